@@ -1,0 +1,135 @@
+# cordon: one plain Makefile.  `make` builds ./cordon; see README.md.
+
+CC		?= cc
+PKGS		 = libevent libevent_openssl openssl libseccomp libcares jansson
+BUILD		?= build
+BIN		?= cordon
+WERROR		?= -Werror
+
+CFLAGS_WARN	 = -Wall -Wextra $(WERROR) -Wformat=2 -Wshadow \
+		   -Wstrict-prototypes -Wmissing-prototypes \
+		   -Wmissing-declarations -Wpointer-arith -Wcast-qual \
+		   -Wwrite-strings -Wvla -Wimplicit-fallthrough -Wundef
+CFLAGS_HARDEN	 = -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=$(FORTIFY) \
+		   -fstack-protector-strong -fstack-clash-protection -fPIE
+LDFLAGS_HARDEN	 = -pie -Wl,-z,relro,-z,now,-z,noexecstack
+FORTIFY		:= $(shell printf '#include <stdio.h>\n' | \
+		   $(CC) -D_FORTIFY_SOURCE=3 -O2 -Werror -E - >/dev/null \
+		   2>&1 && echo 3 || echo 2)
+OPT		?= -O2 -g
+
+PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
+		   -Ilib -Ipolicies -I. $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
+
+LIB_SRCS	 = lib/addr.c lib/host.c lib/log.c lib/util.c lib/xmalloc.c
+POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
+		   policies/policy_merge.c policies/policy_match.c \
+		   policies/policy_show.c
+CMD_SRCS	 = cordon.c policies/policy_cmd.c
+
+CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS)) \
+		   $(BUILD)/policies/default_json.o
+CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
+
+UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
+		   test_policy_merge
+UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
+FUZZ_TARGETS	 = fuzz_policy_load fuzz_host_match
+
+# Debian packages the build and the tests need (make deps installs them).
+DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
+		   libc-ares-dev libjansson-dev libcmocka-dev
+DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd
+DEB_FUZZ	 = clang libclang-rt-14-dev
+
+.PHONY: all deps deps-fuzz check unit e2e demo sanitize fuzz lint clean \
+	install
+
+all: deps $(BIN)
+
+$(BIN): $(CORE_OBJS) $(CMD_OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# The built-in defaults are policies/default.json itself, linked in.
+$(BUILD)/policies/default_json.o: policies/default.json
+	@mkdir -p $(dir $@)
+	printf '\t.section .rodata\n\t.globl policy_default_json\n\t.globl policy_default_json_end\npolicy_default_json:\n\t.incbin "%s"\npolicy_default_json_end:\n\t.byte 0\n\t.section .note.GNU-stack,"",@progbits\n' \
+	    $< | $(CC) -x assembler -c -o $@ -
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(CORE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(CORE_OBJS) $(ALL_LDFLAGS) \
+	    $(PKG_LIBS) $$(pkg-config --libs cmocka)
+
+# Installs what is missing, through sudo when not root; a no-op otherwise.
+deps:
+	@./mk/deps.sh $(DEB_BUILD) $(DEB_TEST)
+
+deps-fuzz:
+	@./mk/deps.sh $(DEB_FUZZ)
+
+unit: deps $(UNIT_BINS)
+check: deps $(BIN) $(UNIT_BINS)
+	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
+	    ./tests/run.sh $(UNIT_TESTS)
+
+demo: deps $(BIN)
+	@./mk/demo.sh $(CURDIR)/cordon
+
+# The whole suite under ASan and UBSan, from its own build folder.
+sanitize: deps
+	$(MAKE) BUILD=build-san BIN=build-san/cordon OPT="-O1 -g" \
+	    EXTRA_CFLAGS="-fsanitize=address,undefined \
+	    -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	    EXTRA_LDFLAGS="-fsanitize=address,undefined" \
+	    build-san/cordon $(addprefix build-san/tests/unit/,$(UNIT_TESTS))
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    CORDON=$(CURDIR)/build-san/cordon UNIT_DIR=build-san/tests/unit \
+	    ./tests/run.sh $(UNIT_TESTS)
+
+# libFuzzer targets, each run for FUZZ_SECONDS from its seed corpus.
+FUZZ_SECONDS	?= 30
+FUZZ_FLAGS	 = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		   -Ilib -Ipolicies $(PKG_CFLAGS)
+fuzz: deps deps-fuzz $(BUILD)/policies/default_json.o
+	@mkdir -p build-fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	    clang $(FUZZ_FLAGS) -o build-fuzz/$$t tests/fuzz/$$t.c \
+	        $(LIB_SRCS) $(POLICY_SRCS) $(BUILD)/policies/default_json.o \
+	        $(PKG_LIBS) || exit 1; \
+	done
+	@for t in $(FUZZ_TARGETS); do \
+	    mkdir -p build-fuzz/corpus-$$t; \
+	    echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
+	    build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
+	        -dict=tests/fuzz/$$t.dict build-fuzz/corpus-$$t \
+	        tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+lint: deps
+	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
+
+PREFIX		?= /usr/local
+install: cordon
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 \
+	    $(DESTDIR)$(PREFIX)/share/cordon/policies
+	install -m 0755 cordon $(DESTDIR)$(PREFIX)/bin/cordon
+	install -m 0644 docs/cordon.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 docs/cordon-policy.5 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 policies/*.json \
+	    $(DESTDIR)$(PREFIX)/share/cordon/policies/
+
+clean:
+	rm -rf build build-san build-fuzz cordon
+
+-include $(shell find build build-san -name '*.d' 2>/dev/null)

@@ -1,0 +1,75 @@
+/*
+ * cordon.c: main(), global flags and the table of subcommands.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "lib/util.h"
+#include "policies/policy.h"
+
+#ifndef CORDON_VERSION
+#define CORDON_VERSION	"0.1.0"
+#endif
+
+struct subcommand {
+	const char	*sc_name;
+	int		(*sc_main)(int, char **);
+	const char	*sc_usage;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "policy", policy_cmd,
+	    "policy check FILE... | explain HOST[:PORT] | show" },
+};
+
+static void
+usage(FILE *f)
+{
+	size_t	 i;
+
+	fprintf(f, "usage: cordon [-v] COMMAND [ARGS...]\n");
+	for (i = 0; i < nitems(subcommands); i++)
+		fprintf(f, "       cordon %s\n", subcommands[i].sc_usage);
+	fprintf(f, "       cordon --version\n"
+	    "see cordon(1) and cordon-policy(5)\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	int	 verbose = 0, i = 1;
+	size_t	 n;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-v") == 0)
+			verbose++;
+		else if (strcmp(argv[i], "-vv") == 0)
+			verbose += 2;
+		else if (strcmp(argv[i], "--version") == 0) {
+			printf("cordon %s\n", CORDON_VERSION);
+			return 0;
+		} else if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "cordon: unknown option \"%s\"\n",
+			    argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	log_init(verbose);
+	if (i == argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (n = 0; n < nitems(subcommands); n++)
+		if (strcmp(argv[i], subcommands[n].sc_name) == 0)
+			return subcommands[n].sc_main(argc - i, argv + i);
+	fprintf(stderr, "cordon: unknown command \"%s\"\n", argv[i]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,112 @@
+/*
+ * log.c: messages for people on standard error (see log.h for levels).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static int	 log_level;
+static int	 log_status = 1;
+
+void
+log_init(int verbose)
+{
+	log_level = verbose;
+}
+
+void
+log_fatal_status(int status)
+{
+	log_status = status;
+}
+
+int
+log_verbose(void)
+{
+	return log_level;
+}
+
+/* Prints one line; errnum 0 means no strerror suffix. */
+static void
+log_vline(int errnum, const char *fmt, va_list ap)
+{
+	char	 msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (errnum != 0)
+		fprintf(stderr, "cordon: %s: %s\n", msg, strerror(errnum));
+	else
+		fprintf(stderr, "cordon: %s\n", msg);
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 saved = errno;
+
+	va_start(ap, fmt);
+	log_vline(saved, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vline(0, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (log_level < 1)
+		return;
+	va_start(ap, fmt);
+	log_vline(0, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (log_level < 2)
+		return;
+	va_start(ap, fmt);
+	log_vline(0, fmt, ap);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 saved = errno;
+
+	va_start(ap, fmt);
+	log_vline(saved, fmt, ap);
+	va_end(ap);
+	exit(log_status);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vline(0, fmt, ap);
+	va_end(ap);
+	exit(log_status);
+}

@@ -1,0 +1,32 @@
+/*
+ * util.h: small helpers shared by every part of cordon.
+ */
+#ifndef CORDON_UTIL_H
+#define CORDON_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * errlist: a list of messages collected while checking something, so that
+ * every error is reported before giving up (tmux cfg.c does the same).
+ */
+struct errlist {
+	char	*el_buf;	/* messages joined by '\n', or NULL */
+	size_t	 el_len;
+	size_t	 el_count;
+};
+
+void	 errlist_add(struct errlist *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+char	*errlist_steal(struct errlist *);
+void	 errlist_free(struct errlist *);
+
+char	*str_escape(const char *, size_t);
+bool	 str_has_prefix(const char *, const char *);
+
+char	*file_read(const char *, size_t, bool, size_t *, char **);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * policy.h: the policy, as plain data, and the functions that load, merge,
+ * match and print it.  Nothing here touches the network or the kernel, so
+ * every function can run in a unit test or a fuzzer on a memory buffer.
+ */
+#ifndef CORDON_POLICY_H
+#define CORDON_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "addr.h"
+#include "host.h"
+
+#define POLICY_VERSION		1
+#define POLICY_MAX_ITEMS	100000	/* per list, after list files */
+#define POLICY_MAX_FILE		(16 * 1024 * 1024)
+
+/* Network modes, strictest first: the workspace layer may only go down. */
+enum net_mode {
+	NET_NONE,
+	NET_PROXY,
+	NET_HOST
+};
+
+/* Unix sockets inside the sandbox, strictest first. */
+enum unix_sockets {
+	UNIX_DENY,
+	UNIX_ALLOW
+};
+
+/* How a host pattern matches. */
+enum pattern_kind {
+	PAT_NAME,		/* "example.com": that name only */
+	PAT_SUFFIX,		/* "*.example.com": strictly below it */
+	PAT_ADDR		/* "10.0.0.1", "[::1]": that address only */
+};
+
+#define PORT_UNSET	0	/* allow: 80 and 443; deny: every port */
+#define PORT_ANY	(-1)	/* ":*" */
+
+/*
+ * One entry of a list: a host pattern, a CIDR, a path or an environment
+ * variable, with where it came from.  pi_text is the canonical text that
+ * `policy show` prints and that loads back to the same entry.
+ */
+struct pitem {
+	char		*pi_text;
+	char		*pi_from;	/* "FILE: network.allow[3]", "--allow-domain" */
+	char		*pi_value;	/* env.set: the value */
+	enum pattern_kind pi_kind;	/* host patterns */
+	char		*pi_host;	/* host patterns: name, suffix or address */
+	int		 pi_port;	/* host patterns */
+	struct addr	 pi_addr;	/* PAT_ADDR */
+	struct cidr	 pi_cidr;	/* allow_cidrs */
+};
+
+struct plist {
+	struct pitem	*pl_v;
+	size_t		 pl_n;
+	bool		 pl_set;	/* the key was written (even empty) */
+};
+
+struct pscalar {
+	int		 ps_value;
+	char		*ps_from;
+	bool		 ps_set;
+};
+
+struct policy {
+	struct pscalar	 p_mode;	/* enum net_mode */
+	struct pscalar	 p_unix;	/* enum unix_sockets */
+	struct plist	 p_allow;	/* host patterns */
+	struct plist	 p_deny;	/* host patterns */
+	struct plist	 p_cidrs;	/* allow_cidrs */
+	struct plist	 p_write;	/* absolute paths */
+	struct plist	 p_read_only;
+	struct plist	 p_hide;	/* filesystem.deny */
+	struct plist	 p_env_pass;	/* names, or prefixes ending in '*' */
+	struct plist	 p_env_set;	/* names with pi_value */
+};
+
+/*
+ * Where relative and "~" paths point, and whether the layer is the
+ * untrusted workspace one.
+ */
+struct policy_ctx {
+	const char	*pc_workspace;	/* absolute */
+	const char	*pc_home;	/* absolute */
+	const char	*pc_dir;	/* the policy file's folder, for lists */
+	bool		 pc_untrusted;
+	char		*pc_owned[2];	/* what policy_ctx_init allocated */
+};
+
+/* policy_load.c */
+struct policy	*policy_new(void);
+void		 policy_free(struct policy *);
+struct policy	*policy_load_buffer(const char *, size_t, const char *,
+		    const struct policy_ctx *, char **);
+struct policy	*policy_load_file(const char *, const struct policy_ctx *,
+		    char **);
+int		 policy_parse_pattern(const char *, struct pitem *, char **);
+int		 policy_parse_path(const char *, const struct policy_ctx *,
+		    struct pitem *, char **);
+struct pitem	*plist_add(struct plist *);
+void		 pitem_clear(struct pitem *);
+void		 pitem_copy(struct pitem *, const struct pitem *);
+const char	*policy_mode_name(int);
+const char	*policy_unix_name(int);
+
+/* policy_list.c */
+int		 policy_list_load(const char *, struct plist *,
+		    const struct policy_ctx *, char **);
+int		 policy_list_buffer(const char *, size_t, const char *,
+		    struct plist *, char **);
+
+/* policy_merge.c */
+enum policy_flag {
+	FLAG_ALLOW_DOMAIN,
+	FLAG_DENY_DOMAIN,
+	FLAG_ALLOW_CIDR
+};
+
+struct policy_layers {
+	const char	**pl_args;	/* pairs, in order: "--policy" FILE, */
+	size_t		  pl_nargs;	/* "--allow-domain" P, ...          */
+	const char	 *pl_workspace;	/* NULL: the current folder */
+	bool		  pl_only;	/* only pl_args: no built-in, system, */
+					/* user or workspace layer          */
+};
+
+int		 policy_add_flag(struct policy *, const char *, const char *,
+		    char **);
+void		 policy_merge(struct policy *, const struct policy *);
+void		 policy_narrow(struct policy *, const struct policy *);
+struct policy	*policy_defaults(const struct policy_ctx *, char **);
+struct policy	*policy_build(const struct policy_layers *, struct policy **,
+		    char **);
+int		 policy_ctx_init(struct policy_ctx *, const char *, char **);
+void		 policy_ctx_clear(struct policy_ctx *);
+
+/* policy_match.c */
+enum verdict {
+	VERDICT_DENY,
+	VERDICT_ALLOW
+};
+
+enum decision_why {
+	WHY_MODE_NONE,		/* network.mode is none */
+	WHY_MODE_HOST,		/* network.mode is host: nothing filtered */
+	WHY_BAD_NAME,		/* the name is not a valid host */
+	WHY_BAD_PORT,
+	WHY_DENY_RULE,		/* a network.deny entry matches */
+	WHY_ALLOW_RULE,		/* a network.allow entry matches */
+	WHY_NO_RULE,		/* default deny */
+	WHY_SPECIAL_ADDR	/* a special range, not in allow_cidrs */
+};
+
+struct decision {
+	enum verdict		 d_verdict;
+	enum decision_why	 d_why;
+	const struct pitem	*d_rule;	/* borrowed from the policy */
+	const struct pitem	*d_cidr;	/* the allow_cidrs entry used */
+	const char		*d_key;		/* "network.allow", ... */
+	const char		*d_special;	/* the special range's name */
+	struct host		 d_host;
+	int			 d_port;
+	char			*d_cause;	/* WHY_BAD_NAME */
+};
+
+bool		 policy_decide(const struct policy *, const char *, size_t,
+		    int, struct decision *);
+bool		 policy_check_addr(const struct policy *, const struct addr *,
+		    struct decision *);
+char		*decision_describe(const struct decision *);
+char		*decision_hint(const struct decision *);
+void		 decision_clear(struct decision *);
+bool		 pattern_intersect(const struct pitem *, const struct pitem *,
+		    struct pitem *);
+
+/* policy_show.c */
+json_t		*policy_to_json(const struct policy *, bool);
+
+/* policy_cmd.c */
+int		 policy_cmd(int, char **);
+
+#endif

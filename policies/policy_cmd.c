@@ -1,0 +1,315 @@
+/*
+ * policy_cmd.c: `cordon policy check | explain | show`, options only.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "host.h"
+#include "log.h"
+#include "policy.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define EXIT_ALLOW	0
+#define EXIT_DENY	1
+#define EXIT_ERROR	2
+
+static void
+policy_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cordon policy check FILE...\n"
+	    "       cordon policy explain [LAYER OPTIONS] HOST[:PORT]\n"
+	    "       cordon policy show [LAYER OPTIONS] [--only] [--plain]\n"
+	    "layer options, applied in order after the system and user "
+	    "policies:\n"
+	    "  --policy FILE  --allow-domain PATTERN  --deny-domain PATTERN\n"
+	    "  --allow-cidr CIDR  --workspace DIR\n");
+}
+
+/* Prints each line of a multi-line cause as a message. */
+static void
+print_cause(const char *cause)
+{
+	const char	*line = cause, *nl;
+
+	while (line != NULL && *line != '\0') {
+		nl = strchr(line, '\n');
+		log_warnx("%.*s", nl ? (int)(nl - line) : (int)strlen(line),
+		    line);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+/*
+ * `policy check FILE...`: loads each file as one layer.  A file named
+ * .cordon/policy.json is checked as a workspace layer, with its limits.
+ */
+static int
+policy_check(int argc, char **argv)
+{
+	struct policy_ctx	 ctx;
+	struct policy		*p;
+	char			*cause;
+	size_t			 n;
+	int			 i, rc = EXIT_ALLOW;
+
+	if (argc < 2) {
+		policy_usage(stderr);
+		return EXIT_ERROR;
+	}
+	if (policy_ctx_init(&ctx, NULL, &cause) == -1) {
+		print_cause(cause);
+		free(cause);
+		return EXIT_ERROR;
+	}
+	for (i = 1; i < argc; i++) {
+		n = strlen(argv[i]);
+		ctx.pc_untrusted = n >= 19 &&
+		    strcmp(argv[i] + n - 19, ".cordon/policy.json") == 0;
+		if ((p = policy_load_file(argv[i], &ctx, &cause)) == NULL) {
+			print_cause(cause);
+			free(cause);
+			rc = EXIT_DENY;
+			continue;
+		}
+		printf("%s: ok\n", argv[i]);
+		policy_free(p);
+	}
+	policy_ctx_clear(&ctx);
+	return rc;
+}
+
+enum {
+	OPT_POLICY = 256,
+	OPT_ALLOW_DOMAIN,
+	OPT_DENY_DOMAIN,
+	OPT_ALLOW_CIDR,
+	OPT_WORKSPACE,
+	OPT_ONLY,
+	OPT_PLAIN
+};
+
+static const struct option layer_options[] = {
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
+	{ "deny-domain", required_argument, NULL, OPT_DENY_DOMAIN },
+	{ "allow-cidr", required_argument, NULL, OPT_ALLOW_CIDR },
+	{ "workspace", required_argument, NULL, OPT_WORKSPACE },
+	{ "only", no_argument, NULL, OPT_ONLY },
+	{ "plain", no_argument, NULL, OPT_PLAIN },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The flag names of OPT_POLICY .. OPT_ALLOW_CIDR, as policy_build reads. */
+static const char *const layer_flags[] = {
+	"--policy", "--allow-domain", "--deny-domain", "--allow-cidr"
+};
+
+/*
+ * Reads layer options into pl (pl_args points into a new array the
+ * caller frees).  Returns the index of the first operand, or -1.
+ */
+static int
+policy_layer_opts(int argc, char **argv, struct policy_layers *pl,
+    bool *plain)
+{
+	int	 ch;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->pl_args = xcalloc((size_t)argc * 2 + 1, sizeof(*pl->pl_args));
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", layer_options, NULL)) !=
+	    -1) {
+		switch (ch) {
+		case OPT_POLICY:
+		case OPT_ALLOW_DOMAIN:
+		case OPT_DENY_DOMAIN:
+		case OPT_ALLOW_CIDR:
+			pl->pl_args[pl->pl_nargs++] =
+			    layer_flags[ch - OPT_POLICY];
+			pl->pl_args[pl->pl_nargs++] = optarg;
+			break;
+		case OPT_WORKSPACE:
+			pl->pl_workspace = optarg;
+			break;
+		case OPT_ONLY:
+			pl->pl_only = true;
+			break;
+		case OPT_PLAIN:
+			*plain = true;
+			break;
+		case 'h':
+			policy_usage(stdout);
+			exit(0);
+		default:
+			policy_usage(stderr);
+			return -1;
+		}
+	}
+	return optind;
+}
+
+/*
+ * Splits HOST[:PORT] (443 when no port); returns -1 with a message on
+ * stderr when malformed.
+ */
+static int
+explain_target(const char *arg, char **host, int *port)
+{
+	const char	*portstr;
+	size_t		 hostlen;
+	char		*cause;
+
+	if (host_split(arg, &hostlen, &portstr, &cause) == -1) {
+		log_warnx("%s: %s", arg, cause);
+		free(cause);
+		return -1;
+	}
+	*port = 443;
+	if (portstr != NULL && (*port = host_port(portstr)) == -1) {
+		log_warnx("bad port in \"%s\" (1 to 65535)", arg);
+		return -1;
+	}
+	*host = xstrndup(arg, hostlen);
+	return 0;
+}
+
+/* Prints the decision for one target; returns the exit status. */
+static int
+explain_print(const struct policy *p, const struct policy *trusted,
+    const char *host, int port)
+{
+	struct decision	 d, t;
+	char		*line, *hint;
+	int		 rc;
+
+	rc = policy_decide(p, host, strlen(host), port, &d) ?
+	    EXIT_ALLOW : EXIT_DENY;
+	if (d.d_why == WHY_NO_RULE && trusted != NULL &&
+	    policy_decide(trusted, host, strlen(host), port, &t)) {
+		/* Allowed before the workspace layer took it away. */
+		line = decision_describe(&t);
+		printf("deny %s:%d: the workspace policy (.cordon/policy.json) "
+		    "narrows network.allow to exclude it\n", d.d_host.h_name,
+		    port);
+		printf("note: without the workspace layer: %s\n", line);
+		printf("hint: the workspace policy can only tighten; change "
+		    "its network.allow to include it\n");
+		free(line);
+		decision_clear(&t);
+		decision_clear(&d);
+		return rc;
+	}
+	line = decision_describe(&d);
+	printf("%s\n", line);
+	free(line);
+	if ((hint = decision_hint(&d)) != NULL) {
+		printf("hint: %s\n", hint);
+		free(hint);
+	}
+	if (rc == EXIT_ALLOW && d.d_host.h_kind == HOST_NAME &&
+	    d.d_why != WHY_MODE_HOST)
+		printf("note: each address it resolves to must also be public, "
+		    "or in network.allow_cidrs\n");
+	decision_clear(&d);
+	return rc;
+}
+
+static int
+policy_explain(int argc, char **argv)
+{
+	struct policy_layers	 pl;
+	struct policy		*p, *trusted;
+	char			*cause, *host = NULL;
+	bool			 plain = false;
+	int			 first, port, rc;
+
+	if ((first = policy_layer_opts(argc, argv, &pl, &plain)) == -1) {
+		free(pl.pl_args);
+		return EXIT_ERROR;
+	}
+	if (argc - first != 1) {
+		policy_usage(stderr);
+		free(pl.pl_args);
+		return EXIT_ERROR;
+	}
+	if (explain_target(argv[first], &host, &port) == -1) {
+		free(pl.pl_args);
+		return EXIT_ERROR;
+	}
+	if ((p = policy_build(&pl, &trusted, &cause)) == NULL) {
+		print_cause(cause);
+		free(cause);
+		free(host);
+		free(pl.pl_args);
+		return EXIT_ERROR;
+	}
+	rc = explain_print(p, trusted, host, port);
+	policy_free(p);
+	policy_free(trusted);
+	free(host);
+	free(pl.pl_args);
+	return rc;
+}
+
+static int
+policy_show(int argc, char **argv)
+{
+	struct policy_layers	 pl;
+	struct policy		*p;
+	json_t			*j;
+	char			*cause;
+	bool			 plain = false;
+	int			 first;
+
+	if ((first = policy_layer_opts(argc, argv, &pl, &plain)) == -1 ||
+	    first != argc) {
+		if (first != -1)
+			policy_usage(stderr);
+		free(pl.pl_args);
+		return EXIT_ERROR;
+	}
+	if ((p = policy_build(&pl, NULL, &cause)) == NULL) {
+		print_cause(cause);
+		free(cause);
+		free(pl.pl_args);
+		return EXIT_ERROR;
+	}
+	j = policy_to_json(p, !plain);
+	if (json_dumpf(j, stdout, JSON_INDENT(2)) == -1)
+		log_warnx("writing the policy failed");
+	putchar('\n');
+	json_decref(j);
+	policy_free(p);
+	free(pl.pl_args);
+	return fflush(stdout) == 0 ? 0 : EXIT_ERROR;
+}
+
+/* `cordon policy SUBCOMMAND ...`; argv[0] is "policy". */
+int
+policy_cmd(int argc, char **argv)
+{
+	if (argc < 2) {
+		policy_usage(stderr);
+		return EXIT_ERROR;
+	}
+	if (strcmp(argv[1], "check") == 0)
+		return policy_check(argc - 1, argv + 1);
+	if (strcmp(argv[1], "explain") == 0)
+		return policy_explain(argc - 1, argv + 1);
+	if (strcmp(argv[1], "show") == 0)
+		return policy_show(argc - 1, argv + 1);
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		policy_usage(stdout);
+		return 0;
+	}
+	log_warnx("policy: unknown subcommand \"%s\"", argv[1]);
+	policy_usage(stderr);
+	return EXIT_ERROR;
+}

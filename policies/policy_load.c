@@ -1,0 +1,843 @@
+/*
+ * policy_load.c: read one policy layer from JSON.
+ *
+ * Keys are walked through tables of name, kind and handler, so a new key
+ * is one row.  Every error is collected before giving up, and a layer with
+ * any error is thrown away whole: a policy never half-loads.  Syntax
+ * errors carry FILE:LINE:COLUMN from jansson; the rest carry the JSON path
+ * (network.allow[3]).
+ *
+ * Any leaf value may also be written {"value": V, "from": "TEXT"}: that is
+ * how `cordon policy show` records where a merged rule came from, in a
+ * form that loads back to the same policy.
+ */
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "addr.h"
+#include "host.h"
+#include "policy.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define MAX_PATTERN	300
+#define MAX_ENV_VALUE	32768
+
+/* The state of one load. */
+struct loader {
+	struct policy		*l_policy;
+	const struct policy_ctx	*l_ctx;
+	const char		*l_name;	/* file name for messages */
+	struct errlist		 l_errors;
+};
+
+enum key_kind {
+	KEY_SECTION,		/* an object with its own table */
+	KEY_VERSION,		/* an integer */
+	KEY_STRING,		/* one string */
+	KEY_LIST,		/* an array of strings */
+	KEY_MAP			/* an object of strings */
+};
+
+struct key;
+
+/*
+ * A handler takes one string (for KEY_MAP, a name and a value) at JSON
+ * path `path`, whose origin is `from`; it adds to the list at
+ * k_offset or reports through the loader.
+ */
+typedef void (*key_fn)(struct loader *, const struct key *, const char *,
+    const char *, const char *, const char *);
+
+struct key {
+	const char		*k_name;
+	enum key_kind		 k_kind;
+	key_fn			 k_fn;
+	size_t			 k_offset;	/* of a plist or pscalar */
+	const struct key	*k_table;	/* KEY_SECTION */
+};
+
+static void	key_mode(struct loader *, const struct key *, const char *,
+		    const char *, const char *, const char *);
+static void	key_unix(struct loader *, const struct key *, const char *,
+		    const char *, const char *, const char *);
+static void	key_pattern(struct loader *, const struct key *, const char *,
+		    const char *, const char *, const char *);
+static void	key_list_file(struct loader *, const struct key *,
+		    const char *, const char *, const char *, const char *);
+static void	key_cidr(struct loader *, const struct key *, const char *,
+		    const char *, const char *, const char *);
+static void	key_path(struct loader *, const struct key *, const char *,
+		    const char *, const char *, const char *);
+static void	key_env_pass(struct loader *, const struct key *,
+		    const char *, const char *, const char *, const char *);
+static void	key_env_set(struct loader *, const struct key *, const char *,
+		    const char *, const char *, const char *);
+
+#define AT(field)	offsetof(struct policy, field)
+
+static const struct key network_keys[] = {
+	{ "mode", KEY_STRING, key_mode, AT(p_mode), NULL },
+	{ "allow", KEY_LIST, key_pattern, AT(p_allow), NULL },
+	{ "deny", KEY_LIST, key_pattern, AT(p_deny), NULL },
+	{ "allow_files", KEY_LIST, key_list_file, AT(p_allow), NULL },
+	{ "deny_files", KEY_LIST, key_list_file, AT(p_deny), NULL },
+	{ "allow_cidrs", KEY_LIST, key_cidr, AT(p_cidrs), NULL },
+	{ "unix_sockets", KEY_STRING, key_unix, AT(p_unix), NULL },
+	{ NULL, 0, NULL, 0, NULL }
+};
+
+static const struct key filesystem_keys[] = {
+	{ "write", KEY_LIST, key_path, AT(p_write), NULL },
+	{ "read_only", KEY_LIST, key_path, AT(p_read_only), NULL },
+	{ "deny", KEY_LIST, key_path, AT(p_hide), NULL },
+	{ NULL, 0, NULL, 0, NULL }
+};
+
+static const struct key env_keys[] = {
+	{ "pass", KEY_LIST, key_env_pass, AT(p_env_pass), NULL },
+	{ "set", KEY_MAP, key_env_set, AT(p_env_set), NULL },
+	{ NULL, 0, NULL, 0, NULL }
+};
+
+static const struct key top_keys[] = {
+	{ "version", KEY_VERSION, NULL, 0, NULL },
+	{ "network", KEY_SECTION, NULL, 0, network_keys },
+	{ "filesystem", KEY_SECTION, NULL, 0, filesystem_keys },
+	{ "env", KEY_SECTION, NULL, 0, env_keys },
+	{ NULL, 0, NULL, 0, NULL }
+};
+
+static const char *const mode_names[] = { "none", "proxy", "host" };
+static const char *const unix_names[] = { "deny", "allow" };
+
+const char *
+policy_mode_name(int mode)
+{
+	if (mode < 0 || (size_t)mode >= nitems(mode_names))
+		return "?";
+	return mode_names[mode];
+}
+
+const char *
+policy_unix_name(int value)
+{
+	if (value < 0 || (size_t)value >= nitems(unix_names))
+		return "?";
+	return unix_names[value];
+}
+
+struct policy *
+policy_new(void)
+{
+	return xcalloc(1, sizeof(struct policy));
+}
+
+void
+pitem_clear(struct pitem *it)
+{
+	free(it->pi_text);
+	free(it->pi_from);
+	free(it->pi_value);
+	free(it->pi_host);
+	memset(it, 0, sizeof(*it));
+}
+
+/* Makes dst a deep copy of src. */
+void
+pitem_copy(struct pitem *dst, const struct pitem *src)
+{
+	*dst = *src;
+	dst->pi_text = src->pi_text ? xstrdup(src->pi_text) : NULL;
+	dst->pi_from = src->pi_from ? xstrdup(src->pi_from) : NULL;
+	dst->pi_value = src->pi_value ? xstrdup(src->pi_value) : NULL;
+	dst->pi_host = src->pi_host ? xstrdup(src->pi_host) : NULL;
+}
+
+/* Returns a new zeroed item at the end of pl. */
+struct pitem *
+plist_add(struct plist *pl)
+{
+	struct pitem	*it;
+
+	pl->pl_v = xreallocarray(pl->pl_v, pl->pl_n + 1, sizeof(*pl->pl_v));
+	it = &pl->pl_v[pl->pl_n++];
+	memset(it, 0, sizeof(*it));
+	return it;
+}
+
+static void
+plist_free(struct plist *pl)
+{
+	size_t	 i;
+
+	for (i = 0; i < pl->pl_n; i++)
+		pitem_clear(&pl->pl_v[i]);
+	free(pl->pl_v);
+	memset(pl, 0, sizeof(*pl));
+}
+
+void
+policy_free(struct policy *p)
+{
+	if (p == NULL)
+		return;
+	free(p->p_mode.ps_from);
+	free(p->p_unix.ps_from);
+	plist_free(&p->p_allow);
+	plist_free(&p->p_deny);
+	plist_free(&p->p_cidrs);
+	plist_free(&p->p_write);
+	plist_free(&p->p_read_only);
+	plist_free(&p->p_hide);
+	plist_free(&p->p_env_pass);
+	plist_free(&p->p_env_set);
+	free(p);
+}
+
+/*
+ * Parses a host pattern: NAME, *.SUFFIX or an IP literal ([v6] for IPv6
+ * with a port), then an optional :PORT or :*.  Fills it (pi_text is the
+ * canonical form).  Returns 0, or -1 with *cause set.
+ */
+int
+policy_parse_pattern(const char *text, struct pitem *it, char **cause)
+{
+	const char	*host = text, *port;
+	size_t		 hostlen = strlen(text);
+	bool		 suffix = false, v6;
+	struct host	 h;
+	char		*shown, portbuf[8] = "";
+
+	*cause = NULL;
+	if (hostlen > MAX_PATTERN) {
+		xasprintf(cause, "longer than %d bytes", MAX_PATTERN);
+		return -1;
+	}
+	if (host_split(text, &hostlen, &port, cause) == -1)
+		return -1;
+	if (hostlen == 1 && host[0] == '*') {
+		xasprintf(cause, "\"*\" alone would allow every host; list the "
+		    "hosts (\"*.example.com\"), or set network.mode to "
+		    "\"host\" for no filtering");
+		return -1;
+	}
+	if (hostlen >= 2 && host[0] == '*' && host[1] == '.') {
+		suffix = true;
+		host += 2;
+		hostlen -= 2;
+	}
+	if (memchr(host, '*', hostlen) != NULL) {
+		xasprintf(cause, "'*' may only stand as the whole first label, "
+		    "as in \"*.example.com\"");
+		return -1;
+	}
+	if (host_parse(host, hostlen, &h, cause) == -1)
+		return -1;
+	if (suffix && h.h_kind == HOST_ADDR) {
+		xasprintf(cause, "\"*.\" cannot go before an IP address");
+		return -1;
+	}
+
+	it->pi_port = PORT_UNSET;
+	if (port != NULL && strcmp(port, "*") == 0)
+		it->pi_port = PORT_ANY;
+	else if (port != NULL && (it->pi_port = host_port(port)) == -1) {
+		shown = str_escape(port, strlen(port));
+		xasprintf(cause, "bad port \"%s\" (1 to 65535, or * for any)",
+		    shown);
+		free(shown);
+		return -1;
+	}
+
+	it->pi_kind = h.h_kind == HOST_ADDR ? PAT_ADDR :
+	    suffix ? PAT_SUFFIX : PAT_NAME;
+	it->pi_addr = h.h_addr;
+	free(it->pi_host);
+	it->pi_host = xstrdup(h.h_name);
+	if (it->pi_port == PORT_ANY)
+		snprintf(portbuf, sizeof(portbuf), ":*");
+	else if (it->pi_port != PORT_UNSET)
+		snprintf(portbuf, sizeof(portbuf), ":%d", it->pi_port);
+	v6 = h.h_addr.a_family == AF_INET6;
+	free(it->pi_text);
+	xasprintf(&it->pi_text, "%s%s%s%s%s", suffix ? "*." : "",
+	    v6 ? "[" : "", h.h_name, v6 ? "]" : "", portbuf);
+	return 0;
+}
+
+/*
+ * Resolves a path lexically: "~" and "~/..." against the home folder,
+ * relative paths against the workspace; "." and ".." and repeated '/' are
+ * folded.  Symbolic links are not followed here: the runner opens every
+ * path itself, without following them where it matters.  Fills
+ * it->pi_text.  Returns 0, or -1 with *cause set.
+ */
+int
+policy_parse_path(const char *text, const struct policy_ctx *ctx,
+    struct pitem *it, char **cause)
+{
+	char		*joined, *out, *seg, *save;
+	size_t		 len;
+
+	*cause = NULL;
+	if (text[0] == '\0') {
+		xasprintf(cause, "empty path");
+		return -1;
+	}
+	if (strlen(text) >= PATH_MAX) {
+		xasprintf(cause, "longer than %d bytes", PATH_MAX - 1);
+		return -1;
+	}
+	if (text[0] == '~' && text[1] != '\0' && text[1] != '/') {
+		xasprintf(cause, "\"~user\" paths are not supported; write "
+		    "the path out");
+		return -1;
+	}
+	if (text[0] == '~')
+		xasprintf(&joined, "%s/%s", ctx->pc_home, text + 1);
+	else if (text[0] != '/')
+		xasprintf(&joined, "%s/%s", ctx->pc_workspace, text);
+	else
+		joined = xstrdup(text);
+
+	out = xcalloc(1, strlen(joined) + 2);
+	len = 0;
+	for (seg = strtok_r(joined, "/", &save); seg != NULL;
+	    seg = strtok_r(NULL, "/", &save)) {
+		if (strcmp(seg, ".") == 0)
+			continue;
+		if (strcmp(seg, "..") == 0) {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+			out[len] = '\0';
+			continue;
+		}
+		out[len++] = '/';
+		memcpy(out + len, seg, strlen(seg));
+		len += strlen(seg);
+		out[len] = '\0';
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	free(joined);
+	if (len >= PATH_MAX) {
+		free(out);
+		xasprintf(cause, "longer than %d bytes once resolved",
+		    PATH_MAX - 1);
+		return -1;
+	}
+	free(it->pi_text);
+	it->pi_text = out;
+	return 0;
+}
+
+static void *
+policy_field(struct loader *l, const struct key *k)
+{
+	return (char *)l->l_policy + k->k_offset;
+}
+
+/* Records an error about the value at path. */
+static void
+load_error(struct loader *l, const char *path, const char *text,
+    const char *cause)
+{
+	char	*shown;
+
+	if (text == NULL) {
+		errlist_add(&l->l_errors, "%s: %s: %s", l->l_name, path, cause);
+		return;
+	}
+	shown = str_escape(text, strlen(text));
+	errlist_add(&l->l_errors, "%s: %s: \"%s\": %s", l->l_name, path,
+	    shown, cause);
+	free(shown);
+}
+
+/* Adds an item to the list at k with its origin; returns it. */
+static struct pitem *
+load_item(struct loader *l, const struct key *k, const char *path,
+    const char *from)
+{
+	struct plist	*pl = policy_field(l, k);
+	struct pitem	*it;
+
+	if (pl->pl_n >= POLICY_MAX_ITEMS) {
+		load_error(l, path, NULL, "too many entries");
+		return NULL;
+	}
+	it = plist_add(pl);
+	if (from != NULL)
+		it->pi_from = xstrdup(from);
+	else
+		xasprintf(&it->pi_from, "%s: %s", l->l_name, path);
+	return it;
+}
+
+/* Drops the last item of the list at k (after a failed parse). */
+static void
+load_drop(struct loader *l, const struct key *k)
+{
+	struct plist	*pl = policy_field(l, k);
+
+	pitem_clear(&pl->pl_v[--pl->pl_n]);
+}
+
+static void
+load_scalar(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *const *names,
+    size_t nnames)
+{
+	struct pscalar	*ps = policy_field(l, k);
+	size_t		 i;
+
+	for (i = 0; i < nnames; i++) {
+		if (strcmp(text, names[i]) != 0)
+			continue;
+		ps->ps_value = (int)i;
+		ps->ps_set = true;
+		free(ps->ps_from);
+		if (from != NULL)
+			ps->ps_from = xstrdup(from);
+		else
+			xasprintf(&ps->ps_from, "%s: %s", l->l_name, path);
+		return;
+	}
+	if (nnames == 3)
+		load_error(l, path, text, "expected \"none\", \"proxy\" or "
+		    "\"host\"");
+	else
+		load_error(l, path, text, "expected \"deny\" or \"allow\"");
+}
+
+static void
+key_mode(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	(void)value;
+	load_scalar(l, k, path, from, text, mode_names, nitems(mode_names));
+}
+
+static void
+key_unix(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	(void)value;
+	load_scalar(l, k, path, from, text, unix_names, nitems(unix_names));
+}
+
+static void
+key_pattern(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	struct pitem	*it;
+	char		*cause;
+
+	(void)value;
+	if ((it = load_item(l, k, path, from)) == NULL)
+		return;
+	if (policy_parse_pattern(text, it, &cause) == -1) {
+		load_error(l, path, text, cause);
+		free(cause);
+		load_drop(l, k);
+	}
+}
+
+static void
+key_list_file(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	struct plist		*pl = policy_field(l, k);
+	struct policy_ctx	 dctx;
+	struct pitem		 tmp = { 0 };
+	char			*cause, *file;
+
+	(void)from;
+	(void)value;
+	if (l->l_ctx->pc_untrusted &&
+	    (text[0] == '/' || text[0] == '~' || strstr(text, "..") != NULL)) {
+		load_error(l, path, text, "a workspace policy may only name "
+		    "list files inside its own folder");
+		return;
+	}
+	/* Relative list files are read from the policy file's folder. */
+	dctx = *l->l_ctx;
+	if (dctx.pc_dir != NULL)
+		dctx.pc_workspace = dctx.pc_dir;
+	if (policy_parse_path(text, &dctx, &tmp, &cause) == -1) {
+		load_error(l, path, text, cause);
+		free(cause);
+		return;
+	}
+	file = tmp.pi_text;
+	if (policy_list_load(file, pl, l->l_ctx, &cause) == -1) {
+		load_error(l, path, text, cause);
+		free(cause);
+	}
+	free(file);
+}
+
+static void
+key_cidr(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	struct pitem	*it;
+	char		*cause, buf[ADDR_STRLEN + 8];
+
+	(void)value;
+	if ((it = load_item(l, k, path, from)) == NULL)
+		return;
+	if (cidr_parse(text, &it->pi_cidr, &cause) == -1) {
+		load_error(l, path, text, cause);
+		free(cause);
+		load_drop(l, k);
+		return;
+	}
+	it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf, sizeof(buf)));
+}
+
+static void
+key_path(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	struct pitem	*it;
+	char		*cause;
+
+	(void)value;
+	if ((it = load_item(l, k, path, from)) == NULL)
+		return;
+	if (policy_parse_path(text, l->l_ctx, it, &cause) == -1) {
+		load_error(l, path, text, cause);
+		free(cause);
+		load_drop(l, k);
+	}
+}
+
+/* Says whether s is a variable name, with a final '*' if glob is set. */
+static bool
+env_name_ok(const char *s, bool glob)
+{
+	size_t	 i, n = strlen(s);
+
+	if (glob && n > 0 && s[n - 1] == '*')
+		n--;
+	if (n == 0 || n > 256 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+static void
+key_env_pass(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	struct pitem	*it;
+
+	(void)value;
+	if (!env_name_ok(text, true)) {
+		load_error(l, path, text, "not a variable name (letters, "
+		    "digits and '_', optionally ending in '*')");
+		return;
+	}
+	if ((it = load_item(l, k, path, from)) != NULL)
+		it->pi_text = xstrdup(text);
+}
+
+static void
+key_env_set(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *name, const char *value)
+{
+	struct pitem	*it;
+
+	if (l->l_ctx->pc_untrusted) {
+		load_error(l, path, NULL, "a workspace policy may not set "
+		    "variables (it can only make a policy stricter)");
+		return;
+	}
+	if (!env_name_ok(name, false)) {
+		load_error(l, path, name, "not a variable name (letters, "
+		    "digits and '_')");
+		return;
+	}
+	if (strlen(value) > MAX_ENV_VALUE) {
+		load_error(l, path, NULL, "value longer than 32768 bytes");
+		return;
+	}
+	if ((it = load_item(l, k, path, from)) != NULL) {
+		it->pi_text = xstrdup(name);
+		it->pi_value = xstrdup(value);
+	}
+}
+
+/*
+ * Unwraps {"value": V, "from": "TEXT"}; returns V and sets *from, or v
+ * itself when it is not such an object.  NULL means a malformed wrapper
+ * (reported).
+ */
+static json_t *
+load_unwrap(struct loader *l, json_t *v, const char *path, const char **from)
+{
+	json_t	*value, *origin;
+
+	*from = NULL;
+	if (!json_is_object(v) || json_object_get(v, "value") == NULL)
+		return v;
+	value = json_object_get(v, "value");
+	origin = json_object_get(v, "from");
+	if (json_object_size(v) != (origin != NULL ? 2u : 1u) ||
+	    (origin != NULL && !json_is_string(origin))) {
+		load_error(l, path, NULL, "an annotated value has only "
+		    "\"value\" and a \"from\" string");
+		return NULL;
+	}
+	if (origin != NULL)
+		*from = json_string_value(origin);
+	return value;
+}
+
+static const char *
+json_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
+
+static void	load_object(struct loader *, json_t *, const struct key *,
+		    const char *);
+
+/* Checks that v is a string (after unwrapping) and hands it to k. */
+static void
+load_string(struct loader *l, const struct key *k, json_t *v,
+    const char *path, const char *name)
+{
+	const char	*from;
+	char		*msg;
+
+	if ((v = load_unwrap(l, v, path, &from)) == NULL)
+		return;
+	if (!json_is_string(v)) {
+		xasprintf(&msg, "expected a string, found %s",
+		    json_type_name(v));
+		load_error(l, path, NULL, msg);
+		free(msg);
+		return;
+	}
+	if (name != NULL)
+		k->k_fn(l, k, path, from, name, json_string_value(v));
+	else
+		k->k_fn(l, k, path, from, json_string_value(v), NULL);
+}
+
+/* Walks one key's value according to its row. */
+static void
+load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
+{
+	json_t		*elem;
+	const char	*name;
+	char		*sub, *msg;
+	size_t		 i;
+
+	switch (k->k_kind) {
+	case KEY_SECTION:
+		if (!json_is_object(v)) {
+			xasprintf(&msg, "expected an object, found %s",
+			    json_type_name(v));
+			load_error(l, path, NULL, msg);
+			free(msg);
+			return;
+		}
+		load_object(l, v, k->k_table, path);
+		return;
+	case KEY_VERSION:
+		if (!json_is_integer(v) ||
+		    json_integer_value(v) != POLICY_VERSION)
+			load_error(l, path, NULL, "this cordon reads "
+			    "\"version\": 1");
+		return;
+	case KEY_STRING:
+		load_string(l, k, v, path, NULL);
+		return;
+	case KEY_LIST:
+		if (!json_is_array(v)) {
+			xasprintf(&msg, "expected an array of strings, found "
+			    "%s", json_type_name(v));
+			load_error(l, path, NULL, msg);
+			free(msg);
+			return;
+		}
+		((struct plist *)policy_field(l, k))->pl_set = true;
+		json_array_foreach(v, i, elem) {
+			xasprintf(&sub, "%s[%zu]", path, i);
+			load_string(l, k, elem, sub, NULL);
+			free(sub);
+		}
+		return;
+	case KEY_MAP:
+		if (!json_is_object(v)) {
+			xasprintf(&msg, "expected an object of strings, found "
+			    "%s", json_type_name(v));
+			load_error(l, path, NULL, msg);
+			free(msg);
+			return;
+		}
+		((struct plist *)policy_field(l, k))->pl_set = true;
+		json_object_foreach(v, name, elem) {
+			xasprintf(&sub, "%s.%s", path, name);
+			load_string(l, k, elem, sub, name);
+			free(sub);
+		}
+		return;
+	}
+}
+
+/* Walks the members of obj against table; unknown keys list the known. */
+static void
+load_object(struct loader *l, json_t *obj, const struct key *table,
+    const char *path)
+{
+	const struct key	*k;
+	const char		*name;
+	json_t			*v;
+	char			*sub, *known, *tmp, *shown;
+
+	json_object_foreach(obj, name, v) {
+		for (k = table; k->k_name != NULL; k++)
+			if (strcmp(k->k_name, name) == 0)
+				break;
+		if (*path == '\0')
+			sub = xstrdup(name);
+		else
+			xasprintf(&sub, "%s.%s", path, name);
+		if (k->k_name != NULL) {
+			load_key(l, k, v, sub);
+			free(sub);
+			continue;
+		}
+		known = xstrdup("");
+		for (k = table; k->k_name != NULL; k++) {
+			xasprintf(&tmp, "%s%s\"%s\"", known,
+			    *known ? ", " : "", k->k_name);
+			free(known);
+			known = tmp;
+		}
+		shown = str_escape(sub, strlen(sub));
+		errlist_add(&l->l_errors, "%s: unknown key \"%s\" (known "
+		    "here: %s)", l->l_name, shown, known);
+		free(shown);
+		free(known);
+		free(sub);
+	}
+}
+
+/*
+ * Loads one layer from len bytes of buf; name is used in messages.
+ * Returns the layer, or NULL with every error in *cause (caller frees).
+ */
+struct policy *
+policy_load_buffer(const char *buf, size_t len, const char *name,
+    const struct policy_ctx *ctx, char **cause)
+{
+	struct loader	 l;
+	json_error_t	 jerr;
+	json_t		*root;
+
+	*cause = NULL;
+	memset(&l, 0, sizeof(l));
+	l.l_name = name;
+	l.l_ctx = ctx;
+
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL) {
+		xasprintf(cause, "%s:%d:%d: %s", name, jerr.line, jerr.column,
+		    jerr.text);
+		return NULL;
+	}
+	if (!json_is_object(root)) {
+		xasprintf(cause, "%s: a policy is a JSON object, found %s",
+		    name, json_type_name(root));
+		json_decref(root);
+		return NULL;
+	}
+	l.l_policy = policy_new();
+	if (json_object_get(root, "version") == NULL)
+		errlist_add(&l.l_errors, "%s: missing \"version\": 1", name);
+	load_object(&l, root, top_keys, "");
+	json_decref(root);
+
+	if (l.l_errors.el_count != 0) {
+		*cause = errlist_steal(&l.l_errors);
+		policy_free(l.l_policy);
+		return NULL;
+	}
+	return l.l_policy;
+}
+
+/* Loads one layer from a file; see policy_load_buffer. */
+struct policy *
+policy_load_file(const char *path, const struct policy_ctx *ctx,
+    char **cause)
+{
+	struct policy_ctx	 fctx = *ctx;
+	struct policy		*p;
+	const char		*slash;
+	char			*buf, *dir, *tmp, cwd[PATH_MAX];
+	size_t			 len;
+
+	if ((buf = file_read(path, POLICY_MAX_FILE, ctx->pc_untrusted, &len,
+	    cause)) == NULL)
+		return NULL;
+	/* The folder of the file, made absolute, for relative list files. */
+	if ((slash = strrchr(path, '/')) == NULL)
+		dir = xstrdup(".");
+	else if (slash == path)
+		dir = xstrdup("/");
+	else
+		dir = xstrndup(path, (size_t)(slash - path));
+	if (dir[0] != '/') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL) {
+			xasprintf(cause, "getcwd: %s", strerror(errno));
+			free(dir);
+			free(buf);
+			return NULL;
+		}
+		xasprintf(&tmp, "%s/%s", cwd, dir);
+		free(dir);
+		dir = tmp;
+	}
+	fctx.pc_dir = dir;
+	p = policy_load_buffer(buf, len, path, &fctx, cause);
+	free(dir);
+	free(buf);
+	return p;
+}

@@ -1,0 +1,373 @@
+/*
+ * policy_match.c: pure decisions on a merged policy.
+ *
+ * The proxy decides on the name and port first (policy_decide), before any
+ * lookup, so that a refused name never reaches a resolver; then on each
+ * address it would connect to (policy_check_addr).  Deny beats allow; no
+ * match is a refusal.  Nothing here allocates except the texts of
+ * decision_describe and decision_hint.
+ */
+#include <sys/socket.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addr.h"
+#include "host.h"
+#include "policy.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* Says whether a rule's port admits port; deny rules without one admit all. */
+static bool
+port_matches(int rule, int port, bool deny)
+{
+	if (rule == PORT_ANY)
+		return true;
+	if (rule == PORT_UNSET)
+		return deny || port == 80 || port == 443;
+	return rule == port;
+}
+
+static bool
+host_matches(const struct pitem *it, const struct host *h)
+{
+	switch (it->pi_kind) {
+	case PAT_ADDR:
+		return h->h_kind == HOST_ADDR &&
+		    addr_equal(&it->pi_addr, &h->h_addr);
+	case PAT_NAME:
+		return h->h_kind == HOST_NAME &&
+		    strcmp(it->pi_host, h->h_name) == 0;
+	case PAT_SUFFIX:
+		return h->h_kind == HOST_NAME &&
+		    host_in_suffix(h->h_name, it->pi_host);
+	}
+	return false;
+}
+
+/*
+ * Returns the entry of pl that matches h and port, preferring an exact
+ * name to a suffix and a longer suffix to a shorter one, so explain names
+ * the rule a reader would expect; NULL when none does.
+ */
+static const struct pitem *
+plist_match(const struct plist *pl, const struct host *h, int port, bool deny)
+{
+	const struct pitem	*it, *best = NULL;
+	size_t			 i;
+
+	for (i = 0; i < pl->pl_n; i++) {
+		it = &pl->pl_v[i];
+		if (!host_matches(it, h) || !port_matches(it->pi_port, port,
+		    deny))
+			continue;
+		if (it->pi_kind != PAT_SUFFIX)
+			return it;
+		if (best == NULL || strlen(it->pi_host) > strlen(best->pi_host))
+			best = it;
+	}
+	return best;
+}
+
+/*
+ * Decides on len bytes of host (which may hold anything a client sent)
+ * and port, before any lookup.  Fills d (decision_clear frees it) and
+ * returns whether the connection may go on.  For an IP literal the
+ * address check (policy_check_addr) is part of the decision.
+ */
+bool
+policy_decide(const struct policy *p, const char *host, size_t len, int port,
+    struct decision *d)
+{
+	const struct pitem	*it;
+
+	memset(d, 0, sizeof(*d));
+	d->d_verdict = VERDICT_DENY;
+	d->d_port = port;
+
+	if (host_parse(host, len, &d->d_host, &d->d_cause) == -1) {
+		d->d_why = WHY_BAD_NAME;
+		return false;
+	}
+	if (port < 1 || port > 65535) {
+		d->d_why = WHY_BAD_PORT;
+		return false;
+	}
+	if (p->p_mode.ps_set && p->p_mode.ps_value == NET_NONE) {
+		d->d_why = WHY_MODE_NONE;
+		return false;
+	}
+	if (p->p_mode.ps_set && p->p_mode.ps_value == NET_HOST) {
+		d->d_why = WHY_MODE_HOST;
+		d->d_verdict = VERDICT_ALLOW;
+		return true;
+	}
+	if ((it = plist_match(&p->p_deny, &d->d_host, port, true)) != NULL) {
+		d->d_why = WHY_DENY_RULE;
+		d->d_rule = it;
+		d->d_key = "network.deny";
+		return false;
+	}
+	if ((it = plist_match(&p->p_allow, &d->d_host, port, false)) == NULL) {
+		d->d_why = WHY_NO_RULE;
+		return false;
+	}
+	d->d_why = WHY_ALLOW_RULE;
+	d->d_rule = it;
+	d->d_key = "network.allow";
+	d->d_verdict = VERDICT_ALLOW;
+	if (d->d_host.h_kind == HOST_ADDR)
+		return policy_check_addr(p, &d->d_host.h_addr, d);
+	return true;
+}
+
+/*
+ * Decides on one address an allowed name resolved to (or a literal): a
+ * network.deny literal refuses it; a special range (loopback, private,
+ * link-local, ...) is refused unless an allow_cidrs entry covers it.
+ * Updates d only when the address is refused (or sets d_cidr when it
+ * needed allow_cidrs), so the name's rule stays in d.
+ */
+bool
+policy_check_addr(const struct policy *p, const struct addr *a,
+    struct decision *d)
+{
+	struct addr	 u = *a;
+	size_t		 i;
+
+	addr_unmap(&u);
+	for (i = 0; i < p->p_deny.pl_n; i++) {
+		const struct pitem	*it = &p->p_deny.pl_v[i];
+
+		if (it->pi_kind == PAT_ADDR && addr_equal(&it->pi_addr, &u) &&
+		    port_matches(it->pi_port, d->d_port, true)) {
+			d->d_verdict = VERDICT_DENY;
+			d->d_why = WHY_DENY_RULE;
+			d->d_rule = it;
+			d->d_key = "network.deny";
+			return false;
+		}
+	}
+	if ((d->d_special = addr_special(a)) == NULL)
+		return d->d_verdict == VERDICT_ALLOW;
+	for (i = 0; i < p->p_cidrs.pl_n; i++) {
+		if (cidr_contains(&p->p_cidrs.pl_v[i].pi_cidr, &u)) {
+			d->d_cidr = &p->p_cidrs.pl_v[i];
+			return d->d_verdict == VERDICT_ALLOW;
+		}
+	}
+	d->d_verdict = VERDICT_DENY;
+	d->d_why = WHY_SPECIAL_ADDR;
+	d->d_rule = NULL;
+	d->d_key = NULL;
+	return false;
+}
+
+void
+decision_clear(struct decision *d)
+{
+	free(d->d_cause);
+	d->d_cause = NULL;
+}
+
+/* The host:port of d as a person writes it ("[::1]:443"). */
+static void
+decision_target(const struct decision *d, char *buf, size_t len)
+{
+	if (d->d_host.h_kind == HOST_ADDR &&
+	    d->d_host.h_addr.a_family == AF_INET6)
+		snprintf(buf, len, "[%s]:%d", d->d_host.h_name, d->d_port);
+	else
+		snprintf(buf, len, "%s:%d", d->d_host.h_name, d->d_port);
+}
+
+/*
+ * One line: the verdict, the target, the rule and where it came from.
+ * Caller frees.
+ */
+char *
+decision_describe(const struct decision *d)
+{
+	const char	*verdict = d->d_verdict == VERDICT_ALLOW ?
+			    "allow" : "deny";
+	char		 target[HOST_NAME_MAX_LEN + 16], *out, *tmp;
+
+	decision_target(d, target, sizeof(target));
+	switch (d->d_why) {
+	case WHY_BAD_NAME:
+		xasprintf(&out, "deny: bad host name: %s", d->d_cause);
+		break;
+	case WHY_BAD_PORT:
+		xasprintf(&out, "deny %s: bad port %d", d->d_host.h_name,
+		    d->d_port);
+		break;
+	case WHY_MODE_NONE:
+		xasprintf(&out, "deny %s: network.mode is \"none\"", target);
+		break;
+	case WHY_MODE_HOST:
+		xasprintf(&out, "allow %s: network.mode is \"host\" (no "
+		    "filtering)", target);
+		break;
+	case WHY_NO_RULE:
+		xasprintf(&out, "deny %s: no network.allow entry matches "
+		    "(default deny)", target);
+		break;
+	case WHY_SPECIAL_ADDR:
+		xasprintf(&out, "deny %s: %s address, not in "
+		    "network.allow_cidrs", target, d->d_special);
+		break;
+	case WHY_DENY_RULE:
+	case WHY_ALLOW_RULE:
+	default:
+		xasprintf(&out, "%s %s: by %s \"%s\" (from %s)", verdict,
+		    target, d->d_key, d->d_rule->pi_text, d->d_rule->pi_from);
+		if (d->d_cidr != NULL) {
+			xasprintf(&tmp, "%s; %s address, in "
+			    "network.allow_cidrs \"%s\" (from %s)", out,
+			    d->d_special, d->d_cidr->pi_text,
+			    d->d_cidr->pi_from);
+			free(out);
+			out = tmp;
+		}
+		break;
+	}
+	return out;
+}
+
+/*
+ * How to allow what d refused, as one line, or NULL when there is no
+ * simple way (a bad name) or nothing was refused.  Caller frees.
+ */
+char *
+decision_hint(const struct decision *d)
+{
+	char	 pattern[HOST_NAME_MAX_LEN + 16], *out = NULL;
+	bool	 v6 = d->d_host.h_kind == HOST_ADDR &&
+		    d->d_host.h_addr.a_family == AF_INET6;
+
+	if (d->d_verdict == VERDICT_ALLOW)
+		return NULL;
+	if (d->d_port == 80 || d->d_port == 443)
+		snprintf(pattern, sizeof(pattern), "%s%s%s", v6 ? "[" : "",
+		    d->d_host.h_name, v6 ? "]" : "");
+	else
+		decision_target(d, pattern, sizeof(pattern));
+
+	switch (d->d_why) {
+	case WHY_NO_RULE:
+		xasprintf(&out, "add \"%s\" to network.allow, or pass "
+		    "--allow-domain %s", pattern, pattern);
+		break;
+	case WHY_DENY_RULE:
+		xasprintf(&out, "\"%s\" is refused on purpose by %s; remove "
+		    "it there if that is wrong", d->d_rule->pi_text,
+		    d->d_rule->pi_from);
+		break;
+	case WHY_SPECIAL_ADDR:
+		xasprintf(&out, "to reach it on purpose, add \"%s/%d\" to "
+		    "network.allow_cidrs, or pass --allow-cidr %s/%d",
+		    d->d_host.h_kind == HOST_ADDR ? d->d_host.h_name :
+		    "ADDRESS", v6 ? 128 : 32,
+		    d->d_host.h_kind == HOST_ADDR ? d->d_host.h_name :
+		    "ADDRESS", v6 ? 128 : 32);
+		break;
+	case WHY_MODE_NONE:
+		xasprintf(&out, "set network.mode to \"proxy\" to allow "
+		    "listed hosts");
+		break;
+	case WHY_BAD_NAME:
+		xasprintf(&out, "names are refused before any lookup when "
+		    "they hold bytes outside letters, digits, '-', '_' and "
+		    "'.'");
+		break;
+	default:
+		break;
+	}
+	return out;
+}
+
+/* The ports both rules admit, as a rule port; false if none (allow lists). */
+static bool
+port_intersect(int a, int b, int *out)
+{
+	if (a == PORT_ANY || a == b) {
+		*out = b;
+		return true;
+	}
+	if (b == PORT_ANY) {
+		*out = a;
+		return true;
+	}
+	if (a == PORT_UNSET && (b == 80 || b == 443)) {
+		*out = b;
+		return true;
+	}
+	if (b == PORT_UNSET && (a == 80 || a == 443)) {
+		*out = a;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The allow rule that admits exactly what both a and b admit, when it is
+ * not empty; out gets a fresh item (pitem_clear frees it) whose origin
+ * names both.  Returns whether the intersection is non-empty.
+ */
+bool
+pattern_intersect(const struct pitem *a, const struct pitem *b,
+    struct pitem *out)
+{
+	const struct pitem	*narrow;
+	char			*text, *cause, *host;
+	int			 port;
+	bool			 v6;
+
+	if (!port_intersect(a->pi_port, b->pi_port, &port))
+		return false;
+	if (a->pi_kind == PAT_ADDR || b->pi_kind == PAT_ADDR) {
+		if (a->pi_kind != b->pi_kind ||
+		    !addr_equal(&a->pi_addr, &b->pi_addr))
+			return false;
+		narrow = a;
+	} else if (a->pi_kind == PAT_NAME && b->pi_kind == PAT_NAME) {
+		if (strcmp(a->pi_host, b->pi_host) != 0)
+			return false;
+		narrow = a;
+	} else if (a->pi_kind == PAT_NAME) {
+		if (!host_in_suffix(a->pi_host, b->pi_host))
+			return false;
+		narrow = a;
+	} else if (b->pi_kind == PAT_NAME) {
+		if (!host_in_suffix(b->pi_host, a->pi_host))
+			return false;
+		narrow = b;
+	} else if (strcmp(a->pi_host, b->pi_host) == 0 ||
+	    host_in_suffix(a->pi_host, b->pi_host))
+		narrow = a;
+	else if (host_in_suffix(b->pi_host, a->pi_host))
+		narrow = b;
+	else
+		return false;
+
+	v6 = narrow->pi_kind == PAT_ADDR &&
+	    narrow->pi_addr.a_family == AF_INET6;
+	xasprintf(&host, "%s%s%s%s", narrow->pi_kind == PAT_SUFFIX ? "*." : "",
+	    v6 ? "[" : "", narrow->pi_host, v6 ? "]" : "");
+	if (port == PORT_UNSET)
+		text = xstrdup(host);
+	else if (port == PORT_ANY)
+		xasprintf(&text, "%s:*", host);
+	else
+		xasprintf(&text, "%s:%d", host, port);
+	free(host);
+
+	memset(out, 0, sizeof(*out));
+	if (policy_parse_pattern(text, out, &cause) == -1)
+		abort();	/* made from two valid patterns */
+	free(text);
+	xasprintf(&out->pi_from, "%s, narrowed by %s", a->pi_from, b->pi_from);
+	return true;
+}

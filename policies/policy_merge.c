@@ -1,0 +1,435 @@
+/*
+ * policy_merge.c: layers, from least to most specific.
+ *
+ *   built-in defaults (policies/default.json, compiled in)
+ *   the system policy, /etc/cordon/policy.json
+ *   the user's policy, $XDG_CONFIG_HOME/cordon/policy.json
+ *   --policy files and command-line flags, in the order given
+ *   the workspace's .cordon/policy.json
+ *
+ * Trusted layers add to lists and override single values.  The workspace
+ * layer came with the code (git clone) and is untrusted: it may only
+ * tighten.  Its allowlists intersect with what is already allowed, its
+ * denylists are added, network.mode and unix_sockets only move toward the
+ * stricter value, write roots only shrink, and it may not set variables.
+ * Intersections are computed on the rules themselves, so the merged
+ * policy is again a plain policy that `policy show` can print.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define SYSTEM_POLICY	"/etc/cordon/policy.json"
+#define WORKSPACE_POLICY ".cordon/policy.json"
+
+/* policies/default.json, linked in by the build (see the Makefile). */
+extern const char	 policy_default_json[];
+extern const char	 policy_default_json_end[];
+
+static void
+plist_append(struct plist *dst, const struct plist *src)
+{
+	size_t	 i;
+
+	for (i = 0; i < src->pl_n; i++)
+		pitem_copy(plist_add(dst), &src->pl_v[i]);
+	dst->pl_set |= src->pl_set;
+}
+
+static void
+pscalar_set(struct pscalar *dst, const struct pscalar *src)
+{
+	if (!src->ps_set)
+		return;
+	free(dst->ps_from);
+	dst->ps_value = src->ps_value;
+	dst->ps_from = xstrdup(src->ps_from);
+	dst->ps_set = true;
+}
+
+/* Adds a trusted layer to dst: lists grow, single values are replaced. */
+void
+policy_merge(struct policy *dst, const struct policy *layer)
+{
+	const struct pitem	*it;
+	size_t			 i, j;
+
+	pscalar_set(&dst->p_mode, &layer->p_mode);
+	pscalar_set(&dst->p_unix, &layer->p_unix);
+	plist_append(&dst->p_allow, &layer->p_allow);
+	plist_append(&dst->p_deny, &layer->p_deny);
+	plist_append(&dst->p_cidrs, &layer->p_cidrs);
+	plist_append(&dst->p_write, &layer->p_write);
+	plist_append(&dst->p_read_only, &layer->p_read_only);
+	plist_append(&dst->p_hide, &layer->p_hide);
+	plist_append(&dst->p_env_pass, &layer->p_env_pass);
+
+	/* A later value for the same variable replaces the earlier one. */
+	for (i = 0; i < layer->p_env_set.pl_n; i++) {
+		it = &layer->p_env_set.pl_v[i];
+		for (j = 0; j < dst->p_env_set.pl_n; j++)
+			if (strcmp(dst->p_env_set.pl_v[j].pi_text,
+			    it->pi_text) == 0)
+				break;
+		if (j < dst->p_env_set.pl_n)
+			pitem_clear(&dst->p_env_set.pl_v[j]);
+		else
+			plist_add(&dst->p_env_set);
+		pitem_copy(&dst->p_env_set.pl_v[j], it);
+	}
+	dst->p_env_set.pl_set |= layer->p_env_set.pl_set;
+}
+
+/* A single value moves only toward the stricter (smaller) one. */
+static void
+pscalar_narrow(struct pscalar *dst, const struct pscalar *ws)
+{
+	if (ws->ps_set && (!dst->ps_set || ws->ps_value < dst->ps_value))
+		pscalar_set(dst, ws);
+}
+
+/* Says whether path a is b or lies below it. */
+static bool
+path_within(const char *a, const char *b)
+{
+	size_t	 n = strlen(b);
+
+	if (strcmp(b, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+/* Says whether variable pattern a ("LC_*", "HOME") admits all b admits. */
+static bool
+env_within(const char *b, const char *a)
+{
+	size_t	 n = strlen(a);
+
+	if (n > 0 && a[n - 1] == '*')
+		return strncmp(a, b, n - 1) == 0;
+	return strcmp(a, b) == 0;
+}
+
+/*
+ * Replaces dst with what both dst and ws admit, entry by entry; kind
+ * selects how two entries meet.
+ */
+enum meet {
+	MEET_PATTERN,
+	MEET_CIDR,
+	MEET_PATH,
+	MEET_ENV
+};
+
+static void
+plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
+{
+	struct plist		 out = { 0 };
+	const struct pitem	*a, *b, *narrow;
+	struct pitem		 tmp, *it;
+	struct cidr		 c;
+	char			 buf[ADDR_STRLEN + 8];
+	size_t			 i, j;
+
+	if (!ws->pl_set)
+		return;
+	for (i = 0; i < dst->pl_n; i++) {
+		a = &dst->pl_v[i];
+		for (j = 0; j < ws->pl_n; j++) {
+			b = &ws->pl_v[j];
+			narrow = NULL;
+			switch (how) {
+			case MEET_PATTERN:
+				if (pattern_intersect(a, b, &tmp))
+					*plist_add(&out) = tmp;
+				continue;
+			case MEET_CIDR:
+				if (!cidr_intersect(&a->pi_cidr, &b->pi_cidr,
+				    &c))
+					continue;
+				narrow = a->pi_cidr.c_prefix >=
+				    b->pi_cidr.c_prefix ? a : b;
+				break;
+			case MEET_PATH:
+				if (path_within(a->pi_text, b->pi_text))
+					narrow = a;
+				else if (path_within(b->pi_text, a->pi_text))
+					narrow = b;
+				break;
+			case MEET_ENV:
+				if (env_within(a->pi_text, b->pi_text))
+					narrow = a;
+				else if (env_within(b->pi_text, a->pi_text))
+					narrow = b;
+				break;
+			}
+			if (narrow == NULL)
+				continue;
+			it = plist_add(&out);
+			pitem_copy(it, narrow);
+			free(it->pi_from);
+			xasprintf(&it->pi_from, "%s, narrowed by %s",
+			    a->pi_from, b->pi_from);
+			if (how == MEET_CIDR) {
+				it->pi_cidr = c;
+				free(it->pi_text);
+				it->pi_text = xstrdup(cidr_str(&c, buf,
+				    sizeof(buf)));
+			}
+		}
+	}
+	for (i = 0; i < dst->pl_n; i++)
+		pitem_clear(&dst->pl_v[i]);
+	free(dst->pl_v);
+	out.pl_set = true;
+	*dst = out;
+}
+
+/*
+ * Adds the untrusted workspace layer ws to dst: it can only take away.
+ */
+void
+policy_narrow(struct policy *dst, const struct policy *ws)
+{
+	pscalar_narrow(&dst->p_mode, &ws->p_mode);
+	pscalar_narrow(&dst->p_unix, &ws->p_unix);
+	plist_intersect(&dst->p_allow, &ws->p_allow, MEET_PATTERN);
+	plist_append(&dst->p_deny, &ws->p_deny);
+	plist_intersect(&dst->p_cidrs, &ws->p_cidrs, MEET_CIDR);
+	plist_intersect(&dst->p_write, &ws->p_write, MEET_PATH);
+	plist_append(&dst->p_read_only, &ws->p_read_only);
+	plist_append(&dst->p_hide, &ws->p_hide);
+	plist_intersect(&dst->p_env_pass, &ws->p_env_pass, MEET_ENV);
+}
+
+/*
+ * Adds one command-line rule to p: flag is "--allow-domain",
+ * "--deny-domain" or "--allow-cidr".  Returns 0, or -1 with *cause set.
+ */
+int
+policy_add_flag(struct policy *p, const char *flag, const char *arg,
+    char **cause)
+{
+	struct plist	*pl;
+	struct pitem	*it;
+	char		*why, buf[ADDR_STRLEN + 8];
+	int		 rc;
+
+	*cause = NULL;
+	if (strcmp(flag, "--allow-domain") == 0)
+		pl = &p->p_allow;
+	else if (strcmp(flag, "--deny-domain") == 0)
+		pl = &p->p_deny;
+	else if (strcmp(flag, "--allow-cidr") == 0)
+		pl = &p->p_cidrs;
+	else {
+		xasprintf(cause, "%s: not a policy flag", flag);
+		return -1;
+	}
+	it = plist_add(pl);
+	it->pi_from = xstrdup(flag);
+	if (pl == &p->p_cidrs) {
+		if ((rc = cidr_parse(arg, &it->pi_cidr, &why)) == 0)
+			it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf,
+			    sizeof(buf)));
+	} else
+		rc = policy_parse_pattern(arg, it, &why);
+	if (rc == -1) {
+		char	*shown = str_escape(arg, strlen(arg));
+
+		xasprintf(cause, "%s \"%s\": %s", flag, shown, why);
+		free(shown);
+		free(why);
+		pitem_clear(&pl->pl_v[--pl->pl_n]);
+		return -1;
+	}
+	pl->pl_set = true;
+	return 0;
+}
+
+/* The built-in defaults, as a layer. */
+struct policy *
+policy_defaults(const struct policy_ctx *ctx, char **cause)
+{
+	return policy_load_buffer(policy_default_json,
+	    (size_t)(policy_default_json_end - policy_default_json),
+	    "built-in defaults", ctx, cause);
+}
+
+/*
+ * Fills ctx for a run in workspace (NULL: the current folder), which must
+ * exist; it is made absolute.  Returns 0, or -1 with *cause set.
+ */
+int
+policy_ctx_init(struct policy_ctx *ctx, const char *workspace, char **cause)
+{
+	const char	*home;
+	struct passwd	*pw;
+	char		*ws;
+
+	*cause = NULL;
+	memset(ctx, 0, sizeof(*ctx));
+	if ((ws = realpath(workspace != NULL ? workspace : ".", NULL)) ==
+	    NULL) {
+		xasprintf(cause, "workspace %s: %s",
+		    workspace != NULL ? workspace : ".", strerror(errno));
+		return -1;
+	}
+	if ((home = getenv("HOME")) == NULL || home[0] != '/') {
+		if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL ||
+		    pw->pw_dir[0] != '/') {
+			free(ws);
+			xasprintf(cause, "cannot tell the home folder: set "
+			    "HOME to an absolute path");
+			return -1;
+		}
+		home = pw->pw_dir;
+	}
+	ctx->pc_workspace = ctx->pc_owned[0] = ws;
+	ctx->pc_home = ctx->pc_owned[1] = xstrdup(home);
+	return 0;
+}
+
+void
+policy_ctx_clear(struct policy_ctx *ctx)
+{
+	free(ctx->pc_owned[0]);
+	free(ctx->pc_owned[1]);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
+/*
+ * Merges the trusted layer at path into p when the file exists; any
+ * other error is added to errors.
+ */
+static void
+policy_merge_optional(struct policy *p, const char *path,
+    const struct policy_ctx *ctx, struct errlist *errors)
+{
+	struct policy	*layer;
+	struct stat	 st;
+	char		*why;
+
+	if (lstat(path, &st) == -1 && errno == ENOENT)
+		return;
+	if ((layer = policy_load_file(path, ctx, &why)) == NULL) {
+		errlist_add(errors, "%s", why);
+		free(why);
+		return;
+	}
+	policy_merge(p, layer);
+	policy_free(layer);
+}
+
+/*
+ * Builds the merged policy from every layer (see the top of this file).
+ * When trustedp is not NULL it gets the policy before the workspace layer,
+ * for explaining what the workspace took away.  Returns the policy, or
+ * NULL with every error in *cause (caller frees).
+ */
+struct policy *
+policy_build(const struct policy_layers *pl, struct policy **trustedp,
+    char **cause)
+{
+	struct policy_ctx	 ctx;
+	struct policy		*p = NULL, *layer;
+	struct errlist		 errors = { 0 };
+	struct stat		 st;
+	const char		*env, *flag, *arg;
+	char			*path, *why;
+	size_t			 i;
+
+	*cause = NULL;
+	if (trustedp != NULL)
+		*trustedp = NULL;
+	if (policy_ctx_init(&ctx, pl->pl_workspace, cause) == -1)
+		return NULL;
+
+	if (pl->pl_only)
+		p = policy_new();
+	else if ((p = policy_defaults(&ctx, &why)) == NULL) {
+		errlist_add(&errors, "%s", why);
+		free(why);
+		goto out;
+	}
+
+	/* The system's and the user's policies, when they exist. */
+	if (!pl->pl_only) {
+		if ((env = getenv("CORDON_SYSTEM_POLICY")) == NULL)
+			env = SYSTEM_POLICY;
+		if (*env != '\0')
+			policy_merge_optional(p, env, &ctx, &errors);
+		if ((env = getenv("XDG_CONFIG_HOME")) != NULL &&
+		    env[0] == '/')
+			xasprintf(&path, "%s/cordon/policy.json", env);
+		else
+			xasprintf(&path, "%s/.config/cordon/policy.json",
+			    ctx.pc_home);
+		policy_merge_optional(p, path, &ctx, &errors);
+		free(path);
+	}
+
+	/* --policy files and flags, in the order given. */
+	for (i = 0; i + 1 < pl->pl_nargs; i += 2) {
+		flag = pl->pl_args[i];
+		arg = pl->pl_args[i + 1];
+		if (strcmp(flag, "--policy") == 0) {
+			if ((layer = policy_load_file(arg, &ctx, &why)) ==
+			    NULL) {
+				errlist_add(&errors, "%s", why);
+				free(why);
+				continue;
+			}
+			policy_merge(p, layer);
+			policy_free(layer);
+		} else if (policy_add_flag(p, flag, arg, &why) == -1) {
+			errlist_add(&errors, "%s", why);
+			free(why);
+		}
+	}
+	if (errors.el_count != 0)
+		goto out;
+	if (trustedp != NULL) {
+		*trustedp = policy_new();
+		policy_merge(*trustedp, p);
+	}
+
+	/* Last, the untrusted workspace layer, which only tightens. */
+	if (!pl->pl_only) {
+		xasprintf(&path, "%s/%s", ctx.pc_workspace, WORKSPACE_POLICY);
+		ctx.pc_untrusted = true;
+		if (lstat(path, &st) == -1 && errno == ENOENT)
+			;
+		else if ((layer = policy_load_file(path, &ctx, &why)) ==
+		    NULL) {
+			errlist_add(&errors, "%s", why);
+			free(why);
+		} else {
+			policy_narrow(p, layer);
+			policy_free(layer);
+		}
+		free(path);
+	}
+out:
+	policy_ctx_clear(&ctx);
+	if (errors.el_count != 0) {
+		policy_free(p);
+		if (trustedp != NULL) {
+			policy_free(*trustedp);
+			*trustedp = NULL;
+		}
+		*cause = errlist_steal(&errors);
+		return NULL;
+	}
+	return p;
+}
