@@ -17,6 +17,8 @@ FORTIFY		:= $(shell printf '#include <stdio.h>\n' | \
 		   $(CC) -D_FORTIFY_SOURCE=3 -O2 -Werror -E - >/dev/null \
 		   2>&1 && echo 3 || echo 2)
 OPT		?= -O2 -g
+V		?= 0
+Q		 = $(if $(filter 1,$(V)),,@)
 
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -51,21 +53,25 @@ DEB_FUZZ	 = clang libclang-rt-14-dev
 all: deps $(BIN)
 
 $(BIN): $(CORE_OBJS) $(CMD_OBJS)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 # The built-in defaults are policies/default.json itself, linked in.
 $(BUILD)/policies/default_json.o: policies/default.json
 	@mkdir -p $(dir $@)
-	printf '\t.section .rodata\n\t.globl policy_default_json\n\t.globl policy_default_json_end\npolicy_default_json:\n\t.incbin "%s"\npolicy_default_json_end:\n\t.byte 0\n\t.section .note.GNU-stack,"",@progbits\n' \
+	@echo "  AS      $<"
+	$(Q)printf '\t.section .rodata\n\t.globl policy_default_json\n\t.globl policy_default_json_end\npolicy_default_json:\n\t.incbin "%s"\npolicy_default_json_end:\n\t.byte 0\n\t.section .note.GNU-stack,"",@progbits\n' \
 	    $< | $(CC) -x assembler -c -o $@ -
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(CORE_OBJS)
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(CORE_OBJS) $(ALL_LDFLAGS) \
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(CORE_OBJS) $(ALL_LDFLAGS) \
 	    $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
 # Installs what is missing, through sudo when not root; a no-op otherwise.

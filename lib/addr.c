@@ -219,7 +219,6 @@ static const struct special {
 	{ "240.0.0.0/4", "reserved (240.0.0.0/4)", -1 },
 	{ "::/128", "unspecified", -1 },
 	{ "::1/128", "IPv6 loopback", -1 },
-	{ "::ffff:0:0/96", "IPv4-mapped IPv6", -1 },
 	{ "::/96", "IPv4-compatible IPv6", -1 },
 	{ "64:ff9b:1::/48", "local-use NAT64 (RFC 8215)", -1 },
 	{ "64:ff9b::/96", "NAT64", 12 },
@@ -255,6 +254,9 @@ addr_special(const struct addr *a)
 				abort();	/* the table is wrong */
 		ready = 1;
 	}
+	if (a->a_family == AF_INET6 &&
+	    memcmp(a->a_bytes, mapped_prefix, sizeof(mapped_prefix)) == 0)
+		return "IPv4-mapped IPv6";
 	for (i = 0; i < nitems(specials); i++) {
 		if (!cidr_contains(&table[i], a))
 			continue;
@@ -288,8 +290,8 @@ addr_mask(struct addr *a, int prefix)
 
 /*
  * Parses "ADDR/PREFIX" or a single address (a /32 or /128).  IPv4 must be
- * dotted decimal here; an IPv4-mapped range becomes the IPv4 one.  Host
- * bits must be zero.  On error returns -1 and sets *cause (caller frees).
+ * dotted decimal here, and IPv4-mapped ranges are refused (addresses are
+ * unmapped before they are compared).  Host bits must be zero.  On error returns -1 and sets *cause (caller frees).
  */
 int
 cidr_parse(const char *s, struct cidr *c, char **cause)
@@ -340,8 +342,9 @@ cidr_parse(const char *s, struct cidr *c, char **cause)
 	}
 	if (a.a_family == AF_INET6 && prefix >= 96 &&
 	    memcmp(a.a_bytes, mapped_prefix, sizeof(mapped_prefix)) == 0) {
-		addr_unmap(&a);
-		prefix -= 96;
+		/* Mapped addresses are compared as IPv4 everywhere. */
+		xasprintf(cause, "an IPv4-mapped range; write it as IPv4");
+		return -1;
 	}
 	c->c_addr = a;
 	c->c_prefix = (int)prefix;

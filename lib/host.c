@@ -41,12 +41,12 @@ host_parse_addr(const char *s, size_t len, struct host *h)
 
 /*
  * Parses len bytes of s (which may hold NUL bytes) as a host name or an IP
- * literal into h.  Returns 0, or -1 with *cause set (caller frees).
+ * literal into h.  Returns 0, or -1 with *cause set (caller frees); the
+ * cause does not repeat the name, which callers show escaped.
  */
 int
 host_parse(const char *s, size_t len, struct host *h, char **cause)
 {
-	char		*shown;
 	size_t		 i, label;
 
 	*cause = NULL;
@@ -65,9 +65,7 @@ host_parse(const char *s, size_t len, struct host *h, char **cause)
 	if (s[0] == '[' || memchr(s, ':', len) != NULL) {
 		if (host_parse_addr(s, len, h) == 0)
 			return 0;
-		shown = str_escape(s, len);
-		xasprintf(cause, "\"%s\" is not a valid IPv6 literal", shown);
-		free(shown);
+		xasprintf(cause, "not a valid IPv6 literal");
 		return -1;
 	}
 
@@ -76,28 +74,22 @@ host_parse(const char *s, size_t len, struct host *h, char **cause)
 
 		if (host_byte_ok(ch))
 			continue;
-		shown = str_escape(s, len);
 		if (ch == '%')
-			xasprintf(cause, "\"%s\": '%%' in a host name is "
-			    "refused (percent-escapes are never decoded)",
-			    shown);
+			xasprintf(cause, "'%%' in a host name is refused "
+			    "(percent-escapes are never decoded)");
 		else if (ch < 0x20 || ch >= 0x7f)
-			xasprintf(cause, "\"%s\": byte 0x%02x at offset %zu "
-			    "is not allowed in a host name", shown, ch, i);
+			xasprintf(cause, "byte 0x%02x at offset %zu is not "
+			    "allowed in a host name", ch, i);
 		else
-			xasprintf(cause, "\"%s\": '%c' is not allowed in a "
-			    "host name (letters, digits, '-', '_' and '.')",
-			    shown, ch);
-		free(shown);
+			xasprintf(cause, "'%c' is not allowed in a host name "
+			    "(letters, digits, '-', '_' and '.')", ch);
 		return -1;
 	}
 
 	if (s[len - 1] == '.')		/* one trailing dot is the root */
 		len--;
 	if (len == 0 || s[len - 1] == '.' || s[0] == '.') {
-		shown = str_escape(s, len + 1);
-		xasprintf(cause, "\"%s\": empty label in host name", shown);
-		free(shown);
+		xasprintf(cause, "empty label in host name");
 		return -1;
 	}
 	if (len > HOST_NAME_MAX_LEN) {
@@ -110,10 +102,8 @@ host_parse(const char *s, size_t len, struct host *h, char **cause)
 	if (addr_looks_numeric(s, len)) {
 		if (host_parse_addr(s, len, h) == 0)
 			return 0;
-		shown = str_escape(s, len);
-		xasprintf(cause, "\"%s\" ends in a number but is not a valid "
-		    "IPv4 address", shown);
-		free(shown);
+		xasprintf(cause, "ends in a number but is not a valid IPv4 "
+		    "address");
 		return -1;
 	}
 
@@ -125,24 +115,17 @@ host_parse(const char *s, size_t len, struct host *h, char **cause)
 			continue;
 		}
 		if (label == 0 && s[i] == '-') {
-			shown = str_escape(s, len);
-			xasprintf(cause, "\"%s\": a label may not start with "
-			    "'-'", shown);
-			free(shown);
+			xasprintf(cause, "a label may not start with '-'");
 			return -1;
 		}
 		if (++label > HOST_LABEL_MAX_LEN) {
-			shown = str_escape(s, len);
-			xasprintf(cause, "\"%s\": label longer than %d bytes",
-			    shown, HOST_LABEL_MAX_LEN);
-			free(shown);
+			xasprintf(cause, "label longer than %d bytes",
+			    HOST_LABEL_MAX_LEN);
 			return -1;
 		}
 	}
 	if (i < len) {
-		shown = str_escape(s, len);
-		xasprintf(cause, "\"%s\": empty label in host name", shown);
-		free(shown);
+		xasprintf(cause, "empty label in host name");
 		return -1;
 	}
 

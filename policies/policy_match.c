@@ -82,12 +82,17 @@ policy_decide(const struct policy *p, const char *host, size_t len, int port,
     struct decision *d)
 {
 	const struct pitem	*it;
+	char			*cause, *shown;
 
 	memset(d, 0, sizeof(*d));
 	d->d_verdict = VERDICT_DENY;
 	d->d_port = port;
 
-	if (host_parse(host, len, &d->d_host, &d->d_cause) == -1) {
+	if (host_parse(host, len, &d->d_host, &cause) == -1) {
+		shown = str_escape(host, len);
+		xasprintf(&d->d_cause, "\"%s\": %s", shown, cause);
+		free(shown);
+		free(cause);
 		d->d_why = WHY_BAD_NAME;
 		return false;
 	}

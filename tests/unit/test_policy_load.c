@@ -1,0 +1,329 @@
+/*
+ * test_policy_load.c: every loader error, and what a good layer holds.
+ */
+#include "unit.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy.h"
+
+static struct policy_ctx	 ctx = {
+	.pc_workspace = "/work/space",
+	.pc_home = "/home/user",
+};
+
+/* Loads text; returns the policy, or NULL with *cause set. */
+static struct policy *
+load(const char *text, char **cause)
+{
+	return policy_load_buffer(text, strlen(text), "test.json", &ctx,
+	    cause);
+}
+
+/* Asserts that text is refused with a message holding want. */
+static void
+refused(const char *text, const char *want)
+{
+	struct policy	*p;
+	char		*cause;
+
+	if ((p = load(text, &cause)) != NULL) {
+		policy_free(p);
+		fail_msg("accepted: %s", text);
+	}
+	assert_contains(cause, want);
+	free(cause);
+}
+
+static void
+test_syntax(void **state)
+{
+	(void)state;
+	refused("{\"version\": 1,\n \"network\": {\"allow\": [\"a.test\",]}}",
+	    "test.json:2:");
+	refused("{\"version\": 1, \"version\": 1}", "duplicate object key");
+	refused("[1]", "a policy is a JSON object, found an array");
+	refused("", "test.json:");
+	refused("{\"version\": 1, \"network\": {\"allow\": [\"a\\u0000b\"]}}",
+	    "test.json:1:");
+}
+
+static void
+test_version(void **state)
+{
+	(void)state;
+	refused("{}", "missing \"version\": 1");
+	refused("{\"version\": 2}", "version: this cordon reads \"version\": 1");
+	refused("{\"version\": \"1\"}", "reads \"version\": 1");
+}
+
+static void
+test_unknown_keys(void **state)
+{
+	(void)state;
+	refused("{\"version\": 1, \"netwrk\": {}}",
+	    "unknown key \"netwrk\" (known here: \"version\", \"network\", "
+	    "\"filesystem\", \"env\")");
+	refused("{\"version\": 1, \"network\": {\"alow\": []}}",
+	    "unknown key \"network.alow\" (known here: \"mode\", \"allow\"");
+	refused("{\"version\": 1, \"filesystem\": {\"writable\": []}}",
+	    "unknown key \"filesystem.writable\"");
+	refused("{\"version\": 1, \"env\": {\"keep\": []}}",
+	    "unknown key \"env.keep\"");
+}
+
+static void
+test_types(void **state)
+{
+	(void)state;
+	refused("{\"version\": 1, \"network\": []}",
+	    "test.json: network: expected an object, found an array");
+	refused("{\"version\": 1, \"network\": {\"allow\": \"a.test\"}}",
+	    "network.allow: expected an array of strings, found a string");
+	refused("{\"version\": 1, \"network\": {\"allow\": [1]}}",
+	    "network.allow[0]: expected a string, found a number");
+	refused("{\"version\": 1, \"network\": {\"mode\": true}}",
+	    "network.mode: expected a string, found a boolean");
+	refused("{\"version\": 1, \"env\": {\"set\": []}}",
+	    "env.set: expected an object of strings, found an array");
+	refused("{\"version\": 1, \"env\": {\"set\": {\"A\": null}}}",
+	    "env.set.A: expected a string, found null");
+}
+
+static void
+test_values(void **state)
+{
+	(void)state;
+	refused("{\"version\": 1, \"network\": {\"mode\": \"open\"}}",
+	    "network.mode: \"open\": expected \"none\", \"proxy\" or \"host\"");
+	refused("{\"version\": 1, \"network\": {\"unix_sockets\": \"yes\"}}",
+	    "expected \"deny\" or \"allow\"");
+	refused("{\"version\": 1, \"network\": {\"allow\": [\"*\"]}}",
+	    "network.allow[0]: \"*\": \"*\" alone would allow every host");
+	refused("{\"version\": 1, \"network\": {\"allow\": [\"a.*.test\"]}}",
+	    "'*' may only stand as the whole first label");
+	refused("{\"version\": 1, \"network\": {\"allow\": [\"*a.test\"]}}",
+	    "'*' may only stand");
+	refused("{\"version\": 1, \"network\": {\"allow\": [\"a.test:0\"]}}",
+	    "bad port \"0\"");
+	refused("{\"version\": 1, \"network\": {\"allow\": [\"a.test:99999\"]}}",
+	    "bad port \"99999\"");
+	refused("{\"version\": 1, \"network\": {\"allow\": [\"a.test:\"]}}",
+	    "bad port \"\"");
+	refused("{\"version\": 1, \"network\": {\"deny\": [\"a%2e.test\"]}}",
+	    "network.deny[0]: \"a%2e.test\": '%' in a host");
+	refused("{\"version\": 1, \"network\": {\"allow\": [\"*.10.0.0.1\"]}}",
+	    "\"*.\" cannot go before an IP address");
+	refused("{\"version\": 1, \"network\": {\"allow\": [\"[::1\"]}}",
+	    "'[' without ']'");
+	refused("{\"version\": 1, \"network\": {\"allow_cidrs\": "
+	    "[\"10.0.0.1/8\"]}}",
+	    "network.allow_cidrs[0]: \"10.0.0.1/8\": host bits set");
+	refused("{\"version\": 1, \"filesystem\": {\"write\": [\"\"]}}",
+	    "filesystem.write[0]: \"\": empty path");
+	refused("{\"version\": 1, \"filesystem\": {\"deny\": [\"~root/x\"]}}",
+	    "\"~user\" paths are not supported");
+	refused("{\"version\": 1, \"env\": {\"pass\": [\"A-B\"]}}",
+	    "env.pass[0]: \"A-B\": not a variable name");
+	refused("{\"version\": 1, \"env\": {\"pass\": [\"*\"]}}",
+	    "not a variable name");
+	refused("{\"version\": 1, \"env\": {\"set\": {\"1A\": \"x\"}}}",
+	    "env.set.1A: \"1A\": not a variable name");
+}
+
+static void
+test_annotated(void **state)
+{
+	struct policy	*p;
+	char		*cause;
+
+	(void)state;
+	p = load("{\"version\": 1, \"network\": {"
+	    "\"mode\": {\"value\": \"none\", \"from\": \"ops.json\"},"
+	    "\"allow\": [{\"value\": \"A.Test.\", \"from\": \"--allow-domain\"},"
+	    " {\"value\": \"b.test\"}]}}", &cause);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	assert_int_equal(p->p_mode.ps_value, NET_NONE);
+	assert_string_equal(p->p_mode.ps_from, "ops.json");
+	assert_int_equal(p->p_allow.pl_n, 2);
+	assert_string_equal(p->p_allow.pl_v[0].pi_text, "a.test");
+	assert_string_equal(p->p_allow.pl_v[0].pi_from, "--allow-domain");
+	assert_string_equal(p->p_allow.pl_v[1].pi_from,
+	    "test.json: network.allow[1]");
+	policy_free(p);
+
+	refused("{\"version\": 1, \"network\": {\"allow\": [{\"value\": "
+	    "\"a.test\", \"from\": 1}]}}", "an annotated value has only");
+	refused("{\"version\": 1, \"network\": {\"allow\": [{\"value\": "
+	    "\"a.test\", \"why\": \"x\"}]}}", "an annotated value has only");
+	refused("{\"version\": 1, \"network\": {\"allow\": [{\"from\": "
+	    "\"x\"}]}}", "network.allow[0]: expected a string, found an object");
+}
+
+static void
+test_good(void **state)
+{
+	struct policy	*p;
+	char		*cause;
+
+	(void)state;
+	p = load("{\"version\": 1,"
+	    " \"network\": {\"mode\": \"proxy\", \"allow\": [\"GitHub.com\","
+	    "  \"*.githubusercontent.com\", \"api.test:8443\", \"any.test:*\","
+	    "  \"0x7f.1\", \"[::1]:80\"], \"deny\": [\"gist.github.com\"],"
+	    "  \"allow_cidrs\": [\"127.0.0.1/32\"], \"unix_sockets\": \"deny\"},"
+	    " \"filesystem\": {\"write\": [\".\", \"sub/../out\"],"
+	    "  \"read_only\": [\".git\"], \"deny\": [\"~/.ssh\", \"/a//b/./c/\"]},"
+	    " \"env\": {\"pass\": [\"PATH\", \"LC_*\"], \"set\": {\"FOO\": "
+	    "\"bar\"}}}", &cause);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	assert_int_equal(p->p_allow.pl_n, 6);
+	assert_string_equal(p->p_allow.pl_v[0].pi_text, "github.com");
+	assert_int_equal(p->p_allow.pl_v[0].pi_kind, PAT_NAME);
+	assert_int_equal(p->p_allow.pl_v[0].pi_port, PORT_UNSET);
+	assert_string_equal(p->p_allow.pl_v[1].pi_text,
+	    "*.githubusercontent.com");
+	assert_int_equal(p->p_allow.pl_v[1].pi_kind, PAT_SUFFIX);
+	assert_string_equal(p->p_allow.pl_v[1].pi_host, "githubusercontent.com");
+	assert_int_equal(p->p_allow.pl_v[2].pi_port, 8443);
+	assert_int_equal(p->p_allow.pl_v[3].pi_port, PORT_ANY);
+	assert_string_equal(p->p_allow.pl_v[3].pi_text, "any.test:*");
+	assert_string_equal(p->p_allow.pl_v[4].pi_text, "127.0.0.1");
+	assert_int_equal(p->p_allow.pl_v[4].pi_kind, PAT_ADDR);
+	assert_string_equal(p->p_allow.pl_v[5].pi_text, "[::1]:80");
+	assert_string_equal(p->p_write.pl_v[0].pi_text, "/work/space");
+	assert_string_equal(p->p_write.pl_v[1].pi_text, "/work/space/out");
+	assert_string_equal(p->p_read_only.pl_v[0].pi_text,
+	    "/work/space/.git");
+	assert_string_equal(p->p_hide.pl_v[0].pi_text, "/home/user/.ssh");
+	assert_string_equal(p->p_hide.pl_v[1].pi_text, "/a/b/c");
+	assert_string_equal(p->p_env_set.pl_v[0].pi_text, "FOO");
+	assert_string_equal(p->p_env_set.pl_v[0].pi_value, "bar");
+	assert_true(p->p_allow.pl_set);
+	assert_false(p->p_write.pl_set == false);
+	policy_free(p);
+}
+
+static void
+test_all_errors_at_once(void **state)
+{
+	struct policy	*p;
+	char		*cause, *line;
+	int		 lines = 0;
+
+	(void)state;
+	p = load("{\"version\": 1, \"network\": {\"allow\": [\"ok.test\", "
+	    "\"bad test\", \"*\"], \"mode\": \"x\", \"colour\": 1},"
+	    " \"filesystem\": {\"write\": [\"\"]}}", &cause);
+	assert_null(p);
+	for (line = cause; line != NULL; line = strchr(line + 1, '\n'))
+		lines++;
+	assert_int_equal(lines, 5);
+	assert_contains(cause, "network.allow[1]");
+	assert_contains(cause, "network.allow[2]");
+	assert_contains(cause, "network.mode");
+	assert_contains(cause, "unknown key \"network.colour\"");
+	assert_contains(cause, "filesystem.write[0]");
+	free(cause);
+}
+
+/* Writes text to a new file under dir and returns its path. */
+static char *
+write_file(const char *dir, const char *name, const char *text)
+{
+	char	*path;
+	FILE	*f;
+
+	if (asprintf(&path, "%s/%s", dir, name) == -1)
+		fail();
+	if ((f = fopen(path, "w")) == NULL)
+		fail_msg("%s", path);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void
+test_list_files(void **state)
+{
+	struct policy_ctx	 fctx = ctx;
+	struct policy		*p;
+	char			 dir[] = "/tmp/cordon-unit-XXXXXX";
+	char			*list, *pol, *bad, *cause, *ws;
+
+	(void)state;
+	if (mkdtemp(dir) == NULL)
+		fail();
+	list = write_file(dir, "domains.txt",
+	    "# registries\n\nregistry.npmjs.org\n  *.pypi.org:443  # x\r\n");
+	pol = write_file(dir, "p.json", "{\"version\": 1, \"network\": "
+	    "{\"allow_files\": [\"domains.txt\"]}}");
+	if ((p = policy_load_file(pol, &fctx, &cause)) == NULL)
+		fail_msg("%s", cause);
+	assert_int_equal(p->p_allow.pl_n, 2);
+	assert_string_equal(p->p_allow.pl_v[1].pi_text, "*.pypi.org:443");
+	assert_contains(p->p_allow.pl_v[1].pi_from, "domains.txt:4");
+	policy_free(p);
+
+	/* A bad line names FILE:LINE, and nothing half-loads. */
+	bad = write_file(dir, "bad.txt", "ok.test\nbad%.test\n\nx..y\n");
+	free(pol);
+	pol = write_file(dir, "p.json", "{\"version\": 1, \"network\": "
+	    "{\"deny_files\": [\"bad.txt\", \"missing.txt\"]}}");
+	assert_null(policy_load_file(pol, &fctx, &cause));
+	assert_contains(cause, "bad.txt:2: \"bad%.test\"");
+	assert_contains(cause, "bad.txt:4: \"x..y\"");
+	assert_contains(cause, "missing.txt: No such file");
+	free(cause);
+
+	/* The untrusted workspace layer may not reach outside. */
+	fctx.pc_untrusted = true;
+	free(pol);
+	pol = write_file(dir, "p.json", "{\"version\": 1, \"network\": "
+	    "{\"allow_files\": [\"../domains.txt\", \"/etc/hosts\"]},"
+	    " \"env\": {\"set\": {\"A\": \"b\"}}}");
+	assert_null(policy_load_file(pol, &fctx, &cause));
+	assert_contains(cause, "allow_files[0]: \"../domains.txt\": a "
+	    "workspace policy may only name list files inside");
+	assert_contains(cause, "allow_files[1]");
+	assert_contains(cause, "env.set.A: a workspace policy may not set");
+	free(cause);
+
+	/* ... and a symbolic link as the policy file is refused there. */
+	if (asprintf(&ws, "%s/link.json", dir) == -1 || symlink(pol, ws) == -1)
+		fail();
+	assert_null(policy_load_file(ws, &fctx, &cause));
+	assert_contains(cause, "link.json");
+	free(cause);
+
+	unlink(ws);
+	unlink(list);
+	unlink(bad);
+	unlink(pol);
+	rmdir(dir);
+	free(ws);
+	free(list);
+	free(bad);
+	free(pol);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_syntax),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_annotated),
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_all_errors_at_once),
+		cmocka_unit_test(test_list_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,255 @@
+/*
+ * test_policy_match.c: decisions by name, port and address.
+ */
+#include "unit.h"
+
+#include "policy.h"
+
+static struct policy_ctx	 ctx = {
+	.pc_workspace = "/w",
+	.pc_home = "/h",
+};
+
+static struct policy *
+load(const char *text)
+{
+	struct policy	*p;
+	char		*cause;
+
+	if ((p = policy_load_buffer(text, strlen(text), "t.json", &ctx,
+	    &cause)) == NULL)
+		fail_msg("%s", cause);
+	return p;
+}
+
+/* Decides host:port and checks the verdict and, if want_rule, the rule. */
+static void
+expect(const struct policy *p, const char *host, size_t len, int port,
+    bool allow, enum decision_why why, const char *rule)
+{
+	struct decision	 d;
+	bool		 got;
+
+	got = policy_decide(p, host, len ? len : strlen(host), port, &d);
+	if (got != allow || d.d_why != why)
+		fail_msg("%s:%d: got %s (why %d), want %s (why %d)", host, port,
+		    got ? "allow" : "deny", d.d_why, allow ? "allow" : "deny",
+		    why);
+	assert_int_equal(d.d_verdict, allow ? VERDICT_ALLOW : VERDICT_DENY);
+	if (rule != NULL) {
+		assert_non_null(d.d_rule);
+		assert_string_equal(d.d_rule->pi_text, rule);
+	}
+	decision_clear(&d);
+}
+
+static const char *policy_text =
+    "{\"version\": 1, \"network\": {\"allow\": [\"github.com\","
+    " \"*.githubusercontent.com\", \"api.test:8443\", \"any.test:*\","
+    " \"*.corp.test\", \"10.1.2.3\", \"[2606:4700::1111]\", \"127.0.0.1:8080\","
+    " \"localhost\"],"
+    " \"deny\": [\"gist.github.com\", \"*.evil.corp.test\", \"203.0.113.9\"],"
+    " \"allow_cidrs\": [\"127.0.0.0/8\"]}}";
+
+static void
+test_names(void **state)
+{
+	struct policy	*p = load(policy_text);
+
+	(void)state;
+	expect(p, "github.com", 0, 443, true, WHY_ALLOW_RULE, "github.com");
+	expect(p, "github.com", 0, 80, true, WHY_ALLOW_RULE, "github.com");
+	expect(p, "GitHub.COM.", 0, 443, true, WHY_ALLOW_RULE, "github.com");
+	expect(p, "github.com", 0, 22, false, WHY_NO_RULE, NULL);
+	expect(p, "www.github.com", 0, 443, false, WHY_NO_RULE, NULL);
+	expect(p, "evilgithub.com", 0, 443, false, WHY_NO_RULE, NULL);
+	expect(p, "github.com.evil.test", 0, 443, false, WHY_NO_RULE, NULL);
+	/* "*." is strictly below, at any depth, on label boundaries. */
+	expect(p, "raw.githubusercontent.com", 0, 443, true, WHY_ALLOW_RULE,
+	    "*.githubusercontent.com");
+	expect(p, "a.b.githubusercontent.com", 0, 443, true, WHY_ALLOW_RULE,
+	    NULL);
+	expect(p, "githubusercontent.com", 0, 443, false, WHY_NO_RULE, NULL);
+	expect(p, "xgithubusercontent.com", 0, 443, false, WHY_NO_RULE, NULL);
+	/* Ports. */
+	expect(p, "api.test", 0, 8443, true, WHY_ALLOW_RULE, "api.test:8443");
+	expect(p, "api.test", 0, 443, false, WHY_NO_RULE, NULL);
+	expect(p, "any.test", 0, 1, true, WHY_ALLOW_RULE, "any.test:*");
+	expect(p, "any.test", 0, 65535, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "any.test", 0, 0, false, WHY_BAD_PORT, NULL);
+	expect(p, "any.test", 0, 65536, false, WHY_BAD_PORT, NULL);
+	/* Deny beats allow, and a deny without a port covers every port. */
+	expect(p, "gist.github.com", 0, 443, false, WHY_DENY_RULE,
+	    "gist.github.com");
+	expect(p, "x.evil.corp.test", 0, 443, false, WHY_DENY_RULE,
+	    "*.evil.corp.test");
+	expect(p, "evil.corp.test", 0, 443, true, WHY_ALLOW_RULE,
+	    "*.corp.test");
+	expect(p, "localhost", 0, 443, true, WHY_ALLOW_RULE, "localhost");
+	policy_free(p);
+}
+
+static void
+test_bad_names(void **state)
+{
+	struct policy	*p = load(policy_text);
+
+	(void)state;
+	expect(p, "github.com\0.evil.test", 21, 443, false, WHY_BAD_NAME, NULL);
+	expect(p, "github.com%00", 0, 443, false, WHY_BAD_NAME, NULL);
+	expect(p, "github.com\r\nX: y", 0, 443, false, WHY_BAD_NAME, NULL);
+	expect(p, "github.com..", 0, 443, false, WHY_BAD_NAME, NULL);
+	expect(p, "", 0, 443, false, WHY_BAD_NAME, NULL);
+	policy_free(p);
+}
+
+static void
+test_literals(void **state)
+{
+	struct policy	*p = load(policy_text);
+
+	(void)state;
+	/* Only the very address listed, in any spelling. */
+	expect(p, "10.1.2.3", 0, 443, false, WHY_SPECIAL_ADDR, NULL);
+	expect(p, "2606:4700::1111", 0, 443, true, WHY_ALLOW_RULE,
+	    "[2606:4700::1111]");
+	expect(p, "[2606:4700:0::1111]", 0, 80, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "2606:4700::1112", 0, 443, false, WHY_NO_RULE, NULL);
+	/* 127.0.0.1:8080 is listed and 127/8 is in allow_cidrs. */
+	expect(p, "127.0.0.1", 0, 8080, true, WHY_ALLOW_RULE,
+	    "127.0.0.1:8080");
+	expect(p, "2130706433", 0, 8080, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "0x7f.1", 0, 8080, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "0177.0.0.1", 0, 8080, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "[::ffff:127.0.0.1]", 0, 8080, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "127.0.0.2", 0, 8080, false, WHY_NO_RULE, NULL);
+	expect(p, "127.0.0.1", 0, 8081, false, WHY_NO_RULE, NULL);
+	/* A name is never an address: "localhost" does not allow ::1. */
+	expect(p, "::1", 0, 443, false, WHY_NO_RULE, NULL);
+	policy_free(p);
+}
+
+static void
+test_addresses(void **state)
+{
+	struct policy	*p = load(policy_text);
+	struct decision	 d;
+	struct addr	 a;
+
+	(void)state;
+	/* An allowed name whose address is private is refused... */
+	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_int_equal(addr_parse("10.0.0.5", 8, &a), 0);
+	assert_false(policy_check_addr(p, &a, &d));
+	assert_int_equal(d.d_why, WHY_SPECIAL_ADDR);
+	assert_contains(d.d_special, "private");
+	decision_clear(&d);
+	/* ... metadata too, and mapped forms of both ... */
+	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_int_equal(addr_parse("::ffff:169.254.169.254", 22, &a), 0);
+	assert_false(policy_check_addr(p, &a, &d));
+	decision_clear(&d);
+	/* ... unless allow_cidrs covers it, keeping the name's rule ... */
+	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_int_equal(addr_parse("127.0.0.9", 9, &a), 0);
+	assert_true(policy_check_addr(p, &a, &d));
+	assert_string_equal(d.d_rule->pi_text, "github.com");
+	assert_string_equal(d.d_cidr->pi_text, "127.0.0.0/8");
+	decision_clear(&d);
+	/* ... a public address passes ... */
+	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_int_equal(addr_parse("140.82.112.3", 12, &a), 0);
+	assert_true(policy_check_addr(p, &a, &d));
+	assert_int_equal(d.d_why, WHY_ALLOW_RULE);
+	decision_clear(&d);
+	/* ... and a denied literal refuses names that resolve to it. */
+	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_int_equal(addr_parse("203.0.113.9", 11, &a), 0);
+	assert_false(policy_check_addr(p, &a, &d));
+	assert_int_equal(d.d_why, WHY_DENY_RULE);
+	decision_clear(&d);
+	policy_free(p);
+}
+
+static void
+test_modes(void **state)
+{
+	struct policy	*p;
+
+	(void)state;
+	p = load("{\"version\": 1, \"network\": {\"mode\": \"none\", "
+	    "\"allow\": [\"a.test\"]}}");
+	expect(p, "a.test", 0, 443, false, WHY_MODE_NONE, NULL);
+	policy_free(p);
+	p = load("{\"version\": 1, \"network\": {\"mode\": \"host\"}}");
+	expect(p, "a.test", 0, 443, true, WHY_MODE_HOST, NULL);
+	policy_free(p);
+	/* An empty allowlist refuses everything. */
+	p = load("{\"version\": 1, \"network\": {\"allow\": []}}");
+	expect(p, "a.test", 0, 443, false, WHY_NO_RULE, NULL);
+	policy_free(p);
+}
+
+static void
+test_describe(void **state)
+{
+	struct policy	*p = load(policy_text);
+	struct decision	 d;
+	char		*s;
+
+	(void)state;
+	policy_decide(p, "evil.test", 9, 443, &d);
+	s = decision_describe(&d);
+	assert_string_equal(s, "deny evil.test:443: no network.allow entry "
+	    "matches (default deny)");
+	free(s);
+	s = decision_hint(&d);
+	assert_string_equal(s, "add \"evil.test\" to network.allow, or pass "
+	    "--allow-domain evil.test");
+	free(s);
+	decision_clear(&d);
+
+	policy_decide(p, "evil.test", 9, 8443, &d);
+	s = decision_hint(&d);
+	assert_contains(s, "\"evil.test:8443\"");
+	free(s);
+	decision_clear(&d);
+
+	policy_decide(p, "gist.github.com", 15, 443, &d);
+	s = decision_describe(&d);
+	assert_string_equal(s, "deny gist.github.com:443: by network.deny "
+	    "\"gist.github.com\" (from t.json: network.deny[0])");
+	free(s);
+	decision_clear(&d);
+
+	policy_decide(p, "::1", 3, 443, &d);
+	s = decision_hint(&d);
+	assert_contains(s, "\"[::1]\"");
+	free(s);
+	decision_clear(&d);
+
+	policy_decide(p, "10.1.2.3", 8, 443, &d);
+	s = decision_describe(&d);
+	assert_contains(s, "deny 10.1.2.3:443: private (RFC 1918) address");
+	free(s);
+	s = decision_hint(&d);
+	assert_contains(s, "--allow-cidr 10.1.2.3/32");
+	free(s);
+	decision_clear(&d);
+	policy_free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_bad_names),
+		cmocka_unit_test(test_literals),
+		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_describe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,276 @@
+/*
+ * test_policy_merge.c: layering, and that the workspace layer can only
+ * take away.
+ */
+#include "unit.h"
+
+#include "policy.h"
+
+static struct policy_ctx	 ctx = {
+	.pc_workspace = "/w",
+	.pc_home = "/h",
+};
+
+static struct policy *
+load_as(const char *text, bool untrusted)
+{
+	struct policy_ctx	 c = ctx;
+	struct policy		*p;
+	char			*cause;
+
+	c.pc_untrusted = untrusted;
+	if ((p = policy_load_buffer(text, strlen(text),
+	    untrusted ? ".cordon/policy.json" : "t.json", &c, &cause)) == NULL)
+		fail_msg("%s", cause);
+	return p;
+}
+
+static bool
+allows(const struct policy *p, const char *host, int port)
+{
+	struct decision	 d;
+	bool		 ok;
+
+	ok = policy_decide(p, host, strlen(host), port, &d);
+	decision_clear(&d);
+	return ok;
+}
+
+static const char *trusted_text =
+    "{\"version\": 1, \"network\": {\"mode\": \"proxy\","
+    " \"allow\": [\"github.com\", \"*.github.com\", \"*.npmjs.org\","
+    " \"api.test:*\", \"pypi.org\", \"127.0.0.1:8080\"],"
+    " \"deny\": [\"gist.github.com\"], \"allow_cidrs\": [\"10.0.0.0/8\"],"
+    " \"unix_sockets\": \"deny\"},"
+    " \"filesystem\": {\"write\": [\".\", \"/var/cache/x\"],"
+    " \"read_only\": [\".git\"]},"
+    " \"env\": {\"pass\": [\"PATH\", \"LC_*\", \"HOME\"],"
+    " \"set\": {\"A\": \"1\"}}}";
+
+static void
+test_trusted_layers(void **state)
+{
+	struct policy	*p = policy_new(), *l1, *l2;
+
+	(void)state;
+	l1 = load_as(trusted_text, false);
+	l2 = load_as("{\"version\": 1, \"network\": {\"mode\": \"none\","
+	    " \"allow\": [\"extra.test\"]}, \"env\": {\"set\": {\"A\": \"2\","
+	    " \"B\": \"3\"}}}", false);
+	policy_merge(p, l1);
+	policy_merge(p, l2);
+	assert_int_equal(p->p_mode.ps_value, NET_NONE);	/* later wins */
+	assert_string_equal(p->p_mode.ps_from, "t.json: network.mode");
+	assert_int_equal(p->p_allow.pl_n, 7);		/* lists grow */
+	assert_int_equal(p->p_env_set.pl_n, 2);
+	assert_string_equal(p->p_env_set.pl_v[0].pi_value, "2");
+	policy_free(l1);
+	policy_free(l2);
+	policy_free(p);
+}
+
+/* The merged policy of trusted_text narrowed by ws_text. */
+static struct policy *
+narrowed(const char *ws_text)
+{
+	struct policy	*p = policy_new(), *t, *ws;
+
+	t = load_as(trusted_text, false);
+	ws = load_as(ws_text, true);
+	policy_merge(p, t);
+	policy_narrow(p, ws);
+	policy_free(t);
+	policy_free(ws);
+	return p;
+}
+
+static void
+test_workspace_cannot_widen(void **state)
+{
+	struct policy	*trusted, *p;
+	static const char *hosts[] = {
+		"github.com", "api.github.com", "gist.github.com",
+		"registry.npmjs.org", "npmjs.org", "api.test", "pypi.org",
+		"evil.test", "127.0.0.1", "10.0.0.1", "x.y.github.com",
+	};
+	static const int ports[] = { 80, 443, 22, 8080, 8443 };
+	size_t		 i, j;
+
+	(void)state;
+	trusted = load_as(trusted_text, false);
+	p = narrowed("{\"version\": 1, \"network\": {\"mode\": \"host\","
+	    " \"allow\": [\"api.github.com\", \"*.github.com:8443\","
+	    " \"registry.npmjs.org:443\", \"evil.test\", \"*.test:*\","
+	    " \"gist.github.com\", \"127.0.0.1:*\", \"10.0.0.1:*\"],"
+	    " \"allow_cidrs\": [\"0.0.0.0/0\", \"10.1.0.0/16\"],"
+	    " \"unix_sockets\": \"allow\"},"
+	    " \"filesystem\": {\"write\": [\"/\", \"sub\"],"
+	    " \"read_only\": [\"docs\"], \"deny\": [\"secrets\"]},"
+	    " \"env\": {\"pass\": [\"LC_*\", \"PATH\", \"SECRET_TOKEN\"]}}");
+	/* Never allowed when the trusted layers refuse. */
+	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++)
+		for (j = 0; j < sizeof(ports) / sizeof(ports[0]); j++)
+			if (allows(p, hosts[i], ports[j]) &&
+			    !allows(trusted, hosts[i], ports[j]))
+				fail_msg("workspace widened %s:%d", hosts[i],
+				    ports[j]);
+	/* What the intersection keeps. */
+	assert_true(allows(p, "api.github.com", 443));
+	assert_false(allows(p, "github.com", 443));
+	assert_true(allows(p, "x.github.com", 8443) == false);
+	assert_true(allows(p, "registry.npmjs.org", 443));
+	assert_false(allows(p, "registry.npmjs.org", 80));
+	assert_true(allows(p, "api.test", 22));
+	assert_false(allows(p, "evil.test", 443));
+	assert_false(allows(p, "gist.github.com", 443));
+	assert_true(allows(p, "127.0.0.1", 8080) == false);	/* no cidr */
+	/* Single values only move toward the stricter. */
+	assert_int_equal(p->p_mode.ps_value, NET_PROXY);
+	assert_int_equal(p->p_unix.ps_value, UNIX_DENY);
+	/* allow_cidrs intersect: 0.0.0.0/0 keeps 10.0.0.0/8, no more. */
+	assert_int_equal(p->p_cidrs.pl_n, 2);
+	assert_string_equal(p->p_cidrs.pl_v[0].pi_text, "10.0.0.0/8");
+	assert_string_equal(p->p_cidrs.pl_v[1].pi_text, "10.1.0.0/16");
+	/* Write roots shrink: "/" meets "." and /var/cache/x, "sub" is in ".". */
+	assert_int_equal(p->p_write.pl_n, 3);
+	assert_string_equal(p->p_write.pl_v[0].pi_text, "/w");
+	assert_string_equal(p->p_write.pl_v[1].pi_text, "/w/sub");
+	assert_string_equal(p->p_write.pl_v[2].pi_text, "/var/cache/x");
+	/* read_only and deny grow. */
+	assert_int_equal(p->p_read_only.pl_n, 2);
+	assert_int_equal(p->p_hide.pl_n, 1);
+	/* env.pass intersects: SECRET_TOKEN was never passed. */
+	assert_int_equal(p->p_env_pass.pl_n, 2);
+	assert_string_equal(p->p_env_pass.pl_v[0].pi_text, "PATH");
+	assert_string_equal(p->p_env_pass.pl_v[1].pi_text, "LC_*");
+	/* Origins name both layers. */
+	assert_contains(p->p_allow.pl_v[0].pi_from, "narrowed by "
+	    ".cordon/policy.json");
+	policy_free(p);
+	policy_free(trusted);
+}
+
+static void
+test_workspace_narrows(void **state)
+{
+	struct policy	*p;
+
+	(void)state;
+	/* Without an allow key, the allowlist is untouched. */
+	p = narrowed("{\"version\": 1, \"network\": {\"deny\": "
+	    "[\"api.github.com\"], \"mode\": \"none\"}}");
+	assert_int_equal(p->p_allow.pl_n, 6);
+	assert_int_equal(p->p_deny.pl_n, 2);
+	assert_int_equal(p->p_mode.ps_value, NET_NONE);
+	assert_false(allows(p, "github.com", 443));
+	policy_free(p);
+	/* An empty allow list empties it. */
+	p = narrowed("{\"version\": 1, \"network\": {\"allow\": []}}");
+	assert_int_equal(p->p_allow.pl_n, 0);
+	assert_false(allows(p, "github.com", 443));
+	policy_free(p);
+	/* Disjoint write roots leave nothing writable. */
+	p = narrowed("{\"version\": 1, \"filesystem\": {\"write\": "
+	    "[\"/elsewhere\"]}, \"env\": {\"pass\": [\"LC_ALL\", \"TERM\"]}}");
+	assert_int_equal(p->p_write.pl_n, 0);
+	assert_int_equal(p->p_env_pass.pl_n, 1);
+	assert_string_equal(p->p_env_pass.pl_v[0].pi_text, "LC_ALL");
+	policy_free(p);
+}
+
+static void
+test_pattern_intersect(void **state)
+{
+	static const struct {
+		const char	*a, *b, *want;	/* want NULL: empty */
+	} cases[] = {
+		{ "github.com", "github.com", "github.com" },
+		{ "github.com", "*.github.com", NULL },
+		{ "api.github.com", "*.github.com", "api.github.com" },
+		{ "*.github.com", "api.github.com", "api.github.com" },
+		{ "*.a.test", "*.test", "*.a.test" },
+		{ "*.test", "*.a.test", "*.a.test" },
+		{ "*.a.test", "*.b.test", NULL },
+		{ "a.test", "a.test:443", "a.test:443" },
+		{ "a.test", "a.test:8443", NULL },
+		{ "a.test:*", "a.test:8443", "a.test:8443" },
+		{ "a.test:*", "a.test", "a.test" },
+		{ "a.test:*", "a.test:*", "a.test:*" },
+		{ "10.0.0.1", "10.0.0.1:443", "10.0.0.1:443" },
+		{ "10.0.0.1", "*.test", NULL },
+		{ "[::1]:*", "[::1]:80", "[::1]:80" },
+	};
+	struct pitem	 a, b, out;
+	char		*cause;
+	size_t		 i;
+	bool		 got;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		assert_int_equal(policy_parse_pattern(cases[i].a, &a, &cause),
+		    0);
+		assert_int_equal(policy_parse_pattern(cases[i].b, &b, &cause),
+		    0);
+		a.pi_from = strdup("A");
+		b.pi_from = strdup("B");
+		got = pattern_intersect(&a, &b, &out);
+		if (cases[i].want == NULL && got)
+			fail_msg("%s ^ %s = %s", cases[i].a, cases[i].b,
+			    out.pi_text);
+		if (cases[i].want != NULL) {
+			if (!got)
+				fail_msg("%s ^ %s is empty", cases[i].a,
+				    cases[i].b);
+			assert_string_equal(out.pi_text, cases[i].want);
+			assert_string_equal(out.pi_from, "A, narrowed by B");
+		}
+		if (got)
+			pitem_clear(&out);
+		pitem_clear(&a);
+		pitem_clear(&b);
+	}
+}
+
+static void
+test_show_roundtrip(void **state)
+{
+	struct policy	*p, *back;
+	json_t		*j1, *j2;
+	char		*s1, *s2, *cause;
+
+	(void)state;
+	p = narrowed("{\"version\": 1, \"network\": {\"allow\": "
+	    "[\"*.github.com\"]}}");
+	j1 = policy_to_json(p, true);
+	s1 = json_dumps(j1, JSON_INDENT(2));
+	if ((back = policy_load_buffer(s1, strlen(s1), "shown.json", &ctx,
+	    &cause)) == NULL)
+		fail_msg("%s", cause);
+	j2 = policy_to_json(back, true);
+	s2 = json_dumps(j2, JSON_INDENT(2));
+	assert_string_equal(s1, s2);
+	assert_contains(s1, "\"from\": \"t.json: network.allow[1], narrowed "
+	    "by .cordon/policy.json: network.allow[0]\"");
+	free(s1);
+	free(s2);
+	json_decref(j1);
+	json_decref(j2);
+	policy_free(back);
+	policy_free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_trusted_layers),
+		cmocka_unit_test(test_workspace_cannot_widen),
+		cmocka_unit_test(test_workspace_narrows),
+		cmocka_unit_test(test_pattern_intersect),
+		cmocka_unit_test(test_show_roundtrip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
