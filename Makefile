@@ -103,7 +103,7 @@ sanitize: deps
 
 # libFuzzer targets, each run for FUZZ_SECONDS from its seed corpus.
 FUZZ_SECONDS	?= 30
-FUZZ_FLAGS	 = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
 		   -Ilib -Ipolicies $(PKG_CFLAGS)
 fuzz: deps deps-fuzz $(BUILD)/policies/default_json.o
 	@mkdir -p build-fuzz

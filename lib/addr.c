@@ -205,7 +205,7 @@ static const struct special {
 	{ "10.0.0.0/8", "private (RFC 1918)", -1 },
 	{ "100.64.0.0/10", "shared address space, CGNAT (RFC 6598)", -1 },
 	{ "127.0.0.0/8", "loopback", -1 },
-	{ "169.254.0.0/16", "link-local, incl. cloud metadata", -1 },
+	{ "169.254.0.0/16", "link-local (incl. cloud metadata)", -1 },
 	{ "172.16.0.0/12", "private (RFC 1918)", -1 },
 	{ "192.0.0.0/24", "IETF protocol assignments", -1 },
 	{ "192.0.2.0/24", "documentation (TEST-NET-1)", -1 },

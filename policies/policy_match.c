@@ -220,7 +220,7 @@ decision_describe(const struct decision *d)
 		    "(default deny)", target);
 		break;
 	case WHY_SPECIAL_ADDR:
-		xasprintf(&out, "deny %s: %s address, not in "
+		xasprintf(&out, "deny %s: the address is %s, and not in "
 		    "network.allow_cidrs", target, d->d_special);
 		break;
 	case WHY_DENY_RULE:
@@ -229,7 +229,7 @@ decision_describe(const struct decision *d)
 		xasprintf(&out, "%s %s: by %s \"%s\" (from %s)", verdict,
 		    target, d->d_key, d->d_rule->pi_text, d->d_rule->pi_from);
 		if (d->d_cidr != NULL) {
-			xasprintf(&tmp, "%s; %s address, in "
+			xasprintf(&tmp, "%s; the address is %s, allowed by "
 			    "network.allow_cidrs \"%s\" (from %s)", out,
 			    d->d_special, d->d_cidr->pi_text,
 			    d->d_cidr->pi_from);

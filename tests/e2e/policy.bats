@@ -111,7 +111,7 @@ setup() {
 	# Listed but loopback, without allow_cidrs: refused, with the fix.
 	run "$CORDON" policy explain --allow-domain 127.0.0.1 0x7f.1
 	[ "$status" -eq 1 ]
-	[[ "${lines[0]}" == "deny 127.0.0.1:443: loopback address, not in network.allow_cidrs" ]]
+	[[ "${lines[0]}" == "deny 127.0.0.1:443: the address is loopback, and not in network.allow_cidrs" ]]
 	[[ "${lines[1]}" == *"--allow-cidr 127.0.0.1/32" ]]
 	# Metadata by another spelling.
 	run "$CORDON" policy explain --allow-domain 169.254.169.254 169.254.43518

@@ -230,7 +230,8 @@ test_describe(void **state)
 
 	policy_decide(p, "10.1.2.3", 8, 443, &d);
 	s = decision_describe(&d);
-	assert_contains(s, "deny 10.1.2.3:443: private (RFC 1918) address");
+	assert_contains(s, "deny 10.1.2.3:443: the address is private (RFC "
+	    "1918), and not in network.allow_cidrs");
 	free(s);
 	s = decision_hint(&d);
 	assert_contains(s, "--allow-cidr 10.1.2.3/32");
