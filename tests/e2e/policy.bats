@@ -78,6 +78,18 @@ setup() {
 	[[ "$output" == *'unknown subcommand "frobnicate"'* ]]
 }
 
+@test "the shipped policies load, and the defaults refuse everything" {
+	run "$CORDON" policy check "$BATS_TEST_DIRNAME"/../../policies/*.json
+	[ "$status" -eq 0 ]
+	run "$CORDON" policy explain github.com
+	[ "$status" -eq 1 ]
+	run "$CORDON" policy show --plain
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | jq -c .network.allow)" = "[]" ]
+	[ "$(echo "$output" | jq -r .network.mode)" = proxy ]
+	[ "$(echo "$output" | jq -r '.filesystem.deny | index("'"$HOME"'/.ssh") != null')" = true ]
+}
+
 @test "explain: allowed, with the rule and the file it came from" {
 	run "$CORDON" policy explain --policy "$BATS_TEST_DIRNAME/../../policies/dev.json" github.com
 	[ "$status" -eq 0 ]
@@ -219,8 +231,10 @@ setup() {
 	mkdir -p "$uhome/.config/cordon"
 	echo '{"version": 1, "network": {"allow": ["mine.test"]}}' \
 	    >"$uhome/.config/cordon/policy.json"
+	# A copy the account can run wherever the checkout lives.
+	cp "$CORDON" "$uhome/cordon"
 	cd /
-	run as_user "$uhome" "$CORDON" policy explain mine.test
+	run as_user "$uhome" "$uhome/cordon" policy explain mine.test
 	rm -rf "$uhome"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "allow mine.test:443: "*"/.config/cordon/policy.json: network.allow[0])" ]]

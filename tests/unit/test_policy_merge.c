@@ -261,6 +261,35 @@ test_show_roundtrip(void **state)
 	policy_free(p);
 }
 
+/* The built-in defaults are policies/default.json, and mean what it says. */
+static void
+test_defaults(void **state)
+{
+	struct policy	*p;
+	char		*cause;
+	size_t		 i;
+	bool		 ssh = false, git = false;
+
+	(void)state;
+	if ((p = policy_defaults(&ctx, &cause)) == NULL)
+		fail_msg("%s", cause);
+	assert_int_equal(p->p_mode.ps_value, NET_PROXY);
+	assert_int_equal(p->p_unix.ps_value, UNIX_DENY);
+	assert_int_equal(p->p_allow.pl_n, 0);		/* refuses everything */
+	assert_false(allows(p, "github.com", 443));
+	assert_int_equal(p->p_write.pl_n, 1);
+	assert_string_equal(p->p_write.pl_v[0].pi_text, "/w");
+	for (i = 0; i < p->p_read_only.pl_n; i++)
+		git |= strcmp(p->p_read_only.pl_v[i].pi_text, "/w/.git") == 0;
+	for (i = 0; i < p->p_hide.pl_n; i++)
+		ssh |= strcmp(p->p_hide.pl_v[i].pi_text, "/h/.ssh") == 0;
+	assert_true(git);
+	assert_true(ssh);
+	assert_string_equal(p->p_mode.ps_from, "built-in defaults: "
+	    "network.mode");
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -270,6 +299,7 @@ main(void)
 		cmocka_unit_test(test_workspace_narrows),
 		cmocka_unit_test(test_pattern_intersect),
 		cmocka_unit_test(test_show_roundtrip),
+		cmocka_unit_test(test_defaults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
