@@ -56,6 +56,9 @@ $(BIN): $(CORE_OBJS) $(CMD_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
 
+# Packages first, even under make -j.
+$(CORE_OBJS) $(CMD_OBJS): | deps
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

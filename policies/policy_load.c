@@ -636,23 +636,31 @@ json_type_name(const json_t *v)
 static void	load_object(struct loader *, json_t *, const struct key *,
 		    const char *);
 
+/* Says whether v has the type wanted, reporting it when not. */
+static bool
+load_expect(struct loader *l, const json_t *v, json_type type,
+    const char *path, const char *what)
+{
+	char	*msg;
+
+	if (json_typeof(v) == type)
+		return true;
+	xasprintf(&msg, "expected %s, found %s", what, json_type_name(v));
+	load_error(l, path, NULL, msg);
+	free(msg);
+	return false;
+}
+
 /* Checks that v is a string (after unwrapping) and hands it to k. */
 static void
 load_string(struct loader *l, const struct key *k, json_t *v,
     const char *path, const char *name)
 {
 	const char	*from;
-	char		*msg;
 
-	if ((v = load_unwrap(l, v, path, &from)) == NULL)
+	if ((v = load_unwrap(l, v, path, &from)) == NULL ||
+	    !load_expect(l, v, JSON_STRING, path, "a string"))
 		return;
-	if (!json_is_string(v)) {
-		xasprintf(&msg, "expected a string, found %s",
-		    json_type_name(v));
-		load_error(l, path, NULL, msg);
-		free(msg);
-		return;
-	}
 	if (name != NULL)
 		k->k_fn(l, k, path, from, name, json_string_value(v));
 	else
@@ -665,19 +673,13 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 {
 	json_t		*elem;
 	const char	*name;
-	char		*sub, *msg;
+	char		*sub;
 	size_t		 i;
 
 	switch (k->k_kind) {
 	case KEY_SECTION:
-		if (!json_is_object(v)) {
-			xasprintf(&msg, "expected an object, found %s",
-			    json_type_name(v));
-			load_error(l, path, NULL, msg);
-			free(msg);
-			return;
-		}
-		load_object(l, v, k->k_table, path);
+		if (load_expect(l, v, JSON_OBJECT, path, "an object"))
+			load_object(l, v, k->k_table, path);
 		return;
 	case KEY_VERSION:
 		if (!json_is_integer(v) ||
@@ -689,13 +691,9 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 		load_string(l, k, v, path, NULL);
 		return;
 	case KEY_LIST:
-		if (!json_is_array(v)) {
-			xasprintf(&msg, "expected an array of strings, found "
-			    "%s", json_type_name(v));
-			load_error(l, path, NULL, msg);
-			free(msg);
+		if (!load_expect(l, v, JSON_ARRAY, path,
+		    "an array of strings"))
 			return;
-		}
 		((struct plist *)policy_field(l, k))->pl_set = true;
 		json_array_foreach(v, i, elem) {
 			xasprintf(&sub, "%s[%zu]", path, i);
@@ -704,13 +702,9 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 		}
 		return;
 	case KEY_MAP:
-		if (!json_is_object(v)) {
-			xasprintf(&msg, "expected an object of strings, found "
-			    "%s", json_type_name(v));
-			load_error(l, path, NULL, msg);
-			free(msg);
+		if (!load_expect(l, v, JSON_OBJECT, path,
+		    "an object of strings"))
 			return;
-		}
 		((struct plist *)policy_field(l, k))->pl_set = true;
 		json_object_foreach(v, name, elem) {
 			xasprintf(&sub, "%s.%s", path, name);
