@@ -14,20 +14,14 @@
 # it is checked with the limits of the workspace layer, and then merged
 # over the built-in defaults with --workspace DIR.
 
+load helpers
+
 MIN_EXAMPLES=4
 
 setup() {
+	cordon_setup
 	REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 	MANPAGE="$REPO/docs/cordon-policy.5"
-	if [ -z "${CORDON:-}" ] || [ ! -x "$CORDON" ]; then
-		echo "set CORDON to the cordon binary (CORDON=\$PWD/cordon)" >&2
-		return 1
-	fi
-	# Read no policy of this host: no system policy, an empty home.
-	export CORDON_SYSTEM_POLICY=
-	export HOME="$BATS_TEST_TMPDIR/home"
-	export XDG_CONFIG_HOME="$BATS_TEST_TMPDIR/config"
-	mkdir -p "$HOME" "$XDG_CONFIG_HOME"
 }
 
 # extract_examples MANPAGE DIR: writes each literal block of the EXAMPLES
