@@ -99,28 +99,82 @@ str_has_prefix(const char *s, const char *prefix)
 }
 
 /*
- * Reads a whole regular file of at most max bytes; nofollow refuses a
- * symbolic link as the last component (for files an untrusted workspace
- * names).  Returns the contents, NUL-terminated (caller frees), and the
- * length in *lenp; or NULL with *cause set (caller frees).
+ * Opens path for reading, without following any symbolic link below the
+ * folder `beneath`, which path must start with (and without "..").
+ * This is how files an untrusted workspace names are opened: a cloned
+ * repository can hold links (".cordon/lists -> ~/.ssh") that would
+ * otherwise make cordon read and print the user's own files.  Returns
+ * the descriptor, or -1 with *cause set (caller frees).
+ */
+static int
+open_beneath(const char *path, const char *beneath, char **cause)
+{
+	size_t	 n = strcmp(beneath, "/") == 0 ? 0 : strlen(beneath);
+	char	*rel, *seg, *save, *next;
+	int	 fd, nfd;
+
+	if (strncmp(path, beneath, n) != 0 || path[n] != '/') {
+		xasprintf(cause, "%s is outside %s, where a workspace "
+		    "policy may read", path, beneath);
+		return -1;
+	}
+	if ((fd = open(beneath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		xasprintf(cause, "%s: %s", beneath, strerror(errno));
+		return -1;
+	}
+	rel = xstrdup(path + n + 1);
+	for (seg = strtok_r(rel, "/", &save); seg != NULL; seg = next) {
+		next = strtok_r(NULL, "/", &save);
+		if (strcmp(seg, "..") == 0) {
+			xasprintf(cause, "%s: \"..\" is refused here", path);
+			goto fail;
+		}
+		nfd = openat(fd, seg, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+		    O_NOCTTY | (next != NULL ? O_DIRECTORY : 0));
+		if (nfd == -1) {
+			if (errno == ELOOP || (errno == ENOTDIR && next != NULL))
+				xasprintf(cause, "%s: \"%s\" is a symbolic link "
+				    "or not a folder, and links are not "
+				    "followed here", path, seg);
+			else
+				xasprintf(cause, "%s: %s", path,
+				    strerror(errno));
+			goto fail;
+		}
+		close(fd);
+		fd = nfd;
+	}
+	free(rel);
+	return fd;
+fail:
+	free(rel);
+	close(fd);
+	return -1;
+}
+
+/*
+ * Reads a whole regular file of at most max bytes.  When beneath is not
+ * NULL, path must lie below that folder and is opened without following
+ * links (see open_beneath).  Returns the contents, NUL-terminated (caller
+ * frees), and the length in *lenp; or NULL with *cause set (caller frees).
  */
 char *
-file_read(const char *path, size_t max, bool nofollow, size_t *lenp,
+file_read(const char *path, size_t max, const char *beneath, size_t *lenp,
     char **cause)
 {
 	struct stat	 st;
 	char		*buf = NULL;
 	size_t		 len = 0;
 	ssize_t		 n;
-	int		 fd, flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+	int		 fd;
 
 	*cause = NULL;
-	if (nofollow)
-		flags |= O_NOFOLLOW;
-	if ((fd = open(path, flags)) == -1) {
+	if (beneath != NULL)
+		fd = open_beneath(path, beneath, cause);
+	else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
 		xasprintf(cause, "%s: %s", path, strerror(errno));
+	if (fd == -1)
 		return NULL;
-	}
 	if (fstat(fd, &st) == -1) {
 		xasprintf(cause, "%s: %s", path, strerror(errno));
 		goto fail;

@@ -27,6 +27,6 @@ void	 errlist_free(struct errlist *);
 char	*str_escape(const char *, size_t);
 bool	 str_has_prefix(const char *, const char *);
 
-char	*file_read(const char *, size_t, bool, size_t *, char **);
+char	*file_read(const char *, size_t, const char *, size_t *, char **);
 
 #endif

@@ -165,6 +165,7 @@ struct decision {
 	const struct pitem	*d_cidr;	/* the allow_cidrs entry used */
 	const char		*d_key;		/* "network.allow", ... */
 	const char		*d_special;	/* the special range's name */
+	const char		*d_mode_from;	/* WHY_MODE_*: where mode was set */
 	struct host		 d_host;
 	int			 d_port;
 	char			*d_cause;	/* WHY_BAD_NAME */

@@ -24,11 +24,13 @@ policy_usage(FILE *f)
 	fprintf(f,
 	    "usage: cordon policy check FILE...\n"
 	    "       cordon policy explain [LAYER OPTIONS] HOST[:PORT]\n"
-	    "       cordon policy show [LAYER OPTIONS] [--only] [--plain]\n"
+	    "       cordon policy show [LAYER OPTIONS] [--plain]\n"
 	    "layer options, applied in order after the system and user "
 	    "policies:\n"
 	    "  --policy FILE  --allow-domain PATTERN  --deny-domain PATTERN\n"
-	    "  --allow-cidr CIDR  --workspace DIR\n");
+	    "  --allow-cidr CIDR  --workspace DIR  --only (no built-in, "
+	    "system,\n"
+	    "  user or workspace layer)\n");
 }
 
 /* Prints each line of a multi-line cause as a message. */
@@ -46,15 +48,18 @@ print_cause(const char *cause)
 }
 
 /*
- * `policy check FILE...`: loads each file as one layer.  A file named
- * .cordon/policy.json is checked as a workspace layer, with its limits.
+ * `policy check FILE...`: loads each file as one layer.  A file at
+ * DIR/.cordon/policy.json is checked as the workspace layer of DIR, with
+ * the limits that layer has.
  */
 static int
 policy_check(int argc, char **argv)
 {
-	struct policy_ctx	 ctx;
+	static const char	 wsfile[] = "/.cordon/policy.json";
+	struct policy_ctx	 ctx, fctx;
 	struct policy		*p;
-	char			*cause;
+	struct pitem		 abs = { 0 };
+	char			*cause, *ws = NULL;
 	size_t			 n;
 	int			 i, rc = EXIT_ALLOW;
 
@@ -68,18 +73,35 @@ policy_check(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	for (i = 1; i < argc; i++) {
-		n = strlen(argv[i]);
-		ctx.pc_untrusted = n >= 19 &&
-		    strcmp(argv[i] + n - 19, ".cordon/policy.json") == 0;
-		if ((p = policy_load_file(argv[i], &ctx, &cause)) == NULL) {
+		fctx = ctx;
+		if (policy_parse_path(argv[i], &ctx, &abs, &cause) == -1) {
+			log_warnx("%s: %s", argv[i], cause);
+			free(cause);
+			rc = EXIT_DENY;
+			continue;
+		}
+		n = strlen(abs.pi_text);
+		if (n >= sizeof(wsfile) - 1 && strcmp(abs.pi_text + n -
+		    (sizeof(wsfile) - 1), wsfile) == 0) {
+			ws = xstrndup(abs.pi_text, n - (sizeof(wsfile) - 1));
+			fctx.pc_workspace = *ws != '\0' ? ws : "/";
+			fctx.pc_untrusted = true;
+		}
+		p = policy_load_file(fctx.pc_untrusted ? abs.pi_text : argv[i],
+		    &fctx, &cause);
+		free(ws);
+		ws = NULL;
+		if (p == NULL) {
 			print_cause(cause);
 			free(cause);
 			rc = EXIT_DENY;
 			continue;
 		}
-		printf("%s: ok\n", argv[i]);
+		printf("%s: ok%s\n", argv[i], fctx.pc_untrusted ?
+		    " (as a workspace layer)" : "");
 		policy_free(p);
 	}
+	pitem_clear(&abs);
 	policy_ctx_clear(&ctx);
 	return rc;
 }
@@ -234,7 +256,7 @@ policy_explain(int argc, char **argv)
 		free(pl.pl_args);
 		return EXIT_ERROR;
 	}
-	if (argc - first != 1) {
+	if (argc - first != 1 || plain) {
 		policy_usage(stderr);
 		free(pl.pl_args);
 		return EXIT_ERROR;

@@ -95,7 +95,8 @@ policy_list_load(const char *path, struct plist *pl,
 	size_t	 len;
 	int	 rc;
 
-	if ((buf = file_read(path, POLICY_MAX_FILE, ctx->pc_untrusted, &len,
+	if ((buf = file_read(path, POLICY_MAX_FILE,
+	    ctx->pc_untrusted ? ctx->pc_workspace : NULL, &len,
 	    cause)) == NULL)
 		return -1;
 	rc = policy_list_buffer(buf, len, path, pl, cause);

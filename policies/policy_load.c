@@ -467,8 +467,8 @@ key_list_file(struct loader *l, const struct key *k, const char *path,
 
 	(void)from;
 	(void)value;
-	if (l->l_ctx->pc_untrusted &&
-	    (text[0] == '/' || text[0] == '~' || strstr(text, "..") != NULL)) {
+	/* Below .cordon/, without "..", and no links (file_read). */
+	if (l->l_ctx->pc_untrusted && (text[0] == '/' || text[0] == '~')) {
 		load_error(l, path, text, "a workspace policy may only name "
 		    "list files inside its own folder");
 		return;
@@ -594,7 +594,8 @@ key_env_set(struct loader *l, const struct key *k, const char *path,
 static json_t *
 load_unwrap(struct loader *l, json_t *v, const char *path, const char **from)
 {
-	json_t	*value, *origin;
+	json_t		*value, *origin;
+	const char	*p;
 
 	*from = NULL;
 	if (!json_is_object(v) || json_object_get(v, "value") == NULL)
@@ -607,8 +608,22 @@ load_unwrap(struct loader *l, json_t *v, const char *path, const char **from)
 		    "\"value\" and a \"from\" string");
 		return NULL;
 	}
-	if (origin != NULL)
-		*from = json_string_value(origin);
+	if (origin == NULL)
+		return value;
+	/* An origin is printed as it is: it may not fake lines or colours. */
+	if (l->l_ctx->pc_untrusted) {
+		load_error(l, path, NULL, "a workspace policy may not annotate "
+		    "where a value came from");
+		return NULL;
+	}
+	for (p = json_string_value(origin); *p != '\0'; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			load_error(l, path, NULL, "a \"from\" text may not "
+			    "hold control characters");
+			return NULL;
+		}
+	}
+	*from = json_string_value(origin);
 	return value;
 }
 
@@ -808,7 +823,8 @@ policy_load_file(const char *path, const struct policy_ctx *ctx,
 	char			*buf, *dir, *tmp, cwd[PATH_MAX];
 	size_t			 len;
 
-	if ((buf = file_read(path, POLICY_MAX_FILE, ctx->pc_untrusted, &len,
+	if ((buf = file_read(path, POLICY_MAX_FILE,
+	    ctx->pc_untrusted ? ctx->pc_workspace : NULL, &len,
 	    cause)) == NULL)
 		return NULL;
 	/* The folder of the file, made absolute, for relative list files. */

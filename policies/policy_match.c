@@ -100,6 +100,7 @@ policy_decide(const struct policy *p, const char *host, size_t len, int port,
 		d->d_why = WHY_BAD_PORT;
 		return false;
 	}
+	d->d_mode_from = p->p_mode.ps_from;
 	if (p->p_mode.ps_set && p->p_mode.ps_value == NET_NONE) {
 		d->d_why = WHY_MODE_NONE;
 		return false;
@@ -209,11 +210,12 @@ decision_describe(const struct decision *d)
 		    d->d_port);
 		break;
 	case WHY_MODE_NONE:
-		xasprintf(&out, "deny %s: network.mode is \"none\"", target);
+		xasprintf(&out, "deny %s: network.mode is \"none\" (from %s)",
+		    target, d->d_mode_from);
 		break;
 	case WHY_MODE_HOST:
-		xasprintf(&out, "allow %s: network.mode is \"host\" (no "
-		    "filtering)", target);
+		xasprintf(&out, "allow %s: network.mode is \"host\", no "
+		    "filtering (from %s)", target, d->d_mode_from);
 		break;
 	case WHY_NO_RULE:
 		xasprintf(&out, "deny %s: no network.allow entry matches "
@@ -262,8 +264,16 @@ decision_hint(const struct decision *d)
 
 	switch (d->d_why) {
 	case WHY_NO_RULE:
-		xasprintf(&out, "add \"%s\" to network.allow, or pass "
-		    "--allow-domain %s", pattern, pattern);
+		if (d->d_host.h_kind == HOST_ADDR &&
+		    addr_special(&d->d_host.h_addr) != NULL)
+			xasprintf(&out, "add \"%s\" to network.allow and "
+			    "\"%s/%d\" to network.allow_cidrs, or pass "
+			    "--allow-domain %s --allow-cidr %s/%d", pattern,
+			    d->d_host.h_name, v6 ? 128 : 32, pattern,
+			    d->d_host.h_name, v6 ? 128 : 32);
+		else
+			xasprintf(&out, "add \"%s\" to network.allow, or pass "
+			    "--allow-domain %s", pattern, pattern);
 		break;
 	case WHY_DENY_RULE:
 		xasprintf(&out, "\"%s\" is refused on purpose by %s; remove "
@@ -279,13 +289,13 @@ decision_hint(const struct decision *d)
 		    "ADDRESS", v6 ? 128 : 32);
 		break;
 	case WHY_MODE_NONE:
-		xasprintf(&out, "set network.mode to \"proxy\" to allow "
-		    "listed hosts");
+		xasprintf(&out, "network.mode \"none\" refuses every "
+		    "connection; change it to \"proxy\" where it is set (%s)",
+		    d->d_mode_from);
 		break;
 	case WHY_BAD_NAME:
-		xasprintf(&out, "names are refused before any lookup when "
-		    "they hold bytes outside letters, digits, '-', '_' and "
-		    "'.'");
+		xasprintf(&out, "no rule can allow a malformed name: it is "
+		    "refused before any rule or lookup");
 		break;
 	default:
 		break;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "policy.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -320,8 +321,11 @@ policy_merge_optional(struct policy *p, const char *path,
 	struct stat	 st;
 	char		*why;
 
-	if (lstat(path, &st) == -1 && errno == ENOENT)
+	if (lstat(path, &st) == -1 && errno == ENOENT) {
+		log_debug("%s: no %s", __func__, path);
 		return;
+	}
+	log_info("policy: reading %s", path);
 	if ((layer = policy_load_file(path, ctx, &why)) == NULL) {
 		errlist_add(errors, "%s", why);
 		free(why);
@@ -384,6 +388,7 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 		flag = pl->pl_args[i];
 		arg = pl->pl_args[i + 1];
 		if (strcmp(flag, "--policy") == 0) {
+			log_info("policy: reading %s", arg);
 			if ((layer = policy_load_file(arg, &ctx, &why)) ==
 			    NULL) {
 				errlist_add(&errors, "%s", why);
@@ -408,10 +413,14 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	if (!pl->pl_only) {
 		xasprintf(&path, "%s/%s", ctx.pc_workspace, WORKSPACE_POLICY);
 		ctx.pc_untrusted = true;
-		if (lstat(path, &st) == -1 && errno == ENOENT)
-			;
-		else if ((layer = policy_load_file(path, &ctx, &why)) ==
-		    NULL) {
+		if (lstat(path, &st) == -1 && errno == ENOENT) {
+			log_debug("%s: no %s", __func__, path);
+			free(path);
+			goto out;
+		}
+		log_info("policy: reading %s (the workspace layer: it can "
+		    "only tighten)", path);
+		if ((layer = policy_load_file(path, &ctx, &why)) == NULL) {
 			errlist_add(&errors, "%s", why);
 			free(why);
 		} else {

@@ -253,6 +253,7 @@ test_list_files(void **state)
 	struct policy		*p;
 	char			 dir[] = "/tmp/cordon-unit-XXXXXX";
 	char			*list, *pol, *bad, *cause, *ws;
+	char			*link1, *link2;
 
 	(void)state;
 	if (mkdtemp(dir) == NULL)
@@ -279,27 +280,55 @@ test_list_files(void **state)
 	assert_contains(cause, "missing.txt: No such file");
 	free(cause);
 
-	/* The untrusted workspace layer may not reach outside. */
+	/* The untrusted workspace layer may not reach outside... */
 	fctx.pc_untrusted = true;
+	fctx.pc_workspace = dir;
 	free(pol);
-	pol = write_file(dir, "p.json", "{\"version\": 1, \"network\": "
-	    "{\"allow_files\": [\"../domains.txt\", \"/etc/hosts\"]},"
-	    " \"env\": {\"set\": {\"A\": \"b\"}}}");
-	assert_null(policy_load_file(pol, &fctx, &cause));
-	assert_contains(cause, "allow_files[0]: \"../domains.txt\": a "
-	    "workspace policy may only name list files inside");
-	assert_contains(cause, "allow_files[1]");
-	assert_contains(cause, "env.set.A: a workspace policy may not set");
-	free(cause);
-
-	/* ... and a symbolic link as the policy file is refused there. */
-	if (asprintf(&ws, "%s/link.json", dir) == -1 || symlink(pol, ws) == -1)
+	if (asprintf(&ws, "%s/.cordon", dir) == -1 || mkdir(ws, 0700) == -1)
 		fail();
-	assert_null(policy_load_file(ws, &fctx, &cause));
-	assert_contains(cause, "link.json");
+	pol = write_file(ws, "policy.json", "{\"version\": 1, \"network\": "
+	    "{\"allow_files\": [\"../../domains.txt\", \"/etc/hosts\"]},"
+	    " \"env\": {\"set\": {\"A\": \"b\"}},"
+	    " \"filesystem\": {\"write\": [{\"value\": \".\", \"from\": "
+	    "\"/etc/cordon/policy.json\"}]}}");
+	assert_null(policy_load_file(pol, &fctx, &cause));
+	assert_contains(cause, "allow_files[0]: \"../../domains.txt\": ");
+	assert_contains(cause, "domains.txt is outside /tmp/cordon-unit-");
+	assert_contains(cause, "allow_files[1]: \"/etc/hosts\": a workspace "
+	    "policy may only name list files inside");
+	assert_contains(cause, "env.set.A: a workspace policy may not set");
+	assert_contains(cause, "filesystem.write[0]: a workspace policy may "
+	    "not annotate");
 	free(cause);
 
-	unlink(ws);
+	/* ... through a link to a folder or a file ... */
+	free(pol);
+	pol = write_file(ws, "policy.json", "{\"version\": 1, \"network\": "
+	    "{\"deny_files\": [\"d/bad.txt\", \"f.txt\"]}}");
+	if (asprintf(&link1, "%s/d", ws) == -1 || symlink(dir, link1) == -1 ||
+	    asprintf(&link2, "%s/f.txt", ws) == -1 ||
+	    symlink(bad, link2) == -1)
+		fail();
+	assert_null(policy_load_file(pol, &fctx, &cause));
+	assert_contains(cause, "\"d\" is a symbolic link");
+	assert_contains(cause, "\"f.txt\" is a symbolic link");
+	assert_true(strstr(cause, "bad%.test") == NULL);	/* not read */
+	free(cause);
+
+	/* ... and the policy file itself may not be a link. */
+	unlink(pol);
+	if (symlink(list, pol) == -1)
+		fail();
+	assert_null(policy_load_file(pol, &fctx, &cause));
+	assert_contains(cause, "\"policy.json\" is a symbolic link");
+	free(cause);
+
+	unlink(link1);
+	unlink(link2);
+	unlink(pol);
+	rmdir(ws);
+	free(link1);
+	free(link2);
 	unlink(list);
 	unlink(bad);
 	unlink(pol);
