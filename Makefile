@@ -23,14 +23,16 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -I. $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
+		   -Ilib -Ipolicies -Ibridge -I. $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
-LIB_SRCS	 = lib/addr.c lib/host.c lib/log.c lib/util.c lib/xmalloc.c
+LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/host.c lib/log.c lib/relay.c \
+		   lib/util.c lib/xmalloc.c
 POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c
-CMD_SRCS	 = cordon.c policies/policy_cmd.c
+CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge.c \
+		   bridge/bridge_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS)) \
 		   $(BUILD)/policies/default_json.o
@@ -77,6 +79,15 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(CORE_OBJS) $(ALL_LDFLAGS) \
 	    $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
+# Test peers, built like the rest (tests/tools/*.c, one file each).
+TOOLS		 = netcheck
+TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
+
+$(BUILD)/tests/tools/%: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -pthread -o $@ $< $(ALL_LDFLAGS)
+
 # Installs what is missing, through sudo when not root; a no-op otherwise.
 deps:
 	@./mk/deps.sh $(DEB_BUILD) $(DEB_TEST)
@@ -85,8 +96,9 @@ deps-fuzz:
 	@./mk/deps.sh $(DEB_FUZZ)
 
 unit: deps $(UNIT_BINS)
-check: deps $(BIN) $(UNIT_BINS)
+check: deps $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
+	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
 
 demo: deps $(BIN)
@@ -98,10 +110,12 @@ sanitize: deps
 	    EXTRA_CFLAGS="-fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    EXTRA_LDFLAGS="-fsanitize=address,undefined" \
-	    build-san/cordon $(addprefix build-san/tests/unit/,$(UNIT_TESTS))
+	    build-san/cordon $(addprefix build-san/tests/unit/,$(UNIT_TESTS)) \
+	    $(addprefix build-san/tests/tools/,$(TOOLS))
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    CORDON=$(CURDIR)/build-san/cordon UNIT_DIR=build-san/tests/unit \
+	    TOOLS_DIR=$(CURDIR)/build-san/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
 
 # libFuzzer targets, each run for FUZZ_SECONDS from its seed corpus.

@@ -7,6 +7,7 @@
 
 #include "lib/log.h"
 #include "lib/util.h"
+#include "bridge/bridge.h"
 #include "policies/policy.h"
 
 #ifndef CORDON_VERSION
@@ -22,6 +23,8 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "policy", policy_cmd,
 	    "policy check FILE... | explain HOST[:PORT] | show" },
+	{ "bridge", bridge_cmd,
+	    "bridge --listen EP --connect EP [--max-conns N]" },
 };
 
 static void

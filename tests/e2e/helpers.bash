@@ -26,17 +26,17 @@ ensure_test_user() {
 
 # Runs a command as an unprivileged user, with HOME in a folder that user
 # owns ($1), and the rest of the environment reset.  When the tests
-# themselves run unprivileged, the command just runs.
+# themselves run unprivileged, the command just runs.  It replaces the
+# calling shell: use it with `run` or start_bg, which fork first.
 as_user() {
 	local home=$1
 	shift
 	if [ "$(id -u)" -ne 0 ]; then
-		HOME="$home" XDG_CONFIG_HOME="$home/.config" "$@"
-		return
+		HOME="$home" XDG_CONFIG_HOME="$home/.config" exec "$@"
 	fi
 	ensure_test_user
 	chown -R "$TEST_USER:" "$home"
-	setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --clear-groups \
+	exec setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --clear-groups \
 	    --inh-caps=-all --reset-env \
 	    env HOME="$home" XDG_CONFIG_HOME="$home/.config" \
 	    CORDON_SYSTEM_POLICY= "$@"
@@ -46,4 +46,92 @@ as_user() {
 write() {
 	mkdir -p "$(dirname "$1")"
 	cat >"$1"
+}
+
+# Test peers built with the suite (tests/tools).
+: "${TOOLS_DIR:=$BATS_TEST_DIRNAME/../../build/tests/tools}"
+NETCHECK="$TOOLS_DIR/netcheck"
+
+# Processes a test started in the background; teardown_bg ends them.
+BG_PIDS=()
+
+# Starts a command in the background, output to $BATS_TEST_TMPDIR/NAME.log;
+# its pid is in $BG_PID.
+start_bg() {
+	local name=$1
+	shift
+	# fd 3 is bats' own: a child that keeps it open stalls the suite.
+	"$@" >"$BATS_TEST_TMPDIR/$name.log" 2>&1 3>&- &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+}
+
+teardown_bg() {
+	local pid
+	for pid in "${BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${BG_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	BG_PIDS=()
+}
+
+# Prints a TCP port on 127.0.0.1 that nothing listens on, below the
+# kernel's ephemeral range (so no client connection holds it), and not one
+# this test was given before.
+USED_PORTS=" "
+free_port() {
+	local port low
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+	while :; do
+		port=$((10000 + RANDOM % (low - 10000)))
+		case $USED_PORTS in *" $port "*) continue ;; esac
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			USED_PORTS="$USED_PORTS$port "
+			echo "$port"
+			return
+		fi
+	done
+}
+
+# Waits up to 5 s for a listener: "tcp:127.0.0.1:PORT" or "unix:PATH".
+wait_listen() {
+	local ep=$1 i
+	for i in $(seq 100); do
+		case $ep in
+		unix:*) [ -S "${ep#unix:}" ] && return 0 ;;
+		tcp:*) (exec 3<>"/dev/tcp/127.0.0.1/${ep##*:}") 2>/dev/null &&
+		    return 0 ;;
+		esac
+		sleep 0.05
+	done
+	echo "nothing listens on $ep" >&2
+	return 1
+}
+
+# Prints how many descriptors process $1 has open.
+fd_count() {
+	ls "/proc/$1/fd" | wc -l
+}
+
+# Opens $2 connections to endpoint $1 in the background and waits until all
+# are open; they close when release_conns is called.
+hold_conns() {
+	rm -f "$BATS_TEST_TMPDIR/release"
+	start_bg hold "$NETCHECK" hold "$1" --conns "$2" \
+	    --then "$BATS_TEST_TMPDIR/release"
+	HOLD_PID=$BG_PID
+	for i in $(seq 600); do
+		grep -q "^held $2" "$BATS_TEST_TMPDIR/hold.log" && return 0
+		kill -0 "$HOLD_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/hold.log" >&2
+	return 1
+}
+
+release_conns() {
+	touch "$BATS_TEST_TMPDIR/release"
+	wait "$HOLD_PID"
 }

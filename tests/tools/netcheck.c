@@ -1,0 +1,449 @@
+/*
+ * netcheck.c: a test peer for relays (the bridge, the proxy's tunnels).
+ *
+ *   netcheck serve EP [--reply N] [--reset-after N]
+ *	Accepts on EP.  For each connection: reads until end of file while
+ *	hashing, then writes a 16-byte answer (byte count and hash, so the
+ *	client can check what arrived), then N bytes of the pattern, then
+ *	closes.  With --reset-after N it resets the connection after N
+ *	bytes instead.  Runs until killed.
+ *
+ *   netcheck client EP --send N --expect M [--conns C] [--parallel P]
+ *	Makes C connections, P at a time: each sends N pattern bytes, shuts
+ *	its write side (half-close), then reads the answer and checks that
+ *	the server saw exactly N bytes with the right hash, then M pattern
+ *	bytes and end of file.  Prints one line of counts and the time;
+ *	exit 0 when every connection was byte-exact.
+ *
+ *   netcheck hold EP --conns C --then FILE
+ *	Opens C connections and keeps them open until FILE exists, then
+ *	closes them; prints "held C" once all are open.
+ *
+ *   netcheck reset EP
+ *	Connects, sends a few bytes and resets the connection.
+ *
+ * An endpoint is tcp:HOST:PORT or unix:PATH.  Test code: plain threads,
+ * blocking sockets, no event loop.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CHUNK	(256 * 1024)
+
+static struct sockaddr_storage	 ep_addr;
+static socklen_t		 ep_len;
+static uint64_t			 opt_reply, opt_send, opt_expect;
+static int64_t			 opt_reset = -1;
+static long			 opt_conns = 1, opt_parallel = 1;
+
+static void	die(const char *) __attribute__((noreturn));
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "netcheck: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void
+parse_ep(const char *text)
+{
+	struct sockaddr_un	*sun = (struct sockaddr_un *)&ep_addr;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ep_addr;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ep_addr;
+	char			 host[64];
+	const char		*colon;
+
+	memset(&ep_addr, 0, sizeof(ep_addr));
+	if (strncmp(text, "unix:", 5) == 0) {
+		sun->sun_family = AF_UNIX;
+		snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", text + 5);
+		ep_len = sizeof(*sun);
+		return;
+	}
+	if (strncmp(text, "tcp:", 4) != 0 ||
+	    (colon = strrchr(text + 4, ':')) == NULL ||
+	    (size_t)(colon - text - 4) >= sizeof(host)) {
+		fprintf(stderr, "netcheck: bad endpoint %s\n", text);
+		exit(2);
+	}
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - text - 4),
+	    text + 4);
+	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)atoi(colon + 1));
+		ep_len = sizeof(*sin);
+		return;
+	}
+	if (host[0] == '[')
+		memmove(host, host + 1, strlen(host));
+	host[strcspn(host, "]")] = '\0';
+	if (inet_pton(AF_INET6, host, &sin6->sin6_addr) != 1) {
+		fprintf(stderr, "netcheck: bad address %s\n", host);
+		exit(2);
+	}
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons((uint16_t)atoi(colon + 1));
+	ep_len = sizeof(*sin6);
+}
+
+/* The pattern: byte i of a stream, not periodic at small strides. */
+static void
+pattern(uint64_t off, unsigned char *buf, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len; i++) {
+		uint64_t	 x = off + i;
+
+		buf[i] = (unsigned char)((x * 2654435761u) >> 13 ^ x >> 20);
+	}
+}
+
+/* FNV-1a over a stream. */
+static uint64_t
+hash(uint64_t h, const unsigned char *buf, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ buf[i]) * 1099511628211ULL;
+	return h;
+}
+
+static int
+write_all(int fd, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	ssize_t		 n;
+
+	while (len > 0) {
+		if ((n = send(fd, p, len, MSG_NOSIGNAL)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void *
+serve_one(void *arg)
+{
+	int		 fd = (int)(intptr_t)arg;
+	unsigned char	*buf = malloc(CHUNK), answer[16];
+	uint64_t	 count = 0, h = 1469598103934665603ULL, off;
+	ssize_t		 n;
+	size_t		 len;
+
+	for (;;) {
+		n = recv(fd, buf, CHUNK, 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		h = hash(h, buf, (size_t)n);
+		count += (uint64_t)n;
+		if (opt_reset >= 0 && count >= (uint64_t)opt_reset) {
+			struct linger	 lg = { 1, 0 };
+
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+			goto out;
+		}
+	}
+	if (n == -1)
+		goto out;
+	memcpy(answer, &count, 8);
+	memcpy(answer + 8, &h, 8);
+	if (write_all(fd, answer, sizeof(answer)) == -1)
+		goto out;
+	for (off = 0; off < opt_reply; off += len) {
+		len = opt_reply - off < CHUNK ? (size_t)(opt_reply - off) :
+		    CHUNK;
+		pattern(off, buf, len);
+		if (write_all(fd, buf, len) == -1)
+			goto out;
+	}
+out:
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+static void	do_serve(void) __attribute__((noreturn));
+
+static void
+do_serve(void)
+{
+	pthread_attr_t	 attr;
+	pthread_t	 t;
+	int		 lfd, fd, one = 1;
+
+	if ((lfd = socket(ep_addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+	    0)) == -1)
+		die("socket");
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ep_addr.ss_family == AF_UNIX)
+		unlink(((struct sockaddr_un *)&ep_addr)->sun_path);
+	if (bind(lfd, (struct sockaddr *)&ep_addr, ep_len) == -1)
+		die("bind");
+	if (listen(lfd, 4096) == -1)
+		die("listen");
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (;;) {
+		if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			die("accept");
+		}
+		if (pthread_create(&t, &attr, serve_one,
+		    (void *)(intptr_t)fd) != 0) {
+			close(fd);
+			fprintf(stderr, "netcheck: too many threads\n");
+		}
+	}
+}
+
+static int
+dial(void)
+{
+	int	 fd;
+
+	if ((fd = socket(ep_addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+	    0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&ep_addr, ep_len) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One checked exchange; returns NULL or what went wrong. */
+static const char *
+client_one(unsigned char *buf, unsigned char *want)
+{
+	uint64_t	 off, count, h = 1469598103934665603ULL, got = 0;
+	unsigned char	 answer[16];
+	size_t		 len, have = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = dial()) == -1)
+		return "connect failed";
+	for (off = 0; off < opt_send; off += len) {
+		len = opt_send - off < CHUNK ? (size_t)(opt_send - off) : CHUNK;
+		pattern(off, buf, len);
+		h = hash(h, buf, len);
+		if (write_all(fd, buf, len) == -1) {
+			close(fd);
+			return "send failed";
+		}
+	}
+	if (shutdown(fd, SHUT_WR) == -1) {
+		close(fd);
+		return "shutdown failed";
+	}
+	while (have < sizeof(answer)) {
+		n = recv(fd, answer + have, sizeof(answer) - have, 0);
+		if (n <= 0) {
+			close(fd);
+			return "no answer after half-close";
+		}
+		have += (size_t)n;
+	}
+	memcpy(&count, answer, 8);
+	if (count != opt_send) {
+		close(fd);
+		return "the server saw another byte count";
+	}
+	if (memcmp(answer + 8, &h, 8) != 0) {
+		close(fd);
+		return "the server saw other bytes";
+	}
+	for (;;) {
+		n = recv(fd, buf, CHUNK, 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			close(fd);
+			return "read failed";
+		}
+		if (n == 0)
+			break;
+		if (got + (uint64_t)n > opt_expect) {
+			close(fd);
+			return "more bytes than expected";
+		}
+		pattern(got, want, (size_t)n);
+		if (memcmp(buf, want, (size_t)n) != 0) {
+			close(fd);
+			return "other bytes than expected";
+		}
+		got += (uint64_t)n;
+	}
+	close(fd);
+	return got == opt_expect ? NULL : "fewer bytes than expected";
+}
+
+static pthread_mutex_t	 lock = PTHREAD_MUTEX_INITIALIZER;
+static long		 next_conn, n_ok, n_fail;
+
+static void *
+client_worker(void *arg)
+{
+	unsigned char	*buf = malloc(CHUNK), *want = malloc(CHUNK);
+	const char	*why;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&lock);
+		if (next_conn >= opt_conns) {
+			pthread_mutex_unlock(&lock);
+			break;
+		}
+		next_conn++;
+		pthread_mutex_unlock(&lock);
+		why = client_one(buf, want);
+		pthread_mutex_lock(&lock);
+		if (why == NULL)
+			n_ok++;
+		else {
+			if (n_fail++ < 5)
+				fprintf(stderr, "netcheck: %s\n", why);
+		}
+		pthread_mutex_unlock(&lock);
+	}
+	free(buf);
+	free(want);
+	return NULL;
+}
+
+static int
+do_client(void)
+{
+	pthread_t	*t;
+	struct timeval	 t0, t1;
+	double		 secs;
+	long		 i;
+
+	t = calloc((size_t)opt_parallel, sizeof(*t));
+	gettimeofday(&t0, NULL);
+	for (i = 0; i < opt_parallel; i++)
+		if (pthread_create(&t[i], NULL, client_worker, NULL) != 0)
+			die("pthread_create");
+	for (i = 0; i < opt_parallel; i++)
+		pthread_join(t[i], NULL);
+	gettimeofday(&t1, NULL);
+	secs = (double)(t1.tv_sec - t0.tv_sec) +
+	    (double)(t1.tv_usec - t0.tv_usec) / 1e6;
+	printf("ok %ld failed %ld seconds %.6f conns/s %.1f MiB/s %.1f\n",
+	    n_ok, n_fail, secs, (double)n_ok / secs,
+	    (double)n_ok * (double)(opt_send + opt_expect) / secs / 1048576);
+	free(t);
+	return n_fail == 0 ? 0 : 1;
+}
+
+static int
+do_hold(const char *then)
+{
+	struct stat	 st;
+	int		*fds;
+	long		 i;
+
+	fds = calloc((size_t)opt_conns, sizeof(*fds));
+	for (i = 0; i < opt_conns; i++)
+		if ((fds[i] = dial()) == -1)
+			die("connect");
+	printf("held %ld\n", opt_conns);
+	fflush(stdout);
+	while (stat(then, &st) == -1)
+		usleep(20000);
+	for (i = 0; i < opt_conns; i++)
+		close(fds[i]);
+	free(fds);
+	return 0;
+}
+
+static int
+do_reset(void)
+{
+	struct linger	 lg = { 1, 0 };
+	int		 fd;
+
+	if ((fd = dial()) == -1)
+		die("connect");
+	if (write_all(fd, "partial", 7) == -1)
+		die("send");
+	usleep(50000);
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char	*then = NULL;
+	int		 i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: netcheck serve|client|hold|reset EP "
+		    "[options]\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	parse_ep(argv[2]);
+	for (i = 3; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--reply") == 0)
+			opt_reply = strtoull(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--reset-after") == 0)
+			opt_reset = strtoll(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--send") == 0)
+			opt_send = strtoull(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--expect") == 0)
+			opt_expect = strtoull(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--conns") == 0)
+			opt_conns = strtol(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--parallel") == 0)
+			opt_parallel = strtol(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--then") == 0)
+			then = argv[i + 1];
+		else {
+			fprintf(stderr, "netcheck: unknown option %s\n",
+			    argv[i]);
+			return 2;
+		}
+	}
+	if (strcmp(argv[1], "serve") == 0)
+		do_serve();
+	if (strcmp(argv[1], "client") == 0)
+		return do_client();
+	if (strcmp(argv[1], "hold") == 0 && then != NULL)
+		return do_hold(then);
+	if (strcmp(argv[1], "reset") == 0)
+		return do_reset();
+	fprintf(stderr, "netcheck: bad mode %s\n", argv[1]);
+	return 2;
+}
