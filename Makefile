@@ -30,7 +30,7 @@ LIB_SRCS	 = lib/addr.c lib/host.c lib/log.c lib/util.c lib/xmalloc.c
 POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c
-PROXY_SRCS	 = proxy/socks5.c
+PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
@@ -39,7 +39,7 @@ CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
-		   test_policy_merge test_socks5
+		   test_policy_merge test_socks5 test_tls_peek
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_host_match
 
