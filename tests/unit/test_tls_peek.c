@@ -626,6 +626,26 @@ test_bad_records(void **state)
 	assert_int_equal(peek(framed->m_buf, framed->m_len, sni, &snilen),
 	    TLS_PEEK_SNI);
 
+	/*
+	 * A full first record of a hello that needs 10 bytes more, then a
+	 * full record: BAD, and nothing copied past TLS_PEEK_MAX.
+	 */
+	framed->m_len = 0;
+	put(framed, 1, 22);
+	put(framed, 2, 0x0303);
+	put(framed, 2, 16384);
+	put(framed, 1, 1);
+	put(framed, 3, 16384 - 4 + 10);
+	for (off = 4; off < 16384; off++)
+		put(framed, 1, 0);
+	check_bytes(framed->m_buf, framed->m_len, TLS_PEEK_MORE);
+	put(framed, 1, 22);
+	put(framed, 2, 0x0303);
+	put(framed, 2, 16384);
+	for (off = 0; off < 16384; off++)
+		put(framed, 1, 0);
+	check_bytes(framed->m_buf, framed->m_len, TLS_PEEK_BAD);
+
 	/* The last record running one byte past the hello's end. */
 	reframe(framed, m, 100);
 	off = 5 + 100;
