@@ -23,7 +23,8 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Ibridge -I. $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
+		   -Ilib -Ipolicies -Iproxy -Ibridge -I. $(PKG_CFLAGS) \
+		   $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/host.c lib/log.c lib/relay.c \
@@ -31,17 +32,19 @@ LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/host.c lib/log.c lib/relay.c \
 POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c
-CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge.c \
-		   bridge/bridge_cmd.c
+PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c
+BRIDGE_SRCS	 = bridge/bridge.c
+CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c
 
-CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS)) \
+CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
+		   $(PROXY_SRCS) $(BRIDGE_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
-		   test_policy_merge
+		   test_policy_merge test_socks5 test_tls_peek
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
-FUZZ_TARGETS	 = fuzz_policy_load fuzz_host_match
+FUZZ_TARGETS	 = fuzz_policy_load fuzz_host_match fuzz_socks5 fuzz_tls_peek
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
@@ -121,12 +124,13 @@ sanitize: deps
 # libFuzzer targets, each run for FUZZ_SECONDS from its seed corpus.
 FUZZ_SECONDS	?= 30
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
-		   -Ilib -Ipolicies $(PKG_CFLAGS)
+		   -Ilib -Ipolicies -Iproxy $(PKG_CFLAGS)
 fuzz: deps deps-fuzz $(BUILD)/policies/default_json.o
 	@mkdir -p build-fuzz
 	@for t in $(FUZZ_TARGETS); do \
 	    clang $(FUZZ_FLAGS) -o build-fuzz/$$t tests/fuzz/$$t.c \
-	        $(LIB_SRCS) $(POLICY_SRCS) $(BUILD)/policies/default_json.o \
+	        $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) \
+	        $(BUILD)/policies/default_json.o \
 	        $(PKG_LIBS) || exit 1; \
 	done
 	@for t in $(FUZZ_TARGETS); do \

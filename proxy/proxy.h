@@ -125,6 +125,8 @@ struct socks5_request {
 	uint16_t	 sr_port;
 };
 
+struct sockaddr;
+
 int	 socks5_greeting_parse(const uint8_t *, size_t, size_t *, bool *,
 	    char **);
 int	 socks5_request_parse(const uint8_t *, size_t, size_t *,
