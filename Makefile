@@ -51,9 +51,10 @@ DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd
 DEB_FUZZ	 = clang libclang-rt-14-dev
+DEB_BENCH	 = socat bc
 
-.PHONY: all deps deps-fuzz check unit e2e demo sanitize fuzz lint clean \
-	install
+.PHONY: all deps deps-fuzz check unit e2e demo bench sanitize fuzz lint \
+	clean install
 
 all: deps $(BIN)
 
@@ -106,6 +107,11 @@ check: deps $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 
 demo: deps $(BIN)
 	@./mk/demo.sh $(CURDIR)/cordon
+
+# Against socat (and, as they land, squid and tinyproxy), same run.
+bench: deps $(BIN) $(TOOL_BINS)
+	@./mk/deps.sh $(DEB_BENCH)
+	@./mk/bench.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
 
 # The whole suite under ASan and UBSan, from its own build folder.
 sanitize: deps

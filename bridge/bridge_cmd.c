@@ -137,6 +137,8 @@ bridge_cmd(int argc, char **argv)
 		    "the connection behind it", lep.ep_text);
 		log_warnx("hint: listen on 127.0.0.1 or ::1, or pass "
 		    "--allow-non-loopback if that is what you mean");
+		endpoint_clear(&lep);
+		endpoint_clear(&cep);
 		return 1;
 	}
 

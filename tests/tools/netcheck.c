@@ -22,6 +22,9 @@
  *   netcheck reset EP
  *	Connects, sends a few bytes and resets the connection.
  *
+ * With --raw 1 (serve and client), the bytes are zeros and only counted,
+ * not hashed: for measuring throughput, not for checking it.
+ *
  * An endpoint is tcp:HOST:PORT or unix:PATH.  Test code: plain threads,
  * blocking sockets, no event loop.
  */
@@ -52,6 +55,7 @@ static socklen_t		 ep_len;
 static uint64_t			 opt_reply, opt_send, opt_expect;
 static int64_t			 opt_reset = -1;
 static long			 opt_conns = 1, opt_parallel = 1;
+static bool			 opt_raw;
 
 static void	die(const char *) __attribute__((noreturn));
 
@@ -110,6 +114,10 @@ pattern(uint64_t off, unsigned char *buf, size_t len)
 {
 	size_t	 i;
 
+	if (opt_raw) {
+		memset(buf, 0, len);
+		return;
+	}
 	for (i = 0; i < len; i++) {
 		uint64_t	 x = off + i;
 
@@ -123,6 +131,8 @@ hash(uint64_t h, const unsigned char *buf, size_t len)
 {
 	size_t	 i;
 
+	if (opt_raw)
+		return h;
 	for (i = 0; i < len; i++)
 		h = (h ^ buf[i]) * 1099511628211ULL;
 	return h;
@@ -428,6 +438,8 @@ main(int argc, char **argv)
 			opt_conns = strtol(argv[i + 1], NULL, 10);
 		else if (strcmp(argv[i], "--parallel") == 0)
 			opt_parallel = strtol(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--raw") == 0)
+			opt_raw = atoi(argv[i + 1]) != 0;
 		else if (strcmp(argv[i], "--then") == 0)
 			then = argv[i + 1];
 		else {
