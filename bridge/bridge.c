@@ -53,6 +53,8 @@ struct bridge {
 	struct bconns		 b_conns;
 	size_t			 b_nconns;
 	size_t			 b_max;
+	char			*b_header;	/* PROXY v2 header, or NULL */
+	size_t			 b_headerlen;
 	time_t			 b_warned;	/* last rate-limited warning */
 	unsigned long		 b_unsaid;	/* warnings not repeated since */
 	void			(*b_drained)(void *);
@@ -177,6 +179,9 @@ bridge_connected_cb(int fd, short what, void *arg)
 	c->bc_relay = relay_new(b->b_base, c->bc_client, c->bc_upstream,
 	    bridge_relay_done_cb, c);
 	c->bc_client = c->bc_upstream = -1;	/* the relay has them */
+	if (b->b_header != NULL)
+		relay_pending(c->bc_relay, RELAY_UP, b->b_header,
+		    b->b_headerlen);
 	if (relay_start(c->bc_relay) == -1) {
 		log_warnx("bridge: cannot watch a connection");
 		bconn_free(c);
@@ -293,6 +298,43 @@ bridge_accept_error_cb(struct evconnlistener *l, void *arg)
 		evtimer_add(b->b_resume, &tv);
 }
 
+/*
+ * Makes every upstream connection start with a PROXY protocol v2 header
+ * (LOCAL, no addresses) whose PP2_TYPE_UNIQUE_ID TLV carries id, so the
+ * proxy behind can tell which sandbox a connection comes from.  Returns
+ * 0, or -1 with *cause set when id is not 1-128 letters, digits, '.',
+ * '_' or '-'.
+ */
+int
+bridge_proxy_id(struct bridge *b, const char *id, char **cause)
+{
+	static const char	 sig[12] = "\r\n\r\n\0\r\nQUIT\n";
+	size_t			 n = strlen(id), i;
+	unsigned char		*h;
+
+	if (n == 0 || n > 128 || strspn(id, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n) {
+		xasprintf(cause, "a sandbox id is 1 to 128 letters, digits, "
+		    "'.', '_' or '-'");
+		return -1;
+	}
+	free(b->b_header);
+	b->b_headerlen = 16 + 3 + n;
+	h = xmalloc(b->b_headerlen);
+	memcpy(h, sig, sizeof(sig));
+	h[12] = 0x20;			/* version 2, LOCAL */
+	h[13] = 0x00;			/* AF_UNSPEC: no addresses */
+	h[14] = (unsigned char)((3 + n) >> 8);
+	h[15] = (unsigned char)(3 + n);
+	h[16] = 0x05;			/* PP2_TYPE_UNIQUE_ID */
+	h[17] = (unsigned char)(n >> 8);
+	h[18] = (unsigned char)n;
+	for (i = 0; i < n; i++)
+		h[19 + i] = (unsigned char)id[i];
+	b->b_header = (char *)h;
+	return 0;
+}
+
 size_t
 bridge_active(const struct bridge *b)
 {
@@ -350,5 +392,6 @@ bridge_free(struct bridge *b)
 		event_free(b->b_resume);
 	if (b->b_drain != NULL)
 		event_free(b->b_drain);
+	free(b->b_header);
 	free(b);
 }

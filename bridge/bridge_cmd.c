@@ -20,7 +20,8 @@ bridge_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: cordon bridge --listen EP --connect EP [--max-conns N]\n"
-	    "                     [--drain-secs N] [--allow-non-loopback]\n"
+	    "                     [--drain-secs N] [--proxy-id ID]\n"
+	    "                     [--allow-non-loopback]\n"
 	    "an endpoint EP is tcp:HOST:PORT or unix:PATH\n");
 }
 
@@ -77,6 +78,7 @@ bridge_cmd(int argc, char **argv)
 		{ "max-conns", required_argument, NULL, 'm' },
 		{ "drain-secs", required_argument, NULL, 'd' },
 		{ "allow-non-loopback", no_argument, NULL, 'A' },
+		{ "proxy-id", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -84,6 +86,7 @@ bridge_cmd(int argc, char **argv)
 	struct bridge_run	 run = { .br_drain_secs = BRIDGE_DRAIN_SECS };
 	struct event		*sigterm, *sigint;
 	const char		*listen_at = NULL, *connect_to = NULL;
+	const char		*proxy_id = NULL;
 	char			*cause, *end;
 	long			 max = BRIDGE_MAX_CONNS, n;
 	bool			 remote = false;
@@ -115,6 +118,9 @@ bridge_cmd(int argc, char **argv)
 			break;
 		case 'A':
 			remote = true;
+			break;
+		case 'p':
+			proxy_id = optarg;
 			break;
 		case 'h':
 			bridge_usage(stdout);
@@ -149,6 +155,9 @@ bridge_cmd(int argc, char **argv)
 	if ((run.br_bridge = bridge_new(run.br_base, &lep, &cep, (size_t)max,
 	    &cause)) == NULL)
 		fatalx("bridge: %s", cause);
+	if (proxy_id != NULL && bridge_proxy_id(run.br_bridge, proxy_id,
+	    &cause) == -1)
+		fatalx("bridge: --proxy-id: %s", cause);
 	sigterm = evsignal_new(run.br_base, SIGTERM, bridge_signal_cb, &run);
 	sigint = evsignal_new(run.br_base, SIGINT, bridge_signal_cb, &run);
 	if (sigterm == NULL || sigint == NULL ||

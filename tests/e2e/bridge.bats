@@ -215,3 +215,25 @@ start_chain() {
 	teardown_bg
 	rm -rf "$udir"
 }
+
+@test "--proxy-id: each upstream connection starts with a PROXY v2 header" {
+	BACK=$(free_port)
+	FRONT=$(free_port)
+	start_bg dump "$NETCHECK" dump "tcp:127.0.0.1:$BACK" \
+	    --then "$BATS_TEST_TMPDIR/got"
+	start_bg bridge "$CORDON" bridge --listen "tcp:127.0.0.1:$FRONT" \
+	    --connect "tcp:127.0.0.1:$BACK" --proxy-id sbx-42
+	wait_listen "tcp:127.0.0.1:$BACK"
+	wait_listen "tcp:127.0.0.1:$FRONT"
+	printf 'hello' >"/dev/tcp/127.0.0.1/$FRONT"
+	for i in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/got" ] && break;
+	    sleep 0.05; done
+	sleep 0.2
+	# signature, v2 LOCAL, AF_UNSPEC, length 9, UNIQUE_ID TLV "sbx-42"
+	want='0d0a0d0a000d0a515549540a200000090500067362782d343268656c6c6f'
+	[ "$(od -An -tx1 -v "$BATS_TEST_TMPDIR/got" | tr -d ' \n')" = "$want" ]
+	run "$CORDON" bridge --listen "tcp:127.0.0.1:$(free_port)" \
+	    --connect "tcp:127.0.0.1:$BACK" --proxy-id 'bad id'
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"a sandbox id is 1 to 128 letters"* ]]
+}

@@ -22,6 +22,10 @@
  *   netcheck reset EP
  *	Connects, sends a few bytes and resets the connection.
  *
+ *   netcheck dump EP --then FILE
+ *	Prints "listening", accepts one connection and writes what it
+ *	reads, until end of file, to FILE.
+ *
  * With --raw 1 (serve and client), the bytes are zeros and only counted,
  * not hashed: for measuring throughput, not for checking it.
  *
@@ -412,6 +416,35 @@ do_reset(void)
 	return 0;
 }
 
+static int
+do_dump(const char *file)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+	FILE	*f;
+	int	 lfd, fd, one = 1;
+
+	if ((lfd = socket(ep_addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+	    0)) == -1)
+		die("socket");
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&ep_addr, ep_len) == -1 ||
+	    listen(lfd, 1) == -1)
+		die("bind");
+	printf("listening\n");
+	fflush(stdout);
+	if ((fd = accept(lfd, NULL, NULL)) == -1)
+		die("accept");
+	if ((f = fopen(file, "w")) == NULL)
+		die(file);
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		fwrite(buf, 1, (size_t)n, f);
+	fclose(f);
+	close(fd);
+	close(lfd);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -456,6 +489,8 @@ main(int argc, char **argv)
 		return do_hold(then);
 	if (strcmp(argv[1], "reset") == 0)
 		return do_reset();
+	if (strcmp(argv[1], "dump") == 0 && then != NULL)
+		return do_dump(then);
 	fprintf(stderr, "netcheck: bad mode %s\n", argv[1]);
 	return 2;
 }
