@@ -23,16 +23,19 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -I. $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
+		   -Ilib -Ipolicies -Iproxy -I. $(PKG_CFLAGS) $(EXTRA_CFLAGS) \
+		   $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/host.c lib/log.c lib/util.c lib/xmalloc.c
 POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c
+PROXY_SRCS	 = proxy/http.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c
 
-CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS)) \
+CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
+		   $(PROXY_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
@@ -107,12 +110,13 @@ sanitize: deps
 # libFuzzer targets, each run for FUZZ_SECONDS from its seed corpus.
 FUZZ_SECONDS	?= 30
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
-		   -Ilib -Ipolicies $(PKG_CFLAGS)
+		   -Ilib -Ipolicies -Iproxy $(PKG_CFLAGS)
 fuzz: deps deps-fuzz $(BUILD)/policies/default_json.o
 	@mkdir -p build-fuzz
 	@for t in $(FUZZ_TARGETS); do \
 	    clang $(FUZZ_FLAGS) -o build-fuzz/$$t tests/fuzz/$$t.c \
-	        $(LIB_SRCS) $(POLICY_SRCS) $(BUILD)/policies/default_json.o \
+	        $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) \
+	        $(BUILD)/policies/default_json.o \
 	        $(PKG_LIBS) || exit 1; \
 	done
 	@for t in $(FUZZ_TARGETS); do \
