@@ -40,7 +40,7 @@ CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
-		   test_policy_merge
+		   test_policy_merge test_http
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_host_match
 
