@@ -217,12 +217,15 @@ static const struct bad_request bad_requests[] = {
 	{ "GET http://a/  HTTP/1.1" END, 0, 400, "is not an HTTP version" },
 	{ "GET  http://a/ HTTP/1.1" END, 0, 400, "empty request target" },
 	{ "GET http://a/" END, 0, 400, "has no HTTP version" },
-	{ "GET\thttp://a/ HTTP/1.1" END, 0, 400, "does not start with a method" },
-	{ " GET http://a/ HTTP/1.1" END, 0, 400, "does not start with a method" },
-	{ "G(ET http://a/ HTTP/1.1" END, 0, 400, "does not start with a method" },
-	{ "GET http://a/\t HTTP/1.1" END, 0, 400, "byte 0x09 in the request" },
-	{ "GET http://a/\x80 HTTP/1.1" END, 0, 400, "byte 0x80 in the request" },
-	{ "GET http://a/\x7f HTTP/1.1" END, 0, 400, "byte 0x7f in the request" },
+	{ "GET\thttp://a/ HTTP/1.1" END, 0, 400,
+	    "does not start with a method" },
+	{ " GET http://a/ HTTP/1.1" END, 0, 400,
+	    "does not start with a method" },
+	{ "G(ET http://a/ HTTP/1.1" END, 0, 400,
+	    "does not start with a method" },
+	{ "GET http://a/\t HTTP/1.1" END, 0, 400, "byte 0x09 in the" },
+	{ "GET http://a/\x80 HTTP/1.1" END, 0, 400, "byte 0x80 in the" },
+	{ "GET http://a/\x7f HTTP/1.1" END, 0, 400, "byte 0x7f in the" },
 	{ CRLF CRLF "GET http://a/ HTTP/1.1" END, 0, 400, "empty line where" },
 	/* Targets. */
 	{ "GET / HTTP/1.1" CRLF "Host: a" END, 0, 400,
@@ -396,8 +399,8 @@ test_request_split(void **state)
 		more = malloc(len + 40);
 		assert_non_null(more);
 		memcpy(more, in, len);
-		memcpy(more + len, "GET http://b/ HTTP/1.1\r\n\r\nabcdefghijklm",
-		    40);
+		memcpy(more + len,
+		    "GET http://b/ HTTP/1.1\r\n\r\nabcdefghijklm", 40);
 		rc = http_request_parse(more, len + 40, &req, &used, &status,
 		    &cause);
 		assert_int_equal(rc, HTTP_PARSE_OK);
