@@ -224,22 +224,27 @@ static int
 http_head_find(const char *buf, size_t len, bool request, size_t *skip,
     size_t *used, int *status, char **cause)
 {
-	size_t	 i, lim, line = 0, nlines = 0;
+	const char	*nl, *cr;
+	size_t		 i, lim, line = 0, nlines = 0;
 
 	*skip = 0;
 	lim = len < HTTP_HEAD_MAX ? len : HTTP_HEAD_MAX;
-	for (i = 0; i < lim; i++) {
-		if (buf[i] == '\r') {
-			if (i + 1 < len && buf[i + 1] != '\n') {
+	for (;;) {
+		/* memchr: a client sending a byte at a time costs less. */
+		nl = memchr(buf + line, '\n', lim - line);
+		i = nl != NULL ? (size_t)(nl - buf) : lim;
+		for (cr = memchr(buf + line, '\r', i - line); cr != NULL;
+		    cr = memchr(cr + 1, '\r', i - (size_t)(cr + 1 - buf))) {
+			if (cr + 1 < buf + len && cr[1] != '\n') {
 				*status = 400;
 				xasprintf(cause, "bare CR at byte %zu of the "
-				    "head (lines end in CRLF)", i);
+				    "head (lines end in CRLF)",
+				    (size_t)(cr - buf));
 				return HTTP_PARSE_ERROR;
 			}
-			continue;
 		}
-		if (buf[i] != '\n')
-			continue;
+		if (nl == NULL)
+			break;
 		if (i == 0 || buf[i - 1] != '\r') {
 			*status = 400;
 			xasprintf(cause, "bare LF at byte %zu of the head "
