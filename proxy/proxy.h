@@ -51,7 +51,7 @@ struct http_request {
 	char		*hr_host;	/* from the target; IPv6 without [] */
 	size_t		 hr_hostlen;	/* hr_host may hold any byte but NUL */
 	int		 hr_port;	/* from the target, or 80 */
-	char		*hr_path;	/* origin form: path and query, or "/" */
+	char		*hr_path;	/* path?query or "/"; CONNECT: NULL */
 	struct http_header *hr_headers;	/* in order, as sent */
 	size_t		 hr_nheaders;
 	enum http_body_kind hr_body;
@@ -76,7 +76,7 @@ struct http_body {
 	enum http_body_kind hb_kind;
 	uint64_t	 hb_left;	/* bytes left in the body or chunk */
 	int		 hb_state;	/* chunked parser state */
-	size_t		 hb_linelen;	/* bytes of the current chunk line */
+	size_t		 hb_linelen;	/* bytes of chunk line or trailers */
 };
 
 int	 http_request_parse(const char *, size_t, struct http_request *,

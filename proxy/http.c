@@ -1,0 +1,1378 @@
+/*
+ * http.c: strict HTTP/1.x heads and body framing (RFC 9112).
+ *
+ * cordon forwards requests and responses it has parsed, so wherever it
+ * reads a head differently from the client or the upstream, one side can
+ * hide a second message inside the first (request smuggling, response
+ * splitting).  The rule here is to refuse every shape a lenient parser
+ * might read otherwise: only CRLF ends a line, header names are tokens
+ * followed at once by ':', there is no line folding, one body length
+ * (Content-Length or a Transfer-Encoding ending in chunked, never both),
+ * and the hop-by-hop headers, including any that Connection names, are
+ * removed before a head is sent on.  Nothing here is decoded: the host,
+ * the path and the header values are kept as the bytes that came in.
+ *
+ * Nothing here touches a socket; the functions work on buffers and are
+ * unit-tested and fuzzed that way.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define HTTP_CHUNK_LINE_MAX	4096	/* chunk-size line with extensions */
+#define HTTP_CHUNK_DIGITS_MAX	15	/* hex digits of a chunk size */
+
+/* Where http_body_scan is inside a chunked body (hb_state). */
+enum http_chunk_state {
+	CHUNK_SIZE_START,	/* first hex digit of a chunk size */
+	CHUNK_SIZE,		/* more hex digits */
+	CHUNK_SEMI_WS,		/* white space that must lead to ';' */
+	CHUNK_EXT_NAME_START,	/* after ';' */
+	CHUNK_EXT_NAME,
+	CHUNK_EXT_NAME_WS,	/* white space after a name */
+	CHUNK_EXT_VALUE_START,	/* after '=' */
+	CHUNK_EXT_TOKEN,
+	CHUNK_EXT_QUOTED,
+	CHUNK_EXT_ESCAPE,	/* after '\' in a quoted value */
+	CHUNK_EXT_AFTER_QUOTE,	/* after a quoted value */
+	CHUNK_SIZE_LF,		/* the LF that ends the size line */
+	CHUNK_DATA,
+	CHUNK_DATA_CR,		/* the CRLF after the data */
+	CHUNK_DATA_LF,
+	CHUNK_TRAILER_START,	/* a trailer field line or the final CRLF */
+	CHUNK_TRAILER_NAME,
+	CHUNK_TRAILER_VALUE,
+	CHUNK_TRAILER_LF,
+	CHUNK_FINAL_LF,
+	CHUNK_DONE,
+	CHUNK_ERROR
+};
+
+/* What the framing headers of a head say. */
+struct http_framing {
+	bool		 hf_te;		/* Transfer-Encoding present */
+	bool		 hf_chunked;	/* ... and chunked is its last coding */
+	bool		 hf_unknown;	/* ... one cordon does not know */
+	bool		 hf_notlast;	/* ... chunked, then another */
+	bool		 hf_cl;		/* Content-Length present */
+	uint64_t	 hf_length;
+	bool		 hf_close;	/* Connection: close */
+	bool		 hf_keepalive;	/* Connection: keep-alive */
+	int		 hf_hosts;	/* Host header lines */
+};
+
+/* A growing output buffer for the serialisers. */
+struct http_out {
+	char		*ho_buf;
+	size_t		 ho_len;
+	size_t		 ho_size;
+};
+
+/* The transfer codings RFC 9112 section 7 and the registry know. */
+static const char *const http_codings[] = {
+	"chunked", "compress", "deflate", "gzip", "x-compress", "x-gzip"
+};
+
+/*
+ * Headers that describe one connection, not the message (RFC 9110
+ * section 7.6.1), and so are never sent on; Connection names more.
+ * Proxy-Authorization is for cordon alone and must not leak upstream.
+ */
+static const char *const http_hop_by_hop[] = {
+	"Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer",
+	"Upgrade", "Proxy-Authenticate", "Proxy-Authorization"
+};
+
+/* Says whether ch is a tchar, the bytes of a token (RFC 9110 5.6.2). */
+static bool
+http_tchar(unsigned char ch)
+{
+	if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	    (ch >= '0' && ch <= '9'))
+		return true;
+	return ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL;
+}
+
+/* Says whether ch may appear in a field value: VCHAR, SP, HTAB, obs-text. */
+static bool
+http_vbyte(unsigned char ch)
+{
+	return ch == ' ' || ch == '\t' || (ch > 0x20 && ch != 0x7f);
+}
+
+static bool
+http_ws(char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+static int
+http_hex(unsigned char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* Compares len bytes of s with the NUL-terminated name, ASCII case folded. */
+static bool
+http_eq(const char *s, size_t len, const char *name)
+{
+	size_t		 i;
+	unsigned char	 a, b;
+
+	if (strlen(name) != len)
+		return false;
+	for (i = 0; i < len; i++) {
+		a = (unsigned char)s[i];
+		b = (unsigned char)name[i];
+		if (a >= 'A' && a <= 'Z')
+			a += 'a' - 'A';
+		if (b >= 'A' && b <= 'Z')
+			b += 'a' - 'A';
+		if (a != b)
+			return false;
+	}
+	return true;
+}
+
+static bool
+http_name_is(const char *name, const char *want)
+{
+	return http_eq(name, strlen(name), want);
+}
+
+/*
+ * Walks a comma-separated list (RFC 9110 5.6.1): *sp is where the walk
+ * is; sets *elem and *elen to the next element without white space
+ * around it (it may be empty).  Returns false when the list is done.
+ */
+static bool
+http_list_next(const char **sp, const char **elem, size_t *elen)
+{
+	const char	*s = *sp, *end;
+
+	if (s == NULL)
+		return false;
+	while (http_ws(*s))
+		s++;
+	if ((end = strchr(s, ',')) == NULL) {
+		end = s + strlen(s);
+		*sp = NULL;
+	} else
+		*sp = end + 1;
+	*elem = s;
+	while (end > s && http_ws(end[-1]))
+		end--;
+	*elen = (size_t)(end - s);
+	return true;
+}
+
+/* Says whether all len bytes of s are tchars (and there is at least one). */
+static bool
+http_token(const char *s, size_t len)
+{
+	size_t	 i;
+
+	if (len == 0)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!http_tchar((unsigned char)s[i]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Sets *cause to before, then len bytes of s escaped and in double
+ * quotes, then after: outside text never reaches a log unescaped.
+ */
+static void
+http_cause(char **cause, const char *before, const char *s, size_t len,
+    const char *after)
+{
+	char	*shown;
+
+	shown = str_escape(s, len);
+	xasprintf(cause, "%s\"%s\"%s", before, shown, after);
+	free(shown);
+}
+
+/*
+ * Finds the end of the head at the start of buf: the empty line after
+ * the start line and the field lines.  A request may be led by one empty
+ * line (RFC 9112 section 2.2); *skip says how many bytes that took.
+ * Returns HTTP_PARSE_OK with *used just past the empty line,
+ * HTTP_PARSE_MORE, or HTTP_PARSE_ERROR with *status and *cause.  A bare
+ * CR or LF is refused as soon as it is seen: a lenient reader would end
+ * a line there, cordon would not.
+ */
+static int
+http_head_find(const char *buf, size_t len, bool request, size_t *skip,
+    size_t *used, int *status, char **cause)
+{
+	const char	*nl, *cr;
+	size_t		 i, lim, line = 0, nlines = 0;
+
+	*skip = 0;
+	lim = len < HTTP_HEAD_MAX ? len : HTTP_HEAD_MAX;
+	for (;;) {
+		/* memchr: a client sending a byte at a time costs less. */
+		nl = memchr(buf + line, '\n', lim - line);
+		i = nl != NULL ? (size_t)(nl - buf) : lim;
+		for (cr = memchr(buf + line, '\r', i - line); cr != NULL;
+		    cr = memchr(cr + 1, '\r', i - (size_t)(cr + 1 - buf))) {
+			if (cr + 1 < buf + len && cr[1] != '\n') {
+				*status = 400;
+				xasprintf(cause, "bare CR at byte %zu of the "
+				    "head (lines end in CRLF)",
+				    (size_t)(cr - buf));
+				return HTTP_PARSE_ERROR;
+			}
+		}
+		if (nl == NULL)
+			break;
+		if (i == 0 || buf[i - 1] != '\r') {
+			*status = 400;
+			xasprintf(cause, "bare LF at byte %zu of the head "
+			    "(lines end in CRLF)", i);
+			return HTTP_PARSE_ERROR;
+		}
+		if (i - 1 == line) {
+			if (nlines != 0) {
+				*used = i + 1;
+				return HTTP_PARSE_OK;
+			}
+			if (!request || line != 0) {
+				*status = 400;
+				xasprintf(cause, "empty line where the %s "
+				    "line was expected",
+				    request ? "request" : "status");
+				return HTTP_PARSE_ERROR;
+			}
+			*skip = line = i + 1;
+			continue;
+		}
+		nlines++;
+		line = i + 1;
+	}
+	if (len < HTTP_HEAD_MAX)
+		return HTTP_PARSE_MORE;
+	if (nlines == 0) {
+		*status = 414;
+		xasprintf(cause, "%s line longer than %d bytes",
+		    request ? "request" : "status", HTTP_HEAD_MAX);
+		return HTTP_PARSE_ERROR;
+	}
+	*status = 431;
+	xasprintf(cause, "head longer than %d bytes", HTTP_HEAD_MAX);
+	return HTTP_PARSE_ERROR;
+}
+
+/*
+ * Reads "HTTP/1.0" or "HTTP/1.1" from len bytes at s into *minor.
+ * Returns 0, or -1 with *status (505 for another version, 400 for what
+ * is not a version at all) and *cause.
+ */
+static int
+http_version(const char *s, size_t len, int *minor, int *status,
+    char **cause)
+{
+	if (len == 8 && memcmp(s, "HTTP/1.", 7) == 0 &&
+	    (s[7] == '0' || s[7] == '1')) {
+		*minor = s[7] - '0';
+		return 0;
+	}
+	if (len == 8 && memcmp(s, "HTTP/", 5) == 0 && s[5] >= '0' &&
+	    s[5] <= '9' && s[6] == '.' && s[7] >= '0' && s[7] <= '9') {
+		*status = 505;
+		http_cause(cause, "HTTP version ", s, len, " is not "
+		    "supported (HTTP/1.0 and HTTP/1.1 are)");
+		return -1;
+	}
+	*status = 400;
+	http_cause(cause, "", s, len, " is not an HTTP version");
+	return -1;
+}
+
+/*
+ * Parses one field line of len bytes at p (without its CRLF) into hh.
+ * Returns 0, or -1 with *cause set.
+ */
+static int
+http_field_parse(const char *p, size_t len, struct http_header *hh,
+    char **cause)
+{
+	size_t		 i, colon, start, end;
+	unsigned char	 ch;
+
+	if (http_ws(p[0])) {
+		xasprintf(cause, "a header line starts with white space "
+		    "(obs-fold and leading white space are refused)");
+		return -1;
+	}
+	for (i = 0; i < len && http_tchar((unsigned char)p[i]); i++)
+		;
+	if (i == len) {
+		http_cause(cause, "header line ", p, len, " has no ':'");
+		return -1;
+	}
+	if (p[i] != ':') {
+		if (http_ws(p[i]))
+			http_cause(cause, "white space between header name ",
+			    p, i, " and ':'");
+		else
+			xasprintf(cause, "byte 0x%02x in a header name",
+			    (unsigned char)p[i]);
+		return -1;
+	}
+	if (i == 0) {
+		xasprintf(cause, "empty header name");
+		return -1;
+	}
+	colon = i;
+	for (start = i + 1; start < len && http_ws(p[start]); start++)
+		;
+	for (end = len; end > start && http_ws(p[end - 1]); end--)
+		;
+	for (i = start; i < end; i++) {
+		ch = (unsigned char)p[i];
+		if (!http_vbyte(ch)) {
+			xasprintf(cause, "byte 0x%02x in the value of a "
+			    "header", ch);
+			return -1;
+		}
+	}
+	hh->hh_name = xstrndup(p, colon);
+	hh->hh_value = xstrndup(p + start, end - start);
+	return 0;
+}
+
+/*
+ * Parses the field lines in [p, end), each ending in CRLF, into a new
+ * array (*hdrs, *nhdrs).  Returns 0, or -1 with *status and *cause; on
+ * failure the caller frees what was stored so far.
+ */
+static int
+http_fields_parse(const char *p, const char *end, struct http_header **hdrs,
+    size_t *nhdrs, int *status, char **cause)
+{
+	const char	*q, *eol;
+	size_t		 n = 0;
+
+	for (q = p; q < end; n++)
+		q = (const char *)memchr(q, '\n', (size_t)(end - q)) + 1;
+	if (n > HTTP_HEADERS_MAX) {
+		*status = 431;
+		xasprintf(cause, "more than %d header lines",
+		    HTTP_HEADERS_MAX);
+		return -1;
+	}
+	*hdrs = n == 0 ? NULL : xcalloc(n, sizeof(**hdrs));
+	*nhdrs = 0;
+	for (q = p; q < end; q = eol + 2) {
+		eol = memchr(q, '\r', (size_t)(end - q));
+		if (http_field_parse(q, (size_t)(eol - q), &(*hdrs)[*nhdrs],
+		    cause) == -1) {
+			*status = 400;
+			return -1;
+		}
+		(*nhdrs)++;
+	}
+	return 0;
+}
+
+/*
+ * Reads a Content-Length value: 1*DIGIT, no sign, no list, at most
+ * INT64_MAX so that no reader can take it as negative.
+ */
+static int
+http_length(const char *s, uint64_t *n, char **cause)
+{
+	const char	*p;
+	unsigned	 d;
+
+	*n = 0;
+	if (*s == '\0') {
+		xasprintf(cause, "empty Content-Length");
+		return -1;
+	}
+	for (p = s; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9') {
+			http_cause(cause, "Content-Length ", s, strlen(s),
+			    " is not one decimal number");
+			return -1;
+		}
+		d = (unsigned)(*p - '0');
+		if (*n > ((uint64_t)INT64_MAX - d) / 10) {
+			xasprintf(cause, "Content-Length too large");
+			return -1;
+		}
+		*n = *n * 10 + d;
+	}
+	return 0;
+}
+
+/* Reads a port, 1-65535 without sign or leading zero, from len bytes. */
+static int
+http_port(const char *s, size_t len)
+{
+	size_t	 i;
+	int	 n = 0;
+
+	if (len == 0 || len > 5 || s[0] < '1' || s[0] > '9')
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		n = n * 10 + (s[i] - '0');
+	}
+	return n <= 65535 ? n : -1;
+}
+
+/*
+ * Takes the host and port from len bytes of authority a: "host",
+ * "host:port", "[v6]" or "[v6]:port"; needport is for CONNECT.  The host
+ * bytes are kept as they are (the policy checks them); brackets must hold
+ * a ':' so that the host can be written back the same way.  Returns 0, or
+ * -1 with *cause set.
+ */
+static int
+http_authority(struct http_request *req, const char *a, size_t len,
+    bool needport, char **cause)
+{
+	const char	*h, *end, *colon, *port = NULL;
+	size_t		 hlen, plen = 0;
+
+	if (memchr(a, '@', len) != NULL) {
+		xasprintf(cause, "user information (user@) in the request "
+		    "target is refused");
+		return -1;
+	}
+	if (len > 0 && a[0] == '[') {
+		if ((end = memchr(a, ']', len)) == NULL) {
+			xasprintf(cause, "'[' without ']' in the host");
+			return -1;
+		}
+		h = a + 1;
+		hlen = (size_t)(end - h);
+		if (memchr(h, ':', hlen) == NULL ||
+		    memchr(h, '[', hlen) != NULL) {
+			http_cause(cause, "", h, hlen, " in brackets is not "
+			    "an IPv6 literal");
+			return -1;
+		}
+		if (end + 1 < a + len) {
+			if (end[1] != ':') {
+				xasprintf(cause, "text after ']' that is not "
+				    ":port");
+				return -1;
+			}
+			port = end + 2;
+			plen = (size_t)(a + len - port);
+		}
+	} else {
+		h = a;
+		if ((colon = memchr(a, ':', len)) != NULL) {
+			port = colon + 1;
+			plen = (size_t)(a + len - port);
+		}
+		hlen = colon != NULL ? (size_t)(colon - a) : len;
+		if (memchr(h, '[', hlen) != NULL ||
+		    memchr(h, ']', hlen) != NULL) {
+			xasprintf(cause, "'[' or ']' in a host name");
+			return -1;
+		}
+	}
+	if (hlen == 0) {
+		xasprintf(cause, "empty host in the request target");
+		return -1;
+	}
+	if (port == NULL) {
+		if (needport) {
+			xasprintf(cause, "CONNECT needs a port (host:port)");
+			return -1;
+		}
+		req->hr_port = 80;
+	} else if ((req->hr_port = http_port(port, plen)) == -1) {
+		http_cause(cause, "port ", port, plen, " is not a number "
+		    "from 1 to 65535");
+		return -1;
+	}
+	req->hr_host = xstrndup(h, hlen);
+	req->hr_hostlen = hlen;
+	return 0;
+}
+
+/*
+ * Takes host, port and path from the request target.  A forward proxy
+ * is sent absolute-form (http://host/path) or, for CONNECT, authority-form
+ * (host:port); origin-form and asterisk-form are for origin servers, and
+ * https:// belongs in a CONNECT tunnel.  Returns 0, or -1 with *cause.
+ */
+static int
+http_target_parse(struct http_request *req, char **cause)
+{
+	const char	*t = req->hr_target, *a, *end;
+	size_t		 n;
+
+	if (strchr(t, '#') != NULL) {
+		xasprintf(cause, "fragment ('#') in the request target");
+		return -1;
+	}
+	if (req->hr_connect) {
+		if (strpbrk(t, "/?") != NULL) {
+			xasprintf(cause, "CONNECT needs an authority-form "
+			    "target (host:port)");
+			return -1;
+		}
+		return http_authority(req, t, strlen(t), true, cause);
+	}
+	if (strcmp(t, "*") == 0) {
+		xasprintf(cause, "asterisk-form target (*): cordon is a "
+		    "forward proxy and needs absolute-form (http://host/path)");
+		return -1;
+	}
+	if (t[0] == '/') {
+		xasprintf(cause, "origin-form target: cordon is a forward "
+		    "proxy and needs absolute-form (http://host/path)");
+		return -1;
+	}
+	for (n = 0; (t[n] >= 'a' && t[n] <= 'z') || (t[n] >= 'A' &&
+	    t[n] <= 'Z') || (n > 0 && ((t[n] >= '0' && t[n] <= '9') ||
+	    t[n] == '+' || t[n] == '-' || t[n] == '.')); n++)
+		;
+	if (n == 0 || t[n] != ':') {
+		xasprintf(cause, "the request target is not absolute-form "
+		    "(http://host/path)");
+		return -1;
+	}
+	if (http_eq(t, n, "https")) {
+		xasprintf(cause, "https:// target: clients must use CONNECT "
+		    "for https");
+		return -1;
+	}
+	if (!http_eq(t, n, "http")) {
+		http_cause(cause, "scheme ", t, n, " is not supported "
+		    "(http:// only; CONNECT for https)");
+		return -1;
+	}
+	if (t[n + 1] != '/' || t[n + 2] != '/') {
+		xasprintf(cause, "no \"//\" after \"http:\" in the request "
+		    "target");
+		return -1;
+	}
+	a = t + n + 3;
+	end = a + strcspn(a, "/?");
+	if (http_authority(req, a, (size_t)(end - a), false, cause) == -1)
+		return -1;
+	if (*end == '\0')
+		req->hr_path = xstrdup("/");
+	else if (*end == '?')
+		xasprintf(&req->hr_path, "/%s", end);
+	else
+		req->hr_path = xstrdup(end);
+	return 0;
+}
+
+/*
+ * Parses the request line, len bytes at p without its CRLF: method SP
+ * request-target SP HTTP-version, single spaces, nothing else.  Fills
+ * hr_method, hr_target, hr_minor.  Returns 0, or -1 with *status and
+ * *cause.
+ */
+static int
+http_request_line(const char *p, size_t len, struct http_request *req,
+    int *status, char **cause)
+{
+	size_t		 i, t, end;
+	unsigned char	 ch;
+
+	*status = 400;
+	for (i = 0; i < len && http_tchar((unsigned char)p[i]); i++)
+		;
+	if (i == 0 || i == len || p[i] != ' ') {
+		xasprintf(cause, "the request line does not start with a "
+		    "method and one space");
+		return -1;
+	}
+	t = i + 1;
+	for (end = t; end < len && p[end] != ' '; end++)
+		;
+	if (end == t) {
+		xasprintf(cause, "empty request target");
+		return -1;
+	}
+	if (end == len) {
+		xasprintf(cause, "the request line has no HTTP version");
+		return -1;
+	}
+	if (http_version(p + end + 1, len - end - 1, &req->hr_minor, status,
+	    cause) == -1)
+		return -1;
+	for (i = t; i < end; i++) {
+		ch = (unsigned char)p[i];
+		if (ch <= 0x20 || ch >= 0x7f) {
+			xasprintf(cause, "byte 0x%02x in the request target",
+			    ch);
+			return -1;
+		}
+	}
+	req->hr_method = xstrndup(p, t - 1);
+	req->hr_target = xstrndup(p + t, end - t);
+	return 0;
+}
+
+/*
+ * Adds the codings of one Transfer-Encoding value to hf.  A coding must
+ * be a plain token: empty list elements, parameters and quoted strings
+ * are refused, since a lenient reader may count them differently when
+ * it looks for the last coding.  Returns 0, or -1 with *cause.
+ */
+static int
+http_te_add(const char *value, struct http_framing *hf, char **cause)
+{
+	const char	*s = value, *e;
+	size_t		 len, i;
+	bool		 known;
+
+	while (http_list_next(&s, &e, &len)) {
+		if (len == 0) {
+			xasprintf(cause, "empty element in Transfer-Encoding");
+			return -1;
+		}
+		if (!http_token(e, len)) {
+			http_cause(cause, "Transfer-Encoding ", value,
+			    strlen(value), " is not a list of codings");
+			return -1;
+		}
+		if (hf->hf_chunked)
+			hf->hf_notlast = true;
+		hf->hf_chunked = http_eq(e, len, "chunked");
+		known = false;
+		for (i = 0; i < nitems(http_codings); i++)
+			known = known || http_eq(e, len, http_codings[i]);
+		if (!known)
+			hf->hf_unknown = true;
+	}
+	hf->hf_te = true;
+	return 0;
+}
+
+/*
+ * Reads one Connection value: a list of header names.  Naming
+ * Content-Length or Transfer-Encoding is refused: hop-by-hop removal
+ * would take the framing away from the next hop and turn the body into
+ * a second message.  Returns 0, or -1 with *cause.
+ */
+static int
+http_connection_add(const char *value, struct http_framing *hf,
+    char **cause)
+{
+	const char	*s = value, *e;
+	size_t		 len;
+
+	while (http_list_next(&s, &e, &len)) {
+		if (len == 0)
+			continue;
+		if (!http_token(e, len)) {
+			http_cause(cause, "Connection ", value, strlen(value),
+			    " is not a list of header names");
+			return -1;
+		}
+		if (http_eq(e, len, "close"))
+			hf->hf_close = true;
+		else if (http_eq(e, len, "keep-alive"))
+			hf->hf_keepalive = true;
+		else if (http_eq(e, len, "content-length") ||
+		    http_eq(e, len, "transfer-encoding")) {
+			http_cause(cause, "Connection names ", e, len,
+			    ", which frames the message");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reads the headers that frame a message and its connection into hf:
+ * Transfer-Encoding, Content-Length, Connection, Host.  Refuses what is
+ * malformed, a second Content-Length (even with the same value) and
+ * Content-Length beside Transfer-Encoding.  Returns 0, or -1 with *cause.
+ */
+static int
+http_framing(const struct http_header *hdrs, size_t n,
+    struct http_framing *hf, char **cause)
+{
+	const struct http_header	*hh;
+	size_t				 i;
+
+	memset(hf, 0, sizeof(*hf));
+	for (i = 0; i < n; i++) {
+		hh = &hdrs[i];
+		if (http_name_is(hh->hh_name, "Transfer-Encoding")) {
+			if (http_te_add(hh->hh_value, hf, cause) == -1)
+				return -1;
+		} else if (http_name_is(hh->hh_name, "Content-Length")) {
+			if (hf->hf_cl) {
+				xasprintf(cause, "several Content-Length "
+				    "headers");
+				return -1;
+			}
+			if (http_length(hh->hh_value, &hf->hf_length,
+			    cause) == -1)
+				return -1;
+			hf->hf_cl = true;
+		} else if (http_name_is(hh->hh_name, "Connection")) {
+			if (http_connection_add(hh->hh_value, hf, cause) == -1)
+				return -1;
+		} else if (http_name_is(hh->hh_name, "Host"))
+			hf->hf_hosts++;
+	}
+	if (hf->hf_te && hf->hf_cl) {
+		xasprintf(cause, "both Transfer-Encoding and Content-Length");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Parses one request head from the len bytes at buf, which may hold more
+ * after it.  On HTTP_PARSE_OK, fills req (http_request_clear frees it)
+ * and sets *used to the length of the head, the empty line included.  On
+ * HTTP_PARSE_MORE, nothing is kept; call again with more bytes.  On
+ * HTTP_PARSE_ERROR, *status is the status to answer (400, 414, 431, 501,
+ * 505) and *cause says why (caller frees).  req is overwritten, so clear
+ * it first if it held an earlier request.
+ */
+int
+http_request_parse(const char *buf, size_t len, struct http_request *req,
+    size_t *used, int *status, char **cause)
+{
+	struct http_framing	 hf;
+	const char		*line, *eol, *end;
+	size_t			 skip, headlen;
+	int			 rc;
+
+	memset(req, 0, sizeof(*req));
+	*used = 0;
+	*status = 0;
+	*cause = NULL;
+	if ((rc = http_head_find(buf, len, true, &skip, &headlen, status,
+	    cause)) != HTTP_PARSE_OK)
+		return rc;
+
+	line = buf + skip;
+	eol = memchr(line, '\r', headlen - skip);
+	end = buf + headlen - 2;
+	if (http_request_line(line, (size_t)(eol - line), req, status,
+	    cause) == -1)
+		goto fail;
+	if (http_fields_parse(eol + 2, end, &req->hr_headers,
+	    &req->hr_nheaders, status, cause) == -1)
+		goto fail;
+
+	*status = 400;
+	req->hr_connect = strcmp(req->hr_method, "CONNECT") == 0;
+	if (http_target_parse(req, cause) == -1)
+		goto fail;
+	if (http_framing(req->hr_headers, req->hr_nheaders, &hf, cause) == -1)
+		goto fail;
+	if (hf.hf_hosts > 1) {
+		xasprintf(cause, "several Host headers");
+		goto fail;
+	}
+	if (hf.hf_te) {
+		/* RFC 9112 section 6.1: faulty framing in HTTP/1.0. */
+		if (req->hr_minor == 0) {
+			xasprintf(cause, "Transfer-Encoding in an HTTP/1.0 "
+			    "request");
+			goto fail;
+		}
+		if (hf.hf_unknown) {
+			*status = 501;
+			xasprintf(cause, "unknown transfer coding (chunked, "
+			    "gzip, deflate and compress are known)");
+			goto fail;
+		}
+		/* Section 6.3: no chunked at the end, no length. */
+		if (!hf.hf_chunked || hf.hf_notlast) {
+			xasprintf(cause, "chunked must be the last transfer "
+			    "coding, and come once");
+			goto fail;
+		}
+		req->hr_body = HTTP_BODY_CHUNKED;
+	} else if (hf.hf_cl) {
+		req->hr_body = HTTP_BODY_LENGTH;
+		req->hr_length = hf.hf_length;
+	} else
+		req->hr_body = HTTP_BODY_NONE;
+	if (req->hr_minor == 1)
+		req->hr_keepalive = !hf.hf_close;
+	else
+		req->hr_keepalive = hf.hf_keepalive && !hf.hf_close;
+
+	*status = 0;
+	*used = headlen;
+	return HTTP_PARSE_OK;
+
+fail:
+	http_request_clear(req);
+	return HTTP_PARSE_ERROR;
+}
+
+static void
+http_headers_free(struct http_header *hdrs, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		free(hdrs[i].hh_name);
+		free(hdrs[i].hh_value);
+	}
+	free(hdrs);
+}
+
+/* Frees what req holds and zeroes it; a cleared req may be cleared again. */
+void
+http_request_clear(struct http_request *req)
+{
+	free(req->hr_method);
+	free(req->hr_target);
+	free(req->hr_host);
+	free(req->hr_path);
+	http_headers_free(req->hr_headers, req->hr_nheaders);
+	memset(req, 0, sizeof(*req));
+}
+
+/* Appends len bytes of s to o, keeping it NUL-terminated. */
+static void
+http_out_add(struct http_out *o, const char *s, size_t len)
+{
+	size_t	 size;
+
+	if (o->ho_size - o->ho_len <= len) {
+		size = o->ho_size == 0 ? 512 : o->ho_size;
+		while (size - o->ho_len <= len)
+			size *= 2;
+		o->ho_buf = xreallocarray(o->ho_buf, 1, size);
+		o->ho_size = size;
+	}
+	memcpy(o->ho_buf + o->ho_len, s, len);
+	o->ho_len += len;
+	o->ho_buf[o->ho_len] = '\0';
+}
+
+static void
+http_out_str(struct http_out *o, const char *s)
+{
+	http_out_add(o, s, strlen(s));
+}
+
+/*
+ * Says whether header name is hop-by-hop in a message with headers hdrs:
+ * one of the fixed list or named by a Connection header.  The framing
+ * headers are never dropped, whatever Connection says.
+ */
+static bool
+http_hop(const char *name, const struct http_header *hdrs, size_t n)
+{
+	const char	*s, *e;
+	size_t		 i, len;
+
+	for (i = 0; i < nitems(http_hop_by_hop); i++) {
+		if (http_name_is(name, http_hop_by_hop[i]))
+			return true;
+	}
+	if (http_name_is(name, "Content-Length") ||
+	    http_name_is(name, "Transfer-Encoding"))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!http_name_is(hdrs[i].hh_name, "Connection"))
+			continue;
+		s = hdrs[i].hh_value;
+		while (http_list_next(&s, &e, &len)) {
+			if (http_eq(e, len, name))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Appends the end-to-end headers of hdrs (all but Host when nohost), in
+ * order, then our Connection header and the empty line.
+ */
+static void
+http_out_fields(struct http_out *o, const struct http_header *hdrs,
+    size_t n, bool nohost, bool keepalive)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		if (http_hop(hdrs[i].hh_name, hdrs, n))
+			continue;
+		if (nohost && http_name_is(hdrs[i].hh_name, "Host"))
+			continue;
+		http_out_str(o, hdrs[i].hh_name);
+		http_out_str(o, ": ");
+		http_out_str(o, hdrs[i].hh_value);
+		http_out_str(o, "\r\n");
+	}
+	http_out_str(o, keepalive ? "Connection: keep-alive\r\n\r\n" :
+	    "Connection: close\r\n\r\n");
+}
+
+/*
+ * Returns the head to send upstream for req (caller frees), its length
+ * in *len: origin-form (authority-form for CONNECT) and HTTP/1.1, a Host
+ * header made from the target (the client's is dropped), the client's
+ * other end-to-end headers in order, and a Connection header saying
+ * keepalive.
+ */
+char *
+http_request_head(const struct http_request *req, bool keepalive,
+    size_t *len)
+{
+	struct http_out	 o = { NULL, 0, 0 };
+	struct http_out	 auth = { NULL, 0, 0 };
+	char		 port[16];
+	bool		 v6;
+
+	v6 = memchr(req->hr_host, ':', req->hr_hostlen) != NULL;
+	http_out_str(&auth, v6 ? "[" : "");
+	http_out_add(&auth, req->hr_host, req->hr_hostlen);
+	http_out_str(&auth, v6 ? "]" : "");
+	if (req->hr_connect || req->hr_port != 80) {
+		snprintf(port, sizeof(port), ":%d", req->hr_port);
+		http_out_str(&auth, port);
+	}
+
+	http_out_str(&o, req->hr_method);
+	http_out_str(&o, " ");
+	if (req->hr_connect)
+		http_out_add(&o, auth.ho_buf, auth.ho_len);
+	else
+		http_out_str(&o, req->hr_path);
+	http_out_str(&o, " HTTP/1.1\r\nHost: ");
+	http_out_add(&o, auth.ho_buf, auth.ho_len);
+	http_out_str(&o, "\r\n");
+	http_out_fields(&o, req->hr_headers, req->hr_nheaders, true,
+	    keepalive);
+	free(auth.ho_buf);
+	*len = o.ho_len;
+	return o.ho_buf;
+}
+
+/*
+ * Parses the status line, len bytes at p without its CRLF: HTTP-version
+ * SP 3DIGIT SP reason.  A missing SP before an empty reason is let
+ * through: it changes nothing about framing.  Returns 0, or -1 with
+ * *cause.
+ */
+static int
+http_status_line(const char *p, size_t len, struct http_response *resp,
+    char **cause)
+{
+	int	 status;
+	size_t	 i;
+
+	if (len < 12 || p[8] != ' ' || (len > 12 && p[12] != ' ')) {
+		http_cause(cause, "", p, len, " is not a status line");
+		return -1;
+	}
+	if (http_version(p, 8, &resp->hs_minor, &status, cause) == -1)
+		return -1;
+	for (i = 9; i < 12; i++) {
+		if (p[i] < '0' || p[i] > '9') {
+			http_cause(cause, "", p, len,
+			    " is not a status line");
+			return -1;
+		}
+		resp->hs_status = resp->hs_status * 10 + (p[i] - '0');
+	}
+	if (resp->hs_status < 100 || resp->hs_status > 599) {
+		xasprintf(cause, "status %d is outside 100-599",
+		    resp->hs_status);
+		return -1;
+	}
+	for (i = 13; i < len; i++) {
+		if (!http_vbyte((unsigned char)p[i])) {
+			xasprintf(cause, "byte 0x%02x in the reason phrase",
+			    (unsigned char)p[i]);
+			return -1;
+		}
+	}
+	resp->hs_reason = len > 13 ? xstrndup(p + 13, len - 13) : xstrdup("");
+	return 0;
+}
+
+/*
+ * Parses one response head from the len bytes at buf, for a request
+ * whose method was method (NULL: not HEAD).  On HTTP_PARSE_OK, fills
+ * resp (http_response_clear frees it), *used is the length of the head,
+ * and hs_body says how the body ends (RFC 9112 section 6.3).  On
+ * HTTP_PARSE_ERROR, *cause says why (caller frees); the proxy answers
+ * 502.  resp is overwritten.
+ */
+int
+http_response_parse(const char *buf, size_t len, const char *method,
+    struct http_response *resp, size_t *used, char **cause)
+{
+	struct http_framing	 hf;
+	const char		*eol, *end;
+	size_t			 skip, headlen;
+	int			 rc, status, code;
+
+	memset(resp, 0, sizeof(*resp));
+	*used = 0;
+	*cause = NULL;
+	if ((rc = http_head_find(buf, len, false, &skip, &headlen, &status,
+	    cause)) != HTTP_PARSE_OK)
+		return rc;
+
+	eol = memchr(buf, '\r', headlen);
+	end = buf + headlen - 2;
+	if (http_status_line(buf, (size_t)(eol - buf), resp, cause) == -1)
+		goto fail;
+	if (http_fields_parse(eol + 2, end, &resp->hs_headers,
+	    &resp->hs_nheaders, &status, cause) == -1)
+		goto fail;
+	if (http_framing(resp->hs_headers, resp->hs_nheaders, &hf,
+	    cause) == -1)
+		goto fail;
+	if (hf.hf_te && resp->hs_minor == 0) {
+		xasprintf(cause, "Transfer-Encoding in an HTTP/1.0 response");
+		goto fail;
+	}
+	if (hf.hf_te && hf.hf_chunked && hf.hf_notlast) {
+		xasprintf(cause, "chunked applied more than once");
+		goto fail;
+	}
+
+	code = resp->hs_status;
+	if ((method != NULL && strcmp(method, "HEAD") == 0) ||
+	    (code >= 100 && code < 200) || code == 204 || code == 304)
+		resp->hs_body = HTTP_BODY_NONE;
+	else if (hf.hf_te)
+		resp->hs_body = hf.hf_chunked ? HTTP_BODY_CHUNKED :
+		    HTTP_BODY_CLOSE;
+	else if (hf.hf_cl) {
+		resp->hs_body = HTTP_BODY_LENGTH;
+		resp->hs_length = hf.hf_length;
+	} else
+		resp->hs_body = HTTP_BODY_CLOSE;
+	if (resp->hs_minor == 1)
+		resp->hs_keepalive = !hf.hf_close;
+	else
+		resp->hs_keepalive = hf.hf_keepalive && !hf.hf_close;
+	if (resp->hs_body == HTTP_BODY_CLOSE)
+		resp->hs_keepalive = false;
+
+	*used = headlen;
+	return HTTP_PARSE_OK;
+
+fail:
+	http_response_clear(resp);
+	return HTTP_PARSE_ERROR;
+}
+
+/* Frees what resp holds and zeroes it; may be called again. */
+void
+http_response_clear(struct http_response *resp)
+{
+	free(resp->hs_reason);
+	http_headers_free(resp->hs_headers, resp->hs_nheaders);
+	memset(resp, 0, sizeof(*resp));
+}
+
+/*
+ * Returns the head to send the client for resp (caller frees), its
+ * length in *len: an HTTP/1.1 status line, the end-to-end headers in
+ * order and a Connection header saying keepalive.
+ */
+char *
+http_response_head(const struct http_response *resp, bool keepalive,
+    size_t *len)
+{
+	struct http_out	 o = { NULL, 0, 0 };
+	char		 line[32];
+
+	snprintf(line, sizeof(line), "HTTP/1.1 %03d ", resp->hs_status);
+	http_out_str(&o, line);
+	http_out_str(&o, resp->hs_reason != NULL ? resp->hs_reason : "");
+	http_out_str(&o, "\r\n");
+	http_out_fields(&o, resp->hs_headers, resp->hs_nheaders, false,
+	    keepalive);
+	*len = o.ho_len;
+	return o.ho_buf;
+}
+
+/*
+ * Makes hb ready to find the end of a body of kind; length is the
+ * Content-Length for HTTP_BODY_LENGTH.
+ */
+void
+http_body_init(struct http_body *hb, enum http_body_kind kind,
+    uint64_t length)
+{
+	memset(hb, 0, sizeof(*hb));
+	hb->hb_kind = kind;
+	hb->hb_left = kind == HTTP_BODY_LENGTH ? length : 0;
+	hb->hb_state = CHUNK_SIZE_START;
+}
+
+/*
+ * Feeds one byte of a chunked body, outside chunk data, to hb's state
+ * machine (RFC 9112 section 7.1): chunk-size [ chunk-ext ] CRLF, data
+ * CRLF, and after the last chunk the trailer fields and CRLF.  Returns
+ * 0, or -1 for a byte the grammar does not allow there.  As in heads,
+ * only CRLF ends a line: a bare LF in a chunk extension is how a reader
+ * that ends lines there is made to see a different body.
+ */
+static int
+http_chunk_byte(struct http_body *hb, unsigned char ch)
+{
+	int	 d;
+
+	switch (hb->hb_state) {
+	case CHUNK_SIZE_START:
+		if ((d = http_hex(ch)) == -1)
+			return -1;
+		hb->hb_left = (uint64_t)d;
+		hb->hb_state = CHUNK_SIZE;
+		return 0;
+	case CHUNK_SIZE:
+		if ((d = http_hex(ch)) != -1) {
+			if (hb->hb_linelen > HTTP_CHUNK_DIGITS_MAX)
+				return -1;
+			hb->hb_left = hb->hb_left << 4 | (uint64_t)d;
+			return 0;
+		}
+		if (http_ws((char)ch))
+			hb->hb_state = CHUNK_SEMI_WS;
+		else if (ch == ';')
+			hb->hb_state = CHUNK_EXT_NAME_START;
+		else if (ch == '\r')
+			hb->hb_state = CHUNK_SIZE_LF;
+		else
+			return -1;
+		return 0;
+	case CHUNK_SEMI_WS:
+		if (ch == ';')
+			hb->hb_state = CHUNK_EXT_NAME_START;
+		else if (!http_ws((char)ch))
+			return -1;
+		return 0;
+	case CHUNK_EXT_NAME_START:
+		if (http_tchar(ch))
+			hb->hb_state = CHUNK_EXT_NAME;
+		else if (!http_ws((char)ch))
+			return -1;
+		return 0;
+	case CHUNK_EXT_NAME:
+		if (http_tchar(ch))
+			return 0;
+		if (http_ws((char)ch))
+			hb->hb_state = CHUNK_EXT_NAME_WS;
+		else if (ch == '=')
+			hb->hb_state = CHUNK_EXT_VALUE_START;
+		else if (ch == ';')
+			hb->hb_state = CHUNK_EXT_NAME_START;
+		else if (ch == '\r')
+			hb->hb_state = CHUNK_SIZE_LF;
+		else
+			return -1;
+		return 0;
+	case CHUNK_EXT_NAME_WS:
+		if (ch == '=')
+			hb->hb_state = CHUNK_EXT_VALUE_START;
+		else if (ch == ';')
+			hb->hb_state = CHUNK_EXT_NAME_START;
+		else if (!http_ws((char)ch))
+			return -1;
+		return 0;
+	case CHUNK_EXT_VALUE_START:
+		if (ch == '"')
+			hb->hb_state = CHUNK_EXT_QUOTED;
+		else if (http_tchar(ch))
+			hb->hb_state = CHUNK_EXT_TOKEN;
+		else if (!http_ws((char)ch))
+			return -1;
+		return 0;
+	case CHUNK_EXT_TOKEN:
+		if (http_tchar(ch))
+			return 0;
+		if (http_ws((char)ch))
+			hb->hb_state = CHUNK_SEMI_WS;
+		else if (ch == ';')
+			hb->hb_state = CHUNK_EXT_NAME_START;
+		else if (ch == '\r')
+			hb->hb_state = CHUNK_SIZE_LF;
+		else
+			return -1;
+		return 0;
+	case CHUNK_EXT_QUOTED:
+		if (ch == '"')
+			hb->hb_state = CHUNK_EXT_AFTER_QUOTE;
+		else if (ch == '\\')
+			hb->hb_state = CHUNK_EXT_ESCAPE;
+		else if (!http_vbyte(ch))
+			return -1;
+		return 0;
+	case CHUNK_EXT_ESCAPE:
+		if (!http_vbyte(ch))
+			return -1;
+		hb->hb_state = CHUNK_EXT_QUOTED;
+		return 0;
+	case CHUNK_EXT_AFTER_QUOTE:
+		if (http_ws((char)ch))
+			hb->hb_state = CHUNK_SEMI_WS;
+		else if (ch == ';')
+			hb->hb_state = CHUNK_EXT_NAME_START;
+		else if (ch == '\r')
+			hb->hb_state = CHUNK_SIZE_LF;
+		else
+			return -1;
+		return 0;
+	case CHUNK_SIZE_LF:
+		if (ch != '\n')
+			return -1;
+		if (hb->hb_left == 0) {
+			hb->hb_state = CHUNK_TRAILER_START;
+			hb->hb_linelen = 0;
+		} else
+			hb->hb_state = CHUNK_DATA;
+		return 0;
+	case CHUNK_DATA_CR:
+		if (ch != '\r')
+			return -1;
+		hb->hb_state = CHUNK_DATA_LF;
+		return 0;
+	case CHUNK_DATA_LF:
+		if (ch != '\n')
+			return -1;
+		hb->hb_state = CHUNK_SIZE_START;
+		hb->hb_linelen = 0;
+		return 0;
+	case CHUNK_TRAILER_START:
+		if (ch == '\r')
+			hb->hb_state = CHUNK_FINAL_LF;
+		else if (http_tchar(ch))
+			hb->hb_state = CHUNK_TRAILER_NAME;
+		else
+			return -1;
+		return 0;
+	case CHUNK_TRAILER_NAME:
+		if (ch == ':')
+			hb->hb_state = CHUNK_TRAILER_VALUE;
+		else if (!http_tchar(ch))
+			return -1;
+		return 0;
+	case CHUNK_TRAILER_VALUE:
+		if (ch == '\r')
+			hb->hb_state = CHUNK_TRAILER_LF;
+		else if (!http_vbyte(ch))
+			return -1;
+		return 0;
+	case CHUNK_TRAILER_LF:
+		if (ch != '\n')
+			return -1;
+		hb->hb_state = CHUNK_TRAILER_START;
+		return 0;
+	case CHUNK_FINAL_LF:
+		if (ch != '\n')
+			return -1;
+		hb->hb_state = CHUNK_DONE;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Finds how much of len bytes at buf belongs to a chunked body, feeding
+ * hb's state machine; chunk data is skipped without looking at it.  The
+ * size line is bounded by HTTP_CHUNK_LINE_MAX, the trailer section by
+ * HTTP_HEAD_MAX.
+ */
+static ssize_t
+http_chunked_scan(struct http_body *hb, const char *buf, size_t len,
+    bool *done)
+{
+	size_t	 i = 0, n;
+
+	if (hb->hb_state == CHUNK_ERROR)
+		return -1;
+	while (i < len && hb->hb_state != CHUNK_DONE) {
+		if (hb->hb_state == CHUNK_DATA) {
+			n = len - i;
+			if (n > hb->hb_left)
+				n = (size_t)hb->hb_left;
+			i += n;
+			if ((hb->hb_left -= n) == 0)
+				hb->hb_state = CHUNK_DATA_CR;
+			continue;
+		}
+		if (hb->hb_state < CHUNK_DATA) {
+			if (++hb->hb_linelen > HTTP_CHUNK_LINE_MAX)
+				goto bad;
+		} else if (hb->hb_state >= CHUNK_TRAILER_START) {
+			if (++hb->hb_linelen > HTTP_HEAD_MAX)
+				goto bad;
+		}
+		if (http_chunk_byte(hb, (unsigned char)buf[i++]) == -1)
+			goto bad;
+	}
+	*done = hb->hb_state == CHUNK_DONE;
+	return (ssize_t)i;
+
+bad:
+	hb->hb_state = CHUNK_ERROR;
+	return -1;
+}
+
+/*
+ * Says how many of the len bytes at buf, which follow a head or earlier
+ * calls, belong to the body hb was set up for; *done is set when the body
+ * ends within them.  A body of HTTP_BODY_NONE is done at once; one of
+ * HTTP_BODY_CLOSE never is.  Works on any split of the input.  Returns -1
+ * for a malformed chunked body, and for ever after.
+ */
+ssize_t
+http_body_scan(struct http_body *hb, const char *buf, size_t len,
+    bool *done)
+{
+	size_t	 n;
+
+	*done = false;
+	if (len > SSIZE_MAX)
+		len = SSIZE_MAX;
+	switch (hb->hb_kind) {
+	case HTTP_BODY_NONE:
+		*done = true;
+		return 0;
+	case HTTP_BODY_LENGTH:
+		n = hb->hb_left < len ? (size_t)hb->hb_left : len;
+		hb->hb_left -= n;
+		*done = hb->hb_left == 0;
+		return (ssize_t)n;
+	case HTTP_BODY_CHUNKED:
+		return http_chunked_scan(hb, buf, len, done);
+	case HTTP_BODY_CLOSE:
+		return (ssize_t)len;
+	}
+	return -1;
+}
