@@ -27,14 +27,16 @@ ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 		   $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
-LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/host.c lib/log.c lib/relay.c \
-		   lib/util.c lib/xmalloc.c
+LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/host.c lib/jsonl.c lib/log.c \
+		   lib/relay.c lib/util.c lib/xmalloc.c
 POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c
-PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c
+PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
+		   proxy/conn.c
 BRIDGE_SRCS	 = bridge/bridge.c
-CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c
+CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
+		   proxy/proxy_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS)) \
@@ -85,7 +87,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	    $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
 # Test peers, built like the rest (tests/tools/*.c, one file each).
-TOOLS		 = netcheck
+TOOLS		 = netcheck httpd
 TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
 
 $(BUILD)/tests/tools/%: tests/tools/%.c

@@ -9,6 +9,7 @@
 #include "lib/util.h"
 #include "bridge/bridge.h"
 #include "policies/policy.h"
+#include "proxy/proxy.h"
 
 #ifndef CORDON_VERSION
 #define CORDON_VERSION	"0.1.0"
@@ -23,6 +24,8 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "policy", policy_cmd,
 	    "policy check FILE... | explain HOST[:PORT] | show" },
+	{ "proxy", proxy_cmd,
+	    "proxy [--listen EP]... [--policy FILE]... [--log FILE|-]" },
 	{ "bridge", bridge_cmd,
 	    "bridge --listen EP --connect EP [--max-conns N]" },
 };

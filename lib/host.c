@@ -31,11 +31,11 @@ host_byte_ok(unsigned char ch)
 static int
 host_parse_addr(const char *s, size_t len, struct host *h)
 {
-	if (addr_parse(s, len, &h->h_addr) == -1)
+	if (addr_parse(s, len, &h->h_ip) == -1)
 		return -1;
-	addr_unmap(&h->h_addr);
+	addr_unmap(&h->h_ip);
 	h->h_kind = HOST_ADDR;
-	addr_str(&h->h_addr, h->h_name, sizeof(h->h_name));
+	addr_str(&h->h_ip, h->h_name, sizeof(h->h_name));
 	return 0;
 }
 

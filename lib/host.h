@@ -20,7 +20,7 @@ enum host_kind {
 struct host {
 	enum host_kind	 h_kind;
 	char		 h_name[HOST_NAME_MAX_LEN + 1];	/* canonical text */
-	struct addr	 h_addr;			/* HOST_ADDR only */
+	struct addr	 h_ip;			/* HOST_ADDR only */
 };
 
 int	 host_parse(const char *, size_t, struct host *, char **);

@@ -129,6 +129,7 @@ struct policy_layers {
 	const char	 *pl_workspace;	/* NULL: the current folder */
 	bool		  pl_only;	/* only pl_args: no built-in, system, */
 					/* user or workspace layer          */
+	bool		  pl_no_workspace; /* no workspace layer (a daemon) */
 };
 
 int		 policy_add_flag(struct policy *, const char *, const char *,

@@ -261,14 +261,14 @@ policy_parse_pattern(const char *text, struct pitem *it, char **cause)
 
 	it->pi_kind = h.h_kind == HOST_ADDR ? PAT_ADDR :
 	    suffix ? PAT_SUFFIX : PAT_NAME;
-	it->pi_addr = h.h_addr;
+	it->pi_addr = h.h_ip;
 	free(it->pi_host);
 	it->pi_host = xstrdup(h.h_name);
 	if (it->pi_port == PORT_ANY)
 		snprintf(portbuf, sizeof(portbuf), ":*");
 	else if (it->pi_port != PORT_UNSET)
 		snprintf(portbuf, sizeof(portbuf), ":%d", it->pi_port);
-	v6 = h.h_addr.a_family == AF_INET6;
+	v6 = h.h_ip.a_family == AF_INET6;
 	free(it->pi_text);
 	xasprintf(&it->pi_text, "%s%s%s%s%s", suffix ? "*." : "",
 	    v6 ? "[" : "", h.h_name, v6 ? "]" : "", portbuf);

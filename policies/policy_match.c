@@ -36,7 +36,7 @@ host_matches(const struct pitem *it, const struct host *h)
 	switch (it->pi_kind) {
 	case PAT_ADDR:
 		return h->h_kind == HOST_ADDR &&
-		    addr_equal(&it->pi_addr, &h->h_addr);
+		    addr_equal(&it->pi_addr, &h->h_ip);
 	case PAT_NAME:
 		return h->h_kind == HOST_NAME &&
 		    strcmp(it->pi_host, h->h_name) == 0;
@@ -125,7 +125,7 @@ policy_decide(const struct policy *p, const char *host, size_t len, int port,
 	d->d_key = "network.allow";
 	d->d_verdict = VERDICT_ALLOW;
 	if (d->d_host.h_kind == HOST_ADDR)
-		return policy_check_addr(p, &d->d_host.h_addr, d);
+		return policy_check_addr(p, &d->d_host.h_ip, d);
 	return true;
 }
 
@@ -183,7 +183,7 @@ static void
 decision_target(const struct decision *d, char *buf, size_t len)
 {
 	if (d->d_host.h_kind == HOST_ADDR &&
-	    d->d_host.h_addr.a_family == AF_INET6)
+	    d->d_host.h_ip.a_family == AF_INET6)
 		snprintf(buf, len, "[%s]:%d", d->d_host.h_name, d->d_port);
 	else
 		snprintf(buf, len, "%s:%d", d->d_host.h_name, d->d_port);
@@ -252,7 +252,7 @@ decision_hint(const struct decision *d)
 {
 	char	 pattern[HOST_NAME_MAX_LEN + 16], *out = NULL;
 	bool	 v6 = d->d_host.h_kind == HOST_ADDR &&
-		    d->d_host.h_addr.a_family == AF_INET6;
+		    d->d_host.h_ip.a_family == AF_INET6;
 
 	if (d->d_verdict == VERDICT_ALLOW)
 		return NULL;
@@ -265,7 +265,7 @@ decision_hint(const struct decision *d)
 	switch (d->d_why) {
 	case WHY_NO_RULE:
 		if (d->d_host.h_kind == HOST_ADDR &&
-		    addr_special(&d->d_host.h_addr) != NULL)
+		    addr_special(&d->d_host.h_ip) != NULL)
 			xasprintf(&out, "add \"%s\" to network.allow and "
 			    "\"%s/%d\" to network.allow_cidrs, or pass "
 			    "--allow-domain %s --allow-cidr %s/%d", pattern,

@@ -410,7 +410,7 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	}
 
 	/* Last, the untrusted workspace layer, which only tightens. */
-	if (!pl->pl_only) {
+	if (!pl->pl_only && !pl->pl_no_workspace) {
 		xasprintf(&path, "%s/%s", ctx.pc_workspace, WORKSPACE_POLICY);
 		ctx.pc_untrusted = true;
 		if (lstat(path, &st) == -1 && errno == ENOENT) {

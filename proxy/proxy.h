@@ -7,10 +7,13 @@
 #define CORDON_PROXY_H
 
 #include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /*
  * http.c: strict HTTP/1.x heads (RFC 9112) and body framing.
@@ -147,5 +150,70 @@ enum tls_peek {
 };
 
 int	 tls_peek_sni(const uint8_t *, size_t, char *, size_t, size_t *);
+
+/*
+ * dns.c: names resolved with c-ares on the proxy's event loop.  Never
+ * getaddrinfo(3) there: it blocks the loop.  --resolve pins come first.
+ */
+#define DNS_MAX_ADDRS		16
+
+struct dns;
+struct dns_query;
+struct event_base;
+struct addr;
+
+/* Called once per query with the addresses, or n 0 and why set. */
+typedef void	(*dns_cb)(const struct addr *, size_t, const char *, void *);
+
+struct dns	*dns_new(struct event_base *, char **);
+int		 dns_servers(struct dns *, const char *, char **);
+int		 dns_pin(struct dns *, const char *, char **);
+struct dns_query *dns_resolve(struct dns *, const char *, dns_cb, void *);
+void		 dns_cancel(struct dns_query *);
+void		 dns_free(struct dns *);
+
+/*
+ * conn.c: one client connection, from its first byte to its log line.
+ */
+struct bufferevent;
+struct jsonl;
+struct policy;
+
+#define PROXY_MAX_CONNS		4096
+#define PROXY_HEAD_SECS		30	/* a request head or handshake */
+#define PROXY_CONNECT_SECS	10	/* each address tried */
+#define PROXY_IDLE_SECS		300	/* nothing moved in a tunnel */
+#define PROXY_BUFFER_MAX	(256 * 1024)	/* per direction, forwarding */
+
+/* A policy and the connections deciding with it (it outlives a reload). */
+struct ppolicy {
+	struct policy		*pp_policy;
+	unsigned int		 pp_refs;
+};
+
+struct proxy {
+	struct event_base	*px_base;
+	struct ppolicy		*px_policy;	/* replaced on reload */
+	struct dns		*px_dns;
+	struct jsonl		*px_log;
+	TAILQ_HEAD(, conn)	 px_conns;
+	size_t			 px_nconns;
+	size_t			 px_max;
+	int			 px_head_secs;
+	int			 px_connect_secs;
+	int			 px_idle_secs;
+	time_t			 px_warned;	/* rate limit for warnings */
+	void			(*px_drained)(struct proxy *);
+};
+
+void	 conn_accept(struct proxy *, int, const struct sockaddr *,
+	    socklen_t);
+struct ppolicy *ppolicy_new(struct policy *);
+struct ppolicy *ppolicy_ref(struct ppolicy *);
+void	 ppolicy_unref(struct ppolicy *);
+void	 conn_close_all(struct proxy *);
+
+/* proxy_cmd.c */
+int	 proxy_cmd(int, char **);
 
 #endif

@@ -1,0 +1,189 @@
+/*
+ * jsonl.c: the egress log.
+ *
+ * Each record is built with jansson and written with one write(2) on a
+ * file opened O_APPEND, so lines from several processes never interleave
+ * and a line is never left half-written by us.  Text that came from a
+ * client (the host, the method) is escaped to printable ASCII first, so
+ * the log stays valid JSON and valid UTF-8 whatever the client sent.
+ */
+#include <sys/types.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "jsonl.h"
+#include "log.h"
+#include "xmalloc.h"
+
+struct jsonl {
+	char	*j_path;	/* NULL: standard output */
+	int	 j_fd;
+	bool	 j_failed;	/* a write failed; said once */
+};
+
+static int
+jsonl_openfd(const char *path, char **cause)
+{
+	int	 fd;
+
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	    O_NOCTTY, 0640)) == -1)
+		xasprintf(cause, "egress log %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* Opens the log at path ("-": standard output).  NULL with *cause. */
+struct jsonl *
+jsonl_open(const char *path, char **cause)
+{
+	struct jsonl	*j;
+	int		 fd = STDOUT_FILENO;
+
+	*cause = NULL;
+	if (strcmp(path, "-") != 0 && (fd = jsonl_openfd(path, cause)) == -1)
+		return NULL;
+	j = xcalloc(1, sizeof(*j));
+	j->j_fd = fd;
+	if (strcmp(path, "-") != 0)
+		j->j_path = xstrdup(path);
+	return j;
+}
+
+/*
+ * Opens the log's path again (after logrotate moved it); on failure the
+ * old file stays in use.  Returns 0, or -1 with *cause set.
+ */
+int
+jsonl_reopen(struct jsonl *j, char **cause)
+{
+	int	 fd;
+
+	*cause = NULL;
+	if (j->j_path == NULL)
+		return 0;
+	if ((fd = jsonl_openfd(j->j_path, cause)) == -1)
+		return -1;
+	close(j->j_fd);
+	j->j_fd = fd;
+	j->j_failed = false;
+	return 0;
+}
+
+void
+jsonl_close(struct jsonl *j)
+{
+	if (j == NULL)
+		return;
+	if (j->j_path != NULL)
+		close(j->j_fd);
+	free(j->j_path);
+	free(j);
+}
+
+/*
+ * Sets key to len bytes of s, or null.  Bytes outside printable ASCII,
+ * and the backslash, become \xNN, so every "\x" in the log stands for
+ * one such byte; JSON's own escaping of quotes comes on top.
+ */
+static void
+jsonl_text(json_t *o, const char *key, const char *s, size_t len)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	unsigned char		 ch;
+	char			*e, *p;
+	size_t			 i;
+
+	if (s == NULL) {
+		json_object_set_new(o, key, json_null());
+		return;
+	}
+	e = p = xmalloc(len * 4 + 1);
+	for (i = 0; i < len; i++) {
+		ch = (unsigned char)s[i];
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
+			*p++ = (char)ch;
+			continue;
+		}
+		*p++ = '\\';
+		*p++ = 'x';
+		*p++ = hex[ch >> 4];
+		*p++ = hex[ch & 0xf];
+	}
+	*p = '\0';
+	json_object_set_new(o, key, json_string(e));
+	free(e);
+}
+
+/* Writes one record; a failed write is said once, until a reopen. */
+void
+jsonl_write(struct jsonl *j, const struct egress *e)
+{
+	struct timeval	 now;
+	struct tm	 tm;
+	json_t		*o;
+	char		 when[40], *line, *p;
+	size_t		 len;
+	ssize_t		 n;
+	long		 ms;
+
+	gettimeofday(&now, NULL);
+	gmtime_r(&e->e_start.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ldZ",
+	    (long)e->e_start.tv_usec / 1000);
+	ms = (now.tv_sec - e->e_start.tv_sec) * 1000 +
+	    (now.tv_usec - e->e_start.tv_usec) / 1000;
+
+	o = json_object();
+	json_object_set_new(o, "time", json_string(when));
+	jsonl_text(o, "sandbox", e->e_sandbox, e->e_sandbox ?
+	    strlen(e->e_sandbox) : 0);
+	jsonl_text(o, "client", e->e_client, e->e_client ?
+	    strlen(e->e_client) : 0);
+	json_object_set_new(o, "protocol", json_string(e->e_proto));
+	jsonl_text(o, "method", e->e_method, e->e_method ?
+	    strlen(e->e_method) : 0);
+	jsonl_text(o, "host", e->e_host, e->e_hostlen);
+	json_object_set_new(o, "port", json_integer(e->e_port));
+	jsonl_text(o, "address", e->e_addr, e->e_addr ?
+	    strlen(e->e_addr) : 0);
+	json_object_set_new(o, "decision", json_string(e->e_allow ?
+	    "allow" : "deny"));
+	jsonl_text(o, "rule", e->e_rule, e->e_rule ? strlen(e->e_rule) : 0);
+	jsonl_text(o, "rule_from", e->e_rule_from, e->e_rule_from ?
+	    strlen(e->e_rule_from) : 0);
+	jsonl_text(o, "reason", e->e_reason, e->e_reason ?
+	    strlen(e->e_reason) : 0);
+	json_object_set_new(o, "status", json_integer(e->e_status));
+	json_object_set_new(o, "bytes_up", json_integer((json_int_t)e->e_up));
+	json_object_set_new(o, "bytes_down",
+	    json_integer((json_int_t)e->e_down));
+	json_object_set_new(o, "duration_ms", json_integer(ms < 0 ? 0 : ms));
+	line = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (line == NULL)
+		fatalx("egress log: cannot encode a record");
+
+	/* One write: the line and its end, so it is never split. */
+	len = strlen(line);
+	p = xmalloc(len + 1);
+	memcpy(p, line, len);
+	p[len] = '\n';
+	free(line);
+	n = write(j->j_fd, p, len + 1);
+	if ((n == -1 || (size_t)n != len + 1) && !j->j_failed) {
+		log_warn("egress log: write failed%s",
+		    n >= 0 ? " (short write)" : "");
+		j->j_failed = true;
+	}
+	free(p);
+}

@@ -1,0 +1,41 @@
+/*
+ * jsonl.h: the egress log, one JSON object per line, per decision.  This
+ * file owns the format: its field names are documented in
+ * docs/egress-log.md and nothing else writes the log.
+ */
+#ifndef CORDON_JSONL_H
+#define CORDON_JSONL_H
+
+#include <sys/time.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct jsonl;
+
+struct egress {
+	struct timeval	 e_start;
+	const char	*e_sandbox;	/* NULL: not known */
+	const char	*e_client;	/* "127.0.0.1:40000", "unix" */
+	const char	*e_proto;	/* "http", "connect", "socks5" */
+	const char	*e_method;	/* HTTP method, or NULL */
+	const char	*e_host;	/* as the client sent it */
+	size_t		 e_hostlen;
+	int		 e_port;
+	const char	*e_addr;	/* the address connected to, or NULL */
+	bool		 e_allow;
+	const char	*e_rule;	/* the deciding entry, or NULL */
+	const char	*e_rule_from;	/* where it came from */
+	const char	*e_reason;	/* why, in words */
+	int		 e_status;	/* HTTP status or SOCKS5 reply */
+	uint64_t	 e_up;		/* bytes client to upstream */
+	uint64_t	 e_down;	/* bytes upstream to client */
+};
+
+struct jsonl	*jsonl_open(const char *, char **);
+int		 jsonl_reopen(struct jsonl *, char **);
+void		 jsonl_write(struct jsonl *, const struct egress *);
+void		 jsonl_close(struct jsonl *);
+
+#endif

@@ -1,0 +1,1111 @@
+/*
+ * conn.c: one client of the proxy, from its first byte to its log line.
+ *
+ * The first byte tells the protocol: 0x05 is SOCKS5, anything else HTTP
+ * (a forward request in absolute form, or CONNECT).  Then, for every
+ * protocol alike:
+ *
+ *   1. decide on the name and port (policy_decide): a refused name is
+ *      answered at once and never looked up;
+ *   2. resolve an allowed name on the loop (dns.c) and check every
+ *      address it has (policy_check_addr): one special address refuses
+ *      the lot;
+ *   3. connect to exactly the addresses checked, one after the other;
+ *   4. CONNECT and SOCKS5: answer, then read the client's first bytes
+ *      before anything goes upstream; a TLS ClientHello must name the
+ *      host decided on (or one the policy allows itself); then splice
+ *      both ways (lib/relay.c).  HTTP: send the request upstream with
+ *      its Host rewritten and hop-by-hop headers dropped, send the answer
+ *      back, and wait for the next request, decided anew.
+ *
+ * Each decision ends in one egress log line.  Every path ends in
+ * conn_free(), which owns and frees everything; a callback that calls it
+ * touches nothing after.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "addr.h"
+#include "host.h"
+#include "jsonl.h"
+#include "log.h"
+#include "policy.h"
+#include "proxy.h"
+#include "relay.h"
+#include "util.h"
+#include "xmalloc.h"
+
+enum conn_state {
+	CS_SNIFF,		/* nothing read yet */
+	CS_HTTP_HEAD,		/* reading a request head */
+	CS_SOCKS_GREETING,
+	CS_SOCKS_REQUEST,
+	CS_RESOLVING,
+	CS_CONNECTING,
+	CS_PEEK,		/* tunnel answered: judging the first bytes */
+	CS_TUNNEL,		/* the relay has both sockets */
+	CS_FORWARD,		/* HTTP: request out, answer back */
+	CS_CLOSING		/* writing a last answer, then close */
+};
+
+enum conn_proto {
+	PROTO_NONE,
+	PROTO_HTTP,
+	PROTO_CONNECT,
+	PROTO_SOCKS5
+};
+
+static const char *const proto_names[] = {
+	"none", "http", "connect", "socks5"
+};
+
+struct conn {
+	TAILQ_ENTRY(conn)	 c_entry;
+	struct proxy		*c_proxy;
+	int			 c_fd;		/* the client */
+	struct bufferevent	*c_bev;		/* on c_fd, until a tunnel */
+	int			 c_upfd;	/* the upstream, or -1 */
+	struct bufferevent	*c_up;		/* on c_upfd */
+	enum conn_state		 c_state;
+	enum conn_proto		 c_proto;
+	char			 c_client[ADDR_STRLEN + 8];
+
+	/* The request being decided, and the decision. */
+	struct ppolicy		*c_policy;	/* what decided it */
+	char			*c_method;
+	char			 c_host[256];	/* as sent, any bytes */
+	size_t			 c_hostlen;
+	int			 c_port;
+	struct decision		 c_dec;
+	bool			 c_decided;
+	struct http_request	 c_req;
+	struct http_response	 c_resp;
+	struct http_body	 c_reqbody;
+	struct http_body	 c_respbody;
+	bool			 c_reqdone;
+	bool			 c_resphead;	/* response head forwarded */
+	bool			 c_keepalive;
+	size_t			 c_headscan;	/* bytes of head parsed before */
+
+	/* Resolving and connecting. */
+	struct dns_query	*c_query;
+	struct addr		 c_addrs[DNS_MAX_ADDRS];
+	size_t			 c_naddrs;
+	size_t			 c_next;
+	struct event		*c_connect_ev;
+	char			 c_addrtext[ADDR_STRLEN + 8];
+	int			 c_connect_error;
+
+	struct relay		*c_relay;
+
+	/* The egress log record of the current decision. */
+	struct timeval		 c_start;
+	bool			 c_logged;
+	int			 c_status;
+	const char		*c_reason;
+	char			*c_reason_buf;
+	uint64_t		 c_up_bytes;
+	uint64_t		 c_down_bytes;
+};
+
+static void	conn_read_cb(struct bufferevent *, void *);
+static void	conn_write_cb(struct bufferevent *, void *);
+static void	conn_event_cb(struct bufferevent *, short, void *);
+static void	up_read_cb(struct bufferevent *, void *);
+static void	up_write_cb(struct bufferevent *, void *);
+static void	up_event_cb(struct bufferevent *, short, void *);
+static void	conn_process(struct conn *);
+static void	conn_connect_next(struct conn *);
+
+/* Says something about the proxy at most once every 10 s. */
+static void
+proxy_warn(struct proxy *px, const char *msg)
+{
+	time_t	 now = time(NULL);
+
+	if (now - px->px_warned < 10)
+		return;
+	px->px_warned = now;
+	log_warnx("proxy: %s", msg);
+}
+
+/* Writes the egress log line of the current decision, once. */
+static void
+conn_log(struct conn *c)
+{
+	struct egress	 e;
+
+	if (c->c_logged || !c->c_decided || c->c_proxy->px_log == NULL)
+		return;
+	c->c_logged = true;
+	memset(&e, 0, sizeof(e));
+	e.e_start = c->c_start;
+	e.e_client = c->c_client;
+	e.e_proto = proto_names[c->c_proto];
+	e.e_method = c->c_method;
+	e.e_host = c->c_host;
+	e.e_hostlen = c->c_hostlen;
+	e.e_port = c->c_port;
+	e.e_addr = c->c_addrtext[0] != '\0' ? c->c_addrtext : NULL;
+	e.e_allow = c->c_dec.d_verdict == VERDICT_ALLOW && c->c_reason == NULL;
+	if (c->c_dec.d_rule != NULL) {
+		e.e_rule = c->c_dec.d_rule->pi_text;
+		e.e_rule_from = c->c_dec.d_rule->pi_from;
+	}
+	e.e_reason = c->c_reason;
+	e.e_status = c->c_status;
+	e.e_up = c->c_up_bytes;
+	e.e_down = c->c_down_bytes;
+	jsonl_write(c->c_proxy->px_log, &e);
+}
+
+/* Frees c and everything it holds; logs its decision if not yet done. */
+static void
+conn_free(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+
+	conn_log(c);
+	TAILQ_REMOVE(&px->px_conns, c, c_entry);
+	px->px_nconns--;
+	dns_cancel(c->c_query);
+	if (c->c_connect_ev != NULL)
+		event_free(c->c_connect_ev);
+	if (c->c_relay != NULL)
+		relay_free(c->c_relay);		/* closes both sockets */
+	else {
+		if (c->c_bev != NULL)
+			bufferevent_free(c->c_bev);
+		if (c->c_up != NULL)
+			bufferevent_free(c->c_up);
+		if (c->c_fd != -1)
+			close(c->c_fd);
+		if (c->c_upfd != -1)
+			close(c->c_upfd);
+	}
+	decision_clear(&c->c_dec);
+	ppolicy_unref(c->c_policy);
+	http_request_clear(&c->c_req);
+	http_response_clear(&c->c_resp);
+	free(c->c_method);
+	free(c->c_reason_buf);
+	free(c);
+	if (px->px_drained != NULL && px->px_nconns == 0)
+		px->px_drained(px);
+}
+
+/* Closes every connection at once (the drain time is over). */
+void
+conn_close_all(struct proxy *px)
+{
+	while (!TAILQ_EMPTY(&px->px_conns))
+		conn_free(TAILQ_FIRST(&px->px_conns));
+}
+
+/* Sets the reason of a refusal or failure (copied). */
+static void
+conn_reason(struct conn *c, const char *reason)
+{
+	free(c->c_reason_buf);
+	c->c_reason_buf = xstrdup(reason);
+	c->c_reason = c->c_reason_buf;
+}
+
+/* Closes c once what it has to say is written. */
+static void
+conn_finish(struct conn *c)
+{
+	c->c_state = CS_CLOSING;
+	if (c->c_up != NULL) {
+		bufferevent_free(c->c_up);
+		c->c_up = NULL;
+		close(c->c_upfd);
+		c->c_upfd = -1;
+	}
+	bufferevent_disable(c->c_bev, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(c->c_bev)) == 0)
+		conn_free(c);
+	/* else conn_write_cb frees it once the output is drained */
+}
+
+/*
+ * Answers an HTTP client with status and a short text saying what was
+ * refused or failed, why, and how to allow it, then closes.
+ */
+static void
+conn_http_answer(struct conn *c, int status, const char *title,
+    const char *what, const char *hint)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->c_bev);
+	char		*body;
+	int		 n;
+
+	c->c_status = status;
+	n = xasprintf(&body, "cordon: %s\n%s%s%s", what, hint ? "hint: " : "",
+	    hint ? hint : "", hint ? "\n" : "");
+	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain; charset=utf-8\r\n"
+	    "X-Cordon-Decision: %s\r\n"
+	    "Connection: close\r\n"
+	    "Content-Length: %d\r\n\r\n%s", status, title, what, n, body);
+	free(body);
+	conn_finish(c);
+}
+
+/* A SOCKS5 reply with code, then close. */
+static void
+conn_socks_answer(struct conn *c, uint8_t code)
+{
+	uint8_t	 buf[SOCKS5_REPLY_MAX];
+	size_t	 n;
+
+	c->c_status = code;
+	n = socks5_reply(buf, code, NULL);
+	bufferevent_write(c->c_bev, buf, n);
+	conn_finish(c);
+}
+
+/*
+ * The policy refused the request: say so in the client's protocol, with
+ * the rule and the fix; log it.
+ */
+static void
+conn_deny(struct conn *c)
+{
+	char	*what, *hint;
+
+	what = decision_describe(&c->c_dec);
+	hint = decision_hint(&c->c_dec);
+	/* The log has the target in its own fields: keep the why. */
+	conn_reason(c, strstr(what, ": ") ? strstr(what, ": ") + 2 : what);
+	c->c_dec.d_verdict = VERDICT_DENY;
+	if (c->c_proto == PROTO_SOCKS5)
+		conn_socks_answer(c, SOCKS5_REP_RULESET);
+	else if (c->c_state == CS_PEEK)
+		conn_finish(c);		/* the tunnel was answered already */
+	else
+		conn_http_answer(c, 403, "Forbidden", what, hint);
+	free(what);
+	free(hint);
+}
+
+/*
+ * The request was allowed but could not be carried out (DNS, connect):
+ * 502 or 504, SOCKS5 host unreachable or refused.
+ */
+static void
+conn_fail(struct conn *c, int status, uint8_t socks, const char *why)
+{
+	char	*what;
+
+	xasprintf(&what, "%s:%d: %s", c->c_dec.d_host.h_name, c->c_port, why);
+	conn_reason(c, what);
+	if (c->c_proto == PROTO_SOCKS5)
+		conn_socks_answer(c, socks);
+	else
+		conn_http_answer(c, status, status == 504 ? "Gateway Timeout" :
+		    "Bad Gateway", what, NULL);
+	free(what);
+}
+
+/* Starts a new decision on this connection (each HTTP request has one). */
+static void
+conn_begin(struct conn *c, enum conn_proto proto, const char *method,
+    const char *host, size_t hostlen, int port)
+{
+	decision_clear(&c->c_dec);
+	memset(&c->c_dec, 0, sizeof(c->c_dec));
+	/* The policy in force now decides, even if it is reloaded later. */
+	ppolicy_unref(c->c_policy);
+	c->c_policy = ppolicy_ref(c->c_proxy->px_policy);
+	free(c->c_method);
+	c->c_method = method != NULL ? xstrdup(method) : NULL;
+	free(c->c_reason_buf);
+	c->c_reason_buf = NULL;
+	c->c_reason = NULL;
+	c->c_proto = proto;
+	if (hostlen >= sizeof(c->c_host))
+		hostlen = sizeof(c->c_host) - 1;
+	memcpy(c->c_host, host, hostlen);
+	c->c_host[hostlen] = '\0';
+	c->c_hostlen = hostlen;
+	c->c_port = port;
+	c->c_addrtext[0] = '\0';
+	c->c_naddrs = c->c_next = 0;
+	c->c_connect_error = 0;
+	c->c_status = 0;
+	c->c_up_bytes = c->c_down_bytes = 0;
+	c->c_logged = false;
+	c->c_decided = true;
+	gettimeofday(&c->c_start, NULL);
+}
+
+static void
+conn_resolved_cb(const struct addr *addrs, size_t n, const char *why,
+    void *arg)
+{
+	struct conn	*c = arg;
+	struct addr	 a;
+	char		 text[ADDR_STRLEN], *msg;
+	size_t		 i;
+
+	c->c_query = NULL;
+	if (n == 0) {
+		xasprintf(&msg, "cannot resolve: %s", why);
+		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
+		free(msg);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		a = addrs[i];
+		addr_unmap(&a);
+		if (c->c_dec.d_why != WHY_MODE_HOST &&
+		    !policy_check_addr(c->c_policy->pp_policy, &a, &c->c_dec)) {
+			/* One special address refuses them all. */
+			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+			    addr_str(&a, text, sizeof(text)));
+			conn_deny(c);
+			return;
+		}
+		c->c_addrs[c->c_naddrs++] = a;
+	}
+	conn_connect_next(c);
+}
+
+/* Decides on c_host:c_port, then resolves or connects. */
+static void
+conn_decide(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+
+	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
+	    c->c_port, &c->c_dec)) {
+		conn_deny(c);
+		return;
+	}
+	if (c->c_dec.d_host.h_kind == HOST_ADDR) {
+		c->c_addrs[0] = c->c_dec.d_host.h_ip;
+		c->c_naddrs = 1;
+		conn_connect_next(c);
+		return;
+	}
+	c->c_state = CS_RESOLVING;
+	bufferevent_disable(c->c_bev, EV_READ);
+	c->c_query = dns_resolve(px->px_dns, c->c_dec.d_host.h_name,
+	    conn_resolved_cb, c);
+}
+
+static void	conn_connected_cb(int, short, void *);
+
+/* Tries the next checked address; when none is left, fails. */
+static void
+conn_connect_next(struct conn *c)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	struct timeval		 tv = { c->c_proxy->px_connect_secs, 0 };
+	const struct addr	*a;
+	socklen_t		 len;
+	char			 text[ADDR_STRLEN], *msg;
+	int			 fd;
+
+	c->c_state = CS_CONNECTING;
+	bufferevent_disable(c->c_bev, EV_READ);
+	while (c->c_next < c->c_naddrs) {
+		a = &c->c_addrs[c->c_next++];
+		memset(&ss, 0, sizeof(ss));
+		if (a->a_family == AF_INET) {
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons((uint16_t)c->c_port);
+			memcpy(&sin->sin_addr, a->a_bytes, 4);
+			len = sizeof(*sin);
+		} else {
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_port = htons((uint16_t)c->c_port);
+			memcpy(&sin6->sin6_addr, a->a_bytes, 16);
+			len = sizeof(*sin6);
+		}
+		snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+		    addr_str(a, text, sizeof(text)));
+		if ((fd = socket(a->a_family, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0)) == -1) {
+			c->c_connect_error = errno;
+			continue;
+		}
+		if (connect(fd, (struct sockaddr *)&ss, len) == -1 &&
+		    errno != EINPROGRESS) {
+			c->c_connect_error = errno;
+			close(fd);
+			continue;
+		}
+		c->c_upfd = fd;
+		if ((c->c_connect_ev = event_new(c->c_proxy->px_base, fd,
+		    EV_WRITE, conn_connected_cb, c)) == NULL ||
+		    event_add(c->c_connect_ev, &tv) == -1)
+			fatalx("proxy: cannot watch a connection");
+		return;
+	}
+	xasprintf(&msg, "cannot connect to %s: %s", c->c_addrtext,
+	    strerror(c->c_connect_error));
+	if (c->c_connect_error == ETIMEDOUT)
+		conn_fail(c, 504, SOCKS5_REP_TTL, msg);
+	else if (c->c_connect_error == ECONNREFUSED)
+		conn_fail(c, 502, SOCKS5_REP_REFUSED, msg);
+	else
+		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
+	free(msg);
+}
+
+/* Makes the upstream bufferevent; it does not own c_upfd. */
+static void
+conn_up_bev(struct conn *c)
+{
+	if ((c->c_up = bufferevent_socket_new(c->c_proxy->px_base,
+	    c->c_upfd, 0)) == NULL)
+		fatalx("proxy: bufferevent_socket_new failed");
+	bufferevent_setcb(c->c_up, up_read_cb, up_write_cb, up_event_cb, c);
+	bufferevent_setwatermark(c->c_up, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
+	bufferevent_enable(c->c_up, EV_READ | EV_WRITE);
+}
+
+/* Sends the current request's head upstream and starts forwarding. */
+static void
+conn_forward_start(struct conn *c)
+{
+	struct timeval	 idle = { c->c_proxy->px_idle_secs, 0 };
+	char		*head;
+	size_t		 len;
+
+	c->c_state = CS_FORWARD;
+	c->c_reqdone = false;
+	c->c_resphead = false;
+	http_body_init(&c->c_reqbody, c->c_req.hr_body, c->c_req.hr_length);
+	head = http_request_head(&c->c_req, false, &len);
+	bufferevent_write(c->c_up, head, len);
+	free(head);
+	bufferevent_set_timeouts(c->c_bev, &idle, NULL);
+	bufferevent_set_timeouts(c->c_up, &idle, NULL);
+	bufferevent_enable(c->c_bev, EV_READ);
+	conn_process(c);
+}
+
+static void
+conn_connected_cb(int fd, short what, void *arg)
+{
+	struct conn		*c = arg;
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(int);
+	uint8_t			 reply[SOCKS5_REPLY_MAX];
+	int			 error = 0;
+
+	event_free(c->c_connect_ev);
+	c->c_connect_ev = NULL;
+	if (what & EV_TIMEOUT)
+		error = ETIMEDOUT;
+	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) == -1)
+		error = errno;
+	if (error != 0) {
+		close(c->c_upfd);
+		c->c_upfd = -1;
+		c->c_connect_error = error;
+		conn_connect_next(c);
+		return;
+	}
+	conn_up_bev(c);
+	switch (c->c_proto) {
+	case PROTO_HTTP:
+		conn_forward_start(c);
+		return;
+	case PROTO_CONNECT:
+		c->c_status = 200;
+		bufferevent_write(c->c_bev, "HTTP/1.1 200 Connection "
+		    "established\r\n\r\n", 39);
+		break;
+	case PROTO_SOCKS5:
+		c->c_status = SOCKS5_REP_OK;
+		len = sizeof(ss);
+		if (getsockname(c->c_upfd, (struct sockaddr *)&ss, &len) == -1)
+			len = 0;
+		bufferevent_write(c->c_bev, reply, socks5_reply(reply,
+		    SOCKS5_REP_OK, len ? (struct sockaddr *)&ss : NULL));
+		break;
+	default:
+		break;
+	}
+	/* Nothing goes upstream until the first bytes are judged. */
+	c->c_state = CS_PEEK;
+	bufferevent_enable(c->c_bev, EV_READ);
+	conn_process(c);
+}
+
+static void
+conn_relay_done_cb(struct relay *r, const char *why, void *arg)
+{
+	struct conn	*c = arg;
+
+	c->c_up_bytes += relay_bytes(r, RELAY_UP);
+	c->c_down_bytes += relay_bytes(r, RELAY_DOWN);
+	if (why != NULL && c->c_reason == NULL)
+		conn_reason(c, why);
+	conn_free(c);
+}
+
+/*
+ * Hands both sockets to a relay, with what is already read or not yet
+ * written in either direction as its first bytes.
+ */
+static void
+conn_tunnel(struct conn *c)
+{
+	struct timeval	 idle = { c->c_proxy->px_idle_secs, 0 };
+	struct evbuffer	*in, *out, *upin;
+	struct relay	*r;
+
+	in = bufferevent_get_input(c->c_bev);
+	out = bufferevent_get_output(c->c_bev);
+	upin = bufferevent_get_input(c->c_up);
+	r = relay_new(c->c_proxy->px_base, c->c_fd, c->c_upfd,
+	    conn_relay_done_cb, c);
+	c->c_up_bytes = evbuffer_get_length(in);
+	relay_pending(r, RELAY_UP, evbuffer_pullup(in, -1),
+	    evbuffer_get_length(in));
+	relay_pending(r, RELAY_DOWN, evbuffer_pullup(out, -1),
+	    evbuffer_get_length(out));
+	c->c_down_bytes = evbuffer_get_length(upin);
+	relay_pending(r, RELAY_DOWN, evbuffer_pullup(upin, -1),
+	    evbuffer_get_length(upin));
+	/* The upstream bufferevent never wrote: nothing is lost there. */
+	bufferevent_free(c->c_bev);
+	bufferevent_free(c->c_up);
+	c->c_bev = c->c_up = NULL;
+	c->c_fd = c->c_upfd = -1;
+	c->c_relay = r;
+	c->c_state = CS_TUNNEL;
+	relay_idle(r, &idle);
+	if (relay_start(r) == -1)
+		fatalx("proxy: cannot start a relay");
+}
+
+/*
+ * CONNECT and SOCKS5, after the answer: the first bytes of the client
+ * decide.  A TLS ClientHello must name the host decided on, or one the
+ * policy allows on its own; otherwise the tunnel is closed before one
+ * byte goes upstream.
+ */
+static void
+conn_peek(struct conn *c)
+{
+	struct evbuffer	*in = bufferevent_get_input(c->c_bev);
+	struct decision	 d;
+	struct host	 h;
+	size_t		 len = evbuffer_get_length(in), snilen;
+	char		 sni[256], *cause, *shown, *what;
+	int		 rc;
+
+	if (len == 0)
+		return;
+	if (len > TLS_PEEK_MAX)
+		len = TLS_PEEK_MAX;
+	rc = tls_peek_sni(evbuffer_pullup(in, (ssize_t)len), len, sni,
+	    sizeof(sni), &snilen);
+	switch (rc) {
+	case TLS_PEEK_MORE:
+		if (len < TLS_PEEK_MAX)
+			return;
+		/* FALLTHROUGH */
+	case TLS_PEEK_BAD:
+		conn_reason(c, "a malformed TLS ClientHello");
+		c->c_dec.d_verdict = VERDICT_DENY;
+		conn_finish(c);
+		return;
+	case TLS_PEEK_SNI:
+		if (host_parse(sni, snilen, &h, &cause) == 0 &&
+		    strcmp(h.h_name, c->c_dec.d_host.h_name) == 0)
+			break;
+		if (cause == NULL && policy_decide(c->c_policy->pp_policy, sni,
+		    snilen, c->c_port, &d) && d.d_host.h_kind == HOST_NAME) {
+			decision_clear(&d);
+			break;
+		}
+		if (cause == NULL)
+			decision_clear(&d);
+		free(cause);
+		shown = str_escape(sni, snilen);
+		xasprintf(&what, "TLS server name \"%s\" does not match the "
+		    "tunnel's host %s, and is not allowed itself", shown,
+		    c->c_dec.d_host.h_name);
+		conn_reason(c, what);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		free(shown);
+		free(what);
+		conn_finish(c);
+		return;
+	default:		/* not TLS, or TLS without a name */
+		break;
+	}
+	conn_tunnel(c);
+}
+
+/* Reads the SOCKS5 greeting and request. */
+static void
+conn_socks(struct conn *c)
+{
+	struct evbuffer		*in = bufferevent_get_input(c->c_bev);
+	struct socks5_request	 req;
+	size_t			 len = evbuffer_get_length(in), used;
+	uint8_t			 code, *data;
+	char			*cause = NULL;
+	bool			 noauth;
+	int			 rc;
+
+	data = evbuffer_pullup(in, -1);
+	if (c->c_state == CS_SOCKS_GREETING) {
+		rc = socks5_greeting_parse(data, len, &used, &noauth, &cause);
+		if (rc == SOCKS5_PARSE_MORE)
+			return;
+		if (rc == SOCKS5_PARSE_ERROR || !noauth) {
+			/* No method we accept: 0xff, then close. */
+			bufferevent_write(c->c_bev, "\x05\xff", 2);
+			free(cause);
+			conn_finish(c);
+			return;
+		}
+		evbuffer_drain(in, used);
+		bufferevent_write(c->c_bev, "\x05\x00", 2);
+		c->c_state = CS_SOCKS_REQUEST;
+		len = evbuffer_get_length(in);
+		data = evbuffer_pullup(in, -1);
+	}
+	rc = socks5_request_parse(data, len, &used, &req, &code, &cause);
+	if (rc == SOCKS5_PARSE_MORE)
+		return;
+	if (rc == SOCKS5_PARSE_ERROR) {
+		free(cause);
+		conn_socks_answer(c, code);
+		return;
+	}
+	evbuffer_drain(in, used);
+	conn_begin(c, PROTO_SOCKS5, NULL, req.sr_host, req.sr_hostlen,
+	    req.sr_port);
+	if (code != SOCKS5_REP_OK) {
+		/* BIND and UDP ASSOCIATE are not offered. */
+		conn_reason(c, req.sr_cmd == SOCKS5_CMD_BIND ? "SOCKS5 BIND "
+		    "is not supported" : req.sr_cmd == SOCKS5_CMD_UDP ?
+		    "SOCKS5 UDP ASSOCIATE is not supported" :
+		    "unknown SOCKS5 command");
+		c->c_dec.d_verdict = VERDICT_DENY;
+		conn_socks_answer(c, code);
+		return;
+	}
+	conn_decide(c);
+}
+
+/* Reads an HTTP request head and starts its decision. */
+static void
+conn_http_head(struct conn *c)
+{
+	struct evbuffer	*in = bufferevent_get_input(c->c_bev);
+	size_t		 len = evbuffer_get_length(in), used;
+	const char	*data;
+	char		*cause = NULL;
+	int		 rc, status = 400;
+
+	if (len > HTTP_HEAD_MAX + 4)
+		len = HTTP_HEAD_MAX + 4;
+	data = (const char *)evbuffer_pullup(in, (ssize_t)len);
+	/*
+	 * The parser keeps no state: parse again only when a line ended
+	 * since, or a client sending a byte at a time costs quadratic time.
+	 */
+	if (len > c->c_headscan && len <= HTTP_HEAD_MAX &&
+	    memchr(data + c->c_headscan, '\n', len - c->c_headscan) == NULL) {
+		c->c_headscan = len;
+		return;
+	}
+	c->c_headscan = len;
+	http_request_clear(&c->c_req);
+	rc = http_request_parse(data, len, &c->c_req, &used, &status, &cause);
+	if (rc == HTTP_PARSE_MORE)
+		return;
+	c->c_headscan = 0;
+	if (rc == HTTP_PARSE_ERROR) {
+		conn_begin(c, PROTO_HTTP, NULL, "", 0, 0);
+		conn_reason(c, cause);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		conn_http_answer(c, status, status == 431 ? "Request Header "
+		    "Fields Too Large" : status == 501 ? "Not Implemented" :
+		    status == 505 ? "HTTP Version Not Supported" :
+		    status == 414 ? "URI Too Long" : "Bad Request", cause,
+		    NULL);
+		free(cause);
+		return;
+	}
+	evbuffer_drain(in, used);
+	conn_begin(c, c->c_req.hr_connect ? PROTO_CONNECT : PROTO_HTTP,
+	    c->c_req.hr_method, c->c_req.hr_host, c->c_req.hr_hostlen,
+	    c->c_req.hr_port);
+	c->c_keepalive = c->c_req.hr_keepalive && !c->c_req.hr_connect;
+	conn_decide(c);
+}
+
+/*
+ * HTTP forwarding: moves request body bytes to the upstream and answer
+ * bytes to the client, each as far as its framing goes, with at most
+ * PROXY_BUFFER_MAX waiting on either side.
+ */
+static void
+conn_forward(struct conn *c)
+{
+	struct evbuffer	*in = bufferevent_get_input(c->c_bev);
+	struct evbuffer	*upout = bufferevent_get_output(c->c_up);
+	struct evbuffer	*upin = bufferevent_get_input(c->c_up);
+	struct evbuffer	*out = bufferevent_get_output(c->c_bev);
+	size_t		 len, used;
+	ssize_t		 n;
+	char		*cause = NULL, *head;
+	bool		 done;
+	int		 rc;
+
+	/* The request body, as far as it goes. */
+	while (!c->c_reqdone && (len = evbuffer_get_length(in)) > 0 &&
+	    evbuffer_get_length(upout) < PROXY_BUFFER_MAX) {
+		if (len > 65536)
+			len = 65536;
+		n = http_body_scan(&c->c_reqbody, (const char *)
+		    evbuffer_pullup(in, (ssize_t)len), len, &done);
+		if (n < 0) {
+			conn_reason(c, "malformed request body");
+			conn_finish(c);
+			return;
+		}
+		evbuffer_remove_buffer(in, upout, (size_t)n);
+		c->c_up_bytes += (uint64_t)n;
+		if (done)
+			c->c_reqdone = true;
+		else if (n == 0)
+			break;
+	}
+	if (!c->c_reqdone && c->c_reqbody.hb_kind == HTTP_BODY_NONE)
+		c->c_reqdone = true;
+	if (evbuffer_get_length(upout) >= PROXY_BUFFER_MAX || c->c_reqdone)
+		bufferevent_disable(c->c_bev, EV_READ);
+	else
+		bufferevent_enable(c->c_bev, EV_READ);
+
+	/* The answer's head, then its body. */
+	while (!c->c_resphead && (len = evbuffer_get_length(upin)) > 0) {
+		if (len > HTTP_HEAD_MAX + 4)
+			len = HTTP_HEAD_MAX + 4;
+		http_response_clear(&c->c_resp);
+		rc = http_response_parse((const char *)evbuffer_pullup(upin,
+		    (ssize_t)len), len, c->c_req.hr_method, &c->c_resp, &used,
+		    &cause);
+		if (rc == HTTP_PARSE_MORE)
+			return;
+		if (rc == HTTP_PARSE_ERROR) {
+			char	*msg;
+
+			xasprintf(&msg, "a malformed answer from upstream: %s",
+			    cause);
+			free(cause);
+			if (c->c_down_bytes == 0)
+				conn_fail(c, 502, 0, msg);
+			else {
+				conn_reason(c, msg);
+				conn_finish(c);
+			}
+			free(msg);
+			return;
+		}
+		evbuffer_drain(upin, used);
+		c->c_status = c->c_resp.hs_status;
+		if (c->c_resp.hs_status >= 100 && c->c_resp.hs_status < 200 &&
+		    c->c_resp.hs_status != 101) {
+			/* An interim answer: pass it on, wait for the next. */
+			head = http_response_head(&c->c_resp, true, &len);
+			evbuffer_add(out, head, len);
+			free(head);
+			continue;
+		}
+		if (c->c_resp.hs_body == HTTP_BODY_CLOSE ||
+		    !c->c_resp.hs_keepalive)
+			c->c_keepalive = c->c_keepalive &&
+			    c->c_resp.hs_body != HTTP_BODY_CLOSE;
+		head = http_response_head(&c->c_resp, c->c_keepalive, &len);
+		evbuffer_add(out, head, len);
+		free(head);
+		c->c_resphead = true;
+		http_body_init(&c->c_respbody, c->c_resp.hs_body,
+		    c->c_resp.hs_length);
+		if (c->c_resp.hs_body == HTTP_BODY_NONE)
+			break;
+	}
+	if (!c->c_resphead)
+		return;
+	done = c->c_respbody.hb_kind == HTTP_BODY_NONE;
+	while (!done && (len = evbuffer_get_length(upin)) > 0 &&
+	    evbuffer_get_length(out) < PROXY_BUFFER_MAX) {
+		if (len > 65536)
+			len = 65536;
+		n = http_body_scan(&c->c_respbody, (const char *)
+		    evbuffer_pullup(upin, (ssize_t)len), len, &done);
+		if (n < 0) {
+			conn_reason(c, "a malformed answer body from upstream");
+			conn_finish(c);
+			return;
+		}
+		evbuffer_remove_buffer(upin, out, (size_t)n);
+		c->c_down_bytes += (uint64_t)n;
+		if (n == 0 && !done)
+			break;
+	}
+	if (evbuffer_get_length(out) >= PROXY_BUFFER_MAX)
+		bufferevent_disable(c->c_up, EV_READ);
+	else
+		bufferevent_enable(c->c_up, EV_READ);
+	if (!done)
+		return;
+
+	/* This exchange is over. */
+	conn_log(c);
+	bufferevent_free(c->c_up);
+	c->c_up = NULL;
+	close(c->c_upfd);
+	c->c_upfd = -1;
+	if (!c->c_keepalive || !c->c_reqdone) {
+		conn_finish(c);
+		return;
+	}
+	c->c_state = CS_HTTP_HEAD;
+	c->c_decided = false;
+	{
+		struct timeval	 tv = { c->c_proxy->px_head_secs, 0 };
+
+		bufferevent_set_timeouts(c->c_bev, &tv, NULL);
+	}
+	bufferevent_enable(c->c_bev, EV_READ);
+	conn_process(c);
+}
+
+/* Moves c on as far as the bytes it has allow. */
+static void
+conn_process(struct conn *c)
+{
+	struct evbuffer	*in = bufferevent_get_input(c->c_bev);
+	uint8_t		 first;
+
+	switch (c->c_state) {
+	case CS_SNIFF:
+		if (evbuffer_copyout(in, &first, 1) != 1)
+			return;
+		c->c_state = first == SOCKS5_VERSION ? CS_SOCKS_GREETING :
+		    CS_HTTP_HEAD;
+		conn_process(c);
+		return;
+	case CS_HTTP_HEAD:
+		if (evbuffer_get_length(in) > 0)
+			conn_http_head(c);
+		return;
+	case CS_SOCKS_GREETING:
+	case CS_SOCKS_REQUEST:
+		conn_socks(c);
+		return;
+	case CS_PEEK:
+		conn_peek(c);
+		return;
+	case CS_FORWARD:
+		conn_forward(c);
+		return;
+	default:
+		return;
+	}
+}
+
+static void
+conn_read_cb(struct bufferevent *bev, void *arg)
+{
+	(void)bev;
+	conn_process(arg);
+}
+
+static void
+conn_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)bev;
+	if (c->c_state == CS_CLOSING) {
+		conn_free(c);
+		return;
+	}
+	if (c->c_state == CS_FORWARD)
+		conn_forward(c);	/* room again for the answer */
+}
+
+static void
+conn_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)bev;
+	if (what & BEV_EVENT_TIMEOUT) {
+		if (c->c_decided && c->c_reason == NULL)
+			conn_reason(c, "timed out");
+		conn_free(c);
+		return;
+	}
+	/* End of file or error from the client. */
+	if (c->c_state == CS_FORWARD && (what & BEV_EVENT_EOF) &&
+	    c->c_reqdone) {
+		/* Half-closed after a whole request: finish the answer. */
+		c->c_keepalive = false;
+		bufferevent_disable(c->c_bev, EV_READ);
+		return;
+	}
+	if (c->c_decided && c->c_reason == NULL && !c->c_logged &&
+	    c->c_state != CS_PEEK)
+		conn_reason(c, "the client went away");
+	conn_free(c);
+}
+
+static void
+up_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn	*c = arg;
+	struct evbuffer	*out;
+
+	(void)bev;
+	if (c->c_state == CS_PEEK) {
+		/* Server speaks first (SSH, SMTP): pass it on. */
+		out = bufferevent_get_output(c->c_bev);
+		c->c_down_bytes += evbuffer_get_length(
+		    bufferevent_get_input(c->c_up));
+		evbuffer_add_buffer(out, bufferevent_get_input(c->c_up));
+		return;
+	}
+	if (c->c_state == CS_FORWARD)
+		conn_forward(c);
+}
+
+static void
+up_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)bev;
+	if (c->c_state == CS_FORWARD)
+		conn_forward(c);	/* room again for the request */
+}
+
+static void
+up_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)bev;
+	if (c->c_state == CS_FORWARD && (what & BEV_EVENT_EOF) &&
+	    c->c_resphead && c->c_respbody.hb_kind == HTTP_BODY_CLOSE) {
+		/* The end of a close-delimited answer. */
+		c->c_keepalive = false;
+		conn_log(c);
+		conn_finish(c);
+		return;
+	}
+	if (c->c_reason == NULL)
+		conn_reason(c, (what & BEV_EVENT_TIMEOUT) ? "upstream timed "
+		    "out" : "upstream closed early");
+	if (c->c_state == CS_FORWARD && !c->c_resphead && c->c_down_bytes == 0)
+		conn_fail(c, 502, 0, c->c_reason);
+	else
+		conn_finish(c);
+}
+
+/* A new client on fd (taken), from sa. */
+void
+conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
+    socklen_t salen)
+{
+	struct timeval	 tv = { px->px_head_secs, 0 };
+	struct conn	*c;
+	char		 text[ADDR_STRLEN];
+
+	if (px->px_nconns >= px->px_max) {
+		proxy_warn(px, "too many connections (--max-conns); closing "
+		    "new ones");
+		close(fd);
+		return;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->c_proxy = px;
+	c->c_fd = fd;
+	c->c_upfd = -1;
+	c->c_state = CS_SNIFF;
+	if (sa->sa_family == AF_INET)
+		snprintf(c->c_client, sizeof(c->c_client), "%s:%u",
+		    inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->
+		    sin_addr, text, sizeof(text)),
+		    ntohs(((const struct sockaddr_in *)sa)->sin_port));
+	else if (sa->sa_family == AF_INET6)
+		snprintf(c->c_client, sizeof(c->c_client), "[%s]:%u",
+		    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->
+		    sin6_addr, text, sizeof(text)),
+		    ntohs(((const struct sockaddr_in6 *)sa)->sin6_port));
+	else
+		snprintf(c->c_client, sizeof(c->c_client), "unix");
+	(void)salen;
+	if ((c->c_bev = bufferevent_socket_new(px->px_base, fd, 0)) == NULL)
+		fatalx("proxy: bufferevent_socket_new failed");
+	bufferevent_setcb(c->c_bev, conn_read_cb, conn_write_cb,
+	    conn_event_cb, c);
+	bufferevent_setwatermark(c->c_bev, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
+	bufferevent_set_timeouts(c->c_bev, &tv, NULL);
+	bufferevent_enable(c->c_bev, EV_READ | EV_WRITE);
+	TAILQ_INSERT_TAIL(&px->px_conns, c, c_entry);
+	px->px_nconns++;
+}
+
+/* Wraps a policy (taken) for sharing between connections. */
+struct ppolicy *
+ppolicy_new(struct policy *p)
+{
+	struct ppolicy	*pp;
+
+	pp = xcalloc(1, sizeof(*pp));
+	pp->pp_policy = p;
+	pp->pp_refs = 1;
+	return pp;
+}
+
+struct ppolicy *
+ppolicy_ref(struct ppolicy *pp)
+{
+	pp->pp_refs++;
+	return pp;
+}
+
+void
+ppolicy_unref(struct ppolicy *pp)
+{
+	if (pp == NULL || --pp->pp_refs > 0)
+		return;
+	policy_free(pp->pp_policy);
+	free(pp);
+}

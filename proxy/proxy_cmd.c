@@ -1,0 +1,377 @@
+/*
+ * proxy_cmd.c: `cordon proxy`, options, listeners and signals.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "endpoint.h"
+#include "jsonl.h"
+#include "log.h"
+#include "policy.h"
+#include "proxy.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define PROXY_DRAIN_SECS	10
+#define PROXY_MAX_LISTEN	16
+
+static void
+proxy_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cordon proxy [--listen tcp:HOST:PORT|unix:PATH]...\n"
+	    "                    [--policy FILE]... [--allow-domain P]...\n"
+	    "                    [--deny-domain P]... [--allow-cidr CIDR]...\n"
+	    "                    [--log FILE|-] [--dns HOST[:PORT]]...\n"
+	    "                    [--resolve NAME:ADDR]... [--max-conns N]\n"
+	    "                    [--drain-secs N] [--head-secs N]\n"
+	    "                    [--connect-secs N] [--idle-secs N]\n"
+	    "                    [--allow-non-loopback]\n");
+}
+
+struct proxy_run {
+	struct proxy		 pr_proxy;
+	struct policy_layers	 pr_layers;
+	struct endpoint		 pr_eps[PROXY_MAX_LISTEN];
+	struct evconnlistener	*pr_listeners[PROXY_MAX_LISTEN];
+	size_t			 pr_nlisten;
+	int			 pr_drain_secs;
+	bool			 pr_draining;
+	struct event		*pr_drain_ev;
+};
+
+static void
+proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct proxy_run	*run = arg;
+
+	(void)l;
+	conn_accept(&run->pr_proxy, fd, sa, (socklen_t)salen);
+}
+
+static void
+proxy_accept_error_cb(struct evconnlistener *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+	log_warn("proxy: accept");
+}
+
+/* Builds the policy from the layers; NULL with every error printed. */
+static struct policy *
+proxy_policy(struct proxy_run *run)
+{
+	struct policy	*p;
+	char		*cause, *line, *nl;
+
+	if ((p = policy_build(&run->pr_layers, NULL, &cause)) != NULL)
+		return p;
+	for (line = cause; line != NULL && *line != '\0'; line = nl) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl++ = '\0';
+		log_warnx("%s", line);
+	}
+	free(cause);
+	return NULL;
+}
+
+/* SIGHUP: read the policy again and reopen the log; keep the old on error. */
+static void
+proxy_hup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct proxy_run	*run = arg;
+	struct proxy		*px = &run->pr_proxy;
+	struct policy		*p;
+	char			*cause;
+
+	(void)sig;
+	(void)what;
+	if ((p = proxy_policy(run)) == NULL)
+		log_warnx("proxy: reload failed; the policy in force stays");
+	else {
+		ppolicy_unref(px->px_policy);
+		px->px_policy = ppolicy_new(p);
+		log_info("proxy: policy reloaded");
+	}
+	if (px->px_log != NULL && jsonl_reopen(px->px_log, &cause) == -1) {
+		log_warnx("proxy: %s; still writing to the old file", cause);
+		free(cause);
+	}
+}
+
+static void
+proxy_drained(struct proxy *px)
+{
+	event_base_loopexit(px->px_base, NULL);
+}
+
+static void
+proxy_drain_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy_run	*run = arg;
+
+	(void)fd;
+	(void)what;
+	log_warnx("proxy: %zu connection(s) still open after the drain time; "
+	    "closing them", run->pr_proxy.px_nconns);
+	conn_close_all(&run->pr_proxy);
+}
+
+/* SIGTERM, SIGINT: stop accepting, let tunnels drain, then exit. */
+static void
+proxy_term_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct proxy_run	*run = arg;
+	struct proxy		*px = &run->pr_proxy;
+	struct timeval		 tv = { run->pr_drain_secs, 0 };
+	size_t			 i;
+
+	(void)what;
+	if (run->pr_draining) {
+		event_base_loopexit(px->px_base, NULL);
+		return;
+	}
+	run->pr_draining = true;
+	log_info("proxy: %s: no new connections; %zu open",
+	    strsignal((int)sig), px->px_nconns);
+	for (i = 0; i < run->pr_nlisten; i++)
+		evconnlistener_disable(run->pr_listeners[i]);
+	if (px->px_nconns == 0) {
+		event_base_loopexit(px->px_base, NULL);
+		return;
+	}
+	px->px_drained = proxy_drained;
+	run->pr_drain_ev = evtimer_new(px->px_base, proxy_drain_timeout_cb,
+	    run);
+	if (run->pr_drain_ev != NULL)
+		evtimer_add(run->pr_drain_ev, &tv);
+}
+
+static void
+raise_fd_limit(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* Appends flag and arg to the ordered layer arguments. */
+static void
+layer_arg(struct policy_layers *pl, const char *flag, const char *arg)
+{
+	pl->pl_args = xreallocarray(pl->pl_args, pl->pl_nargs + 2,
+	    sizeof(*pl->pl_args));
+	pl->pl_args[pl->pl_nargs++] = flag;
+	pl->pl_args[pl->pl_nargs++] = arg;
+}
+
+int
+proxy_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "policy", required_argument, NULL, 'P' },
+		{ "allow-domain", required_argument, NULL, 'a' },
+		{ "deny-domain", required_argument, NULL, 'd' },
+		{ "allow-cidr", required_argument, NULL, 'c' },
+		{ "log", required_argument, NULL, 'L' },
+		{ "dns", required_argument, NULL, 'D' },
+		{ "resolve", required_argument, NULL, 'r' },
+		{ "max-conns", required_argument, NULL, 'm' },
+		{ "drain-secs", required_argument, NULL, 's' },
+		{ "head-secs", required_argument, NULL, 'H' },
+		{ "connect-secs", required_argument, NULL, 'C' },
+		{ "idle-secs", required_argument, NULL, 'I' },
+		{ "allow-non-loopback", no_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct proxy_run	 run;
+	struct proxy		*px = &run.pr_proxy;
+	struct policy		*p;
+	struct event		*sigs[4];
+	const char		*listens[PROXY_MAX_LISTEN], *logpath = "-";
+	const char		**pins = NULL;
+	char			*dns = NULL, *tmp, *cause, *end;
+	size_t			 nlisten = 0, npins = 0, i;
+	long			 n;
+	bool			 remote = false;
+	int			 ch, fd, longindex = 0;
+
+	memset(&run, 0, sizeof(run));
+	px->px_max = PROXY_MAX_CONNS;
+	px->px_head_secs = PROXY_HEAD_SECS;
+	px->px_connect_secs = PROXY_CONNECT_SECS;
+	px->px_idle_secs = PROXY_IDLE_SECS;
+	run.pr_drain_secs = PROXY_DRAIN_SECS;
+	run.pr_layers.pl_no_workspace = true;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, &longindex)) != -1) {
+		switch (ch) {
+		case 'l':
+			if (nlisten == PROXY_MAX_LISTEN)
+				fatalx("proxy: at most %d --listen",
+				    PROXY_MAX_LISTEN);
+			listens[nlisten++] = optarg;
+			break;
+		case 'P':
+			layer_arg(&run.pr_layers, "--policy", optarg);
+			break;
+		case 'a':
+			layer_arg(&run.pr_layers, "--allow-domain", optarg);
+			break;
+		case 'd':
+			layer_arg(&run.pr_layers, "--deny-domain", optarg);
+			break;
+		case 'c':
+			layer_arg(&run.pr_layers, "--allow-cidr", optarg);
+			break;
+		case 'L':
+			logpath = optarg;
+			break;
+		case 'D':
+			if (dns == NULL)
+				dns = xstrdup(optarg);
+			else {
+				xasprintf(&tmp, "%s,%s", dns, optarg);
+				free(dns);
+				dns = tmp;
+			}
+			break;
+		case 'r':
+			pins = xreallocarray(pins, npins + 1, sizeof(*pins));
+			pins[npins++] = optarg;
+			break;
+		case 'm':
+		case 's':
+		case 'H':
+		case 'C':
+		case 'I':
+			n = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || n < 1 ||
+			    n > 1000000) {
+				log_warnx("proxy: --%s: \"%s\" is not a number "
+				    "from 1 to 1000000", opts[longindex].name,
+				    optarg);
+				return 2;
+			}
+			if (ch == 'm')
+				px->px_max = (size_t)n;
+			else if (ch == 's')
+				run.pr_drain_secs = (int)n;
+			else if (ch == 'H')
+				px->px_head_secs = (int)n;
+			else if (ch == 'C')
+				px->px_connect_secs = (int)n;
+			else
+				px->px_idle_secs = (int)n;
+			break;
+		case 'A':
+			remote = true;
+			break;
+		case 'h':
+			proxy_usage(stdout);
+			return 0;
+		default:
+			proxy_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		proxy_usage(stderr);
+		return 2;
+	}
+	if (nlisten == 0)
+		listens[nlisten++] = "tcp:127.0.0.1:3128";
+
+	/* The policy first: a policy that does not load runs nothing. */
+	if ((p = proxy_policy(&run)) == NULL)
+		fatalx("proxy: no policy, not starting");
+
+	raise_fd_limit();
+	signal(SIGPIPE, SIG_IGN);
+	TAILQ_INIT(&px->px_conns);
+	px->px_policy = ppolicy_new(p);
+	if ((px->px_base = event_base_new()) == NULL)
+		fatalx("proxy: cannot make an event loop");
+	if ((px->px_dns = dns_new(px->px_base, &cause)) == NULL)
+		fatalx("proxy: %s", cause);
+	if (dns != NULL && dns_servers(px->px_dns, dns, &cause) == -1)
+		fatalx("proxy: %s", cause);
+	for (i = 0; i < npins; i++)
+		if (dns_pin(px->px_dns, pins[i], &cause) == -1)
+			fatalx("proxy: %s", cause);
+	if ((px->px_log = jsonl_open(logpath, &cause)) == NULL)
+		fatalx("proxy: %s", cause);
+
+	for (i = 0; i < nlisten; i++) {
+		struct endpoint	*ep = &run.pr_eps[i];
+
+		if (endpoint_parse(listens[i], ep, &cause) == -1)
+			fatalx("proxy: --listen %s", cause);
+		if (!remote && !endpoint_is_loopback(ep))
+			fatalx("proxy: refusing to listen on %s, which is not "
+			    "a loopback address: anyone who can reach it "
+			    "could use the proxy\ncordon: hint: listen on "
+			    "127.0.0.1, ::1 or a Unix socket, or pass "
+			    "--allow-non-loopback if that is what you mean",
+			    ep->ep_text);
+		if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
+			fatalx("proxy: %s", cause);
+		run.pr_nlisten++;
+		/* Backlog 0: it listens already. */
+		if ((run.pr_listeners[i] = evconnlistener_new(px->px_base,
+		    proxy_accept_cb, &run, LEV_OPT_CLOSE_ON_FREE |
+		    LEV_OPT_CLOSE_ON_EXEC, 0, fd)) == NULL)
+			fatalx("proxy: cannot watch %s", ep->ep_text);
+		evconnlistener_set_error_cb(run.pr_listeners[i],
+		    proxy_accept_error_cb);
+		log_info("proxy: listening on %s", ep->ep_text);
+	}
+
+	sigs[0] = evsignal_new(px->px_base, SIGHUP, proxy_hup_cb, &run);
+	sigs[1] = evsignal_new(px->px_base, SIGTERM, proxy_term_cb, &run);
+	sigs[2] = evsignal_new(px->px_base, SIGINT, proxy_term_cb, &run);
+	sigs[3] = NULL;
+	for (i = 0; i < 3; i++)
+		if (sigs[i] == NULL || evsignal_add(sigs[i], NULL) == -1)
+			fatalx("proxy: cannot watch signals");
+
+	event_base_dispatch(px->px_base);
+
+	px->px_drained = NULL;
+	conn_close_all(px);
+	for (i = 0; i < 3; i++)
+		event_free(sigs[i]);
+	if (run.pr_drain_ev != NULL)
+		event_free(run.pr_drain_ev);
+	for (i = 0; i < run.pr_nlisten; i++) {
+		evconnlistener_free(run.pr_listeners[i]);
+		endpoint_unlink(&run.pr_eps[i]);
+		endpoint_clear(&run.pr_eps[i]);
+	}
+	dns_free(px->px_dns);
+	jsonl_close(px->px_log);
+	ppolicy_unref(px->px_policy);
+	event_base_free(px->px_base);
+	free(run.pr_layers.pl_args);
+	free(pins);
+	free(dns);
+	return 0;
+}

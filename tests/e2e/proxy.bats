@@ -1,0 +1,345 @@
+#!/usr/bin/env bats
+# cordon proxy: HTTP, CONNECT and SOCKS5 with real curl, a real DNS server
+# (dnsmasq), a real TLS server (openssl s_server) and an HTTP origin, all
+# on 127.0.0.1.  Each refusal checks the answer and the egress log line.
+
+load helpers
+
+HTTPD="$TOOLS_DIR/httpd"
+
+setup() {
+	cordon_setup
+	LOG="$BATS_TEST_TMPDIR/egress.log"
+	UP=$(free_port)
+	start_bg httpd "$HTTPD" --listen "tcp:127.0.0.1:$UP" \
+	    --log "$BATS_TEST_TMPDIR/origin.log"
+	wait_listen "tcp:127.0.0.1:$UP"
+}
+
+teardown() {
+	teardown_bg
+}
+
+# Starts dnsmasq on a free port with fixed answers; DNS_PORT is its port
+# and its queries are logged to dns.log.
+start_dns() {
+	DNS_PORT=$(free_port)
+	start_bg dnsmasq dnsmasq --no-daemon --port="$DNS_PORT" \
+	    --listen-address=127.0.0.1 --bind-interfaces --no-resolv \
+	    --no-hosts --user="$(id -un)" --pid-file= \
+	    --log-queries --log-facility="$BATS_TEST_TMPDIR/dns.log" \
+	    --address=/up.test/127.0.0.1 \
+	    --address=/meta.test/169.254.169.254 \
+	    --address=/private.test/10.1.2.3 \
+	    --address=/v6only.test/::1 \
+	    --address=/nx.test/
+	for i in $(seq 100); do
+		grep -q "started" "$BATS_TEST_TMPDIR/dns.log" 2>/dev/null &&
+		    return 0
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/dnsmasq.log" >&2
+	return 1
+}
+
+# Starts the proxy with the given policy flags; PROXY is its port.
+start_proxy() {
+	PROXY=$(free_port)
+	start_bg proxy "$CORDON" proxy --listen "tcp:127.0.0.1:$PROXY" \
+	    --log "$LOG" "$@"
+	PROXY_PID=$BG_PID
+	wait_listen "tcp:127.0.0.1:$PROXY"
+}
+
+# Prints field $1 of the last egress log line.
+last() {
+	for i in $(seq 50); do [ -s "$LOG" ] && break; sleep 0.05; done
+	tail -n 1 "$LOG" | jq -r ".$1"
+}
+
+# Sends raw bytes to the proxy and prints the first line of the answer.
+raw() {
+	printf "$1" | timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PROXY;
+	    cat >&3; head -n 1 <&3" | tr -d '\r'
+}
+
+@test "HTTP: allowed by name, keep-alive, each request decided and logged" {
+	start_dns
+	start_proxy --dns "127.0.0.1:$DNS_PORT" --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "up.test:$UP"
+	run curl -sS -x "http://127.0.0.1:$PROXY" "http://up.test:$UP/" \
+	    "http://up.test:$UP/bytes/100000" -o /dev/null -o "$BATS_TEST_TMPDIR/b"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/b")" -eq 100000 ]
+	[ "$(wc -l <"$LOG")" -eq 2 ]
+	[ "$(jq -r .decision "$LOG" | sort -u)" = allow ]
+	[ "$(jq -r .client "$LOG" | sort -u | wc -l)" -eq 1 ]	# one connection
+	[ "$(last protocol)" = http ]
+	[ "$(last method)" = GET ]
+	[ "$(last host)" = up.test ]
+	[ "$(last address)" = 127.0.0.1 ]
+	[ "$(last rule)" = "up.test:$UP" ]
+	[ "$(last rule_from)" = "--allow-domain" ]
+	[ "$(last status)" = 200 ]
+	[ "$(last bytes_down)" = 100000 ]
+	# Chunked and close-delimited answers, and a request body.
+	run curl -sS -x "http://127.0.0.1:$PROXY" "http://up.test:$UP/chunked/70000" \
+	    -o "$BATS_TEST_TMPDIR/c"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/c")" -eq 70000 ]
+	run curl -sS -x "http://127.0.0.1:$PROXY" "http://up.test:$UP/close/5000" \
+	    -o "$BATS_TEST_TMPDIR/d"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/d")" -eq 5000 ]
+	run curl -sS -x "http://127.0.0.1:$PROXY" --data-binary @"$BATS_TEST_TMPDIR/c" \
+	    "http://up.test:$UP/echo"
+	[ "$status" -eq 0 ]
+	[ "$(last bytes_up)" = 70000 ]
+}
+
+@test "HTTP: Host rewritten, hop-by-hop and Proxy-Authorization dropped" {
+	start_proxy --resolve "up.test:127.0.0.1" --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "up.test:$UP"
+	run curl -sS -x "http://127.0.0.1:$PROXY" -H "Host: evil.test" \
+	    -H "Proxy-Authorization: Basic c2VjcmV0" -H "X-Private: 1" \
+	    -H "Connection: X-Private" -H "Keep-Alive: timeout=5" \
+	    -H "X-Kept: yes" "http://up.test:$UP/echo"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Host: up.test:$UP"* ]]
+	[[ "$output" != *"evil.test"* ]]
+	[[ "$output" != *"Proxy-Authorization"* ]]
+	[[ "$output" != *"X-Private"* ]]
+	[[ "$output" != *"Keep-Alive"* ]]
+	[[ "$output" == *"X-Kept: yes"* ]]
+	[[ "$output" == "GET /echo HTTP/1.1"* ]]
+}
+
+@test "a refused name gets 403 with the rule and the fix, and is never looked up" {
+	start_dns
+	start_proxy --dns "127.0.0.1:$DNS_PORT" --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "up.test:$UP" --deny-domain gist.up.test
+	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://exfil.test:$UP/"
+	[[ "$output" == "HTTP/1.1 403 Forbidden"* ]]
+	[[ "$output" == *"X-Cordon-Decision: deny exfil.test:$UP: no network.allow entry matches (default deny)"* ]]
+	[[ "$output" == *"hint: add \"exfil.test:$UP\" to network.allow, or pass --allow-domain exfil.test:$UP"* ]]
+	[ "$(last decision)" = deny ]
+	[ "$(last host)" = exfil.test ]
+	[ "$(last reason)" = "no network.allow entry matches (default deny)" ]
+	[ "$(last status)" = 403 ]
+	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://gist.up.test:$UP/"
+	[[ "$output" == *'by network.deny "gist.up.test" (from --deny-domain)'* ]]
+	[ "$(last rule)" = gist.up.test ]
+	run curl -sS -p -x "http://127.0.0.1:$PROXY" "http://exfil2.test:$UP/"
+	[ "$status" -ne 0 ]
+	[ "$(last protocol)" = connect ]
+	[ "$(last decision)" = deny ]
+	sleep 0.2
+	! grep -q "exfil" "$BATS_TEST_TMPDIR/dns.log"
+	! grep -q "gist" "$BATS_TEST_TMPDIR/dns.log"
+	! grep -q "exfil" "$BATS_TEST_TMPDIR/origin.log"
+}
+
+@test "names that resolve to special addresses are refused" {
+	start_dns
+	start_proxy --dns "127.0.0.1:$DNS_PORT" --allow-domain '*.test:*'
+	for name in up.test meta.test private.test v6only.test; do
+		run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://$name:$UP/"
+		[[ "$output" == "HTTP/1.1 403 Forbidden"* ]]
+		[ "$(last decision)" = deny ]
+		[ "$(last host)" = "$name" ]
+	done
+	[[ "$(last reason)" == "the address is IPv6 loopback, and not in network.allow_cidrs" ]]
+	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://meta.test/latest/"
+	[[ "$output" == *"the address is link-local (incl. cloud metadata)"* ]]
+	[ "$(last address)" = 169.254.169.254 ]
+	! grep -q "latest" "$BATS_TEST_TMPDIR/origin.log"
+	# A name that does not resolve: 502, saying so.
+	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://nx.test:$UP/"
+	[[ "$output" == "HTTP/1.1 502 Bad Gateway"* ]]
+	[[ "$output" == *"cannot resolve"* ]]
+	[ "$(last decision)" = deny ]
+}
+
+@test "IP literals in any spelling are the same address" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	for host in 127.0.0.1 2130706433 0x7f000001 0177.0.0.1 0x7f.1 127.1 \
+	    '[::ffff:127.0.0.1]'; do
+		run raw "GET http://$host:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+		[ "$output" = "HTTP/1.1 200 OK" ]
+	done
+	run raw "GET http://127.0.0.2:$UP/ HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 403 Forbidden" ]
+	run raw "CONNECT 0x7f.1:22 HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 403 Forbidden" ]
+	run raw "GET http://169.254.169.254/ HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 403 Forbidden" ]
+}
+
+@test "malformed and smuggling-shaped requests get 400, and are logged" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	u="http://127.0.0.1:$UP/"
+	run raw "POST $u HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+	[ "$output" = "HTTP/1.1 400 Bad Request" ]
+	[ "$(last decision)" = deny ]
+	run raw "POST $u HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"
+	[ "$output" = "HTTP/1.1 400 Bad Request" ]
+	run raw "GET $u HTTP/1.1\r\nHost: a\r\nX-A: 1\r\n folded\r\n\r\n"
+	[ "$output" = "HTTP/1.1 400 Bad Request" ]
+	run raw "GET $u HTTP/1.1\nHost: a\n\n"
+	[ "$output" = "HTTP/1.1 400 Bad Request" ]
+	run raw "GET / HTTP/1.1\r\nHost: 127.0.0.1:$UP\r\n\r\n"
+	[ "$output" = "HTTP/1.1 400 Bad Request" ]
+	run raw "GET http://127.0.0.1%00.evil.test:$UP/ HTTP/1.1\r\nHost: a\r\n\r\n"
+	[[ "$output" == "HTTP/1.1 40"* ]]
+	long=$(head -c 70000 /dev/zero | tr '\0' a)
+	run raw "GET $u HTTP/1.1\r\nHost: a\r\nX-Long: $long\r\n\r\n"
+	[ "$output" = "HTTP/1.1 431 Request Header Fields Too Large" ]
+	[ "$(last status)" = 431 ]
+	run raw "GET $u HTTP/2.0\r\nHost: a\r\n\r\n"
+	[ "$output" = "HTTP/1.1 505 HTTP Version Not Supported" ]
+	# Nothing of these reached the origin.
+	[ ! -s "$BATS_TEST_TMPDIR/origin.log" ]
+}
+
+@test "CONNECT with TLS: the server name must be the tunnel's host" {
+	start_dns
+	TLS=$(free_port)
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+	    -subj /CN=up.test -addext subjectAltName=DNS:up.test,DNS:alt.test \
+	    -days 1 -nodes -keyout "$BATS_TEST_TMPDIR/key.pem" \
+	    -out "$BATS_TEST_TMPDIR/cert.pem" 2>/dev/null
+	start_bg tls openssl s_server -accept "127.0.0.1:$TLS" -www \
+	    -cert "$BATS_TEST_TMPDIR/cert.pem" -key "$BATS_TEST_TMPDIR/key.pem"
+	wait_listen "tcp:127.0.0.1:$TLS"
+	start_proxy --dns "127.0.0.1:$DNS_PORT" --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "up.test:$TLS"
+	run curl -sS --cacert "$BATS_TEST_TMPDIR/cert.pem" \
+	    -x "http://127.0.0.1:$PROXY" "https://up.test:$TLS/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"s_server"* ]]
+	[ "$(last protocol)" = connect ]
+	[ "$(last decision)" = allow ]
+	[ "$(last bytes_down)" -gt 1000 ]
+	# Another name in the ClientHello: closed before anything goes up.
+	run timeout 10 openssl s_client -proxy "127.0.0.1:$PROXY" \
+	    -connect "up.test:$TLS" -servername alt.test </dev/null
+	[ "$(last decision)" = deny ]
+	[[ "$(last reason)" == 'TLS server name "alt.test" does not match'* ]]
+	# The same name: fine.
+	run timeout 10 openssl s_client -proxy "127.0.0.1:$PROXY" \
+	    -connect "up.test:$TLS" -servername up.test </dev/null
+	[ "$(last decision)" = allow ]
+}
+
+@test "SOCKS5: names, IPv4 literals, refusals with the right reply" {
+	start_dns
+	start_proxy --dns "127.0.0.1:$DNS_PORT" --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "up.test:$UP" --allow-domain "127.0.0.1:$UP"
+	run curl -sS --socks5-hostname "127.0.0.1:$PROXY" "http://up.test:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	[ "$(last protocol)" = socks5 ]
+	[ "$(last host)" = up.test ]
+	run curl -sS --socks5 "127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$(last host)" = 127.0.0.1 ]
+	run curl -sS --socks5-hostname "127.0.0.1:$PROXY" "http://evil.test:$UP/"
+	[ "$status" -eq 97 ]
+	[[ "$output" == *"(2)"* ]]		# not allowed by ruleset
+	[ "$(last decision)" = deny ]
+	[ "$(last status)" = 2 ]
+	run curl -sS --socks5 "127.0.0.1:$PROXY" "http://10.1.2.3:$UP/"
+	[ "$status" -eq 97 ]
+	[ "$(last decision)" = deny ]
+}
+
+@test "upstream down: 502 saying why; the proxy stays up" {
+	DEAD=$(free_port)
+	start_proxy --allow-domain "127.0.0.1:$DEAD" --allow-cidr 127.0.0.1/32
+	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$DEAD/"
+	[[ "$output" == "HTTP/1.1 502 Bad Gateway"* ]]
+	[[ "$output" == *"Connection refused"* ]]
+	[[ "$(last reason)" == *"cannot connect to 127.0.0.1: Connection refused" ]]
+	kill -0 "$PROXY_PID"
+}
+
+@test "SIGHUP reloads the policy; a broken one keeps the old in force" {
+	echo "{\"version\": 1, \"network\": {\"allow\": [\"127.0.0.1:$UP\"], \"allow_cidrs\": [\"127.0.0.1/32\"]}}" >p.json
+	start_proxy --policy p.json
+	run curl -sS -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
+	[ "$output" = hello ]
+	echo '{"version": 1, "network": {"allow": []}}' >p.json
+	kill -HUP "$PROXY_PID"
+	sleep 0.3
+	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	echo '{"version": 1, "network": {"allow": [' >p.json
+	kill -HUP "$PROXY_PID"
+	sleep 0.3
+	grep -q "reload failed; the policy in force stays" "$BATS_TEST_TMPDIR/proxy.log"
+	grep -q "p.json:2:" "$BATS_TEST_TMPDIR/proxy.log"
+	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	kill -0 "$PROXY_PID"
+	# The log is reopened: logrotate moves it away, SIGHUP, a new file.
+	mv "$LOG" "$LOG.1"
+	kill -HUP "$PROXY_PID"
+	sleep 0.3
+	curl -sS -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/" || true
+	[ -s "$LOG" ]
+}
+
+@test "a policy that does not load: the proxy does not start" {
+	echo '{"version": 1, "network": {"allow": ["bad name"]}}' >p.json
+	run "$CORDON" proxy --listen "tcp:127.0.0.1:$(free_port)" --policy p.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'p.json: network.allow[0]: "bad name"'* ]]
+	[[ "$output" == *"no policy, not starting"* ]]
+	run "$CORDON" proxy --listen tcp:0.0.0.0:3128
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not a loopback address"* ]]
+}
+
+@test "limits: slow heads time out, excess connections are closed" {
+	start_proxy --head-secs 1 --max-conns 3 --allow-domain "127.0.0.1:$UP"
+	start=$(date +%s%N)
+	run timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PROXY;
+	    printf 'GET http://127.0.0.1/ HTTP/1.1\r\n' >&3; cat <&3"
+	elapsed=$((($(date +%s%N) - start) / 1000000))
+	[ "$elapsed" -lt 5000 ]
+	hold_conns "tcp:127.0.0.1:$PROXY" 3
+	run timeout 5 curl -sS -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
+	[ "$status" -ne 0 ]
+	kill -0 "$PROXY_PID"
+	release_conns
+}
+
+@test "SIGTERM: tunnels drain, then exit 0" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	coproc SLOW { curl -sS -x "http://127.0.0.1:$PROXY" -p \
+	    "http://127.0.0.1:$UP/slow/1500"; }
+	sleep 0.5
+	kill -TERM "$PROXY_PID"
+	read -r -t 10 line <&"${SLOW[0]}"
+	[ "$line" = slow ]
+	run timeout 5 tail --pid="$PROXY_PID" -f /dev/null
+	[ "$status" -eq 0 ]
+	[ "$(last decision)" = allow ]
+}
+
+@test "an unprivileged user runs the proxy" {
+	udir=$(mktemp -d)
+	cp "$CORDON" "$udir/"
+	PROXY=$(free_port)
+	start_bg proxy as_user "$udir" "$udir/cordon" proxy \
+	    --listen "tcp:127.0.0.1:$PROXY" --log "$udir/egress.log" \
+	    --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	wait_listen "tcp:127.0.0.1:$PROXY"
+	run curl -sS -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
+	[ "$output" = hello ]
+	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://evil.test/"
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	[ "$(wc -l <"$udir/egress.log")" -eq 2 ]
+	teardown_bg
+	rm -rf "$udir"
+}

@@ -1,0 +1,1027 @@
+/*
+ * httpd.c: a small HTTP/1.1 origin server, the far end of the proxy's
+ * tests and benchmarks.
+ *
+ *   httpd --listen EP [--log FILE] [--timeout SECS]
+ *	Listens on EP (tcp:127.0.0.1:PORT, tcp:[::1]:PORT or unix:PATH),
+ *	prints "listening" once it does and serves until killed.  With
+ *	--log, appends one line per request head it parsed, before
+ *	answering: method, target and Host (or "-"), bytes outside
+ *	printable ASCII written as \xHH.  A connection idle, or not
+ *	reading, for SECS seconds (default 60) is closed.
+ *
+ * What it answers, whatever the method (HEAD gets the head alone):
+ *
+ *   /		200, "hello\n" with a Content-Length
+ *   /bytes/N	200, N zero bytes with a Content-Length (N up to 2^40)
+ *   /chunked/N	200, N zero bytes in chunked encoding (close-delimited
+ *		to an HTTP/1.0 client, which cannot read chunks)
+ *   /close/N	200, N zero bytes with no length: the end of the body is
+ *		the end of the connection
+ *   /echo	200, a body made of the request head exactly as it arrived
+ *		(request line, header lines and the empty line) followed by
+ *		the request body, de-chunked if it came chunked
+ *   /status/N	status N (200 to 599), empty body
+ *   /slow/MS	waits MS milliseconds, then 200 "slow\n"
+ *   else	404
+ *
+ * The query string is ignored; an absolute-form target is served by its
+ * path.  Connections persist as HTTP/1.1 says: by default in 1.1 unless
+ * "Connection: close", in 1.0 only with "Connection: keep-alive".  A
+ * request body is read by Content-Length or chunked (with "100 Continue"
+ * sent when asked for), and requests may be pipelined.  A head that does
+ * not parse gets 400 and the connection closes.
+ *
+ * Test code: one thread per connection, blocking sockets, no event loop.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HEAD_MAX	(64 * 1024)	/* a request head; a chunk-size line */
+#define ZEROS_LEN	(256 * 1024)	/* bytes per send of a large body */
+#define ECHO_MAX	(64 * 1024 * 1024) /* request body /echo keeps */
+#define BODY_MAX	(1ULL << 40)	/* N of /bytes/N and friends */
+#define SLOW_MAX	600000		/* ms, for /slow/MS */
+#define LINGER_MAX	(1024 * 1024)	/* bytes drained before a close */
+
+enum route {
+	ROUTE_HELLO,
+	ROUTE_BYTES,
+	ROUTE_CHUNKED,
+	ROUTE_CLOSE,
+	ROUTE_ECHO,
+	ROUTE_STATUS,
+	ROUTE_SLOW,
+	ROUTE_NONE
+};
+
+/* A connection: its socket and what was read but not used yet. */
+struct conn {
+	int		 c_fd;
+	size_t		 c_off;		/* first unused byte in c_buf */
+	size_t		 c_len;		/* end of what was read */
+	char		 c_buf[HEAD_MAX];
+};
+
+/* One parsed request head; the strings point into r_work. */
+struct req {
+	char		*r_raw;		/* the head as received */
+	size_t		 r_rawlen;
+	char		*r_work;	/* a copy, cut into strings */
+	const char	*r_method;
+	const char	*r_target;
+	const char	*r_host;	/* the first Host, or NULL */
+	int		 r_minor;	/* HTTP/1.r_minor */
+	bool		 r_close;	/* the client asked to close */
+	bool		 r_keepalive;	/* the client asked to keep it */
+	bool		 r_te;		/* a Transfer-Encoding was seen */
+	bool		 r_chunked;	/* ... and its last coding is chunked */
+	bool		 r_haslen;
+	uint64_t	 r_length;	/* Content-Length */
+	bool		 r_continue;	/* Expect: 100-continue */
+};
+
+/* A growing buffer, for the body /echo sends back. */
+struct sink {
+	char		*s_data;
+	size_t		 s_len;
+	size_t		 s_cap;
+};
+
+static struct sockaddr_storage	 listen_addr;
+static socklen_t		 listen_len;
+static int			 log_fd = -1;
+static int			 opt_timeout = 60;
+static const char		 zeros[ZEROS_LEN];
+
+static void	usage(void) __attribute__((noreturn));
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: httpd --listen EP [--log FILE] "
+	    "[--timeout SECS]\n");
+	exit(2);
+}
+
+static void	die(const char *) __attribute__((noreturn));
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "httpd: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* Fills listen_addr from tcp:HOST:PORT, tcp:[V6]:PORT or unix:PATH. */
+static void
+parse_ep(const char *text)
+{
+	struct sockaddr_un	*sun = (struct sockaddr_un *)&listen_addr;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&listen_addr;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&listen_addr;
+	char			 host[64], *end;
+	const char		*colon;
+	unsigned long		 port;
+
+	memset(&listen_addr, 0, sizeof(listen_addr));
+	if (strncmp(text, "unix:", 5) == 0) {
+		if (strlen(text + 5) >= sizeof(sun->sun_path))
+			goto bad;
+		sun->sun_family = AF_UNIX;
+		strcpy(sun->sun_path, text + 5);
+		listen_len = sizeof(*sun);
+		return;
+	}
+	if (strncmp(text, "tcp:", 4) != 0 ||
+	    (colon = strrchr(text + 4, ':')) == NULL ||
+	    (size_t)(colon - text - 4) >= sizeof(host))
+		goto bad;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno != 0 || port > 65535)
+		goto bad;
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - text - 4),
+	    text + 4);
+	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		listen_len = sizeof(*sin);
+		return;
+	}
+	if (host[0] != '[' || host[strlen(host) - 1] != ']')
+		goto bad;
+	host[strlen(host) - 1] = '\0';
+	if (inet_pton(AF_INET6, host + 1, &sin6->sin6_addr) != 1)
+		goto bad;
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons((uint16_t)port);
+	listen_len = sizeof(*sin6);
+	return;
+bad:
+	fprintf(stderr, "httpd: bad endpoint %s\n", text);
+	exit(2);
+}
+
+/*
+ * Sends every byte the vector holds (it is consumed on the way); returns
+ * 0, or -1 when the peer is gone or stopped reading for the timeout.
+ */
+static int
+send_iov(int fd, struct iovec *iov, int n)
+{
+	struct msghdr	 msg;
+	ssize_t		 done;
+
+	while (n > 0) {
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = iov;
+		msg.msg_iovlen = (size_t)n;
+		if ((done = sendmsg(fd, &msg, MSG_NOSIGNAL)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		while (n > 0 && (size_t)done >= iov->iov_len) {
+			done -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + done;
+			iov->iov_len -= (size_t)done;
+		}
+	}
+	return 0;
+}
+
+static int
+send_str(int fd, const char *s)
+{
+	struct iovec	 iov;
+
+	iov.iov_base = (void *)(uintptr_t)s;
+	iov.iov_len = strlen(s);
+	return send_iov(fd, &iov, 1);
+}
+
+/*
+ * Reads more into c_buf, moving what is unused to its start first when
+ * the end is reached.  Returns the count read, 0 at end of file, -1 on
+ * error, timeout, or when the buffer is full of unused bytes.
+ */
+static ssize_t
+conn_fill(struct conn *c)
+{
+	ssize_t	 n;
+
+	if (c->c_off == c->c_len)
+		c->c_off = c->c_len = 0;
+	if (c->c_off > 0 && c->c_len > sizeof(c->c_buf) / 2) {
+		memmove(c->c_buf, c->c_buf + c->c_off, c->c_len - c->c_off);
+		c->c_len -= c->c_off;
+		c->c_off = 0;
+	}
+	if (c->c_len == sizeof(c->c_buf))
+		return -1;
+	do {
+		n = recv(c->c_fd, c->c_buf + c->c_len,
+		    sizeof(c->c_buf) - c->c_len, 0);
+	} while (n == -1 && errno == EINTR);
+	if (n > 0)
+		c->c_len += (size_t)n;
+	return n;
+}
+
+/*
+ * Finds a line in what was read, reading more as needed; on success sets
+ * *line and *len to it (without the LF or CRLF), consumes it and returns
+ * 0.  The line stays valid until the next read.  Returns -1 at end of
+ * file, on error, or past HEAD_MAX bytes without a line end.
+ */
+static int
+conn_line(struct conn *c, char **line, size_t *len)
+{
+	char	*p, *lf;
+
+	for (;;) {
+		p = c->c_buf + c->c_off;
+		if ((lf = memchr(p, '\n', c->c_len - c->c_off)) != NULL) {
+			*line = p;
+			*len = (size_t)(lf - p);
+			if (*len > 0 && p[*len - 1] == '\r')
+				(*len)--;
+			c->c_off += (size_t)(lf - p) + 1;
+			return 0;
+		}
+		if (conn_fill(c) <= 0)
+			return -1;
+	}
+}
+
+/*
+ * Reads n body bytes, into sink when it is not NULL, else nowhere.
+ * Returns 0, or -1 when the connection ended first.
+ */
+static int
+conn_body(struct conn *c, uint64_t n, struct sink *sink)
+{
+	size_t	 take;
+
+	while (n > 0) {
+		if (c->c_off == c->c_len && conn_fill(c) <= 0)
+			return -1;
+		take = c->c_len - c->c_off;
+		if ((uint64_t)take > n)
+			take = (size_t)n;
+		if (sink != NULL) {
+			memcpy(sink->s_data + sink->s_len, c->c_buf + c->c_off,
+			    take);
+			sink->s_len += take;
+		}
+		c->c_off += take;
+		n -= take;
+	}
+	return 0;
+}
+
+/* Returns the end of the first empty line in p, or NULL. */
+static char *
+head_end(char *p, size_t len)
+{
+	char	*lf, *end = p + len;
+
+	for (lf = memchr(p, '\n', len); lf != NULL;
+	    lf = memchr(lf + 1, '\n', (size_t)(end - lf - 1))) {
+		if (lf + 1 < end && lf[1] == '\n')
+			return lf + 2;
+		if (lf + 2 < end && lf[1] == '\r' && lf[2] == '\n')
+			return lf + 3;
+	}
+	return NULL;
+}
+
+/*
+ * Waits for a whole request head.  Returns its length (up to and with
+ * the empty line) at c_buf + c_off, 0 when the connection ended cleanly
+ * between requests, -1 on error or end of file inside a head, -2 when
+ * the head passes HEAD_MAX.
+ */
+static ssize_t
+conn_head(struct conn *c)
+{
+	char	*p, *end;
+	size_t	 len;
+	ssize_t	 n;
+
+	for (;;) {
+		/* Empty lines before a request line are allowed. */
+		while (c->c_off < c->c_len) {
+			p = c->c_buf + c->c_off;
+			len = c->c_len - c->c_off;
+			if (p[0] == '\n')
+				c->c_off++;
+			else if (len >= 2 && p[0] == '\r' && p[1] == '\n')
+				c->c_off += 2;
+			else
+				break;
+		}
+		p = c->c_buf + c->c_off;
+		len = c->c_len - c->c_off;
+		if ((end = head_end(p, len)) != NULL)
+			return end - p;
+		if (len == sizeof(c->c_buf))
+			return -2;
+		if ((n = conn_fill(c)) <= 0)
+			return n == 0 && len == 0 ? 0 : -1;
+	}
+}
+
+/* Whether a comma-separated header value lists token (any case). */
+static bool
+has_token(const char *value, const char *token)
+{
+	size_t	 tlen = strlen(token), n;
+
+	for (;;) {
+		value += strspn(value, " \t,");
+		if (*value == '\0')
+			return false;
+		n = strcspn(value, ",");
+		while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+			n--;
+		if (n == tlen && strncasecmp(value, token, n) == 0)
+			return true;
+		value += strcspn(value, ",");
+	}
+}
+
+/* Whether the last coding in a Transfer-Encoding value is chunked. */
+static bool
+last_is_chunked(const char *value)
+{
+	const char	*comma, *p;
+	size_t		 n;
+
+	p = (comma = strrchr(value, ',')) != NULL ? comma + 1 : value;
+	p += strspn(p, " \t");
+	n = strcspn(p, " \t;");
+	return n == 7 && strncasecmp(p, "chunked", 7) == 0;
+}
+
+/* Parses a decimal number of 1 to 15 digits and nothing else. */
+static int
+parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t	 v = 0;
+	size_t		 i;
+
+	if (len == 0 || len > 15)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static void
+req_free(struct req *r)
+{
+	free(r->r_raw);
+	free(r->r_work);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Parses the head of len bytes at c_buf + c_off into r (which req_free
+ * releases) and consumes it.  Returns the status to answer with when it
+ * is not acceptable (400, 501, 505), else 0.
+ */
+static int
+req_parse(struct conn *c, size_t len, struct req *r)
+{
+	char		*line, *next, *colon, *value, *sp, *end;
+	const char	*version;
+	uint64_t	 n;
+
+	memset(r, 0, sizeof(*r));
+	if ((r->r_raw = malloc(len)) == NULL ||
+	    (r->r_work = malloc(len + 1)) == NULL)
+		return 500;
+	memcpy(r->r_raw, c->c_buf + c->c_off, len);
+	memcpy(r->r_work, c->c_buf + c->c_off, len);
+	r->r_work[len] = '\0';
+	r->r_rawlen = len;
+	c->c_off += len;
+
+	/* The request line: METHOD SP TARGET SP HTTP/1.x */
+	line = r->r_work;
+	next = strchr(line, '\n');
+	*next++ = '\0';
+	if (next - line >= 2 && next[-2] == '\r')
+		next[-2] = '\0';
+	if ((sp = strchr(line, ' ')) == NULL || sp == line)
+		return 400;
+	*sp = '\0';
+	r->r_method = line;
+	r->r_target = sp + 1;
+	if ((sp = strchr(sp + 1, ' ')) == NULL || sp == r->r_target)
+		return 400;
+	*sp = '\0';
+	version = sp + 1;
+	if (strncmp(version, "HTTP/", 5) != 0 || version[5] < '0' ||
+	    version[5] > '9' || version[6] != '.' || version[7] < '0' ||
+	    version[7] > '9' || version[8] != '\0')
+		return 400;
+	if (version[5] != '1')
+		return 505;
+	r->r_minor = version[7] - '0';
+
+	/* Header lines, up to the empty one. */
+	for (line = next; strcmp(line, "\r\n") != 0 && strcmp(line, "\n") != 0;
+	    line = next) {
+		next = strchr(line, '\n');
+		*next++ = '\0';
+		if (next - line >= 2 && next[-2] == '\r')
+			next[-2] = '\0';
+		/* No folded lines, no space before the colon. */
+		if ((colon = strchr(line, ':')) == NULL || colon == line ||
+		    strcspn(line, " \t") < (size_t)(colon - line))
+			return 400;
+		*colon = '\0';
+		value = colon + 1 + strspn(colon + 1, " \t");
+		end = value + strlen(value);
+		while (end > value && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		if (strcasecmp(line, "Host") == 0) {
+			if (r->r_host == NULL)
+				r->r_host = value;
+		} else if (strcasecmp(line, "Connection") == 0) {
+			if (has_token(value, "close"))
+				r->r_close = true;
+			if (has_token(value, "keep-alive"))
+				r->r_keepalive = true;
+		} else if (strcasecmp(line, "Transfer-Encoding") == 0) {
+			r->r_te = true;
+			r->r_chunked = last_is_chunked(value);
+		} else if (strcasecmp(line, "Content-Length") == 0) {
+			if (parse_u64(value, strlen(value), &n) == -1 ||
+			    (r->r_haslen && n != r->r_length))
+				return 400;
+			r->r_haslen = true;
+			r->r_length = n;
+		} else if (strcasecmp(line, "Expect") == 0) {
+			if (strcasecmp(value, "100-continue") == 0)
+				r->r_continue = true;
+		}
+	}
+	if (r->r_te && !r->r_chunked)
+		return 501;
+	return 0;
+}
+
+/* Appends text to out, \xHH for anything not printable ASCII. */
+static char *
+escape(char *out, const char *text)
+{
+	const unsigned char	*p;
+
+	for (p = (const unsigned char *)text; *p != '\0'; p++) {
+		if (*p > 0x20 && *p < 0x7f && *p != '\\')
+			*out++ = (char)*p;
+		else
+			out += sprintf(out, "\\x%02x", *p);
+	}
+	return out;
+}
+
+/* Appends "METHOD TARGET HOST\n" to the log, in one write. */
+static void
+log_req(const struct req *r)
+{
+	char	*line, *p;
+	size_t	 len;
+
+	if (log_fd == -1)
+		return;
+	len = 4 * r->r_rawlen + 16;
+	if ((line = malloc(len)) == NULL)
+		return;
+	p = escape(line, r->r_method);
+	*p++ = ' ';
+	p = escape(p, r->r_target);
+	*p++ = ' ';
+	p = r->r_host != NULL ? escape(p, r->r_host) : stpcpy(p, "-");
+	*p++ = '\n';
+	if (write(log_fd, line, (size_t)(p - line)) == -1)
+		fprintf(stderr, "httpd: log: %s\n", strerror(errno));
+	free(line);
+}
+
+/* Sets *n from the digits after prefix in path, which must end there. */
+static bool
+path_number(const char *path, size_t len, const char *prefix,
+    uint64_t *n)
+{
+	size_t	 plen = strlen(prefix);
+
+	return len > plen && strncmp(path, prefix, plen) == 0 &&
+	    parse_u64(path + plen, len - plen, n) == 0;
+}
+
+/* Which answer a target gets, and its number (N, MS, the status). */
+static enum route
+route(const char *target, uint64_t *n)
+{
+	const char	*path = target;
+	size_t		 len;
+
+	/* An absolute-form target is served by its path. */
+	if (strncasecmp(path, "http://", 7) == 0 ||
+	    strncasecmp(path, "https://", 8) == 0) {
+		path = strstr(path, "://") + 3;
+		path += strcspn(path, "/?#");
+		if (*path != '/')
+			path = "/";
+	}
+	len = strcspn(path, "?#");
+	*n = 0;
+	if (len == 1 && path[0] == '/')
+		return ROUTE_HELLO;
+	if (len == 5 && strncmp(path, "/echo", 5) == 0)
+		return ROUTE_ECHO;
+	if (path_number(path, len, "/bytes/", n) && *n <= BODY_MAX)
+		return ROUTE_BYTES;
+	if (path_number(path, len, "/chunked/", n) && *n <= BODY_MAX)
+		return ROUTE_CHUNKED;
+	if (path_number(path, len, "/close/", n) && *n <= BODY_MAX)
+		return ROUTE_CLOSE;
+	if (path_number(path, len, "/status/", n) && len == 11 &&
+	    *n >= 200 && *n <= 599)
+		return ROUTE_STATUS;
+	if (path_number(path, len, "/slow/", n) && *n <= SLOW_MAX)
+		return ROUTE_SLOW;
+	return ROUTE_NONE;
+}
+
+static const char *
+reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 201: return "Created";
+	case 202: return "Accepted";
+	case 204: return "No Content";
+	case 301: return "Moved Permanently";
+	case 302: return "Found";
+	case 304: return "Not Modified";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 407: return "Proxy Authentication Required";
+	case 413: return "Content Too Large";
+	case 429: return "Too Many Requests";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	case 505: return "HTTP Version Not Supported";
+	default: return "Other";
+	}
+}
+
+/*
+ * Formats a response head into buf: the status line, framing (length
+ * >= 0 for a Content-Length, -1 for chunked, -2 for none) and the
+ * Connection header a client with keep (persists) and minor (HTTP/1.x)
+ * needs.
+ */
+static void
+head_format(char *buf, size_t size, int status, int64_t length, bool keep,
+    int minor)
+{
+	char	 framing[64];
+
+	if (length >= 0)
+		snprintf(framing, sizeof(framing), "Content-Length: %" PRId64
+		    "\r\n", length);
+	else if (length == -1)
+		snprintf(framing, sizeof(framing),
+		    "Transfer-Encoding: chunked\r\n");
+	else
+		framing[0] = '\0';
+	snprintf(buf, size, "HTTP/1.1 %d %s\r\n%s%s\r\n", status,
+	    reason(status), framing, !keep ? "Connection: close\r\n" :
+	    minor == 0 ? "Connection: keep-alive\r\n" : "");
+}
+
+/* Sends a head and a body in memory; head_only for HEAD. */
+static int
+send_simple(int fd, int status, const char *body, size_t len, bool keep,
+    int minor, bool head_only)
+{
+	struct iovec	 iov[2];
+	char		 head[256];
+
+	/* No length with 204 (RFC 9110 8.6); 304 gets one, of nothing. */
+	head_format(head, sizeof(head), status, status == 204 ? -2 :
+	    (int64_t)len, keep, minor);
+	iov[0].iov_base = head;
+	iov[0].iov_len = strlen(head);
+	iov[1].iov_base = (void *)(uintptr_t)body;
+	iov[1].iov_len = head_only ? 0 : len;
+	return send_iov(fd, iov, 2);
+}
+
+/* Sends n zero bytes after head (which may be ""), chunked or not. */
+static int
+send_zeros(int fd, const char *head, uint64_t n, bool chunked)
+{
+	struct iovec	 iov[4];
+	char		 size[32];
+	size_t		 take;
+	int		 i;
+
+	i = 0;
+	iov[i].iov_base = (void *)(uintptr_t)head;
+	iov[i++].iov_len = strlen(head);
+	while (n > 0) {
+		take = n < ZEROS_LEN ? (size_t)n : ZEROS_LEN;
+		if (chunked) {
+			snprintf(size, sizeof(size), "%zx\r\n", take);
+			iov[i].iov_base = size;
+			iov[i++].iov_len = strlen(size);
+		}
+		iov[i].iov_base = (void *)(uintptr_t)zeros;
+		iov[i++].iov_len = take;
+		if (chunked) {
+			iov[i].iov_base = (void *)(uintptr_t)"\r\n";
+			iov[i++].iov_len = 2;
+		}
+		if (send_iov(fd, iov, i) == -1)
+			return -1;
+		n -= take;
+		i = 0;
+	}
+	if (chunked) {
+		iov[i].iov_base = (void *)(uintptr_t)"0\r\n\r\n";
+		iov[i++].iov_len = 5;
+	}
+	return send_iov(fd, iov, i);
+}
+
+static int
+sink_grow(struct sink *s, uint64_t more)
+{
+	char	*p;
+	size_t	 cap;
+
+	if (more > ECHO_MAX - s->s_len)
+		return -1;
+	if (s->s_len + more <= s->s_cap)
+		return 0;
+	cap = s->s_cap == 0 ? 4096 : s->s_cap;
+	while (cap < s->s_len + more)
+		cap *= 2;
+	if ((p = realloc(s->s_data, cap)) == NULL)
+		return -1;
+	s->s_data = p;
+	s->s_cap = cap;
+	return 0;
+}
+
+/*
+ * Reads a chunked body, into sink when not NULL.  Returns 0, -1 when the
+ * connection failed or the framing is wrong, -2 when the body passes
+ * what sink may hold.
+ */
+static int
+read_chunked(struct conn *c, struct sink *sink)
+{
+	char		*line, *end;
+	size_t		 len, i;
+	uint64_t	 n;
+	int		 digit;
+
+	for (;;) {
+		if (conn_line(c, &line, &len) == -1)
+			return -1;
+		n = 0;
+		for (i = 0; i < len; i++) {
+			if (line[i] >= '0' && line[i] <= '9')
+				digit = line[i] - '0';
+			else if ((line[i] | 0x20) >= 'a' &&
+			    (line[i] | 0x20) <= 'f')
+				digit = (line[i] | 0x20) - 'a' + 10;
+			else
+				break;
+			if (n > BODY_MAX)
+				return -1;
+			n = n * 16 + (uint64_t)digit;
+		}
+		end = line + i;
+		if (i == 0 || (end < line + len && *end != ';' &&
+		    *end != ' ' && *end != '\t'))
+			return -1;
+		if (n == 0)
+			break;
+		if (sink != NULL && sink_grow(sink, n) == -1)
+			return -2;
+		if (conn_body(c, n, sink) == -1 ||
+		    conn_line(c, &line, &len) == -1 || len != 0)
+			return -1;
+	}
+	/* Trailer fields, up to an empty line. */
+	do {
+		if (conn_line(c, &line, &len) == -1)
+			return -1;
+	} while (len != 0);
+	return 0;
+}
+
+/*
+ * Reads the request's body, into sink when not NULL.  Returns 0, -1 on
+ * failure (the connection must close), -2 when too large for sink.
+ */
+static int
+read_body(struct conn *c, const struct req *r, struct sink *sink)
+{
+	bool	 body = r->r_chunked || r->r_length > 0;
+
+	if (sink != NULL && !r->r_chunked && sink_grow(sink, r->r_length) ==
+	    -1)
+		return -2;
+	if (body && r->r_continue && r->r_minor >= 1 &&
+	    send_str(c->c_fd, "HTTP/1.1 100 Continue\r\n\r\n") == -1)
+		return -1;
+	if (r->r_chunked)
+		return read_chunked(c, sink);
+	return conn_body(c, r->r_length, sink);
+}
+
+/*
+ * Answers one parsed request.  Returns 0 when the connection may carry
+ * another, -1 when it must close.
+ */
+static int
+answer(struct conn *c, struct req *r)
+{
+	struct sink	 sink = { NULL, 0, 0 };
+	struct timespec	 ts;
+	enum route	 rt;
+	uint64_t	 n;
+	char		 head[256];
+	bool		 keep, head_only;
+	int		 rc, fd = c->c_fd;
+
+	log_req(r);
+	rt = route(r->r_target, &n);
+	head_only = strcmp(r->r_method, "HEAD") == 0;
+	keep = r->r_minor == 0 ? r->r_keepalive && !r->r_close : !r->r_close;
+	/* Both framings at once is how requests are smuggled: close after. */
+	if (r->r_te && r->r_haslen)
+		keep = false;
+
+	if (rt == ROUTE_ECHO) {
+		if (sink_grow(&sink, r->r_rawlen) == -1) {
+			free(sink.s_data);
+			return -1;
+		}
+		memcpy(sink.s_data, r->r_raw, r->r_rawlen);
+		sink.s_len = r->r_rawlen;
+	}
+	rc = read_body(c, r, rt == ROUTE_ECHO ? &sink : NULL);
+	if (rc == -2) {
+		free(sink.s_data);
+		send_simple(fd, 413, "", 0, false, r->r_minor, head_only);
+		return -1;
+	}
+	if (rc == -1) {
+		free(sink.s_data);
+		send_simple(fd, 400, "", 0, false, r->r_minor, head_only);
+		return -1;
+	}
+
+	switch (rt) {
+	case ROUTE_HELLO:
+		rc = send_simple(fd, 200, "hello\n", 6, keep, r->r_minor,
+		    head_only);
+		break;
+	case ROUTE_ECHO:
+		rc = send_simple(fd, 200, sink.s_data, sink.s_len, keep,
+		    r->r_minor, head_only);
+		break;
+	case ROUTE_STATUS:
+		rc = send_simple(fd, (int)n, "", 0, keep, r->r_minor,
+		    head_only);
+		break;
+	case ROUTE_SLOW:
+		ts.tv_sec = (time_t)(n / 1000);
+		ts.tv_nsec = (long)(n % 1000) * 1000000;
+		while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+			;
+		rc = send_simple(fd, 200, "slow\n", 5, keep, r->r_minor,
+		    head_only);
+		break;
+	case ROUTE_BYTES:
+		head_format(head, sizeof(head), 200, (int64_t)n, keep,
+		    r->r_minor);
+		rc = send_zeros(fd, head, head_only ? 0 : n, false);
+		break;
+	case ROUTE_CHUNKED:
+		/* An HTTP/1.0 client cannot read chunks: close-delimited. */
+		if (r->r_minor == 0)
+			keep = false;
+		head_format(head, sizeof(head), 200, keep ? -1 : -2, keep,
+		    r->r_minor);
+		rc = send_zeros(fd, head, head_only ? 0 : n, keep &&
+		    !head_only);
+		break;
+	case ROUTE_CLOSE:
+		keep = false;
+		head_format(head, sizeof(head), 200, -2, false, r->r_minor);
+		rc = send_zeros(fd, head, head_only ? 0 : n, false);
+		break;
+	case ROUTE_NONE:
+		rc = send_simple(fd, 404, "", 0, keep, r->r_minor, head_only);
+		break;
+	}
+	free(sink.s_data);
+	return rc == 0 && keep ? 0 : -1;
+}
+
+/*
+ * Closes after the last response without losing its tail: shuts the
+ * write side, then reads (a little, briefly) what the client still
+ * sends, so the kernel has no unread data to answer with a reset.
+ */
+static void
+linger_close(int fd)
+{
+	struct timeval	 tv = { 1, 0 };
+	char		 buf[16384];
+	size_t		 total = 0;
+	ssize_t		 n;
+
+	if (shutdown(fd, SHUT_WR) == 0) {
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		while (total < LINGER_MAX &&
+		    ((n = recv(fd, buf, sizeof(buf), 0)) > 0 ||
+		    (n == -1 && errno == EINTR)))
+			total += n > 0 ? (size_t)n : 0;
+	}
+	close(fd);
+}
+
+static void *
+conn_main(void *arg)
+{
+	struct conn	*c = arg;
+	struct req	 r;
+	ssize_t		 len;
+	int		 status;
+
+	for (;;) {
+		if ((len = conn_head(c)) == 0)
+			break;
+		if (len == -2) {
+			send_simple(c->c_fd, 431, "", 0, false, 1, false);
+			break;
+		}
+		if (len == -1)
+			break;
+		if ((status = req_parse(c, (size_t)len, &r)) != 0) {
+			send_simple(c->c_fd, status, "", 0, false, 1, false);
+			req_free(&r);
+			break;
+		}
+		status = answer(c, &r);
+		req_free(&r);
+		if (status == -1)
+			break;
+	}
+	linger_close(c->c_fd);
+	free(c);
+	return NULL;
+}
+
+static void	serve(void) __attribute__((noreturn));
+
+static void
+serve(void)
+{
+	struct timeval	 tv = { opt_timeout, 0 };
+	pthread_attr_t	 attr;
+	pthread_t	 t;
+	struct conn	*c;
+	int		 lfd, fd, one = 1;
+
+	if ((lfd = socket(listen_addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+	    0)) == -1)
+		die("socket");
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (listen_addr.ss_family == AF_UNIX)
+		unlink(((struct sockaddr_un *)&listen_addr)->sun_path);
+	if (bind(lfd, (struct sockaddr *)&listen_addr, listen_len) == -1)
+		die("bind");
+	if (listen(lfd, 4096) == -1)
+		die("listen");
+	printf("listening\n");
+	fflush(stdout);
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 128 * 1024);
+	for (;;) {
+		if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+			if (errno == EBADF || errno == EINVAL ||
+			    errno == ENOTSOCK || errno == EFAULT)
+				die("accept");
+			/* Out of descriptors or memory: wait, retry. */
+			if (errno != EINTR && errno != ECONNABORTED)
+				usleep(10000);
+			continue;
+		}
+		/* Heads and bodies go out in pieces: no Nagle delays. */
+		if (listen_addr.ss_family != AF_UNIX)
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+			    sizeof(one));
+		if (opt_timeout > 0) {
+			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+			    sizeof(tv));
+			setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+			    sizeof(tv));
+		}
+		if ((c = malloc(sizeof(*c))) == NULL) {
+			close(fd);
+			continue;
+		}
+		c->c_fd = fd;
+		c->c_off = c->c_len = 0;
+		if (pthread_create(&t, &attr, conn_main, c) != 0) {
+			fprintf(stderr, "httpd: too many threads\n");
+			close(fd);
+			free(c);
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	const char	*ep = NULL, *log_path = NULL;
+	char		*end;
+	int		 i;
+
+	for (i = 1; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			usage();
+		if (strcmp(argv[i], "--listen") == 0)
+			ep = argv[i + 1];
+		else if (strcmp(argv[i], "--log") == 0)
+			log_path = argv[i + 1];
+		else if (strcmp(argv[i], "--timeout") == 0) {
+			opt_timeout = (int)strtol(argv[i + 1], &end, 10);
+			if (*end != '\0' || opt_timeout < 0)
+				usage();
+		} else
+			usage();
+	}
+	if (ep == NULL)
+		usage();
+	parse_ep(ep);
+	signal(SIGPIPE, SIG_IGN);
+	if (log_path != NULL && (log_fd = open(log_path,
+	    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) == -1)
+		die(log_path);
+	serve();
+}
