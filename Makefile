@@ -108,8 +108,8 @@ check: deps $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
 
-demo: deps $(BIN)
-	@./mk/demo.sh $(CURDIR)/cordon
+demo: deps $(BIN) $(TOOL_BINS)
+	@./mk/demo.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
 
 # Against socat (and, as they land, squid and tinyproxy), same run.
 bench: deps $(BIN) $(TOOL_BINS)

@@ -3,10 +3,12 @@
 # line shows a command a user can type and what cordon answers.
 set -u
 
-cordon=${1:?usage: demo.sh CORDON}
+cordon=${1:?usage: demo.sh CORDON TOOLS_DIR}
+tools=${2:?usage: demo.sh CORDON TOOLS_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+pids=""
+trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
 # Only the layers this demo names: no system or user policy of this
 # machine, so everyone sees the same answers.
@@ -46,4 +48,34 @@ printf '\n$ cordon policy show --policy %s --workspace repo --plain | jq .networ
 "$cordon" policy show --policy "$dev" --workspace "$ws" --plain |
     jq .network.mode | sed 's/^/  /'
 echo
-echo "(the sandbox runner, proxy and bridge build on this engine)"
+echo "== the egress proxy: one allowed and one refused connection, logged"
+port() { echo $((20000 + $(od -An -N2 -tu2 /dev/urandom) % 10000)); }
+origin=$(port)
+proxy=$(port)
+"$tools/httpd" --listen "tcp:127.0.0.1:$origin" >/dev/null 2>&1 &
+pids="$pids $!"
+printf '\n$ cordon proxy --listen tcp:127.0.0.1:%s --allow-domain api.test:%s \\\n' \
+    "$proxy" "$origin"
+printf '    --resolve api.test:127.0.0.1 --allow-cidr 127.0.0.1/32 --log egress.log &\n'
+"$cordon" proxy --listen "tcp:127.0.0.1:$proxy" \
+    --allow-domain "api.test:$origin" --resolve api.test:127.0.0.1 \
+    --allow-cidr 127.0.0.1/32 --log "$tmp/egress.log" &
+pids="$pids $!"
+for _ in $(seq 100); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$proxy") 2>/dev/null && break
+	sleep 0.05
+done
+printf '\n$ curl -x http://127.0.0.1:%s http://api.test:%s/\n' "$proxy" "$origin"
+curl -sS -x "http://127.0.0.1:$proxy" "http://api.test:$origin/" 2>&1 |
+    sed 's/^/  /'
+printf '\n$ curl -x http://127.0.0.1:%s https://exfil.test/\n' "$proxy"
+curl -sS -x "http://127.0.0.1:$proxy" "https://exfil.test/" 2>&1 |
+    sed 's/^/  /'
+printf '\n$ curl -x http://127.0.0.1:%s http://exfil.test/\n' "$proxy"
+curl -sS -x "http://127.0.0.1:$proxy" "http://exfil.test/" 2>&1 |
+    sed 's/^/  /'
+printf '\n$ cat egress.log\n'
+sleep 0.2
+sed 's/^/  /' "$tmp/egress.log"
+echo
+echo "(the sandbox runner builds on these: cordon run is next)"
