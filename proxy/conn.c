@@ -53,6 +53,7 @@
 #include "xmalloc.h"
 
 enum conn_state {
+	CS_PP2,			/* waiting for a sandbox's PROXY v2 header */
 	CS_SNIFF,		/* nothing read yet */
 	CS_HTTP_HEAD,		/* reading a request head */
 	CS_SOCKS_GREETING,
@@ -86,6 +87,7 @@ struct conn {
 	enum conn_state		 c_state;
 	enum conn_proto		 c_proto;
 	char			 c_client[ADDR_STRLEN + 8];
+	char			*c_sandbox;	/* from the PROXY v2 header */
 
 	/* The request being decided, and the decision. */
 	struct ppolicy		*c_policy;	/* what decided it */
@@ -158,6 +160,7 @@ conn_log(struct conn *c)
 	memset(&e, 0, sizeof(e));
 	e.e_start = c->c_start;
 	e.e_client = c->c_client;
+	e.e_sandbox = c->c_sandbox;
 	e.e_proto = proto_names[c->c_proto];
 	e.e_method = c->c_method;
 	e.e_host = c->c_host;
@@ -206,6 +209,7 @@ conn_free(struct conn *c)
 	http_response_clear(&c->c_resp);
 	free(c->c_method);
 	free(c->c_reason_buf);
+	free(c->c_sandbox);
 	free(c);
 	if (px->px_drained != NULL && px->px_nconns == 0)
 		px->px_drained(px);
@@ -905,6 +909,38 @@ conn_forward(struct conn *c)
 	conn_process(c);
 }
 
+/*
+ * A sandbox's listener: the PROXY v2 header with its id comes first, or
+ * the connection is refused (and logged, as from no known sandbox).
+ */
+static void
+conn_pp2(struct conn *c)
+{
+	struct evbuffer	*in = bufferevent_get_input(c->c_bev);
+	size_t		 len = evbuffer_get_length(in), used;
+	char		 id[PP2_ID_MAX + 1], *cause;
+	int		 rc;
+
+	if (len > PP2_HEADER_MAX)
+		len = PP2_HEADER_MAX;
+	rc = pp2_parse(evbuffer_pullup(in, (ssize_t)len), len, &used, id,
+	    sizeof(id), &cause);
+	if (rc == PP2_PARSE_MORE)
+		return;
+	if (rc == PP2_PARSE_ERROR) {
+		conn_begin(c, PROTO_NONE, NULL, "", 0, 0);
+		conn_reason(c, cause);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		free(cause);
+		conn_free(c);
+		return;
+	}
+	evbuffer_drain(in, used);
+	c->c_sandbox = xstrdup(id);
+	c->c_state = CS_SNIFF;
+	conn_process(c);
+}
+
 /* Moves c on as far as the bytes it has allow. */
 static void
 conn_process(struct conn *c)
@@ -913,6 +949,10 @@ conn_process(struct conn *c)
 	uint8_t		 first;
 
 	switch (c->c_state) {
+	case CS_PP2:
+		if (evbuffer_get_length(in) > 0)
+			conn_pp2(c);
+		return;
 	case CS_SNIFF:
 		if (evbuffer_copyout(in, &first, 1) != 1)
 			return;
@@ -1038,10 +1078,13 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 		conn_finish(c);
 }
 
-/* A new client on fd (taken), from sa. */
+/*
+ * A new client on fd (taken), from sa; with pp2 it must start with a
+ * PROXY v2 header naming its sandbox.
+ */
 void
 conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
-    socklen_t salen)
+    socklen_t salen, bool pp2)
 {
 	struct timeval	 tv = { px->px_head_secs, 0 };
 	struct conn	*c;
@@ -1057,7 +1100,7 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 	c->c_proxy = px;
 	c->c_fd = fd;
 	c->c_upfd = -1;
-	c->c_state = CS_SNIFF;
+	c->c_state = pp2 ? CS_PP2 : CS_SNIFF;
 	if (sa->sa_family == AF_INET)
 		snprintf(c->c_client, sizeof(c->c_client), "%s:%u",
 		    inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->

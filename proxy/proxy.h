@@ -152,6 +152,23 @@ enum tls_peek {
 int	 tls_peek_sni(const uint8_t *, size_t, char *, size_t, size_t *);
 
 /*
+ * pp2.c: the PROXY protocol v2 header that `cordon bridge --proxy-id`
+ * puts before each connection of a sandbox, read on the listeners that
+ * expect it (--listen-sandbox) and nowhere else.
+ */
+#define PP2_HEADER_MAX		(16 + 1024)
+#define PP2_ID_MAX		128
+
+enum pp2_parse {
+	PP2_PARSE_OK,
+	PP2_PARSE_MORE,
+	PP2_PARSE_ERROR
+};
+
+int	 pp2_parse(const uint8_t *, size_t, size_t *, char *, size_t,
+	    char **);
+
+/*
  * dns.c: names resolved with c-ares on the proxy's event loop.  Never
  * getaddrinfo(3) there: it blocks the loop.  --resolve pins come first.
  */
@@ -207,7 +224,7 @@ struct proxy {
 };
 
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,
-	    socklen_t);
+	    socklen_t, bool);
 struct ppolicy *ppolicy_new(struct policy *);
 struct ppolicy *ppolicy_ref(struct ppolicy *);
 void	 ppolicy_unref(struct ppolicy *);

@@ -32,6 +32,7 @@ proxy_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: cordon proxy [--listen tcp:HOST:PORT|unix:PATH]...\n"
+	    "                    [--listen-sandbox tcp:HOST:PORT|unix:PATH]...\n"
 	    "                    [--policy FILE]... [--allow-domain P]...\n"
 	    "                    [--deny-domain P]... [--allow-cidr CIDR]...\n"
 	    "                    [--log FILE|-] [--dns HOST[:PORT]]...\n"
@@ -46,6 +47,7 @@ struct proxy_run {
 	struct policy_layers	 pr_layers;
 	struct endpoint		 pr_eps[PROXY_MAX_LISTEN];
 	struct evconnlistener	*pr_listeners[PROXY_MAX_LISTEN];
+	bool			 pr_pp2[PROXY_MAX_LISTEN];
 	size_t			 pr_nlisten;
 	int			 pr_drain_secs;
 	bool			 pr_draining;
@@ -57,9 +59,13 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	struct proxy_run	*run = arg;
+	size_t			 i;
 
-	(void)l;
-	conn_accept(&run->pr_proxy, fd, sa, (socklen_t)salen);
+	for (i = 0; i < run->pr_nlisten; i++)
+		if (run->pr_listeners[i] == l)
+			break;
+	conn_accept(&run->pr_proxy, fd, sa, (socklen_t)salen,
+	    i < run->pr_nlisten && run->pr_pp2[i]);
 }
 
 static void
@@ -186,6 +192,7 @@ proxy_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
+		{ "listen-sandbox", required_argument, NULL, 'S' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "allow-domain", required_argument, NULL, 'a' },
 		{ "deny-domain", required_argument, NULL, 'd' },
@@ -225,9 +232,11 @@ proxy_cmd(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "h", opts, &longindex)) != -1) {
 		switch (ch) {
 		case 'l':
+		case 'S':
 			if (nlisten == PROXY_MAX_LISTEN)
-				fatalx("proxy: at most %d --listen",
+				fatalx("proxy: at most %d listeners",
 				    PROXY_MAX_LISTEN);
+			run.pr_pp2[nlisten] = ch == 'S';
 			listens[nlisten++] = optarg;
 			break;
 		case 'P':

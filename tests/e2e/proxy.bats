@@ -343,3 +343,39 @@ raw() {
 	teardown_bg
 	rm -rf "$udir"
 }
+
+@test "a sandbox listener takes the id from the bridge's PROXY v2 header" {
+	SOCK="$BATS_TEST_TMPDIR/proxy.sock"
+	PROXY=$(free_port)
+	start_bg proxy "$CORDON" proxy --listen "tcp:127.0.0.1:$PROXY" \
+	    --listen-sandbox "unix:$SOCK" --log "$LOG" \
+	    --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	wait_listen "unix:$SOCK"
+	wait_listen "tcp:127.0.0.1:$PROXY"
+	F1=$(free_port)
+	F2=$(free_port)
+	start_bg b1 "$CORDON" bridge --listen "tcp:127.0.0.1:$F1" \
+	    --connect "unix:$SOCK" --proxy-id sbx-one
+	start_bg b2 "$CORDON" bridge --listen "tcp:127.0.0.1:$F2" \
+	    --connect "unix:$SOCK"
+	wait_listen "tcp:127.0.0.1:$F1"
+	wait_listen "tcp:127.0.0.1:$F2"
+	run curl -sS -x "http://127.0.0.1:$F1" "http://127.0.0.1:$UP/"
+	[ "$output" = hello ]
+	[ "$(last sandbox)" = sbx-one ]
+	[ "$(last decision)" = allow ]
+	# Without the header, the sandbox listener refuses, and logs it.
+	run curl -sS -x "http://127.0.0.1:$F2" "http://127.0.0.1:$UP/"
+	[ "$status" -ne 0 ]
+	[ "$(last decision)" = deny ]
+	[[ "$(last reason)" == "no PROXY protocol v2 header"* ]]
+	# And the ordinary listener does not read one: a header there is
+	# not a request.
+	F3=$(free_port)
+	start_bg b3 "$CORDON" bridge --listen "tcp:127.0.0.1:$F3" \
+	    --connect "tcp:127.0.0.1:$PROXY" --proxy-id sbx-fake
+	wait_listen "tcp:127.0.0.1:$F3"
+	run curl -sS -i -x "http://127.0.0.1:$F3" "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 400"* ]]
+	[ "$(last sandbox)" = null ]
+}

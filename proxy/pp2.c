@@ -1,0 +1,132 @@
+/*
+ * pp2.c: read a PROXY protocol v2 header (the HAProxy specification,
+ * version 2) that carries a sandbox id in a PP2_TYPE_UNIQUE_ID field.
+ *
+ * Only the listeners that sandboxes' bridges connect to expect it, and
+ * there it is required: a connection without one is refused, so a
+ * process that can reach such a listener cannot pass for another sandbox
+ * by leaving the header out, and a client of an ordinary listener cannot
+ * claim a sandbox id at all.  The addresses in the header are ignored.
+ */
+#include <sys/types.h>
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy.h"
+#include "xmalloc.h"
+
+#define PP2_TYPE_UNIQUE_ID	0x05
+
+static const uint8_t pp2_sig[12] = {
+	0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a
+};
+
+/* Says whether len bytes are letters, digits, '.', '_' or '-'. */
+static bool
+pp2_id_ok(const uint8_t *p, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') ||
+		    (p[i] >= 'A' && p[i] <= 'Z') ||
+		    (p[i] >= '0' && p[i] <= '9') ||
+		    p[i] == '.' || p[i] == '_' || p[i] == '-'))
+			return false;
+	return true;
+}
+
+/*
+ * Parses the header at the start of len bytes of buf.  On PP2_PARSE_OK,
+ * *used is its length and id (idsize bytes, at least PP2_ID_MAX + 1)
+ * holds the sandbox id.  PP2_PARSE_MORE: not all of it yet.
+ * PP2_PARSE_ERROR: *cause says why (caller frees).
+ */
+int
+pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
+    size_t idsize, char **cause)
+{
+	size_t	 n, total, off, tlen;
+	bool	 found = false;
+
+	*used = 0;
+	*cause = NULL;
+	n = len < sizeof(pp2_sig) ? len : sizeof(pp2_sig);
+	if (memcmp(buf, pp2_sig, n) != 0) {
+		xasprintf(cause, "no PROXY protocol v2 header (this listener "
+		    "is for sandboxes' bridges: cordon bridge --proxy-id)");
+		return PP2_PARSE_ERROR;
+	}
+	if (len < 16)
+		return PP2_PARSE_MORE;
+	if ((buf[12] & 0xf0) != 0x20 || (buf[12] & 0x0f) > 1) {
+		xasprintf(cause, "PROXY header: version or command 0x%02x is "
+		    "not v2 LOCAL or PROXY", buf[12]);
+		return PP2_PARSE_ERROR;
+	}
+	total = 16 + ((size_t)buf[14] << 8 | buf[15]);
+	if (total > PP2_HEADER_MAX) {
+		xasprintf(cause, "PROXY header: longer than %d bytes",
+		    PP2_HEADER_MAX);
+		return PP2_PARSE_ERROR;
+	}
+	if (len < total)
+		return PP2_PARSE_MORE;
+
+	/* Addresses first (by family), then TLVs to the end. */
+	switch (buf[13] >> 4) {
+	case 0x0:
+		off = 16;
+		break;
+	case 0x1:
+		off = 16 + 12;
+		break;
+	case 0x2:
+		off = 16 + 36;
+		break;
+	case 0x3:
+		off = 16 + 216;
+		break;
+	default:
+		xasprintf(cause, "PROXY header: unknown address family");
+		return PP2_PARSE_ERROR;
+	}
+	if (off > total) {
+		xasprintf(cause, "PROXY header: addresses longer than the "
+		    "header");
+		return PP2_PARSE_ERROR;
+	}
+	while (off < total) {
+		if (total - off < 3) {
+			xasprintf(cause, "PROXY header: a truncated field");
+			return PP2_PARSE_ERROR;
+		}
+		tlen = (size_t)buf[off + 1] << 8 | buf[off + 2];
+		if (tlen > total - off - 3) {
+			xasprintf(cause, "PROXY header: a field longer than "
+			    "the header");
+			return PP2_PARSE_ERROR;
+		}
+		if (buf[off] == PP2_TYPE_UNIQUE_ID) {
+			if (found || tlen == 0 || tlen > PP2_ID_MAX ||
+			    tlen >= idsize || !pp2_id_ok(buf + off + 3, tlen)) {
+				xasprintf(cause, "PROXY header: the sandbox id "
+				    "must be one field of 1 to %d letters, "
+				    "digits, '.', '_' or '-'", PP2_ID_MAX);
+				return PP2_PARSE_ERROR;
+			}
+			memcpy(id, buf + off + 3, tlen);
+			id[tlen] = '\0';
+			found = true;
+		}
+		off += 3 + tlen;
+	}
+	if (!found) {
+		xasprintf(cause, "PROXY header: no sandbox id");
+		return PP2_PARSE_ERROR;
+	}
+	*used = total;
+	return PP2_PARSE_OK;
+}

@@ -1,0 +1,130 @@
+/*
+ * test_pp2.c: the PROXY v2 header with a sandbox id.
+ */
+#include "unit.h"
+
+#include <sys/socket.h>
+
+#include "proxy.h"
+
+static const uint8_t sig[12] = {
+	0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a
+};
+
+/* Builds a header: command byte, family byte, then TLVs as given. */
+static size_t
+header(uint8_t *buf, uint8_t cmd, uint8_t fam, const uint8_t *rest,
+    size_t restlen)
+{
+	memcpy(buf, sig, 12);
+	buf[12] = cmd;
+	buf[13] = fam;
+	buf[14] = (uint8_t)(restlen >> 8);
+	buf[15] = (uint8_t)restlen;
+	memcpy(buf + 16, rest, restlen);
+	return 16 + restlen;
+}
+
+static void
+test_pp2_good(void **state)
+{
+	static const uint8_t tlv[] = { 0x05, 0x00, 0x06, 's', 'b', 'x', '-',
+	    '4', '2' };
+	uint8_t		 buf[256], rest[64];
+	char		 id[PP2_ID_MAX + 1], *cause;
+	size_t		 len, used, i;
+
+	(void)state;
+	len = header(buf, 0x20, 0x00, tlv, sizeof(tlv));
+	buf[len] = 'G';		/* the request that follows */
+	assert_int_equal(pp2_parse(buf, len + 1, &used, id, sizeof(id),
+	    &cause), PP2_PARSE_OK);
+	assert_int_equal(used, len);
+	assert_string_equal(id, "sbx-42");
+	/* Every prefix asks for more. */
+	for (i = 0; i < len; i++)
+		assert_int_equal(pp2_parse(buf, i, &used, id, sizeof(id),
+		    &cause), PP2_PARSE_MORE);
+	/* PROXY with IPv4 addresses, another TLV first, then the id. */
+	memset(rest, 0, 12);
+	memcpy(rest + 12, "\x04\x00\x01x", 4);	/* PP2_TYPE_NOOP */
+	memcpy(rest + 16, tlv, sizeof(tlv));
+	len = header(buf, 0x21, 0x11, rest, 16 + sizeof(tlv));
+	assert_int_equal(pp2_parse(buf, len, &used, id, sizeof(id), &cause),
+	    PP2_PARSE_OK);
+	assert_string_equal(id, "sbx-42");
+}
+
+static void
+test_pp2_bad(void **state)
+{
+	static const struct {
+		const uint8_t	*rest;
+		size_t		 len;
+		uint8_t		 cmd, fam;
+		const char	*cause;
+	} cases[] = {
+		{ (const uint8_t *)"", 0, 0x20, 0x00, "no sandbox id" },
+		{ (const uint8_t *)"\x05\x00\x00", 3, 0x20, 0x00,
+		    "the sandbox id must be" },
+		{ (const uint8_t *)"\x05\x00\x03" "a b", 6, 0x20, 0x00,
+		    "the sandbox id must be" },
+		{ (const uint8_t *)"\x05\x00\x01" "a" "\x05\x00\x01" "b", 8,
+		    0x20, 0x00, "the sandbox id must be" },
+		{ (const uint8_t *)"\x05\x00\x09" "a", 4, 0x20, 0x00,
+		    "a field longer than the header" },
+		{ (const uint8_t *)"\x05\x00", 2, 0x20, 0x00,
+		    "a truncated field" },
+		{ (const uint8_t *)"\x05\x00\x01" "a", 4, 0x10, 0x00,
+		    "not v2 LOCAL or PROXY" },
+		{ (const uint8_t *)"\x05\x00\x01" "a", 4, 0x22, 0x00,
+		    "not v2 LOCAL or PROXY" },
+		{ (const uint8_t *)"\x05\x00\x01" "a", 4, 0x21, 0x11,
+		    "addresses longer than the header" },
+		{ (const uint8_t *)"\x05\x00\x01" "a", 4, 0x21, 0x41,
+		    "unknown address family" },
+	};
+	uint8_t		 buf[256];
+	char		 id[PP2_ID_MAX + 1], *cause;
+	size_t		 len, used, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		len = header(buf, cases[i].cmd, cases[i].fam, cases[i].rest,
+		    cases[i].len);
+		if (pp2_parse(buf, len, &used, id, sizeof(id), &cause) !=
+		    PP2_PARSE_ERROR)
+			fail_msg("case %zu accepted", i);
+		assert_contains(cause, cases[i].cause);
+		free(cause);
+	}
+	/* Not a PROXY header at all: refused at the first byte. */
+	assert_int_equal(pp2_parse((const uint8_t *)"GET / HTTP/1.1", 14,
+	    &used, id, sizeof(id), &cause), PP2_PARSE_ERROR);
+	assert_contains(cause, "no PROXY protocol v2 header");
+	free(cause);
+	assert_int_equal(pp2_parse((const uint8_t *)"\x05", 1, &used, id,
+	    sizeof(id), &cause), PP2_PARSE_ERROR);
+	free(cause);
+	/* Over the length limit. */
+	memcpy(buf, sig, 12);
+	buf[12] = 0x20;
+	buf[13] = 0;
+	buf[14] = 0x10;
+	buf[15] = 0x00;
+	assert_int_equal(pp2_parse(buf, 16, &used, id, sizeof(id), &cause),
+	    PP2_PARSE_ERROR);
+	assert_contains(cause, "longer than");
+	free(cause);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pp2_good),
+		cmocka_unit_test(test_pp2_bad),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
