@@ -150,6 +150,7 @@ bridge_cmd(int argc, char **argv)
 
 	raise_fd_limit();
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);	/* nothing to reload or reopen */
 	if ((run.br_base = event_base_new()) == NULL)
 		fatalx("bridge: cannot make an event loop");
 	if ((run.br_bridge = bridge_new(run.br_base, &lep, &cep, (size_t)max,

@@ -92,10 +92,13 @@ jsonl_close(struct jsonl *j)
 /*
  * Sets key to len bytes of s, or null.  Bytes outside printable ASCII,
  * and the backslash, become \xNN, so every "\x" in the log stands for
- * one such byte; JSON's own escaping of quotes comes on top.
+ * one such byte; JSON's own escaping of quotes comes on top.  Text that
+ * is ours (reasons) had outside bytes escaped when it was made: with
+ * ours, its backslashes stay as they are.
  */
 static void
-jsonl_text(json_t *o, const char *key, const char *s, size_t len)
+jsonl_text_as(json_t *o, const char *key, const char *s, size_t len,
+    bool ours)
 {
 	static const char	 hex[] = "0123456789abcdef";
 	unsigned char		 ch;
@@ -109,7 +112,7 @@ jsonl_text(json_t *o, const char *key, const char *s, size_t len)
 	e = p = xmalloc(len * 4 + 1);
 	for (i = 0; i < len; i++) {
 		ch = (unsigned char)s[i];
-		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
+		if (ch >= 0x20 && ch < 0x7f && (ours || ch != '\\')) {
 			*p++ = (char)ch;
 			continue;
 		}
@@ -121,6 +124,19 @@ jsonl_text(json_t *o, const char *key, const char *s, size_t len)
 	*p = '\0';
 	json_object_set_new(o, key, json_string(e));
 	free(e);
+}
+
+static void
+jsonl_text(json_t *o, const char *key, const char *s, size_t len)
+{
+	jsonl_text_as(o, key, s, len, false);
+}
+
+/* Says whether a write failed since the log was (re)opened. */
+bool
+jsonl_failed(const struct jsonl *j)
+{
+	return j->j_failed;
 }
 
 /* Writes one record; a failed write is said once, until a reopen. */
@@ -161,8 +177,9 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	jsonl_text(o, "rule", e->e_rule, e->e_rule ? strlen(e->e_rule) : 0);
 	jsonl_text(o, "rule_from", e->e_rule_from, e->e_rule_from ?
 	    strlen(e->e_rule_from) : 0);
-	jsonl_text(o, "reason", e->e_reason, e->e_reason ?
-	    strlen(e->e_reason) : 0);
+	/* Reasons are cordon's own words, outside text in them escaped. */
+	jsonl_text_as(o, "reason", e->e_reason, e->e_reason ?
+	    strlen(e->e_reason) : 0, true);
 	json_object_set_new(o, "status", json_integer(e->e_status));
 	json_object_set_new(o, "bytes_up", json_integer((json_int_t)e->e_up));
 	json_object_set_new(o, "bytes_down",
@@ -180,9 +197,10 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	p[len] = '\n';
 	free(line);
 	n = write(j->j_fd, p, len + 1);
-	if ((n == -1 || (size_t)n != len + 1) && !j->j_failed) {
-		log_warn("egress log: write failed%s",
-		    n >= 0 ? " (short write)" : "");
+	if (n == -1 || (size_t)n != len + 1) {
+		if (!j->j_failed)
+			log_warn("egress log: write failed%s",
+			    n >= 0 ? " (short write)" : "");
 		j->j_failed = true;
 	}
 	free(p);

@@ -36,6 +36,7 @@ struct egress {
 struct jsonl	*jsonl_open(const char *, char **);
 int		 jsonl_reopen(struct jsonl *, char **);
 void		 jsonl_write(struct jsonl *, const struct egress *);
+bool		 jsonl_failed(const struct jsonl *);
 void		 jsonl_close(struct jsonl *);
 
 #endif

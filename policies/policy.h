@@ -167,6 +167,8 @@ struct decision {
 	const char		*d_key;		/* "network.allow", ... */
 	const char		*d_special;	/* the special range's name */
 	const char		*d_mode_from;	/* WHY_MODE_*: where mode was set */
+	struct addr		 d_addr;	/* the address judged, if d_addr_set */
+	bool			 d_addr_set;
 	struct host		 d_host;
 	int			 d_port;
 	char			*d_cause;	/* WHY_BAD_NAME */

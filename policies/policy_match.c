@@ -144,6 +144,8 @@ policy_check_addr(const struct policy *p, const struct addr *a,
 	size_t		 i;
 
 	addr_unmap(&u);
+	d->d_addr = u;
+	d->d_addr_set = true;
 	for (i = 0; i < p->p_deny.pl_n; i++) {
 		const struct pitem	*it = &p->p_deny.pl_v[i];
 
@@ -199,6 +201,7 @@ decision_describe(const struct decision *d)
 	const char	*verdict = d->d_verdict == VERDICT_ALLOW ?
 			    "allow" : "deny";
 	char		 target[HOST_NAME_MAX_LEN + 16], *out, *tmp;
+	char		 text[ADDR_STRLEN];
 
 	decision_target(d, target, sizeof(target));
 	switch (d->d_why) {
@@ -222,8 +225,14 @@ decision_describe(const struct decision *d)
 		    "(default deny)", target);
 		break;
 	case WHY_SPECIAL_ADDR:
-		xasprintf(&out, "deny %s: the address is %s, and not in "
-		    "network.allow_cidrs", target, d->d_special);
+		if (d->d_host.h_kind == HOST_NAME && d->d_addr_set)
+			xasprintf(&out, "deny %s: its address %s is %s, and "
+			    "not in network.allow_cidrs", target,
+			    addr_str(&d->d_addr, text, sizeof(text)),
+			    d->d_special);
+		else
+			xasprintf(&out, "deny %s: the address is %s, and not "
+			    "in network.allow_cidrs", target, d->d_special);
 		break;
 	case WHY_DENY_RULE:
 	case WHY_ALLOW_RULE:
@@ -250,7 +259,8 @@ decision_describe(const struct decision *d)
 char *
 decision_hint(const struct decision *d)
 {
-	char	 pattern[HOST_NAME_MAX_LEN + 16], *out = NULL;
+	char	 pattern[HOST_NAME_MAX_LEN + 16], text[HOST_NAME_MAX_LEN + 1];
+	char	*out = NULL;
 	bool	 v6 = d->d_host.h_kind == HOST_ADDR &&
 		    d->d_host.h_ip.a_family == AF_INET6;
 
@@ -281,12 +291,15 @@ decision_hint(const struct decision *d)
 		    d->d_rule->pi_from);
 		break;
 	case WHY_SPECIAL_ADDR:
+		/* The address judged: the literal, or what the name gave. */
+		if (d->d_addr_set) {
+			addr_str(&d->d_addr, text, sizeof(text));
+			v6 = d->d_addr.a_family == AF_INET6;
+		} else
+			snprintf(text, sizeof(text), "%s", d->d_host.h_name);
 		xasprintf(&out, "to reach it on purpose, add \"%s/%d\" to "
-		    "network.allow_cidrs, or pass --allow-cidr %s/%d",
-		    d->d_host.h_kind == HOST_ADDR ? d->d_host.h_name :
-		    "ADDRESS", v6 ? 128 : 32,
-		    d->d_host.h_kind == HOST_ADDR ? d->d_host.h_name :
-		    "ADDRESS", v6 ? 128 : 32);
+		    "network.allow_cidrs, or pass --allow-cidr %s/%d", text,
+		    v6 ? 128 : 32, text, v6 ? 128 : 32);
 		break;
 	case WHY_MODE_NONE:
 		xasprintf(&out, "network.mode \"none\" refuses every "

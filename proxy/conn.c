@@ -116,6 +116,7 @@ struct conn {
 	int			 c_connect_error;
 
 	struct relay		*c_relay;
+	struct event		*c_deadline;	/* for a whole head */
 
 	/* The egress log record of the current decision. */
 	struct timeval		 c_start;
@@ -167,7 +168,8 @@ conn_log(struct conn *c)
 	e.e_hostlen = c->c_hostlen;
 	e.e_port = c->c_port;
 	e.e_addr = c->c_addrtext[0] != '\0' ? c->c_addrtext : NULL;
-	e.e_allow = c->c_dec.d_verdict == VERDICT_ALLOW && c->c_reason == NULL;
+	/* The policy's verdict; what became of it is in status and reason. */
+	e.e_allow = c->c_dec.d_verdict == VERDICT_ALLOW;
 	if (c->c_dec.d_rule != NULL) {
 		e.e_rule = c->c_dec.d_rule->pi_text;
 		e.e_rule_from = c->c_dec.d_rule->pi_from;
@@ -191,6 +193,8 @@ conn_free(struct conn *c)
 	dns_cancel(c->c_query);
 	if (c->c_connect_ev != NULL)
 		event_free(c->c_connect_ev);
+	if (c->c_deadline != NULL)
+		event_free(c->c_deadline);
 	if (c->c_relay != NULL)
 		relay_free(c->c_relay);		/* closes both sockets */
 	else {
@@ -319,7 +323,13 @@ conn_fail(struct conn *c, int status, uint8_t socks, const char *why)
 {
 	char	*what;
 
-	xasprintf(&what, "%s:%d: %s", c->c_dec.d_host.h_name, c->c_port, why);
+	if (c->c_dec.d_host.h_kind == HOST_ADDR &&
+	    c->c_dec.d_host.h_ip.a_family == AF_INET6)
+		xasprintf(&what, "[%s]:%d: %s", c->c_dec.d_host.h_name,
+		    c->c_port, why);
+	else
+		xasprintf(&what, "%s:%d: %s", c->c_dec.d_host.h_name,
+		    c->c_port, why);
 	conn_reason(c, what);
 	if (c->c_proto == PROTO_SOCKS5)
 		conn_socks_answer(c, socks);
@@ -359,6 +369,60 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	c->c_logged = false;
 	c->c_decided = true;
 	gettimeofday(&c->c_start, NULL);
+	evtimer_del(c->c_deadline);
+}
+
+/* What the client was doing when it ran out of time, for the log. */
+static enum conn_proto
+conn_guess_proto(const struct conn *c)
+{
+	switch (c->c_state) {
+	case CS_HTTP_HEAD:
+		return PROTO_HTTP;
+	case CS_SOCKS_GREETING:
+	case CS_SOCKS_REQUEST:
+		return PROTO_SOCKS5;
+	default:
+		return PROTO_NONE;
+	}
+}
+
+/*
+ * No whole request in time (a slow or silent client): closed, and
+ * logged as a refusal with what was known.
+ */
+static void
+conn_too_slow(struct conn *c)
+{
+	char	*why;
+
+	if (!c->c_decided) {
+		conn_begin(c, conn_guess_proto(c), NULL, "", 0, 0);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		xasprintf(&why, "no whole request within %d s (--head-secs)",
+		    c->c_proxy->px_head_secs);
+		conn_reason(c, why);
+		free(why);
+	} else if (c->c_reason == NULL)
+		conn_reason(c, "timed out");
+	conn_free(c);
+}
+
+static void
+conn_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	conn_too_slow(arg);
+}
+
+/* Gives the client px_head_secs in all for its next request head. */
+static void
+conn_arm_deadline(struct conn *c)
+{
+	struct timeval	 tv = { c->c_proxy->px_head_secs, 0 };
+
+	evtimer_add(c->c_deadline, &tv);
 }
 
 static void
@@ -505,8 +569,9 @@ conn_forward_start(struct conn *c)
 	head = http_request_head(&c->c_req, false, &len);
 	bufferevent_write(c->c_up, head, len);
 	free(head);
-	bufferevent_set_timeouts(c->c_bev, &idle, NULL);
-	bufferevent_set_timeouts(c->c_up, &idle, NULL);
+	/* A client or upstream that stops reading times out too. */
+	bufferevent_set_timeouts(c->c_bev, &idle, &idle);
+	bufferevent_set_timeouts(c->c_up, &idle, &idle);
 	bufferevent_enable(c->c_bev, EV_READ);
 	conn_process(c);
 }
@@ -588,12 +653,12 @@ conn_tunnel(struct conn *c)
 	upin = bufferevent_get_input(c->c_up);
 	r = relay_new(c->c_proxy->px_base, c->c_fd, c->c_upfd,
 	    conn_relay_done_cb, c);
-	c->c_up_bytes = evbuffer_get_length(in);
+	c->c_up_bytes += evbuffer_get_length(in);
 	relay_pending(r, RELAY_UP, evbuffer_pullup(in, -1),
 	    evbuffer_get_length(in));
 	relay_pending(r, RELAY_DOWN, evbuffer_pullup(out, -1),
 	    evbuffer_get_length(out));
-	c->c_down_bytes = evbuffer_get_length(upin);
+	c->c_down_bytes += evbuffer_get_length(upin);
 	relay_pending(r, RELAY_DOWN, evbuffer_pullup(upin, -1),
 	    evbuffer_get_length(upin));
 	/* The upstream bufferevent never wrote: nothing is lost there. */
@@ -687,6 +752,11 @@ conn_socks(struct conn *c)
 			return;
 		if (rc == SOCKS5_PARSE_ERROR || !noauth) {
 			/* No method we accept: 0xff, then close. */
+			conn_begin(c, PROTO_SOCKS5, NULL, "", 0, 0);
+			conn_reason(c, cause != NULL ? cause : "no SOCKS5 "
+			    "method without authentication offered");
+			c->c_dec.d_verdict = VERDICT_DENY;
+			c->c_status = 0xff;
 			bufferevent_write(c->c_bev, "\x05\xff", 2);
 			free(cause);
 			conn_finish(c);
@@ -702,6 +772,9 @@ conn_socks(struct conn *c)
 	if (rc == SOCKS5_PARSE_MORE)
 		return;
 	if (rc == SOCKS5_PARSE_ERROR) {
+		conn_begin(c, PROTO_SOCKS5, NULL, "", 0, 0);
+		conn_reason(c, cause);
+		c->c_dec.d_verdict = VERDICT_DENY;
 		free(cause);
 		conn_socks_answer(c, code);
 		return;
@@ -900,6 +973,7 @@ conn_forward(struct conn *c)
 	}
 	c->c_state = CS_HTTP_HEAD;
 	c->c_decided = false;
+	conn_arm_deadline(c);
 	{
 		struct timeval	 tv = { c->c_proxy->px_head_secs, 0 };
 
@@ -1007,9 +1081,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 
 	(void)bev;
 	if (what & BEV_EVENT_TIMEOUT) {
-		if (c->c_decided && c->c_reason == NULL)
-			conn_reason(c, "timed out");
-		conn_free(c);
+		conn_too_slow(c);
 		return;
 	}
 	/* End of file or error from the client. */
@@ -1073,7 +1145,8 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 		conn_reason(c, (what & BEV_EVENT_TIMEOUT) ? "upstream timed "
 		    "out" : "upstream closed early");
 	if (c->c_state == CS_FORWARD && !c->c_resphead && c->c_down_bytes == 0)
-		conn_fail(c, 502, 0, c->c_reason);
+		conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? 504 : 502, 0,
+		    c->c_reason);
 	else
 		conn_finish(c);
 }
@@ -1090,9 +1163,10 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 	struct conn	*c;
 	char		 text[ADDR_STRLEN];
 
-	if (px->px_nconns >= px->px_max) {
-		proxy_warn(px, "too many connections (--max-conns); closing "
-		    "new ones");
+	if (px->px_log != NULL && jsonl_failed(px->px_log)) {
+		/* Fail closed: nothing goes out that is not logged. */
+		proxy_warn(px, "the egress log cannot be written: refusing "
+		    "connections until it can (fix it, then send SIGHUP)");
 		close(fd);
 		return;
 	}
@@ -1120,9 +1194,23 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 	    conn_event_cb, c);
 	bufferevent_setwatermark(c->c_bev, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
 	bufferevent_set_timeouts(c->c_bev, &tv, NULL);
-	bufferevent_enable(c->c_bev, EV_READ | EV_WRITE);
+	if ((c->c_deadline = evtimer_new(px->px_base, conn_deadline_cb, c)) ==
+	    NULL)
+		fatalx("proxy: evtimer_new failed");
 	TAILQ_INSERT_TAIL(&px->px_conns, c, c_entry);
 	px->px_nconns++;
+	if (px->px_nconns > px->px_max) {
+		/* Logged like any refusal, then closed. */
+		proxy_warn(px, "too many connections (--max-conns); closing "
+		    "new ones");
+		conn_begin(c, PROTO_NONE, NULL, "", 0, 0);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		conn_reason(c, "too many connections (--max-conns)");
+		conn_free(c);
+		return;
+	}
+	conn_arm_deadline(c);
+	bufferevent_enable(c->c_bev, EV_READ | EV_WRITE);
 }
 
 /* Wraps a policy (taken) for sharing between connections. */

@@ -148,16 +148,20 @@ raw() {
 		[ "$(last decision)" = deny ]
 		[ "$(last host)" = "$name" ]
 	done
-	[[ "$(last reason)" == "the address is IPv6 loopback, and not in network.allow_cidrs" ]]
+	[[ "$(last reason)" == "its address ::1 is IPv6 loopback, and not in network.allow_cidrs" ]]
 	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://meta.test/latest/"
-	[[ "$output" == *"the address is link-local (incl. cloud metadata)"* ]]
+	[[ "$output" == *"its address 169.254.169.254 is link-local (incl. cloud metadata)"* ]]
+	[[ "$output" == *'add "169.254.169.254/32" to network.allow_cidrs'* ]]
 	[ "$(last address)" = 169.254.169.254 ]
 	! grep -q "latest" "$BATS_TEST_TMPDIR/origin.log"
 	# A name that does not resolve: 502, saying so.
 	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://nx.test:$UP/"
 	[[ "$output" == "HTTP/1.1 502 Bad Gateway"* ]]
 	[[ "$output" == *"cannot resolve"* ]]
-	[ "$(last decision)" = deny ]
+	# The policy allowed it; what became of it is in status and reason.
+	[ "$(last decision)" = allow ]
+	[ "$(last status)" = 502 ]
+	[[ "$(last reason)" == *"cannot resolve"* ]]
 }
 
 @test "IP literals in any spelling are the same address" {
@@ -378,4 +382,47 @@ raw() {
 	run curl -sS -i -x "http://127.0.0.1:$F3" "http://127.0.0.1:$UP/"
 	[[ "$output" == "HTTP/1.1 400"* ]]
 	[ "$(last sandbox)" = null ]
+}
+
+@test "slow and silent clients, and excess ones, are closed and logged" {
+	start_proxy --head-secs 2 --max-conns 2 --allow-domain "127.0.0.1:$UP"
+	# A byte a second keeps no connection past --head-secs in all.
+	start=$(date +%s)
+	run timeout 15 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PROXY;
+	    for c in G E T ' ' h t t p : / / x; do printf %s \"\$c\" >&3 ||
+	    exit 0; sleep 1; done; cat <&3"
+	[ $(($(date +%s) - start)) -lt 6 ]
+	[ "$(last decision)" = deny ]
+	[ "$(last protocol)" = http ]
+	[[ "$(last reason)" == "no whole request within 2 s (--head-secs)" ]]
+	# Past --max-conns: closed at once, and a line says so.
+	hold_conns "tcp:127.0.0.1:$PROXY" 2
+	run timeout 5 curl -sS -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
+	[ "$status" -ne 0 ]
+	[ "$(last reason)" = "too many connections (--max-conns)" ]
+	release_conns
+	# A SOCKS5 client offering only a password method: refused, logged.
+	run bash -c "exec 3<>/dev/tcp/127.0.0.1/$PROXY; printf '\x05\x01\x02' >&3;
+	    head -c 2 <&3 | od -An -tx1"
+	[ "$(echo $output)" = "05 ff" ]
+	[ "$(last protocol)" = socks5 ]
+	[ "$(last decision)" = deny ]
+}
+
+@test "server-first tunnels: the banner goes out at once, and is counted" {
+	BANNER=$(free_port)
+	start_bg banner "$NETCHECK" serve "tcp:127.0.0.1:$BANNER" --banner 10
+	wait_listen "tcp:127.0.0.1:$BANNER"
+	start_proxy --allow-domain "127.0.0.1:$BANNER" --allow-cidr 127.0.0.1/32
+	# The client reads the banner before it sends a byte, then answers.
+	run timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PROXY
+	    printf 'CONNECT 127.0.0.1:$BANNER HTTP/1.1\r\nHost: x\r\n\r\n' >&3
+	    head -c 49 <&3 | tail -c 10 | wc -c
+	    printf 'hi' >&3"
+	[ "$output" -eq 10 ]
+	sleep 0.3
+	[ "$(last protocol)" = connect ]
+	[ "$(last decision)" = allow ]
+	[ "$(last bytes_down)" -eq 10 ]
+	[ "$(last bytes_up)" -eq 2 ]
 }

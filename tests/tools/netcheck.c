@@ -6,7 +6,9 @@
  *	hashing, then writes a 16-byte answer (byte count and hash, so the
  *	client can check what arrived), then N bytes of the pattern, then
  *	closes.  With --reset-after N it resets the connection after N
- *	bytes instead.  Runs until killed.
+ *	bytes instead.  With --banner N it first writes N pattern bytes
+ *	(a server that speaks first), then reads to end of file and closes
+ *	without an answer.  Runs until killed.
  *
  *   netcheck client EP --send N --expect M [--conns C] [--parallel P]
  *	Makes C connections, P at a time: each sends N pattern bytes, shuts
@@ -58,6 +60,7 @@ static struct sockaddr_storage	 ep_addr;
 static socklen_t		 ep_len;
 static uint64_t			 opt_reply, opt_send, opt_expect;
 static int64_t			 opt_reset = -1;
+static uint64_t			 opt_banner;
 static long			 opt_conns = 1, opt_parallel = 1;
 static bool			 opt_raw;
 
@@ -169,6 +172,12 @@ serve_one(void *arg)
 	ssize_t		 n;
 	size_t		 len;
 
+	if (opt_banner > 0) {
+		len = opt_banner < CHUNK ? (size_t)opt_banner : CHUNK;
+		pattern(0, buf, len);
+		if (write_all(fd, buf, len) == -1)
+			goto out;
+	}
 	for (;;) {
 		n = recv(fd, buf, CHUNK, 0);
 		if (n == -1 && errno == EINTR)
@@ -184,7 +193,7 @@ serve_one(void *arg)
 			goto out;
 		}
 	}
-	if (n == -1)
+	if (n == -1 || opt_banner > 0)
 		goto out;
 	memcpy(answer, &count, 8);
 	memcpy(answer + 8, &h, 8);
@@ -461,6 +470,8 @@ main(int argc, char **argv)
 	for (i = 3; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--reply") == 0)
 			opt_reply = strtoull(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--banner") == 0)
+			opt_banner = strtoull(argv[i + 1], NULL, 10);
 		else if (strcmp(argv[i], "--reset-after") == 0)
 			opt_reset = strtoll(argv[i + 1], NULL, 10);
 		else if (strcmp(argv[i], "--send") == 0)
