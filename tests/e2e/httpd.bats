@@ -98,6 +98,9 @@ W='%{http_code} %{num_connects} %{size_download}\n'
 	[[ "$output" != *hello* ]]
 	run raw <<<$'POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n'
 	[[ "$output" == "HTTP/1.1 501 "* ]]
+	printf 'GET /\0 HTTP/1.1\r\n\r\n' | raw >resp
+	grep -q '^HTTP/1.1 400 ' resp
+	[ "$(curl -s "$URL/")" = hello ]
 }
 
 @test "/status, /slow, and the log of method, target and Host" {
