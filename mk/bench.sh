@@ -9,7 +9,8 @@ cordon=${1:?usage: bench.sh CORDON TOOLS_DIR}
 tools=${2:?usage: bench.sh CORDON TOOLS_DIR}
 netcheck="$tools/netcheck"
 RUNS=${RUNS:-5}
-SIZE=${SIZE:-1073741824}		# bytes per throughput run: bridge up, tunnel down
+SIZE=${SIZE:-1073741824}		# bytes per throughput run (bridge: up,
+					# proxy tunnel: down)
 CONNS=${CONNS:-2000}			# connections per rate run
 REQS=${REQS:-5000}			# requests per ab run (proxy) ...
 ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
@@ -136,7 +137,7 @@ echo "(cordon as a share of direct loopback: see the first columns)"
 # a log of each request or connection in $tmp, CONNECT allowed to the
 # origin's port, listening on 127.0.0.1.
 httpd="$tools/httpd"
-run_as=nobody				# who squid and tinyproxy run as, as root
+run_as=nobody				# squid and tinyproxy, started as root
 
 # Whether something listens on TCP port $1, without connecting to it.
 tcp_listening() {
