@@ -54,7 +54,7 @@ DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd
 DEB_FUZZ	 = clang libclang-rt-14-dev
-DEB_BENCH	 = socat bc
+DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl
 
 .PHONY: all deps deps-fuzz check unit e2e demo bench sanitize fuzz lint \
 	clean install
@@ -111,7 +111,7 @@ check: deps $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 demo: deps $(BIN) $(TOOL_BINS)
 	@./mk/demo.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
 
-# Against socat (and, as they land, squid and tinyproxy), same run.
+# Against socat, squid and tinyproxy, in the same run.
 bench: deps $(BIN) $(TOOL_BINS)
 	@./mk/deps.sh $(DEB_BENCH)
 	@./mk/bench.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools

@@ -9,16 +9,50 @@ cordon=${1:?usage: bench.sh CORDON TOOLS_DIR}
 tools=${2:?usage: bench.sh CORDON TOOLS_DIR}
 netcheck="$tools/netcheck"
 RUNS=${RUNS:-5}
-SIZE=${SIZE:-1073741824}		# bytes per throughput run, each way: up
+SIZE=${SIZE:-1073741824}		# bytes per throughput run (bridge: up,
+					# proxy tunnel: down)
 CONNS=${CONNS:-2000}			# connections per rate run
+REQS=${REQS:-5000}			# requests per ab run (proxy) ...
+ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
+CONC=${CONC:-16}			# ab's concurrency (proxy)
+TINYPROXY_LOGLEVEL=${TINYPROXY_LOGLEVEL:-Connect}
 tmp=$(mktemp -d)
 pids=()
+client_pid=
+
+# Whether $1 is still a running child of ours: not a zombie, and not a
+# pid that an ended child left for someone else to reuse.
+alive() {
+	local stat state ppid
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	read -r state ppid _ <<<"${stat##*) }"
+	[ "$state" != Z ] && [ "$ppid" = $$ ]
+}
+
+# Ends every process the bench started, by pid: TERM, a few seconds to
+# exit (squid takes two or three), then KILL.
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	local p left
+	set +e
+	trap - EXIT INT TERM HUP
+	if [ -n "$client_pid" ]; then pids+=("$client_pid"); fi
+	for p in "${pids[@]}"; do alive "$p" && kill "$p" 2>/dev/null; done
+	for _ in $(seq 100); do
+		left=0
+		for p in "${pids[@]}"; do alive "$p" && left=1; done
+		[ "$left" -eq 0 ] && break
+		sleep 0.1
+	done
+	for p in "${pids[@]}"; do
+		alive "$p" && kill -KILL "$p" 2>/dev/null
+	done
 	wait 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # Ports below the ephemeral range, counted up from a random start.
 port=$((20000 + RANDOM % 10000))
@@ -96,3 +130,288 @@ for par in 1 16; do
 	    "$(echo "$c / $s" | bc -l)"
 done
 echo "(cordon as a share of direct loopback: see the first columns)"
+
+# ---------------------------------------------------------------------
+# proxy: cordon's HTTP proxy, squid, tinyproxy and no proxy at all, in
+# front of one origin (tests/tools/httpd), each set up alike: no cache,
+# a log of each request or connection in $tmp, CONNECT allowed to the
+# origin's port, listening on 127.0.0.1.
+httpd="$tools/httpd"
+run_as=nobody				# squid and tinyproxy, started as root
+
+# Whether something listens on TCP port $1, without connecting to it.
+tcp_listening() {
+	local hex tables=(/proc/net/tcp)
+	hex=$(printf '%04X' "$1")
+	if [ -e /proc/net/tcp6 ]; then tables+=(/proc/net/tcp6); fi
+	awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { found = 1 }
+	    END { exit !found }' "${tables[@]}"
+}
+
+# Sets $port to the next one nothing listens on (the machine is shared).
+free_port() {
+	next_port
+	while tcp_listening "$port"; do next_port; done
+}
+
+# Starts a server, output to $tmp/$1.log; its pid is in $bg_pid.
+bg_named() {
+	local name=$1
+	shift
+	"$@" >"$tmp/$name.log" 2>&1 &
+	bg_pid=$!
+	pids+=("$bg_pid")
+}
+
+# Waits until process $1 listens on port $2; fails if it died first.
+wait_up() {
+	for _ in $(seq 200); do
+		tcp_listening "$2" && alive "$1" && return 0
+		alive "$1" || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# Runs a client to $tmp/client.out in the background and waits for it,
+# so that a signal ends the wait at once and cleanup ends the client.
+client() {
+	local rc=0
+	"$@" >"$tmp/client.out" 2>&1 &
+	client_pid=$!
+	wait "$client_pid" || rc=$?
+	client_pid=
+	return "$rc"
+}
+
+# Whether a GET and a CONNECT through the proxy on port $1 reach the
+# origin and bring back its "hello" (not someone else's listener).
+proxy_works() {
+	client curl -s --max-time 10 -x "http://127.0.0.1:$1" \
+	    "http://127.0.0.1:$up/" && [ "$(cat "$tmp/client.out")" = hello ] &&
+	    client curl -s --max-time 10 --proxytunnel \
+	    -x "http://127.0.0.1:$1" "http://127.0.0.1:$up/" &&
+	    [ "$(cat "$tmp/client.out")" = hello ]
+}
+
+# The origin, and a check that ab -X sends the absolute-form target to
+# the proxy: a second httpd stands in for one and logs what it got.
+free_port; up=$port
+bg_named origin "$httpd" --listen "tcp:127.0.0.1:$up"
+wait_up "$bg_pid" "$up" || { echo "bench: httpd did not start" >&2; exit 1; }
+free_port; probe=$port
+bg_named probe "$httpd" --listen "tcp:127.0.0.1:$probe" --log "$tmp/probe.req"
+wait_up "$bg_pid" "$probe" || { echo "bench: httpd did not start" >&2; exit 1; }
+client ab -q -n 1 -X "127.0.0.1:$probe" "http://127.0.0.1:$up/" || true
+if ! grep -q "^GET http://127.0.0.1:$up/ " "$tmp/probe.req" 2>/dev/null; then
+	echo "bench: ab -X did not send an absolute-form request" >&2
+	exit 1
+fi
+
+declare -A pport note			# each proxy's port, or why it has none
+targets=(direct cordon squid tinyproxy)
+pport[direct]=
+if [ "$(id -u)" -eq 0 ]; then chmod 711 "$tmp"; fi
+
+# cordon decides by name, and refuses loopback unless a CIDR allows it.
+if "$cordon" proxy --help >/dev/null 2>&1; then
+	free_port; pport[cordon]=$port
+	bg_named cordon "$cordon" proxy --listen "tcp:127.0.0.1:$port" \
+	    --allow-domain "127.0.0.1:$up" --allow-cidr 127.0.0.1/32 \
+	    --log "$tmp/cordon-egress.log"
+	wait_up "$bg_pid" "$port" || note[cordon]="cordon proxy: did not start"
+else
+	note[cordon]="cordon proxy: not built yet"
+fi
+
+# squid: one process in the foreground (-N).  Started as root it runs as
+# cache_effective_user, which must own its folder; as anyone else it
+# stays who it is.  No DNS or ICP traffic leaves loopback.
+sq="$tmp/squid"
+mkdir -p "$sq"
+free_port; pport[squid]=$port
+cat >"$sq/squid.conf" <<CONF
+http_port 127.0.0.1:$port
+workers 1
+cache deny all
+cache_mem 0 MB
+access_log stdio:$sq/access.log
+cache_log $sq/cache.log
+cache_store_log none
+pid_filename $sq/squid.pid
+coredump_dir $sq
+pinger_enable off
+visible_hostname localhost
+dns_nameservers 127.0.0.1
+udp_incoming_address 127.0.0.1
+shutdown_lifetime 0 seconds
+# CONNECT to any port: no SSL_ports rule.
+http_access allow localhost
+http_access deny all
+CONF
+if [ "$(id -u)" -eq 0 ]; then
+	echo "cache_effective_user $run_as" >>"$sq/squid.conf"
+	chown "$run_as" "$sq"
+fi
+bg_named squid squid -N -f "$sq/squid.conf"
+wait_up "$bg_pid" "$port" || note[squid]="squid: did not start"
+
+# tinyproxy: in the foreground (-d).  It fsyncs its log file after each
+# line; Connect is the level that logs each connection.
+tp="$tmp/tinyproxy"
+mkdir -p "$tp"
+free_port; pport[tinyproxy]=$port
+cat >"$tp/tinyproxy.conf" <<CONF
+Port $port
+Listen 127.0.0.1
+Timeout 600
+LogFile "$tp/tinyproxy.log"
+LogLevel $TINYPROXY_LOGLEVEL
+MaxClients 1024
+Allow 127.0.0.1
+ConnectPort $up
+CONF
+if [ "$(id -u)" -eq 0 ]; then
+	printf 'User %s\nGroup %s\n' "$run_as" "$(id -gn "$run_as")" \
+	    >>"$tp/tinyproxy.conf"
+	chown "$run_as" "$tp"
+fi
+bg_named tinyproxy tinyproxy -d -c "$tp/tinyproxy.conf"
+wait_up "$bg_pid" "$port" || note[tinyproxy]="tinyproxy: did not start"
+
+for t in cordon squid tinyproxy; do
+	if [ -z "${note[$t]:-}" ] && ! proxy_works "${pport[$t]}"; then
+		note[$t]="$t: no answer from the origin through it"
+	fi
+	if [ -n "${note[$t]:-}" ] && [ "${note[$t]}" != \
+	    "cordon proxy: not built yet" ]; then
+		echo "bench: ${note[$t]}; its output:" >&2
+		tail -n 5 "$tmp/$t.log" >&2 || true
+	fi
+done
+
+# One ab run through proxy port $1 ("" for none), keep-alive when $2 is
+# -k, of REQS requests or ABSECS seconds (a slow proxy still takes its
+# turn quickly): sets $val to its requests/s and $kept to the share of
+# requests on a reused connection, or $val to "" when any failed.
+ab_run() {
+	local args=(-q -r -s 10 -t "$ABSECS" -n "$REQS" -c "$CONC")
+	[ -n "$2" ] && args+=(-k)
+	[ -n "$1" ] && args+=(-X "127.0.0.1:$1")
+	val='' kept=0
+	client ab "${args[@]}" "http://127.0.0.1:$up/" || return 0
+	read -r val kept < <(awk -v n="$REQS" -v secs="$ABSECS" '
+	    /^Document Length:/ { len = $3 }
+	    /^Time taken for tests:/ { taken = $5 }
+	    /^Complete requests:/ { done = $3 }
+	    /^Failed requests:/ { failed = $3 }
+	    /^Non-2xx responses:/ { failed += $3 }
+	    /^Keep-Alive requests:/ { kept = $3 }
+	    /^Requests per second:/ { rps = $4 }
+	    END { if (len == 6 && failed == 0 && done > 0 &&
+	        (done == n || taken >= secs - 0.5))
+	        print rps, kept * 100 / done; else print "-", 0 }' \
+	    "$tmp/client.out")
+	if [ "$val" = - ]; then val=; fi
+}
+
+# One download of $SIZE bytes, through a CONNECT tunnel on proxy port $1
+# ("" for none): sets $val to MiB/s, or "" when it fell short.
+tunnel_run() {
+	local code size speed
+	val=
+	client curl -s -o /dev/null --max-time 600 \
+	    -w '%{http_code} %{size_download} %{speed_download}\n' \
+	    ${1:+--proxytunnel -x "http://127.0.0.1:$1"} \
+	    "http://127.0.0.1:$up/bytes/$SIZE" || return 0
+	read -r code size speed <"$tmp/client.out"
+	[ "$code" = 200 ] && [ "$size" = "$SIZE" ] &&
+	    val=$(echo "$speed / 1048576" | bc -l)
+	return 0
+}
+
+# Runs are interleaved, a round of every figure for every target at a
+# time, so that a noisy moment is shared.  A figure with one failed run
+# shows "failed".
+declare -A runs kept_of
+figs=(ka close tunnel)
+echo
+echo "== proxy: GET / with ab ($CONC at a time, $REQS requests or" \
+    "${ABSECS}s), and a CONNECT tunnel"
+echo "   carrying $SIZE bytes with curl; one httpd behind them all" \
+    "($RUNS runs, medians)"
+for r in $(seq "$RUNS"); do
+	if [ -t 2 ]; then printf '   run %s of %s\r' "$r" "$RUNS" >&2; fi
+	for t in "${targets[@]}"; do
+		[ -n "${note[$t]:-}" ] && continue
+		ab_run "${pport[$t]}" -k
+		runs[ka.$t]+="${val:-failed} "
+		kept_of[$t]=$kept
+		ab_run "${pport[$t]}" ""
+		runs[close.$t]+="${val:-failed} "
+		tunnel_run "${pport[$t]}"
+		runs[tunnel.$t]+="${val:-failed} "
+	done
+done
+if [ -t 2 ]; then printf '%30s\r' "" >&2; fi
+
+# The median of a figure, or "failed".
+figure() {
+	case " ${runs[$1]} " in
+	*" failed "*) echo failed ;;
+	*) for v in ${runs[$1]}; do echo "$v"; done | median ;;
+	esac
+}
+
+declare -A med
+for t in "${targets[@]}"; do
+	[ -n "${note[$t]:-}" ] && continue
+	for f in "${figs[@]}"; do med[$f.$t]=$(figure "$f.$t"); done
+done
+
+# Whether $1 is a figure (not empty, not "failed").
+is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]*)?$ ]]; }
+
+# A table cell: figure $1 rounded, or what stands in its place.
+cell() {
+	if is_num "$1"; then printf '%.0f' "$1"; else printf '%s' "$1"; fi
+}
+
+# A ratio cell: $1 / $2, or "-" when either is missing or $2 is zero.
+ratio() {
+	if is_num "$1" && is_num "$2" && [ "$(echo "$2 > 0" | bc)" = 1 ]
+	then
+		printf '%.2fx' "$(echo "$1 / $2" | bc -l)"
+	else
+		printf -- '-'
+	fi
+}
+
+row() { printf '%-18s %18s %18s %18s\n' "$@"; }
+row "" "req/s, keep-alive" "req/s, new conns" "CONNECT, MiB/s"
+for t in "${targets[@]}"; do
+	if [ -n "${note[$t]:-}" ]; then
+		printf '%-18s %s\n' "$t" "${note[$t]}"
+		continue
+	fi
+	row "$t" "$(cell "${med[ka.$t]}")" \
+	    "$(cell "${med[close.$t]}")" "$(cell "${med[tunnel.$t]}")"
+done
+for ref in squid tinyproxy direct; do
+	row "cordon/$ref" \
+	    "$(ratio "${med[ka.cordon]:-}" "${med[ka.$ref]:-}")" \
+	    "$(ratio "${med[close.cordon]:-}" "${med[close.$ref]:-}")" \
+	    "$(ratio "${med[tunnel.cordon]:-}" "${med[tunnel.$ref]:-}")"
+done
+sep=' '
+printf '(ab -k: requests on a reused connection:'
+for t in "${targets[@]}"; do
+	[ -n "${note[$t]:-}" ] && continue
+	printf '%s%s %.0f%%' "$sep" "$t" "${kept_of[$t]}"
+	sep=', '
+done
+echo ')'
+if [ -z "${note[tinyproxy]:-}" ]; then
+	echo "(tinyproxy fsyncs its log after each line, at LogLevel" \
+	    "$TINYPROXY_LOGLEVEL; TINYPROXY_LOGLEVEL=Warning leaves that out)"
+fi

@@ -438,6 +438,9 @@ req_parse(struct conn *c, size_t len, struct req *r)
 	r->r_work[len] = '\0';
 	r->r_rawlen = len;
 	c->c_off += len;
+	/* Every line below ends in '\n', as long as no NUL cuts one short. */
+	if (memchr(r->r_work, '\0', len) != NULL)
+		return 400;
 
 	/* The request line: METHOD SP TARGET SP HTTP/1.x */
 	line = r->r_work;
