@@ -114,6 +114,13 @@ struct conn {
 	struct event		*c_connect_ev;
 	char			 c_addrtext[ADDR_STRLEN + 8];
 	int			 c_connect_error;
+	struct addr		 c_upaddr;	/* what c_upfd is connected to */
+
+	/* An upstream kept between HTTP requests, and what it reaches. */
+	bool			 c_kept;
+	char			 c_kept_host[HOST_NAME_MAX_LEN + 1];
+	int			 c_kept_port;
+	bool			 c_reused;	/* this request runs on it */
 
 	struct relay		*c_relay;
 	struct event		*c_deadline;	/* for a whole head */
@@ -135,6 +142,7 @@ static void	up_read_cb(struct bufferevent *, void *);
 static void	up_write_cb(struct bufferevent *, void *);
 static void	up_event_cb(struct bufferevent *, short, void *);
 static void	conn_process(struct conn *);
+static void	conn_connect(struct conn *);
 static void	conn_connect_next(struct conn *);
 
 /* Says something about the proxy at most once every 10 s. */
@@ -227,6 +235,19 @@ conn_close_all(struct proxy *px)
 		conn_free(TAILQ_FIRST(&px->px_conns));
 }
 
+/* Closes the upstream connection, if any. */
+static void
+conn_drop_up(struct conn *c)
+{
+	if (c->c_up != NULL)
+		bufferevent_free(c->c_up);
+	if (c->c_upfd != -1)
+		close(c->c_upfd);
+	c->c_up = NULL;
+	c->c_upfd = -1;
+	c->c_kept = false;
+}
+
 /* Sets the reason of a refusal or failure (copied). */
 static void
 conn_reason(struct conn *c, const char *reason)
@@ -241,12 +262,7 @@ static void
 conn_finish(struct conn *c)
 {
 	c->c_state = CS_CLOSING;
-	if (c->c_up != NULL) {
-		bufferevent_free(c->c_up);
-		c->c_up = NULL;
-		close(c->c_upfd);
-		c->c_upfd = -1;
-	}
+	conn_drop_up(c);
 	bufferevent_disable(c->c_bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(c->c_bev)) == 0)
 		conn_free(c);
@@ -454,7 +470,7 @@ conn_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 		}
 		c->c_addrs[c->c_naddrs++] = a;
 	}
-	conn_connect_next(c);
+	conn_connect(c);
 }
 
 /* Decides on c_host:c_port, then resolves or connects. */
@@ -471,7 +487,7 @@ conn_decide(struct conn *c)
 	if (c->c_dec.d_host.h_kind == HOST_ADDR) {
 		c->c_addrs[0] = c->c_dec.d_host.h_ip;
 		c->c_naddrs = 1;
-		conn_connect_next(c);
+		conn_connect(c);
 		return;
 	}
 	c->c_state = CS_RESOLVING;
@@ -481,6 +497,39 @@ conn_decide(struct conn *c)
 }
 
 static void	conn_connected_cb(int, short, void *);
+static void	conn_forward_start(struct conn *);
+
+/*
+ * Connects to the checked addresses; an HTTP request to the host, port
+ * and address an upstream connection kept from the previous request
+ * reaches goes on that connection instead.
+ */
+static void
+conn_connect(struct conn *c)
+{
+	size_t	 i;
+	char	 text[ADDR_STRLEN];
+
+	c->c_reused = false;
+	if (c->c_kept && c->c_proto == PROTO_HTTP &&
+	    c->c_port == c->c_kept_port &&
+	    strcmp(c->c_dec.d_host.h_name, c->c_kept_host) == 0) {
+		for (i = 0; i < c->c_naddrs; i++) {
+			if (!addr_equal(&c->c_addrs[i], &c->c_upaddr))
+				continue;
+			/* The very address just checked: reuse it. */
+			c->c_kept = false;
+			c->c_reused = true;
+			c->c_next = c->c_naddrs;
+			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+			    addr_str(&c->c_upaddr, text, sizeof(text)));
+			conn_forward_start(c);
+			return;
+		}
+	}
+	conn_drop_up(c);
+	conn_connect_next(c);
+}
 
 /* Tries the next checked address; when none is left, fails. */
 static void
@@ -525,6 +574,7 @@ conn_connect_next(struct conn *c)
 			continue;
 		}
 		c->c_upfd = fd;
+		c->c_upaddr = *a;
 		if ((c->c_connect_ev = event_new(c->c_proxy->px_base, fd,
 		    EV_WRITE, conn_connected_cb, c)) == NULL ||
 		    event_add(c->c_connect_ev, &tv) == -1)
@@ -566,7 +616,7 @@ conn_forward_start(struct conn *c)
 	c->c_reqdone = false;
 	c->c_resphead = false;
 	http_body_init(&c->c_reqbody, c->c_req.hr_body, c->c_req.hr_length);
-	head = http_request_head(&c->c_req, false, &len);
+	head = http_request_head(&c->c_req, c->c_keepalive, &len);
 	bufferevent_write(c->c_up, head, len);
 	free(head);
 	/* A client or upstream that stops reading times out too. */
@@ -961,12 +1011,18 @@ conn_forward(struct conn *c)
 	if (!done)
 		return;
 
-	/* This exchange is over. */
+	/* This exchange is over: keep the upstream if both sides may. */
 	conn_log(c);
-	bufferevent_free(c->c_up);
-	c->c_up = NULL;
-	close(c->c_upfd);
-	c->c_upfd = -1;
+	if (c->c_keepalive && c->c_reqdone && c->c_resp.hs_keepalive &&
+	    c->c_respbody.hb_kind != HTTP_BODY_CLOSE &&
+	    evbuffer_get_length(upin) == 0) {
+		c->c_kept = true;
+		c->c_kept_port = c->c_port;
+		memcpy(c->c_kept_host, c->c_dec.d_host.h_name,
+		    sizeof(c->c_kept_host));
+		bufferevent_enable(c->c_up, EV_READ);
+	} else
+		conn_drop_up(c);
 	if (!c->c_keepalive || !c->c_reqdone) {
 		conn_finish(c);
 		return;
@@ -1113,8 +1169,13 @@ up_read_cb(struct bufferevent *bev, void *arg)
 		evbuffer_add_buffer(out, bufferevent_get_input(c->c_up));
 		return;
 	}
-	if (c->c_state == CS_FORWARD)
+	if (c->c_state == CS_FORWARD) {
 		conn_forward(c);
+		return;
+	}
+	/* A kept upstream that talks between requests is not reused. */
+	if (c->c_kept)
+		conn_drop_up(c);
 }
 
 static void
@@ -1133,6 +1194,24 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
+	if (c->c_kept && c->c_state != CS_FORWARD) {
+		/* A kept upstream closed between requests: forget it. */
+		conn_drop_up(c);
+		return;
+	}
+	if (c->c_state == CS_FORWARD && c->c_reused && !c->c_resphead &&
+	    c->c_down_bytes == 0 && c->c_req.hr_body == HTTP_BODY_NONE) {
+		/*
+		 * The reused connection was closed as the request went out
+		 * (the upstream's own idle timeout): nothing was answered, and
+		 * the request has no body, so send it on a new connection.
+		 */
+		conn_drop_up(c);
+		c->c_reused = false;
+		c->c_next = 0;
+		conn_connect_next(c);
+		return;
+	}
 	if (c->c_state == CS_FORWARD && (what & BEV_EVENT_EOF) &&
 	    c->c_resphead && c->c_respbody.hb_kind == HTTP_BODY_CLOSE) {
 		/* The end of a close-delimited answer. */

@@ -426,3 +426,29 @@ raw() {
 	[ "$(last bytes_down)" -eq 10 ]
 	[ "$(last bytes_up)" -eq 2 ]
 }
+
+@test "keep-alive: the upstream connection is reused, and replaced when it closed" {
+	teardown_bg
+	UP=$(free_port)
+	start_bg httpd "$HTTPD" --listen "tcp:127.0.0.1:$UP" --timeout 1 \
+	    --log "$BATS_TEST_TMPDIR/origin.log"
+	wait_listen "tcp:127.0.0.1:$UP"
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-domain "up2.test:$UP" \
+	    --resolve up2.test:127.0.0.1 --allow-cidr 127.0.0.1/32
+	cat >client.sh <<-'SH'
+	exec 3<>"/dev/tcp/127.0.0.1/$1"
+	r() {
+		printf 'GET http://%s:%s/ HTTP/1.1\r\nHost: x\r\n\r\n' "$1" "$2" >&3
+		while read -r -t 5 line <&3; do
+			[ "$line" = hello ] && { echo got; return; }
+		done
+	}
+	r 127.0.0.1 "$2"; r 127.0.0.1 "$2"; sleep 2; r 127.0.0.1 "$2"
+	r up2.test "$2"
+	SH
+	run timeout 15 bash client.sh "$PROXY" "$UP"
+	[ "$output" = "$(printf 'got\ngot\ngot\ngot')" ]
+	[ "$(wc -l <"$LOG")" -eq 4 ]
+	[ "$(jq -r .status "$LOG" | sort -u)" = 200 ]
+	[ "$(jq -r .host "$LOG" | tail -n 1)" = up2.test ]
+}
