@@ -609,7 +609,7 @@ static void
 conn_forward_start(struct conn *c)
 {
 	struct timeval	 idle = { c->c_proxy->px_idle_secs, 0 };
-	char		*head;
+	char		*head, *p;
 	size_t		 len;
 
 	c->c_state = CS_FORWARD;
@@ -617,6 +617,13 @@ conn_forward_start(struct conn *c)
 	c->c_resphead = false;
 	http_body_init(&c->c_reqbody, c->c_req.hr_body, c->c_req.hr_length);
 	head = http_request_head(&c->c_req, c->c_keepalive, &len);
+	/*
+	 * An HTTP/1.0 client cannot read a chunked answer: ask upstream as
+	 * a 1.0 client, so that it does not send one.
+	 */
+	if (c->c_req.hr_minor == 0 && (p = memmem(head, len, " HTTP/1.1\r\n",
+	    11)) != NULL)
+		p[8] = '0';
 	bufferevent_write(c->c_up, head, len);
 	free(head);
 	/* A client or upstream that stops reading times out too. */
