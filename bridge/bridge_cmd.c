@@ -1,7 +1,6 @@
 /*
  * bridge_cmd.c: `cordon bridge --listen EP --connect EP`, options only.
  */
-#include <sys/resource.h>
 
 #include <getopt.h>
 #include <signal.h>
@@ -14,6 +13,7 @@
 #include "bridge.h"
 #include "endpoint.h"
 #include "log.h"
+#include "util.h"
 
 static void
 bridge_usage(FILE *f)
@@ -23,18 +23,6 @@ bridge_usage(FILE *f)
 	    "                     [--drain-secs N] [--proxy-id ID]\n"
 	    "                     [--allow-non-loopback]\n"
 	    "an endpoint EP is tcp:HOST:PORT or unix:PATH\n");
-}
-
-/* More descriptors: a relay holds two sockets and two pipes. */
-static void
-raise_fd_limit(void)
-{
-	struct rlimit	 rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
 }
 
 struct bridge_run {
@@ -148,7 +136,7 @@ bridge_cmd(int argc, char **argv)
 		return 1;
 	}
 
-	raise_fd_limit();
+	fd_limit_raise();
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);	/* nothing to reload or reopen */
 	if ((run.br_base = event_base_new()) == NULL)

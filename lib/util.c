@@ -1,6 +1,7 @@
 /*
  * util.c: small helpers shared by every part of cordon.
  */
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -208,4 +209,19 @@ fail:
 	free(buf);
 	close(fd);
 	return NULL;
+}
+
+/*
+ * Raises the soft limit on open descriptors to the hard one: a relay
+ * holds two sockets and two pipes, and the default of 1024 is soon met.
+ */
+void
+fd_limit_raise(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }

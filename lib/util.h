@@ -27,6 +27,7 @@ void	 errlist_free(struct errlist *);
 char	*str_escape(const char *, size_t);
 bool	 str_has_prefix(const char *, const char *);
 
+void	 fd_limit_raise(void);
 char	*file_read(const char *, size_t, const char *, size_t *, char **);
 
 #endif

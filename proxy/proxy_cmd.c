@@ -3,7 +3,6 @@
  */
 #include <sys/types.h>
 #include <sys/queue.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <getopt.h>
@@ -166,17 +165,6 @@ proxy_term_cb(evutil_socket_t sig, short what, void *arg)
 		evtimer_add(run->pr_drain_ev, &tv);
 }
 
-static void
-raise_fd_limit(void)
-{
-	struct rlimit	 rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 /* Appends flag and arg to the ordered layer arguments. */
 static void
 layer_arg(struct policy_layers *pl, const char *flag, const char *arg)
@@ -313,7 +301,7 @@ proxy_cmd(int argc, char **argv)
 	if ((p = proxy_policy(&run)) == NULL)
 		fatalx("proxy: no policy, not starting");
 
-	raise_fd_limit();
+	fd_limit_raise();
 	signal(SIGPIPE, SIG_IGN);
 	TAILQ_INIT(&px->px_conns);
 	px->px_policy = ppolicy_new(p);
