@@ -460,3 +460,27 @@ raw() {
 	[ "$(jq -r .status "$LOG" | sort -u)" = 200 ]
 	[ "$(jq -r .host "$LOG" | tail -n 1)" = up2.test ]
 }
+
+@test "IPv6: HTTP, CONNECT and SOCKS5 to an IPv6 literal" {
+	V6=$(free_port)
+	start_bg httpd6 "$HTTPD" --listen "tcp:[::1]:$V6"
+	wait_listen "tcp:[::1]:$V6"
+	start_proxy --allow-domain "[::1]:$V6" --allow-cidr ::1/128
+	run curl -sS -g -x "http://127.0.0.1:$PROXY" "http://[::1]:$V6/"
+	[ "$output" = hello ]
+	[ "$(last host)" = ::1 ]
+	[ "$(last rule)" = "[::1]:$V6" ]
+	run curl -sS -g -p -x "http://127.0.0.1:$PROXY" "http://[::1]:$V6/"
+	[ "$output" = hello ]
+	[ "$(last protocol)" = connect ]
+	run curl -sS -g --socks5 "127.0.0.1:$PROXY" "http://[::1]:$V6/"
+	[ "$output" = hello ]
+	[ "$(last protocol)" = socks5 ]
+	# Without the range, IPv6 loopback is refused like IPv4's.
+	teardown_bg
+	start_bg httpd6 "$HTTPD" --listen "tcp:[::1]:$V6"
+	start_proxy --allow-domain "[::1]:$V6"
+	run curl -sS -g -i -x "http://127.0.0.1:$PROXY" "http://[::1]:$V6/"
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	[[ "$output" == *'add "::1/128" to network.allow_cidrs'* ]]
+}
