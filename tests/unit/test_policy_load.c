@@ -9,7 +9,7 @@
 #include "policy.h"
 
 static struct policy_ctx	 ctx = {
-	.pc_workspace = "/work/space",
+	.pc_workspace = "/srv/space",
 	.pc_home = "/home/user",
 };
 
@@ -194,10 +194,10 @@ test_good(void **state)
 	assert_string_equal(p->p_allow.pl_v[4].pi_text, "127.0.0.1");
 	assert_int_equal(p->p_allow.pl_v[4].pi_kind, PAT_ADDR);
 	assert_string_equal(p->p_allow.pl_v[5].pi_text, "[::1]:80");
-	assert_string_equal(p->p_write.pl_v[0].pi_text, "/work/space");
-	assert_string_equal(p->p_write.pl_v[1].pi_text, "/work/space/out");
+	assert_string_equal(p->p_write.pl_v[0].pi_text, "/srv/space");
+	assert_string_equal(p->p_write.pl_v[1].pi_text, "/srv/space/out");
 	assert_string_equal(p->p_read_only.pl_v[0].pi_text,
-	    "/work/space/.git");
+	    "/srv/space/.git");
 	assert_string_equal(p->p_hide.pl_v[0].pi_text, "/home/user/.ssh");
 	assert_string_equal(p->p_hide.pl_v[1].pi_text, "/a/b/c");
 	assert_string_equal(p->p_env_set.pl_v[0].pi_text, "FOO");
