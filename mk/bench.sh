@@ -101,8 +101,11 @@ chain_cordon() {	# $1: target port; the front port is left in $port
 chain_socat() {
 	local sock="$tmp/s.$1.sock"
 	next_port
-	bg socat "UNIX-LISTEN:$sock,fork" "TCP:127.0.0.1:$1"
-	bg socat "TCP-LISTEN:$port,fork,reuseaddr,bind=127.0.0.1" \
+	# -t 10: after one side's end of file socat waits 0.5 s by default,
+	# then closes both; the peer answers after the end of file, and on a
+	# busy machine may take longer, which would count against socat.
+	bg socat -t 10 "UNIX-LISTEN:$sock,fork" "TCP:127.0.0.1:$1"
+	bg socat -t 10 "TCP-LISTEN:$port,fork,reuseaddr,bind=127.0.0.1" \
 	    "UNIX-CONNECT:$sock"
 	wait_tcp "$port"
 }
