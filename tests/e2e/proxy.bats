@@ -484,3 +484,16 @@ raw() {
 	[[ "$output" == "HTTP/1.1 403"* ]]
 	[[ "$output" == *'add "::1/128" to network.allow_cidrs'* ]]
 }
+
+@test "SOCKS5 BIND and UDP ASSOCIATE are refused clearly" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	for cmd in 02 03; do
+		run timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PROXY
+		    printf '\x05\x01\x00\x05\x$cmd\x00\x01\x7f\x00\x00\x01\x00\x50' >&3
+		    head -c 4 <&3 | od -An -tx1"
+		[ "$(echo $output)" = "05 00 05 07" ]	# command not supported
+		[ "$(last protocol)" = socks5 ]
+		[ "$(last decision)" = deny ]
+		[[ "$(last reason)" == "SOCKS5 "*" is not supported" ]]
+	done
+}
