@@ -1,0 +1,212 @@
+/*
+ * test_sysfilter.c: the sandbox's seccomp filter, loaded for real in a
+ * child process; each denied call must fail with its errno, and the
+ * ordinary ones must still work.
+ */
+#include "unit.h"
+
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <linux/netlink.h>
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+#ifndef TIOCLINUX
+#define TIOCLINUX	0x541C
+#endif
+#ifndef __X32_SYSCALL_BIT
+#define __X32_SYSCALL_BIT	0x40000000
+#endif
+
+static int	 filter_fd = -1;
+
+/* A call to try, and the errno it must fail with (0: it must work). */
+struct probe {
+	const char	*name;
+	long		(*call)(void);
+	int		 want;
+};
+
+static long p_ptrace(void) { return syscall(SYS_ptrace, 0 /* TRACEME */, 0, 0, 0); }
+static long p_vm_readv(void) { return syscall(SYS_process_vm_readv, getppid(), NULL, 0, NULL, 0, 0); }
+static long p_io_uring(void) { return syscall(SYS_io_uring_setup, 1, NULL); }
+static long p_bpf(void) { return syscall(SYS_bpf, 0, NULL, 0); }
+static long p_perf(void) { return syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0); }
+static long p_keyctl(void) { return syscall(SYS_keyctl, 0, 0, 0, 0, 0); }
+static long p_add_key(void) { return syscall(SYS_add_key, "user", "x", "y", 1, 0); }
+static long p_userfaultfd(void) { return syscall(SYS_userfaultfd, 0); }
+static long p_kexec(void) { return syscall(SYS_kexec_load, 0, 0, NULL, 0); }
+static long p_init_module(void) { return syscall(SYS_init_module, NULL, 0, ""); }
+static long p_mount(void) { return syscall(SYS_mount, "none", "/", "tmpfs", 0, NULL); }
+static long p_umount(void) { return syscall(SYS_umount2, "/", 0); }
+static long p_pivot_root(void) { return syscall(SYS_pivot_root, "/", "/"); }
+static long p_setns(void) { return syscall(SYS_setns, 0, 0); }
+static long p_unshare_user(void) { return syscall(SYS_unshare, CLONE_NEWUSER); }
+static long p_unshare_net(void) { return syscall(SYS_unshare, CLONE_NEWNET); }
+static long p_clone_user(void) { return syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0); }
+static long p_clone3(void) { return syscall(SYS_clone3, NULL, 0); }
+static long p_tiocsti(void) { char c = 'x'; return syscall(SYS_ioctl, 0, TIOCSTI, &c); }
+static long p_tiocsti_hi(void) { char c = 'x'; return syscall(SYS_ioctl, 0, (unsigned long)TIOCSTI | (1UL << 32), &c); }
+static long p_tioclinux(void) { char c = 2; return syscall(SYS_ioctl, 0, TIOCLINUX, &c); }
+static long p_packet(void) { return socket(AF_PACKET, SOCK_RAW, 0); }
+static long p_vsock(void) { return socket(40 /* AF_VSOCK */, SOCK_STREAM, 0); }
+static long p_bluetooth(void) { return socket(31 /* AF_BLUETOOTH */, SOCK_STREAM, 0); }
+static long p_netlink_audit(void) { return socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT); }
+static long p_packet_hi(void) { return syscall(SYS_socket, (1UL << 32) | AF_PACKET, SOCK_RAW, 0); }
+static long p_netlink_audit_hi(void) { return syscall(SYS_socket, AF_NETLINK, SOCK_RAW, (1UL << 32) | NETLINK_AUDIT); }
+static long p_netlink_hi(void) { return syscall(SYS_socket, (1UL << 32) | AF_NETLINK, SOCK_RAW, NETLINK_AUDIT); }
+static long p_socketpair_packet(void) { int sv[2]; return syscall(SYS_socketpair, AF_PACKET, SOCK_RAW, 0, sv); }
+static long p_x32_getpid(void) { return syscall(__X32_SYSCALL_BIT | SYS_getpid); }
+
+/* What must still work. */
+static long p_getpid(void) { return syscall(SYS_getpid); }
+static long p_unix(void) { return socket(AF_UNIX, SOCK_STREAM, 0); }
+static long p_inet(void) { return socket(AF_INET, SOCK_STREAM, 0); }
+static long p_inet6(void) { return socket(AF_INET6, SOCK_DGRAM, 0); }
+static long p_netlink_route(void) { return socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); }
+static long p_socketpair(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_STREAM, 0, sv); }
+static long p_fork(void) { pid_t p = fork(); if (p == 0) _exit(0); return p > 0 ? 0 : -1; }
+static long p_ioctl_fionread(void) { int n; return ioctl(0, FIONREAD, &n) == -1 && errno == EPERM ? -1 : 0; }
+
+static const struct probe probes[] = {
+	{ "ptrace", p_ptrace, EPERM },
+	{ "process_vm_readv", p_vm_readv, EPERM },
+	{ "io_uring_setup", p_io_uring, EPERM },
+	{ "bpf", p_bpf, EPERM },
+	{ "perf_event_open", p_perf, EPERM },
+	{ "keyctl", p_keyctl, EPERM },
+	{ "add_key", p_add_key, EPERM },
+	{ "userfaultfd", p_userfaultfd, EPERM },
+	{ "kexec_load", p_kexec, EPERM },
+	{ "init_module", p_init_module, EPERM },
+	{ "mount", p_mount, EPERM },
+	{ "umount2", p_umount, EPERM },
+	{ "pivot_root", p_pivot_root, EPERM },
+	{ "setns", p_setns, EPERM },
+	{ "unshare(CLONE_NEWUSER)", p_unshare_user, EPERM },
+	{ "unshare(CLONE_NEWNET)", p_unshare_net, EPERM },
+	{ "clone(CLONE_NEWUSER)", p_clone_user, EPERM },
+	{ "clone3", p_clone3, ENOSYS },
+	{ "ioctl TIOCSTI", p_tiocsti, EPERM },
+	{ "ioctl TIOCSTI, high bits set", p_tiocsti_hi, EPERM },
+	{ "ioctl TIOCLINUX", p_tioclinux, EPERM },
+	{ "socket AF_PACKET", p_packet, EPERM },
+	{ "socket AF_VSOCK", p_vsock, EPERM },
+	{ "socket AF_BLUETOOTH", p_bluetooth, EPERM },
+	{ "socket AF_NETLINK audit", p_netlink_audit, EPERM },
+	{ "socket AF_PACKET, high bits set", p_packet_hi, EPERM },
+	{ "socket AF_NETLINK audit, high bits in protocol", p_netlink_audit_hi,
+	    EPERM },
+	{ "socket AF_NETLINK audit, high bits in family", p_netlink_hi, EPERM },
+	{ "socketpair AF_PACKET", p_socketpair_packet, EPERM },
+	{ "x32 getpid", p_x32_getpid, EPERM },
+	{ "getpid", p_getpid, 0 },
+	{ "socket AF_UNIX", p_unix, 0 },
+	{ "socket AF_INET", p_inet, 0 },
+	{ "socket AF_INET6", p_inet6, 0 },
+	{ "socket AF_NETLINK route", p_netlink_route, 0 },
+	{ "socketpair AF_UNIX", p_socketpair, 0 },
+	{ "fork", p_fork, 0 },
+	{ "ioctl FIONREAD", p_ioctl_fionread, 0 },
+};
+
+/*
+ * Runs probe p in a child that loaded the filter; returns 0 when it
+ * behaved as wanted, else the errno it got plus 1000 (or 999: it worked).
+ */
+static int
+run_probe(const struct probe *p)
+{
+	char	*cause;
+	pid_t	 pid;
+	long	 rc;
+	int	 status;
+
+	if ((pid = fork()) == -1)
+		fail_msg("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (sysfilter_apply(filter_fd, &cause) == -1)
+			_exit(2);
+		errno = 0;
+		rc = p->call();
+		if (p->want == 0)
+			_exit(rc == -1 ? 100 + (errno & 0xff) : 0);
+		_exit(rc == -1 && errno == p->want ? 0 :
+		    rc == -1 ? 100 + (errno & 0xff) : 99);
+	}
+	if (waitpid(pid, &status, 0) == -1 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void
+test_probes(void **state)
+{
+	size_t	 i;
+	int	 rc, bad = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if ((rc = run_probe(&probes[i])) == 0)
+			continue;
+		bad++;
+		if (rc == 99)
+			print_message("escaped: %s worked\n", probes[i].name);
+		else if (rc >= 100)
+			print_message("%s: %s, not %s\n", probes[i].name,
+			    strerror(rc - 100), probes[i].want ?
+			    strerror(probes[i].want) : "success");
+		else
+			print_message("%s: the child failed (%d)\n",
+			    probes[i].name, rc);
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* Without the filter, the same probes are not all refused (the test
+ * would otherwise prove nothing): ptrace(TRACEME) works. */
+static void
+test_unfiltered(void **state)
+{
+	pid_t	 pid;
+	int	 status;
+
+	(void)state;
+	if ((pid = fork()) == 0)
+		_exit(p_ptrace() == 0 ? 0 : 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static int
+setup(void **state)
+{
+	char	*cause;
+
+	(void)state;
+	if ((filter_fd = sysfilter_new(&cause)) == -1) {
+		print_error("%s\n", cause);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unfiltered),
+		cmocka_unit_test(test_probes),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
