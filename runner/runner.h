@@ -9,4 +9,18 @@
 int	sysfilter_new(char **);
 int	sysfilter_apply(int, char **);
 
+/* env.c: the sandboxed command's environment, from host and policy. */
+#define ENV_MAX_VARS	4096
+#define ENV_MAX_BYTES	(1024 * 1024)	/* "NAME=value" and NUL, summed */
+
+struct policy;
+
+struct env_proxy {
+	int	ep_port;	/* the proxy on 127.0.0.1, HTTP and SOCKS5 */
+};
+
+char	**env_build(const struct policy *, char *const *,
+	    const struct env_proxy *, char **);
+void	  env_free(char **);
+
 #endif
