@@ -89,7 +89,7 @@ static const struct proxy_var {
 	const char	*pv_value;
 } proxy_vars[] = {
 	{ "HTTP_PROXY",			"%h" },	/* Go, Python, Ruby, ... */
-	{ "http_proxy",			"%h" },	/* curl, git, wget: only these */
+	{ "http_proxy",			"%h" },	/* curl, git, wget */
 	{ "HTTPS_PROXY",		"%h" },
 	{ "https_proxy",		"%h" },
 	{ "ALL_PROXY",			"%s" },	/* curl, git (via libcurl) */

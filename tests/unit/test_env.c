@@ -99,8 +99,9 @@ test_pass_exact_and_prefix(void **state)
 {
 	struct policy	*p;
 	char		**env, **host;
-	const char		*hostv[] = { "PATH=/bin", "PATHX=1", "LC_ALL=C", "LC_=x",
-			    "LANG=en", "lc_all=lower", "HOME=/h", NULL };
+	const char	*hostv[] = { "PATH=/bin", "PATHX=1", "LC_ALL=C",
+			    "LC_=x", "LANG=en", "lc_all=lower", "HOME=/h",
+			    NULL };
 
 	(void)state;
 	host = dup(hostv);
@@ -185,7 +186,7 @@ test_agent_sockets_never(void **state)
 {
 	struct policy	*p;
 	char		**env, **host;
-	const char		*hostv[] = { "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1",
+	const char	*hostv[] = { "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1",
 			    "GPG_AGENT_INFO=/run/gpg:0:1",
 			    "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/bus",
 			    "ssh_auth_sock=/tmp/s", "SSH_CONNECTION=1 2 3 4",
@@ -212,7 +213,7 @@ test_defaults(void **state)
 {
 	struct policy	*p;
 	char		**env, **host, *cause;
-	const char		*hostv[] = { "PATH=/usr/bin", "HOME=/home/u",
+	const char	*hostv[] = { "PATH=/usr/bin", "HOME=/home/u",
 			    "LC_ALL=C.UTF-8", "GITHUB_TOKEN=ghp_x",
 			    "AWS_SECRET_ACCESS_KEY=x", "SSH_AUTH_SOCK=/s",
 			    "OPENAI_API_KEY=sk", "LD_PRELOAD=/evil.so", NULL };
@@ -236,7 +237,7 @@ test_set_overrides_pass(void **state)
 {
 	struct policy	*p;
 	char		**env, **host;
-	const char		*hostv[] = { "EDITOR=emacs", "PAGER=less", NULL };
+	const char	*hostv[] = { "EDITOR=emacs", "PAGER=less", NULL };
 
 	(void)state;
 	host = dup(hostv);
@@ -272,7 +273,7 @@ test_proxy_wins(void **state)
 	};
 	struct policy	*p;
 	char		**env, **host;
-	const char		*hostv[] = { "HTTPS_PROXY=http://corp.example:3128",
+	const char	*hostv[] = { "HTTPS_PROXY=http://corp.example:3128",
 			    "https_proxy=http://corp.example:3128",
 			    "NO_PROXY=*", "GOPROXY=https://proxy.golang.org",
 			    NULL };
@@ -317,7 +318,7 @@ test_lowercase_twins(void **state)
 	};
 	struct policy	*p;
 	char		**env, **host;
-	const char		*hostv[] = { "http_proxy=http://corp:1", NULL };
+	const char	*hostv[] = { "http_proxy=http://corp:1", NULL };
 	size_t		 i;
 
 	(void)state;
@@ -345,7 +346,7 @@ test_java_appended(void **state)
 {
 	struct policy	*p;
 	char		**env, **host;
-	const char		*hostv[] = { "JAVA_TOOL_OPTIONS=-Xmx1g", NULL };
+	const char	*hostv[] = { "JAVA_TOOL_OPTIONS=-Xmx1g", NULL };
 
 	(void)state;
 	host = dup(hostv);
@@ -379,7 +380,7 @@ test_sorted(void **state)
 {
 	struct policy	*p;
 	char		**env, **host, **again;
-	const char		*hostv[] = { "Z=1", "A0=2", "B=3", "A=4", "a=5",
+	const char	*hostv[] = { "Z=1", "A0=2", "B=3", "A=4", "a=5",
 			    "A_=6", NULL };
 	const char	*order[] = { "A", "A0", "A_", "B", "Z", "a" };
 	size_t		 i, n;
@@ -417,7 +418,7 @@ test_duplicates(void **state)
 {
 	struct policy	*p;
 	char		**env, **host;
-	const char		*hostv[] = { "X=1", "Y=a", "X=2", "X=3", NULL };
+	const char	*hostv[] = { "X=1", "Y=a", "X=2", "X=3", NULL };
 
 	(void)state;
 	host = dup(hostv);
@@ -436,7 +437,7 @@ test_malformed(void **state)
 {
 	struct policy	*p;
 	char		**env, **host;
-	const char		*hostv[] = { "NOEQUALS", "=value", "=", "", "GOOD=1",
+	const char	*hostv[] = { "NOEQUALS", "=value", "=", "", "GOOD=1",
 			    "EMPTY=", "EQ==x=", NULL };
 
 	(void)state;
