@@ -35,7 +35,7 @@ POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 		   proxy/conn.c proxy/pp2.c
 BRIDGE_SRCS	 = bridge/bridge.c
-RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c
+RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c
 
@@ -46,7 +46,7 @@ CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
-		   test_sysfilter test_landlock
+		   test_sysfilter test_landlock test_env
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_host_match fuzz_socks5 fuzz_tls_peek \
 		   fuzz_http fuzz_pp2

@@ -1,7 +1,8 @@
 /*
  * runner.h: `cordon run`, the sandbox.  One block per source file, in the
- * order a run uses them.  The system call filter and Landlock exist so
- * far; the run itself (namespaces, mounts, supervision) comes next.
+ * order a run uses them.  The system call filter, Landlock and the
+ * environment exist so far; the run itself (namespaces, mounts,
+ * supervision) comes next.
  */
 #ifndef CORDON_RUNNER_H
 #define CORDON_RUNNER_H
@@ -21,5 +22,19 @@ struct landlock_rule {
 
 int	landlock_abi(void);
 int	landlock_apply(const struct landlock_rule *, size_t, bool, char **);
+
+/* env.c: the sandboxed command's environment, from host and policy. */
+#define ENV_MAX_VARS	4096
+#define ENV_MAX_BYTES	(1024 * 1024)	/* "NAME=value" and NUL, summed */
+
+struct policy;
+
+struct env_proxy {
+	int	ep_port;	/* the proxy on 127.0.0.1, HTTP and SOCKS5 */
+};
+
+char	**env_build(const struct policy *, char *const *,
+	    const struct env_proxy *, char **);
+void	  env_free(char **);
 
 #endif

@@ -1,0 +1,397 @@
+/*
+ * env.c: the environment the sandboxed command starts with.
+ *
+ * Built in four steps, each overriding the one before:
+ *
+ *   1. host variables whose names env.pass lists, exactly or by a prefix
+ *      ending in '*';
+ *   2. minus those whose names look like secrets (the table below),
+ *      unless env.pass names them exactly: a prefix such as "GH_*" is too
+ *      easy to write for it to hand over a token by accident;
+ *   3. env.set, the policy's own values;
+ *   4. in proxy mode, the variables that point tools at the proxy.  They
+ *      always win: a host HTTPS_PROXY pointing elsewhere would only make
+ *      the tool fail, and one left in place is a way around the log.
+ *
+ * The result is sorted by name, so the same inputs give the same bytes,
+ * and holds each name once.  It is bounded (ENV_MAX_VARS, ENV_MAX_BYTES):
+ * a policy with many or long env.set values could otherwise build an
+ * environment that execve(2) refuses with E2BIG, or one that crowds out
+ * the arguments.  Nothing here needs privileges or touches the kernel.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "policy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/*
+ * Names that look like secrets, compared without regard to case.  A name
+ * that matches is passed only when env.pass names it exactly; one marked
+ * never is not passed at all: it names an agent's socket, which the
+ * sandbox cannot reach, and which would hand out keys if it could.
+ */
+enum secret_kind {
+	SECRET_CONTAINS,
+	SECRET_SUFFIX,
+	SECRET_PREFIX
+};
+
+static const struct secret_pattern {
+	const char		*sp_text;
+	enum secret_kind	 sp_kind;
+	bool			 sp_never;
+} secret_patterns[] = {
+	{ "TOKEN",			SECRET_CONTAINS, false },
+	{ "SECRET",			SECRET_CONTAINS, false },
+	{ "PASSWORD",			SECRET_CONTAINS, false },
+	{ "PASSWD",			SECRET_CONTAINS, false },
+	{ "CREDENTIAL",			SECRET_CONTAINS, false },
+	{ "PRIVATE",			SECRET_CONTAINS, false },
+	{ "_KEY",			SECRET_SUFFIX,	 false },
+	{ "_KEYS",			SECRET_SUFFIX,	 false },
+	{ "AWS_",			SECRET_PREFIX,	 false },
+	{ "AZURE_",			SECRET_PREFIX,	 false },
+	{ "GCP_",			SECRET_PREFIX,	 false },
+	{ "GOOGLE_APPLICATION_CREDENTIALS", SECRET_PREFIX, false },
+	{ "GITHUB_TOKEN",		SECRET_PREFIX,	 false },
+	{ "GH_TOKEN",			SECRET_PREFIX,	 false },
+	{ "NPM_TOKEN",			SECRET_PREFIX,	 false },
+	{ "SSH_AUTH_SOCK",		SECRET_PREFIX,	 true },
+	{ "GPG_AGENT_INFO",		SECRET_PREFIX,	 true },
+	{ "DBUS_SESSION_BUS_ADDRESS",	SECRET_PREFIX,	 true },
+	{ "DBUS_SYSTEM_BUS_ADDRESS",	SECRET_PREFIX,	 true },
+};
+
+enum secret_verdict {
+	NOT_SECRET,
+	SECRET,			/* passed only when named exactly */
+	SECRET_NEVER		/* never passed */
+};
+
+/* Where the proxy listens; every proxy URL names this address. */
+#define ENV_PROXY_HOST	"127.0.0.1"
+#define ENV_NO_PROXY	"localhost,127.0.0.1,::1"
+
+/*
+ * The variables set in proxy mode.  "%h" is http://HOST:PORT, "%s"
+ * socks5h://HOST:PORT (the proxy tells SOCKS5 from HTTP by the first
+ * byte, so both go to one port); anything else is taken as it is.
+ * JAVA_TOOL_OPTIONS is appended to, see env_build().
+ */
+static const struct proxy_var {
+	const char	*pv_name;
+	const char	*pv_value;
+} proxy_vars[] = {
+	{ "HTTP_PROXY",			"%h" },	/* Go, Python, Ruby, ... */
+	{ "http_proxy",			"%h" },	/* curl, git, wget */
+	{ "HTTPS_PROXY",		"%h" },
+	{ "https_proxy",		"%h" },
+	{ "ALL_PROXY",			"%s" },	/* curl, git (via libcurl) */
+	{ "all_proxy",			"%s" },
+	{ "NO_PROXY",			ENV_NO_PROXY },
+	{ "no_proxy",			ENV_NO_PROXY },
+	{ "npm_config_proxy",		"%h" },	/* npm */
+	{ "npm_config_https_proxy",	"%h" },
+	{ "YARN_HTTP_PROXY",		"%h" },	/* yarn 2 and later */
+	{ "YARN_HTTPS_PROXY",		"%h" },
+	{ "PIP_PROXY",			"%h" },	/* pip */
+	{ "CARGO_HTTP_PROXY",		"%h" },	/* cargo */
+	{ "grpc_proxy",			"%h" },	/* gRPC's C core */
+	{ "NODE_USE_ENV_PROXY",		"1" },	/* Node 24 and later */
+};
+
+#define ENV_JAVA_VAR	"JAVA_TOOL_OPTIONS"
+
+/* One variable of the environment being built; nothing here is owned. */
+struct envent {
+	const char	*e_name;	/* not NUL-terminated */
+	size_t		 e_namelen;
+	const char	*e_value;
+};
+
+struct envtab {
+	struct envent	*et_v;		/* sorted by name */
+	size_t		 et_n;
+	size_t		 et_cap;
+};
+
+/* Says whether the first n bytes of s start with pat, ignoring case. */
+static bool
+ci_prefix(const char *s, size_t n, const char *pat)
+{
+	size_t	 m = strlen(pat);
+
+	return m <= n && strncasecmp(s, pat, m) == 0;
+}
+
+static bool
+ci_suffix(const char *s, size_t n, const char *pat)
+{
+	size_t	 m = strlen(pat);
+
+	return m <= n && strncasecmp(s + n - m, pat, m) == 0;
+}
+
+static bool
+ci_contains(const char *s, size_t n, const char *pat)
+{
+	size_t	 i, m = strlen(pat);
+
+	for (i = 0; i + m <= n; i++)
+		if (strncasecmp(s + i, pat, m) == 0)
+			return true;
+	return false;
+}
+
+/* Judges a name of n bytes against secret_patterns. */
+static enum secret_verdict
+env_secret(const char *name, size_t n)
+{
+	const struct secret_pattern	*sp;
+	enum secret_verdict		 v = NOT_SECRET;
+	bool				 hit;
+	size_t				 i;
+
+	for (i = 0; i < nitems(secret_patterns); i++) {
+		sp = &secret_patterns[i];
+		switch (sp->sp_kind) {
+		case SECRET_CONTAINS:
+			hit = ci_contains(name, n, sp->sp_text);
+			break;
+		case SECRET_SUFFIX:
+			hit = ci_suffix(name, n, sp->sp_text);
+			break;
+		case SECRET_PREFIX:
+		default:
+			hit = ci_prefix(name, n, sp->sp_text);
+			break;
+		}
+		if (!hit)
+			continue;
+		if (sp->sp_never)
+			return SECRET_NEVER;
+		v = SECRET;
+	}
+	return v;
+}
+
+/*
+ * Says whether env.pass lets through the host variable name (n bytes):
+ * named exactly, or by a prefix ending in '*' when it does not look like
+ * a secret.
+ */
+static bool
+env_passes(const struct policy *p, const char *name, size_t n)
+{
+	const char		*t;
+	enum secret_verdict	 v;
+	size_t			 i, m;
+	bool			 exact = false, prefix = false;
+
+	for (i = 0; i < p->p_env_pass.pl_n; i++) {
+		t = p->p_env_pass.pl_v[i].pi_text;
+		m = strlen(t);
+		if (m > 0 && t[m - 1] == '*') {
+			if (m - 1 <= n && memcmp(name, t, m - 1) == 0)
+				prefix = true;
+		} else if (m == n && memcmp(name, t, n) == 0)
+			exact = true;
+	}
+	if (!exact && !prefix)
+		return false;
+	v = env_secret(name, n);
+	if (v == SECRET_NEVER)
+		return false;
+	return v == NOT_SECRET || exact;
+}
+
+/* Orders names as strcmp(3) would order the NUL-terminated names. */
+static int
+env_namecmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	int	 c;
+
+	if ((c = memcmp(a, b, an < bn ? an : bn)) != 0)
+		return c;
+	return an < bn ? -1 : an > bn;
+}
+
+/*
+ * Sets name (n bytes) to value, replacing an earlier setting; borrows
+ * both.  Returns -1 with *cause set when a new name would pass
+ * ENV_MAX_VARS: the table never grows past the limit, whatever a policy
+ * holds.
+ */
+static int
+env_put(struct envtab *et, const char *name, size_t n, const char *value,
+    char **cause)
+{
+	size_t	 lo = 0, hi = et->et_n, mid;
+	int	 c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = env_namecmp(et->et_v[mid].e_name, et->et_v[mid].e_namelen,
+		    name, n);
+		if (c == 0) {
+			et->et_v[mid].e_value = value;
+			return 0;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (et->et_n == ENV_MAX_VARS) {
+		xasprintf(cause, "the sandbox's environment would hold more "
+		    "than %d variables", ENV_MAX_VARS);
+		return -1;
+	}
+	if (et->et_n == et->et_cap) {
+		et->et_cap = et->et_cap == 0 ? 64 : et->et_cap * 2;
+		et->et_v = xreallocarray(et->et_v, et->et_cap,
+		    sizeof(*et->et_v));
+	}
+	memmove(&et->et_v[lo + 1], &et->et_v[lo],
+	    (et->et_n - lo) * sizeof(*et->et_v));
+	et->et_v[lo].e_name = name;
+	et->et_v[lo].e_namelen = n;
+	et->et_v[lo].e_value = value;
+	et->et_n++;
+	return 0;
+}
+
+/* Returns the value set for name, or NULL. */
+static const char *
+env_get(const struct envtab *et, const char *name)
+{
+	size_t	 i, n = strlen(name);
+
+	for (i = 0; i < et->et_n; i++)
+		if (env_namecmp(et->et_v[i].e_name, et->et_v[i].e_namelen,
+		    name, n) == 0)
+			return et->et_v[i].e_value;
+	return NULL;
+}
+
+/*
+ * Builds the sandboxed command's environment from the host's (host_env,
+ * NULL-terminated, may be NULL), the policy's env section and, when px
+ * is not NULL, the proxy's port.  Returns a new NULL-terminated array
+ * that the caller frees with env_free(); or NULL with *cause set (caller
+ * frees) when the port is out of range or the result would pass
+ * ENV_MAX_VARS or ENV_MAX_BYTES.  Borrows everything it is given.
+ */
+char **
+env_build(const struct policy *p, char *const *host_env,
+    const struct env_proxy *px, char **cause)
+{
+	struct envtab		 et = { NULL, 0, 0 };
+	const struct pitem	*it;
+	const char		*s, *eq, *java;
+	char			 http[64], socks[64], *java_new = NULL;
+	char			**env = NULL, *e;
+	size_t			 i, n, vlen, total = 0;
+
+	*cause = NULL;
+	for (i = 0; host_env != NULL && host_env[i] != NULL; i++) {
+		s = host_env[i];
+		if ((eq = strchr(s, '=')) == NULL || eq == s)
+			continue;	/* malformed: no '=' or no name */
+		n = eq - s;
+		if (!env_passes(p, s, n))
+			continue;
+		if (env_put(&et, s, n, eq + 1, cause) == -1)
+			goto out;
+	}
+
+	for (i = 0; i < p->p_env_set.pl_n; i++) {
+		it = &p->p_env_set.pl_v[i];
+		if (env_put(&et, it->pi_text, strlen(it->pi_text),
+		    it->pi_value != NULL ? it->pi_value : "", cause) == -1)
+			goto out;
+	}
+
+	if (px != NULL) {
+		if (px->ep_port < 1 || px->ep_port > 65535) {
+			xasprintf(cause, "proxy port %d out of range",
+			    px->ep_port);
+			goto out;
+		}
+		snprintf(http, sizeof(http), "http://%s:%d", ENV_PROXY_HOST,
+		    px->ep_port);
+		snprintf(socks, sizeof(socks), "socks5h://%s:%d",
+		    ENV_PROXY_HOST, px->ep_port);
+		for (i = 0; i < nitems(proxy_vars); i++) {
+			s = proxy_vars[i].pv_value;
+			if (strcmp(s, "%h") == 0)
+				s = http;
+			else if (strcmp(s, "%s") == 0)
+				s = socks;
+			if (env_put(&et, proxy_vars[i].pv_name,
+			    strlen(proxy_vars[i].pv_name), s, cause) == -1)
+				goto out;
+		}
+
+		/*
+		 * The JVM reads no proxy variable; it takes system
+		 * properties, from the command line or this variable.  What
+		 * was passed or set stays, and ours go last, so they win.
+		 */
+		java = env_get(&et, ENV_JAVA_VAR);
+		xasprintf(&java_new, "%s%s-Dhttp.proxyHost=%s "
+		    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=%s "
+		    "-Dhttps.proxyPort=%d -Dhttp.nonProxyHosts=localhost|%s",
+		    java != NULL ? java : "",
+		    java != NULL && *java != '\0' ? " " : "",
+		    ENV_PROXY_HOST, px->ep_port, ENV_PROXY_HOST, px->ep_port,
+		    ENV_PROXY_HOST);
+		if (env_put(&et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), java_new,
+		    cause) == -1)
+			goto out;
+	}
+
+	/* Each string with its '=' and NUL, as execve(2) counts them. */
+	for (i = 0; i < et.et_n; i++) {
+		total += et.et_v[i].e_namelen + strlen(et.et_v[i].e_value) + 2;
+		if (total > ENV_MAX_BYTES) {
+			xasprintf(cause, "the sandbox's environment would be "
+			    "larger than %d bytes", ENV_MAX_BYTES);
+			goto out;
+		}
+	}
+
+	env = xcalloc(et.et_n + 1, sizeof(*env));
+	for (i = 0; i < et.et_n; i++) {
+		n = et.et_v[i].e_namelen;
+		vlen = strlen(et.et_v[i].e_value);
+		e = xmalloc(n + vlen + 2);
+		memcpy(e, et.et_v[i].e_name, n);
+		e[n] = '=';
+		memcpy(e + n + 1, et.et_v[i].e_value, vlen + 1);
+		env[i] = e;
+	}
+out:
+	free(java_new);
+	free(et.et_v);
+	return env;
+}
+
+/* Frees what env_build() returned; accepts NULL. */
+void
+env_free(char **env)
+{
+	size_t	 i;
+
+	if (env == NULL)
+		return;
+	for (i = 0; env[i] != NULL; i++)
+		free(env[i]);
+	free(env);
+}
