@@ -497,3 +497,26 @@ raw() {
 		[[ "$(last reason)" == "SOCKS5 "*" is not supported" ]]
 	done
 }
+
+@test "the proxy's own port, localhost and case or dot variants are not a way round" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "Up.Test.:$UP" --resolve up.test:127.0.0.1
+	# A tunnel to the proxy itself: not listed, refused.
+	run raw "CONNECT 127.0.0.1:$PROXY HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 403 Forbidden" ]
+	run raw "GET http://localhost:$UP/ HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 403 Forbidden" ]
+	run raw "GET http://localhost.:$UP/ HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 403 Forbidden" ]
+	# Case and one trailing dot are the same name, on both sides.
+	run raw "GET http://UP.TEST.:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	[ "$output" = "HTTP/1.1 200 OK" ]
+	run raw "GET http://up.test..:$UP/ HTTP/1.1\r\nHost: x\r\n\r\n"
+	[[ "$output" == "HTTP/1.1 4"* ]]
+	# SOCKS5 to a private address by literal: reply 2.
+	run timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PROXY
+	    printf '\x05\x01\x00\x05\x01\x00\x01\x0a\x00\x00\x01\x00\x50' >&3
+	    head -c 4 <&3 | od -An -tx1"
+	[ "$(echo $output)" = "05 00 05 02" ]
+	[ "$(last reason)" = "no network.allow entry matches (default deny)" ]
+}
