@@ -38,7 +38,7 @@ proxy_usage(FILE *f)
 	    "                    [--resolve NAME:ADDR]... [--max-conns N]\n"
 	    "                    [--drain-secs N] [--head-secs N]\n"
 	    "                    [--connect-secs N] [--idle-secs N]\n"
-	    "                    [--allow-non-loopback]\n");
+	    "                    [--only] [--allow-non-loopback]\n");
 }
 
 struct proxy_run {
@@ -194,6 +194,7 @@ proxy_cmd(int argc, char **argv)
 		{ "connect-secs", required_argument, NULL, 'C' },
 		{ "idle-secs", required_argument, NULL, 'I' },
 		{ "allow-non-loopback", no_argument, NULL, 'A' },
+		{ "only", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -281,6 +282,9 @@ proxy_cmd(int argc, char **argv)
 			break;
 		case 'A':
 			remote = true;
+			break;
+		case 'O':
+			run.pr_layers.pl_only = true;
 			break;
 		case 'h':
 			proxy_usage(stdout);

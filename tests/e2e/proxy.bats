@@ -520,3 +520,18 @@ raw() {
 	[ "$(echo $output)" = "05 00 05 02" ]
 	[ "$(last reason)" = "no network.allow entry matches (default deny)" ]
 }
+
+@test "--only: the given policy alone, without the system's or the user's" {
+	echo "{\"version\": 1, \"network\": {\"allow\": [\"127.0.0.1:$UP\"], \"allow_cidrs\": [\"127.0.0.1/32\"]}}" >system.json
+	export CORDON_SYSTEM_POLICY="$PWD/system.json"
+	start_proxy
+	run curl -sS -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
+	[ "$output" = hello ]
+	teardown_bg
+	start_bg httpd "$HTTPD" --listen "tcp:127.0.0.1:$UP"
+	wait_listen "tcp:127.0.0.1:$UP"
+	echo '{"version": 1, "network": {"allow": []}}' >only.json
+	start_proxy --only --policy only.json
+	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 403"* ]]
+}
