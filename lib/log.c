@@ -9,24 +9,11 @@
 #include "log.h"
 
 static int	 log_level;
-static int	 log_status = 1;
 
 void
 log_init(int verbose)
 {
 	log_level = verbose;
-}
-
-void
-log_fatal_status(int status)
-{
-	log_status = status;
-}
-
-int
-log_verbose(void)
-{
-	return log_level;
 }
 
 /* Prints one line; errnum 0 means no strerror suffix. */
@@ -97,7 +84,7 @@ fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vline(saved, fmt, ap);
 	va_end(ap);
-	exit(log_status);
+	exit(1);
 }
 
 void
@@ -108,5 +95,5 @@ fatalx(const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vline(0, fmt, ap);
 	va_end(ap);
-	exit(log_status);
+	exit(1);
 }

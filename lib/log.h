@@ -2,9 +2,8 @@
  * log.h: messages for people, on standard error.
  *
  * Levels:
- *   fatal/fatalx  set-up cannot go on; prints and exits with the status set
- *                 by log_fatal_status() (1 unless changed; `cordon run`
- *                 uses 125).  fatal appends strerror(errno), fatalx not.
+ *   fatal/fatalx  set-up cannot go on; prints and exits with status 1.
+ *                 fatal appends strerror(errno), fatalx not.
  *   log_warn[x]   something failed or was refused and the user should know;
  *                 log_warn appends strerror(errno).
  *   log_info      what the user asked to see with -v.
@@ -20,8 +19,6 @@
 #include <stdarg.h>
 
 void	log_init(int verbose);
-void	log_fatal_status(int);
-int	log_verbose(void);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -189,13 +189,6 @@ relay_bytes(const struct relay *r, int dir)
 	return r->r_dir[dir].d_bytes;
 }
 
-/* Says whether both directions moved their bytes with splice. */
-bool
-relay_spliced(const struct relay *r)
-{
-	return r->r_dir[0].d_pipe[0] != -1 && r->r_dir[1].d_pipe[0] != -1;
-}
-
 /*
  * Ends the relay: on error (why not NULL) the sockets are reset, so each
  * peer learns that its data may not have arrived, rather than reading a

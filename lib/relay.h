@@ -30,6 +30,5 @@ void		 relay_idle(struct relay *, const struct timeval *);
 int		 relay_start(struct relay *);
 void		 relay_free(struct relay *);
 uint64_t	 relay_bytes(const struct relay *, int);
-bool		 relay_spliced(const struct relay *);
 
 #endif

@@ -48,15 +48,6 @@ errlist_steal(struct errlist *el)
 	return buf;
 }
 
-void
-errlist_free(struct errlist *el)
-{
-	free(el->el_buf);
-	el->el_buf = NULL;
-	el->el_len = 0;
-	el->el_count = 0;
-}
-
 /*
  * Returns a printable copy of len bytes of s (caller frees): printable
  * ASCII stays, backslash and double quote are escaped, anything else
@@ -91,12 +82,6 @@ str_escape(const char *s, size_t len)
 	}
 	*p = '\0';
 	return out;
-}
-
-bool
-str_has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 /*

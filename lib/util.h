@@ -22,10 +22,8 @@ struct errlist {
 void	 errlist_add(struct errlist *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 char	*errlist_steal(struct errlist *);
-void	 errlist_free(struct errlist *);
 
 char	*str_escape(const char *, size_t);
-bool	 str_has_prefix(const char *, const char *);
 
 void	 fd_limit_raise(void);
 char	*file_read(const char *, size_t, const char *, size_t *, char **);
