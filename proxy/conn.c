@@ -269,13 +269,37 @@ conn_finish(struct conn *c)
 	/* else conn_write_cb frees it once the output is drained */
 }
 
+/* The reason phrase of a status cordon answers with itself. */
+static const char *
+conn_status_title(int status)
+{
+	switch (status) {
+	case 403:
+		return "Forbidden";
+	case 414:
+		return "URI Too Long";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 501:
+		return "Not Implemented";
+	case 502:
+		return "Bad Gateway";
+	case 504:
+		return "Gateway Timeout";
+	case 505:
+		return "HTTP Version Not Supported";
+	default:
+		return "Bad Request";
+	}
+}
+
 /*
  * Answers an HTTP client with status and a short text saying what was
  * refused or failed, why, and how to allow it, then closes.
  */
 static void
-conn_http_answer(struct conn *c, int status, const char *title,
-    const char *what, const char *hint)
+conn_http_answer(struct conn *c, int status, const char *what,
+    const char *hint)
 {
 	struct evbuffer	*out = bufferevent_get_output(c->c_bev);
 	char		*body;
@@ -288,7 +312,8 @@ conn_http_answer(struct conn *c, int status, const char *title,
 	    "Content-Type: text/plain; charset=utf-8\r\n"
 	    "X-Cordon-Decision: %s\r\n"
 	    "Connection: close\r\n"
-	    "Content-Length: %d\r\n\r\n%s", status, title, what, n, body);
+	    "Content-Length: %d\r\n\r\n%s", status, conn_status_title(status),
+	    what, n, body);
 	free(body);
 	conn_finish(c);
 }
@@ -325,7 +350,7 @@ conn_deny(struct conn *c)
 	else if (c->c_state == CS_PEEK)
 		conn_finish(c);		/* the tunnel was answered already */
 	else
-		conn_http_answer(c, 403, "Forbidden", what, hint);
+		conn_http_answer(c, 403, what, hint);
 	free(what);
 	free(hint);
 }
@@ -350,8 +375,7 @@ conn_fail(struct conn *c, int status, uint8_t socks, const char *why)
 	if (c->c_proto == PROTO_SOCKS5)
 		conn_socks_answer(c, socks);
 	else
-		conn_http_answer(c, status, status == 504 ? "Gateway Timeout" :
-		    "Bad Gateway", what, NULL);
+		conn_http_answer(c, status, what, NULL);
 	free(what);
 }
 
@@ -884,11 +908,7 @@ conn_http_head(struct conn *c)
 		conn_begin(c, PROTO_HTTP, NULL, "", 0, 0);
 		conn_reason(c, cause);
 		c->c_dec.d_verdict = VERDICT_DENY;
-		conn_http_answer(c, status, status == 431 ? "Request Header "
-		    "Fields Too Large" : status == 501 ? "Not Implemented" :
-		    status == 505 ? "HTTP Version Not Supported" :
-		    status == 414 ? "URI Too Long" : "Bad Request", cause,
-		    NULL);
+		conn_http_answer(c, status, cause, NULL);
 		free(cause);
 		return;
 	}
