@@ -117,12 +117,6 @@ int		 policy_list_buffer(const char *, size_t, const char *,
 		    struct plist *, char **);
 
 /* policy_merge.c */
-enum policy_flag {
-	FLAG_ALLOW_DOMAIN,
-	FLAG_DENY_DOMAIN,
-	FLAG_ALLOW_CIDR
-};
-
 struct policy_layers {
 	const char	**pl_args;	/* pairs, in order: "--policy" FILE, */
 	size_t		  pl_nargs;	/* "--allow-domain" P, ...          */
@@ -132,8 +126,10 @@ struct policy_layers {
 	bool		  pl_no_workspace; /* no workspace layer (a daemon) */
 };
 
+void		 policy_layers_add(struct policy_layers *, const char *,
+		    const char *);
 int		 policy_add_flag(struct policy *, const char *, const char *,
-		    char **);
+		    const struct policy_ctx *, char **);
 void		 policy_merge(struct policy *, const struct policy *);
 void		 policy_narrow(struct policy *, const struct policy *);
 struct policy	*policy_defaults(const struct policy_ctx *, char **);

@@ -214,32 +214,80 @@ policy_narrow(struct policy *dst, const struct policy *ws)
 }
 
 /*
- * Adds one command-line rule to p: flag is "--allow-domain",
- * "--deny-domain" or "--allow-cidr".  Returns 0, or -1 with *cause set.
+ * Appends a flag and its argument to the ordered layer arguments
+ * (pl_args grows; the strings are borrowed).
+ */
+void
+policy_layers_add(struct policy_layers *pl, const char *flag,
+    const char *arg)
+{
+	pl->pl_args = xreallocarray(pl->pl_args, pl->pl_nargs + 2,
+	    sizeof(*pl->pl_args));
+	pl->pl_args[pl->pl_nargs++] = flag;
+	pl->pl_args[pl->pl_nargs++] = arg;
+}
+
+/* --network MODE: replaces the mode, like a later trusted layer. */
+static int
+policy_flag_mode(struct policy *p, const char *arg, char **cause)
+{
+	int	 mode;
+
+	for (mode = NET_NONE; mode <= NET_HOST; mode++)
+		if (strcmp(arg, policy_mode_name(mode)) == 0)
+			break;
+	if (mode > NET_HOST) {
+		xasprintf(cause, "--network \"%s\": the modes are none, "
+		    "proxy and host", arg);
+		return -1;
+	}
+	free(p->p_mode.ps_from);
+	p->p_mode.ps_value = mode;
+	p->p_mode.ps_from = xstrdup("--network");
+	p->p_mode.ps_set = true;
+	return 0;
+}
+
+/*
+ * Adds one command-line rule to p: "--allow-domain", "--deny-domain",
+ * "--allow-cidr", "--network", and the paths "--write", "--read-only" and
+ * "--deny-path" (relative to ctx's workspace).  Returns 0, or -1 with
+ * *cause set.
  */
 int
 policy_add_flag(struct policy *p, const char *flag, const char *arg,
-    char **cause)
+    const struct policy_ctx *ctx, char **cause)
 {
 	struct plist	*pl;
 	struct pitem	*it;
 	char		*why, buf[ADDR_STRLEN + 8];
 	int		 rc;
+	bool		 path = false;
 
 	*cause = NULL;
+	if (strcmp(flag, "--network") == 0)
+		return policy_flag_mode(p, arg, cause);
 	if (strcmp(flag, "--allow-domain") == 0)
 		pl = &p->p_allow;
 	else if (strcmp(flag, "--deny-domain") == 0)
 		pl = &p->p_deny;
 	else if (strcmp(flag, "--allow-cidr") == 0)
 		pl = &p->p_cidrs;
+	else if ((path = strcmp(flag, "--write") == 0))
+		pl = &p->p_write;
+	else if ((path = strcmp(flag, "--read-only") == 0))
+		pl = &p->p_read_only;
+	else if ((path = strcmp(flag, "--deny-path") == 0))
+		pl = &p->p_hide;
 	else {
 		xasprintf(cause, "%s: not a policy flag", flag);
 		return -1;
 	}
 	it = plist_add(pl);
 	it->pi_from = xstrdup(flag);
-	if (pl == &p->p_cidrs) {
+	if (path)
+		rc = policy_parse_path(arg, ctx, it, &why);
+	else if (pl == &p->p_cidrs) {
 		if ((rc = cidr_parse(arg, &it->pi_cidr, &why)) == 0)
 			it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf,
 			    sizeof(buf)));
@@ -397,7 +445,7 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 			}
 			policy_merge(p, layer);
 			policy_free(layer);
-		} else if (policy_add_flag(p, flag, arg, &why) == -1) {
+		} else if (policy_add_flag(p, flag, arg, &ctx, &why) == -1) {
 			errlist_add(&errors, "%s", why);
 			free(why);
 		}

@@ -161,9 +161,12 @@ proxy_warn(struct proxy *px, const char *msg)
 static void
 conn_log(struct conn *c)
 {
+	struct proxy	*px = c->c_proxy;
 	struct egress	 e;
+	char		*hint;
 
-	if (c->c_logged || !c->c_decided || c->c_proxy->px_log == NULL)
+	if (c->c_logged || !c->c_decided ||
+	    (px->px_log == NULL && px->px_observe == NULL))
 		return;
 	c->c_logged = true;
 	memset(&e, 0, sizeof(e));
@@ -186,7 +189,13 @@ conn_log(struct conn *c)
 	e.e_status = c->c_status;
 	e.e_up = c->c_up_bytes;
 	e.e_down = c->c_down_bytes;
-	jsonl_write(c->c_proxy->px_log, &e);
+	if (px->px_log != NULL)
+		jsonl_write(px->px_log, &e);
+	if (px->px_observe != NULL) {
+		hint = e.e_allow ? NULL : decision_hint(&c->c_dec);
+		px->px_observe(&e, hint, px->px_observe_arg);
+		free(hint);
+	}
 }
 
 /* Frees c and everything it holds; logs its decision if not yet done. */

@@ -193,6 +193,7 @@ void		 dns_free(struct dns *);
  * conn.c: one client connection, from its first byte to its log line.
  */
 struct bufferevent;
+struct egress;
 struct jsonl;
 struct policy;
 
@@ -221,6 +222,10 @@ struct proxy {
 	int			 px_idle_secs;
 	time_t			 px_warned;	/* rate limit for warnings */
 	void			(*px_drained)(struct proxy *);
+	/* Told of each decision as it is logged, with the fix if refused. */
+	void			(*px_observe)(const struct egress *,
+				    const char *, void *);
+	void			*px_observe_arg;
 };
 
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,

@@ -165,16 +165,6 @@ proxy_term_cb(evutil_socket_t sig, short what, void *arg)
 		evtimer_add(run->pr_drain_ev, &tv);
 }
 
-/* Appends flag and arg to the ordered layer arguments. */
-static void
-layer_arg(struct policy_layers *pl, const char *flag, const char *arg)
-{
-	pl->pl_args = xreallocarray(pl->pl_args, pl->pl_nargs + 2,
-	    sizeof(*pl->pl_args));
-	pl->pl_args[pl->pl_nargs++] = flag;
-	pl->pl_args[pl->pl_nargs++] = arg;
-}
-
 int
 proxy_cmd(int argc, char **argv)
 {
@@ -229,16 +219,16 @@ proxy_cmd(int argc, char **argv)
 			listens[nlisten++] = optarg;
 			break;
 		case 'P':
-			layer_arg(&run.pr_layers, "--policy", optarg);
+			policy_layers_add(&run.pr_layers, "--policy", optarg);
 			break;
 		case 'a':
-			layer_arg(&run.pr_layers, "--allow-domain", optarg);
+			policy_layers_add(&run.pr_layers, "--allow-domain", optarg);
 			break;
 		case 'd':
-			layer_arg(&run.pr_layers, "--deny-domain", optarg);
+			policy_layers_add(&run.pr_layers, "--deny-domain", optarg);
 			break;
 		case 'c':
-			layer_arg(&run.pr_layers, "--allow-cidr", optarg);
+			policy_layers_add(&run.pr_layers, "--allow-cidr", optarg);
 			break;
 		case 'L':
 			logpath = optarg;
