@@ -1,14 +1,17 @@
 /*
  * runner.h: `cordon run`, the sandbox.  One block per source file, in the
- * order a run uses them.  The system call filter, Landlock and the
- * environment exist so far; the run itself (namespaces, mounts,
- * supervision) comes next.
+ * order a run uses them: run_cmd.c reads the options, run.c is the
+ * process outside (the proxy, the summary), sandbox.c the sandbox's PID 1
+ * and the command's last steps, mount.c the sandbox's view of the files.
  */
 #ifndef CORDON_RUNNER_H
 #define CORDON_RUNNER_H
 
+#include <sys/types.h>
+
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* sysfilter.c: the seccomp filter, built before fork, loaded last. */
 int	sysfilter_new(char **);
@@ -36,5 +39,62 @@ struct env_proxy {
 char	**env_build(const struct policy *, char *const *,
 	    const struct env_proxy *, char **);
 void	  env_free(char **);
+
+/*
+ * The run: everything the sandbox needs, decided outside before the
+ * clone, so that nothing inside allocates a policy or parses a file.
+ */
+#define RUN_ID_LEN		16	/* hex digits */
+#define RUN_BRIDGE_PORT		3128	/* inside: 127.0.0.1 and [::1] */
+#define RUN_EXIT_FAILURE	125	/* cordon's own failure */
+#define RUN_EXIT_NOEXEC		126
+#define RUN_EXIT_NOTFOUND	127
+
+struct fsplan;
+
+struct run {
+	char			**r_argv;	/* the command */
+	char			**r_env;	/* env_build() */
+	const struct policy	 *r_policy;
+	int			  r_mode;	/* enum net_mode */
+	bool			  r_unix;	/* Unix sockets allowed */
+	const char		 *r_cwd;	/* where the command starts */
+	const char		 *r_workspace;
+	const char		 *r_runtime_dir; /* $XDG_RUNTIME_DIR, or NULL */
+	struct fsplan		 *r_plan;
+	struct landlock_rule	 *r_ll;		/* the writable roots */
+	size_t			  r_nll;
+	int			  r_seccomp;	/* sysfilter_new() memfd */
+	char			  r_id[RUN_ID_LEN + 1];
+	int			  r_proxy_dir;	/* O_PATH: the socket's folder */
+	const char		 *r_proxy_name;	/* the socket, in that folder */
+	uid_t			  r_uid;
+	gid_t			  r_gid;
+	bool			  r_tty;	/* the command keeps the terminal */
+	int			  r_sync;	/* read end: the parent's go */
+	int			  r_errfd;	/* write end: why setup failed */
+};
+
+/* sandbox.c: runs in the sandbox as its PID 1; never returns. */
+void	sandbox_main(struct run *) __attribute__((noreturn));
+void	sandbox_fail(const struct run *, int, const char *, ...)
+	    __attribute__((format(printf, 3, 4), noreturn));
+
+/* mount.c: the sandbox's filesystem, in its own mount namespace. */
+void	mount_sandbox(const struct run *);
+void	mount_print(const struct run *, FILE *);
+
+/* run.c: the process outside; run_cmd.c: the options. */
+struct run_net {
+	const char	 *rn_socket;	/* --proxy-socket, or NULL: our own */
+	const char	 *rn_dns;	/* servers, comma-separated, or NULL */
+	const char	**rn_pins;	/* --resolve NAME:ADDR */
+	size_t		  rn_npins;
+	const char	 *rn_log;	/* --log FILE, or NULL */
+	bool		  rn_quiet;	/* no summary */
+};
+
+int	run_exec(struct run *, struct policy *, const struct run_net *);
+int	run_cmd(int, char **);
 
 #endif

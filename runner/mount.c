@@ -1,0 +1,524 @@
+/*
+ * mount.c: the sandbox's view of the filesystem, built by its PID 1 in
+ * a new mount namespace, before the command runs.
+ *
+ * The order is the whole design:
+ *
+ *   1. every mount becomes private: nothing done here reaches the host;
+ *   2. the sources of the plan's binds (fsplan.c) and of the device
+ *      nodes are cloned first, from the host's tree as it is, so that a
+ *      later cover (a private /tmp, a hidden folder) cannot take away
+ *      what a deeper rule still needs;
+ *   3. the whole tree becomes read-only and nosuid, recursively;
+ *   4. the plan and the system's own covers (/tmp, /var/tmp, /run,
+ *      $XDG_RUNTIME_DIR), by depth, most specific last: writable roots
+ *      are moved over their paths, protected paths over them read-only,
+ *      hidden ones covered by an empty, unreadable tmpfs or file;
+ *   5. a minimal /dev and a fresh /proc for the new PID namespace.
+ *
+ * Every target is opened with openat2(RESOLVE_NO_SYMLINKS) and the
+ * mount moved onto that very file: a folder swapped for a symbolic link
+ * between the plan and the mount is refused, not followed.  Any failure
+ * ends the run (sandbox_fail); nothing here degrades quietly.
+ */
+#include <sys/types.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <linux/openat2.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* One step of the mount sequence, plan ops and the system's alike. */
+enum step_kind {
+	STEP_BIND_RW,		/* the source clone, as it was on the host */
+	STEP_BIND_RO,
+	STEP_HIDE_DIR,		/* empty tmpfs, mode 000, read-only */
+	STEP_HIDE_FILE,		/* empty file, mode 000, read-only */
+	STEP_PIN_LINK,		/* the symbolic link itself, covered */
+	STEP_TMPFS		/* empty writable tmpfs (/tmp, /run, ...) */
+};
+
+struct step {
+	const char	*s_path;
+	enum step_kind	 s_kind;
+	const char	*s_why;
+	int		 s_src;		/* BIND_*: open_tree clone, else -1 */
+	mode_t		 s_mode;	/* TMPFS: the root's mode */
+	size_t		 s_depth;
+	size_t		 s_order;	/* stable sort */
+	bool		 s_covers;	/* a tmpfs we made, writable for now */
+};
+
+struct mounts {
+	const struct run *m_run;
+	struct step	*m_steps;
+	size_t		 m_n;
+	int		 m_empty;	/* a detached tmpfs holding "empty" */
+};
+
+static const char *const dev_nodes[] = {
+	"null", "zero", "full", "random", "urandom", "tty"
+};
+
+static size_t
+path_depth(const char *path)
+{
+	size_t	 n = 0;
+
+	for (; *path != '\0'; path++)
+		if (*path == '/' && path[1] != '\0')
+			n++;
+	return n;
+}
+
+static int
+step_cmp(const void *a, const void *b)
+{
+	const struct step	*x = a, *y = b;
+
+	if (x->s_depth != y->s_depth)
+		return x->s_depth < y->s_depth ? -1 : 1;
+	return x->s_order < y->s_order ? -1 : x->s_order > y->s_order;
+}
+
+/* Opens path as O_PATH, refusing a symbolic link in any component. */
+static int
+open_nofollow(const char *path, bool link_itself)
+{
+	struct open_how	 how;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_CLOEXEC | (link_itself ? O_NOFOLLOW : 0);
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+/* A detached tmpfs mount, or -1 with errno set. */
+static int
+tmpfs_new(mode_t mode, unsigned int attrs)
+{
+	char	 opt[16];
+	int	 fs, mnt, saved;
+
+	if ((fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) == -1)
+		return -1;
+	snprintf(opt, sizeof(opt), "%o", (unsigned int)mode);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", opt, 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "size", "50%", 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1) {
+		saved = errno;
+		close(fs);
+		errno = saved;
+		return -1;
+	}
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	saved = errno;
+	close(fs);
+	errno = saved;
+	return mnt;
+}
+
+/* Sets attributes on a mount (fd, or path from AT_FDCWD). */
+static int
+mount_attrs(int fd, const char *path, unsigned int flags, uint64_t set,
+    uint64_t clr)
+{
+	struct mount_attr	 ma;
+
+	memset(&ma, 0, sizeof(ma));
+	ma.attr_set = set;
+	ma.attr_clr = clr;
+	return mount_setattr(fd, path, flags, &ma, sizeof(ma));
+}
+
+/* Moves the detached mount src onto the already opened target. */
+static int
+move_onto(int src, int target)
+{
+	return move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH |
+	    MOVE_MOUNT_T_EMPTY_PATH);
+}
+
+/*
+ * The step's target inside a tmpfs this run mounted (a private /tmp,
+ * a hidden folder with a writable folder below it) may not exist yet:
+ * makes it, and the folders above it, like the source (folder or file).
+ */
+static void
+step_make_target(const struct mounts *m, const struct step *s)
+{
+	const struct step	*cover = NULL;
+	struct stat		 st;
+	char			 buf[PATH_MAX], *p;
+	size_t			 i, n;
+	bool			 dir = true;
+	int			 fd;
+
+	for (i = 0; i < m->m_n; i++) {
+		n = strlen(m->m_steps[i].s_path);
+		if (m->m_steps[i].s_covers && &m->m_steps[i] != s &&
+		    strncmp(s->s_path, m->m_steps[i].s_path, n) == 0 &&
+		    (s->s_path[n] == '/' || n == 1))
+			cover = &m->m_steps[i];
+	}
+	if (cover == NULL)
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): it does not "
+		    "exist any more; it changed while the sandbox was being "
+		    "built: try again", s->s_path, s->s_why);
+	if (s->s_src != -1 && fstat(s->s_src, &st) == 0)
+		dir = S_ISDIR(st.st_mode);
+	if (snprintf(buf, sizeof(buf), "%s", s->s_path) >= (int)sizeof(buf))
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s: path too long",
+		    s->s_path);
+	for (p = buf + strlen(cover->s_path) + 1; (p = strchr(p, '/')) !=
+	    NULL; p++) {
+		*p = '\0';
+		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
+			sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "making %s in "
+			    "the sandbox: %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (dir)
+		fd = mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
+	else if ((fd = open(buf, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) != -1)
+		close(fd);
+	if (fd == -1)
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "making %s in the "
+		    "sandbox: %s", buf, strerror(errno));
+}
+
+static void
+step_apply(struct mounts *m, struct step *s)
+{
+	const struct run	*run = m->m_run;
+	struct stat		 st;
+	const char		*what = "mount";
+	int			 target, src = -1, rc;
+
+	if ((target = open_nofollow(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
+	    -1 && errno == ENOENT && s->s_kind != STEP_PIN_LINK) {
+		step_make_target(m, s);
+		target = open_nofollow(s->s_path, false);
+	}
+	if (target == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s (%s): %s%s", s->s_path,
+		    s->s_why, strerror(errno), errno == ELOOP ? ": a symbolic "
+		    "link appeared in the path while the sandbox was being "
+		    "built; refusing to follow it" : "");
+	if (fstat(target, &st) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", s->s_path,
+		    strerror(errno));
+
+	switch (s->s_kind) {
+	case STEP_BIND_RW:
+	case STEP_BIND_RO:
+		src = s->s_src;
+		s->s_src = -1;
+		if (s->s_kind == STEP_BIND_RO && mount_attrs(src, "",
+		    AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0) == -1) {
+			what = "making it read-only";
+			goto fail;
+		}
+		break;
+	case STEP_HIDE_DIR:
+	case STEP_TMPFS:
+		if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			goto fail;
+		}
+		src = tmpfs_new(s->s_kind == STEP_TMPFS ? s->s_mode : 0,
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		if (src == -1) {
+			what = "tmpfs";
+			goto fail;
+		}
+		s->s_covers = true;
+		break;
+	case STEP_HIDE_FILE:
+	case STEP_PIN_LINK:
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			goto fail;
+		}
+		if ((src = open_tree(m->m_empty, "empty", OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC)) == -1) {
+			what = "open_tree";
+			goto fail;
+		}
+		break;
+	}
+	rc = move_onto(src, target);
+	if (rc == -1) {
+		what = "move_mount";
+		goto fail;
+	}
+	close(src);
+	close(target);
+	return;
+fail:
+	sandbox_fail(run, RUN_EXIT_FAILURE, "%s (%s): %s: %s", s->s_path,
+	    s->s_why, what, strerror(errno));
+}
+
+/* Adds a step; for binds, clones the source now, from the host's tree. */
+static void
+step_add(struct mounts *m, const char *path, enum step_kind kind,
+    const char *why, mode_t mode)
+{
+	struct step	*s;
+	int		 fd;
+
+	m->m_steps = xreallocarray(m->m_steps, m->m_n + 1,
+	    sizeof(*m->m_steps));
+	s = &m->m_steps[m->m_n];
+	memset(s, 0, sizeof(*s));
+	s->s_path = path;
+	s->s_kind = kind;
+	s->s_why = why;
+	s->s_src = -1;
+	s->s_mode = mode;
+	s->s_depth = path_depth(path);
+	s->s_order = m->m_n++;
+	if (kind != STEP_BIND_RW && kind != STEP_BIND_RO)
+		return;
+	if ((fd = open_nofollow(path, false)) == -1)
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s", path,
+		    why, strerror(errno));
+	s->s_src = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_RECURSIVE | AT_EMPTY_PATH);
+	if (s->s_src == -1)
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): open_tree: "
+		    "%s", path, why, strerror(errno));
+	close(fd);
+}
+
+/* Is path a folder (not a link) on the host? */
+static bool
+is_dir(const char *path)
+{
+	struct stat	 st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A minimal /dev: the usual nodes, a private devpts, shm; read-only. */
+static void
+mount_dev(const struct run *run, const int *nodes)
+{
+	static const char *const links[][2] = {
+		{ "ptmx", "pts/ptmx" }, { "fd", "/proc/self/fd" },
+		{ "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
+		{ "stderr", "/proc/self/fd/2" }
+	};
+	size_t	 i;
+	int	 dev, fs, mnt, fd;
+
+	if ((dev = tmpfs_new(0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) ==
+	    -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev: tmpfs: %s",
+		    strerror(errno));
+	for (i = 0; i < nitems(dev_nodes); i++) {
+		if (nodes[i] == -1)
+			continue;
+		if ((fd = openat(dev, dev_nodes[i], O_CREAT | O_WRONLY |
+		    O_CLOEXEC, 0666)) == -1)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/%s: %s",
+			    dev_nodes[i], strerror(errno));
+		close(fd);
+		if (move_mount(nodes[i], "", dev, dev_nodes[i],
+		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/%s: "
+			    "move_mount: %s", dev_nodes[i], strerror(errno));
+		close(nodes[i]);
+	}
+	for (i = 0; i < nitems(links); i++)
+		if (symlinkat(links[i][1], dev, links[i][0]) == -1)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/%s: %s",
+			    links[i][0], strerror(errno));
+	if (mkdirat(dev, "pts", 0755) == -1 || mkdirat(dev, "shm", 01777) ==
+	    -1 || fchmodat(dev, "shm", 01777, 0) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev: %s",
+		    strerror(errno));
+
+	/* A devpts of its own: the host's terminals are not listed. */
+	if ((fs = fsopen("devpts", FSOPEN_CLOEXEC)) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_FLAG, "newinstance", NULL, 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0620", 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
+	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NOEXEC)) == -1 ||
+	    move_mount(mnt, "", dev, "pts", MOVE_MOUNT_F_EMPTY_PATH) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/pts: devpts: %s",
+		    strerror(errno));
+	close(fs);
+	close(mnt);
+	if ((mnt = tmpfs_new(01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
+	    -1 || move_mount(mnt, "", dev, "shm", MOVE_MOUNT_F_EMPTY_PATH) ==
+	    -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/shm: %s",
+		    strerror(errno));
+	close(mnt);
+
+	if (mount_attrs(dev, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) == -1 ||
+	    (fd = open_nofollow("/dev", false)) == -1 || move_onto(dev, fd) ==
+	    -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev: %s",
+		    strerror(errno));
+	close(fd);
+	close(dev);
+}
+
+/* A fresh /proc: this PID namespace's processes only; knobs read-only. */
+static void
+mount_proc(const struct run *run)
+{
+	static const char *const ro[] = {
+		"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+		"/proc/fs"
+	};
+	size_t	 i;
+	int	 fs, mnt, fd, t;
+
+	if ((fs = fsopen("proc", FSOPEN_CLOEXEC)) == -1 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
+	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
+	    (fd = open_nofollow("/proc", false)) == -1 ||
+	    move_onto(mnt, fd) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "/proc: %s%s",
+		    strerror(errno), errno == EPERM ? " (the kernel refuses "
+		    "a new procfs when the host's /proc is partly covered, "
+		    "as in some containers; run on the host or in a container "
+		    "with an uncovered /proc)" : "");
+	close(fs);
+	close(mnt);
+	close(fd);
+	for (i = 0; i < nitems(ro); i++) {
+		if ((fd = open_nofollow(ro[i], false)) == -1)
+			continue;
+		if ((t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+		    AT_RECURSIVE | AT_EMPTY_PATH)) == -1 ||
+		    mount_attrs(t, "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    MOUNT_ATTR_RDONLY, 0) == -1 || move_onto(t, fd) == -1)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: read-only: %s",
+			    ro[i], strerror(errno));
+		close(t);
+		close(fd);
+	}
+}
+
+/* Maps a plan op to a step. */
+static enum step_kind
+op_step(enum fs_kind kind)
+{
+	switch (kind) {
+	case FS_RW:
+		return STEP_BIND_RW;
+	case FS_RO:
+		return STEP_BIND_RO;
+	case FS_HIDE_FILE:
+		return STEP_HIDE_FILE;
+	case FS_PIN_LINK:
+		return STEP_PIN_LINK;
+	case FS_HIDE_DIR:
+	case FS_BLOCK:
+		break;
+	}
+	return STEP_HIDE_DIR;
+}
+
+/*
+ * Builds the sandbox's filesystem.  Runs as the sandbox's PID 1, with
+ * every capability in its own user namespace, before anything of the
+ * command's.  Fails the run on any error.
+ */
+void
+mount_sandbox(const struct run *run)
+{
+	struct mounts	 m;
+	const char	*rd = run->r_runtime_dir;
+	int		 nodes[nitems(dev_nodes)], fd;
+	size_t		 i;
+
+	memset(&m, 0, sizeof(m));
+	m.m_run = run;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "making the mounts "
+		    "private: %s", strerror(errno));
+
+	/* The device nodes and the plan's sources, from the host's tree. */
+	for (i = 0; i < nitems(dev_nodes); i++) {
+		char	 path[32];
+
+		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+		nodes[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC);
+		if (nodes[i] == -1 && errno == ENOSYS)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "this kernel lacks "
+			    "the mount API cordon uses (open_tree, "
+			    "mount_setattr: Linux 5.12 or later)");
+	}
+	step_add(&m, "/tmp", STEP_TMPFS, "a private /tmp", 01777);
+	if (is_dir("/var/tmp"))
+		step_add(&m, "/var/tmp", STEP_TMPFS, "a private /var/tmp",
+		    01777);
+	if (is_dir("/run"))
+		step_add(&m, "/run", STEP_TMPFS, "host sockets hidden", 0755);
+	if (is_dir("/var/run"))	/* usually a link to /run */
+		step_add(&m, "/var/run", STEP_TMPFS, "host sockets hidden",
+		    0755);
+	if (rd != NULL && is_dir(rd))
+		step_add(&m, rd, STEP_TMPFS, "$XDG_RUNTIME_DIR", 0700);
+	for (i = 0; i < run->r_plan->fp_n; i++) {
+		const struct fs_op	*op = &run->r_plan->fp_ops[i];
+
+		step_add(&m, op->fo_path, op_step(op->fo_kind), op->fo_why, 0);
+	}
+	qsort(m.m_steps, m.m_n, sizeof(*m.m_steps), step_cmp);
+
+	/* An empty, unreadable file to cover hidden files with. */
+	if ((m.m_empty = tmpfs_new(0755, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
+	    (fd = openat(m.m_empty, "empty", O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0)) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "tmpfs: %s",
+		    strerror(errno));
+	close(fd);
+	if (mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
+	    -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "tmpfs: %s",
+		    strerror(errno));
+
+	if (mount_attrs(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
+	    MOUNT_ATTR_NOSUID, 0) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "making / read-only: %s",
+		    strerror(errno));
+	for (i = 0; i < m.m_n; i++)
+		step_apply(&m, &m.m_steps[i]);
+
+	/* Hidden folders were writable for what a deeper rule made in them. */
+	for (i = 0; i < m.m_n; i++)
+		if (m.m_steps[i].s_kind == STEP_HIDE_DIR && mount_attrs(
+		    AT_FDCWD, m.m_steps[i].s_path, 0, MOUNT_ATTR_RDONLY, 0) ==
+		    -1)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: read-only: %s",
+			    m.m_steps[i].s_path, strerror(errno));
+	mount_dev(run, nodes);
+	mount_proc(run);
+	close(m.m_empty);
+	free(m.m_steps);
+}

@@ -1,0 +1,279 @@
+/*
+ * sandbox.c: the sandbox's PID 1, and the command's last steps.
+ *
+ * run.c clones this process into new user, mount, PID, network, IPC, UTS
+ * and cgroup namespaces.  It waits for the parent's uid and gid maps,
+ * builds the filesystem (mount.c), brings `lo` up, opens the bridge to
+ * the proxy and forks the command.  Then it stays, as PID 1: it reaps
+ * orphans, passes the signals it gets on to the command, and relays the
+ * command's connections to the proxy.  When the command exits, PID 1
+ * exits with its status, and the kernel ends whatever is left in the
+ * namespace.
+ *
+ * PID 1 holds the host's environment and a descriptor of the proxy's
+ * folder, so it is not dumpable: the command (same uid, no capability)
+ * can neither trace it nor read its /proc files.  The command itself
+ * gets, in this order: its own session (unless it keeps the terminal),
+ * no capability, every inherited descriptor marked close-on-exec,
+ * Landlock, and the seccomp filter last, just before exec.
+ */
+#include <sys/types.h>
+#include <sys/capability.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <linux/close_range.h>
+#include <net/if.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "bridge.h"
+#include "endpoint.h"
+#include "log.h"
+#include "policy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+extern char **environ;
+
+/* Signals PID 1 passes on to the command. */
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT
+};
+
+static pid_t	 command_pid = -1;
+
+/*
+ * Ends the run from inside: the reason goes to the parent, which prints
+ * it, and this process exits with code.
+ */
+void
+sandbox_fail(const struct run *run, int code, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*msg, *line;
+	int	 n;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) == -1)
+		msg = NULL;
+	va_end(ap);
+	n = asprintf(&line, "cordon: run: %s\n", msg != NULL ? msg :
+	    "out of memory");
+	if (n > 0 && write(run->r_errfd != -1 ? run->r_errfd : 2, line,
+	    (size_t)n) == -1)
+		;	/* nobody to tell */
+	_exit(code);
+}
+
+/* Brings `lo` up: the only interface of the new network namespace. */
+static void
+loopback_up(const struct run *run)
+{
+	struct ifreq	 ifr;
+	int		 s;
+
+	memset(&ifr, 0, sizeof(ifr));
+	strncpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name) - 1);
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "lo: %s", strerror(errno));
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "bringing lo up: %s",
+		    strerror(errno));
+	close(s);
+}
+
+/* Drops every capability, for now and across exec (root included). */
+static void
+caps_drop(const struct run *run)
+{
+	struct __user_cap_header_struct	 hdr;
+	struct __user_cap_data_struct	 data[2];
+	int				 cap;
+
+	for (cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1 &&
+		    errno != EINVAL)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "dropping "
+			    "capability %d: %s", cap, strerror(errno));
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 &&
+	    errno != EINVAL)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "clearing ambient "
+		    "capabilities: %s", strerror(errno));
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capset, &hdr, data) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "capset: %s",
+		    strerror(errno));
+}
+
+/* The command's side of the fork: never returns. */
+static void __attribute__((noreturn))
+command_exec(const struct run *run, const sigset_t *mask)
+{
+	char	*cause;
+	size_t	 i;
+	int	 abi, err;
+
+	for (i = 0; i < nitems(forwarded); i++)
+		signal(forwarded[i], SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (!run->r_tty && setsid() == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "setsid: %s",
+		    strerror(errno));
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (chdir(run->r_cwd) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "the command's folder %s "
+		    "is not reachable in the sandbox (%s); run it from the "
+		    "workspace or a folder the policy leaves readable",
+		    run->r_cwd, strerror(errno));
+	caps_drop(run);
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "close_range: %s",
+		    strerror(errno));
+	if (landlock_abi() > 0 &&
+	    (abi = landlock_apply(run->r_ll, run->r_nll, true, &cause)) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "Landlock: %s", cause);
+	if (sysfilter_apply(run->r_seccomp, &cause) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s", cause);
+	environ = run->r_env;
+	execvp(run->r_argv[0], run->r_argv);
+	err = errno;
+	sandbox_fail(run, err == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC,
+	    "%s: %s%s", run->r_argv[0], strerror(err), err == ENOENT &&
+	    strchr(run->r_argv[0], '/') == NULL ? " (not found in the "
+	    "sandbox's PATH)" : "");
+}
+
+/* SIGCHLD: reaps every child; the command's end is the sandbox's. */
+static void
+sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
+{
+	pid_t	 pid;
+	int	 status;
+
+	(void)sig;
+	(void)what;
+	(void)arg;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid != command_pid)
+			continue;
+		if (WIFSIGNALED(status))
+			_exit(128 + WTERMSIG(status));
+		_exit(WEXITSTATUS(status));
+	}
+}
+
+static void
+sandbox_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	(void)arg;
+	if (command_pid > 0)
+		kill(command_pid, (int)sig);
+}
+
+/* The bridge to the proxy, on 127.0.0.1 and ::1 (where IPv6 exists). */
+static void
+sandbox_bridge(const struct run *run, struct event_base *base)
+{
+	static struct endpoint	 listen4, listen6, target;
+	struct bridge		*b;
+	char			*cause, text[64];
+
+	if (fchdir(run->r_proxy_dir) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "the proxy's folder: %s",
+		    strerror(errno));
+	xasprintf(&cause, "unix:%s", run->r_proxy_name);
+	if (endpoint_parse(cause, &target, &cause) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s", cause);
+	snprintf(text, sizeof(text), "tcp:127.0.0.1:%d", RUN_BRIDGE_PORT);
+	if (endpoint_parse(text, &listen4, &cause) == -1 ||
+	    (b = bridge_new(base, &listen4, &target, BRIDGE_MAX_CONNS,
+	    &cause)) == NULL || bridge_proxy_id(b, run->r_id, &cause) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+	snprintf(text, sizeof(text), "tcp:[::1]:%d", RUN_BRIDGE_PORT);
+	if (endpoint_parse(text, &listen6, &cause) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+	if ((b = bridge_new(base, &listen6, &target, BRIDGE_MAX_CONNS,
+	    &cause)) == NULL) {
+		/* A kernel without IPv6: 127.0.0.1 is enough. */
+		log_debug("%s: %s", __func__, cause);
+		free(cause);
+	} else if (bridge_proxy_id(b, run->r_id, &cause) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+}
+
+void
+sandbox_main(struct run *run)
+{
+	struct event_base	*base;
+	struct event		*ev;
+	sigset_t		 all, old;
+	size_t			 i;
+	char			 go;
+
+	/* The parent writes our maps, then one byte; EOF: it is gone. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (read(run->r_sync, &go, 1) != 1)
+		_exit(RUN_EXIT_FAILURE);
+	close(run->r_sync);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+
+	mount_sandbox(run);
+	if (sethostname("cordon", 6) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "sethostname: %s",
+		    strerror(errno));
+	if (run->r_mode != NET_HOST)
+		loopback_up(run);
+
+	if ((base = event_base_new()) == NULL)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "no event loop");
+	if (run->r_mode == NET_PROXY)
+		sandbox_bridge(run, base);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* Signals wait, blocked, until the loop watches them. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if ((command_pid = fork()) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "fork: %s",
+		    strerror(errno));
+	if (command_pid == 0)
+		command_exec(run, &old);
+	close(run->r_errfd);
+	run->r_errfd = -1;
+
+	if ((ev = evsignal_new(base, SIGCHLD, sandbox_child_cb, NULL)) ==
+	    NULL || evsignal_add(ev, NULL) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "cannot watch SIGCHLD");
+	for (i = 0; i < nitems(forwarded); i++)
+		if ((ev = evsignal_new(base, forwarded[i], sandbox_signal_cb,
+		    NULL)) == NULL || evsignal_add(ev, NULL) == -1)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "cannot watch "
+			    "signals");
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* A SIGCHLD that came while blocked is delivered now, or was lost
+	 * before the watch: look once. */
+	sandbox_child_cb(SIGCHLD, 0, NULL);
+	event_base_dispatch(base);
+	_exit(RUN_EXIT_FAILURE);
+}
