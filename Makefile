@@ -35,7 +35,8 @@ POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 		   proxy/conn.c proxy/pp2.c
 BRIDGE_SRCS	 = bridge/bridge.c
-RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c
+RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
+		   runner/fsplan.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c
 
