@@ -38,7 +38,8 @@ BRIDGE_SRCS	 = bridge/bridge.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
-		   proxy/proxy_cmd.c
+		   proxy/proxy_cmd.c runner/run_cmd.c runner/run.c \
+		   runner/sandbox.c runner/mount.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(RUNNER_SRCS)) \

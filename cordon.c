@@ -10,6 +10,7 @@
 #include "bridge/bridge.h"
 #include "policies/policy.h"
 #include "proxy/proxy.h"
+#include "runner/runner.h"
 
 #ifndef CORDON_VERSION
 #define CORDON_VERSION	"0.1.0"
@@ -22,6 +23,8 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
+	{ "run", run_cmd,
+	    "run [--network none|proxy|host] [--allow-domain P]... -- CMD..." },
 	{ "policy", policy_cmd,
 	    "policy check FILE... | explain HOST[:PORT] | show" },
 	{ "proxy", proxy_cmd,

@@ -48,6 +48,8 @@ enum step_kind {
 	STEP_HIDE_DIR,		/* empty tmpfs, mode 000, read-only */
 	STEP_HIDE_FILE,		/* empty file, mode 000, read-only */
 	STEP_PIN_LINK,		/* the symbolic link itself, covered */
+	STEP_BLOCK_DIR,		/* empty tmpfs, readable, read-only */
+	STEP_BLOCK_FILE,	/* empty file, readable, read-only */
 	STEP_TMPFS		/* empty writable tmpfs (/tmp, /run, ...) */
 };
 
@@ -66,7 +68,8 @@ struct mounts {
 	const struct run *m_run;
 	struct step	*m_steps;
 	size_t		 m_n;
-	int		 m_empty;	/* a detached tmpfs holding "empty" */
+	int		 m_empty;	/* a detached tmpfs: "hidden" (mode 0), */
+					/* "blank" (mode 0444), both empty    */
 };
 
 static const char *const dev_nodes[] = {
@@ -234,13 +237,14 @@ step_apply(struct mounts *m, struct step *s)
 		}
 		break;
 	case STEP_HIDE_DIR:
+	case STEP_BLOCK_DIR:
 	case STEP_TMPFS:
 		if (!S_ISDIR(st.st_mode)) {
 			errno = ENOTDIR;
 			goto fail;
 		}
-		src = tmpfs_new(s->s_kind == STEP_TMPFS ? s->s_mode : 0,
-		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		src = tmpfs_new(s->s_mode, MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV);
 		if (src == -1) {
 			what = "tmpfs";
 			goto fail;
@@ -248,12 +252,14 @@ step_apply(struct mounts *m, struct step *s)
 		s->s_covers = true;
 		break;
 	case STEP_HIDE_FILE:
+	case STEP_BLOCK_FILE:
 	case STEP_PIN_LINK:
 		if (S_ISDIR(st.st_mode)) {
 			errno = EISDIR;
 			goto fail;
 		}
-		if ((src = open_tree(m->m_empty, "empty", OPEN_TREE_CLONE |
+		if ((src = open_tree(m->m_empty, s->s_kind == STEP_BLOCK_FILE ?
+		    "blank" : "hidden", OPEN_TREE_CLONE |
 		    OPEN_TREE_CLOEXEC)) == -1) {
 			what = "open_tree";
 			goto fail;
@@ -273,13 +279,12 @@ fail:
 	    s->s_why, what, strerror(errno));
 }
 
-/* Adds a step; for binds, clones the source now, from the host's tree. */
+/* Adds a step. */
 static void
 step_add(struct mounts *m, const char *path, enum step_kind kind,
     const char *why, mode_t mode)
 {
 	struct step	*s;
-	int		 fd;
 
 	m->m_steps = xreallocarray(m->m_steps, m->m_n + 1,
 	    sizeof(*m->m_steps));
@@ -292,16 +297,26 @@ step_add(struct mounts *m, const char *path, enum step_kind kind,
 	s->s_mode = mode;
 	s->s_depth = path_depth(path);
 	s->s_order = m->m_n++;
-	if (kind != STEP_BIND_RW && kind != STEP_BIND_RO)
+}
+
+/* Clones a bind's source now, from the host's tree as it is. */
+static void
+step_clone(struct mounts *m, struct step *s)
+{
+	int	 fd;
+
+	if (s->s_kind != STEP_BIND_RW && s->s_kind != STEP_BIND_RO)
 		return;
-	if ((fd = open_nofollow(path, false)) == -1)
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s", path,
-		    why, strerror(errno));
+	if ((fd = open_nofollow(s->s_path, false)) == -1)
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s%s",
+		    s->s_path, s->s_why, strerror(errno), errno == ELOOP ?
+		    ": a symbolic link appeared in the path; refusing to "
+		    "follow it" : "");
 	s->s_src = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_RECURSIVE | AT_EMPTY_PATH);
 	if (s->s_src == -1)
 		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): open_tree: "
-		    "%s", path, why, strerror(errno));
+		    "%s", s->s_path, s->s_why, strerror(errno));
 	close(fd);
 }
 
@@ -421,11 +436,12 @@ mount_proc(const struct run *run)
 	}
 }
 
-/* Maps a plan op to a step. */
+/* Maps a plan op to a step, and the mode of a tmpfs it makes. */
 static enum step_kind
-op_step(enum fs_kind kind)
+op_step(const struct fs_op *op, mode_t *mode)
 {
-	switch (kind) {
+	*mode = 0;
+	switch (op->fo_kind) {
 	case FS_RW:
 		return STEP_BIND_RW;
 	case FS_RO:
@@ -434,11 +450,68 @@ op_step(enum fs_kind kind)
 		return STEP_HIDE_FILE;
 	case FS_PIN_LINK:
 		return STEP_PIN_LINK;
-	case FS_HIDE_DIR:
 	case FS_BLOCK:
+		*mode = 0555;
+		return op->fo_dir ? STEP_BLOCK_DIR : STEP_BLOCK_FILE;
+	case FS_HIDE_DIR:
 		break;
 	}
 	return STEP_HIDE_DIR;
+}
+
+static const char *const step_names[] = {
+	"bind, writable", "bind, read-only", "hidden (empty, unreadable)",
+	"hidden (empty, unreadable)", "link pinned (covered)",
+	"blocked (empty folder, read-only)", "blocked (empty file, read-only)",
+	"tmpfs, writable"
+};
+
+/* The system's covers and the plan's ops, in the order they are applied. */
+static void
+mount_steps(struct mounts *m, const struct run *run)
+{
+	const char	*rd = run->r_runtime_dir;
+	mode_t		 mode;
+	size_t		 i;
+
+	memset(m, 0, sizeof(*m));
+	m->m_run = run;
+	m->m_empty = -1;
+	step_add(m, "/tmp", STEP_TMPFS, "a private /tmp", 01777);
+	if (is_dir("/var/tmp"))
+		step_add(m, "/var/tmp", STEP_TMPFS, "a private /var/tmp",
+		    01777);
+	if (is_dir("/run"))
+		step_add(m, "/run", STEP_TMPFS, "host sockets hidden", 0755);
+	if (is_dir("/var/run"))	/* usually a link to /run */
+		step_add(m, "/var/run", STEP_TMPFS, "host sockets hidden",
+		    0755);
+	if (rd != NULL && is_dir(rd))
+		step_add(m, rd, STEP_TMPFS, "$XDG_RUNTIME_DIR", 0700);
+	for (i = 0; i < run->r_plan->fp_nops; i++) {
+		const struct fs_op	*op = &run->r_plan->fp_ops[i];
+		enum step_kind		 kind = op_step(op, &mode);
+
+		step_add(m, op->fo_path, kind, op->fo_why, mode);
+	}
+	qsort(m->m_steps, m->m_n, sizeof(*m->m_steps), step_cmp);
+}
+
+/* --dry-run: the mount steps, one a line. */
+void
+mount_print(const struct run *run, FILE *f)
+{
+	struct mounts	 m;
+	size_t		 i;
+
+	fprintf(f, "  /: the host's, read-only, nosuid\n");
+	mount_steps(&m, run);
+	for (i = 0; i < m.m_n; i++)
+		fprintf(f, "  %s: %s (%s)\n", m.m_steps[i].s_path,
+		    step_names[m.m_steps[i].s_kind], m.m_steps[i].s_why);
+	fprintf(f, "  /dev: tmpfs, read-only: null zero full random urandom "
+	    "tty, a private pts and shm\n  /proc: this PID namespace's\n");
+	free(m.m_steps);
 }
 
 /*
@@ -450,12 +523,9 @@ void
 mount_sandbox(const struct run *run)
 {
 	struct mounts	 m;
-	const char	*rd = run->r_runtime_dir;
 	int		 nodes[nitems(dev_nodes)], fd;
 	size_t		 i;
 
-	memset(&m, 0, sizeof(m));
-	m.m_run = run;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "making the mounts "
 		    "private: %s", strerror(errno));
@@ -472,33 +542,18 @@ mount_sandbox(const struct run *run)
 			    "the mount API cordon uses (open_tree, "
 			    "mount_setattr: Linux 5.12 or later)");
 	}
-	step_add(&m, "/tmp", STEP_TMPFS, "a private /tmp", 01777);
-	if (is_dir("/var/tmp"))
-		step_add(&m, "/var/tmp", STEP_TMPFS, "a private /var/tmp",
-		    01777);
-	if (is_dir("/run"))
-		step_add(&m, "/run", STEP_TMPFS, "host sockets hidden", 0755);
-	if (is_dir("/var/run"))	/* usually a link to /run */
-		step_add(&m, "/var/run", STEP_TMPFS, "host sockets hidden",
-		    0755);
-	if (rd != NULL && is_dir(rd))
-		step_add(&m, rd, STEP_TMPFS, "$XDG_RUNTIME_DIR", 0700);
-	for (i = 0; i < run->r_plan->fp_n; i++) {
-		const struct fs_op	*op = &run->r_plan->fp_ops[i];
+	mount_steps(&m, run);
+	for (i = 0; i < m.m_n; i++)
+		step_clone(&m, &m.m_steps[i]);
 
-		step_add(&m, op->fo_path, op_step(op->fo_kind), op->fo_why, 0);
-	}
-	qsort(m.m_steps, m.m_n, sizeof(*m.m_steps), step_cmp);
-
-	/* An empty, unreadable file to cover hidden files with. */
+	/* Empty files to cover with: unreadable (hidden), readable (blocked). */
 	if ((m.m_empty = tmpfs_new(0755, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
-	    (fd = openat(m.m_empty, "empty", O_CREAT | O_WRONLY | O_CLOEXEC,
-	    0)) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "tmpfs: %s",
-		    strerror(errno));
-	close(fd);
-	if (mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
+	    (fd = openat(m.m_empty, "hidden", O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0)) == -1 || close(fd) == -1 ||
+	    (fd = openat(m.m_empty, "blank", O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0444)) == -1 || close(fd) == -1 ||
+	    mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
 	    -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "tmpfs: %s",
 		    strerror(errno));
@@ -510,9 +565,10 @@ mount_sandbox(const struct run *run)
 	for (i = 0; i < m.m_n; i++)
 		step_apply(&m, &m.m_steps[i]);
 
-	/* Hidden folders were writable for what a deeper rule made in them. */
+	/* Covers were writable for what a deeper rule made in them. */
 	for (i = 0; i < m.m_n; i++)
-		if (m.m_steps[i].s_kind == STEP_HIDE_DIR && mount_attrs(
+		if ((m.m_steps[i].s_kind == STEP_HIDE_DIR ||
+		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) && mount_attrs(
 		    AT_FDCWD, m.m_steps[i].s_path, 0, MOUNT_ATTR_RDONLY, 0) ==
 		    -1)
 			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: read-only: %s",

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 /* sysfilter.c: the seccomp filter, built before fork, loaded last. */
-int	sysfilter_new(char **);
+int	sysfilter_new(bool, char **);
 int	sysfilter_apply(int, char **);
 
 /* landlock.c: the second filesystem layer, and scoping. */
@@ -105,6 +105,7 @@ int		 fsplan_build(const struct fsplan_in *, struct fsplan *,
 void		 fsplan_clear(struct fsplan *);
 const char	*fsplan_kind_name(enum fs_kind);
 
+/*
  * The run: everything the sandbox needs, decided outside before the
  * clone, so that nothing inside allocates a policy or parses a file.
  */

@@ -18,7 +18,7 @@
  * Landlock, and the seccomp filter last, just before exec.
  */
 #include <sys/types.h>
-#include <sys/capability.h>
+#include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -73,9 +73,10 @@ sandbox_fail(const struct run *run, int code, const char *fmt, ...)
 	va_end(ap);
 	n = asprintf(&line, "cordon: run: %s\n", msg != NULL ? msg :
 	    "out of memory");
+	/* Nobody else to tell if this fails. */
 	if (n > 0 && write(run->r_errfd != -1 ? run->r_errfd : 2, line,
-	    (size_t)n) == -1)
-		;	/* nobody to tell */
+	    (size_t)n) != n)
+		_exit(code);
 	_exit(code);
 }
 

@@ -27,6 +27,10 @@
  *				compared on their low 32 bits, as the kernel
  *				reads them)
  *   other ABIs			x32 and i386 system calls (bad architecture)
+ *   Unix sockets		unless the policy allows them: socket(AF_UNIX)
+ *				and datagram socketpairs, which can send to
+ *				any path with sendto(2); stream and seqpacket
+ *				pairs, which cannot, stay for tools' own IPC
  *
  * clone3 gets ENOSYS instead: its flags are in memory the filter cannot
  * read, and C libraries fall back to clone, whose flags it can.
@@ -94,10 +98,11 @@ sysfilter_rule(scmp_filter_ctx ctx, uint32_t action, const char *name,
 
 /*
  * Builds the filter and returns a memfd holding its BPF program, ready
- * for sysfilter_apply(); or -1 with *cause set (caller frees).
+ * for sysfilter_apply(); or -1 with *cause set (caller frees).  With
+ * deny_unix, no Unix socket can reach a path or an abstract name.
  */
 int
-sysfilter_new(char **cause)
+sysfilter_new(bool deny_unix, char **cause)
 {
 	static const int	 families[] = { AF_UNIX, AF_INET, AF_INET6,
 				    AF_NETLINK };
@@ -175,6 +180,20 @@ sysfilter_new(char **cause)
 		    AF_NETLINK);
 		arg[1] = SCMP_A2_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, i);
 		if (sysfilter_rule(ctx, eperm, "socket", 2, arg, cause) == -1)
+			goto fail;
+	}
+
+	/*
+	 * Unix sockets: the type argument carries SOCK_NONBLOCK and
+	 * SOCK_CLOEXEC; the kernel reads its low 4 bits as the type.
+	 */
+	if (deny_unix) {
+		arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, AF_UNIX);
+		if (sysfilter_rule(ctx, eperm, "socket", 1, arg, cause) == -1)
+			goto fail;
+		arg[1] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM);
+		if (sysfilter_rule(ctx, eperm, "socketpair", 2, arg, cause) ==
+		    -1)
 			goto fail;
 	}
 

@@ -193,7 +193,7 @@ setup(void **state)
 	char	*cause;
 
 	(void)state;
-	if ((filter_fd = sysfilter_new(&cause)) == -1) {
+	if ((filter_fd = sysfilter_new(false, &cause)) == -1) {
 		print_error("%s\n", cause);
 		return -1;
 	}

@@ -1,0 +1,455 @@
+/*
+ * run_cmd.c: `cordon run`, its options, and everything decided before
+ * the sandbox exists: the policy, the mount plan, the environment, the
+ * seccomp program.  Whatever can fail is done here, where failing is
+ * cheap and the message is plain; --dry-run prints it and stops.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+extern char **environ;
+
+static void
+run_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: cordon run [--policy FILE]... [--allow-domain P]...\n"
+	    "                  [--deny-domain P]... [--allow-cidr CIDR]...\n"
+	    "                  [--resolve NAME:ADDR]... [--dns HOST[:PORT]]...\n"
+	    "                  [--network none|proxy|host] [--workspace DIR]\n"
+	    "                  [--write PATH]... [--read-only PATH]...\n"
+	    "                  [--deny-path PATH]... [--proxy-socket PATH]\n"
+	    "                  [--log FILE] [--dry-run] [--quiet]\n"
+	    "                  -- CMD [ARGS...]\n");
+}
+
+/* Prints every line of cause as a warning. */
+static void
+warn_lines(char *cause)
+{
+	char	*line, *nl;
+
+	for (line = cause; line != NULL && *line != '\0'; line = nl) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl++ = '\0';
+		log_warnx("%s", line);
+	}
+	free(cause);
+}
+
+/* A path flag, made absolute against the current folder. */
+static const char *
+run_abs(const char *path, const char *cwd, char ***owned, size_t *nowned)
+{
+	char	*abs;
+
+	if (path[0] == '/' || path[0] == '~')
+		return path;
+	xasprintf(&abs, "%s/%s", cwd, path);
+	*owned = xreallocarray(*owned, *nowned + 1, sizeof(**owned));
+	(*owned)[(*nowned)++] = abs;
+	return abs;
+}
+
+/* Fills a random run id, used in the egress log and the bridge header. */
+static void
+run_id(char *id)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	unsigned char		 b[RUN_ID_LEN / 2];
+	size_t			 i;
+
+	if (getentropy(b, sizeof(b)) == -1)
+		fatal("run: getentropy");
+	for (i = 0; i < sizeof(b); i++) {
+		id[2 * i] = hex[b[i] >> 4];
+		id[2 * i + 1] = hex[b[i] & 0xf];
+	}
+	id[RUN_ID_LEN] = '\0';
+}
+
+/* Landlock's rules: read everywhere, write below the writable places. */
+static void
+run_landlock_rules(struct run *run)
+{
+	static const char *const writable[] = {
+		"/tmp", "/var/tmp", "/dev", "/run", "/var/run"
+	};
+	const struct fsplan	*plan = run->r_plan;
+	size_t			 i, n = 0;
+
+	run->r_ll = xcalloc(plan->fp_nops + nitems(writable) + 2,
+	    sizeof(*run->r_ll));
+	run->r_ll[n++].lr_path = "/";
+	for (i = 0; i < nitems(writable); i++) {
+		run->r_ll[n].lr_path = writable[i];
+		run->r_ll[n++].lr_write = true;
+	}
+	if (run->r_runtime_dir != NULL) {
+		run->r_ll[n].lr_path = run->r_runtime_dir;
+		run->r_ll[n++].lr_write = true;
+	}
+	for (i = 0; i < plan->fp_nops; i++)
+		if (plan->fp_ops[i].fo_kind == FS_RW) {
+			run->r_ll[n].lr_path = plan->fp_ops[i].fo_path;
+			run->r_ll[n++].lr_write = true;
+		}
+	run->r_nll = n;
+}
+
+/*
+ * A protected path that does not exist yet (FS_BLOCK) needs something to
+ * mount on: an empty folder or file, made here for the run and removed
+ * after it, if it is still empty.  Returns 0, or -1 with *cause set.
+ */
+static int
+block_prepare(struct fsplan *plan, bool **made, char **cause)
+{
+	struct fs_op	*op;
+	size_t		 i;
+	int		 fd;
+
+	*made = xcalloc(plan->fp_nops + 1, sizeof(**made));
+	for (i = 0; i < plan->fp_nops; i++) {
+		op = &plan->fp_ops[i];
+		if (op->fo_kind != FS_BLOCK)
+			continue;
+		if (op->fo_dir)
+			fd = mkdir(op->fo_path, 0755);
+		else if ((fd = open(op->fo_path, O_CREAT | O_EXCL | O_WRONLY |
+		    O_CLOEXEC | O_NOFOLLOW, 0644)) != -1)
+			close(fd);
+		if (fd == -1 && errno != EEXIST) {
+			xasprintf(cause, "%s (%s) does not exist, and cordon "
+			    "needs an empty %s there for the run, to stop the "
+			    "command from making it: %s", op->fo_path,
+			    op->fo_why, op->fo_dir ? "folder" : "file",
+			    strerror(errno));
+			return -1;
+		}
+		(*made)[i] = fd != -1;
+	}
+	return 0;
+}
+
+static void
+block_cleanup(struct fsplan *plan, const bool *made)
+{
+	struct stat	 st;
+	size_t		 i;
+
+	for (i = 0; made != NULL && i < plan->fp_nops; i++) {
+		if (!made[i])
+			continue;
+		if (plan->fp_ops[i].fo_dir)
+			rmdir(plan->fp_ops[i].fo_path);
+		else if (lstat(plan->fp_ops[i].fo_path, &st) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_size == 0)
+			unlink(plan->fp_ops[i].fo_path);
+	}
+}
+
+/* --dry-run: what the run would do, in the order it would do it. */
+static void
+run_print(const struct run *run, const struct run_net *net)
+{
+	size_t	 i;
+	int	 abi = landlock_abi();
+
+	printf("sandbox %s\n", run->r_id);
+	printf("namespaces: user (uid %u, gid %u), mount, pid, ipc, uts, "
+	    "cgroup%s\n", (unsigned int)run->r_uid, (unsigned int)run->r_gid,
+	    run->r_mode == NET_HOST ? "; the host's network" : ", network");
+	printf("network: %s\n", policy_mode_name(run->r_mode));
+	if (run->r_mode == NET_PROXY) {
+		if (net->rn_socket != NULL)
+			printf("  proxy: %s (an operator's proxy; its policy "
+			    "decides)\n", net->rn_socket);
+		else
+			printf("  proxy: cordon's own, in the run's process, "
+			    "on a private Unix socket\n");
+		printf("  bridge: 127.0.0.1:%d and [::1]:%d inside, to the "
+		    "proxy\n", RUN_BRIDGE_PORT, RUN_BRIDGE_PORT);
+		if (net->rn_log != NULL)
+			printf("  egress log: %s\n", net->rn_log);
+	} else if (run->r_mode == NET_NONE)
+		printf("  only lo, up; no way out\n");
+	else
+		printf("  unfiltered: not through the proxy, not logged\n");
+	printf("mounts, in order:\n");
+	mount_print(run, stdout);
+	for (i = 0; i < run->r_plan->fp_nnotes; i++)
+		printf("  note: %s\n", run->r_plan->fp_notes[i]);
+	printf("Landlock: ");
+	if (abi == 0)
+		printf("not in this kernel (the mounts alone limit writes)\n");
+	else {
+		printf("ABI %d; read everywhere, write below:", abi);
+		for (i = 0; i < run->r_nll; i++)
+			if (run->r_ll[i].lr_write)
+				printf(" %s", run->r_ll[i].lr_path);
+		printf("%s\n", abi >= 6 ? "; abstract Unix sockets and "
+		    "signals scoped to the sandbox" : "");
+	}
+	printf("seccomp: EPERM for ptrace, process_vm_*, io_uring, bpf, "
+	    "perf_event_open, userfaultfd, keyctl, kexec, modules, mount "
+	    "calls, setns, new namespaces, TIOCSTI/TIOCLINUX, socket "
+	    "families but unix/inet/inet6/netlink-route%s; other ABIs "
+	    "refused\n", run->r_unix ? "" : ", Unix sockets but stream and "
+	    "seqpacket socketpairs");
+	printf("capabilities: none; no_new_privs; fds above 2 closed\n");
+	printf("environment:\n");
+	for (i = 0; run->r_env[i] != NULL; i++)
+		printf("  %s\n", run->r_env[i]);
+	printf("command:");
+	for (i = 0; run->r_argv[i] != NULL; i++)
+		printf(" %s", run->r_argv[i]);
+	printf("\n  in %s\n", run->r_cwd);
+}
+
+int
+run_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'P' },
+		{ "allow-domain", required_argument, NULL, 'a' },
+		{ "deny-domain", required_argument, NULL, 'd' },
+		{ "allow-cidr", required_argument, NULL, 'c' },
+		{ "network", required_argument, NULL, 'n' },
+		{ "write", required_argument, NULL, 'w' },
+		{ "read-only", required_argument, NULL, 'r' },
+		{ "deny-path", required_argument, NULL, 'x' },
+		{ "workspace", required_argument, NULL, 'W' },
+		{ "resolve", required_argument, NULL, 'R' },
+		{ "dns", required_argument, NULL, 'D' },
+		{ "proxy-socket", required_argument, NULL, 'S' },
+		{ "log", required_argument, NULL, 'L' },
+		{ "dry-run", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct policy_layers	 layers;
+	struct run		 run;
+	struct run_net		 net;
+	struct fsplan		 plan;
+	struct fsplan_in	 fin;
+	struct env_proxy	 ep = { RUN_BRIDGE_PORT };
+	struct policy		*policy;
+	char			 cwd[PATH_MAX], workspace[PATH_MAX];
+	char			**owned = NULL, *cause, *dns = NULL, *tmp;
+	const char		*ws = NULL, *rd;
+	size_t			 nowned = 0, i;
+	bool			 dry = false, narrowing = false, *made = NULL;
+	int			 ch, rc;
+
+	memset(&layers, 0, sizeof(layers));
+	memset(&run, 0, sizeof(run));
+	memset(&net, 0, sizeof(net));
+	memset(&plan, 0, sizeof(plan));
+	if (getcwd(cwd, sizeof(cwd)) == NULL) {
+		log_warn("run: the current folder");
+		return RUN_EXIT_FAILURE;
+	}
+	optind = 1;
+	/* "+": options stop at the command, whatever its arguments. */
+	while ((ch = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'P':
+			policy_layers_add(&layers, "--policy",
+			    run_abs(optarg, cwd, &owned, &nowned));
+			break;
+		case 'a':
+			narrowing = true;
+			policy_layers_add(&layers, "--allow-domain", optarg);
+			break;
+		case 'd':
+			policy_layers_add(&layers, "--deny-domain", optarg);
+			break;
+		case 'c':
+			narrowing = true;
+			policy_layers_add(&layers, "--allow-cidr", optarg);
+			break;
+		case 'n':
+			policy_layers_add(&layers, "--network", optarg);
+			break;
+		case 'w':
+			policy_layers_add(&layers, "--write",
+			    run_abs(optarg, cwd, &owned, &nowned));
+			break;
+		case 'r':
+			policy_layers_add(&layers, "--read-only",
+			    run_abs(optarg, cwd, &owned, &nowned));
+			break;
+		case 'x':
+			policy_layers_add(&layers, "--deny-path",
+			    run_abs(optarg, cwd, &owned, &nowned));
+			break;
+		case 'W':
+			ws = optarg;
+			break;
+		case 'R':
+			net.rn_pins = xreallocarray(net.rn_pins,
+			    net.rn_npins + 1, sizeof(*net.rn_pins));
+			net.rn_pins[net.rn_npins++] = optarg;
+			break;
+		case 'D':
+			if (dns == NULL)
+				dns = xstrdup(optarg);
+			else {
+				xasprintf(&tmp, "%s,%s", dns, optarg);
+				free(dns);
+				dns = tmp;
+			}
+			break;
+		case 'S':
+			net.rn_socket = optarg;
+			break;
+		case 'L':
+			net.rn_log = optarg;
+			break;
+		case 'N':
+			dry = true;
+			break;
+		case 'q':
+			net.rn_quiet = true;
+			break;
+		case 'h':
+			run_usage(stdout);
+			return 0;
+		default:
+			run_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind == argc) {
+		log_warnx("run: no command given; put it after --");
+		run_usage(stderr);
+		return 2;
+	}
+	net.rn_dns = dns;
+	rc = RUN_EXIT_FAILURE;
+
+	/* The workspace: given, or where we are; resolved, a folder. */
+	if (realpath(ws != NULL ? ws : cwd, workspace) == NULL) {
+		log_warn("run: the workspace %s", ws != NULL ? ws : cwd);
+		goto out;
+	}
+	layers.pl_workspace = workspace;
+	if ((policy = policy_build(&layers, NULL, &cause)) == NULL) {
+		warn_lines(cause);
+		log_warnx("run: no policy, nothing run");
+		goto out;
+	}
+	run.r_mode = policy->p_mode.ps_value;
+	run.r_unix = policy->p_unix.ps_value == UNIX_ALLOW;
+	if (net.rn_socket != NULL && run.r_mode == NET_PROXY && narrowing) {
+		log_warnx("run: --allow-domain and --allow-cidr have no effect "
+		    "with --proxy-socket: the operator's proxy decides; ask "
+		    "its operator to allow what the command needs");
+		policy_free(policy);
+		goto out;
+	}
+	if (net.rn_socket != NULL && (net.rn_dns != NULL ||
+	    net.rn_npins != 0 || net.rn_log != NULL)) {
+		log_warnx("run: --dns, --resolve and --log belong to the proxy; "
+		    "with --proxy-socket, set them on the operator's proxy");
+		policy_free(policy);
+		goto out;
+	}
+
+	run.r_argv = argv + optind;
+	run.r_cwd = cwd;
+	run.r_workspace = workspace;
+	run.r_policy = policy;
+	run.r_uid = getuid();
+	run.r_gid = getgid();
+	run.r_tty = isatty(0) || isatty(1) || isatty(2);
+	run.r_seccomp = -1;
+	run.r_sync = run.r_errfd = -1;
+	rd = getenv("XDG_RUNTIME_DIR");
+	run.r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
+	run_id(run.r_id);
+
+	memset(&fin, 0, sizeof(fin));
+	fin.fi_policy = policy;
+	if (fsplan_build(&fin, &plan, &cause) == -1) {
+		log_warnx("run: %s", cause);
+		free(cause);
+		policy_free(policy);
+		goto out;
+	}
+	run.r_plan = &plan;
+	run_landlock_rules(&run);
+	if ((run.r_env = env_build(policy, environ, run.r_mode == NET_PROXY ?
+	    &ep : NULL, &cause)) == NULL) {
+		log_warnx("run: %s", cause);
+		free(cause);
+		policy_free(policy);
+		goto out;
+	}
+	if (dry) {
+		run_print(&run, &net);
+		policy_free(policy);
+		rc = 0;
+		goto out;
+	}
+	if ((run.r_seccomp = sysfilter_new(!run.r_unix, &cause)) == -1) {
+		log_warnx("run: %s", cause);
+		free(cause);
+		policy_free(policy);
+		goto out;
+	}
+
+	/* Said every time: these are weaker sandboxes, never quietly. */
+	if (run.r_mode == NET_HOST)
+		log_warnx("run: network mode host: the command uses the host's "
+		    "network directly; its connections are neither filtered "
+		    "nor logged");
+	if (landlock_abi() == 0)
+		log_warnx("run: this kernel has no Landlock: the mount "
+		    "namespace alone keeps writes inside the writable "
+		    "folders");
+	for (i = 0; i < plan.fp_nnotes && !net.rn_quiet; i++)
+		log_warnx("run: note: %s", plan.fp_notes[i]);
+	log_info("run: sandbox %s", run.r_id);
+
+	if (block_prepare(&plan, &made, &cause) == -1) {
+		log_warnx("run: %s", cause);
+		free(cause);
+		policy_free(policy);
+		block_cleanup(&plan, made);
+		goto out;
+	}
+	rc = run_exec(&run, policy, &net);
+	block_cleanup(&plan, made);
+out:
+	if (run.r_seccomp != -1)
+		close(run.r_seccomp);
+	env_free(run.r_env);
+	free(run.r_ll);
+	free(made);
+	fsplan_clear(&plan);
+	for (i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
+	free(layers.pl_args);
+	free(net.rn_pins);
+	free(dns);
+	return rc;
+}
