@@ -183,6 +183,8 @@ step_make_target(const struct mounts *m, const struct step *s)
 		    "built: try again", s->s_path, s->s_why);
 	if (s->s_src != -1 && fstat(s->s_src, &st) == 0)
 		dir = S_ISDIR(st.st_mode);
+	else if (s->s_kind == STEP_HIDE_FILE || s->s_kind == STEP_BLOCK_FILE)
+		dir = false;
 	if (snprintf(buf, sizeof(buf), "%s", s->s_path) >= (int)sizeof(buf))
 		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s: path too long",
 		    s->s_path);

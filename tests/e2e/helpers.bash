@@ -143,3 +143,39 @@ release_conns() {
 	touch "$BATS_TEST_TMPDIR/release"
 	wait "$HOLD_PID"
 }
+
+# A place for sandboxed runs: $UDIR (owned by the test user when the tests
+# run as root) holds bin/ (cordon and the test tools, copied: the
+# checkout may not be readable by that user), home/ and the workspace
+# ws/.  Inside a sandbox /tmp is private, so what the command needs is
+# in the workspace, or named with --read-only.
+sandbox_setup() {
+	UDIR=$(mktemp -d)
+	chmod 755 "$UDIR"
+	mkdir -p "$UDIR/bin" "$UDIR/home" "$UDIR/ws"
+	cp "$CORDON" "$UDIR/bin/cordon"
+	cp "$TOOLS_DIR"/* "$UDIR/bin/" 2>/dev/null || true
+	UCORDON="$UDIR/bin/cordon"
+	WS="$UDIR/ws"
+	if [ "$(id -u)" -eq 0 ]; then
+		ensure_test_user
+		chown -R "$TEST_USER:" "$UDIR"
+	fi
+}
+
+sandbox_teardown() {
+	[ -n "${UDIR:-}" ] && rm -rf "$UDIR"
+}
+
+# Runs `cordon run ARGS...` as the test user, in the workspace, with bin/
+# readable inside.  Use it with `run` or start_bg.
+in_sandbox() {
+	cd "$WS" || return 1
+	as_user "$UDIR/home" "$UCORDON" run --read-only "$UDIR/bin" "$@"
+}
+
+# The same, as whoever runs the tests (root in CI).
+in_sandbox_as_me() {
+	cd "$WS" || return 1
+	"$UCORDON" run --read-only "$UDIR/bin" "$@"
+}

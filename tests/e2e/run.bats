@@ -1,0 +1,248 @@
+#!/usr/bin/env bats
+# cordon run: the sandbox as its users meet it.  Every test runs the
+# sandbox as an unprivileged user (the test user, when the suite runs as
+# root), and some as root too.  Upstreams are real servers on 127.0.0.1,
+# reached through the run's own proxy with names pinned by --resolve.
+
+load helpers
+
+setup() {
+	cordon_setup
+	sandbox_setup
+	UP=$(free_port)
+	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP" \
+	    --log "$BATS_TEST_TMPDIR/origin.log"
+	wait_listen "tcp:127.0.0.1:$UP"
+	# Loopback is a special range: allowed on purpose for the tests.
+	ALLOW_UP=(--resolve "up.test:127.0.0.1" --allow-cidr 127.0.0.1/32
+	    --allow-domain "up.test:$UP")
+}
+
+teardown() {
+	teardown_bg
+	sandbox_teardown
+}
+
+@test "exit status: the command's own, 128+N on a signal, 126, 127" {
+	run in_sandbox --quiet -- true
+	[ "$status" -eq 0 ]
+	run in_sandbox --quiet -- sh -c 'exit 7'
+	[ "$status" -eq 7 ]
+	run in_sandbox --quiet -- sh -c 'kill -TERM $$'
+	[ "$status" -eq 143 ]
+	run in_sandbox --quiet -- no-such-command-here
+	[ "$status" -eq 127 ]
+	[[ "$output" == *"no-such-command-here: No such file or directory"* ]]
+	printf 'echo hi\n' >"$WS/script"
+	chmod 644 "$WS/script"
+	run in_sandbox --quiet -- ./script
+	[ "$status" -eq 126 ]
+	[[ "$output" == *"./script: Permission denied"* ]]
+}
+
+@test "allowed HTTP goes through the proxy; a refused one is summed up with its fix" {
+	run in_sandbox --log "$WS/egress.log" "${ALLOW_UP[@]}" -- sh -c \
+	    "curl -sS http://up.test:$UP/; curl -sS http://evil.test/; true"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *hello* ]]
+	# The proxy's own answer reaches the command...
+	[[ "$output" == *"cordon: deny evil.test:80"* ]]
+	# ...and the summary says what to change.
+	[[ "$output" == *"cordon: refused 1 connection: evil.test:80 ("* ]]
+	[[ "$output" == *"to allow evil.test:80: "*"--allow-domain evil.test"* ]]
+	# Both decisions logged, with the run's id.
+	[ "$(wc -l <"$WS/egress.log")" -eq 2 ]
+	[ "$(jq -r 'select(.host == "up.test") | .decision' "$WS/egress.log")" = allow ]
+	[ "$(jq -r 'select(.host == "evil.test") | .decision' "$WS/egress.log")" = deny ]
+	[ "$(jq -r .sandbox "$WS/egress.log" | sort -u | wc -l)" -eq 1 ]
+	[ "$(jq -r .sandbox "$WS/egress.log" | head -n 1)" != null ]
+}
+
+@test "HTTPS through CONNECT, and SOCKS5 with the name resolved by the proxy" {
+	TLS=$(free_port)
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+	    -subj /CN=up.test -addext subjectAltName=DNS:up.test \
+	    -days 1 -nodes -keyout "$BATS_TEST_TMPDIR/key.pem" \
+	    -out "$WS/cert.pem" 2>/dev/null
+	start_bg tls openssl s_server -accept "127.0.0.1:$TLS" -www \
+	    -cert "$WS/cert.pem" -key "$BATS_TEST_TMPDIR/key.pem"
+	wait_listen "tcp:127.0.0.1:$TLS"
+	run in_sandbox --quiet --resolve up.test:127.0.0.1 \
+	    --allow-cidr 127.0.0.1/32 --allow-domain "up.test:$TLS" \
+	    --allow-domain "up.test:$UP" -- sh -c "
+	    curl -sS --cacert cert.pem https://up.test:$TLS/ | head -c 200;
+	    echo; curl -sS --proxy \"\$ALL_PROXY\" http://up.test:$UP/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"s_server"* ]]
+	[[ "$output" == *hello* ]]
+}
+
+@test "no route but the proxy: direct connections fail, also as root" {
+	# Outside, the upstream answers directly.
+	run curl -sS --noproxy '*' "http://127.0.0.1:$UP/"
+	[ "$output" = hello ]
+	run in_sandbox --quiet "${ALLOW_UP[@]}" -- \
+	    curl -sS --noproxy '*' "http://127.0.0.1:$UP/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Couldn't connect"* || "$output" == *"Failed to connect"* ]]
+	run in_sandbox_as_me --quiet "${ALLOW_UP[@]}" -- \
+	    curl -sS --noproxy '*' "http://127.0.0.1:$UP/"
+	[ "$status" -ne 0 ]
+	# Only lo exists, and no resolver works.
+	run in_sandbox --quiet -- cat /proc/net/dev
+	[ "$(grep -c ':' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"lo:"* ]]
+	run in_sandbox --quiet -- getent hosts example.com
+	[ "$status" -ne 0 ]
+}
+
+@test "--network none: no proxy, no variables; --network host says it is unfiltered" {
+	run in_sandbox --quiet --network none -- sh -c \
+	    "env | grep -ci proxy; curl -sS http://127.0.0.1:3128/"
+	[ "$status" -ne 0 ]
+	[ "${lines[0]}" = 0 ]
+	run in_sandbox --network host -- curl -sS --noproxy '*' \
+	    "http://127.0.0.1:$UP/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *hello* ]]
+	[[ "$output" == *"neither filtered nor logged"* ]]
+}
+
+@test "the filesystem: root read-only, workspace writable, private /tmp, .git kept" {
+	mkdir -p "$WS/.git/hooks" "$WS/sub/.git"
+	echo '[core]' >"$WS/.git/config"
+	touch "$BATS_TEST_TMPDIR/host-tmp-file"
+	chmod -R a+rwX "$WS"
+	run in_sandbox --quiet -- sh -c '
+	    echo made >made.txt && echo ws-ok
+	    touch /etc/cordon-x 2>/dev/null || echo etc-held
+	    (echo x >>.git/config) 2>/dev/null || echo git-held
+	    touch .git/hooks/pre-commit 2>/dev/null || echo hooks-held
+	    touch sub/.git/x 2>/dev/null || echo nested-held
+	    mkdir .cordon 2>/dev/null; touch .cordon/policy.json 2>/dev/null ||
+	        echo cordon-held
+	    ls "'"$BATS_TEST_TMPDIR"'" 2>/dev/null | grep -c host-tmp-file
+	    echo t >/tmp/inside && echo tmp-ok'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ws-ok ]
+	[ "${lines[1]}" = etc-held ]
+	[ "${lines[2]}" = git-held ]
+	[ "${lines[3]}" = hooks-held ]
+	[ "${lines[4]}" = nested-held ]
+	[ "${lines[5]}" = cordon-held ]
+	[ "${lines[6]}" = 0 ]
+	[ "${lines[7]}" = tmp-ok ]
+	[ "$(cat "$WS/made.txt")" = made ]
+	[ "$(cat "$WS/.git/config")" = '[core]' ]
+	# The placeholder that kept .cordon from being made is gone.
+	[ ! -e "$WS/.cordon" ]
+	[ ! -e /tmp/inside ]
+}
+
+@test "secrets: hidden files and folders, scrubbed variables, no inherited fds" {
+	mkdir -p "$UDIR/home/.ssh"
+	echo secret-key >"$UDIR/home/.ssh/id_test"
+	echo 'machine x password y' >"$UDIR/home/.netrc"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
+	run in_sandbox --quiet -- sh -c '
+	    cat ~/.ssh/id_test 2>/dev/null || echo ssh-hidden
+	    cat ~/.netrc 2>/dev/null | grep -c password
+	    ls -A /proc/self/fd | tr "\n" " "; echo'
+	[ "${lines[0]}" = ssh-hidden ]
+	[ "${lines[1]}" = 0 ]
+	[ "${lines[2]}" = "0 1 2 3 " ]	# 3: ls's own directory
+	# A variable that looks like a secret does not pass, even if listed
+	# by a prefix; the proxy's do.
+	cd "$WS"
+	run env MY_API_TOKEN=t0ken LC_SECRET=x "$UCORDON" run --quiet -- \
+	    sh -c 'env' 5</dev/null
+	[[ "$output" != *t0ken* ]]
+	[[ "$output" != *LC_SECRET* ]]
+	[[ "$output" == *"HTTPS_PROXY=http://127.0.0.1:3128"* ]]
+	[[ "$output" == *"NO_PROXY=localhost,127.0.0.1,::1"* ]]
+}
+
+@test "processes: own PID namespace, no capabilities, seccomp and no_new_privs" {
+	run in_sandbox_as_me --quiet -- sh -c '
+	    echo $$; ls /proc | grep -c "^[0-9]"
+	    grep -E "^(CapEff|CapBnd|NoNewPrivs|Seccomp):" /proc/self/status'
+	[ "${lines[0]}" = 2 ]
+	[ "${lines[1]}" -le 4 ]
+	[[ "$output" == *"CapEff:	0000000000000000"* ]]
+	[[ "$output" == *"CapBnd:	0000000000000000"* ]]
+	[[ "$output" == *"NoNewPrivs:	1"* ]]
+	[[ "$output" == *"Seccomp:	2"* ]]
+	# PID 1 is cordon, and its secrets stay its own.
+	run in_sandbox --quiet -- sh -c 'cat /proc/1/environ >/dev/null 2>&1 ||
+	    echo environ-held'
+	[ "$output" = environ-held ]
+}
+
+@test "signals reach the command; the sandbox dies with cordon run" {
+	cd "$WS"
+	start_bg sig as_user "$UDIR/home" "$UCORDON" run --quiet -- sh -c \
+	    'trap "echo got-term; exit 3" TERM; echo ready; while :; do sleep 0.1; done'
+	pid=$BG_PID
+	for i in $(seq 100); do
+		grep -q ready "$BATS_TEST_TMPDIR/sig.log" && break
+		sleep 0.05
+	done
+	# as_user execs: $pid is cordon run itself.
+	kill -TERM "$pid"
+	wait "$pid" || st=$?
+	[ "${st:-0}" -eq 3 ]
+	grep -q got-term "$BATS_TEST_TMPDIR/sig.log"
+
+	# SIGKILL to cordon run: nothing of the sandbox stays behind.
+	start_bg sig2 as_user "$UDIR/home" "$UCORDON" run --quiet -- \
+	    sh -c 'echo ready; exec sleep 300'
+	pid=$BG_PID
+	for i in $(seq 100); do
+		grep -q ready "$BATS_TEST_TMPDIR/sig2.log" && break
+		sleep 0.05
+	done
+	init=$(cat "/proc/$pid/task/$pid/children")
+	[ -n "$init" ]
+	kill -KILL "$pid"
+	for i in $(seq 100); do
+		[ -e "/proc/$init" ] || break
+		sleep 0.05
+	done
+	[ ! -e "/proc/$init" ]
+}
+
+@test "--dry-run prints the plan and runs nothing" {
+	run in_sandbox --dry-run -- touch ran
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mounts, in order:"* ]]
+	[[ "$output" == *"$WS: bind, writable"* ]]
+	[[ "$output" == *"/tmp: tmpfs, writable"* ]]
+	[[ "$output" == *"seccomp: "* ]]
+	[[ "$output" == *"HTTP_PROXY=http://127.0.0.1:3128"* ]]
+	[ ! -e "$WS/ran" ]
+}
+
+@test "fail closed: a policy that does not load, a bad flag" {
+	echo '{"version": 1, "network": {"mode": "sideways"}}' >"$WS/bad.json"
+	run in_sandbox --policy "$WS/bad.json" -- touch ran
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"no policy, nothing run"* ]]
+	run in_sandbox --network sideways -- touch ran
+	[ "$status" -eq 125 ]
+	[ ! -e "$WS/ran" ]
+}
+
+@test "--proxy-socket: an operator's proxy decides; the run's flags cannot widen it" {
+	sock="$UDIR/proxy.sock"
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --log "$BATS_TEST_TMPDIR/egress.log" "${ALLOW_UP[@]}"
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	run in_sandbox --quiet --proxy-socket "$sock" -- sh -c \
+	    "curl -sS http://up.test:$UP/; curl -sS http://evil.test/ >/dev/null"
+	[[ "$output" == *hello* ]]
+	[ "$(jq -r .decision "$BATS_TEST_TMPDIR/egress.log" | tr '\n' ' ')" = "allow deny " ]
+	run in_sandbox --proxy-socket "$sock" --allow-domain evil.test -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"the operator's proxy decides"* ]]
+}
