@@ -48,7 +48,7 @@ CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
-		   test_sysfilter test_landlock test_env
+		   test_sysfilter test_landlock test_env test_fsplan
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_host_match fuzz_socks5 fuzz_tls_peek \
 		   fuzz_http fuzz_pp2

@@ -639,6 +639,7 @@ fsp_scan(struct fsp *f)
 {
 	struct fsp_queue	 now, late;
 	struct fsp_queue	*q;
+	struct fsp_dir		 d;
 	size_t			 i, j;
 	bool			 inner, more = true;
 
@@ -660,9 +661,9 @@ fsp_scan(struct fsp *f)
 		q = now.q_head < now.q_n ? &now : &late;
 		if (q->q_head == q->q_n)
 			break;
-		more = fsp_scan_dir(f, &q->q_v[q->q_head], &now, &late);
-		free(q->q_v[q->q_head].d_path);
-		q->q_v[q->q_head++].d_path = NULL;
+		d = q->q_v[q->q_head++];	/* q_v moves as it grows */
+		more = fsp_scan_dir(f, &d, &now, &late);
+		free(d.d_path);
 	}
 	if (!more)
 		fsp_note(f, "the scan for repositories stopped after %zu "

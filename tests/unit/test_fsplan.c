@@ -1,0 +1,477 @@
+/*
+ * test_fsplan.c: the mount plan on real trees made in a temporary
+ * folder: order, merging, blocks at the first missing component, git
+ * repositories (directories, .git files, commondir), symlinks, the scan
+ * bound, and the refusals.  Ops are compared as "kind path" with the
+ * temporary folder written "@", in full and in order.
+ */
+#include "unit.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+static char	 base[PATH_MAX];	/* resolved temporary folder */
+
+static int
+rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int
+setup(void **state)
+{
+	char	 tmpl[PATH_MAX];
+	const char *tmp;
+
+	(void)state;
+	if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
+		tmp = "/tmp";
+	snprintf(tmpl, sizeof(tmpl), "%s/fsplan.XXXXXX", tmp);
+	if (mkdtemp(tmpl) == NULL || realpath(tmpl, base) == NULL)
+		return -1;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	return nftw(base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* "@/a/b" made absolute under the temporary folder; the caller frees. */
+static char *
+at(const char *rel)
+{
+	char	*s;
+
+	if (rel[0] == '@')
+		xasprintf(&s, "%s%s", base, rel + 1);
+	else
+		s = xstrdup(rel);
+	return s;
+}
+
+/* Makes directories (ending in '/'), or a file with text. */
+static void
+make(const char *rel, const char *text)
+{
+	char	*path, *p;
+	FILE	*fp;
+
+	path = at(rel);
+	for (p = path + strlen(base) + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) == -1 && errno != EEXIST)
+			fail_msg("mkdir %s: %s", path, strerror(errno));
+		*p = '/';
+	}
+	if (path[strlen(path) - 1] != '/') {
+		if ((fp = fopen(path, "w")) == NULL)
+			fail_msg("%s: %s", path, strerror(errno));
+		fputs(text != NULL ? text : "", fp);
+		fclose(fp);
+	}
+	free(path);
+}
+
+static void
+link_to(const char *target, const char *rel)
+{
+	char	*path, *t;
+
+	path = at(rel);
+	t = at(target);
+	if (symlink(t, path) == -1)
+		fail_msg("symlink %s: %s", path, strerror(errno));
+	free(t);
+	free(path);
+}
+
+static void
+add(struct plist *pl, const char *rel, const char *from)
+{
+	struct pitem	*pi;
+
+	pi = plist_add(pl);
+	pi->pi_text = at(rel);
+	pi->pi_from = xstrdup(from);
+}
+
+/* Builds the plan and checks that it worked. */
+static void
+plan_ok(const struct policy *p, size_t scan_max, struct fsplan *plan)
+{
+	struct fsplan_in	 in = { p, scan_max };
+	char			*cause;
+
+	if (fsplan_build(&in, plan, &cause) == -1)
+		fail_msg("fsplan_build: %s", cause);
+	assert_null(cause);
+}
+
+/* Checks the ops, "kind @/path", all of them, in order. */
+static void
+expect(const struct fsplan *plan, ...)
+{
+	va_list		 ap;
+	const char	*want;
+	char		*got;
+	size_t		 i = 0, n = strlen(base);
+
+	va_start(ap, plan);
+	while ((want = va_arg(ap, const char *)) != NULL) {
+		if (i >= plan->fp_nops)
+			fail_msg("op %zu: want \"%s\", the plan has %zu ops",
+			    i, want, plan->fp_nops);
+		if (strncmp(plan->fp_ops[i].fo_path, base, n) == 0)
+			xasprintf(&got, "%s @%s",
+			    fsplan_kind_name(plan->fp_ops[i].fo_kind),
+			    plan->fp_ops[i].fo_path + n);
+		else
+			xasprintf(&got, "%s %s",
+			    fsplan_kind_name(plan->fp_ops[i].fo_kind),
+			    plan->fp_ops[i].fo_path);
+		if (strcmp(got, want) != 0)
+			fail_msg("op %zu: want \"%s\", got \"%s\"", i, want,
+			    got);
+		free(got);
+		i++;
+	}
+	va_end(ap);
+	if (i != plan->fp_nops)
+		fail_msg("%zu ops expected, the plan has %zu (next: %s %s)",
+		    i, plan->fp_nops, fsplan_kind_name(plan->fp_ops[i].fo_kind),
+		    plan->fp_ops[i].fo_path);
+}
+
+/* write /r, deny /r/a, write /r/a/b: b writable, the rest of a hidden. */
+static void
+test_nested_order(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+
+	(void)state;
+	make("@/r/a/b/", NULL);
+	make("@/r/a/x/", NULL);
+	make("@/r/c/", NULL);
+	make("@/r/a/b/f", "x");
+	p = policy_new();
+	add(&p->p_write, "@/r", "--write");
+	add(&p->p_write, "@/r/a/b", "user: filesystem.write[1]");
+	add(&p->p_write, "@/r/c", "user: filesystem.write[2]");
+	add(&p->p_hide, "@/r/a", "user: filesystem.deny[0]");
+	add(&p->p_read_only, "@/r/a/x", "workspace: read_only[0]");
+	add(&p->p_read_only, "@/r/c", "workspace: read_only[1]");
+	add(&p->p_hide, "@/r/a/b/f", "user: filesystem.deny[1]");
+	plan_ok(p, 0, &plan);
+	expect(&plan,
+	    "rw @/r",
+	    "hide-dir @/r/a",
+	    "ro @/r/c",
+	    "rw @/r/a/b",
+	    "hide-file @/r/a/b/f",
+	    NULL);
+	assert_string_equal(plan.fp_ops[0].fo_why, "--write");
+	assert_string_equal(plan.fp_ops[2].fo_why, "workspace: read_only[1]");
+	assert_int_equal(plan.fp_ops[1].fo_nkeep, 1);
+	assert_int_equal(plan.fp_ops[1].fo_keep[0], 3);
+	assert_true(plan.fp_ops[3].fo_dir);
+	assert_false(plan.fp_ops[4].fo_dir);
+	assert_int_equal(plan.fp_ops[0].fo_nkeep, 0);
+	assert_int_equal(plan.fp_nnotes, 0);
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/* Missing protected paths in a writable root: blocked where they start. */
+static void
+test_missing_blocked(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+
+	(void)state;
+	make("@/ws/a/", NULL);
+	make("@/out/", NULL);
+	p = policy_new();
+	add(&p->p_write, "@/ws", "default policy: filesystem.write[0]");
+	add(&p->p_read_only, "@/ws/.git", "default policy: read_only[0]");
+	add(&p->p_read_only, "@/ws/.cordon", "default policy: read_only[1]");
+	add(&p->p_read_only, "@/ws/.cordon/policy.json", "--read-only");
+	add(&p->p_read_only, "@/ws/a/b/c", "user: read_only[0]");
+	add(&p->p_hide, "@/ws/secret/key", "user: deny[0]");
+	add(&p->p_hide, "@/out/missing", "user: deny[1]");
+	add(&p->p_read_only, "@/out/gone/.git", "user: read_only[1]");
+	plan_ok(p, 0, &plan);
+	expect(&plan,
+	    "rw @/ws",
+	    "block @/ws/.cordon",
+	    "block @/ws/.git",
+	    "block @/ws/secret",
+	    "block @/ws/a/b",
+	    NULL);
+	assert_string_equal(plan.fp_ops[1].fo_why,
+	    "default policy: read_only[1]");
+	assert_string_equal(plan.fp_ops[3].fo_why, "user: deny[0]");
+	assert_true(plan.fp_ops[1].fo_dir);
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/* .git directories, a .git file with gitdir: and commondir, nesting. */
+static void
+test_git_repositories(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+	char		*abs, *line;
+
+	(void)state;
+	make("@/ws/.git/hooks/", NULL);
+	make("@/ws/.git/inner/.git/", NULL);	/* not entered */
+	make("@/ws/sub/deep/.git/", NULL);
+	make("@/ws/node_modules/pkg/.git/", NULL);
+	make("@/ws/.hg/", NULL);
+	make("@/ws/gd/commondir", "../common\n");
+	make("@/ws/common/", NULL);
+	make("@/ws/wt/.git", "gitdir: ../gd\n");
+	abs = at("@/ws/gd2");
+	xasprintf(&line, "gitdir: %s\n", abs);
+	make("@/ws/wt2/.git", line);
+	make("@/ws/gd2/", NULL);
+	make("@/ws/notgit/.git", "something else\n");
+	make("@/ws/file", "x");
+	p = policy_new();
+	add(&p->p_write, "@/ws", "default policy: filesystem.write[0]");
+	add(&p->p_read_only, "@/ws/.git", "default policy: read_only[0]");
+	add(&p->p_read_only, "@/ws/file/.git", "user: read_only[0]");
+	plan_ok(p, 0, &plan);
+	expect(&plan,
+	    "rw @/ws",
+	    "ro @/ws/.git",
+	    "ro @/ws/.hg",
+	    "ro @/ws/common",
+	    "ro @/ws/file",
+	    "ro @/ws/gd",
+	    "ro @/ws/gd2",
+	    "ro @/ws/notgit/.git",
+	    "ro @/ws/wt/.git",
+	    "ro @/ws/wt2/.git",
+	    "ro @/ws/node_modules/pkg/.git",
+	    "ro @/ws/sub/deep/.git",
+	    NULL);
+	assert_string_equal(plan.fp_ops[1].fo_why,
+	    "default policy: read_only[0]");
+	assert_string_equal(plan.fp_ops[2].fo_why,
+	    "protected: mercurial repository");
+	assert_string_equal(plan.fp_ops[3].fo_why,
+	    "protected: git common directory");
+	assert_string_equal(plan.fp_ops[5].fo_why,
+	    "protected: git directory of a .git file");
+	assert_string_equal(plan.fp_ops[8].fo_why,
+	    "protected: git repository");
+	assert_false(plan.fp_ops[8].fo_dir);
+	assert_true(plan.fp_ops[11].fo_dir);
+	assert_int_equal(plan.fp_nnotes, 0);
+	free(abs);
+	free(line);
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/* ws/.git -> elsewhere: the link is pinned, a target inside protected. */
+static void
+test_symlinked_git(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+
+	(void)state;
+	make("@/elsewhere/", NULL);
+	make("@/ws/other/", NULL);
+	make("@/ws/sub/", NULL);
+	make("@/ws/d/", NULL);
+	link_to("../elsewhere", "@/ws/.git");
+	link_to("../other", "@/ws/sub/.git");
+	link_to("d", "@/ws/l");
+	p = policy_new();
+	add(&p->p_write, "@/ws", "default policy: filesystem.write[0]");
+	add(&p->p_read_only, "@/ws/.git", "default policy: read_only[0]");
+	add(&p->p_read_only, "@/ws/l/.cordon", "user: read_only[0]");
+	plan_ok(p, 0, &plan);
+	expect(&plan,
+	    "rw @/ws",
+	    "pin-link @/ws/.git",
+	    "pin-link @/ws/l",
+	    "ro @/ws/other",
+	    "block @/ws/d/.cordon",
+	    "pin-link @/ws/sub/.git",
+	    NULL);
+	assert_string_equal(plan.fp_ops[1].fo_why,
+	    "default policy: read_only[0]");
+	assert_string_equal(plan.fp_ops[5].fo_why,
+	    "protected: git repository");
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/* A hidden path that is a symlink: its target is hidden, wherever. */
+static void
+test_symlinked_hidden(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+
+	(void)state;
+	make("@/home/", NULL);
+	make("@/keys/id", "secret");
+	make("@/ws/", NULL);
+	make("@/token", "secret");
+	link_to("../keys", "@/home/.ssh");
+	link_to("@/token", "@/ws/.netrc");
+	p = policy_new();
+	add(&p->p_write, "@/ws", "default policy: filesystem.write[0]");
+	add(&p->p_hide, "@/home/.ssh", "default policy: deny[0]");
+	add(&p->p_hide, "@/ws/.netrc", "user: deny[0]");
+	plan_ok(p, 0, &plan);
+	expect(&plan,
+	    "hide-dir @/keys",
+	    "hide-file @/token",
+	    "rw @/ws",
+	    "pin-link @/ws/.netrc",
+	    NULL);
+	assert_string_equal(plan.fp_ops[0].fo_why, "default policy: deny[0]");
+	assert_string_equal(plan.fp_ops[3].fo_why, "user: deny[0]");
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/* The scan stops at its bound, with node_modules last, and says so. */
+static void
+test_scan_bound(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+
+	(void)state;
+	make("@/ws/a/.git/", NULL);
+	make("@/ws/node_modules/x/.git/", NULL);
+	p = policy_new();
+	add(&p->p_write, "@/ws", "--write");
+	plan_ok(p, 3, &plan);
+	expect(&plan,
+	    "rw @/ws",
+	    "ro @/ws/a/.git",
+	    NULL);
+	assert_int_equal(plan.fp_scanned, 3);
+	assert_int_equal(plan.fp_nnotes, 1);
+	assert_contains(plan.fp_notes[0], "stopped after 3 entries");
+	fsplan_clear(&plan);
+
+	plan_ok(p, 5, &plan);
+	expect(&plan,
+	    "rw @/ws",
+	    "ro @/ws/a/.git",
+	    "ro @/ws/node_modules/x/.git",
+	    NULL);
+	assert_int_equal(plan.fp_scanned, 5);
+	assert_int_equal(plan.fp_nnotes, 0);
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/* A write root that does not exist is left out, with a note. */
+static void
+test_write_missing(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+
+	(void)state;
+	make("@/ws/", NULL);
+	p = policy_new();
+	add(&p->p_write, "@/nope", "--write");
+	add(&p->p_read_only, "@/nope/.git", "default policy: read_only[0]");
+	plan_ok(p, 0, &plan);
+	expect(&plan, NULL);
+	assert_int_equal(plan.fp_nnotes, 1);
+	assert_contains(plan.fp_notes[0], "--write: ");
+	assert_contains(plan.fp_notes[0], "/nope does not exist");
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/* /, a link to /, and the kernel's trees are never writable. */
+static void
+test_refusals(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+	char		*cause;
+	struct fsplan_in in = { NULL, 0 };
+	static const char *const bad[] = { "/", "/proc/self", "/sys",
+	    "/dev/shm", "@/rootlink" };
+	static const char *const why[] = { "name folders instead",
+	    "under /proc", "under /sys", "under /dev",
+	    "is /, and writing to / would make the whole filesystem" };
+	size_t		 i;
+
+	(void)state;
+	link_to("/", "@/rootlink");
+	for (i = 0; i < nitems(bad); i++) {
+		p = policy_new();
+		add(&p->p_write, bad[i], "--write");
+		in.fi_policy = p;
+		assert_int_equal(fsplan_build(&in, &plan, &cause), -1);
+		assert_contains(cause, "--write: ");
+		assert_contains(cause, why[i]);
+		assert_int_equal(plan.fp_nops, 0);
+		assert_null(plan.fp_ops);
+		free(cause);
+		policy_free(p);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_nested_order, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_missing_blocked, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_git_repositories, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_symlinked_git, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_symlinked_hidden, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_scan_bound, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_write_missing, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
