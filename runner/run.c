@@ -407,8 +407,10 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	close(err[1]);
 	if (rn.rn_pid == -1) {
 		if (saved == ENOSYS)
-			log_warnx("run: this kernel lacks clone3 (Linux 5.3 or "
-			    "later is needed)");
+			log_warnx("run: clone3 is not available: it needs Linux "
+			    "5.3 or later, and no seccomp filter that hides it "
+			    "(inside a cordon sandbox, or a container that "
+			    "filters it, cordon cannot make another)");
 		else
 			run_userns_hint(saved);
 		close(sync[1]);

@@ -77,6 +77,14 @@ static long p_socketpair(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_STRE
 static long p_fork(void) { pid_t p = fork(); if (p == 0) _exit(0); return p > 0 ? 0 : -1; }
 static long p_ioctl_fionread(void) { int n; return ioctl(0, FIONREAD, &n) == -1 && errno == EPERM ? -1 : 0; }
 
+/* With Unix sockets denied: no socket that can name a path or an
+ * abstract address; pairs that cannot send to one stay. */
+static long p_unix_dgram(void) { return socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0); }
+static long p_unix_hi(void) { return syscall(SYS_socket, (1UL << 32) | AF_UNIX, SOCK_STREAM, 0); }
+static long p_pair_dgram(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv); }
+static long p_pair_dgram_hi(void) { int sv[2]; return syscall(SYS_socketpair, AF_UNIX, (1UL << 32) | SOCK_DGRAM, 0, sv); }
+static long p_pair_seqpacket(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv); }
+
 static const struct probe probes[] = {
 	{ "ptrace", p_ptrace, EPERM },
 	{ "process_vm_readv", p_vm_readv, EPERM },
@@ -119,6 +127,19 @@ static const struct probe probes[] = {
 	{ "ioctl FIONREAD", p_ioctl_fionread, 0 },
 };
 
+static const struct probe unix_probes[] = {
+	{ "socket AF_UNIX", p_unix, EPERM },
+	{ "socket AF_UNIX datagram", p_unix_dgram, EPERM },
+	{ "socket AF_UNIX, high bits set", p_unix_hi, EPERM },
+	{ "socketpair AF_UNIX datagram", p_pair_dgram, EPERM },
+	{ "socketpair AF_UNIX datagram, high bits set", p_pair_dgram_hi,
+	    EPERM },
+	{ "socketpair AF_UNIX stream", p_socketpair, 0 },
+	{ "socketpair AF_UNIX seqpacket", p_pair_seqpacket, 0 },
+	{ "socket AF_INET", p_inet, 0 },
+	{ "ptrace", p_ptrace, EPERM },
+};
+
 /*
  * Runs probe p in a child that loaded the filter; returns 0 when it
  * behaved as wanted, else the errno it got plus 1000 (or 999: it worked).
@@ -148,28 +169,51 @@ run_probe(const struct probe *p)
 	return WEXITSTATUS(status);
 }
 
-static void
-test_probes(void **state)
+/* Runs n probes; returns how many did not behave. */
+static int
+run_probes(const struct probe *v, size_t n)
 {
 	size_t	 i;
 	int	 rc, bad = 0;
 
-	(void)state;
-	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-		if ((rc = run_probe(&probes[i])) == 0)
+	for (i = 0; i < n; i++) {
+		if ((rc = run_probe(&v[i])) == 0)
 			continue;
 		bad++;
 		if (rc == 99)
-			print_message("escaped: %s worked\n", probes[i].name);
+			print_message("escaped: %s worked\n", v[i].name);
 		else if (rc >= 100)
-			print_message("%s: %s, not %s\n", probes[i].name,
-			    strerror(rc - 100), probes[i].want ?
-			    strerror(probes[i].want) : "success");
+			print_message("%s: %s, not %s\n", v[i].name,
+			    strerror(rc - 100), v[i].want ?
+			    strerror(v[i].want) : "success");
 		else
 			print_message("%s: the child failed (%d)\n",
-			    probes[i].name, rc);
+			    v[i].name, rc);
 	}
-	assert_int_equal(bad, 0);
+	return bad;
+}
+
+static void
+test_probes(void **state)
+{
+	(void)state;
+	assert_int_equal(run_probes(probes, sizeof(probes) /
+	    sizeof(probes[0])), 0);
+}
+
+static void
+test_unix_denied(void **state)
+{
+	char	*cause;
+	int	 fd = filter_fd;
+
+	(void)state;
+	if ((filter_fd = sysfilter_new(true, &cause)) == -1)
+		fail_msg("%s", cause);
+	assert_int_equal(run_probes(unix_probes, sizeof(unix_probes) /
+	    sizeof(unix_probes[0])), 0);
+	close(filter_fd);
+	filter_fd = fd;
 }
 
 /* Without the filter, the same probes are not all refused (the test
@@ -206,6 +250,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unfiltered),
 		cmocka_unit_test(test_probes),
+		cmocka_unit_test(test_unix_denied),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
