@@ -5,6 +5,7 @@
 # reached through the run's own proxy with names pinned by --resolve.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
 	cordon_setup
@@ -30,7 +31,7 @@ teardown() {
 	[ "$status" -eq 7 ]
 	run in_sandbox --quiet -- sh -c 'kill -TERM $$'
 	[ "$status" -eq 143 ]
-	run in_sandbox --quiet -- no-such-command-here
+	run -127 in_sandbox --quiet -- no-such-command-here
 	[ "$status" -eq 127 ]
 	[[ "$output" == *"no-such-command-here: No such file or directory"* ]]
 	printf 'echo hi\n' >"$WS/script"
