@@ -456,6 +456,8 @@ op_step(const struct fs_op *op, mode_t *mode)
 		*mode = 0555;
 		return op->fo_dir ? STEP_BLOCK_DIR : STEP_BLOCK_FILE;
 	case FS_HIDE_DIR:
+		/* Folders kept writable below: reachable, not listable. */
+		*mode = op->fo_nkeep > 0 ? 0111 : 0;
 		break;
 	}
 	return STEP_HIDE_DIR;

@@ -247,3 +247,46 @@ teardown() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"the operator's proxy decides"* ]]
 }
+
+@test "path flags, most specific last: hidden folder, writable inside it, read-only" {
+	mkdir -p "$WS/secret/pub" "$WS/docs" "$UDIR/extra"
+	echo s >"$WS/secret/key"
+	echo d >"$WS/docs/readme"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR"
+	run in_sandbox --quiet --deny-path secret --write secret/pub \
+	    --read-only docs --write "$UDIR/extra" -- sh -c '
+	    cat secret/key 2>/dev/null || echo key-hidden
+	    echo p >secret/pub/x && echo pub-ok
+	    (echo x >>docs/readme) 2>/dev/null || echo docs-held
+	    cat docs/readme
+	    echo e >'"$UDIR/extra/y"' && echo extra-ok'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = key-hidden ]
+	[ "${lines[1]}" = pub-ok ]
+	[ "${lines[2]}" = docs-held ]
+	[ "${lines[3]}" = d ]
+	[ "${lines[4]}" = extra-ok ]
+	[ "$(cat "$WS/secret/pub/x")" = p ]
+	[ "$(cat "$UDIR/extra/y")" = e ]
+	[ "$(cat "$WS/docs/readme")" = d ]
+}
+
+@test "symlinks cannot redirect a protected or hidden path" {
+	mkdir -p "$UDIR/elsewhere" "$UDIR/home/real-ssh"
+	echo k >"$UDIR/home/real-ssh/id"
+	ln -s "$UDIR/elsewhere" "$WS/.cordon"
+	ln -s real-ssh "$UDIR/home/.ssh"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR"
+	[ "$(id -u)" -ne 0 ] || chown -h "$TEST_USER:" "$WS/.cordon" "$UDIR/home/.ssh"
+	run in_sandbox --quiet --read-only "$UDIR/home" -- sh -c '
+	    (echo x >.cordon/policy.json) 2>/dev/null || echo cordon-held
+	    (rm .cordon && mkdir .cordon) 2>/dev/null || echo link-pinned
+	    cat ~/.ssh/id 2>/dev/null || echo ssh-hidden
+	    cat ~/real-ssh/id 2>/dev/null || echo target-hidden'
+	[ "${lines[0]}" = cordon-held ]
+	[ "${lines[1]}" = link-pinned ]
+	[ "${lines[2]}" = ssh-hidden ]
+	[ "${lines[3]}" = target-hidden ]
+	[ ! -e "$UDIR/elsewhere/policy.json" ]
+	[ -L "$WS/.cordon" ]
+}
