@@ -5,6 +5,7 @@
  * cheap and the message is plain; --dry-run prints it and stops.
  */
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -114,54 +115,71 @@ run_landlock_rules(struct run *run)
 
 /*
  * A protected path that does not exist yet (FS_BLOCK) needs something to
- * mount on: an empty folder or file, made here for the run and removed
- * after it, if it is still empty.  Returns 0, or -1 with *cause set.
+ * mount on: an empty folder, made here for the run and removed after it.
+ * Runs in one workspace may overlap, and removing a folder that another
+ * run has mounted over would lift its cover there; so every run holds a
+ * shared lock on each protected folder it mounts, and the run that made
+ * a placeholder removes it only when it can take the lock alone.
  */
+struct blocks {
+	int	*b_fd;		/* per op: the locked folder, or -1 */
+	bool	*b_made;	/* per op: this run made it */
+	size_t	 b_n;
+};
+
 static int
-block_prepare(struct fsplan *plan, bool **made, char **cause)
+block_prepare(struct fsplan *plan, struct blocks *b, char **cause)
 {
 	struct fs_op	*op;
 	size_t		 i;
 	int		 fd;
 
-	*made = xcalloc(plan->fp_nops + 1, sizeof(**made));
-	for (i = 0; i < plan->fp_nops; i++) {
+	b->b_n = plan->fp_nops;
+	b->b_fd = xreallocarray(NULL, b->b_n + 1, sizeof(*b->b_fd));
+	b->b_made = xcalloc(b->b_n + 1, sizeof(*b->b_made));
+	for (i = 0; i < b->b_n; i++)
+		b->b_fd[i] = -1;
+	for (i = 0; i < b->b_n; i++) {
 		op = &plan->fp_ops[i];
-		if (op->fo_kind != FS_BLOCK)
+		if (op->fo_kind != FS_BLOCK &&
+		    (op->fo_kind != FS_RO || !op->fo_dir))
 			continue;
-		if (op->fo_dir)
-			fd = mkdir(op->fo_path, 0755);
-		else if ((fd = open(op->fo_path, O_CREAT | O_EXCL | O_WRONLY |
-		    O_CLOEXEC | O_NOFOLLOW, 0644)) != -1)
-			close(fd);
-		if (fd == -1 && errno != EEXIST) {
-			xasprintf(cause, "%s (%s) does not exist, and cordon "
-			    "needs an empty %s there for the run, to stop the "
-			    "command from making it: %s", op->fo_path,
-			    op->fo_why, op->fo_dir ? "folder" : "file",
-			    strerror(errno));
-			return -1;
+		if (op->fo_kind == FS_BLOCK) {
+			if (mkdir(op->fo_path, 0755) == 0)
+				b->b_made[i] = true;
+			else if (errno != EEXIST) {
+				xasprintf(cause, "%s (%s) does not exist, and "
+				    "cordon needs an empty folder there for the "
+				    "run, to stop the command from making it: %s",
+				    op->fo_path, op->fo_why, strerror(errno));
+				return -1;
+			}
 		}
-		(*made)[i] = fd != -1;
+		fd = open(op->fo_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd != -1 && flock(fd, LOCK_SH) == 0)
+			b->b_fd[i] = fd;
+		else if (fd != -1)
+			close(fd);
 	}
 	return 0;
 }
 
 static void
-block_cleanup(struct fsplan *plan, const bool *made)
+block_cleanup(struct fsplan *plan, struct blocks *b)
 {
-	struct stat	 st;
-	size_t		 i;
+	size_t	 i;
 
-	for (i = 0; made != NULL && i < plan->fp_nops; i++) {
-		if (!made[i])
-			continue;
-		if (plan->fp_ops[i].fo_dir)
+	for (i = 0; i < b->b_n; i++) {
+		if (b->b_made[i] && b->b_fd[i] != -1 &&
+		    flock(b->b_fd[i], LOCK_EX | LOCK_NB) == 0)
 			rmdir(plan->fp_ops[i].fo_path);
-		else if (lstat(plan->fp_ops[i].fo_path, &st) == 0 &&
-		    S_ISREG(st.st_mode) && st.st_size == 0)
-			unlink(plan->fp_ops[i].fo_path);
+		if (b->b_fd[i] != -1)
+			close(b->b_fd[i]);
 	}
+	free(b->b_fd);
+	free(b->b_made);
+	memset(b, 0, sizeof(*b));
 }
 
 /* --dry-run: what the run would do, in the order it would do it. */
@@ -255,7 +273,8 @@ run_cmd(int argc, char **argv)
 	char			**owned = NULL, *cause, *dns = NULL, *tmp;
 	const char		*ws = NULL, *rd;
 	size_t			 nowned = 0, i;
-	bool			 dry = false, narrowing = false, *made = NULL;
+	struct blocks		 blocks = { NULL, NULL, 0 };
+	bool			 dry = false, narrowing = false;
 	int			 ch, rc;
 
 	memset(&layers, 0, sizeof(layers));
@@ -429,21 +448,20 @@ run_cmd(int argc, char **argv)
 		log_warnx("run: note: %s", plan.fp_notes[i]);
 	log_info("run: sandbox %s", run.r_id);
 
-	if (block_prepare(&plan, &made, &cause) == -1) {
+	if (block_prepare(&plan, &blocks, &cause) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
 		policy_free(policy);
-		block_cleanup(&plan, made);
+		block_cleanup(&plan, &blocks);
 		goto out;
 	}
 	rc = run_exec(&run, policy, &net);
-	block_cleanup(&plan, made);
+	block_cleanup(&plan, &blocks);
 out:
 	if (run.r_seccomp != -1)
 		close(run.r_seccomp);
 	env_free(run.r_env);
 	free(run.r_ll);
-	free(made);
 	fsplan_clear(&plan);
 	for (i = 0; i < nowned; i++)
 		free(owned[i]);
