@@ -11,10 +11,12 @@
  *   lands elsewhere and the real name stays writable).  A symlink met in
  *   a writable place on the way to a protected or hidden path is pinned
  *   (FS_PIN_LINK), and its target gets the protection.
- * - A protected or hidden path that does not exist, inside a writable
- *   root, is blocked at its first missing component (FS_BLOCK), so the
- *   command cannot create `.cordon/policy.json` or a `.git` with hooks
- *   for the host's git to run later.  A protected path under a regular
+ * - A protected path that does not exist, inside a writable root, is
+ *   blocked at its first missing component (FS_BLOCK), so the command
+ *   cannot create `.cordon/policy.json` or a `.git` with hooks for the
+ *   host's git to run later.  A hidden one that does not exist is left
+ *   alone: there is nothing to hide, and blocking `~/.config/gcloud`
+ *   would keep a writable home from getting a `~/.config`.  A protected path under a regular
  *   file (`ws/file/.git`) pins that file read-only: else the command
  *   could replace the file by a directory holding the path.
  * - Every writable root is scanned, breadth first and bounded, without
@@ -377,7 +379,13 @@ fsp_protect(struct fsp *f, const char *path, bool hide, const char *why,
 			    dir);
 		break;
 	case RES_MISSING:
-		fsp_add(f, r, FS_BLOCK, why, true);
+		/*
+		 * A hidden path that does not exist has nothing to hide;
+		 * blocking it would keep the command from making, say,
+		 * ~/.config in a writable home.  A protected one is blocked.
+		 */
+		if (!hide)
+			fsp_add(f, r, FS_BLOCK, why, true);
 		break;
 	case RES_NOTDIR:
 		fsp_add(f, r, FS_RO, why, false);

@@ -77,10 +77,8 @@ run_observe(const struct egress *e, const char *hint, void *arg)
 	char		*host, *target;
 	size_t		 i;
 
-	if (e->e_allow && e->e_status < 400)
-		return;
 	if (e->e_allow)
-		return;		/* allowed, but failed upstream: not a refusal */
+		return;		/* failed upstream, maybe: not a refusal */
 	host = str_escape(e->e_host != NULL ? e->e_host : "",
 	    e->e_host != NULL ? e->e_hostlen : 0);
 	xasprintf(&target, "%s:%d", host, e->e_port);
@@ -214,10 +212,13 @@ run_proxy_dir(struct runner *rn, const char *socket, char **cause)
 	struct stat	 st;
 	char		*dir, *slash;
 
-	if (stat(socket, &st) == -1 || !S_ISSOCK(st.st_mode)) {
+	if (stat(socket, &st) == -1) {
 		xasprintf(cause, "the proxy socket %s: %s", socket,
-		    errno != 0 && !S_ISSOCK(st.st_mode) && errno != EEXIST ?
-		    strerror(errno) : "not a socket");
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		xasprintf(cause, "the proxy socket %s: not a socket", socket);
 		return -1;
 	}
 	dir = xstrdup(socket);

@@ -36,6 +36,7 @@ run_usage(FILE *f)
 	    "                  [--write PATH]... [--read-only PATH]...\n"
 	    "                  [--deny-path PATH]... [--proxy-socket PATH]\n"
 	    "                  [--log FILE] [--dry-run] [--quiet]\n"
+	    "                  [--allow-no-landlock]\n"
 	    "                  -- CMD [ARGS...]\n");
 }
 
@@ -259,6 +260,7 @@ run_cmd(int argc, char **argv)
 		{ "log", required_argument, NULL, 'L' },
 		{ "dry-run", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "allow-no-landlock", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -275,6 +277,7 @@ run_cmd(int argc, char **argv)
 	size_t			 nowned = 0, i;
 	struct blocks		 blocks = { NULL, NULL, 0 };
 	bool			 dry = false, narrowing = false;
+	bool			 no_landlock = false;
 	int			 ch, rc;
 
 	memset(&layers, 0, sizeof(layers));
@@ -298,6 +301,7 @@ run_cmd(int argc, char **argv)
 			policy_layers_add(&layers, "--allow-domain", optarg);
 			break;
 		case 'd':
+			narrowing = true;
 			policy_layers_add(&layers, "--deny-domain", optarg);
 			break;
 		case 'c':
@@ -348,6 +352,9 @@ run_cmd(int argc, char **argv)
 		case 'q':
 			net.rn_quiet = true;
 			break;
+		case 'A':
+			no_landlock = true;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 0;
@@ -378,9 +385,9 @@ run_cmd(int argc, char **argv)
 	run.r_mode = policy->p_mode.ps_value;
 	run.r_unix = policy->p_unix.ps_value == UNIX_ALLOW;
 	if (net.rn_socket != NULL && run.r_mode == NET_PROXY && narrowing) {
-		log_warnx("run: --allow-domain and --allow-cidr have no effect "
-		    "with --proxy-socket: the operator's proxy decides; ask "
-		    "its operator to allow what the command needs");
+		log_warnx("run: --allow-domain, --deny-domain and --allow-cidr "
+		    "cannot apply with --proxy-socket: the operator's proxy "
+		    "decides; ask its operator to change its policy");
 		policy_free(policy);
 		goto out;
 	}
@@ -440,11 +447,21 @@ run_cmd(int argc, char **argv)
 		log_warnx("run: network mode host: the command uses the host's "
 		    "network directly; its connections are neither filtered "
 		    "nor logged");
-	if (landlock_abi() == 0)
-		log_warnx("run: this kernel has no Landlock: the mount "
+	if (landlock_abi() == 0) {
+		if (!no_landlock) {
+			log_warnx("run: this kernel has no Landlock (Linux 5.13 "
+			    "or later, with landlock in the lsm= list), the "
+			    "sandbox's second filesystem layer; nothing run");
+			log_warnx("hint: pass --allow-no-landlock to run with "
+			    "the mount namespace alone");
+			policy_free(policy);
+			goto out;
+		}
+		log_warnx("run: no Landlock (--allow-no-landlock): the mount "
 		    "namespace alone keeps writes inside the writable "
 		    "folders");
-	for (i = 0; i < plan.fp_nnotes && !net.rn_quiet; i++)
+	}
+	for (i = 0; i < plan.fp_nnotes; i++)
 		log_warnx("run: note: %s", plan.fp_notes[i]);
 	log_info("run: sandbox %s", run.r_id);
 

