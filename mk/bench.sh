@@ -271,10 +271,10 @@ if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 	    "with the proxy; peak RSS under 8 MiB)"
 	echo "(VmHWM: each process's own peak, read while a sandboxed" \
 	    "sleep runs; shared pages count in both)"
-	echo "(each in an empty folder: cordon makes its mount points for" \
-	    ".git, .hg, .svn, .gitmodules and"
-	echo " .cordon there and removes them at exit, a cost a workspace" \
-	    "that has them does not pay)"
+	echo "(each in an empty folder: cordon makes the mount points of" \
+	    "the protected folders there"
+	echo " (.git, .cordon) and removes them at exit, a cost a" \
+	    "workspace that has them does not pay)"
 	[ "$BENCH" = start ] && exit 0
 	echo
 fi
