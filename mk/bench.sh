@@ -161,11 +161,11 @@ self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 case $cordon in */*) cordon=$(cd "$(dirname "$cordon")" && pwd)/${cordon##*/} ;; esac
 
 # The --starts figures of one user ("root" or "user") in
-# $tmp/starts.$1, each run in its own empty folder with no policy of
-# this machine.
+# $tmp/starts.$1, each run in its own empty folder (the workspace),
+# HOME beside it, with no policy of this machine.
 starts_as() {
 	local dir="$tmp/start.$1"
-	mkdir -p "$dir/home"
+	mkdir -p "$dir/home" "$dir/ws"
 	if [ "$1" = user ] && [ "$(id -u)" -eq 0 ]; then
 		if ! id -u "$TEST_USER" >/dev/null 2>&1; then
 			useradd --system --no-create-home \
@@ -173,13 +173,13 @@ starts_as() {
 		fi
 		chmod 711 "$tmp"
 		chown -R "$TEST_USER:" "$dir"
-		(cd "$dir" && setpriv --reuid="$TEST_USER" \
+		(cd "$dir/ws" && setpriv --reuid="$TEST_USER" \
 		    --regid="$TEST_USER" --clear-groups --inh-caps=-all \
 		    --reset-env env HOME="$dir/home" \
 		    XDG_CONFIG_HOME="$dir/home/.config" CORDON_SYSTEM_POLICY= \
 		    bash "$self" --starts "$cordon" "$STARTS") >"$tmp/starts.$1"
 	else
-		(cd "$dir" && HOME="$dir/home" \
+		(cd "$dir/ws" && HOME="$dir/home" \
 		    XDG_CONFIG_HOME="$dir/home/.config" CORDON_SYSTEM_POLICY= \
 		    bash "$self" --starts "$cordon" "$STARTS") >"$tmp/starts.$1"
 	fi
