@@ -58,7 +58,8 @@ DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd
 DEB_FUZZ	 = clang libclang-rt-14-dev
-DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl
+DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
+		   util-linux
 
 .PHONY: all deps deps-fuzz check unit e2e demo bench sanitize fuzz lint \
 	clean install

@@ -5,6 +5,100 @@
 # reference measured beside it.
 set -eu
 
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# The commands the sandbox start section times, by label.  The floor is
+# the true binary, not the shell's builtin: each run pays one fork and
+# exec, as every other line does.
+start_cmds() {
+	local cordon=$1
+	start_labels=(true unshare bwrap none proxy)
+	start_cmd_true=("$(type -P true)")
+	start_cmd_unshare=(unshare -Urnmpf true)
+	start_cmd_bwrap=(bwrap --unshare-all --ro-bind / / true)
+	start_cmd_none=("$cordon" run --network none -- true)
+	start_cmd_proxy=("$cordon" run -- true)
+}
+
+# The pids of $1's children, one a line.
+children() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' |
+    grep . || true; }
+
+# VmHWM of process $1 in KiB, or "-".
+hwm() { awk '$1 == "VmHWM:" { print $2; f = 1 } END { if (!f) print "-" }' \
+    "/proc/$1/status" 2>/dev/null || echo -; }
+
+# bench.sh --starts CORDON RUNS: the sandbox start figures, for one user,
+# as "name value" lines: each command's median wall time in
+# microseconds over RUNS interleaved runs ("failed" when a run failed);
+# the median peak RSS (KiB) that time(1) reports for each, which
+# counts the largest process of the tree it waited for; and VmHWM of
+# cordon's processes, read from /proc while a sandboxed sleep runs.
+# Run as the user measured (the bench calls it through setpriv), in an
+# empty folder, so that the workspace cordon scans is the same each time.
+if [ "${1:-}" = --starts ]; then
+	cordon=$2 runs=$3
+	gnutime=$(type -P time) || { echo "bench: no time(1)" >&2; exit 1; }
+	start_cmds "$cordon"
+	declare -A us
+	for _ in $(seq "$runs"); do
+		for l in "${start_labels[@]}"; do
+			declare -n cmd="start_cmd_$l"
+			t0=${EPOCHREALTIME/./}
+			if "${cmd[@]}" >/dev/null 2>&1; then
+				t1=${EPOCHREALTIME/./}
+				us[$l]+="$((t1 - t0)) "
+			else
+				us[$l]+="failed "
+			fi
+			unset -n cmd
+		done
+	done
+	for l in "${start_labels[@]}"; do
+		case " ${us[$l]} " in
+		*" failed "*) echo "time.$l failed" ;;
+		*) echo "time.$l $(for v in ${us[$l]}; do echo "$v"; done |
+		    median)" ;;
+		esac
+	done
+	for l in "${start_labels[@]}"; do
+		declare -n cmd="start_cmd_$l"
+		for _ in $(seq 5); do
+			"$gnutime" -f %M -o /dev/stdout "${cmd[@]}" \
+			    2>/dev/null | tail -n 1
+		done | echo "rss.$l $(median)"
+		unset -n cmd
+	done
+	# The tree: cordon run (and its proxy), the sandbox's PID 1, and
+	# the command; each one's high-water mark once the command runs.
+	for mode in none proxy; do
+		for _ in $(seq 5); do
+			"$cordon" run --network "$mode" -- sleep 1 \
+			    >/dev/null 2>&1 &
+			outer=$! pid1= inner=
+			for _ in $(seq 100); do
+				pid1=$(children "$outer" | head -n 1)
+				[ -n "$pid1" ] &&
+				    inner=$(children "$pid1" | head -n 1)
+				[ -n "$inner" ] &&
+				    [ "$(cat "/proc/$inner/comm" 2>/dev/null)" \
+				    = sleep ] && break
+				inner=
+				sleep 0.02
+			done
+			if [ -n "$inner" ]; then
+				echo "$(hwm "$outer") $(hwm "$pid1")"
+			else
+				echo "- -"
+			fi
+			wait "$outer" || true
+		done >"hwm.$mode"
+		echo "hwm.outer.$mode $(cut -d' ' -f1 "hwm.$mode" | median)"
+		echo "hwm.pid1.$mode $(cut -d' ' -f2 "hwm.$mode" | median)"
+	done
+	exit 0
+fi
+
 cordon=${1:?usage: bench.sh CORDON TOOLS_DIR}
 tools=${2:?usage: bench.sh CORDON TOOLS_DIR}
 netcheck="$tools/netcheck"
@@ -16,6 +110,8 @@ REQS=${REQS:-5000}			# requests per ab run (proxy) ...
 ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
 CONC=${CONC:-16}			# ab's concurrency (proxy)
 TINYPROXY_LOGLEVEL=${TINYPROXY_LOGLEVEL:-Connect}
+STARTS=${STARTS:-100}			# runs per command, sandbox start
+BENCH=${BENCH:-all}			# all, or start: that section alone
 tmp=$(mktemp -d)
 pids=()
 client_pid=
@@ -54,6 +150,135 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+# ---------------------------------------------------------------------
+# sandbox start: how long `cordon run` takes to run `true`, against
+# bwrap and unshare(1) doing the same, each as the issue names it, and
+# the true binary alone as the floor.  Timed from the bench's shell
+# (fork, exec, wait), so the floor holds the shell's share.  As root
+# and, more like a user's machine, as $TEST_USER (through setpriv).
+TEST_USER=cordon-test
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+case $cordon in */*) cordon=$(cd "$(dirname "$cordon")" && pwd)/${cordon##*/} ;; esac
+
+# The --starts figures of one user ("root" or "user") in
+# $tmp/starts.$1, each run in its own empty folder (the workspace),
+# HOME beside it, with no policy of this machine.
+starts_as() {
+	local dir="$tmp/start.$1"
+	mkdir -p "$dir/home" "$dir/ws"
+	if [ "$1" = user ] && [ "$(id -u)" -eq 0 ]; then
+		if ! id -u "$TEST_USER" >/dev/null 2>&1; then
+			useradd --system --no-create-home \
+			    --shell /usr/sbin/nologin "$TEST_USER"
+		fi
+		chmod 711 "$tmp"
+		chown -R "$TEST_USER:" "$dir"
+		(cd "$dir/ws" && setpriv --reuid="$TEST_USER" \
+		    --regid="$TEST_USER" --clear-groups --inh-caps=-all \
+		    --reset-env env HOME="$dir/home" \
+		    XDG_CONFIG_HOME="$dir/home/.config" CORDON_SYSTEM_POLICY= \
+		    bash "$self" --starts "$cordon" "$STARTS") >"$tmp/starts.$1"
+	else
+		(cd "$dir/ws" && HOME="$dir/home" \
+		    XDG_CONFIG_HOME="$dir/home/.config" CORDON_SYSTEM_POLICY= \
+		    bash "$self" --starts "$cordon" "$STARTS") >"$tmp/starts.$1"
+	fi
+}
+
+# Figure $2 of user $1, or "-".
+start_fig() { awk -v k="$2" '$1 == k { print $2; f = 1 }
+    END { if (!f) print "-" }' "$tmp/starts.$1"; }
+
+# Prints the start figures of user $1.
+start_report() {
+	local who=$1 l t t0 added
+	local -A name=([true]="true (the floor)"
+	    [unshare]="unshare -Urnmpf true"
+	    [bwrap]="bwrap --unshare-all --ro-bind / / true"
+	    [none]="cordon run --network none -- true"
+	    [proxy]="cordon run -- true (proxy)")
+	local -A add
+	t0=$(start_fig "$who" time.true)
+	printf '%-40s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
+	    "/bwrap" "/unshare"
+	for l in true unshare bwrap none proxy; do
+		t=$(start_fig "$who" "time.$l")
+		if is_num "$t" && is_num "$t0"; then
+			add[$l]=$(echo "($t - $t0) / 1000" | bc -l)
+			printf '%-40s %9.2f %9.2f' "${name[$l]}" \
+			    "$(echo "$t / 1000" | bc -l)" "${add[$l]}"
+		else
+			add[$l]=
+			printf '%-40s %9s %9s' "${name[$l]}" "$t" -
+		fi
+		case $l in
+		none|proxy) printf ' %9s %9s\n' \
+		    "$(ratio "${add[$l]}" "${add[bwrap]}")" \
+		    "$(ratio "${add[$l]}" "${add[unshare]}")" ;;
+		*) echo ;;
+		esac
+	done
+	printf '%-40s' "peak RSS, MiB (time -f %M, median of 5)"
+	for l in true bwrap none proxy; do
+		printf ' %s %s' "$l" "$(mib "$(start_fig "$who" "rss.$l")")"
+	done
+	echo
+	for l in none proxy; do
+		printf '%-40s outer %s + PID 1 %s\n' \
+		    "  VmHWM, MiB, cordon run ($l)" \
+		    "$(mib "$(start_fig "$who" "hwm.outer.$l")")" \
+		    "$(mib "$(start_fig "$who" "hwm.pid1.$l")")"
+	done
+}
+
+# KiB $1 as MiB with one decimal, or as it is.
+mib() {
+	if is_num "$1"; then printf '%.1f' "$(echo "$1 / 1024" | bc -l)"
+	else printf '%s' "$1"; fi
+}
+
+# Whether $1 is a figure (not empty, not "failed").
+is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]*)?$ ]]; }
+
+# A ratio cell: $1 / $2, or "-" when either is missing or $2 is zero.
+ratio() {
+	if is_num "$1" && is_num "$2" && [ "$(echo "$2 > 0" | bc)" = 1 ]
+	then
+		printf '%.2fx' "$(echo "$1 / $2" | bc -l)"
+	else
+		printf -- '-'
+	fi
+}
+
+if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
+	echo "== sandbox start: wall time of one run, fork to exit" \
+	    "($STARTS runs each, interleaved, medians)"
+	echo "   added: over the floor; /bwrap, /unshare: ratio of the" \
+	    "added times"
+	users=(root)
+	if [ "$(id -u)" -ne 0 ]; then users=(self); fi
+	if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+		users+=(user)
+	fi
+	for u in "${users[@]}"; do
+		starts_as "$u"
+		case $u in
+		root|self) start_report "$u" "$(id -un)" ;;
+		user) start_report "$u" "$TEST_USER" ;;
+		esac
+	done
+	echo "(goals: added under 5 ms with --network none, under 10 ms" \
+	    "with the proxy; peak RSS under 8 MiB)"
+	echo "(VmHWM: each process's own peak, read while a sandboxed" \
+	    "sleep runs; shared pages count in both)"
+	echo "(each in an empty folder: cordon makes the mount points of" \
+	    "the protected folders there"
+	echo " (.git, .cordon) and removes them at exit, a cost a" \
+	    "workspace that has them does not pay)"
+	[ "$BENCH" = start ] && exit 0
+	echo
+fi
+
 # Ports below the ephemeral range, counted up from a random start.
 port=$((20000 + RANDOM % 10000))
 next_port() { port=$((port + 1)); }
@@ -68,8 +293,6 @@ wait_tcp() {
 	echo "bench: nothing listens on $1" >&2
 	exit 1
 }
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # One figure: field $1 of netcheck's line, median of RUNS runs of the rest.
 measure() {
@@ -372,22 +595,10 @@ for t in "${targets[@]}"; do
 	for f in "${figs[@]}"; do med[$f.$t]=$(figure "$f.$t"); done
 done
 
-# Whether $1 is a figure (not empty, not "failed").
-is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]*)?$ ]]; }
 
 # A table cell: figure $1 rounded, or what stands in its place.
 cell() {
 	if is_num "$1"; then printf '%.0f' "$1"; else printf '%s' "$1"; fi
-}
-
-# A ratio cell: $1 / $2, or "-" when either is missing or $2 is zero.
-ratio() {
-	if is_num "$1" && is_num "$2" && [ "$(echo "$2 > 0" | bc)" = 1 ]
-	then
-		printf '%.2fx' "$(echo "$1 / $2" | bc -l)"
-	else
-		printf -- '-'
-	fi
 }
 
 row() { printf '%-18s %18s %18s %18s\n' "$@"; }
