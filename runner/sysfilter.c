@@ -104,13 +104,21 @@ sysfilter_rule(scmp_filter_ctx ctx, uint32_t action, const char *name,
 int
 sysfilter_new(bool deny_unix, char **cause)
 {
-	static const int	 families[] = { AF_UNIX, AF_INET, AF_INET6,
-				    AF_NETLINK };
+	/* Every family but 1, 2, 10 and 16: 0, 3, 4-7, 8-9, 11, 12-15, 17-. */
+	static const struct scmp_arg_cmp family_ranges[] = {
+		SCMP_A0_64(SCMP_CMP_EQ, 0),
+		SCMP_A0_64(SCMP_CMP_EQ, 3),
+		SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xfffffffcULL, 4),
+		SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xfffffffeULL, 8),
+		SCMP_A0_64(SCMP_CMP_EQ, 11),
+		SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xfffffffcULL, 12),
+		SCMP_A0_64(SCMP_CMP_GT, 16)
+	};
 	scmp_filter_ctx		 ctx;
 	struct scmp_arg_cmp	 arg[2];
 	const uint32_t		 eperm = SCMP_ACT_ERRNO(EPERM);
 	size_t			 i;
-	int			 fd = -1, rc, domain;
+	int			 fd = -1, rc;
 
 	*cause = NULL;
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
@@ -154,34 +162,25 @@ sysfilter_new(bool deny_unix, char **cause)
 		goto fail;
 
 	/*
-	 * Socket families: EPERM for every one but the four allowed, and
-	 * netlink only for NETLINK_ROUTE (addresses and routes of `lo`).
+	 * Socket families: EPERM for every one but AF_UNIX (1), AF_INET
+	 * (2), AF_INET6 (10) and AF_NETLINK (16), in a few ranges rather
+	 * than one rule a family: the filter is built and loaded at every
+	 * run, and the kernel walks it for each system call number when it
+	 * loads.  The kernel reads an int; a value with any of the upper 32
+	 * bits set is above 16 and denied too.
 	 */
-	for (domain = 0; domain < AF_MAX; domain++) {
-		bool	 allowed = false;
-
-		for (i = 0; i < nitems(families); i++)
-			allowed |= families[i] == domain;
-		if (allowed)
-			continue;
-		/* The kernel reads an int: compare the low 32 bits only. */
-		arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL,
-		    (uint64_t)domain);
+	for (i = 0; i < nitems(family_ranges); i++) {
+		arg[0] = family_ranges[i];
 		if (sysfilter_rule(ctx, eperm, "socket", 1, arg, cause) == -1 ||
 		    sysfilter_rule(ctx, eperm, "socketpair", 1, arg, cause) ==
 		    -1)
 			goto fail;
 	}
-	for (i = 0; i <= 32; i++) {
-		/* NETLINK_* protocols are below 32: all but ROUTE. */
-		if (i == NETLINK_ROUTE)
-			continue;
-		arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL,
-		    AF_NETLINK);
-		arg[1] = SCMP_A2_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, i);
-		if (sysfilter_rule(ctx, eperm, "socket", 2, arg, cause) == -1)
-			goto fail;
-	}
+	/* Netlink: NETLINK_ROUTE (0) only, for the addresses of `lo`. */
+	arg[0] = SCMP_A0_64(SCMP_CMP_EQ, AF_NETLINK);
+	arg[1] = SCMP_A2_64(SCMP_CMP_NE, NETLINK_ROUTE);
+	if (sysfilter_rule(ctx, eperm, "socket", 2, arg, cause) == -1)
+		goto fail;
 
 	/*
 	 * Unix sockets: the type argument carries SOCK_NONBLOCK and
