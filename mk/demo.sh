@@ -62,8 +62,11 @@ printf '    --resolve api.test:127.0.0.1 --allow-cidr 127.0.0.1/32 --log egress.
     --allow-domain "api.test:$origin" --resolve api.test:127.0.0.1 \
     --allow-cidr 127.0.0.1/32 --log "$tmp/egress.log" &
 pids="$pids $!"
+# Listening (state 0A) on the port, seen without connecting to it.
+hex=$(printf '%04X' "$proxy")
 for _ in $(seq 100); do
-	(exec 3<>"/dev/tcp/127.0.0.1/$proxy") 2>/dev/null && break
+	awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { f = 1 } END { exit !f }' \
+	    /proc/net/tcp && break
 	sleep 0.05
 done
 printf '\n$ curl -x http://127.0.0.1:%s http://api.test:%s/\n' "$proxy" "$origin"
