@@ -510,8 +510,11 @@ peer_count() {
 			skip "no TIOCSTI here (dev.tty.legacy_tiocsti=0?)"
 		fi
 		verdict escaped "$k"
+		# --foreground: in a process group of its own the command
+		# would be a background job of the terminal (SIGTTOU).
 		run as_user "$HOME" env SHELL=/bin/sh script -qec \
-		    "timeout -k 5 30 $CORDON run --quiet -- $PROBE $k" /dev/null
+		    "timeout --foreground -k 5 30 $CORDON run --quiet -- \
+		    $PROBE $k" /dev/null
 		echo "inside, user: $output"
 		verdict held "$k"
 	done

@@ -518,23 +518,41 @@ probe_hardlink(char **argv)
  */
 
 static int	 marker = 0x70726f62;	/* what vmread reads in its child */
+static pid_t	 child = -1;
+
+/*
+ * At exit: the target child goes with us.  It must not outlive the probe:
+ * it would hold the caller's stdout open (a test waiting for end of file
+ * would wait for ever).
+ */
+static void
+child_kill(void)
+{
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, __WALL);
+	}
+}
 
 /* PID, or "child": a child of ours that waits to be a target. */
 static pid_t
 target(const char *arg)
 {
-	pid_t	 pid;
+	pid_t	 parent = getpid();
 
 	if (strcmp(arg, "child") != 0)
 		return (pid_t)number(arg);
-	if ((pid = fork()) == -1)
+	if ((child = fork()) == -1)
 		held_errno("fork");
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (child == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
+		    getppid() != parent)
+			_exit(0);
 		for (;;)
 			pause();
 	}
-	return pid;
+	atexit(child_kill);
+	return child;
 }
 
 static void
@@ -819,6 +837,8 @@ probe_tiocsti_cmd(int high)
 	char		 c = ' ';
 	int		 fd = tty_fd();
 
+	/* As a background job, the flush would stop us (or spin): ignore. */
+	signal(SIGTTOU, SIG_IGN);
 	if (high)
 		cmd |= (unsigned long)1 << 32;
 	if (syscall(SYS_ioctl, fd, cmd, &c) == -1)
