@@ -55,6 +55,7 @@ struct pitem {
 	int		 pi_port;	/* host patterns */
 	struct addr	 pi_addr;	/* PAT_ADDR */
 	struct cidr	 pi_cidr;	/* allow_cidrs */
+	bool		 pi_untrusted;	/* from the workspace layer */
 };
 
 struct plist {

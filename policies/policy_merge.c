@@ -202,13 +202,18 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 void
 policy_narrow(struct policy *dst, const struct policy *ws)
 {
+	size_t	 i;
+
 	pscalar_narrow(&dst->p_mode, &ws->p_mode);
 	pscalar_narrow(&dst->p_unix, &ws->p_unix);
 	plist_intersect(&dst->p_allow, &ws->p_allow, MEET_PATTERN);
 	plist_append(&dst->p_deny, &ws->p_deny);
 	plist_intersect(&dst->p_cidrs, &ws->p_cidrs, MEET_CIDR);
 	plist_intersect(&dst->p_write, &ws->p_write, MEET_PATH);
+	i = dst->p_read_only.pl_n;
 	plist_append(&dst->p_read_only, &ws->p_read_only);
+	for (; i < dst->p_read_only.pl_n; i++)
+		dst->p_read_only.pl_v[i].pi_untrusted = true;
 	plist_append(&dst->p_hide, &ws->p_hide);
 	plist_intersect(&dst->p_env_pass, &ws->p_env_pass, MEET_ENV);
 }

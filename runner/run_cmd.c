@@ -85,6 +85,61 @@ run_id(char *id)
 	id[RUN_ID_LEN] = '\0';
 }
 
+/* Is path at or below dir? */
+static bool
+path_below(const char *path, const char *dir)
+{
+	size_t	 n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+/*
+ * The private /tmp, /var/tmp, /run and $XDG_RUNTIME_DIR cover the host's;
+ * a read_only path of a trusted layer below one of them (tools in /tmp,
+ * say) is brought back in, read-only.  The planner leaves read-only
+ * paths outside writable roots out (the root is read-only already), so
+ * they are added here.  The workspace layer cannot do this: what it
+ * names stays under the cover.
+ */
+static void
+plan_reveal(const struct run *run, struct fsplan *plan)
+{
+	const char		*covers[] = { "/tmp", "/var/tmp", "/run",
+				    run->r_runtime_dir };
+	const struct pitem	*it;
+	struct fs_op		*op;
+	struct stat		 st;
+	char			 real[PATH_MAX];
+	size_t			 i, j, c;
+	bool			 done;
+
+	for (i = 0; i < run->r_policy->p_read_only.pl_n; i++) {
+		it = &run->r_policy->p_read_only.pl_v[i];
+		if (it->pi_untrusted || realpath(it->pi_text, real) == NULL ||
+		    stat(real, &st) == -1)
+			continue;
+		for (c = 0; c < nitems(covers); c++)
+			if (covers[c] != NULL && path_below(real, covers[c]))
+				break;
+		if (c == nitems(covers))
+			continue;
+		for (done = false, j = 0; j < plan->fp_nops && !done; j++)
+			done = path_below(real, plan->fp_ops[j].fo_path);
+		if (done)
+			continue;	/* below an op already: planned */
+		plan->fp_ops = xreallocarray(plan->fp_ops, plan->fp_nops + 1,
+		    sizeof(*plan->fp_ops));
+		op = &plan->fp_ops[plan->fp_nops++];
+		memset(op, 0, sizeof(*op));
+		op->fo_path = xstrdup(real);
+		op->fo_why = xstrdup(it->pi_from);
+		op->fo_kind = FS_RO;
+		op->fo_dir = S_ISDIR(st.st_mode);
+	}
+}
+
 /* Landlock's rules: read everywhere, write below the writable places. */
 static void
 run_landlock_rules(struct run *run)
@@ -421,6 +476,7 @@ run_cmd(int argc, char **argv)
 		goto out;
 	}
 	run.r_plan = &plan;
+	plan_reveal(&run, &plan);
 	run_landlock_rules(&run);
 	if ((run.r_env = env_build(policy, environ, run.r_mode == NET_PROXY ?
 	    &ep : NULL, &cause)) == NULL) {

@@ -1,10 +1,9 @@
 #!/usr/bin/env bats
 # The escape battery (DESIGN.md guarantees 1, 3 and 4).
 #
-# NEEDS `cordon run` (runner/run_cmd.c) with --quiet.  Until it lands,
-# every "inside" half fails here (cordon: unknown command "run"); the
-# "outside" halves pass and prove that each route is real on this machine.
-# Also needs the test tools probe and sockpeer (make check builds them),
+# Needs `cordon run` and the test tools probe and sockpeer (make check
+# builds them; each test copies them, with cordon, to a folder the test
+# user can read, and names it --read-only, since /tmp is private inside),
 # script(1) for the terminal tests, and root for the halves marked so
 # (they are left out, with a note, when the suite runs unprivileged).
 #
@@ -17,8 +16,6 @@
 
 load helpers
 
-PROBE="$TOOLS_DIR/probe"
-SOCKPEER="$TOOLS_DIR/sockpeer"
 
 setup() {
 	cordon_setup
@@ -28,7 +25,11 @@ setup() {
 	export HOME="$TOP/home"
 	export XDG_CONFIG_HOME="$HOME/.config"
 	WS="$TOP/ws"
-	mkdir -p "$HOME/.config" "$WS/.git/hooks" "$TOP/outside"
+	mkdir -p "$HOME/.config" "$WS/.git/hooks" "$TOP/outside" "$TOP/bin"
+	cp "$CORDON" "$TOOLS_DIR/probe" "$TOOLS_DIR/sockpeer" "$TOP/bin/"
+	PROBE="$TOP/bin/probe"
+	SOCKPEER="$TOP/bin/sockpeer"
+	RUN=("$TOP/bin/cordon" run --quiet --read-only "$TOP/bin")
 	printf '[core]\n\tbare = false\n' >"$WS/.git/config"
 	ENV_EXTRA=()
 	cd "$WS" || return 1
@@ -130,7 +131,7 @@ out_root_or_skip() {
 sandboxed_user() {
 	own
 	run as_user "$HOME" env "${ENV_EXTRA[@]}" timeout -k 5 30 \
-	    "$CORDON" run --quiet -- "$PROBE" "$@"
+	    "${RUN[@]}" -- "$PROBE" "$@"
 	echo "inside, user: $output"
 }
 
@@ -154,7 +155,7 @@ in_root() {
 		return 0
 	fi
 	run env "${ENV_EXTRA[@]}" timeout -k 5 30 \
-	    "$CORDON" run --quiet -- "$PROBE" "$@"
+	    "${RUN[@]}" -- "$PROBE" "$@"
 	echo "inside, root: $output"
 	verdict held "$1"
 }
@@ -450,7 +451,7 @@ peer_count() {
 	run as_user "$HOME" "$PROBE" fd 5 5</dev/null
 	echo "outside, user: $output"
 	verdict escaped fd
-	run as_user "$HOME" timeout -k 5 30 "$CORDON" run --quiet -- \
+	run as_user "$HOME" timeout -k 5 30 "${RUN[@]}" -- \
 	    "$PROBE" fd 5 5</dev/null
 	echo "inside, user: $output"
 	verdict held fd
@@ -527,7 +528,7 @@ peer_count() {
 		# --foreground: in a process group of its own the command
 		# would be a background job of the terminal (SIGTTOU).
 		run as_user "$HOME" env SHELL=/bin/sh script -qec \
-		    "timeout --foreground -k 5 30 $CORDON run --quiet -- \
+		    "timeout --foreground -k 5 30 ${RUN[*]} -- \
 		    $PROBE $k" /dev/null
 		echo "inside, user: $output"
 		verdict held "$k"
