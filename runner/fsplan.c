@@ -142,6 +142,8 @@ fsplan_kind_name(enum fs_kind kind)
 		return "hide-dir";
 	case FS_HIDE_FILE:
 		return "hide-file";
+	case FS_SKIP:
+		return "skip";
 	}
 	return "?";
 }
@@ -735,6 +737,8 @@ fsp_keep(enum fs_kind kind, enum fs_kind above)
 	case FS_HIDE_DIR:
 	case FS_HIDE_FILE:
 		return above == FS_RW || above == FS_RO;
+	case FS_SKIP:
+		break;
 	}
 	return false;
 }

@@ -455,6 +455,7 @@ op_step(const struct fs_op *op, mode_t *mode)
 	case FS_BLOCK:
 		*mode = 0555;
 		return op->fo_dir ? STEP_BLOCK_DIR : STEP_BLOCK_FILE;
+	case FS_SKIP:	/* mount_steps leaves it out */
 	case FS_HIDE_DIR:
 		/* Folders kept writable below: reachable, not listable. */
 		*mode = op->fo_nkeep > 0 ? 0111 : 0;
@@ -496,7 +497,8 @@ mount_steps(struct mounts *m, const struct run *run)
 		const struct fs_op	*op = &run->r_plan->fp_ops[i];
 		enum step_kind		 kind = op_step(op, &mode);
 
-		step_add(m, op->fo_path, kind, op->fo_why, mode);
+		if (op->fo_kind != FS_SKIP)
+			step_add(m, op->fo_path, kind, op->fo_why, mode);
 	}
 	qsort(m->m_steps, m->m_n, sizeof(*m->m_steps), step_cmp);
 }

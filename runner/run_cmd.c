@@ -203,7 +203,14 @@ block_prepare(struct fsplan *plan, struct blocks *b, char **cause)
 		if (op->fo_kind == FS_BLOCK) {
 			if (mkdir(op->fo_path, 0755) == 0)
 				b->b_made[i] = true;
-			else if (errno != EEXIST) {
+			else if (errno == EROFS || errno == EACCES) {
+				/*
+				 * What we cannot make, the command (same user,
+				 * fewer rights) cannot either: nothing to block.
+				 */
+				op->fo_kind = FS_SKIP;
+				continue;
+			} else if (errno != EEXIST) {
 				xasprintf(cause, "%s (%s) does not exist, and "
 				    "cordon needs an empty folder there for the "
 				    "run, to stop the command from making it: %s",

@@ -67,7 +67,9 @@ enum fs_kind {
 			/* empty directory here for the run, cover it     */
 			/* read-only, remove it after the run             */
 	FS_HIDE_DIR,	/* cover a directory with an empty read-only tmpfs */
-	FS_HIDE_FILE	/* cover a non-directory with an empty read-only file */
+	FS_HIDE_FILE,	/* cover a non-directory with an empty read-only file */
+	FS_SKIP		/* not made by the planner: an FS_BLOCK the runner */
+			/* found needless (a read-only filesystem)         */
 };
 
 /*

@@ -325,3 +325,21 @@ teardown() {
 	[ "$(cat "$BATS_TEST_TMPDIR/b.log")" = held ]
 	[ ! -e "$WS/.cordon/x" ]
 }
+
+@test "a workspace on a read-only filesystem runs; nothing to block there" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to mount a read-only tmpfs"
+	ro="$UDIR/ro"
+	mkdir -p "$ro"
+	mount -t tmpfs -o size=1m,mode=755 tmpfs "$ro"
+	mkdir "$ro/ws"
+	chown "$TEST_USER:" "$ro/ws"
+	mount -o remount,ro "$ro"
+	cd "$ro/ws"
+	run as_user "$UDIR/home" "$UCORDON" run --quiet -- sh -c \
+	    'echo ran; (touch x) 2>/dev/null || echo ro-held'
+	cd /
+	umount "$ro"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ran ]
+	[ "${lines[1]}" = ro-held ]
+}
