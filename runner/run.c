@@ -221,6 +221,7 @@ run_proxy_dir(struct runner *rn, const char *socket, char **cause)
 		xasprintf(cause, "the proxy socket %s: not a socket", socket);
 		return -1;
 	}
+	run->r_proxy_path = socket;
 	dir = xstrdup(socket);
 	if ((slash = strrchr(dir, '/')) == NULL) {
 		free(dir);
@@ -244,8 +245,9 @@ run_userns_hint(int err)
 	char	 buf[32];
 	FILE	*f;
 
-	log_warnx("run: cannot make the sandbox's namespaces: %s",
-	    strerror(err));
+	log_warnx("run: cannot make the sandbox's namespaces: %s%s",
+	    strerror(err), err == ENOSPC || err == EUSERS ? " (a limit on "
+	    "the number of namespaces is reached)" : "");
 	if ((f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "r")) !=
 	    NULL) {
 		if (fgets(buf, sizeof(buf), f) != NULL && buf[0] == '0')
@@ -272,7 +274,7 @@ run_userns_hint(int err)
 			    "off");
 		fclose(f);
 	}
-	if (err == EPERM || err == ENOSPC || err == EUSERS)
+	if (err == EPERM)
 		log_warnx("hint: inside a container, user namespaces are "
 		    "often blocked by its seccomp profile; run cordon on the "
 		    "host, or allow them in the container");

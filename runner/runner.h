@@ -135,6 +135,7 @@ struct run {
 	char			  r_id[RUN_ID_LEN + 1];
 	int			  r_proxy_dir;	/* O_PATH: the socket's folder */
 	const char		 *r_proxy_name;	/* the socket, in that folder */
+	const char		 *r_proxy_path;	/* the same, whole, for messages */
 	uid_t			  r_uid;
 	gid_t			  r_gid;
 	bool			  r_tty;	/* the command keeps the terminal */

@@ -209,6 +209,10 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 	xasprintf(&cause, "unix:%s", run->r_proxy_name);
 	if (endpoint_parse(cause, &target, &cause) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "%s", cause);
+	/* What a failure names: the proxy, not a path relative to here. */
+	free(target.ep_text);
+	xasprintf(&target.ep_text, "the proxy at %s, the sandbox's only way "
+	    "out", run->r_proxy_path);
 	snprintf(text, sizeof(text), "tcp:127.0.0.1:%d", RUN_BRIDGE_PORT);
 	if (endpoint_parse(text, &listen4, &cause) == -1 ||
 	    (b = bridge_new(base, &listen4, &target, BRIDGE_MAX_CONNS,

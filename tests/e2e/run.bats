@@ -343,3 +343,61 @@ teardown() {
 	[ "${lines[0]}" = ran ]
 	[ "${lines[1]}" = ro-held ]
 }
+
+@test "fail closed: the operator's proxy killed mid-run leaves no way out, and says so" {
+	sock="$UDIR/proxy.sock"
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    "${ALLOW_UP[@]}"
+	proxy=$BG_PID
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	cd "$WS"
+	start_bg inside as_user "$UDIR/home" "$UCORDON" run --quiet \
+	    --proxy-socket "$sock" -- sh -c "
+	    curl -sS http://up.test:$UP/; touch ready
+	    while [ ! -e go ]; do sleep 0.05; done
+	    curl -sS --max-time 5 http://up.test:$UP/ || echo no-way-out"
+	inside=$BG_PID
+	for i in $(seq 100); do [ -e "$WS/ready" ] && break; sleep 0.05; done
+	kill -KILL "$proxy"
+	wait "$proxy" || true
+	touch "$WS/go"
+	wait "$inside" || true
+	log="$BATS_TEST_TMPDIR/inside.log"
+	grep -q '^hello$' "$log"
+	grep -q '^no-way-out$' "$log"
+	grep -q "cordon: bridge: the proxy at $sock, the sandbox's only way out: Connection refused" "$log"
+	[ "$(grep -c hello "$log")" -eq 1 ]
+}
+
+@test "--proxy-socket: a path longer than a Unix socket address may be" {
+	deep="$UDIR/$(printf 'd%.0s' $(seq 60))/$(printf 'e%.0s' $(seq 60))"
+	mkdir -p "$deep"
+	sock="$deep/proxy.sock"
+	# The proxy itself cannot bind there: it listens nearby, and a link
+	# with the long name points at it.
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$UDIR/p.sock" \
+	    "${ALLOW_UP[@]}"
+	wait_listen "unix:$UDIR/p.sock"
+	chmod 666 "$UDIR/p.sock"
+	ln "$UDIR/p.sock" "$sock"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/d"*
+	[ "${#sock}" -gt 108 ]
+	run in_sandbox --quiet --proxy-socket "$sock" -- \
+	    curl -sS "http://up.test:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+}
+
+@test "fail closed: no user namespaces, nothing run, the reason and the fix" {
+	cd "$WS"
+	# A user namespace of the test's own whose limit is 0: as if the
+	# administrator had turned them off.
+	run unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_user_namespaces &&
+	    exec "$0" run -- touch ran' "$UCORDON"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"cannot make the sandbox's namespaces"* ]]
+	[[ "$output" == *"sysctl -w user.max_user_namespaces="* ]]
+	[[ "$output" == *"nothing was run"* ]]
+	[ ! -e "$WS/ran" ]
+}
