@@ -97,3 +97,17 @@ fatalx(const char *fmt, ...)
 	va_end(ap);
 	exit(1);
 }
+
+/* Prints each line of text (joined by '\n') as a warning, and frees it. */
+void
+log_warnx_lines(char *text)
+{
+	char	*line, *nl;
+
+	for (line = text; line != NULL && *line != '\0'; line = nl) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl++ = '\0';
+		log_warnx("%s", line);
+	}
+	free(text);
+}

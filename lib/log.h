@@ -23,6 +23,7 @@ void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_warnx_lines(char *);
 void	fatal(const char *, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
 void	fatalx(const char *, ...)

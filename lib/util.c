@@ -210,3 +210,18 @@ fd_limit_raise(void)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
+
+/* Appends item to the list *list (NULL: empty), separated by sep. */
+void
+str_append(char **list, const char *sep, const char *item)
+{
+	char	*joined;
+
+	if (*list == NULL) {
+		*list = xstrdup(item);
+		return;
+	}
+	xasprintf(&joined, "%s%s%s", *list, sep, item);
+	free(*list);
+	*list = joined;
+}

@@ -24,6 +24,7 @@ void	 errlist_add(struct errlist *, const char *, ...)
 char	*errlist_steal(struct errlist *);
 
 char	*str_escape(const char *, size_t);
+void	 str_append(char **, const char *, const char *);
 
 void	 fd_limit_raise(void);
 char	*file_read(const char *, size_t, const char *, size_t *, char **);

@@ -80,16 +80,11 @@ static struct policy *
 proxy_policy(struct proxy_run *run)
 {
 	struct policy	*p;
-	char		*cause, *line, *nl;
+	char		*cause;
 
 	if ((p = policy_build(&run->pr_layers, NULL, &cause)) != NULL)
 		return p;
-	for (line = cause; line != NULL && *line != '\0'; line = nl) {
-		if ((nl = strchr(line, '\n')) != NULL)
-			*nl++ = '\0';
-		log_warnx("%s", line);
-	}
-	free(cause);
+	log_warnx_lines(cause);
 	return NULL;
 }
 
@@ -194,7 +189,7 @@ proxy_cmd(int argc, char **argv)
 	struct event		*sigs[4];
 	const char		*listens[PROXY_MAX_LISTEN], *logpath = "-";
 	const char		**pins = NULL;
-	char			*dns = NULL, *tmp, *cause, *end;
+	char			*dns = NULL, *cause, *end;
 	size_t			 nlisten = 0, npins = 0, i;
 	long			 n;
 	bool			 remote = false;
@@ -234,13 +229,7 @@ proxy_cmd(int argc, char **argv)
 			logpath = optarg;
 			break;
 		case 'D':
-			if (dns == NULL)
-				dns = xstrdup(optarg);
-			else {
-				xasprintf(&tmp, "%s,%s", dns, optarg);
-				free(dns);
-				dns = tmp;
-			}
+			str_append(&dns, ",", optarg);
 			break;
 		case 'r':
 			pins = xreallocarray(pins, npins + 1, sizeof(*pins));

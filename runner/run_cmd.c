@@ -40,20 +40,6 @@ run_usage(FILE *f)
 	    "                  -- CMD [ARGS...]\n");
 }
 
-/* Prints every line of cause as a warning. */
-static void
-warn_lines(char *cause)
-{
-	char	*line, *nl;
-
-	for (line = cause; line != NULL && *line != '\0'; line = nl) {
-		if ((nl = strchr(line, '\n')) != NULL)
-			*nl++ = '\0';
-		log_warnx("%s", line);
-	}
-	free(cause);
-}
-
 /* A path flag, made absolute against the current folder. */
 static const char *
 run_abs(const char *path, const char *cwd, char ***owned, size_t *nowned)
@@ -334,7 +320,7 @@ run_cmd(int argc, char **argv)
 	struct env_proxy	 ep = { RUN_BRIDGE_PORT };
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
-	char			**owned = NULL, *cause, *dns = NULL, *tmp;
+	char			**owned = NULL, *cause, *dns = NULL;
 	const char		*ws = NULL, *rd;
 	size_t			 nowned = 0, i;
 	struct blocks		 blocks = { NULL, NULL, 0 };
@@ -394,13 +380,7 @@ run_cmd(int argc, char **argv)
 			net.rn_pins[net.rn_npins++] = optarg;
 			break;
 		case 'D':
-			if (dns == NULL)
-				dns = xstrdup(optarg);
-			else {
-				xasprintf(&tmp, "%s,%s", dns, optarg);
-				free(dns);
-				dns = tmp;
-			}
+			str_append(&dns, ",", optarg);
 			break;
 		case 'S':
 			net.rn_socket = optarg;
@@ -440,7 +420,7 @@ run_cmd(int argc, char **argv)
 	}
 	layers.pl_workspace = workspace;
 	if ((policy = policy_build(&layers, NULL, &cause)) == NULL) {
-		warn_lines(cause);
+		log_warnx_lines(cause);
 		log_warnx("run: no policy, nothing run");
 		goto out;
 	}
