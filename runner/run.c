@@ -14,6 +14,7 @@
  */
 #include <sys/types.h>
 #include <sys/queue.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -318,15 +319,40 @@ run_exited_cb(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(rn->rn_proxy.px_base, NULL);
 }
 
-static void
-run_signal_cb(evutil_socket_t sig, short what, void *arg)
+/* Fills set with the signals passed on to the command. */
+int
+run_sigset(sigset_t *set)
 {
-	struct runner	*rn = arg;
+	static const int	 sigs[] = RUN_FORWARDED;
+	size_t			 i;
+
+	sigemptyset(set);
+	for (i = 0; i < nitems(sigs); i++)
+		sigaddset(set, sigs[i]);
+	return 0;
+}
+
+/*
+ * A signal for the command, passed to PID 1, which passes it on.  One
+ * the terminal sent (SI_KERNEL) reached the command itself when it shares
+ * the terminal; without one, it has its own session and needs ours.
+ */
+static void
+run_signal_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct runner		*rn = arg;
+	struct signalfd_siginfo	 si;
+	int			 sig;
 
 	(void)what;
-	if (syscall(SYS_pidfd_send_signal, rn->rn_pidfd, (int)sig, NULL, 0) ==
-	    -1 && errno != ESRCH)
-		log_warn("run: passing %s on", strsignal((int)sig));
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		sig = (int)si.ssi_signo;
+		if (si.ssi_code == SI_KERNEL && rn->rn_run->r_tty)
+			continue;
+		if (syscall(SYS_pidfd_send_signal, rn->rn_pidfd, sig, NULL,
+		    0) == -1 && errno != ESRCH)
+			log_warn("run: passing %s on", strsignal(sig));
+	}
 }
 
 /* Copies what the sandbox said about its failure to stderr. */
@@ -350,15 +376,12 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 {
 	struct runner		 rn;
 	struct clone_args	 ca;
-	struct event		*evs[8];
-	const int		*sigs;
-	size_t			 nsigs, nev = 0, i;
+	struct event		*evs[2];
+	sigset_t		 fwd;
+	size_t			 nev = 0, i;
 	char			*cause, map[64];
 	int			 sync[2], err[2], pidfd = -1, rc, saved;
-	static const int	 all_sigs[] = { SIGHUP, SIGINT, SIGQUIT,
-				    SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
-	static const int	 tty_sigs[] = { SIGHUP, SIGTERM, SIGUSR1,
-				    SIGUSR2 };
+	int			 sfd = -1;
 
 	memset(&rn, 0, sizeof(rn));
 	rn.rn_run = run;
@@ -385,6 +408,13 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	policy = NULL;
 	run->r_policy = NULL;	/* the proxy's now */
 
+	/* Blocked from now on, read from a signalfd; the sandbox too. */
+	run_sigset(&fwd);
+	sigprocmask(SIG_BLOCK, &fwd, NULL);
+	if ((sfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC)) == -1) {
+		log_warn("run: signalfd");
+		goto out;
+	}
 	if (pipe2(sync, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1) {
 		log_warn("run: pipe");
 		goto out;
@@ -438,23 +468,10 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	}
 	close(sync[1]);
 
-	if (run->r_tty) {
-		sigs = tty_sigs;
-		nsigs = nitems(tty_sigs);
-	} else {
-		sigs = all_sigs;
-		nsigs = nitems(all_sigs);
-	}
 	evs[nev++] = event_new(rn.rn_proxy.px_base, rn.rn_pidfd, EV_READ |
 	    EV_PERSIST, run_exited_cb, &rn);
-	for (i = 0; i < nsigs; i++)
-		evs[nev++] = evsignal_new(rn.rn_proxy.px_base, sigs[i],
-		    run_signal_cb, &rn);
-	if (run->r_tty) {
-		/* The terminal sends these to the command itself. */
-		signal(SIGINT, SIG_IGN);
-		signal(SIGQUIT, SIG_IGN);
-	}
+	evs[nev++] = event_new(rn.rn_proxy.px_base, sfd, EV_READ |
+	    EV_PERSIST, run_signal_cb, &rn);
 	for (i = 0; i < nev; i++)
 		if (evs[i] == NULL || event_add(evs[i], NULL) == -1) {
 			log_warnx("run: cannot watch the sandbox");
@@ -509,6 +526,8 @@ out:
 		close(run->r_proxy_dir);
 	if (rn.rn_pidfd != -1)
 		close(rn.rn_pidfd);
+	if (sfd != -1)
+		close(sfd);
 	event_base_free(rn.rn_proxy.px_base);
 	return rn.rn_status;
 }

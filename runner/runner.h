@@ -9,6 +9,8 @@
 
 #include <sys/types.h>
 
+#include <signal.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -142,6 +144,17 @@ struct run {
 	int			  r_sync;	/* read end: the parent's go */
 	int			  r_errfd;	/* write end: why setup failed */
 };
+
+/*
+ * The signals passed on to the command.  Both cordon run and PID 1 read
+ * them from a signalfd(2), which says who sent each: a signal the
+ * terminal sent (SI_KERNEL) reached the command's process group itself
+ * when the command shares the terminal, and is not passed again.
+ */
+#define RUN_FORWARDED	{ SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, \
+			    SIGUSR2, SIGWINCH }
+
+int	run_sigset(sigset_t *);
 
 /* sandbox.c: runs in the sandbox as its PID 1; never returns. */
 void	sandbox_main(struct run *) __attribute__((noreturn));

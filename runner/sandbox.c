@@ -21,6 +21,7 @@
 #include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -48,11 +49,6 @@
 #include "xmalloc.h"
 
 extern char **environ;
-
-/* Signals PID 1 passes on to the command. */
-static const int forwarded[] = {
-	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT
-};
 
 static pid_t	 command_pid = -1;
 
@@ -129,17 +125,17 @@ caps_drop(const struct run *run)
 
 /* The command's side of the fork: never returns. */
 static void __attribute__((noreturn))
-command_exec(const struct run *run, const sigset_t *mask)
+command_exec(const struct run *run)
 {
-	char	*cause;
-	size_t	 i;
-	int	 abi, err;
+	sigset_t	 none;
+	char		*cause;
+	int		 abi, err, sig;
 
-	for (i = 0; i < nitems(forwarded); i++)
-		signal(forwarded[i], SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* Default dispositions and nothing blocked, as a shell would. */
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (!run->r_tty && setsid() == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "setsid: %s",
 		    strerror(errno));
@@ -186,13 +182,22 @@ sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/*
+ * A signal for the command: from cordon run outside (SI_USER), or from
+ * inside.  One the terminal sent (SI_KERNEL) is not passed: the command
+ * got it too when it shares the terminal, and cordon run passes it when
+ * it does not.
+ */
 static void
-sandbox_signal_cb(evutil_socket_t sig, short what, void *arg)
+sandbox_signal_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct signalfd_siginfo	 si;
+
 	(void)what;
 	(void)arg;
-	if (command_pid > 0)
-		kill(command_pid, (int)sig);
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		if (si.ssi_code != SI_KERNEL && command_pid > 0)
+			kill(command_pid, (int)si.ssi_signo);
 }
 
 /* The bridge to the proxy, on 127.0.0.1 and ::1 (where IPv6 exists). */
@@ -235,9 +240,9 @@ sandbox_main(struct run *run)
 {
 	struct event_base	*base;
 	struct event		*ev;
-	sigset_t		 all, old;
-	size_t			 i;
+	sigset_t		 fwd;
 	char			 go;
+	int			 sfd;
 
 	/* The parent writes our maps, then one byte; EOF: it is gone. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -259,28 +264,28 @@ sandbox_main(struct run *run)
 		sandbox_bridge(run, base);
 	signal(SIGPIPE, SIG_IGN);
 
-	/* Signals wait, blocked, until the loop watches them. */
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
+	/*
+	 * The forwarded signals came blocked from cordon run; they stay so
+	 * here, read from a signalfd, and the command unblocks them.
+	 */
+	run_sigset(&fwd);
+	sigprocmask(SIG_BLOCK, &fwd, NULL);
+	if ((sfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "signalfd: %s",
+		    strerror(errno));
+	if ((ev = evsignal_new(base, SIGCHLD, sandbox_child_cb, NULL)) ==
+	    NULL || evsignal_add(ev, NULL) == -1 ||
+	    (ev = event_new(base, sfd, EV_READ | EV_PERSIST,
+	    sandbox_signal_cb, NULL)) == NULL || event_add(ev, NULL) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "cannot watch signals");
 	if ((command_pid = fork()) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "fork: %s",
 		    strerror(errno));
 	if (command_pid == 0)
-		command_exec(run, &old);
+		command_exec(run);
 	close(run->r_errfd);
 	run->r_errfd = -1;
-
-	if ((ev = evsignal_new(base, SIGCHLD, sandbox_child_cb, NULL)) ==
-	    NULL || evsignal_add(ev, NULL) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "cannot watch SIGCHLD");
-	for (i = 0; i < nitems(forwarded); i++)
-		if ((ev = evsignal_new(base, forwarded[i], sandbox_signal_cb,
-		    NULL)) == NULL || evsignal_add(ev, NULL) == -1)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "cannot watch "
-			    "signals");
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	/* A SIGCHLD that came while blocked is delivered now, or was lost
-	 * before the watch: look once. */
+	/* A SIGCHLD before the loop runs is seen by the loop: look once. */
 	sandbox_child_cb(SIGCHLD, 0, NULL);
 	event_base_dispatch(base);
 	_exit(RUN_EXIT_FAILURE);

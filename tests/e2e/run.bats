@@ -401,3 +401,19 @@ teardown() {
 	[[ "$output" == *"nothing was run"* ]]
 	[ ! -e "$WS/ran" ]
 }
+
+@test "Ctrl-C at a terminal reaches the command once; kill -INT reaches it too" {
+	cd "$WS"
+	cmd='trap "echo got-INT" INT; for i in $(seq 30); do sleep 0.1; done; echo end'
+	# ^C typed 0.7 s in: the terminal signals the command's group.
+	run bash -c '(sleep 0.7; printf "\003"; sleep 3) | script -qec "$0" /dev/null' \
+	    "$UCORDON run --quiet -- sh -c '$cmd'"
+	[ "$(grep -c got-INT <<<"$output")" -eq 1 ]
+	[[ "$output" == *end* ]]
+	# Without a terminal, SIGINT to cordon run is passed on.
+	start_bg noterm "$UCORDON" run --quiet -- sh -c "$cmd" </dev/null
+	sleep 0.7
+	kill -INT "$BG_PID"
+	wait "$BG_PID"
+	[ "$(grep -c got-INT "$BATS_TEST_TMPDIR/noterm.log")" -eq 1 ]
+}
