@@ -388,6 +388,8 @@ fsp_protect(struct fsp *f, const char *path, bool hide, const char *why,
 		 */
 		if (!hide)
 			fsp_add(f, r, FS_BLOCK, why, true);
+		else
+			free(r);
 		break;
 	case RES_NOTDIR:
 		fsp_add(f, r, FS_RO, why, false);
