@@ -33,7 +33,7 @@ env_policy(const char *env_json)
 
 /* A host environment: a copy of v, freed with env_free(). */
 static char **
-dup(const char *const *v)
+strv_dup(const char *const *v)
 {
 	char	**d;
 	size_t	 i, n = 0;
@@ -104,7 +104,7 @@ test_pass_exact_and_prefix(void **state)
 			    NULL };
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	p = env_policy("{\"pass\": [\"PATH\", \"LC_*\", \"HOME\"]}");
 	env = build(p, host, 0);
 	assert_string_equal(find(env, "PATH"), "/bin");
@@ -193,7 +193,7 @@ test_agent_sockets_never(void **state)
 			    NULL };
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	p = env_policy("{\"pass\": [\"SSH_AUTH_SOCK\", \"SSH_*\", \"ssh*\","
 	    " \"GPG_AGENT_INFO\", \"DBUS_SESSION_BUS_ADDRESS\"]}");
 	env = build(p, host, 0);
@@ -219,7 +219,7 @@ test_defaults(void **state)
 			    "OPENAI_API_KEY=sk", "LD_PRELOAD=/evil.so", NULL };
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	if ((p = policy_defaults(&ctx, &cause)) == NULL)
 		fail_msg("%s", cause);
 	env = build(p, host, 0);
@@ -240,7 +240,7 @@ test_set_overrides_pass(void **state)
 	const char	*hostv[] = { "EDITOR=emacs", "PAGER=less", NULL };
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	p = env_policy("{\"pass\": [\"EDITOR\", \"PAGER\"],"
 	    " \"set\": {\"EDITOR\": \"vi\", \"NEW\": \"1\", \"E\": \"\"}}");
 	env = build(p, host, 0);
@@ -280,7 +280,7 @@ test_proxy_wins(void **state)
 	size_t		 i;
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	p = env_policy("{\"pass\": [\"HTTPS_PROXY\", \"https_proxy\","
 	    " \"NO_PROXY\", \"GOPROXY\"], \"set\": {\"HTTP_PROXY\":"
 	    " \"http://elsewhere:1\", \"PIP_PROXY\": \"http://elsewhere:2\"}}");
@@ -322,7 +322,7 @@ test_lowercase_twins(void **state)
 	size_t		 i;
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	p = env_policy("{\"pass\": [\"http_proxy\"]}");
 	env = build(p, host, 40000);
 	for (i = 0; i < nitems(twins); i++) {
@@ -349,7 +349,7 @@ test_java_appended(void **state)
 	const char	*hostv[] = { "JAVA_TOOL_OPTIONS=-Xmx1g", NULL };
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	p = env_policy("{\"pass\": [\"JAVA_TOOL_OPTIONS\"]}");
 	env = build(p, host, 3128);
 	assert_string_equal(find(env, "JAVA_TOOL_OPTIONS"), "-Xmx1g "
@@ -386,7 +386,7 @@ test_sorted(void **state)
 	size_t		 i, n;
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	p = env_policy("{\"pass\": [\"A*\", \"B\", \"Z\", \"a\"]}");
 	env = build(p, host, 0);
 	assert_int_equal(count(env), nitems(order));
@@ -421,7 +421,7 @@ test_duplicates(void **state)
 	const char	*hostv[] = { "X=1", "Y=a", "X=2", "X=3", NULL };
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	p = env_policy("{\"pass\": [\"X\", \"Y\"]}");
 	env = build(p, host, 0);
 	assert_int_equal(count(env), 2);
@@ -441,7 +441,7 @@ test_malformed(void **state)
 			    "EMPTY=", "EQ==x=", NULL };
 
 	(void)state;
-	host = dup(hostv);
+	host = strv_dup(hostv);
 	p = env_policy("{\"pass\": [\"NOEQUALS\", \"GOOD\", \"EMPTY\","
 	    " \"EQ\"]}");
 	env = build(p, host, 0);
