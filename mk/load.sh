@@ -56,7 +56,7 @@ trap 'exit 129' HUP
 # pipe only while bytes move); the client and the echo server one each.  Raising the
 # hard limit needs root (CAP_SYS_RESOURCE); with less, fewer tunnels, and
 # the line says so.
-need=$((2 * TUNNELS + 1024))
+need=$((2 * TUNNELS + 64))
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$need" ]; then
 	ulimit -n "$need" 2>/dev/null ||
 	    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -65,7 +65,7 @@ limit=$(ulimit -n)
 tunnels_note=
 if [ "$limit" != unlimited ] && [ "$limit" -lt "$need" ]; then
 	tunnels_note=" (fewer than $TUNNELS: the fd limit is $limit)"
-	TUNNELS=$(((limit - 1024) / 2))
+	TUNNELS=$(((limit - 64) / 2))
 fi
 
 port=$((20000 + RANDOM % 10000))
