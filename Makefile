@@ -58,11 +58,12 @@ DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd
 DEB_FUZZ	 = clang libclang-rt-14-dev
+DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux
 
-.PHONY: all deps deps-fuzz check unit e2e demo bench sanitize fuzz lint \
-	clean install
+.PHONY: all deps deps-fuzz check unit e2e demo bench sanitize valgrind \
+	fuzz lint clean install
 
 all: deps $(BIN)
 
@@ -139,6 +140,12 @@ sanitize: deps
 	    CORDON=$(CURDIR)/build-san/cordon UNIT_DIR=build-san/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/build-san/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
+
+# The proxy and the bridge under valgrind through a short load, then
+# SIGTERM: fails on any memcheck error or definite leak (mk/valgrind.sh).
+valgrind: deps $(BIN) $(TOOL_BINS)
+	@./mk/deps.sh $(DEB_VALGRIND)
+	@./mk/valgrind.sh $(CURDIR)/$(BIN) $(CURDIR)/$(BUILD)/tests/tools
 
 # libFuzzer targets, each run for FUZZ_SECONDS from its seed corpus.
 FUZZ_SECONDS	?= 30

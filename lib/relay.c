@@ -4,7 +4,12 @@
  * Each direction moves bytes from its source to its destination through a
  * pipe with splice(2), so they never enter user space; where splice is
  * refused (EINVAL: a socket type without splice support) that direction
- * falls back to read and send through a small buffer.  At most one pipe
+ * falls back to read and send through a small buffer.  A direction holds
+ * a pipe only while bytes are in it: an empty one goes back to a small
+ * pool of the process, so an idle relay costs its two sockets and no
+ * more (10,000 idle tunnels would otherwise hold 40,000 pipe ends).  The
+ * pool is emptied when the last relay ends, so a process with no relay
+ * is back at its baseline of descriptors.  At most one pipe
  * (or buffer) of data waits in each direction: when the destination is
  * slow the source is no longer read, and the kernel's socket buffers push
  * back on the sender.  End of file in one direction becomes shutdown
@@ -29,6 +34,7 @@
 
 #define RELAY_PIPE_SIZE	(256 * 1024)	/* asked for; the kernel decides */
 #define RELAY_BUF_SIZE	(64 * 1024)	/* the copy fallback */
+#define RELAY_POOL_MAX	32		/* empty pipes kept for reuse */
 
 struct relay_dir {
 	struct relay	*d_relay;
@@ -36,8 +42,9 @@ struct relay_dir {
 	int		 d_dst;
 	struct event	*d_rev;		/* d_src readable */
 	struct event	*d_wev;		/* d_dst writable */
-	int		 d_pipe[2];	/* -1: the copy fallback */
+	int		 d_pipe[2];	/* -1: none held now */
 	size_t		 d_pipesize;
+	bool		 d_nosplice;	/* the copy fallback, for good */
 	size_t		 d_inpipe;	/* bytes waiting in the pipe */
 	char		*d_buf;		/* pending or fallback bytes */
 	size_t		 d_cap;		/* of d_buf */
@@ -59,6 +66,14 @@ struct relay {
 	void		*r_arg;
 };
 
+/* Empty pipes, shared by every relay of the process (one thread). */
+static struct {
+	int		 rp_fd[2];
+	size_t		 rp_size;
+} relay_pool[RELAY_POOL_MAX];
+static size_t		 relay_npool;
+static size_t		 relay_nlive;	/* relays not yet freed */
+
 static void	relay_read_cb(int, short, void *);
 static void	relay_write_cb(int, short, void *);
 static void	relay_idle_cb(int, short, void *);
@@ -74,6 +89,7 @@ relay_new(struct event_base *base, int a, int b, relay_done_cb cb, void *arg)
 	int		 i;
 
 	r = xcalloc(1, sizeof(*r));
+	relay_nlive++;
 	r->r_fd[0] = a;
 	r->r_fd[1] = b;
 	r->r_cb = cb;
@@ -122,12 +138,22 @@ relay_idle(struct relay *r, const struct timeval *tv)
 	r->r_has_idle = true;
 }
 
-/* Sets up one direction's pipe; without one it copies through d_buf. */
+/*
+ * Gives direction d a pipe, from the pool or new; without one (EMFILE,
+ * say) this round copies through d_buf instead.
+ */
 static void
-relay_dir_pipe(struct relay_dir *d)
+relay_pipe_get(struct relay_dir *d)
 {
 	int	 size;
 
+	if (relay_npool > 0) {
+		relay_npool--;
+		d->d_pipe[0] = relay_pool[relay_npool].rp_fd[0];
+		d->d_pipe[1] = relay_pool[relay_npool].rp_fd[1];
+		d->d_pipesize = relay_pool[relay_npool].rp_size;
+		return;
+	}
 	if (pipe2(d->d_pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
 		d->d_pipe[0] = d->d_pipe[1] = -1;
 		return;
@@ -139,6 +165,25 @@ relay_dir_pipe(struct relay_dir *d)
 	d->d_pipesize = (size_t)size;
 }
 
+/* Gives back d's pipe: to the pool when empty, else closed. */
+static void
+relay_pipe_put(struct relay_dir *d)
+{
+	if (d->d_pipe[0] == -1)
+		return;
+	if (d->d_inpipe == 0 && relay_npool < RELAY_POOL_MAX) {
+		relay_pool[relay_npool].rp_fd[0] = d->d_pipe[0];
+		relay_pool[relay_npool].rp_fd[1] = d->d_pipe[1];
+		relay_pool[relay_npool].rp_size = d->d_pipesize;
+		relay_npool++;
+	} else {
+		close(d->d_pipe[0]);
+		close(d->d_pipe[1]);
+	}
+	d->d_pipe[0] = d->d_pipe[1] = -1;
+	d->d_inpipe = 0;
+}
+
 /* Starts moving bytes.  Returns 0, or -1 if an event could not be added. */
 int
 relay_start(struct relay *r)
@@ -148,7 +193,6 @@ relay_start(struct relay *r)
 	for (i = 0; i < 2; i++) {
 		struct relay_dir	*d = &r->r_dir[i];
 
-		relay_dir_pipe(d);
 		/* Pending bytes go first: wait for the destination. */
 		if (event_add(d->d_len != 0 ? d->d_wev : d->d_rev, NULL) == -1)
 			return -1;
@@ -171,16 +215,20 @@ relay_free(struct relay *r)
 
 		event_free(d->d_rev);
 		event_free(d->d_wev);
-		if (d->d_pipe[0] != -1) {
-			close(d->d_pipe[0]);
-			close(d->d_pipe[1]);
-		}
+		relay_pipe_put(d);
 		free(d->d_buf);
 		if (r->r_fd[i] != -1)
 			close(r->r_fd[i]);
 	}
 	event_free(r->r_idle);
 	free(r);
+	if (--relay_nlive == 0) {
+		while (relay_npool > 0) {
+			relay_npool--;
+			close(relay_pool[relay_npool].rp_fd[0]);
+			close(relay_pool[relay_npool].rp_fd[1]);
+		}
+	}
 }
 
 uint64_t
@@ -254,6 +302,7 @@ relay_flush(struct relay_dir *d)
 		}
 		d->d_inpipe -= (size_t)n;
 	}
+	relay_pipe_put(d);	/* empty: an idle relay holds no pipe */
 	return 1;
 }
 
@@ -266,18 +315,25 @@ relay_fill(struct relay_dir *d)
 {
 	ssize_t	 n;
 
+	if (d->d_pipe[0] == -1 && !d->d_nosplice)
+		relay_pipe_get(d);
 	if (d->d_pipe[0] != -1) {
 		n = splice(d->d_src, NULL, d->d_pipe[1], NULL,
 		    d->d_pipesize - d->d_inpipe,
 		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n > 0)
 			d->d_inpipe += (size_t)n;
-		if (n != -1 || errno != EINVAL)
+		if (n != -1 || errno != EINVAL) {
+			int	 saved = errno;
+
+			if (n <= 0)	/* a wake-up for nothing keeps none */
+				relay_pipe_put(d);
+			errno = saved;
 			return n;
+		}
 		/* This socket cannot splice: copy through a buffer. */
-		close(d->d_pipe[0]);
-		close(d->d_pipe[1]);
-		d->d_pipe[0] = d->d_pipe[1] = -1;
+		relay_pipe_put(d);
+		d->d_nosplice = true;
 	}
 	if (d->d_cap < RELAY_BUF_SIZE) {
 		free(d->d_buf);

@@ -111,7 +111,8 @@ ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
 CONC=${CONC:-16}			# ab's concurrency (proxy)
 TINYPROXY_LOGLEVEL=${TINYPROXY_LOGLEVEL:-Connect}
 STARTS=${STARTS:-100}			# runs per command, sandbox start
-BENCH=${BENCH:-all}			# all, or start: that section alone
+BENCH=${BENCH:-all}			# all, or start or load: that section
+					# alone
 tmp=$(mktemp -d)
 pids=()
 client_pid=
@@ -277,6 +278,12 @@ if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 	    "workspace that has them does not pay)"
 	[ "$BENCH" = start ] && exit 0
 	echo
+fi
+
+# load and faults: its own script (mk/load.sh), run last with all.
+if [ "$BENCH" = load ]; then
+	bash "$(dirname "$self")/load.sh" "$cordon" "$tools"
+	exit
 fi
 
 # Ports below the ephemeral range, counted up from a random start.
@@ -628,4 +635,9 @@ echo ')'
 if [ -z "${note[tinyproxy]:-}" ]; then
 	echo "(tinyproxy fsyncs its log after each line, at LogLevel" \
 	    "$TINYPROXY_LOGLEVEL; TINYPROXY_LOGLEVEL=Warning leaves that out)"
+fi
+
+if [ "$BENCH" = all ]; then
+	echo
+	bash "$(dirname "$self")/load.sh" "$cordon" "$tools"
 fi

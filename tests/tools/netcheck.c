@@ -28,6 +28,32 @@
  *	Prints "listening", accepts one connection and writes what it
  *	reads, until end of file, to FILE.
  *
+ *   netcheck echo EP [--reset-after N]
+ *	Accepts on EP and echoes, one thread and epoll for any number of
+ *	connections: what a socket does not take at once is dropped (a
+ *	sink past that).  With --reset-after N it resets a connection once
+ *	N bytes came in (SO_LINGER 0): an upstream that fails mid-stream.
+ *
+ *   netcheck tunnels PROXY --target HOST:PORT --conns C [--mode M]
+ *	    [--then FILE]
+ *	CONNECT tunnels through the HTTP proxy at PROXY to an echo server,
+ *	one after the other; each is open when the answer is 200 and a
+ *	byte sent comes back.  Modes:
+ *	  hold	  opens C and keeps them; prints "open C failed F seconds S",
+ *		  waits for FILE (if given), checks each again with a byte
+ *		  and prints "alive A dead D seconds S"
+ *	  cycle	  opens and closes C, one at a time
+ *	  vanish  opens one, sends 64 KiB and resets it unread, C times
+ *	  upreset opens one, sends 64 KiB and expects the proxy to end the
+ *		  tunnel within 5 s (the upstream, echo --reset-after,
+ *		  resets it), C times
+ *	The last three print "ok N failed F seconds S conns/s R".
+ *
+ *   netcheck slowloris EP --conns C --secs S
+ *	Opens C connections and sends a request head to each, one byte a
+ *	second, for at most S seconds; prints "dropped D of C open O
+ *	median M max X" (seconds from the first byte to the close).
+ *
  * With --raw 1 (serve and client), the bytes are zeros and only counted,
  * not hashed: for measuring throughput, not for checking it.
  *
@@ -35,6 +61,8 @@
  * blocking sockets, no event loop.
  */
 #include <sys/types.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -44,7 +72,9 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -63,6 +93,8 @@ static int64_t			 opt_reset = -1;
 static uint64_t			 opt_banner;
 static long			 opt_conns = 1, opt_parallel = 1;
 static bool			 opt_raw;
+static const char		*opt_target, *opt_mode = "hold";
+static long			 opt_secs = 30;
 
 static void	die(const char *) __attribute__((noreturn));
 
@@ -454,6 +486,350 @@ do_dump(const char *file)
 	return 0;
 }
 
+/* Seconds since t0, as a double. */
+static double
+since(const struct timeval *t0)
+{
+	struct timeval	 t1;
+
+	gettimeofday(&t1, NULL);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	    (double)(t1.tv_usec - t0->tv_usec) / 1e6;
+}
+
+/* As many descriptors as the hard limit allows: load wants thousands. */
+static void
+raise_nofile(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* Closes fd with a reset instead of a FIN. */
+static void
+close_reset(int fd)
+{
+	struct linger	 lg = { 1, 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+}
+
+static void	do_echo(void) __attribute__((noreturn));
+
+static void
+do_echo(void)
+{
+	struct epoll_event	 ev, evs[256];
+	struct rlimit		 rl;
+	uint64_t		*seen;
+	char			 buf[65536];
+	ssize_t			 n;
+	int			 lfd, efd, fd, one = 1, i, nev;
+
+	raise_nofile();
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		die("getrlimit");
+	if ((seen = calloc((size_t)rl.rlim_cur, sizeof(*seen))) == NULL)
+		die("calloc");
+	if ((lfd = socket(ep_addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1)
+		die("socket");
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ep_addr.ss_family == AF_UNIX)
+		unlink(((struct sockaddr_un *)&ep_addr)->sun_path);
+	if (bind(lfd, (struct sockaddr *)&ep_addr, ep_len) == -1)
+		die("bind");
+	if (listen(lfd, 4096) == -1)
+		die("listen");
+	if ((efd = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		die("epoll_create1");
+	ev.events = EPOLLIN;
+	ev.data.fd = lfd;
+	if (epoll_ctl(efd, EPOLL_CTL_ADD, lfd, &ev) == -1)
+		die("epoll_ctl");
+	for (;;) {
+		if ((nev = epoll_wait(efd, evs, 256, -1)) == -1) {
+			if (errno == EINTR)
+				continue;
+			die("epoll_wait");
+		}
+		for (i = 0; i < nev; i++) {
+			fd = evs[i].data.fd;
+			if (fd == lfd) {
+				while ((fd = accept4(lfd, NULL, NULL,
+				    SOCK_CLOEXEC | SOCK_NONBLOCK)) != -1) {
+					if ((rlim_t)fd >= rl.rlim_cur) {
+						close(fd);
+						continue;
+					}
+					seen[fd] = 0;
+					ev.events = EPOLLIN;
+					ev.data.fd = fd;
+					if (epoll_ctl(efd, EPOLL_CTL_ADD, fd,
+					    &ev) == -1)
+						close(fd);
+				}
+				continue;
+			}
+			n = recv(fd, buf, sizeof(buf), 0);
+			if (n == -1 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (n <= 0) {
+				close(fd);	/* leaves the epoll set too */
+				continue;
+			}
+			seen[fd] += (uint64_t)n;
+			if (opt_reset >= 0 && seen[fd] >= (uint64_t)opt_reset) {
+				close_reset(fd);
+				continue;
+			}
+			(void)send(fd, buf, (size_t)n, MSG_NOSIGNAL |
+			    MSG_DONTWAIT);
+		}
+	}
+}
+
+/*
+ * One CONNECT tunnel to opt_target through the proxy, checked with a
+ * byte that comes back; returns the socket, or -1 with *why set.
+ */
+static int
+tunnel_open(const char **why)
+{
+	struct timeval	 tv = { 10, 0 };
+	char		 head[1024], c;
+	size_t		 have = 0;
+	ssize_t		 n;
+	int		 fd, len;
+
+	if ((fd = dial()) == -1) {
+		*why = "connect to the proxy failed";
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	len = snprintf(head, sizeof(head), "CONNECT %s HTTP/1.1\r\n"
+	    "Host: %s\r\n\r\n", opt_target, opt_target);
+	if (write_all(fd, head, (size_t)len) == -1) {
+		*why = "sending CONNECT failed";
+		goto fail;
+	}
+	/* The answer head; nothing follows it before our byte. */
+	for (;;) {
+		if (have == sizeof(head) - 1) {
+			*why = "an answer head too long";
+			goto fail;
+		}
+		if ((n = recv(fd, head + have, sizeof(head) - 1 - have,
+		    0)) <= 0) {
+			*why = "no answer to CONNECT";
+			goto fail;
+		}
+		have += (size_t)n;
+		head[have] = '\0';
+		if (strstr(head, "\r\n\r\n") != NULL)
+			break;
+	}
+	if (strncmp(head, "HTTP/1.1 200 ", 13) != 0) {
+		*why = "CONNECT not answered with 200";
+		goto fail;
+	}
+	if (write_all(fd, "p", 1) == -1 || recv(fd, &c, 1, 0) != 1 ||
+	    c != 'p') {
+		*why = "no echo through the tunnel";
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* Whether a byte sent on tunnel fd comes back. */
+static bool
+tunnel_alive(int fd)
+{
+	char	 c;
+
+	return write_all(fd, "a", 1) == 0 && recv(fd, &c, 1, 0) == 1 &&
+	    c == 'a';
+}
+
+/* Sends 64 KiB on a tunnel (those of vanish and upreset). */
+static int
+tunnel_flood(int fd)
+{
+	static char	 junk[65536];
+
+	return write_all(fd, junk, sizeof(junk));
+}
+
+/*
+ * upreset: once the upstream resets, the proxy must end the tunnel; the
+ * echo may bring some bytes back first.  Returns NULL or what is wrong.
+ */
+static const char *
+tunnel_wait_end(int fd)
+{
+	char	 buf[65536];
+	ssize_t	 n;
+
+	if (tunnel_flood(fd) == -1)
+		return errno == EAGAIN ? "send blocked for 10 s" : NULL;
+	for (;;) {
+		if ((n = recv(fd, buf, sizeof(buf), 0)) == 0)
+			return NULL;
+		if (n == -1)
+			return errno == EAGAIN ? "the proxy kept the tunnel "
+			    "open after the upstream reset" : NULL;
+	}
+}
+
+static int
+do_tunnels(const char *then)
+{
+	struct timeval	 t0;
+	struct stat	 st;
+	const char	*why;
+	int		*fds, fd;
+	long		 i, ok = 0, failed = 0, dead = 0;
+	bool		 hold = strcmp(opt_mode, "hold") == 0;
+
+	if (opt_target == NULL || (!hold && strcmp(opt_mode, "cycle") != 0 &&
+	    strcmp(opt_mode, "vanish") != 0 &&
+	    strcmp(opt_mode, "upreset") != 0)) {
+		fprintf(stderr, "netcheck: tunnels needs --target and a mode "
+		    "of hold, cycle, vanish or upreset\n");
+		return 2;
+	}
+	raise_nofile();
+	if ((fds = calloc((size_t)opt_conns, sizeof(*fds))) == NULL)
+		die("calloc");
+	gettimeofday(&t0, NULL);
+	for (i = 0; i < opt_conns; i++) {
+		fds[i] = -1;
+		why = NULL;
+		if ((fd = tunnel_open(&why)) != -1) {
+			if (hold)
+				fds[i] = fd;
+			else if (strcmp(opt_mode, "cycle") == 0)
+				close(fd);
+			else if (strcmp(opt_mode, "vanish") == 0) {
+				if (tunnel_flood(fd) == -1)
+					why = "send failed";
+				close_reset(fd);
+			} else {
+				why = tunnel_wait_end(fd);
+				close(fd);
+			}
+		}
+		if (why == NULL)
+			ok++;
+		else if (failed++ < 5)
+			fprintf(stderr, "netcheck: tunnel %ld: %s\n", i, why);
+	}
+	if (!hold) {
+		printf("ok %ld failed %ld seconds %.3f conns/s %.1f\n", ok,
+		    failed, since(&t0), (double)ok / since(&t0));
+		free(fds);
+		return failed == 0 ? 0 : 1;
+	}
+	printf("open %ld failed %ld seconds %.3f\n", ok, failed, since(&t0));
+	fflush(stdout);
+	while (then != NULL && stat(then, &st) == -1)
+		usleep(20000);
+	gettimeofday(&t0, NULL);
+	for (i = 0; i < opt_conns; i++) {
+		if (fds[i] == -1)
+			continue;
+		if (!tunnel_alive(fds[i]))
+			dead++;
+		close(fds[i]);
+	}
+	printf("alive %ld dead %ld seconds %.3f\n", ok - dead, dead,
+	    since(&t0));
+	free(fds);
+	return failed == 0 && dead == 0 ? 0 : 1;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double	 x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+do_slowloris(void)
+{
+	static const char head[] = "GET http://127.0.0.1/ HTTP/1.1\r\n"
+	    "Host: 127.0.0.1\r\nX-Slow: ";
+	struct pollfd	*pfd;
+	struct timeval	 t0;
+	double		*gone, now, next = 0;
+	char		 buf[4096];
+	ssize_t		 n;
+	size_t		 sent = 0;
+	long		 i, open_ = 0, dropped = 0;
+	int		 fd;
+
+	raise_nofile();
+	pfd = calloc((size_t)opt_conns, sizeof(*pfd));
+	gone = calloc((size_t)opt_conns, sizeof(*gone));
+	if (pfd == NULL || gone == NULL)
+		die("calloc");
+	for (i = 0; i < opt_conns; i++) {
+		if ((fd = dial()) == -1)
+			die("connect");
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+		pfd[i].fd = fd;
+		pfd[i].events = POLLIN;
+		open_++;
+	}
+	gettimeofday(&t0, NULL);
+	while (open_ > 0 && (now = since(&t0)) < (double)opt_secs) {
+		if (now >= next) {
+			/* One more byte to every connection still open. */
+			for (i = 0; i < opt_conns; i++)
+				if (pfd[i].fd != -1)
+					(void)send(pfd[i].fd, sent <
+					    sizeof(head) - 1 ? &head[sent] :
+					    "a", 1, MSG_NOSIGNAL);
+			sent++;
+			next += 1;
+		}
+		if (poll(pfd, (nfds_t)opt_conns, 50) <= 0)
+			continue;
+		for (i = 0; i < opt_conns; i++) {
+			if (pfd[i].fd == -1 || pfd[i].revents == 0)
+				continue;
+			n = recv(pfd[i].fd, buf, sizeof(buf), 0);
+			if (n > 0 || (n == -1 && errno == EAGAIN))
+				continue;	/* an answer; the close follows */
+			close(pfd[i].fd);
+			pfd[i].fd = -1;
+			gone[dropped++] = since(&t0);
+			open_--;
+		}
+	}
+	qsort(gone, (size_t)dropped, sizeof(*gone), cmp_double);
+	printf("dropped %ld of %ld open %ld median %.2f max %.2f\n", dropped,
+	    opt_conns, open_, dropped ? gone[(dropped - 1) / 2] : 0.0,
+	    dropped ? gone[dropped - 1] : 0.0);
+	for (i = 0; i < opt_conns; i++)
+		if (pfd[i].fd != -1)
+			close(pfd[i].fd);
+	free(pfd);
+	free(gone);
+	return open_ == 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -461,7 +837,8 @@ main(int argc, char **argv)
 	int		 i;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: netcheck serve|client|hold|reset EP "
+		fprintf(stderr, "usage: netcheck serve|client|hold|reset|dump|echo|"
+		    "tunnels|slowloris EP "
 		    "[options]\n");
 		return 2;
 	}
@@ -486,6 +863,12 @@ main(int argc, char **argv)
 			opt_raw = atoi(argv[i + 1]) != 0;
 		else if (strcmp(argv[i], "--then") == 0)
 			then = argv[i + 1];
+		else if (strcmp(argv[i], "--target") == 0)
+			opt_target = argv[i + 1];
+		else if (strcmp(argv[i], "--mode") == 0)
+			opt_mode = argv[i + 1];
+		else if (strcmp(argv[i], "--secs") == 0)
+			opt_secs = strtol(argv[i + 1], NULL, 10);
 		else {
 			fprintf(stderr, "netcheck: unknown option %s\n",
 			    argv[i]);
@@ -502,6 +885,12 @@ main(int argc, char **argv)
 		return do_reset();
 	if (strcmp(argv[1], "dump") == 0 && then != NULL)
 		return do_dump(then);
+	if (strcmp(argv[1], "echo") == 0)
+		do_echo();
+	if (strcmp(argv[1], "tunnels") == 0)
+		return do_tunnels(then);
+	if (strcmp(argv[1], "slowloris") == 0)
+		return do_slowloris();
 	fprintf(stderr, "netcheck: bad mode %s\n", argv[1]);
 	return 2;
 }
