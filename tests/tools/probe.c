@@ -27,13 +27,16 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 
 #include <arpa/inet.h>
 #include <linux/bpf.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <linux/vm_sockets.h>
 #include <netinet/in.h>
 
@@ -388,6 +391,203 @@ probe_socket(char **argv)
 		held_errno("socket");
 	escaped("socket(%d, %d, %d) is fd %d", f.f_domain, f.f_type,
 	    f.f_proto, fd);
+}
+
+/*
+ * The proxy, as a client meets it
+ */
+
+/* Connects to HOST PORT (a blocking socket with timeouts), or exits held. */
+static int
+tcp_connect(const char *host, const char *port)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = inet_address(host, port, &ss);
+	struct timeval		 tv = { WAIT_MS / 1000, 0 };
+	int			 fd;
+
+	if ((fd = socket(ss.ss_family, SOCK_STREAM, 0)) == -1)
+		held_errno("socket");
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&ss, len) == -1)
+		held_errno("connect");
+	return fd;
+}
+
+/* Reads exactly len bytes, or exits held. */
+static void
+read_full(int fd, void *buf, size_t len, const char *step)
+{
+	size_t	 off = 0;
+	ssize_t	 n;
+
+	while (off < len) {
+		if ((n = read(fd, (char *)buf + off, len - off)) == -1) {
+			if (errno == EAGAIN)
+				held("no answer within %d ms (%s)", WAIT_MS,
+				    step);
+			held_errno(step);
+		}
+		if (n == 0)
+			held("closed after %zu bytes (%s)", off, step);
+		off += (size_t)n;
+	}
+}
+
+/*
+ * http-raw HOST PORT FILE: sends FILE's bytes as they are (a request in
+ * any shape, to a proxy or straight to an origin) and reads the status
+ * line: escaped on a 2xx answer (the request went through, or a tunnel
+ * was opened), held with the status line on any other.
+ */
+static void
+probe_http_raw(char **argv)
+{
+	char	 req[65536], line[256];
+	size_t	 off = 0;
+	ssize_t	 n;
+	int	 fd, in;
+
+	if ((in = open(argv[2], O_RDONLY)) == -1) {
+		fprintf(stderr, "probe: %s: %s\n", argv[2], strerror(errno));
+		exit(2);
+	}
+	if ((n = read(in, req, sizeof(req))) <= 0) {
+		fprintf(stderr, "probe: %s: nothing to send\n", argv[2]);
+		exit(2);
+	}
+	close(in);
+	fd = tcp_connect(argv[0], argv[1]);
+	if (write(fd, req, (size_t)n) != n)
+		held_errno("write");
+	while (off < sizeof(line) - 1) {
+		if ((n = read(fd, line + off, 1)) == -1) {
+			if (errno == EAGAIN)
+				held("no answer within %d ms", WAIT_MS);
+			held_errno("read");
+		}
+		if (n == 0 || line[off] == '\n')
+			break;
+		off++;
+	}
+	line[off] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	if (off == 0)
+		held("closed without an answer");
+	if (strncmp(line, "HTTP/1.", 7) == 0 && line[8] == ' ' &&
+	    line[9] == '2')
+		escaped("%s", line);
+	held("%s", line);
+}
+
+/*
+ * socks5 HOST PORT TARGET TPORT: a SOCKS5 CONNECT to TARGET (an IPv4 or
+ * IPv6 literal, else a name) through the proxy at HOST PORT: escaped when
+ * the reply is 0 (succeeded), held with the reply code otherwise.
+ */
+static void
+probe_socks5(char **argv)
+{
+	unsigned char	 buf[300], *p = buf;
+	struct in_addr	 a4;
+	struct in6_addr	 a6;
+	size_t		 len;
+	uint16_t	 port = htons((uint16_t)number(argv[3]));
+	int		 fd = tcp_connect(argv[0], argv[1]);
+
+	if (write(fd, "\x05\x01\x00", 3) != 3)
+		held_errno("write greeting");
+	read_full(fd, buf, 2, "read method");
+	if (buf[0] != 5 || buf[1] != 0)
+		held("method %u refused", buf[1]);
+	*p++ = 5;
+	*p++ = 1;	/* CONNECT */
+	*p++ = 0;
+	if (inet_pton(AF_INET, argv[2], &a4) == 1) {
+		*p++ = 1;
+		memcpy(p, &a4, 4);
+		p += 4;
+	} else if (inet_pton(AF_INET6, argv[2], &a6) == 1) {
+		*p++ = 4;
+		memcpy(p, &a6, 16);
+		p += 16;
+	} else {
+		if ((len = strlen(argv[2])) > 255) {
+			fprintf(stderr, "probe: too long: %s\n", argv[2]);
+			exit(2);
+		}
+		*p++ = 3;
+		*p++ = (unsigned char)len;
+		memcpy(p, argv[2], len);
+		p += len;
+	}
+	memcpy(p, &port, 2);
+	p += 2;
+	if (write(fd, buf, (size_t)(p - buf)) != p - buf)
+		held_errno("write request");
+	read_full(fd, buf, 2, "read reply");
+	if (buf[1] != 0)
+		held("SOCKS5 reply %u", buf[1]);
+	escaped("SOCKS5 reply 0: connected to %s port %s", argv[2], argv[3]);
+}
+
+/*
+ * dns HOST PORT udp|tcp NAME: an A query for NAME; escaped when an
+ * answer with our id comes back (any rcode: a resolver was reached).
+ */
+static void
+probe_dns(char **argv)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = inet_address(argv[0], argv[1], &ss);
+	unsigned char		 q[300], a[512];
+	const char		*s = argv[3], *dot;
+	size_t			 n = 2, l;
+	ssize_t			 r;
+	int			 tcp = strcmp(argv[2], "tcp") == 0, fd;
+
+	/* Two bytes of length first (TCP), then the header: id 0xc0d0, RD. */
+	memcpy(q + n, "\xc0\xd0\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00", 12);
+	n += 12;
+	while (*s != '\0') {
+		dot = strchr(s, '.');
+		l = dot != NULL ? (size_t)(dot - s) : strlen(s);
+		if (l == 0 || l > 63 || n + l + 7 > sizeof(q)) {
+			fprintf(stderr, "probe: bad name: %s\n", argv[3]);
+			exit(2);
+		}
+		q[n++] = (unsigned char)l;
+		memcpy(q + n, s, l);
+		n += l;
+		s += l + (dot != NULL);
+	}
+	memcpy(q + n, "\x00\x00\x01\x00\x01", 5);	/* root, A, IN */
+	n += 5;
+	q[0] = (unsigned char)((n - 2) >> 8);
+	q[1] = (unsigned char)(n - 2);
+
+	if ((fd = socket(ss.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) |
+	    SOCK_NONBLOCK, 0)) == -1)
+		held_errno("socket");
+	if (connect(fd, (struct sockaddr *)&ss, len) == -1) {
+		if (errno != EINPROGRESS)
+			held_errno("connect");
+		if (wait_fd(fd, POLLOUT) == 0)
+			held("no answer within %d ms (connect)", WAIT_MS);
+	}
+	if ((r = send(fd, tcp ? q : q + 2, tcp ? n : n - 2, 0)) == -1)
+		held_errno("send");
+	if (wait_fd(fd, POLLIN) == 0)
+		held("sent, no answer within %d ms", WAIT_MS);
+	if ((r = recv(fd, a, sizeof(a), 0)) == -1)
+		held_errno("recv");
+	if (tcp && r >= 2)
+		memmove(a, a + 2, (size_t)(r -= 2));
+	if (r < 12 || a[0] != 0xc0 || a[1] != 0xd0 || (a[2] & 0x80) == 0)
+		held("no DNS answer (%zd bytes)", r);
+	escaped("DNS answer over %s, rcode %d, %d answer(s)", argv[2],
+	    a[3] & 0xf, a[6] << 8 | a[7]);
 }
 
 /*
@@ -861,6 +1061,246 @@ probe_tiocsti_high(char **argv)
 	probe_tiocsti_cmd(1);
 }
 
+/*
+ * sysctl-rewrite PATH: writes a /proc/sys knob's own value back, so the
+ * outside control changes nothing; escaped when the write was taken.
+ */
+static void
+probe_sysctl_rewrite(char **argv)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+	int	 fd;
+
+	if ((fd = open(argv[0], O_RDONLY)) == -1)
+		held_errno("open to read");
+	if ((n = read(fd, buf, sizeof(buf))) <= 0)
+		held("nothing to write back (read %zd)", n);
+	close(fd);
+	if ((fd = open(argv[0], O_WRONLY)) == -1)
+		held_errno("open to write");
+	if (write(fd, buf, (size_t)n) != n)
+		held_errno("write");
+	escaped("wrote %s back into %s", n > 1 ? "its value" : "a byte",
+	    argv[0]);
+}
+
+/* procmem PID|child: a word at the first mapping, through /proc/PID/mem. */
+static void
+probe_procmem(char **argv)
+{
+	unsigned long	 addr;
+	char		 path[64];
+	int		 word, fd;
+	pid_t		 pid = target(argv[0]);
+	FILE		*f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		held_errno("open maps");
+	if (fscanf(f, "%lx", &addr) != 1)
+		held("no mapping readable in %s", path);
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)pid);
+	if ((fd = open(path, O_RDONLY)) == -1)
+		held_errno("open mem");
+	if (pread(fd, &word, sizeof(word), (off_t)addr) != sizeof(word))
+		held_errno("pread mem");
+	escaped("read %zu bytes of %s", sizeof(word), path);
+}
+
+/*
+ * no-new-privs: escaped when the flag is off (setuid programs can raise
+ * privileges), or when clearing it worked (the kernel has never allowed
+ * it; a held line says so with the errno).
+ */
+static void
+probe_no_new_privs(char **argv)
+{
+	(void)argv;
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 0)
+		escaped("no_new_privs is off");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 0, 0, 0, 0) == -1)
+		held_errno("prctl PR_SET_NO_NEW_PRIVS 0");
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 0)
+		escaped("no_new_privs cleared");
+	held("no_new_privs still set");
+}
+
+/*
+ * seccomp-stack PID|child: a filter cannot be taken away (there is no
+ * mode to turn seccomp off), only another stacked on it; stack one that
+ * allows everything, then ptrace.  Escaped when the attach worked.
+ */
+static void
+probe_seccomp_stack(char **argv)
+{
+	struct sock_filter	 allow[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+	};
+	struct sock_fprog	 prog = { nitems(allow), allow };
+	pid_t			 pid = target(argv[0]);
+
+	/* Mode 0 (disabled) is not a mode one can ask for. */
+	if (prctl(PR_SET_SECCOMP, 0, 0, 0, 0) == 0)
+		escaped("PR_SET_SECCOMP 0 was taken");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		held_errno("prctl PR_SET_NO_NEW_PRIVS 1");
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == -1)
+		held_errno("prctl PR_SET_SECCOMP");
+	if (ptrace(PTRACE_ATTACH, pid, NULL, NULL) == -1)
+		held_errno("ptrace under the stacked filter");
+	waitpid(pid, NULL, __WALL);
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	escaped("attached to pid %ld under a stacked allow-all filter",
+	    (long)pid);
+}
+
+/*
+ * TIOCLINUX (CVE-2023-28100: selection and paste into a virtual
+ * console).  The subcode asked is the harmless shift state: a terminal
+ * that answers it would answer the paste.  A pty answers ENOTTY.
+ */
+static void
+probe_tioclinux_cmd(int high)
+{
+	unsigned long	 cmd = TIOCLINUX;
+	char		 sub = 6;	/* TIOCL_GETSHIFTSTATE */
+	int		 fd = tty_fd();
+
+	if (high)
+		cmd |= (unsigned long)1 << 32;
+	if (syscall(SYS_ioctl, fd, cmd, &sub) == -1)
+		held_errno("ioctl");
+	escaped("TIOCLINUX answered (shift state %d)", sub);
+}
+
+static void
+probe_tioclinux(char **argv)
+{
+	(void)argv;
+	probe_tioclinux_cmd(0);
+}
+
+static void
+probe_tioclinux_high(char **argv)
+{
+	(void)argv;
+	probe_tioclinux_cmd(1);
+}
+
+/*
+ * pivot-root DIR: DIR bound on itself (a mount point; the bind may fail
+ * inside, which is no answer yet), then pivot_root(".", ".") in it, the
+ * shape runc uses.  Run it outside only in a mount namespace of its own
+ * (unshare -m).
+ */
+static void
+probe_pivot_root(char **argv)
+{
+	(void)mount(argv[0], argv[0], NULL, MS_BIND, NULL);
+	if (chdir(argv[0]) == -1)
+		held_errno("chdir");
+	if (syscall(SYS_pivot_root, ".", ".") == -1)
+		held_errno("pivot_root");
+	escaped("pivot_root(\".\", \".\") in %s", argv[0]);
+}
+
+static void
+probe_chroot(char **argv)
+{
+	if (chroot(argv[0]) == -1)
+		held_errno("chroot");
+	escaped("chrooted to %s", argv[0]);
+}
+
+/*
+ * open-by-handle PATH: a handle for PATH, then the file opened by handle
+ * alone, which skips every path check (the "shocker" escape from Docker,
+ * 2014); escaped when a byte was read.
+ */
+static void
+probe_open_by_handle(char **argv)
+{
+	union {
+		struct file_handle	fh;
+		char			buf[sizeof(struct file_handle) +
+					    MAX_HANDLE_SZ];
+	}		 h;
+	char		 c;
+	int		 mount_id, mfd, fd;
+
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, argv[0], &h.fh, &mount_id, 0) == -1)
+		held_errno("name_to_handle_at");
+	/* Any descriptor on the same filesystem names it. */
+	if ((mfd = open(argv[0], O_RDONLY)) == -1)
+		held_errno("open");
+	if ((fd = open_by_handle_at(mfd, &h.fh, O_RDONLY)) == -1)
+		held_errno("open_by_handle_at");
+	if (read(fd, &c, 1) != 1)
+		held_errno("read");
+	escaped("opened %s by its handle", argv[0]);
+}
+
+/* NSpid's count of numbers: how deep in PID namespaces PID is. */
+static int
+pid_depth(const char *pid)
+{
+	char	 path[64], buf[256];
+	int	 n = 0;
+	char	*p;
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(buf, sizeof(buf), f) != NULL)
+		if (strncmp(buf, "NSpid:", 6) == 0)
+			for (p = strtok(buf + 6, " \t\n"); p != NULL;
+			    p = strtok(NULL, " \t\n"))
+				n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * kill-all SIG: SIG to every process /proc lists but ourselves (never
+ * run it outside).  Escaped when a process of an outer PID namespace
+ * (fewer NSpid numbers than ours) took it; held otherwise, with counts.
+ */
+static void
+probe_kill_all(char **argv)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 self[32];
+	int		 sig = (int)number(argv[0]), depth, outer;
+	int		 seen = 0, sent = 0;
+
+	snprintf(self, sizeof(self), "%ld", (long)getpid());
+	if ((depth = pid_depth(self)) <= 0)
+		held("no NSpid in /proc/self/status");
+	if ((d = opendir("/proc")) == NULL)
+		held_errno("opendir /proc");
+	while ((de = readdir(d)) != NULL) {
+		if (strspn(de->d_name, "0123456789") != strlen(de->d_name) ||
+		    strcmp(de->d_name, self) == 0)
+			continue;
+		seen++;
+		/* Before the signal: a killed process leaves no status. */
+		outer = pid_depth(de->d_name);
+		if (kill((pid_t)number(de->d_name), sig) == -1)
+			continue;
+		sent++;
+		if (outer != -1 && outer < depth)
+			escaped("signal %d reached pid %s of an outer PID "
+			    "namespace", sig, de->d_name);
+	}
+	held("%d of %d other pids took signal %d, all in this PID namespace",
+	    sent, seen, sig);
+}
+
 #if defined(__x86_64__)
 static void
 segv_cb(int sig)
@@ -932,6 +1372,9 @@ static const struct probe probes[] = {
 	{ "unix-dgram-pair", 1, 1, probe_unix_dgram_pair, "PATH" },
 	{ "abstract", 1, 1, probe_abstract, "NAME (stream)" },
 	{ "socket", 1, 3, probe_socket, "FAMILY [TYPE [PROTO]]" },
+	{ "http-raw", 3, 3, probe_http_raw, "HOST PORT FILE (2xx escapes)" },
+	{ "socks5", 4, 4, probe_socks5, "HOST PORT TARGET TPORT" },
+	{ "dns", 4, 4, probe_dns, "HOST PORT udp|tcp NAME" },
 	{ "write", 1, 1, probe_write, "PATH" },
 	{ "read", 1, 1, probe_read, "PATH" },
 	{ "readdir", 1, 1, probe_readdir, "DIR" },
@@ -959,6 +1402,16 @@ static const struct probe probes[] = {
 	{ "fsopen", 0, 0, probe_fsopen, "" },
 	{ "tiocsti", 0, 0, probe_tiocsti, "" },
 	{ "tiocsti-high", 0, 0, probe_tiocsti_high, "" },
+	{ "sysctl-rewrite", 1, 1, probe_sysctl_rewrite, "PATH" },
+	{ "procmem", 1, 1, probe_procmem, "PID|child" },
+	{ "no-new-privs", 0, 0, probe_no_new_privs, "" },
+	{ "seccomp-stack", 1, 1, probe_seccomp_stack, "PID|child" },
+	{ "tioclinux", 0, 0, probe_tioclinux, "" },
+	{ "tioclinux-high", 0, 0, probe_tioclinux_high, "" },
+	{ "pivot-root", 1, 1, probe_pivot_root, "DIR (outside: unshare -m)" },
+	{ "chroot", 1, 1, probe_chroot, "DIR" },
+	{ "open-by-handle", 1, 1, probe_open_by_handle, "PATH" },
+	{ "kill-all", 1, 1, probe_kill_all, "SIG (inside only)" },
 	{ "i386", 0, 0, probe_i386, "" },
 	{ "x32", 0, 0, probe_x32, "" },
 };
