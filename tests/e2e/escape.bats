@@ -552,3 +552,247 @@ peer_count() {
 	out_user_or_note x32
 	in_user x32
 }
+
+# ---------------------------------------------------------------------
+# Guarantee 2, from inside: the proxy as the sandbox reaches it, through
+# the in-sandbox bridge on 127.0.0.1:3128.  Outside, each request sent
+# straight to the origin works (or the origin answers): what stops it
+# inside is the proxy's decision.  http-raw escapes on a 2xx answer.
+
+# Starts the origin (tests/tools/httpd) on 127.0.0.1; UP is its port.
+start_origin() {
+	cp "$TOOLS_DIR/httpd" "$TOP/bin/"
+	UP=$(free_port)
+	start_bg origin "$TOP/bin/httpd" --listen "tcp:127.0.0.1:$UP" \
+	    --log "$BATS_TEST_TMPDIR/requests.log"
+	wait_listen "tcp:127.0.0.1:$UP"
+	touch "$BATS_TEST_TMPDIR/requests.log"
+}
+
+# req NAME FORMAT: a request's bytes (printf FORMAT) in $WS/NAME.req,
+# where the probe reads them inside too.
+req() {
+	printf "$2" >"$WS/$1.req"
+}
+
+# origin_count: requests the origin parsed.
+origin_count() {
+	wc -l <"$BATS_TEST_TMPDIR/requests.log"
+}
+
+# out_answers KIND ARGS...: outside, the peer answers (held or escaped,
+# but a status line, not a failed connection).
+out_answers() {
+	own
+	run as_user "$HOME" "$PROBE" "$@"
+	echo "outside, user: $output"
+	[[ $output == *": HTTP/1."[01]" "[0-9][0-9][0-9]* ]]
+}
+
+@test "proxy from inside: IP literals in other spellings, no --allow-cidr" {
+	start_origin
+	n=0
+	for h in 0x7f.1 2130706433 0177.0.0.1 127.1 '[::ffff:127.0.0.1]' \
+	    '[::ffff:7f00:1]'; do
+		n=$((n + 1))
+		req "lit$n" "GET http://$h:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+		out_user http-raw 127.0.0.1 "$UP" "$WS/lit$n.req"
+	done
+	[ "$(origin_count)" -eq "$n" ]
+	RUN+=(--allow-domain "127.0.0.1:$UP")
+	# The door is open: with the range allowed, a spelling goes through.
+	save=("${RUN[@]}")
+	RUN+=(--allow-cidr 127.0.0.1/32)
+	in_user_ok http-raw 127.0.0.1 3128 "$WS/lit2.req"
+	RUN=("${save[@]}")
+	[ "$(origin_count)" -eq $((n + 1)) ]
+	for i in $(seq "$n"); do
+		in_user http-raw 127.0.0.1 3128 "$WS/lit$i.req"
+		[[ $output == *"HTTP/1.1 403 "* ]]
+	done
+	in_root http-raw 127.0.0.1 3128 "$WS/lit1.req"
+	[ "$(origin_count)" -eq $((n + 1)) ]
+}
+
+@test "proxy from inside: %00 and control bytes refused; case and a dot allowed alike; localhost. refused" {
+	start_origin
+	RUN+=(--resolve up.test:127.0.0.1 --allow-cidr 127.0.0.1/32
+	    --allow-domain "up.test:$UP")
+	req ok "GET http://up.test:$UP/ HTTP/1.1\r\nHost: up.test\r\nConnection: close\r\n\r\n"
+	req upper "GET http://UP.TEST:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req dot "GET http://up.test.:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req updot "GET http://Up.Test.:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req connect-upper "CONNECT UP.TEST.:$UP HTTP/1.1\r\nHost: x\r\n\r\n"
+	req nul "GET http://up.test%%00.evil.test:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req nul2 "GET http://evil.test%%00up.test:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req ctl "GET http://up.test\001:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req tab "GET http://up.test\t.evil.test:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req connect-nul "CONNECT up.test%%00.evil.test:$UP HTTP/1.1\r\nHost: x\r\n\r\n"
+	req dots "GET http://up.test..:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req lh "GET http://localhost:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req lhdot "GET http://localhost.:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	req lhup "GET http://LOCALHOST:$UP/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	# Outside, the origin answers every one of them.
+	for r in ok nul ctl tab lhdot lhup; do
+		out_answers http-raw 127.0.0.1 "$UP" "$WS/$r.req"
+	done
+	before=$(origin_count)
+	for r in ok upper dot updot connect-upper; do
+		in_user_ok http-raw 127.0.0.1 3128 "$WS/$r.req"
+	done
+	[ "$(origin_count)" -eq $((before + 4)) ]	# the tunnel sent none
+	for r in nul nul2 ctl tab connect-nul dots lh lhdot lhup; do
+		in_user http-raw 127.0.0.1 3128 "$WS/$r.req"
+		[[ $output == *"HTTP/1.1 4"[0-9][0-9]* ]]
+	done
+	in_root http-raw 127.0.0.1 3128 "$WS/lhdot.req"
+	[ "$(origin_count)" -eq $((before + 4)) ]
+}
+
+@test "proxy from inside: a TLS server name other than the CONNECT host" {
+	command -v openssl >/dev/null || skip "no openssl"
+	own
+	TLS=$(free_port)
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+	    -subj /CN=up.test -addext subjectAltName=DNS:up.test,DNS:alt.test \
+	    -days 1 -nodes -keyout "$BATS_TEST_TMPDIR/key.pem" \
+	    -out "$BATS_TEST_TMPDIR/cert.pem" 2>/dev/null
+	start_bg tls openssl s_server -accept "127.0.0.1:$TLS" -www \
+	    -cert "$BATS_TEST_TMPDIR/cert.pem" -key "$BATS_TEST_TMPDIR/key.pem"
+	wait_listen "tcp:127.0.0.1:$TLS"
+	s_client=(openssl s_client -brief)
+	# Outside, the server takes any name.
+	run timeout 10 "${s_client[@]}" -connect "127.0.0.1:$TLS" \
+	    -servername alt.test </dev/null
+	echo "outside: $output"
+	[ "$status" -eq 0 ]
+	RUN+=(--log "$TOP/egress.log" --resolve up.test:127.0.0.1
+	    --allow-cidr 127.0.0.1/32 --allow-domain "up.test:$TLS")
+	own
+	run as_user "$HOME" timeout -k 5 30 "${RUN[@]}" -- \
+	    "${s_client[@]}" -proxy 127.0.0.1:3128 -connect "up.test:$TLS" \
+	    -servername up.test </dev/null
+	echo "inside, same name: $output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"CONNECTION ESTABLISHED"* ]]
+	for sni in alt.test evil.test UP.TEST.EVIL.TEST; do
+		run as_user "$HOME" timeout -k 5 30 "${RUN[@]}" -- \
+		    "${s_client[@]}" -proxy 127.0.0.1:3128 \
+		    -connect "up.test:$TLS" -servername "$sni" </dev/null
+		echo "inside, $sni: $output"
+		[ "$status" -ne 0 ]
+		[[ $output != *"CONNECTION ESTABLISHED"* ]]
+		[ "$(tail -n 1 "$TOP/egress.log" | jq -r .decision)" = deny ]
+		[[ "$(tail -n 1 "$TOP/egress.log" | jq -r .reason)" == \
+		    *"does not match"* ]]
+	done
+}
+
+@test "proxy from inside: smuggling shapes (CL with TE, two lengths) get 400" {
+	start_origin
+	RUN+=(--allow-cidr 127.0.0.1/32 --allow-domain "127.0.0.1:$UP")
+	u="http://127.0.0.1:$UP/echo"
+	req clte "POST $u HTTP/1.1\r\nHost: a\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n"
+	req tecl "POST $u HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n"
+	req clcl "POST $u HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"
+	req tete "POST $u HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n0\r\n\r\n"
+	req tews "POST $u HTTP/1.1\r\nHost: a\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n"
+	req ok "POST $u HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc"
+	for r in clte tecl clcl; do
+		out_answers http-raw 127.0.0.1 "$UP" "$WS/$r.req"
+	done
+	before=$(origin_count)
+	in_user_ok http-raw 127.0.0.1 3128 "$WS/ok.req"
+	for r in clte tecl clcl tews; do
+		in_user http-raw 127.0.0.1 3128 "$WS/$r.req"
+		[[ $output == *"HTTP/1.1 400 "* ]]
+	done
+	# An unknown coding ("identity" is no longer one): 501, RFC 9112 6.1.
+	in_user http-raw 127.0.0.1 3128 "$WS/tete.req"
+	[[ $output == *"HTTP/1.1 501 "* ]]
+	[ "$(origin_count)" -eq $((before + 1)) ]
+	! grep -q smuggled "$BATS_TEST_TMPDIR/requests.log"
+}
+
+@test "proxy from inside: CONNECT to its own port 3128" {
+	start_origin
+	RUN+=(--allow-cidr 127.0.0.1/32 --allow-domain "127.0.0.1:$UP")
+	req up "CONNECT 127.0.0.1:$UP HTTP/1.1\r\nHost: x\r\n\r\n"
+	req self "CONNECT 127.0.0.1:3128 HTTP/1.1\r\nHost: x\r\n\r\n"
+	req self-lh "CONNECT localhost:3128 HTTP/1.1\r\nHost: x\r\n\r\n"
+	req self-v6 "CONNECT [::1]:3128 HTTP/1.1\r\nHost: x\r\n\r\n"
+	req self-get "GET http://127.0.0.1:3128/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	# Outside, the bridge's port is nobody's: the route is the tunnel,
+	# which opens to the allowed origin.
+	in_user_ok http-raw 127.0.0.1 3128 "$WS/up.req"
+	for r in self self-lh self-v6 self-get; do
+		in_user http-raw 127.0.0.1 3128 "$WS/$r.req"
+		[[ $output == *"HTTP/1.1 403 "* ]]
+	done
+	in_root http-raw 127.0.0.1 3128 "$WS/self.req"
+}
+
+@test "proxy from inside: SOCKS5 to private, link-local, CGNAT, ULA ranges" {
+	start_origin
+	# Allowed by name; only the range check stands in the way (no
+	# --allow-cidr for them), and each is refused before a connection.
+	RUN+=(--allow-cidr 127.0.0.1/32 --allow-domain "127.0.0.1:$UP"
+	    --resolve priv.test:10.1.2.3 --resolve meta.test:169.254.169.254)
+	for t in 10.1.2.3 192.168.0.1 172.16.0.1 169.254.169.254 100.64.0.1 \
+	    '[fd00::1]' '[fe80::1]' '[::ffff:10.1.2.3]' 0.0.0.0 224.0.0.1 \
+	    priv.test meta.test; do
+		RUN+=(--allow-domain "$t:80")
+	done
+	in_user_ok socks5 127.0.0.1 3128 127.0.0.1 "$UP"
+	for t in 10.1.2.3 192.168.0.1 172.16.0.1 169.254.169.254 100.64.0.1 \
+	    fd00::1 fe80::1 ::ffff:10.1.2.3 0.0.0.0 224.0.0.1 priv.test \
+	    meta.test; do
+		in_user socks5 127.0.0.1 3128 "$t" 80
+		[[ $output == *"SOCKS5 reply 2"* ]]
+	done
+	in_root socks5 127.0.0.1 3128 169.254.169.254 80
+}
+
+# ---------------------------------------------------------------------
+# DNS from inside
+
+@test "DNS over UDP and TCP to a resolver on the host's 127.0.0.1; getent fails" {
+	command -v dnsmasq >/dev/null || skip "no dnsmasq"
+	DNS=$(free_port)
+	start_bg dnsmasq dnsmasq --no-daemon --port="$DNS" \
+	    --listen-address=127.0.0.1 --bind-interfaces --no-resolv \
+	    --no-hosts --user="$(id -un)" --pid-file= --log-queries \
+	    --log-facility="$BATS_TEST_TMPDIR/dns.log" \
+	    --address=/probe.test/127.0.0.1
+	for i in $(seq 100); do
+		grep -q started "$BATS_TEST_TMPDIR/dns.log" 2>/dev/null && break
+		sleep 0.05
+	done
+	out_user dns 127.0.0.1 "$DNS" udp probe.test
+	out_user dns 127.0.0.1 "$DNS" tcp probe.test
+	q=$(grep -c 'query\[A\] probe.test' "$BATS_TEST_TMPDIR/dns.log")
+	[ "$q" -eq 2 ]
+	in_user dns 127.0.0.1 "$DNS" udp probe.test
+	in_user dns 127.0.0.1 "$DNS" tcp probe.test
+	in_root dns 127.0.0.1 "$DNS" udp probe.test
+	in_root dns 127.0.0.1 "$DNS" tcp probe.test
+	# The machine's own resolver, only where it is a loopback address
+	# (any other address is not this test's to contact).
+	ns=$(awk '$1 == "nameserver" { print $2; exit }' /etc/resolv.conf)
+	case $ns in
+	127.*|::1)
+		in_user dns "$ns" 53 udp probe.test
+		in_user dns "$ns" 53 tcp probe.test ;;
+	*)	echo "note: the resolver $ns is not loopback: not tried" ;;
+	esac
+	[ "$(grep -c 'query\[A\] probe.test' "$BATS_TEST_TMPDIR/dns.log")" -eq "$q" ]
+	# No route at all, so the C library's lookup has nowhere to go.
+	own
+	run as_user "$HOME" timeout -k 5 30 "${RUN[@]}" -- cat /proc/net/route
+	echo "inside: $output"
+	[ "${#lines[@]}" -eq 1 ]		# the header alone
+	run as_user "$HOME" timeout -k 5 30 "${RUN[@]}" -- \
+	    getent hosts probe.test
+	echo "inside: $output"
+	[ "$status" -ne 0 ]
+}
