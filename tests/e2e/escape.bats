@@ -796,3 +796,242 @@ out_answers() {
 	echo "inside: $output"
 	[ "$status" -ne 0 ]
 }
+
+# ---------------------------------------------------------------------
+# Guarantee 3, more: repositories at depth and by reference, links out,
+# the kernel's knobs, PID 1, the host's shared memory
+
+@test "a/b/c/.git at depth: config (core.fsmonitor), hooks, info/attributes" {
+	command -v git >/dev/null || skip "no git"
+	git init -q "$WS/a/b/c"
+	g="$WS/a/b/c/.git"
+	mkdir -p "$g/info"
+	: >"$g/info/attributes"
+	cp "$g/config" "$TOP/config.orig"
+	out_user write "$g/config" '[core]\n\tfsmonitor = touch pwned\n'
+	out_user write "$g/hooks/post-checkout"
+	out_user write "$g/info/attributes" '* filter=pwn\n'
+	mkdir "$WS/.git/info"
+	out_user write "$WS/.git/info/attributes"
+	cp "$TOP/config.orig" "$g/config"
+	: >"$g/info/attributes"
+	rm -rf "$g/hooks/post-checkout" "$WS/.git/info"
+	in_user write "$g/config" '[core]\n\tfsmonitor = touch pwned\n'
+	in_user write "$g/hooks/post-checkout"
+	in_user write "$g/info/attributes" '* filter=pwn\n'
+	in_user mkdir "$WS/.git/info"
+	in_root write "$g/config" '[core]\n\tfsmonitor = touch pwned\n'
+	cmp "$TOP/config.orig" "$g/config"
+	[ ! -s "$g/info/attributes" ] && [ ! -e "$g/hooks/post-checkout" ]
+	[ ! -e "$WS/.git/info" ]
+	# git itself, inside, cannot set it either.
+	own
+	run as_user "$HOME" timeout -k 5 30 "${RUN[@]}" -- \
+	    git -C "$WS/a/b/c" config core.fsmonitor "touch pwned"
+	echo "inside, git: $output"
+	[ "$status" -ne 0 ]
+	[[ $output == *"could not lock config file"* ]]
+	cmp "$TOP/config.orig" "$g/config"
+}
+
+# A linked worktree: its .git is a file naming a git directory, whose
+# commondir names the repository that holds config and hooks.
+make_worktree() {
+	repo="$TOP/store/repo.git"
+	mkdir -p "$repo/hooks" "$repo/worktrees/wt" "$WS/wt"
+	printf '[core]\n\tbare = true\n' >"$repo/config"
+	echo 'ref: refs/heads/main' >"$repo/worktrees/wt/HEAD"
+	echo '../..' >"$repo/worktrees/wt/commondir"
+	echo "$WS/wt/.git" >"$repo/worktrees/wt/gitdir"
+	echo "gitdir: $repo/worktrees/wt" >"$WS/wt/.git"
+	cp "$repo/config" "$TOP/config.orig"
+}
+
+@test "a worktree's .git file: its gitdir and commondir outside, even writable" {
+	make_worktree
+	out_user write "$repo/worktrees/wt/HEAD"
+	out_user write "$repo/hooks/post-checkout"
+	out_user write "$repo/config"
+	echo 'ref: refs/heads/main' >"$repo/worktrees/wt/HEAD"
+	rm "$repo/hooks/post-checkout"
+	cp "$TOP/config.orig" "$repo/config"
+	# Outside the workspace: read-only like the rest of /.
+	in_user write "$repo/worktrees/wt/HEAD"
+	in_user write "$repo/config"
+	# Even where the policy makes the folder writable (a second
+	# checkout), the git directory and its common directory are not.
+	RUN+=(--write "$TOP/store")
+	in_user_ok write "$TOP/store/other"
+	in_user write "$repo/worktrees/wt/HEAD"
+	in_user write "$repo/worktrees/wt/commondir"
+	in_user write "$repo/hooks/post-checkout"
+	in_user write "$repo/config"
+	in_root write "$repo/hooks/post-checkout"
+	[ "$(cat "$repo/worktrees/wt/HEAD")" = 'ref: refs/heads/main' ]
+	[ ! -e "$repo/hooks/post-checkout" ]
+	cmp "$TOP/config.orig" "$repo/config"
+}
+
+@test "a .git file with a relative gitdir inside the workspace" {
+	mkdir -p "$WS/store/hooks" "$WS/sub"
+	printf '[core]\n\tbare = false\n' >"$WS/store/config"
+	echo "gitdir: ../store" >"$WS/sub/.git"
+	cp "$WS/store/config" "$TOP/config.orig"
+	out_user write "$WS/store/hooks/pre-commit"
+	rm "$WS/store/hooks/pre-commit"
+	in_user write "$WS/store/hooks/pre-commit"
+	in_user write "$WS/store/config"
+	in_user write "$WS/sub/.git"
+	[ ! -e "$WS/store/hooks/pre-commit" ]
+	cmp "$TOP/config.orig" "$WS/store/config"
+	[ "$(cat "$WS/sub/.git")" = "gitdir: ../store" ]
+}
+
+@test "a hard link from the workspace to a file outside it" {
+	# Outside the workspace but visible inside: a --read-only folder,
+	# a second --write folder, the root's /etc.
+	mkdir "$TOP/other"
+	echo secret >"$TOP/outside/f"
+	echo secret >"$TOP/other/f"
+	out_user hardlink "$TOP/outside/f" "$WS/link"
+	rm "$WS/link"
+	echo secret >"$TOP/outside/f"
+	RUN+=(--read-only "$TOP/outside" --write "$TOP/other")
+	in_user_ok read "$TOP/outside/f"
+	in_user hardlink "$TOP/outside/f" "$WS/link"
+	[[ $output == *"EXDEV (link)"* || $output == *"EPERM (link)"* ]]
+	in_user hardlink "$TOP/other/f" "$WS/link2"
+	in_user hardlink "$WS/.git/config" "$TOP/other/link3"
+	in_user hardlink /etc/hostname "$WS/link4"
+	in_root hardlink "$TOP/outside/f" "$WS/link"
+	in_root hardlink /etc/hostname "$WS/link4"
+	[ "$(cat "$TOP/outside/f")" = secret ] && [ "$(cat "$TOP/other/f")" = secret ]
+	[ ! -e "$WS/link" ] && [ ! -e "$WS/link2" ] && [ ! -e "$WS/link4" ]
+	[ ! -e "$TOP/other/link3" ]
+}
+
+@test "/proc/sys writes: hostname, domainname, ip_forward (value written back)" {
+	for k in kernel/hostname kernel/domainname net/ipv4/ip_forward \
+	    net/ipv4/ping_group_range; do
+		out_root sysctl-rewrite "/proc/sys/$k"
+		in_user sysctl-rewrite "/proc/sys/$k"
+		in_root sysctl-rewrite "/proc/sys/$k"
+	done
+}
+
+@test "PID 1 inside: /proc/1/environ and /proc/1/mem" {
+	start_sleeper
+	out_user read "/proc/$pid/environ"
+	out_user procmem child
+	out_root procmem "$pid"
+	in_user read /proc/1/environ
+	in_user procmem 1
+	in_root read /proc/1/environ
+	in_root procmem 1
+	in_user vmread 1
+}
+
+@test "the host's /tmp and /dev/shm files are not there inside" {
+	t="/tmp/cordon-probe-$$-$RANDOM"
+	s="/dev/shm/cordon-probe-$$-$RANDOM"
+	echo secret >"$t"
+	echo secret >"$s"
+	if is_root; then
+		ensure_test_user
+		chown "$TEST_USER:" "$t" "$s"
+	fi
+	for f in "$t" "$s"; do
+		out_user read "$f"
+		out_user write "$f"
+		echo secret >"$f"
+		in_user read "$f"
+		in_root read "$f"
+		# A write makes a file of the sandbox's own, gone after it.
+		in_user_ok write "$f"
+		[ "$(cat "$f")" = secret ]
+	done
+	out_user readdir /dev/shm
+	in_user readdir /dev/shm
+	rm -f "$t" "$s"
+}
+
+# ---------------------------------------------------------------------
+# Guarantee 4, more: what a process could undo or reach
+
+@test "no_new_privs cannot be cleared; a stacked allow-all filter does not re-allow ptrace" {
+	out_user no-new-privs
+	out_user seccomp-stack child
+	in_user no-new-privs
+	in_root no-new-privs
+	in_user seccomp-stack child
+	in_root seccomp-stack child
+	[[ $output == *"(ptrace under the stacked filter)"* ]] || ! is_root
+}
+
+@test "TIOCLINUX from a terminal, and its high-bit variant" {
+	command -v script >/dev/null || skip "no script(1)"
+	own
+	for k in tioclinux tioclinux-high; do
+		run as_user "$HOME" env SHELL=/bin/sh script -qec "$PROBE $k" \
+		    /dev/null
+		echo "outside, user: $output"
+		# A pty is no virtual console: ENOTTY outside, the filter's
+		# EPERM inside (on a console, outside would escape).
+		[[ $output == *"escaped $k: "* || $output == *"held $k: ENOTTY"* ]]
+		run as_user "$HOME" env SHELL=/bin/sh script -qec \
+		    "timeout --foreground -k 5 30 ${RUN[*]} -- \
+		    $PROBE $k" /dev/null
+		echo "inside, user: $output"
+		verdict held "$k"
+		[[ $output == *"held $k: EPERM (ioctl)"* ]]
+	done
+}
+
+@test "pivot_root and chroot (root's control, pivot_root in its own mount namespace)" {
+	mkdir "$WS/newroot"
+	if is_root; then
+		run unshare -m "$PROBE" pivot-root "$WS/newroot"
+		echo "outside, root: $output"
+		verdict escaped pivot-root
+	fi
+	out_root chroot "$WS"
+	in_user pivot-root "$WS/newroot"
+	in_root pivot-root "$WS/newroot"
+	in_user chroot "$WS"
+	in_root chroot "$WS"
+	in_root chroot /
+}
+
+@test "open_by_handle_at (the shocker escape)" {
+	echo secret >"$TOP/outside/f"
+	out_root open-by-handle "$TOP/outside/f"
+	in_user open-by-handle "$WS/.git/config"
+	in_root open-by-handle "$WS/.git/config"
+	in_root open-by-handle /etc/passwd
+}
+
+@test "signals: to every pid inside, and to cordon run's own pid" {
+	start_sleeper
+	# Outside, the test user may signal its own processes.
+	out_user kill "$pid" 0
+	own
+	start_bg runner as_user "$HOME" "${RUN[@]}" -- sh -c \
+	    "while [ ! -s '$WS/pid' ]; do sleep 0.05; done
+	    \"$PROBE\" kill \"\$(cat '$WS/pid')\" KILL
+	    \"$PROBE\" kill-all 9"
+	runner=$BG_PID
+	out_user kill "$runner" 0
+	echo "$runner" >"$WS/pid"
+	for i in $(seq 200); do
+		grep -q '^held kill-all' "$BATS_TEST_TMPDIR/runner.log" && break
+		kill -0 "$runner" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/runner.log"
+	grep -q '^held kill: ESRCH (kill)' "$BATS_TEST_TMPDIR/runner.log"
+	grep -q '^held kill-all: .*all in this PID namespace' \
+	    "$BATS_TEST_TMPDIR/runner.log"
+	# Nothing outside died: the sleeper, this shell.
+	kill -0 "$pid"
+	kill -0 $$
+}

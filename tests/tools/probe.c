@@ -603,15 +603,33 @@ write_fd(int fd, const char *step)
 		held_errno(step);
 }
 
-/* Creates or appends to PATH, following symlinks as any tool would. */
+/*
+ * write PATH [TEXT]: creates or appends to PATH, following symlinks as
+ * any tool would; TEXT (with \n and \t) instead of the probe's line.
+ */
 static void
 probe_write(char **argv)
 {
+	char	 text[1024];
+	size_t	 n = 0;
 	int	 fd;
 
 	if ((fd = open(argv[0], O_WRONLY | O_CREAT | O_APPEND, 0644)) == -1)
 		held_errno("open");
-	write_fd(fd, "write");
+	if (argv[1] == NULL)
+		write_fd(fd, "write");
+	else {
+		for (const char *s = argv[1]; *s != '\0' &&
+		    n < sizeof(text); s++) {
+			if (s[0] == '\\' && (s[1] == 'n' || s[1] == 't')) {
+				text[n++] = s[1] == 'n' ? '\n' : '\t';
+				s++;
+			} else
+				text[n++] = *s;
+		}
+		if (write(fd, text, n) != (ssize_t)n)
+			held_errno("write");
+	}
 	escaped("wrote %s", argv[0]);
 }
 
@@ -1375,7 +1393,7 @@ static const struct probe probes[] = {
 	{ "http-raw", 3, 3, probe_http_raw, "HOST PORT FILE (2xx escapes)" },
 	{ "socks5", 4, 4, probe_socks5, "HOST PORT TARGET TPORT" },
 	{ "dns", 4, 4, probe_dns, "HOST PORT udp|tcp NAME" },
-	{ "write", 1, 1, probe_write, "PATH" },
+	{ "write", 1, 2, probe_write, "PATH [TEXT]" },
 	{ "read", 1, 1, probe_read, "PATH" },
 	{ "readdir", 1, 1, probe_readdir, "DIR" },
 	{ "mkdir", 1, 1, probe_mkdir, "PATH" },
