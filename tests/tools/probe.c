@@ -1046,7 +1046,7 @@ tty_fd(void)
  * Pushes a space into the terminal's input (CVE-2017-5226), then flushes
  * the input again so nothing reaches whoever reads the terminal next.
  * With high set, the command has bits above 32 that the kernel ignores
- * but a careless filter compares (CVE-2023-28100).
+ * but a careless filter compares (CVE-2019-10063, flatpak).
  */
 static void
 probe_tiocsti_cmd(int high)
