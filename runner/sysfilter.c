@@ -20,8 +20,9 @@
  *				fspick, mount_setattr, setns, chroot,
  *				unshare and clone of new namespaces
  *   terminal injection	ioctl TIOCSTI and TIOCLINUX, compared on the
- *				low 32 bits the kernel reads (CVE-2017-5226,
- *				CVE-2023-28100: high-bit variants)
+ *				low 32 bits the kernel reads (TIOCSTI:
+ *				CVE-2017-5226; its high-bit variant:
+ *				CVE-2019-10063; TIOCLINUX: CVE-2023-28100)
  *   socket families		all but AF_UNIX, AF_INET, AF_INET6 and
  *				AF_NETLINK with NETLINK_ROUTE (int arguments
  *				compared on their low 32 bits, as the kernel
