@@ -61,8 +61,8 @@ DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux
 
-.PHONY: all deps deps-fuzz check unit e2e demo bench sanitize fuzz lint \
-	clean install
+.PHONY: all deps deps-fuzz check unit e2e demo bench sanitize fuzz \
+	fuzz-run lint clean install
 
 all: deps $(BIN)
 
@@ -140,25 +140,33 @@ sanitize: deps
 	    TOOLS_DIR=$(CURDIR)/build-san/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
 
-# libFuzzer targets, each run for FUZZ_SECONDS from its seed corpus.
-FUZZ_SECONDS	?= 30
-FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into
+# build-fuzz/; `make fuzz` only builds them.  `make fuzz-run` runs each
+# for FUZZ_SECONDS from a scratch copy of its seed corpus, with its
+# dictionary, and fails on any crash (mk/fuzz-run.sh).
+FUZZ_SECONDS	?= 20
+FUZZ_CC		?= clang
+FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
+		   -fsanitize=fuzzer,address,undefined \
+		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iproxy $(PKG_CFLAGS)
-fuzz: deps deps-fuzz $(BUILD)/policies/default_json.o
-	@mkdir -p build-fuzz
-	@for t in $(FUZZ_TARGETS); do \
-	    clang $(FUZZ_FLAGS) -o build-fuzz/$$t tests/fuzz/$$t.c \
-	        $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) \
-	        $(BUILD)/policies/default_json.o \
-	        $(PKG_LIBS) || exit 1; \
-	done
-	@for t in $(FUZZ_TARGETS); do \
-	    mkdir -p build-fuzz/corpus-$$t; \
-	    echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
-	    build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
-	        -dict=tests/fuzz/$$t.dict build-fuzz/corpus-$$t \
-	        tests/fuzz/corpus/$$t || exit 1; \
-	done
+FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS)
+FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h)
+FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
+
+fuzz: deps deps-fuzz
+	@$(MAKE) -s --no-print-directory $(FUZZ_BINS)
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(FUZZ_HDRS) \
+    $(BUILD)/policies/default_json.o
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $<"
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRCS) \
+	    $(BUILD)/policies/default_json.o $(PKG_LIBS)
+
+fuzz-run: fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
+	    tests/fuzz $(FUZZ_TARGETS)
 
 lint: deps
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
