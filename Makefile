@@ -51,7 +51,8 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_sysfilter test_landlock test_env test_fsplan
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
-		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2
+		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
+		   fuzz_log
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
