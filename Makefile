@@ -50,8 +50,9 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
-FUZZ_TARGETS	 = fuzz_policy_load fuzz_host_match fuzz_socks5 fuzz_tls_peek \
-		   fuzz_http fuzz_pp2
+FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
+		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
+		   fuzz_log
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
@@ -63,7 +64,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux
 
 .PHONY: all deps deps-fuzz check unit e2e demo bench sanitize valgrind \
-	fuzz lint clean install
+	fuzz fuzz-run lint clean install
 
 all: deps $(BIN)
 
@@ -147,25 +148,33 @@ valgrind: deps $(BIN) $(TOOL_BINS)
 	@./mk/deps.sh $(DEB_VALGRIND)
 	@./mk/valgrind.sh $(CURDIR)/$(BIN) $(CURDIR)/$(BUILD)/tests/tools
 
-# libFuzzer targets, each run for FUZZ_SECONDS from its seed corpus.
-FUZZ_SECONDS	?= 30
-FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into
+# build-fuzz/; `make fuzz` only builds them.  `make fuzz-run` runs each
+# for FUZZ_SECONDS from a scratch copy of its seed corpus, with its
+# dictionary, and fails on any crash (mk/fuzz-run.sh).
+FUZZ_SECONDS	?= 20
+FUZZ_CC		?= clang
+FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
+		   -fsanitize=fuzzer,address,undefined \
+		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iproxy $(PKG_CFLAGS)
-fuzz: deps deps-fuzz $(BUILD)/policies/default_json.o
-	@mkdir -p build-fuzz
-	@for t in $(FUZZ_TARGETS); do \
-	    clang $(FUZZ_FLAGS) -o build-fuzz/$$t tests/fuzz/$$t.c \
-	        $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) \
-	        $(BUILD)/policies/default_json.o \
-	        $(PKG_LIBS) || exit 1; \
-	done
-	@for t in $(FUZZ_TARGETS); do \
-	    mkdir -p build-fuzz/corpus-$$t; \
-	    echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
-	    build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
-	        -dict=tests/fuzz/$$t.dict build-fuzz/corpus-$$t \
-	        tests/fuzz/corpus/$$t || exit 1; \
-	done
+FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS)
+FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h)
+FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
+
+fuzz: deps deps-fuzz
+	@$(MAKE) -s --no-print-directory $(FUZZ_BINS)
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(FUZZ_HDRS) \
+    $(BUILD)/policies/default_json.o
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $<"
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRCS) \
+	    $(BUILD)/policies/default_json.o $(PKG_LIBS)
+
+fuzz-run: fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
+	    tests/fuzz $(FUZZ_TARGETS)
 
 lint: deps
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5

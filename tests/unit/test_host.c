@@ -45,6 +45,10 @@ static const struct host_case cases[] = {
 	{ "127.0.1", 0, "127.0.0.1", HOST_ADDR, NULL },
 	{ "169.254.43518", 0, "169.254.169.254", HOST_ADDR, NULL },
 	{ "0", 0, "0.0.0.0", HOST_ADDR, NULL },
+	/* Found by fuzz_addr: inet_aton refuses a bare "0x", browsers read
+	 * it as 0; we do as browsers, and 0.0.0.0/8 is refused anyway. */
+	{ "0x", 0, "0.0.0.0", HOST_ADDR, NULL },
+	{ "1.0x.0X", 0, "1.0.0.0", HOST_ADDR, NULL },
 	{ "256.0.0.1", 0, NULL, 0, "not a valid IPv4" },
 	{ "1.2.3.4.5", 0, NULL, 0, "not a valid IPv4" },
 	{ "4294967296", 0, NULL, 0, "not a valid IPv4" },
