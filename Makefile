@@ -95,7 +95,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	    $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
 # Test peers, built like the rest (tests/tools/*.c, one file each).
-TOOLS		 = netcheck httpd probe sockpeer
+TOOLS		 = netcheck httpd probe sockpeer harness
 TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
 
 # The escape probe runs as it would in the wild: no sanitizer runtime
