@@ -374,6 +374,14 @@ conn_deny(struct conn *c)
 	hint = decision_hint(&c->c_dec);
 	/* The log has the target in its own fields: keep the why. */
 	conn_reason(c, strstr(what, ": ") ? strstr(what, ": ") + 2 : what);
+	if (c->c_ask_ev != NULL && c->c_state == CS_CLOSING) {
+		/* Asked, and refused or not answered in time. */
+		char	*why;
+
+		xasprintf(&why, "%s; the harness did not allow it", c->c_reason);
+		conn_reason(c, why);
+		free(why);
+	}
 	c->c_dec.d_verdict = VERDICT_DENY;
 	if (c->c_proto == PROTO_SOCKS5)
 		conn_socks_answer(c, SOCKS5_REP_RULESET);
