@@ -66,7 +66,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux
 
 .PHONY: all deps deps-fuzz check unit e2e demo bench sanitize valgrind \
-	fuzz fuzz-run lint clean install
+	fuzz fuzz-run lint clean install golden macos-check
 
 all: deps $(BIN)
 
@@ -117,6 +117,14 @@ deps-fuzz:
 	@./mk/deps.sh $(DEB_FUZZ)
 
 unit: deps $(UNIT_BINS)
+
+# Rewrites the expected files of tests/profiles from the generators;
+# review the change with git diff (tests/profiles/README.md).
+golden: deps $(BUILD)/tests/unit/test_seatbelt $(BUILD)/tests/unit/test_winfw
+	@PROFILE_GOLDEN_UPDATE=1 $(BUILD)/tests/unit/test_seatbelt >/dev/null
+	@PROFILE_GOLDEN_UPDATE=1 $(BUILD)/tests/unit/test_winfw >/dev/null
+	@git status --short tests/profiles
+
 check: deps $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \

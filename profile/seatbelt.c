@@ -303,6 +303,7 @@ sb_write_writes(FILE *f, const struct sb_list *w, const struct sb_list *ro,
 {
 	const struct sb_list	*outs[] = { ro, hide };
 	const char		*wp, *op;
+	char			*from;
 	size_t			 i, j, k;
 	bool			 gone;
 
@@ -314,8 +315,12 @@ sb_write_writes(FILE *f, const struct sb_list *w, const struct sb_list *ro,
 			for (j = 0; j < outs[k]->sl_n && !gone; j++)
 				gone = strcmp(outs[k]->sl_v[j].sp_path, wp) == 0;
 		if (gone) {
+			/* Escaped: a newline would end the comment. */
+			from = str_escape(w->sl_v[i].sp_from,
+			    strlen(w->sl_v[i].sp_from));
 			fprintf(f, ";; left out, read-only or hidden: %s\n",
-			    w->sl_v[i].sp_from);
+			    from);
+			free(from);
 			continue;
 		}
 		fprintf(f, "(allow file-write*\n    (require-all\n        ");

@@ -222,8 +222,9 @@ winfw_install(const struct policy *p, const struct winfw_opts *o,
 		winfw_rules(f, mode, o->wo_port, "user");
 	}
 done:
-	fprintf(f, "\nGet-NetFirewallRule -Group $group | Format-Table "
-	    "DisplayName, Direction, Action\n");
+	fprintf(f, "\nGet-NetFirewallRule -Group $group -ErrorAction "
+	    "SilentlyContinue |\n    Format-Table DisplayName, Direction, "
+	    "Action\n");
 	if (fclose(f) != 0)
 		fatal("open_memstream");
 out:
