@@ -118,6 +118,12 @@ deps-fuzz:
 
 unit: deps $(UNIT_BINS)
 
+# runner/run_macos.c is built on macOS only; here it is compiled for
+# syntax and types against the same headers, as macOS would see it.
+macos-check: deps
+	@echo "  CHECK   runner/run_macos.c (-D__APPLE__)"
+	$(Q)$(CC) $(ALL_CFLAGS) -D__APPLE__ -fsyntax-only runner/run_macos.c
+
 # Rewrites the expected files of tests/profiles from the generators;
 # review the change with git diff (tests/profiles/README.md).
 golden: deps $(BUILD)/tests/unit/test_seatbelt $(BUILD)/tests/unit/test_winfw
@@ -125,7 +131,7 @@ golden: deps $(BUILD)/tests/unit/test_seatbelt $(BUILD)/tests/unit/test_winfw
 	@PROFILE_GOLDEN_UPDATE=1 $(BUILD)/tests/unit/test_winfw >/dev/null
 	@git status --short tests/profiles
 
-check: deps $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+check: deps macos-check $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
