@@ -191,6 +191,9 @@ profile_make(struct profile_args *pa, bool winfw)
 		log_warnx("profile: network mode host: the %s leaves the "
 		    "network unfiltered and unlogged", winfw ? "script" :
 		    "profile");
+	if (!winfw && p->p_unix.ps_value == UNIX_ALLOW)
+		log_warnx("profile: unix_sockets allow is not carried over: "
+		    "the profile allows no Unix socket connection");
 	if (winfw) {
 		memset(&wo, 0, sizeof(wo));
 		wo.wo_port = pa->pa_port;
