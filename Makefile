@@ -23,7 +23,7 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -I. $(PKG_CFLAGS) \
+		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Iprofile -I. $(PKG_CFLAGS) \
 		   $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
@@ -37,19 +37,21 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 BRIDGE_SRCS	 = bridge/bridge.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c
+PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c runner/run.c \
 		   runner/sandbox.c runner/mount.c runner/report.c \
-		   runner/control.c
+		   runner/control.c profile/profile_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
-		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(RUNNER_SRCS)) \
+		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(RUNNER_SRCS) $(PROFILE_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
-		   test_sysfilter test_landlock test_env test_fsplan
+		   test_sysfilter test_landlock test_env test_fsplan \
+		   test_seatbelt test_winfw
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
@@ -65,7 +67,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux
 
 .PHONY: all deps deps-fuzz check unit e2e demo bench sanitize valgrind \
-	fuzz fuzz-run lint clean install
+	fuzz fuzz-run lint clean install golden macos-check
 
 all: deps $(BIN)
 
@@ -116,7 +118,21 @@ deps-fuzz:
 	@./mk/deps.sh $(DEB_FUZZ)
 
 unit: deps $(UNIT_BINS)
-check: deps $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+
+# runner/run_macos.c is built on macOS only; here it is compiled for
+# syntax and types against the same headers, as macOS would see it.
+macos-check: deps
+	@echo "  CHECK   runner/run_macos.c (-D__APPLE__)"
+	$(Q)$(CC) $(ALL_CFLAGS) -D__APPLE__ -fsyntax-only runner/run_macos.c
+
+# Rewrites the expected files of tests/profiles from the generators;
+# review the change with git diff (tests/profiles/README.md).
+golden: deps $(BUILD)/tests/unit/test_seatbelt $(BUILD)/tests/unit/test_winfw
+	@PROFILE_GOLDEN_UPDATE=1 $(BUILD)/tests/unit/test_seatbelt >/dev/null
+	@PROFILE_GOLDEN_UPDATE=1 $(BUILD)/tests/unit/test_winfw >/dev/null
+	@git status --short tests/profiles
+
+check: deps macos-check $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)

@@ -9,6 +9,7 @@
 #include "lib/util.h"
 #include "bridge/bridge.h"
 #include "policies/policy.h"
+#include "profile/profile.h"
 #include "proxy/proxy.h"
 #include "runner/runner.h"
 
@@ -31,6 +32,9 @@ static const struct subcommand subcommands[] = {
 	    "proxy [--listen EP]... [--policy FILE]... [--log FILE|-]" },
 	{ "bridge", bridge_cmd,
 	    "bridge --listen EP --connect EP [--max-conns N]" },
+	{ "profile", profile_cmd,
+	    "profile seatbelt | windows-firewall [--policy FILE]... "
+	    "[--proxy-port N]" },
 };
 
 static void

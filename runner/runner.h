@@ -227,4 +227,10 @@ struct run_net {
 int	run_exec(struct run *, struct policy *, const struct run_net *);
 int	run_cmd(int, char **);
 
+/*
+ * run_macos.c: macOS only, the command under sandbox-exec with the
+ * policy's Seatbelt profile and the proxy on localhost:port.
+ */
+int	run_macos(const struct policy *, int, char **, char **);
+
 #endif
