@@ -1018,7 +1018,10 @@ make_worktree() {
 	start_bg runner as_user "$HOME" "${RUN[@]}" -- sh -c \
 	    "while [ ! -s '$WS/pid' ]; do sleep 0.05; done
 	    \"$PROBE\" kill \"\$(cat '$WS/pid')\" KILL
-	    \"$PROBE\" kill-all 9"
+	    sleep 30 &
+	    # The probe as the command itself: killing its own parent shell
+	    # would end the run before it could print.
+	    exec \"$PROBE\" kill-all 9"
 	runner=$BG_PID
 	out_user kill "$runner" 0
 	echo "$runner" >"$WS/pid"
