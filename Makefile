@@ -1,7 +1,8 @@
 # cordon: one plain Makefile.  `make` builds ./cordon; see README.md.
 
 CC		?= cc
-PKGS		 = libevent libevent_openssl openssl libseccomp libcares jansson
+PKGS		 = libevent libevent_openssl openssl libseccomp libcares jansson \
+		   zlib
 BUILD		?= build
 BIN		?= cordon
 WERROR		?= -Werror
@@ -23,7 +24,7 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -I. $(PKG_CFLAGS) \
+		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Ilogs -I. $(PKG_CFLAGS) \
 		   $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
@@ -37,12 +38,13 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 BRIDGE_SRCS	 = bridge/bridge.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c
+LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c runner/run.c \
-		   runner/sandbox.c runner/mount.c
+		   runner/sandbox.c runner/mount.c logs/log_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
-		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(RUNNER_SRCS)) \
+		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(RUNNER_SRCS) $(LOGS_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
@@ -56,7 +58,7 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
-		   libc-ares-dev libjansson-dev libcmocka-dev
+		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl

@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "bridge/bridge.h"
+#include "logs/elog.h"
 #include "policies/policy.h"
 #include "proxy/proxy.h"
 #include "runner/runner.h"
@@ -31,6 +32,8 @@ static const struct subcommand subcommands[] = {
 	    "proxy [--listen EP]... [--policy FILE]... [--log FILE|-]" },
 	{ "bridge", bridge_cmd,
 	    "bridge --listen EP --connect EP [--max-conns N]" },
+	{ "log", log_cmd,
+	    "log summary [--json] FILE... | tail [-f] [-n N] FILE" },
 };
 
 static void
