@@ -182,16 +182,28 @@ lint: deps
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
 
 PREFIX		?= /usr/local
-install: cordon
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/man/man5 \
-	    $(DESTDIR)$(PREFIX)/share/cordon/policies
-	install -m 0755 cordon $(DESTDIR)$(PREFIX)/bin/cordon
-	install -m 0644 docs/cordon.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 docs/cordon-policy.5 \
-	    $(DESTDIR)$(PREFIX)/share/man/man5/
-	install -m 0644 policies/*.json \
-	    $(DESTDIR)$(PREFIX)/share/cordon/policies/
+BINDIR		?= $(PREFIX)/bin
+DATADIR		?= $(PREFIX)/share
+MANDIR		?= $(DATADIR)/man
+# logrotate reads /etc/logrotate.d only; systemd reads units under
+# /usr/local/lib/systemd/system as well as /usr/lib/systemd/system.
+SYSCONFDIR	?= /etc
+UNITDIR		?= $(PREFIX)/lib/systemd/system
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cordon/policies \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cordon
+	install -m 0644 docs/cordon.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 policies/*.json $(DESTDIR)$(DATADIR)/cordon/policies/
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
+	    -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	    contrib/systemd/cordon-proxy.service.in \
+	    >$(DESTDIR)$(UNITDIR)/cordon-proxy.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/cordon-proxy.service
+	install -m 0644 contrib/logrotate/cordon \
+	    $(DESTDIR)$(SYSCONFDIR)/logrotate.d/cordon
 
 clean:
 	rm -rf build build-san build-fuzz cordon
