@@ -41,7 +41,8 @@ RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c runner/run.c \
-		   runner/sandbox.c runner/mount.c logs/log_cmd.c
+		   runner/sandbox.c runner/mount.c runner/report.c \
+		   runner/control.c logs/log_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(RUNNER_SRCS) $(LOGS_SRCS)) \
@@ -96,7 +97,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	    $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
 # Test peers, built like the rest (tests/tools/*.c, one file each).
-TOOLS		 = netcheck httpd probe sockpeer
+TOOLS		 = netcheck httpd probe sockpeer harness
 TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
 
 # The escape probe runs as it would in the wild: no sanitizer runtime

@@ -177,6 +177,7 @@ bool		 policy_check_addr(const struct policy *, const struct addr *,
 		    struct decision *);
 char		*decision_describe(const struct decision *);
 char		*decision_hint(const struct decision *);
+char		*decision_pattern(const struct decision *);
 void		 decision_clear(struct decision *);
 bool		 pattern_intersect(const struct pitem *, const struct pitem *,
 		    struct pitem *);

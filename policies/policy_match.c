@@ -252,6 +252,38 @@ decision_describe(const struct decision *d)
 	return out;
 }
 
+/* The network.allow pattern naming d's target: the port only if unusual. */
+static void
+decision_pattern_fill(const struct decision *d, char *buf, size_t len)
+{
+	bool	 v6 = d->d_host.h_kind == HOST_ADDR &&
+		    d->d_host.h_ip.a_family == AF_INET6;
+
+	if (d->d_port == 80 || d->d_port == 443)
+		snprintf(buf, len, "%s%s%s", v6 ? "[" : "", d->d_host.h_name,
+		    v6 ? "]" : "");
+	else
+		decision_target(d, buf, len);
+}
+
+/*
+ * The network.allow entry that alone would allow what d refused, or NULL
+ * when one entry would not (a deny rule, a special address, mode none, a
+ * bad name).  Caller frees.
+ */
+char *
+decision_pattern(const struct decision *d)
+{
+	char	 pattern[HOST_NAME_MAX_LEN + 16];
+
+	if (d->d_verdict == VERDICT_ALLOW || d->d_why != WHY_NO_RULE ||
+	    (d->d_host.h_kind == HOST_ADDR &&
+	    addr_special(&d->d_host.h_ip) != NULL))
+		return NULL;
+	decision_pattern_fill(d, pattern, sizeof(pattern));
+	return xstrdup(pattern);
+}
+
 /*
  * How to allow what d refused, as one line, or NULL when there is no
  * simple way (a bad name) or nothing was refused.  Caller frees.
@@ -266,11 +298,7 @@ decision_hint(const struct decision *d)
 
 	if (d->d_verdict == VERDICT_ALLOW)
 		return NULL;
-	if (d->d_port == 80 || d->d_port == 443)
-		snprintf(pattern, sizeof(pattern), "%s%s%s", v6 ? "[" : "",
-		    d->d_host.h_name, v6 ? "]" : "");
-	else
-		decision_target(d, pattern, sizeof(pattern));
+	decision_pattern_fill(d, pattern, sizeof(pattern));
 
 	switch (d->d_why) {
 	case WHY_NO_RULE:

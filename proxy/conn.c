@@ -58,6 +58,7 @@ enum conn_state {
 	CS_HTTP_HEAD,		/* reading a request head */
 	CS_SOCKS_GREETING,
 	CS_SOCKS_REQUEST,
+	CS_ASKING,		/* no rule: waiting for the harness's answer */
 	CS_RESOLVING,
 	CS_CONNECTING,
 	CS_PEEK,		/* tunnel answered: judging the first bytes */
@@ -97,6 +98,8 @@ struct conn {
 	int			 c_port;
 	struct decision		 c_dec;
 	bool			 c_decided;
+	bool			 c_judged;	/* c_dec is the policy's */
+	struct event		*c_ask_ev;	/* the answer's deadline */
 	struct http_request	 c_req;
 	struct http_response	 c_resp;
 	struct http_body	 c_reqbody;
@@ -157,44 +160,58 @@ proxy_warn(struct proxy *px, const char *msg)
 	log_warnx("proxy: %s", msg);
 }
 
+/* The egress record of the current decision, borrowing from c. */
+static void
+conn_egress(const struct conn *c, struct egress *e0)
+{
+	struct egress	*e = e0;
+
+	memset(e, 0, sizeof(*e));
+	e->e_start = c->c_start;
+	e->e_client = c->c_client;
+	e->e_sandbox = c->c_sandbox;
+	e->e_proto = proto_names[c->c_proto];
+	e->e_method = c->c_method;
+	e->e_host = c->c_host;
+	e->e_hostlen = c->c_hostlen;
+	e->e_port = c->c_port;
+	e->e_addr = c->c_addrtext[0] != '\0' ? c->c_addrtext : NULL;
+	/* The policy's verdict; what became of it is in status and reason. */
+	e->e_allow = c->c_dec.d_verdict == VERDICT_ALLOW;
+	if (c->c_dec.d_rule != NULL) {
+		e->e_rule = c->c_dec.d_rule->pi_text;
+		e->e_rule_from = c->c_dec.d_rule->pi_from;
+	}
+	e->e_reason = c->c_reason;
+	e->e_status = c->c_status;
+	e->e_up = c->c_up_bytes;
+	e->e_down = c->c_down_bytes;
+}
+
 /* Writes the egress log line of the current decision, once. */
 static void
 conn_log(struct conn *c)
 {
 	struct proxy	*px = c->c_proxy;
 	struct egress	 e;
-	char		*hint;
+	char		*hint = NULL, *pattern = NULL;
 
 	if (c->c_logged || !c->c_decided ||
 	    (px->px_log == NULL && px->px_observe == NULL))
 		return;
 	c->c_logged = true;
-	memset(&e, 0, sizeof(e));
-	e.e_start = c->c_start;
-	e.e_client = c->c_client;
-	e.e_sandbox = c->c_sandbox;
-	e.e_proto = proto_names[c->c_proto];
-	e.e_method = c->c_method;
-	e.e_host = c->c_host;
-	e.e_hostlen = c->c_hostlen;
-	e.e_port = c->c_port;
-	e.e_addr = c->c_addrtext[0] != '\0' ? c->c_addrtext : NULL;
-	/* The policy's verdict; what became of it is in status and reason. */
-	e.e_allow = c->c_dec.d_verdict == VERDICT_ALLOW;
-	if (c->c_dec.d_rule != NULL) {
-		e.e_rule = c->c_dec.d_rule->pi_text;
-		e.e_rule_from = c->c_dec.d_rule->pi_from;
-	}
-	e.e_reason = c->c_reason;
-	e.e_status = c->c_status;
-	e.e_up = c->c_up_bytes;
-	e.e_down = c->c_down_bytes;
+	conn_egress(c, &e);
 	if (px->px_log != NULL)
 		jsonl_write(px->px_log, &e);
 	if (px->px_observe != NULL) {
-		hint = e.e_allow ? NULL : decision_hint(&c->c_dec);
-		px->px_observe(&e, hint, px->px_observe_arg);
+		/* A fix only for what the policy itself refused. */
+		if (!e.e_allow && c->c_judged) {
+			hint = decision_hint(&c->c_dec);
+			pattern = decision_pattern(&c->c_dec);
+		}
+		px->px_observe(&e, hint, pattern, px->px_observe_arg);
 		free(hint);
+		free(pattern);
 	}
 }
 
@@ -205,9 +222,13 @@ conn_free(struct conn *c)
 	struct proxy	*px = c->c_proxy;
 
 	conn_log(c);
+	if (c->c_state == CS_ASKING && px->px_ask_cancel != NULL)
+		px->px_ask_cancel(c, px->px_ask_arg);
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
 	dns_cancel(c->c_query);
+	if (c->c_ask_ev != NULL)
+		event_free(c->c_ask_ev);
 	if (c->c_connect_ev != NULL)
 		event_free(c->c_connect_ev);
 	if (c->c_deadline != NULL)
@@ -353,6 +374,14 @@ conn_deny(struct conn *c)
 	hint = decision_hint(&c->c_dec);
 	/* The log has the target in its own fields: keep the why. */
 	conn_reason(c, strstr(what, ": ") ? strstr(what, ": ") + 2 : what);
+	if (c->c_ask_ev != NULL && c->c_state == CS_CLOSING) {
+		/* Asked, and refused or not answered in time. */
+		char	*why;
+
+		xasprintf(&why, "%s; the harness did not allow it", c->c_reason);
+		conn_reason(c, why);
+		free(why);
+	}
 	c->c_dec.d_verdict = VERDICT_DENY;
 	if (c->c_proto == PROTO_SOCKS5)
 		conn_socks_answer(c, SOCKS5_REP_RULESET);
@@ -417,6 +446,7 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	c->c_up_bytes = c->c_down_bytes = 0;
 	c->c_logged = false;
 	c->c_decided = true;
+	c->c_judged = false;
 	gettimeofday(&c->c_start, NULL);
 	evtimer_del(c->c_deadline);
 }
@@ -507,17 +537,12 @@ conn_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 	conn_connect(c);
 }
 
-/* Decides on c_host:c_port, then resolves or connects. */
+/* Resolves the allowed c_host, or connects to the literal. */
 static void
-conn_decide(struct conn *c)
+conn_resolve(struct conn *c)
 {
 	struct proxy	*px = c->c_proxy;
 
-	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
-	    c->c_port, &c->c_dec)) {
-		conn_deny(c);
-		return;
-	}
 	if (c->c_dec.d_host.h_kind == HOST_ADDR) {
 		c->c_addrs[0] = c->c_dec.d_host.h_ip;
 		c->c_naddrs = 1;
@@ -528,6 +553,88 @@ conn_decide(struct conn *c)
 	bufferevent_disable(c->c_bev, EV_READ);
 	c->c_query = dns_resolve(px->px_dns, c->c_dec.d_host.h_name,
 	    conn_resolved_cb, c);
+}
+
+static void
+conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+	struct proxy	*px = c->c_proxy;
+
+	(void)fd;
+	(void)what;
+	if (px->px_ask_cancel != NULL)
+		px->px_ask_cancel(c, px->px_ask_arg);
+	c->c_state = CS_CLOSING;
+	conn_deny(c);
+}
+
+/*
+ * Holds a connection no rule allows while the harness is asked (cordon
+ * run --ask); its answer comes through conn_answer(), or the deadline
+ * refuses it.  Returns false when nobody is asked.
+ */
+static bool
+conn_ask(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+	struct egress	 e;
+	struct timeval	 tv = { px->px_ask_secs, 0 };
+
+	if (px->px_ask == NULL || c->c_dec.d_why != WHY_NO_RULE)
+		return false;
+	conn_egress(c, &e);
+	if (!px->px_ask(c, &e, px->px_ask_arg))
+		return false;
+	if (c->c_ask_ev == NULL && (c->c_ask_ev = evtimer_new(px->px_base,
+	    conn_ask_timeout_cb, c)) == NULL)
+		fatalx("proxy: evtimer_new failed");
+	c->c_state = CS_ASKING;
+	bufferevent_disable(c->c_bev, EV_READ);
+	evtimer_add(c->c_ask_ev, &tv);
+	return true;
+}
+
+/*
+ * The harness's answer for a held connection: allowed (once, or because
+ * it added a rule), with why for the log, or refused.
+ */
+void
+conn_answer(struct conn *c, bool allow, const char *why)
+{
+	if (c->c_state != CS_ASKING)
+		return;
+	evtimer_del(c->c_ask_ev);
+	if (!allow) {
+		c->c_state = CS_CLOSING;
+		conn_deny(c);
+		return;
+	}
+	c->c_dec.d_verdict = VERDICT_ALLOW;
+	c->c_dec.d_why = WHY_ALLOW_RULE;
+	conn_reason(c, why);
+	conn_resolve(c);
+}
+
+/* The network.allow entry that would allow c's target, or NULL. */
+char *
+conn_pattern(const struct conn *c)
+{
+	return decision_pattern(&c->c_dec);
+}
+
+/* Decides on c_host:c_port, then resolves or connects. */
+static void
+conn_decide(struct conn *c)
+{
+	c->c_judged = true;
+	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
+	    c->c_port, &c->c_dec)) {
+		if (!conn_ask(c))
+			conn_deny(c);
+		return;
+	}
+	conn_resolve(c);
 }
 
 static void	conn_connected_cb(int, short, void *);

@@ -51,13 +51,15 @@ struct metrics {
 	uint64_t	 m_down;
 	time_t		 m_started;
 	/* Whoever observed before us (cordon run's summary), told too. */
-	void		(*m_next)(const struct egress *, const char *, void *);
+	void		(*m_next)(const struct egress *, const char *,
+			    const char *, void *);
 	void		*m_next_arg;
 };
 
 /* px_observe: counts one logged decision. */
 static void
-metrics_observe(const struct egress *e, const char *hint, void *arg)
+metrics_observe(const struct egress *e, const char *hint,
+    const char *pattern, void *arg)
 {
 	struct metrics	*m = arg;
 	size_t		 p;
@@ -73,7 +75,7 @@ metrics_observe(const struct egress *e, const char *hint, void *arg)
 	m->m_up += e->e_up;
 	m->m_down += e->e_down;
 	if (m->m_next != NULL)
-		m->m_next(e, hint, m->m_next_arg);
+		m->m_next(e, hint, pattern, m->m_next_arg);
 }
 
 static void

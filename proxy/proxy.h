@@ -234,10 +234,25 @@ struct proxy {
 	int			 px_idle_secs;
 	time_t			 px_warned;	/* rate limit for warnings */
 	void			(*px_drained)(struct proxy *);
-	/* Told of each decision as it is logged, with the fix if refused. */
+	/*
+	 * Told of each decision as it is logged; for a refusal by the
+	 * policy, the fix in words and the network.allow entry that alone
+	 * would allow it (either may be NULL).
+	 */
 	void			(*px_observe)(const struct egress *,
-				    const char *, void *);
+				    const char *, const char *, void *);
 	void			*px_observe_arg;
+	/*
+	 * Asked before a connection no rule allows is refused (cordon run
+	 * --ask): true if it will answer with conn_answer() within
+	 * px_ask_secs; told with px_ask_cancel when the connection goes
+	 * before the answer.
+	 */
+	bool			(*px_ask)(struct conn *, const struct egress *,
+				    void *);
+	void			(*px_ask_cancel)(struct conn *, void *);
+	void			*px_ask_arg;
+	int			 px_ask_secs;
 	struct proxy_stats	 px_stats;
 };
 
@@ -247,6 +262,8 @@ struct ppolicy *ppolicy_new(struct policy *);
 struct ppolicy *ppolicy_ref(struct ppolicy *);
 void	 ppolicy_unref(struct ppolicy *);
 void	 conn_close_all(struct proxy *);
+void	 conn_answer(struct conn *, bool, const char *);
+char	*conn_pattern(const struct conn *);
 
 /* metrics.c */
 struct metrics;

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -43,14 +44,10 @@
 #include "util.h"
 #include "xmalloc.h"
 
-#define RUN_REFUSED_SHOWN	10	/* targets listed in the summary */
-
-/* A refused target, counted, with its fix. */
-struct refusal {
-	char	*rf_target;	/* "host:port" */
-	char	*rf_reason;
-	char	*rf_hint;
-	size_t	 rf_count;
+/* A connection held while the harness is asked (--ask). */
+struct ask {
+	char		 as_id[24];
+	struct conn	*as_conn;
 };
 
 struct runner {
@@ -65,71 +62,167 @@ struct runner {
 	int			 rn_pidfd;
 	int			 rn_status;	/* exit code, once known */
 	bool			 rn_done;
-	struct refusal		*rn_refused;
-	size_t			 rn_nrefused;
-	size_t			 rn_refused_total;
+	struct tally		*rn_tally;
+	struct control		*rn_control;
+	struct ask		*rn_asks;
+	size_t			 rn_nasks;
+	unsigned long		 rn_seq;	/* ids of events */
 };
 
+/* Each decision of the run's proxy: counted, and told to the harness. */
 static void
-run_observe(const struct egress *e, const char *hint, void *arg)
+run_observe(const struct egress *e, const char *hint, const char *pattern,
+    void *arg)
 {
 	struct runner	*rn = arg;
-	struct refusal	*rf;
-	char		*host, *target;
-	size_t		 i;
+	char		*host, id[24];
 
-	if (e->e_allow)
-		return;		/* failed upstream, maybe: not a refusal */
+	tally_add(rn->rn_tally, e, hint, pattern);
+	if (e->e_allow || !control_alive(rn->rn_control))
+		return;
 	host = str_escape(e->e_host != NULL ? e->e_host : "",
 	    e->e_host != NULL ? e->e_hostlen : 0);
-	xasprintf(&target, "%s:%d", host, e->e_port);
+	snprintf(id, sizeof(id), "r%lu", ++rn->rn_seq);
+	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
+	    "s:s, s:o, s:o, s:o}", "event", "refused", "id", id,
+	    "host", host, "port", e->e_port,
+	    "protocol", e->e_proto != NULL ? e->e_proto : "",
+	    "reason", e->e_reason != NULL ? e->e_reason : "refused",
+	    "rule", e->e_rule != NULL ? json_string(e->e_rule) : json_null(),
+	    "fix", hint != NULL ? json_string(hint) : json_null(),
+	    "allow", pattern != NULL ? json_string(pattern) : json_null()));
 	free(host);
-	rn->rn_refused_total++;
-	for (i = 0; i < rn->rn_nrefused; i++)
-		if (strcmp(rn->rn_refused[i].rf_target, target) == 0) {
-			rn->rn_refused[i].rf_count++;
-			free(target);
-			return;
-		}
-	rn->rn_refused = xreallocarray(rn->rn_refused, rn->rn_nrefused + 1,
-	    sizeof(*rn->rn_refused));
-	rf = &rn->rn_refused[rn->rn_nrefused++];
-	rf->rf_target = target;
-	rf->rf_reason = xstrdup(e->e_reason != NULL ? e->e_reason :
-	    "refused");
-	rf->rf_hint = hint != NULL ? xstrdup(hint) : NULL;
-	rf->rf_count = 1;
 }
 
-/* At exit: what was refused, and the one change that would allow it. */
-static void
-run_summary(struct runner *rn)
+/* --ask: a connection no rule allows waits while the harness is asked. */
+static bool
+run_ask(struct conn *c, const struct egress *e, void *arg)
 {
-	struct refusal	*rf;
+	struct runner	*rn = arg;
+	struct ask	*as;
+	char		*host;
+
+	if (!rn->rn_net->rn_ask || !control_alive(rn->rn_control))
+		return false;
+	rn->rn_asks = xreallocarray(rn->rn_asks, rn->rn_nasks + 1,
+	    sizeof(*rn->rn_asks));
+	as = &rn->rn_asks[rn->rn_nasks++];
+	snprintf(as->as_id, sizeof(as->as_id), "a%lu", ++rn->rn_seq);
+	as->as_conn = c;
+	host = str_escape(e->e_host != NULL ? e->e_host : "",
+	    e->e_host != NULL ? e->e_hostlen : 0);
+	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
+	    "s:i}", "event", "ask", "id", as->as_id, "host", host,
+	    "port", e->e_port, "protocol", e->e_proto != NULL ?
+	    e->e_proto : "", "timeout_secs", rn->rn_net->rn_ask_secs));
+	free(host);
+	return true;
+}
+
+/* Forgets the ask of c (answered, timed out, or the client went). */
+static void
+run_ask_cancel(struct conn *c, void *arg)
+{
+	struct runner	*rn = arg;
 	size_t		 i;
 
-	if (rn->rn_refused_total == 0)
-		return;
-	fprintf(stderr, "cordon: refused %zu connection%s:", 
-	    rn->rn_refused_total, rn->rn_refused_total == 1 ? "" : "s");
-	for (i = 0; i < rn->rn_nrefused && i < RUN_REFUSED_SHOWN; i++) {
-		rf = &rn->rn_refused[i];
-		fprintf(stderr, "%s %s (%s)", i == 0 ? "" : ",", rf->rf_target,
-		    rf->rf_reason);
-		if (rf->rf_count > 1)
-			fprintf(stderr, " x%zu", rf->rf_count);
+	for (i = 0; i < rn->rn_nasks; i++)
+		if (rn->rn_asks[i].as_conn == c) {
+			rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
+			return;
+		}
+}
+
+/* {"allow": P} or {"deny": P}: the run's policy, with one rule more. */
+static int
+run_control_rule(bool allow, const char *pattern, void *arg, char **cause)
+{
+	struct runner	*rn = arg;
+	struct proxy	*px = &rn->rn_proxy;
+	struct policy	*p;
+	struct plist	*pl;
+	const char	*flag = allow ? "--allow-domain" : "--deny-domain";
+
+	if (!rn->rn_own_proxy) {
+		xasprintf(cause, "%s: the operator's proxy decides for this "
+		    "run (--proxy-socket); ask its operator", allow ? "allow" :
+		    "deny");
+		return -1;
 	}
-	if (rn->rn_nrefused > RUN_REFUSED_SHOWN)
-		fprintf(stderr, ", and %zu more", rn->rn_nrefused -
-		    RUN_REFUSED_SHOWN);
-	fprintf(stderr, "\n");
-	for (i = 0; i < rn->rn_nrefused && i < RUN_REFUSED_SHOWN; i++) {
-		rf = &rn->rn_refused[i];
-		if (rf->rf_hint != NULL)
-			fprintf(stderr, "cordon: to allow %s: %s\n",
-			    rf->rf_target, rf->rf_hint);
+	p = policy_new();
+	policy_merge(p, px->px_policy->pp_policy);
+	if (policy_add_flag(p, flag, pattern, NULL, cause) == -1) {
+		policy_free(p);
+		return -1;
+	}
+	pl = allow ? &p->p_allow : &p->p_deny;
+	free(pl->pl_v[pl->pl_n - 1].pi_from);
+	pl->pl_v[pl->pl_n - 1].pi_from = xstrdup("the control channel");
+	ppolicy_unref(px->px_policy);
+	px->px_policy = ppolicy_new(p);
+	log_info("run: %s %s, from the control channel", allow ? "allow" :
+	    "deny", pattern);
+	control_send(rn->rn_control, json_pack("{s:s, s:s}", "event",
+	    "applied", allow ? "allow" : "deny", pattern));
+	return 0;
+}
+
+/* {"answer": ID, "decision": D} for a held connection. */
+static int
+run_control_answer(const char *id, const char *decision, void *arg,
+    char **cause)
+{
+	struct runner	*rn = arg;
+	struct conn	*c;
+	char		*pattern;
+	size_t		 i;
+
+	for (i = 0; i < rn->rn_nasks; i++)
+		if (strcmp(rn->rn_asks[i].as_id, id) == 0)
+			break;
+	if (i == rn->rn_nasks) {
+		xasprintf(cause, "no question \"%s\" waits for an answer (it "
+		    "was answered, timed out, or its client went)", id);
+		return -1;
+	}
+	c = rn->rn_asks[i].as_conn;
+	rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
+	if (strcmp(decision, "allow-run") == 0) {
+		pattern = conn_pattern(c);
+		if (pattern == NULL || run_control_rule(true, pattern, rn,
+		    cause) == -1) {
+			if (pattern == NULL)
+				xasprintf(cause, "no single rule allows it");
+			free(pattern);
+			conn_answer(c, false, NULL);
+			return -1;
+		}
+		free(pattern);
+		conn_answer(c, true, "allowed for the run by the harness "
+		    "(--ask)");
+	} else if (strcmp(decision, "allow-once") == 0)
+		conn_answer(c, true, "allowed once by the harness (--ask)");
+	else
+		conn_answer(c, false, NULL);
+	return 0;
+}
+
+/* The harness went: what waits is refused, and nothing more asked. */
+static void
+run_control_closed(void *arg)
+{
+	struct runner	*rn = arg;
+	struct conn	*c;
+
+	while (rn->rn_nasks > 0) {
+		c = rn->rn_asks[--rn->rn_nasks].as_conn;
+		conn_answer(c, false, NULL);
 	}
 }
+
+static const struct control_hooks run_control_hooks = {
+	run_control_rule, run_control_answer, run_control_closed
+};
 
 static void
 run_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
@@ -181,6 +274,10 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	px->px_policy = ppolicy_new(policy);
 	px->px_observe = run_observe;
 	px->px_observe_arg = rn;
+	px->px_ask = run_ask;
+	px->px_ask_cancel = run_ask_cancel;
+	px->px_ask_arg = rn;
+	px->px_ask_secs = net->rn_ask_secs;
 	if ((px->px_dns = dns_new(px->px_base, cause)) == NULL)
 		goto fail;
 	if (net->rn_dns != NULL && dns_servers(px->px_dns, net->rn_dns,
@@ -355,16 +452,39 @@ run_signal_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* Copies what the sandbox said about its failure to stderr. */
-static void
+/*
+ * Copies what the sandbox said about its failure to stderr; returns its
+ * first line (without "cordon: run: "), for the report, or NULL.
+ */
+static char *
 run_relay_errors(int fd)
 {
-	char	 buf[4096];
+	char	 buf[4096], *first = NULL, *nl, *text;
 	ssize_t	 n;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
 		if (write(2, buf, (size_t)n) == -1)
 			break;
+		if (first != NULL)
+			continue;
+		buf[n] = '\0';
+		text = buf;
+		if (strncmp(text, "cordon: run: ", 13) == 0)
+			text += 13;
+		if ((nl = strchr(text, '\n')) != NULL)
+			*nl = '\0';
+		first = xstrdup(text);
+	}
+	return first;
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -375,7 +495,10 @@ int
 run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 {
 	struct runner		 rn;
+	struct report_info	 ri;
 	struct clone_args	 ca;
+	long long		 start = now_ms();
+	char			*setup_error = NULL;
 	struct event		*evs[2];
 	sigset_t		 fwd;
 	size_t			 nev = 0, i;
@@ -384,6 +507,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	int			 sfd = -1;
 
 	memset(&rn, 0, sizeof(rn));
+	rn.rn_tally = tally_new();
 	rn.rn_run = run;
 	rn.rn_net = net;
 	rn.rn_pidfd = -1;
@@ -407,6 +531,14 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	}
 	policy = NULL;
 	run->r_policy = NULL;	/* the proxy's now */
+	if (net->rn_control != NULL) {
+		if ((rn.rn_control = control_open(rn.rn_proxy.px_base,
+		    net->rn_control, &run_control_hooks, &rn, &cause)) == NULL)
+			goto fail_cause;
+		control_send(rn.rn_control, json_pack("{s:s, s:s, s:i}",
+		    "event", "start", "sandbox", run->r_id, "version",
+		    REPORT_VERSION));
+	}
 
 	/* Blocked from now on, read from a signalfd; the sandbox too. */
 	run_sigset(&fwd);
@@ -488,7 +620,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	for (i = 0; i < nev; i++)
 		if (evs[i] != NULL)
 			event_free(evs[i]);
-	run_relay_errors(err[0]);
+	setup_error = run_relay_errors(err[0]);
 	close(err[0]);
 	goto out;
 
@@ -515,13 +647,27 @@ out:
 	}
 	endpoint_clear(&rn.rn_ep);
 	if (!net->rn_quiet)
-		run_summary(&rn);
-	for (i = 0; i < rn.rn_nrefused; i++) {
-		free(rn.rn_refused[i].rf_target);
-		free(rn.rn_refused[i].rf_reason);
-		free(rn.rn_refused[i].rf_hint);
+		tally_summary(rn.rn_tally, stderr);
+	if (net->rn_report != NULL) {
+		memset(&ri, 0, sizeof(ri));
+		ri.ri_run = run;
+		ri.ri_status = rn.rn_status;
+		ri.ri_duration_ms = now_ms() - start;
+		ri.ri_own_proxy = rn.rn_own_proxy;
+		ri.ri_proxy_socket = net->rn_socket;
+		ri.ri_error = setup_error;
+		if (tally_report(rn.rn_tally, &ri, net->rn_report, &cause) ==
+		    -1) {
+			log_warnx("run: %s", cause);
+			free(cause);
+		}
 	}
-	free(rn.rn_refused);
+	control_send(rn.rn_control, json_pack("{s:s, s:i}", "event", "exit",
+	    "status", rn.rn_status));
+	control_free(rn.rn_control);
+	tally_free(rn.rn_tally);
+	free(rn.rn_asks);
+	free(setup_error);
 	if (run->r_proxy_dir != -1)
 		close(run->r_proxy_dir);
 	if (rn.rn_pidfd != -1)

@@ -36,7 +36,8 @@ run_usage(FILE *f)
 	    "                  [--write PATH]... [--read-only PATH]...\n"
 	    "                  [--deny-path PATH]... [--proxy-socket PATH]\n"
 	    "                  [--log FILE] [--dry-run] [--quiet]\n"
-	    "                  [--allow-no-landlock]\n"
+	    "                  [--allow-no-landlock] [--report PATH|fd:N]\n"
+	    "                  [--control PATH|fd:N [--ask [--ask-secs N]]]\n"
 	    "                  -- CMD [ARGS...]\n");
 }
 
@@ -309,6 +310,10 @@ run_cmd(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "allow-no-landlock", no_argument, NULL, 'A' },
+		{ "report", required_argument, NULL, 'T' },
+		{ "control", required_argument, NULL, 'C' },
+		{ "ask", no_argument, NULL, 'K' },
+		{ "ask-secs", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -326,6 +331,8 @@ run_cmd(int argc, char **argv)
 	struct blocks		 blocks = { NULL, NULL, 0 };
 	bool			 dry = false, narrowing = false;
 	bool			 no_landlock = false;
+	char			*end;
+	long			 n;
 	int			 ch, rc;
 
 	memset(&layers, 0, sizeof(layers));
@@ -397,6 +404,25 @@ run_cmd(int argc, char **argv)
 		case 'A':
 			no_landlock = true;
 			break;
+		case 'T':
+			net.rn_report = optarg;
+			break;
+		case 'C':
+			net.rn_control = optarg;
+			break;
+		case 'K':
+			net.rn_ask = true;
+			break;
+		case 'k':
+			n = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || n < 1 ||
+			    n > 3600) {
+				log_warnx("run: --ask-secs: \"%s\" is not a "
+				    "number from 1 to 3600", optarg);
+				return 2;
+			}
+			net.rn_ask_secs = (int)n;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 0;
@@ -412,6 +438,14 @@ run_cmd(int argc, char **argv)
 	}
 	net.rn_dns = dns;
 	rc = RUN_EXIT_FAILURE;
+	if (net.rn_ask_secs == 0)
+		net.rn_ask_secs = RUN_ASK_SECS;
+	if (net.rn_ask && (net.rn_control == NULL || net.rn_socket != NULL)) {
+		log_warnx("run: --ask needs --control, and the run's own proxy "
+		    "(not --proxy-socket): it asks the harness on that "
+		    "channel before its proxy refuses");
+		goto out;
+	}
 
 	/* The workspace: given, or where we are; resolved, a folder. */
 	if (realpath(ws != NULL ? ws : cwd, workspace) == NULL) {

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 /* sysfilter.c: the seccomp filter, built before fork, loaded last. */
 int	sysfilter_new(bool, char **);
 int	sysfilter_apply(int, char **);
@@ -116,6 +118,7 @@ const char	*fsplan_kind_name(enum fs_kind);
 #define RUN_ID_LEN		16	/* hex digits */
 #define RUN_BRIDGE_PORT		3128	/* inside: 127.0.0.1 and [::1] */
 #define RUN_EXIT_FAILURE	125	/* cordon's own failure */
+#define RUN_ASK_SECS		60	/* --ask: how long a connection waits */
 #define RUN_EXIT_NOEXEC		126
 #define RUN_EXIT_NOTFOUND	127
 
@@ -165,6 +168,48 @@ void	sandbox_fail(const struct run *, int, const char *, ...)
 void	mount_sandbox(const struct run *);
 void	mount_print(const struct run *, FILE *);
 
+/* report.c: the proxy's decisions, counted; the summary and --report. */
+#define REPORT_VERSION	1
+
+struct egress;
+struct tally;
+
+struct report_info {
+	const struct run	*ri_run;
+	int			 ri_status;	/* cordon run's exit status */
+	long long		 ri_duration_ms;
+	bool			 ri_own_proxy;
+	const char		*ri_proxy_socket;
+	const char		*ri_error;	/* why setup failed, or NULL */
+};
+
+struct tally	*tally_new(void);
+void		 tally_add(struct tally *, const struct egress *,
+		    const char *, const char *);
+void		 tally_summary(const struct tally *, FILE *);
+int		 tally_report(const struct tally *, const struct report_info *,
+		    const char *, char **);
+void		 tally_free(struct tally *);
+
+/* control.c: the harness's channel (--control), JSON lines each way. */
+struct control;
+struct event_base;
+
+struct control_hooks {
+	/* {"allow": P} (true) or {"deny": P}: 0, or -1 with *cause */
+	int	(*ch_rule)(bool, const char *, void *, char **);
+	/* {"answer": ID, "decision": D}, D already checked */
+	int	(*ch_answer)(const char *, const char *, void *, char **);
+	/* the harness went */
+	void	(*ch_closed)(void *);
+};
+
+struct control	*control_open(struct event_base *, const char *,
+		    const struct control_hooks *, void *, char **);
+bool		 control_alive(const struct control *);
+void		 control_send(struct control *, json_t *);
+void		 control_free(struct control *);
+
 /* run.c: the process outside; run_cmd.c: the options. */
 struct run_net {
 	const char	 *rn_socket;	/* --proxy-socket, or NULL: our own */
@@ -173,6 +218,10 @@ struct run_net {
 	size_t		  rn_npins;
 	const char	 *rn_log;	/* --log FILE, or NULL */
 	bool		  rn_quiet;	/* no summary */
+	const char	 *rn_report;	/* --report PATH|fd:N */
+	const char	 *rn_control;	/* --control PATH|fd:N */
+	bool		  rn_ask;	/* --ask */
+	int		  rn_ask_secs;	/* --ask-secs */
 };
 
 int	run_exec(struct run *, struct policy *, const struct run_net *);

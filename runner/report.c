@@ -1,0 +1,300 @@
+/*
+ * report.c: what the run's proxy decided, counted as it happens, for
+ * the summary on stderr at exit and for --report, one JSON document a
+ * harness reads instead of scraping text.  The document's fields are
+ * documented, with its version, in docs/agents.md.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "jsonl.h"
+#include "policy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define TALLY_SHOWN	10	/* targets listed in the summary */
+
+/* A refused target, counted, with its fix. */
+struct refusal {
+	char		*rf_host;	/* escaped: any byte may come */
+	int		 rf_port;
+	char		*rf_proto;
+	char		*rf_reason;
+	char		*rf_rule;	/* the deny rule, if one */
+	char		*rf_rule_from;
+	char		*rf_hint;	/* the fix in words, or NULL */
+	char		*rf_pattern;	/* the network.allow entry, or NULL */
+	size_t		 rf_count;
+};
+
+/* An allowed host: its connections and bytes. */
+struct allowed {
+	char		*al_host;
+	size_t		 al_count;
+	uint64_t	 al_up;
+	uint64_t	 al_down;
+};
+
+struct tally {
+	struct refusal	*t_refused;
+	size_t		 t_nrefused;
+	size_t		 t_refused_total;
+	struct allowed	*t_allowed;
+	size_t		 t_nallowed;
+};
+
+struct tally *
+tally_new(void)
+{
+	return xcalloc(1, sizeof(struct tally));
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+/* Counts one decision of the proxy (an observer's call). */
+void
+tally_add(struct tally *t, const struct egress *e, const char *hint,
+    const char *pattern)
+{
+	struct refusal	*rf;
+	struct allowed	*al;
+	char		*host;
+	size_t		 i;
+
+	host = str_escape(e->e_host != NULL ? e->e_host : "",
+	    e->e_host != NULL ? e->e_hostlen : 0);
+	if (e->e_allow) {
+		for (i = 0; i < t->t_nallowed; i++)
+			if (strcmp(t->t_allowed[i].al_host, host) == 0)
+				break;
+		if (i == t->t_nallowed) {
+			t->t_allowed = xreallocarray(t->t_allowed,
+			    t->t_nallowed + 1, sizeof(*t->t_allowed));
+			al = &t->t_allowed[t->t_nallowed++];
+			memset(al, 0, sizeof(*al));
+			al->al_host = host;
+		} else {
+			al = &t->t_allowed[i];
+			free(host);
+		}
+		al->al_count++;
+		al->al_up += e->e_up;
+		al->al_down += e->e_down;
+		return;
+	}
+	t->t_refused_total++;
+	for (i = 0; i < t->t_nrefused; i++) {
+		rf = &t->t_refused[i];
+		if (rf->rf_port == e->e_port && strcmp(rf->rf_host, host) ==
+		    0) {
+			rf->rf_count++;
+			free(host);
+			return;
+		}
+	}
+	t->t_refused = xreallocarray(t->t_refused, t->t_nrefused + 1,
+	    sizeof(*t->t_refused));
+	rf = &t->t_refused[t->t_nrefused++];
+	rf->rf_host = host;
+	rf->rf_port = e->e_port;
+	rf->rf_proto = xstrdup(e->e_proto != NULL ? e->e_proto : "");
+	rf->rf_reason = xstrdup(e->e_reason != NULL ? e->e_reason :
+	    "refused");
+	rf->rf_rule = dup_or_null(e->e_rule);
+	rf->rf_rule_from = dup_or_null(e->e_rule_from);
+	rf->rf_hint = dup_or_null(hint);
+	rf->rf_pattern = dup_or_null(pattern);
+	rf->rf_count = 1;
+}
+
+/* At exit: what was refused, and the one change that would allow it. */
+void
+tally_summary(const struct tally *t, FILE *f)
+{
+	const struct refusal	*rf;
+	size_t			 i;
+
+	if (t->t_refused_total == 0)
+		return;
+	fprintf(f, "cordon: refused %zu connection%s:", t->t_refused_total,
+	    t->t_refused_total == 1 ? "" : "s");
+	for (i = 0; i < t->t_nrefused && i < TALLY_SHOWN; i++) {
+		rf = &t->t_refused[i];
+		fprintf(f, "%s %s:%d (%s)", i == 0 ? "" : ",", rf->rf_host,
+		    rf->rf_port, rf->rf_reason);
+		if (rf->rf_count > 1)
+			fprintf(f, " x%zu", rf->rf_count);
+	}
+	if (t->t_nrefused > TALLY_SHOWN)
+		fprintf(f, ", and %zu more", t->t_nrefused - TALLY_SHOWN);
+	fprintf(f, "\n");
+	for (i = 0; i < t->t_nrefused && i < TALLY_SHOWN; i++) {
+		rf = &t->t_refused[i];
+		if (rf->rf_hint != NULL)
+			fprintf(f, "cordon: to allow %s:%d: %s\n", rf->rf_host,
+			    rf->rf_port, rf->rf_hint);
+	}
+}
+
+static json_t *
+str_or_null(const char *s)
+{
+	return s != NULL ? json_string(s) : json_null();
+}
+
+/* The run's report, as a JSON document (report format version 1). */
+static json_t *
+tally_json(const struct tally *t, const struct report_info *ri)
+{
+	const struct run	*run = ri->ri_run;
+	json_t			*doc, *cmd, *refused, *allowed, *setup, *ns;
+	size_t			 i;
+
+	cmd = json_array();
+	for (i = 0; run->r_argv[i] != NULL; i++)
+		json_array_append_new(cmd, json_string(run->r_argv[i]));
+	refused = json_array();
+	for (i = 0; i < t->t_nrefused; i++) {
+		const struct refusal	*rf = &t->t_refused[i];
+
+		json_array_append_new(refused, json_pack("{s:s, s:i, s:s, "
+		    "s:s, s:o, s:o, s:o, s:o, s:I}",
+		    "host", rf->rf_host, "port", rf->rf_port,
+		    "protocol", rf->rf_proto, "reason", rf->rf_reason,
+		    "rule", str_or_null(rf->rf_rule),
+		    "rule_from", str_or_null(rf->rf_rule_from),
+		    "fix", str_or_null(rf->rf_hint),
+		    "allow", str_or_null(rf->rf_pattern),
+		    "count", (json_int_t)rf->rf_count));
+	}
+	allowed = json_array();
+	for (i = 0; i < t->t_nallowed; i++) {
+		const struct allowed	*al = &t->t_allowed[i];
+
+		json_array_append_new(allowed, json_pack("{s:s, s:I, s:I, "
+		    "s:I}", "host", al->al_host,
+		    "connections", (json_int_t)al->al_count,
+		    "bytes_up", (json_int_t)al->al_up,
+		    "bytes_down", (json_int_t)al->al_down));
+	}
+	ns = json_pack("[s, s, s, s, s, s]", "user", "mount", "pid", "ipc",
+	    "uts", "cgroup");
+	if (run->r_mode != NET_HOST)
+		json_array_append_new(ns, json_string("network"));
+	setup = json_pack("{s:s, s:b, s:o, s:i, s:b, s:s, s:o}",
+	    "network", policy_mode_name(run->r_mode),
+	    "own_proxy", ri->ri_own_proxy,
+	    "proxy_socket", str_or_null(ri->ri_proxy_socket),
+	    "landlock_abi", landlock_abi(),
+	    "seccomp", 1,
+	    "unix_sockets", run->r_unix ? "allow" : "deny",
+	    "namespaces", ns);
+	doc = json_pack("{s:i, s:s, s:o, s:o, s:i, s:I, s:I, s:o, s:o, "
+	    "s:o}",
+	    "version", REPORT_VERSION, "sandbox", run->r_id,
+	    "command", cmd, "cwd", json_string(run->r_cwd),
+	    "exit_status", ri->ri_status,
+	    "duration_ms", (json_int_t)ri->ri_duration_ms,
+	    "refused_total", (json_int_t)t->t_refused_total,
+	    "refused", refused, "allowed", allowed, "setup", setup);
+	if (ri->ri_status > 128 && ri->ri_status < 128 + 65)
+		json_object_set_new(doc, "signal",
+		    json_integer(ri->ri_status - 128));
+	if (ri->ri_error != NULL)
+		json_object_set_new(doc, "error", json_string(ri->ri_error));
+	return doc;
+}
+
+/*
+ * Writes the report to spec: "fd:N" (a descriptor the harness passed)
+ * or a path, made with mode 0600.  Returns 0, or -1 with *cause set.
+ */
+int
+tally_report(const struct tally *t, const struct report_info *ri,
+    const char *spec, char **cause)
+{
+	json_t	*doc;
+	char	*text, *end;
+	size_t	 len, off = 0;
+	ssize_t	 n;
+	long	 fdn;
+	int	 fd, rc = 0;
+
+	*cause = NULL;
+	if (strncmp(spec, "fd:", 3) == 0) {
+		fdn = strtol(spec + 3, &end, 10);
+		if (spec[3] == '\0' || *end != '\0' || fdn < 0 ||
+		    fdn > 65535 || fcntl((int)fdn, F_GETFD) == -1) {
+			xasprintf(cause, "--report %s: not an open descriptor",
+			    spec);
+			return -1;
+		}
+		fd = (int)fdn;
+	} else if ((fd = open(spec, O_WRONLY | O_CREAT | O_TRUNC |
+	    O_CLOEXEC | O_NOFOLLOW, 0600)) == -1) {
+		xasprintf(cause, "--report %s: %s", spec, strerror(errno));
+		return -1;
+	}
+	doc = tally_json(t, ri);
+	text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	if (text == NULL) {
+		xasprintf(cause, "--report: cannot encode the report");
+		rc = -1;
+		goto out;
+	}
+	len = strlen(text);
+	text[len++] = '\n';	/* json_dumps left room for its NUL */
+	while (off < len) {
+		if ((n = write(fd, text + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			xasprintf(cause, "--report %s: %s", spec,
+			    strerror(errno));
+			rc = -1;
+			break;
+		}
+		off += (size_t)n;
+	}
+	free(text);
+out:
+	if (strncmp(spec, "fd:", 3) != 0)
+		close(fd);
+	return rc;
+}
+
+void
+tally_free(struct tally *t)
+{
+	size_t	 i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->t_nrefused; i++) {
+		free(t->t_refused[i].rf_host);
+		free(t->t_refused[i].rf_proto);
+		free(t->t_refused[i].rf_reason);
+		free(t->t_refused[i].rf_rule);
+		free(t->t_refused[i].rf_rule_from);
+		free(t->t_refused[i].rf_hint);
+		free(t->t_refused[i].rf_pattern);
+	}
+	for (i = 0; i < t->t_nallowed; i++)
+		free(t->t_allowed[i].al_host);
+	free(t->t_refused);
+	free(t->t_allowed);
+	free(t);
+}
