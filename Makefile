@@ -1,7 +1,8 @@
 # cordon: one plain Makefile.  `make` builds ./cordon; see README.md.
 
 CC		?= cc
-PKGS		 = libevent libevent_openssl openssl libseccomp libcares jansson
+PKGS		 = libevent libevent_openssl openssl libseccomp libcares jansson \
+		   zlib
 BUILD		?= build
 BIN		?= cordon
 WERROR		?= -Werror
@@ -23,7 +24,7 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Iprofile -I. $(PKG_CFLAGS) \
+		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Iprofile -Ilogs -I. $(PKG_CFLAGS) \
 		   $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
@@ -38,13 +39,16 @@ BRIDGE_SRCS	 = bridge/bridge.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
+LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
-		   proxy/proxy_cmd.c runner/run_cmd.c runner/run.c \
+		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c runner/run.c \
 		   runner/sandbox.c runner/mount.c runner/report.c \
-		   runner/control.c profile/profile_cmd.c
+		   runner/control.c profile/profile_cmd.c \
+		   logs/log_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
-		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(RUNNER_SRCS) $(PROFILE_SRCS)) \
+		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(RUNNER_SRCS) $(PROFILE_SRCS) \
+		   $(LOGS_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
@@ -59,8 +63,8 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
-		   libc-ares-dev libjansson-dev libcmocka-dev
-DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd
+		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev
+DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
@@ -197,16 +201,28 @@ lint: deps
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
 
 PREFIX		?= /usr/local
-install: cordon
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/man/man5 \
-	    $(DESTDIR)$(PREFIX)/share/cordon/policies
-	install -m 0755 cordon $(DESTDIR)$(PREFIX)/bin/cordon
-	install -m 0644 docs/cordon.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 docs/cordon-policy.5 \
-	    $(DESTDIR)$(PREFIX)/share/man/man5/
-	install -m 0644 policies/*.json \
-	    $(DESTDIR)$(PREFIX)/share/cordon/policies/
+BINDIR		?= $(PREFIX)/bin
+DATADIR		?= $(PREFIX)/share
+MANDIR		?= $(DATADIR)/man
+# logrotate reads /etc/logrotate.d only; systemd reads units under
+# /usr/local/lib/systemd/system as well as /usr/lib/systemd/system.
+SYSCONFDIR	?= /etc
+UNITDIR		?= $(PREFIX)/lib/systemd/system
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cordon/policies \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cordon
+	install -m 0644 docs/cordon.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 policies/*.json $(DESTDIR)$(DATADIR)/cordon/policies/
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
+	    -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	    contrib/systemd/cordon-proxy.service.in \
+	    >$(DESTDIR)$(UNITDIR)/cordon-proxy.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/cordon-proxy.service
+	install -m 0644 contrib/logrotate/cordon \
+	    $(DESTDIR)$(SYSCONFDIR)/logrotate.d/cordon
 
 clean:
 	rm -rf build build-san build-fuzz cordon

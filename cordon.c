@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "bridge/bridge.h"
+#include "logs/elog.h"
 #include "policies/policy.h"
 #include "profile/profile.h"
 #include "proxy/proxy.h"
@@ -35,6 +36,8 @@ static const struct subcommand subcommands[] = {
 	{ "profile", profile_cmd,
 	    "profile seatbelt | windows-firewall [--policy FILE]... "
 	    "[--proxy-port N]" },
+	{ "log", log_cmd,
+	    "log summary [--json] FILE... | tail [-f] [-n N] FILE" },
 };
 
 static void

@@ -515,6 +515,7 @@ conn_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 
 	c->c_query = NULL;
 	if (n == 0) {
+		c->c_proxy->px_stats.ps_dns_failures++;
 		xasprintf(&msg, "cannot resolve: %s", why);
 		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
 		free(msg);

@@ -203,6 +203,18 @@ struct policy;
 #define PROXY_IDLE_SECS		300	/* nothing moved in a tunnel */
 #define PROXY_BUFFER_MAX	(256 * 1024)	/* per direction, forwarding */
 
+/*
+ * What --metrics shows beyond the logged decisions (metrics.c), each
+ * counted where it happens.
+ */
+struct proxy_stats {
+	uint64_t		 ps_accepted;		/* proxy_cmd.c */
+	uint64_t		 ps_dns_failures;	/* conn.c */
+	uint64_t		 ps_reloads_ok;		/* proxy_cmd.c */
+	uint64_t		 ps_reloads_failed;
+	time_t			 ps_loaded;		/* the policy in force */
+};
+
 /* A policy and the connections deciding with it (it outlives a reload). */
 struct ppolicy {
 	struct policy		*pp_policy;
@@ -241,6 +253,7 @@ struct proxy {
 	void			(*px_ask_cancel)(struct conn *, void *);
 	void			*px_ask_arg;
 	int			 px_ask_secs;
+	struct proxy_stats	 px_stats;
 };
 
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,
@@ -251,6 +264,12 @@ void	 ppolicy_unref(struct ppolicy *);
 void	 conn_close_all(struct proxy *);
 void	 conn_answer(struct conn *, bool, const char *);
 char	*conn_pattern(const struct conn *);
+
+/* metrics.c */
+struct metrics;
+
+struct metrics	*metrics_new(struct proxy *, int, char **);
+void		 metrics_free(struct metrics *);
 
 /* proxy_cmd.c */
 int	 proxy_cmd(int, char **);

@@ -4,12 +4,16 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
+#include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -38,7 +42,9 @@ proxy_usage(FILE *f)
 	    "                    [--resolve NAME:ADDR]... [--max-conns N]\n"
 	    "                    [--drain-secs N] [--head-secs N]\n"
 	    "                    [--connect-secs N] [--idle-secs N]\n"
-	    "                    [--only] [--allow-non-loopback]\n");
+	    "                    [--only] [--allow-non-loopback]\n"
+	    "                    [--metrics tcp:HOST:PORT|unix:PATH]\n"
+	    "                    [--socket-mode MODE] [--socket-group GROUP]\n");
 }
 
 struct proxy_run {
@@ -51,6 +57,8 @@ struct proxy_run {
 	int			 pr_drain_secs;
 	bool			 pr_draining;
 	struct event		*pr_drain_ev;
+	struct endpoint		 pr_metrics_ep;
+	struct metrics		*pr_metrics;
 };
 
 static void
@@ -63,6 +71,7 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	for (i = 0; i < run->pr_nlisten; i++)
 		if (run->pr_listeners[i] == l)
 			break;
+	run->pr_proxy.px_stats.ps_accepted++;
 	conn_accept(&run->pr_proxy, fd, sa, (socklen_t)salen,
 	    i < run->pr_nlisten && run->pr_pp2[i]);
 }
@@ -99,11 +108,14 @@ proxy_hup_cb(evutil_socket_t sig, short what, void *arg)
 
 	(void)sig;
 	(void)what;
-	if ((p = proxy_policy(run)) == NULL)
+	if ((p = proxy_policy(run)) == NULL) {
+		px->px_stats.ps_reloads_failed++;
 		log_warnx("proxy: reload failed; the policy in force stays");
-	else {
+	} else {
 		ppolicy_unref(px->px_policy);
 		px->px_policy = ppolicy_new(p);
+		px->px_stats.ps_reloads_ok++;
+		px->px_stats.ps_loaded = time(NULL);
 		log_info("proxy: policy reloaded");
 	}
 	if (px->px_log != NULL && jsonl_reopen(px->px_log, &cause) == -1) {
@@ -160,6 +172,94 @@ proxy_term_cb(evutil_socket_t sig, short what, void *arg)
 		evtimer_add(run->pr_drain_ev, &tv);
 }
 
+/*
+ * --socket-mode: octal permission bits for Unix listeners.  Others may
+ * not write (connect): anyone on the host could use the proxy.
+ */
+static int
+proxy_socket_mode(const char *text, bool remote, mode_t *mode)
+{
+	char	*end;
+	long	 n;
+
+	n = strtol(text, &end, 8);
+	if (*text == '\0' || *end != '\0' || n < 0 || n > 0777) {
+		log_warnx("proxy: --socket-mode: \"%s\" is not an octal mode "
+		    "from 0 to 0777", text);
+		return -1;
+	}
+	if ((n & 0002) && !remote) {
+		log_warnx("proxy: --socket-mode %s lets every user on this "
+		    "host use the proxy", text);
+		log_warnx("hint: give a group access with --socket-group "
+		    "GROUP --socket-mode 0660, or pass --allow-non-loopback "
+		    "if that is what you mean");
+		return -1;
+	}
+	*mode = (mode_t)n;
+	return 0;
+}
+
+/* --socket-group: a group name or number. */
+static int
+proxy_socket_group(const char *text, gid_t *gid)
+{
+	struct group	*gr;
+	char		*end;
+	long		 n;
+
+	errno = 0;
+	if ((gr = getgrnam(text)) != NULL) {
+		*gid = gr->gr_gid;
+		return 0;
+	}
+	n = strtol(text, &end, 10);
+	if (*text != '\0' && *end == '\0' && n >= 0 && n < 0x7fffffff) {
+		*gid = (gid_t)n;
+		return 0;
+	}
+	log_warnx("proxy: --socket-group: no group \"%s\"", text);
+	return -1;
+}
+
+/*
+ * Gives a Unix listener its mode and group, so that the users of a group
+ * can connect (connecting needs write permission on the socket file).
+ */
+static void
+proxy_socket_perms(const struct endpoint *ep, mode_t mode, gid_t gid)
+{
+	if (ep->ep_family != AF_UNIX)
+		return;
+	if (gid != (gid_t)-1 && lchown(ep->ep_path, (uid_t)-1, gid) == -1)
+		fatal("proxy: --socket-group: chown %s", ep->ep_text);
+	if (mode != (mode_t)-1 && chmod(ep->ep_path, mode) == -1)
+		fatal("proxy: --socket-mode: chmod %s", ep->ep_text);
+}
+
+/* --metrics: a loopback listener for Prometheus; fatal on any error. */
+static void
+proxy_metrics(struct proxy_run *run, const char *text, bool remote)
+{
+	struct endpoint	*ep = &run->pr_metrics_ep;
+	char		*cause;
+	int		 fd;
+
+	if (endpoint_parse(text, ep, &cause) == -1)
+		fatalx("proxy: --metrics %s", cause);
+	if (!remote && !endpoint_is_loopback(ep))
+		fatalx("proxy: refusing to serve metrics on %s, which is not "
+		    "a loopback address\ncordon: hint: use 127.0.0.1, ::1 "
+		    "or a Unix socket, and let the scraper reach it through "
+		    "a tunnel or a local agent", ep->ep_text);
+	if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
+		fatalx("proxy: --metrics %s", cause);
+	if ((run->pr_metrics = metrics_new(&run->pr_proxy, fd, &cause)) ==
+	    NULL)
+		fatalx("proxy: %s", cause);
+	log_info("proxy: metrics on %s/metrics", ep->ep_text);
+}
+
 int
 proxy_cmd(int argc, char **argv)
 {
@@ -180,6 +280,9 @@ proxy_cmd(int argc, char **argv)
 		{ "idle-secs", required_argument, NULL, 'I' },
 		{ "allow-non-loopback", no_argument, NULL, 'A' },
 		{ "only", no_argument, NULL, 'O' },
+		{ "metrics", required_argument, NULL, 'M' },
+		{ "socket-mode", required_argument, NULL, 'o' },
+		{ "socket-group", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -188,7 +291,10 @@ proxy_cmd(int argc, char **argv)
 	struct policy		*p;
 	struct event		*sigs[4];
 	const char		*listens[PROXY_MAX_LISTEN], *logpath = "-";
-	const char		**pins = NULL;
+	const char		**pins = NULL, *metrics = NULL;
+	const char		*sockmode = NULL, *sockgroup = NULL;
+	mode_t			 mode = (mode_t)-1;
+	gid_t			 gid = (gid_t)-1;
 	char			*dns = NULL, *cause, *end;
 	size_t			 nlisten = 0, npins = 0, i;
 	long			 n;
@@ -265,6 +371,15 @@ proxy_cmd(int argc, char **argv)
 		case 'O':
 			run.pr_layers.pl_only = true;
 			break;
+		case 'M':
+			metrics = optarg;
+			break;
+		case 'o':
+			sockmode = optarg;
+			break;
+		case 'g':
+			sockgroup = optarg;
+			break;
 		case 'h':
 			proxy_usage(stdout);
 			return 0;
@@ -279,6 +394,14 @@ proxy_cmd(int argc, char **argv)
 	}
 	if (nlisten == 0)
 		listens[nlisten++] = "tcp:127.0.0.1:3128";
+	if (sockmode != NULL && proxy_socket_mode(sockmode, remote, &mode) ==
+	    -1)
+		return 2;
+	if (sockgroup != NULL && proxy_socket_group(sockgroup, &gid) == -1)
+		return 2;
+	/* A group alone means its members may connect. */
+	if (gid != (gid_t)-1 && mode == (mode_t)-1)
+		mode = 0660;
 
 	/* The policy first: a policy that does not load runs nothing. */
 	if ((p = proxy_policy(&run)) == NULL)
@@ -288,6 +411,7 @@ proxy_cmd(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	TAILQ_INIT(&px->px_conns);
 	px->px_policy = ppolicy_new(p);
+	px->px_stats.ps_loaded = time(NULL);
 	if ((px->px_base = event_base_new()) == NULL)
 		fatalx("proxy: cannot make an event loop");
 	if ((px->px_dns = dns_new(px->px_base, &cause)) == NULL)
@@ -315,6 +439,7 @@ proxy_cmd(int argc, char **argv)
 		if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
 			fatalx("proxy: %s", cause);
 		run.pr_nlisten++;
+		proxy_socket_perms(ep, mode, gid);
 		/* Backlog 0: it listens already. */
 		if ((run.pr_listeners[i] = evconnlistener_new(px->px_base,
 		    proxy_accept_cb, &run, LEV_OPT_CLOSE_ON_FREE |
@@ -324,6 +449,9 @@ proxy_cmd(int argc, char **argv)
 		    proxy_accept_error_cb);
 		log_info("proxy: listening on %s", ep->ep_text);
 	}
+
+	if (metrics != NULL)
+		proxy_metrics(&run, metrics, remote);
 
 	sigs[0] = evsignal_new(px->px_base, SIGHUP, proxy_hup_cb, &run);
 	sigs[1] = evsignal_new(px->px_base, SIGTERM, proxy_term_cb, &run);
@@ -346,6 +474,9 @@ proxy_cmd(int argc, char **argv)
 		endpoint_unlink(&run.pr_eps[i]);
 		endpoint_clear(&run.pr_eps[i]);
 	}
+	metrics_free(run.pr_metrics);
+	endpoint_unlink(&run.pr_metrics_ep);
+	endpoint_clear(&run.pr_metrics_ep);
 	dns_free(px->px_dns);
 	jsonl_close(px->px_log);
 	ppolicy_unref(px->px_policy);

@@ -298,6 +298,8 @@ raw() {
 	kill -HUP "$PROXY_PID"
 	sleep 0.3
 	curl -sS -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/" || true
+	# The line is written once the answer is out: curl may be first.
+	for i in $(seq 100); do [ -s "$LOG" ] && break; sleep 0.05; done
 	[ -s "$LOG" ]
 }
 

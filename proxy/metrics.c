@@ -1,0 +1,233 @@
+/*
+ * metrics.c: `cordon proxy --metrics EP`, Prometheus text at /metrics.
+ *
+ * A small evhttp server on the proxy's own event loop: a scrape reads
+ * counters and answers, nothing more, so it costs the proxy next to
+ * nothing and needs no lock.  Decisions and bytes are counted from the
+ * same records the egress log gets (px_observe), so the two agree: a
+ * tunnel's bytes count when it ends, as its log line is written.  What
+ * the log does not carry (DNS failures, reloads, accepts) is counted in
+ * struct proxy_stats where it happens.
+ */
+#include <sys/types.h>
+#include <sys/time.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "jsonl.h"
+#include "log.h"
+#include "proxy.h"
+#include "xmalloc.h"
+
+#define METRICS_TIMEOUT_SECS	10	/* a scrape that stalls is dropped */
+#define METRICS_HEADERS_MAX	8192
+
+enum {
+	MP_NONE,
+	MP_HTTP,
+	MP_CONNECT,
+	MP_SOCKS5,
+	MP_COUNT
+};
+
+static const char *const metrics_protos[MP_COUNT] = {
+	"none", "http", "connect", "socks5"
+};
+
+struct metrics {
+	struct proxy	*m_proxy;	/* borrowed */
+	struct evhttp	*m_http;
+	uint64_t	 m_decisions[2][MP_COUNT];	/* [allow][protocol] */
+	uint64_t	 m_failed;	/* allowed, but not carried out */
+	uint64_t	 m_up;
+	uint64_t	 m_down;
+	time_t		 m_started;
+	/* Whoever observed before us (cordon run's summary), told too. */
+	void		(*m_next)(const struct egress *, const char *,
+			    const char *, void *);
+	void		*m_next_arg;
+};
+
+/* px_observe: counts one logged decision. */
+static void
+metrics_observe(const struct egress *e, const char *hint,
+    const char *pattern, void *arg)
+{
+	struct metrics	*m = arg;
+	size_t		 p;
+
+	for (p = 0; p < MP_COUNT; p++)
+		if (strcmp(e->e_proto, metrics_protos[p]) == 0)
+			break;
+	if (p == MP_COUNT)
+		p = MP_NONE;
+	m->m_decisions[e->e_allow][p]++;
+	if (e->e_allow && e->e_reason != NULL)
+		m->m_failed++;
+	m->m_up += e->e_up;
+	m->m_down += e->e_down;
+	if (m->m_next != NULL)
+		m->m_next(e, hint, pattern, m->m_next_arg);
+}
+
+static void
+metrics_head(struct evbuffer *b, const char *name, const char *type,
+    const char *help)
+{
+	evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
+	    name, type);
+}
+
+/* Writes every metric, in the text format (version 0.0.4). */
+static void
+metrics_text(struct metrics *m, struct evbuffer *b)
+{
+	struct proxy		*px = m->m_proxy;
+	const struct proxy_stats *ps = &px->px_stats;
+	size_t			 a, p;
+
+	metrics_head(b, "cordon_connections_total", "counter",
+	    "Decisions logged, one per HTTP request or tunnel.");
+	for (a = 0; a < 2; a++)
+		for (p = 0; p < MP_COUNT; p++)
+			evbuffer_add_printf(b, "cordon_connections_total"
+			    "{decision=\"%s\",protocol=\"%s\"} %llu\n",
+			    a ? "allow" : "deny", metrics_protos[p],
+			    (unsigned long long)m->m_decisions[a][p]);
+	metrics_head(b, "cordon_failures_total", "counter",
+	    "Allowed by the policy but not carried out (DNS, connect, "
+	    "upstream).");
+	evbuffer_add_printf(b, "cordon_failures_total %llu\n",
+	    (unsigned long long)m->m_failed);
+	metrics_head(b, "cordon_bytes_total", "counter",
+	    "Bytes relayed, counted when an exchange is logged.");
+	evbuffer_add_printf(b, "cordon_bytes_total{direction=\"up\"} %llu\n"
+	    "cordon_bytes_total{direction=\"down\"} %llu\n",
+	    (unsigned long long)m->m_up, (unsigned long long)m->m_down);
+	metrics_head(b, "cordon_accepted_total", "counter",
+	    "Client connections accepted.");
+	evbuffer_add_printf(b, "cordon_accepted_total %llu\n",
+	    (unsigned long long)ps->ps_accepted);
+	metrics_head(b, "cordon_active_connections", "gauge",
+	    "Client connections open now.");
+	evbuffer_add_printf(b, "cordon_active_connections %zu\n",
+	    px->px_nconns);
+	metrics_head(b, "cordon_max_connections", "gauge",
+	    "The --max-conns limit.");
+	evbuffer_add_printf(b, "cordon_max_connections %zu\n", px->px_max);
+	metrics_head(b, "cordon_dns_failures_total", "counter",
+	    "Allowed names that did not resolve.");
+	evbuffer_add_printf(b, "cordon_dns_failures_total %llu\n",
+	    (unsigned long long)ps->ps_dns_failures);
+	metrics_head(b, "cordon_policy_reloads_total", "counter",
+	    "Policy reloads on SIGHUP, by result.");
+	evbuffer_add_printf(b,
+	    "cordon_policy_reloads_total{result=\"ok\"} %llu\n"
+	    "cordon_policy_reloads_total{result=\"failed\"} %llu\n",
+	    (unsigned long long)ps->ps_reloads_ok,
+	    (unsigned long long)ps->ps_reloads_failed);
+	metrics_head(b, "cordon_policy_loaded_timestamp_seconds", "gauge",
+	    "When the policy in force was loaded.");
+	evbuffer_add_printf(b, "cordon_policy_loaded_timestamp_seconds %lld\n",
+	    (long long)ps->ps_loaded);
+	metrics_head(b, "cordon_log_write_failed", "gauge",
+	    "1 while the egress log cannot be written (new connections are "
+	    "refused).");
+	evbuffer_add_printf(b, "cordon_log_write_failed %d\n",
+	    px->px_log != NULL && jsonl_failed(px->px_log));
+	metrics_head(b, "cordon_start_time_seconds", "gauge",
+	    "When the proxy started.");
+	evbuffer_add_printf(b, "cordon_start_time_seconds %lld\n",
+	    (long long)m->m_started);
+}
+
+static void
+metrics_cb(struct evhttp_request *req, void *arg)
+{
+	struct metrics	*m = arg;
+	struct evbuffer	*b;
+
+	if ((b = evbuffer_new()) == NULL) {
+		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+		return;
+	}
+	metrics_text(m, b);
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	evhttp_send_reply(req, HTTP_OK, "OK", b);
+	evbuffer_free(b);
+}
+
+static void
+metrics_other_cb(struct evhttp_request *req, void *arg)
+{
+	struct evbuffer	*b;
+
+	(void)arg;
+	if ((b = evbuffer_new()) == NULL) {
+		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+		return;
+	}
+	evbuffer_add_printf(b, "cordon: nothing here\nhint: GET /metrics\n");
+	evhttp_send_reply(req, HTTP_NOTFOUND, "Not Found", b);
+	evbuffer_free(b);
+}
+
+/*
+ * Serves metrics of px on fd (a listening socket, taken).  Chains
+ * px_observe.  Returns NULL with *cause set (fd closed).
+ */
+struct metrics *
+metrics_new(struct proxy *px, int fd, char **cause)
+{
+	struct metrics	*m;
+
+	*cause = NULL;
+	m = xcalloc(1, sizeof(*m));
+	m->m_proxy = px;
+	m->m_started = time(NULL);
+	if ((m->m_http = evhttp_new(px->px_base)) == NULL) {
+		xasprintf(cause, "metrics: cannot make an HTTP server");
+		goto fail;
+	}
+	evhttp_set_timeout(m->m_http, METRICS_TIMEOUT_SECS);
+	evhttp_set_max_headers_size(m->m_http, METRICS_HEADERS_MAX);
+	evhttp_set_max_body_size(m->m_http, 0);
+	evhttp_set_allowed_methods(m->m_http, EVHTTP_REQ_GET |
+	    EVHTTP_REQ_HEAD);
+	evhttp_set_cb(m->m_http, "/metrics", metrics_cb, m);
+	evhttp_set_gencb(m->m_http, metrics_other_cb, m);
+	if (evhttp_accept_socket(m->m_http, fd) == -1) {
+		xasprintf(cause, "metrics: cannot accept on the listener");
+		goto fail;
+	}
+	fd = -1;			/* the evhttp owns it now */
+	m->m_next = px->px_observe;
+	m->m_next_arg = px->px_observe_arg;
+	px->px_observe = metrics_observe;
+	px->px_observe_arg = m;
+	return m;
+fail:
+	if (fd != -1)
+		close(fd);
+	metrics_free(m);
+	return NULL;
+}
+
+void
+metrics_free(struct metrics *m)
+{
+	if (m == NULL)
+		return;
+	if (m->m_http != NULL)
+		evhttp_free(m->m_http);		/* closes the listener */
+	free(m);
+}

@@ -1,0 +1,374 @@
+#!/usr/bin/env bats
+# Operating the proxy: `cordon log summary` and `tail` on real logs (plain,
+# gzip-rotated, with a malformed line), /metrics scraped with curl, the
+# log rotated by rename and SIGHUP (and by logrotate with the shipped
+# file), a reload while 1,000 tunnels are open, the socket's group, and
+# `make install` into a scratch root.  Everything on 127.0.0.1.
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cordon_setup
+	LOG="$BATS_TEST_TMPDIR/egress.log"
+	UP=$(free_port)
+	ECHO=$(free_port)
+	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
+	start_bg echo "$NETCHECK" echo "tcp:127.0.0.1:$ECHO"
+	wait_listen "tcp:127.0.0.1:$UP"
+	wait_listen "tcp:127.0.0.1:$ECHO"
+}
+
+teardown() {
+	teardown_bg
+}
+
+# Starts the proxy with flags; PROXY is its port, METRICS its metrics port.
+start_proxy() {
+	PROXY=$(free_port)
+	METRICS=$(free_port)
+	start_bg proxy "$CORDON" proxy --listen "tcp:127.0.0.1:$PROXY" \
+	    --metrics "tcp:127.0.0.1:$METRICS" --log "$LOG" "$@"
+	PROXY_PID=$BG_PID
+	wait_listen "tcp:127.0.0.1:$PROXY"
+	wait_listen "tcp:127.0.0.1:$METRICS"
+}
+
+# Waits up to 5 s for the log to have $1 lines.
+log_lines() {
+	for i in $(seq 100); do
+		[ "$(wc -l <"${2:-$LOG}")" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "$(wc -l <"${2:-$LOG}") lines in ${2:-$LOG}, not $1" >&2
+	return 1
+}
+
+get() {
+	curl -sS -o /dev/null -w '%{http_code}\n' -x "http://127.0.0.1:$PROXY" "$@"
+}
+
+# Prints the value of metric line $1 (name with labels, as printed).
+metric() {
+	curl -sS "http://127.0.0.1:$METRICS/metrics" |
+	    awk -v m="$1" '$1 == m { print $2 }'
+}
+
+@test "log summary: per host, refused first, plain and .gz, a malformed line counted" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	[ "$(get "http://127.0.0.1:$UP/bytes/1000")" = 200 ]
+	[ "$(get "http://127.0.0.1:$UP/bytes/2000")" = 200 ]
+	[ "$(get http://evil.test/)" = 403 ]
+	log_lines 3
+	# The first part rotated and compressed, then more, then junk.
+	mv "$LOG" "$LOG.1"
+	kill -HUP "$PROXY_PID"
+	gzip "$LOG.1"
+	[ "$(get http://evil.test/x)" = 403 ]
+	[ "$(get http://Other.Test:8080/)" = 403 ]
+	[ "$(get "http://127.0.0.1:$UP/bytes/500")" = 200 ]
+	log_lines 3
+	echo 'not a log line' >>"$LOG"
+	echo '{"time":"2026-11-22T01:40:18.029Z","decision":"maybe"}' >>"$LOG"
+
+	run --separate-stderr "$CORDON" log summary "$LOG.1.gz" "$LOG"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == HOST* ]]
+	# Refused hosts first, the most refused first.
+	[[ "${lines[1]}" =~ ^evil.test\ +80\ +0\ +2\ +0\ +0\ +0\ 20 ]]
+	[[ "${lines[2]}" =~ ^other.test\ +8080\ +0\ +1\  ]]
+	[[ "${lines[3]}" =~ ^127.0.0.1\ +$UP\ +3\ +0\ +0\ +0\ +3500\ 20 ]]
+	[[ "$output" == *"8 line(s), 3 host(s), 2 malformed"* ]]
+	[[ "$stderr" == *"egress.log:4: malformed: not JSON"* ]]
+	[[ "$stderr" == *"egress.log:5: malformed: no \"decision\" of allow or deny"* ]]
+
+	run --separate-stderr "$CORDON" log summary --json "$LOG" "$LOG.1.gz"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.lines == 8 and .malformed == 2'
+	echo "$output" | jq -e '.hosts[0].host == "evil.test" and .hosts[0].refused == 2'
+	echo "$output" | jq -e --arg up "$UP" \
+	    '.hosts[2] | .allowed == 3 and .bytes_down == 3500 and
+	    .ports == [($up | tonumber)] and .first < .last'
+	echo "$output" | jq -e '.malformed_first[0].line == 4'
+
+	# A missing file and a .gz cut short are said, the rest still counts.
+	head -c 100 "$LOG.1.gz" >"$BATS_TEST_TMPDIR/cut.gz"
+	run "$CORDON" log summary "$BATS_TEST_TMPDIR/cut.gz" nope.log "$LOG"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cut.gz: after line 0: the compressed data ends early"* ]]
+	[[ "$output" == *"nope.log: No such file or directory"* ]]
+	[[ "$output" == *"5 line(s), 3 host(s), 2 malformed"* ]]
+}
+
+@test "log tail: readable lines; -f follows across rename and SIGHUP" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	[ "$(get "http://127.0.0.1:$UP/bytes/1000")" = 200 ]
+	[ "$(get http://evil.test/)" = 403 ]
+	log_lines 2
+	run "$CORDON" log tail "$LOG"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" =~ ^20[0-9-]+T[0-9:.]+Z\ -\ allow\ GET\ 127.0.0.1:$UP\ 200\ up\ 0\ down\ 1000$ ]]
+	[[ "${lines[1]}" == *" - deny  GET evil.test:80 403 up 0 down 0: no network.allow entry matches (default deny)" ]]
+	run "$CORDON" log tail -n 1 "$LOG"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *"evil.test:80"* ]]
+	# Control bytes in a line written by something else stay harmless.
+	printf '%s\n' '{"time":"2026-11-22T01:40:18.029Z","sandbox":"s\u001b[2J","client":"unix","protocol":"http","method":"GET","host":"x.test","port":80,"address":null,"decision":"deny","rule":null,"rule_from":null,"reason":null,"status":403,"bytes_up":0,"bytes_down":0,"duration_ms":0}' >"$BATS_TEST_TMPDIR/esc.log"
+	run "$CORDON" log tail "$BATS_TEST_TMPDIR/esc.log"
+	[[ "$output" == *' s\x1b[2J deny  GET x.test:80 403'* ]]
+
+	start_bg tail "$CORDON" log tail -f -n 0 "$LOG"
+	sleep 0.3
+	[ "$(get http://before.test/)" = 403 ]
+	log_lines 3
+	mv "$LOG" "$LOG.1"
+	[ "$(get http://between.test/)" = 403 ]	# still the old file
+	kill -HUP "$PROXY_PID"
+	for i in $(seq 100); do [ -e "$LOG" ] && break; sleep 0.05; done
+	[ "$(get http://after.test/)" = 403 ]
+	for i in $(seq 100); do
+		grep -q after.test "$BATS_TEST_TMPDIR/tail.log" && break
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/tail.log"
+	[ "$(grep -c ' deny  GET ' "$BATS_TEST_TMPDIR/tail.log")" -eq 3 ]
+	grep -q 'before.test:80' "$BATS_TEST_TMPDIR/tail.log"
+	grep -q 'between.test:80' "$BATS_TEST_TMPDIR/tail.log"
+	grep -q 'after.test:80' "$BATS_TEST_TMPDIR/tail.log"
+	# Truncated in place (copytruncate): read again from the start.  As
+	# with tail -F, that is seen when the file is shorter than before.
+	for h in a b c; do [ "$(get "http://$h.test/")" = 403 ]; done
+	for i in $(seq 100); do
+		grep -q c.test "$BATS_TEST_TMPDIR/tail.log" && break
+		sleep 0.05
+	done
+	: >"$LOG"
+	[ "$(get http://truncated.test/)" = 403 ]
+	for i in $(seq 100); do
+		grep -q truncated.test "$BATS_TEST_TMPDIR/tail.log" && break
+		sleep 0.05
+	done
+	grep -q 'truncated.test:80' "$BATS_TEST_TMPDIR/tail.log"
+}
+
+@test "rotation: rename, SIGHUP, new lines in a new file; logrotate with the shipped file" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	[ "$(get http://one.test/)" = 403 ]
+	log_lines 1
+	mv "$LOG" "$LOG.1"
+	[ "$(get http://two.test/)" = 403 ]	# written to the moved file
+	kill -HUP "$PROXY_PID"
+	for i in $(seq 100); do [ -e "$LOG" ] && break; sleep 0.05; done
+	[ -e "$LOG" ]
+	[ "$(stat -c %a "$LOG")" = 640 ]
+	[ "$(get http://three.test/)" = 403 ]
+	log_lines 1
+	[ "$(jq -r .host "$LOG.1" | tr '\n' ' ')" = "one.test two.test " ]
+	[ "$(jq -r .host "$LOG")" = three.test ]
+	[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 1 ]
+
+	# logrotate itself, with contrib/logrotate/cordon for this log and
+	# this proxy.
+	command -v logrotate >/dev/null || skip "logrotate is not installed"
+	sed -e "s|/var/log/cordon/egress.log|$LOG|" \
+	    -e "s|systemctl kill .*|kill -HUP $PROXY_PID|" \
+	    -e '/cordon-proxy.service >/d' \
+	    "$BATS_TEST_DIRNAME/../../contrib/logrotate/cordon" \
+	    >"$BATS_TEST_TMPDIR/logrotate.conf"
+	cat "$BATS_TEST_TMPDIR/logrotate.conf"
+	rm -f "$LOG.1"
+	logrotate -f -s "$BATS_TEST_TMPDIR/state" "$BATS_TEST_TMPDIR/logrotate.conf"
+	[ -e "$LOG.1" ]
+	for i in $(seq 100); do [ -e "$LOG" ] && break; sleep 0.05; done
+	[ "$(get http://four.test/)" = 403 ]
+	log_lines 1
+	[ "$(jq -r .host "$LOG.1")" = three.test ]
+	[ "$(jq -r .host "$LOG")" = four.test ]
+	# The next rotation compresses the one before (delaycompress).
+	logrotate -f -s "$BATS_TEST_TMPDIR/state" "$BATS_TEST_TMPDIR/logrotate.conf"
+	[ -e "$LOG.2.gz" ]
+	[ "$(get http://five.test/)" = 403 ]
+	log_lines 1
+	run "$CORDON" log summary "$LOG"*
+	echo "$output"
+	[[ "$output" == *"3 line(s), 3 host(s), 0 malformed"* ]]
+	[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 3 ]
+}
+
+@test "metrics: scraped with curl; counts follow the log; loopback only" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-domain "127.0.0.1:$ECHO" \
+	    --allow-domain nx.test --allow-cidr 127.0.0.1/32 \
+	    --dns "127.0.0.1:$(free_port)"
+	run curl -sS -D "$BATS_TEST_TMPDIR/h" "http://127.0.0.1:$METRICS/metrics"
+	[ "$status" -eq 0 ]
+	grep -qi '^Content-Type: text/plain; version=0.0.4' "$BATS_TEST_TMPDIR/h"
+	[[ "$output" == *"# TYPE cordon_connections_total counter"* ]]
+	[ "$(metric cordon_active_connections)" = 0 ]
+	[ "$(get "http://127.0.0.1:$UP/bytes/1000")" = 200 ]
+	[ "$(get "http://127.0.0.1:$UP/bytes/234")" = 200 ]
+	[ "$(get http://evil.test/)" = 403 ]
+	[ "$(get http://nx.test/)" = 502 ]	# no DNS server there
+	run curl -sS -x "socks5h://127.0.0.1:$PROXY" http://evil.test/
+	[ "$status" -ne 0 ]
+	log_lines 5
+	[ "$(metric 'cordon_connections_total{decision="allow",protocol="http"}')" = 3 ]
+	[ "$(metric 'cordon_connections_total{decision="deny",protocol="http"}')" = 1 ]
+	[ "$(metric 'cordon_connections_total{decision="deny",protocol="socks5"}')" = 1 ]
+	[ "$(metric 'cordon_bytes_total{direction="down"}')" = 1234 ]
+	[ "$(metric cordon_dns_failures_total)" = 1 ]
+	[ "$(metric cordon_failures_total)" = 1 ]
+	[ "$(metric cordon_accepted_total)" = 5 ]
+	# Open tunnels are active connections; their bytes count as they end.
+	rm -f "$BATS_TEST_TMPDIR/release"
+	start_bg hold "$NETCHECK" tunnels "tcp:127.0.0.1:$PROXY" \
+	    --target "127.0.0.1:$ECHO" --conns 3 --mode hold \
+	    --then "$BATS_TEST_TMPDIR/release"
+	HOLD=$BG_PID
+	for i in $(seq 100); do
+		grep -q '^open' "$BATS_TEST_TMPDIR/hold.log" && break
+		sleep 0.05
+	done
+	[ "$(metric cordon_active_connections)" = 3 ]
+	touch "$BATS_TEST_TMPDIR/release"
+	wait "$HOLD"
+	log_lines 8
+	[ "$(metric cordon_active_connections)" = 0 ]
+	[ "$(metric 'cordon_connections_total{decision="allow",protocol="connect"}')" = 3 ]
+	# A failed reload is counted, and the policy in force stays.
+	[ "$(metric 'cordon_policy_reloads_total{result="failed"}')" = 0 ]
+	# Anything but GET /metrics.
+	[ "$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$METRICS/")" = 404 ]
+	[ "$(curl -sS -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$METRICS/metrics")" != 200 ]
+
+	run "$CORDON" proxy --listen "tcp:127.0.0.1:$(free_port)" \
+	    --metrics "tcp:0.0.0.0:$(free_port)"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"refusing to serve metrics on tcp:0.0.0.0:"* ]]
+	[[ "$output" == *"hint: "* ]]
+}
+
+@test "reload: SIGHUP during 1,000 open tunnels drops none" {
+	POLICY="$BATS_TEST_TMPDIR/proxy.json"
+	printf '{"version":1,"network":{"allow":["127.0.0.1:%s"],"allow_cidrs":["127.0.0.1/32"]}}\n' \
+	    "$ECHO" >"$POLICY"
+	start_proxy --policy "$POLICY"
+	rm -f "$BATS_TEST_TMPDIR/release"
+	start_bg hold "$NETCHECK" tunnels "tcp:127.0.0.1:$PROXY" \
+	    --target "127.0.0.1:$ECHO" --conns 1000 --mode hold \
+	    --then "$BATS_TEST_TMPDIR/release"
+	HOLD=$BG_PID
+	for i in $(seq 600); do
+		grep -q '^open' "$BATS_TEST_TMPDIR/hold.log" && break
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/hold.log"
+	grep -q '^open 1000 failed 0 ' "$BATS_TEST_TMPDIR/hold.log"
+	[ "$(metric cordon_active_connections)" = 1000 ]
+	# Reloads: the same policy, a broken one (kept out), then one that
+	# no longer allows the target: open tunnels were decided already.
+	kill -HUP "$PROXY_PID"
+	echo '{"version":1,"network":{"allow":[' >"$POLICY.new"
+	mv "$POLICY.new" "$POLICY"
+	kill -HUP "$PROXY_PID"
+	printf '{"version":1,"network":{"allow":["other.test"]}}\n' >"$POLICY"
+	kill -HUP "$PROXY_PID"
+	for i in $(seq 100); do
+		[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 2 ] && break
+		sleep 0.05
+	done
+	[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 2 ]
+	[ "$(metric 'cordon_policy_reloads_total{result="failed"}')" = 1 ]
+	[ "$(metric cordon_active_connections)" = 1000 ]
+	# A new tunnel is decided by the new policy.
+	run "$NETCHECK" tunnels "tcp:127.0.0.1:$PROXY" --target "127.0.0.1:$ECHO" \
+	    --conns 1 --mode cycle
+	[ "$status" -ne 0 ]
+	# Every one of the 1,000 still carries bytes both ways.
+	touch "$BATS_TEST_TMPDIR/release"
+	wait "$HOLD"
+	cat "$BATS_TEST_TMPDIR/hold.log"
+	grep -q '^alive 1000 dead 0 ' "$BATS_TEST_TMPDIR/hold.log"
+	log_lines 1001
+	[ "$(jq -r 'select(.port == '"$ECHO"' and .decision == "allow" and .status == 200) | .host' "$LOG" | wc -l)" -eq 1000 ]
+	kill -0 "$PROXY_PID"
+}
+
+@test "socket: --socket-group and --socket-mode give a group the Unix socket" {
+	SDIR=$(mktemp -d)
+	chmod 755 "$SDIR"
+	SOCK="$SDIR/proxy.sock"
+	group=$(id -gn)
+	if [ "$(id -u)" -eq 0 ]; then
+		ensure_test_user
+		group=$(id -gn "$TEST_USER")
+	fi
+	start_bg proxy "$CORDON" proxy --listen "unix:$SOCK" \
+	    --socket-group "$group" --log "$LOG" \
+	    --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	wait_listen "unix:$SOCK"
+	[ "$(stat -c '%a %G' "$SOCK")" = "660 $group" ]
+	req() {
+		curl -sS -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" \
+		    --request-target "http://127.0.0.1:$UP/" "http://127.0.0.1:$UP/"
+	}
+	[ "$(req)" = 200 ]
+	if [ "$(id -u)" -eq 0 ]; then
+		# A member of the group may connect; anyone else may not.
+		run setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
+		    --init-groups bash -c "$(declare -f req); SOCK=$SOCK UP=$UP req"
+		[ "$output" = 200 ]
+		run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		    bash -c "$(declare -f req); SOCK=$SOCK UP=$UP req"
+		[ "$status" -eq 7 ]	# could not connect: EACCES
+	fi
+	run "$CORDON" proxy --listen "unix:$SDIR/w.sock" --socket-mode 0666
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"lets every user on this host use the proxy"* ]]
+	[[ "$output" == *"hint: give a group access with --socket-group"* ]]
+	run "$CORDON" proxy --listen "unix:$SDIR/w.sock" \
+	    --socket-group no-such-group-here
+	[ "$status" -eq 2 ]
+	run "$CORDON" proxy --socket-mode 999
+	[ "$status" -eq 2 ]
+	teardown_bg
+	rm -rf "$SDIR"
+}
+
+@test "make install: DESTDIR and PREFIX respected; the unit is hardened and verifies" {
+	ROOT="$BATS_TEST_TMPDIR/root"
+	cd "$BATS_TEST_DIRNAME/../.."
+	run make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -x "$ROOT/usr/bin/cordon" ]
+	[ -f "$ROOT/usr/share/man/man1/cordon.1" ]
+	[ -f "$ROOT/etc/logrotate.d/cordon" ]
+	unit="$ROOT/usr/lib/systemd/system/cordon-proxy.service"
+	[ -f "$unit" ]
+	grep -q '^ExecStart=/usr/bin/cordon proxy' "$unit"
+	! grep -q '@[A-Z]*@' "$unit"
+	for d in 'ProtectSystem=strict' 'NoNewPrivileges=yes' 'PrivateTmp=yes' \
+	    'ProtectHome=yes' 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' \
+	    'SystemCallFilter=@system-service' 'CapabilityBoundingSet=' \
+	    'DynamicUser=yes' 'RuntimeDirectory=cordon' 'LogsDirectory=cordon' \
+	    'ExecReload=/bin/kill -HUP $MAINPID'; do
+		grep -qxF "$d" "$unit"
+	done
+	if command -v systemd-analyze >/dev/null; then
+		# Installed for real paths under the scratch root, so that
+		# the binary it names exists.
+		run make -s install PREFIX="$ROOT/v" SYSCONFDIR="$ROOT/v/etc" \
+		    BIN="$CORDON" -o "$CORDON"
+		[ "$status" -eq 0 ]
+		run systemd-analyze verify --man=no \
+		    "$ROOT/v/lib/systemd/system/cordon-proxy.service"
+		echo "$output"
+		[ "$status" -eq 0 ]
+	fi
+}
