@@ -301,15 +301,18 @@ bridge_accept_error_cb(struct evconnlistener *l, void *arg)
 /*
  * Makes every upstream connection start with a PROXY protocol v2 header
  * (LOCAL, no addresses) whose PP2_TYPE_UNIQUE_ID TLV carries id, so the
- * proxy behind can tell which sandbox a connection comes from.  Returns
- * 0, or -1 with *cause set when id is not 1-128 letters, digits, '.',
- * '_' or '-'.
+ * proxy behind can tell which sandbox a connection comes from; and, when
+ * narrow is not NULL, a field of cordon's own (0xe0) with the rules the
+ * run adds for its connections (a policy in JSON the proxy may only
+ * narrow with).  Returns 0, or -1 with *cause set when id is not 1-128
+ * letters, digits, '.', '_' or '-', or the rules are over 16 KiB.
  */
 int
-bridge_proxy_id(struct bridge *b, const char *id, char **cause)
+bridge_proxy_id(struct bridge *b, const char *id, const char *narrow,
+    char **cause)
 {
 	static const char	 sig[12] = "\r\n\r\n\0\r\nQUIT\n";
-	size_t			 n = strlen(id), i;
+	size_t			 n = strlen(id), r = 0, body;
 	unsigned char		*h;
 
 	if (n == 0 || n > 128 || strspn(id, "abcdefghijklmnopqrstuvwxyz"
@@ -318,19 +321,30 @@ bridge_proxy_id(struct bridge *b, const char *id, char **cause)
 		    "'.', '_' or '-'");
 		return -1;
 	}
+	if (narrow != NULL && ((r = strlen(narrow)) == 0 || r > 16 * 1024)) {
+		xasprintf(cause, "the run's own rules must be 1 to 16384 "
+		    "bytes");
+		return -1;
+	}
+	body = 3 + n + (narrow != NULL ? 3 + r : 0);
 	free(b->b_header);
-	b->b_headerlen = 16 + 3 + n;
+	b->b_headerlen = 16 + body;
 	h = xmalloc(b->b_headerlen);
 	memcpy(h, sig, sizeof(sig));
 	h[12] = 0x20;			/* version 2, LOCAL */
 	h[13] = 0x00;			/* AF_UNSPEC: no addresses */
-	h[14] = (unsigned char)((3 + n) >> 8);
-	h[15] = (unsigned char)(3 + n);
+	h[14] = (unsigned char)(body >> 8);
+	h[15] = (unsigned char)body;
 	h[16] = 0x05;			/* PP2_TYPE_UNIQUE_ID */
 	h[17] = (unsigned char)(n >> 8);
 	h[18] = (unsigned char)n;
-	for (i = 0; i < n; i++)
-		h[19 + i] = (unsigned char)id[i];
+	memcpy(h + 19, id, n);
+	if (narrow != NULL) {
+		h[19 + n] = 0xe0;	/* PP2_TYPE_MIN_CUSTOM: cordon's */
+		h[20 + n] = (unsigned char)(r >> 8);
+		h[21 + n] = (unsigned char)r;
+		memcpy(h + 22 + n, narrow, r);
+	}
 	b->b_header = (char *)h;
 	return 0;
 }

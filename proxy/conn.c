@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
@@ -89,6 +91,9 @@ struct conn {
 	enum conn_proto		 c_proto;
 	char			 c_client[ADDR_STRLEN + 8];
 	char			*c_sandbox;	/* from the PROXY v2 header */
+	struct policy		*c_narrow;	/* the run's rules, from it too */
+	struct ppolicy		*c_narrow_base;	/* what c_narrowed narrows */
+	struct ppolicy		*c_narrowed;	/* that, narrowed */
 
 	/* The request being decided, and the decision. */
 	struct ppolicy		*c_policy;	/* what decided it */
@@ -247,6 +252,9 @@ conn_free(struct conn *c)
 	}
 	decision_clear(&c->c_dec);
 	ppolicy_unref(c->c_policy);
+	ppolicy_unref(c->c_narrowed);
+	ppolicy_unref(c->c_narrow_base);
+	policy_free(c->c_narrow);
 	http_request_clear(&c->c_req);
 	http_response_clear(&c->c_resp);
 	free(c->c_method);
@@ -417,6 +425,65 @@ conn_fail(struct conn *c, int status, uint8_t socks, const char *why)
 	free(what);
 }
 
+/*
+ * Whether a run's rules hold only what a run may send: "version" and
+ * "network" with "mode", "allow", "deny" and "allow_cidrs" (no list
+ * files: the proxy reads no file a client names).
+ */
+static bool
+conn_narrow_keys_ok(const char *text)
+{
+	json_t		*doc, *net;
+	const char	*key;
+	json_t		*v;
+	bool		 ok = false;
+
+	if ((doc = json_loads(text, 0, NULL)) == NULL || !json_is_object(doc))
+		goto out;
+	json_object_foreach(doc, key, v)
+		if (strcmp(key, "version") != 0 && strcmp(key, "network") != 0)
+			goto out;
+	if ((net = json_object_get(doc, "network")) != NULL) {
+		if (!json_is_object(net))
+			goto out;
+		json_object_foreach(net, key, v)
+			if (strcmp(key, "mode") != 0 &&
+			    strcmp(key, "allow") != 0 &&
+			    strcmp(key, "deny") != 0 &&
+			    strcmp(key, "allow_cidrs") != 0)
+				goto out;
+	}
+	ok = true;
+out:
+	json_decref(doc);
+	return ok;
+}
+
+/*
+ * The policy in force for c: the proxy's, or, for a run that sent rules
+ * of its own, the proxy's narrowed by them (as a workspace layer narrows:
+ * allow lists meet, deny lists join), made again after a reload.
+ */
+static struct ppolicy *
+conn_policy(struct conn *c)
+{
+	struct ppolicy	*base = c->c_proxy->px_policy;
+	struct policy	*p;
+
+	if (c->c_narrow == NULL)
+		return base;
+	if (c->c_narrowed == NULL || c->c_narrow_base != base) {
+		p = policy_new();
+		policy_merge(p, base->pp_policy);
+		policy_narrow(p, c->c_narrow);
+		ppolicy_unref(c->c_narrowed);
+		ppolicy_unref(c->c_narrow_base);
+		c->c_narrowed = ppolicy_new(p);
+		c->c_narrow_base = ppolicy_ref(base);
+	}
+	return c->c_narrowed;
+}
+
 /* Starts a new decision on this connection (each HTTP request has one). */
 static void
 conn_begin(struct conn *c, enum conn_proto proto, const char *method,
@@ -426,7 +493,7 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	memset(&c->c_dec, 0, sizeof(c->c_dec));
 	/* The policy in force now decides, even if it is reloaded later. */
 	ppolicy_unref(c->c_policy);
-	c->c_policy = ppolicy_ref(c->c_proxy->px_policy);
+	c->c_policy = ppolicy_ref(conn_policy(c));
 	free(c->c_method);
 	c->c_method = method != NULL ? xstrdup(method) : NULL;
 	free(c->c_reason_buf);
@@ -1191,14 +1258,43 @@ static void
 conn_pp2(struct conn *c)
 {
 	struct evbuffer	*in = bufferevent_get_input(c->c_bev);
+	struct policy_ctx	 ctx;
 	size_t		 len = evbuffer_get_length(in), used;
-	char		 id[PP2_ID_MAX + 1], *cause;
+	char		 id[PP2_ID_MAX + 1], *cause, *narrow, *from;
 	int		 rc;
 
 	if (len > PP2_HEADER_MAX)
 		len = PP2_HEADER_MAX;
 	rc = pp2_parse(evbuffer_pullup(in, (ssize_t)len), len, &used, id,
-	    sizeof(id), &cause);
+	    sizeof(id), &narrow, &cause);
+	if (rc == PP2_PARSE_OK && narrow != NULL) {
+		/*
+		 * The run's own rules: read like a workspace layer (it may
+		 * only narrow), and a connection with rules that do not load
+		 * is refused, never decided without them.
+		 */
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.pc_workspace = ctx.pc_home = "/";
+		ctx.pc_untrusted = true;
+		xasprintf(&from, "sandbox %s", id);
+		if (!conn_narrow_keys_ok(narrow)) {
+			c->c_narrow = NULL;
+			cause = xstrdup("only network.mode, allow, deny and "
+			    "allow_cidrs may be sent");
+		} else
+			c->c_narrow = policy_load_buffer(narrow, strlen(narrow),
+			    from, &ctx, &cause);
+		free(from);
+		free(narrow);
+		if (c->c_narrow == NULL) {
+			char	*why;
+
+			xasprintf(&why, "the run's own rules: %s", cause);
+			free(cause);
+			cause = why;
+			rc = PP2_PARSE_ERROR;
+		}
+	}
 	if (rc == PP2_PARSE_MORE)
 		return;
 	if (rc == PP2_PARSE_ERROR) {

@@ -1,6 +1,9 @@
 /*
  * pp2.c: read a PROXY protocol v2 header (the HAProxy specification,
- * version 2) that carries a sandbox id in a PP2_TYPE_UNIQUE_ID field.
+ * version 2) that carries a sandbox id in a PP2_TYPE_UNIQUE_ID field,
+ * and may carry, in a field of cordon's own (PP2_TYPE_CORDON_NARROW),
+ * the rules a `cordon run --proxy-socket` adds for its connections: a
+ * policy in cordon's JSON that can only narrow the proxy's (conn.c).
  *
  * Only the listeners that sandboxes' bridges connect to expect it, and
  * there it is required: a connection without one is refused, so a
@@ -16,8 +19,6 @@
 
 #include "proxy.h"
 #include "xmalloc.h"
-
-#define PP2_TYPE_UNIQUE_ID	0x05
 
 static const uint8_t pp2_sig[12] = {
 	0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a
@@ -41,18 +42,22 @@ pp2_id_ok(const uint8_t *p, size_t len)
 /*
  * Parses the header at the start of len bytes of buf.  On PP2_PARSE_OK,
  * *used is its length and id (idsize bytes, at least PP2_ID_MAX + 1)
- * holds the sandbox id.  PP2_PARSE_MORE: not all of it yet.
- * PP2_PARSE_ERROR: *cause says why (caller frees).
+ * holds the sandbox id, and *narrow (when not NULL) the run's narrowing
+ * rules, NUL-terminated, or NULL (caller frees).  PP2_PARSE_MORE: not
+ * all of it yet.  PP2_PARSE_ERROR: *cause says why (caller frees).
  */
 int
 pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
-    size_t idsize, char **cause)
+    size_t idsize, char **narrow, char **cause)
 {
 	size_t	 n, total, off, tlen;
 	bool	 found = false;
+	char	*rules = NULL;
 
 	*used = 0;
 	*cause = NULL;
+	if (narrow != NULL)
+		*narrow = NULL;
 	n = len < sizeof(pp2_sig) ? len : sizeof(pp2_sig);
 	if (memcmp(buf, pp2_sig, n) != 0) {
 		xasprintf(cause, "no PROXY protocol v2 header (this listener "
@@ -120,13 +125,31 @@ pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
 			memcpy(id, buf + off + 3, tlen);
 			id[tlen] = '\0';
 			found = true;
+		} else if (buf[off] == PP2_TYPE_CORDON_NARROW) {
+			if (rules != NULL || tlen == 0 ||
+			    tlen > PP2_NARROW_MAX ||
+			    memchr(buf + off + 3, '\0', tlen) != NULL) {
+				xasprintf(cause, "PROXY header: the run's rules "
+				    "must be one field of 1 to %d bytes, "
+				    "without NUL", PP2_NARROW_MAX);
+				free(rules);
+				return PP2_PARSE_ERROR;
+			}
+			rules = xmalloc(tlen + 1);
+			memcpy(rules, buf + off + 3, tlen);
+			rules[tlen] = '\0';
 		}
 		off += 3 + tlen;
 	}
 	if (!found) {
 		xasprintf(cause, "PROXY header: no sandbox id");
+		free(rules);
 		return PP2_PARSE_ERROR;
 	}
 	*used = total;
+	if (narrow != NULL)
+		*narrow = rules;
+	else
+		free(rules);
 	return PP2_PARSE_OK;
 }

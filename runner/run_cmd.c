@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "policy.h"
+#include "proxy.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -232,6 +233,35 @@ block_cleanup(struct fsplan *plan, struct blocks *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * With --proxy-socket, the run's network flags travel to the operator's
+ * proxy with each connection (bridge.c, conn.c), which can only narrow
+ * its own policy with them: a JSON policy of those flags alone, or NULL
+ * when none was given.
+ */
+static char *
+run_narrowing(json_t *const *rules)
+{
+	static const char *const keys[] = { "allow", "deny", "allow_cidrs" };
+	json_t		*net, *doc;
+	char		*text;
+	size_t		 i;
+
+	net = json_object();
+	for (i = 0; i < nitems(keys); i++)
+		if (json_array_size(rules[i]) > 0)
+			json_object_set(net, keys[i], rules[i]);
+	if (json_object_size(net) == 0) {
+		json_decref(net);
+		return NULL;
+	}
+	doc = json_pack("{s:i, s:o}", "version", POLICY_VERSION, "network",
+	    net);
+	text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	return text;
+}
+
 /* --dry-run: what the run would do, in the order it would do it. */
 static void
 run_print(const struct run *run, const struct run_net *net)
@@ -247,7 +277,9 @@ run_print(const struct run *run, const struct run_net *net)
 	if (run->r_mode == NET_PROXY) {
 		if (net->rn_socket != NULL)
 			printf("  proxy: %s (an operator's proxy; its policy "
-			    "decides)\n", net->rn_socket);
+			    "decides, narrowed by the run's own rules: %s)\n",
+			    net->rn_socket, run->r_narrow != NULL ?
+			    run->r_narrow : "none");
 		else
 			printf("  proxy: cordon's own, in the run's process, "
 			    "on a private Unix socket\n");
@@ -329,13 +361,17 @@ run_cmd(int argc, char **argv)
 	const char		*ws = NULL, *rd;
 	size_t			 nowned = 0, i;
 	struct blocks		 blocks = { NULL, NULL, 0 };
-	bool			 dry = false, narrowing = false;
+	json_t			*rules[3];
+	bool			 dry = false;
 	bool			 no_landlock = false;
 	char			*end;
 	long			 n;
 	int			 ch, rc;
 
 	memset(&layers, 0, sizeof(layers));
+	rules[0] = json_array();	/* --allow-domain */
+	rules[1] = json_array();	/* --deny-domain */
+	rules[2] = json_array();	/* --allow-cidr */
 	memset(&run, 0, sizeof(run));
 	memset(&net, 0, sizeof(net));
 	memset(&plan, 0, sizeof(plan));
@@ -352,15 +388,15 @@ run_cmd(int argc, char **argv)
 			    run_abs(optarg, cwd, &owned, &nowned));
 			break;
 		case 'a':
-			narrowing = true;
+			json_array_append_new(rules[0], json_string(optarg));
 			policy_layers_add(&layers, "--allow-domain", optarg);
 			break;
 		case 'd':
-			narrowing = true;
+			json_array_append_new(rules[1], json_string(optarg));
 			policy_layers_add(&layers, "--deny-domain", optarg);
 			break;
 		case 'c':
-			narrowing = true;
+			json_array_append_new(rules[2], json_string(optarg));
 			policy_layers_add(&layers, "--allow-cidr", optarg);
 			break;
 		case 'n':
@@ -460,10 +496,12 @@ run_cmd(int argc, char **argv)
 	}
 	run.r_mode = policy->p_mode.ps_value;
 	run.r_unix = policy->p_unix.ps_value == UNIX_ALLOW;
-	if (net.rn_socket != NULL && run.r_mode == NET_PROXY && narrowing) {
-		log_warnx("run: --allow-domain, --deny-domain and --allow-cidr "
-		    "cannot apply with --proxy-socket: the operator's proxy "
-		    "decides; ask its operator to change its policy");
+	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
+	    (run.r_narrow = run_narrowing(rules)) != NULL &&
+	    strlen(run.r_narrow) > PP2_NARROW_MAX) {
+		log_warnx("run: the run's --allow-domain, --deny-domain and "
+		    "--allow-cidr come to more than %d bytes, more than a "
+		    "connection to --proxy-socket can carry", PP2_NARROW_MAX);
 		policy_free(policy);
 		goto out;
 	}
@@ -561,6 +599,9 @@ out:
 		free(owned[i]);
 	free(owned);
 	free(layers.pl_args);
+	free(run.r_narrow);
+	for (i = 0; i < nitems(rules); i++)
+		json_decref(rules[i]);
 	free(net.rn_pins);
 	free(dns);
 	return rc;

@@ -141,6 +141,7 @@ struct run {
 	int			  r_proxy_dir;	/* O_PATH: the socket's folder */
 	const char		 *r_proxy_name;	/* the socket, in that folder */
 	const char		 *r_proxy_path;	/* the same, whole, for messages */
+	char			 *r_narrow;	/* --proxy-socket: the run's rules */
 	uid_t			  r_uid;
 	gid_t			  r_gid;
 	bool			  r_tty;	/* the command keeps the terminal */

@@ -246,21 +246,36 @@ teardown() {
 	[ -e "$WS/ran" ]
 }
 
-@test "--proxy-socket: an operator's proxy decides; the run's flags cannot widen it" {
+@test "--proxy-socket: an operator's proxy decides; the run's flags narrow, never widen" {
 	sock="$UDIR/proxy.sock"
 	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
-	    --log "$BATS_TEST_TMPDIR/egress.log" "${ALLOW_UP[@]}"
+	    --log "$BATS_TEST_TMPDIR/egress.log" "${ALLOW_UP[@]}" \
+	    --resolve two.test:127.0.0.1 --allow-domain "two.test:$UP"
 	wait_listen "unix:$sock"
 	chmod 666 "$sock"
 	run in_sandbox --quiet --proxy-socket "$sock" -- sh -c \
 	    "curl -sS http://up.test:$UP/; curl -sS http://evil.test/ >/dev/null"
 	[[ "$output" == *hello* ]]
 	[ "$(jq -r .decision "$BATS_TEST_TMPDIR/egress.log" | tr '\n' ' ')" = "allow deny " ]
-	run in_sandbox --proxy-socket "$sock" --allow-domain evil.test -- true
-	[ "$status" -eq 125 ]
-	[[ "$output" == *"the operator's proxy decides"* ]]
-	run in_sandbox --proxy-socket "$sock" --deny-domain up.test -- true
-	[ "$status" -eq 125 ]
+	# Allowing what the operator does not: still refused.
+	run in_sandbox --quiet --proxy-socket "$sock" --allow-domain evil.test \
+	    -- curl -s -o /dev/null -w '%{http_code}' http://evil.test/
+	[ "$output" = 403 ]
+	# Denying what the operator allows: refused for this run only.
+	run in_sandbox --quiet --proxy-socket "$sock" --deny-domain up.test \
+	    -- curl -s -o /dev/null -w '%{http_code}' "http://up.test:$UP/"
+	[ "$output" = 403 ]
+	tail -n 1 "$BATS_TEST_TMPDIR/egress.log" | grep -q '"rule_from":"sandbox '
+	# An allowlist of the run's own: the operator's, met with it.
+	run in_sandbox --quiet --proxy-socket "$sock" \
+	    --allow-domain "two.test:$UP" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$output" = "403 200" ]
+	# The next run without rules: the operator's policy as it was.
+	run in_sandbox --quiet --proxy-socket "$sock" -- \
+	    curl -s -o /dev/null -w '%{http_code}' "http://up.test:$UP/"
+	[ "$output" = 200 ]
 }
 
 @test "path flags, most specific last: hidden folder, writable inside it, read-only" {

@@ -21,7 +21,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t	 used, used2;
 	int	 rc;
 
-	rc = pp2_parse(data, size, &used, id, sizeof(id), &cause);
+	rc = pp2_parse(data, size, &used, id, sizeof(id), NULL, &cause);
 	if (rc != PP2_PARSE_OK) {
 		free(cause);
 		return 0;
@@ -29,7 +29,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (used > size || used < 16 || strlen(id) == 0 ||
 	    strlen(id) > PP2_ID_MAX)
 		abort();
-	if (pp2_parse(data, used - 1, &used2, id2, sizeof(id2), &cause) !=
+	if (pp2_parse(data, used - 1, &used2, id2, sizeof(id2), NULL, &cause) !=
 	    PP2_PARSE_MORE)
 		abort();
 	return 0;

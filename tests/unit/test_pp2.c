@@ -38,21 +38,56 @@ test_pp2_good(void **state)
 	len = header(buf, 0x20, 0x00, tlv, sizeof(tlv));
 	buf[len] = 'G';		/* the request that follows */
 	assert_int_equal(pp2_parse(buf, len + 1, &used, id, sizeof(id),
-	    &cause), PP2_PARSE_OK);
+	    NULL, &cause), PP2_PARSE_OK);
 	assert_int_equal(used, len);
 	assert_string_equal(id, "sbx-42");
 	/* Every prefix asks for more. */
 	for (i = 0; i < len; i++)
 		assert_int_equal(pp2_parse(buf, i, &used, id, sizeof(id),
-		    &cause), PP2_PARSE_MORE);
+		    NULL, &cause), PP2_PARSE_MORE);
 	/* PROXY with IPv4 addresses, another TLV first, then the id. */
 	memset(rest, 0, 12);
 	memcpy(rest + 12, "\x04\x00\x01x", 4);	/* PP2_TYPE_NOOP */
 	memcpy(rest + 16, tlv, sizeof(tlv));
 	len = header(buf, 0x21, 0x11, rest, 16 + sizeof(tlv));
-	assert_int_equal(pp2_parse(buf, len, &used, id, sizeof(id), &cause),
-	    PP2_PARSE_OK);
+	assert_int_equal(pp2_parse(buf, len, &used, id, sizeof(id), NULL,
+	    &cause), PP2_PARSE_OK);
 	assert_string_equal(id, "sbx-42");
+}
+
+/* The run's rules ride in cordon's own field, once, without NUL. */
+static void
+test_pp2_narrow(void **state)
+{
+	static const uint8_t	 tlv[] = { 0x05, 0x00, 0x03, 'a', 'b', 'c',
+				    0xe0, 0x00, 0x04, '{', '1', '2', '}' };
+	uint8_t			 buf[256], two[sizeof(tlv) + 7];
+	char			 id[PP2_ID_MAX + 1], *cause, *narrow;
+	size_t			 len, used;
+
+	(void)state;
+	len = header(buf, 0x20, 0x00, tlv, sizeof(tlv));
+	assert_int_equal(pp2_parse(buf, len, &used, id, sizeof(id), &narrow,
+	    &cause), PP2_PARSE_OK);
+	assert_string_equal(id, "abc");
+	assert_string_equal(narrow, "{12}");
+	free(narrow);
+	/* Twice: refused. */
+	memcpy(two, tlv, sizeof(tlv));
+	memcpy(two + sizeof(tlv), "\xe0\x00\x04{34}", 7);
+	len = header(buf, 0x20, 0x00, two, sizeof(two));
+	assert_int_equal(pp2_parse(buf, len, &used, id, sizeof(id), &narrow,
+	    &cause), PP2_PARSE_ERROR);
+	assert_null(narrow);
+	assert_contains(cause, "the run's rules");
+	free(cause);
+	/* A NUL inside: refused. */
+	memcpy(two, tlv, sizeof(tlv));
+	two[sizeof(tlv) - 2] = '\0';
+	len = header(buf, 0x20, 0x00, two, sizeof(tlv));
+	assert_int_equal(pp2_parse(buf, len, &used, id, sizeof(id), &narrow,
+	    &cause), PP2_PARSE_ERROR);
+	free(cause);
 }
 
 static void
@@ -92,7 +127,8 @@ test_pp2_bad(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		len = header(buf, cases[i].cmd, cases[i].fam, cases[i].rest,
 		    cases[i].len);
-		if (pp2_parse(buf, len, &used, id, sizeof(id), &cause) !=
+		if (pp2_parse(buf, len, &used, id, sizeof(id), NULL,
+		    &cause) !=
 		    PP2_PARSE_ERROR)
 			fail_msg("case %zu accepted", i);
 		assert_contains(cause, cases[i].cause);
@@ -100,20 +136,20 @@ test_pp2_bad(void **state)
 	}
 	/* Not a PROXY header at all: refused at the first byte. */
 	assert_int_equal(pp2_parse((const uint8_t *)"GET / HTTP/1.1", 14,
-	    &used, id, sizeof(id), &cause), PP2_PARSE_ERROR);
+	    &used, id, sizeof(id), NULL, &cause), PP2_PARSE_ERROR);
 	assert_contains(cause, "no PROXY protocol v2 header");
 	free(cause);
 	assert_int_equal(pp2_parse((const uint8_t *)"\x05", 1, &used, id,
-	    sizeof(id), &cause), PP2_PARSE_ERROR);
+	    sizeof(id), NULL, &cause), PP2_PARSE_ERROR);
 	free(cause);
 	/* Over the length limit. */
 	memcpy(buf, sig, 12);
 	buf[12] = 0x20;
 	buf[13] = 0;
-	buf[14] = 0x10;
-	buf[15] = 0x00;
-	assert_int_equal(pp2_parse(buf, 16, &used, id, sizeof(id), &cause),
-	    PP2_PARSE_ERROR);
+	buf[14] = 0xff;
+	buf[15] = 0xff;
+	assert_int_equal(pp2_parse(buf, 16, &used, id, sizeof(id), NULL,
+	    &cause), PP2_PARSE_ERROR);
 	assert_contains(cause, "longer than");
 	free(cause);
 }
@@ -123,6 +159,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pp2_good),
+		cmocka_unit_test(test_pp2_narrow),
 		cmocka_unit_test(test_pp2_bad),
 	};
 
