@@ -106,13 +106,13 @@ pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
 	while (off < total) {
 		if (total - off < 3) {
 			xasprintf(cause, "PROXY header: a truncated field");
-			return PP2_PARSE_ERROR;
+			goto fail;
 		}
 		tlen = (size_t)buf[off + 1] << 8 | buf[off + 2];
 		if (tlen > total - off - 3) {
 			xasprintf(cause, "PROXY header: a field longer than "
 			    "the header");
-			return PP2_PARSE_ERROR;
+			goto fail;
 		}
 		if (buf[off] == PP2_TYPE_UNIQUE_ID) {
 			if (found || tlen == 0 || tlen > PP2_ID_MAX ||
@@ -120,7 +120,7 @@ pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
 				xasprintf(cause, "PROXY header: the sandbox id "
 				    "must be one field of 1 to %d letters, "
 				    "digits, '.', '_' or '-'", PP2_ID_MAX);
-				return PP2_PARSE_ERROR;
+				goto fail;
 			}
 			memcpy(id, buf + off + 3, tlen);
 			id[tlen] = '\0';
@@ -132,8 +132,7 @@ pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
 				xasprintf(cause, "PROXY header: the run's rules "
 				    "must be one field of 1 to %d bytes, "
 				    "without NUL", PP2_NARROW_MAX);
-				free(rules);
-				return PP2_PARSE_ERROR;
+				goto fail;
 			}
 			rules = xmalloc(tlen + 1);
 			memcpy(rules, buf + off + 3, tlen);
@@ -143,8 +142,7 @@ pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
 	}
 	if (!found) {
 		xasprintf(cause, "PROXY header: no sandbox id");
-		free(rules);
-		return PP2_PARSE_ERROR;
+		goto fail;
 	}
 	*used = total;
 	if (narrow != NULL)
@@ -152,4 +150,7 @@ pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
 	else
 		free(rules);
 	return PP2_PARSE_OK;
+fail:
+	free(rules);
+	return PP2_PARSE_ERROR;
 }

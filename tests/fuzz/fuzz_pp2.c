@@ -17,18 +17,25 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char	 id[PP2_ID_MAX + 1], id2[PP2_ID_MAX + 1], *cause;
+	char	 id[PP2_ID_MAX + 1], id2[PP2_ID_MAX + 1], *cause, *narrow;
 	size_t	 used, used2;
 	int	 rc;
 
-	rc = pp2_parse(data, size, &used, id, sizeof(id), NULL, &cause);
+	rc = pp2_parse(data, size, &used, id, sizeof(id), &narrow, &cause);
 	if (rc != PP2_PARSE_OK) {
+		if (narrow != NULL)
+			abort();	/* nothing handed out on an error */
 		free(cause);
 		return 0;
 	}
 	if (used > size || used < 16 || strlen(id) == 0 ||
 	    strlen(id) > PP2_ID_MAX)
 		abort();
+	/* The run's rules: within the bound, NUL-terminated, no NUL. */
+	if (narrow != NULL && (strlen(narrow) == 0 ||
+	    strlen(narrow) > PP2_NARROW_MAX))
+		abort();
+	free(narrow);
 	if (pp2_parse(data, used - 1, &used2, id2, sizeof(id2), NULL, &cause) !=
 	    PP2_PARSE_MORE)
 		abort();

@@ -81,6 +81,14 @@ test_pp2_narrow(void **state)
 	assert_null(narrow);
 	assert_contains(cause, "the run's rules");
 	free(cause);
+	/* Rules, then a broken field: refused, nothing handed out (the
+	 * fuzzer found this one leaking the rules). */
+	len = header(buf, 0x20, 0x00, (const uint8_t *)"\x05\x00\x03" "abc"
+	    "\xe0\x00\x03" "abc" "\xe0\x00\x7d", 15);
+	assert_int_equal(pp2_parse(buf, len, &used, id, sizeof(id), &narrow,
+	    &cause), PP2_PARSE_ERROR);
+	assert_null(narrow);
+	free(cause);
 	/* A NUL inside: refused. */
 	memcpy(two, tlv, sizeof(tlv));
 	two[sizeof(tlv) - 2] = '\0';
