@@ -432,3 +432,29 @@ teardown() {
 	wait "$BG_PID"
 	[ "$(grep -c got-INT "$BATS_TEST_TMPDIR/noterm.log")" -eq 1 ]
 }
+
+@test "--proxy-socket: four sandboxes at once through one managed proxy, each with its id" {
+	sock="$UDIR/proxy.sock"
+	log="$BATS_TEST_TMPDIR/egress.log"
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --log "$log" "${ALLOW_UP[@]}"
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	cd "$WS"
+	pids=()
+	for i in 1 2 3 4; do
+		start_bg "s$i" as_user "$UDIR/home" "$UCORDON" run --quiet \
+		    --proxy-socket "$sock" -- sh -c "
+		    for j in 1 2 3; do curl -s http://up.test:$UP/; done
+		    curl -s -o /dev/null http://evil.test/"
+		pids+=("$BG_PID")
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	for i in 1 2 3 4; do
+		[ "$(grep -c '^hello$' "$BATS_TEST_TMPDIR/s$i.log")" -eq 3 ]
+	done
+	[ "$(wc -l <"$log")" -eq 16 ]
+	[ "$(jq -r .sandbox "$log" | sort -u | wc -l)" -eq 4 ]
+	# Each sandbox: three allowed, one refused, under its own id.
+	[ "$(jq -r 'select(.decision == "deny") | .sandbox' "$log" | sort -u | wc -l)" -eq 4 ]
+}
