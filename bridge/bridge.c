@@ -309,10 +309,10 @@ bridge_accept_error_cb(struct evconnlistener *l, void *arg)
  */
 int
 bridge_proxy_id(struct bridge *b, const char *id, const char *narrow,
-    char **cause)
+    const char *command, char **cause)
 {
 	static const char	 sig[12] = "\r\n\r\n\0\r\nQUIT\n";
-	size_t			 n = strlen(id), r = 0, body;
+	size_t			 n = strlen(id), r = 0, body, k = 0, at;
 	unsigned char		*h;
 
 	if (n == 0 || n > 128 || strspn(id, "abcdefghijklmnopqrstuvwxyz"
@@ -326,7 +326,12 @@ bridge_proxy_id(struct bridge *b, const char *id, const char *narrow,
 		    "bytes");
 		return -1;
 	}
-	body = 3 + n + (narrow != NULL ? 3 + r : 0);
+	if (command != NULL && ((k = strlen(command)) == 0 || k > 64)) {
+		xasprintf(cause, "a command name is 1 to 64 bytes");
+		return -1;
+	}
+	body = 3 + n + (narrow != NULL ? 3 + r : 0) +
+	    (command != NULL ? 3 + k : 0);
 	free(b->b_header);
 	b->b_headerlen = 16 + body;
 	h = xmalloc(b->b_headerlen);
@@ -344,6 +349,13 @@ bridge_proxy_id(struct bridge *b, const char *id, const char *narrow,
 		h[20 + n] = (unsigned char)(r >> 8);
 		h[21 + n] = (unsigned char)r;
 		memcpy(h + 22 + n, narrow, r);
+	}
+	if (command != NULL) {
+		at = 19 + n + (narrow != NULL ? 3 + r : 0);
+		h[at] = 0xe1;		/* cordon's: the command's name */
+		h[at + 1] = (unsigned char)(k >> 8);
+		h[at + 2] = (unsigned char)k;
+		memcpy(h + at + 3, command, k);
 	}
 	b->b_header = (char *)h;
 	return 0;

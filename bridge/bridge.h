@@ -20,7 +20,7 @@ struct event_base;
 struct bridge	*bridge_new(struct event_base *, struct endpoint *,
 		    struct endpoint *, size_t, char **);
 int		 bridge_proxy_id(struct bridge *, const char *, const char *,
-		    char **);
+		    const char *, char **);
 void		 bridge_drain(struct bridge *, int, void (*)(void *), void *);
 void		 bridge_free(struct bridge *);
 size_t		 bridge_active(const struct bridge *);

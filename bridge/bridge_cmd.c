@@ -144,7 +144,7 @@ bridge_cmd(int argc, char **argv)
 	if ((run.br_bridge = bridge_new(run.br_base, &lep, &cep, (size_t)max,
 	    &cause)) == NULL)
 		fatalx("bridge: %s", cause);
-	if (proxy_id != NULL && bridge_proxy_id(run.br_bridge, proxy_id, NULL,
+	if (proxy_id != NULL && bridge_proxy_id(run.br_bridge, proxy_id, NULL, NULL,
 	    &cause) == -1)
 		fatalx("bridge: --proxy-id: %s", cause);
 	sigterm = evsignal_new(run.br_base, SIGTERM, bridge_signal_cb, &run);

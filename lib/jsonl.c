@@ -163,6 +163,8 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	json_object_set_new(o, "time", json_string(when));
 	jsonl_text(o, "sandbox", e->e_sandbox, e->e_sandbox ?
 	    strlen(e->e_sandbox) : 0);
+	jsonl_text(o, "command", e->e_command, e->e_command ?
+	    strlen(e->e_command) : 0);
 	jsonl_text(o, "client", e->e_client, e->e_client ?
 	    strlen(e->e_client) : 0);
 	json_object_set_new(o, "protocol", json_string(e->e_proto));

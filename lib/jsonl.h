@@ -17,6 +17,7 @@ struct jsonl;
 struct egress {
 	struct timeval	 e_start;
 	const char	*e_sandbox;	/* NULL: not known */
+	const char	*e_command;	/* the sandboxed command's name, or NULL */
 	const char	*e_client;	/* "127.0.0.1:40000", "unix" */
 	const char	*e_proto;	/* "http", "connect", "socks5" */
 	const char	*e_method;	/* HTTP method, or NULL */

@@ -91,6 +91,7 @@ struct conn {
 	enum conn_proto		 c_proto;
 	char			 c_client[ADDR_STRLEN + 8];
 	char			*c_sandbox;	/* from the PROXY v2 header */
+	char			*c_command;	/* the same: the command's name */
 	struct policy		*c_narrow;	/* the run's rules, from it too */
 	struct ppolicy		*c_narrow_base;	/* what c_narrowed narrows */
 	struct ppolicy		*c_narrowed;	/* that, narrowed */
@@ -175,6 +176,7 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_start = c->c_start;
 	e->e_client = c->c_client;
 	e->e_sandbox = c->c_sandbox;
+	e->e_command = c->c_command;
 	e->e_proto = proto_names[c->c_proto];
 	e->e_method = c->c_method;
 	e->e_host = c->c_host;
@@ -260,6 +262,7 @@ conn_free(struct conn *c)
 	free(c->c_method);
 	free(c->c_reason_buf);
 	free(c->c_sandbox);
+	free(c->c_command);
 	free(c);
 	if (px->px_drained != NULL && px->px_nconns == 0)
 		px->px_drained(px);
@@ -1304,6 +1307,14 @@ conn_pp2(struct conn *c)
 		free(cause);
 		conn_free(c);
 		return;
+	}
+	{
+		char	 command[PP2_COMMAND_MAX + 1];
+
+		pp2_command(evbuffer_pullup(in, (ssize_t)used), used, command,
+		    sizeof(command));
+		if (command[0] != '\0')
+			c->c_command = xstrdup(command);
 	}
 	evbuffer_drain(in, used);
 	c->c_sandbox = xstrdup(id);

@@ -154,3 +154,53 @@ fail:
 	free(rules);
 	return PP2_PARSE_ERROR;
 }
+
+/*
+ * The command's name from a header pp2_parse() accepted (used bytes), for
+ * the log: a label, so a field that is missing or holds anything but
+ * letters, digits, '.', '_', '+' or '-' (64 at most) gives "".
+ */
+void
+pp2_command(const uint8_t *buf, size_t used, char *out, size_t outsize)
+{
+	size_t	 off, tlen, i;
+
+	out[0] = '\0';
+	switch (buf[13] >> 4) {
+	case 0x1:
+		off = 16 + 12;
+		break;
+	case 0x2:
+		off = 16 + 36;
+		break;
+	case 0x3:
+		off = 16 + 216;
+		break;
+	default:
+		off = 16;
+		break;
+	}
+	while (off + 3 <= used) {
+		tlen = (size_t)buf[off + 1] << 8 | buf[off + 2];
+		if (off + 3 + tlen > used)
+			return;
+		if (buf[off] == PP2_TYPE_CORDON_COMMAND) {
+			if (tlen == 0 || tlen > PP2_COMMAND_MAX ||
+			    tlen >= outsize)
+				return;
+			for (i = 0; i < tlen; i++) {
+				uint8_t	 ch = buf[off + 3 + i];
+
+				if (!((ch >= 'a' && ch <= 'z') ||
+				    (ch >= 'A' && ch <= 'Z') ||
+				    (ch >= '0' && ch <= '9') || ch == '.' ||
+				    ch == '_' || ch == '+' || ch == '-'))
+					return;
+			}
+			memcpy(out, buf + off + 3, tlen);
+			out[tlen] = '\0';
+			return;
+		}
+		off += 3 + tlen;
+	}
+}

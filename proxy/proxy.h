@@ -158,9 +158,12 @@ int	 tls_peek_sni(const uint8_t *, size_t, char *, size_t, size_t *);
  */
 #define PP2_ID_MAX		128
 #define PP2_NARROW_MAX		(16 * 1024)	/* the run's own rules */
-#define PP2_HEADER_MAX		(16 + 3 + PP2_ID_MAX + 3 + PP2_NARROW_MAX)
+#define PP2_HEADER_MAX		(16 + 3 + PP2_ID_MAX + 3 + PP2_NARROW_MAX + \
+				    3 + PP2_COMMAND_MAX)
 #define PP2_TYPE_UNIQUE_ID	0x05
 #define PP2_TYPE_CORDON_NARROW	0xe0		/* PP2_TYPE_MIN_CUSTOM */
+#define PP2_TYPE_CORDON_COMMAND	0xe1		/* the command's name */
+#define PP2_COMMAND_MAX		64
 
 enum pp2_parse {
 	PP2_PARSE_OK,
@@ -170,6 +173,7 @@ enum pp2_parse {
 
 int	 pp2_parse(const uint8_t *, size_t, size_t *, char *, size_t,
 	    char **, char **);
+void	 pp2_command(const uint8_t *, size_t, char *, size_t);
 
 /*
  * dns.c: names resolved with c-ares on the proxy's event loop.  Never

@@ -128,6 +128,23 @@ plan_reveal(const struct run *run, struct fsplan *plan)
 	}
 }
 
+/*
+ * The command's name for the egress log: the last part of argv[0], kept
+ * to letters, digits, '.', '_', '+' and '-' (others become '_').
+ */
+static void
+run_command_name(const char *argv0, char *out, size_t size)
+{
+	const char	*base = strrchr(argv0, '/');
+	size_t		 i;
+
+	base = base != NULL ? base + 1 : argv0;
+	for (i = 0; base[i] != '\0' && i + 1 < size; i++)
+		out[i] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
+		    "UVWXYZ0123456789._+-", base[i]) != NULL ? base[i] : '_';
+	out[i] = '\0';
+}
+
 /* Landlock's rules: read everywhere, write below the writable places. */
 static void
 run_landlock_rules(struct run *run)
@@ -525,6 +542,7 @@ run_cmd(int argc, char **argv)
 	rd = getenv("XDG_RUNTIME_DIR");
 	run.r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
 	run_id(run.r_id);
+	run_command_name(run.r_argv[0], run.r_command, sizeof(run.r_command));
 
 	memset(&fin, 0, sizeof(fin));
 	fin.fi_policy = policy;

@@ -142,6 +142,7 @@ struct run {
 	const char		 *r_proxy_name;	/* the socket, in that folder */
 	const char		 *r_proxy_path;	/* the same, whole, for messages */
 	char			 *r_narrow;	/* --proxy-socket: the run's rules */
+	char			  r_command[65];	/* argv[0]'s name, for the log */
 	uid_t			  r_uid;
 	gid_t			  r_gid;
 	bool			  r_tty;	/* the command keeps the terminal */

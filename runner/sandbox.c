@@ -221,7 +221,8 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 	snprintf(text, sizeof(text), "tcp:127.0.0.1:%d", RUN_BRIDGE_PORT);
 	if (endpoint_parse(text, &listen4, &cause) == -1 ||
 	    (b = bridge_new(base, &listen4, &target, BRIDGE_MAX_CONNS,
-	    &cause)) == NULL || bridge_proxy_id(b, run->r_id, run->r_narrow, &cause) == -1)
+	    &cause)) == NULL || bridge_proxy_id(b, run->r_id, run->r_narrow,
+	    run->r_command[0] != '\0' ? run->r_command : NULL, &cause) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
 	snprintf(text, sizeof(text), "tcp:[::1]:%d", RUN_BRIDGE_PORT);
 	if (endpoint_parse(text, &listen6, &cause) == -1)
@@ -231,7 +232,8 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 		/* A kernel without IPv6: 127.0.0.1 is enough. */
 		log_debug("%s: %s", __func__, cause);
 		free(cause);
-	} else if (bridge_proxy_id(b, run->r_id, run->r_narrow, &cause) == -1)
+	} else if (bridge_proxy_id(b, run->r_id, run->r_narrow,
+	    run->r_command[0] != '\0' ? run->r_command : NULL, &cause) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
 }
 
