@@ -455,6 +455,7 @@ teardown() {
 	done
 	[ "$(wc -l <"$log")" -eq 16 ]
 	[ "$(jq -r .sandbox "$log" | sort -u | wc -l)" -eq 4 ]
+	[ "$(jq -r .command "$log" | sort -u)" = sh ]
 	# Each sandbox: three allowed, one refused, under its own id.
 	[ "$(jq -r 'select(.decision == "deny") | .sandbox' "$log" | sort -u | wc -l)" -eq 4 ]
 }
