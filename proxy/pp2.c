@@ -39,6 +39,17 @@ pp2_id_ok(const uint8_t *p, size_t len)
 	return true;
 }
 
+/* Where the fields (TLVs) start, after the addresses; 0: unknown family. */
+static size_t
+pp2_fields(const uint8_t *buf)
+{
+	static const size_t	 addrlen[] = { 0, 12, 36, 216 };
+
+	if ((buf[13] >> 4) >= 4)
+		return 0;
+	return 16 + addrlen[buf[13] >> 4];
+}
+
 /*
  * Parses the header at the start of len bytes of buf.  On PP2_PARSE_OK,
  * *used is its length and id (idsize bytes, at least PP2_ID_MAX + 1)
@@ -81,20 +92,7 @@ pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
 		return PP2_PARSE_MORE;
 
 	/* Addresses first (by family), then TLVs to the end. */
-	switch (buf[13] >> 4) {
-	case 0x0:
-		off = 16;
-		break;
-	case 0x1:
-		off = 16 + 12;
-		break;
-	case 0x2:
-		off = 16 + 36;
-		break;
-	case 0x3:
-		off = 16 + 216;
-		break;
-	default:
+	if ((off = pp2_fields(buf)) == 0) {
 		xasprintf(cause, "PROXY header: unknown address family");
 		return PP2_PARSE_ERROR;
 	}
@@ -166,20 +164,8 @@ pp2_command(const uint8_t *buf, size_t used, char *out, size_t outsize)
 	size_t	 off, tlen, i;
 
 	out[0] = '\0';
-	switch (buf[13] >> 4) {
-	case 0x1:
-		off = 16 + 12;
-		break;
-	case 0x2:
-		off = 16 + 36;
-		break;
-	case 0x3:
-		off = 16 + 216;
-		break;
-	default:
-		off = 16;
-		break;
-	}
+	if ((off = pp2_fields(buf)) == 0)
+		return;
 	while (off + 3 <= used) {
 		tlen = (size_t)buf[off + 1] << 8 | buf[off + 2];
 		if (off + 3 + tlen > used)
