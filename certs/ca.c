@@ -183,9 +183,7 @@ ca_common_name(char *buf, size_t len, time_t now)
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%d", &tm);
 	max = CA_CN_MAX - strlen(CA_CN_PREFIX) - 1 - strlen(date);
-	if (strlen(host) > max)
-		host[max] = '\0';
-	snprintf(buf, len, "%s%s %s", CA_CN_PREFIX, host, date);
+	snprintf(buf, len, "%s%.*s %.10s", CA_CN_PREFIX, (int)max, host, date);
 }
 
 /* Makes the self-signed CA certificate for key; NULL on failure. */

@@ -17,7 +17,7 @@
 #include <openssl/x509.h>
 
 #define CA_DAYS			30	/* validity of a new CA */
-#define CA_WARN_DAYS		7	/* `ca show` warns this close to expiry */
+#define CA_WARN_DAYS		7	/* `ca show` warns this near the end */
 #define CA_KEY_FILE		"ca.key"
 #define CA_CERT_FILE		"ca.crt"
 
