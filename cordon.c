@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "bridge/bridge.h"
+#include "certs/certs.h"
 #include "logs/elog.h"
 #include "policies/policy.h"
 #include "profile/profile.h"
@@ -38,6 +39,8 @@ static const struct subcommand subcommands[] = {
 	    "[--proxy-port N]" },
 	{ "log", log_cmd,
 	    "log summary [--json] FILE... | tail [-f] [-n N] FILE" },
+	{ "ca", ca_cmd,
+	    "ca init [--dir DIR] [--force] | show [--dir DIR]" },
 };
 
 static void
