@@ -70,6 +70,29 @@ struct pscalar {
 	bool		 ps_set;
 };
 
+/*
+ * network.inspect[]: a host whose TLS the proxy is to open, and the
+ * requests allowed there.  Read and checked; not enforced yet (issue 7).
+ * in_host.pi_from says where the entry came from.
+ */
+struct pinspect {
+	struct pitem	 in_host;	/* PAT_NAME or PAT_SUFFIX, no port */
+	struct plist	 in_methods;	/* upper-case tokens */
+	struct plist	 in_paths;	/* "/exact" or "/prefix*" */
+};
+
+/*
+ * credentials[]: a variable the runner is to replace by a placeholder,
+ * and the header the proxy is to fill from it for one host.  Read and
+ * checked; not enforced yet (issue 7).
+ */
+struct pcred {
+	struct pitem	 cr_host;	/* as in_host; pi_from is the origin */
+	char		*cr_env;
+	char		*cr_header;
+	char		*cr_format;	/* exactly one "%s" */
+};
+
 struct policy {
 	struct pscalar	 p_mode;	/* enum net_mode */
 	struct pscalar	 p_unix;	/* enum unix_sockets */
@@ -81,6 +104,11 @@ struct policy {
 	struct plist	 p_hide;	/* filesystem.deny */
 	struct plist	 p_env_pass;	/* names, or prefixes ending in '*' */
 	struct plist	 p_env_set;	/* names with pi_value */
+	struct pinspect	*p_inspect;	/* network.inspect */
+	size_t		 p_ninspect;
+	struct pcred	*p_creds;	/* credentials */
+	size_t		 p_ncreds;
+	struct plist	 p_ca_dir;	/* tls.ca_dir: at most one path */
 };
 
 /*
@@ -109,6 +137,11 @@ struct pitem	*plist_add(struct plist *);
 void		 pitem_clear(struct pitem *);
 void		 pitem_copy(struct pitem *, const struct pitem *);
 const char	*policy_mode_name(int);
+void		 pinspect_copy(struct pinspect *, const struct pinspect *);
+void		 pinspect_clear(struct pinspect *);
+void		 pcred_copy(struct pcred *, const struct pcred *);
+void		 pcred_clear(struct pcred *);
+bool		 policy_http_token(const char *);
 const char	*policy_unix_name(int);
 
 /* policy_list.c */
@@ -179,6 +212,7 @@ char		*decision_describe(const struct decision *);
 char		*decision_hint(const struct decision *);
 char		*decision_pattern(const struct decision *);
 void		 decision_clear(struct decision *);
+bool		 policy_path_match(const char *, const char *);
 bool		 pattern_intersect(const struct pitem *, const struct pitem *,
 		    struct pitem *);
 

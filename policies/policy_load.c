@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -45,7 +46,8 @@ enum key_kind {
 	KEY_VERSION,		/* an integer */
 	KEY_STRING,		/* one string */
 	KEY_LIST,		/* an array of strings */
-	KEY_MAP			/* an object of strings */
+	KEY_MAP,		/* an object of strings */
+	KEY_RECORDS		/* an array of objects, each to k_rec */
 };
 
 struct key;
@@ -58,12 +60,20 @@ struct key;
 typedef void (*key_fn)(struct loader *, const struct key *, const char *,
     const char *, const char *, const char *);
 
+/*
+ * A record handler takes one object of an array (already unwrapped) at
+ * path, whose origin is from.
+ */
+typedef void (*rec_fn)(struct loader *, const char *, const char *,
+    json_t *);
+
 struct key {
 	const char		*k_name;
 	enum key_kind		 k_kind;
 	key_fn			 k_fn;
 	size_t			 k_offset;	/* of a plist or pscalar */
 	const struct key	*k_table;	/* KEY_SECTION */
+	rec_fn			 k_rec;		/* KEY_RECORDS */
 };
 
 static void	key_mode(struct loader *, const struct key *, const char *,
@@ -82,39 +92,53 @@ static void	key_env_pass(struct loader *, const struct key *,
 		    const char *, const char *, const char *, const char *);
 static void	key_env_set(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
+static void	key_ca_dir(struct loader *, const struct key *, const char *,
+		    const char *, const char *, const char *);
+static void	rec_inspect(struct loader *, const char *, const char *,
+		    json_t *);
+static void	rec_cred(struct loader *, const char *, const char *,
+		    json_t *);
 
 #define AT(field)	offsetof(struct policy, field)
 
 static const struct key network_keys[] = {
-	{ "mode", KEY_STRING, key_mode, AT(p_mode), NULL },
-	{ "allow", KEY_LIST, key_pattern, AT(p_allow), NULL },
-	{ "deny", KEY_LIST, key_pattern, AT(p_deny), NULL },
-	{ "allow_files", KEY_LIST, key_list_file, AT(p_allow), NULL },
-	{ "deny_files", KEY_LIST, key_list_file, AT(p_deny), NULL },
-	{ "allow_cidrs", KEY_LIST, key_cidr, AT(p_cidrs), NULL },
-	{ "unix_sockets", KEY_STRING, key_unix, AT(p_unix), NULL },
-	{ NULL, 0, NULL, 0, NULL }
+	{ "mode", KEY_STRING, key_mode, AT(p_mode), NULL, NULL },
+	{ "allow", KEY_LIST, key_pattern, AT(p_allow), NULL, NULL },
+	{ "deny", KEY_LIST, key_pattern, AT(p_deny), NULL, NULL },
+	{ "allow_files", KEY_LIST, key_list_file, AT(p_allow), NULL, NULL },
+	{ "deny_files", KEY_LIST, key_list_file, AT(p_deny), NULL, NULL },
+	{ "allow_cidrs", KEY_LIST, key_cidr, AT(p_cidrs), NULL, NULL },
+	{ "unix_sockets", KEY_STRING, key_unix, AT(p_unix), NULL, NULL },
+	{ "inspect", KEY_RECORDS, NULL, 0, NULL, rec_inspect },
+	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
 static const struct key filesystem_keys[] = {
-	{ "write", KEY_LIST, key_path, AT(p_write), NULL },
-	{ "read_only", KEY_LIST, key_path, AT(p_read_only), NULL },
-	{ "deny", KEY_LIST, key_path, AT(p_hide), NULL },
-	{ NULL, 0, NULL, 0, NULL }
+	{ "write", KEY_LIST, key_path, AT(p_write), NULL, NULL },
+	{ "read_only", KEY_LIST, key_path, AT(p_read_only), NULL, NULL },
+	{ "deny", KEY_LIST, key_path, AT(p_hide), NULL, NULL },
+	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
 static const struct key env_keys[] = {
-	{ "pass", KEY_LIST, key_env_pass, AT(p_env_pass), NULL },
-	{ "set", KEY_MAP, key_env_set, AT(p_env_set), NULL },
-	{ NULL, 0, NULL, 0, NULL }
+	{ "pass", KEY_LIST, key_env_pass, AT(p_env_pass), NULL, NULL },
+	{ "set", KEY_MAP, key_env_set, AT(p_env_set), NULL, NULL },
+	{ NULL, 0, NULL, 0, NULL, NULL }
+};
+
+static const struct key tls_keys[] = {
+	{ "ca_dir", KEY_STRING, key_ca_dir, AT(p_ca_dir), NULL, NULL },
+	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
 static const struct key top_keys[] = {
-	{ "version", KEY_VERSION, NULL, 0, NULL },
-	{ "network", KEY_SECTION, NULL, 0, network_keys },
-	{ "filesystem", KEY_SECTION, NULL, 0, filesystem_keys },
-	{ "env", KEY_SECTION, NULL, 0, env_keys },
-	{ NULL, 0, NULL, 0, NULL }
+	{ "version", KEY_VERSION, NULL, 0, NULL, NULL },
+	{ "network", KEY_SECTION, NULL, 0, network_keys, NULL },
+	{ "filesystem", KEY_SECTION, NULL, 0, filesystem_keys, NULL },
+	{ "env", KEY_SECTION, NULL, 0, env_keys, NULL },
+	{ "credentials", KEY_RECORDS, NULL, 0, NULL, rec_cred },
+	{ "tls", KEY_SECTION, NULL, 0, tls_keys, NULL },
+	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
 static const char *const mode_names[] = { "none", "proxy", "host" };
@@ -187,10 +211,67 @@ plist_free(struct plist *pl)
 }
 
 void
+pinspect_clear(struct pinspect *in)
+{
+	pitem_clear(&in->in_host);
+	plist_free(&in->in_methods);
+	plist_free(&in->in_paths);
+}
+
+static void
+plist_copy(struct plist *dst, const struct plist *src)
+{
+	size_t	 i;
+
+	memset(dst, 0, sizeof(*dst));
+	for (i = 0; i < src->pl_n; i++)
+		pitem_copy(plist_add(dst), &src->pl_v[i]);
+	dst->pl_set = src->pl_set;
+}
+
+/* Makes dst a deep copy of src. */
+void
+pinspect_copy(struct pinspect *dst, const struct pinspect *src)
+{
+	pitem_copy(&dst->in_host, &src->in_host);
+	plist_copy(&dst->in_methods, &src->in_methods);
+	plist_copy(&dst->in_paths, &src->in_paths);
+}
+
+void
+pcred_clear(struct pcred *cr)
+{
+	pitem_clear(&cr->cr_host);
+	free(cr->cr_env);
+	free(cr->cr_header);
+	free(cr->cr_format);
+	memset(cr, 0, sizeof(*cr));
+}
+
+/* Makes dst a deep copy of src. */
+void
+pcred_copy(struct pcred *dst, const struct pcred *src)
+{
+	pitem_copy(&dst->cr_host, &src->cr_host);
+	dst->cr_env = xstrdup(src->cr_env);
+	dst->cr_header = xstrdup(src->cr_header);
+	dst->cr_format = xstrdup(src->cr_format);
+}
+
+void
 policy_free(struct policy *p)
 {
+	size_t	 i;
+
 	if (p == NULL)
 		return;
+	for (i = 0; i < p->p_ninspect; i++)
+		pinspect_clear(&p->p_inspect[i]);
+	free(p->p_inspect);
+	for (i = 0; i < p->p_ncreds; i++)
+		pcred_clear(&p->p_creds[i]);
+	free(p->p_creds);
+	plist_free(&p->p_ca_dir);
 	free(p->p_mode.ps_from);
 	free(p->p_unix.ps_from);
 	plist_free(&p->p_allow);
@@ -666,6 +747,356 @@ load_expect(struct loader *l, const json_t *v, json_type type,
 	return false;
 }
 
+/*
+ * tls.ca_dir: one path; a later trusted layer replaces it.  The workspace
+ * layer may not say which CA the sandbox trusts.
+ */
+static void
+key_ca_dir(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	struct plist	*pl = policy_field(l, k);
+	struct pitem	 it = { 0 };
+	char		*cause;
+
+	(void)value;
+	if (l->l_ctx->pc_untrusted) {
+		load_error(l, path, NULL, "a workspace policy may not name "
+		    "the CA (TLS inspection is set by trusted layers only)");
+		return;
+	}
+	if (policy_parse_path(text, l->l_ctx, &it, &cause) == -1) {
+		load_error(l, path, text, cause);
+		free(cause);
+		pitem_clear(&it);
+		return;
+	}
+	if (from != NULL)
+		it.pi_from = xstrdup(from);
+	else
+		xasprintf(&it.pi_from, "%s: %s", l->l_name, path);
+	plist_free(pl);
+	*plist_add(pl) = it;
+	pl->pl_set = true;
+}
+
+/* Says whether s is an RFC 9110 token (tchar, 1 to 64 bytes). */
+bool
+policy_http_token(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	if (n == 0 || n > 64)
+		return false;
+	for (; *s != '\0'; s++) {
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9'))
+			continue;
+		if (strchr("!#$%&'*+-.^_`|~", *s) == NULL)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Refuses the keys of a record not in names (listing them).  Returns
+ * whether all were known.
+ */
+static bool
+rec_known(struct loader *l, json_t *obj, const char *path,
+    const char *const *names)
+{
+	const char	*name;
+	const char	*const *np;
+	json_t		*v;
+	char		*known = NULL, *tmp, *shown;
+	bool		 ok = true;
+
+	json_object_foreach(obj, name, v) {
+		for (np = names; *np != NULL; np++)
+			if (strcmp(*np, name) == 0)
+				break;
+		if (*np != NULL)
+			continue;
+		if (known == NULL) {
+			known = xstrdup("");
+			for (np = names; *np != NULL; np++) {
+				xasprintf(&tmp, "%s%s\"%s\"", known,
+				    *known ? ", " : "", *np);
+				free(known);
+				known = tmp;
+			}
+		}
+		xasprintf(&tmp, "%s.%s", path, name);
+		shown = str_escape(tmp, strlen(tmp));
+		errlist_add(&l->l_errors, "%s: unknown key \"%s\" (known "
+		    "here: %s)", l->l_name, shown, known);
+		free(shown);
+		free(tmp);
+		ok = false;
+	}
+	free(known);
+	return ok;
+}
+
+/* Returns the string member name of obj, or NULL (reported). */
+static const char *
+rec_string(struct loader *l, json_t *obj, const char *path,
+    const char *name)
+{
+	json_t		*v;
+	char		*sub;
+	const char	*s = NULL;
+
+	xasprintf(&sub, "%s.%s", path, name);
+	if ((v = json_object_get(obj, name)) == NULL)
+		load_error(l, sub, NULL, "missing");
+	else if (load_expect(l, v, JSON_STRING, sub, "a string"))
+		s = json_string_value(v);
+	free(sub);
+	return s;
+}
+
+/*
+ * Parses the host of an inspect or credentials entry into it: a name or
+ * *.suffix, without port or address.  Returns 0 or -1 (reported).
+ */
+static int
+rec_host(struct loader *l, json_t *obj, const char *path, const char *from,
+    struct pitem *it)
+{
+	const char	*text;
+	char		*cause, *sub;
+	int		 rc = -1;
+
+	if ((text = rec_string(l, obj, path, "host")) == NULL)
+		return -1;
+	xasprintf(&sub, "%s.host", path);
+	if (policy_parse_pattern(text, it, &cause) == -1) {
+		load_error(l, sub, text, cause);
+		free(cause);
+	} else if (it->pi_kind == PAT_ADDR)
+		load_error(l, sub, text, "a host name or \"*.suffix\", not "
+		    "an address (inspection works on names)");
+	else if (it->pi_port != PORT_UNSET)
+		load_error(l, sub, text, "no port here: the rule holds on "
+		    "every port network.allow admits");
+	else
+		rc = 0;
+	free(sub);
+	if (from != NULL)
+		it->pi_from = xstrdup(from);
+	else
+		xasprintf(&it->pi_from, "%s: %s", l->l_name, path);
+	return rc;
+}
+
+/* Says why p is not a path rule ("/exact" or "/prefix*"), or NULL. */
+static const char *
+path_rule_error(const char *p)
+{
+	const char	*seg, *star;
+	size_t		 n = strlen(p), len;
+
+	if (p[0] != '/')
+		return "a path rule starts with '/'";
+	if (n > 1024)
+		return "longer than 1024 bytes";
+	if ((star = strchr(p, '*')) != NULL && star[1] != '\0')
+		return "'*' may only end a path rule (a prefix)";
+	for (; *p != '\0'; p++)
+		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f ||
+		    *p == '?' || *p == '#' || *p == '%' || *p == '\\')
+			return "only printable ASCII without spaces, '?', "
+			    "'#', '%' or '\\\\' (a rule is compared with the "
+			    "decoded path)";
+	for (seg = p - n; *seg != '\0'; seg += len) {
+		seg++;
+		len = strcspn(seg, "/");
+		if ((len == 1 && seg[0] == '.') ||
+		    (len == 2 && seg[0] == '.' && seg[1] == '.'))
+			return "no \".\" or \"..\" segments";
+	}
+	return NULL;
+}
+
+/*
+ * Fills pl from the array of strings obj.name, checked and made canonical
+ * by upper-casing (methods) or path_rule_error (paths).
+ */
+static void
+rec_strings(struct loader *l, json_t *obj, const char *path,
+    const char *name, bool methods, struct plist *pl)
+{
+	json_t		*arr, *v;
+	const char	*text, *why;
+	char		*sub, *elem, *up;
+	size_t		 i, j;
+
+	xasprintf(&sub, "%s.%s", path, name);
+	if ((arr = json_object_get(obj, name)) == NULL)
+		load_error(l, sub, NULL, "missing (list what is allowed)");
+	else if (load_expect(l, arr, JSON_ARRAY, sub, "an array of strings")
+	    && json_array_size(arr) == 0)
+		load_error(l, sub, NULL, "empty: an inspected host with "
+		    "nothing allowed is a deny; use network.deny");
+	else if (json_is_array(arr)) {
+		json_array_foreach(arr, i, v) {
+			xasprintf(&elem, "%s[%zu]", sub, i);
+			if (!load_expect(l, v, JSON_STRING, elem,
+			    "a string")) {
+				free(elem);
+				continue;
+			}
+			text = json_string_value(v);
+			if (methods && !policy_http_token(text))
+				load_error(l, elem, text, "not a method (an "
+				    "RFC 9110 token, as GET)");
+			else if (!methods &&
+			    (why = path_rule_error(text)) != NULL)
+				load_error(l, elem, text, why);
+			else if (pl->pl_n >= 1000)
+				load_error(l, elem, NULL, "too many entries");
+			else {
+				up = xstrdup(text);
+				for (j = 0; methods && up[j] != '\0'; j++)
+					if (up[j] >= 'a' && up[j] <= 'z')
+						up[j] -= 'a' - 'A';
+				plist_add(pl)->pi_text = up;
+			}
+			free(elem);
+		}
+		pl->pl_set = true;
+	}
+	free(sub);
+}
+
+static const char *const inspect_names[] = {
+	"host", "methods", "paths", NULL
+};
+
+/* network.inspect[i]: {"host", "methods", "paths"}. */
+static void
+rec_inspect(struct loader *l, const char *path, const char *from,
+    json_t *obj)
+{
+	struct pinspect	 in = { 0 };
+	size_t		 errors = l->l_errors.el_count;
+
+	if (l->l_ctx->pc_untrusted) {
+		load_error(l, path, NULL, "a workspace policy may not add "
+		    "TLS inspection rules (trusted layers only)");
+		return;
+	}
+	rec_known(l, obj, path, inspect_names);
+	rec_host(l, obj, path, from, &in.in_host);
+	rec_strings(l, obj, path, "methods", true, &in.in_methods);
+	rec_strings(l, obj, path, "paths", false, &in.in_paths);
+	if (l->l_errors.el_count != errors ||
+	    l->l_policy->p_ninspect >= POLICY_MAX_ITEMS) {
+		if (l->l_errors.el_count == errors)
+			load_error(l, path, NULL, "too many entries");
+		pinspect_clear(&in);
+		return;
+	}
+	l->l_policy->p_inspect = xreallocarray(l->l_policy->p_inspect,
+	    l->l_policy->p_ninspect + 1, sizeof(in));
+	l->l_policy->p_inspect[l->l_policy->p_ninspect++] = in;
+}
+
+/* Hop-by-hop headers and those the proxy itself frames the request with. */
+static const char *const cred_bad_headers[] = {
+	"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
+	"Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding",
+	"Upgrade", "Host", "Content-Length", NULL
+};
+
+/* Says why f is not a credential format, or NULL. */
+static const char *
+format_error(const char *f)
+{
+	const char	*p;
+	int		 n = 0;
+
+	if (strlen(f) > 1024)
+		return "longer than 1024 bytes";
+	for (p = f; *p != '\0'; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "no control characters (CR, LF, ...)";
+		if (*p != '%')
+			continue;
+		if (p[1] != 's')
+			return "'%' may only stand in the one \"%s\" (no "
+			    "\"%%\" or other conversions)";
+		n++;
+		p++;
+	}
+	if (n != 1)
+		return "exactly one \"%s\", where the secret goes";
+	return NULL;
+}
+
+static const char *const cred_names[] = {
+	"host", "env", "header", "format", NULL
+};
+
+/* credentials[i]: {"host", "env", "header", "format"}. */
+static void
+rec_cred(struct loader *l, const char *path, const char *from,
+    json_t *obj)
+{
+	struct pcred		 cr = { 0 };
+	const char		*env, *header, *format, *why;
+	const char *const	*h;
+	char			*sub;
+	size_t			 errors = l->l_errors.el_count;
+
+	if (l->l_ctx->pc_untrusted) {
+		load_error(l, path, NULL, "a workspace policy may not add "
+		    "credentials (trusted layers only)");
+		return;
+	}
+	rec_known(l, obj, path, cred_names);
+	rec_host(l, obj, path, from, &cr.cr_host);
+	xasprintf(&sub, "%s.env", path);
+	if ((env = rec_string(l, obj, path, "env")) != NULL &&
+	    !env_name_ok(env, false))
+		load_error(l, sub, env, "not a variable name (letters, "
+		    "digits and '_')");
+	free(sub);
+	xasprintf(&sub, "%s.header", path);
+	if ((header = rec_string(l, obj, path, "header")) != NULL) {
+		for (h = cred_bad_headers; *h != NULL; h++)
+			if (strcasecmp(*h, header) == 0)
+				break;
+		if (!policy_http_token(header))
+			load_error(l, sub, header, "not a header name (an "
+			    "RFC 9110 token)");
+		else if (*h != NULL)
+			load_error(l, sub, header, "a hop-by-hop or framing "
+			    "header cannot carry a credential");
+	}
+	free(sub);
+	xasprintf(&sub, "%s.format", path);
+	if ((format = rec_string(l, obj, path, "format")) != NULL &&
+	    (why = format_error(format)) != NULL)
+		load_error(l, sub, format, why);
+	free(sub);
+	if (l->l_errors.el_count != errors ||
+	    l->l_policy->p_ncreds >= POLICY_MAX_ITEMS) {
+		if (l->l_errors.el_count == errors)
+			load_error(l, path, NULL, "too many entries");
+		pcred_clear(&cr);
+		return;
+	}
+	cr.cr_env = xstrdup(env);
+	cr.cr_header = xstrdup(header);
+	cr.cr_format = xstrdup(format);
+	l->l_policy->p_creds = xreallocarray(l->l_policy->p_creds,
+	    l->l_policy->p_ncreds + 1, sizeof(cr));
+	l->l_policy->p_creds[l->l_policy->p_ncreds++] = cr;
+}
+
 /* Checks that v is a string (after unwrapping) and hands it to k. */
 static void
 load_string(struct loader *l, const struct key *k, json_t *v,
@@ -724,6 +1155,19 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 		json_object_foreach(v, name, elem) {
 			xasprintf(&sub, "%s.%s", path, name);
 			load_string(l, k, elem, sub, name);
+			free(sub);
+		}
+		return;
+	case KEY_RECORDS:
+		if (!load_expect(l, v, JSON_ARRAY, path,
+		    "an array of objects"))
+			return;
+		json_array_foreach(v, i, elem) {
+			xasprintf(&sub, "%s[%zu]", path, i);
+			if ((elem = load_unwrap(l, elem, sub, &name)) !=
+			    NULL && load_expect(l, elem, JSON_OBJECT, sub,
+			    "an object"))
+				k->k_rec(l, sub, name, elem);
 			free(sub);
 		}
 		return;

@@ -372,6 +372,22 @@ port_intersect(int a, int b, int *out)
  * not empty; out gets a fresh item (pitem_clear frees it) whose origin
  * names both.  Returns whether the intersection is non-empty.
  */
+/*
+ * Says whether a network.inspect path rule admits the request path:
+ * "/a/b" admits "/a/b" only; "/a/" then '*' admits "/a/" and everything
+ * that starts with it, not "/a".  Byte for byte, case-sensitive, on the path
+ * without its query, once the proxy has decoded and normalised it.
+ */
+bool
+policy_path_match(const char *rule, const char *path)
+{
+	size_t	 n = strlen(rule);
+
+	if (n > 0 && rule[n - 1] == '*')
+		return strncmp(rule, path, n - 1) == 0;
+	return strcmp(rule, path) == 0;
+}
+
 bool
 pattern_intersect(const struct pitem *a, const struct pitem *b,
     struct pitem *out)

@@ -11,7 +11,8 @@
  * layer came with the code (git clone) and is untrusted: it may only
  * tighten.  Its allowlists intersect with what is already allowed, its
  * denylists are added, network.mode and unix_sockets only move toward the
- * stricter value, write roots only shrink, and it may not set variables.
+ * stricter value, write roots only shrink, and it may not set variables,
+ * name credentials, inspect TLS or choose the CA.
  * Intersections are computed on the rules themselves, so the merged
  * policy is again a plain policy that `policy show` can print.
  */
@@ -89,6 +90,33 @@ policy_merge(struct policy *dst, const struct policy *layer)
 		pitem_copy(&dst->p_env_set.pl_v[j], it);
 	}
 	dst->p_env_set.pl_set |= layer->p_env_set.pl_set;
+
+	/* TLS inspection (issue 7): lists grow, a later CA folder wins. */
+	if (layer->p_ninspect != 0)
+		dst->p_inspect = xreallocarray(dst->p_inspect,
+		    dst->p_ninspect + layer->p_ninspect,
+		    sizeof(*dst->p_inspect));
+	for (i = 0; i < layer->p_ninspect; i++) {
+		memset(&dst->p_inspect[dst->p_ninspect], 0,
+		    sizeof(*dst->p_inspect));
+		pinspect_copy(&dst->p_inspect[dst->p_ninspect++],
+		    &layer->p_inspect[i]);
+	}
+	if (layer->p_ncreds != 0)
+		dst->p_creds = xreallocarray(dst->p_creds,
+		    dst->p_ncreds + layer->p_ncreds, sizeof(*dst->p_creds));
+	for (i = 0; i < layer->p_ncreds; i++) {
+		memset(&dst->p_creds[dst->p_ncreds], 0,
+		    sizeof(*dst->p_creds));
+		pcred_copy(&dst->p_creds[dst->p_ncreds++],
+		    &layer->p_creds[i]);
+	}
+	if (layer->p_ca_dir.pl_n != 0) {
+		for (i = 0; i < dst->p_ca_dir.pl_n; i++)
+			pitem_clear(&dst->p_ca_dir.pl_v[i]);
+		dst->p_ca_dir.pl_n = 0;
+		plist_append(&dst->p_ca_dir, &layer->p_ca_dir);
+	}
 }
 
 /* A single value moves only toward the stricter (smaller) one. */
@@ -216,6 +244,11 @@ policy_narrow(struct policy *dst, const struct policy *ws)
 		dst->p_read_only.pl_v[i].pi_untrusted = true;
 	plist_append(&dst->p_hide, &ws->p_hide);
 	plist_intersect(&dst->p_env_pass, &ws->p_env_pass, MEET_ENV);
+	/*
+	 * network.inspect, credentials and tls: the loader refuses them in
+	 * the workspace layer, so there is nothing to narrow.  A layer
+	 * that has them anyway (built in memory) adds nothing here.
+	 */
 }
 
 /*

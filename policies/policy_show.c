@@ -42,6 +42,64 @@ show_scalar(json_t *obj, const char *key, const struct pscalar *ps,
 		    ps->ps_from, annotate));
 }
 
+/* Fills obj[key] with the texts of pl, never annotated. */
+static void
+show_texts(json_t *obj, const char *key, const struct plist *pl)
+{
+	json_t	*a = json_array();
+	size_t	 i;
+
+	for (i = 0; i < pl->pl_n; i++)
+		json_array_append_new(a, json_string(pl->pl_v[i].pi_text));
+	json_object_set_new(obj, key, a);
+}
+
+/*
+ * network.inspect, credentials and tls, printed only when a layer set
+ * them, so a policy without them shows as before.  Each entry is
+ * annotated as a whole.
+ */
+static void
+show_tls(json_t *root, json_t *net, const struct policy *p, bool annotate)
+{
+	json_t			*a, *o, *tls;
+	const struct pinspect	*in;
+	const struct pcred	*cr;
+	size_t			 i;
+
+	if (p->p_ninspect != 0) {
+		a = json_array();
+		for (i = 0; i < p->p_ninspect; i++) {
+			in = &p->p_inspect[i];
+			o = json_pack("{s:s}", "host", in->in_host.pi_text);
+			show_texts(o, "methods", &in->in_methods);
+			show_texts(o, "paths", &in->in_paths);
+			json_array_append_new(a, show_value(o,
+			    in->in_host.pi_from, annotate));
+		}
+		json_object_set_new(net, "inspect", a);
+	}
+	if (p->p_ncreds != 0) {
+		a = json_array();
+		for (i = 0; i < p->p_ncreds; i++) {
+			cr = &p->p_creds[i];
+			o = json_pack("{s:s,s:s,s:s,s:s}",
+			    "host", cr->cr_host.pi_text, "env", cr->cr_env,
+			    "header", cr->cr_header, "format", cr->cr_format);
+			json_array_append_new(a, show_value(o,
+			    cr->cr_host.pi_from, annotate));
+		}
+		json_object_set_new(root, "credentials", a);
+	}
+	if (p->p_ca_dir.pl_n != 0) {
+		tls = json_object();
+		json_object_set_new(tls, "ca_dir", show_value(json_string(
+		    p->p_ca_dir.pl_v[0].pi_text), p->p_ca_dir.pl_v[0].pi_from,
+		    annotate));
+		json_object_set_new(root, "tls", tls);
+	}
+}
+
 /* Returns the policy as a new JSON object (caller json_decref()s it). */
 json_t *
 policy_to_json(const struct policy *p, bool annotate)
@@ -79,5 +137,6 @@ policy_to_json(const struct policy *p, bool annotate)
 		    p->p_env_set.pl_v[i].pi_from, annotate));
 	json_object_set_new(env, "set", set);
 	json_object_set_new(root, "env", env);
+	show_tls(root, net, p, annotate);
 	return root;
 }
