@@ -64,7 +64,7 @@ test_unknown_keys(void **state)
 	(void)state;
 	refused("{\"version\": 1, \"netwrk\": {}}",
 	    "unknown key \"netwrk\" (known here: \"version\", \"network\", "
-	    "\"filesystem\", \"env\")");
+	    "\"filesystem\", \"env\", \"credentials\", \"tls\")");
 	refused("{\"version\": 1, \"network\": {\"alow\": []}}",
 	    "unknown key \"network.alow\" (known here: \"mode\", \"allow\"");
 	refused("{\"version\": 1, \"filesystem\": {\"writable\": []}}",
@@ -230,6 +230,213 @@ test_all_errors_at_once(void **state)
 	free(cause);
 }
 
+#define INSPECT(entry)	"{\"version\": 1, \"network\": {\"inspect\": [" \
+			    entry "]}}"
+#define CRED(entry)	"{\"version\": 1, \"credentials\": [" entry "]}"
+#define GOOD_INSPECT	"\"host\": \"api.test\", \"methods\": [\"GET\"], " \
+			    "\"paths\": [\"/a\"]"
+#define GOOD_CRED	"\"host\": \"api.test\", \"env\": \"TOKEN\", " \
+			    "\"header\": \"Authorization\", \"format\": " \
+			    "\"Bearer %s\""
+
+/* network.inspect, credentials and tls (issue 7): what is accepted. */
+static void
+test_tls_keys_good(void **state)
+{
+	struct policy	*p;
+	char		*cause;
+
+	(void)state;
+	p = load("{\"version\": 1, \"network\": {\"inspect\": ["
+	    "{\"host\": \"API.GitHub.com.\", \"methods\": [\"get\", "
+	    "\"HEAD\", \"M-SEARCH\"], \"paths\": [\"/repos/myorg/*\", "
+	    "\"/user\"]},"
+	    "{\"value\": {\"host\": \"*.example.test\", \"methods\": "
+	    "[\"POST\"], \"paths\": [\"/\"]}, \"from\": \"earlier\"}]},"
+	    " \"credentials\": [{\"host\": \"api.github.com\", \"env\": "
+	    "\"GITHUB_TOKEN\", \"header\": \"Authorization\", \"format\": "
+	    "\"Bearer %s\"}, {\"host\": \"*.example.test\", \"env\": \"K\","
+	    " \"header\": \"X-Api-Key\", \"format\": \"%s\"}],"
+	    " \"tls\": {\"ca_dir\": \"~/.local/share/cordon/ca\"}}", &cause);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	assert_int_equal(p->p_ninspect, 2);
+	assert_string_equal(p->p_inspect[0].in_host.pi_text, "api.github.com");
+	assert_int_equal(p->p_inspect[0].in_host.pi_kind, PAT_NAME);
+	assert_int_equal(p->p_inspect[0].in_methods.pl_n, 3);
+	assert_string_equal(p->p_inspect[0].in_methods.pl_v[0].pi_text, "GET");
+	assert_string_equal(p->p_inspect[0].in_methods.pl_v[2].pi_text,
+	    "M-SEARCH");
+	assert_string_equal(p->p_inspect[0].in_paths.pl_v[0].pi_text,
+	    "/repos/myorg/*");
+	assert_string_equal(p->p_inspect[0].in_host.pi_from,
+	    "test.json: network.inspect[0]");
+	assert_int_equal(p->p_inspect[1].in_host.pi_kind, PAT_SUFFIX);
+	assert_string_equal(p->p_inspect[1].in_host.pi_from, "earlier");
+	assert_int_equal(p->p_ncreds, 2);
+	assert_string_equal(p->p_creds[0].cr_env, "GITHUB_TOKEN");
+	assert_string_equal(p->p_creds[0].cr_header, "Authorization");
+	assert_string_equal(p->p_creds[0].cr_format, "Bearer %s");
+	assert_string_equal(p->p_creds[1].cr_host.pi_text, "*.example.test");
+	assert_int_equal(p->p_ca_dir.pl_n, 1);
+	assert_string_equal(p->p_ca_dir.pl_v[0].pi_text,
+	    "/home/user/.local/share/cordon/ca");
+	policy_free(p);
+}
+
+/* Each check on network.inspect and credentials, one at a time. */
+static void
+test_tls_keys_refused(void **state)
+{
+	(void)state;
+	refused("{\"version\": 1, \"network\": {\"inspect\": {}}}",
+	    "network.inspect: expected an array of objects");
+	refused(INSPECT("\"api.test\""),
+	    "network.inspect[0]: expected an object, found a string");
+	refused(INSPECT("{" GOOD_INSPECT ", \"query\": []}"),
+	    "unknown key \"network.inspect[0].query\" (known here: "
+	    "\"host\", \"methods\", \"paths\")");
+	refused(INSPECT("{\"methods\": [\"GET\"], \"paths\": [\"/\"]}"),
+	    "network.inspect[0].host: missing");
+	refused(INSPECT("{\"host\": \"*\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/\"]}"), "\"*\" alone would allow");
+	refused(INSPECT("{\"host\": \"a*.test\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/\"]}"), "'*' may only stand as the whole");
+	refused(INSPECT("{\"host\": \"10.0.0.1\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/\"]}"), "not an address");
+	refused(INSPECT("{\"host\": \"a.test:443\", \"methods\": "
+	    "[\"GET\"], \"paths\": [\"/\"]}"), "no port here");
+	refused(INSPECT("{\"host\": 1, \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/\"]}"), "host: expected a string, found a number");
+	refused(INSPECT("{\"host\": \"a.test\", \"paths\": [\"/\"]}"),
+	    "network.inspect[0].methods: missing");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [], "
+	    "\"paths\": [\"/\"]}"), "methods: empty");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GE T\"], "
+	    "\"paths\": [\"/\"]}"), "methods[0]: \"GE T\": not a method");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GET\", "
+	    "\"G(\"], \"paths\": [\"/\"]}"), "methods[1]");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"\"], "
+	    "\"paths\": [\"/\"]}"), "not a method");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GET\"]}"),
+	    "paths: missing");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"repos\"]}"), "starts with '/'");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/a/*/b\"]}"), "'*' may only end");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/a?x=1\"]}"), "only printable ASCII");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/a b\"]}"), "only printable ASCII");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/a%2fb\"]}"), "only printable ASCII");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/a/../b\"]}"), "no \".\" or \"..\" segments");
+	refused(INSPECT("{\"host\": \"a.test\", \"methods\": [\"GET\"], "
+	    "\"paths\": [\"/a/.\"]}"), "segments");
+
+	refused("{\"version\": 1, \"credentials\": {}}",
+	    "credentials: expected an array of objects");
+	refused(CRED("{" GOOD_CRED ", \"value_from\": \"x\"}"),
+	    "unknown key \"credentials[0].value_from\" (known here: "
+	    "\"host\", \"env\", \"header\", \"format\")");
+	refused(CRED("{\"host\": \"[::1]\", \"env\": \"T\", \"header\": "
+	    "\"A\", \"format\": \"%s\"}"), "credentials[0].host");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"1T\", \"header\": "
+	    "\"A\", \"format\": \"%s\"}"),
+	    "credentials[0].env: \"1T\": not a variable name");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T*\", \"header\": "
+	    "\"A\", \"format\": \"%s\"}"), "not a variable name");
+	refused(CRED("{\"host\": \"a.test\", \"header\": \"A\", "
+	    "\"format\": \"%s\"}"), "credentials[0].env: missing");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"X Key\", \"format\": \"%s\"}"), "not a header name");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"X:Key\", \"format\": \"%s\"}"), "not a header name");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"host\", \"format\": \"%s\"}"), "hop-by-hop or framing");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"Content-Length\", \"format\": \"%s\"}"), "hop-by-hop");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"Transfer-Encoding\", \"format\": \"%s\"}"), "hop-by-hop");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"connection\", \"format\": \"%s\"}"), "hop-by-hop");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"Proxy-Authorization\", \"format\": \"%s\"}"), "hop-by-hop");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"A\", \"format\": \"Bearer\"}"), "exactly one \"%s\"");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"A\", \"format\": \"%s %s\"}"), "exactly one \"%s\"");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"A\", \"format\": \"%d\"}"), "'%' may only stand");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"A\", \"format\": \"100%% %s\"}"), "'%' may only stand");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"A\", \"format\": \"%s%\"}"), "'%' may only stand");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"A\", \"format\": \"%s\\r\\nX-Evil: 1\"}"),
+	    "no control characters");
+	refused(CRED("{\"host\": \"a.test\", \"env\": \"T\", \"header\": "
+	    "\"A\", \"format\": \"%s\\n\"}"), "no control characters");
+
+	refused("{\"version\": 1, \"tls\": {\"ca_dir\": \"\"}}",
+	    "tls.ca_dir: \"\": empty path");
+	refused("{\"version\": 1, \"tls\": {\"ca_dir\": \"~bob/ca\"}}",
+	    "\"~user\" paths are not supported");
+	refused("{\"version\": 1, \"tls\": {\"ca_dir\": 1}}",
+	    "tls.ca_dir: expected a string");
+	refused("{\"version\": 1, \"tls\": {\"ca\": \"x\"}}",
+	    "unknown key \"tls.ca\" (known here: \"ca_dir\")");
+}
+
+/* The workspace layer may not use any of them, even one that is valid. */
+static void
+test_tls_keys_workspace(void **state)
+{
+	struct policy_ctx	 wctx = ctx;
+	struct policy		*p;
+	char			*cause;
+	const char		*texts[] = {
+		INSPECT("{" GOOD_INSPECT "}"),
+		CRED("{" GOOD_CRED "}"),
+		"{\"version\": 1, \"tls\": {\"ca_dir\": \"ca\"}}",
+	};
+	const char		*want[] = {
+		"network.inspect[0]: a workspace policy may not add TLS "
+		    "inspection rules",
+		"credentials[0]: a workspace policy may not add credentials",
+		"tls.ca_dir: a workspace policy may not name the CA",
+	};
+	size_t			 i;
+
+	(void)state;
+	wctx.pc_untrusted = true;
+	for (i = 0; i < 3; i++) {
+		p = policy_load_buffer(texts[i], strlen(texts[i]),
+		    ".cordon/policy.json", &wctx, &cause);
+		assert_null(p);
+		assert_contains(cause, want[i]);
+		free(cause);
+	}
+}
+
+/* The documented matching rule of network.inspect paths. */
+static void
+test_path_match(void **state)
+{
+	(void)state;
+	assert_true(policy_path_match("/user", "/user"));
+	assert_false(policy_path_match("/user", "/user/"));
+	assert_false(policy_path_match("/user", "/users"));
+	assert_false(policy_path_match("/user", "/USER"));
+	assert_true(policy_path_match("/repos/myorg/*", "/repos/myorg/"));
+	assert_true(policy_path_match("/repos/myorg/*", "/repos/myorg/x/y"));
+	assert_false(policy_path_match("/repos/myorg/*", "/repos/myorg"));
+	assert_false(policy_path_match("/repos/myorg/*", "/repos/myorgx"));
+	assert_true(policy_path_match("/repos*", "/reposx"));
+	assert_true(policy_path_match("/*", "/"));
+}
+
 /* Writes text to a new file under dir and returns its path. */
 static char *
 write_file(const char *dir, const char *name, const char *text)
@@ -352,6 +559,10 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_all_errors_at_once),
 		cmocka_unit_test(test_list_files),
+		cmocka_unit_test(test_tls_keys_good),
+		cmocka_unit_test(test_tls_keys_refused),
+		cmocka_unit_test(test_tls_keys_workspace),
+		cmocka_unit_test(test_path_match),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -261,6 +261,102 @@ test_show_roundtrip(void **state)
 	policy_free(p);
 }
 
+static const char *tls_a =
+    "{\"version\": 1, \"network\": {\"inspect\": [{\"host\": "
+    "\"api.github.com\", \"methods\": [\"GET\", \"HEAD\"], \"paths\": "
+    "[\"/repos/myorg/*\"]}]}, \"credentials\": [{\"host\": "
+    "\"api.github.com\", \"env\": \"GITHUB_TOKEN\", \"header\": "
+    "\"Authorization\", \"format\": \"Bearer %s\"}],"
+    " \"tls\": {\"ca_dir\": \"/etc/ca\"}}";
+static const char *tls_b =
+    "{\"version\": 1, \"network\": {\"inspect\": [{\"host\": "
+    "\"*.example.test\", \"methods\": [\"POST\"], \"paths\": "
+    "[\"/upload\"]}]}, \"credentials\": [{\"host\": "
+    "\"*.example.test\", \"env\": \"KEY\", \"header\": "
+    "\"X-Key\", \"format\": \"%s\"}], \"tls\": {\"ca_dir\": \"~/ca\"}}";
+
+/*
+ * Trusted layers: inspect and credentials append, a later tls.ca_dir
+ * replaces; the workspace layer leaves them as they are; `policy show`
+ * prints them and its output loads back to the same.
+ */
+static void
+test_tls_keys_merge(void **state)
+{
+	struct policy	*p, *a, *b, *ws, *back;
+	json_t		*j1, *j2;
+	char		*s1, *s2, *cause;
+
+	(void)state;
+	p = policy_new();
+	a = load_as(tls_a, false);
+	b = load_as(tls_b, false);
+	policy_merge(p, a);
+	policy_merge(p, b);
+	assert_int_equal(p->p_ninspect, 2);
+	assert_string_equal(p->p_inspect[0].in_host.pi_text, "api.github.com");
+	assert_string_equal(p->p_inspect[1].in_host.pi_text, "*.example.test");
+	assert_string_equal(p->p_inspect[1].in_paths.pl_v[0].pi_text,
+	    "/upload");
+	assert_int_equal(p->p_ncreds, 2);
+	assert_string_equal(p->p_creds[1].cr_env, "KEY");
+	assert_int_equal(p->p_ca_dir.pl_n, 1);
+	assert_string_equal(p->p_ca_dir.pl_v[0].pi_text, "/h/ca");
+	assert_string_equal(p->p_ca_dir.pl_v[0].pi_from, "t.json: tls.ca_dir");
+
+	/* A later layer without tls.ca_dir keeps the earlier one. */
+	ws = load_as("{\"version\": 1, \"network\": {\"deny\": "
+	    "[\"x.test\"]}}", false);
+	policy_merge(p, ws);
+	assert_string_equal(p->p_ca_dir.pl_v[0].pi_text, "/h/ca");
+	policy_free(ws);
+
+	/* The workspace layer changes none of them. */
+	ws = load_as("{\"version\": 1, \"network\": {\"allow\": "
+	    "[\"api.github.com\"]}}", true);
+	policy_narrow(p, ws);
+	assert_int_equal(p->p_ninspect, 2);
+	assert_int_equal(p->p_ncreds, 2);
+	assert_int_equal(p->p_ca_dir.pl_n, 1);
+	policy_free(ws);
+
+	j1 = policy_to_json(p, true);
+	s1 = json_dumps(j1, JSON_INDENT(2));
+	if ((back = policy_load_buffer(s1, strlen(s1), "shown.json", &ctx,
+	    &cause)) == NULL)
+		fail_msg("%s", cause);
+	j2 = policy_to_json(back, true);
+	s2 = json_dumps(j2, JSON_INDENT(2));
+	assert_string_equal(s1, s2);
+	assert_contains(s1, "\"format\": \"Bearer %s\"");
+	assert_contains(s1, "\"from\": \"t.json: network.inspect[0]\"");
+	assert_contains(s1, "\"from\": \"t.json: credentials[0]\"");
+	free(s1);
+	free(s2);
+	json_decref(j1);
+	json_decref(j2);
+
+	/* Plain output too, and no keys when none were set. */
+	j1 = policy_to_json(back, false);
+	s1 = json_dumps(j1, JSON_COMPACT);
+	assert_contains(s1, "\"methods\":[\"GET\",\"HEAD\"]");
+	assert_contains(s1, "\"tls\":{\"ca_dir\":\"/h/ca\"}");
+	free(s1);
+	json_decref(j1);
+	policy_free(back);
+	back = policy_new();
+	j1 = policy_to_json(back, false);
+	assert_null(json_object_get(j1, "credentials"));
+	assert_null(json_object_get(j1, "tls"));
+	assert_null(json_object_get(json_object_get(j1, "network"),
+	    "inspect"));
+	json_decref(j1);
+	policy_free(back);
+	policy_free(a);
+	policy_free(b);
+	policy_free(p);
+}
+
 /* The built-in defaults are policies/default.json, and mean what it says. */
 static void
 test_defaults(void **state)
@@ -300,6 +396,7 @@ main(void)
 		cmocka_unit_test(test_pattern_intersect),
 		cmocka_unit_test(test_show_roundtrip),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_tls_keys_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
