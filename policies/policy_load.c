@@ -908,7 +908,7 @@ path_rule_error(const char *p)
 		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f ||
 		    *p == '?' || *p == '#' || *p == '%' || *p == '\\')
 			return "only printable ASCII without spaces, '?', "
-			    "'#', '%' or '\\\\' (a rule is compared with the "
+			    "'#', '%' or '\\' (a rule is compared with the "
 			    "decoded path)";
 	for (seg = p - n; *seg != '\0'; seg += len) {
 		seg++;
