@@ -76,7 +76,7 @@ struct pscalar {
  * in_host.pi_from says where the entry came from.
  */
 struct pinspect {
-	struct pitem	 in_host;	/* PAT_NAME or PAT_SUFFIX, no port */
+	struct pitem	 in_host;	/* a name or *.suffix, no port */
 	struct plist	 in_methods;	/* upper-case tokens */
 	struct plist	 in_paths;	/* "/exact" or "/prefix*" */
 };
@@ -87,7 +87,7 @@ struct pinspect {
  * checked; not enforced yet (issue 7).
  */
 struct pcred {
-	struct pitem	 cr_host;	/* as in_host; pi_from is the origin */
+	struct pitem	 cr_host;	/* as in_host, with pi_from */
 	char		*cr_env;
 	char		*cr_header;
 	char		*cr_format;	/* exactly one "%s" */

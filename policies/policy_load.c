@@ -762,7 +762,7 @@ key_ca_dir(struct loader *l, const struct key *k, const char *path,
 	(void)value;
 	if (l->l_ctx->pc_untrusted) {
 		load_error(l, path, NULL, "a workspace policy may not name "
-		    "the CA (TLS inspection is set by trusted layers only)");
+		    "the CA; put it in your user policy or a --policy file");
 		return;
 	}
 	if (policy_parse_path(text, l->l_ctx, &it, &cause) == -1) {
@@ -985,7 +985,8 @@ rec_inspect(struct loader *l, const char *path, const char *from,
 
 	if (l->l_ctx->pc_untrusted) {
 		load_error(l, path, NULL, "a workspace policy may not add "
-		    "TLS inspection rules (trusted layers only)");
+		    "TLS inspection rules; put them in your user policy or a "
+		    "--policy file");
 		return;
 	}
 	rec_known(l, obj, path, inspect_names);
@@ -1053,7 +1054,8 @@ rec_cred(struct loader *l, const char *path, const char *from,
 
 	if (l->l_ctx->pc_untrusted) {
 		load_error(l, path, NULL, "a workspace policy may not add "
-		    "credentials (trusted layers only)");
+		    "credentials; put them in your user policy or a --policy "
+		    "file");
 		return;
 	}
 	rec_known(l, obj, path, cred_names);
@@ -1122,6 +1124,17 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 	char		*sub;
 	size_t		 i;
 
+	/* TLS inspection is the trusted layers' alone, even empty. */
+	if (l->l_ctx->pc_untrusted && (k->k_kind == KEY_RECORDS ||
+	    k->k_table == tls_keys)) {
+		xasprintf(&sub, "a workspace policy may not use \"%s\" (it "
+		    "chooses what TLS is opened, with which CA and secrets); "
+		    "put it in your user policy or a --policy file",
+		    k->k_name);
+		load_error(l, path, NULL, sub);
+		free(sub);
+		return;
+	}
 	switch (k->k_kind) {
 	case KEY_SECTION:
 		if (load_expect(l, v, JSON_OBJECT, path, "an object"))

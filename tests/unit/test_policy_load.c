@@ -400,18 +400,24 @@ test_tls_keys_workspace(void **state)
 		INSPECT("{" GOOD_INSPECT "}"),
 		CRED("{" GOOD_CRED "}"),
 		"{\"version\": 1, \"tls\": {\"ca_dir\": \"ca\"}}",
+		NULL, NULL, NULL
 	};
 	const char		*want[] = {
-		"network.inspect[0]: a workspace policy may not add TLS "
-		    "inspection rules",
-		"credentials[0]: a workspace policy may not add credentials",
-		"tls.ca_dir: a workspace policy may not name the CA",
+		"network.inspect: a workspace policy may not use \"inspect\"",
+		"credentials: a workspace policy may not use \"credentials\"",
+		"tls: a workspace policy may not use \"tls\"",
+		"network.inspect: a workspace policy may not use",
+		"credentials: a workspace policy may not use",
+		"tls: a workspace policy may not use",
 	};
 	size_t			 i;
 
 	(void)state;
+	texts[3] = INSPECT("");
+	texts[4] = CRED("");
+	texts[5] = "{\"version\": 1, \"tls\": {}}";
 	wctx.pc_untrusted = true;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 6; i++) {
 		p = policy_load_buffer(texts[i], strlen(texts[i]),
 		    ".cordon/policy.json", &wctx, &cause);
 		assert_null(p);
