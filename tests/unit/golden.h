@@ -71,6 +71,26 @@ golden_read(const char *path)
 	return buf;
 }
 
+/* A policy from JSON text over the built-in defaults, as the cases are. */
+static struct policy *
+golden_policy(const char *json)
+{
+	struct policy_ctx	 ctx = {
+		.pc_workspace = GOLDEN_WORKSPACE,
+		.pc_home = GOLDEN_HOME,
+	};
+	struct policy		*p, *layer;
+	char			*cause;
+
+	if ((p = policy_defaults(&ctx, &cause)) == NULL ||
+	    (layer = policy_load_buffer(json, strlen(json), "t.json", &ctx,
+	    &cause)) == NULL)
+		fail_msg("%s", cause);
+	policy_merge(p, layer);
+	policy_free(layer);
+	return p;
+}
+
 static void
 golden_load(struct golden *g, const char *name)
 {

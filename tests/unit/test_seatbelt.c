@@ -175,26 +175,6 @@ make(const struct policy *p, int port, char **cause)
 	return seatbelt_profile(p, &o, cause);
 }
 
-/* Loads a policy from JSON over the built-in defaults. */
-static struct policy *
-load(const char *json)
-{
-	struct policy_ctx	 ctx = {
-		.pc_workspace = GOLDEN_WORKSPACE,
-		.pc_home = GOLDEN_HOME,
-	};
-	struct policy		*p, *layer;
-	char			*cause;
-
-	if ((p = policy_defaults(&ctx, &cause)) == NULL ||
-	    (layer = policy_load_buffer(json, strlen(json), "t.json", &ctx,
-	    &cause)) == NULL)
-		fail_msg("%s", cause);
-	policy_merge(p, layer);
-	policy_free(layer);
-	return p;
-}
-
 /* A path made of quotes and parentheses stays one string. */
 static void
 test_quote_path(void **state)
@@ -203,7 +183,7 @@ test_quote_path(void **state)
 	char		*text, *cause;
 
 	(void)state;
-	p = load("{\"version\": 1, \"filesystem\": {\"write\": "
+	p = golden_policy("{\"version\": 1, \"filesystem\": {\"write\": "
 	    "[\"/tmp/x\\\") (allow network*) (allow default) (\\\"\"]}}");
 	text = make(p, 3128, &cause);
 	assert_non_null(text);
@@ -213,7 +193,7 @@ test_quote_path(void **state)
 	free(text);
 	policy_free(p);
 
-	p = load("{\"version\": 1, \"filesystem\": {\"deny\": "
+	p = golden_policy("{\"version\": 1, \"filesystem\": {\"deny\": "
 	    "[\"/x\\\\\\\") (allow network*) ;\"]}}");
 	text = make(p, 3128, &cause);
 	assert_non_null(text);
@@ -222,7 +202,7 @@ test_quote_path(void **state)
 	free(text);
 	policy_free(p);
 
-	p = load("{\"version\": 1, \"filesystem\": {\"write\": "
+	p = golden_policy("{\"version\": 1, \"filesystem\": {\"write\": "
 	    "[\"/tmp/a\\nb\"]}}");
 	assert_null(make(p, 3128, &cause));
 	assert_contains(cause, "control character");
@@ -237,13 +217,13 @@ test_refusals(void **state)
 	char		*cause;
 
 	(void)state;
-	p = load("{\"version\": 1}");
+	p = golden_policy("{\"version\": 1}");
 	assert_null(make(p, 0, &cause));
 	assert_contains(cause, "--proxy-port");
 	free(cause);
 	policy_free(p);
 
-	p = load("{\"version\": 1, \"filesystem\": {\"write\": [\"/\", "
+	p = golden_policy("{\"version\": 1, \"filesystem\": {\"write\": [\"/\", "
 	    "\"/dev/x\"]}}");
 	assert_null(make(p, 3128, &cause));
 	assert_contains(cause, "may not be / or under /dev");
@@ -251,7 +231,7 @@ test_refusals(void **state)
 	policy_free(p);
 
 	/* No port needed without the proxy. */
-	p = load("{\"version\": 1, \"network\": {\"mode\": \"none\"}}");
+	p = golden_policy("{\"version\": 1, \"network\": {\"mode\": \"none\"}}");
 	cause = make(p, 0, &cause);
 	assert_non_null(cause);
 	assert_null(strstr(cause, "network-"));

@@ -43,25 +43,6 @@ test_quote(void **state)
 	free(s);
 }
 
-static struct policy *
-load(const char *json)
-{
-	struct policy_ctx	 ctx = {
-		.pc_workspace = GOLDEN_WORKSPACE,
-		.pc_home = GOLDEN_HOME,
-	};
-	struct policy		*p, *layer;
-	char			*cause;
-
-	if ((p = policy_defaults(&ctx, &cause)) == NULL ||
-	    (layer = policy_load_buffer(json, strlen(json), "t.json", &ctx,
-	    &cause)) == NULL)
-		fail_msg("%s", cause);
-	policy_merge(p, layer);
-	policy_free(layer);
-	return p;
-}
-
 static void
 test_refusals(void **state)
 {
@@ -71,7 +52,7 @@ test_refusals(void **state)
 	char			*cause;
 
 	(void)state;
-	p = load("{\"version\": 1}");
+	p = golden_policy("{\"version\": 1}");
 	assert_null(winfw_install(p, &o, &cause));
 	assert_contains(cause, "--proxy-port");
 	free(cause);
@@ -97,7 +78,7 @@ test_port_edges(void **state)
 	char			*text, *cause;
 
 	(void)state;
-	p = load("{\"version\": 1}");
+	p = golden_policy("{\"version\": 1}");
 	text = winfw_install(p, &o, &cause);
 	assert_contains(text, "-RemotePort '2-65535' |");
 	free(text);
