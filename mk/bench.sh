@@ -117,14 +117,8 @@ tmp=$(mktemp -d)
 pids=()
 client_pid=
 
-# Whether $1 is still a running child of ours: not a zombie, and not a
-# pid that an ended child left for someone else to reuse.
-alive() {
-	local stat state ppid
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	read -r state ppid _ <<<"${stat##*) }"
-	[ "$state" != Z ] && [ "$ppid" = $$ ]
-}
+# alive, tcp_listening, bg_named, wait_up
+. "$(dirname "$0")/lib.sh"
 
 # Ends every process the bench started, by pid: TERM, a few seconds to
 # exit (squid takes two or three), then KILL.
@@ -372,39 +366,12 @@ echo "(cordon as a share of direct loopback: see the first columns)"
 httpd="$tools/httpd"
 run_as=nobody				# squid and tinyproxy, started as root
 
-# Whether something listens on TCP port $1, without connecting to it.
-tcp_listening() {
-	local hex tables=(/proc/net/tcp)
-	hex=$(printf '%04X' "$1")
-	if [ -e /proc/net/tcp6 ]; then tables+=(/proc/net/tcp6); fi
-	awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { found = 1 }
-	    END { exit !found }' "${tables[@]}"
-}
-
 # Sets $port to the next one nothing listens on (the machine is shared).
 free_port() {
 	next_port
 	while tcp_listening "$port"; do next_port; done
 }
 
-# Starts a server, output to $tmp/$1.log; its pid is in $bg_pid.
-bg_named() {
-	local name=$1
-	shift
-	"$@" >"$tmp/$name.log" 2>&1 &
-	bg_pid=$!
-	pids+=("$bg_pid")
-}
-
-# Waits until process $1 listens on port $2; fails if it died first.
-wait_up() {
-	for _ in $(seq 200); do
-		tcp_listening "$2" && alive "$1" && return 0
-		alive "$1" || return 1
-		sleep 0.05
-	done
-	return 1
-}
 
 # Runs a client to $tmp/client.out in the background and waits for it,
 # so that a signal ends the wait at once and cleanup ends the client.

@@ -30,12 +30,8 @@ tmp=$(mktemp -d)
 pids=()
 bad=0
 
-alive() {
-	local stat state ppid
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	read -r state ppid _ <<<"${stat##*) }"
-	[ "$state" != Z ] && [ "$ppid" = $$ ]
-}
+# alive, tcp_listening, bg_named, wait_up
+. "$(dirname "$0")/lib.sh"
 
 cleanup() {
 	local p
@@ -69,32 +65,9 @@ if [ "$limit" != unlimited ] && [ "$limit" -lt "$need" ]; then
 fi
 
 port=$((20000 + RANDOM % 10000))
-tcp_listening() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { found = 1 }
-	    END { exit !found }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
 free_port() { port=$((port + 1)); while tcp_listening "$port"; do
     port=$((port + 1)); done; }
 
-# Starts a server, output to $tmp/$1.log; its pid in $bg_pid.
-bg_named() {
-	local name=$1
-	shift
-	"$@" >"$tmp/$name.log" 2>&1 &
-	bg_pid=$!
-	pids+=("$bg_pid")
-}
-
-wait_up() {
-	for _ in $(seq 200); do
-		tcp_listening "$2" && alive "$1" && return 0
-		alive "$1" || return 1
-		sleep 0.05
-	done
-	return 1
-}
 
 fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" \

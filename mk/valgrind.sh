@@ -24,12 +24,8 @@ cleanup() {
 trap cleanup EXIT
 
 port=$((30000 + RANDOM % 2000))
-tcp_listening() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { found = 1 }
-	    END { exit !found }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
+# tcp_listening
+. "$(dirname "$0")/lib.sh"
 free_port() { port=$((port + 1)); while tcp_listening "$port"; do
     port=$((port + 1)); done; }
 wait_listen() {	# valgrind starts slowly

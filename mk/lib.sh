@@ -1,0 +1,40 @@
+# mk/lib.sh: helpers of the bash scripts under mk/ (bench, load, valgrind),
+# sourced by them.  The caller sets $tmp (a scratch folder) and pids=()
+# (what it started, which its cleanup ends).
+
+# Whether $1 is still a running child of ours: not a zombie, and not a
+# pid that an ended child left for someone else to reuse.
+alive() {
+	local stat state ppid
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	read -r state ppid _ <<<"${stat##*) }"
+	[ "$state" != Z ] && [ "$ppid" = $$ ]
+}
+
+# Whether something listens on TCP port $1, seen without connecting.
+tcp_listening() {
+	local hex tables=(/proc/net/tcp)
+	hex=$(printf '%04X' "$1")
+	if [ -e /proc/net/tcp6 ]; then tables+=(/proc/net/tcp6); fi
+	awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { found = 1 }
+	    END { exit !found }' "${tables[@]}"
+}
+
+# Starts a server, output to $tmp/$1.log; its pid is in $bg_pid.
+bg_named() {
+	local name=$1
+	shift
+	"$@" >"$tmp/$name.log" 2>&1 &
+	bg_pid=$!
+	pids+=("$bg_pid")
+}
+
+# Waits until process $1 listens on port $2; fails if it died first.
+wait_up() {
+	for _ in $(seq 200); do
+		tcp_listening "$2" && alive "$1" && return 0
+		alive "$1" || return 1
+		sleep 0.05
+	done
+	return 1
+}
