@@ -9,6 +9,8 @@
 #ifndef CORDON_CERTS_H
 #define CORDON_CERTS_H
 
+#include <sys/types.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -45,5 +47,33 @@ void	 leafcache_free(struct leafcache *);
 int	 leaf_get(struct leafcache *, const char *, X509 **, EVP_PKEY **,
 	    char **);
 size_t	 leafcache_count(const struct leafcache *);
+
+/*
+ * signer.c: the signing process.  signer_start() forks it; it alone
+ * loads the CA key (ca_load), holds the leafcache, locks itself down
+ * (no new privileges, a seccomp filter without open, socket or exec)
+ * and answers "a leaf for this host" over a SOCK_SEQPACKET socketpair.
+ * The proxy's process never holds the CA key; it gets the CA
+ * certificate and the leaves' shared key once, at start.
+ *
+ * Callbacks always run from the event loop, never inside signer_get().
+ */
+#define SIGNER_START_SECS	10	/* for the CA to load */
+
+struct event_base;
+struct signer;
+struct signer_req;
+
+/* The leaf (a new reference the callee frees), or NULL and why. */
+typedef void	(*signer_cb)(X509 *, const char *, void *);
+
+struct signer	*signer_start(struct event_base *, const char *, char **);
+struct signer_req *signer_get(struct signer *, const char *, signer_cb,
+		    void *);
+void		 signer_cancel(struct signer_req *);
+EVP_PKEY	*signer_key(const struct signer *);	/* borrowed */
+X509		*signer_ca(const struct signer *);	/* borrowed */
+pid_t		 signer_pid(const struct signer *);
+void		 signer_free(struct signer *);
 
 #endif

@@ -1570,3 +1570,23 @@ ppolicy_unref(struct ppolicy *pp)
 	policy_free(pp->pp_policy);
 	free(pp);
 }
+
+/* Frees n phantom credentials, wiping the real values first. */
+void
+phantoms_free(struct phantom *ph, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		pitem_clear(&ph[i].ph_host);
+		free(ph[i].ph_env);
+		free(ph[i].ph_header);
+		free(ph[i].ph_format);
+		free(ph[i].ph_placeholder);
+		if (ph[i].ph_value != NULL) {
+			explicit_bzero(ph[i].ph_value, strlen(ph[i].ph_value));
+			free(ph[i].ph_value);
+		}
+	}
+	free(ph);
+}

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "policy.h"
+
 /*
  * http.c: strict HTTP/1.x heads (RFC 9112) and body framing.
  *
@@ -201,6 +203,7 @@ void		 dns_free(struct dns *);
  */
 struct bufferevent;
 struct egress;
+struct signer;
 struct jsonl;
 struct policy;
 
@@ -221,6 +224,26 @@ struct proxy_stats {
 	uint64_t		 ps_reloads_failed;
 	time_t			 ps_loaded;		/* the policy in force */
 };
+
+/*
+ * A phantom credential (cordon run's own proxy): the sandbox holds
+ * ph_placeholder in the variable ph_env; on inspected requests to a host
+ * ph_host matches, the proxy puts ph_format with ph_value for %s in the
+ * header ph_header.  Anywhere else the placeholder is left as it is and
+ * a warning logged.  ph_value is wiped when freed (phantoms_free).
+ */
+struct phantom {
+	struct pitem		 ph_host;	/* a name or *.suffix */
+	char			*ph_env;
+	char			*ph_header;
+	char			*ph_format;	/* one "%s" */
+	char			*ph_placeholder;
+	char			*ph_value;	/* the real value */
+};
+
+#define PHANTOM_PREFIX		"cordon-phantom-"	/* + 32 hex digits */
+
+void	 phantoms_free(struct phantom *, size_t);
 
 /* A policy and the connections deciding with it (it outlives a reload). */
 struct ppolicy {
@@ -261,6 +284,10 @@ struct proxy {
 	void			*px_ask_arg;
 	int			 px_ask_secs;
 	struct proxy_stats	 px_stats;
+	/* TLS inspection (network.inspect): NULL when nothing is inspected. */
+	struct signer		*px_signer;
+	struct phantom		*px_phantoms;	/* owned */
+	size_t			 px_nphantoms;
 };
 
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,
