@@ -172,6 +172,7 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	    strlen(e->e_method) : 0);
 	jsonl_text(o, "host", e->e_host, e->e_hostlen);
 	json_object_set_new(o, "port", json_integer(e->e_port));
+	jsonl_text(o, "path", e->e_path, e->e_path ? strlen(e->e_path) : 0);
 	jsonl_text(o, "address", e->e_addr, e->e_addr ?
 	    strlen(e->e_addr) : 0);
 	json_object_set_new(o, "decision", json_string(e->e_allow ?
@@ -182,6 +183,8 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	/* Reasons are cordon's own words, outside text in them escaped. */
 	jsonl_text_as(o, "reason", e->e_reason, e->e_reason ?
 	    strlen(e->e_reason) : 0, true);
+	jsonl_text_as(o, "warning", e->e_warning, e->e_warning ?
+	    strlen(e->e_warning) : 0, true);
 	json_object_set_new(o, "status", json_integer(e->e_status));
 	json_object_set_new(o, "bytes_up", json_integer((json_int_t)e->e_up));
 	json_object_set_new(o, "bytes_down",

@@ -19,16 +19,18 @@ struct egress {
 	const char	*e_sandbox;	/* NULL: not known */
 	const char	*e_command;	/* the sandboxed command's name, or NULL */
 	const char	*e_client;	/* "127.0.0.1:40000", "unix" */
-	const char	*e_proto;	/* "http", "connect", "socks5" */
+	const char	*e_proto;	/* "http", "https", "connect", "socks5" */
 	const char	*e_method;	/* HTTP method, or NULL */
 	const char	*e_host;	/* as the client sent it */
 	size_t		 e_hostlen;
 	int		 e_port;
+	const char	*e_path;	/* HTTP request target's path, or NULL */
 	const char	*e_addr;	/* the address connected to, or NULL */
 	bool		 e_allow;
 	const char	*e_rule;	/* the deciding entry, or NULL */
 	const char	*e_rule_from;	/* where it came from */
 	const char	*e_reason;	/* why, in words */
+	const char	*e_warning;	/* something to look at, or NULL */
 	int		 e_status;	/* HTTP status or SOCKS5 reply */
 	uint64_t	 e_up;		/* bytes client to upstream */
 	uint64_t	 e_down;	/* bytes upstream to client */

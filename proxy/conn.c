@@ -42,9 +42,15 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+
 #include "addr.h"
+#include "certs.h"
 #include "host.h"
 #include "jsonl.h"
 #include "log.h"
@@ -65,19 +71,23 @@ enum conn_state {
 	CS_CONNECTING,
 	CS_PEEK,		/* tunnel answered: judging the first bytes */
 	CS_TUNNEL,		/* the relay has both sockets */
+	CS_TLS_SETUP,		/* inspected: a leaf and the upstream's TLS */
+	CS_TLS_ACCEPT,		/* inspected: the sandbox's handshake */
 	CS_FORWARD,		/* HTTP: request out, answer back */
-	CS_CLOSING		/* writing a last answer, then close */
+	CS_CLOSING,		/* writing a last answer, then close */
+	CS_FLUSHING		/* TLS: the last records, then close */
 };
 
 enum conn_proto {
 	PROTO_NONE,
 	PROTO_HTTP,
 	PROTO_CONNECT,
-	PROTO_SOCKS5
+	PROTO_SOCKS5,
+	PROTO_HTTPS		/* a request inside an inspected tunnel */
 };
 
 static const char *const proto_names[] = {
-	"none", "http", "connect", "socks5"
+	"none", "http", "connect", "socks5", "https"
 };
 
 struct conn {
@@ -142,6 +152,24 @@ struct conn {
 	char			*c_reason_buf;
 	uint64_t		 c_up_bytes;
 	uint64_t		 c_down_bytes;
+	char			*c_path;	/* HTTP: without the query */
+	char			*c_warning;
+
+	/*
+	 * TLS inspection: c_bev becomes a TLS filter over the client's
+	 * bufferevent, c_up a TLS bufferevent on the upstream socket (which
+	 * it then owns: c_upfd is -1).
+	 */
+	bool			 c_tls;
+	char			 c_tls_host[HOST_NAME_MAX_LEN + 1];
+	int			 c_tls_port;
+	char			 c_tls_addr[ADDR_STRLEN + 8];
+	struct signer_req	*c_sreq;
+	X509			*c_leaf;
+	bool			 c_up_ready;	/* handshake done, or failed */
+	char			*c_upfail;	/* why the upstream's failed */
+	bool			 c_abort;	/* no close_notify: cut short */
+	struct event		*c_close_ev;
 };
 
 static void	conn_read_cb(struct bufferevent *, void *);
@@ -151,6 +179,8 @@ static void	up_read_cb(struct bufferevent *, void *);
 static void	up_write_cb(struct bufferevent *, void *);
 static void	up_event_cb(struct bufferevent *, short, void *);
 static void	conn_process(struct conn *);
+static void	conn_arm_deadline(struct conn *);
+static bool	conn_inspect_request(struct conn *);
 static void	conn_connect(struct conn *);
 static void	conn_connect_next(struct conn *);
 
@@ -193,6 +223,8 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_status = c->c_status;
 	e->e_up = c->c_up_bytes;
 	e->e_down = c->c_down_bytes;
+	e->e_path = c->c_path;
+	e->e_warning = c->c_warning;
 }
 
 /* Writes the egress log line of the current decision, once. */
@@ -234,6 +266,12 @@ conn_free(struct conn *c)
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
 	dns_cancel(c->c_query);
+	if (c->c_sreq != NULL)
+		signer_cancel(c->c_sreq);
+	X509_free(c->c_leaf);
+	free(c->c_upfail);
+	if (c->c_close_ev != NULL)
+		event_free(c->c_close_ev);
 	if (c->c_ask_ev != NULL)
 		event_free(c->c_ask_ev);
 	if (c->c_connect_ev != NULL)
@@ -260,6 +298,8 @@ conn_free(struct conn *c)
 	http_request_clear(&c->c_req);
 	http_response_clear(&c->c_resp);
 	free(c->c_method);
+	free(c->c_path);
+	free(c->c_warning);
 	free(c->c_reason_buf);
 	free(c->c_sandbox);
 	free(c->c_command);
@@ -298,6 +338,60 @@ conn_reason(struct conn *c, const char *reason)
 	c->c_reason = c->c_reason_buf;
 }
 
+static void
+conn_close_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	conn_free(arg);
+}
+
+/* The TLS records under an inspected connection are all written. */
+static void
+conn_flushed_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)info;
+	if (evbuffer_get_length(buf) == 0 && c->c_state == CS_FLUSHING)
+		event_active(c->c_close_ev, EV_TIMEOUT, 1);
+}
+
+/*
+ * Everything c had to say is in its output: close.  An inspected client
+ * gets close_notify (unless the answer was cut short, when it must not
+ * look whole), and the TLS records are flushed first: freeing the filter
+ * would drop them.
+ */
+static void
+conn_close(struct conn *c)
+{
+	struct bufferevent	*u;
+	struct evbuffer		*uout;
+
+	if (!c->c_tls) {
+		conn_free(c);
+		return;
+	}
+	if (!c->c_abort)
+		SSL_shutdown(bufferevent_openssl_get_ssl(c->c_bev));
+	u = bufferevent_get_underlying(c->c_bev);
+	uout = bufferevent_get_output(u);
+	if (evbuffer_get_length(uout) == 0) {
+		conn_free(c);
+		return;
+	}
+	if ((c->c_close_ev = event_new(c->c_proxy->px_base, -1, 0,
+	    conn_close_cb, c)) == NULL)
+		fatalx("proxy: event_new failed");
+	c->c_state = CS_FLUSHING;
+	bufferevent_disable(c->c_bev, EV_READ);
+	evbuffer_add_cb(uout, conn_flushed_cb, c);
+	/* the deadline still runs: a client that never reads is dropped */
+	conn_arm_deadline(c);
+}
+
 /* Closes c once what it has to say is written. */
 static void
 conn_finish(struct conn *c)
@@ -306,8 +400,16 @@ conn_finish(struct conn *c)
 	conn_drop_up(c);
 	bufferevent_disable(c->c_bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(c->c_bev)) == 0)
-		conn_free(c);
-	/* else conn_write_cb frees it once the output is drained */
+		conn_close(c);
+	/* else conn_write_cb closes it once the output is drained */
+}
+
+/* The same, for an answer cut short (no close_notify over TLS). */
+static void
+conn_abort(struct conn *c)
+{
+	c->c_abort = true;
+	conn_finish(c);
 }
 
 /* The reason phrase of a status cordon answers with itself. */
@@ -502,6 +604,9 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	free(c->c_reason_buf);
 	c->c_reason_buf = NULL;
 	c->c_reason = NULL;
+	free(c->c_path);
+	free(c->c_warning);
+	c->c_path = c->c_warning = NULL;
 	c->c_proto = proto;
 	if (hostlen >= sizeof(c->c_host))
 		hostlen = sizeof(c->c_host) - 1;
@@ -704,6 +809,8 @@ conn_decide(struct conn *c)
 			conn_deny(c);
 		return;
 	}
+	if (c->c_proto == PROTO_HTTP && !conn_inspect_request(c))
+		return;
 	conn_resolve(c);
 }
 
@@ -941,26 +1048,42 @@ conn_tunnel(struct conn *c)
 		fatalx("proxy: cannot start a relay");
 }
 
+static void	conn_inspect_start(struct conn *);
+
+/* Refuses what was tunnelled, with why (copied), before a byte goes up. */
+static void
+conn_peek_refuse(struct conn *c, const char *why)
+{
+	conn_reason(c, why);
+	c->c_dec.d_verdict = VERDICT_DENY;
+	conn_finish(c);
+}
+
 /*
  * CONNECT and SOCKS5, after the answer: the first bytes of the client
  * decide.  A TLS ClientHello must name the host decided on, or one the
  * policy allows on its own; otherwise the tunnel is closed before one
- * byte goes upstream.
+ * byte goes upstream.  A host network.inspect names is opened instead of
+ * tunnelled (conn_inspect_start), and takes nothing but TLS naming it.
  */
 static void
 conn_peek(struct conn *c)
 {
-	struct evbuffer	*in = bufferevent_get_input(c->c_bev);
-	struct decision	 d;
-	struct host	 h;
-	size_t		 len = evbuffer_get_length(in), snilen;
-	char		 sni[256], *cause, *shown, *what;
-	int		 rc;
+	struct evbuffer		*in = bufferevent_get_input(c->c_bev);
+	const struct policy	*pol = c->c_policy->pp_policy;
+	const struct pinspect	*ins = NULL;
+	struct decision		 d;
+	struct host		 h;
+	size_t			 len = evbuffer_get_length(in), snilen;
+	char			 sni[256], *cause, *shown, *what;
+	int			 rc;
 
 	if (len == 0)
 		return;
 	if (len > TLS_PEEK_MAX)
 		len = TLS_PEEK_MAX;
+	if (c->c_dec.d_host.h_kind == HOST_NAME)
+		ins = inspect_find(pol, c->c_dec.d_host.h_name);
 	rc = tls_peek_sni(evbuffer_pullup(in, (ssize_t)len), len, sni,
 	    sizeof(sni), &snilen);
 	switch (rc) {
@@ -969,36 +1092,295 @@ conn_peek(struct conn *c)
 			return;
 		/* FALLTHROUGH */
 	case TLS_PEEK_BAD:
-		conn_reason(c, "a malformed TLS ClientHello");
-		c->c_dec.d_verdict = VERDICT_DENY;
-		conn_finish(c);
+		conn_peek_refuse(c, "a malformed TLS ClientHello");
 		return;
 	case TLS_PEEK_SNI:
 		if (host_parse(sni, snilen, &h, &cause) == 0 &&
 		    strcmp(h.h_name, c->c_dec.d_host.h_name) == 0)
 			break;
-		if (cause == NULL && policy_decide(c->c_policy->pp_policy, sni,
-		    snilen, c->c_port, &d) && d.d_host.h_kind == HOST_NAME) {
+		shown = str_escape(sni, snilen);
+		if (cause == NULL && (ins != NULL || (h.h_kind == HOST_NAME &&
+		    inspect_find(pol, h.h_name) != NULL))) {
+			/* Inspection is by the tunnel's host, named alike. */
+			xasprintf(&what, "TLS server name \"%s\" differs from "
+			    "the tunnel's host %s, and one of them is "
+			    "inspected (network.inspect)", shown,
+			    c->c_dec.d_host.h_name);
+			conn_peek_refuse(c, what);
+			free(what);
+			free(shown);
+			return;
+		}
+		if (cause == NULL && policy_decide(pol, sni, snilen, c->c_port,
+		    &d) && d.d_host.h_kind == HOST_NAME) {
 			decision_clear(&d);
+			free(shown);
 			break;
 		}
 		if (cause == NULL)
 			decision_clear(&d);
 		free(cause);
-		shown = str_escape(sni, snilen);
 		xasprintf(&what, "TLS server name \"%s\" does not match the "
 		    "tunnel's host %s, and is not allowed itself", shown,
 		    c->c_dec.d_host.h_name);
-		conn_reason(c, what);
-		c->c_dec.d_verdict = VERDICT_DENY;
+		conn_peek_refuse(c, what);
 		free(shown);
 		free(what);
-		conn_finish(c);
 		return;
 	default:		/* not TLS, or TLS without a name */
 		break;
 	}
+	if (ins != NULL) {
+		if (rc == TLS_PEEK_NOT_TLS) {
+			xasprintf(&what, "%s is inspected (network.inspect): "
+			    "only TLS may be tunnelled to it; send plain HTTP "
+			    "as proxy requests (http_proxy), not in a tunnel",
+			    c->c_dec.d_host.h_name);
+			conn_peek_refuse(c, what);
+			free(what);
+			return;
+		}
+		conn_inspect_start(c);
+		return;
+	}
 	conn_tunnel(c);
+}
+
+/* The last OpenSSL error of a TLS bufferevent, in words (static). */
+static const char *
+conn_tls_error(struct bufferevent *bev)
+{
+	static char	 buf[256];
+	unsigned long	 e = bufferevent_get_openssl_error(bev);
+
+	if (e == 0)
+		return NULL;
+	ERR_error_string_n(e, buf, sizeof(buf));
+	return buf;
+}
+
+/*
+ * Both halves are ready (a leaf, and the upstream's handshake done or
+ * failed): answer the sandbox's ClientHello, which is still in c_bev's
+ * input, with a TLS filter over c_bev.
+ */
+static void
+conn_inspect_accept(struct conn *c)
+{
+	struct proxy		*px = c->c_proxy;
+	struct bufferevent	*raw = c->c_bev, *tls;
+	SSL			*ssl;
+
+	if (c->c_leaf == NULL || !c->c_up_ready)
+		return;
+	if ((ssl = SSL_new(px->px_tls_srv)) == NULL ||
+	    SSL_use_certificate(ssl, c->c_leaf) != 1 ||
+	    SSL_use_PrivateKey(ssl, signer_key(px->px_signer)) != 1)
+		fatalx("proxy: cannot make a TLS session for inspection");
+	if ((tls = bufferevent_openssl_filter_new(px->px_base, raw, ssl,
+	    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		fatalx("proxy: cannot make a TLS bufferevent");
+	/* The filter's own writes stop at the same bound as ours. */
+	bufferevent_setwatermark(raw, EV_WRITE, 0, PROXY_BUFFER_MAX);
+	c->c_bev = tls;
+	c->c_tls = true;
+	c->c_state = CS_TLS_ACCEPT;
+	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	bufferevent_setwatermark(tls, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
+	bufferevent_enable(tls, EV_READ | EV_WRITE);
+	/* The ClientHello was read already: start on it. */
+	bufferevent_trigger(raw, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
+}
+
+static void
+conn_leaf_cb(X509 *leaf, const char *why, void *arg)
+{
+	struct conn	*c = arg;
+	char		*what;
+
+	c->c_sreq = NULL;
+	if (leaf == NULL) {
+		xasprintf(&what, "no certificate for %s: %s", c->c_tls_host,
+		    why);
+		conn_peek_refuse(c, what);
+		free(what);
+		return;
+	}
+	c->c_leaf = leaf;
+	conn_inspect_accept(c);
+}
+
+/* The upstream's TLS handshake ended: what it gave, for the requests. */
+static void
+conn_inspect_up(struct conn *c, short what)
+{
+	SSL		*ssl = bufferevent_openssl_get_ssl(c->c_up);
+	const char	*err;
+	long		 vr;
+
+	c->c_up_ready = true;
+	if (what & BEV_EVENT_CONNECTED) {
+		conn_inspect_accept(c);
+		return;
+	}
+	if ((vr = SSL_get_verify_result(ssl)) != X509_V_OK)
+		xasprintf(&c->c_upfail, "the upstream's certificate does not "
+		    "verify for %s: %s (if it is signed by a private CA, "
+		    "give that CA to the proxy: --upstream-ca FILE)",
+		    c->c_tls_host, X509_verify_cert_error_string(vr));
+	else if ((err = conn_tls_error(c->c_up)) != NULL)
+		xasprintf(&c->c_upfail, "TLS with the upstream failed: %s",
+		    err);
+	else
+		xasprintf(&c->c_upfail, "the upstream %s",
+		    (what & BEV_EVENT_TIMEOUT) ? "did not finish the TLS "
+		    "handshake in time" : "closed during the TLS handshake");
+	conn_drop_up(c);
+	conn_inspect_accept(c);
+}
+
+/*
+ * Opens an inspected tunnel: a leaf for the host from the signer, and a
+ * verified TLS connection to the upstream (by the host's name, ALPN
+ * http/1.1), at once; then the sandbox's handshake.  Requests are read
+ * from then on like forward ones, each decided (conn_inspect_request).
+ */
+static void
+conn_inspect_start(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+	struct timeval	 tv = { px->px_connect_secs, 0 };
+	SSL		*ssl;
+	char		*what;
+
+	if (px->px_signer == NULL || px->px_tls_srv == NULL) {
+		xasprintf(&what, "%s is to be inspected (network.inspect), "
+		    "but this proxy started without a CA (restart it with "
+		    "the inspecting policy, after `cordon ca init`)",
+		    c->c_dec.d_host.h_name);
+		conn_peek_refuse(c, what);
+		free(what);
+		return;
+	}
+	snprintf(c->c_tls_host, sizeof(c->c_tls_host), "%s",
+	    c->c_dec.d_host.h_name);
+	c->c_tls_port = c->c_port;
+	snprintf(c->c_tls_addr, sizeof(c->c_tls_addr), "%s", c->c_addrtext);
+	c->c_state = CS_TLS_SETUP;
+	bufferevent_disable(c->c_bev, EV_READ);
+	conn_arm_deadline(c);
+
+	if ((ssl = SSL_new(px->px_tls_cli)) == NULL ||
+	    SSL_set_tlsext_host_name(ssl, c->c_tls_host) != 1 ||
+	    SSL_set1_host(ssl, c->c_tls_host) != 1)
+		fatalx("proxy: cannot make a TLS session for an upstream");
+	bufferevent_free(c->c_up);	/* nothing was written on it */
+	if ((c->c_up = bufferevent_openssl_socket_new(px->px_base, c->c_upfd,
+	    ssl, BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		fatalx("proxy: cannot make a TLS bufferevent");
+	c->c_upfd = -1;			/* c_up's now */
+	bufferevent_setcb(c->c_up, up_read_cb, up_write_cb, up_event_cb, c);
+	bufferevent_setwatermark(c->c_up, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
+	bufferevent_set_timeouts(c->c_up, &tv, &tv);
+	bufferevent_enable(c->c_up, EV_READ | EV_WRITE);
+
+	c->c_sreq = signer_get(px->px_signer, c->c_tls_host, conn_leaf_cb, c);
+}
+
+/* The sandbox's handshake is done: read requests. */
+static void
+conn_inspect_accepted(struct conn *c)
+{
+	struct timeval	 tv = { c->c_proxy->px_head_secs, 0 };
+
+	c->c_state = CS_HTTP_HEAD;
+	c->c_decided = false;
+	c->c_logged = false;
+	conn_arm_deadline(c);
+	bufferevent_set_timeouts(c->c_bev, &tv, NULL);
+	conn_process(c);
+}
+
+/*
+ * Whether a request to an inspected host passes network.inspect, and
+ * the phantom credentials filled in (inspected TLS) or looked for
+ * (anywhere).  Answers 403 itself and returns false when it does not.
+ */
+static bool
+conn_inspect_request(struct conn *c)
+{
+	const struct pinspect	*ins;
+	struct proxy		*px = c->c_proxy;
+	char			*why, *hint, *what;
+
+	if (c->c_dec.d_host.h_kind == HOST_NAME &&
+	    (ins = inspect_find(c->c_policy->pp_policy,
+	    c->c_dec.d_host.h_name)) != NULL &&
+	    !inspect_allows(ins, &c->c_req, &why, &hint)) {
+		xasprintf(&what, "%s %s%s: %s", c->c_req.hr_method,
+		    c->c_dec.d_host.h_name, c->c_path, why);
+		conn_reason(c, why);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		c->c_dec.d_rule = &ins->in_host;
+		conn_http_answer(c, 403, what, hint);
+		free(what);
+		free(why);
+		free(hint);
+		return false;
+	}
+	if (px->px_nphantoms > 0) {
+		phantom_apply(&c->c_req, px->px_phantoms, px->px_nphantoms,
+		    c->c_dec.d_host.h_kind == HOST_NAME ?
+		    c->c_dec.d_host.h_name : c->c_host, c->c_tls,
+		    &c->c_warning);
+		if (c->c_warning != NULL)
+			log_warnx("proxy: %s", c->c_warning);
+	}
+	return true;
+}
+
+/*
+ * A request head read inside an inspected tunnel: the policy in force
+ * decides on its host again (it may have been reloaded), which must be
+ * the tunnel's; then network.inspect's rules; then it goes up the
+ * tunnel's one upstream connection.
+ */
+static void
+conn_inspect_head(struct conn *c)
+{
+	char	*what;
+
+	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s", c->c_tls_addr);
+	c->c_judged = true;
+	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
+	    c->c_port, &c->c_dec)) {
+		conn_deny(c);
+		return;
+	}
+	if (strcmp(c->c_dec.d_host.h_name, c->c_tls_host) != 0 ||
+	    c->c_port != c->c_tls_port) {
+		xasprintf(&what, "the Host header names %s:%d inside a TLS "
+		    "connection to %s:%d", c->c_dec.d_host.h_name, c->c_port,
+		    c->c_tls_host, c->c_tls_port);
+		conn_reason(c, what);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		conn_http_answer(c, 403, what, "open a connection to each "
+		    "host; one inspected connection serves one host");
+		free(what);
+		return;
+	}
+	if (!conn_inspect_request(c))
+		return;
+	if (c->c_upfail != NULL) {
+		conn_fail(c, 502, 0, c->c_upfail);
+		return;
+	}
+	if (c->c_up == NULL) {
+		conn_fail(c, 502, 0, "the upstream closed the connection");
+		return;
+	}
+	c->c_kept = false;
+	conn_forward_start(c);
 }
 
 /* Reads the SOCKS5 greeting and request. */
@@ -1087,12 +1469,19 @@ conn_http_head(struct conn *c)
 	}
 	c->c_headscan = len;
 	http_request_clear(&c->c_req);
-	rc = http_request_parse(data, len, &c->c_req, &used, &status, &cause);
+	if (c->c_tls)
+		rc = http_origin_request_parse(data, len, 443, &c->c_req,
+		    &used, &status, &cause);
+	else
+		rc = http_request_parse(data, len, &c->c_req, &used, &status,
+		    &cause);
 	if (rc == HTTP_PARSE_MORE)
 		return;
 	c->c_headscan = 0;
 	if (rc == HTTP_PARSE_ERROR) {
-		conn_begin(c, PROTO_HTTP, NULL, "", 0, 0);
+		conn_begin(c, c->c_tls ? PROTO_HTTPS : PROTO_HTTP, NULL,
+		    c->c_tls ? c->c_tls_host : "", c->c_tls ?
+		    strlen(c->c_tls_host) : 0, c->c_tls ? c->c_tls_port : 0);
 		conn_reason(c, cause);
 		c->c_dec.d_verdict = VERDICT_DENY;
 		conn_http_answer(c, status, cause, NULL);
@@ -1100,11 +1489,17 @@ conn_http_head(struct conn *c)
 		return;
 	}
 	evbuffer_drain(in, used);
-	conn_begin(c, c->c_req.hr_connect ? PROTO_CONNECT : PROTO_HTTP,
-	    c->c_req.hr_method, c->c_req.hr_host, c->c_req.hr_hostlen,
-	    c->c_req.hr_port);
+	conn_begin(c, c->c_tls ? PROTO_HTTPS : c->c_req.hr_connect ?
+	    PROTO_CONNECT : PROTO_HTTP, c->c_req.hr_method, c->c_req.hr_host,
+	    c->c_req.hr_hostlen, c->c_req.hr_port);
+	if (c->c_req.hr_path != NULL)
+		c->c_path = xstrndup(c->c_req.hr_path,
+		    strcspn(c->c_req.hr_path, "?"));
 	c->c_keepalive = c->c_req.hr_keepalive && !c->c_req.hr_connect;
-	conn_decide(c);
+	if (c->c_tls)
+		conn_inspect_head(c);
+	else
+		conn_decide(c);
 }
 
 /*
@@ -1134,7 +1529,7 @@ conn_forward(struct conn *c)
 		    evbuffer_pullup(in, (ssize_t)len), len, &done);
 		if (n < 0) {
 			conn_reason(c, "malformed request body");
-			conn_finish(c);
+			conn_abort(c);
 			return;
 		}
 		evbuffer_remove_buffer(in, upout, (size_t)n);
@@ -1171,7 +1566,7 @@ conn_forward(struct conn *c)
 				conn_fail(c, 502, 0, msg);
 			else {
 				conn_reason(c, msg);
-				conn_finish(c);
+				conn_abort(c);
 			}
 			free(msg);
 			return;
@@ -1190,6 +1585,9 @@ conn_forward(struct conn *c)
 		    !c->c_resp.hs_keepalive)
 			c->c_keepalive = c->c_keepalive &&
 			    c->c_resp.hs_body != HTTP_BODY_CLOSE;
+		/* An inspected tunnel has one upstream: it ends with it. */
+		if (c->c_tls && !c->c_resp.hs_keepalive)
+			c->c_keepalive = false;
 		head = http_response_head(&c->c_resp, c->c_keepalive, &len);
 		evbuffer_add(out, head, len);
 		free(head);
@@ -1210,7 +1608,7 @@ conn_forward(struct conn *c)
 		    evbuffer_pullup(upin, (ssize_t)len), len, &done);
 		if (n < 0) {
 			conn_reason(c, "a malformed answer body from upstream");
-			conn_finish(c);
+			conn_abort(c);
 			return;
 		}
 		evbuffer_remove_buffer(upin, out, (size_t)n);
@@ -1374,7 +1772,7 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 
 	(void)bev;
 	if (c->c_state == CS_CLOSING) {
-		conn_free(c);
+		conn_close(c);
 		return;
 	}
 	if (c->c_state == CS_FORWARD)
@@ -1387,8 +1785,26 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
+	if (what & BEV_EVENT_CONNECTED) {
+		if (c->c_state == CS_TLS_ACCEPT)
+			conn_inspect_accepted(c);
+		return;
+	}
 	if (what & BEV_EVENT_TIMEOUT) {
 		conn_too_slow(c);
+		return;
+	}
+	if (c->c_state == CS_TLS_ACCEPT) {
+		const char	*err = conn_tls_error(c->c_bev);
+		char		*why;
+
+		xasprintf(&why, "the TLS handshake with the client failed%s%s "
+		    "(an inspected host: does the client trust cordon's CA?)",
+		    err != NULL ? ": " : "", err != NULL ? err : "");
+		conn_reason(c, why);
+		free(why);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		conn_free(c);
 		return;
 	}
 	/* End of file or error from the client. */
@@ -1400,7 +1816,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if (c->c_decided && c->c_reason == NULL && !c->c_logged &&
-	    c->c_state != CS_PEEK)
+	    c->c_state != CS_PEEK && c->c_state != CS_FLUSHING)
 		conn_reason(c, "the client went away");
 	conn_free(c);
 }
@@ -1427,6 +1843,8 @@ up_read_cb(struct bufferevent *bev, void *arg)
 	/* A kept upstream that talks between requests is not reused. */
 	if (c->c_kept)
 		conn_drop_up(c);
+	else if (c->c_state == CS_TLS_SETUP || c->c_state == CS_TLS_ACCEPT)
+		bufferevent_disable(c->c_up, EV_READ);
 }
 
 static void
@@ -1445,12 +1863,29 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	if (c->c_kept && c->c_state != CS_FORWARD) {
-		/* A kept upstream closed between requests: forget it. */
+	if (c->c_state == CS_TLS_SETUP) {
+		conn_inspect_up(c, what);
+		return;
+	}
+	if (c->c_state == CS_TLS_ACCEPT) {
+		/* Gone before the sandbox's handshake ended. */
+		if (c->c_upfail == NULL)
+			c->c_upfail = xstrdup("the upstream closed the "
+			    "connection");
 		conn_drop_up(c);
 		return;
 	}
-	if (c->c_state == CS_FORWARD && c->c_reused && !c->c_resphead &&
+	if (c->c_kept && c->c_state != CS_FORWARD) {
+		/* A kept upstream closed between requests: forget it. */
+		conn_drop_up(c);
+		/* Inspected: the tunnel had that one; the client retries. */
+		if (c->c_tls && c->c_state == CS_HTTP_HEAD &&
+		    evbuffer_get_length(bufferevent_get_input(c->c_bev)) == 0)
+			conn_finish(c);
+		return;
+	}
+	if (c->c_state == CS_FORWARD && c->c_reused && !c->c_tls &&
+	    !c->c_resphead &&
 	    c->c_down_bytes == 0 && c->c_req.hr_body == HTTP_BODY_NONE) {
 		/*
 		 * The reused connection was closed as the request went out
@@ -1478,7 +1913,7 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 		conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? 504 : 502, 0,
 		    c->c_reason);
 	else
-		conn_finish(c);
+		conn_abort(c);
 }
 
 /*

@@ -758,9 +758,78 @@ http_framing(const struct http_header *hdrs, size_t n,
  * 505) and *cause says why (caller frees).  req is overwritten, so clear
  * it first if it held an earlier request.
  */
+static int	http_request_parse1(const char *, size_t, int,
+		    struct http_request *, size_t *, int *, char **);
+
 int
 http_request_parse(const char *buf, size_t len, struct http_request *req,
     size_t *used, int *status, char **cause)
+{
+	return http_request_parse1(buf, len, 0, req, used, status, cause);
+}
+
+/*
+ * The same, for a request an origin server would get: inside an inspected
+ * TLS connection, whose scheme's port is defport (443).  The target is
+ * origin-form ("/path?query"); the host and port come from the one Host
+ * header (required, even from HTTP/1.0: the proxy must know which host
+ * the client means), and the port, when the Host header has none, is
+ * defport.
+ */
+int
+http_origin_request_parse(const char *buf, size_t len, int defport,
+    struct http_request *req, size_t *used, int *status, char **cause)
+{
+	return http_request_parse1(buf, len, defport, req, used, status,
+	    cause);
+}
+
+/* Host and port from the one Host header of an origin-form request. */
+static int
+http_origin_target(struct http_request *req, int defport, char **cause)
+{
+	const struct http_header	*hh = NULL;
+	size_t				 i;
+
+	if (req->hr_connect) {
+		xasprintf(cause, "CONNECT inside an inspected TLS connection");
+		return -1;
+	}
+	if (req->hr_target[0] != '/') {
+		xasprintf(cause, "the request target is not origin-form "
+		    "(/path), as a server is sent");
+		return -1;
+	}
+	if (strchr(req->hr_target, '#') != NULL) {
+		xasprintf(cause, "fragment ('#') in the request target");
+		return -1;
+	}
+	for (i = 0; i < req->hr_nheaders; i++)
+		if (http_name_is(req->hr_headers[i].hh_name, "Host")) {
+			if (hh != NULL) {
+				xasprintf(cause, "several Host headers");
+				return -1;
+			}
+			hh = &req->hr_headers[i];
+		}
+	if (hh == NULL) {
+		xasprintf(cause, "no Host header");
+		return -1;
+	}
+	if (http_authority(req, hh->hh_value, strlen(hh->hh_value), false,
+	    cause) == -1)
+		return -1;
+	if (strchr(hh->hh_value, ':') == NULL ||
+	    hh->hh_value[strlen(hh->hh_value) - 1] == ']')
+		req->hr_port = defport;
+	req->hr_defport = defport;
+	req->hr_path = xstrdup(req->hr_target);
+	return 0;
+}
+
+static int
+http_request_parse1(const char *buf, size_t len, int defport,
+    struct http_request *req, size_t *used, int *status, char **cause)
 {
 	struct http_framing	 hf;
 	const char		*line, *eol, *end;
@@ -787,8 +856,13 @@ http_request_parse(const char *buf, size_t len, struct http_request *req,
 
 	*status = 400;
 	req->hr_connect = strcmp(req->hr_method, "CONNECT") == 0;
-	if (http_target_parse(req, cause) == -1)
+	if (defport != 0) {
+		if (http_origin_target(req, defport, cause) == -1)
+			goto fail;
+	} else if (http_target_parse(req, cause) == -1)
 		goto fail;
+	else
+		req->hr_defport = 80;
 	if (http_framing(req->hr_headers, req->hr_nheaders, &hf, cause) == -1)
 		goto fail;
 	if (hf.hf_hosts > 1) {
@@ -956,7 +1030,7 @@ http_request_head(const struct http_request *req, bool keepalive,
 	http_out_str(&auth, v6 ? "[" : "");
 	http_out_add(&auth, req->hr_host, req->hr_hostlen);
 	http_out_str(&auth, v6 ? "]" : "");
-	if (req->hr_connect || req->hr_port != 80) {
+	if (req->hr_connect || req->hr_port != req->hr_defport) {
 		snprintf(port, sizeof(port), ":%d", req->hr_port);
 		http_out_str(&auth, port);
 	}
@@ -1374,5 +1448,87 @@ http_body_scan(struct http_body *hb, const char *buf, size_t len,
 	case HTTP_BODY_CLOSE:
 		return (ssize_t)len;
 	}
+	return -1;
+}
+
+static int
+http_hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The path of an origin-form target as network.inspect's path rules see
+ * it: the query cut off and %XX escapes decoded.  What two servers could
+ * read two ways is refused rather than guessed at: a bad escape, an
+ * escaped '/', '\\' or NUL, a raw '\\', and a "." or ".." segment raw or
+ * escaped (the proxy passes the target on as sent, so it must not match a
+ * rule the server would resolve away).  Returns 0 and *out (caller
+ * frees), or -1 with *cause.
+ */
+int
+http_path_normalise(const char *target, char **out, char **cause)
+{
+	size_t	 n = strcspn(target, "?"), i, o = 0, seg = 0;
+	char	*p;
+	int	 hi, lo, ch;
+
+	*out = NULL;
+	*cause = NULL;
+	if (n == 0 || target[0] != '/') {
+		xasprintf(cause, "the path does not start with '/'");
+		return -1;
+	}
+	p = xmalloc(n + 1);
+	for (i = 0; i <= n; i++) {
+		if (i == n || target[i] == '/') {
+			/* The segment that ends here: p[seg..o). */
+			if ((o - seg == 1 && p[seg] == '.') ||
+			    (o - seg == 2 && p[seg] == '.' && p[seg + 1] == '.')) {
+				xasprintf(cause, "a \".\" or \"..\" segment in "
+				    "the path");
+				goto fail;
+			}
+			if (i == n)
+				break;
+			p[o++] = '/';
+			seg = o;
+			continue;
+		}
+		ch = (unsigned char)target[i];
+		if (ch == '\\') {
+			xasprintf(cause, "a '\\\\' in the path");
+			goto fail;
+		}
+		if (ch == '%') {
+			if (i + 2 >= n ||
+			    (hi = http_hexval(target[i + 1])) == -1 ||
+			    (lo = http_hexval(target[i + 2])) == -1) {
+				xasprintf(cause, "a '%%' that is not followed "
+				    "by two hex digits in the path");
+				goto fail;
+			}
+			ch = hi * 16 + lo;
+			if (ch == '/' || ch == '\\' || ch == 0) {
+				xasprintf(cause, "an escaped '/', '\\\\' or NUL "
+				    "(%%%c%c) in the path", target[i + 1],
+				    target[i + 2]);
+				goto fail;
+			}
+			i += 2;
+		}
+		p[o++] = (char)ch;
+	}
+	p[o] = '\0';
+	*out = p;
+	return 0;
+fail:
+	free(p);
 	return -1;
 }

@@ -56,6 +56,7 @@ struct http_request {
 	char		*hr_host;	/* from the target; IPv6 without [] */
 	size_t		 hr_hostlen;	/* hr_host may hold any byte but NUL */
 	int		 hr_port;	/* from the target, or 80 */
+	int		 hr_defport;	/* the scheme's: 80, or 443 inspected */
 	char		*hr_path;	/* path?query or "/"; CONNECT: NULL */
 	struct http_header *hr_headers;	/* in order, as sent */
 	size_t		 hr_nheaders;
@@ -86,6 +87,9 @@ struct http_body {
 
 int	 http_request_parse(const char *, size_t, struct http_request *,
 	    size_t *, int *, char **);
+int	 http_origin_request_parse(const char *, size_t, int,
+	    struct http_request *, size_t *, int *, char **);
+int	 http_path_normalise(const char *, char **, char **);
 void	 http_request_clear(struct http_request *);
 char	*http_request_head(const struct http_request *, bool, size_t *);
 int	 http_response_parse(const char *, size_t, const char *,
@@ -286,6 +290,8 @@ struct proxy {
 	struct proxy_stats	 px_stats;
 	/* TLS inspection (network.inspect): NULL when nothing is inspected. */
 	struct signer		*px_signer;
+	struct ssl_ctx_st	*px_tls_srv;	/* inspect.c: to the sandbox */
+	struct ssl_ctx_st	*px_tls_cli;	/* to upstreams, verified */
 	struct phantom		*px_phantoms;	/* owned */
 	size_t			 px_nphantoms;
 };
@@ -298,6 +304,18 @@ void	 ppolicy_unref(struct ppolicy *);
 void	 conn_close_all(struct proxy *);
 void	 conn_answer(struct conn *, bool, const char *);
 char	*conn_pattern(const struct conn *);
+
+/*
+ * inspect.c: network.inspect's method and path rules and the phantom
+ * credentials, on a parsed request; the TLS contexts of inspection.
+ */
+const struct pinspect *inspect_find(const struct policy *, const char *);
+bool	 inspect_allows(const struct pinspect *, const struct http_request *,
+	    char **, char **);
+int	 phantom_apply(struct http_request *, const struct phantom *, size_t,
+	    const char *, bool, char **);
+int	 inspect_tls_init(struct proxy *, const char *, char **);
+void	 inspect_tls_free(struct proxy *);
 
 /* metrics.c */
 struct metrics;

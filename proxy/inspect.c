@@ -1,0 +1,273 @@
+/*
+ * inspect.c: what the proxy does with a request it can read: the method
+ * and path rules of network.inspect, and the phantom credentials.  Pure
+ * functions on a parsed request, unit-tested and fuzzed on buffers; the
+ * TLS around them is conn.c's, the contexts are made here.
+ */
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include "host.h"
+#include "policy.h"
+#include "proxy.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* The network.inspect entry for host (a canonical name), or NULL. */
+const struct pinspect *
+inspect_find(const struct policy *p, const char *host)
+{
+	const struct pinspect	*in, *best = NULL;
+	size_t			 i;
+
+	for (i = 0; i < p->p_ninspect; i++) {
+		in = &p->p_inspect[i];
+		if (in->in_host.pi_kind == PAT_NAME &&
+		    strcmp(in->in_host.pi_host, host) == 0)
+			return in;	/* an exact name wins */
+		if (in->in_host.pi_kind == PAT_SUFFIX &&
+		    host_in_suffix(host, in->in_host.pi_host) && (best == NULL ||
+		    strlen(in->in_host.pi_host) >
+		    strlen(best->in_host.pi_host)))
+			best = in;
+	}
+	return best;
+}
+
+/* Whether a credential's host pattern admits host. */
+static bool
+phantom_host(const struct phantom *ph, const char *host)
+{
+	if (ph->ph_host.pi_kind == PAT_NAME)
+		return strcmp(ph->ph_host.pi_host, host) == 0;
+	if (ph->ph_host.pi_kind == PAT_SUFFIX)
+		return host_in_suffix(host, ph->ph_host.pi_host);
+	return false;
+}
+
+/*
+ * Judges req against the entry in: its method must be one of in_methods
+ * and its path (decoded, without the query: http_path_normalise) must
+ * match one of in_paths.  Returns true, or false with *why and *hint
+ * (caller frees) saying what was refused and how to allow it.
+ */
+bool
+inspect_allows(const struct pinspect *in, const struct http_request *req,
+    char **why, char **hint)
+{
+	const char	*from = in->in_host.pi_from;
+	char		*path, *cause;
+	size_t		 i;
+	bool		 ok = false;
+
+	*why = *hint = NULL;
+	for (i = 0; i < in->in_methods.pl_n; i++)
+		if (strcmp(in->in_methods.pl_v[i].pi_text, req->hr_method) == 0)
+			break;
+	if (i == in->in_methods.pl_n) {
+		xasprintf(why, "method %s is not among the methods "
+		    "network.inspect allows for %s", req->hr_method,
+		    in->in_host.pi_text);
+		xasprintf(hint, "add \"%s\" to \"methods\" of the "
+		    "network.inspect entry for %s (%s)", req->hr_method,
+		    in->in_host.pi_text, from != NULL ? from : "?");
+		return false;
+	}
+	if (http_path_normalise(req->hr_path, &path, &cause) == -1) {
+		xasprintf(why, "the path cannot be judged: %s", cause);
+		free(cause);
+		return false;
+	}
+	for (i = 0; i < in->in_paths.pl_n && !ok; i++)
+		ok = policy_path_match(in->in_paths.pl_v[i].pi_text, path);
+	if (!ok) {
+		char	*shown = str_escape(path, strlen(path));
+
+		xasprintf(why, "path %s is not among the paths "
+		    "network.inspect allows for %s", shown,
+		    in->in_host.pi_text);
+		xasprintf(hint, "add \"%s\" (exact) or a prefix ending in "
+		    "'*' to \"paths\" of the network.inspect entry for %s (%s)",
+		    shown, in->in_host.pi_text, from != NULL ? from : "?");
+		free(shown);
+	}
+	free(path);
+	return ok;
+}
+
+/* format with value in place of its one "%s" (new string). */
+static char *
+phantom_format(const char *format, const char *value)
+{
+	const char	*s = strstr(format, "%s");
+	char		*out;
+
+	xasprintf(&out, "%.*s%s%s", (int)(s - format), format, value, s + 2);
+	return out;
+}
+
+/* Appends w (taken) to *warning, "; " between two. */
+static void
+phantom_warn(char **warning, char *w)
+{
+	char	*both;
+
+	if (*warning == NULL)
+		*warning = w;
+	else {
+		xasprintf(&both, "%s; %s", *warning, w);
+		free(*warning);
+		free(w);
+		*warning = both;
+	}
+}
+
+/*
+ * The phantom credentials of a request to host: over inspected TLS, a
+ * header named by a credential for host whose value is exactly its
+ * format around the placeholder gets the real value instead.  Any other
+ * placeholder seen (another host, another header, another shape, plain
+ * HTTP, the target) is left as it is and named in *warning (caller
+ * frees; NULL when none).  Returns how many headers were filled.
+ */
+int
+phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
+    const char *host, bool inspected, char **warning)
+{
+	struct http_header	*hh;
+	char			*want, *w;
+	size_t			 i, j;
+	bool			 done;
+	int			 filled = 0;
+
+	*warning = NULL;
+	for (j = 0; j < n; j++) {
+		if (ph[j].ph_placeholder == NULL)
+			continue;
+		if (strstr(req->hr_target, ph[j].ph_placeholder) != NULL) {
+			xasprintf(&w, "the placeholder of %s was sent to %s "
+			    "in the request target; not replaced",
+			    ph[j].ph_env, host);
+			phantom_warn(warning, w);
+		}
+		for (i = 0; i < req->hr_nheaders; i++) {
+			hh = &req->hr_headers[i];
+			if (strstr(hh->hh_value, ph[j].ph_placeholder) == NULL)
+				continue;
+			done = false;
+			if (inspected && phantom_host(&ph[j], host) &&
+			    strcasecmp(hh->hh_name, ph[j].ph_header) == 0) {
+				want = phantom_format(ph[j].ph_format,
+				    ph[j].ph_placeholder);
+				if (strcmp(hh->hh_value, want) == 0) {
+					explicit_bzero(hh->hh_value,
+					    strlen(hh->hh_value));
+					free(hh->hh_value);
+					hh->hh_value = phantom_format(
+					    ph[j].ph_format, ph[j].ph_value);
+					filled++;
+					done = true;
+				}
+				free(want);
+				if (!done) {
+					xasprintf(&w, "the placeholder of %s "
+					    "was sent to %s in %s, not in the "
+					    "credential's format; not replaced",
+					    ph[j].ph_env, host,
+					    ph[j].ph_header);
+					phantom_warn(warning, w);
+					continue;
+				}
+			}
+			if (!done) {
+				xasprintf(&w, "the placeholder of %s was sent to "
+				    "%s in header %s; not replaced",
+				    ph[j].ph_env, host, hh->hh_name);
+				phantom_warn(warning, w);
+			}
+		}
+	}
+	return filled;
+}
+
+/* ALPN for the sandbox's side: http/1.1, or no protocol at all. */
+static int
+inspect_alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+    const unsigned char *in, unsigned int inlen, void *arg)
+{
+	static const unsigned char	 h11[] = "\x08http/1.1";
+	unsigned char			*sel;
+
+	(void)ssl;
+	(void)arg;
+	if (SSL_select_next_proto(&sel, outlen, h11, sizeof(h11) - 1, in,
+	    inlen) != OPENSSL_NPN_NEGOTIATED)
+		return SSL_TLSEXT_ERR_ALERT_FATAL;	/* h2 only: refused */
+	*out = sel;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+/*
+ * The proxy's two TLS contexts: one to answer the sandbox with minted
+ * leaves, one to reach upstreams, verified against the system's CAs and
+ * upstream_ca (a PEM file, or NULL).  Returns 0, or -1 with *cause.
+ */
+int
+inspect_tls_init(struct proxy *px, const char *upstream_ca, char **cause)
+{
+	SSL_CTX	*srv = NULL, *cli = NULL;
+	char	 err[256];
+
+	if ((srv = SSL_CTX_new(TLS_server_method())) == NULL ||
+	    (cli = SSL_CTX_new(TLS_client_method())) == NULL)
+		goto ssl_fail;
+	SSL_CTX_set_min_proto_version(srv, TLS1_2_VERSION);
+	SSL_CTX_set_min_proto_version(cli, TLS1_2_VERSION);
+	SSL_CTX_set_options(srv, SSL_OP_NO_RENEGOTIATION |
+	    SSL_OP_CIPHER_SERVER_PREFERENCE);
+	SSL_CTX_set_options(cli, SSL_OP_NO_RENEGOTIATION);
+	SSL_CTX_set_mode(srv, SSL_MODE_RELEASE_BUFFERS);
+	SSL_CTX_set_mode(cli, SSL_MODE_RELEASE_BUFFERS);
+	SSL_CTX_set_alpn_select_cb(srv, inspect_alpn_cb, NULL);
+	/* Sessions are not resumed: each leaf may be a new one. */
+	SSL_CTX_set_session_cache_mode(srv, SSL_SESS_CACHE_OFF);
+	SSL_CTX_set_num_tickets(srv, 0);
+	SSL_CTX_set_verify(cli, SSL_VERIFY_PEER, NULL);
+	if (SSL_CTX_set_default_verify_paths(cli) != 1)
+		goto ssl_fail;
+	if (upstream_ca != NULL &&
+	    SSL_CTX_load_verify_locations(cli, upstream_ca, NULL) != 1) {
+		ERR_error_string_n(ERR_get_error(), err, sizeof(err));
+		xasprintf(cause, "--upstream-ca %s: %s", upstream_ca, err);
+		goto fail;
+	}
+	if (SSL_CTX_set_alpn_protos(cli, (const unsigned char *)
+	    "\x08http/1.1", 9) != 0)
+		goto ssl_fail;
+	inspect_tls_free(px);
+	px->px_tls_srv = srv;
+	px->px_tls_cli = cli;
+	return 0;
+ssl_fail:
+	ERR_error_string_n(ERR_get_error(), err, sizeof(err));
+	xasprintf(cause, "TLS contexts for inspection: %s", err);
+fail:
+	SSL_CTX_free(srv);
+	SSL_CTX_free(cli);
+	return -1;
+}
+
+void
+inspect_tls_free(struct proxy *px)
+{
+	SSL_CTX_free(px->px_tls_srv);
+	SSL_CTX_free(px->px_tls_cli);
+	px->px_tls_srv = px->px_tls_cli = NULL;
+}
