@@ -47,6 +47,7 @@ void	 leafcache_free(struct leafcache *);
 int	 leaf_get(struct leafcache *, const char *, X509 **, EVP_PKEY **,
 	    char **);
 size_t	 leafcache_count(const struct leafcache *);
+EVP_PKEY *leafcache_key(const struct leafcache *);	/* borrowed */
 
 /*
  * signer.c: the signing process.  signer_start() forks it; it alone

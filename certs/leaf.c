@@ -157,6 +157,16 @@ leafcache_count(const struct leafcache *lc)
 	return lc->lc_count;
 }
 
+/*
+ * The key every leaf of lc holds (borrowed), for the signing process to
+ * hand to the proxy once at start.
+ */
+EVP_PKEY *
+leafcache_key(const struct leafcache *lc)
+{
+	return lc->lc_key;
+}
+
 /* Adds the subjectAltName naming h, a dNSName or an iPAddress. */
 static int
 leaf_san_add(X509 *cert, const struct host *h)
