@@ -1795,15 +1795,20 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if (c->c_state == CS_TLS_ACCEPT) {
-		const char	*err = conn_tls_error(c->c_bev);
+		const char	*err = conn_tls_error(c->c_bev), *hint = "";
 		char		*why;
 
-		xasprintf(&why, "the TLS handshake with the client failed%s%s "
-		    "(an inspected host: does the client trust cordon's CA?)",
-		    err != NULL ? ": " : "", err != NULL ? err : "");
+		if (err != NULL && strstr(err, "unknown ca") != NULL)
+			hint = " (the client does not trust cordon's CA: `cordon "
+			    "run` gives the sandbox a bundle with it; other "
+			    "clients need the CA's ca.crt added)";
+		else if (err != NULL && strstr(err, "application protocol"))
+			hint = " (the client offered no HTTP/1.x by ALPN: an "
+			    "inspected host is spoken to in HTTP/1.1)";
+		xasprintf(&why, "the TLS handshake with the client failed%s%s%s",
+		    err != NULL ? ": " : "", err != NULL ? err : "", hint);
 		conn_reason(c, why);
 		free(why);
-		c->c_dec.d_verdict = VERDICT_DENY;
 		conn_free(c);
 		return;
 	}

@@ -14,6 +14,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include "certs.h"
 #include "host.h"
 #include "policy.h"
 #include "proxy.h"
@@ -197,17 +198,20 @@ phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
 	return filled;
 }
 
-/* ALPN for the sandbox's side: http/1.1, or no protocol at all. */
+/* ALPN for the sandbox's side: http/1.1, http/1.0, or none at all. */
 static int
 inspect_alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
     const unsigned char *in, unsigned int inlen, void *arg)
 {
 	static const unsigned char	 h11[] = "\x08http/1.1";
+	static const unsigned char	 h10[] = "\x08http/1.0";
 	unsigned char			*sel;
 
 	(void)ssl;
 	(void)arg;
 	if (SSL_select_next_proto(&sel, outlen, h11, sizeof(h11) - 1, in,
+	    inlen) != OPENSSL_NPN_NEGOTIATED &&
+	    SSL_select_next_proto(&sel, outlen, h10, sizeof(h10) - 1, in,
 	    inlen) != OPENSSL_NPN_NEGOTIATED)
 		return SSL_TLSEXT_ERR_ALERT_FATAL;	/* h2 only: refused */
 	*out = sel;
@@ -270,4 +274,50 @@ inspect_tls_free(struct proxy *px)
 	SSL_CTX_free(px->px_tls_srv);
 	SSL_CTX_free(px->px_tls_cli);
 	px->px_tls_srv = px->px_tls_cli = NULL;
+}
+
+/*
+ * Makes what inspection needs when policy p inspects anything and the
+ * proxy has not got it yet: the signing process, with the CA of
+ * tls.ca_dir (or the default folder), and the TLS contexts.  Returns 0,
+ * or -1 with *cause (the proxy is as it was).
+ */
+int
+inspect_setup(struct proxy *px, const struct policy *p,
+    const char *upstream_ca, char **cause)
+{
+	char	*dir, *why;
+
+	if (p->p_ninspect == 0 || px->px_signer != NULL)
+		return 0;
+	if (p->p_ca_dir.pl_n > 0)
+		dir = xstrdup(p->p_ca_dir.pl_v[0].pi_text);
+	else if ((dir = ca_dir_default(&why)) == NULL) {
+		xasprintf(cause, "network.inspect needs a CA: %s", why);
+		free(why);
+		return -1;
+	}
+	if (inspect_tls_init(px, upstream_ca, cause) == -1) {
+		free(dir);
+		return -1;
+	}
+	if ((px->px_signer = signer_start(px->px_base, dir, &why)) == NULL) {
+		xasprintf(cause, "network.inspect needs a CA: %s", why);
+		free(why);
+		free(dir);
+		inspect_tls_free(px);
+		return -1;
+	}
+	free(dir);
+	return 0;
+}
+
+/* Ends the signing process and frees the TLS contexts. */
+void
+inspect_teardown(struct proxy *px)
+{
+	if (px->px_signer != NULL)
+		signer_free(px->px_signer);
+	px->px_signer = NULL;
+	inspect_tls_free(px);
 }

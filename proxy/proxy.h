@@ -316,6 +316,9 @@ int	 phantom_apply(struct http_request *, const struct phantom *, size_t,
 	    const char *, bool, char **);
 int	 inspect_tls_init(struct proxy *, const char *, char **);
 void	 inspect_tls_free(struct proxy *);
+int	 inspect_setup(struct proxy *, const struct policy *, const char *,
+	    char **);
+void	 inspect_teardown(struct proxy *);
 
 /* metrics.c */
 struct metrics;

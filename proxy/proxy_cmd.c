@@ -44,7 +44,8 @@ proxy_usage(FILE *f)
 	    "                    [--connect-secs N] [--idle-secs N]\n"
 	    "                    [--only] [--allow-non-loopback]\n"
 	    "                    [--metrics tcp:HOST:PORT|unix:PATH]\n"
-	    "                    [--socket-mode MODE] [--socket-group GROUP]\n");
+	    "                    [--socket-mode MODE] [--socket-group GROUP]\n"
+	    "                    [--upstream-ca FILE]\n");
 }
 
 struct proxy_run {
@@ -59,6 +60,7 @@ struct proxy_run {
 	struct event		*pr_drain_ev;
 	struct endpoint		 pr_metrics_ep;
 	struct metrics		*pr_metrics;
+	const char		*pr_upstream_ca;
 };
 
 static void
@@ -108,7 +110,14 @@ proxy_hup_cb(evutil_socket_t sig, short what, void *arg)
 
 	(void)sig;
 	(void)what;
-	if ((p = proxy_policy(run)) == NULL) {
+	if ((p = proxy_policy(run)) != NULL &&
+	    inspect_setup(px, p, run->pr_upstream_ca, &cause) == -1) {
+		log_warnx("proxy: %s", cause);
+		free(cause);
+		policy_free(p);
+		p = NULL;
+	}
+	if (p == NULL) {
 		px->px_stats.ps_reloads_failed++;
 		log_warnx("proxy: reload failed; the policy in force stays");
 	} else {
@@ -283,6 +292,7 @@ proxy_cmd(int argc, char **argv)
 		{ "metrics", required_argument, NULL, 'M' },
 		{ "socket-mode", required_argument, NULL, 'o' },
 		{ "socket-group", required_argument, NULL, 'g' },
+		{ "upstream-ca", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -321,6 +331,9 @@ proxy_cmd(int argc, char **argv)
 			break;
 		case 'P':
 			policy_layers_add(&run.pr_layers, "--policy", optarg);
+			break;
+		case 'U':
+			run.pr_upstream_ca = optarg;
 			break;
 		case 'a':
 			policy_layers_add(&run.pr_layers, "--allow-domain", optarg);
@@ -423,6 +436,12 @@ proxy_cmd(int argc, char **argv)
 			fatalx("proxy: %s", cause);
 	if ((px->px_log = jsonl_open(logpath, &cause)) == NULL)
 		fatalx("proxy: %s", cause);
+	if (inspect_setup(px, p, run.pr_upstream_ca, &cause) == -1)
+		fatalx("proxy: %s", cause);
+	if (p->p_ncreds > 0)
+		log_warnx("proxy: credentials are filled in by the proxy of "
+		    "`cordon run` only, which knows the run's placeholders; "
+		    "this proxy passes placeholders on untouched");
 
 	for (i = 0; i < nlisten; i++) {
 		struct endpoint	*ep = &run.pr_eps[i];
@@ -480,6 +499,7 @@ proxy_cmd(int argc, char **argv)
 	dns_free(px->px_dns);
 	jsonl_close(px->px_log);
 	ppolicy_unref(px->px_policy);
+	inspect_teardown(px);
 	event_base_free(px->px_base);
 	free(run.pr_layers.pl_args);
 	free(pins);
