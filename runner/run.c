@@ -289,6 +289,8 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	if (net->rn_log != NULL && (px->px_log = jsonl_open(net->rn_log,
 	    cause)) == NULL)
 		goto fail;
+	if (inspect_setup(px, policy, net->rn_upstream_ca, cause) == -1)
+		goto fail;
 	if ((rn->rn_listener = evconnlistener_new(px->px_base, run_accept_cb,
 	    rn, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd)) ==
 	    NULL) {
@@ -640,6 +642,7 @@ out:
 		dns_free(rn.rn_proxy.px_dns);
 		ppolicy_unref(rn.rn_proxy.px_policy);
 	}
+	inspect_teardown(&rn.rn_proxy);
 	if (rn.rn_dir != NULL) {
 		endpoint_unlink(&rn.rn_ep);
 		rmdir(rn.rn_dir);

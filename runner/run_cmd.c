@@ -33,6 +33,7 @@ run_usage(FILE *f)
 	    "usage: cordon run [--policy FILE]... [--allow-domain P]...\n"
 	    "                  [--deny-domain P]... [--allow-cidr CIDR]...\n"
 	    "                  [--resolve NAME:ADDR]... [--dns HOST[:PORT]]...\n"
+	    "                  [--upstream-ca FILE]\n"
 	    "                  [--network none|proxy|host] [--workspace DIR]\n"
 	    "                  [--write PATH]... [--read-only PATH]...\n"
 	    "                  [--deny-path PATH]... [--proxy-socket PATH]\n"
@@ -354,6 +355,7 @@ run_cmd(int argc, char **argv)
 		{ "workspace", required_argument, NULL, 'W' },
 		{ "resolve", required_argument, NULL, 'R' },
 		{ "dns", required_argument, NULL, 'D' },
+		{ "upstream-ca", required_argument, NULL, 'U' },
 		{ "proxy-socket", required_argument, NULL, 'S' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "dry-run", no_argument, NULL, 'N' },
@@ -442,6 +444,9 @@ run_cmd(int argc, char **argv)
 		case 'D':
 			str_append(&dns, ",", optarg);
 			break;
+		case 'U':
+			net.rn_upstream_ca = optarg;
+			break;
 		case 'S':
 			net.rn_socket = optarg;
 			break;
@@ -523,8 +528,10 @@ run_cmd(int argc, char **argv)
 		goto out;
 	}
 	if (net.rn_socket != NULL && (net.rn_dns != NULL ||
-	    net.rn_npins != 0 || net.rn_log != NULL)) {
-		log_warnx("run: --dns, --resolve and --log belong to the proxy; "
+	    net.rn_npins != 0 || net.rn_log != NULL ||
+	    net.rn_upstream_ca != NULL)) {
+		log_warnx("run: --dns, --resolve, --log and --upstream-ca belong "
+		    "to the proxy; "
 		    "with --proxy-socket, set them on the operator's proxy");
 		policy_free(policy);
 		goto out;

@@ -217,6 +217,7 @@ struct run_net {
 	const char	 *rn_socket;	/* --proxy-socket, or NULL: our own */
 	const char	 *rn_dns;	/* servers, comma-separated, or NULL */
 	const char	**rn_pins;	/* --resolve NAME:ADDR */
+	const char	 *rn_upstream_ca; /* --upstream-ca FILE */
 	size_t		  rn_npins;
 	const char	 *rn_log;	/* --log FILE, or NULL */
 	bool		  rn_quiet;	/* no summary */
