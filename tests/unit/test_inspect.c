@@ -1,0 +1,308 @@
+/*
+ * test_inspect.c: what the proxy does with a request inside an inspected
+ * tunnel: origin-form heads, the path as the rules see it, the method and
+ * path rules, and the phantom credentials.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <stdbool.h>
+
+#include "unit.h"
+
+#include "policy.h"
+#include "proxy.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define END	"\r\n\r\n"
+
+static void
+parse_ok(const char *in, struct http_request *req)
+{
+	size_t	 used;
+	int	 status, rc;
+	char	*cause;
+
+	rc = http_origin_request_parse(in, strlen(in), 443, req, &used,
+	    &status, &cause);
+	if (rc != HTTP_PARSE_OK)
+		fail_msg("%s: %s", in, cause ? cause : "more");
+	assert_int_equal(used, strlen(in));
+}
+
+static void
+parse_bad(const char *in, const char *why)
+{
+	struct http_request	 req;
+	size_t			 used;
+	int			 status, rc;
+	char			*cause = NULL;
+
+	rc = http_origin_request_parse(in, strlen(in), 443, &req, &used,
+	    &status, &cause);
+	if (rc != HTTP_PARSE_ERROR)
+		fail_msg("accepted: %s", in);
+	assert_contains(cause, why);
+	free(cause);
+}
+
+static void
+test_origin_form(void **state)
+{
+	struct http_request	 req;
+	char			*head;
+	size_t			 len;
+
+	(void)state;
+	parse_ok("GET /a/b?c=d HTTP/1.1\r\nHost: Api.Test" END, &req);
+	assert_string_equal(req.hr_host, "Api.Test");
+	assert_int_equal(req.hr_port, 443);
+	assert_string_equal(req.hr_path, "/a/b?c=d");
+	head = http_request_head(&req, true, &len);
+	/* The default port is not written back. */
+	assert_contains(head, "GET /a/b?c=d HTTP/1.1\r\nHost: Api.Test\r\n");
+	free(head);
+	http_request_clear(&req);
+
+	parse_ok("GET / HTTP/1.1\r\nHost: api.test:8443" END, &req);
+	assert_int_equal(req.hr_port, 8443);
+	head = http_request_head(&req, true, &len);
+	assert_contains(head, "Host: api.test:8443\r\n");
+	free(head);
+	http_request_clear(&req);
+
+	parse_ok("GET / HTTP/1.0\r\nHost: [::1]" END, &req);
+	assert_string_equal(req.hr_host, "::1");
+	assert_int_equal(req.hr_port, 443);
+	http_request_clear(&req);
+
+	parse_bad("GET / HTTP/1.1" END, "no Host header");
+	parse_bad("GET / HTTP/1.1\r\nHost: a\r\nHost: a" END, "several Host");
+	parse_bad("GET http://a/ HTTP/1.1\r\nHost: a" END, "origin-form");
+	parse_bad("OPTIONS * HTTP/1.1\r\nHost: a" END, "origin-form");
+	parse_bad("CONNECT a:443 HTTP/1.1\r\nHost: a" END, "CONNECT inside");
+	parse_bad("GET /#x HTTP/1.1\r\nHost: a" END, "fragment");
+	parse_bad("GET / HTTP/1.1\r\nHost: u@a" END, "user information");
+	parse_bad("GET / HTTP/1.1\r\nHost: a:0" END, "port");
+}
+
+static void
+test_path_normalise(void **state)
+{
+	static const struct {
+		const char	*in;
+		const char	*out;	/* NULL: refused */
+	} cases[] = {
+		{ "/", "/" },
+		{ "/repos/org/x?q=/../y", "/repos/org/x" },
+		{ "/a%20b", "/a b" },
+		{ "/%72epos/org", "/repos/org" },
+		{ "/a//b", "/a//b" },
+		{ "/a/.b/..c", "/a/.b/..c" },
+		{ "/a/./b", NULL },
+		{ "/a/../b", NULL },
+		{ "/a/..", NULL },
+		{ "/.", NULL },
+		{ "/a/%2e%2E/b", NULL },
+		{ "/a/%2e/b", NULL },
+		{ "/a%2fb", NULL },
+		{ "/a%5Cb", NULL },
+		{ "/a%00b", NULL },
+		{ "/a\\b", NULL },
+		{ "/a%", NULL },
+		{ "/a%4", NULL },
+		{ "/a%4?x", NULL },
+		{ "/a%zz", NULL },
+		{ "a/b", NULL },
+		{ "?x", NULL },
+	};
+	size_t	 i;
+	char	*out, *cause;
+	int	 rc;
+
+	(void)state;
+	for (i = 0; i < nitems(cases); i++) {
+		rc = http_path_normalise(cases[i].in, &out, &cause);
+		if (cases[i].out == NULL) {
+			if (rc != -1)
+				fail_msg("%s: accepted as %s", cases[i].in, out);
+			assert_non_null(cause);
+			free(cause);
+			continue;
+		}
+		if (rc != 0)
+			fail_msg("%s: %s", cases[i].in, cause);
+		assert_string_equal(out, cases[i].out);
+		free(out);
+	}
+}
+
+/* A policy from JSON text, or the test fails. */
+static struct policy *
+policy_of(const char *text)
+{
+	struct policy_ctx	 ctx;
+	struct policy		*p;
+	char			*cause = NULL;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.pc_workspace = ctx.pc_home = ctx.pc_dir = "/";
+	if ((p = policy_load_buffer(text, strlen(text), "test.json", &ctx,
+	    &cause)) == NULL)
+		fail_msg("%s", cause);
+	return p;
+}
+
+static void
+test_inspect_rules(void **state)
+{
+	static const struct {
+		const char	*head;
+		bool		 ok;
+		const char	*why;
+	} cases[] = {
+		{ "GET /repos/org/x HTTP/1.1", true, NULL },
+		{ "HEAD /repos/org/ HTTP/1.1", true, NULL },
+		{ "GET /user HTTP/1.1", true, NULL },
+		{ "GET /user?x=1 HTTP/1.1", true, NULL },
+		{ "GET /repos/org HTTP/1.1", false, "path /repos/org is not" },
+		{ "GET /users HTTP/1.1", false, "path /users" },
+		{ "GET /repos/org/../other HTTP/1.1", false, "segment" },
+		{ "GET /repos/org%2f..%2fother HTTP/1.1", false, "escaped" },
+		{ "GET /repos/other/x HTTP/1.1", false, "not among the paths" },
+		{ "POST /repos/org/x HTTP/1.1", false, "method POST" },
+		{ "get /repos/org/x HTTP/1.1", false, "method get" },
+	};
+	struct policy		*p;
+	const struct pinspect	*in;
+	struct http_request	 req;
+	char			*head, *why, *hint;
+	size_t			 i;
+	bool			 ok;
+
+	(void)state;
+	p = policy_of("{\"version\":1,\"network\":{\"inspect\":["
+	    "{\"host\":\"*.test\",\"methods\":[\"GET\"],\"paths\":[\"/\"]},"
+	    "{\"host\":\"api.test\",\"methods\":[\"GET\",\"HEAD\"],"
+	    "\"paths\":[\"/repos/org/*\",\"/user\"]}]}}");
+	assert_null(inspect_find(p, "test"));
+	in = inspect_find(p, "x.api.test");
+	assert_string_equal(in->in_host.pi_text, "*.test");
+	in = inspect_find(p, "api.test");
+	assert_string_equal(in->in_host.pi_text, "api.test");
+	for (i = 0; i < nitems(cases); i++) {
+		xasprintf(&head, "%s\r\nHost: api.test" END, cases[i].head);
+		parse_ok(head, &req);
+		ok = inspect_allows(in, &req, &why, &hint);
+		if (ok != cases[i].ok)
+			fail_msg("%s: %s", cases[i].head, ok ? "allowed" : why);
+		if (!ok) {
+			assert_contains(why, cases[i].why);
+			if (hint != NULL)
+				assert_contains(hint, "test.json");
+		}
+		free(why);
+		free(hint);
+		free(head);
+		http_request_clear(&req);
+	}
+	policy_free(p);
+}
+
+static const char *
+header_of(const struct http_request *req, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < req->hr_nheaders; i++)
+		if (strcasecmp(req->hr_headers[i].hh_name, name) == 0)
+			return req->hr_headers[i].hh_value;
+	return NULL;
+}
+
+static void
+test_phantoms(void **state)
+{
+	struct phantom		*ph;
+	struct http_request	 req;
+	char			*cause, *warning;
+	const char		*placeholder =
+	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef";
+
+	(void)state;
+	ph = xcalloc(1, sizeof(*ph));
+	if (policy_parse_pattern("api.test", &ph->ph_host, &cause) == -1)
+		fail_msg("%s", cause);
+	ph->ph_env = xstrdup("TOKEN");
+	ph->ph_header = xstrdup("Authorization");
+	ph->ph_format = xstrdup("Bearer %s");
+	ph->ph_placeholder = xstrdup(placeholder);
+	ph->ph_value = xstrdup("real-secret");
+
+	/* Inspected, the right host, header and shape: filled in. */
+	parse_ok("GET / HTTP/1.1\r\nHost: api.test\r\nauthorization: Bearer "
+	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
+	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", true,
+	    &warning), 1);
+	assert_null(warning);
+	assert_string_equal(header_of(&req, "Authorization"),
+	    "Bearer real-secret");
+	http_request_clear(&req);
+
+	/* Not inspected: never, and said. */
+	parse_ok("GET / HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
+	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
+	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", false,
+	    &warning), 0);
+	assert_contains(warning, "placeholder of TOKEN was sent to api.test");
+	assert_contains(header_of(&req, "Authorization"), placeholder);
+	free(warning);
+	http_request_clear(&req);
+
+	/* Another host. */
+	parse_ok("GET / HTTP/1.1\r\nHost: evil.test\r\nAuthorization: Bearer "
+	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
+	assert_int_equal(phantom_apply(&req, ph, 1, "evil.test", true,
+	    &warning), 0);
+	assert_contains(warning, "to evil.test in header Authorization");
+	free(warning);
+	http_request_clear(&req);
+
+	/* Another header, another shape, the target: not replaced. */
+	parse_ok("GET /?t=" PHANTOM_PREFIX "0123456789abcdef0123456789abcdef"
+	    " HTTP/1.1\r\nHost: api.test\r\nX-Token: "
+	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef\r\n"
+	    "Authorization: token "
+	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
+	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", true,
+	    &warning), 0);
+	assert_contains(warning, "in the request target");
+	assert_contains(warning, "in header X-Token");
+	assert_contains(warning, "not in the credential's format");
+	assert_null(strstr(header_of(&req, "Authorization"), "real-secret"));
+	free(warning);
+	http_request_clear(&req);
+
+	/* No placeholder: nothing to say. */
+	parse_ok("GET / HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer x"
+	    END, &req);
+	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", true,
+	    &warning), 0);
+	assert_null(warning);
+	http_request_clear(&req);
+	phantoms_free(ph, 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_origin_form),
+		cmocka_unit_test(test_path_normalise),
+		cmocka_unit_test(test_inspect_rules),
+		cmocka_unit_test(test_phantoms),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
