@@ -556,11 +556,13 @@ run_cmd(int argc, char **argv)
 	}
 	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
 	    policy->p_ncreds > 0) {
-		log_warnx("run: the policy has credentials (%s first, from %s), "
-		    "but --proxy-socket hands the run to an operator's proxy, "
+		const struct pcred	*cr = &policy->p_creds[0];
+
+		log_warnx("run: the policy has credentials (%s, from %s), but "
+		    "--proxy-socket hands the run to an operator's proxy, "
 		    "which cannot know their real values; nothing run",
-		    policy->p_creds[0].cr_env, policy->p_creds[0].cr_host.pi_from
-		    != NULL ? policy->p_creds[0].cr_host.pi_from : "the policy");
+		    cr->cr_env, cr->cr_host.pi_from != NULL ?
+		    cr->cr_host.pi_from : "the policy");
 		log_warnx("hint: drop --proxy-socket (cordon's own proxy swaps "
 		    "them in), or drop the credentials entry");
 		policy_free(policy);

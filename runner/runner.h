@@ -162,7 +162,7 @@ void	inspect_bundle_clear(struct inspect_bundle *);
 #define RUN_ASK_SECS		60	/* --ask: how long a connection waits */
 #define RUN_EXIT_NOEXEC		126
 #define RUN_EXIT_NOTFOUND	127
-#define RUN_CA_DIR		"/run/cordon"	/* inside, on the private /run */
+#define RUN_CA_DIR		"/run/cordon"	/* inside: the private /run */
 #define RUN_CA_BUNDLE		RUN_CA_DIR "/ca-bundle.pem"
 
 struct fsplan;
@@ -191,8 +191,8 @@ struct run {
 	bool			  r_tty;	/* the command keeps the terminal */
 	int			  r_sync;	/* read end: the parent's go */
 	int			  r_errfd;	/* write end: why setup failed */
-	const char		 *r_ca_pem;	/* NULL, or the CA bundle PID 1 */
-	size_t			  r_ca_len;	/* writes to RUN_CA_BUNDLE */
+	const char		 *r_ca_pem;	/* NULL, or the CA bundle */
+	size_t			  r_ca_len;	/* PID 1 writes: RUN_CA_BUNDLE */
 	struct phantom		 *r_phantoms;	/* owned until run_exec() */
 	size_t			  r_nphantoms;	/* hands them to the proxy */
 };
