@@ -1,7 +1,7 @@
 /*
  * env.c: the environment the sandboxed command starts with.
  *
- * Built in four steps, each overriding the one before:
+ * Built in six steps, each overriding the one before:
  *
  *   1. host variables whose names env.pass lists, exactly or by a prefix
  *      ending in '*';
@@ -11,7 +11,14 @@
  *   3. env.set, the policy's own values;
  *   4. in proxy mode, the variables that point tools at the proxy.  They
  *      always win: a host HTTPS_PROXY pointing elsewhere would only make
- *      the tool fail, and one left in place is a way around the log.
+ *      the tool fail, and one left in place is a way around the log;
+ *   5. in proxy mode, the phantom credentials: a variable that a
+ *      `credentials` entry names holds a placeholder, never the host's
+ *      value, whatever env.pass or env.set say (the proxy puts the real
+ *      value in the header on the way out);
+ *   6. when the run inspects TLS, the variables that point tools at the
+ *      CA bundle holding cordon's CA (env_ca_vars).  They win too: a
+ *      bundle without cordon's CA makes every inspected request fail.
  *
  * The result is sorted by name, so the same inputs give the same bytes,
  * and holds each name once.  It is bounded (ENV_MAX_VARS, ENV_MAX_BYTES):
@@ -107,6 +114,32 @@ static const struct proxy_var {
 };
 
 #define ENV_JAVA_VAR	"JAVA_TOOL_OPTIONS"
+
+/*
+ * The variables that name a CA bundle file, set to the run's bundle (the
+ * system's certificates and cordon's CA) when the run inspects TLS.
+ * Each is read by the tools named; a tool that reads none of them and
+ * ignores the system's store does not trust cordon's CA.
+ */
+const struct env_ca_var env_ca_vars[] = {
+	{ "SSL_CERT_FILE",	"OpenSSL (and so Python's ssl, Ruby, wget, "
+				    "git, curl built on it), Go, Rust's "
+				    "rustls-native-certs" },
+	{ "CURL_CA_BUNDLE",	"curl, Python requests" },
+	{ "REQUESTS_CA_BUNDLE",	"Python requests, pip" },
+	{ "NODE_EXTRA_CA_CERTS", "Node.js (added to its own roots)" },
+	{ "GIT_SSL_CAINFO",	"git" },
+	{ "PIP_CERT",		"pip" },
+	{ "AWS_CA_BUNDLE",	"the AWS CLI and SDKs" },
+	{ "CARGO_HTTP_CAINFO",	"cargo" },
+	{ "NPM_CONFIG_CAFILE",	"npm" },
+	{ "YARN_CA_FILE_PATH",	"yarn 2 and later" },
+	{ "DENO_CERT",		"Deno" },
+	{ "HEX_CACERTS_PATH",	"Hex (Elixir)" },
+	{ "BUNDLE_SSL_CA_CERT",	"Bundler" },
+	{ "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH", "gRPC's C core" },
+};
+const size_t	env_ca_nvars = nitems(env_ca_vars);
 
 /* One variable of the environment being built; nothing here is owned. */
 struct envent {
@@ -283,7 +316,8 @@ env_get(const struct envtab *et, const char *name)
 /*
  * Builds the sandboxed command's environment from the host's (host_env,
  * NULL-terminated, may be NULL), the policy's env section and, when px
- * is not NULL, the proxy's port.  Returns a new NULL-terminated array
+ * is not NULL, the proxy's port, the phantom credentials' placeholders
+ * and the CA bundle's path.  Returns a new NULL-terminated array
  * that the caller frees with env_free(); or NULL with *cause set (caller
  * frees) when the port is out of range or the result would pass
  * ENV_MAX_VARS or ENV_MAX_BYTES.  Borrows everything it is given.
@@ -355,6 +389,17 @@ env_build(const struct policy *p, char *const *host_env,
 		if (env_put(&et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), java_new,
 		    cause) == -1)
 			goto out;
+
+		for (i = 0; i < px->ep_nphantoms; i++)
+			if (env_put(&et, px->ep_phantoms[i].eh_name,
+			    strlen(px->ep_phantoms[i].eh_name),
+			    px->ep_phantoms[i].eh_placeholder, cause) == -1)
+				goto out;
+		for (i = 0; px->ep_ca_bundle != NULL && i < env_ca_nvars; i++)
+			if (env_put(&et, env_ca_vars[i].cv_name,
+			    strlen(env_ca_vars[i].cv_name), px->ep_ca_bundle,
+			    cause) == -1)
+				goto out;
 	}
 
 	/* Each string with its '=' and NUL, as execve(2) counts them. */

@@ -297,6 +297,11 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 		xasprintf(cause, "cannot watch the proxy's socket");
 		goto fail;
 	}
+	/* The real values live in the proxy from here on, freed with it. */
+	px->px_phantoms = rn->rn_run->r_phantoms;
+	px->px_nphantoms = rn->rn_run->r_nphantoms;
+	rn->rn_run->r_phantoms = NULL;
+	rn->rn_run->r_nphantoms = 0;
 	rn->rn_own_proxy = true;
 	return 0;
 fail:
@@ -641,6 +646,10 @@ out:
 		jsonl_close(rn.rn_proxy.px_log);
 		dns_free(rn.rn_proxy.px_dns);
 		ppolicy_unref(rn.rn_proxy.px_policy);
+		phantoms_free(rn.rn_proxy.px_phantoms,
+		    rn.rn_proxy.px_nphantoms);
+		rn.rn_proxy.px_phantoms = NULL;
+		rn.rn_proxy.px_nphantoms = 0;
 	}
 	inspect_teardown(&rn.rn_proxy);
 	if (rn.rn_dir != NULL) {

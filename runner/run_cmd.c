@@ -280,12 +280,27 @@ run_narrowing(json_t *const *rules)
 	return text;
 }
 
+/* The phantom credential whose variable is env's "NAME=...", or NULL. */
+static const struct phantom *
+run_phantom(const struct run *run, const char *env)
+{
+	size_t	 i, n = strcspn(env, "=");
+
+	for (i = 0; i < run->r_nphantoms; i++)
+		if (strlen(run->r_phantoms[i].ph_env) == n &&
+		    strncmp(run->r_phantoms[i].ph_env, env, n) == 0)
+			return &run->r_phantoms[i];
+	return NULL;
+}
+
 /* --dry-run: what the run would do, in the order it would do it. */
 static void
-run_print(const struct run *run, const struct run_net *net)
+run_print(const struct run *run, const struct run_net *net,
+    const struct inspect_bundle *ib)
 {
-	size_t	 i;
-	int	 abi = landlock_abi();
+	const struct phantom	*ph;
+	size_t			 i;
+	int			 abi = landlock_abi();
 
 	printf("sandbox %s\n", run->r_id);
 	printf("namespaces: user (uid %u, gid %u), mount, pid, ipc, uts, "
@@ -331,9 +346,23 @@ run_print(const struct run *run, const struct run_net *net)
 	    "refused\n", run->r_unix ? "" : ", Unix sockets but stream and "
 	    "seqpacket socketpairs");
 	printf("capabilities: none; no_new_privs; fds above 2 closed\n");
+	if (ib->ib_pem != NULL) {
+		printf("trust: %s inside, written by PID 1 (mode 0444): %s, "
+		    "then cordon's CA %s\n", RUN_CA_BUNDLE, ib->ib_base !=
+		    NULL ? ib->ib_base : "no base bundle", ib->ib_ca);
+		printf("  CA sha256 fingerprint: %s\n", ib->ib_fingerprint);
+	}
 	printf("environment:\n");
-	for (i = 0; run->r_env[i] != NULL; i++)
-		printf("  %s\n", run->r_env[i]);
+	for (i = 0; run->r_env[i] != NULL; i++) {
+		/* Never the value: a placeholder is new each run anyway. */
+		if ((ph = run_phantom(run, run->r_env[i])) != NULL)
+			printf("  %s=%s<32 hex digits, new each run> "
+			    "(phantom credential: the proxy puts the real "
+			    "value in %s for %s)\n", ph->ph_env,
+			    PHANTOM_PREFIX, ph->ph_header, ph->ph_host.pi_text);
+		else
+			printf("  %s\n", run->r_env[i]);
+	}
 	printf("command:");
 	for (i = 0; run->r_argv[i] != NULL; i++)
 		printf(" %s", run->r_argv[i]);
@@ -373,7 +402,9 @@ run_cmd(int argc, char **argv)
 	struct run_net		 net;
 	struct fsplan		 plan;
 	struct fsplan_in	 fin;
-	struct env_proxy	 ep = { RUN_BRIDGE_PORT };
+	struct env_proxy	 ep = { RUN_BRIDGE_PORT, NULL, 0, NULL };
+	struct env_phantom	*eph = NULL;
+	struct inspect_bundle	 ib;
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
 	char			**owned = NULL, *cause, *dns = NULL;
@@ -394,6 +425,7 @@ run_cmd(int argc, char **argv)
 	memset(&run, 0, sizeof(run));
 	memset(&net, 0, sizeof(net));
 	memset(&plan, 0, sizeof(plan));
+	memset(&ib, 0, sizeof(ib));
 	if (getcwd(cwd, sizeof(cwd)) == NULL) {
 		log_warn("run: the current folder");
 		return RUN_EXIT_FAILURE;
@@ -527,6 +559,20 @@ run_cmd(int argc, char **argv)
 		policy_free(policy);
 		goto out;
 	}
+	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
+	    policy->p_ncreds > 0) {
+		const struct pcred	*cr = &policy->p_creds[0];
+
+		log_warnx("run: the policy has credentials (%s, from %s), but "
+		    "--proxy-socket hands the run to an operator's proxy, "
+		    "which cannot know their real values; nothing run",
+		    cr->cr_env, cr->cr_host.pi_from != NULL ?
+		    cr->cr_host.pi_from : "the policy");
+		log_warnx("hint: drop --proxy-socket (cordon's own proxy swaps "
+		    "them in), or drop the credentials entry");
+		policy_free(policy);
+		goto out;
+	}
 	if (net.rn_socket != NULL && (net.rn_dns != NULL ||
 	    net.rn_npins != 0 || net.rn_log != NULL ||
 	    net.rn_upstream_ca != NULL)) {
@@ -562,6 +608,31 @@ run_cmd(int argc, char **argv)
 	run.r_plan = &plan;
 	plan_reveal(&run, &plan);
 	run_landlock_rules(&run);
+	if (run.r_mode == NET_PROXY && net.rn_socket == NULL) {
+		inspect_phantoms(policy, environ, &run.r_phantoms,
+		    &run.r_nphantoms);
+		eph = xcalloc(run.r_nphantoms + 1, sizeof(*eph));
+		for (i = 0; i < run.r_nphantoms; i++) {
+			eph[i].eh_name = run.r_phantoms[i].ph_env;
+			eph[i].eh_placeholder =
+			    run.r_phantoms[i].ph_placeholder;
+		}
+		ep.ep_phantoms = eph;
+		ep.ep_nphantoms = run.r_nphantoms;
+		if (inspect_wanted(policy)) {
+			if (inspect_bundle(policy, environ, &ib, &cause) ==
+			    -1) {
+				log_warnx("run: %s", cause);
+				log_warnx("run: nothing run");
+				free(cause);
+				policy_free(policy);
+				goto out;
+			}
+			run.r_ca_pem = ib.ib_pem;
+			run.r_ca_len = ib.ib_len;
+			ep.ep_ca_bundle = RUN_CA_BUNDLE;
+		}
+	}
 	if ((run.r_env = env_build(policy, environ, run.r_mode == NET_PROXY ?
 	    &ep : NULL, &cause)) == NULL) {
 		log_warnx("run: %s", cause);
@@ -570,7 +641,7 @@ run_cmd(int argc, char **argv)
 		goto out;
 	}
 	if (dry) {
-		run_print(&run, &net);
+		run_print(&run, &net, &ib);
 		policy_free(policy);
 		rc = 0;
 		goto out;
@@ -618,6 +689,9 @@ out:
 	if (run.r_seccomp != -1)
 		close(run.r_seccomp);
 	env_free(run.r_env);
+	free(eph);
+	phantoms_free(run.r_phantoms, run.r_nphantoms);
+	inspect_bundle_clear(&ib);
 	free(run.r_ll);
 	fsplan_clear(&plan);
 	for (i = 0; i < nowned; i++)

@@ -36,9 +36,29 @@ int	landlock_apply(const struct landlock_rule *, size_t, bool, char **);
 
 struct policy;
 
-struct env_proxy {
-	int	ep_port;	/* the proxy on 127.0.0.1, HTTP and SOCKS5 */
+/* A variable the sandbox gets a placeholder in (a phantom credential). */
+struct env_phantom {
+	const char	*eh_name;
+	const char	*eh_placeholder;
 };
+
+struct env_proxy {
+	int			 ep_port;	/* the proxy on 127.0.0.1, */
+						/* HTTP and SOCKS5 */
+	const struct env_phantom *ep_phantoms;	/* they win over pass, set */
+	size_t			 ep_nphantoms;
+	const char		*ep_ca_bundle;	/* NULL, or the CA bundle's */
+						/* path inside: env_ca_vars */
+};
+
+/* The variables that point tools at a CA bundle, and who reads each. */
+struct env_ca_var {
+	const char	*cv_name;
+	const char	*cv_reader;
+};
+
+extern const struct env_ca_var	env_ca_vars[];
+extern const size_t		env_ca_nvars;
 
 char	**env_build(const struct policy *, char *const *,
 	    const struct env_proxy *, char **);
@@ -112,6 +132,27 @@ void		 fsplan_clear(struct fsplan *);
 const char	*fsplan_kind_name(enum fs_kind);
 
 /*
+ * inspect.c: the phantom credentials and the CA bundle of a run that
+ * inspects TLS, made outside before the clone.
+ */
+struct phantom;
+
+struct inspect_bundle {
+	char		*ib_pem;	/* the base bundle, then cordon's CA */
+	size_t		 ib_len;
+	char		*ib_base;	/* the base bundle's path, or NULL */
+	char		*ib_ca;		/* cordon's ca.crt */
+	char		 ib_fingerprint[96];	/* the CA's SHA-256 */
+};
+
+void	inspect_phantoms(const struct policy *, char *const *,
+	    struct phantom **, size_t *);
+bool	inspect_wanted(const struct policy *);
+int	inspect_bundle(const struct policy *, char *const *,
+	    struct inspect_bundle *, char **);
+void	inspect_bundle_clear(struct inspect_bundle *);
+
+/*
  * The run: everything the sandbox needs, decided outside before the
  * clone, so that nothing inside allocates a policy or parses a file.
  */
@@ -121,6 +162,8 @@ const char	*fsplan_kind_name(enum fs_kind);
 #define RUN_ASK_SECS		60	/* --ask: how long a connection waits */
 #define RUN_EXIT_NOEXEC		126
 #define RUN_EXIT_NOTFOUND	127
+#define RUN_CA_DIR		"/run/cordon"	/* inside: the private /run */
+#define RUN_CA_BUNDLE		RUN_CA_DIR "/ca-bundle.pem"
 
 struct fsplan;
 
@@ -148,6 +191,10 @@ struct run {
 	bool			  r_tty;	/* the command keeps the terminal */
 	int			  r_sync;	/* read end: the parent's go */
 	int			  r_errfd;	/* write end: why setup failed */
+	const char		 *r_ca_pem;	/* NULL, or the CA bundle */
+	size_t			  r_ca_len;	/* PID 1 writes: RUN_CA_BUNDLE */
+	struct phantom		 *r_phantoms;	/* owned until run_exec() */
+	size_t			  r_nphantoms;	/* hands them to the proxy */
 };
 
 /*

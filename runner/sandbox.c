@@ -23,6 +23,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -237,6 +238,41 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
 }
 
+/*
+ * The CA bundle of a run that inspects TLS (made outside; written, not
+ * parsed, here), on the private /run, before the command exists.  Runs
+ * as PID 1 with the namespace's capabilities; the file is the sandbox
+ * user's, read-only, so a tool cannot change it by mistake.
+ */
+static void
+sandbox_ca_bundle(const struct run *run)
+{
+	size_t	 off = 0;
+	ssize_t	 n;
+	int	 fd;
+
+	if ((mkdir(RUN_CA_DIR, 0755) == -1 && errno != EEXIST) ||
+	    chmod(RUN_CA_DIR, 0755) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_CA_DIR,
+		    strerror(errno));
+	if ((fd = open(RUN_CA_BUNDLE, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0444)) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_CA_BUNDLE,
+		    strerror(errno));
+	while (off < run->r_ca_len) {
+		if ((n = write(fd, run->r_ca_pem + off, run->r_ca_len -
+		    off)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s",
+			    RUN_CA_BUNDLE, strerror(errno));
+		off += (size_t)n;
+	}
+	if (fchmod(fd, 0444) == -1 || close(fd) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_CA_BUNDLE,
+		    strerror(errno));
+}
+
 void
 sandbox_main(struct run *run)
 {
@@ -254,6 +290,8 @@ sandbox_main(struct run *run)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	mount_sandbox(run);
+	if (run->r_ca_pem != NULL)
+		sandbox_ca_bundle(run);
 	if (sethostname("cordon", 6) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "sethostname: %s",
 		    strerror(errno));

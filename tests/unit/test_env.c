@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "policy.h"
+#include "proxy.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -62,7 +63,7 @@ namecmp(const char *a, const char *b)
 static char **
 build(const struct policy *p, char *const *host, int port)
 {
-	struct env_proxy	 px = { port };
+	struct env_proxy	 px = { .ep_port = port };
 	char			**env, *cause;
 
 	env = env_build(p, host, port != 0 ? &px : NULL, &cause);
@@ -486,7 +487,7 @@ static void
 test_limit_count(void **state)
 {
 	struct policy		*p;
-	struct env_proxy	 px = { 8080 };
+	struct env_proxy	 px = { .ep_port = 8080 };
 	char			**host, **env, *cause, *json, *t;
 	size_t			 i;
 
@@ -531,7 +532,7 @@ static void
 test_limit_bytes(void **state)
 {
 	struct policy		*p;
-	struct env_proxy	 px = { 8080 };
+	struct env_proxy	 px = { .ep_port = 8080 };
 	char			**env, *cause, *big, *host[2] = { NULL, NULL };
 	size_t			 n;
 
@@ -583,6 +584,122 @@ test_bad_port(void **state)
 	policy_free(p);
 }
 
+/* A credentials policy whose variable env.pass passes too. */
+#define CRED_POLICY "{\"version\": 1, \"env\": {\"pass\": [\"GITHUB_TOKEN\", " \
+	"\"K\", \"PATH\"]}, \"credentials\": [" \
+	"{\"host\": \"api.github.com\", \"env\": \"GITHUB_TOKEN\", " \
+	"\"header\": \"Authorization\", \"format\": \"Bearer %s\"}, " \
+	"{\"host\": \"uploads.github.com\", \"env\": \"GITHUB_TOKEN\", " \
+	"\"header\": \"Authorization\", \"format\": \"token %s\"}, " \
+	"{\"host\": \"x.test\", \"env\": \"ABSENT\", \"header\": \"K\", " \
+	"\"format\": \"%s\"}]}"
+
+/* Whether s is PHANTOM_PREFIX and 32 lower-case hex digits. */
+static bool
+is_placeholder(const char *s)
+{
+	size_t	 i, n = strlen(PHANTOM_PREFIX);
+
+	if (strncmp(s, PHANTOM_PREFIX, n) != 0 || strlen(s) != n + 32)
+		return false;
+	for (i = n; s[i] != '\0'; i++)
+		if (strchr("0123456789abcdef", s[i]) == NULL)
+			return false;
+	return true;
+}
+
+static void
+test_phantoms(void **state)
+{
+	struct policy		*p;
+	struct phantom		*ph;
+	struct env_phantom	 eph[4];
+	struct env_proxy	 px = { .ep_port = 3128 };
+	char			**env, **host, *cause;
+	const char		*hostv[] = { "GITHUB_TOKEN=realsecret",
+				    "PATH=/bin", NULL };
+	size_t			 n, i;
+
+	(void)state;
+	host = strv_dup(hostv);
+	if ((p = policy_load_buffer(CRED_POLICY, strlen(CRED_POLICY),
+	    "t.json", &ctx, &cause)) == NULL)
+		fail_msg("%s", cause);
+	inspect_phantoms(p, host, &ph, &n);
+	/* ABSENT is not set: no placeholder, nothing to swap. */
+	assert_int_equal(n, 2);
+	assert_string_equal(ph[0].ph_env, "GITHUB_TOKEN");
+	assert_string_equal(ph[0].ph_value, "realsecret");
+	assert_string_equal(ph[0].ph_host.pi_text, "api.github.com");
+	assert_string_equal(ph[1].ph_format, "token %s");
+	assert_true(is_placeholder(ph[0].ph_placeholder));
+	/* One variable, one placeholder. */
+	assert_string_equal(ph[0].ph_placeholder, ph[1].ph_placeholder);
+	for (i = 0; i < n; i++) {
+		eph[i].eh_name = ph[i].ph_env;
+		eph[i].eh_placeholder = ph[i].ph_placeholder;
+	}
+	px.ep_phantoms = eph;
+	px.ep_nphantoms = n;
+	env = env_build(p, host, &px, &cause);
+	assert_non_null(env);
+	/* env.pass names it exactly; the placeholder wins all the same. */
+	assert_string_equal(find(env, "GITHUB_TOKEN"), ph[0].ph_placeholder);
+	assert_null(find(env, "ABSENT"));
+	for (i = 0; env[i] != NULL; i++)
+		assert_null(strstr(env[i], "realsecret"));
+	assert_null(find(env, "SSL_CERT_FILE"));	/* no inspection */
+	env_free(env);
+
+	/* Another run: another placeholder. */
+	{
+		struct phantom	*ph2;
+		size_t		 n2;
+
+		inspect_phantoms(p, host, &ph2, &n2);
+		assert_int_equal(n2, 2);
+		assert_string_not_equal(ph2[0].ph_placeholder,
+		    ph[0].ph_placeholder);
+		phantoms_free(ph2, n2);
+	}
+	phantoms_free(ph, n);
+	env_free(host);
+	policy_free(p);
+}
+
+static void
+test_ca_vars_win(void **state)
+{
+	struct policy		*p;
+	struct env_proxy	 px = { .ep_port = 3128,
+				    .ep_ca_bundle = "/run/cordon/b.pem" };
+	char			**env, **host, *cause;
+	const char		*hostv[] = { "SSL_CERT_FILE=/etc/mine.pem",
+				    "CURL_CA_BUNDLE=/etc/mine.pem", NULL };
+	size_t			 i;
+
+	(void)state;
+	host = strv_dup(hostv);
+	p = env_policy("{\"pass\": [\"SSL_CERT_FILE\", \"CURL_CA_BUNDLE\"], "
+	    "\"set\": {\"GIT_SSL_CAINFO\": \"/x.pem\"}}");
+	env = env_build(p, host, &px, &cause);
+	assert_non_null(env);
+	assert_true(env_ca_nvars > 0);
+	for (i = 0; i < env_ca_nvars; i++)
+		assert_string_equal(find(env, env_ca_vars[i].cv_name),
+		    "/run/cordon/b.pem");
+	env_free(env);
+	/* Without a bundle, what was passed stays. */
+	px.ep_ca_bundle = NULL;
+	env = env_build(p, host, &px, &cause);
+	assert_string_equal(find(env, "SSL_CERT_FILE"), "/etc/mine.pem");
+	assert_string_equal(find(env, "GIT_SSL_CAINFO"), "/x.pem");
+	assert_null(find(env, "NODE_EXTRA_CA_CERTS"));
+	env_free(env);
+	env_free(host);
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -601,6 +718,8 @@ main(void)
 		cmocka_unit_test(test_limit_count),
 		cmocka_unit_test(test_limit_bytes),
 		cmocka_unit_test(test_bad_port),
+		cmocka_unit_test(test_phantoms),
+		cmocka_unit_test(test_ca_vars_win),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
