@@ -227,6 +227,14 @@ env_passes(const struct policy *p, const char *name, size_t n)
 	size_t			 i, m;
 	bool			 exact = false, prefix = false;
 
+	/*
+	 * A credentials variable is the proxy's to use, in every network
+	 * mode: the sandbox gets a placeholder (env_build) or nothing.
+	 */
+	for (i = 0; i < p->p_ncreds; i++)
+		if (strlen(p->p_creds[i].cr_env) == n &&
+		    memcmp(p->p_creds[i].cr_env, name, n) == 0)
+			return false;
 	for (i = 0; i < p->p_env_pass.pl_n; i++) {
 		t = p->p_env_pass.pl_v[i].pi_text;
 		m = strlen(t);

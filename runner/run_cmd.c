@@ -296,7 +296,7 @@ run_phantom(const struct run *run, const char *env)
 /* --dry-run: what the run would do, in the order it would do it. */
 static void
 run_print(const struct run *run, const struct run_net *net,
-    const struct inspect_bundle *ib)
+    const struct trust_bundle *ib)
 {
 	const struct phantom	*ph;
 	size_t			 i;
@@ -404,7 +404,7 @@ run_cmd(int argc, char **argv)
 	struct fsplan_in	 fin;
 	struct env_proxy	 ep = { RUN_BRIDGE_PORT, NULL, 0, NULL };
 	struct env_phantom	*eph = NULL;
-	struct inspect_bundle	 ib;
+	struct trust_bundle	 ib;
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
 	char			**owned = NULL, *cause, *dns = NULL;
@@ -609,7 +609,7 @@ run_cmd(int argc, char **argv)
 	plan_reveal(&run, &plan);
 	run_landlock_rules(&run);
 	if (run.r_mode == NET_PROXY && net.rn_socket == NULL) {
-		inspect_phantoms(policy, environ, &run.r_phantoms,
+		trust_phantoms(policy, environ, &run.r_phantoms,
 		    &run.r_nphantoms);
 		eph = xcalloc(run.r_nphantoms + 1, sizeof(*eph));
 		for (i = 0; i < run.r_nphantoms; i++) {
@@ -619,8 +619,8 @@ run_cmd(int argc, char **argv)
 		}
 		ep.ep_phantoms = eph;
 		ep.ep_nphantoms = run.r_nphantoms;
-		if (inspect_wanted(policy)) {
-			if (inspect_bundle(policy, environ, &ib, &cause) ==
+		if (trust_wanted(policy)) {
+			if (trust_bundle(policy, environ, &ib, &cause) ==
 			    -1) {
 				log_warnx("run: %s", cause);
 				log_warnx("run: nothing run");
@@ -691,7 +691,7 @@ out:
 	env_free(run.r_env);
 	free(eph);
 	phantoms_free(run.r_phantoms, run.r_nphantoms);
-	inspect_bundle_clear(&ib);
+	trust_bundle_clear(&ib);
 	free(run.r_ll);
 	fsplan_clear(&plan);
 	for (i = 0; i < nowned; i++)

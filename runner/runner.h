@@ -132,12 +132,12 @@ void		 fsplan_clear(struct fsplan *);
 const char	*fsplan_kind_name(enum fs_kind);
 
 /*
- * inspect.c: the phantom credentials and the CA bundle of a run that
+ * trust.c: the phantom credentials and the CA bundle of a run that
  * inspects TLS, made outside before the clone.
  */
 struct phantom;
 
-struct inspect_bundle {
+struct trust_bundle {
 	char		*ib_pem;	/* the base bundle, then cordon's CA */
 	size_t		 ib_len;
 	char		*ib_base;	/* the base bundle's path, or NULL */
@@ -145,12 +145,12 @@ struct inspect_bundle {
 	char		 ib_fingerprint[96];	/* the CA's SHA-256 */
 };
 
-void	inspect_phantoms(const struct policy *, char *const *,
+void	trust_phantoms(const struct policy *, char *const *,
 	    struct phantom **, size_t *);
-bool	inspect_wanted(const struct policy *);
-int	inspect_bundle(const struct policy *, char *const *,
-	    struct inspect_bundle *, char **);
-void	inspect_bundle_clear(struct inspect_bundle *);
+bool	trust_wanted(const struct policy *);
+int	trust_bundle(const struct policy *, char *const *,
+	    struct trust_bundle *, char **);
+void	trust_bundle_clear(struct trust_bundle *);
 
 /*
  * The run: everything the sandbox needs, decided outside before the

@@ -625,7 +625,7 @@ test_phantoms(void **state)
 	if ((p = policy_load_buffer(CRED_POLICY, strlen(CRED_POLICY),
 	    "t.json", &ctx, &cause)) == NULL)
 		fail_msg("%s", cause);
-	inspect_phantoms(p, host, &ph, &n);
+	trust_phantoms(p, host, &ph, &n);
 	/* ABSENT is not set: no placeholder, nothing to swap. */
 	assert_int_equal(n, 2);
 	assert_string_equal(ph[0].ph_env, "GITHUB_TOKEN");
@@ -656,7 +656,7 @@ test_phantoms(void **state)
 		struct phantom	*ph2;
 		size_t		 n2;
 
-		inspect_phantoms(p, host, &ph2, &n2);
+		trust_phantoms(p, host, &ph2, &n2);
 		assert_int_equal(n2, 2);
 		assert_string_not_equal(ph2[0].ph_placeholder,
 		    ph[0].ph_placeholder);

@@ -1,5 +1,5 @@
 /*
- * inspect.c: the runner's part of TLS inspection, done outside before
+ * trust.c: the runner's part of TLS inspection, done outside before
  * the clone: the phantom credentials (a placeholder for the sandbox, the
  * real value for the proxy) and the CA bundle the sandbox trusts (the
  * system's certificates and cordon's CA, as one PEM text that PID 1
@@ -35,7 +35,7 @@
 
 /* Returns the value of name in env (NULL-terminated), or NULL. */
 static const char *
-inspect_getenv(char *const *env, const char *name)
+trust_getenv(char *const *env, const char *name)
 {
 	size_t	 i, n = strlen(name);
 
@@ -47,7 +47,7 @@ inspect_getenv(char *const *env, const char *name)
 
 /* A new placeholder: PHANTOM_PREFIX and 32 hex digits from getrandom. */
 static char *
-inspect_placeholder(void)
+trust_placeholder(void)
 {
 	static const char	 hex[] = "0123456789abcdef";
 	unsigned char		 b[PHANTOM_HEX / 2];
@@ -76,7 +76,7 @@ inspect_placeholder(void)
  * frees it with phantoms_free) and *n.
  */
 void
-inspect_phantoms(const struct policy *p, char *const *env,
+trust_phantoms(const struct policy *p, char *const *env,
     struct phantom **ph, size_t *n)
 {
 	const struct pcred	*cr;
@@ -88,7 +88,7 @@ inspect_phantoms(const struct policy *p, char *const *env,
 	*n = 0;
 	for (i = 0; i < p->p_ncreds; i++) {
 		cr = &p->p_creds[i];
-		if ((value = inspect_getenv(env, cr->cr_env)) == NULL) {
+		if ((value = trust_getenv(env, cr->cr_env)) == NULL) {
 			log_info("run: credentials: %s is not set in cordon's "
 			    "environment; no placeholder, nothing swapped for "
 			    "%s", cr->cr_env, cr->cr_host.pi_text);
@@ -106,20 +106,20 @@ inspect_phantoms(const struct policy *p, char *const *env,
 			if (strcmp((*ph)[j].ph_env, e->ph_env) == 0)
 				break;
 		e->ph_placeholder = j + 1 < *n ?
-		    xstrdup((*ph)[j].ph_placeholder) : inspect_placeholder();
+		    xstrdup((*ph)[j].ph_placeholder) : trust_placeholder();
 	}
 }
 
 /* Whether the run is to trust cordon's CA: it inspects some host. */
 bool
-inspect_wanted(const struct policy *p)
+trust_wanted(const struct policy *p)
 {
 	return p->p_ninspect > 0;
 }
 
 /* Reads a whole regular file of at most max bytes; NULL with *cause. */
 static char *
-inspect_read(const char *path, size_t max, size_t *len, char **cause)
+trust_read(const char *path, size_t max, size_t *len, char **cause)
 {
 	struct stat	 st;
 	char		*buf;
@@ -168,8 +168,8 @@ inspect_read(const char *path, size_t max, size_t *len, char **cause)
  * fix) when the CA is missing or not a certificate.
  */
 int
-inspect_bundle(const struct policy *p, char *const *env,
-    struct inspect_bundle *ib, char **cause)
+trust_bundle(const struct policy *p, char *const *env,
+    struct trust_bundle *ib, char **cause)
 {
 	const char	*base;
 	char		*dir = NULL, *path = NULL, *ca = NULL, *why;
@@ -184,7 +184,7 @@ inspect_bundle(const struct policy *p, char *const *env,
 	else if ((dir = ca_dir_default(cause)) == NULL)
 		return -1;
 	xasprintf(&path, "%s/%s", dir, CA_CERT_FILE);
-	if ((ca = inspect_read(path, INSPECT_BUNDLE_MAX, &calen, &why)) ==
+	if ((ca = trust_read(path, INSPECT_BUNDLE_MAX, &calen, &why)) ==
 	    NULL) {
 		xasprintf(cause, "network.inspect needs cordon's CA, and %s; "
 		    "run `cordon ca init%s%s`, or set tls.ca_dir to the "
@@ -205,10 +205,10 @@ inspect_bundle(const struct policy *p, char *const *env,
 	    sizeof(ib->ib_fingerprint)) == -1)
 		ib->ib_fingerprint[0] = '\0';
 
-	base = inspect_getenv(env, "SSL_CERT_FILE");
+	base = trust_getenv(env, "SSL_CERT_FILE");
 	if (base == NULL || *base == '\0' || access(base, R_OK) == -1)
 		base = X509_get_default_cert_file();
-	if ((ib->ib_pem = inspect_read(base, INSPECT_BUNDLE_MAX, &baselen,
+	if ((ib->ib_pem = trust_read(base, INSPECT_BUNDLE_MAX, &baselen,
 	    &why)) == NULL) {
 		log_info("run: no base CA bundle (%s): the sandbox trusts "
 		    "cordon's CA alone", why);
@@ -233,9 +233,9 @@ out:
 	return rc;
 }
 
-/* Frees what inspect_bundle() filled. */
+/* Frees what trust_bundle() filled. */
 void
-inspect_bundle_clear(struct inspect_bundle *ib)
+trust_bundle_clear(struct trust_bundle *ib)
 {
 	free(ib->ib_pem);
 	free(ib->ib_base);
