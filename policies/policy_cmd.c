@@ -99,11 +99,10 @@ policy_check(int argc, char **argv)
 		}
 		printf("%s: ok%s\n", argv[i], fctx.pc_untrusted ?
 		    " (as a workspace layer)" : "");
-		if (p->p_ninspect != 0 || p->p_ncreds != 0 ||
-		    p->p_ca_dir.pl_n != 0)
-			printf("%s: note: network.inspect, credentials and "
-			    "tls are checked but not enforced yet: the proxy "
-			    "still tunnels all TLS\n", argv[i]);
+		if (p->p_ncreds != 0 && p->p_ninspect == 0)
+			printf("%s: note: credentials are filled in only on "
+			    "inspected requests, and nothing here is "
+			    "inspected (network.inspect)\n", argv[i]);
 		policy_free(p);
 	}
 	pitem_clear(&abs);
