@@ -281,6 +281,14 @@ conn_free(struct conn *c)
 	if (c->c_relay != NULL)
 		relay_free(c->c_relay);		/* closes both sockets */
 	else {
+		/*
+		 * The TLS filter holds its underlying bufferevent until it is
+		 * finalized, later: stop it watching c_fd before c_fd closes.
+		 */
+		if (c->c_tls && c->c_bev != NULL &&
+		    bufferevent_get_underlying(c->c_bev) != NULL)
+			bufferevent_disable(bufferevent_get_underlying(
+			    c->c_bev), EV_READ | EV_WRITE);
 		if (c->c_bev != NULL)
 			bufferevent_free(c->c_bev);
 		if (c->c_up != NULL)
@@ -1297,6 +1305,9 @@ conn_inspect_accepted(struct conn *c)
 	c->c_decided = false;
 	c->c_logged = false;
 	conn_arm_deadline(c);
+	/* From now on the filter's timeouts count, not the socket's. */
+	bufferevent_set_timeouts(bufferevent_get_underlying(c->c_bev), NULL,
+	    NULL);
 	bufferevent_set_timeouts(c->c_bev, &tv, NULL);
 	conn_process(c);
 }
