@@ -111,7 +111,7 @@ ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
 CONC=${CONC:-16}			# ab's concurrency (proxy)
 TINYPROXY_LOGLEVEL=${TINYPROXY_LOGLEVEL:-Connect}
 STARTS=${STARTS:-100}			# runs per command, sandbox start
-BENCH=${BENCH:-all}			# all, or start or load: that section
+BENCH=${BENCH:-all}			# all, or start, inspect or load: that
 					# alone
 tmp=$(mktemp -d)
 pids=()
@@ -272,6 +272,12 @@ if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 	    "workspace that has them does not pay)"
 	[ "$BENCH" = start ] && exit 0
 	echo
+fi
+
+# TLS inspection: its own script (mk/inspect-bench.sh).
+if [ "$BENCH" = inspect ]; then
+	bash "$(dirname "$self")/inspect-bench.sh" "$cordon" "$tools"
+	exit
 fi
 
 # load and faults: its own script (mk/load.sh), run last with all.
@@ -605,6 +611,7 @@ if [ -z "${note[tinyproxy]:-}" ]; then
 fi
 
 if [ "$BENCH" = all ]; then
+	bash "$(dirname "$self")/inspect-bench.sh" "$cordon" "$tools" || true
 	echo
 	bash "$(dirname "$self")/load.sh" "$cordon" "$tools"
 fi

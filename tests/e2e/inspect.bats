@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# TLS inspection end to end: a real TLS origin (tests/tools/httpd with a
+# certificate from a CA made here), real curl inside `cordon run` as the
+# test user, the run's own proxy opening the hosts network.inspect lists.
+# The sandbox trusts cordon's CA only through the bundle the run gives it:
+# no curl here is told -k or --cacert, except for the host that is not
+# inspected, whose real certificate it must see.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cordon_setup
+	sandbox_setup
+	HTTPD="$TOOLS_DIR/httpd"
+	T="$UDIR/tls"
+	mkdir -p "$T"
+	# The origin's own CA and certificate, for three names.
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout "$T/up-ca.key" -out "$T/up-ca.pem" -days 2 \
+	    -subj "/CN=origin test CA" 2>/dev/null
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout "$T/origin.key" -out "$T/origin.csr" \
+	    -subj "/CN=api.test" 2>/dev/null
+	printf 'subjectAltName=DNS:api.test,DNS:other.test,DNS:plain.test\n' \
+	    >"$T/ext"
+	openssl x509 -req -in "$T/origin.csr" -CA "$T/up-ca.pem" \
+	    -CAkey "$T/up-ca.key" -CAcreateserial -out "$T/origin.pem" \
+	    -days 2 -extfile "$T/ext" 2>/dev/null
+	PORT=$(free_port)
+	start_bg origin "$HTTPD" --listen "tcp:127.0.0.1:$PORT" \
+	    --tls-cert "$T/origin.pem" --tls-key "$T/origin.key" \
+	    --log "$BATS_TEST_TMPDIR/origin.heads" --log-header Authorization
+	wait_listen "tcp:127.0.0.1:$PORT"
+
+	CADIR="$UDIR/ca"
+	"$CORDON" ca init --dir "$CADIR" >/dev/null
+	POL="$UDIR/inspect.json"
+	write "$POL" <<-EOF
+	{"version": 1,
+	 "network": {
+	   "allow": ["api.test:$PORT", "other.test:$PORT", "plain.test:$PORT"],
+	   "allow_cidrs": ["127.0.0.1/32"],
+	   "inspect": [
+	     {"host": "api.test", "methods": ["GET", "HEAD"],
+	      "paths": ["/", "/bytes/*"]},
+	     {"host": "other.test", "methods": ["GET"], "paths": ["/"]}]},
+	 "credentials": [{"host": "api.test", "env": "GITHUB_TOKEN",
+	     "header": "Authorization", "format": "Bearer %s"}],
+	 "tls": {"ca_dir": "$CADIR"}}
+	EOF
+	ELOG="$UDIR/egress.log"
+	if [ "$(id -u)" -eq 0 ]; then
+		chown -R "$TEST_USER:" "$UDIR"
+	fi
+	chmod 644 "$POL"
+}
+
+teardown() {
+	teardown_bg
+	sandbox_teardown
+}
+
+# Runs "$@" in a sandbox of the test user, with GITHUB_TOKEN=realsecret
+# in cordon's environment and the origin's CA given to the run's proxy.
+inspect_run() {
+	cd "$WS" || return 1
+	as_user "$UDIR/home" env GITHUB_TOKEN=realsecret "$UCORDON" run \
+	    --read-only "$UDIR/bin" --read-only "$T" --policy "$POL" \
+	    --resolve api.test:127.0.0.1 --resolve other.test:127.0.0.1 \
+	    --resolve plain.test:127.0.0.1 --log "$ELOG" "$@"
+}
+
+# The egress log lines of protocol $1, as compact JSON.
+log_of() {
+	jq -c --arg p "$1" 'select(.protocol == $p) | {method, host, path,
+	    decision, reason, warning, status}' "$ELOG"
+}
+
+@test "inspect: a GET passes, and the client verified cordon's leaf" {
+	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	    curl -sS -v https://api.test:$PORT/ 2>\$HOME/../err.txt
+	    echo curl=\$?
+	    grep -i 'issuer:' \$HOME/../err.txt"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = hello ]
+	[ "${lines[1]}" = curl=0 ]
+	# The certificate curl checked is cordon's, not the origin's.
+	[[ "${lines[2]}" == *"issuer: CN=cordon local CA"* ]]
+	grep -q "GET / " "$BATS_TEST_TMPDIR/origin.heads"
+	run log_of https
+	[ "$output" = '{"method":"GET","host":"api.test","path":"/","decision":"allow","reason":null,"warning":null,"status":200}' ]
+}
+
+@test "inspect: POST and a path no rule admits get 403, logged with method and path" {
+	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	    curl -sS -X POST -d x https://api.test:$PORT/
+	    curl -sS -o /dev/null -w '%{http_code}\n' -X POST -d x \
+		https://api.test:$PORT/
+	    curl -sS -o /dev/null -w '%{http_code}\n' \
+		https://api.test:$PORT/secret?q=1
+	    curl -sS -o /dev/null -w '%{http_code}\n' \
+		https://api.test:$PORT/bytes/../secret --path-as-is"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "cordon: POST api.test/: method POST is not among"* ]]
+	[[ "${lines[1]}" == "hint: add \"POST\" to \"methods\" of the network.inspect entry for api.test ($POL: network.inspect[0])" ]]
+	[ "${lines[2]}" = 403 ]
+	[ "${lines[3]}" = 403 ]
+	[ "${lines[4]}" = 403 ]
+	# None of them reached the origin.
+	run grep -c . "$BATS_TEST_TMPDIR/origin.heads"
+	[ "$output" = 0 ] || [ "$status" -eq 1 ]
+	run log_of https
+	[ "${lines[0]}" = '{"method":"POST","host":"api.test","path":"/","decision":"deny","reason":"method POST is not among the methods network.inspect allows for api.test","warning":null,"status":403}' ]
+	[ "${lines[2]}" = '{"method":"GET","host":"api.test","path":"/secret","decision":"deny","reason":"path /secret is not among the paths network.inspect allows for api.test","warning":null,"status":403}' ]
+	[[ "${lines[3]}" == *'"path":"/bytes/../secret","decision":"deny","reason":"the path cannot be judged: a \".\" or \"..\" segment in the path"'* ]]
+}
+
+@test "credentials: the origin gets the real token; the sandbox only ever sees the placeholder" {
+	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	    echo \"token=\$GITHUB_TOKEN\"
+	    curl -sS -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
+		https://api.test:$PORT/
+	    env | grep -c realsecret"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^token=cordon-phantom-[0-9a-f]{32}$ ]]
+	[ "${lines[1]}" = hello ]
+	[ "${lines[2]}" = 0 ]
+	[[ "$output" != *realsecret* ]]
+	grep -q "Authorization=Bearer realsecret" \
+	    "$BATS_TEST_TMPDIR/origin.heads"
+	! grep -q cordon-phantom "$BATS_TEST_TMPDIR/origin.heads"
+}
+
+@test "credentials: the placeholder sent to another host is not replaced, and is logged" {
+	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	    curl -sS -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
+		https://other.test:$PORT/
+	    curl -sS -H \"X-Token: \$GITHUB_TOKEN\" https://api.test:$PORT/
+	    curl -sS --cacert $T/up-ca.pem \
+		-H \"Authorization: Bearer \$GITHUB_TOKEN\" \
+		https://plain.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'hello\nhello\nhello')" ]
+	! grep -q realsecret "$BATS_TEST_TMPDIR/origin.heads"
+	[ "$(grep -c 'Authorization=Bearer cordon-phantom-' \
+	    "$BATS_TEST_TMPDIR/origin.heads")" = 2 ]
+	run log_of https
+	[[ "${lines[0]}" == *'"host":"other.test"'*'"warning":"the placeholder of GITHUB_TOKEN was sent to other.test in header Authorization; not replaced"'* ]]
+	[[ "${lines[1]}" == *'"host":"api.test"'*'"warning":"the placeholder of GITHUB_TOKEN was sent to api.test in header X-Token; not replaced"'* ]]
+	# The host that is not inspected was tunnelled: nothing to see.
+	run log_of connect
+	[[ "$output" == *'"host":"plain.test"'*'"warning":null'* ]]
+}
+
+@test "inspect: an origin whose certificate does not verify is not reached" {
+	run inspect_run --quiet -- curl -sS -w '%{http_code}\n' \
+	    https://api.test:$PORT/
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "cordon: api.test:$PORT: the upstream's certificate does not verify for api.test: unable to get local issuer certificate (if it is signed by a private CA, give that CA to the proxy: --upstream-ca FILE)" ]]
+	[ "${lines[1]}" = 502 ]
+	! grep -q "GET / " "$BATS_TEST_TMPDIR/origin.heads"
+}
+
+@test "inspect: a host not listed is tunnelled untouched, with its own certificate" {
+	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	    curl -sS -v --cacert $T/up-ca.pem https://plain.test:$PORT/ \
+		2>\$HOME/../err.txt
+	    grep -i 'issuer:' \$HOME/../err.txt"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = hello ]
+	[[ "${lines[1]}" == *"issuer: CN=origin test CA"* ]]
+	run log_of connect
+	[[ "$output" == *'"host":"plain.test","path":null,"decision":"allow","reason":null'* ]]
+}
+
+@test "inspect: a tunnel to an inspected host takes only TLS that names it" {
+	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	    curl -sS --connect-to other.test:$PORT:api.test:$PORT \
+		https://other.test:$PORT/; echo curl=\$?
+	    curl -sS -p http://api.test:$PORT/; echo curl=\$?"
+	[[ "$output" == *curl=35* ]]
+	[[ "$output" == *curl=52* || "$output" == *curl=56* ]]
+	run log_of connect
+	[[ "${lines[0]}" == *'"reason":"TLS server name \"other.test\" differs from the tunnel'\''s host api.test, and one of them is inspected (network.inspect)"'* ]]
+	[[ "${lines[1]}" == *'"reason":"api.test is inspected (network.inspect): only TLS may be tunnelled to it'* ]]
+	! grep -q . "$BATS_TEST_TMPDIR/origin.heads"
+}
+
+@test "inspect: the CA key is read by a locked-down signer, not by the proxy" {
+	# as_user execs: the background job becomes the outer cordon itself.
+	inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sleep 3 &
+	outer=$!
+	signer=
+	for _ in $(seq 100); do
+		for c in $(cat /proc/"$outer"/task/*/children 2>/dev/null); do
+			grep -q '^Seccomp:	2' /proc/"$c"/status 2>/dev/null &&
+			    signer=$c
+		done
+		[ -n "$signer" ] && break
+		sleep 0.05
+	done
+	[ "$(cat /proc/"$outer"/comm)" = cordon ]
+	[ -n "$signer" ]
+	grep -q '^NoNewPrivs:	1' /proc/"$signer"/status
+	# No descriptor of the key in either, once the signer has loaded it.
+	! ls -l /proc/"$outer"/fd /proc/"$signer"/fd 2>/dev/null |
+	    grep -q ca.key
+	wait "$outer"
+}
