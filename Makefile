@@ -112,10 +112,13 @@ TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
 $(BUILD)/tests/tools/probe: override EXTRA_CFLAGS =
 $(BUILD)/tests/tools/probe: override EXTRA_LDFLAGS =
 
+# The origin serves TLS too (--tls-cert), with OpenSSL.
+$(BUILD)/tests/tools/httpd: TOOL_LIBS = $(shell pkg-config --libs openssl)
+
 $(BUILD)/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -pthread -o $@ $< $(ALL_LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) -pthread -o $@ $< $(ALL_LDFLAGS) $(TOOL_LIBS)
 
 # Installs what is missing, through sudo when not root; a no-op otherwise.
 deps:

@@ -124,3 +124,70 @@ W='%{http_code} %{num_connects} %{size_download}\n'
 	done
 	[ "$(curl -s "http://[::1]:$P6/")" = hello ]
 }
+
+# A throwaway CA and a certificate it signs for localhost and 127.0.0.1
+# (DNS and IP SANs), chain file leaf first; then httpd over TLS on
+# $TPORT, logging to tls.log.
+tls_start() {
+	local d=$BATS_TEST_TMPDIR
+	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca \
+	    -keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -subj /CN=localhost \
+	    -keyout "$d/srv.key" -out "$d/srv.csr" 2>/dev/null
+	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$d/ext"
+	openssl x509 -req -days 1 -in "$d/srv.csr" -CA "$d/ca.pem" \
+	    -CAkey "$d/ca.key" -CAcreateserial -extfile "$d/ext" \
+	    -out "$d/srv.pem" 2>/dev/null
+	cat "$d/srv.pem" "$d/ca.pem" >"$d/chain.pem"
+	TPORT=$(free_port)
+	TURL="https://localhost:$TPORT"
+	start_bg httpds "$HTTPD" --listen "tcp:127.0.0.1:$TPORT" \
+	    --tls-cert "$d/chain.pem" --tls-key "$d/srv.key" --log "$d/tls.log"
+	wait_listen "tcp:127.0.0.1:$TPORT"
+}
+
+tcurl() {
+	curl -s --cacert "$BATS_TEST_TMPDIR/ca.pem" \
+	    --resolve "localhost:$TPORT:127.0.0.1" "$@"
+}
+
+@test "TLS: hello, echo, bodies, close_notify at the end of /close" {
+	tls_start
+	[ "$(tcurl "$TURL/")" = hello ]
+	tcurl -H 'X-Test: t' "$TURL/echo" >out
+	head -n 1 out | grep -qx $'GET /echo HTTP/1.1\r'
+	grep -qa $'^X-Test: t\r$' out
+	grep -qa "^Host: localhost:$TPORT"$'\r$' out
+	[ "$(tcurl "$TURL/bytes/1048576" | wc -c)" -eq 1048576 ]
+	run tcurl -o /dev/null -w "$W" "$TURL/close/100"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 1 100" ]
+	# ... and the server did send a close_notify.
+	printf 'GET /close/5 HTTP/1.1\r\nHost: x\r\n\r\n' |
+	    timeout 5 openssl s_client -connect "127.0.0.1:$TPORT" \
+	    -CAfile ca.pem -ign_eof -msg >sclient 2>&1 || true
+	grep -qa '^<<< .*Alert.*close_notify' sclient
+	run tcurl -o /dev/null -o /dev/null -o /dev/null -w "$W" \
+	    "$TURL/chunked/70000" "$TURL/status/204" "$TURL/nowhere"
+	[ "$output" = "$(printf '%s\n' '200 1 70000' '204 0 0' '404 0 0')" ]
+	# A body with 100-continue, back whole; an IP name verifies too.
+	head -c 2000000 /dev/urandom >body
+	tcurl -H 'Expect: 100-continue' --data-binary @body -o out \
+	    "https://127.0.0.1:$TPORT/echo"
+	tail -c 2000000 out | cmp - body
+}
+
+@test "TLS: plain HTTP fails; the log says alpn and sni" {
+	tls_start
+	run curl -s "http://127.0.0.1:$TPORT/"
+	[ "$status" -ne 0 ]
+	grep -q '^tls-handshake-failed ' tls.log
+	tcurl "$TURL/status/418" >/dev/null
+	grep -qxF "GET /status/418 localhost:$TPORT alpn=http/1.1 sni=localhost" \
+	    tls.log
+	curl -s --cacert ca.pem "https://127.0.0.1:$TPORT/" >/dev/null
+	grep -qxF "GET / 127.0.0.1:$TPORT alpn=http/1.1 sni=-" tls.log
+	# The plain server's lines are as they were.
+	curl -s "$URL/" >/dev/null
+	grep -qxF "GET / 127.0.0.1:$PORT" requests.log
+}

@@ -3,12 +3,22 @@
  * tests and benchmarks.
  *
  *   httpd --listen EP [--log FILE] [--timeout SECS]
+ *	 [--tls-cert FILE --tls-key FILE]
  *	Listens on EP (tcp:127.0.0.1:PORT, tcp:[::1]:PORT or unix:PATH),
  *	prints "listening" once it does and serves until killed.  With
  *	--log, appends one line per request head it parsed, before
  *	answering: method, target and Host (or "-"), bytes outside
  *	printable ASCII written as \xHH.  A connection idle, or not
  *	reading, for SECS seconds (default 60) is closed.
+ *
+ * With --tls-cert and --tls-key (both or neither: PEM files, the cert
+ * file holding the whole chain, leaf first) every connection is TLS
+ * (1.2 or later): the server handshake first, then everything below
+ * over it.  ALPN "http/1.1" is accepted when offered, nothing else.  A
+ * failed handshake closes that connection, logged (with --log) as
+ * "tls-handshake-failed REASON".  The log line of a request over TLS
+ * ends in " alpn=PROTO sni=NAME" ("-" for none).  /close/N ends with a
+ * close_notify, as does any TLS connection closed without an error.
  *
  * What it answers, whatever the method (HEAD gets the head alone):
  *
@@ -59,12 +69,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #define HEAD_MAX	(64 * 1024)	/* a request head; a chunk-size line */
 #define ZEROS_LEN	(256 * 1024)	/* bytes per send of a large body */
 #define ECHO_MAX	(64 * 1024 * 1024) /* request body /echo keeps */
 #define BODY_MAX	(1ULL << 40)	/* N of /bytes/N and friends */
 #define SLOW_MAX	600000		/* ms, for /slow/MS */
 #define LINGER_MAX	(1024 * 1024)	/* bytes drained before a close */
+#define TLS_OUT		(16 * 1024)	/* small writes gathered per record */
+#define TLS_WRITE_MAX	(64 * 1024)	/* bytes per SSL_write of a body */
 
 enum route {
 	ROUTE_HELLO,
@@ -77,9 +92,16 @@ enum route {
 	ROUTE_NONE
 };
 
-/* A connection: its socket and what was read but not used yet. */
+/*
+ * A connection: its socket, its TLS session when there is one (c_out
+ * then gathers small writes into one record), and what was read but not
+ * used yet.
+ */
 struct conn {
 	int		 c_fd;
+	SSL		*c_ssl;
+	bool		 c_failed;	/* a TLS error: no close_notify */
+	char		 c_out[TLS_OUT];
 	size_t		 c_off;		/* first unused byte in c_buf */
 	size_t		 c_len;		/* end of what was read */
 	char		 c_buf[HEAD_MAX];
@@ -115,6 +137,7 @@ static socklen_t		 listen_len;
 static int			 log_fd = -1;
 static int			 opt_timeout = 60;
 static const char		 zeros[ZEROS_LEN];
+static SSL_CTX			*tls_ctx;
 
 static void	usage(void) __attribute__((noreturn));
 
@@ -122,7 +145,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: httpd --listen EP [--log FILE] "
-	    "[--timeout SECS]\n");
+	    "[--timeout SECS]\n\t[--tls-cert FILE --tls-key FILE]\n");
 	exit(2);
 }
 
@@ -217,14 +240,108 @@ send_iov(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
+/* Writes all of buf over TLS; returns 0 or -1 (c_failed then set). */
 static int
-send_str(int fd, const char *s)
+tls_write(struct conn *c, const char *buf, size_t len)
+{
+	size_t	 take;
+	int	 n;
+
+	while (len > 0) {
+		take = len < TLS_WRITE_MAX ? len : TLS_WRITE_MAX;
+		ERR_clear_error();
+		if ((n = SSL_write(c->c_ssl, buf, (int)take)) <= 0) {
+			if (SSL_get_error(c->c_ssl, n) == SSL_ERROR_SYSCALL &&
+			    errno == EINTR)
+				continue;
+			c->c_failed = true;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Sends every byte the vector holds, as send_iov does: straight to the
+ * socket, or over TLS with pieces smaller than c_out gathered into one
+ * record and larger ones written as they are.
+ */
+static int
+conn_writev(struct conn *c, struct iovec *iov, int n)
+{
+	size_t	 used = 0;
+	int	 i;
+
+	if (c->c_ssl == NULL)
+		return send_iov(c->c_fd, iov, n);
+	for (i = 0; i < n; i++) {
+		if (iov[i].iov_len <= sizeof(c->c_out) - used) {
+			memcpy(c->c_out + used, iov[i].iov_base,
+			    iov[i].iov_len);
+			used += iov[i].iov_len;
+			continue;
+		}
+		if (used > 0 && tls_write(c, c->c_out, used) == -1)
+			return -1;
+		used = 0;
+		if (iov[i].iov_len <= sizeof(c->c_out)) {
+			memcpy(c->c_out, iov[i].iov_base, iov[i].iov_len);
+			used = iov[i].iov_len;
+		} else if (tls_write(c, iov[i].iov_base, iov[i].iov_len) ==
+		    -1)
+			return -1;
+	}
+	return used > 0 ? tls_write(c, c->c_out, used) : 0;
+}
+
+static int
+send_str(struct conn *c, const char *s)
 {
 	struct iovec	 iov;
 
 	iov.iov_base = (void *)(uintptr_t)s;
 	iov.iov_len = strlen(s);
-	return send_iov(fd, &iov, 1);
+	return conn_writev(c, &iov, 1);
+}
+
+/*
+ * Reads up to len bytes from the socket or the TLS stream: returns the
+ * count, 0 at the end (a close_notify, or a TCP end without one), -1 on
+ * error or timeout.
+ */
+static ssize_t
+conn_read(struct conn *c, char *buf, size_t len)
+{
+	ssize_t	 n;
+	int	 r;
+
+	if (c->c_ssl == NULL) {
+		do {
+			n = recv(c->c_fd, buf, len, 0);
+		} while (n == -1 && errno == EINTR);
+		return n;
+	}
+	for (;;) {
+		ERR_clear_error();
+		errno = 0;
+		if ((r = SSL_read(c->c_ssl, buf, len > INT32_MAX ? INT32_MAX :
+		    (int)len)) > 0)
+			return r;
+		switch (SSL_get_error(c->c_ssl, r)) {
+		case SSL_ERROR_ZERO_RETURN:
+			return 0;
+		case SSL_ERROR_SYSCALL:
+			if (errno == EINTR)
+				continue;
+			c->c_failed = true;
+			return ERR_peek_error() == 0 && errno == 0 ? 0 : -1;
+		default:
+			c->c_failed = true;
+			return -1;
+		}
+	}
 }
 
 /*
@@ -246,10 +363,7 @@ conn_fill(struct conn *c)
 	}
 	if (c->c_len == sizeof(c->c_buf))
 		return -1;
-	do {
-		n = recv(c->c_fd, c->c_buf + c->c_len,
-		    sizeof(c->c_buf) - c->c_len, 0);
-	} while (n == -1 && errno == EINTR);
+	n = conn_read(c, c->c_buf + c->c_len, sizeof(c->c_buf) - c->c_len);
 	if (n > 0)
 		c->c_len += (size_t)n;
 	return n;
@@ -523,16 +637,30 @@ escape(char *out, const char *text)
 	return out;
 }
 
-/* Appends "METHOD TARGET HOST\n" to the log, in one write. */
+/*
+ * Appends "METHOD TARGET HOST\n" to the log, in one write; over TLS,
+ * "METHOD TARGET HOST alpn=PROTO sni=NAME\n".
+ */
 static void
-log_req(const struct req *r)
+log_req(const struct conn *c, const struct req *r)
 {
-	char	*line, *p;
-	size_t	 len;
+	const unsigned char	*alpn = NULL;
+	const char		*sni = NULL;
+	char			*line, *p, proto[256];
+	unsigned int		 alpnlen = 0;
+	size_t			 len;
 
 	if (log_fd == -1)
 		return;
 	len = 4 * r->r_rawlen + 16;
+	if (c->c_ssl != NULL) {
+		SSL_get0_alpn_selected(c->c_ssl, &alpn, &alpnlen);
+		snprintf(proto, sizeof(proto), "%.*s", (int)alpnlen,
+		    alpn != NULL ? (const char *)alpn : "");
+		sni = SSL_get_servername(c->c_ssl, TLSEXT_NAMETYPE_host_name);
+		len += 4 * (strlen(proto) + (sni != NULL ? strlen(sni) : 0)) +
+		    32;
+	}
 	if ((line = malloc(len)) == NULL)
 		return;
 	p = escape(line, r->r_method);
@@ -540,6 +668,13 @@ log_req(const struct req *r)
 	p = escape(p, r->r_target);
 	*p++ = ' ';
 	p = r->r_host != NULL ? escape(p, r->r_host) : stpcpy(p, "-");
+	if (c->c_ssl != NULL) {
+		p = stpcpy(p, " alpn=");
+		p = proto[0] != '\0' ? escape(p, proto) : stpcpy(p, "-");
+		p = stpcpy(p, " sni=");
+		p = sni != NULL && sni[0] != '\0' ? escape(p, sni) :
+		    stpcpy(p, "-");
+	}
 	*p++ = '\n';
 	if (write(log_fd, line, (size_t)(p - line)) == -1)
 		fprintf(stderr, "httpd: log: %s\n", strerror(errno));
@@ -649,7 +784,7 @@ head_format(char *buf, size_t size, int status, int64_t length, bool keep,
 
 /* Sends a head and a body in memory; head_only for HEAD. */
 static int
-send_simple(int fd, int status, const char *body, size_t len, bool keep,
+send_simple(struct conn *c, int status, const char *body, size_t len, bool keep,
     int minor, bool head_only)
 {
 	struct iovec	 iov[2];
@@ -662,12 +797,12 @@ send_simple(int fd, int status, const char *body, size_t len, bool keep,
 	iov[0].iov_len = strlen(head);
 	iov[1].iov_base = (void *)(uintptr_t)body;
 	iov[1].iov_len = head_only ? 0 : len;
-	return send_iov(fd, iov, 2);
+	return conn_writev(c, iov, 2);
 }
 
 /* Sends n zero bytes after head (which may be ""), chunked or not. */
 static int
-send_zeros(int fd, const char *head, uint64_t n, bool chunked)
+send_zeros(struct conn *c, const char *head, uint64_t n, bool chunked)
 {
 	struct iovec	 iov[4];
 	char		 size[32];
@@ -690,7 +825,7 @@ send_zeros(int fd, const char *head, uint64_t n, bool chunked)
 			iov[i].iov_base = (void *)(uintptr_t)"\r\n";
 			iov[i++].iov_len = 2;
 		}
-		if (send_iov(fd, iov, i) == -1)
+		if (conn_writev(c, iov, i) == -1)
 			return -1;
 		n -= take;
 		i = 0;
@@ -699,7 +834,7 @@ send_zeros(int fd, const char *head, uint64_t n, bool chunked)
 		iov[i].iov_base = (void *)(uintptr_t)"0\r\n\r\n";
 		iov[i++].iov_len = 5;
 	}
-	return send_iov(fd, iov, i);
+	return conn_writev(c, iov, i);
 }
 
 static int
@@ -784,7 +919,7 @@ read_body(struct conn *c, const struct req *r, struct sink *sink)
 	    -1)
 		return -2;
 	if (body && r->r_continue && r->r_minor >= 1 &&
-	    send_str(c->c_fd, "HTTP/1.1 100 Continue\r\n\r\n") == -1)
+	    send_str(c, "HTTP/1.1 100 Continue\r\n\r\n") == -1)
 		return -1;
 	if (r->r_chunked)
 		return read_chunked(c, sink);
@@ -804,9 +939,9 @@ answer(struct conn *c, struct req *r)
 	uint64_t	 n;
 	char		 head[256];
 	bool		 keep, head_only;
-	int		 rc, fd = c->c_fd;
+	int		 rc;
 
-	log_req(r);
+	log_req(c, r);
 	rt = route(r->r_target, &n);
 	head_only = strcmp(r->r_method, "HEAD") == 0;
 	keep = r->r_minor == 0 ? r->r_keepalive && !r->r_close : !r->r_close;
@@ -825,26 +960,26 @@ answer(struct conn *c, struct req *r)
 	rc = read_body(c, r, rt == ROUTE_ECHO ? &sink : NULL);
 	if (rc == -2) {
 		free(sink.s_data);
-		send_simple(fd, 413, "", 0, false, r->r_minor, head_only);
+		send_simple(c, 413, "", 0, false, r->r_minor, head_only);
 		return -1;
 	}
 	if (rc == -1) {
 		free(sink.s_data);
-		send_simple(fd, 400, "", 0, false, r->r_minor, head_only);
+		send_simple(c, 400, "", 0, false, r->r_minor, head_only);
 		return -1;
 	}
 
 	switch (rt) {
 	case ROUTE_HELLO:
-		rc = send_simple(fd, 200, "hello\n", 6, keep, r->r_minor,
+		rc = send_simple(c, 200, "hello\n", 6, keep, r->r_minor,
 		    head_only);
 		break;
 	case ROUTE_ECHO:
-		rc = send_simple(fd, 200, sink.s_data, sink.s_len, keep,
+		rc = send_simple(c, 200, sink.s_data, sink.s_len, keep,
 		    r->r_minor, head_only);
 		break;
 	case ROUTE_STATUS:
-		rc = send_simple(fd, (int)n, "", 0, keep, r->r_minor,
+		rc = send_simple(c, (int)n, "", 0, keep, r->r_minor,
 		    head_only);
 		break;
 	case ROUTE_SLOW:
@@ -852,13 +987,13 @@ answer(struct conn *c, struct req *r)
 		ts.tv_nsec = (long)(n % 1000) * 1000000;
 		while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 			;
-		rc = send_simple(fd, 200, "slow\n", 5, keep, r->r_minor,
+		rc = send_simple(c, 200, "slow\n", 5, keep, r->r_minor,
 		    head_only);
 		break;
 	case ROUTE_BYTES:
 		head_format(head, sizeof(head), 200, (int64_t)n, keep,
 		    r->r_minor);
-		rc = send_zeros(fd, head, head_only ? 0 : n, false);
+		rc = send_zeros(c, head, head_only ? 0 : n, false);
 		break;
 	case ROUTE_CHUNKED:
 		/* An HTTP/1.0 client cannot read chunks: close-delimited. */
@@ -866,16 +1001,16 @@ answer(struct conn *c, struct req *r)
 			keep = false;
 		head_format(head, sizeof(head), 200, keep ? -1 : -2, keep,
 		    r->r_minor);
-		rc = send_zeros(fd, head, head_only ? 0 : n, keep &&
+		rc = send_zeros(c, head, head_only ? 0 : n, keep &&
 		    !head_only);
 		break;
 	case ROUTE_CLOSE:
 		keep = false;
 		head_format(head, sizeof(head), 200, -2, false, r->r_minor);
-		rc = send_zeros(fd, head, head_only ? 0 : n, false);
+		rc = send_zeros(c, head, head_only ? 0 : n, false);
 		break;
 	case ROUTE_NONE:
-		rc = send_simple(fd, 404, "", 0, keep, r->r_minor, head_only);
+		rc = send_simple(c, 404, "", 0, keep, r->r_minor, head_only);
 		break;
 	}
 	free(sink.s_data);
@@ -905,6 +1040,89 @@ linger_close(int fd)
 	close(fd);
 }
 
+/* Appends "tls-handshake-failed REASON\n" to the log. */
+static void
+log_handshake(SSL *ssl, int ret)
+{
+	char		 line[300];
+	const char	*why;
+	unsigned long	 e;
+	int		 err, len;
+
+	if (log_fd == -1)
+		return;
+	err = SSL_get_error(ssl, ret);
+	why = (e = ERR_peek_error()) != 0 ? ERR_reason_error_string(e) : NULL;
+	if (why == NULL)
+		why = err == SSL_ERROR_SYSCALL && errno != 0 ? strerror(errno) :
+		    err == SSL_ERROR_SYSCALL || err == SSL_ERROR_ZERO_RETURN ?
+		    "eof" : "error";
+	len = snprintf(line, sizeof(line), "tls-handshake-failed %s\n", why);
+	if (len >= (int)sizeof(line))
+		len = (int)sizeof(line) - 1;
+	line[len - 1] = '\n';
+	if (write(log_fd, line, (size_t)len) == -1)
+		fprintf(stderr, "httpd: log: %s\n", strerror(errno));
+}
+
+/* The server's side of the handshake; returns 0 or -1 (logged). */
+static int
+tls_accept(struct conn *c)
+{
+	int	 ret;
+
+	if ((c->c_ssl = SSL_new(tls_ctx)) == NULL ||
+	    SSL_set_fd(c->c_ssl, c->c_fd) != 1)
+		return -1;
+	do {
+		ERR_clear_error();
+		errno = 0;
+		ret = SSL_accept(c->c_ssl);
+	} while (ret <= 0 && SSL_get_error(c->c_ssl, ret) ==
+	    SSL_ERROR_SYSCALL && errno == EINTR);
+	if (ret == 1)
+		return 0;
+	log_handshake(c->c_ssl, ret);
+	return -1;
+}
+
+/* Picks "http/1.1" when the client offers it; no ALPN otherwise. */
+static int
+alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+    const unsigned char *in, unsigned int inlen, void *arg)
+{
+	static const unsigned char	 ours[] = "\x08http/1.1";
+	unsigned char			*sel;
+
+	(void)ssl;
+	(void)arg;
+	if (SSL_select_next_proto(&sel, outlen, ours, sizeof(ours) - 1, in,
+	    inlen) != OPENSSL_NPN_NEGOTIATED)
+		return SSL_TLSEXT_ERR_NOACK;
+	*out = sel;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+/* Makes tls_ctx from PEM files, or exits saying why. */
+static void
+tls_init(const char *cert, const char *key)
+{
+	if ((tls_ctx = SSL_CTX_new(TLS_server_method())) == NULL ||
+	    SSL_CTX_set_min_proto_version(tls_ctx, TLS1_2_VERSION) != 1 ||
+	    SSL_CTX_use_certificate_chain_file(tls_ctx, cert) != 1 ||
+	    SSL_CTX_use_PrivateKey_file(tls_ctx, key, SSL_FILETYPE_PEM) !=
+	    1 || SSL_CTX_check_private_key(tls_ctx) != 1) {
+		fprintf(stderr, "httpd: TLS set-up from %s and %s failed\n",
+		    cert, key);
+		ERR_print_errors_fp(stderr);
+		exit(2);
+	}
+#ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
+	SSL_CTX_set_options(tls_ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+#endif
+	SSL_CTX_set_alpn_select_cb(tls_ctx, alpn_select, NULL);
+}
+
 static void *
 conn_main(void *arg)
 {
@@ -913,17 +1131,23 @@ conn_main(void *arg)
 	ssize_t		 len;
 	int		 status;
 
+	if (tls_ctx != NULL && tls_accept(c) == -1) {
+		SSL_free(c->c_ssl);
+		close(c->c_fd);
+		free(c);
+		return NULL;
+	}
 	for (;;) {
 		if ((len = conn_head(c)) == 0)
 			break;
 		if (len == -2) {
-			send_simple(c->c_fd, 431, "", 0, false, 1, false);
+			send_simple(c, 431, "", 0, false, 1, false);
 			break;
 		}
 		if (len == -1)
 			break;
 		if ((status = req_parse(c, (size_t)len, &r)) != 0) {
-			send_simple(c->c_fd, status, "", 0, false, 1, false);
+			send_simple(c, status, "", 0, false, 1, false);
 			req_free(&r);
 			break;
 		}
@@ -931,6 +1155,12 @@ conn_main(void *arg)
 		req_free(&r);
 		if (status == -1)
 			break;
+	}
+	if (c->c_ssl != NULL) {
+		/* close_notify, unless the session already failed. */
+		if (!c->c_failed)
+			SSL_shutdown(c->c_ssl);
+		SSL_free(c->c_ssl);
 	}
 	linger_close(c->c_fd);
 	free(c);
@@ -963,7 +1193,9 @@ serve(void)
 
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 128 * 1024);
+	/* OpenSSL's handshake wants more stack than the plain path. */
+	pthread_attr_setstacksize(&attr, tls_ctx != NULL ? 512 * 1024 :
+	    128 * 1024);
 	for (;;) {
 		if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
 			if (errno == EBADF || errno == EINVAL ||
@@ -989,6 +1221,8 @@ serve(void)
 			continue;
 		}
 		c->c_fd = fd;
+		c->c_ssl = NULL;
+		c->c_failed = false;
 		c->c_off = c->c_len = 0;
 		if (pthread_create(&t, &attr, conn_main, c) != 0) {
 			fprintf(stderr, "httpd: too many threads\n");
@@ -1001,7 +1235,8 @@ serve(void)
 int
 main(int argc, char **argv)
 {
-	const char	*ep = NULL, *log_path = NULL;
+	const char	*ep = NULL, *log_path = NULL, *cert = NULL;
+	const char	*key = NULL;
 	char		*end;
 	int		 i;
 
@@ -1010,6 +1245,10 @@ main(int argc, char **argv)
 			usage();
 		if (strcmp(argv[i], "--listen") == 0)
 			ep = argv[i + 1];
+		else if (strcmp(argv[i], "--tls-cert") == 0)
+			cert = argv[i + 1];
+		else if (strcmp(argv[i], "--tls-key") == 0)
+			key = argv[i + 1];
 		else if (strcmp(argv[i], "--log") == 0)
 			log_path = argv[i + 1];
 		else if (strcmp(argv[i], "--timeout") == 0) {
@@ -1019,12 +1258,14 @@ main(int argc, char **argv)
 		} else
 			usage();
 	}
-	if (ep == NULL)
+	if (ep == NULL || (cert == NULL) != (key == NULL))
 		usage();
 	parse_ep(ep);
 	signal(SIGPIPE, SIG_IGN);
 	if (log_path != NULL && (log_fd = open(log_path,
 	    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) == -1)
 		die(log_path);
+	if (cert != NULL)
+		tls_init(cert, key);
 	serve();
 }
