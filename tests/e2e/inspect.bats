@@ -79,9 +79,9 @@ log_of() {
 
 @test "inspect: a GET passes, and the client verified cordon's leaf" {
 	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
-	    curl -sS -v https://api.test:$PORT/ 2>\$HOME/../err.txt
+	    curl -sS -v https://api.test:$PORT/ 2>err.txt
 	    echo curl=\$?
-	    grep -i 'issuer:' \$HOME/../err.txt"
+	    grep -i 'issuer:' err.txt"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = hello ]
 	[ "${lines[1]}" = curl=0 ]
@@ -121,19 +121,19 @@ log_of() {
 	    echo \"token=\$GITHUB_TOKEN\"
 	    curl -sS -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
 		https://api.test:$PORT/
-	    env | grep -c realsecret"
+	    env | grep -c realsecret || true"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" =~ ^token=cordon-phantom-[0-9a-f]{32}$ ]]
 	[ "${lines[1]}" = hello ]
 	[ "${lines[2]}" = 0 ]
 	[[ "$output" != *realsecret* ]]
-	grep -q "Authorization=Bearer realsecret" \
+	grep -qF 'Authorization=Bearer\x20realsecret' \
 	    "$BATS_TEST_TMPDIR/origin.heads"
 	! grep -q cordon-phantom "$BATS_TEST_TMPDIR/origin.heads"
 }
 
 @test "credentials: the placeholder sent to another host is not replaced, and is logged" {
-	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	run --separate-stderr inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
 	    curl -sS -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
 		https://other.test:$PORT/
 	    curl -sS -H \"X-Token: \$GITHUB_TOKEN\" https://api.test:$PORT/
@@ -142,8 +142,10 @@ log_of() {
 		https://plain.test:$PORT/"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(printf 'hello\nhello\nhello')" ]
+	# The run's proxy says so on standard error, as it happens.
+	[[ "$stderr" == *"the placeholder of GITHUB_TOKEN was sent to other.test in header Authorization; not replaced"* ]]
 	! grep -q realsecret "$BATS_TEST_TMPDIR/origin.heads"
-	[ "$(grep -c 'Authorization=Bearer cordon-phantom-' \
+	[ "$(grep -cF 'Authorization=Bearer\x20cordon-phantom-' \
 	    "$BATS_TEST_TMPDIR/origin.heads")" = 2 ]
 	run log_of https
 	[[ "${lines[0]}" == *'"host":"other.test"'*'"warning":"the placeholder of GITHUB_TOKEN was sent to other.test in header Authorization; not replaced"'* ]]
@@ -165,8 +167,8 @@ log_of() {
 @test "inspect: a host not listed is tunnelled untouched, with its own certificate" {
 	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
 	    curl -sS -v --cacert $T/up-ca.pem https://plain.test:$PORT/ \
-		2>\$HOME/../err.txt
-	    grep -i 'issuer:' \$HOME/../err.txt"
+		2>err.txt
+	    grep -i 'issuer:' err.txt"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = hello ]
 	[[ "${lines[1]}" == *"issuer: CN=origin test CA"* ]]
@@ -184,7 +186,9 @@ log_of() {
 	run log_of connect
 	[[ "${lines[0]}" == *'"reason":"TLS server name \"other.test\" differs from the tunnel'\''s host api.test, and one of them is inspected (network.inspect)"'* ]]
 	[[ "${lines[1]}" == *'"reason":"api.test is inspected (network.inspect): only TLS may be tunnelled to it'* ]]
-	! grep -q . "$BATS_TEST_TMPDIR/origin.heads"
+	# Connected to, as every tunnel is before it is answered; sent nothing.
+	! grep -v '^tls-handshake-failed' "$BATS_TEST_TMPDIR/origin.heads" |
+	    grep -q .
 }
 
 @test "inspect: the CA key is read by a locked-down signer, not by the proxy" {

@@ -2,13 +2,14 @@
  * httpd.c: a small HTTP/1.1 origin server, the far end of the proxy's
  * tests and benchmarks.
  *
- *   httpd --listen EP [--log FILE] [--timeout SECS]
+ *   httpd --listen EP [--log FILE [--log-header NAME]] [--timeout SECS]
  *	 [--tls-cert FILE --tls-key FILE]
  *	Listens on EP (tcp:127.0.0.1:PORT, tcp:[::1]:PORT or unix:PATH),
  *	prints "listening" once it does and serves until killed.  With
  *	--log, appends one line per request head it parsed, before
  *	answering: method, target and Host (or "-"), bytes outside
- *	printable ASCII written as \xHH.  A connection idle, or not
+ *	printable ASCII written as \xHH; with --log-header NAME, then
+ *	" NAME=VALUE" (the first such header, or "-").  A connection idle, or not
  *	reading, for SECS seconds (default 60) is closed.
  *
  * With --tls-cert and --tls-key (both or neither: PEM files, the cert
@@ -115,6 +116,7 @@ struct req {
 	const char	*r_method;
 	const char	*r_target;
 	const char	*r_host;	/* the first Host, or NULL */
+	const char	*r_logged;	/* the first --log-header, or NULL */
 	int		 r_minor;	/* HTTP/1.r_minor */
 	bool		 r_close;	/* the client asked to close */
 	bool		 r_keepalive;	/* the client asked to keep it */
@@ -135,6 +137,7 @@ struct sink {
 static struct sockaddr_storage	 listen_addr;
 static socklen_t		 listen_len;
 static int			 log_fd = -1;
+static const char		*log_header;	/* --log-header */
 static int			 opt_timeout = 60;
 static const char		 zeros[ZEROS_LEN];
 static SSL_CTX			*tls_ctx;
@@ -144,7 +147,7 @@ static void	usage(void) __attribute__((noreturn));
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: httpd --listen EP [--log FILE] "
+	fprintf(stderr, "usage: httpd --listen EP [--log FILE [--log-header NAME]] "
 	    "[--timeout SECS]\n\t[--tls-cert FILE --tls-key FILE]\n");
 	exit(2);
 }
@@ -595,6 +598,9 @@ req_parse(struct conn *c, size_t len, struct req *r)
 		end = value + strlen(value);
 		while (end > value && (end[-1] == ' ' || end[-1] == '\t'))
 			*--end = '\0';
+		if (log_header != NULL && strcasecmp(line, log_header) == 0 &&
+		    r->r_logged == NULL)
+			r->r_logged = value;
 		if (strcasecmp(line, "Host") == 0) {
 			if (r->r_host == NULL)
 				r->r_host = value;
@@ -652,7 +658,8 @@ log_req(const struct conn *c, const struct req *r)
 
 	if (log_fd == -1)
 		return;
-	len = 4 * r->r_rawlen + 16;
+	len = 4 * r->r_rawlen + 16 + (log_header != NULL ?
+	    strlen(log_header) + 8 : 0);
 	if (c->c_ssl != NULL) {
 		SSL_get0_alpn_selected(c->c_ssl, &alpn, &alpnlen);
 		snprintf(proto, sizeof(proto), "%.*s", (int)alpnlen,
@@ -668,6 +675,13 @@ log_req(const struct conn *c, const struct req *r)
 	p = escape(p, r->r_target);
 	*p++ = ' ';
 	p = r->r_host != NULL ? escape(p, r->r_host) : stpcpy(p, "-");
+	if (log_header != NULL) {
+		*p++ = ' ';
+		p = stpcpy(p, log_header);
+		*p++ = '=';
+		p = r->r_logged != NULL ? escape(p, r->r_logged) :
+		    stpcpy(p, "-");
+	}
 	if (c->c_ssl != NULL) {
 		p = stpcpy(p, " alpn=");
 		p = proto[0] != '\0' ? escape(p, proto) : stpcpy(p, "-");
@@ -1251,6 +1265,8 @@ main(int argc, char **argv)
 			key = argv[i + 1];
 		else if (strcmp(argv[i], "--log") == 0)
 			log_path = argv[i + 1];
+		else if (strcmp(argv[i], "--log-header") == 0)
+			log_header = argv[i + 1];
 		else if (strcmp(argv[i], "--timeout") == 0) {
 			opt_timeout = (int)strtol(argv[i + 1], &end, 10);
 			if (*end != '\0' || opt_timeout < 0)
