@@ -1190,6 +1190,7 @@ conn_inspect_accept(struct conn *c)
 		fatalx("proxy: cannot make a TLS bufferevent");
 	/* The filter's own writes stop at the same bound as ours. */
 	bufferevent_setwatermark(raw, EV_WRITE, 0, PROXY_BUFFER_MAX);
+	bufferevent_set_max_single_write(raw, PROXY_TLS_READ);
 	c->c_bev = tls;
 	c->c_tls = true;
 	c->c_state = CS_TLS_ACCEPT;
@@ -1289,6 +1290,7 @@ conn_inspect_start(struct conn *c)
 	c->c_upfd = -1;			/* c_up's now */
 	bufferevent_setcb(c->c_up, up_read_cb, up_write_cb, up_event_cb, c);
 	bufferevent_setwatermark(c->c_up, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
+	bufferevent_set_max_single_read(c->c_up, PROXY_TLS_READ);
 	bufferevent_set_timeouts(c->c_up, &tv, &tv);
 	bufferevent_enable(c->c_up, EV_READ | EV_WRITE);
 

@@ -237,8 +237,8 @@ inspect_tls_init(struct proxy *px, const char *upstream_ca, char **cause)
 	SSL_CTX_set_options(srv, SSL_OP_NO_RENEGOTIATION |
 	    SSL_OP_CIPHER_SERVER_PREFERENCE);
 	SSL_CTX_set_options(cli, SSL_OP_NO_RENEGOTIATION);
-	SSL_CTX_set_mode(srv, SSL_MODE_RELEASE_BUFFERS);
-	SSL_CTX_set_mode(cli, SSL_MODE_RELEASE_BUFFERS);
+	/* Whole reads from the upstream's socket, not a record at a time. */
+	SSL_CTX_set_read_ahead(cli, 1);
 	SSL_CTX_set_alpn_select_cb(srv, inspect_alpn_cb, NULL);
 	/* Sessions are not resumed: each leaf may be a new one. */
 	SSL_CTX_set_session_cache_mode(srv, SSL_SESS_CACHE_OFF);

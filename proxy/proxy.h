@@ -216,6 +216,7 @@ struct policy;
 #define PROXY_CONNECT_SECS	10	/* each address tried */
 #define PROXY_IDLE_SECS		300	/* nothing moved in a tunnel */
 #define PROXY_BUFFER_MAX	(256 * 1024)	/* per direction, forwarding */
+#define PROXY_TLS_READ		(128 * 1024)	/* inspected: per read, write */
 
 /*
  * What --metrics shows beyond the logged decisions (metrics.c), each
