@@ -154,6 +154,7 @@ struct conn {
 	uint64_t		 c_down_bytes;
 	char			*c_path;	/* HTTP: without the query */
 	char			*c_warning;
+	char			*c_hint;	/* network.inspect's fix */
 
 	/*
 	 * TLS inspection: c_bev becomes a TLS filter over the client's
@@ -244,7 +245,9 @@ conn_log(struct conn *c)
 		jsonl_write(px->px_log, &e);
 	if (px->px_observe != NULL) {
 		/* A fix only for what the policy itself refused. */
-		if (!e.e_allow && c->c_judged) {
+		if (!e.e_allow && c->c_hint != NULL)
+			hint = xstrdup(c->c_hint);
+		else if (!e.e_allow && c->c_judged) {
 			hint = decision_hint(&c->c_dec);
 			pattern = decision_pattern(&c->c_dec);
 		}
@@ -308,6 +311,7 @@ conn_free(struct conn *c)
 	free(c->c_method);
 	free(c->c_path);
 	free(c->c_warning);
+	free(c->c_hint);
 	free(c->c_reason_buf);
 	free(c->c_sandbox);
 	free(c->c_command);
@@ -614,7 +618,8 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	c->c_reason = NULL;
 	free(c->c_path);
 	free(c->c_warning);
-	c->c_path = c->c_warning = NULL;
+	free(c->c_hint);
+	c->c_path = c->c_warning = c->c_hint = NULL;
 	c->c_proto = proto;
 	if (hostlen >= sizeof(c->c_host))
 		hostlen = sizeof(c->c_host) - 1;
@@ -1335,10 +1340,10 @@ conn_inspect_request(struct conn *c)
 		conn_reason(c, why);
 		c->c_dec.d_verdict = VERDICT_DENY;
 		c->c_dec.d_rule = &ins->in_host;
+		c->c_hint = hint;
 		conn_http_answer(c, 403, what, hint);
 		free(what);
 		free(why);
-		free(hint);
 		return false;
 	}
 	if (px->px_nphantoms > 0) {

@@ -35,11 +35,12 @@ enum {
 	MP_HTTP,
 	MP_CONNECT,
 	MP_SOCKS5,
+	MP_HTTPS,
 	MP_COUNT
 };
 
 static const char *const metrics_protos[MP_COUNT] = {
-	"none", "http", "connect", "socks5"
+	"none", "http", "connect", "socks5", "https"
 };
 
 struct metrics {

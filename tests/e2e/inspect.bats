@@ -44,7 +44,8 @@ setup() {
 	   "inspect": [
 	     {"host": "api.test", "methods": ["GET", "HEAD"],
 	      "paths": ["/", "/bytes/*"]},
-	     {"host": "other.test", "methods": ["GET"], "paths": ["/"]}]},
+	     {"host": "other.test", "methods": ["GET", "POST"],
+	      "paths": ["/", "/echo"]}]},
 	 "credentials": [{"host": "api.test", "env": "GITHUB_TOKEN",
 	     "header": "Authorization", "format": "Bearer %s"}],
 	 "tls": {"ca_dir": "$CADIR"}}
@@ -93,7 +94,8 @@ log_of() {
 }
 
 @test "inspect: POST and a path no rule admits get 403, logged with method and path" {
-	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet \
+	    --report "$WS/report.json" -- sh -c "
 	    curl -sS -X POST -d x https://api.test:$PORT/
 	    curl -sS -o /dev/null -w '%{http_code}\n' -X POST -d x \
 		https://api.test:$PORT/
@@ -114,6 +116,38 @@ log_of() {
 	[ "${lines[0]}" = '{"method":"POST","host":"api.test","path":"/","decision":"deny","reason":"method POST is not among the methods network.inspect allows for api.test","warning":null,"status":403}' ]
 	[ "${lines[2]}" = '{"method":"GET","host":"api.test","path":"/secret","decision":"deny","reason":"path /secret is not among the paths network.inspect allows for api.test","warning":null,"status":403}' ]
 	[[ "${lines[3]}" == *'"path":"/bytes/../secret","decision":"deny","reason":"the path cannot be judged: a \".\" or \"..\" segment in the path"'* ]]
+	# The harness's report gives the inspect rule's fix, not an allow.
+	run jq -c '.refused[0] | {host, fix, allow}' "$WS/report.json"
+	[ "$output" = '{"host":"api.test","fix":"add \"POST\" to \"methods\" of the network.inspect entry for api.test ('"$POL"': network.inspect[0])","allow":null}' ]
+}
+
+@test "inspect: bodies both ways, chunked, HEAD, and several requests on one connection" {
+	head -c 1000000 /dev/urandom >"$UDIR/body"
+	chmod 644 "$UDIR/body"
+	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet --read-only \
+	    "$UDIR/body" -- sh -c "
+	    curl -sS --data-binary @$UDIR/body https://other.test:$PORT/echo |
+		tail -c 1000000 | cmp - $UDIR/body && echo body-ok
+	    curl -sS -H 'Transfer-Encoding: chunked' --data-binary @$UDIR/body \
+		https://other.test:$PORT/echo | tail -c 1000000 |
+		cmp - $UDIR/body && echo chunked-ok
+	    curl -sS -I -o /dev/null -w '%{http_code}\n' \
+		https://api.test:$PORT/
+	    curl -sS -o /dev/null -o /dev/null -w '%{num_connects} ' \
+		https://api.test:$PORT/bytes/3000000 \
+		https://api.test:$PORT/bytes/5"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = body-ok ]
+	[ "${lines[1]}" = chunked-ok ]
+	[ "${lines[2]}" = 200 ]
+	# The second request went on the first one's connection.
+	[ "${lines[3]}" = "1 0 " ]
+	run jq -r 'select(.protocol == "https") | "\(.method) \(.path) \(.status) \(.bytes_up) \(.bytes_down)"' "$ELOG"
+	[[ "${lines[0]}" == "POST /echo 200 1000000 "* ]]
+	[[ "${lines[1]}" == "POST /echo 200 "* ]]
+	[ "${lines[2]}" = "HEAD / 200 0 0" ]
+	[ "${lines[3]}" = "GET /bytes/3000000 200 0 3000000" ]
+	[ "${lines[4]}" = "GET /bytes/5 200 0 5" ]
 }
 
 @test "credentials: the origin gets the real token; the sandbox only ever sees the placeholder" {
