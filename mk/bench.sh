@@ -5,7 +5,8 @@
 # reference measured beside it.
 set -eu
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# alive, tcp_listening, bg_named, wait_up, median, figure, is_num, ratio
+. "$(dirname "$0")/lib.sh"
 
 # The commands the sandbox start section times, by label.  The floor is
 # the true binary, not the shell's builtin: each run pays one fork and
@@ -117,9 +118,6 @@ tmp=$(mktemp -d)
 pids=()
 client_pid=
 
-# alive, tcp_listening, bg_named, wait_up
-. "$(dirname "$0")/lib.sh"
-
 # Ends every process the bench started, by pid: TERM, a few seconds to
 # exit (squid takes two or three), then KILL.
 cleanup() {
@@ -230,19 +228,6 @@ start_report() {
 mib() {
 	if is_num "$1"; then printf '%.1f' "$(echo "$1 / 1024" | bc -l)"
 	else printf '%s' "$1"; fi
-}
-
-# Whether $1 is a figure (not empty, not "failed").
-is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]*)?$ ]]; }
-
-# A ratio cell: $1 / $2, or "-" when either is missing or $2 is zero.
-ratio() {
-	if is_num "$1" && is_num "$2" && [ "$(echo "$2 > 0" | bc)" = 1 ]
-	then
-		printf '%.2fx' "$(echo "$1 / $2" | bc -l)"
-	else
-		printf -- '-'
-	fi
 }
 
 if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
@@ -561,13 +546,6 @@ for r in $(seq "$RUNS"); do
 done
 if [ -t 2 ]; then printf '%30s\r' "" >&2; fi
 
-# The median of a figure, or "failed".
-figure() {
-	case " ${runs[$1]} " in
-	*" failed "*) echo failed ;;
-	*) for v in ${runs[$1]}; do echo "$v"; done | median ;;
-	esac
-}
 
 declare -A med
 for t in "${targets[@]}"; do

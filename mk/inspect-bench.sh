@@ -22,7 +22,7 @@ SIZE=${SIZE:-1073741824}
 tmp=$(mktemp -d)
 pids=()
 
-# alive, tcp_listening, bg_named, wait_up
+# alive, tcp_listening, bg_named, wait_up, median, figure, ratio
 . "$(dirname "$0")/lib.sh"
 
 cleanup() {
@@ -36,7 +36,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 port=$((30000 + RANDOM % 10000))
 next_port() { port=$((port + 1)); while tcp_listening "$port"; do port=$((port + 1)); done; }
 
@@ -115,20 +114,6 @@ for r in $(seq "$RUNS"); do
 done
 if [ -t 2 ]; then printf '%30s\r' "" >&2; fi
 
-figure() {
-	case " ${runs[$1]} " in
-	*" failed "*) echo failed ;;
-	*) for v in ${runs[$1]}; do echo "$v"; done | median ;;
-	esac
-}
-is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]*)?$ ]]; }
-ratio() {
-	if is_num "$1" && is_num "$2"; then
-		printf '%.2f' "$(echo "$1 / $2" | bc -l)"
-	else
-		printf -- '-'
-	fi
-}
 
 d=$(figure direct) t=$(figure tunnel) i=$(figure inspected)
 echo

@@ -1,5 +1,5 @@
-# mk/lib.sh: helpers of the bash scripts under mk/ (bench, load, valgrind),
-# sourced by them.  The caller sets $tmp (a scratch folder) and pids=()
+# mk/lib.sh: helpers of the bash scripts under mk/ (bench, inspect-bench,
+# load, valgrind), sourced by them.  The caller sets $tmp (a scratch folder) and pids=()
 # (what it started, which its cleanup ends).
 
 # Whether $1 is still a running child of ours: not a zombie, and not a
@@ -37,4 +37,28 @@ wait_up() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# The median of the numbers on standard input, one a line.
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# The median of the runs of figure $1 in the caller's runs[] ("v v v "),
+# or "failed" when one run failed.
+figure() {
+	case " ${runs[$1]} " in
+	*" failed "*) echo failed ;;
+	*) for v in ${runs[$1]}; do echo "$v"; done | median ;;
+	esac
+}
+
+is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]*)?$ ]]; }
+
+# $1 / $2 as "1.23x", or "-" when either is not a number.
+ratio() {
+	if is_num "$1" && is_num "$2" && [ "$(echo "$2 > 0" | bc)" = 1 ]
+	then
+		printf '%.2fx' "$(echo "$1 / $2" | bc -l)"
+	else
+		printf -- '-'
+	fi
 }

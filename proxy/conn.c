@@ -1113,29 +1113,25 @@ conn_peek(struct conn *c)
 			break;
 		shown = str_escape(sni, snilen);
 		if (cause == NULL && (ins != NULL || (h.h_kind == HOST_NAME &&
-		    inspect_find(pol, h.h_name) != NULL))) {
+		    inspect_find(pol, h.h_name) != NULL)))
 			/* Inspection is by the tunnel's host, named alike. */
 			xasprintf(&what, "TLS server name \"%s\" differs from "
 			    "the tunnel's host %s, and one of them is "
 			    "inspected (network.inspect)", shown,
 			    c->c_dec.d_host.h_name);
-			conn_peek_refuse(c, what);
-			free(what);
-			free(shown);
-			return;
-		}
-		if (cause == NULL && policy_decide(pol, sni, snilen, c->c_port,
-		    &d) && d.d_host.h_kind == HOST_NAME) {
+		else if (cause == NULL && policy_decide(pol, sni, snilen,
+		    c->c_port, &d) && d.d_host.h_kind == HOST_NAME) {
 			decision_clear(&d);
 			free(shown);
 			break;
+		} else {
+			if (cause == NULL)
+				decision_clear(&d);
+			xasprintf(&what, "TLS server name \"%s\" does not "
+			    "match the tunnel's host %s, and is not allowed "
+			    "itself", shown, c->c_dec.d_host.h_name);
 		}
-		if (cause == NULL)
-			decision_clear(&d);
 		free(cause);
-		xasprintf(&what, "TLS server name \"%s\" does not match the "
-		    "tunnel's host %s, and is not allowed itself", shown,
-		    c->c_dec.d_host.h_name);
 		conn_peek_refuse(c, what);
 		free(shown);
 		free(what);

@@ -1451,18 +1451,6 @@ http_body_scan(struct http_body *hb, const char *buf, size_t len,
 	return -1;
 }
 
-static int
-http_hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /*
  * The path of an origin-form target as network.inspect's path rules see
  * it: the query cut off and %XX escapes decoded.  What two servers could
@@ -1508,8 +1496,8 @@ http_path_normalise(const char *target, char **out, char **cause)
 		}
 		if (ch == '%') {
 			if (i + 2 >= n ||
-			    (hi = http_hexval(target[i + 1])) == -1 ||
-			    (lo = http_hexval(target[i + 2])) == -1) {
+			    (hi = http_hex((unsigned char)target[i + 1])) == -1 ||
+			    (lo = http_hex((unsigned char)target[i + 2])) == -1) {
 				xasprintf(cause, "a '%%' that is not followed "
 				    "by two hex digits in the path");
 				goto fail;

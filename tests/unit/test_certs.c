@@ -21,15 +21,6 @@ struct fixture {
 };
 
 static int
-rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 setup(void **state)
 {
 	struct fixture	*f;
@@ -57,7 +48,7 @@ teardown(void **state)
 
 	X509_free(f->cert);
 	EVP_PKEY_free(f->key);
-	nftw(f->dir, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+	unit_rmtree(f->dir);
 	free(f->ca);
 	free(f);
 	return 0;

@@ -24,15 +24,6 @@
 static char	 base[PATH_MAX];	/* resolved temporary folder */
 
 static int
-rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 setup(void **state)
 {
 	char	 tmpl[PATH_MAX];
@@ -51,7 +42,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	return nftw(base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	return unit_rmtree(base);
 }
 
 /* "@/a/b" made absolute under the temporary folder; the caller frees. */

@@ -37,15 +37,6 @@ static int	in_get;		/* set around signer_get() */
 static int	timed_out;
 
 static int
-rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 setup(void **state)
 {
 	struct fixture	*f;
@@ -73,7 +64,7 @@ teardown(void **state)
 	struct fixture	*f = *state;
 
 	event_base_free(f->base);
-	nftw(f->dir, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+	unit_rmtree(f->dir);
 	free(f->ca);
 	free(f);
 	return 0;
@@ -346,7 +337,7 @@ dumpable_as_peer(void)
 				rc = st.st_uid == self.st_uid ? 1 : 0;
 			signer_free(s);
 		}
-		nftw(dir, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+		unit_rmtree(dir);
 		_exit(rc);
 	}
 	if (waitpid(p, &status, 0) != p || !WIFEXITED(status) ||

@@ -4,6 +4,9 @@
 #ifndef CORDON_UNIT_H
 #define CORDON_UNIT_H
 
+#include <sys/stat.h>
+
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,5 +24,22 @@
 		fail_msg("\"%s\" does not contain \"%s\"",		\
 		    h_ ? h_ : "(null)", n_);				\
 } while (0)
+
+/* Removes a test's scratch tree at dir, as rm -rf would. */
+static inline int
+unit_rm_cb(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static inline int
+unit_rmtree(const char *dir)
+{
+	return nftw(dir, unit_rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 #endif
