@@ -314,8 +314,8 @@ child_main(int fd, pid_t ppid, const char *ca_dir)
 		xasprintf(&path, "%s/%s", ca_dir, CA_KEY_FILE);
 		if (stat(path, &st) == -1 && errno == ENOENT) {
 			free(cause);
-			xasprintf(&cause, "no CA in %s: run `cordon ca init`",
-			    ca_dir);
+			xasprintf(&cause, "no CA in %s: run `cordon ca init "
+			    "--dir %s`", ca_dir, ca_dir);
 		}
 		free(path);
 		child_send_text(SIGNER_MSG_ERROR, cause);

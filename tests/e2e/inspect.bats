@@ -246,3 +246,44 @@ log_of() {
 	    grep -q ca.key
 	wait "$outer"
 }
+
+@test "cordon proxy: inspects after a reload that first asks for it; without a CA it does not start" {
+	local px plain="$UDIR/plain.json" log="$BATS_TEST_TMPDIR/proxy.out"
+	px=$(free_port)
+	write "$plain" <<-EOF
+	{"version": 1, "network": {"allow": ["api.test:$PORT"],
+	   "allow_cidrs": ["127.0.0.1/32"]}}
+	EOF
+	cp "$plain" "$UDIR/live.json"
+	start_bg proxy "$CORDON" proxy --only --policy "$UDIR/live.json" \
+	    --listen "tcp:127.0.0.1:$px" --resolve api.test:127.0.0.1 \
+	    --upstream-ca "$T/up-ca.pem" --log "$ELOG"
+	wait_listen "tcp:127.0.0.1:$px"
+	# Tunnelled: curl sees the origin's own certificate.
+	run curl -sS --cacert "$T/up-ca.pem" -x "http://127.0.0.1:$px" \
+	    "https://api.test:$PORT/"
+	[ "$output" = hello ]
+	# The CA folder is the test user's; the proxy here runs as us.
+	"$CORDON" ca init --dir "$BATS_TEST_TMPDIR/ca" >/dev/null
+	jq --arg ca "$BATS_TEST_TMPDIR/ca" '.network.inspect = [{"host":
+	    "api.test", "methods": ["GET"], "paths": ["/"]}] |
+	    .tls = {"ca_dir": $ca}' "$plain" >"$UDIR/live.json"
+	kill -HUP "$BG_PID"
+	for _ in $(seq 50); do
+		grep -q "policy reloaded" "$BATS_TEST_TMPDIR/proxy.log" && break
+		sleep 0.1
+	done
+	run curl -sS --cacert "$BATS_TEST_TMPDIR/ca/ca.crt" \
+	    -x "http://127.0.0.1:$px" "https://api.test:$PORT/"
+	[ "$output" = hello ]
+	run curl -sS -o /dev/null -w '%{http_code}' \
+	    --cacert "$BATS_TEST_TMPDIR/ca/ca.crt" -x "http://127.0.0.1:$px" \
+	    "https://api.test:$PORT/other"
+	[ "$output" = 403 ]
+	# A policy that inspects, and no CA where it says: not started.
+	jq '.tls.ca_dir = "/nonexistent/ca"' "$UDIR/live.json" >"$UDIR/noca.json"
+	run "$CORDON" proxy --only --policy "$UDIR/noca.json" \
+	    --listen "tcp:127.0.0.1:$(free_port)"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"network.inspect needs a CA: no CA in /nonexistent/ca: run \`cordon ca init --dir /nonexistent/ca\`"* ]]
+}
