@@ -133,21 +133,22 @@ log_of() {
 		cmp - $UDIR/body && echo chunked-ok
 	    curl -sS -I -o /dev/null -w '%{http_code}\n' \
 		https://api.test:$PORT/
-	    curl -sS -o /dev/null -o /dev/null -w '%{num_connects} ' \
-		https://api.test:$PORT/bytes/3000000 \
-		https://api.test:$PORT/bytes/5"
+	    curl -sS -o /dev/null -o /dev/null -o /dev/null \
+		-w '%{num_connects} ' https://api.test:$PORT/bytes/3000000 \
+		https://api.test:$PORT/bytes/0 https://api.test:$PORT/bytes/5"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = body-ok ]
 	[ "${lines[1]}" = chunked-ok ]
 	[ "${lines[2]}" = 200 ]
-	# The second request went on the first one's connection.
-	[ "${lines[3]}" = "1 0 " ]
+	# The later requests went on the first one's connection.
+	[ "${lines[3]}" = "1 0 0 " ]
 	run jq -r 'select(.protocol == "https") | "\(.method) \(.path) \(.status) \(.bytes_up) \(.bytes_down)"' "$ELOG"
 	[[ "${lines[0]}" == "POST /echo 200 1000000 "* ]]
 	[[ "${lines[1]}" == "POST /echo 200 "* ]]
 	[ "${lines[2]}" = "HEAD / 200 0 0" ]
 	[ "${lines[3]}" = "GET /bytes/3000000 200 0 3000000" ]
-	[ "${lines[4]}" = "GET /bytes/5 200 0 5" ]
+	[ "${lines[4]}" = "GET /bytes/0 200 0 0" ]
+	[ "${lines[5]}" = "GET /bytes/5 200 0 5" ]
 }
 
 @test "credentials: the origin gets the real token; the sandbox only ever sees the placeholder" {

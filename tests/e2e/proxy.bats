@@ -463,6 +463,22 @@ raw() {
 	[ "$(jq -r .host "$LOG" | tail -n 1)" = up2.test ]
 }
 
+@test "keep-alive: an answer or a request of Content-Length 0 ends at its head" {
+	# Once, both waited for a body byte that never comes: the answer
+	# until the upstream closed, the connection was not kept after the
+	# request.
+	start_proxy --allow-domain "up.test:$UP" --resolve up.test:127.0.0.1 \
+	    --allow-cidr 127.0.0.1/32
+	run timeout 10 curl -sS -o /dev/null -o /dev/null -o /dev/null \
+	    -w '%{http_code} %{num_connects} ' -x "http://127.0.0.1:$PROXY" \
+	    -X POST -H 'Content-Length: 0' "http://up.test:$UP/bytes/0" \
+	    "http://up.test:$UP/bytes/0" "http://up.test:$UP/bytes/5"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 1 200 0 200 0 " ]
+	[ "$(jq -r .status "$LOG" | sort -u)" = 200 ]
+	[ "$(jq -r .reason "$LOG" | sort -u)" = null ]
+}
+
 @test "IPv6: HTTP, CONNECT and SOCKS5 to an IPv6 literal" {
 	V6=$(free_port)
 	start_bg httpd6 "$HTTPD" --listen "tcp:[::1]:$V6"
