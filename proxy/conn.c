@@ -1210,10 +1210,12 @@ conn_leaf_cb(X509 *leaf, const char *why, void *arg)
 
 	c->c_sreq = NULL;
 	if (leaf == NULL) {
+		/* Allowed, and not carried out: the verdict stands. */
 		xasprintf(&what, "no certificate for %s: %s", c->c_tls_host,
 		    why);
-		conn_peek_refuse(c, what);
+		conn_reason(c, what);
 		free(what);
+		conn_finish(c);
 		return;
 	}
 	c->c_leaf = leaf;

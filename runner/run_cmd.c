@@ -597,6 +597,7 @@ run_cmd(int argc, char **argv)
 	run_id(run.r_id);
 	run_command_name(run.r_argv[0], run.r_command, sizeof(run.r_command));
 
+	trust_hide_ca(policy);
 	memset(&fin, 0, sizeof(fin));
 	fin.fi_policy = policy;
 	if (fsplan_build(&fin, &plan, &cause) == -1) {

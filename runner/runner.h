@@ -148,6 +148,7 @@ struct trust_bundle {
 void	trust_phantoms(const struct policy *, char *const *,
 	    struct phantom **, size_t *);
 bool	trust_wanted(const struct policy *);
+void	trust_hide_ca(struct policy *);
 int	trust_bundle(const struct policy *, char *const *,
 	    struct trust_bundle *, char **);
 void	trust_bundle_clear(struct trust_bundle *);

@@ -242,3 +242,34 @@ trust_bundle_clear(struct trust_bundle *ib)
 	free(ib->ib_ca);
 	memset(ib, 0, sizeof(*ib));
 }
+
+/*
+ * Hides the folder of the CA that network.inspect uses (tls.ca_dir, or
+ * the default) from the sandbox, wherever it is: the command gets the
+ * certificate in its bundle and must never read the key.  Adds it to
+ * p's filesystem.deny when it exists; a missing one is left to fail
+ * where the CA is loaded.
+ */
+void
+trust_hide_ca(struct policy *p)
+{
+	struct pitem	*it;
+	struct stat	 st;
+	char		*dir, *cause;
+
+	if (!trust_wanted(p) && p->p_ca_dir.pl_n == 0)
+		return;
+	if (p->p_ca_dir.pl_n > 0)
+		dir = xstrdup(p->p_ca_dir.pl_v[0].pi_text);
+	else if ((dir = ca_dir_default(&cause)) == NULL) {
+		free(cause);
+		return;
+	}
+	if (dir[0] == '/' && stat(dir, &st) == 0) {
+		it = plist_add(&p->p_hide);
+		it->pi_text = dir;
+		it->pi_from = xstrdup("protected: the CA of network.inspect");
+		return;
+	}
+	free(dir);
+}

@@ -82,12 +82,15 @@ log_of() {
 	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
 	    curl -sS -v https://api.test:$PORT/ 2>err.txt
 	    echo curl=\$?
-	    grep -i 'issuer:' err.txt"
+	    grep -i 'issuer:' err.txt
+	    cat $CADIR/ca.key >/dev/null 2>&1 || echo no-key"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = hello ]
 	[ "${lines[1]}" = curl=0 ]
 	# The certificate curl checked is cordon's, not the origin's.
 	[[ "${lines[2]}" == *"issuer: CN=cordon local CA"* ]]
+	# And the command cannot read the key that signed it.
+	[ "${lines[3]}" = no-key ]
 	grep -q "GET / " "$BATS_TEST_TMPDIR/origin.heads"
 	run log_of https
 	[ "$output" = '{"method":"GET","host":"api.test","path":"/","decision":"allow","reason":null,"warning":null,"status":200}' ]
