@@ -43,6 +43,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
+#include <event2/bufferevent_struct.h>	/* ev_read: conn_up_read() */
 #include <event2/event.h>
 
 #include <openssl/err.h>
@@ -158,10 +159,11 @@ struct conn {
 
 	/*
 	 * TLS inspection: c_bev becomes a TLS filter over the client's
-	 * bufferevent, c_up a TLS bufferevent on the upstream socket (which
-	 * it then owns: c_upfd is -1).
+	 * bufferevent (which it owns; c_fd stays ours), c_up a TLS
+	 * bufferevent on the upstream's socket (which it owns: c_upfd is -1).
 	 */
-	bool			 c_tls;
+	bool			 c_tls;		/* c_bev is a TLS filter */
+	bool			 c_up_tls;	/* c_up is TLS, on the socket */
 	char			 c_tls_host[HOST_NAME_MAX_LEN + 1];
 	int			 c_tls_port;
 	char			 c_tls_addr[ADDR_STRLEN + 8];
@@ -181,6 +183,7 @@ static void	up_write_cb(struct bufferevent *, void *);
 static void	up_event_cb(struct bufferevent *, short, void *);
 static void	conn_process(struct conn *);
 static void	conn_arm_deadline(struct conn *);
+static void	conn_bev_free(struct bufferevent *, bool);
 static bool	conn_inspect_request(struct conn *);
 static void	conn_connect(struct conn *);
 static void	conn_connect_next(struct conn *);
@@ -284,18 +287,8 @@ conn_free(struct conn *c)
 	if (c->c_relay != NULL)
 		relay_free(c->c_relay);		/* closes both sockets */
 	else {
-		/*
-		 * The TLS filter holds its underlying bufferevent until it is
-		 * finalized, later: stop it watching c_fd before c_fd closes.
-		 */
-		if (c->c_tls && c->c_bev != NULL &&
-		    bufferevent_get_underlying(c->c_bev) != NULL)
-			bufferevent_disable(bufferevent_get_underlying(
-			    c->c_bev), EV_READ | EV_WRITE);
-		if (c->c_bev != NULL)
-			bufferevent_free(c->c_bev);
-		if (c->c_up != NULL)
-			bufferevent_free(c->c_up);
+		conn_bev_free(c->c_bev, c->c_tls);
+		conn_bev_free(c->c_up, false);
 		if (c->c_fd != -1)
 			close(c->c_fd);
 		if (c->c_upfd != -1)
@@ -328,17 +321,54 @@ conn_close_all(struct proxy *px)
 		conn_free(TAILQ_FIRST(&px->px_conns));
 }
 
+/*
+ * Frees a bufferevent that may be a TLS filter: its underlying one lives
+ * on until the filter is finalized, later, so it stops watching the
+ * socket now, before the caller closes it.
+ */
+static void
+conn_bev_free(struct bufferevent *bev, bool filter)
+{
+	if (bev == NULL)
+		return;
+	if (filter && bufferevent_get_underlying(bev) != NULL)
+		bufferevent_disable(bufferevent_get_underlying(bev),
+		    EV_READ | EV_WRITE);
+	bufferevent_free(bev);
+}
+
 /* Closes the upstream connection, if any. */
 static void
 conn_drop_up(struct conn *c)
 {
-	if (c->c_up != NULL)
-		bufferevent_free(c->c_up);
+	conn_bev_free(c->c_up, false);
+	c->c_up_tls = false;
 	if (c->c_upfd != -1)
 		close(c->c_upfd);
 	c->c_up = NULL;
 	c->c_upfd = -1;
 	c->c_kept = false;
+}
+
+/*
+ * Reads from the upstream again, or stops.  A TLS bufferevent on a socket
+ * goes on only when the socket is readable; what OpenSSL has read ahead
+ * or decrypted already would wait for bytes that may never come (the end
+ * of an answer), so it is told to read now.
+ */
+static void
+conn_up_read(struct conn *c, bool on)
+{
+	SSL	*ssl;
+
+	if (!on) {
+		bufferevent_disable(c->c_up, EV_READ);
+		return;
+	}
+	bufferevent_enable(c->c_up, EV_READ);
+	if (c->c_up_tls && (ssl = bufferevent_openssl_get_ssl(c->c_up)) !=
+	    NULL && (SSL_pending(ssl) > 0 || SSL_has_pending(ssl)))
+		event_active(&c->c_up->ev_read, EV_READ, 1);
 }
 
 /* Sets the reason of a refusal or failure (copied). */
@@ -1286,6 +1316,13 @@ conn_inspect_start(struct conn *c)
 	    SSL_set_tlsext_host_name(ssl, c->c_tls_host) != 1 ||
 	    SSL_set1_host(ssl, c->c_tls_host) != 1)
 		fatalx("proxy: cannot make a TLS session for an upstream");
+	/*
+	 * A TLS bufferevent on the socket itself: a filter over the socket's
+	 * bufferevent would cost twice the processor time per byte (libevent
+	 * reads a few KiB per wakeup).  Such a bufferevent, though, goes on
+	 * reading only when the socket is readable: conn_up_read() handles
+	 * what OpenSSL holds already.
+	 */
 	bufferevent_free(c->c_up);	/* nothing was written on it */
 	if ((c->c_up = bufferevent_openssl_socket_new(px->px_base, c->c_upfd,
 	    ssl, BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE)) == NULL)
@@ -1296,6 +1333,7 @@ conn_inspect_start(struct conn *c)
 	bufferevent_set_max_single_read(c->c_up, PROXY_TLS_READ);
 	bufferevent_set_timeouts(c->c_up, &tv, &tv);
 	bufferevent_enable(c->c_up, EV_READ | EV_WRITE);
+	c->c_up_tls = true;
 
 	c->c_sreq = signer_get(px->px_signer, c->c_tls_host, conn_leaf_cb, c);
 }
@@ -1632,10 +1670,7 @@ conn_forward(struct conn *c)
 		if (n == 0 && !done)
 			break;
 	}
-	if (evbuffer_get_length(out) >= PROXY_BUFFER_MAX)
-		bufferevent_disable(c->c_up, EV_READ);
-	else
-		bufferevent_enable(c->c_up, EV_READ);
+	conn_up_read(c, evbuffer_get_length(out) < PROXY_BUFFER_MAX);
 	if (!done)
 		return;
 
@@ -1648,7 +1683,7 @@ conn_forward(struct conn *c)
 		c->c_kept_port = c->c_port;
 		memcpy(c->c_kept_host, c->c_dec.d_host.h_name,
 		    sizeof(c->c_kept_host));
-		bufferevent_enable(c->c_up, EV_READ);
+		conn_up_read(c, true);
 	} else
 		conn_drop_up(c);
 	if (!c->c_keepalive || !c->c_reqdone) {

@@ -21,6 +21,9 @@
 #include "util.h"
 #include "xmalloc.h"
 
+#define INSPECT_SUITES	"TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:" \
+			"TLS_CHACHA20_POLY1305_SHA256"
+
 /* The network.inspect entry for host (a canonical name), or NULL. */
 const struct pinspect *
 inspect_find(const struct policy *p, const char *host)
@@ -239,6 +242,14 @@ inspect_tls_init(struct proxy *px, const char *upstream_ca, char **cause)
 	SSL_CTX_set_options(cli, SSL_OP_NO_RENEGOTIATION);
 	/* Whole reads from the upstream's socket, not a record at a time. */
 	SSL_CTX_set_read_ahead(cli, 1);
+	/*
+	 * The proxy decrypts and encrypts every byte on one thread: AES-128
+	 * first (a third cheaper than AES-256 with AES-NI, and as strong as
+	 * TLS 1.3 asks), the others still offered.
+	 */
+	if (SSL_CTX_set_ciphersuites(srv, INSPECT_SUITES) != 1 ||
+	    SSL_CTX_set_ciphersuites(cli, INSPECT_SUITES) != 1)
+		goto ssl_fail;
 	SSL_CTX_set_alpn_select_cb(srv, inspect_alpn_cb, NULL);
 	/* Sessions are not resumed: each leaf may be a new one. */
 	SSL_CTX_set_session_cache_mode(srv, SSL_SESS_CACHE_OFF);
