@@ -138,13 +138,19 @@ log_of() {
 		https://api.test:$PORT/
 	    curl -sS -o /dev/null -o /dev/null -o /dev/null \
 		-w '%{num_connects} ' https://api.test:$PORT/bytes/3000000 \
-		https://api.test:$PORT/bytes/0 https://api.test:$PORT/bytes/5"
+		https://api.test:$PORT/bytes/0 https://api.test:$PORT/bytes/5
+	    echo
+	    # A client slower than the origin: the proxy stops reading the
+	    # origin and starts again, many times, and the end still comes.
+	    timeout 30 curl -sS -o /dev/null --limit-rate 8M \
+		-w '%{size_download}' https://api.test:$PORT/bytes/12000000"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = body-ok ]
 	[ "${lines[1]}" = chunked-ok ]
 	[ "${lines[2]}" = 200 ]
 	# The later requests went on the first one's connection.
 	[ "${lines[3]}" = "1 0 0 " ]
+	[ "${lines[4]}" = 12000000 ]
 	run jq -r 'select(.protocol == "https") | "\(.method) \(.path) \(.status) \(.bytes_up) \(.bytes_down)"' "$ELOG"
 	[[ "${lines[0]}" == "POST /echo 200 1000000 "* ]]
 	[[ "${lines[1]}" == "POST /echo 200 "* ]]
