@@ -32,6 +32,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1093,11 +1094,19 @@ conn_tunnel(struct conn *c)
 
 static void	conn_inspect_start(struct conn *);
 
-/* Refuses what was tunnelled, with why (copied), before a byte goes up. */
-static void
-conn_peek_refuse(struct conn *c, const char *why)
+/* Refuses what was tunnelled, saying why, before a byte goes up. */
+static void __attribute__((format(printf, 2, 3)))
+conn_peek_refuse(struct conn *c, const char *fmt, ...)
 {
+	va_list	 ap;
+	char	*why;
+
+	va_start(ap, fmt);
+	if (vasprintf(&why, fmt, ap) == -1)
+		fatalx("proxy: out of memory");
+	va_end(ap);
 	conn_reason(c, why);
+	free(why);
 	c->c_dec.d_verdict = VERDICT_DENY;
 	conn_finish(c);
 }
@@ -1118,7 +1127,7 @@ conn_peek(struct conn *c)
 	struct decision		 d;
 	struct host		 h;
 	size_t			 len = evbuffer_get_length(in), snilen;
-	char			 sni[256], *cause, *shown, *what;
+	char			 sni[256], *cause, *shown;
 	int			 rc;
 
 	if (len == 0)
@@ -1135,7 +1144,7 @@ conn_peek(struct conn *c)
 			return;
 		/* FALLTHROUGH */
 	case TLS_PEEK_BAD:
-		conn_peek_refuse(c, "a malformed TLS ClientHello");
+		conn_peek_refuse(c, "%s", "a malformed TLS ClientHello");
 		return;
 	case TLS_PEEK_SNI:
 		if (host_parse(sni, snilen, &h, &cause) == 0 &&
@@ -1145,8 +1154,8 @@ conn_peek(struct conn *c)
 		if (cause == NULL && (ins != NULL || (h.h_kind == HOST_NAME &&
 		    inspect_find(pol, h.h_name) != NULL)))
 			/* Inspection is by the tunnel's host, named alike. */
-			xasprintf(&what, "TLS server name \"%s\" differs from "
-			    "the tunnel's host %s, and one of them is "
+			conn_peek_refuse(c, "TLS server name \"%s\" differs "
+			    "from the tunnel's host %s, and one of them is "
 			    "inspected (network.inspect)", shown,
 			    c->c_dec.d_host.h_name);
 		else if (cause == NULL && policy_decide(pol, sni, snilen,
@@ -1157,26 +1166,22 @@ conn_peek(struct conn *c)
 		} else {
 			if (cause == NULL)
 				decision_clear(&d);
-			xasprintf(&what, "TLS server name \"%s\" does not "
+			conn_peek_refuse(c, "TLS server name \"%s\" does not "
 			    "match the tunnel's host %s, and is not allowed "
 			    "itself", shown, c->c_dec.d_host.h_name);
 		}
 		free(cause);
-		conn_peek_refuse(c, what);
 		free(shown);
-		free(what);
 		return;
 	default:		/* not TLS, or TLS without a name */
 		break;
 	}
 	if (ins != NULL) {
 		if (rc == TLS_PEEK_NOT_TLS) {
-			xasprintf(&what, "%s is inspected (network.inspect): "
+			conn_peek_refuse(c, "%s is inspected (network.inspect): "
 			    "only TLS may be tunnelled to it; send plain HTTP "
 			    "as proxy requests (http_proxy), not in a tunnel",
 			    c->c_dec.d_host.h_name);
-			conn_peek_refuse(c, what);
-			free(what);
 			return;
 		}
 		conn_inspect_start(c);
@@ -1293,15 +1298,12 @@ conn_inspect_start(struct conn *c)
 	struct proxy	*px = c->c_proxy;
 	struct timeval	 tv = { px->px_connect_secs, 0 };
 	SSL		*ssl;
-	char		*what;
 
 	if (px->px_signer == NULL || px->px_tls_srv == NULL) {
-		xasprintf(&what, "%s is to be inspected (network.inspect), "
+		conn_peek_refuse(c, "%s is to be inspected (network.inspect), "
 		    "but this proxy started without a CA (restart it with "
 		    "the inspecting policy, after `cordon ca init`)",
 		    c->c_dec.d_host.h_name);
-		conn_peek_refuse(c, what);
-		free(what);
 		return;
 	}
 	snprintf(c->c_tls_host, sizeof(c->c_tls_host), "%s",
