@@ -206,6 +206,25 @@ explain_target(const char *arg, char **host, int *port)
 	return 0;
 }
 
+/* Prints what network.inspect lets through to an allowed host, if any. */
+static void
+explain_inspect(const struct policy *p, const char *host)
+{
+	const struct pinspect	*in;
+	size_t			 i;
+
+	if ((in = policy_inspect(p, host)) == NULL)
+		return;
+	printf("inspected: %s (%s): methods", in->in_host.pi_text,
+	    in->in_host.pi_from);
+	for (i = 0; i < in->in_methods.pl_n; i++)
+		printf("%s %s", i ? "," : "", in->in_methods.pl_v[i].pi_text);
+	printf("; paths");
+	for (i = 0; i < in->in_paths.pl_n; i++)
+		printf("%s %s", i ? "," : "", in->in_paths.pl_v[i].pi_text);
+	printf("; any other request is refused with 403\n");
+}
+
 /* Prints the decision for one target; returns the exit status. */
 static int
 explain_print(const struct policy *p, const struct policy *trusted,
@@ -243,6 +262,9 @@ explain_print(const struct policy *p, const struct policy *trusted,
 	    d.d_why != WHY_MODE_HOST)
 		printf("note: each address it resolves to must also be public, "
 		    "or in network.allow_cidrs\n");
+	if (rc == EXIT_ALLOW && d.d_host.h_kind == HOST_NAME &&
+	    d.d_why != WHY_MODE_HOST)
+		explain_inspect(p, d.d_host.h_name);
 	decision_clear(&d);
 	return rc;
 }

@@ -443,3 +443,27 @@ pattern_intersect(const struct pitem *a, const struct pitem *b,
 	xasprintf(&out->pi_from, "%s, narrowed by %s", a->pi_from, b->pi_from);
 	return true;
 }
+
+/*
+ * The network.inspect entry for host (a canonical name): an exact name
+ * before the longest *.suffix; NULL when the host is not inspected.
+ */
+const struct pinspect *
+policy_inspect(const struct policy *p, const char *host)
+{
+	const struct pinspect	*in, *best = NULL;
+	size_t			 i;
+
+	for (i = 0; i < p->p_ninspect; i++) {
+		in = &p->p_inspect[i];
+		if (in->in_host.pi_kind == PAT_NAME &&
+		    strcmp(in->in_host.pi_host, host) == 0)
+			return in;	/* an exact name wins */
+		if (in->in_host.pi_kind == PAT_SUFFIX &&
+		    host_in_suffix(host, in->in_host.pi_host) && (best == NULL ||
+		    strlen(in->in_host.pi_host) >
+		    strlen(best->in_host.pi_host)))
+			best = in;
+	}
+	return best;
+}

@@ -1135,7 +1135,7 @@ conn_peek(struct conn *c)
 	if (len > TLS_PEEK_MAX)
 		len = TLS_PEEK_MAX;
 	if (c->c_dec.d_host.h_kind == HOST_NAME)
-		ins = inspect_find(pol, c->c_dec.d_host.h_name);
+		ins = policy_inspect(pol, c->c_dec.d_host.h_name);
 	rc = tls_peek_sni(evbuffer_pullup(in, (ssize_t)len), len, sni,
 	    sizeof(sni), &snilen);
 	switch (rc) {
@@ -1152,7 +1152,7 @@ conn_peek(struct conn *c)
 			break;
 		shown = str_escape(sni, snilen);
 		if (cause == NULL && (ins != NULL || (h.h_kind == HOST_NAME &&
-		    inspect_find(pol, h.h_name) != NULL)))
+		    policy_inspect(pol, h.h_name) != NULL)))
 			/* Inspection is by the tunnel's host, named alike. */
 			conn_peek_refuse(c, "TLS server name \"%s\" differs "
 			    "from the tunnel's host %s, and one of them is "
@@ -1370,7 +1370,7 @@ conn_inspect_request(struct conn *c)
 	char			*why, *hint, *what;
 
 	if (c->c_dec.d_host.h_kind == HOST_NAME &&
-	    (ins = inspect_find(c->c_policy->pp_policy,
+	    (ins = policy_inspect(c->c_policy->pp_policy,
 	    c->c_dec.d_host.h_name)) != NULL &&
 	    !inspect_allows(ins, &c->c_req, &why, &hint)) {
 		xasprintf(&what, "%s %s%s: %s", c->c_req.hr_method,

@@ -24,27 +24,6 @@
 #define INSPECT_SUITES	"TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:" \
 			"TLS_CHACHA20_POLY1305_SHA256"
 
-/* The network.inspect entry for host (a canonical name), or NULL. */
-const struct pinspect *
-inspect_find(const struct policy *p, const char *host)
-{
-	const struct pinspect	*in, *best = NULL;
-	size_t			 i;
-
-	for (i = 0; i < p->p_ninspect; i++) {
-		in = &p->p_inspect[i];
-		if (in->in_host.pi_kind == PAT_NAME &&
-		    strcmp(in->in_host.pi_host, host) == 0)
-			return in;	/* an exact name wins */
-		if (in->in_host.pi_kind == PAT_SUFFIX &&
-		    host_in_suffix(host, in->in_host.pi_host) && (best == NULL ||
-		    strlen(in->in_host.pi_host) >
-		    strlen(best->in_host.pi_host)))
-			best = in;
-	}
-	return best;
-}
-
 /* Whether a credential's host pattern admits host. */
 static bool
 phantom_host(const struct phantom *ph, const char *host)

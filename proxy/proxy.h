@@ -310,7 +310,6 @@ char	*conn_pattern(const struct conn *);
  * inspect.c: network.inspect's method and path rules and the phantom
  * credentials, on a parsed request; the TLS contexts of inspection.
  */
-const struct pinspect *inspect_find(const struct policy *, const char *);
 bool	 inspect_allows(const struct pinspect *, const struct http_request *,
 	    char **, char **);
 int	 phantom_apply(struct http_request *, const struct phantom *, size_t,

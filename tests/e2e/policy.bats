@@ -96,6 +96,26 @@ setup() {
 	[[ "${lines[0]}" == "allow github.com:443: by network.allow \"github.com\" (from "*"policies/dev.json: network.allow["* ]]
 }
 
+@test "explain: an inspected host, with what its rules let through" {
+	write "$BATS_TEST_TMPDIR/i.json" <<-'EOF'
+	{"version": 1, "network": {"allow": ["*.test"],
+	 "inspect": [{"host": "*.test", "methods": ["GET"], "paths": ["/"]},
+	   {"host": "api.test", "methods": ["get", "HEAD"],
+	    "paths": ["/repos/org/*", "/user"]}]}}
+	EOF
+	run "$CORDON" policy explain --only --policy "$BATS_TEST_TMPDIR/i.json" \
+	    api.test
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = "inspected: api.test ($BATS_TEST_TMPDIR/i.json: network.inspect[1]): methods GET, HEAD; paths /repos/org/*, /user; any other request is refused with 403" ]
+	run "$CORDON" policy explain --only --policy "$BATS_TEST_TMPDIR/i.json" \
+	    other.test:80
+	[[ "${lines[2]}" == "inspected: *.test ("*"network.inspect[0]): methods GET; paths /;"* ]]
+	run "$CORDON" policy explain --only --policy "$BATS_TEST_TMPDIR/i.json" \
+	    test
+	[ "$status" -eq 1 ]
+	[[ "$output" != *inspected* ]]
+}
+
 @test "explain: default deny says how to allow it" {
 	run "$CORDON" policy explain evil.test:8443
 	[ "$status" -eq 1 ]

@@ -186,10 +186,10 @@ test_inspect_rules(void **state)
 	    "{\"host\":\"*.test\",\"methods\":[\"GET\"],\"paths\":[\"/\"]},"
 	    "{\"host\":\"api.test\",\"methods\":[\"GET\",\"HEAD\"],"
 	    "\"paths\":[\"/repos/org/*\",\"/user\"]}]}}");
-	assert_null(inspect_find(p, "test"));
-	in = inspect_find(p, "x.api.test");
+	assert_null(policy_inspect(p, "test"));
+	in = policy_inspect(p, "x.api.test");
 	assert_string_equal(in->in_host.pi_text, "*.test");
-	in = inspect_find(p, "api.test");
+	in = policy_inspect(p, "api.test");
 	assert_string_equal(in->in_host.pi_text, "api.test");
 	for (i = 0; i < nitems(cases); i++) {
 		xasprintf(&head, "%s\r\nHost: api.test" END, cases[i].head);
