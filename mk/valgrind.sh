@@ -2,7 +2,9 @@
 # make valgrind: the proxy and the bridge under valgrind's memcheck
 # through a short load on loopback (CONNECT tunnels, plain HTTP with and
 # without keep-alive, refusals, resets from either side, a target that is
-# down), then SIGTERM.  Fails on any memcheck error or definite leak.
+# down; then inspected TLS: requests kept alive, refused inside, a client
+# that does not trust the CA, one that hangs up mid-answer), then SIGTERM.
+# Fails on any memcheck error or definite leak.
 set -eu
 
 cordon=${1:?usage: valgrind.sh CORDON TOOLS_DIR}
@@ -114,6 +116,53 @@ rc=0
 stop "$proxy" proxy || rc=1
 touch "$tmp/release"
 wait "$holder" || true
+
+echo "valgrind: the proxy, inspecting TLS"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$tmp/up-ca.key" -out "$tmp/up-ca.pem" -days 2 \
+    -subj "/CN=valgrind origin CA" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$tmp/tls.key" -out "$tmp/tls.csr" -subj "/CN=api.test" \
+    2>/dev/null
+printf 'subjectAltName=DNS:api.test\n' >"$tmp/ext"
+openssl x509 -req -in "$tmp/tls.csr" -CA "$tmp/up-ca.pem" \
+    -CAkey "$tmp/up-ca.key" -CAcreateserial -out "$tmp/tls.pem" -days 2 \
+    -extfile "$tmp/ext" 2>/dev/null
+"$cordon" ca init --dir "$tmp/ca" >/dev/null
+free_port; tls_up=$port
+bg tls-origin "$httpd" --listen "tcp:127.0.0.1:$tls_up" \
+    --tls-cert "$tmp/tls.pem" --tls-key "$tmp/tls.key"
+wait_listen "$tls_up"
+cat >"$tmp/inspect.json" <<EOF
+{"version": 1, "network": {"allow": ["api.test:$tls_up"],
+   "allow_cidrs": ["127.0.0.1/32"],
+   "inspect": [{"host": "api.test", "methods": ["GET"],
+     "paths": ["/bytes/*"]}]},
+ "tls": {"ca_dir": "$tmp/ca"}}
+EOF
+free_port; ipx=$port
+bg inspect "${vg[@]}" "$cordon" proxy --only --policy "$tmp/inspect.json" \
+    --listen "tcp:127.0.0.1:$ipx" --resolve api.test:127.0.0.1 \
+    --upstream-ca "$tmp/up-ca.pem" --log "$tmp/inspect.log"
+iproxy=$bg_pid
+wait_listen "$ipx"
+IP="http://127.0.0.1:$ipx"
+urls=()
+for i in $(seq 10); do
+	urls+=("https://api.test:$tls_up/bytes/$((i * 9973))")
+done
+curl -sS --cacert "$tmp/ca/ca.crt" -x "$IP" "${urls[@]}" >/dev/null
+for _ in $(seq 5); do
+	# Refused inside, refused by the client, cut short by the client.
+	curl -s -o /dev/null --cacert "$tmp/ca/ca.crt" -x "$IP" -X POST \
+	    "https://api.test:$tls_up/bytes/1" || true
+	curl -s -o /dev/null -x "$IP" "https://api.test:$tls_up/bytes/1" ||
+	    true
+	curl -s -o /dev/null --max-filesize 100000 \
+	    --cacert "$tmp/ca/ca.crt" -x "$IP" \
+	    "https://api.test:$tls_up/bytes/10000000" || true
+done
+stop "$iproxy" inspect || rc=1
 
 echo "valgrind: the bridge"
 sock="$tmp/b.sock"
