@@ -105,6 +105,12 @@ summary_host_get(struct summary *s, const char *host)
 	return h;
 }
 
+static uint64_t
+summary_sum(uint64_t a, uint64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
 static void
 summary_add(struct summary *s, struct elog_record *r)
 {
@@ -121,8 +127,12 @@ summary_add(struct summary *s, struct elog_record *r)
 			h->sh_failed++;
 	} else
 		h->sh_refused++;
-	h->sh_up += r->er_up;
-	h->sh_down += r->er_down;
+	/*
+	 * A log says at most INT64_MAX per record; an edited one can say it
+	 * twice.  Sums stop there, so the JSON (signed) is never negative.
+	 */
+	h->sh_up = summary_sum(h->sh_up, r->er_up);
+	h->sh_down = summary_sum(h->sh_down, r->er_down);
 	/* The time has a fixed width: text order is time order. */
 	if (h->sh_first[0] == '\0' || strcmp(r->er_time, h->sh_first) < 0)
 		memcpy(h->sh_first, r->er_time, sizeof(h->sh_first));

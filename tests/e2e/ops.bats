@@ -104,6 +104,19 @@ metric() {
 	[[ "$output" == *"5 line(s), 3 host(s), 2 malformed"* ]]
 }
 
+@test "log summary: byte counts of an edited log stop at INT64_MAX" {
+	# fuzz_elog's invariant: two records of INT64_MAX bytes summed past it,
+	# and --json printed a negative count.
+	line='{"time":"2026-11-22T01:40:18.029Z","sandbox":null,"protocol":"http","method":"GET","host":"a.test","port":80,"decision":"allow","reason":null,"status":200,"bytes_up":9223372036854775807,"bytes_down":9223372036854775807}'
+	printf '%s\n%s\n' "$line" "$line" >"$BATS_TEST_TMPDIR/big.log"
+	run --separate-stderr "$CORDON" log summary --json "$BATS_TEST_TMPDIR/big.log"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.hosts[0].allowed == 2 and
+	    .hosts[0].bytes_up == 9223372036854775807 and
+	    .hosts[0].bytes_down == 9223372036854775807'
+}
+
 @test "log tail: readable lines; -f follows across rename and SIGHUP" {
 	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
 	[ "$(get "http://127.0.0.1:$UP/bytes/1000")" = 200 ]
