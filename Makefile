@@ -61,7 +61,7 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
-		   fuzz_log fuzz_inspect
+		   fuzz_log fuzz_inspect fuzz_elog
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
@@ -184,9 +184,11 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iproxy -Icerts $(PKG_CFLAGS)
-FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS)
-FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h)
+		   -Ilib -Ipolicies -Iproxy -Icerts -Ilogs $(PKG_CFLAGS)
+FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
+		   $(LOGS_SRCS)
+FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h \
+		   logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 
 fuzz: deps deps-fuzz

@@ -20,7 +20,7 @@ max_len() {
 	case $1 in
 	fuzz_policy_load|fuzz_policy_list)	echo 16384 ;;
 	fuzz_http|fuzz_inspect)			echo 8192 ;;
-	fuzz_http_body)				echo 4096 ;;
+	fuzz_http_body|fuzz_elog)		echo 4096 ;;
 	fuzz_tls_peek)				echo 17000 ;;
 	fuzz_pp2)				echo 1100 ;;
 	fuzz_socks5)				echo 600 ;;
