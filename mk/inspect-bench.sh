@@ -39,16 +39,7 @@ trap 'exit 143' TERM
 port=$((30000 + RANDOM % 10000))
 next_port() { port=$((port + 1)); while tcp_listening "$port"; do port=$((port + 1)); done; }
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$tmp/up-ca.key" -out "$tmp/up-ca.pem" -days 2 \
-    -subj "/CN=bench origin CA" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$tmp/origin.key" -out "$tmp/origin.csr" -subj "/CN=bench" \
-    2>/dev/null
-printf 'subjectAltName=DNS:inspected.test,DNS:tunnel.test\n' >"$tmp/ext"
-openssl x509 -req -in "$tmp/origin.csr" -CA "$tmp/up-ca.pem" \
-    -CAkey "$tmp/up-ca.key" -CAcreateserial -out "$tmp/origin.pem" -days 2 \
-    -extfile "$tmp/ext" 2>/dev/null
+sh "$(dirname "$0")/origin-cert.sh" "$tmp" inspected.test tunnel.test
 "$cordon" ca init --dir "$tmp/ca" >/dev/null
 
 next_port; up=$port
@@ -67,7 +58,7 @@ next_port; px=$port
 bg_named proxy "$cordon" proxy --only --policy "$tmp/policy.json" \
     --listen "tcp:127.0.0.1:$px" --log "$tmp/egress.log" \
     --resolve inspected.test:127.0.0.1 --resolve tunnel.test:127.0.0.1 \
-    --upstream-ca "$tmp/up-ca.pem"
+    --upstream-ca "$tmp/origin-ca.pem"
 proxy_pid=$bg_pid
 wait_up "$proxy_pid" "$px" || {
 	echo "inspect bench: cordon proxy did not start:"; cat "$tmp/proxy.log"
@@ -78,9 +69,9 @@ wait_up "$proxy_pid" "$px" || {
 fetch() {
 	local how=$1 host args out code size speed
 	case $how in
-	direct)	   host=inspected.test; args=(--cacert "$tmp/up-ca.pem"
+	direct)	   host=inspected.test; args=(--cacert "$tmp/origin-ca.pem"
 		   --resolve "inspected.test:$up:127.0.0.1") ;;
-	tunnel)	   host=tunnel.test; args=(--cacert "$tmp/up-ca.pem"
+	tunnel)	   host=tunnel.test; args=(--cacert "$tmp/origin-ca.pem"
 		   -x "http://127.0.0.1:$px") ;;
 	inspected) host=inspected.test; args=(--cacert "$tmp/ca/ca.crt"
 		   -x "http://127.0.0.1:$px") ;;

@@ -118,20 +118,11 @@ touch "$tmp/release"
 wait "$holder" || true
 
 echo "valgrind: the proxy, inspecting TLS"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$tmp/up-ca.key" -out "$tmp/up-ca.pem" -days 2 \
-    -subj "/CN=valgrind origin CA" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$tmp/tls.key" -out "$tmp/tls.csr" -subj "/CN=api.test" \
-    2>/dev/null
-printf 'subjectAltName=DNS:api.test\n' >"$tmp/ext"
-openssl x509 -req -in "$tmp/tls.csr" -CA "$tmp/up-ca.pem" \
-    -CAkey "$tmp/up-ca.key" -CAcreateserial -out "$tmp/tls.pem" -days 2 \
-    -extfile "$tmp/ext" 2>/dev/null
+sh "$(dirname "$0")/origin-cert.sh" "$tmp" api.test
 "$cordon" ca init --dir "$tmp/ca" >/dev/null
 free_port; tls_up=$port
 bg tls-origin "$httpd" --listen "tcp:127.0.0.1:$tls_up" \
-    --tls-cert "$tmp/tls.pem" --tls-key "$tmp/tls.key"
+    --tls-cert "$tmp/origin.pem" --tls-key "$tmp/origin.key"
 wait_listen "$tls_up"
 cat >"$tmp/inspect.json" <<EOF
 {"version": 1, "network": {"allow": ["api.test:$tls_up"],
@@ -143,7 +134,7 @@ EOF
 free_port; ipx=$port
 bg inspect "${vg[@]}" "$cordon" proxy --only --policy "$tmp/inspect.json" \
     --listen "tcp:127.0.0.1:$ipx" --resolve api.test:127.0.0.1 \
-    --upstream-ca "$tmp/up-ca.pem" --log "$tmp/inspect.log"
+    --upstream-ca "$tmp/origin-ca.pem" --log "$tmp/inspect.log"
 iproxy=$bg_pid
 wait_listen "$ipx"
 IP="http://127.0.0.1:$ipx"

@@ -130,15 +130,11 @@ W='%{http_code} %{num_connects} %{size_download}\n'
 # $TPORT, logging to tls.log.
 tls_start() {
 	local d=$BATS_TEST_TMPDIR
-	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca \
-	    -keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null
-	openssl req -newkey rsa:2048 -nodes -subj /CN=localhost \
-	    -keyout "$d/srv.key" -out "$d/srv.csr" 2>/dev/null
-	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$d/ext"
-	openssl x509 -req -days 1 -in "$d/srv.csr" -CA "$d/ca.pem" \
-	    -CAkey "$d/ca.key" -CAcreateserial -extfile "$d/ext" \
-	    -out "$d/srv.pem" 2>/dev/null
-	cat "$d/srv.pem" "$d/ca.pem" >"$d/chain.pem"
+	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$d" localhost \
+	    127.0.0.1
+	cp "$d/origin-ca.pem" "$d/ca.pem"
+	cp "$d/origin.key" "$d/srv.key"
+	cat "$d/origin.pem" "$d/ca.pem" >"$d/chain.pem"
 	TPORT=$(free_port)
 	TURL="https://localhost:$TPORT"
 	start_bg httpds "$HTTPD" --listen "tcp:127.0.0.1:$TPORT" \

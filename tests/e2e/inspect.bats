@@ -16,17 +16,8 @@ setup() {
 	T="$UDIR/tls"
 	mkdir -p "$T"
 	# The origin's own CA and certificate, for three names.
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	    -keyout "$T/up-ca.key" -out "$T/up-ca.pem" -days 2 \
-	    -subj "/CN=origin test CA" 2>/dev/null
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	    -keyout "$T/origin.key" -out "$T/origin.csr" \
-	    -subj "/CN=api.test" 2>/dev/null
-	printf 'subjectAltName=DNS:api.test,DNS:other.test,DNS:plain.test\n' \
-	    >"$T/ext"
-	openssl x509 -req -in "$T/origin.csr" -CA "$T/up-ca.pem" \
-	    -CAkey "$T/up-ca.key" -CAcreateserial -out "$T/origin.pem" \
-	    -days 2 -extfile "$T/ext" 2>/dev/null
+	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" api.test \
+	    other.test plain.test
 	PORT=$(free_port)
 	start_bg origin "$HTTPD" --listen "tcp:127.0.0.1:$PORT" \
 	    --tls-cert "$T/origin.pem" --tls-key "$T/origin.key" \
@@ -79,7 +70,7 @@ log_of() {
 }
 
 @test "inspect: a GET passes, and the client verified cordon's leaf" {
-	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
 	    curl -sS -v https://api.test:$PORT/ 2>err.txt
 	    echo curl=\$?
 	    grep -i 'issuer:' err.txt
@@ -97,7 +88,7 @@ log_of() {
 }
 
 @test "inspect: POST and a path no rule admits get 403, logged with method and path" {
-	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet \
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet \
 	    --report "$WS/report.json" -- sh -c "
 	    curl -sS -X POST -d x https://api.test:$PORT/
 	    curl -sS -o /dev/null -w '%{http_code}\n' -X POST -d x \
@@ -127,7 +118,7 @@ log_of() {
 @test "inspect: bodies both ways, chunked, HEAD, and several requests on one connection" {
 	head -c 1000000 /dev/urandom >"$UDIR/body"
 	chmod 644 "$UDIR/body"
-	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet --read-only \
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet --read-only \
 	    "$UDIR/body" -- sh -c "
 	    curl -sS --data-binary @$UDIR/body https://other.test:$PORT/echo |
 		tail -c 1000000 | cmp - $UDIR/body && echo body-ok
@@ -161,7 +152,7 @@ log_of() {
 }
 
 @test "credentials: the origin gets the real token; the sandbox only ever sees the placeholder" {
-	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
 	    echo \"token=\$GITHUB_TOKEN\"
 	    curl -sS -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
 		https://api.test:$PORT/
@@ -177,11 +168,11 @@ log_of() {
 }
 
 @test "credentials: the placeholder sent to another host is not replaced, and is logged" {
-	run --separate-stderr inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	run --separate-stderr inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
 	    curl -sS -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
 		https://other.test:$PORT/
 	    curl -sS -H \"X-Token: \$GITHUB_TOKEN\" https://api.test:$PORT/
-	    curl -sS --cacert $T/up-ca.pem \
+	    curl -sS --cacert $T/origin-ca.pem \
 		-H \"Authorization: Bearer \$GITHUB_TOKEN\" \
 		https://plain.test:$PORT/"
 	[ "$status" -eq 0 ]
@@ -209,8 +200,8 @@ log_of() {
 }
 
 @test "inspect: a host not listed is tunnelled untouched, with its own certificate" {
-	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
-	    curl -sS -v --cacert $T/up-ca.pem https://plain.test:$PORT/ \
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
+	    curl -sS -v --cacert $T/origin-ca.pem https://plain.test:$PORT/ \
 		2>err.txt
 	    grep -i 'issuer:' err.txt"
 	[ "$status" -eq 0 ]
@@ -221,7 +212,7 @@ log_of() {
 }
 
 @test "inspect: a tunnel to an inspected host takes only TLS that names it" {
-	run inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sh -c "
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
 	    curl -sS --connect-to other.test:$PORT:api.test:$PORT \
 		https://other.test:$PORT/; echo curl=\$?
 	    curl -sS -p http://api.test:$PORT/; echo curl=\$?"
@@ -237,7 +228,7 @@ log_of() {
 
 @test "inspect: the CA key is read by a locked-down signer, not by the proxy" {
 	# as_user execs: the background job becomes the outer cordon itself.
-	inspect_run --upstream-ca "$T/up-ca.pem" --quiet -- sleep 3 &
+	inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sleep 3 &
 	outer=$!
 	signer=
 	for _ in $(seq 100); do
@@ -267,10 +258,10 @@ log_of() {
 	cp "$plain" "$UDIR/live.json"
 	start_bg proxy "$CORDON" proxy --only --policy "$UDIR/live.json" \
 	    --listen "tcp:127.0.0.1:$px" --resolve api.test:127.0.0.1 \
-	    --upstream-ca "$T/up-ca.pem" --log "$ELOG"
+	    --upstream-ca "$T/origin-ca.pem" --log "$ELOG"
 	wait_listen "tcp:127.0.0.1:$px"
 	# Tunnelled: curl sees the origin's own certificate.
-	run curl -sS --cacert "$T/up-ca.pem" -x "http://127.0.0.1:$px" \
+	run curl -sS --cacert "$T/origin-ca.pem" -x "http://127.0.0.1:$px" \
 	    "https://api.test:$PORT/"
 	[ "$output" = hello ]
 	# The CA folder is the test user's; the proxy here runs as us.
