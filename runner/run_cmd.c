@@ -620,19 +620,28 @@ run_cmd(int argc, char **argv)
 		}
 		ep.ep_phantoms = eph;
 		ep.ep_nphantoms = run.r_nphantoms;
-		if (trust_wanted(policy)) {
-			if (trust_bundle(policy, environ, &ib, &cause) ==
-			    -1) {
-				log_warnx("run: %s", cause);
-				log_warnx("run: nothing run");
-				free(cause);
-				policy_free(policy);
-				goto out;
-			}
-			run.r_ca_pem = ib.ib_pem;
-			run.r_ca_len = ib.ib_len;
-			ep.ep_ca_bundle = RUN_CA_BUNDLE;
+	}
+	/*
+	 * An operator's proxy inspects with the CA of the same policy (the
+	 * system layer both read): its ca.crt, which the operator makes
+	 * readable by leaving the folder 0711.
+	 */
+	if (run.r_mode == NET_PROXY && trust_wanted(policy)) {
+		if (trust_bundle(policy, environ, &ib, &cause) == -1) {
+			log_warnx("run: %s", cause);
+			if (net.rn_socket != NULL)
+				log_warnx("run: hint: with --proxy-socket, the "
+				    "operator's CA certificate must be readable "
+				    "by you: its folder 0711 and ca.crt 0644 "
+				    "(ca.key stays 0600)");
+			log_warnx("run: nothing run");
+			free(cause);
+			policy_free(policy);
+			goto out;
 		}
+		run.r_ca_pem = ib.ib_pem;
+		run.r_ca_len = ib.ib_len;
+		ep.ep_ca_bundle = RUN_CA_BUNDLE;
 	}
 	if ((run.r_env = env_build(policy, environ, run.r_mode == NET_PROXY ?
 	    &ep : NULL, &cause)) == NULL) {

@@ -288,3 +288,46 @@ log_of() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"network.inspect needs a CA: no CA in /nonexistent/ca: run \`cordon ca init --dir /nonexistent/ca\`"* ]]
 }
+
+@test "--proxy-socket: an operator's proxy inspects, and the run trusts its CA" {
+	local sock="$UDIR/op.sock" opca="$UDIR/opca"
+	# The operator's CA (the proxy's user's), its folder opened to 0711
+	# so that runs can read ca.crt by name; ca.key stays 0600.
+	"$CORDON" ca init --dir "$opca" >/dev/null
+	write "$UDIR/op.json" <<-EOF
+	{"version": 1,
+	 "network": {"allow": ["api.test:$PORT"],
+	   "allow_cidrs": ["127.0.0.1/32"],
+	   "inspect": [{"host": "api.test", "methods": ["GET"],
+	     "paths": ["/"]}]},
+	 "tls": {"ca_dir": "$opca"}}
+	EOF
+	chmod 644 "$UDIR/op.json"
+	start_bg op "$CORDON" proxy --only --policy "$UDIR/op.json" \
+	    --listen-sandbox "unix:$sock" --resolve api.test:127.0.0.1 \
+	    --upstream-ca "$T/origin-ca.pem" --log "$BATS_TEST_TMPDIR/op.log"
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	op_run() {
+		cd "$WS" || return 1
+		as_user "$UDIR/home" "$UCORDON" run --read-only "$UDIR/bin" \
+		    --policy "$UDIR/op.json" --proxy-socket "$sock" --quiet "$@"
+	}
+	if [ "$(id -u)" -eq 0 ]; then
+		# 0700, as `cordon ca init` makes it: the run cannot read it.
+		run op_run -- true
+		[ "$status" -eq 125 ]
+		[[ "$output" == *"the operator's CA certificate must be readable by you: its folder 0711 and ca.crt 0644"* ]]
+	fi
+	chmod 711 "$opca"
+	run op_run -- sh -c "
+	    curl -sS -v https://api.test:$PORT/ 2>err.txt
+	    grep -i 'issuer:' err.txt
+	    curl -sS -o /dev/null -w '%{http_code}\n' \
+		https://api.test:$PORT/other"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = hello ]
+	[[ "${lines[1]}" == *"issuer: CN=cordon local CA"* ]]
+	[ "${lines[2]}" = 403 ]
+	[ "$(jq -r 'select(.protocol == "https") | "\(.path) \(.status) \(.sandbox != null)"' "$BATS_TEST_TMPDIR/op.log" | tr '\n' ' ')" = "/ 200 true /other 403 true " ]
+}
