@@ -81,8 +81,8 @@ ca_dir_default(char **cause)
 
 /*
  * Makes dir and its missing parents, each 0700.  An existing dir must be
- * ours and closed to group and others: a key written into a folder others
- * can write to can be swapped or read before we check.
+ * ours, and others may at most pass through it: a key written into a
+ * folder others can write to can be swapped or read before we check.
  */
 static int
 ca_dir_make(const char *dir, char **cause)
@@ -113,9 +113,14 @@ ca_dir_make(const char *dir, char **cause)
 		xasprintf(cause, "%s is not a directory", dir);
 		return -1;
 	}
-	if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+	/*
+	 * Others may only pass through (0711: runs of a managed proxy read
+	 * ca.crt by name); reading the list or writing is theirs never.
+	 */
+	if (st.st_uid != geteuid() || (st.st_mode & 066) != 0) {
 		xasprintf(cause, "%s must be a directory of ours with mode "
-		    "0700 (it is %04o)", dir, (unsigned)(st.st_mode & 07777));
+		    "0700, or 0711 (it is %04o)", dir,
+		    (unsigned)(st.st_mode & 07777));
 		return -1;
 	}
 	return 0;

@@ -66,6 +66,19 @@ setup() {
 	[ ! -e open/ca.key ]
 }
 
+@test "ca init: a folder others may only pass through (0711) is accepted" {
+	"$CORDON" ca init --dir ca >/dev/null
+	chmod 711 ca
+	run "$CORDON" ca init --dir ca --force
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %a ca)" = 711 ]
+	[ "$(stat -c %a ca/ca.key)" = 600 ]
+	chmod 751 ca
+	run "$CORDON" ca init --dir ca --force
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"mode 0700, or 0711 (it is 0751)"* ]]
+}
+
 @test "ca show: the fingerprint is openssl's SHA-256 fingerprint" {
 	"$CORDON" ca init --dir ca >/dev/null
 	run "$CORDON" ca show --dir ca

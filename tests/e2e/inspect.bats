@@ -294,6 +294,10 @@ log_of() {
 	# The operator's CA (the proxy's user's), its folder opened to 0711
 	# so that runs can read ca.crt by name; ca.key stays 0600.
 	"$CORDON" ca init --dir "$opca" >/dev/null
+	# Remade as the operator does every few weeks: 0711 is kept.
+	chmod 711 "$opca"
+	"$CORDON" ca init --dir "$opca" --force >/dev/null
+	chmod 700 "$opca"
 	write "$UDIR/op.json" <<-EOF
 	{"version": 1,
 	 "network": {"allow": ["api.test:$PORT"],
