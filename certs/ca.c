@@ -30,6 +30,7 @@
 #include <openssl/x509v3.h>
 
 #include "certs.h"
+#include "policy.h"
 #include "log.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -53,6 +54,19 @@ ca_ssl_cause(const char *what)
 	ERR_clear_error();
 	xasprintf(&s, "%s: %s", what, buf);
 	return s;
+}
+
+/*
+ * The CA folder policy p names (tls.ca_dir), or the default one (caller
+ * frees); NULL with *cause set.
+ */
+char *
+ca_dir_policy(const struct policy *p, char **cause)
+{
+	*cause = NULL;
+	if (p->p_ca_dir.pl_n > 0)
+		return xstrdup(p->p_ca_dir.pl_v[0].pi_text);
+	return ca_dir_default(cause);
 }
 
 /*

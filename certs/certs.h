@@ -27,8 +27,11 @@
 #define LEAF_BACKDATE_SECS	3600	/* clients whose clock runs late */
 #define LEAF_CACHE_MAX		512	/* default leafcache size */
 
+struct policy;
+
 /* ca.c */
 char	*ca_dir_default(char **);
+char	*ca_dir_policy(const struct policy *, char **);
 int	 ca_init(const char *, bool, char **);
 int	 ca_load(const char *, X509 **, EVP_PKEY **, char **);
 int	 ca_show(const char *, FILE *, char **);

@@ -47,6 +47,7 @@
 #include <seccomp.h>
 
 #include "certs.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define SIGNER_HOST_MAX		255
@@ -344,20 +345,12 @@ child_main(int fd, pid_t ppid, const char *ca_dir)
 
 /* The parent's side. */
 
-/* Copies a text from the child, bounded and printable. */
+/* Copies a text from the child, bounded and escaped (str_escape). */
 static char *
 signer_text(const unsigned char *p, size_t len)
 {
-	char	*s;
-	size_t	 i;
-
-	if (len > SIGNER_TEXT_MAX)
-		len = SIGNER_TEXT_MAX;
-	s = xmalloc(len + 1);
-	for (i = 0; i < len; i++)
-		s[i] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '?';
-	s[len] = '\0';
-	return s;
+	return str_escape((const char *)p, len > SIGNER_TEXT_MAX ?
+	    SIGNER_TEXT_MAX : len);
 }
 
 /*

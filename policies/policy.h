@@ -213,6 +213,7 @@ char		*decision_hint(const struct decision *);
 char		*decision_pattern(const struct decision *);
 void		 decision_clear(struct decision *);
 bool		 policy_path_match(const char *, const char *);
+bool		 pattern_admits_name(const struct pitem *, const char *);
 const struct pinspect *policy_inspect(const struct policy *, const char *);
 bool		 pattern_intersect(const struct pitem *, const struct pitem *,
 		    struct pitem *);

@@ -30,21 +30,30 @@ port_matches(int rule, int port, bool deny)
 	return rule == port;
 }
 
+/*
+ * Whether a name or *.suffix pattern admits name (canonical), whatever
+ * its port; an address pattern admits no name.
+ */
+bool
+pattern_admits_name(const struct pitem *it, const char *name)
+{
+	switch (it->pi_kind) {
+	case PAT_NAME:
+		return strcmp(it->pi_host, name) == 0;
+	case PAT_SUFFIX:
+		return host_in_suffix(name, it->pi_host);
+	default:
+		return false;
+	}
+}
+
 static bool
 host_matches(const struct pitem *it, const struct host *h)
 {
-	switch (it->pi_kind) {
-	case PAT_ADDR:
+	if (it->pi_kind == PAT_ADDR)
 		return h->h_kind == HOST_ADDR &&
 		    addr_equal(&it->pi_addr, &h->h_ip);
-	case PAT_NAME:
-		return h->h_kind == HOST_NAME &&
-		    strcmp(it->pi_host, h->h_name) == 0;
-	case PAT_SUFFIX:
-		return h->h_kind == HOST_NAME &&
-		    host_in_suffix(h->h_name, it->pi_host);
-	}
-	return false;
+	return h->h_kind == HOST_NAME && pattern_admits_name(it, h->h_name);
 }
 
 /*
@@ -456,13 +465,12 @@ policy_inspect(const struct policy *p, const char *host)
 
 	for (i = 0; i < p->p_ninspect; i++) {
 		in = &p->p_inspect[i];
-		if (in->in_host.pi_kind == PAT_NAME &&
-		    strcmp(in->in_host.pi_host, host) == 0)
+		if (!pattern_admits_name(&in->in_host, host))
+			continue;
+		if (in->in_host.pi_kind == PAT_NAME)
 			return in;	/* an exact name wins */
-		if (in->in_host.pi_kind == PAT_SUFFIX &&
-		    host_in_suffix(host, in->in_host.pi_host) && (best == NULL ||
-		    strlen(in->in_host.pi_host) >
-		    strlen(best->in_host.pi_host)))
+		if (best == NULL || strlen(in->in_host.pi_host) >
+		    strlen(best->in_host.pi_host))
 			best = in;
 	}
 	return best;

@@ -164,7 +164,6 @@ struct conn {
 	 * bufferevent on the upstream's socket (which it owns: c_upfd is -1).
 	 */
 	bool			 c_tls;		/* c_bev is a TLS filter */
-	bool			 c_up_tls;	/* c_up is TLS, on the socket */
 	char			 c_tls_host[HOST_NAME_MAX_LEN + 1];
 	int			 c_tls_port;
 	char			 c_tls_addr[ADDR_STRLEN + 8];
@@ -184,7 +183,7 @@ static void	up_write_cb(struct bufferevent *, void *);
 static void	up_event_cb(struct bufferevent *, short, void *);
 static void	conn_process(struct conn *);
 static void	conn_arm_deadline(struct conn *);
-static void	conn_bev_free(struct bufferevent *, bool);
+static void	conn_bev_free(struct bufferevent *);
 static bool	conn_inspect_request(struct conn *);
 static void	conn_connect(struct conn *);
 static void	conn_connect_next(struct conn *);
@@ -288,8 +287,8 @@ conn_free(struct conn *c)
 	if (c->c_relay != NULL)
 		relay_free(c->c_relay);		/* closes both sockets */
 	else {
-		conn_bev_free(c->c_bev, c->c_tls);
-		conn_bev_free(c->c_up, false);
+		conn_bev_free(c->c_bev);
+		conn_bev_free(c->c_up);
 		if (c->c_fd != -1)
 			close(c->c_fd);
 		if (c->c_upfd != -1)
@@ -323,18 +322,19 @@ conn_close_all(struct proxy *px)
 }
 
 /*
- * Frees a bufferevent that may be a TLS filter: its underlying one lives
- * on until the filter is finalized, later, so it stops watching the
- * socket now, before the caller closes it.
+ * Frees a bufferevent, or NULL.  A TLS filter's underlying one lives on
+ * until the filter is finalized, later, so it stops watching the socket
+ * now, before the caller closes it.
  */
 static void
-conn_bev_free(struct bufferevent *bev, bool filter)
+conn_bev_free(struct bufferevent *bev)
 {
+	struct bufferevent	*under;
+
 	if (bev == NULL)
 		return;
-	if (filter && bufferevent_get_underlying(bev) != NULL)
-		bufferevent_disable(bufferevent_get_underlying(bev),
-		    EV_READ | EV_WRITE);
+	if ((under = bufferevent_get_underlying(bev)) != NULL)
+		bufferevent_disable(under, EV_READ | EV_WRITE);
 	bufferevent_free(bev);
 }
 
@@ -342,8 +342,7 @@ conn_bev_free(struct bufferevent *bev, bool filter)
 static void
 conn_drop_up(struct conn *c)
 {
-	conn_bev_free(c->c_up, false);
-	c->c_up_tls = false;
+	conn_bev_free(c->c_up);
 	if (c->c_upfd != -1)
 		close(c->c_upfd);
 	c->c_up = NULL;
@@ -367,8 +366,8 @@ conn_up_read(struct conn *c, bool on)
 		return;
 	}
 	bufferevent_enable(c->c_up, EV_READ);
-	if (c->c_up_tls && (ssl = bufferevent_openssl_get_ssl(c->c_up)) !=
-	    NULL && (SSL_pending(ssl) > 0 || SSL_has_pending(ssl)))
+	if ((ssl = bufferevent_openssl_get_ssl(c->c_up)) != NULL &&
+	    (SSL_pending(ssl) > 0 || SSL_has_pending(ssl)))
 		event_active(&c->c_up->ev_read, EV_READ, 1);
 }
 
@@ -1335,7 +1334,6 @@ conn_inspect_start(struct conn *c)
 	bufferevent_set_max_single_read(c->c_up, PROXY_TLS_READ);
 	bufferevent_set_timeouts(c->c_up, &tv, &tv);
 	bufferevent_enable(c->c_up, EV_READ | EV_WRITE);
-	c->c_up_tls = true;
 
 	c->c_sreq = signer_get(px->px_signer, c->c_tls_host, conn_leaf_cb, c);
 }

@@ -24,17 +24,6 @@
 #define INSPECT_SUITES	"TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:" \
 			"TLS_CHACHA20_POLY1305_SHA256"
 
-/* Whether a credential's host pattern admits host. */
-static bool
-phantom_host(const struct phantom *ph, const char *host)
-{
-	if (ph->ph_host.pi_kind == PAT_NAME)
-		return strcmp(ph->ph_host.pi_host, host) == 0;
-	if (ph->ph_host.pi_kind == PAT_SUFFIX)
-		return host_in_suffix(host, ph->ph_host.pi_host);
-	return false;
-}
-
 /*
  * Judges req against the entry in: its method must be one of in_methods
  * and its path (decoded, without the query: http_path_normalise) must
@@ -145,7 +134,7 @@ phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
 			if (strstr(hh->hh_value, ph[j].ph_placeholder) == NULL)
 				continue;
 			done = false;
-			if (inspected && phantom_host(&ph[j], host) &&
+			if (inspected && pattern_admits_name(&ph[j].ph_host, host) &&
 			    strcasecmp(hh->hh_name, ph[j].ph_header) == 0) {
 				want = phantom_format(ph[j].ph_format,
 				    ph[j].ph_placeholder);
@@ -280,9 +269,7 @@ inspect_setup(struct proxy *px, const struct policy *p,
 
 	if (p->p_ninspect == 0 || px->px_signer != NULL)
 		return 0;
-	if (p->p_ca_dir.pl_n > 0)
-		dir = xstrdup(p->p_ca_dir.pl_v[0].pi_text);
-	else if ((dir = ca_dir_default(&why)) == NULL) {
+	if ((dir = ca_dir_policy(p, &why)) == NULL) {
 		xasprintf(cause, "network.inspect needs a CA: %s", why);
 		free(why);
 		return -1;

@@ -33,6 +33,7 @@
 #include <strings.h>
 
 #include "policy.h"
+#include "proxy.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -399,9 +400,9 @@ env_build(const struct policy *p, char *const *host_env,
 			goto out;
 
 		for (i = 0; i < px->ep_nphantoms; i++)
-			if (env_put(&et, px->ep_phantoms[i].eh_name,
-			    strlen(px->ep_phantoms[i].eh_name),
-			    px->ep_phantoms[i].eh_placeholder, cause) == -1)
+			if (env_put(&et, px->ep_phantoms[i].ph_env,
+			    strlen(px->ep_phantoms[i].ph_env),
+			    px->ep_phantoms[i].ph_placeholder, cause) == -1)
 				goto out;
 		for (i = 0; px->ep_ca_bundle != NULL && i < env_ca_nvars; i++)
 			if (env_put(&et, env_ca_vars[i].cv_name,

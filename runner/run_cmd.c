@@ -403,7 +403,6 @@ run_cmd(int argc, char **argv)
 	struct fsplan		 plan;
 	struct fsplan_in	 fin;
 	struct env_proxy	 ep = { RUN_BRIDGE_PORT, NULL, 0, NULL };
-	struct env_phantom	*eph = NULL;
 	struct trust_bundle	 ib;
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
@@ -612,13 +611,7 @@ run_cmd(int argc, char **argv)
 	if (run.r_mode == NET_PROXY && net.rn_socket == NULL) {
 		trust_phantoms(policy, environ, &run.r_phantoms,
 		    &run.r_nphantoms);
-		eph = xcalloc(run.r_nphantoms + 1, sizeof(*eph));
-		for (i = 0; i < run.r_nphantoms; i++) {
-			eph[i].eh_name = run.r_phantoms[i].ph_env;
-			eph[i].eh_placeholder =
-			    run.r_phantoms[i].ph_placeholder;
-		}
-		ep.ep_phantoms = eph;
+		ep.ep_phantoms = run.r_phantoms;
 		ep.ep_nphantoms = run.r_nphantoms;
 	}
 	/*
@@ -699,7 +692,6 @@ out:
 	if (run.r_seccomp != -1)
 		close(run.r_seccomp);
 	env_free(run.r_env);
-	free(eph);
 	phantoms_free(run.r_phantoms, run.r_nphantoms);
 	trust_bundle_clear(&ib);
 	free(run.r_ll);

@@ -35,17 +35,13 @@ int	landlock_apply(const struct landlock_rule *, size_t, bool, char **);
 #define ENV_MAX_BYTES	(1024 * 1024)	/* "NAME=value" and NUL, summed */
 
 struct policy;
-
-/* A variable the sandbox gets a placeholder in (a phantom credential). */
-struct env_phantom {
-	const char	*eh_name;
-	const char	*eh_placeholder;
-};
+struct phantom;
 
 struct env_proxy {
 	int			 ep_port;	/* the proxy on 127.0.0.1, */
 						/* HTTP and SOCKS5 */
-	const struct env_phantom *ep_phantoms;	/* they win over pass, set */
+	const struct phantom	*ep_phantoms;	/* ph_env gets ph_placeholder: */
+						/* it wins over pass and set */
 	size_t			 ep_nphantoms;
 	const char		*ep_ca_bundle;	/* NULL, or the CA bundle's */
 						/* path inside: env_ca_vars */

@@ -117,49 +117,6 @@ trust_wanted(const struct policy *p)
 	return p->p_ninspect > 0;
 }
 
-/* Reads a whole regular file of at most max bytes; NULL with *cause. */
-static char *
-trust_read(const char *path, size_t max, size_t *len, char **cause)
-{
-	struct stat	 st;
-	char		*buf;
-	ssize_t		 n;
-	size_t		 off = 0;
-	int		 fd;
-
-	*cause = NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		xasprintf(cause, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) == -1)
-		xasprintf(cause, "%s: %s", path, strerror(errno));
-	else if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max)
-		xasprintf(cause, "%s: %s", path, !S_ISREG(st.st_mode) ?
-		    "not a regular file" : "too large");
-	if (*cause != NULL) {
-		close(fd);
-		return NULL;
-	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (off < (size_t)st.st_size && (n = read(fd, buf + off,
-	    (size_t)st.st_size - off)) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			xasprintf(cause, "%s: %s", path, strerror(errno));
-			close(fd);
-			free(buf);
-			return NULL;
-		}
-		off += (size_t)n;
-	}
-	close(fd);
-	buf[off] = '\0';
-	*len = off;
-	return buf;
-}
-
 /*
  * The CA bundle for a run that inspects TLS: the base bundle (env's
  * SSL_CERT_FILE if set and readable, else OpenSSL's default file), then
@@ -179,12 +136,10 @@ trust_bundle(const struct policy *p, char *const *env,
 	int		 rc = -1;
 
 	memset(ib, 0, sizeof(*ib));
-	if (p->p_ca_dir.pl_n > 0)
-		dir = xstrdup(p->p_ca_dir.pl_v[0].pi_text);
-	else if ((dir = ca_dir_default(cause)) == NULL)
+	if ((dir = ca_dir_policy(p, cause)) == NULL)
 		return -1;
 	xasprintf(&path, "%s/%s", dir, CA_CERT_FILE);
-	if ((ca = trust_read(path, INSPECT_BUNDLE_MAX, &calen, &why)) ==
+	if ((ca = file_read(path, INSPECT_BUNDLE_MAX, NULL, &calen, &why)) ==
 	    NULL) {
 		xasprintf(cause, "network.inspect needs cordon's CA, and %s; "
 		    "run `cordon ca init%s%s`, or set tls.ca_dir to the "
@@ -208,7 +163,7 @@ trust_bundle(const struct policy *p, char *const *env,
 	base = trust_getenv(env, "SSL_CERT_FILE");
 	if (base == NULL || *base == '\0' || access(base, R_OK) == -1)
 		base = X509_get_default_cert_file();
-	if ((ib->ib_pem = trust_read(base, INSPECT_BUNDLE_MAX, &baselen,
+	if ((ib->ib_pem = file_read(base, INSPECT_BUNDLE_MAX, NULL, &baselen,
 	    &why)) == NULL) {
 		log_info("run: no base CA bundle (%s): the sandbox trusts "
 		    "cordon's CA alone", why);
@@ -259,9 +214,7 @@ trust_hide_ca(struct policy *p)
 
 	if (!trust_wanted(p) && p->p_ca_dir.pl_n == 0)
 		return;
-	if (p->p_ca_dir.pl_n > 0)
-		dir = xstrdup(p->p_ca_dir.pl_v[0].pi_text);
-	else if ((dir = ca_dir_default(&cause)) == NULL) {
+	if ((dir = ca_dir_policy(p, &cause)) == NULL) {
 		free(cause);
 		return;
 	}

@@ -613,7 +613,6 @@ test_phantoms(void **state)
 {
 	struct policy		*p;
 	struct phantom		*ph;
-	struct env_phantom	 eph[4];
 	struct env_proxy	 px = { .ep_port = 3128 };
 	char			**env, **host, *cause;
 	const char		*hostv[] = { "GITHUB_TOKEN=realsecret",
@@ -635,11 +634,7 @@ test_phantoms(void **state)
 	assert_true(is_placeholder(ph[0].ph_placeholder));
 	/* One variable, one placeholder. */
 	assert_string_equal(ph[0].ph_placeholder, ph[1].ph_placeholder);
-	for (i = 0; i < n; i++) {
-		eph[i].eh_name = ph[i].ph_env;
-		eph[i].eh_placeholder = ph[i].ph_placeholder;
-	}
-	px.ep_phantoms = eph;
+	px.ep_phantoms = ph;
 	px.ep_nphantoms = n;
 	env = env_build(p, host, &px, &cause);
 	assert_non_null(env);
