@@ -24,7 +24,9 @@ setup() {
 	    --log "$BATS_TEST_TMPDIR/origin.heads" --log-header Authorization
 	wait_listen "tcp:127.0.0.1:$PORT"
 
-	CADIR="$UDIR/ca"
+	# In the workspace, which the sandbox sees (a folder under the private
+	# /tmp would be out of its sight anyway): cordon must hide it.
+	CADIR="$WS/ca"
 	"$CORDON" ca init --dir "$CADIR" >/dev/null
 	POL="$UDIR/inspect.json"
 	write "$POL" <<-EOF

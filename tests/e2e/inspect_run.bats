@@ -10,7 +10,8 @@ bats_require_minimum_version 1.5.0
 setup() {
 	cordon_setup
 	sandbox_setup
-	CADIR="$UDIR/ca"
+	# In the workspace, which the sandbox sees: cordon must hide it.
+	CADIR="$WS/ca"
 	"$CORDON" ca init --dir "$CADIR" >/dev/null
 	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$CADIR"
 	POL="$UDIR/inspect.json"
