@@ -412,10 +412,10 @@ signer_dead(struct signer *s, const char *why)
 	event_del(s->s_rev);
 	event_del(s->s_wev);
 	signer_reap(s, &how);
-	if (how != NULL)
-		xasprintf(&s->s_dead, "%s (%s)", why, how);
-	else
-		s->s_dead = xstrdup(why);
+	/* What every inspected connection will be told from now on. */
+	xasprintf(&s->s_dead, "%s%s%s%s; inspected hosts are refused until "
+	    "the proxy is restarted", why, how != NULL ? " (" : "",
+	    how != NULL ? how : "", how != NULL ? ")" : "");
 	free(how);
 	while ((r = TAILQ_FIRST(&s->s_pending)) != NULL) {
 		TAILQ_REMOVE(&s->s_pending, r, sr_entry);

@@ -392,6 +392,7 @@ test_child_killed(void **state)
 	wait_for(f->base, &b);
 	assert_null(b.cert);
 	assert_contains(b.why, "the certificate signer exited");
+	assert_contains(b.why, "refused until the proxy is restarted");
 	result_clear(&a);
 	result_clear(&b);
 	signer_free(s);
