@@ -25,8 +25,9 @@
 #include "xmalloc.h"
 
 struct jsonl {
-	char	*j_path;	/* NULL: standard output */
+	char	*j_path;	/* NULL: not reopened */
 	int	 j_fd;
+	bool	 j_owned;	/* j_fd is closed with it */
 	bool	 j_failed;	/* a write failed; said once */
 };
 
@@ -53,8 +54,25 @@ jsonl_open(const char *path, char **cause)
 		return NULL;
 	j = xcalloc(1, sizeof(*j));
 	j->j_fd = fd;
-	if (strcmp(path, "-") != 0)
+	if (strcmp(path, "-") != 0) {
 		j->j_path = xstrdup(path);
+		j->j_owned = true;
+	}
+	return j;
+}
+
+/*
+ * A log on a descriptor opened by the caller (takes fd), which no
+ * reopen replaces: `cordon run` opens it beneath the workspace.
+ */
+struct jsonl *
+jsonl_fdopen(int fd)
+{
+	struct jsonl	*j;
+
+	j = xcalloc(1, sizeof(*j));
+	j->j_fd = fd;
+	j->j_owned = true;
 	return j;
 }
 
@@ -83,7 +101,7 @@ jsonl_close(struct jsonl *j)
 {
 	if (j == NULL)
 		return;
-	if (j->j_path != NULL)
+	if (j->j_owned)
 		close(j->j_fd);
 	free(j->j_path);
 	free(j);

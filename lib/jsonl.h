@@ -37,6 +37,7 @@ struct egress {
 };
 
 struct jsonl	*jsonl_open(const char *, char **);
+struct jsonl	*jsonl_fdopen(int);
 int		 jsonl_reopen(struct jsonl *, char **);
 void		 jsonl_write(struct jsonl *, const struct egress *);
 bool		 jsonl_failed(const struct jsonl *);

@@ -25,6 +25,7 @@ char	*errlist_steal(struct errlist *);
 
 char	*str_escape(const char *, size_t);
 void	 str_append(char **, const char *, const char *);
+bool	 path_is_below(const char *, const char *);
 
 void	 fd_limit_raise(void);
 char	*file_read(const char *, size_t, const char *, size_t *, char **);

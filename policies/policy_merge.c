@@ -127,17 +127,6 @@ pscalar_narrow(struct pscalar *dst, const struct pscalar *ws)
 		pscalar_set(dst, ws);
 }
 
-/* Says whether path a is b or lies below it. */
-static bool
-path_within(const char *a, const char *b)
-{
-	size_t	 n = strlen(b);
-
-	if (strcmp(b, "/") == 0)
-		return true;
-	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
-}
-
 /* Says whether variable pattern a ("LC_*", "HOME") admits all b admits. */
 static bool
 env_within(const char *b, const char *a)
@@ -190,9 +179,9 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 				    b->pi_cidr.c_prefix ? a : b;
 				break;
 			case MEET_PATH:
-				if (path_within(a->pi_text, b->pi_text))
+				if (path_is_below(a->pi_text, b->pi_text))
 					narrow = a;
-				else if (path_within(b->pi_text, a->pi_text))
+				else if (path_is_below(b->pi_text, a->pi_text))
 					narrow = b;
 				break;
 			case MEET_ENV:
@@ -242,7 +231,10 @@ policy_narrow(struct policy *dst, const struct policy *ws)
 	plist_append(&dst->p_read_only, &ws->p_read_only);
 	for (; i < dst->p_read_only.pl_n; i++)
 		dst->p_read_only.pl_v[i].pi_untrusted = true;
+	i = dst->p_hide.pl_n;
 	plist_append(&dst->p_hide, &ws->p_hide);
+	for (; i < dst->p_hide.pl_n; i++)
+		dst->p_hide.pl_v[i].pi_untrusted = true;
 	plist_intersect(&dst->p_env_pass, &ws->p_env_pass, MEET_ENV);
 	/*
 	 * network.inspect, credentials and tls: the loader refuses them in

@@ -16,18 +16,19 @@
  *   cannot create `.cordon/policy.json` or a `.git` with hooks for the
  *   host's git to run later.  A hidden one that does not exist is left
  *   alone: there is nothing to hide, and blocking `~/.config/gcloud`
- *   would keep a writable home from getting a `~/.config`.  A protected path under a regular
- *   file (`ws/file/.git`) pins that file read-only: else the command
- *   could replace the file by a directory holding the path.
- * - Every writable root is scanned, breadth first and bounded, without
- *   following symlinks, for `.git` (directory, symlink, or file with
- *   `gitdir:`, then that gitdir's `commondir`) and `.hg`: each is made
- *   read-only, since a host tool runs hooks from them.  `.git` and `.hg`
- *   are not entered (they are read-only whole).  node_modules is scanned
- *   too, as a nested repository there is as dangerous as anywhere, but
- *   after everything else, so that when the bound is reached it is
- *   there.  Mount points of other filesystems are entered too: a
- *   recursive writable bind makes them writable as well.
+ *   would keep a writable home from getting a `~/.config`.  A
+ *   protected path under a regular file (`ws/file/.git`) pins that file
+ *   read-only: else the command could replace the file by a directory
+ *   holding the path.
+ * - A write root inside the workspace, or inside another write root,
+ *   must resolve inside it: the workspace and the writable roots are
+ *   the command's (and the repository's), and a link there decides
+ *   nothing (fsp_contain).  A read_only or deny rule of the untrusted
+ *   workspace layer stops at a link that leads out of the workspace.
+ * - The writable roots are scanned for repositories (fsscan.c).
+ * - Every folder between a writable root and a protected path is pinned
+ *   (FS_PIN_DIR): a mount point cannot be renamed, so the protected
+ *   path cannot be replaced by renaming a folder above it (fsp_pins).
  *
  * Then the ops are ordered most specific last: by depth (components),
  * then by path.  At one path the stricter kind stays (enum fs_kind is in
@@ -35,12 +36,13 @@
  * kept only where it changes something, judged by the nearest kept op
  * above it (or the read-only root):
  *
- *	below	RW	RO	HIDE_DIR
- *	RW	-	kept	kept, listed in the HIDE_DIR's fo_keep
- *	RO	kept	-	-
- *	HIDE_*	kept	kept	-
- *	BLOCK	kept	-	-
- *	PIN	kept	-	-
+ *	below	RW, PIN_DIR	RO	HIDE_DIR
+ *	RW	-		kept	kept, listed in the HIDE_DIR's fo_keep
+ *	PIN_DIR	kept		-	-
+ *	RO	kept		-	-
+ *	HIDE_*	kept		kept	-
+ *	BLOCK	kept		-	-
+ *	PIN	kept		-	-
  *
  * So a write root may reopen a folder inside a hidden or read-only one
  * (write /r, deny /r/a, write /r/a/b: b is writable, the rest of a is
@@ -74,12 +76,7 @@
 #include "xmalloc.h"
 
 #define FSPLAN_MAX_LINKS	40	/* symlinks in a path, as the kernel */
-#define FSPLAN_GITFILE_MAX	4096	/* bytes read of a .git or commondir */
 
-#define WHY_GIT		"protected: git repository"
-#define WHY_GITDIR	"protected: git directory of a .git file"
-#define WHY_COMMONDIR	"protected: git common directory"
-#define WHY_HG		"protected: mercurial repository"
 
 /* A candidate op, before ordering and pruning. */
 struct fsp_cand {
@@ -89,28 +86,6 @@ struct fsp_cand {
 	bool		 c_kept;
 	size_t		 c_parent;	/* kept HIDE_DIR above, or SIZE_MAX */
 	size_t		 c_new;		/* index in fp_ops */
-};
-
-/* A folder waiting to be scanned. */
-struct fsp_dir {
-	char		*d_path;
-	bool		 d_late;	/* under node_modules */
-};
-
-struct fsp_queue {
-	struct fsp_dir	*q_v;
-	size_t		 q_n;
-	size_t		 q_head;
-};
-
-/* The planner's state during one fsplan_build(). */
-struct fsp {
-	struct fsplan	*f_plan;
-	struct fsp_cand	*f_cands;
-	size_t		 f_ncands;
-	char		**f_roots;	/* existing writable folders */
-	size_t		 f_nroots;
-	size_t		 f_scan_max;
 };
 
 /* For the bsearch of a path among the candidates. */
@@ -132,6 +107,8 @@ fsplan_kind_name(enum fs_kind kind)
 	switch (kind) {
 	case FS_RW:
 		return "rw";
+	case FS_PIN_DIR:
+		return "pin-dir";
 	case FS_RO:
 		return "ro";
 	case FS_PIN_LINK:
@@ -149,8 +126,8 @@ fsplan_kind_name(enum fs_kind kind)
 }
 
 /* Adds a note for the user; the text is escaped, as it holds paths. */
-static void __attribute__((format(printf, 2, 3)))
-fsp_note(struct fsp *f, const char *fmt, ...)
+void
+fsplan_note(struct fsp *f, const char *fmt, ...)
 {
 	struct fsplan	*plan = f->f_plan;
 	va_list		 ap;
@@ -189,18 +166,6 @@ fsp_add(struct fsp *f, char *path, enum fs_kind kind, const char *why,
 	}
 }
 
-/* True if path is base or below it (both resolved, absolute). */
-static bool
-path_within(const char *path, const char *base)
-{
-	size_t	 n = strlen(base);
-
-	if (strcmp(base, "/") == 0)
-		return true;
-	return strncmp(path, base, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/');
-}
-
 /* True if path is /proc, /sys or /dev, or below one of them. */
 static bool
 path_system(const char *path, const char **which)
@@ -209,7 +174,7 @@ path_system(const char *path, const char **which)
 	size_t			 i;
 
 	for (i = 0; i < nitems(sys); i++) {
-		if (path_within(path, sys[i])) {
+		if (path_is_below(path, sys[i])) {
 			*which = sys[i];
 			return true;
 		}
@@ -300,7 +265,7 @@ fsp_resolve(struct fsp *f, const char *path, const char *pin_why,
 				res = RES_MISSING;
 				goto out;
 			}
-			fsp_note(f, "%s: %s: left out of the plan", cand,
+			fsplan_note(f, "%s: %s: left out of the plan", cand,
 			    strerror(errno));
 			free(cand);
 			res = RES_SKIP;
@@ -309,7 +274,7 @@ fsp_resolve(struct fsp *f, const char *path, const char *pin_why,
 		if (S_ISLNK(st.st_mode)) {
 			if (++links > FSPLAN_MAX_LINKS ||
 			    (link = fsp_readlink(cand)) == NULL) {
-				fsp_note(f, "%s: %s: left out of the plan",
+				fsplan_note(f, "%s: %s: left out of the plan",
 				    cand, links > FSPLAN_MAX_LINKS ?
 				    strerror(ELOOP) : strerror(errno));
 				if (pin_why != NULL)
@@ -357,21 +322,51 @@ out:
 }
 
 /*
+ * Remembers what is at path (not following a link) for the guard
+ * (guard.c), which after the run leaves alone the repositories the
+ * plan protected.
+ */
+static void
+fsp_mark(struct fsp *f, const char *path)
+{
+	struct fsplan	*plan = f->f_plan;
+	struct stat	 st;
+
+	if (lstat(path, &st) == -1)
+		return;
+	plan->fp_marks = xreallocarray(plan->fp_marks, plan->fp_nmarks + 1,
+	    sizeof(*plan->fp_marks));
+	plan->fp_marks[plan->fp_nmarks].fm_dev = st.st_dev;
+	plan->fp_marks[plan->fp_nmarks++].fm_ino = st.st_ino;
+}
+
+/*
  * Protects path (read-only, or hidden with hide) for the rule why.  On
  * RES_FOUND and with found set, returns the resolved path in *found
  * (the caller frees it).
  */
-static void
-fsp_protect(struct fsp *f, const char *path, bool hide, const char *why,
+void
+fsplan_protect(struct fsp *f, const char *path, bool hide, const char *why,
     char **found)
 {
-	char	*r;
-	bool	 dir;
+	enum fsp_res	 res;
+	char		*r;
+	bool		 dir;
 
 	if (found != NULL)
 		*found = NULL;
-	switch (fsp_resolve(f, path, why, &r, &dir)) {
+	res = fsp_resolve(f, path, why, &r, &dir);
+	if (res != RES_SKIP && f->f_within != NULL &&
+	    !path_is_below(r, f->f_within)) {
+		fsplan_note(f, "%s: %s leads out of the workspace, to %s; a "
+		    "workspace policy names only what is inside it, so the "
+		    "rule stops at the link", why, path, r);
+		free(r);
+		return;
+	}
+	switch (res) {
 	case RES_FOUND:
+		fsp_mark(f, r);
 		if (found != NULL)
 			*found = xstrdup(r);
 		if (!hide)
@@ -400,6 +395,86 @@ fsp_protect(struct fsp *f, const char *path, bool hide, const char *why,
 }
 
 /*
+ * The read_only or deny rules of the policy.  Those of the untrusted
+ * workspace layer name only what is inside the workspace: where a link
+ * there leads out, the link itself is pinned (fsp_resolve) and the rule
+ * goes no further, so a repository cannot hide /usr or protect /etc.
+ */
+static void
+fsp_protect_list(struct fsp *f, const struct plist *pl, bool hide)
+{
+	size_t	 i;
+
+	for (i = 0; i < pl->pl_n; i++) {
+		f->f_within = pl->pl_v[i].pi_untrusted ? f->f_ws : NULL;
+		fsplan_protect(f, pl->pl_v[i].pi_text, hide,
+		    pl->pl_v[i].pi_from, NULL);
+	}
+	f->f_within = NULL;
+}
+
+/*
+ * The place a write root text lies in that the command may have shaped:
+ * the workspace (the repository came with it), or another write root (a
+ * run before wrote there).  The deepest one, as its resolved path, or
+ * NULL.  Paths are compared as text: both are absolute and normalised.
+ */
+static const char *
+fsp_place(const struct fsp *f, const struct plist *pl, size_t k,
+    const char **what)
+{
+	const char	*text = pl->pl_v[k].pi_text, *best = NULL, *t;
+	size_t		 i, len = 0;
+
+	if (f->f_ws != NULL && strcmp(text, f->f_ws) != 0 &&
+	    path_is_below(text, f->f_ws)) {
+		best = f->f_ws;
+		len = strlen(f->f_ws);
+		*what = "the workspace";
+	}
+	for (i = 0; i < pl->pl_n; i++) {
+		t = pl->pl_v[i].pi_text;
+		if (i == k || f->f_rootv[i] == NULL || strcmp(text, t) == 0 ||
+		    !path_is_below(text, t) || strlen(t) <= len)
+			continue;
+		best = f->f_rootv[i];
+		len = strlen(t);
+		*what = pl->pl_v[i].pi_from;
+	}
+	return best;
+}
+
+/*
+ * Every write root inside a place the command may have shaped must
+ * resolve inside that place.  A link there decides nothing: the attack
+ * is a committed `tools -> ..` with a workspace layer's write "tools",
+ * or a command that swaps a trusted --write folder for `out -> ..` in
+ * one run, to get the home in the next.  Such a root is refused with
+ * the reason, never followed.  Returns 0, or -1 with *cause set.
+ */
+static int
+fsp_contain(struct fsp *f, const struct plist *pl, char **cause)
+{
+	const char	*place, *what = NULL;
+	size_t		 i;
+
+	for (i = 0; i < pl->pl_n; i++) {
+		if (f->f_rootv[i] == NULL ||
+		    (place = fsp_place(f, pl, i, &what)) == NULL ||
+		    path_is_below(f->f_rootv[i], place))
+			continue;
+		xasprintf(cause, "%s: %s resolves to %s, outside %s (%s), "
+		    "through a symbolic link there; a link in a folder the "
+		    "command or the repository shapes cannot widen a write, "
+		    "so nothing is run\nhint: remove the link, or name the "
+		    "folder it points to itself", pl->pl_v[i].pi_from,
+		    pl->pl_v[i].pi_text, f->f_rootv[i], what, place);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Resolves the write roots into FS_RW candidates.  Refuses / and the
  * kernel's own trees; leaves out, with a note, a root that does not
  * exist.  Returns 0, or -1 with *cause set.
@@ -412,6 +487,8 @@ fsp_roots(struct fsp *f, const struct plist *pl, char **cause)
 	char			*r;
 	size_t			 i;
 	bool			 dir;
+
+	f->f_rootv = xcalloc(pl->pl_n + 1, sizeof(*f->f_rootv));
 
 	for (i = 0; i < pl->pl_n; i++) {
 		pi = &pl->pl_v[i];
@@ -437,7 +514,7 @@ fsp_roots(struct fsp *f, const struct plist *pl, char **cause)
 			break;
 		case RES_MISSING:
 		case RES_NOTDIR:
-			fsp_note(f, "%s: %s does not exist, so it is not "
+			fsplan_note(f, "%s: %s does not exist, so it is not "
 			    "writable; create it first", pi->pi_from,
 			    pi->pi_text);
 			free(r);
@@ -464,229 +541,10 @@ fsp_roots(struct fsp *f, const struct plist *pl, char **cause)
 			    sizeof(*f->f_roots));
 			f->f_roots[f->f_nroots++] = xstrdup(r);
 		}
+		f->f_rootv[i] = xstrdup(r);
 		fsp_add(f, r, FS_RW, pi->pi_from, dir);
 	}
-	return 0;
-}
-
-/*
- * Reads the first line of the regular file name in dirpath, at most
- * FSPLAN_GITFILE_MAX bytes, not following a symlink.  Returns it
- * (without the line end) or NULL.
- */
-static char *
-fsp_read_line(const char *dirpath, const char *name)
-{
-	struct stat	 st;
-	char		*path, *buf;
-	ssize_t		 n;
-	int		 fd;
-
-	xasprintf(&path, "%s/%s", strcmp(dirpath, "/") == 0 ? "" : dirpath,
-	    name);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	free(path);
-	if (fd == -1)
-		return NULL;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return NULL;
-	}
-	buf = xmalloc(FSPLAN_GITFILE_MAX + 1);
-	n = read(fd, buf, FSPLAN_GITFILE_MAX);
-	close(fd);
-	if (n <= 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	return buf;
-}
-
-/* Joins a path that may be relative to dir; the caller frees it. */
-static char *
-fsp_join(const char *dir, const char *path)
-{
-	char	*s;
-
-	if (path[0] == '/')
-		return xstrdup(path);
-	xasprintf(&s, "%s/%s", dir, path);
-	return s;
-}
-
-/*
- * A `.git` file (a worktree or a submodule) in dir: protects the
- * gitdir it names and, if that has one, the common directory.
- */
-static void
-fsp_gitfile(struct fsp *f, const char *dir)
-{
-	char	*line, *gitdir, *common, *resolved;
-
-	if ((line = fsp_read_line(dir, ".git")) == NULL)
-		return;
-	if (strncmp(line, "gitdir:", 7) != 0) {
-		free(line);
-		return;
-	}
-	gitdir = fsp_join(dir, line + 7 + strspn(line + 7, " \t"));
-	free(line);
-	fsp_protect(f, gitdir, false, WHY_GITDIR, &resolved);
-	free(gitdir);
-	if (resolved == NULL)
-		return;
-	if ((line = fsp_read_line(resolved, "commondir")) != NULL) {
-		if (*line != '\0') {
-			common = fsp_join(resolved, line);
-			fsp_protect(f, common, false, WHY_COMMONDIR, NULL);
-			free(common);
-		}
-		free(line);
-	}
-	free(resolved);
-}
-
-/* Queues a folder to scan; takes path. */
-static void
-fsp_push(struct fsp_queue *q, char *path, bool late)
-{
-	q->q_v = xreallocarray(q->q_v, q->q_n + 1, sizeof(*q->q_v));
-	q->q_v[q->q_n].d_path = path;
-	q->q_v[q->q_n].d_late = late;
-	q->q_n++;
-}
-
-/* Opens a folder to list, following no symlink on the way. */
-static int
-fsp_opendir(const char *path)
-{
-	struct open_how	 how;
-	int		 fd;
-
-	memset(&how, 0, sizeof(how));
-	how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd == -1 && errno == ENOSYS)
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-	return fd;
-}
-
-/*
- * Lists one folder: protects the repositories in it and queues its
- * subfolders.  Returns false when the bound is reached.
- */
-static bool
-fsp_scan_dir(struct fsp *f, const struct fsp_dir *d, struct fsp_queue *now,
-    struct fsp_queue *late)
-{
-	struct fsplan	*plan = f->f_plan;
-	struct dirent	*de;
-	struct stat	 st;
-	DIR		*dp;
-	char		*child;
-	const char	*base;
-	bool		 more = true, git, hg, isdir;
-	int		 fd;
-
-	if ((fd = fsp_opendir(d->d_path)) == -1) {
-		if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
-			fsp_note(f, "%s: %s: not scanned for repositories",
-			    d->d_path, strerror(errno));
-		return true;
-	}
-	if ((dp = fdopendir(fd)) == NULL) {
-		close(fd);
-		return true;
-	}
-	base = strcmp(d->d_path, "/") == 0 ? "" : d->d_path;
-	while ((de = readdir(dp)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (plan->fp_scanned == f->f_scan_max) {
-			more = false;
-			break;
-		}
-		plan->fp_scanned++;
-		git = strcmp(de->d_name, ".git") == 0;
-		hg = strcmp(de->d_name, ".hg") == 0;
-		if (!git && !hg && de->d_type != DT_DIR &&
-		    de->d_type != DT_UNKNOWN)
-			continue;
-		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
-		isdir = S_ISDIR(st.st_mode);
-		xasprintf(&child, "%s/%s", base, de->d_name);
-		if ((git || hg) && (isdir || S_ISLNK(st.st_mode) ||
-		    (git && S_ISREG(st.st_mode)))) {
-			fsp_protect(f, child, false, git ? WHY_GIT : WHY_HG,
-			    NULL);
-			if (git && S_ISREG(st.st_mode))
-				fsp_gitfile(f, d->d_path);
-			free(child);
-		} else if (isdir && !git && !hg) {
-			if (d->d_late ||
-			    strcmp(de->d_name, "node_modules") == 0)
-				fsp_push(late, child, true);
-			else
-				fsp_push(now, child, false);
-		} else
-			free(child);
-	}
-	closedir(dp);
-	return more;
-}
-
-/*
- * Scans the writable folders for repositories, breadth first, folders
- * under node_modules last, up to f_scan_max entries in all.  A root
- * inside another is scanned with it.
- */
-static void
-fsp_scan(struct fsp *f)
-{
-	struct fsp_queue	 now, late;
-	struct fsp_queue	*q;
-	struct fsp_dir		 d;
-	size_t			 i, j;
-	bool			 inner, more = true;
-
-	memset(&now, 0, sizeof(now));
-	memset(&late, 0, sizeof(late));
-	for (i = 0; i < f->f_nroots; i++) {
-		inner = false;
-		for (j = 0; j < f->f_nroots && !inner; j++) {
-			if (strcmp(f->f_roots[i], f->f_roots[j]) == 0)
-				inner = j < i;
-			else
-				inner = path_within(f->f_roots[i],
-				    f->f_roots[j]);
-		}
-		if (!inner)
-			fsp_push(&now, xstrdup(f->f_roots[i]), false);
-	}
-	while (more) {
-		q = now.q_head < now.q_n ? &now : &late;
-		if (q->q_head == q->q_n)
-			break;
-		d = q->q_v[q->q_head++];	/* q_v moves as it grows */
-		more = fsp_scan_dir(f, &d, &now, &late);
-		free(d.d_path);
-	}
-	if (!more)
-		fsp_note(f, "the scan for repositories stopped after %zu "
-		    "entries, its bound: a .git deeper in the writable "
-		    "folders may be writable", f->f_plan->fp_scanned);
-	for (i = now.q_head; i < now.q_n; i++)
-		free(now.q_v[i].d_path);
-	for (i = late.q_head; i < late.q_n; i++)
-		free(late.q_v[i].d_path);
-	free(now.q_v);
-	free(late.q_v);
+	return fsp_contain(f, pl, cause);
 }
 
 /* Most specific last: depth, path, the stricter kind, arrival. */
@@ -729,20 +587,62 @@ fsp_cand_clear(struct fsp_cand *c)
 static bool
 fsp_keep(enum fs_kind kind, enum fs_kind above)
 {
+	bool	 rw = above == FS_RW || above == FS_PIN_DIR;
+
 	switch (kind) {
 	case FS_RW:
 		return above == FS_RO || above == FS_HIDE_DIR;
+	case FS_PIN_DIR:
 	case FS_RO:
 	case FS_BLOCK:
 	case FS_PIN_LINK:
-		return above == FS_RW;
+		return rw;
 	case FS_HIDE_DIR:
 	case FS_HIDE_FILE:
-		return above == FS_RW || above == FS_RO;
+		return rw || above == FS_RO;
 	case FS_SKIP:
 		break;
 	}
 	return false;
+}
+
+/*
+ * Renaming a folder moves the mounts below it along: `mv .github x;
+ * mkdir -p .github/workflows` would replace a read-only
+ * .github/workflows, and `mv vendor vendor.orig` a protected
+ * vendor/lib/.git.  So every folder between a writable root and a path
+ * protected in it is pinned: bound onto itself, still writable, but a
+ * mount point, which rename(2) and rmdir(2) refuse (EBUSY).  Pruning
+ * drops the pins that are not under a writable root.
+ */
+static void
+fsp_pins(struct fsp *f)
+{
+	size_t	 i, j, n = f->f_ncands;
+	char	*up, *slash;
+	bool	 below;
+
+	for (i = 0; i < n; i++) {
+		if (f->f_cands[i].c_op.fo_kind == FS_RW ||
+		    f->f_cands[i].c_op.fo_kind == FS_PIN_DIR)
+			continue;
+		up = xstrdup(f->f_cands[i].c_op.fo_path);
+		while ((slash = strrchr(up, '/')) != NULL && slash != up) {
+			*slash = '\0';
+			for (below = false, j = 0; j < f->f_nroots; j++) {
+				if (strcmp(up, f->f_roots[j]) == 0) {
+					below = false;
+					break;
+				}
+				below = below || path_is_below(up,
+				    f->f_roots[j]);
+			}
+			if (below)
+				fsp_add(f, xstrdup(up), FS_PIN_DIR,
+				    "pinned: a protected path is below", true);
+		}
+		free(up);
+	}
 }
 
 /*
@@ -762,6 +662,8 @@ fsp_finish(struct fsp *f)
 
 	if (f->f_ncands == 0)
 		return;
+	fsp_pins(f);
+	cands = f->f_cands;
 	qsort(cands, f->f_ncands, sizeof(*cands), fsp_cand_cmp);
 	for (i = 0; i < f->f_ncands; i++) {
 		if (n > 0 && strcmp(cands[n - 1].c_op.fo_path,
@@ -847,18 +749,15 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	memset(plan, 0, sizeof(*plan));
 	memset(&f, 0, sizeof(f));
 	f.f_plan = plan;
+	f.f_ws = in->fi_workspace;
 	f.f_scan_max = in->fi_scan_max == 0 ? FSPLAN_SCAN_MAX :
 	    in->fi_scan_max;
 
 	if (fsp_roots(&f, &p->p_write, cause) == -1)
 		goto out;
-	for (i = 0; i < p->p_read_only.pl_n; i++)
-		fsp_protect(&f, p->p_read_only.pl_v[i].pi_text, false,
-		    p->p_read_only.pl_v[i].pi_from, NULL);
-	for (i = 0; i < p->p_hide.pl_n; i++)
-		fsp_protect(&f, p->p_hide.pl_v[i].pi_text, true,
-		    p->p_hide.pl_v[i].pi_from, NULL);
-	fsp_scan(&f);
+	fsp_protect_list(&f, &p->p_read_only, false);
+	fsp_protect_list(&f, &p->p_hide, true);
+	fsscan_run(&f);
 	fsp_finish(&f);
 	rc = 0;
 out:
@@ -868,6 +767,9 @@ out:
 	for (i = 0; i < f.f_nroots; i++)
 		free(f.f_roots[i]);
 	free(f.f_roots);
+	for (i = 0; f.f_rootv != NULL && i < p->p_write.pl_n; i++)
+		free(f.f_rootv[i]);
+	free(f.f_rootv);
 	if (rc == -1)
 		fsplan_clear(plan);
 	return rc;
@@ -887,6 +789,7 @@ fsplan_clear(struct fsplan *plan)
 		free(plan->fp_ops[i].fo_keep);
 	}
 	free(plan->fp_ops);
+	free(plan->fp_marks);
 	for (i = 0; i < plan->fp_nnotes; i++)
 		free(plan->fp_notes[i]);
 	free(plan->fp_notes);

@@ -445,6 +445,7 @@ op_step(const struct fs_op *op, mode_t *mode)
 	*mode = 0;
 	switch (op->fo_kind) {
 	case FS_RW:
+	case FS_PIN_DIR:
 		return STEP_BIND_RW;
 	case FS_RO:
 		return STEP_BIND_RO;

@@ -155,6 +155,31 @@ str_or_null(const char *s)
 	return s != NULL ? json_string(s) : json_null();
 }
 
+/*
+ * What the check after the run found: each repository the command made
+ * or changed, where it went, and whether the check saw everything.
+ */
+static json_t *
+report_guard(const struct guard *g)
+{
+	const struct guard_find	*gf;
+	json_t			*a;
+	size_t			 i;
+
+	a = json_array();
+	for (i = 0; i < g->g_nfinds; i++) {
+		gf = &g->g_finds[i];
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}",
+		    "path", gf->gf_path, "what", gf->gf_what,
+		    "moved_to", gf->gf_error == 0 ?
+		    json_string(gf->gf_moved) : json_null(),
+		    "error", gf->gf_error != 0 ?
+		    json_string(strerror(gf->gf_error)) : json_null()));
+	}
+	return json_pack("{s:b, s:o}", "checked_all",
+	    g->g_scanned <= GUARD_SCAN_MAX, "quarantined", a);
+}
+
 /* The run's report, as a JSON document (report format version 1). */
 static json_t *
 tally_json(const struct tally *t, const struct report_info *ri)
@@ -215,23 +240,27 @@ tally_json(const struct tally *t, const struct report_info *ri)
 		    json_integer(ri->ri_status - 128));
 	if (ri->ri_error != NULL)
 		json_object_set_new(doc, "error", json_string(ri->ri_error));
+	if (ri->ri_guard != NULL)
+		json_object_set_new(doc, "repositories",
+		    report_guard(ri->ri_guard));
 	return doc;
 }
 
 /*
- * Writes the report to spec: "fd:N" (a descriptor the harness passed)
- * or a path, made with mode 0600.  Returns 0, or -1 with *cause set.
+ * Writes the report to spec: "fd:N" (a descriptor the harness passed),
+ * or else the file of at (wspath.c: made anew, mode 0600, through the
+ * folder opened before the run).  Returns 0, or -1 with *cause set.
  */
 int
 tally_report(const struct tally *t, const struct report_info *ri,
-    const char *spec, char **cause)
+    const char *spec, const struct wspath *at, char **cause)
 {
 	json_t	*doc;
 	char	*text, *end;
 	size_t	 len, off = 0;
 	ssize_t	 n;
 	long	 fdn;
-	int	 fd, rc = 0;
+	int	 fd = -1, rc = 0;
 
 	*cause = NULL;
 	if (strncmp(spec, "fd:", 3) == 0) {
@@ -243,21 +272,21 @@ tally_report(const struct tally *t, const struct report_info *ri,
 			return -1;
 		}
 		fd = (int)fdn;
-	} else if ((fd = open(spec, O_WRONLY | O_CREAT | O_TRUNC |
-	    O_CLOEXEC | O_NOFOLLOW, 0600)) == -1) {
-		xasprintf(cause, "--report %s: %s", spec, strerror(errno));
-		return -1;
 	}
 	doc = tally_json(t, ri);
 	text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
 	if (text == NULL) {
 		xasprintf(cause, "--report: cannot encode the report");
-		rc = -1;
-		goto out;
+		return -1;
 	}
 	len = strlen(text);
 	text[len++] = '\n';	/* json_dumps left room for its NUL */
+	if (fd == -1) {
+		rc = wspath_replace(at, text, len, cause);
+		free(text);
+		return rc;
+	}
 	while (off < len) {
 		if ((n = write(fd, text + off, len - off)) == -1) {
 			if (errno == EINTR)
@@ -270,9 +299,6 @@ tally_report(const struct tally *t, const struct report_info *ri,
 		off += (size_t)n;
 	}
 	free(text);
-out:
-	if (strncmp(spec, "fd:", 3) != 0)
-		close(fd);
 	return rc;
 }
 

@@ -246,7 +246,7 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	const char		*base;
 	char			*text;
 	size_t			 i;
-	int			 fd;
+	int			 fd, lfd;
 
 	base = getenv("XDG_RUNTIME_DIR");
 	if (base == NULL || base[0] != '/' || access(base, W_OK | X_OK) == -1 ||
@@ -286,8 +286,12 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	for (i = 0; i < net->rn_npins; i++)
 		if (dns_pin(px->px_dns, net->rn_pins[i], cause) == -1)
 			goto fail;
-	if (net->rn_log != NULL && (px->px_log = jsonl_open(net->rn_log,
-	    cause)) == NULL)
+	if (net->rn_log_at.w_dir != -1) {
+		if ((lfd = wspath_append(&net->rn_log_at, cause)) == -1)
+			goto fail;
+		px->px_log = jsonl_fdopen(lfd);
+	} else if (net->rn_log != NULL && (px->px_log =
+	    jsonl_open(net->rn_log, cause)) == NULL)
 		goto fail;
 	if (inspect_setup(px, policy, net->rn_upstream_ca, cause) == -1)
 		goto fail;
@@ -629,6 +633,10 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 			event_free(evs[i]);
 	setup_error = run_relay_errors(err[0]);
 	close(err[0]);
+	if (guard_check(run->r_guard, run->r_id) != 0) {
+		guard_print(run->r_guard, stderr);
+		rn.rn_status = RUN_EXIT_FAILURE;
+	}
 	goto out;
 
 fail_cause:
@@ -668,8 +676,9 @@ out:
 		ri.ri_own_proxy = rn.rn_own_proxy;
 		ri.ri_proxy_socket = net->rn_socket;
 		ri.ri_error = setup_error;
-		if (tally_report(rn.rn_tally, &ri, net->rn_report, &cause) ==
-		    -1) {
+		ri.ri_guard = run->r_guard;
+		if (tally_report(rn.rn_tally, &ri, net->rn_report,
+		    &net->rn_report_at, &cause) == -1) {
 			log_warnx("run: %s", cause);
 			free(cause);
 		}

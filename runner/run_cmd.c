@@ -74,16 +74,6 @@ run_id(char *id)
 	id[RUN_ID_LEN] = '\0';
 }
 
-/* Is path at or below dir? */
-static bool
-path_below(const char *path, const char *dir)
-{
-	size_t	 n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
-	    path[n] == '/' || (n == 1 && dir[0] == '/'));
-}
-
 /*
  * The private /tmp, /var/tmp, /run and $XDG_RUNTIME_DIR cover the host's;
  * a read_only path of a trusted layer below one of them (tools in /tmp,
@@ -110,12 +100,12 @@ plan_reveal(const struct run *run, struct fsplan *plan)
 		    stat(real, &st) == -1)
 			continue;
 		for (c = 0; c < nitems(covers); c++)
-			if (covers[c] != NULL && path_below(real, covers[c]))
+			if (covers[c] != NULL && path_is_below(real, covers[c]))
 				break;
 		if (c == nitems(covers))
 			continue;
 		for (done = false, j = 0; j < plan->fp_nops && !done; j++)
-			done = path_below(real, plan->fp_ops[j].fo_path);
+			done = path_is_below(real, plan->fp_ops[j].fo_path);
 		if (done)
 			continue;	/* below an op already: planned */
 		plan->fp_ops = xreallocarray(plan->fp_ops, plan->fp_nops + 1,
@@ -185,12 +175,33 @@ run_landlock_rules(struct run *run)
  */
 struct blocks {
 	int	*b_fd;		/* per op: the locked folder, or -1 */
+	int	*b_up;		/* per op: the folder it is in, if made */
 	bool	*b_made;	/* per op: this run made it */
 	size_t	 b_n;
 };
 
+/*
+ * Removes a placeholder this run made, through the descriptor of its
+ * folder opened before the run and only if the name still holds the
+ * very folder made: the command may have swapped a folder above it for
+ * a link, and rmdir by path would follow it.
+ */
+static void
+block_remove(const struct blocks *b, size_t i, const char *path)
+{
+	struct stat	 made, now;
+	const char	*name = strrchr(path, '/') + 1;
+
+	if (b->b_up[i] == -1 || fstat(b->b_fd[i], &made) == -1 ||
+	    fstatat(b->b_up[i], name, &now, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    made.st_dev != now.st_dev || made.st_ino != now.st_ino)
+		return;
+	unlinkat(b->b_up[i], name, AT_REMOVEDIR);
+}
+
 static int
-block_prepare(struct fsplan *plan, struct blocks *b, char **cause)
+block_prepare(struct fsplan *plan, struct blocks *b, struct guard *g,
+    char **cause)
 {
 	struct fs_op	*op;
 	size_t		 i;
@@ -198,9 +209,10 @@ block_prepare(struct fsplan *plan, struct blocks *b, char **cause)
 
 	b->b_n = plan->fp_nops;
 	b->b_fd = xreallocarray(NULL, b->b_n + 1, sizeof(*b->b_fd));
+	b->b_up = xreallocarray(NULL, b->b_n + 1, sizeof(*b->b_up));
 	b->b_made = xcalloc(b->b_n + 1, sizeof(*b->b_made));
 	for (i = 0; i < b->b_n; i++)
-		b->b_fd[i] = -1;
+		b->b_fd[i] = b->b_up[i] = -1;
 	for (i = 0; i < b->b_n; i++) {
 		op = &plan->fp_ops[i];
 		if (op->fo_kind != FS_BLOCK &&
@@ -230,6 +242,11 @@ block_prepare(struct fsplan *plan, struct blocks *b, char **cause)
 			b->b_fd[i] = fd;
 		else if (fd != -1)
 			close(fd);
+		if (b->b_made[i]) {
+			b->b_up[i] = openat(fd, "..", O_PATH | O_DIRECTORY |
+			    O_CLOEXEC);
+			guard_know(g, fd);	/* ours, not the command's */
+		}
 	}
 	return 0;
 }
@@ -242,11 +259,14 @@ block_cleanup(struct fsplan *plan, struct blocks *b)
 	for (i = 0; i < b->b_n; i++) {
 		if (b->b_made[i] && b->b_fd[i] != -1 &&
 		    flock(b->b_fd[i], LOCK_EX | LOCK_NB) == 0)
-			rmdir(plan->fp_ops[i].fo_path);
+			block_remove(b, i, plan->fp_ops[i].fo_path);
 		if (b->b_fd[i] != -1)
 			close(b->b_fd[i]);
+		if (b->b_up[i] != -1)
+			close(b->b_up[i]);
 	}
 	free(b->b_fd);
+	free(b->b_up);
 	free(b->b_made);
 	memset(b, 0, sizeof(*b));
 }
@@ -278,6 +298,35 @@ run_narrowing(json_t *const *rules)
 	text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
 	return text;
+}
+
+/*
+ * The folders of --report PATH and of --log FILE (the run's own proxy
+ * writes it), opened now, beneath the workspace when they are in it:
+ * cordon writes them while or after the command ran, and the command
+ * may have reshaped the workspace (wspath.c).  Returns 0, or -1 having
+ * said why.
+ */
+static int
+run_paths_open(struct run_net *net, const char *ws, const char *cwd)
+{
+	char	*cause, *msg;
+
+	if (net->rn_report != NULL && strncmp(net->rn_report, "fd:", 3) !=
+	    0 && wspath_open(&net->rn_report_at, ws, cwd, net->rn_report,
+	    "--report", &cause) == -1)
+		goto fail;
+	if (net->rn_log != NULL && strcmp(net->rn_log, "-") != 0 &&
+	    net->rn_socket == NULL && wspath_open(&net->rn_log_at, ws, cwd,
+	    net->rn_log, "--log", &cause) == -1)
+		goto fail;
+	return 0;
+fail:
+	xasprintf(&msg, "run: %s", cause);
+	free(cause);
+	log_warnx_lines(msg);
+	log_warnx("run: nothing run");
+	return -1;
 }
 
 /* The phantom credential whose variable is env's "NAME=...", or NULL. */
@@ -346,6 +395,9 @@ run_print(const struct run *run, const struct run_net *net,
 	    "refused\n", run->r_unix ? "" : ", Unix sockets but stream and "
 	    "seqpacket socketpairs");
 	printf("capabilities: none; no_new_privs; fds above 2 closed\n");
+	printf("after the run: a .git, .hg or bare repository made or changed "
+	    "in the writable folders is renamed NAME%sID, and the run "
+	    "exits %d\n", ".cordon-quarantine-", RUN_EXIT_FAILURE);
 	if (ib->ib_pem != NULL) {
 		printf("trust: %s inside, written by PID 1 (mode 0444): %s, "
 		    "then cordon's CA %s\n", RUN_CA_BUNDLE, ib->ib_base !=
@@ -409,7 +461,8 @@ run_cmd(int argc, char **argv)
 	char			**owned = NULL, *cause, *dns = NULL;
 	const char		*ws = NULL, *rd;
 	size_t			 nowned = 0, i;
-	struct blocks		 blocks = { NULL, NULL, 0 };
+	struct blocks		 blocks = { NULL, NULL, NULL, 0 };
+	struct guard		 guard;
 	json_t			*rules[3];
 	bool			 dry = false;
 	bool			 no_landlock = false;
@@ -423,7 +476,9 @@ run_cmd(int argc, char **argv)
 	rules[2] = json_array();	/* --allow-cidr */
 	memset(&run, 0, sizeof(run));
 	memset(&net, 0, sizeof(net));
+	net.rn_report_at.w_dir = net.rn_log_at.w_dir = -1;
 	memset(&plan, 0, sizeof(plan));
+	memset(&guard, 0, sizeof(guard));
 	memset(&ib, 0, sizeof(ib));
 	if (getcwd(cwd, sizeof(cwd)) == NULL) {
 		log_warn("run: the current folder");
@@ -542,6 +597,8 @@ run_cmd(int argc, char **argv)
 		goto out;
 	}
 	layers.pl_workspace = workspace;
+	if (run_paths_open(&net, workspace, cwd) == -1)
+		goto out;
 	if ((policy = policy_build(&layers, NULL, &cause)) == NULL) {
 		log_warnx_lines(cause);
 		log_warnx("run: no policy, nothing run");
@@ -599,9 +656,11 @@ run_cmd(int argc, char **argv)
 	trust_hide_ca(policy);
 	memset(&fin, 0, sizeof(fin));
 	fin.fi_policy = policy;
+	fin.fi_workspace = workspace;
 	if (fsplan_build(&fin, &plan, &cause) == -1) {
-		log_warnx("run: %s", cause);
+		xasprintf(&end, "run: %s", cause);
 		free(cause);
+		log_warnx_lines(end);
 		policy_free(policy);
 		goto out;
 	}
@@ -679,16 +738,19 @@ run_cmd(int argc, char **argv)
 		log_warnx("run: note: %s", plan.fp_notes[i]);
 	log_info("run: sandbox %s", run.r_id);
 
-	if (block_prepare(&plan, &blocks, &cause) == -1) {
+	if (guard_open(&guard, &plan, &cause) == -1 ||
+	    block_prepare(&plan, &blocks, &guard, &cause) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
 		policy_free(policy);
 		block_cleanup(&plan, &blocks);
 		goto out;
 	}
+	run.r_guard = &guard;
 	rc = run_exec(&run, policy, &net);
 	block_cleanup(&plan, &blocks);
 out:
+	guard_clear(&guard);
 	if (run.r_seccomp != -1)
 		close(run.r_seccomp);
 	env_free(run.r_env);
@@ -705,5 +767,7 @@ out:
 		json_decref(rules[i]);
 	free(net.rn_pins);
 	free(dns);
+	wspath_clear(&net.rn_report_at);
+	wspath_clear(&net.rn_log_at);
 	return rc;
 }

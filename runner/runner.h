@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -79,6 +80,10 @@ void	  env_free(char **);
  */
 enum fs_kind {
 	FS_RW,		/* bind the path onto itself, writable, recursive */
+	FS_PIN_DIR,	/* a folder in a writable root on the way to a   */
+			/* protected path: bound onto itself, writable,   */
+			/* so that it cannot be renamed away (a mount     */
+			/* point cannot) and the path replaced            */
 	FS_RO,		/* bind the path onto itself, read-only, recursive */
 	FS_PIN_LINK,	/* a symlink in a writable place on the way to a */
 			/* protected path: cover the link itself so it    */
@@ -109,9 +114,17 @@ struct fs_op {
 
 #define FSPLAN_SCAN_MAX		100000	/* directory entries, in all roots */
 
+/* A file the plan found, by identity: a repository it protected. */
+struct fs_mark {
+	dev_t		 fm_dev;
+	ino_t		 fm_ino;
+};
+
 struct fsplan {
 	struct fs_op	*fp_ops;	/* in the order to apply */
 	size_t		 fp_nops;
+	struct fs_mark	*fp_marks;	/* repositories protected: their */
+	size_t		 fp_nmarks;	/* .git, .hg, bare folder, gitdir */
 	char		**fp_notes;	/* for the user: rules left out, the */
 	size_t		 fp_nnotes;	/* scan bound; escaped, one line each */
 	size_t		 fp_scanned;	/* directory entries read by the scan */
@@ -120,12 +133,36 @@ struct fsplan {
 struct fsplan_in {
 	const struct policy	*fi_policy;	/* the filesystem lists */
 	size_t			 fi_scan_max;	/* 0: FSPLAN_SCAN_MAX */
+	const char		*fi_workspace;	/* resolved, or NULL */
 };
 
 int		 fsplan_build(const struct fsplan_in *, struct fsplan *,
 		    char **);
 void		 fsplan_clear(struct fsplan *);
 const char	*fsplan_kind_name(enum fs_kind);
+
+/* The planner's state during one fsplan_build(), shared with fsscan.c. */
+struct fsp {
+	struct fsplan	*f_plan;
+	struct fsp_cand	*f_cands;
+	size_t		 f_ncands;
+	char		**f_roots;	/* existing writable folders */
+	size_t		 f_nroots;
+	char		**f_rootv;	/* per write item: resolved, or NULL */
+	const char	*f_ws;		/* the workspace, resolved, or NULL */
+	const char	*f_within;	/* fsplan_protect: only inside this */
+	size_t		 f_scan_max;
+};
+
+struct plist;
+
+void		 fsplan_note(struct fsp *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+void		 fsplan_protect(struct fsp *, const char *, bool,
+		    const char *, char **);
+
+/* fsscan.c: the repositories in the writable roots, for the plan. */
+void		 fsscan_run(struct fsp *);
 
 /*
  * trust.c: the phantom credentials and the CA bundle of a run that
@@ -190,6 +227,7 @@ struct run {
 	int			  r_errfd;	/* write end: why setup failed */
 	const char		 *r_ca_pem;	/* NULL, or the CA bundle */
 	size_t			  r_ca_len;	/* PID 1 writes: RUN_CA_BUNDLE */
+	struct guard		 *r_guard;	/* checks the roots after */
 	struct phantom		 *r_phantoms;	/* owned until run_exec() */
 	size_t			  r_nphantoms;	/* hands them to the proxy */
 };
@@ -214,6 +252,58 @@ void	sandbox_fail(const struct run *, int, const char *, ...)
 void	mount_sandbox(const struct run *);
 void	mount_print(const struct run *, FILE *);
 
+/*
+ * guard.c: after the run, the repositories the command made or changed
+ * in the writable roots, renamed out of git's sight and reported.
+ */
+#define GUARD_SCAN_MAX	1000000		/* directory entries, in all roots */
+
+struct guard_root {
+	int		 gr_fd;		/* O_PATH, opened before the run */
+	const char	*gr_path;	/* the plan's */
+};
+
+struct guard_find {
+	char		*gf_path;	/* the marker: .git, .hg, a HEAD */
+	char		*gf_moved;	/* its new name */
+	const char	*gf_what;
+	int		 gf_error;	/* the rename's errno, or 0 */
+};
+
+struct guard {
+	struct guard_root *g_roots;
+	size_t		 g_nroots;
+	struct fs_mark	*g_known;	/* protected or made before the run */
+	size_t		 g_nknown;
+	time_t		 g_start;	/* changed from then: the command's */
+	size_t		 g_scanned;
+	struct guard_find *g_finds;
+	size_t		 g_nfinds;
+};
+
+int	guard_open(struct guard *, const struct fsplan *, char **);
+void	guard_know(struct guard *, int);
+int	guard_check(struct guard *, const char *);
+void	guard_print(const struct guard *, FILE *);
+void	guard_clear(struct guard *);
+
+/*
+ * wspath.c: a file cordon writes where the command may have been: its
+ * folder opened before the run, beneath the workspace when in it.
+ */
+struct wspath {
+	int	 w_dir;		/* O_PATH, or -1 */
+	char	*w_name;	/* the last component */
+	char	*w_shown;	/* the path as given, for messages */
+};
+
+int	wspath_open(struct wspath *, const char *, const char *,
+	    const char *, const char *, char **);
+int	wspath_append(const struct wspath *, char **);
+int	wspath_replace(const struct wspath *, const char *, size_t,
+	    char **);
+void	wspath_clear(struct wspath *);
+
 /* report.c: the proxy's decisions, counted; the summary and --report. */
 #define REPORT_VERSION	1
 
@@ -227,6 +317,7 @@ struct report_info {
 	bool			 ri_own_proxy;
 	const char		*ri_proxy_socket;
 	const char		*ri_error;	/* why setup failed, or NULL */
+	const struct guard	*ri_guard;	/* what it quarantined */
 };
 
 struct tally	*tally_new(void);
@@ -234,7 +325,7 @@ void		 tally_add(struct tally *, const struct egress *,
 		    const char *, const char *);
 void		 tally_summary(const struct tally *, FILE *);
 int		 tally_report(const struct tally *, const struct report_info *,
-		    const char *, char **);
+		    const char *, const struct wspath *, char **);
 void		 tally_free(struct tally *);
 
 /* control.c: the harness's channel (--control), JSON lines each way. */
@@ -266,6 +357,8 @@ struct run_net {
 	const char	 *rn_log;	/* --log FILE, or NULL */
 	bool		  rn_quiet;	/* no summary */
 	const char	 *rn_report;	/* --report PATH|fd:N */
+	struct wspath	  rn_report_at;	/* PATH's folder, opened before */
+	struct wspath	  rn_log_at;	/* --log's, when cordon's proxy */
 	const char	 *rn_control;	/* --control PATH|fd:N */
 	bool		  rn_ask;	/* --ask */
 	int		  rn_ask_secs;	/* --ask-secs */

@@ -22,6 +22,7 @@
 #include "xmalloc.h"
 
 static char	 base[PATH_MAX];	/* resolved temporary folder */
+static char	*plan_ws;		/* the workspace plan_ok names */
 
 static int
 setup(void **state)
@@ -42,6 +43,8 @@ static int
 teardown(void **state)
 {
 	(void)state;
+	free(plan_ws);
+	plan_ws = NULL;
 	return unit_rmtree(base);
 }
 
@@ -110,7 +113,7 @@ add(struct plist *pl, const char *rel, const char *from)
 static void
 plan_ok(const struct policy *p, size_t scan_max, struct fsplan *plan)
 {
-	struct fsplan_in	 in = { p, scan_max };
+	struct fsplan_in	 in = { p, scan_max, plan_ws };
 	char			*cause;
 
 	if (fsplan_build(&in, plan, &cause) == -1)
@@ -217,11 +220,12 @@ test_missing_blocked(void **state)
 	    "rw @/ws",
 	    "block @/ws/.cordon",
 	    "block @/ws/.git",
+	    "pin-dir @/ws/a",
 	    "block @/ws/a/b",
 	    NULL);	/* a missing hidden path has nothing to hide */
 	assert_string_equal(plan.fp_ops[1].fo_why,
 	    "default policy: read_only[1]");
-	assert_string_equal(plan.fp_ops[3].fo_why, "user: read_only[0]");
+	assert_string_equal(plan.fp_ops[4].fo_why, "user: read_only[0]");
 	assert_true(plan.fp_ops[1].fo_dir);
 	fsplan_clear(&plan);
 	policy_free(p);
@@ -263,7 +267,14 @@ test_git_repositories(void **state)
 	    "ro @/ws/file",
 	    "ro @/ws/gd",
 	    "ro @/ws/gd2",
+	    "pin-dir @/ws/node_modules",
+	    "pin-dir @/ws/notgit",
+	    "pin-dir @/ws/sub",
+	    "pin-dir @/ws/wt",
+	    "pin-dir @/ws/wt2",
+	    "pin-dir @/ws/node_modules/pkg",
 	    "ro @/ws/notgit/.git",
+	    "pin-dir @/ws/sub/deep",
 	    "ro @/ws/wt/.git",
 	    "ro @/ws/wt2/.git",
 	    "ro @/ws/node_modules/pkg/.git",
@@ -277,10 +288,11 @@ test_git_repositories(void **state)
 	    "protected: git common directory");
 	assert_string_equal(plan.fp_ops[5].fo_why,
 	    "protected: git directory of a .git file");
-	assert_string_equal(plan.fp_ops[8].fo_why,
+	assert_string_equal(plan.fp_ops[15].fo_why,
 	    "protected: git repository");
-	assert_false(plan.fp_ops[8].fo_dir);
-	assert_true(plan.fp_ops[11].fo_dir);
+	assert_false(plan.fp_ops[15].fo_dir);
+	assert_true(plan.fp_ops[18].fo_dir);
+	assert_true(plan.fp_ops[14].fo_dir);
 	assert_int_equal(plan.fp_nnotes, 0);
 	free(abs);
 	free(line);
@@ -311,14 +323,16 @@ test_symlinked_git(void **state)
 	expect(&plan,
 	    "rw @/ws",
 	    "pin-link @/ws/.git",
+	    "pin-dir @/ws/d",
 	    "pin-link @/ws/l",
 	    "ro @/ws/other",
+	    "pin-dir @/ws/sub",
 	    "block @/ws/d/.cordon",
 	    "pin-link @/ws/sub/.git",
 	    NULL);
 	assert_string_equal(plan.fp_ops[1].fo_why,
 	    "default policy: read_only[0]");
-	assert_string_equal(plan.fp_ops[5].fo_why,
+	assert_string_equal(plan.fp_ops[7].fo_why,
 	    "protected: git repository");
 	fsplan_clear(&plan);
 	policy_free(p);
@@ -370,6 +384,7 @@ test_scan_bound(void **state)
 	plan_ok(p, 3, &plan);
 	expect(&plan,
 	    "rw @/ws",
+	    "pin-dir @/ws/a",
 	    "ro @/ws/a/.git",
 	    NULL);
 	assert_int_equal(plan.fp_scanned, 3);
@@ -380,7 +395,10 @@ test_scan_bound(void **state)
 	plan_ok(p, 5, &plan);
 	expect(&plan,
 	    "rw @/ws",
+	    "pin-dir @/ws/a",
+	    "pin-dir @/ws/node_modules",
 	    "ro @/ws/a/.git",
+	    "pin-dir @/ws/node_modules/x",
 	    "ro @/ws/node_modules/x/.git",
 	    NULL);
 	assert_int_equal(plan.fp_scanned, 5);
@@ -410,6 +428,90 @@ test_write_missing(void **state)
 	policy_free(p);
 }
 
+/*
+ * A write root in the workspace, or in another write root, must resolve
+ * inside it: `tools -> ..` (committed, or planted by a run before) is
+ * refused; a link that stays inside is followed.
+ */
+static void
+test_contained(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+	char		*cause;
+	struct fsplan_in in = { NULL, 0, NULL };
+
+	(void)state;
+	make("@/home/ws/sub/", NULL);
+	make("@/home/cache/", NULL);
+	link_to("..", "@/home/ws/tools");
+	link_to("sub", "@/home/ws/inner");
+	link_to("..", "@/home/cache/up");
+	in.fi_workspace = plan_ws = at("@/home/ws");
+
+	p = policy_new();
+	add(&p->p_write, "@/home/ws/tools", "ws: filesystem.write[0]");
+	in.fi_policy = p;
+	assert_int_equal(fsplan_build(&in, &plan, &cause), -1);
+	assert_contains(cause, "ws: filesystem.write[0]: ");
+	assert_contains(cause, "outside the workspace");
+	assert_contains(cause, "hint: remove the link");
+	assert_null(plan.fp_ops);
+	free(cause);
+	policy_free(p);
+
+	p = policy_new();
+	add(&p->p_write, "@/home/cache", "--write");
+	add(&p->p_write, "@/home/cache/up", "user: filesystem.write[0]");
+	in.fi_policy = p;
+	assert_int_equal(fsplan_build(&in, &plan, &cause), -1);
+	assert_contains(cause, "user: filesystem.write[0]: ");
+	assert_contains(cause, "outside --write");
+	free(cause);
+	policy_free(p);
+
+	p = policy_new();
+	add(&p->p_write, "@/home/ws/inner", "--write");
+	plan_ok(p, 0, &plan);
+	expect(&plan, "rw @/home/ws/sub", NULL);
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/*
+ * The workspace layer's read_only and deny stop at a link that leads
+ * out of the workspace: the link is pinned, the target left alone.
+ */
+static void
+test_untrusted_outside(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+	struct pitem	*pi;
+
+	(void)state;
+	make("@/ws/", NULL);
+	make("@/usr/bin/", NULL);
+	link_to("../usr", "@/ws/u");
+	plan_ws = at("@/ws");
+	p = policy_new();
+	add(&p->p_write, "@/ws", "default policy: filesystem.write[0]");
+	add(&p->p_hide, "@/ws/u/bin", "ws: filesystem.deny[0]");
+	pi = &p->p_hide.pl_v[0];
+	pi->pi_untrusted = true;
+	add(&p->p_read_only, "@/ws/u", "ws: filesystem.read_only[0]");
+	p->p_read_only.pl_v[0].pi_untrusted = true;
+	plan_ok(p, 0, &plan);
+	expect(&plan,
+	    "rw @/ws",
+	    "pin-link @/ws/u",
+	    NULL);
+	assert_int_equal(plan.fp_nnotes, 2);
+	assert_contains(plan.fp_notes[0], "leads out of the workspace");
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
 /* /, a link to /, and the kernel's trees are never writable. */
 static void
 test_refusals(void **state)
@@ -417,7 +519,7 @@ test_refusals(void **state)
 	struct policy	*p;
 	struct fsplan	 plan;
 	char		*cause;
-	struct fsplan_in in = { NULL, 0 };
+	struct fsplan_in in = { NULL, 0, NULL };
 	static const char *const bad[] = { "/", "/proc/self", "/sys",
 	    "/dev/shm", "@/rootlink" };
 	static const char *const why[] = { "name folders instead",
@@ -460,6 +562,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_write_missing, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_contained, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_untrusted_outside, setup,
 		    teardown),
 	};
 

@@ -1,0 +1,465 @@
+/*
+ * fsscan.c: the mount plan's scan of the writable roots for the
+ * repositories in them, and for what makes git run a program there.
+ *
+ * Every writable root is scanned, breadth first and bounded, without
+ * following symlinks, for `.git` (directory, symlink, or file with
+ * `gitdir:`, then that gitdir's `commondir`), `.hg`, and the folders git
+ * takes for a repository with no `.git` name at all (HEAD with objects
+ * and refs, or with commondir).  Each is made read-only, since a host
+ * tool runs hooks from them, and remembered by identity for the check
+ * after the run (guard.c).  Of a git repository, so are the hooks it
+ * runs from outside it: the folder core.hooksPath names, and the target
+ * of each hook that is a link.  `.git` and `.hg` are not entered (they
+ * are read-only whole).  node_modules is scanned too, as a nested
+ * repository there is as dangerous as anywhere, but after everything
+ * else, so that when the bound is reached it is there.  Mount points of
+ * other filesystems are entered too: a recursive writable bind makes
+ * them writable as well.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <linux/openat2.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define FSSCAN_GITFILE_MAX	4096	/* bytes read of a .git or commondir */
+#define FSSCAN_CONFIG_MAX	(256 * 1024)	/* of a git config */
+
+#define WHY_GIT		"protected: git repository"
+#define WHY_GITDIR	"protected: git directory of a .git file"
+#define WHY_COMMONDIR	"protected: git common directory"
+#define WHY_HG		"protected: mercurial repository"
+#define WHY_BARE	"protected: bare git repository"
+#define WHY_HOOKS	"protected: git hooks (core.hooksPath)"
+#define WHY_HOOK	"protected: target of a git hook link"
+
+/* A folder waiting to be scanned. */
+struct fsscan_dir {
+	char		*d_path;
+	bool		 d_late;	/* under node_modules */
+};
+
+struct fsscan_queue {
+	struct fsscan_dir	*q_v;
+	size_t		 q_n;
+	size_t		 q_head;
+};
+
+/*
+ * Reads at most max bytes of the regular file name in dirpath, not
+ * following a symlink, not blocking on a FIFO.  Returns them,
+ * NUL-terminated, or NULL.
+ */
+static char *
+fsscan_read(const char *dirpath, const char *name, size_t max)
+{
+	struct stat	 st;
+	char		*path, *buf;
+	ssize_t		 n;
+	int		 fd;
+
+	xasprintf(&path, "%s/%s", strcmp(dirpath, "/") == 0 ? "" : dirpath,
+	    name);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	free(path);
+	if (fd == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	buf = xmalloc(max + 1);
+	n = read(fd, buf, max);
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The first line of a file (fsscan_read), without its line end. */
+static char *
+fsscan_read_line(const char *dirpath, const char *name)
+{
+	char	*buf;
+
+	if ((buf = fsscan_read(dirpath, name, FSSCAN_GITFILE_MAX)) != NULL)
+		buf[strcspn(buf, "\r\n")] = '\0';
+	return buf;
+}
+
+/*
+ * core.hooksPath of a git config, or NULL: git runs the hooks there
+ * instead of in hooks/ (husky sets it to a folder of the worktree,
+ * which the command can write).  A plain reading of the format: a
+ * [core] section, a hooksPath key, names in any case, a value perhaps
+ * quoted; the last one wins.  Includes are not followed.
+ */
+static char *
+fsscan_hooks_path(const char *gitdir)
+{
+	char	*text, *line, *next, *k, *v, *found = NULL;
+	bool	 core = false;
+	size_t	 n;
+
+	if ((text = fsscan_read(gitdir, "config", FSSCAN_CONFIG_MAX)) == NULL)
+		return NULL;
+	for (line = text; line != NULL; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (*line == '[') {
+			n = strcspn(line + 1, " \t]\"");
+			core = n == 4 && line[5] == ']' &&
+			    strncasecmp(line + 1, "core", 4) == 0;
+			continue;
+		}
+		if (!core || (v = strchr(line, '=')) == NULL)
+			continue;
+		*v++ = '\0';
+		for (k = v - 1; k > line && (k[-1] == ' ' || k[-1] == '\t');)
+			*--k = '\0';
+		if (strcasecmp(line, "hookspath") != 0)
+			continue;
+		v += strspn(v, " \t");
+		v[strcspn(v, "\r")] = '\0';
+		for (n = strlen(v); n > 0 && (v[n - 1] == ' ' ||
+		    v[n - 1] == '\t'); n--)
+			v[n - 1] = '\0';
+		if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+			v[n - 1] = '\0';
+			v++;
+		}
+		free(found);
+		found = *v != '\0' ? xstrdup(v) : NULL;
+	}
+	free(text);
+	return found;
+}
+
+/* Joins a path that may be relative to dir; the caller frees it. */
+static char *
+fsscan_join(const char *dir, const char *path)
+{
+	char	*s;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	xasprintf(&s, "%s/%s", dir, path);
+	return s;
+}
+
+/* Opens a folder to list, following no symlink on the way. */
+static int
+fsscan_opendir(const char *path)
+{
+	struct open_how	 how;
+	int		 fd;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd == -1 && errno == ENOSYS)
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	return fd;
+}
+
+/* Is path a symbolic link? */
+static bool
+fsscan_is_link(const char *path)
+{
+	struct stat	 st;
+
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+/*
+ * The links in the hooks folder dir: the target of each is protected (a
+ * committed `.git/hooks/pre-commit -> ../../scripts/pre-commit` runs a
+ * file the command could rewrite).
+ */
+static void
+fsscan_hook_links(struct fsp *f, const char *dir)
+{
+	struct dirent	*de;
+	DIR		*dp;
+	char		*link;
+	int		 fd;
+
+	if ((fd = fsscan_opendir(dir)) == -1)
+		return;
+	if ((dp = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dp)) != NULL) {
+		if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+			continue;
+		xasprintf(&link, "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_LNK || fsscan_is_link(link))
+			fsplan_protect(f, link, false, WHY_HOOK, NULL);
+		free(link);
+	}
+	closedir(dp);
+}
+
+/*
+ * The hooks git runs for the git directory gitdir of the worktree
+ * worktree: those in its hooks folder, and those of the folder
+ * core.hooksPath names, which is protected whole (it is often in the
+ * worktree: husky's .husky).
+ */
+static void
+fsscan_hooks(struct fsp *f, const char *gitdir, const char *worktree)
+{
+	const char	*home;
+	char		*hp, *dir, *path;
+
+	xasprintf(&dir, "%s/hooks", gitdir);
+	fsscan_hook_links(f, dir);
+	free(dir);
+	if ((hp = fsscan_hooks_path(gitdir)) == NULL)
+		return;
+	if (hp[0] == '~' && hp[1] == '/' && (home = getenv("HOME")) != NULL)
+		xasprintf(&path, "%s%s", home, hp + 1);
+	else
+		path = fsscan_join(worktree, hp);
+	fsplan_protect(f, path, false, WHY_HOOKS, &dir);
+	if (dir != NULL)
+		fsscan_hook_links(f, dir);
+	free(dir);
+	free(path);
+	free(hp);
+}
+
+/*
+ * A `.git` file (a worktree or a submodule) in dir: protects the
+ * gitdir it names and, if that has one, the common directory.
+ */
+static void
+fsscan_gitfile(struct fsp *f, const char *dir)
+{
+	char	*line, *gitdir, *common, *resolved;
+
+	if ((line = fsscan_read_line(dir, ".git")) == NULL)
+		return;
+	if (strncmp(line, "gitdir:", 7) != 0) {
+		free(line);
+		return;
+	}
+	gitdir = fsscan_join(dir, line + 7 + strspn(line + 7, " \t"));
+	free(line);
+	fsplan_protect(f, gitdir, false, WHY_GITDIR, &resolved);
+	free(gitdir);
+	if (resolved == NULL)
+		return;
+	fsscan_hooks(f, resolved, dir);
+	if ((line = fsscan_read_line(resolved, "commondir")) != NULL) {
+		if (*line != '\0') {
+			common = fsscan_join(resolved, line);
+			fsplan_protect(f, common, false, WHY_COMMONDIR,
+			    &gitdir);
+			if (gitdir != NULL)
+				fsscan_hooks(f, gitdir, dir);
+			free(gitdir);
+			free(common);
+		}
+		free(line);
+	}
+	free(resolved);
+}
+
+/* Queues a folder to scan; takes path. */
+static void
+fsscan_push(struct fsscan_queue *q, char *path, bool late)
+{
+	q->q_v = xreallocarray(q->q_v, q->q_n + 1, sizeof(*q->q_v));
+	q->q_v[q->q_n].d_path = path;
+	q->q_v[q->q_n].d_late = late;
+	q->q_n++;
+}
+
+/*
+ * A .git or .hg met by the scan in dir (st: the entry, not followed):
+ * protected whole, known to the guard by identity (a link or a .git
+ * file too, not only where it leads), and for git the hooks it runs.
+ */
+static void
+fsscan_repo(struct fsp *f, const char *dir, const char *child,
+    const struct stat *st, bool git)
+{
+	struct fsplan	*plan = f->f_plan;
+	char		*gitdir;
+
+	plan->fp_marks = xreallocarray(plan->fp_marks, plan->fp_nmarks + 1,
+	    sizeof(*plan->fp_marks));
+	plan->fp_marks[plan->fp_nmarks].fm_dev = st->st_dev;
+	plan->fp_marks[plan->fp_nmarks++].fm_ino = st->st_ino;
+	fsplan_protect(f, child, false, git ? WHY_GIT : WHY_HG, &gitdir);
+	if (git && S_ISREG(st->st_mode))
+		fsscan_gitfile(f, dir);
+	else if (git && gitdir != NULL)
+		fsscan_hooks(f, gitdir, dir);
+	free(gitdir);
+}
+
+/*
+ * Git takes a folder for a repository, with no .git name at all, when
+ * it holds HEAD with objects and refs, or HEAD with commondir (git's
+ * is_git_directory): the names, as bits, for the scan.
+ */
+#define BARE_HEAD	0x1
+#define BARE_OBJECTS	0x2
+#define BARE_REFS	0x4
+#define BARE_COMMONDIR	0x8
+
+static int
+fsscan_bare_name(const char *name)
+{
+	if (strcmp(name, "HEAD") == 0)
+		return BARE_HEAD;
+	if (strcmp(name, "objects") == 0)
+		return BARE_OBJECTS;
+	if (strcmp(name, "refs") == 0)
+		return BARE_REFS;
+	if (strcmp(name, "commondir") == 0)
+		return BARE_COMMONDIR;
+	return 0;
+}
+
+/*
+ * Lists one folder: protects the repositories in it and queues its
+ * subfolders.  Returns false when the bound is reached.
+ */
+static bool
+fsscan_dir(struct fsp *f, const struct fsscan_dir *d, struct fsscan_queue *now,
+    struct fsscan_queue *late)
+{
+	struct fsplan	*plan = f->f_plan;
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*dp;
+	char		*child;
+	const char	*base;
+	bool		 more = true, git, hg, isdir;
+	int		 fd, bare;
+
+	if ((fd = fsscan_opendir(d->d_path)) == -1) {
+		if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
+			fsplan_note(f, "%s: %s: not scanned for repositories",
+			    d->d_path, strerror(errno));
+		return true;
+	}
+	if ((dp = fdopendir(fd)) == NULL) {
+		close(fd);
+		return true;
+	}
+	base = strcmp(d->d_path, "/") == 0 ? "" : d->d_path;
+	bare = 0;
+	while ((de = readdir(dp)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (plan->fp_scanned == f->f_scan_max) {
+			more = false;
+			break;
+		}
+		plan->fp_scanned++;
+		bare |= fsscan_bare_name(de->d_name);
+		git = strcmp(de->d_name, ".git") == 0;
+		hg = strcmp(de->d_name, ".hg") == 0;
+		if (!git && !hg && de->d_type != DT_DIR &&
+		    de->d_type != DT_UNKNOWN)
+			continue;
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		isdir = S_ISDIR(st.st_mode);
+		xasprintf(&child, "%s/%s", base, de->d_name);
+		if ((git || hg) && (isdir || S_ISLNK(st.st_mode) ||
+		    (git && S_ISREG(st.st_mode)))) {
+			fsscan_repo(f, d->d_path, child, &st, git);
+			free(child);
+		} else if (isdir && !git && !hg) {
+			if (d->d_late ||
+			    strcmp(de->d_name, "node_modules") == 0)
+				fsscan_push(late, child, true);
+			else
+				fsscan_push(now, child, false);
+		} else
+			free(child);
+	}
+	closedir(dp);
+	if ((bare & BARE_HEAD) && ((bare & BARE_OBJECTS && bare & BARE_REFS) ||
+	    bare & BARE_COMMONDIR)) {
+		fsplan_protect(f, d->d_path, false, WHY_BARE, NULL);
+		fsscan_hooks(f, d->d_path, d->d_path);
+	}
+	return more;
+}
+
+/*
+ * Scans the writable folders for repositories, breadth first, folders
+ * under node_modules last, up to f_scan_max entries in all.  A root
+ * inside another is scanned with it.
+ */
+void
+fsscan_run(struct fsp *f)
+{
+	struct fsscan_queue	 now, late;
+	struct fsscan_queue	*q;
+	struct fsscan_dir		 d;
+	size_t			 i, j;
+	bool			 inner, more = true;
+
+	memset(&now, 0, sizeof(now));
+	memset(&late, 0, sizeof(late));
+	for (i = 0; i < f->f_nroots; i++) {
+		inner = false;
+		for (j = 0; j < f->f_nroots && !inner; j++) {
+			if (strcmp(f->f_roots[i], f->f_roots[j]) == 0)
+				inner = j < i;
+			else
+				inner = path_is_below(f->f_roots[i],
+				    f->f_roots[j]);
+		}
+		if (!inner)
+			fsscan_push(&now, xstrdup(f->f_roots[i]), false);
+	}
+	while (more) {
+		q = now.q_head < now.q_n ? &now : &late;
+		if (q->q_head == q->q_n)
+			break;
+		d = q->q_v[q->q_head++];	/* q_v moves as it grows */
+		more = fsscan_dir(f, &d, &now, &late);
+		free(d.d_path);
+	}
+	if (!more)
+		fsplan_note(f, "the scan for repositories stopped after %zu "
+		    "entries, its bound: a .git deeper in the writable "
+		    "folders may be writable", f->f_plan->fp_scanned);
+	for (i = now.q_head; i < now.q_n; i++)
+		free(now.q_v[i].d_path);
+	for (i = late.q_head; i < late.q_n; i++)
+		free(late.q_v[i].d_path);
+	free(now.q_v);
+	free(late.q_v);
+}

@@ -1,0 +1,325 @@
+#!/usr/bin/env bats
+# The workspace is the adversary's (DESIGN.md guarantee 3): a repository
+# it came with, or the command itself, reshapes it with links, renames
+# and new repositories; none of that may widen a write, replace a
+# protected path, plant code that git on the host runs after the run, or
+# steer what cordon itself writes there.
+#
+# Each test first shows, outside the sandbox, that the step it relies
+# on works (the link leads out, the rename succeeds, the planted
+# repository runs its command under the host's git), then that inside
+# `cordon run` it does not: as the unprivileged test user, and as root
+# where the suite runs as root.
+
+load helpers
+
+setup() {
+	cordon_setup
+	TOP=$(mktemp -d)
+	chmod 755 "$TOP"
+	mkdir -p "$TOP/bin"
+	cp "$CORDON" "$TOP/bin/"
+	MARK="$TOP/marker"
+}
+
+teardown() {
+	teardown_bg
+	cd / && rm -rf "$TOP"
+	# Where a regression of the etclink test would leave its file.
+	if is_root && [ -n "${ETC_PROBE:-}" ]; then
+		rm -f /etc/cordon-escaped
+	fi
+}
+
+is_root() {
+	[ "$(id -u)" -eq 0 ]
+}
+
+# The users the sandbox runs as here: the test user, and root if we are.
+whos() {
+	echo user
+	if is_root; then
+		echo root
+	fi
+}
+
+# fresh WHO: a home and a workspace in it, a git repository with one
+# commit, owned by WHO; sets H and WS and cds there.
+fresh() {
+	H="$TOP/$1"
+	WS="$H/ws"
+	rm -rf "$H"
+	mkdir -p "$WS"
+	echo "# the host's" >"$H/.bashrc"
+	git -C "$WS" init -q
+	git -C "$WS" config user.email t@example.test
+	git -C "$WS" config user.name t
+	echo x >"$WS/f"
+	git -C "$WS" add f
+	git -C "$WS" commit -qm init
+	if is_root && [ "$1" = user ]; then
+		ensure_test_user
+		chown -R "$TEST_USER:" "$TOP"
+	fi
+	cd "$WS" || return 1
+}
+
+# as WHO CMD...: runs CMD as WHO, with HOME=$H (no run: the caller's).
+as() {
+	local who=$1
+	shift
+	if [ "$who" = user ]; then
+		(as_user "$H" "$@")
+	else
+		HOME="$H" XDG_CONFIG_HOME="$H/.config" "$@"
+	fi
+}
+
+# sandbox WHO ARGS... -- CMD: cordon run as WHO, output and status in
+# $output and $status.
+sandbox() {
+	local who=$1
+	shift
+	run as "$who" timeout -k 5 60 "$TOP/bin/cordon" run --quiet "$@"
+	echo "inside, $who: $output (status $status)"
+}
+
+# host_git WHO ARGS...: git on the host after the run, as WHO.
+host_git() {
+	local who=$1
+	shift
+	as "$who" git "$@" >/dev/null 2>&1 || true
+}
+
+@test "E1: a workspace layer's write through a committed link out is refused" {
+	for who in $(whos); do
+		fresh "$who"
+		mkdir -p .cordon
+		echo '{"version":1,"filesystem":{"write":["tools"]}}' \
+		    >.cordon/policy.json
+		ln -s .. tools
+		[ "$(cd tools && pwd -P)" = "$(cd "$H" && pwd -P)" ]
+		sandbox "$who" -- sh -c 'echo x >> ~/.bashrc'
+		[ "$status" -eq 125 ]
+		[[ $output == *"tools resolves to "*"outside the workspace"* ]]
+		[[ $output == *"hint: remove the link"* ]]
+		[ "$(cat "$H/.bashrc")" = "# the host's" ]
+	done
+}
+
+@test "E1: as root, a workspace layer's write through etclink -> /etc" {
+	is_root || skip "needs root: /etc is root's"
+	fresh root
+	mkdir -p .cordon
+	echo '{"version":1,"filesystem":{"write":["etclink"]}}' \
+	    >.cordon/policy.json
+	ln -s /etc etclink
+	ETC_PROBE=1
+	sandbox root -- sh -c 'echo x > /etc/cordon-escaped'
+	[ "$status" -eq 125 ]
+	[[ $output == *"outside the workspace"* ]]
+	[ ! -e /etc/cordon-escaped ]
+}
+
+@test "E1: a trusted --write folder swapped for a link out in one run is refused in the next" {
+	for who in $(whos); do
+		fresh "$who"
+		mkdir out
+		is_root && [ "$who" = user ] && chown "$TEST_USER:" out
+		sandbox "$who" --write out -- sh -c 'rmdir out && ln -s .. out'
+		[ "$status" -eq 0 ]
+		[ -L out ]	# the step works: the link is there
+		sandbox "$who" --write out -- sh -c 'echo x >> out/.bashrc'
+		[ "$status" -eq 125 ]
+		[[ $output == *"--write: "*"/out resolves to "*"outside the workspace"* ]]
+		[ "$(cat "$H/.bashrc")" = "# the host's" ]
+	done
+}
+
+@test "E4: a read-only path two levels deep cannot be replaced by renaming its parent" {
+	for who in $(whos); do
+		fresh "$who"
+		mkdir -p .github/workflows
+		echo good >.github/workflows/ci.yml
+		is_root && [ "$who" = user ] && chown -R "$TEST_USER:" .github
+		# The step works outside: the parent renames.
+		as "$who" mv .github .github_old
+		as "$who" mv .github_old .github
+		sandbox "$who" --read-only .github/workflows -- sh -c \
+		    'mv .github .github_old; mkdir -p .github/workflows;
+		    echo evil > .github/workflows/ci.yml'
+		[[ $output == *"Device or resource busy"* ]]
+		[ "$(cat .github/workflows/ci.yml)" = good ]
+		[ ! -e .github_old ]
+		# A missing one, below a folder that exists.
+		mkdir -p sub5
+		is_root && [ "$who" = user ] && chown "$TEST_USER:" sub5
+		sandbox "$who" --read-only sub5/gen/x -- sh -c \
+		    'mv sub5 sub5.old; mkdir -p sub5/gen/x; echo evil > sub5/gen/x/y'
+		[ ! -e sub5/gen ] && [ ! -e sub5.old ]
+	done
+}
+
+@test "E2: git init in an empty folder plants core.fsmonitor: quarantined, never run" {
+	for who in $(whos); do
+		fresh "$who"
+		mkdir -p vendor/lib ctl
+		is_root && [ "$who" = user ] && chown "$TEST_USER:" vendor \
+		    vendor/lib ctl
+		# The step works outside: git on the host runs it.
+		as "$who" git init -q ctl
+		as "$who" git -C ctl config core.fsmonitor "touch $MARK"
+		host_git "$who" -C ctl status
+		[ -e "$MARK" ]
+		rm -f "$MARK"
+		as "$who" rm -rf ctl/.git
+		sandbox "$who" -- sh -c "git init -q vendor/lib &&
+		    git -C vendor/lib config core.fsmonitor 'touch $MARK'"
+		[ "$status" -eq 125 ]
+		[[ $output == *"quarantined $WS/vendor/lib/.git, a git repository"* ]]
+		[ -d vendor/lib/.git.cordon-quarantine-* ]
+		host_git "$who" -C vendor/lib status
+		host_git "$who" status
+		[ ! -e "$MARK" ]
+	done
+}
+
+@test "E2: a new src/.git, and a .git file whose gitdir is writable" {
+	for who in $(whos); do
+		fresh "$who"
+		mkdir -p src wt gd
+		is_root && [ "$who" = user ] && chown "$TEST_USER:" src wt gd
+		sandbox "$who" --report "$TOP/$who.json" -- sh -c "
+		    git init -q src && git -C src config core.fsmonitor 'touch $MARK'
+		    git init -q --bare gd/r.git
+		    git -C gd/r.git config core.fsmonitor 'touch $MARK'
+		    echo 'gitdir: ../gd/r.git' > wt/.git"
+		[ "$status" -eq 125 ]
+		[ ! -e src/.git ] && [ ! -e wt/.git ] && [ ! -e gd/r.git/HEAD ]
+		jq -e '.repositories.checked_all and
+		    (.repositories.quarantined | length == 3)' "$TOP/$who.json"
+		host_git "$who" -C src status
+		host_git "$who" -C wt status
+		[ ! -e "$MARK" ]
+	done
+}
+
+@test "E2: an implicit bare repository (docs/HEAD, objects, refs) with no .git name" {
+	for who in $(whos); do
+		fresh "$who"
+		mkdir -p docs ctl/objects ctl/refs
+		echo 'ref: refs/heads/main' >ctl/HEAD
+		is_root && [ "$who" = user ] && chown -R "$TEST_USER:" docs ctl
+		# The step works outside: git takes such a folder for a repository.
+		run as "$who" git -C ctl rev-parse --git-dir
+		[ "$output" = . ]
+		sandbox "$who" -- sh -c "mkdir -p docs/objects docs/refs &&
+		    echo 'ref: refs/heads/main' > docs/HEAD &&
+		    printf '[core]\n\tpager = touch $MARK\n' > docs/config"
+		[ "$status" -eq 125 ]
+		[[ $output == *"quarantined $WS/docs/HEAD, a bare repository"* ]]
+		# docs is no repository of its own any more: git finds the
+		# workspace's above it.
+		run as "$who" git -C docs rev-parse --git-dir
+		[ "$output" != . ]
+	done
+}
+
+@test "E2: renaming the parent of a protected nested .git fails" {
+	for who in $(whos); do
+		fresh "$who"
+		git init -q vendor/lib
+		is_root && [ "$who" = user ] && chown -R "$TEST_USER:" vendor
+		as "$who" mv vendor vendor.orig	# works outside
+		as "$who" mv vendor.orig vendor
+		sandbox "$who" -- sh -c "mv vendor vendor.orig ||
+		    echo rename refused; mkdir -p vendor/lib"
+		[[ $output == *"rename refused"* ]]
+		[ ! -e vendor.orig ] && [ -d vendor/lib/.git ]
+		run git -C vendor/lib config --get core.fsmonitor
+		[ "$status" -ne 0 ]
+	done
+}
+
+@test "E2: a hook linked to a workspace file, and core.hooksPath in the workspace" {
+	for who in $(whos); do
+		fresh "$who"
+		mkdir -p scripts .husky
+		printf '#!/bin/sh\nexit 0\n' >scripts/pre-commit
+		cp scripts/pre-commit .husky/pre-push
+		chmod +x scripts/pre-commit .husky/pre-push
+		ln -s ../../scripts/pre-commit .git/hooks/pre-commit
+		as "$who" git config core.hooksPath .husky
+		is_root && [ "$who" = user ] && chown -R "$TEST_USER:" \
+		    scripts .husky
+		as "$who" sh -c 'cat scripts/pre-commit > scripts/x' # writable
+		sandbox "$who" -- sh -c "echo 'touch $MARK' >> scripts/pre-commit
+		    echo 'touch $MARK' >> .husky/pre-push
+		    echo 'touch $MARK' > .husky/pre-commit"
+		[[ $output == *"scripts/pre-commit: Read-only file system"* ]]
+		[[ $output == *".husky/pre-push: Read-only file system"* ]]
+		run grep -rq "$MARK" scripts .husky
+		[ "$status" -ne 0 ]
+	done
+}
+
+@test "E5: --report through a link the command planted, or onto a FIFO" {
+	for who in $(whos); do
+		fresh "$who"
+		mkdir -p reports "$H/victim2"
+		is_root && [ "$who" = user ] && chown "$TEST_USER:" reports \
+		    "$H/victim2"
+		sandbox "$who" --report reports/run.json -- sh -c \
+		    'mv reports r.old && ln -s ../victim2 reports'
+		[ "$status" -eq 0 ]
+		[ -L reports ]
+		[ ! -e "$H/victim2/run.json" ]
+		jq -e .sandbox r.old/run.json
+		# The next run refuses the link, before anything runs.
+		sandbox "$who" --report reports/run.json -- touch ran
+		[ "$status" -eq 125 ]
+		[[ $output == *"leads out of the workspace through a symbolic link"* ]]
+		[ ! -e ran ] && [ ! -e "$H/victim2/run.json" ]
+		# A FIFO where the report goes: replaced, no hang.
+		rm reports
+		mkdir reports
+		mkfifo reports/run.json
+		is_root && [ "$who" = user ] && chown -R "$TEST_USER:" reports
+		sandbox "$who" --report reports/run.json -- true
+		[ "$status" -eq 0 ]
+		[ -f reports/run.json ]
+		jq -e .sandbox reports/run.json
+	done
+}
+
+@test "E5: the egress log is not opened through a link or onto a FIFO" {
+	for who in $(whos); do
+		fresh "$who"
+		ln -s "$H/.bashrc" egress.log
+		is_root && [ "$who" = user ] && chown -h "$TEST_USER:" egress.log
+		sandbox "$who" --log egress.log -- true
+		[ "$status" -eq 125 ]
+		[[ $output == *"egress.log"*"symbolic link"* ]]
+		[ "$(cat "$H/.bashrc")" = "# the host's" ]
+		rm egress.log
+		mkfifo egress.log
+		is_root && [ "$who" = user ] && chown "$TEST_USER:" egress.log
+		sandbox "$who" --log egress.log -- true
+		[ "$status" -eq 125 ]
+		[[ $output == *"not a regular file"* ]]
+	done
+}
+
+@test "E5: a blocked placeholder's parent swapped for a link: nothing outside removed" {
+	for who in $(whos); do
+		fresh "$who"
+		mkdir -p sub5 "$H/victim/gen"
+		is_root && [ "$who" = user ] && chown -R "$TEST_USER:" sub5 \
+		    "$H/victim"
+		sandbox "$who" --read-only sub5/gen -- sh -c \
+		    'mv sub5 s5 || echo pinned; ln -s ../victim sub5/v'
+		[[ $output == *pinned* ]]
+		[ -d "$H/victim/gen" ]
+		[ ! -e sub5/gen ]
+	done
+}
