@@ -1366,18 +1366,19 @@ conn_inspect_request(struct conn *c)
 	const struct pinspect	*ins;
 	struct proxy		*px = c->c_proxy;
 	char			*why, *hint, *what;
+	int			 status;
 
 	if (c->c_dec.d_host.h_kind == HOST_NAME &&
 	    (ins = policy_inspect(c->c_policy->pp_policy,
 	    c->c_dec.d_host.h_name)) != NULL &&
-	    !inspect_allows(ins, &c->c_req, &why, &hint)) {
+	    !inspect_allows(ins, &c->c_req, &status, &why, &hint)) {
 		xasprintf(&what, "%s %s%s: %s", c->c_req.hr_method,
 		    c->c_dec.d_host.h_name, c->c_path, why);
 		conn_reason(c, why);
 		c->c_dec.d_verdict = VERDICT_DENY;
 		c->c_dec.d_rule = &ins->in_host;
 		c->c_hint = hint;
-		conn_http_answer(c, 403, what, hint);
+		conn_http_answer(c, status, what, hint);
 		free(what);
 		free(why);
 		return false;

@@ -24,15 +24,28 @@
 #define INSPECT_SUITES	"TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:" \
 			"TLS_CHACHA20_POLY1305_SHA256"
 
+/* Whether method is one of in_methods (exact: rules are upper case). */
+static bool
+inspect_method_ok(const struct pinspect *in, const char *method)
+{
+	size_t	 i;
+
+	for (i = 0; i < in->in_methods.pl_n; i++)
+		if (strcmp(in->in_methods.pl_v[i].pi_text, method) == 0)
+			return true;
+	return false;
+}
+
 /*
  * Judges req against the entry in: its method must be one of in_methods
  * and its path (decoded, without the query: http_path_normalise) must
- * match one of in_paths.  Returns true, or false with *why and *hint
- * (caller frees) saying what was refused and how to allow it.
+ * match one of in_paths.  Returns true, or false with *status (403, or 400 for a path
+ * that cannot be judged), *why and *hint (caller frees) saying what was
+ * refused and how to allow it.
  */
 bool
 inspect_allows(const struct pinspect *in, const struct http_request *req,
-    char **why, char **hint)
+    int *status, char **why, char **hint)
 {
 	const char	*from = in->in_host.pi_from;
 	char		*path, *cause;
@@ -40,10 +53,8 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 	bool		 ok = false;
 
 	*why = *hint = NULL;
-	for (i = 0; i < in->in_methods.pl_n; i++)
-		if (strcmp(in->in_methods.pl_v[i].pi_text, req->hr_method) == 0)
-			break;
-	if (i == in->in_methods.pl_n) {
+	*status = 403;
+	if (!inspect_method_ok(in, req->hr_method)) {
 		xasprintf(why, "method %s is not among the methods "
 		    "network.inspect allows for %s", req->hr_method,
 		    in->in_host.pi_text);
@@ -53,7 +64,13 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 		return false;
 	}
 	if (http_path_normalise(req->hr_path, &path, &cause) == -1) {
+		*status = 400;
 		xasprintf(why, "the path cannot be judged: %s", cause);
+		xasprintf(hint, "send the path as the server will read it, "
+		    "escaped once, with no \".\" or \"..\" segment and no "
+		    "';': no path rule of the network.inspect entry for %s "
+		    "(%s) admits another spelling", in->in_host.pi_text,
+		    from != NULL ? from : "?");
 		free(cause);
 		return false;
 	}

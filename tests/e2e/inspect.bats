@@ -104,17 +104,42 @@ log_of() {
 	[[ "${lines[1]}" == "hint: add \"POST\" to \"methods\" of the network.inspect entry for api.test ($POL: network.inspect[0])" ]]
 	[ "${lines[2]}" = 403 ]
 	[ "${lines[3]}" = 403 ]
-	[ "${lines[4]}" = 403 ]
+	[ "${lines[4]}" = 400 ]
 	# None of them reached the origin.
 	run grep -c . "$BATS_TEST_TMPDIR/origin.heads"
 	[ "$output" = 0 ] || [ "$status" -eq 1 ]
 	run log_of https
 	[ "${lines[0]}" = '{"method":"POST","host":"api.test","path":"/","decision":"deny","reason":"method POST is not among the methods network.inspect allows for api.test","warning":null,"status":403}' ]
 	[ "${lines[2]}" = '{"method":"GET","host":"api.test","path":"/secret","decision":"deny","reason":"path /secret is not among the paths network.inspect allows for api.test","warning":null,"status":403}' ]
-	[[ "${lines[3]}" == *'"path":"/bytes/../secret","decision":"deny","reason":"the path cannot be judged: a \".\" or \"..\" segment in the path"'* ]]
+	[[ "${lines[3]}" == *'"path":"/bytes/../secret","decision":"deny","reason":"the path cannot be judged: a \".\" or \"..\" segment in the path","warning":null,"status":400}' ]]
 	# The harness's report gives the inspect rule's fix, not an allow.
 	run jq -c '.refused[0] | {host, fix, allow}' "$WS/report.json"
 	[ "$output" = '{"host":"api.test","fix":"add \"POST\" to \"methods\" of the network.inspect entry for api.test ('"$POL"': network.inspect[0])","allow":null}' ]
+}
+
+@test "inspect: paths a server could read another way get 400" {
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
+	    for p in '/bytes/..;/secret' '/bytes/x;a=b' '/bytes/..%252fsecret' \
+		'/bytes/%252e%252e/secret' '/bytes/%c0%ae%c0%ae/secret'; do
+		curl -sS -o /dev/null -w '%{http_code}\n' --path-as-is \
+		    https://api.test:$PORT\$p
+	    done
+	    curl -sS --path-as-is 'https://api.test:$PORT/bytes/..;/secret'"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 400 ]
+	[ "${lines[1]}" = 400 ]
+	[ "${lines[2]}" = 400 ]
+	[ "${lines[3]}" = 400 ]
+	[ "${lines[4]}" = 400 ]
+	[[ "${lines[5]}" == "cordon: GET api.test/bytes/..;/secret: the path cannot be judged: a ';' in the path"* ]]
+	[[ "${lines[6]}" == "hint: send the path as the server will read it"*"network.inspect entry for api.test ($POL: network.inspect[0])"* ]]
+	[ "${#lines[@]}" -eq 7 ]
+	# None reached the origin.
+	[ ! -s "$BATS_TEST_TMPDIR/origin.heads" ]
+	run jq -r 'select(.protocol == "https") | "\(.status) \(.path)"' "$ELOG"
+	[ "${lines[0]}" = "400 /bytes/..;/secret" ]
+	[ "${lines[2]}" = "400 /bytes/..%252fsecret" ]
+	[ "${lines[4]}" = "400 /bytes/%c0%ae%c0%ae/secret" ]
 }
 
 @test "inspect: bodies both ways, chunked, HEAD, and several requests on one connection" {

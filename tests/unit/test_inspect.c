@@ -116,6 +116,33 @@ test_path_normalise(void **state)
 		{ "/a%zz", NULL },
 		{ "a/b", NULL },
 		{ "?x", NULL },
+		/* Path parameters: "..;" is ".." to Tomcat and Jetty. */
+		{ "/repos/myorg/..;/other", NULL },
+		{ "/repos/myorg/x;jsessionid=1", NULL },
+		{ "/repos/myorg/.%3b/x", NULL },
+		{ "/a%3Bb", NULL },
+		/* Escaped twice: another path to a server that decodes again. */
+		{ "/repos/myorg/..%252f..%252fother", NULL },
+		{ "/repos/myorg/%252e%252e/other", NULL },
+		{ "/a/%25%32%65%25%32%65/b", NULL },
+		{ "/a%255C", NULL },
+		{ "/100%25done", "/100%done" },
+		{ "/100%25", "/100%" },
+		{ "/a%25zz", "/a%zz" },
+		/* Overlong and invalid UTF-8: C0 AE is '.' to a lax decoder. */
+		{ "/repos/myorg/%c0%ae%c0%ae/other", NULL },
+		{ "/repos/myorg/%C0%AE%C0%AE%C0%AF", NULL },
+		{ "/%e0%80%ae", NULL },
+		{ "/%f0%80%80%ae", NULL },
+		{ "/%ed%a0%80", NULL },
+		{ "/%f4%90%80%80", NULL },
+		{ "/%c3", NULL },
+		{ "/%c3x", NULL },
+		{ "/%80", NULL },
+		{ "/%ff", NULL },
+		{ "/%c3%a9t%c3%a9", "/\xc3\xa9t\xc3\xa9" },
+		{ "/%f0%9f%98%80", "/\xf0\x9f\x98\x80" },
+		{ "/%ef%bf%bd", "/\xef\xbf\xbd" },
 	};
 	size_t	 i;
 	char	*out, *cause;
@@ -159,27 +186,32 @@ test_inspect_rules(void **state)
 {
 	static const struct {
 		const char	*head;
-		bool		 ok;
+		int		 status;	/* 0: allowed */
 		const char	*why;
 	} cases[] = {
-		{ "GET /repos/org/x HTTP/1.1", true, NULL },
-		{ "HEAD /repos/org/ HTTP/1.1", true, NULL },
-		{ "GET /user HTTP/1.1", true, NULL },
-		{ "GET /user?x=1 HTTP/1.1", true, NULL },
-		{ "GET /repos/org HTTP/1.1", false, "path /repos/org is not" },
-		{ "GET /users HTTP/1.1", false, "path /users" },
-		{ "GET /repos/org/../other HTTP/1.1", false, "segment" },
-		{ "GET /repos/org%2f..%2fother HTTP/1.1", false, "escaped" },
-		{ "GET /repos/other/x HTTP/1.1", false, "not among the paths" },
-		{ "POST /repos/org/x HTTP/1.1", false, "method POST" },
-		{ "get /repos/org/x HTTP/1.1", false, "method get" },
+		{ "GET /repos/org/x HTTP/1.1", 0, NULL },
+		{ "HEAD /repos/org/ HTTP/1.1", 0, NULL },
+		{ "GET /user HTTP/1.1", 0, NULL },
+		{ "GET /user?x=1 HTTP/1.1", 0, NULL },
+		{ "GET /repos/org HTTP/1.1", 403, "path /repos/org is not" },
+		{ "GET /users HTTP/1.1", 403, "path /users" },
+		{ "GET /repos/org/../other HTTP/1.1", 400, "segment" },
+		{ "GET /repos/org%2f..%2fother HTTP/1.1", 400, "escaped" },
+		{ "GET /repos/other/x HTTP/1.1", 403, "not among the paths" },
+		{ "GET /repos/org/..;/other HTTP/1.1", 400, "';'" },
+		{ "GET /repos/org/x;a=..%2f HTTP/1.1", 400, "escaped" },
+		{ "GET /repos/org/..%252fother HTTP/1.1", 400, "twice" },
+		{ "GET /repos/org/%c0%ae%c0%ae/x HTTP/1.1", 400, "UTF-8" },
+		{ "POST /repos/org/x HTTP/1.1", 403, "method POST" },
+		{ "get /repos/org/x HTTP/1.1", 403, "method get" },
 	};
 	struct policy		*p;
 	const struct pinspect	*in;
 	struct http_request	 req;
 	char			*head, *why, *hint;
 	size_t			 i;
-	bool			 ok;
+	int			 status;
+	bool			 ok, want;
 
 	(void)state;
 	p = policy_of("{\"version\":1,\"network\":{\"inspect\":["
@@ -194,13 +226,16 @@ test_inspect_rules(void **state)
 	for (i = 0; i < nitems(cases); i++) {
 		xasprintf(&head, "%s\r\nHost: api.test" END, cases[i].head);
 		parse_ok(head, &req);
-		ok = inspect_allows(in, &req, &why, &hint);
-		if (ok != cases[i].ok)
+		ok = inspect_allows(in, &req, &status, &why, &hint);
+		want = cases[i].status == 0;
+		if (ok != want)
 			fail_msg("%s: %s", cases[i].head, ok ? "allowed" : why);
 		if (!ok) {
+			assert_int_equal(status, cases[i].status);
 			assert_contains(why, cases[i].why);
-			if (hint != NULL)
-				assert_contains(hint, "test.json");
+			/* Every refusal names the rule and the fix. */
+			assert_non_null(hint);
+			assert_contains(hint, "test.json");
 		}
 		free(why);
 		free(hint);
