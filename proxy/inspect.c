@@ -37,9 +37,56 @@ inspect_method_ok(const struct pinspect *in, const char *method)
 }
 
 /*
- * Judges req against the entry in: its method must be one of in_methods
- * and its path (decoded, without the query: http_path_normalise) must
- * match one of in_paths.  Returns true, or false with *status (403, or 400 for a path
+ * The headers with which a client asks a server to take the request as
+ * another method (Rails, Express's method-override, Google's and
+ * Microsoft's APIs): a POST that is read as a DELETE.
+ */
+static const char *const inspect_overrides[] = {
+	"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override", NULL
+};
+
+/*
+ * Whether each method-override header of req names, exactly, a method
+ * in_methods allows, so the server acts on an allowed method whichever
+ * it reads.  Returns true, or false with *why and *hint.
+ */
+static bool
+inspect_override_ok(const struct pinspect *in, const struct http_request *req,
+    char **why, char **hint)
+{
+	const struct http_header	*hh;
+	const char			*from = in->in_host.pi_from;
+	char				*shown;
+	size_t				 i, j;
+
+	for (i = 0; i < req->hr_nheaders; i++) {
+		hh = &req->hr_headers[i];
+		for (j = 0; inspect_overrides[j] != NULL; j++)
+			if (strcasecmp(hh->hh_name, inspect_overrides[j]) == 0)
+				break;
+		if (inspect_overrides[j] == NULL ||
+		    inspect_method_ok(in, hh->hh_value))
+			continue;
+		shown = str_escape(hh->hh_value, strlen(hh->hh_value));
+		xasprintf(why, "header %s asks the server for method \"%s\", "
+		    "which is not among the methods network.inspect allows "
+		    "for %s", inspect_overrides[j], shown,
+		    in->in_host.pi_text);
+		xasprintf(hint, "send the request with the method itself and "
+		    "no %s header, or add the method to \"methods\" of the "
+		    "network.inspect entry for %s (%s)", inspect_overrides[j],
+		    in->in_host.pi_text, from != NULL ? from : "?");
+		free(shown);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Judges req against the entry in: its method must be one of in_methods,
+ * as must the method any override header asks for, and its path
+ * (decoded, without the query: http_path_normalise) must match one of
+ * in_paths.  Returns true, or false with *status (403, or 400 for a path
  * that cannot be judged), *why and *hint (caller frees) saying what was
  * refused and how to allow it.
  */
@@ -63,6 +110,8 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 		    in->in_host.pi_text, from != NULL ? from : "?");
 		return false;
 	}
+	if (!inspect_override_ok(in, req, why, hint))
+		return false;
 	if (http_path_normalise(req->hr_path, &path, &cause) == -1) {
 		*status = 400;
 		xasprintf(why, "the path cannot be judged: %s", cause);

@@ -117,14 +117,20 @@ log_of() {
 	[ "$output" = '{"host":"api.test","fix":"add \"POST\" to \"methods\" of the network.inspect entry for api.test ('"$POL"': network.inspect[0])","allow":null}' ]
 }
 
-@test "inspect: paths a server could read another way get 400" {
+@test "inspect: paths a server could read another way get 400, method overrides 403" {
 	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
 	    for p in '/bytes/..;/secret' '/bytes/x;a=b' '/bytes/..%252fsecret' \
 		'/bytes/%252e%252e/secret' '/bytes/%c0%ae%c0%ae/secret'; do
 		curl -sS -o /dev/null -w '%{http_code}\n' --path-as-is \
 		    https://api.test:$PORT\$p
 	    done
-	    curl -sS --path-as-is 'https://api.test:$PORT/bytes/..;/secret'"
+	    curl -sS --path-as-is 'https://api.test:$PORT/bytes/..;/secret'
+	    curl -sS -o /dev/null -w '%{http_code}\n' \
+		-H 'X-HTTP-Method-Override: DELETE' https://api.test:$PORT/
+	    curl -sS -H 'x-http-method: DELETE' https://api.test:$PORT/
+	    curl -sS -o /dev/null -w '%{http_code}\n' \
+		-H 'X-METHOD-OVERRIDE: POST' https://api.test:$PORT/
+	    curl -sS -H 'X-HTTP-Method-Override: HEAD' https://api.test:$PORT/"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 400 ]
 	[ "${lines[1]}" = 400 ]
@@ -133,13 +139,22 @@ log_of() {
 	[ "${lines[4]}" = 400 ]
 	[[ "${lines[5]}" == "cordon: GET api.test/bytes/..;/secret: the path cannot be judged: a ';' in the path"* ]]
 	[[ "${lines[6]}" == "hint: send the path as the server will read it"*"network.inspect entry for api.test ($POL: network.inspect[0])"* ]]
-	[ "${#lines[@]}" -eq 7 ]
-	# None reached the origin.
-	[ ! -s "$BATS_TEST_TMPDIR/origin.heads" ]
+	[ "${lines[7]}" = 403 ]
+	[ "${lines[8]}" = 'cordon: GET api.test/: header X-HTTP-Method asks the server for method "DELETE", which is not among the methods network.inspect allows for api.test' ]
+	[ "${lines[9]}" = "hint: send the request with the method itself and no X-HTTP-Method header, or add the method to \"methods\" of the network.inspect entry for api.test ($POL: network.inspect[0])" ]
+	[ "${lines[10]}" = 403 ]
+	# An override to a method the entry allows passes.
+	[ "${lines[11]}" = hello ]
+	[ "${#lines[@]}" -eq 12 ]
+	# Only that one reached the origin.
+	run cat "$BATS_TEST_TMPDIR/origin.heads"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "GET / "* ]]
 	run jq -r 'select(.protocol == "https") | "\(.status) \(.path)"' "$ELOG"
 	[ "${lines[0]}" = "400 /bytes/..;/secret" ]
 	[ "${lines[2]}" = "400 /bytes/..%252fsecret" ]
 	[ "${lines[4]}" = "400 /bytes/%c0%ae%c0%ae/secret" ]
+	[ "${lines[6]}" = "403 /" ]
 }
 
 @test "inspect: bodies both ways, chunked, HEAD, and several requests on one connection" {

@@ -204,6 +204,24 @@ test_inspect_rules(void **state)
 		{ "GET /repos/org/%c0%ae%c0%ae/x HTTP/1.1", 400, "UTF-8" },
 		{ "POST /repos/org/x HTTP/1.1", 403, "method POST" },
 		{ "get /repos/org/x HTTP/1.1", 403, "method get" },
+		/* Method overrides: only to a method the entry allows. */
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: DELETE",
+		    403, "header X-HTTP-Method-Override asks the server for "
+		    "method \"DELETE\"" },
+		{ "GET /repos/org/x HTTP/1.1\r\nx-http-method: PUT", 403,
+		    "header X-HTTP-Method asks" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-METHOD-OVERRIDE: POST", 403,
+		    "header X-Method-Override asks" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: get",
+		    403, "\"get\"" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: "
+		    "GET, DELETE", 403, "\"GET, DELETE\"" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: GET"
+		    "\r\nX-HTTP-Method: DELETE", 403, "X-HTTP-Method asks" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: HEAD",
+		    0, NULL },
+		{ "HEAD /repos/org/x HTTP/1.1\r\nX-Method-Override: GET", 0,
+		    NULL },
 	};
 	struct policy		*p;
 	const struct pinspect	*in;
