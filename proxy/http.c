@@ -1382,17 +1382,23 @@ http_chunk_byte(struct http_body *hb, unsigned char ch)
  * Finds how much of len bytes at buf belongs to a chunked body, feeding
  * hb's state machine; chunk data is skipped without looking at it.  The
  * size line is bounded by HTTP_CHUNK_LINE_MAX, the trailer section by
- * HTTP_HEAD_MAX.
+ * HTTP_HEAD_MAX.  With data, stops where chunk data starts or ends, and
+ * says whether the bytes were chunk data or framing.
  */
 static ssize_t
 http_chunked_scan(struct http_body *hb, const char *buf, size_t len,
-    bool *done)
+    bool *done, bool *data)
 {
 	size_t	 i = 0, n;
+	bool	 in = hb->hb_state == CHUNK_DATA;
 
 	if (hb->hb_state == CHUNK_ERROR)
 		return -1;
+	if (data != NULL)
+		*data = in;
 	while (i < len && hb->hb_state != CHUNK_DONE) {
+		if (data != NULL && (hb->hb_state == CHUNK_DATA) != in)
+			break;
 		if (hb->hb_state == CHUNK_DATA) {
 			n = len - i;
 			if (n > hb->hb_left)
@@ -1446,9 +1452,27 @@ http_body_scan(struct http_body *hb, const char *buf, size_t len,
 		*done = hb->hb_left == 0;
 		return (ssize_t)n;
 	case HTTP_BODY_CHUNKED:
-		return http_chunked_scan(hb, buf, len, done);
+		return http_chunked_scan(hb, buf, len, done, NULL);
 	case HTTP_BODY_CLOSE:
 		return (ssize_t)len;
 	}
 	return -1;
+}
+
+/*
+ * As http_body_scan, but a chunked body comes a part at a time: chunk
+ * data (*data true) or framing (sizes, extensions, trailers), so that a
+ * reader can take the data out.  Other bodies are all data.
+ */
+ssize_t
+http_body_part(struct http_body *hb, const char *buf, size_t len,
+    bool *data, bool *done)
+{
+	*data = true;
+	if (hb->hb_kind != HTTP_BODY_CHUNKED)
+		return http_body_scan(hb, buf, len, done);
+	*done = false;
+	if (len > SSIZE_MAX)
+		len = SSIZE_MAX;
+	return http_chunked_scan(hb, buf, len, done, data);
 }

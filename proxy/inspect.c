@@ -168,12 +168,42 @@ phantom_warn(char **warning, char *w)
 }
 
 /*
+ * A request that carries a real value asks for an answer in no coding
+ * (RFC 9110 section 12.5.3), which scrub.c can search byte by byte: its
+ * Accept-Encoding headers say "identity", or one is added that does.
+ */
+static void
+phantom_identity(struct http_request *req)
+{
+	struct http_header	*hh;
+	size_t			 i;
+	bool			 seen = false;
+
+	for (i = 0; i < req->hr_nheaders; i++) {
+		hh = &req->hr_headers[i];
+		if (strcasecmp(hh->hh_name, "Accept-Encoding") != 0)
+			continue;
+		free(hh->hh_value);
+		hh->hh_value = xstrdup("identity");
+		seen = true;
+	}
+	if (seen)
+		return;
+	req->hr_headers = xreallocarray(req->hr_headers, req->hr_nheaders + 1,
+	    sizeof(*req->hr_headers));
+	hh = &req->hr_headers[req->hr_nheaders++];
+	hh->hh_name = xstrdup("Accept-Encoding");
+	hh->hh_value = xstrdup("identity");
+}
+
+/*
  * The phantom credentials of a request to host: over inspected TLS, a
  * header named by a credential for host whose value is exactly its
  * format around the placeholder gets the real value instead.  Any other
  * placeholder seen (another host, another header, another shape, plain
  * HTTP, the target) is left as it is and named in *warning (caller
- * frees; NULL when none).  Returns how many headers were filled.
+ * frees; NULL when none).  A request filled in asks for an answer in no
+ * coding (phantom_identity).  Returns how many headers were filled.
  */
 int
 phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
@@ -232,6 +262,8 @@ phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
 			}
 		}
 	}
+	if (filled > 0)
+		phantom_identity(req);
 	return filled;
 }
 

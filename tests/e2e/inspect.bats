@@ -36,7 +36,7 @@ setup() {
 	   "allow_cidrs": ["127.0.0.1/32"],
 	   "inspect": [
 	     {"host": "api.test", "methods": ["GET", "HEAD"],
-	      "paths": ["/", "/bytes/*"]},
+	      "paths": ["/", "/bytes/*", "/headers", "/echo", "/gzip"]},
 	     {"host": "other.test", "methods": ["GET", "POST"],
 	      "paths": ["/", "/echo"]}]},
 	 "credentials": [{"host": "api.test", "env": "GITHUB_TOKEN",
@@ -207,6 +207,39 @@ log_of() {
 	grep -qF 'Authorization=Bearer\x20realsecret' \
 	    "$BATS_TEST_TMPDIR/origin.heads"
 	! grep -q cordon-phantom "$BATS_TEST_TMPDIR/origin.heads"
+}
+
+@test "credentials: an answer that echoes the request gives the sandbox no trace of the real token" {
+	run --separate-stderr inspect_run --upstream-ca "$T/origin-ca.pem" \
+	    --quiet -- sh -c "
+	    A=\"Authorization: Bearer \$GITHUB_TOKEN\"
+	    curl -sS -i -H \"\$A\" https://api.test:$PORT/headers
+	    curl -sS -H \"\$A\" -H 'Accept-Encoding: gzip' \
+		https://api.test:$PORT/echo
+	    curl -sS --http1.0 -H \"\$A\" https://api.test:$PORT/headers
+	    curl -sS -w '%{http_code}\n' -H \"\$A\" https://api.test:$PORT/gzip
+	    curl -sS -H \"\$A\" https://api.test:$PORT/gzip | wc -c"
+	[ "$status" -eq 0 ]
+	# Neither the command's output nor cordon's says the real value.
+	[[ "$output" != *realsecret* ]]
+	[[ "$stderr" != *realsecret* ]]
+	# The origin got it, each time, and echoed it.
+	[ "$(grep -cF 'Authorization=Bearer\x20realsecret' \
+	    "$BATS_TEST_TMPDIR/origin.heads")" = 5 ]
+	# In a head, the placeholder; in a body, as many '*' (the lengths
+	# hold: curl read every body to its end).
+	[[ "$output" =~ $'\r\n'"X-Echo: Authorization: Bearer cordon-phantom-"[0-9a-f]{32}$'\r\n' ]]
+	[ "$(grep -c '^Authorization: Bearer \*\*\*\*\*\*\*\*\*\*.$' <<<"$output")" = 3 ]
+	# It asked for no coding, and the server that codes anyway is refused.
+	[[ "$output" == *"Accept-Encoding: identity"* ]]
+	[[ "$output" != *"Accept-Encoding: gzip"* ]]
+	[[ "$output" == *"cordon: the answer to a request carrying a credential's real value is coded (Content-Encoding: gzip), so the proxy cannot take the value out of it"*"hint: "*"leave this host out of \"credentials\""*502* ]]
+	# Said, on standard error and in the log.
+	[[ "$stderr" == *"the real value of GITHUB_TOKEN came back in the answer 2 times; taken out"* ]]
+	run jq -r 'select(.protocol == "https") | "\(.status) \(.path) \(.warning)"' "$ELOG"
+	[ "${lines[0]}" = "200 /headers the real value of GITHUB_TOKEN came back in the answer 2 times; taken out" ]
+	[ "${lines[1]}" = "200 /echo the real value of GITHUB_TOKEN came back in the answer 1 time; taken out" ]
+	[ "${lines[3]}" = "502 /gzip null" ]
 }
 
 @test "credentials: the placeholder sent to another host is not replaced, and is logged" {

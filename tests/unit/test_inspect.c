@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include <event2/buffer.h>
+
 #include "unit.h"
 
 #include "policy.h"
@@ -301,6 +303,18 @@ test_phantoms(void **state)
 	assert_null(warning);
 	assert_string_equal(header_of(&req, "Authorization"),
 	    "Bearer real-secret");
+	/* And asks for an answer scrub.c can search. */
+	assert_string_equal(header_of(&req, "Accept-Encoding"), "identity");
+	http_request_clear(&req);
+
+	/* An Accept-Encoding the client sent is made "identity". */
+	parse_ok("GET / HTTP/1.1\r\nHost: api.test\r\nAccept-Encoding: gzip, "
+	    "br\r\nAuthorization: Bearer "
+	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
+	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", true,
+	    &warning), 1);
+	assert_string_equal(header_of(&req, "Accept-Encoding"), "identity");
+	assert_int_equal(req.hr_nheaders, 3);
 	http_request_clear(&req);
 
 	/* Not inspected: never, and said. */
@@ -310,6 +324,7 @@ test_phantoms(void **state)
 	    &warning), 0);
 	assert_contains(warning, "placeholder of TOKEN was sent to api.test");
 	assert_contains(header_of(&req, "Authorization"), placeholder);
+	assert_null(header_of(&req, "Accept-Encoding"));
 	free(warning);
 	http_request_clear(&req);
 
@@ -347,6 +362,148 @@ test_phantoms(void **state)
 	phantoms_free(ph, 1);
 }
 
+/*
+ * Passes the answer text (head and body) through s as the proxy does,
+ * the body step bytes at a time; close: the upstream closes after it.
+ * Returns what the sandbox gets (caller frees).
+ */
+static char *
+scrub_through(struct scrub *s, const char *text, size_t step, bool close)
+{
+	struct http_response	 resp;
+	struct http_body	 hb;
+	struct evbuffer		*in, *out;
+	char			*cause, *hint, *head, *got;
+	size_t			 len = strlen(text), used, hlen, i, n;
+	bool			 done = false;
+
+	in = evbuffer_new();
+	out = evbuffer_new();
+	memset(&resp, 0, sizeof(resp));
+	if (http_response_parse(text, len, "GET", &resp, &used, &cause) !=
+	    HTTP_PARSE_OK)
+		fail_msg("%s", text);
+	if (scrub_head(s, &resp, &cause, &hint) == -1)
+		fail_msg("%s", cause);
+	head = http_response_head(&resp, true, &hlen);
+	evbuffer_add(out, head, hlen);
+	free(head);
+	http_body_init(&hb, resp.hs_body, resp.hs_length);
+	for (i = used; i < len; i += n) {
+		n = len - i < step ? len - i : step;
+		evbuffer_add(in, text + i, n);
+		if (scrub_body(s, &hb, in, out, evbuffer_get_length(in),
+		    &done) < 0)
+			fail_msg("malformed: %s", text);
+	}
+	assert_int_equal(evbuffer_get_length(in), 0);
+	if (close)
+		scrub_end(s, out);
+	else
+		assert_true(done);
+	len = evbuffer_get_length(out);
+	got = xmalloc(len + 1);
+	evbuffer_remove(out, got, len);
+	got[len] = '\0';
+	evbuffer_free(in);
+	evbuffer_free(out);
+	http_response_clear(&resp);
+	return got;
+}
+
+static void
+test_scrub(void **state)
+{
+	static const size_t	 steps[] = { 1, 2, 5, 7, 4096 };
+	struct phantom		*ph;
+	struct scrub		*s;
+	struct http_response	 resp;
+	char			*got, *cause, *hint, *warning = NULL;
+	size_t			 i, used;
+	const char		*coded = "HTTP/1.1 200 OK\r\nContent-Encoding: "
+	    "gzip\r\nContent-Length: 3\r\n\r\nabc";
+
+	(void)state;
+	ph = xcalloc(2, sizeof(*ph));
+	ph[0].ph_env = xstrdup("TOKEN");
+	ph[0].ph_placeholder = xstrdup(PHANTOM_PREFIX "0123");
+	ph[0].ph_value = xstrdup("real-secret");
+	ph[1].ph_env = xstrdup("OTHER");
+	ph[1].ph_placeholder = xstrdup(PHANTOM_PREFIX "4567");
+	ph[1].ph_value = xstrdup("s3cr");
+	/* Nothing to look for: no scrubber. */
+	assert_null(scrub_new(ph, 0, true));
+
+	for (i = 0; i < nitems(steps); i++) {
+		/* A length-framed body: as long as it came. */
+		s = scrub_new(ph, 2, true);
+		got = scrub_through(s, "HTTP/1.1 200 real-secret\r\n"
+		    "X-Echo: Bearer real-secret, s3cr\r\n"
+		    "real-secret: 1\r\nContent-Length: 37\r\n\r\n"
+		    "a real-secretreal-secret s3cr real-se", steps[i], false);
+		assert_contains(got, "HTTP/1.1 200 " PHANTOM_PREFIX "0123\r\n");
+		assert_contains(got, "X-Echo: Bearer " PHANTOM_PREFIX "0123, "
+		    PHANTOM_PREFIX "4567\r\n" PHANTOM_PREFIX "0123: 1\r\n");
+		assert_contains(got, "\r\n\r\na ********************** "
+		    "**** real-se");
+		assert_null(strstr(got, "real-secret"));
+		scrub_warn(s, &warning);
+		assert_string_equal(warning, "the real value of TOKEN came "
+		    "back in the answer 5 times; taken out; the real value of "
+		    "OTHER came back in the answer 2 times; taken out");
+		free(warning);
+		warning = NULL;
+		scrub_free(s);
+		free(got);
+
+		/* Chunked: a value cut across chunks, and in a trailer. */
+		s = scrub_new(ph, 2, true);
+		got = scrub_through(s, "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n5;x=y\r\nreal-\r\n2\r\nse\r\n"
+		    "4\r\ncret\r\n0\r\nX-T: real-secret\r\n\r\n", steps[i],
+		    false);
+		assert_null(strstr(got, "real-secret"));
+		assert_null(strstr(got, "cret"));
+		assert_null(strstr(got, "X-T"));
+		/* Our own chunks: whole when read all at once. */
+		if (steps[i] == 4096)
+			assert_contains(got, "\r\n\r\nb\r\n***********\r\n"
+			    "0\r\n\r\n");
+		assert_contains(got + strlen(got) - 7, "\r\n0\r\n\r\n");
+		scrub_free(s);
+		free(got);
+
+		/* Close-delimited: what is held back goes out at the end. */
+		s = scrub_new(ph, 2, false);
+		got = scrub_through(s, "HTTP/1.1 200 OK\r\n\r\nxxreal-secret"
+		    "yreal-sec", steps[i], true);
+		assert_contains(got, "\r\n\r\nxx***********yreal-sec");
+		scrub_free(s);
+		free(got);
+	}
+
+	/* A coded answer to a request that carried a real value. */
+	s = scrub_new(ph, 2, true);
+	memset(&resp, 0, sizeof(resp));
+	assert_int_equal(http_response_parse(coded, strlen(coded), "GET",
+	    &resp, &used, &cause), HTTP_PARSE_OK);
+	assert_int_equal(scrub_head(s, &resp, &cause, &hint), -1);
+	assert_contains(cause, "is coded (Content-Encoding: gzip)");
+	assert_contains(hint, "Accept-Encoding: identity");
+	free(cause);
+	free(hint);
+	http_response_clear(&resp);
+	scrub_free(s);
+	/* To one that did not: searched as it is. */
+	s = scrub_new(ph, 2, false);
+	assert_int_equal(http_response_parse(coded, strlen(coded), "GET",
+	    &resp, &used, &cause), HTTP_PARSE_OK);
+	assert_int_equal(scrub_head(s, &resp, &cause, &hint), 0);
+	http_response_clear(&resp);
+	scrub_free(s);
+	phantoms_free(ph, 2);
+}
+
 int
 main(void)
 {
@@ -355,6 +512,7 @@ main(void)
 		cmocka_unit_test(test_path_normalise),
 		cmocka_unit_test(test_inspect_rules),
 		cmocka_unit_test(test_phantoms),
+		cmocka_unit_test(test_scrub),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
