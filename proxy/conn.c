@@ -157,6 +157,7 @@ struct conn {
 	char			*c_path;	/* HTTP: without the query */
 	char			*c_warning;
 	char			*c_hint;	/* network.inspect's fix */
+	struct scrub		*c_scrub;	/* real values out of answers */
 
 	/*
 	 * TLS inspection: c_bev becomes a TLS filter over the client's
@@ -243,6 +244,7 @@ conn_log(struct conn *c)
 	    (px->px_log == NULL && px->px_observe == NULL))
 		return;
 	c->c_logged = true;
+	scrub_warn(c->c_scrub, &c->c_warning);
 	conn_egress(c, &e);
 	if (px->px_log != NULL)
 		jsonl_write(px->px_log, &e);
@@ -301,6 +303,7 @@ conn_free(struct conn *c)
 	policy_free(c->c_narrow);
 	http_request_clear(&c->c_req);
 	http_response_clear(&c->c_resp);
+	scrub_free(c->c_scrub);
 	free(c->c_method);
 	free(c->c_path);
 	free(c->c_warning);
@@ -1366,29 +1369,34 @@ conn_inspect_request(struct conn *c)
 	const struct pinspect	*ins;
 	struct proxy		*px = c->c_proxy;
 	char			*why, *hint, *what;
+	int			 status;
 
 	if (c->c_dec.d_host.h_kind == HOST_NAME &&
 	    (ins = policy_inspect(c->c_policy->pp_policy,
 	    c->c_dec.d_host.h_name)) != NULL &&
-	    !inspect_allows(ins, &c->c_req, &why, &hint)) {
+	    !inspect_allows(ins, &c->c_req, &status, &why, &hint)) {
 		xasprintf(&what, "%s %s%s: %s", c->c_req.hr_method,
 		    c->c_dec.d_host.h_name, c->c_path, why);
 		conn_reason(c, why);
 		c->c_dec.d_verdict = VERDICT_DENY;
 		c->c_dec.d_rule = &ins->in_host;
 		c->c_hint = hint;
-		conn_http_answer(c, 403, what, hint);
+		conn_http_answer(c, status, what, hint);
 		free(what);
 		free(why);
 		return false;
 	}
+	scrub_free(c->c_scrub);
+	c->c_scrub = NULL;
 	if (px->px_nphantoms > 0) {
-		phantom_apply(&c->c_req, px->px_phantoms, px->px_nphantoms,
-		    c->c_dec.d_host.h_kind == HOST_NAME ?
+		status = phantom_apply(&c->c_req, px->px_phantoms,
+		    px->px_nphantoms, c->c_dec.d_host.h_kind == HOST_NAME ?
 		    c->c_dec.d_host.h_name : c->c_host, c->c_tls,
 		    &c->c_warning);
 		if (c->c_warning != NULL)
 			log_warnx("proxy: %s", c->c_warning);
+		c->c_scrub = scrub_new(px->px_phantoms, px->px_nphantoms,
+		    status > 0);
 	}
 	return true;
 }
@@ -1627,6 +1635,13 @@ conn_forward(struct conn *c)
 		}
 		evbuffer_drain(upin, used);
 		c->c_status = c->c_resp.hs_status;
+		if (scrub_head(c->c_scrub, &c->c_resp, &cause, &head) == -1) {
+			conn_reason(c, cause);
+			conn_http_answer(c, 502, cause, head);
+			free(cause);
+			free(head);
+			return;
+		}
 		if (c->c_resp.hs_status >= 100 && c->c_resp.hs_status < 200 &&
 		    c->c_resp.hs_status != 101) {
 			/* An interim answer: pass it on, wait for the next. */
@@ -1658,14 +1673,13 @@ conn_forward(struct conn *c)
 	    evbuffer_get_length(out) < PROXY_BUFFER_MAX) {
 		if (len > 65536)
 			len = 65536;
-		n = http_body_scan(&c->c_respbody, (const char *)
-		    evbuffer_pullup(upin, (ssize_t)len), len, &done);
+		n = scrub_body(c->c_scrub, &c->c_respbody, upin, out, len,
+		    &done);
 		if (n < 0) {
 			conn_reason(c, "a malformed answer body from upstream");
 			conn_abort(c);
 			return;
 		}
-		evbuffer_remove_buffer(upin, out, (size_t)n);
 		c->c_down_bytes += (uint64_t)n;
 		if (n == 0 && !done)
 			break;
@@ -1958,6 +1972,7 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 	    c->c_resphead && c->c_respbody.hb_kind == HTTP_BODY_CLOSE) {
 		/* The end of a close-delimited answer. */
 		c->c_keepalive = false;
+		scrub_end(c->c_scrub, bufferevent_get_output(c->c_bev));
 		conn_log(c);
 		conn_finish(c);
 		return;

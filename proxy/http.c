@@ -1382,17 +1382,23 @@ http_chunk_byte(struct http_body *hb, unsigned char ch)
  * Finds how much of len bytes at buf belongs to a chunked body, feeding
  * hb's state machine; chunk data is skipped without looking at it.  The
  * size line is bounded by HTTP_CHUNK_LINE_MAX, the trailer section by
- * HTTP_HEAD_MAX.
+ * HTTP_HEAD_MAX.  With data, stops where chunk data starts or ends, and
+ * says whether the bytes were chunk data or framing.
  */
 static ssize_t
 http_chunked_scan(struct http_body *hb, const char *buf, size_t len,
-    bool *done)
+    bool *done, bool *data)
 {
 	size_t	 i = 0, n;
+	bool	 in = hb->hb_state == CHUNK_DATA;
 
 	if (hb->hb_state == CHUNK_ERROR)
 		return -1;
+	if (data != NULL)
+		*data = in;
 	while (i < len && hb->hb_state != CHUNK_DONE) {
+		if (data != NULL && (hb->hb_state == CHUNK_DATA) != in)
+			break;
 		if (hb->hb_state == CHUNK_DATA) {
 			n = len - i;
 			if (n > hb->hb_left)
@@ -1446,7 +1452,7 @@ http_body_scan(struct http_body *hb, const char *buf, size_t len,
 		*done = hb->hb_left == 0;
 		return (ssize_t)n;
 	case HTTP_BODY_CHUNKED:
-		return http_chunked_scan(hb, buf, len, done);
+		return http_chunked_scan(hb, buf, len, done, NULL);
 	case HTTP_BODY_CLOSE:
 		return (ssize_t)len;
 	}
@@ -1454,71 +1460,19 @@ http_body_scan(struct http_body *hb, const char *buf, size_t len,
 }
 
 /*
- * The path of an origin-form target as network.inspect's path rules see
- * it: the query cut off and %XX escapes decoded.  What two servers could
- * read two ways is refused rather than guessed at: a bad escape, an
- * escaped '/', '\\' or NUL, a raw '\\', and a "." or ".." segment raw or
- * escaped (the proxy passes the target on as sent, so it must not match a
- * rule the server would resolve away).  Returns 0 and *out (caller
- * frees), or -1 with *cause.
+ * As http_body_scan, but a chunked body comes a part at a time: chunk
+ * data (*data true) or framing (sizes, extensions, trailers), so that a
+ * reader can take the data out.  Other bodies are all data.
  */
-int
-http_path_normalise(const char *target, char **out, char **cause)
+ssize_t
+http_body_part(struct http_body *hb, const char *buf, size_t len,
+    bool *data, bool *done)
 {
-	size_t	 n = strcspn(target, "?"), i, o = 0, seg = 0;
-	char	*p;
-	int	 hi, lo, ch;
-
-	*out = NULL;
-	*cause = NULL;
-	if (n == 0 || target[0] != '/') {
-		xasprintf(cause, "the path does not start with '/'");
-		return -1;
-	}
-	p = xmalloc(n + 1);
-	for (i = 0; i <= n; i++) {
-		if (i == n || target[i] == '/') {
-			/* The segment that ends here: p[seg..o). */
-			if ((o - seg == 1 && p[seg] == '.') ||
-			    (o - seg == 2 && p[seg] == '.' && p[seg + 1] == '.')) {
-				xasprintf(cause, "a \".\" or \"..\" segment in "
-				    "the path");
-				goto fail;
-			}
-			if (i == n)
-				break;
-			p[o++] = '/';
-			seg = o;
-			continue;
-		}
-		ch = (unsigned char)target[i];
-		if (ch == '\\') {
-			xasprintf(cause, "a '\\\\' in the path");
-			goto fail;
-		}
-		if (ch == '%') {
-			if (i + 2 >= n ||
-			    (hi = http_hex((unsigned char)target[i + 1])) == -1 ||
-			    (lo = http_hex((unsigned char)target[i + 2])) == -1) {
-				xasprintf(cause, "a '%%' that is not followed "
-				    "by two hex digits in the path");
-				goto fail;
-			}
-			ch = hi * 16 + lo;
-			if (ch == '/' || ch == '\\' || ch == 0) {
-				xasprintf(cause, "an escaped '/', '\\\\' or NUL "
-				    "(%%%c%c) in the path", target[i + 1],
-				    target[i + 2]);
-				goto fail;
-			}
-			i += 2;
-		}
-		p[o++] = (char)ch;
-	}
-	p[o] = '\0';
-	*out = p;
-	return 0;
-fail:
-	free(p);
-	return -1;
+	*data = true;
+	if (hb->hb_kind != HTTP_BODY_CHUNKED)
+		return http_body_scan(hb, buf, len, done);
+	*done = false;
+	if (len > SSIZE_MAX)
+		len = SSIZE_MAX;
+	return http_chunked_scan(hb, buf, len, done, data);
 }

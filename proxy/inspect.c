@@ -24,15 +24,75 @@
 #define INSPECT_SUITES	"TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:" \
 			"TLS_CHACHA20_POLY1305_SHA256"
 
+/* Whether method is one of in_methods (exact: rules are upper case). */
+static bool
+inspect_method_ok(const struct pinspect *in, const char *method)
+{
+	size_t	 i;
+
+	for (i = 0; i < in->in_methods.pl_n; i++)
+		if (strcmp(in->in_methods.pl_v[i].pi_text, method) == 0)
+			return true;
+	return false;
+}
+
 /*
- * Judges req against the entry in: its method must be one of in_methods
- * and its path (decoded, without the query: http_path_normalise) must
- * match one of in_paths.  Returns true, or false with *why and *hint
- * (caller frees) saying what was refused and how to allow it.
+ * The headers with which a client asks a server to take the request as
+ * another method (Rails, Express's method-override, Google's and
+ * Microsoft's APIs): a POST that is read as a DELETE.
+ */
+static const char *const inspect_overrides[] = {
+	"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override", NULL
+};
+
+/*
+ * Whether each method-override header of req names, exactly, a method
+ * in_methods allows, so the server acts on an allowed method whichever
+ * it reads.  Returns true, or false with *why and *hint.
+ */
+static bool
+inspect_override_ok(const struct pinspect *in, const struct http_request *req,
+    char **why, char **hint)
+{
+	const struct http_header	*hh;
+	const char			*from = in->in_host.pi_from;
+	char				*shown;
+	size_t				 i, j;
+
+	for (i = 0; i < req->hr_nheaders; i++) {
+		hh = &req->hr_headers[i];
+		for (j = 0; inspect_overrides[j] != NULL; j++)
+			if (strcasecmp(hh->hh_name, inspect_overrides[j]) == 0)
+				break;
+		if (inspect_overrides[j] == NULL ||
+		    inspect_method_ok(in, hh->hh_value))
+			continue;
+		shown = str_escape(hh->hh_value, strlen(hh->hh_value));
+		xasprintf(why, "header %s asks the server for method \"%s\", "
+		    "which is not among the methods network.inspect allows "
+		    "for %s", inspect_overrides[j], shown,
+		    in->in_host.pi_text);
+		xasprintf(hint, "send the request with the method itself and "
+		    "no %s header, or add the method to \"methods\" of the "
+		    "network.inspect entry for %s (%s)", inspect_overrides[j],
+		    in->in_host.pi_text, from != NULL ? from : "?");
+		free(shown);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Judges req against the entry in: its method must be one of in_methods,
+ * as must the method any override header asks for, and its path
+ * (decoded, without the query: http_path_normalise) must match one of
+ * in_paths.  Returns true, or false with *status (403, or 400 for a path
+ * that cannot be judged), *why and *hint (caller frees) saying what was
+ * refused and how to allow it.
  */
 bool
 inspect_allows(const struct pinspect *in, const struct http_request *req,
-    char **why, char **hint)
+    int *status, char **why, char **hint)
 {
 	const char	*from = in->in_host.pi_from;
 	char		*path, *cause;
@@ -40,10 +100,8 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 	bool		 ok = false;
 
 	*why = *hint = NULL;
-	for (i = 0; i < in->in_methods.pl_n; i++)
-		if (strcmp(in->in_methods.pl_v[i].pi_text, req->hr_method) == 0)
-			break;
-	if (i == in->in_methods.pl_n) {
+	*status = 403;
+	if (!inspect_method_ok(in, req->hr_method)) {
 		xasprintf(why, "method %s is not among the methods "
 		    "network.inspect allows for %s", req->hr_method,
 		    in->in_host.pi_text);
@@ -52,8 +110,16 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 		    in->in_host.pi_text, from != NULL ? from : "?");
 		return false;
 	}
+	if (!inspect_override_ok(in, req, why, hint))
+		return false;
 	if (http_path_normalise(req->hr_path, &path, &cause) == -1) {
+		*status = 400;
 		xasprintf(why, "the path cannot be judged: %s", cause);
+		xasprintf(hint, "send the path as the server will read it, "
+		    "escaped once, with no \".\" or \"..\" segment and no "
+		    "';': no path rule of the network.inspect entry for %s "
+		    "(%s) admits another spelling", in->in_host.pi_text,
+		    from != NULL ? from : "?");
 		free(cause);
 		return false;
 	}
@@ -102,12 +168,42 @@ phantom_warn(char **warning, char *w)
 }
 
 /*
+ * A request that carries a real value asks for an answer in no coding
+ * (RFC 9110 section 12.5.3), which scrub.c can search byte by byte: its
+ * Accept-Encoding headers say "identity", or one is added that does.
+ */
+static void
+phantom_identity(struct http_request *req)
+{
+	struct http_header	*hh;
+	size_t			 i;
+	bool			 seen = false;
+
+	for (i = 0; i < req->hr_nheaders; i++) {
+		hh = &req->hr_headers[i];
+		if (strcasecmp(hh->hh_name, "Accept-Encoding") != 0)
+			continue;
+		free(hh->hh_value);
+		hh->hh_value = xstrdup("identity");
+		seen = true;
+	}
+	if (seen)
+		return;
+	req->hr_headers = xreallocarray(req->hr_headers, req->hr_nheaders + 1,
+	    sizeof(*req->hr_headers));
+	hh = &req->hr_headers[req->hr_nheaders++];
+	hh->hh_name = xstrdup("Accept-Encoding");
+	hh->hh_value = xstrdup("identity");
+}
+
+/*
  * The phantom credentials of a request to host: over inspected TLS, a
  * header named by a credential for host whose value is exactly its
  * format around the placeholder gets the real value instead.  Any other
  * placeholder seen (another host, another header, another shape, plain
  * HTTP, the target) is left as it is and named in *warning (caller
- * frees; NULL when none).  Returns how many headers were filled.
+ * frees; NULL when none).  A request filled in asks for an answer in no
+ * coding (phantom_identity).  Returns how many headers were filled.
  */
 int
 phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
@@ -166,6 +262,8 @@ phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
 			}
 		}
 	}
+	if (filled > 0)
+		phantom_identity(req);
 	return filled;
 }
 

@@ -89,7 +89,6 @@ int	 http_request_parse(const char *, size_t, struct http_request *,
 	    size_t *, int *, char **);
 int	 http_origin_request_parse(const char *, size_t, int,
 	    struct http_request *, size_t *, int *, char **);
-int	 http_path_normalise(const char *, char **, char **);
 void	 http_request_clear(struct http_request *);
 char	*http_request_head(const struct http_request *, bool, size_t *);
 int	 http_response_parse(const char *, size_t, const char *,
@@ -98,6 +97,14 @@ void	 http_response_clear(struct http_response *);
 char	*http_response_head(const struct http_response *, bool, size_t *);
 void	 http_body_init(struct http_body *, enum http_body_kind, uint64_t);
 ssize_t	 http_body_scan(struct http_body *, const char *, size_t, bool *);
+ssize_t	 http_body_part(struct http_body *, const char *, size_t, bool *,
+	    bool *);
+
+/*
+ * http_path.c: the path of a request as network.inspect's rules see it,
+ * or why it cannot be judged.
+ */
+int	 http_path_normalise(const char *, char **, char **);
 
 /*
  * socks5.c: SOCKS5 (RFC 1928) greeting and request, and replies.
@@ -311,7 +318,7 @@ char	*conn_pattern(const struct conn *);
  * credentials, on a parsed request; the TLS contexts of inspection.
  */
 bool	 inspect_allows(const struct pinspect *, const struct http_request *,
-	    char **, char **);
+	    int *, char **, char **);
 int	 phantom_apply(struct http_request *, const struct phantom *, size_t,
 	    const char *, bool, char **);
 int	 inspect_tls_init(struct proxy *, const char *, char **);
@@ -319,6 +326,22 @@ void	 inspect_tls_free(struct proxy *);
 int	 inspect_setup(struct proxy *, const struct policy *, const char *,
 	    char **);
 void	 inspect_teardown(struct proxy *);
+
+/*
+ * scrub.c: the real values of phantom credentials taken out of answers
+ * on their way back to the sandbox.
+ */
+struct scrub;
+struct evbuffer;
+
+struct scrub	*scrub_new(const struct phantom *, size_t, bool);
+void		 scrub_free(struct scrub *);
+int		 scrub_head(struct scrub *, struct http_response *, char **,
+		    char **);
+ssize_t		 scrub_body(struct scrub *, struct http_body *,
+		    struct evbuffer *, struct evbuffer *, size_t, bool *);
+void		 scrub_end(struct scrub *, struct evbuffer *);
+void		 scrub_warn(struct scrub *, char **);
 
 /* metrics.c */
 struct metrics;

@@ -36,7 +36,7 @@ setup() {
 	   "allow_cidrs": ["127.0.0.1/32"],
 	   "inspect": [
 	     {"host": "api.test", "methods": ["GET", "HEAD"],
-	      "paths": ["/", "/bytes/*"]},
+	      "paths": ["/", "/bytes/*", "/headers", "/echo", "/gzip"]},
 	     {"host": "other.test", "methods": ["GET", "POST"],
 	      "paths": ["/", "/echo"]}]},
 	 "credentials": [{"host": "api.test", "env": "GITHUB_TOKEN",
@@ -104,17 +104,57 @@ log_of() {
 	[[ "${lines[1]}" == "hint: add \"POST\" to \"methods\" of the network.inspect entry for api.test ($POL: network.inspect[0])" ]]
 	[ "${lines[2]}" = 403 ]
 	[ "${lines[3]}" = 403 ]
-	[ "${lines[4]}" = 403 ]
+	[ "${lines[4]}" = 400 ]
 	# None of them reached the origin.
 	run grep -c . "$BATS_TEST_TMPDIR/origin.heads"
 	[ "$output" = 0 ] || [ "$status" -eq 1 ]
 	run log_of https
 	[ "${lines[0]}" = '{"method":"POST","host":"api.test","path":"/","decision":"deny","reason":"method POST is not among the methods network.inspect allows for api.test","warning":null,"status":403}' ]
 	[ "${lines[2]}" = '{"method":"GET","host":"api.test","path":"/secret","decision":"deny","reason":"path /secret is not among the paths network.inspect allows for api.test","warning":null,"status":403}' ]
-	[[ "${lines[3]}" == *'"path":"/bytes/../secret","decision":"deny","reason":"the path cannot be judged: a \".\" or \"..\" segment in the path"'* ]]
+	[[ "${lines[3]}" == *'"path":"/bytes/../secret","decision":"deny","reason":"the path cannot be judged: a \".\" or \"..\" segment in the path","warning":null,"status":400}' ]]
 	# The harness's report gives the inspect rule's fix, not an allow.
 	run jq -c '.refused[0] | {host, fix, allow}' "$WS/report.json"
 	[ "$output" = '{"host":"api.test","fix":"add \"POST\" to \"methods\" of the network.inspect entry for api.test ('"$POL"': network.inspect[0])","allow":null}' ]
+}
+
+@test "inspect: paths a server could read another way get 400, method overrides 403" {
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
+	    for p in '/bytes/..;/secret' '/bytes/x;a=b' '/bytes/..%252fsecret' \
+		'/bytes/%252e%252e/secret' '/bytes/%c0%ae%c0%ae/secret'; do
+		curl -sS -o /dev/null -w '%{http_code}\n' --path-as-is \
+		    https://api.test:$PORT\$p
+	    done
+	    curl -sS --path-as-is 'https://api.test:$PORT/bytes/..;/secret'
+	    curl -sS -o /dev/null -w '%{http_code}\n' \
+		-H 'X-HTTP-Method-Override: DELETE' https://api.test:$PORT/
+	    curl -sS -H 'x-http-method: DELETE' https://api.test:$PORT/
+	    curl -sS -o /dev/null -w '%{http_code}\n' \
+		-H 'X-METHOD-OVERRIDE: POST' https://api.test:$PORT/
+	    curl -sS -H 'X-HTTP-Method-Override: HEAD' https://api.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 400 ]
+	[ "${lines[1]}" = 400 ]
+	[ "${lines[2]}" = 400 ]
+	[ "${lines[3]}" = 400 ]
+	[ "${lines[4]}" = 400 ]
+	[[ "${lines[5]}" == "cordon: GET api.test/bytes/..;/secret: the path cannot be judged: a ';' in the path"* ]]
+	[[ "${lines[6]}" == "hint: send the path as the server will read it"*"network.inspect entry for api.test ($POL: network.inspect[0])"* ]]
+	[ "${lines[7]}" = 403 ]
+	[ "${lines[8]}" = 'cordon: GET api.test/: header X-HTTP-Method asks the server for method "DELETE", which is not among the methods network.inspect allows for api.test' ]
+	[ "${lines[9]}" = "hint: send the request with the method itself and no X-HTTP-Method header, or add the method to \"methods\" of the network.inspect entry for api.test ($POL: network.inspect[0])" ]
+	[ "${lines[10]}" = 403 ]
+	# An override to a method the entry allows passes.
+	[ "${lines[11]}" = hello ]
+	[ "${#lines[@]}" -eq 12 ]
+	# Only that one reached the origin.
+	run cat "$BATS_TEST_TMPDIR/origin.heads"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "GET / "* ]]
+	run jq -r 'select(.protocol == "https") | "\(.status) \(.path)"' "$ELOG"
+	[ "${lines[0]}" = "400 /bytes/..;/secret" ]
+	[ "${lines[2]}" = "400 /bytes/..%252fsecret" ]
+	[ "${lines[4]}" = "400 /bytes/%c0%ae%c0%ae/secret" ]
+	[ "${lines[6]}" = "403 /" ]
 }
 
 @test "inspect: bodies both ways, chunked, HEAD, and several requests on one connection" {
@@ -167,6 +207,39 @@ log_of() {
 	grep -qF 'Authorization=Bearer\x20realsecret' \
 	    "$BATS_TEST_TMPDIR/origin.heads"
 	! grep -q cordon-phantom "$BATS_TEST_TMPDIR/origin.heads"
+}
+
+@test "credentials: an answer that echoes the request gives the sandbox no trace of the real token" {
+	run --separate-stderr inspect_run --upstream-ca "$T/origin-ca.pem" \
+	    --quiet -- sh -c "
+	    A=\"Authorization: Bearer \$GITHUB_TOKEN\"
+	    curl -sS -i -H \"\$A\" https://api.test:$PORT/headers
+	    curl -sS -H \"\$A\" -H 'Accept-Encoding: gzip' \
+		https://api.test:$PORT/echo
+	    curl -sS --http1.0 -H \"\$A\" https://api.test:$PORT/headers
+	    curl -sS -w '%{http_code}\n' -H \"\$A\" https://api.test:$PORT/gzip
+	    curl -sS -H \"\$A\" https://api.test:$PORT/gzip | wc -c"
+	[ "$status" -eq 0 ]
+	# Neither the command's output nor cordon's says the real value.
+	[[ "$output" != *realsecret* ]]
+	[[ "$stderr" != *realsecret* ]]
+	# The origin got it, each time, and echoed it.
+	[ "$(grep -cF 'Authorization=Bearer\x20realsecret' \
+	    "$BATS_TEST_TMPDIR/origin.heads")" = 5 ]
+	# In a head, the placeholder; in a body, as many '*' (the lengths
+	# hold: curl read every body to its end).
+	[[ "$output" =~ $'\r\n'"X-Echo: Authorization: Bearer cordon-phantom-"[0-9a-f]{32}$'\r\n' ]]
+	[ "$(grep -c '^Authorization: Bearer \*\*\*\*\*\*\*\*\*\*.$' <<<"$output")" = 3 ]
+	# It asked for no coding, and the server that codes anyway is refused.
+	[[ "$output" == *"Accept-Encoding: identity"* ]]
+	[[ "$output" != *"Accept-Encoding: gzip"* ]]
+	[[ "$output" == *"cordon: the answer to a request carrying a credential's real value is coded (Content-Encoding: gzip), so the proxy cannot take the value out of it"*"hint: "*"leave this host out of \"credentials\""*502* ]]
+	# Said, on standard error and in the log.
+	[[ "$stderr" == *"the real value of GITHUB_TOKEN came back in the answer 2 times; taken out"* ]]
+	run jq -r 'select(.protocol == "https") | "\(.status) \(.path) \(.warning)"' "$ELOG"
+	[ "${lines[0]}" = "200 /headers the real value of GITHUB_TOKEN came back in the answer 2 times; taken out" ]
+	[ "${lines[1]}" = "200 /echo the real value of GITHUB_TOKEN came back in the answer 1 time; taken out" ]
+	[ "${lines[3]}" = "502 /gzip null" ]
 }
 
 @test "credentials: the placeholder sent to another host is not replaced, and is logged" {

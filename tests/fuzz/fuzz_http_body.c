@@ -12,7 +12,8 @@
  * taken; an error sticks; the end does not depend on how the bytes were
  * split; a Content-Length body ends at its length; and a chunked body
  * that a strict reader (below) or our encoder vouches for ends exactly
- * where it should.
+ * where it should, and http_body_part takes out exactly the data our
+ * encoder put in.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -173,10 +174,11 @@ scan(enum http_body_kind kind, uint64_t length, const char *p, size_t len,
 /*
  * Writes the bytes at p as a chunked body: a byte picks each chunk's
  * size, and whether it has an extension; the last byte picks trailers.
- * Returns the length written to out (room for 16 * len + 256 bytes).
+ * Returns the length written to out (room for 16 * len + 256 bytes);
+ * the chunk data alone goes to data (room for len), its length to *dlen.
  */
 static size_t
-encode(const uint8_t *p, size_t len, char *out)
+encode(const uint8_t *p, size_t len, char *out, uint8_t *data, size_t *dlen)
 {
 	static const char *const exts[] = {
 		"", ";a", ";a=b", " ; name=\"q\\\"d\"", ";x=1;y", "\t;e=t-1"
@@ -197,6 +199,8 @@ encode(const uint8_t *p, size_t len, char *out)
 		o += (size_t)sprintf(out + o, (b & 64) ? "%zX%s\r\n" :
 		    "%zx%s\r\n", n, exts[b % 6]);
 		memcpy(out + o, p + i, n);
+		memcpy(data + *dlen, p + i, n);
+		*dlen += n;
 		o += n;
 		out[o++] = '\r';
 		out[o++] = '\n';
@@ -208,6 +212,45 @@ encode(const uint8_t *p, size_t len, char *out)
 	out[o++] = '\r';
 	out[o++] = '\n';
 	return o;
+}
+
+/*
+ * Takes the chunk data out of the len bytes at p with http_body_part,
+ * in pieces split picks, and checks it is want (wlen bytes) and ends at
+ * end, as scrub.c relies on.
+ */
+static void
+parts(const char *p, size_t len, size_t end, const uint8_t *want,
+    size_t wlen, uint32_t split)
+{
+	struct http_body	 hb;
+	ssize_t			 got;
+	size_t			 off = 0, o = 0, n;
+	bool			 data, done = false;
+	char			*out;
+
+	if ((out = malloc(wlen + 1)) == NULL)
+		abort();
+	http_body_init(&hb, HTTP_BODY_CHUNKED, 0);
+	while (!done && off < len) {
+		n = next_rand(&split) % 3 == 0 ? next_rand(&split) % 100 + 1 :
+		    next_rand(&split) % 4 + 1;
+		if (n > len - off)
+			n = len - off;
+		got = http_body_part(&hb, p + off, n, &data, &done);
+		if (got <= 0 || (size_t)got > n)
+			abort();
+		if (data) {
+			if (o + (size_t)got > wlen)
+				abort();	/* more data than was sent */
+			memcpy(out + o, p + off, (size_t)got);
+			o += (size_t)got;
+		}
+		off += (size_t)got;
+	}
+	if (!done || off != end || o != wlen || memcmp(out, want, wlen) != 0)
+		abort();	/* the data is not what was chunked */
+	free(out);
 }
 
 static void
@@ -270,8 +313,9 @@ static void
 encoded(const uint8_t *data, size_t size)
 {
 	struct scan	 s;
-	size_t		 blen, glen, i;
+	size_t		 blen, glen, i, dlen = 0;
 	char		*out;
+	uint8_t		*want;
 
 	if (size < 1 || size > 4096)
 		return;
@@ -281,9 +325,10 @@ encoded(const uint8_t *data, size_t size)
 		glen = size - 1;
 	data++;
 	size--;
-	if ((out = malloc(16 * size + 256 + glen)) == NULL)
+	if ((out = malloc(16 * size + 256 + glen)) == NULL ||
+	    (want = malloc(size + 1)) == NULL)
 		abort();
-	blen = encode(data, size - glen, out);
+	blen = encode(data, size - glen, out, want, &dlen);
 	memcpy(out + blen, data + size - glen, glen);
 	for (i = 0; i < 4; i++) {
 		scan(HTTP_BODY_CHUNKED, 0, out, blen + glen,
@@ -295,7 +340,9 @@ encoded(const uint8_t *data, size_t size)
 		    (uint32_t)i + 1, &s);
 		if (s.s_done || s.s_total == -1)
 			abort();
+		parts(out, blen + glen, blen, want, dlen, (uint32_t)i + 7);
 	}
+	free(want);
 	free(out);
 }
 

@@ -2,14 +2,16 @@
  * fuzz_inspect.c: what an inspected tunnel does with the sandbox's
  * bytes: an origin-form request head, the path as network.inspect's rules
  * see it, the rules, and the phantom credentials.  Checks that a path the
- * rules admit has no "." or ".." segment and no escaped '/', whatever
- * escapes it came in, that a filled credential is exactly the format
+ * rules admit has no "." or ".." segment, no escaped '/', no ';', no
+ * escape left after decoding and no overlong UTF-8, whatever escapes it
+ * came in, that a filled credential is exactly the format
  * around the real value in the one header named, and that the real value
  * appears nowhere else.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,8 +61,16 @@ check_path(const char *path)
 {
 	const char	*s;
 
-	if (strstr(path, "%2f") || strstr(path, "%2F") || strstr(path, "\\"))
+	if (strstr(path, "%2f") || strstr(path, "%2F") || strstr(path, "\\") ||
+	    strchr(path, ';') != NULL)
 		abort();
+	/* Not escaped twice, no overlong UTF-8 lead byte. */
+	for (s = path; *s != '\0'; s++)
+		if ((*s == '%' && isxdigit((unsigned char)s[1]) &&
+		    isxdigit((unsigned char)s[2])) ||
+		    (unsigned char)*s == 0xc0 || (unsigned char)*s == 0xc1 ||
+		    (unsigned char)*s >= 0xf5)
+			abort();
 	for (s = path; (s = strchr(s, '/')) != NULL; s++)
 		if (strcmp(s, "/.") == 0 || strcmp(s, "/..") == 0 ||
 		    strncmp(s, "/./", 3) == 0 || strncmp(s, "/../", 4) == 0)
@@ -95,7 +105,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else
 		free(cause);
 	in = policy_inspect(pol, "api.test");
-	if (inspect_allows(in, &req, &why, &hint)) {
+	if (inspect_allows(in, &req, &status, &why, &hint)) {
 		if (http_path_normalise(req.hr_path, &path, &cause) != 0)
 			abort();	/* admitted, yet not judgeable */
 		free(path);

@@ -32,6 +32,12 @@
  *   /echo	200, a body made of the request head exactly as it arrived
  *		(request line, header lines and the empty line) followed by
  *		the request body, de-chunked if it came chunked
+ *   /headers	200, each request header line back as a response header
+ *		"X-Echo: LINE", and the request head as the body in chunks
+ *		of 7 bytes, so that a value is cut across chunks (close-
+ *		delimited to an HTTP/1.0 client)
+ *   /gzip	200, "hello\n" gzipped, with "Content-Encoding: gzip"
+ *		whatever the request accepts
  *   /status/N	status N (200 to 599), empty body
  *   /slow/MS	waits MS milliseconds, then 200 "slow\n"
  *   else	404
@@ -88,6 +94,8 @@ enum route {
 	ROUTE_CHUNKED,
 	ROUTE_CLOSE,
 	ROUTE_ECHO,
+	ROUTE_HEADERS,
+	ROUTE_GZIP,
 	ROUTE_STATUS,
 	ROUTE_SLOW,
 	ROUTE_NONE
@@ -727,6 +735,10 @@ route(const char *target, uint64_t *n)
 		return ROUTE_HELLO;
 	if (len == 5 && strncmp(path, "/echo", 5) == 0)
 		return ROUTE_ECHO;
+	if (len == 8 && strncmp(path, "/headers", 8) == 0)
+		return ROUTE_HEADERS;
+	if (len == 5 && strncmp(path, "/gzip", 5) == 0)
+		return ROUTE_GZIP;
 	if (path_number(path, len, "/bytes/", n) && *n <= BODY_MAX)
 		return ROUTE_BYTES;
 	if (path_number(path, len, "/chunked/", n) && *n <= BODY_MAX)
@@ -941,13 +953,73 @@ read_body(struct conn *c, const struct req *r, struct sink *sink)
 }
 
 /*
+ * /headers: the request's header lines back as X-Echo headers, and its
+ * head as a body in 7-byte chunks (close-delimited when not keep).
+ */
+static int
+send_headers(struct conn *c, const struct req *r, bool keep, bool head_only)
+{
+	struct sink	 s = { NULL, 0, 0 };
+	struct iovec	 iov;
+	const char	*p, *eol, *end = r->r_raw + r->r_rawlen;
+	char		 line[32];
+	size_t		 i, n;
+	int		 rc = -1;
+
+#define ADD(text, len) do {						\
+	if (sink_grow(&s, (len)) == -1)					\
+		goto out;						\
+	memcpy(s.s_data + s.s_len, (text), (len));			\
+	s.s_len += (len);						\
+} while (0)
+	ADD("HTTP/1.1 200 OK\r\n", 17);
+	/* Header lines: after the request line, up to the empty one. */
+	p = (const char *)memchr(r->r_raw, '\n', r->r_rawlen) + 1;
+	for (; p < end && (eol = memchr(p, '\r', (size_t)(end - p))) != NULL &&
+	    eol > p; p = eol + 2) {
+		ADD("X-Echo: ", 8);
+		ADD(p, (size_t)(eol - p));
+		ADD("\r\n", 2);
+	}
+	if (keep)
+		ADD("Transfer-Encoding: chunked\r\n\r\n", 30);
+	else
+		ADD("Connection: close\r\n\r\n", 21);
+	for (i = 0; !head_only && i < r->r_rawlen; i += n) {
+		n = r->r_rawlen - i < 7 ? r->r_rawlen - i : 7;
+		if (keep) {
+			snprintf(line, sizeof(line), "%zx\r\n", n);
+			ADD(line, strlen(line));
+		}
+		ADD(r->r_raw + i, n);
+		if (keep)
+			ADD("\r\n", 2);
+	}
+	if (keep && !head_only)
+		ADD("0\r\n\r\n", 5);
+#undef ADD
+	iov.iov_base = s.s_data;
+	iov.iov_len = s.s_len;
+	rc = conn_writev(c, &iov, 1);
+out:
+	free(s.s_data);
+	return rc;
+}
+
+/*
  * Answers one parsed request.  Returns 0 when the connection may carry
  * another, -1 when it must close.
  */
 static int
 answer(struct conn *c, struct req *r)
 {
+	static const unsigned char gz_hello[] = {	/* gzip -n: "hello\n" */
+		0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
+		0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xe7, 0x02, 0x00, 0x20, 0x30,
+		0x3a, 0x36, 0x06, 0x00, 0x00, 0x00
+	};
 	struct sink	 sink = { NULL, 0, 0 };
+	struct iovec	 iov[2];
 	struct timespec	 ts;
 	enum route	 rt;
 	uint64_t	 n;
@@ -991,6 +1063,24 @@ answer(struct conn *c, struct req *r)
 	case ROUTE_ECHO:
 		rc = send_simple(c, 200, sink.s_data, sink.s_len, keep,
 		    r->r_minor, head_only);
+		break;
+	case ROUTE_HEADERS:
+		/* An HTTP/1.0 client cannot read chunks: close-delimited. */
+		if (r->r_minor == 0)
+			keep = false;
+		rc = send_headers(c, r, keep, head_only);
+		break;
+	case ROUTE_GZIP:
+		head_format(head, sizeof(head), 200, sizeof(gz_hello), keep,
+		    r->r_minor);
+		/* Before the empty line that ends the head. */
+		snprintf(head + strlen(head) - 2, sizeof(head) - strlen(head)
+		    + 2, "Content-Encoding: gzip\r\n\r\n");
+		iov[0].iov_base = head;
+		iov[0].iov_len = strlen(head);
+		iov[1].iov_base = (void *)(uintptr_t)gz_hello;
+		iov[1].iov_len = head_only ? 0 : sizeof(gz_hello);
+		rc = conn_writev(c, iov, 2);
 		break;
 	case ROUTE_STATUS:
 		rc = send_simple(c, (int)n, "", 0, keep, r->r_minor,

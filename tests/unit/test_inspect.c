@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include <event2/buffer.h>
+
 #include "unit.h"
 
 #include "policy.h"
@@ -116,6 +118,33 @@ test_path_normalise(void **state)
 		{ "/a%zz", NULL },
 		{ "a/b", NULL },
 		{ "?x", NULL },
+		/* Path parameters: "..;" is ".." to Tomcat and Jetty. */
+		{ "/repos/myorg/..;/other", NULL },
+		{ "/repos/myorg/x;jsessionid=1", NULL },
+		{ "/repos/myorg/.%3b/x", NULL },
+		{ "/a%3Bb", NULL },
+		/* Escaped twice: another path to a server that decodes again. */
+		{ "/repos/myorg/..%252f..%252fother", NULL },
+		{ "/repos/myorg/%252e%252e/other", NULL },
+		{ "/a/%25%32%65%25%32%65/b", NULL },
+		{ "/a%255C", NULL },
+		{ "/100%25done", "/100%done" },
+		{ "/100%25", "/100%" },
+		{ "/a%25zz", "/a%zz" },
+		/* Overlong and invalid UTF-8: C0 AE is '.' to a lax decoder. */
+		{ "/repos/myorg/%c0%ae%c0%ae/other", NULL },
+		{ "/repos/myorg/%C0%AE%C0%AE%C0%AF", NULL },
+		{ "/%e0%80%ae", NULL },
+		{ "/%f0%80%80%ae", NULL },
+		{ "/%ed%a0%80", NULL },
+		{ "/%f4%90%80%80", NULL },
+		{ "/%c3", NULL },
+		{ "/%c3x", NULL },
+		{ "/%80", NULL },
+		{ "/%ff", NULL },
+		{ "/%c3%a9t%c3%a9", "/\xc3\xa9t\xc3\xa9" },
+		{ "/%f0%9f%98%80", "/\xf0\x9f\x98\x80" },
+		{ "/%ef%bf%bd", "/\xef\xbf\xbd" },
 	};
 	size_t	 i;
 	char	*out, *cause;
@@ -159,27 +188,50 @@ test_inspect_rules(void **state)
 {
 	static const struct {
 		const char	*head;
-		bool		 ok;
+		int		 status;	/* 0: allowed */
 		const char	*why;
 	} cases[] = {
-		{ "GET /repos/org/x HTTP/1.1", true, NULL },
-		{ "HEAD /repos/org/ HTTP/1.1", true, NULL },
-		{ "GET /user HTTP/1.1", true, NULL },
-		{ "GET /user?x=1 HTTP/1.1", true, NULL },
-		{ "GET /repos/org HTTP/1.1", false, "path /repos/org is not" },
-		{ "GET /users HTTP/1.1", false, "path /users" },
-		{ "GET /repos/org/../other HTTP/1.1", false, "segment" },
-		{ "GET /repos/org%2f..%2fother HTTP/1.1", false, "escaped" },
-		{ "GET /repos/other/x HTTP/1.1", false, "not among the paths" },
-		{ "POST /repos/org/x HTTP/1.1", false, "method POST" },
-		{ "get /repos/org/x HTTP/1.1", false, "method get" },
+		{ "GET /repos/org/x HTTP/1.1", 0, NULL },
+		{ "HEAD /repos/org/ HTTP/1.1", 0, NULL },
+		{ "GET /user HTTP/1.1", 0, NULL },
+		{ "GET /user?x=1 HTTP/1.1", 0, NULL },
+		{ "GET /repos/org HTTP/1.1", 403, "path /repos/org is not" },
+		{ "GET /users HTTP/1.1", 403, "path /users" },
+		{ "GET /repos/org/../other HTTP/1.1", 400, "segment" },
+		{ "GET /repos/org%2f..%2fother HTTP/1.1", 400, "escaped" },
+		{ "GET /repos/other/x HTTP/1.1", 403, "not among the paths" },
+		{ "GET /repos/org/..;/other HTTP/1.1", 400, "';'" },
+		{ "GET /repos/org/x;a=..%2f HTTP/1.1", 400, "escaped" },
+		{ "GET /repos/org/..%252fother HTTP/1.1", 400, "twice" },
+		{ "GET /repos/org/%c0%ae%c0%ae/x HTTP/1.1", 400, "UTF-8" },
+		{ "POST /repos/org/x HTTP/1.1", 403, "method POST" },
+		{ "get /repos/org/x HTTP/1.1", 403, "method get" },
+		/* Method overrides: only to a method the entry allows. */
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: DELETE",
+		    403, "header X-HTTP-Method-Override asks the server for "
+		    "method \"DELETE\"" },
+		{ "GET /repos/org/x HTTP/1.1\r\nx-http-method: PUT", 403,
+		    "header X-HTTP-Method asks" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-METHOD-OVERRIDE: POST", 403,
+		    "header X-Method-Override asks" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: get",
+		    403, "\"get\"" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: "
+		    "GET, DELETE", 403, "\"GET, DELETE\"" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: GET"
+		    "\r\nX-HTTP-Method: DELETE", 403, "X-HTTP-Method asks" },
+		{ "GET /repos/org/x HTTP/1.1\r\nX-HTTP-Method-Override: HEAD",
+		    0, NULL },
+		{ "HEAD /repos/org/x HTTP/1.1\r\nX-Method-Override: GET", 0,
+		    NULL },
 	};
 	struct policy		*p;
 	const struct pinspect	*in;
 	struct http_request	 req;
 	char			*head, *why, *hint;
 	size_t			 i;
-	bool			 ok;
+	int			 status;
+	bool			 ok, want;
 
 	(void)state;
 	p = policy_of("{\"version\":1,\"network\":{\"inspect\":["
@@ -194,13 +246,16 @@ test_inspect_rules(void **state)
 	for (i = 0; i < nitems(cases); i++) {
 		xasprintf(&head, "%s\r\nHost: api.test" END, cases[i].head);
 		parse_ok(head, &req);
-		ok = inspect_allows(in, &req, &why, &hint);
-		if (ok != cases[i].ok)
+		ok = inspect_allows(in, &req, &status, &why, &hint);
+		want = cases[i].status == 0;
+		if (ok != want)
 			fail_msg("%s: %s", cases[i].head, ok ? "allowed" : why);
 		if (!ok) {
+			assert_int_equal(status, cases[i].status);
 			assert_contains(why, cases[i].why);
-			if (hint != NULL)
-				assert_contains(hint, "test.json");
+			/* Every refusal names the rule and the fix. */
+			assert_non_null(hint);
+			assert_contains(hint, "test.json");
 		}
 		free(why);
 		free(hint);
@@ -248,6 +303,18 @@ test_phantoms(void **state)
 	assert_null(warning);
 	assert_string_equal(header_of(&req, "Authorization"),
 	    "Bearer real-secret");
+	/* And asks for an answer scrub.c can search. */
+	assert_string_equal(header_of(&req, "Accept-Encoding"), "identity");
+	http_request_clear(&req);
+
+	/* An Accept-Encoding the client sent is made "identity". */
+	parse_ok("GET / HTTP/1.1\r\nHost: api.test\r\nAccept-Encoding: gzip, "
+	    "br\r\nAuthorization: Bearer "
+	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
+	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", true,
+	    &warning), 1);
+	assert_string_equal(header_of(&req, "Accept-Encoding"), "identity");
+	assert_int_equal(req.hr_nheaders, 3);
 	http_request_clear(&req);
 
 	/* Not inspected: never, and said. */
@@ -257,6 +324,7 @@ test_phantoms(void **state)
 	    &warning), 0);
 	assert_contains(warning, "placeholder of TOKEN was sent to api.test");
 	assert_contains(header_of(&req, "Authorization"), placeholder);
+	assert_null(header_of(&req, "Accept-Encoding"));
 	free(warning);
 	http_request_clear(&req);
 
@@ -294,6 +362,148 @@ test_phantoms(void **state)
 	phantoms_free(ph, 1);
 }
 
+/*
+ * Passes the answer text (head and body) through s as the proxy does,
+ * the body step bytes at a time; close: the upstream closes after it.
+ * Returns what the sandbox gets (caller frees).
+ */
+static char *
+scrub_through(struct scrub *s, const char *text, size_t step, bool close)
+{
+	struct http_response	 resp;
+	struct http_body	 hb;
+	struct evbuffer		*in, *out;
+	char			*cause, *hint, *head, *got;
+	size_t			 len = strlen(text), used, hlen, i, n;
+	bool			 done = false;
+
+	in = evbuffer_new();
+	out = evbuffer_new();
+	memset(&resp, 0, sizeof(resp));
+	if (http_response_parse(text, len, "GET", &resp, &used, &cause) !=
+	    HTTP_PARSE_OK)
+		fail_msg("%s", text);
+	if (scrub_head(s, &resp, &cause, &hint) == -1)
+		fail_msg("%s", cause);
+	head = http_response_head(&resp, true, &hlen);
+	evbuffer_add(out, head, hlen);
+	free(head);
+	http_body_init(&hb, resp.hs_body, resp.hs_length);
+	for (i = used; i < len; i += n) {
+		n = len - i < step ? len - i : step;
+		evbuffer_add(in, text + i, n);
+		if (scrub_body(s, &hb, in, out, evbuffer_get_length(in),
+		    &done) < 0)
+			fail_msg("malformed: %s", text);
+	}
+	assert_int_equal(evbuffer_get_length(in), 0);
+	if (close)
+		scrub_end(s, out);
+	else
+		assert_true(done);
+	len = evbuffer_get_length(out);
+	got = xmalloc(len + 1);
+	evbuffer_remove(out, got, len);
+	got[len] = '\0';
+	evbuffer_free(in);
+	evbuffer_free(out);
+	http_response_clear(&resp);
+	return got;
+}
+
+static void
+test_scrub(void **state)
+{
+	static const size_t	 steps[] = { 1, 2, 5, 7, 4096 };
+	struct phantom		*ph;
+	struct scrub		*s;
+	struct http_response	 resp;
+	char			*got, *cause, *hint, *warning = NULL;
+	size_t			 i, used;
+	const char		*coded = "HTTP/1.1 200 OK\r\nContent-Encoding: "
+	    "gzip\r\nContent-Length: 3\r\n\r\nabc";
+
+	(void)state;
+	ph = xcalloc(2, sizeof(*ph));
+	ph[0].ph_env = xstrdup("TOKEN");
+	ph[0].ph_placeholder = xstrdup(PHANTOM_PREFIX "0123");
+	ph[0].ph_value = xstrdup("real-secret");
+	ph[1].ph_env = xstrdup("OTHER");
+	ph[1].ph_placeholder = xstrdup(PHANTOM_PREFIX "4567");
+	ph[1].ph_value = xstrdup("s3cr");
+	/* Nothing to look for: no scrubber. */
+	assert_null(scrub_new(ph, 0, true));
+
+	for (i = 0; i < nitems(steps); i++) {
+		/* A length-framed body: as long as it came. */
+		s = scrub_new(ph, 2, true);
+		got = scrub_through(s, "HTTP/1.1 200 real-secret\r\n"
+		    "X-Echo: Bearer real-secret, s3cr\r\n"
+		    "real-secret: 1\r\nContent-Length: 37\r\n\r\n"
+		    "a real-secretreal-secret s3cr real-se", steps[i], false);
+		assert_contains(got, "HTTP/1.1 200 " PHANTOM_PREFIX "0123\r\n");
+		assert_contains(got, "X-Echo: Bearer " PHANTOM_PREFIX "0123, "
+		    PHANTOM_PREFIX "4567\r\n" PHANTOM_PREFIX "0123: 1\r\n");
+		assert_contains(got, "\r\n\r\na ********************** "
+		    "**** real-se");
+		assert_null(strstr(got, "real-secret"));
+		scrub_warn(s, &warning);
+		assert_string_equal(warning, "the real value of TOKEN came "
+		    "back in the answer 5 times; taken out; the real value of "
+		    "OTHER came back in the answer 2 times; taken out");
+		free(warning);
+		warning = NULL;
+		scrub_free(s);
+		free(got);
+
+		/* Chunked: a value cut across chunks, and in a trailer. */
+		s = scrub_new(ph, 2, true);
+		got = scrub_through(s, "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+		    "chunked\r\n\r\n5;x=y\r\nreal-\r\n2\r\nse\r\n"
+		    "4\r\ncret\r\n0\r\nX-T: real-secret\r\n\r\n", steps[i],
+		    false);
+		assert_null(strstr(got, "real-secret"));
+		assert_null(strstr(got, "cret"));
+		assert_null(strstr(got, "X-T"));
+		/* Our own chunks: whole when read all at once. */
+		if (steps[i] == 4096)
+			assert_contains(got, "\r\n\r\nb\r\n***********\r\n"
+			    "0\r\n\r\n");
+		assert_contains(got + strlen(got) - 7, "\r\n0\r\n\r\n");
+		scrub_free(s);
+		free(got);
+
+		/* Close-delimited: what is held back goes out at the end. */
+		s = scrub_new(ph, 2, false);
+		got = scrub_through(s, "HTTP/1.1 200 OK\r\n\r\nxxreal-secret"
+		    "yreal-sec", steps[i], true);
+		assert_contains(got, "\r\n\r\nxx***********yreal-sec");
+		scrub_free(s);
+		free(got);
+	}
+
+	/* A coded answer to a request that carried a real value. */
+	s = scrub_new(ph, 2, true);
+	memset(&resp, 0, sizeof(resp));
+	assert_int_equal(http_response_parse(coded, strlen(coded), "GET",
+	    &resp, &used, &cause), HTTP_PARSE_OK);
+	assert_int_equal(scrub_head(s, &resp, &cause, &hint), -1);
+	assert_contains(cause, "is coded (Content-Encoding: gzip)");
+	assert_contains(hint, "Accept-Encoding: identity");
+	free(cause);
+	free(hint);
+	http_response_clear(&resp);
+	scrub_free(s);
+	/* To one that did not: searched as it is. */
+	s = scrub_new(ph, 2, false);
+	assert_int_equal(http_response_parse(coded, strlen(coded), "GET",
+	    &resp, &used, &cause), HTTP_PARSE_OK);
+	assert_int_equal(scrub_head(s, &resp, &cause, &hint), 0);
+	http_response_clear(&resp);
+	scrub_free(s);
+	phantoms_free(ph, 2);
+}
+
 int
 main(void)
 {
@@ -302,6 +512,7 @@ main(void)
 		cmocka_unit_test(test_path_normalise),
 		cmocka_unit_test(test_inspect_rules),
 		cmocka_unit_test(test_phantoms),
+		cmocka_unit_test(test_scrub),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
