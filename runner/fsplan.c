@@ -646,6 +646,24 @@ fsp_pins(struct fsp *f)
 }
 
 /*
+ * What a bind's source is now, so that the mount, which opens the path
+ * again in the sandbox, can refuse if something else is there by then
+ * (a folder renamed into its place between the plan and the mounts).
+ */
+static void
+fsp_identify(struct fs_op *op)
+{
+	struct stat	 st;
+
+	if ((op->fo_kind != FS_RW && op->fo_kind != FS_RO &&
+	    op->fo_kind != FS_PIN_DIR) || lstat(op->fo_path, &st) == -1)
+		return;
+	op->fo_id.fm_dev = st.st_dev;
+	op->fo_id.fm_ino = st.st_ino;
+	op->fo_has_id = true;
+}
+
+/*
  * Orders the candidates, merges those on one path and keeps those that
  * change something, filling plan->fp_ops.
  */
@@ -720,6 +738,7 @@ fsp_finish(struct fsp *f)
 		}
 		plan->fp_ops[c->c_new] = c->c_op;
 		memset(&c->c_op, 0, sizeof(c->c_op));
+		fsp_identify(&plan->fp_ops[c->c_new]);
 		if (c->c_parent == SIZE_MAX)
 			continue;
 		parent = &plan->fp_ops[cands[c->c_parent].c_new];

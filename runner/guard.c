@@ -236,9 +236,13 @@ guard_dir(struct guard *g, const struct guard_root *r, const char *rel,
 		seen.s_objects |= strcmp(de->d_name, "objects") == 0;
 		seen.s_refs |= strcmp(de->d_name, "refs") == 0;
 		seen.s_commondir |= strcmp(de->d_name, "commondir") == 0;
+		/*
+		 * A .git or .hg is a marker, whole: the plan's are
+		 * read-only, a new one goes whole.  Anything else is
+		 * entered, a quarantined repository of an earlier run too.
+		 */
 		if (strcmp(de->d_name, ".git") == 0 ||
 		    strcmp(de->d_name, ".hg") == 0 ||
-		    strstr(de->d_name, GUARD_SUFFIX) != NULL ||
 		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISDIR(st.st_mode))

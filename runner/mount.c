@@ -62,6 +62,7 @@ struct step {
 	size_t		 s_depth;
 	size_t		 s_order;	/* stable sort */
 	bool		 s_covers;	/* a tmpfs we made, writable for now */
+	const struct fs_op *s_op;	/* the plan's, or NULL (system) */
 };
 
 struct mounts {
@@ -305,7 +306,8 @@ step_add(struct mounts *m, const char *path, enum step_kind kind,
 static void
 step_clone(struct mounts *m, struct step *s)
 {
-	int	 fd;
+	struct stat	 st;
+	int		 fd;
 
 	if (s->s_kind != STEP_BIND_RW && s->s_kind != STEP_BIND_RO)
 		return;
@@ -314,6 +316,13 @@ step_clone(struct mounts *m, struct step *s)
 		    s->s_path, s->s_why, strerror(errno), errno == ELOOP ?
 		    ": a symbolic link appeared in the path; refusing to "
 		    "follow it" : "");
+	if (s->s_op != NULL && s->s_op->fo_has_id && (fstat(fd, &st) == -1 ||
+	    st.st_dev != s->s_op->fo_id.fm_dev ||
+	    st.st_ino != s->s_op->fo_id.fm_ino))
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): something "
+		    "else is there than when the run was planned (moved in "
+		    "meanwhile); refusing to mount it: try again", s->s_path,
+		    s->s_why);
 	s->s_src = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_RECURSIVE | AT_EMPTY_PATH);
 	if (s->s_src == -1)
@@ -498,8 +507,10 @@ mount_steps(struct mounts *m, const struct run *run)
 		const struct fs_op	*op = &run->r_plan->fp_ops[i];
 		enum step_kind		 kind = op_step(op, &mode);
 
-		if (op->fo_kind != FS_SKIP)
+		if (op->fo_kind != FS_SKIP) {
 			step_add(m, op->fo_path, kind, op->fo_why, mode);
+			m->m_steps[m->m_n - 1].s_op = op;
+		}
 	}
 	qsort(m->m_steps, m->m_n, sizeof(*m->m_steps), step_cmp);
 }

@@ -97,6 +97,12 @@ enum fs_kind {
 			/* found needless (a read-only filesystem)         */
 };
 
+/* A file the plan found, by identity. */
+struct fs_mark {
+	dev_t		 fm_dev;
+	ino_t		 fm_ino;
+};
+
 /*
  * An FS_HIDE_DIR with fo_nkeep > 0 has write roots below it (always
  * FS_RW, later in fp_ops): before making its tmpfs read-only the runner
@@ -110,15 +116,11 @@ struct fs_op {
 	bool		 fo_dir;	/* a directory (FS_BLOCK: to be) */
 	size_t		*fo_keep;	/* FS_HIDE_DIR: indices in fp_ops */
 	size_t		 fo_nkeep;
+	struct fs_mark	 fo_id;		/* binds: what the plan saw there, */
+	bool		 fo_has_id;	/* which the mount must find again */
 };
 
 #define FSPLAN_SCAN_MAX		100000	/* directory entries, in all roots */
-
-/* A file the plan found, by identity: a repository it protected. */
-struct fs_mark {
-	dev_t		 fm_dev;
-	ino_t		 fm_ino;
-};
 
 struct fsplan {
 	struct fs_op	*fp_ops;	/* in the order to apply */
