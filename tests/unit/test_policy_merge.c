@@ -4,7 +4,12 @@
  */
 #include "unit.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "policy.h"
+#include "util.h"
+#include "xmalloc.h"
 
 static struct policy_ctx	 ctx = {
 	.pc_workspace = "/w",
@@ -386,6 +391,89 @@ test_defaults(void **state)
 	policy_free(p);
 }
 
+/*
+ * What a run sends to an operator's proxy: its network flags and its
+ * workspace layer, met as a workspace meets the trusted layers.
+ */
+static struct policy *
+narrowing(const char *ws_text, const char **args, size_t nargs)
+{
+	struct policy_layers	 pl;
+	struct policy		*p;
+	char			 dir[] = "/tmp/test_narrowing.XXXXXX", *path;
+	char			*cause;
+	FILE			*f;
+
+	if (mkdtemp(dir) == NULL)
+		fail_msg("mkdtemp: %s", strerror(errno));
+	xasprintf(&path, "%s/.cordon", dir);
+	if (mkdir(path, 0755) == -1)
+		fail_msg("mkdir: %s", strerror(errno));
+	free(path);
+	xasprintf(&path, "%s/.cordon/policy.json", dir);
+	if (ws_text != NULL) {
+		if ((f = fopen(path, "w")) == NULL)
+			fail_msg("%s: %s", path, strerror(errno));
+		fputs(ws_text, f);
+		fclose(f);
+	}
+	memset(&pl, 0, sizeof(pl));
+	pl.pl_args = args;
+	pl.pl_nargs = nargs;
+	pl.pl_workspace = dir;
+	p = policy_build_narrowing(&pl, &cause);
+	unlink(path);
+	free(path);
+	xasprintf(&path, "%s/.cordon", dir);
+	rmdir(path);
+	free(path);
+	rmdir(dir);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	return p;
+}
+
+static void
+test_narrowing(void **state)
+{
+	const char	*flags[] = { "--allow-domain", "api.github.com",
+			    "--deny-domain", "x.test", "--write", "/tmp",
+			    "--allow-cidr", "10.1.0.0/16" };
+	struct policy	*p;
+
+	(void)state;
+	/* Nothing to send: no flags, no workspace policy. */
+	p = narrowing(NULL, NULL, 0);
+	assert_false(p->p_allow.pl_set || p->p_deny.pl_set ||
+	    p->p_cidrs.pl_set);
+	policy_free(p);
+	/* The workspace's lists alone: as written. */
+	p = narrowing("{\"version\": 1, \"network\": {\"deny\": "
+	    "[\"evil.test\"], \"allow\": [\"*.github.com\"]}}", NULL, 0);
+	assert_int_equal(p->p_deny.pl_n, 1);
+	assert_string_equal(p->p_deny.pl_v[0].pi_text, "evil.test");
+	assert_int_equal(p->p_allow.pl_n, 1);
+	assert_false(p->p_cidrs.pl_set);
+	policy_free(p);
+	/* With flags: deny lists join, allow lists and CIDRs meet. */
+	p = narrowing("{\"version\": 1, \"network\": {\"deny\": "
+	    "[\"evil.test\"], \"allow\": [\"*.github.com\", \"a.test\"],"
+	    " \"allow_cidrs\": [\"10.0.0.0/8\"]}}", flags, nitems(flags));
+	assert_int_equal(p->p_deny.pl_n, 2);
+	assert_int_equal(p->p_allow.pl_n, 1);
+	assert_string_equal(p->p_allow.pl_v[0].pi_text, "api.github.com");
+	assert_int_equal(p->p_cidrs.pl_n, 1);
+	assert_string_equal(p->p_cidrs.pl_v[0].pi_text, "10.1.0.0/16");
+	assert_int_equal(p->p_write.pl_n, 0);
+	policy_free(p);
+	/* An empty allowlist there is sent, and admits nothing. */
+	p = narrowing("{\"version\": 1, \"network\": {\"allow\": []}}",
+	    flags, 2);
+	assert_true(p->p_allow.pl_set);
+	assert_int_equal(p->p_allow.pl_n, 0);
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -397,6 +485,7 @@ main(void)
 		cmocka_unit_test(test_show_roundtrip),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_tls_keys_merge),
+		cmocka_unit_test(test_narrowing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
