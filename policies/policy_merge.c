@@ -556,20 +556,22 @@ plist_meet(struct plist *dst, const struct plist *ws, enum meet how)
 /*
  * The rules a run sends to an operator's proxy (cordon run
  * --proxy-socket), which narrows its own policy with them as with a
- * workspace layer: the network rules of the run's flags (--allow-domain,
- * --deny-domain, --allow-cidr) and of the workspace layer, met as that
- * layer meets the trusted ones (deny lists joined, allow lists and
- * allow_cidrs intersected where both set one).  The trusted policy files'
- * network lists are left out: the operator's policy stands for them.
- * Only p_allow, p_deny and p_cidrs are filled, with pl_set where a layer
- * set the key (an empty allow list that was set admits nothing).  Returns
- * the policy, or NULL with every error in *cause (caller frees).
+ * workspace layer.  Deny: every entry of merged (the run's policy from
+ * pl), so that what `policy explain` refuses, the proxy refuses.  Allow
+ * and allow_cidrs: those of the run's flags (--allow-domain,
+ * --allow-cidr) met with the workspace layer's, as that layer meets the
+ * trusted ones; the trusted policy files' are left out, the operator's
+ * policy stands for them.  Only p_allow, p_deny and p_cidrs are filled,
+ * with pl_set where there is something to send (an empty allow list that
+ * was set admits nothing).  Returns the policy, or NULL with every error
+ * in *cause (caller frees).
  */
 struct policy *
-policy_build_narrowing(const struct policy_layers *pl, char **cause)
+policy_build_narrowing(const struct policy_layers *pl,
+    const struct policy *merged, char **cause)
 {
 	static const char *const flags[] = {
-		"--allow-domain", "--deny-domain", "--allow-cidr"
+		"--allow-domain", "--allow-cidr"
 	};
 	struct policy_ctx	 ctx;
 	struct policy		*p, *ws = NULL;
@@ -594,10 +596,11 @@ policy_build_narrowing(const struct policy_layers *pl, char **cause)
 	if (!pl->pl_only && !pl->pl_no_workspace &&
 	    (ws = policy_load_workspace(&ctx, &errors)) != NULL) {
 		plist_meet(&p->p_allow, &ws->p_allow, MEET_PATTERN);
-		plist_append(&p->p_deny, &ws->p_deny);
 		plist_meet(&p->p_cidrs, &ws->p_cidrs, MEET_CIDR);
 		policy_free(ws);
 	}
+	plist_append(&p->p_deny, &merged->p_deny);
+	p->p_deny.pl_set = p->p_deny.pl_n > 0;
 	policy_ctx_clear(&ctx);
 	if (errors.el_count != 0) {
 		policy_free(p);

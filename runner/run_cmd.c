@@ -254,13 +254,14 @@ block_cleanup(struct fsplan *plan, struct blocks *b)
 /*
  * With --proxy-socket, the run's network rules travel to the operator's
  * proxy with each connection (bridge.c, conn.c), which can only narrow
- * its own policy with them: its flags and its workspace layer
- * (policy_build_narrowing), as a JSON policy of "allow", "deny" and
- * "allow_cidrs" (no list files: their entries).  Sets *text to it, or to
+ * its own policy with them: its deny entries, and the allow lists of its
+ * flags and workspace layer (policy_build_narrowing), as a JSON policy of
+ * "allow", "deny" and "allow_cidrs" (no list files: their entries).  Sets *text to it, or to
  * NULL when there are none; returns 0, or -1 with *cause set.
  */
 static int
-run_narrowing(const struct policy_layers *layers, char **text, char **cause)
+run_narrowing(const struct policy_layers *layers, const struct policy *merged,
+    char **text, char **cause)
 {
 	static const char *const keys[] = { "allow", "deny", "allow_cidrs" };
 	struct policy		*n;
@@ -269,7 +270,7 @@ run_narrowing(const struct policy_layers *layers, char **text, char **cause)
 	size_t			 i, j;
 
 	*text = NULL;
-	if ((n = policy_build_narrowing(layers, cause)) == NULL)
+	if ((n = policy_build_narrowing(layers, merged, cause)) == NULL)
 		return -1;
 	net = json_object();
 	for (i = 0; i < nitems(keys); i++) {
@@ -557,7 +558,7 @@ run_cmd(int argc, char **argv)
 	run.r_mode = policy->p_mode.ps_value;
 	run.r_unix = policy->p_unix.ps_value == UNIX_ALLOW;
 	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
-	    run_narrowing(&layers, &run.r_narrow, &cause) == -1) {
+	    run_narrowing(&layers, policy, &run.r_narrow, &cause) == -1) {
 		log_warnx_lines(cause);
 		log_warnx("run: the rules for --proxy-socket do not load, "
 		    "nothing run");
@@ -565,13 +566,13 @@ run_cmd(int argc, char **argv)
 		goto out;
 	}
 	if (run.r_narrow != NULL && strlen(run.r_narrow) > PP2_NARROW_MAX) {
-		log_warnx("run: the run's --allow-domain, --deny-domain, "
-		    "--allow-cidr and the workspace policy's network lists "
-		    "come to more than %d bytes, more than a connection to "
+		log_warnx("run: the policy's network.deny entries and the "
+		    "allow lists of the flags and the workspace policy come "
+		    "to more than %d bytes, more than a connection to "
 		    "--proxy-socket can carry; nothing run", PP2_NARROW_MAX);
-		log_warnx("hint: shorten the workspace's network lists, or "
-		    "drop --proxy-socket (the run's own proxy reads them "
-		    "all)");
+		log_warnx("hint: move long deny lists to the operator's "
+		    "policy, or drop --proxy-socket (the run's own proxy "
+		    "reads them all)");
 		policy_free(policy);
 		goto out;
 	}

@@ -505,4 +505,14 @@ teardown() {
 	# --dry-run shows what is sent.
 	run in_sandbox --dry-run --proxy-socket "$sock" -- true
 	[[ "$output" == *'narrowed by the run'*'"allow":[]'* ]]
+	# The user's own deny list goes too; its allowlist is the
+	# operator's to set, and is not sent.
+	rm "$WS/.cordon/policy.json"
+	mkdir -p "$UDIR/home/.config/cordon"
+	printf '{"version": 1, "network": {"deny": ["two.test"], "allow": ["else.test"]}}\n' \
+	    >"$UDIR/home/.config/cordon/policy.json"
+	run in_sandbox --quiet --proxy-socket "$sock" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$output" = "200 403" ]
 }

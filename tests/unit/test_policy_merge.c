@@ -391,43 +391,56 @@ test_defaults(void **state)
 	policy_free(p);
 }
 
+/* Writes text to dir/name. */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char	*path;
+	FILE	*f;
+
+	xasprintf(&path, "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL)
+		fail_msg("%s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
 /*
- * What a run sends to an operator's proxy: its network flags and its
- * workspace layer, met as a workspace meets the trusted layers.
+ * What a run in a workspace with .cordon/policy.json ws_text (NULL: none)
+ * and flags args sends to an operator's proxy.  A --policy argument
+ * "trusted.json" is the file of that name beside .cordon.
  */
 static struct policy *
 narrowing(const char *ws_text, const char **args, size_t nargs)
 {
 	struct policy_layers	 pl;
-	struct policy		*p;
-	char			 dir[] = "/tmp/test_narrowing.XXXXXX", *path;
-	char			*cause;
-	FILE			*f;
+	struct policy		*merged, *p;
+	char			 dir[] = "/tmp/test_narrowing.XXXXXX";
+	char			*cause, *cmd;
 
 	if (mkdtemp(dir) == NULL)
 		fail_msg("mkdtemp: %s", strerror(errno));
-	xasprintf(&path, "%s/.cordon", dir);
-	if (mkdir(path, 0755) == -1)
-		fail_msg("mkdir: %s", strerror(errno));
-	free(path);
-	xasprintf(&path, "%s/.cordon/policy.json", dir);
-	if (ws_text != NULL) {
-		if ((f = fopen(path, "w")) == NULL)
-			fail_msg("%s: %s", path, strerror(errno));
-		fputs(ws_text, f);
-		fclose(f);
-	}
+	if (chdir(dir) == -1 || mkdir(".cordon", 0755) == -1)
+		fail_msg("%s: %s", dir, strerror(errno));
+	if (ws_text != NULL)
+		put(dir, ".cordon/policy.json", ws_text);
+	put(dir, "trusted.json", "{\"version\": 1, \"network\": {\"allow\": "
+	    "[\"other.test\"], \"deny\": [\"t.test\"]}}");
+	setenv("CORDON_SYSTEM_POLICY", "", 1);
+	setenv("XDG_CONFIG_HOME", dir, 1);
 	memset(&pl, 0, sizeof(pl));
 	pl.pl_args = args;
 	pl.pl_nargs = nargs;
 	pl.pl_workspace = dir;
-	p = policy_build_narrowing(&pl, &cause);
-	unlink(path);
-	free(path);
-	xasprintf(&path, "%s/.cordon", dir);
-	rmdir(path);
-	free(path);
-	rmdir(dir);
+	if ((merged = policy_build(&pl, NULL, &cause)) == NULL)
+		fail_msg("%s", cause);
+	p = policy_build_narrowing(&pl, merged, &cause);
+	policy_free(merged);
+	xasprintf(&cmd, "rm -rf %s", dir);
+	if (chdir("/") == -1 || system(cmd) != 0)
+		fail_msg("%s failed", cmd);
+	free(cmd);
 	if (p == NULL)
 		fail_msg("%s", cause);
 	return p;
@@ -438,7 +451,8 @@ test_narrowing(void **state)
 {
 	const char	*flags[] = { "--allow-domain", "api.github.com",
 			    "--deny-domain", "x.test", "--write", "/tmp",
-			    "--allow-cidr", "10.1.0.0/16" };
+			    "--allow-cidr", "10.1.0.0/16",
+			    "--policy", "trusted.json" };
 	struct policy	*p;
 
 	(void)state;
@@ -455,11 +469,19 @@ test_narrowing(void **state)
 	assert_int_equal(p->p_allow.pl_n, 1);
 	assert_false(p->p_cidrs.pl_set);
 	policy_free(p);
-	/* With flags: deny lists join, allow lists and CIDRs meet. */
+	/*
+	 * With flags and a trusted file: every deny entry, and the allow
+	 * lists and CIDRs of the flags met with the workspace's; the
+	 * trusted file's allow list is not sent.
+	 */
 	p = narrowing("{\"version\": 1, \"network\": {\"deny\": "
-	    "[\"evil.test\"], \"allow\": [\"*.github.com\", \"a.test\"],"
-	    " \"allow_cidrs\": [\"10.0.0.0/8\"]}}", flags, nitems(flags));
-	assert_int_equal(p->p_deny.pl_n, 2);
+	    "[\"evil.test\"], \"allow\": [\"*.github.com\", \"a.test\","
+	    " \"*.test\"], \"allow_cidrs\": [\"10.0.0.0/8\"]}}", flags,
+	    nitems(flags));
+	assert_int_equal(p->p_deny.pl_n, 3);
+	assert_string_equal(p->p_deny.pl_v[0].pi_text, "x.test");
+	assert_string_equal(p->p_deny.pl_v[1].pi_text, "t.test");
+	assert_string_equal(p->p_deny.pl_v[2].pi_text, "evil.test");
 	assert_int_equal(p->p_allow.pl_n, 1);
 	assert_string_equal(p->p_allow.pl_v[0].pi_text, "api.github.com");
 	assert_int_equal(p->p_cidrs.pl_n, 1);
