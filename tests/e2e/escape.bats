@@ -1109,3 +1109,25 @@ unix_type_held() {
 	done
 	[ "$(peer_count datagram)" -eq 0 ]
 }
+
+@test "credential files the defaults hide: ~/.pgpass, cargo, Vault, agents' logins" {
+	local f files=(.pgpass .cargo/credentials.toml .vault-token
+	    .claude/.credentials.json .codex/auth.json .config/op/config
+	    .terraform.d/credentials.tfrc.json .s3cfg)
+
+	for f in "${files[@]}"; do
+		mkdir -p "$(dirname "$HOME/$f")"
+		echo "fake secret" >"$HOME/$f"
+	done
+	# HOME is under the private /tmp inside: show it, read-only, so
+	# that only the rule hides them; a file beside them that no rule
+	# hides stays readable (the control).
+	RUN+=(--read-only "$HOME")
+	echo "not a secret" >"$HOME/.cargo/config.toml"
+	for f in "${files[@]}"; do
+		out_user read "$HOME/$f"
+		in_user read "$HOME/$f"
+	done
+	in_user_ok read "$HOME/.cargo/config.toml"
+	in_root read "$HOME/.pgpass"
+}
