@@ -36,7 +36,7 @@ POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 		   proxy/http_path.c \
 		   proxy/inspect.c proxy/scrub.c \
-		   proxy/conn.c proxy/pp2.c
+		   proxy/conn.c proxy/pp2.c proxy/listen.c
 BRIDGE_SRCS	 = bridge/bridge.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsscan.c runner/trust.c
@@ -59,7 +59,8 @@ CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan \
-		   test_seatbelt test_winfw test_certs test_inspect test_signer
+		   test_seatbelt test_winfw test_certs test_inspect test_signer \
+		   test_listen
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \

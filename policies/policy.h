@@ -169,6 +169,8 @@ void		 policy_narrow(struct policy *, const struct policy *);
 struct policy	*policy_defaults(const struct policy_ctx *, char **);
 struct policy	*policy_build(const struct policy_layers *, struct policy **,
 		    char **);
+struct policy	*policy_build_narrowing(const struct policy_layers *,
+		    const struct policy *, char **);
 int		 policy_ctx_init(struct policy_ctx *, const char *, char **);
 void		 policy_ctx_clear(struct policy_ctx *);
 

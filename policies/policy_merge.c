@@ -414,6 +414,35 @@ policy_merge_optional(struct policy *p, const char *path,
 }
 
 /*
+ * The untrusted workspace layer of ctx's workspace (ctx is marked
+ * untrusted), or NULL when it has none or it does not load (the error is
+ * added to errors).
+ */
+static struct policy *
+policy_load_workspace(struct policy_ctx *ctx, struct errlist *errors)
+{
+	struct policy	*layer;
+	struct stat	 st;
+	char		*path, *why;
+
+	xasprintf(&path, "%s/%s", ctx->pc_workspace, WORKSPACE_POLICY);
+	ctx->pc_untrusted = true;
+	if (lstat(path, &st) == -1 && errno == ENOENT) {
+		log_debug("%s: no %s", __func__, path);
+		free(path);
+		return NULL;
+	}
+	log_info("policy: reading %s (the workspace layer: it can only "
+	    "tighten)", path);
+	if ((layer = policy_load_file(path, ctx, &why)) == NULL) {
+		errlist_add(errors, "%s", why);
+		free(why);
+	}
+	free(path);
+	return layer;
+}
+
+/*
  * Builds the merged policy from every layer (see the top of this file).
  * When trustedp is not NULL it gets the policy before the workspace layer,
  * for explaining what the workspace took away.  Returns the policy, or
@@ -426,7 +455,6 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	struct policy_ctx	 ctx;
 	struct policy		*p = NULL, *layer;
 	struct errlist		 errors = { 0 };
-	struct stat		 st;
 	const char		*env, *flag, *arg;
 	char			*path, *why;
 	size_t			 i;
@@ -488,24 +516,10 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	}
 
 	/* Last, the untrusted workspace layer, which only tightens. */
-	if (!pl->pl_only && !pl->pl_no_workspace) {
-		xasprintf(&path, "%s/%s", ctx.pc_workspace, WORKSPACE_POLICY);
-		ctx.pc_untrusted = true;
-		if (lstat(path, &st) == -1 && errno == ENOENT) {
-			log_debug("%s: no %s", __func__, path);
-			free(path);
-			goto out;
-		}
-		log_info("policy: reading %s (the workspace layer: it can "
-		    "only tighten)", path);
-		if ((layer = policy_load_file(path, &ctx, &why)) == NULL) {
-			errlist_add(&errors, "%s", why);
-			free(why);
-		} else {
-			policy_narrow(p, layer);
-			policy_free(layer);
-		}
-		free(path);
+	if (!pl->pl_only && !pl->pl_no_workspace &&
+	    (layer = policy_load_workspace(&ctx, &errors)) != NULL) {
+		policy_narrow(p, layer);
+		policy_free(layer);
 	}
 out:
 	policy_ctx_clear(&ctx);
@@ -515,6 +529,73 @@ out:
 			policy_free(*trustedp);
 			*trustedp = NULL;
 		}
+		*cause = errlist_steal(&errors);
+		return NULL;
+	}
+	return p;
+}
+
+/* As plist_intersect, but a dst no layer set takes ws as it is. */
+static void
+plist_meet(struct plist *dst, const struct plist *ws, enum meet how)
+{
+	if (dst->pl_set)
+		plist_intersect(dst, ws, how);
+	else
+		plist_append(dst, ws);
+}
+
+/*
+ * The rules a run sends to an operator's proxy (cordon run
+ * --proxy-socket), which narrows its own policy with them as with a
+ * workspace layer.  Deny: every entry of merged (the run's policy from
+ * pl), so that what `policy explain` refuses, the proxy refuses.  Allow
+ * and allow_cidrs: those of the run's flags (--allow-domain,
+ * --allow-cidr) met with the workspace layer's, as that layer meets the
+ * trusted ones; the trusted policy files' are left out, the operator's
+ * policy stands for them.  Only p_allow, p_deny and p_cidrs are filled,
+ * with pl_set where there is something to send (an empty allow list that
+ * was set admits nothing).  Returns the policy, or NULL with every error
+ * in *cause (caller frees).
+ */
+struct policy *
+policy_build_narrowing(const struct policy_layers *pl,
+    const struct policy *merged, char **cause)
+{
+	static const char *const flags[] = {
+		"--allow-domain", "--allow-cidr"
+	};
+	struct policy_ctx	 ctx;
+	struct policy		*p, *ws = NULL;
+	struct errlist		 errors = { 0 };
+	char			*why;
+	size_t			 i, j;
+
+	*cause = NULL;
+	if (policy_ctx_init(&ctx, pl->pl_workspace, cause) == -1)
+		return NULL;
+	p = policy_new();
+	for (i = 0; i + 1 < pl->pl_nargs; i += 2) {
+		for (j = 0; j < nitems(flags); j++)
+			if (strcmp(pl->pl_args[i], flags[j]) == 0)
+				break;
+		if (j < nitems(flags) && policy_add_flag(p, pl->pl_args[i],
+		    pl->pl_args[i + 1], &ctx, &why) == -1) {
+			errlist_add(&errors, "%s", why);
+			free(why);
+		}
+	}
+	if (!pl->pl_only && !pl->pl_no_workspace &&
+	    (ws = policy_load_workspace(&ctx, &errors)) != NULL) {
+		plist_meet(&p->p_allow, &ws->p_allow, MEET_PATTERN);
+		plist_meet(&p->p_cidrs, &ws->p_cidrs, MEET_CIDR);
+		policy_free(ws);
+	}
+	plist_append(&p->p_deny, &merged->p_deny);
+	p->p_deny.pl_set = p->p_deny.pl_n > 0;
+	policy_ctx_clear(&ctx);
+	if (errors.el_count != 0) {
+		policy_free(p);
 		*cause = errlist_steal(&errors);
 		return NULL;
 	}

@@ -860,13 +860,42 @@ conn_decide(struct conn *c)
 	conn_resolve(c);
 }
 
+/*
+ * Refuses a target that is the proxy's own listener a (listen.c): the
+ * policy may allow its address, but a connection there is a loop.
+ */
+static void
+conn_refuse_loop(struct conn *c, const struct addr *a)
+{
+	char	 text[ADDR_STRLEN], *what, *why;
+
+	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+	    addr_str(a, text, sizeof(text)));
+	xasprintf(&why, "its address %s, port %d, is the proxy's own "
+	    "listener: a loop", text, c->c_port);
+	xasprintf(&what, a->a_family == AF_INET6 &&
+	    c->c_dec.d_host.h_kind == HOST_ADDR ? "deny [%s]:%d: %s" :
+	    "deny %s:%d: %s", c->c_dec.d_host.h_name, c->c_port, why);
+	conn_reason(c, why);
+	c->c_dec.d_verdict = VERDICT_DENY;
+	if (c->c_proto == PROTO_SOCKS5)
+		conn_socks_answer(c, SOCKS5_REP_RULESET);
+	else
+		conn_http_answer(c, 403, what, "the proxy does not connect to "
+		    "itself; to reach a service on this machine, name its "
+		    "own port, not the proxy's");
+	free(what);
+	free(why);
+}
+
 static void	conn_connected_cb(int, short, void *);
 static void	conn_forward_start(struct conn *);
 
 /*
- * Connects to the checked addresses; an HTTP request to the host, port
- * and address an upstream connection kept from the previous request
- * reaches goes on that connection instead.
+ * Connects to the checked addresses, unless one is the proxy's own
+ * listener; an HTTP request to the host, port and address an upstream
+ * connection kept from the previous request reaches goes on that
+ * connection instead.
  */
 static void
 conn_connect(struct conn *c)
@@ -874,6 +903,11 @@ conn_connect(struct conn *c)
 	size_t	 i;
 	char	 text[ADDR_STRLEN];
 
+	for (i = 0; i < c->c_naddrs; i++)
+		if (listen_is_own(c->c_proxy, &c->c_addrs[i], c->c_port)) {
+			conn_refuse_loop(c, &c->c_addrs[i]);
+			return;
+		}
 	c->c_reused = false;
 	if (c->c_kept && c->c_proto == PROTO_HTTP &&
 	    c->c_port == c->c_kept_port &&

@@ -257,6 +257,15 @@ struct phantom {
 
 void	 phantoms_free(struct phantom *, size_t);
 
+/* listen.c: a TCP listener of the proxy, that no target may be. */
+struct listen_addr {
+	struct addr		 la_addr;	/* 0.0.0.0 or ::: any local */
+	int			 la_port;
+	bool			 la_any_family;	/* :: without IPV6_V6ONLY */
+};
+
+#define PROXY_MAX_OWN		32	/* listeners, metrics's too */
+
 /* A policy and the connections deciding with it (it outlives a reload). */
 struct ppolicy {
 	struct policy		*pp_policy;
@@ -302,6 +311,8 @@ struct proxy {
 	struct ssl_ctx_st	*px_tls_cli;	/* to upstreams, verified */
 	struct phantom		*px_phantoms;	/* owned */
 	size_t			 px_nphantoms;
+	struct listen_addr	 px_own[PROXY_MAX_OWN];	/* listen_note() */
+	size_t			 px_nown;
 };
 
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,
@@ -342,6 +353,10 @@ ssize_t		 scrub_body(struct scrub *, struct http_body *,
 		    struct evbuffer *, struct evbuffer *, size_t, bool *);
 void		 scrub_end(struct scrub *, struct evbuffer *);
 void		 scrub_warn(struct scrub *, char **);
+
+/* listen.c */
+void	 listen_note(struct proxy *, int);
+bool	 listen_is_own(const struct proxy *, const struct addr *, int);
 
 /* metrics.c */
 struct metrics;

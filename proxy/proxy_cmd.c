@@ -263,6 +263,7 @@ proxy_metrics(struct proxy_run *run, const char *text, bool remote)
 		    "a tunnel or a local agent", ep->ep_text);
 	if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
 		fatalx("proxy: --metrics %s", cause);
+	listen_note(&run->pr_proxy, fd);
 	if ((run->pr_metrics = metrics_new(&run->pr_proxy, fd, &cause)) ==
 	    NULL)
 		fatalx("proxy: %s", cause);
@@ -457,6 +458,7 @@ proxy_cmd(int argc, char **argv)
 			    ep->ep_text);
 		if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
 			fatalx("proxy: %s", cause);
+		listen_note(px, fd);
 		run.pr_nlisten++;
 		proxy_socket_perms(ep, mode, gid);
 		/* Backlog 0: it listens already. */

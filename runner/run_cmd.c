@@ -272,32 +272,47 @@ block_cleanup(struct fsplan *plan, struct blocks *b)
 }
 
 /*
- * With --proxy-socket, the run's network flags travel to the operator's
+ * With --proxy-socket, the run's network rules travel to the operator's
  * proxy with each connection (bridge.c, conn.c), which can only narrow
- * its own policy with them: a JSON policy of those flags alone, or NULL
- * when none was given.
+ * its own policy with them: its deny entries, and the allow lists of its
+ * flags and workspace layer (policy_build_narrowing), as a JSON policy of
+ * "allow", "deny" and "allow_cidrs" (no list files: their entries).  Sets *text to it, or to
+ * NULL when there are none; returns 0, or -1 with *cause set.
  */
-static char *
-run_narrowing(json_t *const *rules)
+static int
+run_narrowing(const struct policy_layers *layers, const struct policy *merged,
+    char **text, char **cause)
 {
 	static const char *const keys[] = { "allow", "deny", "allow_cidrs" };
-	json_t		*net, *doc;
-	char		*text;
-	size_t		 i;
+	struct policy		*n;
+	const struct plist	*pl;
+	json_t			*net, *list, *doc;
+	size_t			 i, j;
 
+	*text = NULL;
+	if ((n = policy_build_narrowing(layers, merged, cause)) == NULL)
+		return -1;
 	net = json_object();
-	for (i = 0; i < nitems(keys); i++)
-		if (json_array_size(rules[i]) > 0)
-			json_object_set(net, keys[i], rules[i]);
+	for (i = 0; i < nitems(keys); i++) {
+		pl = i == 0 ? &n->p_allow : i == 1 ? &n->p_deny : &n->p_cidrs;
+		if (!pl->pl_set)
+			continue;
+		list = json_array();
+		for (j = 0; j < pl->pl_n; j++)
+			json_array_append_new(list,
+			    json_string(pl->pl_v[j].pi_text));
+		json_object_set_new(net, keys[i], list);
+	}
+	policy_free(n);
 	if (json_object_size(net) == 0) {
 		json_decref(net);
-		return NULL;
+		return 0;
 	}
 	doc = json_pack("{s:i, s:o}", "version", POLICY_VERSION, "network",
 	    net);
-	text = json_dumps(doc, JSON_COMPACT);
+	*text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
-	return text;
+	return 0;
 }
 
 /*
@@ -463,7 +478,6 @@ run_cmd(int argc, char **argv)
 	size_t			 nowned = 0, i;
 	struct blocks		 blocks = { NULL, NULL, NULL, 0 };
 	struct guard		 guard;
-	json_t			*rules[3];
 	bool			 dry = false;
 	bool			 no_landlock = false;
 	char			*end;
@@ -471,9 +485,6 @@ run_cmd(int argc, char **argv)
 	int			 ch, rc;
 
 	memset(&layers, 0, sizeof(layers));
-	rules[0] = json_array();	/* --allow-domain */
-	rules[1] = json_array();	/* --deny-domain */
-	rules[2] = json_array();	/* --allow-cidr */
 	memset(&run, 0, sizeof(run));
 	memset(&net, 0, sizeof(net));
 	net.rn_report_at.w_dir = net.rn_log_at.w_dir = -1;
@@ -493,15 +504,12 @@ run_cmd(int argc, char **argv)
 			    run_abs(optarg, cwd, &owned, &nowned));
 			break;
 		case 'a':
-			json_array_append_new(rules[0], json_string(optarg));
 			policy_layers_add(&layers, "--allow-domain", optarg);
 			break;
 		case 'd':
-			json_array_append_new(rules[1], json_string(optarg));
 			policy_layers_add(&layers, "--deny-domain", optarg);
 			break;
 		case 'c':
-			json_array_append_new(rules[2], json_string(optarg));
 			policy_layers_add(&layers, "--allow-cidr", optarg);
 			break;
 		case 'n':
@@ -607,11 +615,21 @@ run_cmd(int argc, char **argv)
 	run.r_mode = policy->p_mode.ps_value;
 	run.r_unix = policy->p_unix.ps_value == UNIX_ALLOW;
 	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
-	    (run.r_narrow = run_narrowing(rules)) != NULL &&
-	    strlen(run.r_narrow) > PP2_NARROW_MAX) {
-		log_warnx("run: the run's --allow-domain, --deny-domain and "
-		    "--allow-cidr come to more than %d bytes, more than a "
-		    "connection to --proxy-socket can carry", PP2_NARROW_MAX);
+	    run_narrowing(&layers, policy, &run.r_narrow, &cause) == -1) {
+		log_warnx_lines(cause);
+		log_warnx("run: the rules for --proxy-socket do not load, "
+		    "nothing run");
+		policy_free(policy);
+		goto out;
+	}
+	if (run.r_narrow != NULL && strlen(run.r_narrow) > PP2_NARROW_MAX) {
+		log_warnx("run: the policy's network.deny entries and the "
+		    "allow lists of the flags and the workspace policy come "
+		    "to more than %d bytes, more than a connection to "
+		    "--proxy-socket can carry; nothing run", PP2_NARROW_MAX);
+		log_warnx("hint: move long deny lists to the operator's "
+		    "policy, or drop --proxy-socket (the run's own proxy "
+		    "reads them all)");
 		policy_free(policy);
 		goto out;
 	}
@@ -763,8 +781,6 @@ out:
 	free(owned);
 	free(layers.pl_args);
 	free(run.r_narrow);
-	for (i = 0; i < nitems(rules); i++)
-		json_decref(rules[i]);
 	free(net.rn_pins);
 	free(dns);
 	wspath_clear(&net.rn_report_at);

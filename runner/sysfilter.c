@@ -29,8 +29,10 @@
  *				reads them)
  *   other ABIs			x32 and i386 system calls (bad architecture)
  *   Unix sockets		unless the policy allows them: socket(AF_UNIX)
- *				and datagram socketpairs, which can send to
- *				any path with sendto(2); stream and seqpacket
+ *				and every socketpair(AF_UNIX) but stream and
+ *				seqpacket ones (datagram and SOCK_RAW pairs,
+ *				which the kernel makes datagram, can send to
+ *				any path with sendto(2)); stream and seqpacket
  *				pairs, which cannot, stay for tools' own IPC
  *
  * clone3 gets ENOSYS instead: its flags are in memory the filter cannot
@@ -93,6 +95,45 @@ sysfilter_rule(scmp_filter_ctx ctx, uint32_t action, const char *name,
 		xasprintf(cause, "seccomp rule for %s: %s", name,
 		    strerror(-rc));
 		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Unix sockets, when the policy denies them: socket(AF_UNIX) of any type,
+ * and socketpair(AF_UNIX) of any type but SOCK_STREAM and SOCK_SEQPACKET,
+ * whose ends are connected to each other and cannot send to a path.  The
+ * type is judged as the kernel will make it: it reads the low 4 bits of
+ * an int (SOCK_NONBLOCK and SOCK_CLOEXEC sit above them, as does anything
+ * in the upper half of the register), and it makes SOCK_RAW a datagram
+ * socket (unix_create()); a rule for SOCK_DGRAM alone let a SOCK_RAW pair
+ * sendto(2) any datagram socket it could see.  So every low nibble but 1
+ * and 5 is denied, in five masked ranges: 0, 2-3, 4, 6-7, 8-15; a type a
+ * later kernel might map to a datagram is then denied already.  Returns 0,
+ * or -1 with *cause set.
+ */
+static int
+sysfilter_unix(scmp_filter_ctx ctx, char **cause)
+{
+	static const struct scmp_arg_cmp types[] = {
+		SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xf, 0),
+		SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xe, 2),
+		SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xf, 4),
+		SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xe, 6),
+		SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0x8, 8)
+	};
+	struct scmp_arg_cmp	 arg[2];
+	const uint32_t		 eperm = SCMP_ACT_ERRNO(EPERM);
+	size_t			 i;
+
+	arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, AF_UNIX);
+	if (sysfilter_rule(ctx, eperm, "socket", 1, arg, cause) == -1)
+		return -1;
+	for (i = 0; i < nitems(types); i++) {
+		arg[1] = types[i];
+		if (sysfilter_rule(ctx, eperm, "socketpair", 2, arg, cause) ==
+		    -1)
+			return -1;
 	}
 	return 0;
 }
@@ -183,19 +224,8 @@ sysfilter_new(bool deny_unix, char **cause)
 	if (sysfilter_rule(ctx, eperm, "socket", 2, arg, cause) == -1)
 		goto fail;
 
-	/*
-	 * Unix sockets: the type argument carries SOCK_NONBLOCK and
-	 * SOCK_CLOEXEC; the kernel reads its low 4 bits as the type.
-	 */
-	if (deny_unix) {
-		arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, AF_UNIX);
-		if (sysfilter_rule(ctx, eperm, "socket", 1, arg, cause) == -1)
-			goto fail;
-		arg[1] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM);
-		if (sysfilter_rule(ctx, eperm, "socketpair", 2, arg, cause) ==
-		    -1)
-			goto fail;
-	}
+	if (deny_unix && sysfilter_unix(ctx, cause) == -1)
+		goto fail;
 
 	if ((fd = memfd_create("cordon-seccomp", MFD_CLOEXEC)) == -1) {
 		xasprintf(cause, "memfd_create: %s", strerror(errno));

@@ -1038,3 +1038,96 @@ make_worktree() {
 	kill -0 "$pid"
 	kill -0 $$
 }
+
+# ---------------------------------------------------------------------
+# Unix socket types as the kernel makes them: it reads the low 4 bits of
+# the type (SOCK_NONBLOCK and SOCK_CLOEXEC sit above), and makes an
+# AF_UNIX SOCK_RAW socket a datagram one (SO_TYPE 2).
+
+# unix_type_held CALL TYPE: the probe CALL (unix-pair: socketpair, or
+# unix-sock: socket) of TYPE sends a datagram to a host socket in the
+# workspace, outside and inside under a policy that allows Unix sockets
+# (the path is visible: only the filter stands in the way); under the
+# default policy it is held, EPERM from the filter, for the test user
+# and for root.
+unix_type_held() {
+	local call=$1 type=$2 sys=socket saved=("${RUN[@]}")
+
+	[ "$call" = unix-pair ] && sys=socketpair
+	printf '{"version": 1, "network": {"unix_sockets": "allow"}}\n' \
+	    >"$TOP/unix.json"
+	start_peer "unix-dgram:$WS/d.sock"
+	out_user "$call" "$type" "$WS/d.sock"
+	[[ $output == *"(SO_TYPE 2) delivered"* ]]
+	RUN+=(--policy "$TOP/unix.json")
+	in_user_ok "$call" "$type" "$WS/d.sock"
+	RUN=("${saved[@]}")
+	[ "$(peer_count datagram)" -eq 2 ]
+	in_user "$call" "$type" "$WS/d.sock"
+	[[ $output == *"held $call: EPERM ($sys)"* ]]
+	in_root "$call" "$type" "$WS/d.sock"
+	[ "$(peer_count datagram)" -eq 2 ]
+}
+
+@test "socketpair(AF_UNIX, SOCK_RAW), a datagram pair, then sendto a host socket" {
+	unix_type_held unix-pair raw
+}
+
+@test "socketpair(AF_UNIX, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC) then sendto" {
+	unix_type_held unix-pair raw+nonblock+cloexec
+}
+
+@test "socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC) then sendto" {
+	unix_type_held unix-pair dgram+nonblock+cloexec
+}
+
+@test "socketpair(AF_UNIX, SOCK_RAW) with bit 32 set (the kernel reads an int)" {
+	unix_type_held unix-pair raw+high
+}
+
+@test "socketpair(AF_UNIX, SOCK_DGRAM) with bit 32 set" {
+	unix_type_held unix-pair dgram+high
+}
+
+@test "socket(AF_UNIX, SOCK_RAW) then sendto a host socket" {
+	unix_type_held unix-sock raw
+}
+
+@test "socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC) then sendto" {
+	unix_type_held unix-sock dgram+nonblock+cloexec
+}
+
+@test "stream and seqpacket socketpairs stay for tools' own IPC, and cannot send to a path" {
+	start_peer "unix-dgram:$WS/d.sock"
+	for t in stream seqpacket stream+nonblock+cloexec \
+	    seqpacket+nonblock+cloexec; do
+		out_user unix-pair "$t"
+		in_user_ok unix-pair "$t"
+		# Outside too, their ends are joined: no datagram leaves.
+		run "$PROBE" unix-pair "$t" "$WS/d.sock"
+		verdict held unix-pair
+	done
+	[ "$(peer_count datagram)" -eq 0 ]
+}
+
+@test "credential files the defaults hide: ~/.pgpass, cargo, Vault, agents' logins" {
+	local f files=(.pgpass .cargo/credentials.toml .vault-token
+	    .claude/.credentials.json .codex/auth.json .config/op/config
+	    .terraform.d/credentials.tfrc.json .s3cfg)
+
+	for f in "${files[@]}"; do
+		mkdir -p "$(dirname "$HOME/$f")"
+		echo "fake secret" >"$HOME/$f"
+	done
+	# HOME is under the private /tmp inside: show it, read-only, so
+	# that only the rule hides them; a file beside them that no rule
+	# hides stays readable (the control).
+	RUN+=(--read-only "$HOME")
+	echo "not a secret" >"$HOME/.cargo/config.toml"
+	for f in "${files[@]}"; do
+		out_user read "$HOME/$f"
+		in_user read "$HOME/$f"
+	done
+	in_user_ok read "$HOME/.cargo/config.toml"
+	in_root read "$HOME/.pgpass"
+}

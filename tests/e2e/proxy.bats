@@ -553,3 +553,46 @@ raw() {
 	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
 	[[ "$output" == "HTTP/1.1 403"* ]]
 }
+
+@test "a target that is one of the proxy's own listeners is refused, even when allowed: a loop" {
+	PROXY=$(free_port)
+	ANY=$(free_port)
+	# Loopback allowed on purpose, every port: only the loop check stands.
+	start_bg proxy "$CORDON" proxy --listen "tcp:127.0.0.1:$PROXY" \
+	    --listen "tcp:0.0.0.0:$ANY" --allow-non-loopback --log "$LOG" \
+	    --allow-cidr 127.0.0.0/8 --allow-domain '127.0.0.1:*' \
+	    --allow-domain '127.0.0.2:*' --allow-domain 'self.test:*' \
+	    --resolve self.test:127.0.0.1
+	wait_listen "tcp:127.0.0.1:$PROXY"
+	wait_listen "tcp:0.0.0.0:$ANY"
+	# CONNECT to it: 403 with the reason and a hint, logged.
+	run raw "CONNECT 127.0.0.1:$PROXY HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 403 Forbidden" ]
+	[ "$(last decision)" = deny ]
+	[[ "$(last reason)" == *"the proxy's own listener: a loop"* ]]
+	# Absolute-form HTTP, by address and by a name resolving to it.
+	for u in "http://127.0.0.1:$PROXY/" "http://self.test:$PROXY/"; do
+		run curl -sS -x "http://127.0.0.1:$PROXY" "$u"
+		echo "$output"
+		[[ "$output" == *"the proxy's own listener: a loop"* ]]
+		[[ "$output" == *"hint: "* ]]
+		[ "$(last status)" = 403 ]
+	done
+	# SOCKS5: reply 2, not allowed by the rule set.
+	run curl -sS --socks5 "127.0.0.1:$PROXY" "http://127.0.0.1:$PROXY/"
+	[ "$status" -eq 97 ]
+	[ "$(last protocol)" = socks5 ]
+	[ "$(last status)" = 2 ]
+	[[ "$(last reason)" == *"the proxy's own listener: a loop"* ]]
+	# A listener on 0.0.0.0 is reached by any local address.
+	run raw "CONNECT 127.0.0.2:$ANY HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 403 Forbidden" ]
+	run raw "CONNECT 127.0.0.1:$ANY HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 403 Forbidden" ]
+	[[ "$(last reason)" == *"the proxy's own listener: a loop"* ]]
+	# Another port of the same address still works (the control).
+	run raw "CONNECT 127.0.0.1:$UP HTTP/1.1\r\nHost: x\r\n\r\n"
+	[ "$output" = "HTTP/1.1 200 Connection established" ]
+	run curl -sS -x "http://127.0.0.1:$PROXY" "http://self.test:$UP/"
+	[ "$output" = hello ]
+}

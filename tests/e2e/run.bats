@@ -459,3 +459,60 @@ teardown() {
 	# Each sandbox: three allowed, one refused, under its own id.
 	[ "$(jq -r 'select(.decision == "deny") | .sandbox' "$log" | sort -u | wc -l)" -eq 4 ]
 }
+
+@test "--proxy-socket: the workspace policy's network lists narrow the operator's proxy too" {
+	sock="$UDIR/proxy.sock"
+	log="$BATS_TEST_TMPDIR/egress.log"
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --log "$log" "${ALLOW_UP[@]}" \
+	    --resolve two.test:127.0.0.1 --allow-domain "two.test:$UP"
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	mkdir -p "$WS/.cordon"
+	# A workspace deny: what cordon policy explain says, the proxy does.
+	printf '{"version": 1, "network": {"deny": ["up.test"]}}\n' \
+	    >"$WS/.cordon/policy.json"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$WS/.cordon"
+	cd "$WS"
+	run as_user "$UDIR/home" "$UCORDON" policy explain "up.test:$UP"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "deny up.test:$UP"* ]]
+	run in_sandbox --quiet --proxy-socket "$sock" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$output" = "403 200" ]
+	[ "$(tail -n 2 "$log" | head -n 1 | jq -r .rule_from)" = "sandbox $(tail -n 2 "$log" | head -n 1 | jq -r .sandbox): network.deny[0]" ]
+	# A workspace allowlist meets the operator's (and the run's flags):
+	# never wider than either.
+	printf '{"version": 1, "network": {"allow": ["two.test:*", "evil.test"]}}\n' \
+	    >"$WS/.cordon/policy.json"
+	run in_sandbox --quiet --proxy-socket "$sock" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code} ' http://two.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://evil.test/"
+	[ "$output" = "403 200 403" ]
+	run in_sandbox --quiet --proxy-socket "$sock" \
+	    --allow-domain "up.test:$UP" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$output" = "403 403" ]
+	# An empty allowlist there: nothing goes out.
+	printf '{"version": 1, "network": {"allow": []}}\n' \
+	    >"$WS/.cordon/policy.json"
+	run in_sandbox --quiet --proxy-socket "$sock" -- \
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/
+	[ "$output" = 403 ]
+	# --dry-run shows what is sent.
+	run in_sandbox --dry-run --proxy-socket "$sock" -- true
+	[[ "$output" == *'narrowed by the run'*'"allow":[]'* ]]
+	# The user's own deny list goes too; its allowlist is the
+	# operator's to set, and is not sent.
+	rm "$WS/.cordon/policy.json"
+	mkdir -p "$UDIR/home/.config/cordon"
+	printf '{"version": 1, "network": {"deny": ["two.test"], "allow": ["else.test"]}}\n' \
+	    >"$UDIR/home/.config/cordon/policy.json"
+	run in_sandbox --quiet --proxy-socket "$sock" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$output" = "200 403" ]
+}

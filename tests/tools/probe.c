@@ -317,6 +317,103 @@ probe_unix_dgram_pair(char **argv)
 	escaped("datagram from a socketpair delivered to %s", argv[0]);
 }
 
+/*
+ * TYPE for unix-pair and unix-sock: stream, dgram, raw or seqpacket, with
+ * "+nonblock", "+cloexec" and "+high" (bit 32 set: the kernel reads an
+ * int, a filter reads the whole register).
+ */
+static uint64_t
+unix_type(const char *spec)
+{
+	static const struct {
+		const char	*u_name;
+		uint64_t	 u_bits;
+	} words[] = {
+		{ "stream", SOCK_STREAM }, { "dgram", SOCK_DGRAM },
+		{ "raw", SOCK_RAW }, { "seqpacket", SOCK_SEQPACKET },
+		{ "nonblock", SOCK_NONBLOCK }, { "cloexec", SOCK_CLOEXEC },
+		{ "high", 1ULL << 32 },
+	};
+	char		*copy, *word, *rest;
+	uint64_t	 type = 0;
+	size_t		 i;
+
+	if ((copy = strdup(spec)) == NULL)
+		exit(2);
+	for (rest = copy; (word = strsep(&rest, "+")) != NULL;) {
+		for (i = 0; i < nitems(words); i++)
+			if (strcmp(word, words[i].u_name) == 0)
+				break;
+		if (i == nitems(words)) {
+			fprintf(stderr, "probe: unknown socket type %s\n",
+			    word);
+			exit(2);
+		}
+		type |= words[i].u_bits;
+	}
+	free(copy);
+	return type;
+}
+
+/*
+ * Sends a datagram from fd to PATH; escaped only if it left for PATH:
+ * a connected pair's seqpacket end ignores the address and sends to its
+ * own peer (other, -1 for none), which is checked.
+ */
+static void
+unix_send_path(int fd, int other, const char *path, const char *what)
+{
+	struct sockaddr_un	 sun;
+	socklen_t		 len = unix_address(path, 0, &sun);
+	char			 buf[64];
+	int			 so_type;
+	socklen_t		 olen = sizeof(so_type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &so_type, &olen) == -1)
+		held_errno("getsockopt");
+	if (sendto(fd, "probe unix-type\n", 16, 0, (struct sockaddr *)&sun,
+	    len) == -1)
+		held_errno("sendto");
+	if (other != -1 && recv(other, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		held("%s (SO_TYPE %d) sent to its own peer, not %s", what,
+		    so_type, path);
+	escaped("datagram from %s (SO_TYPE %d) delivered to %s", what,
+	    so_type, path);
+}
+
+/*
+ * unix-pair TYPE [PATH]: socketpair(AF_UNIX, TYPE), through syscall(2)
+ * so that "+high" reaches the filter; then a datagram to PATH.  Without
+ * PATH, escaped means the pair was made (a positive control).
+ */
+static void
+probe_unix_pair(char **argv)
+{
+	uint64_t	 type = unix_type(argv[0]);
+	int		 sv[2], so_type;
+	socklen_t	 olen = sizeof(so_type);
+
+	if (syscall(SYS_socketpair, (long)AF_UNIX, type, 0L, sv) == -1)
+		held_errno("socketpair");
+	if (argv[1] != NULL)
+		unix_send_path(sv[0], sv[1], argv[1], "a socketpair");
+	if (getsockopt(sv[0], SOL_SOCKET, SO_TYPE, &so_type, &olen) == -1)
+		held_errno("getsockopt");
+	escaped("socketpair of type %s made (SO_TYPE %d)", argv[0], so_type);
+}
+
+/* unix-sock TYPE PATH: socket(AF_UNIX, TYPE), then a datagram to PATH. */
+static void
+probe_unix_sock(char **argv)
+{
+	uint64_t	 type = unix_type(argv[0]);
+	long		 fd;
+
+	if ((fd = syscall(SYS_socket, (long)AF_UNIX, type, 0L)) == -1)
+		held_errno("socket");
+	unix_send_path((int)fd, -1, argv[1], "a socket");
+}
+
 struct family {
 	const char	*f_name;
 	int		 f_domain, f_type, f_proto;
@@ -1388,6 +1485,8 @@ static const struct probe probes[] = {
 	{ "unix", 1, 1, probe_unix, "PATH (stream)" },
 	{ "unix-dgram", 1, 1, probe_unix_dgram, "PATH" },
 	{ "unix-dgram-pair", 1, 1, probe_unix_dgram_pair, "PATH" },
+	{ "unix-pair", 1, 2, probe_unix_pair, "TYPE[+FLAG...] [PATH]" },
+	{ "unix-sock", 2, 2, probe_unix_sock, "TYPE[+FLAG...] PATH" },
 	{ "abstract", 1, 1, probe_abstract, "NAME (stream)" },
 	{ "socket", 1, 3, probe_socket, "FAMILY [TYPE [PROTO]]" },
 	{ "http-raw", 3, 3, probe_http_raw, "HOST PORT FILE (2xx escapes)" },

@@ -4,7 +4,12 @@
  */
 #include "unit.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "policy.h"
+#include "util.h"
+#include "xmalloc.h"
 
 static struct policy_ctx	 ctx = {
 	.pc_workspace = "/w",
@@ -386,6 +391,111 @@ test_defaults(void **state)
 	policy_free(p);
 }
 
+/* Writes text to dir/name. */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char	*path;
+	FILE	*f;
+
+	xasprintf(&path, "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL)
+		fail_msg("%s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
+/*
+ * What a run in a workspace with .cordon/policy.json ws_text (NULL: none)
+ * and flags args sends to an operator's proxy.  A --policy argument
+ * "trusted.json" is the file of that name beside .cordon.
+ */
+static struct policy *
+narrowing(const char *ws_text, const char **args, size_t nargs)
+{
+	struct policy_layers	 pl;
+	struct policy		*merged, *p;
+	char			 dir[] = "/tmp/test_narrowing.XXXXXX";
+	char			*cause, *cmd;
+
+	if (mkdtemp(dir) == NULL)
+		fail_msg("mkdtemp: %s", strerror(errno));
+	if (chdir(dir) == -1 || mkdir(".cordon", 0755) == -1)
+		fail_msg("%s: %s", dir, strerror(errno));
+	if (ws_text != NULL)
+		put(dir, ".cordon/policy.json", ws_text);
+	put(dir, "trusted.json", "{\"version\": 1, \"network\": {\"allow\": "
+	    "[\"other.test\"], \"deny\": [\"t.test\"]}}");
+	setenv("CORDON_SYSTEM_POLICY", "", 1);
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	memset(&pl, 0, sizeof(pl));
+	pl.pl_args = args;
+	pl.pl_nargs = nargs;
+	pl.pl_workspace = dir;
+	if ((merged = policy_build(&pl, NULL, &cause)) == NULL)
+		fail_msg("%s", cause);
+	p = policy_build_narrowing(&pl, merged, &cause);
+	policy_free(merged);
+	xasprintf(&cmd, "rm -rf %s", dir);
+	if (chdir("/") == -1 || system(cmd) != 0)
+		fail_msg("%s failed", cmd);
+	free(cmd);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	return p;
+}
+
+static void
+test_narrowing(void **state)
+{
+	const char	*flags[] = { "--allow-domain", "api.github.com",
+			    "--deny-domain", "x.test", "--write", "/tmp",
+			    "--allow-cidr", "10.1.0.0/16",
+			    "--policy", "trusted.json" };
+	struct policy	*p;
+
+	(void)state;
+	/* Nothing to send: no flags, no workspace policy. */
+	p = narrowing(NULL, NULL, 0);
+	assert_false(p->p_allow.pl_set || p->p_deny.pl_set ||
+	    p->p_cidrs.pl_set);
+	policy_free(p);
+	/* The workspace's lists alone: as written. */
+	p = narrowing("{\"version\": 1, \"network\": {\"deny\": "
+	    "[\"evil.test\"], \"allow\": [\"*.github.com\"]}}", NULL, 0);
+	assert_int_equal(p->p_deny.pl_n, 1);
+	assert_string_equal(p->p_deny.pl_v[0].pi_text, "evil.test");
+	assert_int_equal(p->p_allow.pl_n, 1);
+	assert_false(p->p_cidrs.pl_set);
+	policy_free(p);
+	/*
+	 * With flags and a trusted file: every deny entry, and the allow
+	 * lists and CIDRs of the flags met with the workspace's; the
+	 * trusted file's allow list is not sent.
+	 */
+	p = narrowing("{\"version\": 1, \"network\": {\"deny\": "
+	    "[\"evil.test\"], \"allow\": [\"*.github.com\", \"a.test\","
+	    " \"*.test\"], \"allow_cidrs\": [\"10.0.0.0/8\"]}}", flags,
+	    nitems(flags));
+	assert_int_equal(p->p_deny.pl_n, 3);
+	assert_string_equal(p->p_deny.pl_v[0].pi_text, "x.test");
+	assert_string_equal(p->p_deny.pl_v[1].pi_text, "t.test");
+	assert_string_equal(p->p_deny.pl_v[2].pi_text, "evil.test");
+	assert_int_equal(p->p_allow.pl_n, 1);
+	assert_string_equal(p->p_allow.pl_v[0].pi_text, "api.github.com");
+	assert_int_equal(p->p_cidrs.pl_n, 1);
+	assert_string_equal(p->p_cidrs.pl_v[0].pi_text, "10.1.0.0/16");
+	assert_int_equal(p->p_write.pl_n, 0);
+	policy_free(p);
+	/* An empty allowlist there is sent, and admits nothing. */
+	p = narrowing("{\"version\": 1, \"network\": {\"allow\": []}}",
+	    flags, 2);
+	assert_true(p->p_allow.pl_set);
+	assert_int_equal(p->p_allow.pl_n, 0);
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -397,6 +507,7 @@ main(void)
 		cmocka_unit_test(test_show_roundtrip),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_tls_keys_merge),
+		cmocka_unit_test(test_narrowing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,6 +84,12 @@ static long p_unix_hi(void) { return syscall(SYS_socket, (1UL << 32) | AF_UNIX, 
 static long p_pair_dgram(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv); }
 static long p_pair_dgram_hi(void) { int sv[2]; return syscall(SYS_socketpair, AF_UNIX, (1UL << 32) | SOCK_DGRAM, 0, sv); }
 static long p_pair_seqpacket(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv); }
+/* SOCK_RAW: the kernel makes it a datagram pair (unix_create()). */
+static long p_pair_raw(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_RAW, 0, sv); }
+static long p_pair_raw_flags(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv); }
+static long p_pair_raw_hi(void) { int sv[2]; return syscall(SYS_socketpair, AF_UNIX, (1UL << 32) | SOCK_RAW, 0, sv); }
+static long p_pair_stream_hi(void) { int sv[2]; return syscall(SYS_socketpair, AF_UNIX, (1UL << 32) | SOCK_STREAM | SOCK_CLOEXEC, 0, sv); }
+static long p_pair_seqpacket_nb(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv); }
 
 static const struct probe probes[] = {
 	{ "ptrace", p_ptrace, EPERM },
@@ -134,8 +140,15 @@ static const struct probe unix_probes[] = {
 	{ "socketpair AF_UNIX datagram", p_pair_dgram, EPERM },
 	{ "socketpair AF_UNIX datagram, high bits set", p_pair_dgram_hi,
 	    EPERM },
+	{ "socketpair AF_UNIX raw (a datagram pair)", p_pair_raw, EPERM },
+	{ "socketpair AF_UNIX raw, nonblock and cloexec", p_pair_raw_flags,
+	    EPERM },
+	{ "socketpair AF_UNIX raw, high bits set", p_pair_raw_hi, EPERM },
 	{ "socketpair AF_UNIX stream", p_socketpair, 0 },
+	{ "socketpair AF_UNIX stream, cloexec, high bits set",
+	    p_pair_stream_hi, 0 },
 	{ "socketpair AF_UNIX seqpacket", p_pair_seqpacket, 0 },
+	{ "socketpair AF_UNIX seqpacket, nonblock", p_pair_seqpacket_nb, 0 },
 	{ "socket AF_INET", p_inet, 0 },
 	{ "ptrace", p_ptrace, EPERM },
 };
