@@ -115,7 +115,8 @@ http_ws(char ch)
 	return ch == ' ' || ch == '\t';
 }
 
-static int
+/* The value of hex digit ch, or -1. */
+int
 http_hex(unsigned char ch)
 {
 	if (ch >= '0' && ch <= '9')

@@ -16,18 +16,6 @@
 #include "proxy.h"
 #include "xmalloc.h"
 
-static int
-http_path_hex(unsigned char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /*
  * The length of the UTF-8 sequence at s (n bytes left), or 0 when it is
  * not one: a stray continuation byte, a sequence cut short, an overlong
@@ -81,8 +69,8 @@ http_path_decode(const char *target, size_t n, char *p, char **cause)
 	for (i = 0; i < n; i++) {
 		ch = (unsigned char)target[i];
 		if (ch == '%') {
-			if (i + 2 >= n || (hi = http_path_hex((unsigned char)
-			    target[i + 1])) == -1 || (lo = http_path_hex(
+			if (i + 2 >= n || (hi = http_hex((unsigned char)
+			    target[i + 1])) == -1 || (lo = http_hex(
 			    (unsigned char)target[i + 2])) == -1) {
 				xasprintf(cause, "a '%%' that is not followed "
 				    "by two hex digits in the path");
@@ -129,8 +117,8 @@ http_path_check(const char *p)
 		return "a ';' in the path (a path parameter, which some "
 		    "servers strip before they resolve the path)";
 	for (s = p; (s = strchr(s, '%')) != NULL; s++)
-		if (http_path_hex((unsigned char)s[1]) != -1 &&
-		    http_path_hex((unsigned char)s[2]) != -1)
+		if (http_hex((unsigned char)s[1]) != -1 &&
+		    http_hex((unsigned char)s[2]) != -1)
 			return "an escape escaped twice (%25 and two hex "
 			    "digits) in the path";
 	for (i = 0; i < n; i += len)

@@ -99,6 +99,7 @@ void	 http_body_init(struct http_body *, enum http_body_kind, uint64_t);
 ssize_t	 http_body_scan(struct http_body *, const char *, size_t, bool *);
 ssize_t	 http_body_part(struct http_body *, const char *, size_t, bool *,
 	    bool *);
+int	 http_hex(unsigned char);
 
 /*
  * http_path.c: the path of a request as network.inspect's rules see it,

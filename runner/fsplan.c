@@ -329,15 +329,19 @@ out:
 static void
 fsp_mark(struct fsp *f, const char *path)
 {
-	struct fsplan	*plan = f->f_plan;
 	struct stat	 st;
 
-	if (lstat(path, &st) == -1)
-		return;
-	plan->fp_marks = xreallocarray(plan->fp_marks, plan->fp_nmarks + 1,
-	    sizeof(*plan->fp_marks));
-	plan->fp_marks[plan->fp_nmarks].fm_dev = st.st_dev;
-	plan->fp_marks[plan->fp_nmarks++].fm_ino = st.st_ino;
+	if (lstat(path, &st) == 0)
+		fsplan_mark_add(&f->f_plan->fp_marks, &f->f_plan->fp_nmarks, &st);
+}
+
+/* Appends what st is to the list *v of *n identities. */
+void
+fsplan_mark_add(struct fs_mark **v, size_t *n, const struct stat *st)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[*n].fm_dev = st->st_dev;
+	(*v)[(*n)++].fm_ino = st->st_ino;
 }
 
 /*

@@ -310,10 +310,7 @@ fsscan_repo(struct fsp *f, const char *dir, const char *child,
 	struct fsplan	*plan = f->f_plan;
 	char		*gitdir;
 
-	plan->fp_marks = xreallocarray(plan->fp_marks, plan->fp_nmarks + 1,
-	    sizeof(*plan->fp_marks));
-	plan->fp_marks[plan->fp_nmarks].fm_dev = st->st_dev;
-	plan->fp_marks[plan->fp_nmarks++].fm_ino = st->st_ino;
+	fsplan_mark_add(&plan->fp_marks, &plan->fp_nmarks, st);
 	fsplan_protect(f, child, false, git ? WHY_GIT : WHY_HG, &gitdir);
 	if (git && S_ISREG(st->st_mode))
 		fsscan_gitfile(f, dir);

@@ -67,12 +67,8 @@ guard_know(struct guard *g, int fd)
 {
 	struct stat	 st;
 
-	if (fd == -1 || fstat(fd, &st) == -1)
-		return;
-	g->g_known = xreallocarray(g->g_known, g->g_nknown + 1,
-	    sizeof(*g->g_known));
-	g->g_known[g->g_nknown].fm_dev = st.st_dev;
-	g->g_known[g->g_nknown++].fm_ino = st.st_ino;
+	if (fd != -1 && fstat(fd, &st) == 0)
+		fsplan_mark_add(&g->g_known, &g->g_nknown, &st);
 }
 
 /*
@@ -90,10 +86,12 @@ guard_open(struct guard *g, const struct fsplan *plan, char **cause)
 
 	memset(g, 0, sizeof(*g));
 	g->g_start = time(NULL) - 1;	/* ctime is coarse */
-	for (i = 0; i < plan->fp_nmarks; i++) {
-		g->g_known = xreallocarray(g->g_known, g->g_nknown + 1,
+	if (plan->fp_nmarks > 0) {
+		g->g_known = xreallocarray(NULL, plan->fp_nmarks,
 		    sizeof(*g->g_known));
-		g->g_known[g->g_nknown++] = plan->fp_marks[i];
+		memcpy(g->g_known, plan->fp_marks, plan->fp_nmarks *
+		    sizeof(*g->g_known));
+		g->g_nknown = plan->fp_nmarks;
 	}
 	for (i = 0; i < plan->fp_nops; i++) {
 		op = &plan->fp_ops[i];

@@ -8,6 +8,7 @@
 #define CORDON_RUNNER_H
 
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include <signal.h>
 
@@ -141,6 +142,8 @@ struct fsplan_in {
 int		 fsplan_build(const struct fsplan_in *, struct fsplan *,
 		    char **);
 void		 fsplan_clear(struct fsplan *);
+void		 fsplan_mark_add(struct fs_mark **, size_t *,
+		    const struct stat *);
 const char	*fsplan_kind_name(enum fs_kind);
 
 /* The planner's state during one fsplan_build(), shared with fsscan.c. */
