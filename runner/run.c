@@ -248,6 +248,11 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	size_t			 i;
 	int			 fd, lfd;
 
+	/* Ours from here, whatever fails: run_exec's end frees it all. */
+	TAILQ_INIT(&px->px_conns);
+	px->px_policy = ppolicy_new(policy);
+	rn->rn_own_proxy = true;
+
 	base = getenv("XDG_RUNTIME_DIR");
 	if (base == NULL || base[0] != '/' || access(base, W_OK | X_OK) == -1 ||
 	    strlen(base) > 64)
@@ -266,12 +271,10 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	    cause)) == -1)
 		return -1;
 
-	TAILQ_INIT(&px->px_conns);
 	px->px_max = PROXY_MAX_CONNS;
 	px->px_head_secs = PROXY_HEAD_SECS;
 	px->px_connect_secs = PROXY_CONNECT_SECS;
 	px->px_idle_secs = PROXY_IDLE_SECS;
-	px->px_policy = ppolicy_new(policy);
 	px->px_observe = run_observe;
 	px->px_observe_arg = rn;
 	px->px_ask = run_ask;
@@ -306,7 +309,6 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	px->px_nphantoms = rn->rn_run->r_nphantoms;
 	rn->rn_run->r_phantoms = NULL;
 	rn->rn_run->r_nphantoms = 0;
-	rn->rn_own_proxy = true;
 	return 0;
 fail:
 	close(fd);
@@ -530,18 +532,19 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		policy_free(policy);
 		return RUN_EXIT_FAILURE;
 	}
-	if (run->r_mode == NET_PROXY && net->rn_socket == NULL) {
-		if (run_proxy_start(&rn, policy, &cause) == -1 ||
-		    run_proxy_dir(&rn, rn.rn_ep.ep_path, &cause) == -1)
-			goto fail_cause;
-	} else {
+	/* The policy is the proxy's from here, or freed: never both. */
+	if (run->r_mode == NET_PROXY && net->rn_socket == NULL)
+		rc = run_proxy_start(&rn, policy, &cause) == -1 ||
+		    run_proxy_dir(&rn, rn.rn_ep.ep_path, &cause) == -1 ? -1 : 0;
+	else {
 		policy_free(policy);
-		if (run->r_mode == NET_PROXY && run_proxy_dir(&rn,
-		    net->rn_socket, &cause) == -1)
-			goto fail_cause;
+		rc = run->r_mode == NET_PROXY && run_proxy_dir(&rn,
+		    net->rn_socket, &cause) == -1 ? -1 : 0;
 	}
 	policy = NULL;
-	run->r_policy = NULL;	/* the proxy's now */
+	run->r_policy = NULL;
+	if (rc == -1)
+		goto fail_cause;
 	if (net->rn_control != NULL) {
 		if ((rn.rn_control = control_open(rn.rn_proxy.px_base,
 		    net->rn_control, &run_control_hooks, &rn, &cause)) == NULL)
@@ -645,7 +648,8 @@ fail_cause:
 	policy_free(policy);
 out:
 	if (rn.rn_own_proxy) {
-		evconnlistener_free(rn.rn_listener);
+		if (rn.rn_listener != NULL)
+			evconnlistener_free(rn.rn_listener);
 		conn_close_all(&rn.rn_proxy);
 		if (rn.rn_proxy.px_log != NULL &&
 		    jsonl_failed(rn.rn_proxy.px_log))
