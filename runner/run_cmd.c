@@ -242,11 +242,14 @@ block_prepare(struct fsplan *plan, struct blocks *b, struct guard *g,
 			b->b_fd[i] = fd;
 		else if (fd != -1)
 			close(fd);
-		if (b->b_made[i]) {
-			b->b_up[i] = openat(fd, "..", O_PATH | O_DIRECTORY |
-			    O_CLOEXEC);
-			guard_know(g, fd);	/* ours, not the command's */
-		}
+		/*
+		 * Covered for the whole run, so not the command's: ours, or
+		 * another run's placeholder in the same workspace.
+		 */
+		guard_know(g, b->b_fd[i]);
+		if (b->b_made[i] && b->b_fd[i] != -1)
+			b->b_up[i] = openat(b->b_fd[i], "..", O_PATH |
+			    O_DIRECTORY | O_CLOEXEC);
 	}
 	return 0;
 }
