@@ -426,9 +426,14 @@ peer_count() {
 	mkdir -p "$HOME/.ssh" "$HOME/.aws"
 	echo "-----BEGIN FAKE KEY-----" >"$HOME/.ssh/id_x"
 	echo "aws_secret_access_key = fake" >"$HOME/.aws/credentials"
+	echo plain >"$HOME/visible"
 	out_user read "$HOME/.ssh/id_x"
 	out_user readdir "$HOME/.ssh"
 	out_user read "$HOME/.aws/credentials"
+	# HOME is under the private /tmp here: brought back in, so that what
+	# holds is the hiding, not the cover (the positive control).
+	RUN+=(--read-only "$HOME")
+	in_user_ok read "$HOME/visible"
 	in_user read "$HOME/.ssh/id_x"
 	in_user readdir "$HOME/.ssh"
 	in_user read "$HOME/.aws/credentials"

@@ -55,6 +55,21 @@ metric() {
 	    awk -v m="$1" '$1 == m { print $2 }'
 }
 
+# SIGHUP to the proxy, then waits until it has counted reload number $1
+# (done or failed): signals sent close together merge into one.
+hup() {
+	local n ok failed
+	kill -HUP "$PROXY_PID"
+	for n in $(seq 200); do
+		ok=$(metric 'cordon_policy_reloads_total{result="ok"}')
+		failed=$(metric 'cordon_policy_reloads_total{result="failed"}')
+		[ $((${ok:-0} + ${failed:-0})) -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "reload $1 was not counted"
+	return 1
+}
+
 @test "log summary: per host, refused first, plain and .gz, a malformed line counted" {
 	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
 	[ "$(get "http://127.0.0.1:$UP/bytes/1000")" = 200 ]
@@ -285,16 +300,12 @@ metric() {
 	[ "$(metric cordon_active_connections)" = 1000 ]
 	# Reloads: the same policy, a broken one (kept out), then one that
 	# no longer allows the target: open tunnels were decided already.
-	kill -HUP "$PROXY_PID"
+	hup 1
 	echo '{"version":1,"network":{"allow":[' >"$POLICY.new"
 	mv "$POLICY.new" "$POLICY"
-	kill -HUP "$PROXY_PID"
+	hup 2
 	printf '{"version":1,"network":{"allow":["other.test"]}}\n' >"$POLICY"
-	kill -HUP "$PROXY_PID"
-	for i in $(seq 100); do
-		[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 2 ] && break
-		sleep 0.05
-	done
+	hup 3
 	[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 2 ]
 	[ "$(metric 'cordon_policy_reloads_total{result="failed"}')" = 1 ]
 	[ "$(metric cordon_active_connections)" = 1000 ]
