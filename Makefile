@@ -39,14 +39,14 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 		   proxy/conn.c proxy/pp2.c proxy/listen.c
 BRIDGE_SRCS	 = bridge/bridge.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
-		   runner/fsplan.c runner/fsscan.c runner/trust.c
+		   runner/fsplan.c runner/fsscan.c runner/guard.c \
+		   runner/wspath.c runner/trust.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c runner/run.c \
 		   runner/sandbox.c runner/mount.c runner/report.c \
-		   runner/wspath.c runner/guard.c \
 		   runner/control.c profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c
 
@@ -60,7 +60,7 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
-		   test_listen
+		   test_listen test_guard
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \

@@ -86,6 +86,7 @@ guard_open(struct guard *g, const struct fsplan *plan, char **cause)
 
 	memset(g, 0, sizeof(*g));
 	g->g_start = time(NULL) - 1;	/* ctime is coarse */
+	g->g_scan_max = GUARD_SCAN_MAX;
 	if (plan->fp_nmarks > 0) {
 		g->g_known = xreallocarray(NULL, plan->fp_nmarks,
 		    sizeof(*g->g_known));
@@ -226,7 +227,7 @@ guard_dir(struct guard *g, const struct guard_root *r, const char *rel,
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		if (++g->g_scanned > GUARD_SCAN_MAX)
+		if (++g->g_scanned > g->g_scan_max)
 			break;
 		seen.s_git |= strcmp(de->d_name, ".git") == 0;
 		seen.s_hg |= strcmp(de->d_name, ".hg") == 0;
@@ -284,7 +285,7 @@ guard_check(struct guard *g, const char *id)
 		nq = head = 0;
 		queue = xreallocarray(queue, 1, sizeof(*queue));
 		queue[nq++] = xstrdup("");
-		while (head < nq && g->g_scanned <= GUARD_SCAN_MAX) {
+		while (head < nq && g->g_scanned <= g->g_scan_max) {
 			guard_dir(g, &g->g_roots[i], queue[head], id, &queue,
 			    &nq);
 			free(queue[head++]);
@@ -293,7 +294,7 @@ guard_check(struct guard *g, const char *id)
 			free(queue[head]);
 	}
 	free(queue);
-	if (g->g_scanned > GUARD_SCAN_MAX)
+	if (g->g_scanned > g->g_scan_max)
 		return -1;
 	return (int)g->g_nfinds;
 }
@@ -306,11 +307,13 @@ guard_print(const struct guard *g, FILE *f)
 	char			*p, *m;
 	size_t			 i;
 
-	if (g->g_scanned > GUARD_SCAN_MAX)
+	if (g->g_scanned > g->g_scan_max)
 		fprintf(f, "cordon: the check for repositories the command "
-		    "made stopped after %d entries: git on the host may run "
+		    "made stopped after %zu entries: git on the host may run "
 		    "what a repository deeper in the writable folders holds; "
-		    "look before running git there\n", GUARD_SCAN_MAX);
+		    "look before running git there\ncordon: hint: make fewer "
+		    "or smaller folders writable (filesystem.write, --write), "
+		    "so that the check sees them all\n", g->g_scan_max);
 	for (i = 0; i < g->g_nfinds; i++) {
 		gf = &g->g_finds[i];
 		p = str_escape(gf->gf_path, strlen(gf->gf_path));

@@ -177,7 +177,7 @@ report_guard(const struct guard *g)
 		    json_string(strerror(gf->gf_error)) : json_null()));
 	}
 	return json_pack("{s:b, s:o}", "checked_all",
-	    g->g_scanned <= GUARD_SCAN_MAX, "quarantined", a);
+	    g->g_scanned <= g->g_scan_max, "quarantined", a);
 }
 
 /* The run's report, as a JSON document (report format version 1). */

@@ -281,6 +281,7 @@ struct guard {
 	struct fs_mark	*g_known;	/* protected or made before the run */
 	size_t		 g_nknown;
 	time_t		 g_start;	/* changed from then: the command's */
+	size_t		 g_scan_max;	/* GUARD_SCAN_MAX, but in tests */
 	size_t		 g_scanned;
 	struct guard_find *g_finds;
 	size_t		 g_nfinds;
