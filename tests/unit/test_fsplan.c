@@ -27,16 +27,8 @@ static char	*plan_ws;		/* the workspace plan_ok names */
 static int
 setup(void **state)
 {
-	char	 tmpl[PATH_MAX];
-	const char *tmp;
-
 	(void)state;
-	if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
-		tmp = "/tmp";
-	snprintf(tmpl, sizeof(tmpl), "%s/fsplan.XXXXXX", tmp);
-	if (mkdtemp(tmpl) == NULL || realpath(tmpl, base) == NULL)
-		return -1;
-	return 0;
+	return unit_tmpdir(base, "fsplan");
 }
 
 static int

@@ -26,16 +26,8 @@ static char	 base[PATH_MAX];
 static int
 setup(void **state)
 {
-	char		 tmpl[PATH_MAX];
-	const char	*tmp;
-
 	(void)state;
-	if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
-		tmp = "/tmp";
-	snprintf(tmpl, sizeof(tmpl), "%s/guard.XXXXXX", tmp);
-	if (mkdtemp(tmpl) == NULL || realpath(tmpl, base) == NULL)
-		return -1;
-	return 0;
+	return unit_tmpdir(base, "guard");
 }
 
 static int

@@ -42,4 +42,22 @@ unit_rmtree(const char *dir)
 	return nftw(dir, unit_rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/*
+ * Makes a scratch folder $TMPDIR/name.XXXXXX (/tmp without TMPDIR) and
+ * puts its resolved path in out (PATH_MAX bytes).  Returns 0 or -1.
+ */
+static inline int
+unit_tmpdir(char *out, const char *name)
+{
+	char		 tmpl[4096];
+	const char	*tmp;
+
+	if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
+		tmp = "/tmp";
+	snprintf(tmpl, sizeof(tmpl), "%s/%s.XXXXXX", tmp, name);
+	if (mkdtemp(tmpl) == NULL || realpath(tmpl, out) == NULL)
+		return -1;
+	return 0;
+}
+
 #endif
