@@ -41,24 +41,10 @@ teardown(void **state)
 static void
 make(const char *rel, const char *text)
 {
-	char	*path, *p;
-	FILE	*fp;
+	char	*path;
 
 	xasprintf(&path, "%s/%s", base, rel);
-	for (p = path + strlen(base) + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) == -1 && errno != EEXIST)
-			fail_msg("mkdir %s: %s", path, strerror(errno));
-		*p = '/';
-	}
-	if (path[strlen(path) - 1] != '/') {
-		if ((fp = fopen(path, "w")) == NULL)
-			fail_msg("%s: %s", path, strerror(errno));
-		fputs(text != NULL ? text : "", fp);
-		fclose(fp);
-	}
+	unit_make(base, path, text);
 	free(path);
 }
 

@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,6 +59,32 @@ unit_tmpdir(char *out, const char *name)
 	if (mkdtemp(tmpl) == NULL || realpath(tmpl, out) == NULL)
 		return -1;
 	return 0;
+}
+
+/*
+ * Makes path below the scratch folder base: folders (a path ending in
+ * '/') with their parents, or a file holding text, its folders first.
+ */
+static inline void
+unit_make(const char *base, char *path, const char *text)
+{
+	char	*p;
+	FILE	*fp;
+
+	for (p = path + strlen(base) + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) == -1 && errno != EEXIST)
+			fail_msg("mkdir %s: %s", path, strerror(errno));
+		*p = '/';
+	}
+	if (path[strlen(path) - 1] != '/') {
+		if ((fp = fopen(path, "w")) == NULL)
+			fail_msg("%s: %s", path, strerror(errno));
+		fputs(text != NULL ? text : "", fp);
+		fclose(fp);
+	}
 }
 
 #endif
