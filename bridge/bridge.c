@@ -256,6 +256,7 @@ bridge_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		close(fd);
 		return;
 	}
+	endpoint_nodelay(fd);
 	c = xcalloc(1, sizeof(*c));
 	c->bc_bridge = b;
 	c->bc_client = fd;

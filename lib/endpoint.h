@@ -22,6 +22,7 @@ void	 endpoint_clear(struct endpoint *);
 bool	 endpoint_is_loopback(const struct endpoint *);
 int	 endpoint_listen(struct endpoint *, int, char **);
 int	 endpoint_connect(const struct endpoint *, int *);
+void	 endpoint_nodelay(int);
 void	 endpoint_unlink(struct endpoint *);
 
 #endif

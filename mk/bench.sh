@@ -112,8 +112,8 @@ ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
 CONC=${CONC:-16}			# ab's concurrency (proxy)
 TINYPROXY_LOGLEVEL=${TINYPROXY_LOGLEVEL:-Connect}
 STARTS=${STARTS:-100}			# runs per command, sandbox start
-BENCH=${BENCH:-all}			# all, or start, inspect or load: that
-					# alone
+BENCH=${BENCH:-all}			# all, or start, ttfb, inspect or load:
+					# that alone
 tmp=$(mktemp -d)
 pids=()
 client_pid=
@@ -399,6 +399,15 @@ if ! grep -q "^GET http://127.0.0.1:$up/ " "$tmp/probe.req" 2>/dev/null; then
 	exit 1
 fi
 
+# The same origin over TLS, for the first byte of a new HTTPS
+# connection: a certificate for 127.0.0.1 (through the proxies) and for
+# ttfb.test (from inside a sandbox, where NO_PROXY keeps 127.0.0.1 in).
+sh "$(dirname "$self")/origin-cert.sh" "$tmp" 127.0.0.1 ttfb.test
+free_port; ups=$port
+bg_named origin-tls "$httpd" --listen "tcp:127.0.0.1:$ups" \
+    --tls-cert "$tmp/origin.pem" --tls-key "$tmp/origin.key"
+wait_up "$bg_pid" "$ups" || { echo "bench: httpd (TLS) did not start" >&2; exit 1; }
+
 declare -A pport note			# each proxy's port, or why it has none
 targets=(direct cordon squid tinyproxy)
 pport[direct]=
@@ -408,8 +417,8 @@ if [ "$(id -u)" -eq 0 ]; then chmod 711 "$tmp"; fi
 if "$cordon" proxy --help >/dev/null 2>&1; then
 	free_port; pport[cordon]=$port
 	bg_named cordon "$cordon" proxy --listen "tcp:127.0.0.1:$port" \
-	    --allow-domain "127.0.0.1:$up" --allow-cidr 127.0.0.1/32 \
-	    --log "$tmp/cordon-egress.log"
+	    --allow-domain "127.0.0.1:$up" --allow-domain "127.0.0.1:$ups" \
+	    --allow-cidr 127.0.0.1/32 --log "$tmp/cordon-egress.log"
 	wait_up "$bg_pid" "$port" || note[cordon]="cordon proxy: did not start"
 else
 	note[cordon]="cordon proxy: not built yet"
@@ -461,6 +470,7 @@ LogLevel $TINYPROXY_LOGLEVEL
 MaxClients 1024
 Allow 127.0.0.1
 ConnectPort $up
+ConnectPort $ups
 CONF
 if [ "$(id -u)" -eq 0 ]; then
 	printf 'User %s\nGroup %s\n' "$run_as" "$(id -gn "$run_as")" \
@@ -480,6 +490,83 @@ for t in cordon squid tinyproxy; do
 		tail -n 5 "$tmp/$t.log" >&2 || true
 	fi
 done
+
+# ---------------------------------------------------------------------
+# Time to the first byte of a new HTTPS connection (curl's
+# time_starttransfer: TCP, CONNECT, TLS, the request, the first byte of
+# the answer), TTFB connections each, interleaved: directly, through
+# each proxy, and from inside `cordon run` (the bridge, the Unix socket,
+# the run's own proxy), in milliseconds, p50 and p99.
+TTFB=${TTFB:-200}
+
+# One new connection through proxy port $1 ("" for none): its time, or
+# "failed".
+ttfb_one() {
+	curl -s -o /dev/null --max-time 10 --cacert "$tmp/origin-ca.pem" \
+	    -w '%{time_starttransfer}\n' ${1:+-x "http://127.0.0.1:$1"} \
+	    "https://127.0.0.1:$ups/" || echo failed
+}
+
+# Percentiles 50 and 99 of the seconds in file $1, as "ms ms", or
+# "failed" when a connection failed.
+ttfb_pct() {
+	if grep -q failed "$1"; then echo "failed failed"; return; fi
+	sort -g "$1" | awk '{ v[NR] = $1 * 1000 } END {
+	    i = int(NR * 0.50 + 0.999); j = int(NR * 0.99 + 0.999)
+	    printf "%.1f %.1f\n", v[i], v[j] }'
+}
+
+ttfb_label() {
+	if [ "$1" = sandbox ]; then echo "cordon run"; else echo "$1"; fi
+}
+
+ttfb_report() {
+	local t ws="$tmp/ttfb-ws" p50 p99
+	declare -A ttfb50 ttfb99
+	echo
+	echo "== time to the first byte of a new HTTPS connection" \
+	    "($TTFB each, interleaved; ms)"
+	for t in "${targets[@]}"; do : >"$tmp/ttfb.$t"; done
+	for _ in $(seq "$TTFB"); do
+		for t in "${targets[@]}"; do
+			[ -n "${note[$t]:-}" ] && continue
+			ttfb_one "${pport[$t]}" >>"$tmp/ttfb.$t"
+		done
+	done
+	mkdir -p "$ws"
+	cp "$tmp/origin-ca.pem" "$ws/ca.pem"
+	(cd "$ws" && "$cordon" run --quiet --resolve ttfb.test:127.0.0.1 \
+	    --allow-domain "ttfb.test:$ups" --allow-cidr 127.0.0.1/32 -- \
+	    sh -c 'for i in $(seq "$1"); do curl -s -o /dev/null \
+	    --max-time 10 --cacert ca.pem -w "%{time_starttransfer}\n" \
+	    "https://ttfb.test:$2/" || echo failed; done' sh "$TTFB" "$ups") \
+	    >"$tmp/ttfb.sandbox" 2>&1 || echo failed >>"$tmp/ttfb.sandbox"
+	printf '%-18s %10s %10s\n' "" p50 p99
+	for t in "${targets[@]}" sandbox; do
+		if [ -n "${note[$t]:-}" ]; then
+			printf '%-18s %s\n' "$t" "${note[$t]}"
+			continue
+		fi
+		read -r p50 p99 < <(ttfb_pct "$tmp/ttfb.$t")
+		ttfb50[$t]=$p50
+		ttfb99[$t]=$p99
+		printf '%-18s %10s %10s\n' "$(ttfb_label "$t")" "$p50" "$p99"
+	done
+	for t in cordon sandbox; do
+		for ref in direct squid tinyproxy; do
+			printf '%-18s %10s %10s\n' "$(ttfb_label "$t")/$ref" \
+			    "$(ratio "${ttfb50[$t]:-}" "${ttfb50[$ref]:-}")" \
+			    "$(ratio "${ttfb99[$t]:-}" "${ttfb99[$ref]:-}")"
+		done
+	done
+	echo "(cordon run: curl inside a sandbox, through its bridge and" \
+	    "the run's own proxy; the others from the host)"
+}
+
+if [ "$BENCH" = ttfb ]; then
+	ttfb_report
+	exit 0
+fi
 
 # One ab run through proxy port $1 ("" for none), keep-alive when $2 is
 # -k, of REQS requests or ABSECS seconds (a slow proxy still takes its
@@ -587,6 +674,8 @@ if [ -z "${note[tinyproxy]:-}" ]; then
 	echo "(tinyproxy fsyncs its log after each line, at LogLevel" \
 	    "$TINYPROXY_LOGLEVEL; TINYPROXY_LOGLEVEL=Warning leaves that out)"
 fi
+
+ttfb_report
 
 if [ "$BENCH" = all ]; then
 	bash "$(dirname "$self")/inspect-bench.sh" "$cordon" "$tools" || true

@@ -53,6 +53,7 @@
 
 #include "addr.h"
 #include "certs.h"
+#include "endpoint.h"
 #include "host.h"
 #include "jsonl.h"
 #include "log.h"
@@ -965,6 +966,7 @@ conn_connect_next(struct conn *c)
 			c->c_connect_error = errno;
 			continue;
 		}
+		endpoint_nodelay(fd);
 		if (connect(fd, (struct sockaddr *)&ss, len) == -1 &&
 		    errno != EINPROGRESS) {
 			c->c_connect_error = errno;
@@ -2040,6 +2042,7 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 		close(fd);
 		return;
 	}
+	endpoint_nodelay(fd);
 	c = xcalloc(1, sizeof(*c));
 	c->c_proxy = px;
 	c->c_fd = fd;
