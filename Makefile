@@ -29,14 +29,14 @@ ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/host.c lib/jsonl.c lib/log.c \
-		   lib/relay.c lib/util.c lib/xmalloc.c
+		   lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c
 POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 		   proxy/http_path.c \
 		   proxy/inspect.c proxy/scrub.c \
-		   proxy/conn.c proxy/pp2.c proxy/listen.c
+		   proxy/conn.c proxy/listen.c
 BRIDGE_SRCS	 = bridge/bridge.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsscan.c runner/guard.c \

@@ -25,6 +25,7 @@
 #include "bridge.h"
 #include "endpoint.h"
 #include "log.h"
+#include "pp2.h"
 #include "relay.h"
 #include "xmalloc.h"
 
@@ -37,6 +38,8 @@ struct bconn {
 	int			 bc_upstream;
 	struct event		*bc_connect;	/* waiting for bc_upstream */
 	struct relay		*bc_relay;
+	char			*bc_header;	/* a captured one's own */
+	size_t			 bc_headerlen;
 	struct timeval		 bc_since;	/* accepted at */
 	int			 bc_retry_ms;	/* next wait for a full backlog */
 };
@@ -55,6 +58,9 @@ struct bridge {
 	size_t			 b_max;
 	char			*b_header;	/* PROXY v2 header, or NULL */
 	size_t			 b_headerlen;
+	struct pp2_out		 b_pp2;		/* what b_header says */
+	bridge_capture_cb	 b_capture;	/* where a connection went */
+	void			*b_capture_arg;
 	time_t			 b_warned;	/* last rate-limited warning */
 	unsigned long		 b_unsaid;	/* warnings not repeated since */
 	void			(*b_drained)(void *);
@@ -64,6 +70,7 @@ struct bridge {
 static void	bridge_accept_cb(struct evconnlistener *, evutil_socket_t,
 		    struct sockaddr *, int, void *);
 static void	bridge_accept_error_cb(struct evconnlistener *, void *);
+static int	bridge_captured(struct bconn *, const char *);
 
 /*
  * Says why a connection was dropped, at most once every BRIDGE_WARN_SECS;
@@ -140,6 +147,7 @@ bconn_free(struct bconn *c)
 		if (c->bc_upstream != -1)
 			close(c->bc_upstream);
 	}
+	free(c->bc_header);
 	free(c);
 	if (b->b_drained != NULL && b->b_nconns == 0)
 		b->b_drained(b->b_drained_arg);
@@ -179,7 +187,10 @@ bridge_connected_cb(int fd, short what, void *arg)
 	c->bc_relay = relay_new(b->b_base, c->bc_client, c->bc_upstream,
 	    bridge_relay_done_cb, c);
 	c->bc_client = c->bc_upstream = -1;	/* the relay has them */
-	if (b->b_header != NULL)
+	if (c->bc_header != NULL)
+		relay_pending(c->bc_relay, RELAY_UP, c->bc_header,
+		    c->bc_headerlen);
+	else if (b->b_header != NULL)
 		relay_pending(c->bc_relay, RELAY_UP, b->b_header,
 		    b->b_headerlen);
 	if (relay_start(c->bc_relay) == -1) {
@@ -246,10 +257,17 @@ bridge_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 {
 	struct bridge	*b = arg;
 	struct bconn	*c;
+	char		 target[PP2_TARGET_MAX + 1];
+	int		 captured = 0;
 
 	(void)l;
 	(void)sa;
 	(void)salen;
+	if (b->b_capture != NULL && (captured = b->b_capture(fd, target,
+	    sizeof(target), b->b_capture_arg)) == -1) {
+		close(fd);
+		return;
+	}
 	if (b->b_nconns >= b->b_max) {
 		bridge_warn(b, b->b_listen->ep_text, "too many connections "
 		    "(--max-conns)");
@@ -265,7 +283,10 @@ bridge_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	gettimeofday(&c->bc_since, NULL);
 	TAILQ_INSERT_TAIL(&b->b_conns, c, bc_entry);
 	b->b_nconns++;
-	bridge_try_connect(c);
+	if (captured == 1 && bridge_captured(c, target) == -1)
+		bconn_free(c);
+	else
+		bridge_try_connect(c);
 }
 
 static void
@@ -301,64 +322,60 @@ bridge_accept_error_cb(struct evconnlistener *l, void *arg)
 
 /*
  * Makes every upstream connection start with a PROXY protocol v2 header
- * (LOCAL, no addresses) whose PP2_TYPE_UNIQUE_ID TLV carries id, so the
+ * (LOCAL, no addresses) whose PP2_TYPE_UNIQUE_ID field carries id, so the
  * proxy behind can tell which sandbox a connection comes from; and, when
- * narrow is not NULL, a field of cordon's own (0xe0) with the rules the
- * run adds for its connections (a policy in JSON the proxy may only
- * narrow with).  Returns 0, or -1 with *cause set when id is not 1-128
- * letters, digits, '.', '_' or '-', or the rules are over 16 KiB.
+ * not NULL, fields of cordon's own with the rules the run adds for its
+ * connections (narrow: a policy in JSON the proxy may only narrow with)
+ * and the command's name.  The strings are borrowed for the bridge's
+ * life.  Returns 0, or -1 with *cause set (pp2_header() says which
+ * field is out of bounds).
  */
 int
 bridge_proxy_id(struct bridge *b, const char *id, const char *narrow,
     const char *command, char **cause)
 {
-	static const char	 sig[12] = "\r\n\r\n\0\r\nQUIT\n";
-	size_t			 n = strlen(id), r = 0, body, k = 0, at;
-	unsigned char		*h;
+	struct pp2_out	 po = { id, narrow, command, NULL, NULL };
+	char		*h;
+	size_t		 len;
 
-	if (n == 0 || n > 128 || strspn(id, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n) {
-		xasprintf(cause, "a sandbox id is 1 to 128 letters, digits, "
-		    "'.', '_' or '-'");
+	if ((h = pp2_header(&po, &len, cause)) == NULL)
 		return -1;
-	}
-	if (narrow != NULL && ((r = strlen(narrow)) == 0 || r > 16 * 1024)) {
-		xasprintf(cause, "the run's own rules must be 1 to 16384 "
-		    "bytes");
-		return -1;
-	}
-	if (command != NULL && ((k = strlen(command)) == 0 || k > 64)) {
-		xasprintf(cause, "a command name is 1 to 64 bytes");
-		return -1;
-	}
-	body = 3 + n + (narrow != NULL ? 3 + r : 0) +
-	    (command != NULL ? 3 + k : 0);
 	free(b->b_header);
-	b->b_headerlen = 16 + body;
-	h = xmalloc(b->b_headerlen);
-	memcpy(h, sig, sizeof(sig));
-	h[12] = 0x20;			/* version 2, LOCAL */
-	h[13] = 0x00;			/* AF_UNSPEC: no addresses */
-	h[14] = (unsigned char)(body >> 8);
-	h[15] = (unsigned char)body;
-	h[16] = 0x05;			/* PP2_TYPE_UNIQUE_ID */
-	h[17] = (unsigned char)(n >> 8);
-	h[18] = (unsigned char)n;
-	memcpy(h + 19, id, n);
-	if (narrow != NULL) {
-		h[19 + n] = 0xe0;	/* PP2_TYPE_MIN_CUSTOM: cordon's */
-		h[20 + n] = (unsigned char)(r >> 8);
-		h[21 + n] = (unsigned char)r;
-		memcpy(h + 22 + n, narrow, r);
+	b->b_header = h;
+	b->b_headerlen = len;
+	b->b_pp2 = po;
+	return 0;
+}
+
+/*
+ * Asks cb, for each connection accepted, where it was going: cb returns
+ * 1 and fills target ("host:port") for one the sandbox's capture sent
+ * here, 0 for one made to the bridge itself, -1 to refuse it.  A captured
+ * connection's header carries its target as well (bridge_proxy_id()
+ * first).
+ */
+void
+bridge_capture(struct bridge *b, bridge_capture_cb cb, void *arg)
+{
+	b->b_capture = cb;
+	b->b_capture_arg = arg;
+}
+
+/* The header of a connection cb said was captured on its way to target. */
+static int
+bridge_captured(struct bconn *c, const char *target)
+{
+	struct bridge	*b = c->bc_bridge;
+	struct pp2_out	 po = b->b_pp2;
+	char		*cause;
+
+	po.po_target = target;
+	if ((c->bc_header = pp2_header(&po, &c->bc_headerlen, &cause)) ==
+	    NULL) {
+		bridge_warn(b, target, cause);
+		free(cause);
+		return -1;
 	}
-	if (command != NULL) {
-		at = 19 + n + (narrow != NULL ? 3 + r : 0);
-		h[at] = 0xe1;		/* cordon's: the command's name */
-		h[at + 1] = (unsigned char)(k >> 8);
-		h[at + 2] = (unsigned char)k;
-		memcpy(h + at + 3, command, k);
-	}
-	b->b_header = (char *)h;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "policy.h"
+#include "pp2.h"
 
 /*
  * http.c: strict HTTP/1.x heads (RFC 9112) and body framing.
@@ -164,30 +165,6 @@ enum tls_peek {
 };
 
 int	 tls_peek_sni(const uint8_t *, size_t, char *, size_t, size_t *);
-
-/*
- * pp2.c: the PROXY protocol v2 header that `cordon bridge --proxy-id`
- * puts before each connection of a sandbox, read on the listeners that
- * expect it (--listen-sandbox) and nowhere else.
- */
-#define PP2_ID_MAX		128
-#define PP2_NARROW_MAX		(16 * 1024)	/* the run's own rules */
-#define PP2_HEADER_MAX		(16 + 3 + PP2_ID_MAX + 3 + PP2_NARROW_MAX + \
-				    3 + PP2_COMMAND_MAX)
-#define PP2_TYPE_UNIQUE_ID	0x05
-#define PP2_TYPE_CORDON_NARROW	0xe0		/* PP2_TYPE_MIN_CUSTOM */
-#define PP2_TYPE_CORDON_COMMAND	0xe1		/* the command's name */
-#define PP2_COMMAND_MAX		64
-
-enum pp2_parse {
-	PP2_PARSE_OK,
-	PP2_PARSE_MORE,
-	PP2_PARSE_ERROR
-};
-
-int	 pp2_parse(const uint8_t *, size_t, size_t *, char *, size_t,
-	    char **, char **);
-void	 pp2_command(const uint8_t *, size_t, char *, size_t);
 
 /*
  * dns.c: names resolved with c-ares on the proxy's event loop.  Never

@@ -162,6 +162,50 @@ test_pp2_bad(void **state)
 	free(cause);
 }
 
+/* What pp2_header() writes, pp2_parse() reads back, field by field. */
+static void
+test_pp2_roundtrip(void **state)
+{
+	struct pp2_out	 po = { "run-1", "{\"network\":{}}", "npm",
+			    "registry.test:443", NULL };
+	char		 id[PP2_ID_MAX + 1], *cause, *narrow, *h;
+	char		 text[PP2_TARGET_MAX + 1];
+	size_t		 len, used, n;
+
+	(void)state;
+	assert_non_null(h = pp2_header(&po, &len, &cause));
+	assert_int_equal(pp2_parse((uint8_t *)h, len, &used, id, sizeof(id),
+	    &narrow, &cause), PP2_PARSE_OK);
+	assert_int_equal(used, len);
+	assert_string_equal(id, "run-1");
+	assert_string_equal(narrow, "{\"network\":{}}");
+	free(narrow);
+	pp2_command((uint8_t *)h, used, text, sizeof(text));
+	assert_string_equal(text, "npm");
+	assert_int_equal(pp2_text((uint8_t *)h, used, PP2_TYPE_CORDON_TARGET,
+	    text, sizeof(text)), 0);
+	assert_string_equal(text, "registry.test:443");
+	assert_int_equal(pp2_text((uint8_t *)h, used, PP2_TYPE_CORDON_NAME,
+	    text, sizeof(text)), -1);
+	assert_null(pp2_field((uint8_t *)h, used, PP2_TYPE_CORDON_NAME, &n));
+	/* Too small to hold it: refused, not cut. */
+	assert_int_equal(pp2_text((uint8_t *)h, used, PP2_TYPE_CORDON_TARGET,
+	    text, 5), -1);
+	assert_string_equal(text, "");
+	free(h);
+
+	/* Bounds: an id with a space, an empty target. */
+	po.po_id = "a b";
+	assert_null(pp2_header(&po, &len, &cause));
+	assert_contains(cause, "a sandbox id");
+	free(cause);
+	po.po_id = "x";
+	po.po_target = "";
+	assert_null(pp2_header(&po, &len, &cause));
+	assert_contains(cause, "a captured destination");
+	free(cause);
+}
+
 int
 main(void)
 {
@@ -169,6 +213,7 @@ main(void)
 		cmocka_unit_test(test_pp2_good),
 		cmocka_unit_test(test_pp2_narrow),
 		cmocka_unit_test(test_pp2_bad),
+		cmocka_unit_test(test_pp2_roundtrip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,12 @@
 /*
- * pp2.c: read a PROXY protocol v2 header (the HAProxy specification,
- * version 2) that carries a sandbox id in a PP2_TYPE_UNIQUE_ID field,
- * and may carry, in a field of cordon's own (PP2_TYPE_CORDON_NARROW),
- * the rules a `cordon run --proxy-socket` adds for its connections: a
- * policy in cordon's JSON that can only narrow the proxy's (conn.c).
+ * pp2.c: the PROXY protocol v2 header (the HAProxy specification,
+ * version 2) of a sandbox's connections, both ways: pp2_header() writes
+ * it in the bridge, pp2_parse() and pp2_field() read it in the proxy.
+ * It carries the sandbox id in a PP2_TYPE_UNIQUE_ID field and, in fields
+ * of cordon's own, the rules a `cordon run --proxy-socket` adds for its
+ * connections (a policy in cordon's JSON that can only narrow the
+ * proxy's), the command's name, where a captured connection was going
+ * (host:port) and the name the sandbox's resolver asks about.
  *
  * Only the listeners that sandboxes' bridges connect to expect it, and
  * there it is required: a connection without one is refused, so a
@@ -17,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy.h"
+#include "pp2.h"
 #include "xmalloc.h"
 
 static const uint8_t pp2_sig[12] = {
@@ -154,6 +157,54 @@ fail:
 }
 
 /*
+ * The first field of type in a header pp2_parse() accepted (used bytes):
+ * its value, with its length in *len; NULL when there is none.
+ */
+const uint8_t *
+pp2_field(const uint8_t *buf, size_t used, int type, size_t *len)
+{
+	size_t	 off, tlen;
+
+	if (used < 16 || (off = pp2_fields(buf)) == 0)
+		return NULL;
+	while (off + 3 <= used) {
+		tlen = (size_t)buf[off + 1] << 8 | buf[off + 2];
+		if (off + 3 + tlen > used)
+			return NULL;
+		if (buf[off] == type) {
+			*len = tlen;
+			return buf + off + 3;
+		}
+		off += 3 + tlen;
+	}
+	return NULL;
+}
+
+/*
+ * Copies the field of type into out (outsize bytes), NUL-terminated, when
+ * it is there and is 1 to outsize - 1 printable characters without a
+ * space.  Returns 0, or -1 (out then "").
+ */
+int
+pp2_text(const uint8_t *buf, size_t used, int type, char *out,
+    size_t outsize)
+{
+	const uint8_t	*v;
+	size_t		 len, i;
+
+	out[0] = '\0';
+	if ((v = pp2_field(buf, used, type, &len)) == NULL || len == 0 ||
+	    len >= outsize)
+		return -1;
+	for (i = 0; i < len; i++)
+		if (v[i] <= 0x20 || v[i] >= 0x7f)
+			return -1;
+	memcpy(out, v, len);
+	out[len] = '\0';
+	return 0;
+}
+
+/*
  * The command's name from a header pp2_parse() accepted (used bytes), for
  * the log: a label, so a field that is missing or holds anything but
  * letters, digits, '.', '_', '+' or '-' (64 at most) gives "".
@@ -161,32 +212,82 @@ fail:
 void
 pp2_command(const uint8_t *buf, size_t used, char *out, size_t outsize)
 {
-	size_t	 off, tlen, i;
+	size_t	 i;
 
-	out[0] = '\0';
-	if ((off = pp2_fields(buf)) == 0)
+	if (pp2_text(buf, used, PP2_TYPE_CORDON_COMMAND, out, outsize) == -1)
 		return;
-	while (off + 3 <= used) {
-		tlen = (size_t)buf[off + 1] << 8 | buf[off + 2];
-		if (off + 3 + tlen > used)
-			return;
-		if (buf[off] == PP2_TYPE_CORDON_COMMAND) {
-			if (tlen == 0 || tlen > PP2_COMMAND_MAX ||
-			    tlen >= outsize)
-				return;
-			for (i = 0; i < tlen; i++) {
-				uint8_t	 ch = buf[off + 3 + i];
-
-				if (!((ch >= 'a' && ch <= 'z') ||
-				    (ch >= 'A' && ch <= 'Z') ||
-				    (ch >= '0' && ch <= '9') || ch == '.' ||
-				    ch == '_' || ch == '+' || ch == '-'))
-					return;
-			}
-			memcpy(out, buf + off + 3, tlen);
-			out[tlen] = '\0';
+	for (i = 0; out[i] != '\0'; i++)
+		if (i >= PP2_COMMAND_MAX || !(pp2_id_ok((uint8_t *)out + i,
+		    1) || out[i] == '+')) {
+			out[0] = '\0';
 			return;
 		}
-		off += 3 + tlen;
+}
+
+/* Appends a field of type holding len bytes of v at *at in h. */
+static void
+pp2_put(unsigned char *h, size_t *at, int type, const char *v, size_t len)
+{
+	h[*at] = (unsigned char)type;
+	h[*at + 1] = (unsigned char)(len >> 8);
+	h[*at + 2] = (unsigned char)len;
+	memcpy(h + *at + 3, v, len);
+	*at += 3 + len;
+}
+
+/*
+ * A header (version 2, LOCAL, no addresses) with the fields of po.
+ * Returns it (caller frees) with its length in *len, or NULL with *cause
+ * set when the id is not 1 to PP2_ID_MAX letters, digits, '.', '_' or
+ * '-', or another field is empty or over its bound.
+ */
+char *
+pp2_header(const struct pp2_out *po, size_t *len, char **cause)
+{
+	const struct {
+		int		 type;
+		const char	*v;
+		size_t		 max;
+		const char	*what;
+	} f[] = {
+		{ PP2_TYPE_UNIQUE_ID, po->po_id, PP2_ID_MAX, "a sandbox id" },
+		{ PP2_TYPE_CORDON_NARROW, po->po_narrow, PP2_NARROW_MAX,
+		    "the run's own rules" },
+		{ PP2_TYPE_CORDON_COMMAND, po->po_command, PP2_COMMAND_MAX,
+		    "a command name" },
+		{ PP2_TYPE_CORDON_TARGET, po->po_target, PP2_TARGET_MAX,
+		    "a captured destination" },
+		{ PP2_TYPE_CORDON_NAME, po->po_name, PP2_NAME_MAX, "a name" },
+	};
+	unsigned char	*h;
+	size_t		 i, n, body = 0, at = 16;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (f[i].v == NULL)
+			continue;
+		n = strlen(f[i].v);
+		if (n == 0 || n > f[i].max || (i == 0 &&
+		    !pp2_id_ok((const uint8_t *)f[i].v, n))) {
+			xasprintf(cause, "%s is 1 to %zu %s", f[i].what,
+			    f[i].max, i == 0 ? "letters, digits, '.', '_' or "
+			    "'-'" : "bytes");
+			return NULL;
+		}
+		body += 3 + n;
 	}
+	if (po->po_id == NULL) {
+		xasprintf(cause, "a sandbox id is required");
+		return NULL;
+	}
+	h = xmalloc(16 + body);
+	memcpy(h, pp2_sig, sizeof(pp2_sig));
+	h[12] = 0x20;			/* version 2, LOCAL */
+	h[13] = 0x00;			/* AF_UNSPEC: no addresses */
+	h[14] = (unsigned char)(body >> 8);
+	h[15] = (unsigned char)body;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (f[i].v != NULL)
+			pp2_put(h, &at, f[i].type, f[i].v, strlen(f[i].v));
+	*len = at;
+	return (char *)h;
 }
