@@ -2,7 +2,7 @@
 
 CC		?= cc
 PKGS		 = libevent libevent_openssl openssl libseccomp libcares jansson \
-		   zlib
+		   zlib libmnl libnftnl
 BUILD		?= build
 BIN		?= cordon
 WERROR		?= -Werror
@@ -37,7 +37,7 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 		   proxy/http_path.c \
 		   proxy/inspect.c proxy/scrub.c \
 		   proxy/conn.c proxy/listen.c
-BRIDGE_SRCS	 = bridge/bridge.c
+BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsscan.c runner/guard.c \
 		   runner/wspath.c runner/trust.c
@@ -46,8 +46,8 @@ LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c runner/run.c \
-		   runner/sandbox.c runner/mount.c runner/report.c \
-		   runner/control.c profile/profile_cmd.c \
+		   runner/sandbox.c runner/netcap.c runner/mount.c \
+		   runner/report.c runner/control.c profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
@@ -68,7 +68,8 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
-		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev
+		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
+		   libmnl-dev libnftnl-dev
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl
 DEB_FUZZ	 = clang libclang-rt-14-dev

@@ -31,6 +31,12 @@ enum unix_sockets {
 	UNIX_ALLOW
 };
 
+/* network.capture: unset counts as on (policy_capture()). */
+enum capture_mode {
+	CAPTURE_OFF,
+	CAPTURE_ON
+};
+
 /* How a host pattern matches. */
 enum pattern_kind {
 	PAT_NAME,		/* "example.com": that name only */
@@ -96,6 +102,7 @@ struct pcred {
 struct policy {
 	struct pscalar	 p_mode;	/* enum net_mode */
 	struct pscalar	 p_unix;	/* enum unix_sockets */
+	struct pscalar	 p_capture;	/* enum capture_mode */
 	struct plist	 p_allow;	/* host patterns */
 	struct plist	 p_deny;	/* host patterns */
 	struct plist	 p_cidrs;	/* allow_cidrs */
@@ -137,6 +144,8 @@ struct pitem	*plist_add(struct plist *);
 void		 pitem_clear(struct pitem *);
 void		 pitem_copy(struct pitem *, const struct pitem *);
 const char	*policy_mode_name(int);
+const char	*policy_capture_name(int);
+bool		 policy_capture(const struct policy *);
 void		 pinspect_copy(struct pinspect *, const struct pinspect *);
 void		 pinspect_clear(struct pinspect *);
 void		 pcred_copy(struct pcred *, const struct pcred *);
@@ -208,6 +217,8 @@ struct decision {
 
 bool		 policy_decide(const struct policy *, const char *, size_t,
 		    int, struct decision *);
+bool		 policy_decide_name(const struct policy *, const char *,
+		    size_t, struct decision *);
 bool		 policy_check_addr(const struct policy *, const struct addr *,
 		    struct decision *);
 char		*decision_describe(const struct decision *);

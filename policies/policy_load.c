@@ -80,6 +80,8 @@ static void	key_mode(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
 static void	key_unix(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
+static void	key_capture(struct loader *, const struct key *,
+		    const char *, const char *, const char *, const char *);
 static void	key_pattern(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
 static void	key_list_file(struct loader *, const struct key *,
@@ -109,6 +111,7 @@ static const struct key network_keys[] = {
 	{ "deny_files", KEY_LIST, key_list_file, AT(p_deny), NULL, NULL },
 	{ "allow_cidrs", KEY_LIST, key_cidr, AT(p_cidrs), NULL, NULL },
 	{ "unix_sockets", KEY_STRING, key_unix, AT(p_unix), NULL, NULL },
+	{ "capture", KEY_STRING, key_capture, AT(p_capture), NULL, NULL },
 	{ "inspect", KEY_RECORDS, NULL, 0, NULL, rec_inspect },
 	{ NULL, 0, NULL, 0, NULL, NULL }
 };
@@ -143,6 +146,7 @@ static const struct key top_keys[] = {
 
 static const char *const mode_names[] = { "none", "proxy", "host" };
 static const char *const unix_names[] = { "deny", "allow" };
+static const char *const capture_names[] = { "off", "on" };
 
 const char *
 policy_mode_name(int mode)
@@ -158,6 +162,21 @@ policy_unix_name(int value)
 	if (value < 0 || (size_t)value >= nitems(unix_names))
 		return "?";
 	return unix_names[value];
+}
+
+const char *
+policy_capture_name(int value)
+{
+	if (value < 0 || (size_t)value >= nitems(capture_names))
+		return "?";
+	return capture_names[value];
+}
+
+/* Whether a run captures every connection: on unless a layer said off. */
+bool
+policy_capture(const struct policy *p)
+{
+	return !p->p_capture.ps_set || p->p_capture.ps_value == CAPTURE_ON;
 }
 
 struct policy *
@@ -274,6 +293,7 @@ policy_free(struct policy *p)
 	plist_free(&p->p_ca_dir);
 	free(p->p_mode.ps_from);
 	free(p->p_unix.ps_from);
+	free(p->p_capture.ps_from);
 	plist_free(&p->p_allow);
 	plist_free(&p->p_deny);
 	plist_free(&p->p_cidrs);
@@ -500,6 +520,8 @@ load_scalar(struct loader *l, const struct key *k, const char *path,
 	if (nnames == 3)
 		load_error(l, path, text, "expected \"none\", \"proxy\" or "
 		    "\"host\"");
+	else if (names == capture_names)
+		load_error(l, path, text, "expected \"on\" or \"off\"");
 	else
 		load_error(l, path, text, "expected \"deny\" or \"allow\"");
 }
@@ -518,6 +540,15 @@ key_unix(struct loader *l, const struct key *k, const char *path,
 {
 	(void)value;
 	load_scalar(l, k, path, from, text, unix_names, nitems(unix_names));
+}
+
+static void
+key_capture(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	(void)value;
+	load_scalar(l, k, path, from, text, capture_names,
+	    nitems(capture_names));
 }
 
 static void

@@ -19,12 +19,18 @@
 #include "util.h"
 #include "xmalloc.h"
 
-/* Says whether a rule's port admits port; deny rules without one admit all. */
+/*
+ * Says whether a rule's port admits port; deny rules without one admit
+ * all.  Port 0 is a name's lookup, on no port yet: an allow rule admits it
+ * on any port, a deny rule only when it refuses every port.
+ */
 static bool
 port_matches(int rule, int port, bool deny)
 {
 	if (rule == PORT_ANY)
 		return true;
+	if (port == 0)
+		return !deny || rule == PORT_UNSET;
 	if (rule == PORT_UNSET)
 		return deny || port == 80 || port == 443;
 	return rule == port;
@@ -80,15 +86,10 @@ plist_match(const struct plist *pl, const struct host *h, int port, bool deny)
 	return best;
 }
 
-/*
- * Decides on len bytes of host (which may hold anything a client sent)
- * and port, before any lookup.  Fills d (decision_clear frees it) and
- * returns whether the connection may go on.  For an IP literal the
- * address check (policy_check_addr) is part of the decision.
- */
-bool
-policy_decide(const struct policy *p, const char *host, size_t len, int port,
-    struct decision *d)
+/* policy_decide(), and a name alone (port 0) for policy_decide_name(). */
+static bool
+decide(const struct policy *p, const char *host, size_t len, int port,
+    bool name, struct decision *d)
 {
 	const struct pitem	*it;
 	char			*cause, *shown;
@@ -105,7 +106,7 @@ policy_decide(const struct policy *p, const char *host, size_t len, int port,
 		d->d_why = WHY_BAD_NAME;
 		return false;
 	}
-	if (port < 1 || port > 65535) {
+	if ((name ? port != 0 : port < 1) || port > 65535) {
 		d->d_why = WHY_BAD_PORT;
 		return false;
 	}
@@ -136,6 +137,32 @@ policy_decide(const struct policy *p, const char *host, size_t len, int port,
 	if (d->d_host.h_kind == HOST_ADDR)
 		return policy_check_addr(p, &d->d_host.h_ip, d);
 	return true;
+}
+
+/*
+ * Decides on len bytes of host (which may hold anything a client sent)
+ * and port, before any lookup.  Fills d (decision_clear frees it) and
+ * returns whether the connection may go on.  For an IP literal the
+ * address check (policy_check_addr) is part of the decision.
+ */
+bool
+policy_decide(const struct policy *p, const char *host, size_t len, int port,
+    struct decision *d)
+{
+	return decide(p, host, len, port, false, d);
+}
+
+/*
+ * Decides on a name alone, as the sandbox's resolver asks before any
+ * connection: allowed when an allow rule admits it on some port and no
+ * deny rule refuses it on every port.  d_port is 0, and d says the name
+ * without a port.
+ */
+bool
+policy_decide_name(const struct policy *p, const char *host, size_t len,
+    struct decision *d)
+{
+	return decide(p, host, len, 0, true, d);
 }
 
 /*
@@ -189,11 +216,13 @@ decision_clear(struct decision *d)
 	d->d_cause = NULL;
 }
 
-/* The host:port of d as a person writes it ("[::1]:443"). */
+/* The host:port of d as a person writes it ("[::1]:443"; a name alone). */
 static void
 decision_target(const struct decision *d, char *buf, size_t len)
 {
-	if (d->d_host.h_kind == HOST_ADDR &&
+	if (d->d_port == 0)
+		snprintf(buf, len, "%s", d->d_host.h_name);
+	else if (d->d_host.h_kind == HOST_ADDR &&
 	    d->d_host.h_ip.a_family == AF_INET6)
 		snprintf(buf, len, "[%s]:%d", d->d_host.h_name, d->d_port);
 	else
@@ -268,7 +297,7 @@ decision_pattern_fill(const struct decision *d, char *buf, size_t len)
 	bool	 v6 = d->d_host.h_kind == HOST_ADDR &&
 		    d->d_host.h_ip.a_family == AF_INET6;
 
-	if (d->d_port == 80 || d->d_port == 443)
+	if (d->d_port == 0 || d->d_port == 80 || d->d_port == 443)
 		snprintf(buf, len, "%s%s%s", v6 ? "[" : "", d->d_host.h_name,
 		    v6 ? "]" : "");
 	else

@@ -68,6 +68,7 @@ policy_merge(struct policy *dst, const struct policy *layer)
 
 	pscalar_set(&dst->p_mode, &layer->p_mode);
 	pscalar_set(&dst->p_unix, &layer->p_unix);
+	pscalar_set(&dst->p_capture, &layer->p_capture);
 	plist_append(&dst->p_allow, &layer->p_allow);
 	plist_append(&dst->p_deny, &layer->p_deny);
 	plist_append(&dst->p_cidrs, &layer->p_cidrs);
@@ -223,6 +224,7 @@ policy_narrow(struct policy *dst, const struct policy *ws)
 
 	pscalar_narrow(&dst->p_mode, &ws->p_mode);
 	pscalar_narrow(&dst->p_unix, &ws->p_unix);
+	pscalar_narrow(&dst->p_capture, &ws->p_capture);
 	plist_intersect(&dst->p_allow, &ws->p_allow, MEET_PATTERN);
 	plist_append(&dst->p_deny, &ws->p_deny);
 	plist_intersect(&dst->p_cidrs, &ws->p_cidrs, MEET_CIDR);

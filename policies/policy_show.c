@@ -119,6 +119,8 @@ policy_to_json(const struct policy *p, bool annotate)
 	    annotate));
 	show_scalar(net, "unix_sockets", &p->p_unix,
 	    policy_unix_name(p->p_unix.ps_value), annotate);
+	show_scalar(net, "capture", &p->p_capture,
+	    policy_capture_name(p->p_capture.ps_value), annotate);
 	json_object_set_new(root, "network", net);
 
 	fs = json_object();

@@ -385,6 +385,18 @@ run_print(const struct run *run, const struct run_net *net,
 			    "on a private Unix socket\n");
 		printf("  bridge: 127.0.0.1:%d and [::1]:%d inside, to the "
 		    "proxy\n", RUN_BRIDGE_PORT, RUN_BRIDGE_PORT);
+		if (run->r_capture)
+			printf("  capture: lo with %s and %s, default routes; "
+			    "nftables: every TCP connection off the sandbox "
+			    "to the bridge, every DNS query to its resolver "
+			    "on port 53 (names the policy refuses: NXDOMAIN; "
+			    "the others: addresses of its own that the bridge "
+			    "maps back); other UDP and ICMP dropped\n",
+			    NETCAP_ADDR4, NETCAP_ADDR6);
+		else
+			printf("  capture: off (network.capture); only "
+			    "programs that read the proxy variables get "
+			    "out\n");
 		if (net->rn_log != NULL)
 			printf("  egress log: %s\n", net->rn_log);
 	} else if (run->r_mode == NET_NONE)
@@ -617,6 +629,7 @@ run_cmd(int argc, char **argv)
 	}
 	run.r_mode = policy->p_mode.ps_value;
 	run.r_unix = policy->p_unix.ps_value == UNIX_ALLOW;
+	run.r_capture = run.r_mode == NET_PROXY && policy_capture(policy);
 	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
 	    run_narrowing(&layers, policy, &run.r_narrow, &cause) == -1) {
 		log_warnx_lines(cause);

@@ -224,6 +224,7 @@ struct run {
 	const char		 *r_proxy_name;	/* the socket, in that folder */
 	const char		 *r_proxy_path;	/* the same, whole, for messages */
 	char			 *r_narrow;	/* --proxy-socket: the run's rules */
+	bool			  r_capture;	/* every TCP connection, DNS too */
 	char			  r_command[65];	/* argv[0]'s name, for the log */
 	uid_t			  r_uid;
 	gid_t			  r_gid;
@@ -252,6 +253,17 @@ int	run_sigset(sigset_t *);
 void	sandbox_main(struct run *) __attribute__((noreturn));
 void	sandbox_fail(const struct run *, int, const char *, ...)
 	    __attribute__((format(printf, 3, 4), noreturn));
+
+/*
+ * netcap.c: the capture's address, routes and nftables rules, set up by
+ * PID 1 in the sandbox's network namespace.  The addresses are of ranges
+ * no host of the Internet has (RFC 2544's 198.18.0.0/15, RFC 8215's
+ * 64:ff9b:1::/48), and only the sandbox sees them.
+ */
+#define NETCAP_ADDR4	"198.18.0.1"
+#define NETCAP_ADDR6	"64:ff9b:1::1"
+
+int	netcap_setup(unsigned short, char **);
 
 /* mount.c: the sandbox's filesystem, in its own mount namespace. */
 void	mount_sandbox(const struct run *);

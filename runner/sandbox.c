@@ -42,6 +42,7 @@
 #include <event2/event.h>
 
 #include "bridge.h"
+#include "capture.h"
 #include "endpoint.h"
 #include "log.h"
 #include "policy.h"
@@ -201,13 +202,26 @@ sandbox_signal_cb(evutil_socket_t fd, short what, void *arg)
 			kill(command_pid, (int)si.ssi_signo);
 }
 
-/* The bridge to the proxy, on 127.0.0.1 and ::1 (where IPv6 exists). */
+/*
+ * The bridge to the proxy, on 127.0.0.1 and ::1 (where IPv6 exists); with
+ * the capture, it takes the connections the rules send it too.
+ */
 static void
 sandbox_bridge(const struct run *run, struct event_base *base)
 {
 	static struct endpoint	 listen4, listen6, target;
 	struct bridge		*b;
+	struct capture		*cp = NULL;
 	char			*cause, text[64];
+
+	if (run->r_capture) {
+		if (netcap_setup(RUN_BRIDGE_PORT, &cause) == -1)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "the capture: %s; "
+			    "to run with the proxy variables alone, set "
+			    "\"capture\": false under \"network\" in a "
+			    "policy", cause);
+		cp = capture_new();
+	}
 
 	if (fchdir(run->r_proxy_dir) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the proxy's folder: %s",
@@ -225,6 +239,8 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 	    &cause)) == NULL || bridge_proxy_id(b, run->r_id, run->r_narrow,
 	    run->r_command[0] != '\0' ? run->r_command : NULL, &cause) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+	if (cp != NULL)
+		bridge_capture(b, capture_target, cp);
 	snprintf(text, sizeof(text), "tcp:[::1]:%d", RUN_BRIDGE_PORT);
 	if (endpoint_parse(text, &listen6, &cause) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
@@ -236,6 +252,8 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 	} else if (bridge_proxy_id(b, run->r_id, run->r_narrow,
 	    run->r_command[0] != '\0' ? run->r_command : NULL, &cause) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+	else if (cp != NULL)
+		bridge_capture(b, capture_target, cp);
 }
 
 /*

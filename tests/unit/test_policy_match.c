@@ -240,6 +240,48 @@ test_describe(void **state)
 	policy_free(p);
 }
 
+/* A name alone, as the sandbox's resolver asks: on some port, or none. */
+static void
+test_names_alone(void **state)
+{
+	struct policy	*p = load("{\"version\": 1, \"network\": {\"allow\": "
+	    "[\"github.com\", \"ssh.test:22\", \"*.corp.test\"], \"deny\": "
+	    "[\"gist.github.com\", \"x.corp.test:8080\", \"y.corp.test\"]}}");
+	struct decision	 d;
+	char		*what, *hint;
+
+	(void)state;
+	assert_true(policy_decide_name(p, "github.com", 10, &d));
+	decision_clear(&d);
+	/* Allowed on port 22 only: the name resolves. */
+	assert_true(policy_decide_name(p, "ssh.test", 8, &d));
+	decision_clear(&d);
+	/* A deny rule on one port leaves the name; one on every port not. */
+	assert_true(policy_decide_name(p, "x.corp.test", 11, &d));
+	decision_clear(&d);
+	assert_false(policy_decide_name(p, "y.corp.test", 11, &d));
+	assert_int_equal(d.d_why, WHY_DENY_RULE);
+	decision_clear(&d);
+	assert_false(policy_decide_name(p, "gist.github.com", 15, &d));
+	decision_clear(&d);
+	assert_false(policy_decide_name(p, "evil.test", 9, &d));
+	assert_int_equal(d.d_why, WHY_NO_RULE);
+	what = decision_describe(&d);
+	hint = decision_hint(&d);
+	assert_string_equal(what, "deny evil.test: no network.allow entry "
+	    "matches (default deny)");
+	assert_string_equal(hint, "add \"evil.test\" to network.allow, or "
+	    "pass --allow-domain evil.test");
+	free(what);
+	free(hint);
+	decision_clear(&d);
+	/* Port 0 stays a bad port for a connection. */
+	assert_false(policy_decide(p, "github.com", 10, 0, &d));
+	assert_int_equal(d.d_why, WHY_BAD_PORT);
+	decision_clear(&d);
+	policy_free(p);
+}
+
 int
 main(void)
 {
@@ -250,6 +292,7 @@ main(void)
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_names_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
