@@ -29,7 +29,7 @@ ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/host.c lib/jsonl.c lib/log.c \
-		   lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c
+		   lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c lib/dnsmsg.c
 POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c
@@ -60,11 +60,11 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
-		   test_listen test_guard
+		   test_listen test_guard test_dnsmsg
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
-		   fuzz_log fuzz_inspect fuzz_elog
+		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
