@@ -46,6 +46,7 @@
 #include "endpoint.h"
 #include "log.h"
 #include "policy.h"
+#include "pp2.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -210,6 +211,7 @@ static void
 sandbox_bridge(const struct run *run, struct event_base *base)
 {
 	static struct endpoint	 listen4, listen6, target;
+	static struct pp2_out	 po;
 	struct bridge		*b;
 	struct capture		*cp = NULL;
 	char			*cause, text[64];
@@ -239,8 +241,16 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 	    &cause)) == NULL || bridge_proxy_id(b, run->r_id, run->r_narrow,
 	    run->r_command[0] != '\0' ? run->r_command : NULL, &cause) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
-	if (cp != NULL)
+	if (cp != NULL) {
 		bridge_capture(b, capture_target, cp);
+		po.po_id = run->r_id;
+		po.po_narrow = run->r_narrow;
+		po.po_command = run->r_command[0] != '\0' ? run->r_command :
+		    NULL;
+		if (resolver_new(base, cp, &target, &po, &cause) == NULL)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "the sandbox's "
+			    "resolver: %s", cause);
+	}
 	snprintf(text, sizeof(text), "tcp:[::1]:%d", RUN_BRIDGE_PORT);
 	if (endpoint_parse(text, &listen6, &cause) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
