@@ -34,7 +34,7 @@ POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
-		   proxy/http_body.c proxy/http_path.c \
+		   proxy/http_body.c proxy/http_out.c proxy/http_path.c \
 		   proxy/inspect.c proxy/scrub.c \
 		   proxy/conn.c proxy/pp2.c proxy/listen.c
 BRIDGE_SRCS	 = bridge/bridge.c

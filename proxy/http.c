@@ -1,6 +1,6 @@
 /*
- * http.c: strict HTTP/1.x heads (RFC 9112); where a body ends is
- * http_body.c's.
+ * http.c: strict HTTP/1.x heads (RFC 9112).  Where a body ends is
+ * http_body.c's; the heads sent on are written by http_out.c.
  *
  * cordon forwards requests and responses it has parsed, so wherever it
  * reads a head differently from the client or the upstream, one side can
@@ -41,26 +41,9 @@ struct http_framing {
 	int		 hf_hosts;	/* Host header lines */
 };
 
-/* A growing output buffer for the serialisers. */
-struct http_out {
-	char		*ho_buf;
-	size_t		 ho_len;
-	size_t		 ho_size;
-};
-
 /* The transfer codings RFC 9112 section 7 and the registry know. */
 static const char *const http_codings[] = {
 	"chunked", "compress", "deflate", "gzip", "x-compress", "x-gzip"
-};
-
-/*
- * Headers that describe one connection, not the message (RFC 9110
- * section 7.6.1), and so are never sent on; Connection names more.
- * Proxy-Authorization is for cordon alone and must not leak upstream.
- */
-static const char *const http_hop_by_hop[] = {
-	"Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer",
-	"Upgrade", "Proxy-Authenticate", "Proxy-Authorization"
 };
 
 /* Says whether ch is a tchar, the bytes of a token (RFC 9110 5.6.2). */
@@ -101,7 +84,7 @@ http_hex(unsigned char ch)
 }
 
 /* Compares len bytes of s with the NUL-terminated name, ASCII case folded. */
-static bool
+bool
 http_eq(const char *s, size_t len, const char *name)
 {
 	size_t		 i;
@@ -122,7 +105,8 @@ http_eq(const char *s, size_t len, const char *name)
 	return true;
 }
 
-static bool
+/* Says whether header name is want, ASCII case folded. */
+bool
 http_name_is(const char *name, const char *want)
 {
 	return http_eq(name, strlen(name), want);
@@ -133,7 +117,7 @@ http_name_is(const char *name, const char *want)
  * is; sets *elem and *elen to the next element without white space
  * around it (it may be empty).  Returns false when the list is done.
  */
-static bool
+bool
 http_list_next(const char **sp, const char **elem, size_t *elen)
 {
 	const char	*s = *sp, *end;
@@ -905,125 +889,6 @@ http_request_clear(struct http_request *req)
 	memset(req, 0, sizeof(*req));
 }
 
-/* Appends len bytes of s to o, keeping it NUL-terminated. */
-static void
-http_out_add(struct http_out *o, const char *s, size_t len)
-{
-	size_t	 size;
-
-	if (o->ho_size - o->ho_len <= len) {
-		size = o->ho_size == 0 ? 512 : o->ho_size;
-		while (size - o->ho_len <= len)
-			size *= 2;
-		o->ho_buf = xreallocarray(o->ho_buf, 1, size);
-		o->ho_size = size;
-	}
-	memcpy(o->ho_buf + o->ho_len, s, len);
-	o->ho_len += len;
-	o->ho_buf[o->ho_len] = '\0';
-}
-
-static void
-http_out_str(struct http_out *o, const char *s)
-{
-	http_out_add(o, s, strlen(s));
-}
-
-/*
- * Says whether header name is hop-by-hop in a message with headers hdrs:
- * one of the fixed list or named by a Connection header.  The framing
- * headers are never dropped, whatever Connection says.
- */
-static bool
-http_hop(const char *name, const struct http_header *hdrs, size_t n)
-{
-	const char	*s, *e;
-	size_t		 i, len;
-
-	for (i = 0; i < nitems(http_hop_by_hop); i++) {
-		if (http_name_is(name, http_hop_by_hop[i]))
-			return true;
-	}
-	if (http_name_is(name, "Content-Length") ||
-	    http_name_is(name, "Transfer-Encoding"))
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!http_name_is(hdrs[i].hh_name, "Connection"))
-			continue;
-		s = hdrs[i].hh_value;
-		while (http_list_next(&s, &e, &len)) {
-			if (http_eq(e, len, name))
-				return true;
-		}
-	}
-	return false;
-}
-
-/*
- * Appends the end-to-end headers of hdrs (all but Host when nohost), in
- * order, then our Connection header and the empty line.
- */
-static void
-http_out_fields(struct http_out *o, const struct http_header *hdrs,
-    size_t n, bool nohost, bool keepalive)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++) {
-		if (http_hop(hdrs[i].hh_name, hdrs, n))
-			continue;
-		if (nohost && http_name_is(hdrs[i].hh_name, "Host"))
-			continue;
-		http_out_str(o, hdrs[i].hh_name);
-		http_out_str(o, ": ");
-		http_out_str(o, hdrs[i].hh_value);
-		http_out_str(o, "\r\n");
-	}
-	http_out_str(o, keepalive ? "Connection: keep-alive\r\n\r\n" :
-	    "Connection: close\r\n\r\n");
-}
-
-/*
- * Returns the head to send upstream for req (caller frees), its length
- * in *len: origin-form (authority-form for CONNECT) and HTTP/1.1, a Host
- * header made from the target (the client's is dropped), the client's
- * other end-to-end headers in order, and a Connection header saying
- * keepalive.
- */
-char *
-http_request_head(const struct http_request *req, bool keepalive,
-    size_t *len)
-{
-	struct http_out	 o = { NULL, 0, 0 };
-	struct http_out	 auth = { NULL, 0, 0 };
-	char		 port[16];
-	bool		 v6;
-
-	v6 = memchr(req->hr_host, ':', req->hr_hostlen) != NULL;
-	http_out_str(&auth, v6 ? "[" : "");
-	http_out_add(&auth, req->hr_host, req->hr_hostlen);
-	http_out_str(&auth, v6 ? "]" : "");
-	if (req->hr_connect || req->hr_port != req->hr_defport) {
-		snprintf(port, sizeof(port), ":%d", req->hr_port);
-		http_out_str(&auth, port);
-	}
-
-	http_out_str(&o, req->hr_method);
-	http_out_str(&o, " ");
-	if (req->hr_connect)
-		http_out_add(&o, auth.ho_buf, auth.ho_len);
-	else
-		http_out_str(&o, req->hr_path);
-	http_out_str(&o, " HTTP/1.1\r\nHost: ");
-	http_out_add(&o, auth.ho_buf, auth.ho_len);
-	http_out_str(&o, "\r\n");
-	http_out_fields(&o, req->hr_headers, req->hr_nheaders, true,
-	    keepalive);
-	free(auth.ho_buf);
-	*len = o.ho_len;
-	return o.ho_buf;
-}
-
 /*
  * Parses the status line, len bytes at p without its CRLF: HTTP-version
  * SP 3DIGIT SP reason.  A missing SP before an empty reason is let
@@ -1144,26 +1009,4 @@ http_response_clear(struct http_response *resp)
 	free(resp->hs_reason);
 	http_headers_free(resp->hs_headers, resp->hs_nheaders);
 	memset(resp, 0, sizeof(*resp));
-}
-
-/*
- * Returns the head to send the client for resp (caller frees), its
- * length in *len: an HTTP/1.1 status line, the end-to-end headers in
- * order and a Connection header saying keepalive.
- */
-char *
-http_response_head(const struct http_response *resp, bool keepalive,
-    size_t *len)
-{
-	struct http_out	 o = { NULL, 0, 0 };
-	char		 line[32];
-
-	snprintf(line, sizeof(line), "HTTP/1.1 %03d ", resp->hs_status);
-	http_out_str(&o, line);
-	http_out_str(&o, resp->hs_reason != NULL ? resp->hs_reason : "");
-	http_out_str(&o, "\r\n");
-	http_out_fields(&o, resp->hs_headers, resp->hs_nheaders, false,
-	    keepalive);
-	*len = o.ho_len;
-	return o.ho_buf;
 }

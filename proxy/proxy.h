@@ -1,8 +1,8 @@
 /*
  * proxy.h: the egress proxy.  One block per source file, in the order the
- * files are read: the pure parsers first (http.c, http_body.c, socks5.c,
- * tls_peek.c), which touch no socket and are unit-tested and fuzzed on
- * buffers.
+ * files are read: the pure parsers first (http.c, http_body.c,
+ * http_out.c, socks5.c, tls_peek.c), which touch no socket and are
+ * unit-tested and fuzzed on buffers.
  */
 #ifndef CORDON_PROXY_H
 #define CORDON_PROXY_H
@@ -82,15 +82,23 @@ int	 http_request_parse(const char *, size_t, struct http_request *,
 int	 http_origin_request_parse(const char *, size_t, int,
 	    struct http_request *, size_t *, int *, char **);
 void	 http_request_clear(struct http_request *);
-char	*http_request_head(const struct http_request *, bool, size_t *);
 int	 http_response_parse(const char *, size_t, const char *,
 	    struct http_response *, size_t *, char **);
 void	 http_response_clear(struct http_response *);
-char	*http_response_head(const struct http_response *, bool, size_t *);
 bool	 http_tchar(unsigned char);
 bool	 http_vbyte(unsigned char);
 bool	 http_ws(char);
 int	 http_hex(unsigned char);
+bool	 http_eq(const char *, size_t, const char *);
+bool	 http_name_is(const char *, const char *);
+bool	 http_list_next(const char **, const char **, size_t *);
+
+/*
+ * http_out.c: the heads sent on, without hop-by-hop headers and with a
+ * Connection header of cordon's own.
+ */
+char	*http_request_head(const struct http_request *, bool, size_t *);
+char	*http_response_head(const struct http_response *, bool, size_t *);
 
 /*
  * http_body.c: where a body ends.  Chunked and length-delimited bodies
