@@ -93,6 +93,52 @@ static const char *const proto_names[] = {
 	"none", "http", "connect", "socks5", "https"
 };
 
+/* The current decision's one log line. */
+enum conn_record {
+	CR_NONE,		/* no decision since the last was logged */
+	CR_OPEN,		/* begun (conn_begin): conn_log() writes it */
+	CR_LOGGED
+};
+
+/* What c_up is to the HTTP request under way. */
+enum conn_http_up {
+	CH_UP_NEW,		/* opened for it, or none */
+	CH_UP_KEPT,		/* kept from the last request, idle */
+	CH_UP_REUSED		/* kept, and carrying this request */
+};
+
+/*
+ * An HTTP exchange: the request and its answer being forwarded, and an
+ * upstream connection kept between requests with what it reaches.
+ */
+struct conn_http {
+	struct http_request	 ch_req;
+	struct http_response	 ch_resp;
+	struct http_body	 ch_reqbody;
+	struct http_body	 ch_respbody;
+	bool			 ch_reqdone;	/* request body all sent */
+	bool			 ch_resphead;	/* response head forwarded */
+	bool			 ch_keepalive;
+	size_t			 ch_headscan;	/* bytes of head parsed before */
+	enum conn_http_up	 ch_up;
+	char			 ch_kept_host[HOST_NAME_MAX_LEN + 1];
+	int			 ch_kept_port;
+};
+
+/*
+ * An inspected tunnel: the host it was opened for, the leaf that answers
+ * the sandbox, and how the upstream's own handshake went.
+ */
+struct conn_inspect {
+	char			 ci_host[HOST_NAME_MAX_LEN + 1];
+	int			 ci_port;
+	char			 ci_addr[ADDR_STRLEN + 8];
+	struct signer_req	*ci_sreq;
+	X509			*ci_leaf;
+	bool			 ci_up_ready;	/* handshake done, or failed */
+	char			*ci_upfail;	/* why the upstream's failed */
+};
+
 struct conn {
 	TAILQ_ENTRY(conn)	 c_entry;
 	struct proxy		*c_proxy;
@@ -116,17 +162,10 @@ struct conn {
 	size_t			 c_hostlen;
 	int			 c_port;
 	struct decision		 c_dec;
-	bool			 c_decided;
+	enum conn_record	 c_record;
 	bool			 c_judged;	/* c_dec is the policy's */
 	struct event		*c_ask_ev;	/* the answer's deadline */
-	struct http_request	 c_req;
-	struct http_response	 c_resp;
-	struct http_body	 c_reqbody;
-	struct http_body	 c_respbody;
-	bool			 c_reqdone;
-	bool			 c_resphead;	/* response head forwarded */
-	bool			 c_keepalive;
-	size_t			 c_headscan;	/* bytes of head parsed before */
+	struct conn_http	 c_http;
 
 	/* Resolving and connecting. */
 	struct dns_query	*c_query;
@@ -138,18 +177,11 @@ struct conn {
 	int			 c_connect_error;
 	struct addr		 c_upaddr;	/* what c_upfd is connected to */
 
-	/* An upstream kept between HTTP requests, and what it reaches. */
-	bool			 c_kept;
-	char			 c_kept_host[HOST_NAME_MAX_LEN + 1];
-	int			 c_kept_port;
-	bool			 c_reused;	/* this request runs on it */
-
 	struct relay		*c_relay;
 	struct event		*c_deadline;	/* for a whole head */
 
 	/* The egress log record of the current decision. */
 	struct timeval		 c_start;
-	bool			 c_logged;
 	int			 c_status;
 	const char		*c_reason;
 	char			*c_reason_buf;
@@ -166,13 +198,7 @@ struct conn {
 	 * bufferevent on the upstream's socket (which it owns: c_upfd is -1).
 	 */
 	bool			 c_tls;		/* c_bev is a TLS filter */
-	char			 c_tls_host[HOST_NAME_MAX_LEN + 1];
-	int			 c_tls_port;
-	char			 c_tls_addr[ADDR_STRLEN + 8];
-	struct signer_req	*c_sreq;
-	X509			*c_leaf;
-	bool			 c_up_ready;	/* handshake done, or failed */
-	char			*c_upfail;	/* why the upstream's failed */
+	struct conn_inspect	 c_ins;
 	bool			 c_abort;	/* no close_notify: cut short */
 	struct event		*c_close_ev;
 };
@@ -241,10 +267,10 @@ conn_log(struct conn *c)
 	struct egress	 e;
 	char		*hint = NULL, *pattern = NULL;
 
-	if (c->c_logged || !c->c_decided ||
+	if (c->c_record != CR_OPEN ||
 	    (px->px_log == NULL && px->px_observe == NULL))
 		return;
-	c->c_logged = true;
+	c->c_record = CR_LOGGED;
 	scrub_warn(c->c_scrub, &c->c_warning);
 	conn_egress(c, &e);
 	if (px->px_log != NULL)
@@ -275,10 +301,10 @@ conn_free(struct conn *c)
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
 	dns_cancel(c->c_query);
-	if (c->c_sreq != NULL)
-		signer_cancel(c->c_sreq);
-	X509_free(c->c_leaf);
-	free(c->c_upfail);
+	if (c->c_ins.ci_sreq != NULL)
+		signer_cancel(c->c_ins.ci_sreq);
+	X509_free(c->c_ins.ci_leaf);
+	free(c->c_ins.ci_upfail);
 	if (c->c_close_ev != NULL)
 		event_free(c->c_close_ev);
 	if (c->c_ask_ev != NULL)
@@ -302,8 +328,8 @@ conn_free(struct conn *c)
 	ppolicy_unref(c->c_narrowed);
 	ppolicy_unref(c->c_narrow_base);
 	policy_free(c->c_narrow);
-	http_request_clear(&c->c_req);
-	http_response_clear(&c->c_resp);
+	http_request_clear(&c->c_http.ch_req);
+	http_response_clear(&c->c_http.ch_resp);
 	scrub_free(c->c_scrub);
 	free(c->c_method);
 	free(c->c_path);
@@ -351,7 +377,7 @@ conn_drop_up(struct conn *c)
 		close(c->c_upfd);
 	c->c_up = NULL;
 	c->c_upfd = -1;
-	c->c_kept = false;
+	c->c_http.ch_up = CH_UP_NEW;
 }
 
 /*
@@ -666,8 +692,7 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	c->c_connect_error = 0;
 	c->c_status = 0;
 	c->c_up_bytes = c->c_down_bytes = 0;
-	c->c_logged = false;
-	c->c_decided = true;
+	c->c_record = CR_OPEN;
 	c->c_judged = false;
 	gettimeofday(&c->c_start, NULL);
 	evtimer_del(c->c_deadline);
@@ -697,7 +722,7 @@ conn_too_slow(struct conn *c)
 {
 	char	*why;
 
-	if (!c->c_decided) {
+	if (c->c_record == CR_NONE) {
 		conn_begin(c, conn_guess_proto(c), NULL, "", 0, 0);
 		c->c_dec.d_verdict = VERDICT_DENY;
 		xasprintf(&why, "no whole request within %d s (--head-secs)",
@@ -909,16 +934,14 @@ conn_connect(struct conn *c)
 			conn_refuse_loop(c, &c->c_addrs[i]);
 			return;
 		}
-	c->c_reused = false;
-	if (c->c_kept && c->c_proto == PROTO_HTTP &&
-	    c->c_port == c->c_kept_port &&
-	    strcmp(c->c_dec.d_host.h_name, c->c_kept_host) == 0) {
+	if (c->c_http.ch_up == CH_UP_KEPT && c->c_proto == PROTO_HTTP &&
+	    c->c_port == c->c_http.ch_kept_port &&
+	    strcmp(c->c_dec.d_host.h_name, c->c_http.ch_kept_host) == 0) {
 		for (i = 0; i < c->c_naddrs; i++) {
 			if (!addr_equal(&c->c_addrs[i], &c->c_upaddr))
 				continue;
 			/* The very address just checked: reuse it. */
-			c->c_kept = false;
-			c->c_reused = true;
+			c->c_http.ch_up = CH_UP_REUSED;
 			c->c_next = c->c_naddrs;
 			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
 			    addr_str(&c->c_upaddr, text, sizeof(text)));
@@ -1013,15 +1036,15 @@ conn_forward_start(struct conn *c)
 	size_t		 len;
 
 	c->c_state = CS_FORWARD;
-	c->c_reqdone = false;
-	c->c_resphead = false;
-	http_body_init(&c->c_reqbody, c->c_req.hr_body, c->c_req.hr_length);
-	head = http_request_head(&c->c_req, c->c_keepalive, &len);
+	c->c_http.ch_reqdone = false;
+	c->c_http.ch_resphead = false;
+	http_body_init(&c->c_http.ch_reqbody, c->c_http.ch_req.hr_body, c->c_http.ch_req.hr_length);
+	head = http_request_head(&c->c_http.ch_req, c->c_http.ch_keepalive, &len);
 	/*
 	 * An HTTP/1.0 client cannot read a chunked answer: ask upstream as
 	 * a 1.0 client, so that it does not send one.
 	 */
-	if (c->c_req.hr_minor == 0 && (p = memmem(head, len, " HTTP/1.1\r\n",
+	if (c->c_http.ch_req.hr_minor == 0 && (p = memmem(head, len, " HTTP/1.1\r\n",
 	    11)) != NULL)
 		p[8] = '0';
 	bufferevent_write(c->c_up, head, len);
@@ -1253,10 +1276,10 @@ conn_inspect_accept(struct conn *c)
 	struct bufferevent	*raw = c->c_bev, *tls;
 	SSL			*ssl;
 
-	if (c->c_leaf == NULL || !c->c_up_ready)
+	if (c->c_ins.ci_leaf == NULL || !c->c_ins.ci_up_ready)
 		return;
 	if ((ssl = SSL_new(px->px_tls_srv)) == NULL ||
-	    SSL_use_certificate(ssl, c->c_leaf) != 1 ||
+	    SSL_use_certificate(ssl, c->c_ins.ci_leaf) != 1 ||
 	    SSL_use_PrivateKey(ssl, signer_key(px->px_signer)) != 1)
 		fatalx("proxy: cannot make a TLS session for inspection");
 	if ((tls = bufferevent_openssl_filter_new(px->px_base, raw, ssl,
@@ -1281,17 +1304,17 @@ conn_leaf_cb(X509 *leaf, const char *why, void *arg)
 	struct conn	*c = arg;
 	char		*what;
 
-	c->c_sreq = NULL;
+	c->c_ins.ci_sreq = NULL;
 	if (leaf == NULL) {
 		/* Allowed, and not carried out: the verdict stands. */
-		xasprintf(&what, "no certificate for %s: %s", c->c_tls_host,
+		xasprintf(&what, "no certificate for %s: %s", c->c_ins.ci_host,
 		    why);
 		conn_reason(c, what);
 		free(what);
 		conn_finish(c);
 		return;
 	}
-	c->c_leaf = leaf;
+	c->c_ins.ci_leaf = leaf;
 	conn_inspect_accept(c);
 }
 
@@ -1303,21 +1326,21 @@ conn_inspect_up(struct conn *c, short what)
 	const char	*err;
 	long		 vr;
 
-	c->c_up_ready = true;
+	c->c_ins.ci_up_ready = true;
 	if (what & BEV_EVENT_CONNECTED) {
 		conn_inspect_accept(c);
 		return;
 	}
 	if ((vr = SSL_get_verify_result(ssl)) != X509_V_OK)
-		xasprintf(&c->c_upfail, "the upstream's certificate does not "
+		xasprintf(&c->c_ins.ci_upfail, "the upstream's certificate does not "
 		    "verify for %s: %s (if it is signed by a private CA, "
 		    "give that CA to the proxy: --upstream-ca FILE)",
-		    c->c_tls_host, X509_verify_cert_error_string(vr));
+		    c->c_ins.ci_host, X509_verify_cert_error_string(vr));
 	else if ((err = conn_tls_error(c->c_up)) != NULL)
-		xasprintf(&c->c_upfail, "TLS with the upstream failed: %s",
+		xasprintf(&c->c_ins.ci_upfail, "TLS with the upstream failed: %s",
 		    err);
 	else
-		xasprintf(&c->c_upfail, "the upstream %s",
+		xasprintf(&c->c_ins.ci_upfail, "the upstream %s",
 		    (what & BEV_EVENT_TIMEOUT) ? "did not finish the TLS "
 		    "handshake in time" : "closed during the TLS handshake");
 	conn_drop_up(c);
@@ -1344,17 +1367,17 @@ conn_inspect_start(struct conn *c)
 		    c->c_dec.d_host.h_name);
 		return;
 	}
-	snprintf(c->c_tls_host, sizeof(c->c_tls_host), "%s",
+	snprintf(c->c_ins.ci_host, sizeof(c->c_ins.ci_host), "%s",
 	    c->c_dec.d_host.h_name);
-	c->c_tls_port = c->c_port;
-	snprintf(c->c_tls_addr, sizeof(c->c_tls_addr), "%s", c->c_addrtext);
+	c->c_ins.ci_port = c->c_port;
+	snprintf(c->c_ins.ci_addr, sizeof(c->c_ins.ci_addr), "%s", c->c_addrtext);
 	c->c_state = CS_TLS_SETUP;
 	bufferevent_disable(c->c_bev, EV_READ);
 	conn_arm_deadline(c);
 
 	if ((ssl = SSL_new(px->px_tls_cli)) == NULL ||
-	    SSL_set_tlsext_host_name(ssl, c->c_tls_host) != 1 ||
-	    SSL_set1_host(ssl, c->c_tls_host) != 1)
+	    SSL_set_tlsext_host_name(ssl, c->c_ins.ci_host) != 1 ||
+	    SSL_set1_host(ssl, c->c_ins.ci_host) != 1)
 		fatalx("proxy: cannot make a TLS session for an upstream");
 	/*
 	 * A TLS bufferevent on the socket itself: a filter over the socket's
@@ -1374,7 +1397,7 @@ conn_inspect_start(struct conn *c)
 	bufferevent_set_timeouts(c->c_up, &tv, &tv);
 	bufferevent_enable(c->c_up, EV_READ | EV_WRITE);
 
-	c->c_sreq = signer_get(px->px_signer, c->c_tls_host, conn_leaf_cb, c);
+	c->c_ins.ci_sreq = signer_get(px->px_signer, c->c_ins.ci_host, conn_leaf_cb, c);
 }
 
 /* The sandbox's handshake is done: read requests. */
@@ -1384,8 +1407,7 @@ conn_inspect_accepted(struct conn *c)
 	struct timeval	 tv = { c->c_proxy->px_head_secs, 0 };
 
 	c->c_state = CS_HTTP_HEAD;
-	c->c_decided = false;
-	c->c_logged = false;
+	c->c_record = CR_NONE;
 	conn_arm_deadline(c);
 	/* From now on the filter's timeouts count, not the socket's. */
 	bufferevent_set_timeouts(bufferevent_get_underlying(c->c_bev), NULL,
@@ -1410,8 +1432,8 @@ conn_inspect_request(struct conn *c)
 	if (c->c_dec.d_host.h_kind == HOST_NAME &&
 	    (ins = policy_inspect(c->c_policy->pp_policy,
 	    c->c_dec.d_host.h_name)) != NULL &&
-	    !inspect_allows(ins, &c->c_req, &status, &why, &hint)) {
-		xasprintf(&what, "%s %s%s: %s", c->c_req.hr_method,
+	    !inspect_allows(ins, &c->c_http.ch_req, &status, &why, &hint)) {
+		xasprintf(&what, "%s %s%s: %s", c->c_http.ch_req.hr_method,
 		    c->c_dec.d_host.h_name, c->c_path, why);
 		conn_reason(c, why);
 		c->c_dec.d_verdict = VERDICT_DENY;
@@ -1425,7 +1447,7 @@ conn_inspect_request(struct conn *c)
 	scrub_free(c->c_scrub);
 	c->c_scrub = NULL;
 	if (px->px_nphantoms > 0) {
-		status = phantom_apply(&c->c_req, px->px_phantoms,
+		status = phantom_apply(&c->c_http.ch_req, px->px_phantoms,
 		    px->px_nphantoms, c->c_dec.d_host.h_kind == HOST_NAME ?
 		    c->c_dec.d_host.h_name : c->c_host, c->c_tls,
 		    &c->c_warning);
@@ -1448,18 +1470,18 @@ conn_inspect_head(struct conn *c)
 {
 	char	*what;
 
-	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s", c->c_tls_addr);
+	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s", c->c_ins.ci_addr);
 	c->c_judged = true;
 	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
 	    c->c_port, &c->c_dec)) {
 		conn_deny(c);
 		return;
 	}
-	if (strcmp(c->c_dec.d_host.h_name, c->c_tls_host) != 0 ||
-	    c->c_port != c->c_tls_port) {
+	if (strcmp(c->c_dec.d_host.h_name, c->c_ins.ci_host) != 0 ||
+	    c->c_port != c->c_ins.ci_port) {
 		xasprintf(&what, "the Host header names %s:%d inside a TLS "
 		    "connection to %s:%d", c->c_dec.d_host.h_name, c->c_port,
-		    c->c_tls_host, c->c_tls_port);
+		    c->c_ins.ci_host, c->c_ins.ci_port);
 		conn_reason(c, what);
 		c->c_dec.d_verdict = VERDICT_DENY;
 		conn_http_answer(c, 403, what, "open a connection to each "
@@ -1469,15 +1491,15 @@ conn_inspect_head(struct conn *c)
 	}
 	if (!conn_inspect_request(c))
 		return;
-	if (c->c_upfail != NULL) {
-		conn_fail(c, 502, 0, c->c_upfail);
+	if (c->c_ins.ci_upfail != NULL) {
+		conn_fail(c, 502, 0, c->c_ins.ci_upfail);
 		return;
 	}
 	if (c->c_up == NULL) {
 		conn_fail(c, 502, 0, "the upstream closed the connection");
 		return;
 	}
-	c->c_kept = false;
+	c->c_http.ch_up = CH_UP_NEW;
 	conn_forward_start(c);
 }
 
@@ -1560,26 +1582,26 @@ conn_http_head(struct conn *c)
 	 * The parser keeps no state: parse again only when a line ended
 	 * since, or a client sending a byte at a time costs quadratic time.
 	 */
-	if (len > c->c_headscan && len <= HTTP_HEAD_MAX &&
-	    memchr(data + c->c_headscan, '\n', len - c->c_headscan) == NULL) {
-		c->c_headscan = len;
+	if (len > c->c_http.ch_headscan && len <= HTTP_HEAD_MAX &&
+	    memchr(data + c->c_http.ch_headscan, '\n', len - c->c_http.ch_headscan) == NULL) {
+		c->c_http.ch_headscan = len;
 		return;
 	}
-	c->c_headscan = len;
-	http_request_clear(&c->c_req);
+	c->c_http.ch_headscan = len;
+	http_request_clear(&c->c_http.ch_req);
 	if (c->c_tls)
-		rc = http_origin_request_parse(data, len, 443, &c->c_req,
+		rc = http_origin_request_parse(data, len, 443, &c->c_http.ch_req,
 		    &used, &status, &cause);
 	else
-		rc = http_request_parse(data, len, &c->c_req, &used, &status,
+		rc = http_request_parse(data, len, &c->c_http.ch_req, &used, &status,
 		    &cause);
 	if (rc == HTTP_PARSE_MORE)
 		return;
-	c->c_headscan = 0;
+	c->c_http.ch_headscan = 0;
 	if (rc == HTTP_PARSE_ERROR) {
 		conn_begin(c, c->c_tls ? PROTO_HTTPS : PROTO_HTTP, NULL,
-		    c->c_tls ? c->c_tls_host : "", c->c_tls ?
-		    strlen(c->c_tls_host) : 0, c->c_tls ? c->c_tls_port : 0);
+		    c->c_tls ? c->c_ins.ci_host : "", c->c_tls ?
+		    strlen(c->c_ins.ci_host) : 0, c->c_tls ? c->c_ins.ci_port : 0);
 		conn_reason(c, cause);
 		c->c_dec.d_verdict = VERDICT_DENY;
 		conn_http_answer(c, status, cause, NULL);
@@ -1587,13 +1609,13 @@ conn_http_head(struct conn *c)
 		return;
 	}
 	evbuffer_drain(in, used);
-	conn_begin(c, c->c_tls ? PROTO_HTTPS : c->c_req.hr_connect ?
-	    PROTO_CONNECT : PROTO_HTTP, c->c_req.hr_method, c->c_req.hr_host,
-	    c->c_req.hr_hostlen, c->c_req.hr_port);
-	if (c->c_req.hr_path != NULL)
-		c->c_path = xstrndup(c->c_req.hr_path,
-		    strcspn(c->c_req.hr_path, "?"));
-	c->c_keepalive = c->c_req.hr_keepalive && !c->c_req.hr_connect;
+	conn_begin(c, c->c_tls ? PROTO_HTTPS : c->c_http.ch_req.hr_connect ?
+	    PROTO_CONNECT : PROTO_HTTP, c->c_http.ch_req.hr_method, c->c_http.ch_req.hr_host,
+	    c->c_http.ch_req.hr_hostlen, c->c_http.ch_req.hr_port);
+	if (c->c_http.ch_req.hr_path != NULL)
+		c->c_path = xstrndup(c->c_http.ch_req.hr_path,
+		    strcspn(c->c_http.ch_req.hr_path, "?"));
+	c->c_http.ch_keepalive = c->c_http.ch_req.hr_keepalive && !c->c_http.ch_req.hr_connect;
 	if (c->c_tls)
 		conn_inspect_head(c);
 	else
@@ -1619,11 +1641,11 @@ conn_forward(struct conn *c)
 	int		 rc;
 
 	/* The request body, as far as it goes. */
-	while (!c->c_reqdone && (len = evbuffer_get_length(in)) > 0 &&
+	while (!c->c_http.ch_reqdone && (len = evbuffer_get_length(in)) > 0 &&
 	    evbuffer_get_length(upout) < PROXY_BUFFER_MAX) {
 		if (len > 65536)
 			len = 65536;
-		n = http_body_scan(&c->c_reqbody, (const char *)
+		n = http_body_scan(&c->c_http.ch_reqbody, (const char *)
 		    evbuffer_pullup(in, (ssize_t)len), len, &done);
 		if (n < 0) {
 			conn_reason(c, "malformed request body");
@@ -1633,24 +1655,24 @@ conn_forward(struct conn *c)
 		evbuffer_remove_buffer(in, upout, (size_t)n);
 		c->c_up_bytes += (uint64_t)n;
 		if (done)
-			c->c_reqdone = true;
+			c->c_http.ch_reqdone = true;
 		else if (n == 0)
 			break;
 	}
-	if (!c->c_reqdone && c->c_reqbody.hb_kind == HTTP_BODY_NONE)
-		c->c_reqdone = true;
-	if (evbuffer_get_length(upout) >= PROXY_BUFFER_MAX || c->c_reqdone)
+	if (!c->c_http.ch_reqdone && c->c_http.ch_reqbody.hb_kind == HTTP_BODY_NONE)
+		c->c_http.ch_reqdone = true;
+	if (evbuffer_get_length(upout) >= PROXY_BUFFER_MAX || c->c_http.ch_reqdone)
 		bufferevent_disable(c->c_bev, EV_READ);
 	else
 		bufferevent_enable(c->c_bev, EV_READ);
 
 	/* The answer's head, then its body. */
-	while (!c->c_resphead && (len = evbuffer_get_length(upin)) > 0) {
+	while (!c->c_http.ch_resphead && (len = evbuffer_get_length(upin)) > 0) {
 		if (len > HTTP_HEAD_MAX + 4)
 			len = HTTP_HEAD_MAX + 4;
-		http_response_clear(&c->c_resp);
+		http_response_clear(&c->c_http.ch_resp);
 		rc = http_response_parse((const char *)evbuffer_pullup(upin,
-		    (ssize_t)len), len, c->c_req.hr_method, &c->c_resp, &used,
+		    (ssize_t)len), len, c->c_http.ch_req.hr_method, &c->c_http.ch_resp, &used,
 		    &cause);
 		if (rc == HTTP_PARSE_MORE)
 			return;
@@ -1670,46 +1692,46 @@ conn_forward(struct conn *c)
 			return;
 		}
 		evbuffer_drain(upin, used);
-		c->c_status = c->c_resp.hs_status;
-		if (scrub_head(c->c_scrub, &c->c_resp, &cause, &head) == -1) {
+		c->c_status = c->c_http.ch_resp.hs_status;
+		if (scrub_head(c->c_scrub, &c->c_http.ch_resp, &cause, &head) == -1) {
 			conn_reason(c, cause);
 			conn_http_answer(c, 502, cause, head);
 			free(cause);
 			free(head);
 			return;
 		}
-		if (c->c_resp.hs_status >= 100 && c->c_resp.hs_status < 200 &&
-		    c->c_resp.hs_status != 101) {
+		if (c->c_http.ch_resp.hs_status >= 100 && c->c_http.ch_resp.hs_status < 200 &&
+		    c->c_http.ch_resp.hs_status != 101) {
 			/* An interim answer: pass it on, wait for the next. */
-			head = http_response_head(&c->c_resp, true, &len);
+			head = http_response_head(&c->c_http.ch_resp, true, &len);
 			evbuffer_add(out, head, len);
 			free(head);
 			continue;
 		}
-		if (c->c_resp.hs_body == HTTP_BODY_CLOSE ||
-		    !c->c_resp.hs_keepalive)
-			c->c_keepalive = c->c_keepalive &&
-			    c->c_resp.hs_body != HTTP_BODY_CLOSE;
+		if (c->c_http.ch_resp.hs_body == HTTP_BODY_CLOSE ||
+		    !c->c_http.ch_resp.hs_keepalive)
+			c->c_http.ch_keepalive = c->c_http.ch_keepalive &&
+			    c->c_http.ch_resp.hs_body != HTTP_BODY_CLOSE;
 		/* An inspected tunnel has one upstream: it ends with it. */
-		if (c->c_tls && !c->c_resp.hs_keepalive)
-			c->c_keepalive = false;
-		head = http_response_head(&c->c_resp, c->c_keepalive, &len);
+		if (c->c_tls && !c->c_http.ch_resp.hs_keepalive)
+			c->c_http.ch_keepalive = false;
+		head = http_response_head(&c->c_http.ch_resp, c->c_http.ch_keepalive, &len);
 		evbuffer_add(out, head, len);
 		free(head);
-		c->c_resphead = true;
-		http_body_init(&c->c_respbody, c->c_resp.hs_body,
-		    c->c_resp.hs_length);
-		if (c->c_resp.hs_body == HTTP_BODY_NONE)
+		c->c_http.ch_resphead = true;
+		http_body_init(&c->c_http.ch_respbody, c->c_http.ch_resp.hs_body,
+		    c->c_http.ch_resp.hs_length);
+		if (c->c_http.ch_resp.hs_body == HTTP_BODY_NONE)
 			break;
 	}
-	if (!c->c_resphead)
+	if (!c->c_http.ch_resphead)
 		return;
-	done = c->c_respbody.hb_kind == HTTP_BODY_NONE;
+	done = c->c_http.ch_respbody.hb_kind == HTTP_BODY_NONE;
 	while (!done && (len = evbuffer_get_length(upin)) > 0 &&
 	    evbuffer_get_length(out) < PROXY_BUFFER_MAX) {
 		if (len > 65536)
 			len = 65536;
-		n = scrub_body(c->c_scrub, &c->c_respbody, upin, out, len,
+		n = scrub_body(c->c_scrub, &c->c_http.ch_respbody, upin, out, len,
 		    &done);
 		if (n < 0) {
 			conn_reason(c, "a malformed answer body from upstream");
@@ -1726,22 +1748,22 @@ conn_forward(struct conn *c)
 
 	/* This exchange is over: keep the upstream if both sides may. */
 	conn_log(c);
-	if (c->c_keepalive && c->c_reqdone && c->c_resp.hs_keepalive &&
-	    c->c_respbody.hb_kind != HTTP_BODY_CLOSE &&
+	if (c->c_http.ch_keepalive && c->c_http.ch_reqdone && c->c_http.ch_resp.hs_keepalive &&
+	    c->c_http.ch_respbody.hb_kind != HTTP_BODY_CLOSE &&
 	    evbuffer_get_length(upin) == 0) {
-		c->c_kept = true;
-		c->c_kept_port = c->c_port;
-		memcpy(c->c_kept_host, c->c_dec.d_host.h_name,
-		    sizeof(c->c_kept_host));
+		c->c_http.ch_up = CH_UP_KEPT;
+		c->c_http.ch_kept_port = c->c_port;
+		memcpy(c->c_http.ch_kept_host, c->c_dec.d_host.h_name,
+		    sizeof(c->c_http.ch_kept_host));
 		conn_up_read(c, true);
 	} else
 		conn_drop_up(c);
-	if (!c->c_keepalive || !c->c_reqdone) {
+	if (!c->c_http.ch_keepalive || !c->c_http.ch_reqdone) {
 		conn_finish(c);
 		return;
 	}
 	c->c_state = CS_HTTP_HEAD;
-	c->c_decided = false;
+	c->c_record = CR_NONE;
 	conn_arm_deadline(c);
 	{
 		struct timeval	 tv = { c->c_proxy->px_head_secs, 0 };
@@ -1915,13 +1937,13 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 	/* End of file or error from the client. */
 	if (c->c_state == CS_FORWARD && (what & BEV_EVENT_EOF) &&
-	    c->c_reqdone) {
+	    c->c_http.ch_reqdone) {
 		/* Half-closed after a whole request: finish the answer. */
-		c->c_keepalive = false;
+		c->c_http.ch_keepalive = false;
 		bufferevent_disable(c->c_bev, EV_READ);
 		return;
 	}
-	if (c->c_decided && c->c_reason == NULL && !c->c_logged &&
+	if (c->c_record == CR_OPEN && c->c_reason == NULL &&
 	    c->c_state != CS_PEEK && c->c_state != CS_FLUSHING)
 		conn_reason(c, "the client went away");
 	conn_free(c);
@@ -1947,7 +1969,7 @@ up_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	/* A kept upstream that talks between requests is not reused. */
-	if (c->c_kept)
+	if (c->c_http.ch_up == CH_UP_KEPT)
 		conn_drop_up(c);
 	else if (c->c_state == CS_TLS_SETUP || c->c_state == CS_TLS_ACCEPT)
 		bufferevent_disable(c->c_up, EV_READ);
@@ -1975,13 +1997,13 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 	if (c->c_state == CS_TLS_ACCEPT) {
 		/* Gone before the sandbox's handshake ended. */
-		if (c->c_upfail == NULL)
-			c->c_upfail = xstrdup("the upstream closed the "
+		if (c->c_ins.ci_upfail == NULL)
+			c->c_ins.ci_upfail = xstrdup("the upstream closed the "
 			    "connection");
 		conn_drop_up(c);
 		return;
 	}
-	if (c->c_kept && c->c_state != CS_FORWARD) {
+	if (c->c_http.ch_up == CH_UP_KEPT && c->c_state != CS_FORWARD) {
 		/* A kept upstream closed between requests: forget it. */
 		conn_drop_up(c);
 		/* Inspected: the tunnel had that one; the client retries. */
@@ -1990,24 +2012,24 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 			conn_finish(c);
 		return;
 	}
-	if (c->c_state == CS_FORWARD && c->c_reused && !c->c_tls &&
-	    !c->c_resphead &&
-	    c->c_down_bytes == 0 && c->c_req.hr_body == HTTP_BODY_NONE) {
+	if (c->c_state == CS_FORWARD && c->c_http.ch_up == CH_UP_REUSED &&
+	    !c->c_tls &&
+	    !c->c_http.ch_resphead &&
+	    c->c_down_bytes == 0 && c->c_http.ch_req.hr_body == HTTP_BODY_NONE) {
 		/*
 		 * The reused connection was closed as the request went out
 		 * (the upstream's own idle timeout): nothing was answered, and
 		 * the request has no body, so send it on a new connection.
 		 */
-		conn_drop_up(c);
-		c->c_reused = false;
+		conn_drop_up(c);		/* CH_UP_NEW */
 		c->c_next = 0;
 		conn_connect_next(c);
 		return;
 	}
 	if (c->c_state == CS_FORWARD && (what & BEV_EVENT_EOF) &&
-	    c->c_resphead && c->c_respbody.hb_kind == HTTP_BODY_CLOSE) {
+	    c->c_http.ch_resphead && c->c_http.ch_respbody.hb_kind == HTTP_BODY_CLOSE) {
 		/* The end of a close-delimited answer. */
-		c->c_keepalive = false;
+		c->c_http.ch_keepalive = false;
 		scrub_end(c->c_scrub, bufferevent_get_output(c->c_bev));
 		conn_log(c);
 		conn_finish(c);
@@ -2016,7 +2038,7 @@ up_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (c->c_reason == NULL)
 		conn_reason(c, (what & BEV_EVENT_TIMEOUT) ? "upstream timed "
 		    "out" : "upstream closed early");
-	if (c->c_state == CS_FORWARD && !c->c_resphead && c->c_down_bytes == 0)
+	if (c->c_state == CS_FORWARD && !c->c_http.ch_resphead && c->c_down_bytes == 0)
 		conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? 504 : 502, 0,
 		    c->c_reason);
 	else
