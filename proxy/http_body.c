@@ -65,41 +65,16 @@ http_body_init(struct http_body *hb, enum http_body_kind kind,
 }
 
 /*
- * Feeds one byte of a chunked body, outside chunk data, to hb's state
- * machine (RFC 9112 section 7.1): chunk-size [ chunk-ext ] CRLF, data
- * CRLF, and after the last chunk the trailer fields and CRLF.  Returns
- * 0, or -1 for a byte the grammar does not allow there.  As in heads,
- * only CRLF ends a line: a bare LF in a chunk extension is how a reader
- * that ends lines there is made to see a different body.
+ * Feeds one byte of a chunk extension (RFC 9112 section 7.1.1), after
+ * the chunk size, to hb's state machine: ;name, ;name=token or
+ * ;name="quoted", with white space around them, up to the CR that ends
+ * the size line.  Returns 0, or -1 for a byte the grammar does not allow
+ * there.
  */
 static int
-http_chunk_byte(struct http_body *hb, unsigned char ch)
+http_chunk_ext_byte(struct http_body *hb, unsigned char ch)
 {
-	int	 d;
-
 	switch (hb->hb_state) {
-	case CHUNK_SIZE_START:
-		if ((d = http_hex(ch)) == -1)
-			return -1;
-		hb->hb_left = (uint64_t)d;
-		hb->hb_state = CHUNK_SIZE;
-		return 0;
-	case CHUNK_SIZE:
-		if ((d = http_hex(ch)) != -1) {
-			if (hb->hb_linelen > HTTP_CHUNK_DIGITS_MAX)
-				return -1;
-			hb->hb_left = hb->hb_left << 4 | (uint64_t)d;
-			return 0;
-		}
-		if (http_ws((char)ch))
-			hb->hb_state = CHUNK_SEMI_WS;
-		else if (ch == ';')
-			hb->hb_state = CHUNK_EXT_NAME_START;
-		else if (ch == '\r')
-			hb->hb_state = CHUNK_SIZE_LF;
-		else
-			return -1;
-		return 0;
 	case CHUNK_SEMI_WS:
 		if (ch == ';')
 			hb->hb_state = CHUNK_EXT_NAME_START;
@@ -177,6 +152,56 @@ http_chunk_byte(struct http_body *hb, unsigned char ch)
 		else
 			return -1;
 		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Feeds one byte of a chunked body, outside chunk data, to hb's state
+ * machine (RFC 9112 section 7.1): chunk-size [ chunk-ext ] CRLF, data
+ * CRLF, and after the last chunk the trailer fields and CRLF.  Returns
+ * 0, or -1 for a byte the grammar does not allow there.  As in heads,
+ * only CRLF ends a line: a bare LF in a chunk extension is how a reader
+ * that ends lines there is made to see a different body.
+ */
+static int
+http_chunk_byte(struct http_body *hb, unsigned char ch)
+{
+	int	 d;
+
+	switch (hb->hb_state) {
+	case CHUNK_SIZE_START:
+		if ((d = http_hex(ch)) == -1)
+			return -1;
+		hb->hb_left = (uint64_t)d;
+		hb->hb_state = CHUNK_SIZE;
+		return 0;
+	case CHUNK_SIZE:
+		if ((d = http_hex(ch)) != -1) {
+			if (hb->hb_linelen > HTTP_CHUNK_DIGITS_MAX)
+				return -1;
+			hb->hb_left = hb->hb_left << 4 | (uint64_t)d;
+			return 0;
+		}
+		if (http_ws((char)ch))
+			hb->hb_state = CHUNK_SEMI_WS;
+		else if (ch == ';')
+			hb->hb_state = CHUNK_EXT_NAME_START;
+		else if (ch == '\r')
+			hb->hb_state = CHUNK_SIZE_LF;
+		else
+			return -1;
+		return 0;
+	case CHUNK_SEMI_WS:
+	case CHUNK_EXT_NAME_START:
+	case CHUNK_EXT_NAME:
+	case CHUNK_EXT_NAME_WS:
+	case CHUNK_EXT_VALUE_START:
+	case CHUNK_EXT_TOKEN:
+	case CHUNK_EXT_QUOTED:
+	case CHUNK_EXT_ESCAPE:
+	case CHUNK_EXT_AFTER_QUOTE:
+		return http_chunk_ext_byte(hb, ch);
 	case CHUNK_SIZE_LF:
 		if (ch != '\n')
 			return -1;
