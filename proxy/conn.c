@@ -18,6 +18,11 @@
  *      its Host rewritten and hop-by-hop headers dropped, send the answer
  *      back, and wait for the next request, decided anew.
  *
+ * This file has the steps every protocol shares and the callbacks, which
+ * hand each event on by the connection's state: reading an HTTP request
+ * and forwarding it is conn_http.c's, SOCKS5 conn_socks.c's, a tunnel's
+ * first bytes and TLS inspection conn_tls.c's (conn.h).
+ *
  * Each decision ends in one egress log line.  Every path ends in
  * conn_free(), which owns and frees everything; a callback that calls it
  * touches nothing after.
@@ -1146,6 +1151,26 @@ conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 	conn_abort(c);
 }
 
+/* Names the client for the log: address and port, or "unix". */
+static void
+conn_client_name(struct conn *c, const struct sockaddr *sa)
+{
+	const struct sockaddr_in	*sin = (const struct sockaddr_in *)sa;
+	const struct sockaddr_in6	*sin6 = (const struct sockaddr_in6 *)sa;
+	char				 text[ADDR_STRLEN];
+
+	if (sa->sa_family == AF_INET)
+		snprintf(c->c_client, sizeof(c->c_client), "%s:%u",
+		    inet_ntop(AF_INET, &sin->sin_addr, text, sizeof(text)),
+		    ntohs(sin->sin_port));
+	else if (sa->sa_family == AF_INET6)
+		snprintf(c->c_client, sizeof(c->c_client), "[%s]:%u",
+		    inet_ntop(AF_INET6, &sin6->sin6_addr, text, sizeof(text)),
+		    ntohs(sin6->sin6_port));
+	else
+		snprintf(c->c_client, sizeof(c->c_client), "unix");
+}
+
 /*
  * A new client on fd (taken), from sa; with pp2 it must start with a
  * PROXY v2 header naming its sandbox.
@@ -1156,7 +1181,6 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 {
 	struct timeval	 tv = { px->px_head_secs, 0 };
 	struct conn	*c;
-	char		 text[ADDR_STRLEN];
 
 	if (px->px_log != NULL && jsonl_failed(px->px_log)) {
 		/* Fail closed: nothing goes out that is not logged. */
@@ -1171,18 +1195,7 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 	c->c_fd = fd;
 	c->c_upfd = -1;
 	c->c_state = pp2 ? CS_PP2 : CS_SNIFF;
-	if (sa->sa_family == AF_INET)
-		snprintf(c->c_client, sizeof(c->c_client), "%s:%u",
-		    inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->
-		    sin_addr, text, sizeof(text)),
-		    ntohs(((const struct sockaddr_in *)sa)->sin_port));
-	else if (sa->sa_family == AF_INET6)
-		snprintf(c->c_client, sizeof(c->c_client), "[%s]:%u",
-		    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->
-		    sin6_addr, text, sizeof(text)),
-		    ntohs(((const struct sockaddr_in6 *)sa)->sin6_port));
-	else
-		snprintf(c->c_client, sizeof(c->c_client), "unix");
+	conn_client_name(c, sa);
 	(void)salen;
 	if ((c->c_bev = bufferevent_socket_new(px->px_base, fd, 0)) == NULL)
 		fatalx("proxy: bufferevent_socket_new failed");
