@@ -1,5 +1,6 @@
 /*
- * http.c: strict HTTP/1.x heads and body framing (RFC 9112).
+ * http.c: strict HTTP/1.x heads (RFC 9112).  Where a body ends is
+ * http_body.c's; the heads sent on are written by http_out.c.
  *
  * cordon forwards requests and responses it has parsed, so wherever it
  * reads a head differently from the client or the upstream, one side can
@@ -18,7 +19,6 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,35 +27,6 @@
 #include "proxy.h"
 #include "util.h"
 #include "xmalloc.h"
-
-#define HTTP_CHUNK_LINE_MAX	4096	/* chunk-size line with extensions */
-#define HTTP_CHUNK_DIGITS_MAX	15	/* hex digits of a chunk size */
-
-/* Where http_body_scan is inside a chunked body (hb_state). */
-enum http_chunk_state {
-	CHUNK_SIZE_START,	/* first hex digit of a chunk size */
-	CHUNK_SIZE,		/* more hex digits */
-	CHUNK_SEMI_WS,		/* white space that must lead to ';' */
-	CHUNK_EXT_NAME_START,	/* after ';' */
-	CHUNK_EXT_NAME,
-	CHUNK_EXT_NAME_WS,	/* white space after a name */
-	CHUNK_EXT_VALUE_START,	/* after '=' */
-	CHUNK_EXT_TOKEN,
-	CHUNK_EXT_QUOTED,
-	CHUNK_EXT_ESCAPE,	/* after '\' in a quoted value */
-	CHUNK_EXT_AFTER_QUOTE,	/* after a quoted value */
-	CHUNK_SIZE_LF,		/* the LF that ends the size line */
-	CHUNK_DATA,
-	CHUNK_DATA_CR,		/* the CRLF after the data */
-	CHUNK_DATA_LF,
-	CHUNK_TRAILER_START,	/* a trailer field line or the final CRLF */
-	CHUNK_TRAILER_NAME,
-	CHUNK_TRAILER_VALUE,
-	CHUNK_TRAILER_LF,
-	CHUNK_FINAL_LF,
-	CHUNK_DONE,
-	CHUNK_ERROR
-};
 
 /* What the framing headers of a head say. */
 struct http_framing {
@@ -70,30 +41,13 @@ struct http_framing {
 	int		 hf_hosts;	/* Host header lines */
 };
 
-/* A growing output buffer for the serialisers. */
-struct http_out {
-	char		*ho_buf;
-	size_t		 ho_len;
-	size_t		 ho_size;
-};
-
 /* The transfer codings RFC 9112 section 7 and the registry know. */
 static const char *const http_codings[] = {
 	"chunked", "compress", "deflate", "gzip", "x-compress", "x-gzip"
 };
 
-/*
- * Headers that describe one connection, not the message (RFC 9110
- * section 7.6.1), and so are never sent on; Connection names more.
- * Proxy-Authorization is for cordon alone and must not leak upstream.
- */
-static const char *const http_hop_by_hop[] = {
-	"Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer",
-	"Upgrade", "Proxy-Authenticate", "Proxy-Authorization"
-};
-
 /* Says whether ch is a tchar, the bytes of a token (RFC 9110 5.6.2). */
-static bool
+bool
 http_tchar(unsigned char ch)
 {
 	if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
@@ -103,13 +57,14 @@ http_tchar(unsigned char ch)
 }
 
 /* Says whether ch may appear in a field value: VCHAR, SP, HTAB, obs-text. */
-static bool
+bool
 http_vbyte(unsigned char ch)
 {
 	return ch == ' ' || ch == '\t' || (ch > 0x20 && ch != 0x7f);
 }
 
-static bool
+/* Says whether ch is white space in a field: SP or HTAB. */
+bool
 http_ws(char ch)
 {
 	return ch == ' ' || ch == '\t';
@@ -129,7 +84,7 @@ http_hex(unsigned char ch)
 }
 
 /* Compares len bytes of s with the NUL-terminated name, ASCII case folded. */
-static bool
+bool
 http_eq(const char *s, size_t len, const char *name)
 {
 	size_t		 i;
@@ -150,7 +105,8 @@ http_eq(const char *s, size_t len, const char *name)
 	return true;
 }
 
-static bool
+/* Says whether header name is want, ASCII case folded. */
+bool
 http_name_is(const char *name, const char *want)
 {
 	return http_eq(name, strlen(name), want);
@@ -161,7 +117,7 @@ http_name_is(const char *name, const char *want)
  * is; sets *elem and *elen to the next element without white space
  * around it (it may be empty).  Returns false when the list is done.
  */
-static bool
+bool
 http_list_next(const char **sp, const char **elem, size_t *elen)
 {
 	const char	*s = *sp, *end;
@@ -933,125 +889,6 @@ http_request_clear(struct http_request *req)
 	memset(req, 0, sizeof(*req));
 }
 
-/* Appends len bytes of s to o, keeping it NUL-terminated. */
-static void
-http_out_add(struct http_out *o, const char *s, size_t len)
-{
-	size_t	 size;
-
-	if (o->ho_size - o->ho_len <= len) {
-		size = o->ho_size == 0 ? 512 : o->ho_size;
-		while (size - o->ho_len <= len)
-			size *= 2;
-		o->ho_buf = xreallocarray(o->ho_buf, 1, size);
-		o->ho_size = size;
-	}
-	memcpy(o->ho_buf + o->ho_len, s, len);
-	o->ho_len += len;
-	o->ho_buf[o->ho_len] = '\0';
-}
-
-static void
-http_out_str(struct http_out *o, const char *s)
-{
-	http_out_add(o, s, strlen(s));
-}
-
-/*
- * Says whether header name is hop-by-hop in a message with headers hdrs:
- * one of the fixed list or named by a Connection header.  The framing
- * headers are never dropped, whatever Connection says.
- */
-static bool
-http_hop(const char *name, const struct http_header *hdrs, size_t n)
-{
-	const char	*s, *e;
-	size_t		 i, len;
-
-	for (i = 0; i < nitems(http_hop_by_hop); i++) {
-		if (http_name_is(name, http_hop_by_hop[i]))
-			return true;
-	}
-	if (http_name_is(name, "Content-Length") ||
-	    http_name_is(name, "Transfer-Encoding"))
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!http_name_is(hdrs[i].hh_name, "Connection"))
-			continue;
-		s = hdrs[i].hh_value;
-		while (http_list_next(&s, &e, &len)) {
-			if (http_eq(e, len, name))
-				return true;
-		}
-	}
-	return false;
-}
-
-/*
- * Appends the end-to-end headers of hdrs (all but Host when nohost), in
- * order, then our Connection header and the empty line.
- */
-static void
-http_out_fields(struct http_out *o, const struct http_header *hdrs,
-    size_t n, bool nohost, bool keepalive)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++) {
-		if (http_hop(hdrs[i].hh_name, hdrs, n))
-			continue;
-		if (nohost && http_name_is(hdrs[i].hh_name, "Host"))
-			continue;
-		http_out_str(o, hdrs[i].hh_name);
-		http_out_str(o, ": ");
-		http_out_str(o, hdrs[i].hh_value);
-		http_out_str(o, "\r\n");
-	}
-	http_out_str(o, keepalive ? "Connection: keep-alive\r\n\r\n" :
-	    "Connection: close\r\n\r\n");
-}
-
-/*
- * Returns the head to send upstream for req (caller frees), its length
- * in *len: origin-form (authority-form for CONNECT) and HTTP/1.1, a Host
- * header made from the target (the client's is dropped), the client's
- * other end-to-end headers in order, and a Connection header saying
- * keepalive.
- */
-char *
-http_request_head(const struct http_request *req, bool keepalive,
-    size_t *len)
-{
-	struct http_out	 o = { NULL, 0, 0 };
-	struct http_out	 auth = { NULL, 0, 0 };
-	char		 port[16];
-	bool		 v6;
-
-	v6 = memchr(req->hr_host, ':', req->hr_hostlen) != NULL;
-	http_out_str(&auth, v6 ? "[" : "");
-	http_out_add(&auth, req->hr_host, req->hr_hostlen);
-	http_out_str(&auth, v6 ? "]" : "");
-	if (req->hr_connect || req->hr_port != req->hr_defport) {
-		snprintf(port, sizeof(port), ":%d", req->hr_port);
-		http_out_str(&auth, port);
-	}
-
-	http_out_str(&o, req->hr_method);
-	http_out_str(&o, " ");
-	if (req->hr_connect)
-		http_out_add(&o, auth.ho_buf, auth.ho_len);
-	else
-		http_out_str(&o, req->hr_path);
-	http_out_str(&o, " HTTP/1.1\r\nHost: ");
-	http_out_add(&o, auth.ho_buf, auth.ho_len);
-	http_out_str(&o, "\r\n");
-	http_out_fields(&o, req->hr_headers, req->hr_nheaders, true,
-	    keepalive);
-	free(auth.ho_buf);
-	*len = o.ho_len;
-	return o.ho_buf;
-}
-
 /*
  * Parses the status line, len bytes at p without its CRLF: HTTP-version
  * SP 3DIGIT SP reason.  A missing SP before an empty reason is let
@@ -1172,308 +1009,4 @@ http_response_clear(struct http_response *resp)
 	free(resp->hs_reason);
 	http_headers_free(resp->hs_headers, resp->hs_nheaders);
 	memset(resp, 0, sizeof(*resp));
-}
-
-/*
- * Returns the head to send the client for resp (caller frees), its
- * length in *len: an HTTP/1.1 status line, the end-to-end headers in
- * order and a Connection header saying keepalive.
- */
-char *
-http_response_head(const struct http_response *resp, bool keepalive,
-    size_t *len)
-{
-	struct http_out	 o = { NULL, 0, 0 };
-	char		 line[32];
-
-	snprintf(line, sizeof(line), "HTTP/1.1 %03d ", resp->hs_status);
-	http_out_str(&o, line);
-	http_out_str(&o, resp->hs_reason != NULL ? resp->hs_reason : "");
-	http_out_str(&o, "\r\n");
-	http_out_fields(&o, resp->hs_headers, resp->hs_nheaders, false,
-	    keepalive);
-	*len = o.ho_len;
-	return o.ho_buf;
-}
-
-/*
- * Makes hb ready to find the end of a body of kind; length is the
- * Content-Length for HTTP_BODY_LENGTH.
- */
-void
-http_body_init(struct http_body *hb, enum http_body_kind kind,
-    uint64_t length)
-{
-	memset(hb, 0, sizeof(*hb));
-	/* A length of 0 is no body: done before a byte arrives. */
-	hb->hb_kind = kind == HTTP_BODY_LENGTH && length == 0 ?
-	    HTTP_BODY_NONE : kind;
-	hb->hb_left = kind == HTTP_BODY_LENGTH ? length : 0;
-	hb->hb_state = CHUNK_SIZE_START;
-}
-
-/*
- * Feeds one byte of a chunked body, outside chunk data, to hb's state
- * machine (RFC 9112 section 7.1): chunk-size [ chunk-ext ] CRLF, data
- * CRLF, and after the last chunk the trailer fields and CRLF.  Returns
- * 0, or -1 for a byte the grammar does not allow there.  As in heads,
- * only CRLF ends a line: a bare LF in a chunk extension is how a reader
- * that ends lines there is made to see a different body.
- */
-static int
-http_chunk_byte(struct http_body *hb, unsigned char ch)
-{
-	int	 d;
-
-	switch (hb->hb_state) {
-	case CHUNK_SIZE_START:
-		if ((d = http_hex(ch)) == -1)
-			return -1;
-		hb->hb_left = (uint64_t)d;
-		hb->hb_state = CHUNK_SIZE;
-		return 0;
-	case CHUNK_SIZE:
-		if ((d = http_hex(ch)) != -1) {
-			if (hb->hb_linelen > HTTP_CHUNK_DIGITS_MAX)
-				return -1;
-			hb->hb_left = hb->hb_left << 4 | (uint64_t)d;
-			return 0;
-		}
-		if (http_ws((char)ch))
-			hb->hb_state = CHUNK_SEMI_WS;
-		else if (ch == ';')
-			hb->hb_state = CHUNK_EXT_NAME_START;
-		else if (ch == '\r')
-			hb->hb_state = CHUNK_SIZE_LF;
-		else
-			return -1;
-		return 0;
-	case CHUNK_SEMI_WS:
-		if (ch == ';')
-			hb->hb_state = CHUNK_EXT_NAME_START;
-		else if (!http_ws((char)ch))
-			return -1;
-		return 0;
-	case CHUNK_EXT_NAME_START:
-		if (http_tchar(ch))
-			hb->hb_state = CHUNK_EXT_NAME;
-		else if (!http_ws((char)ch))
-			return -1;
-		return 0;
-	case CHUNK_EXT_NAME:
-		if (http_tchar(ch))
-			return 0;
-		if (http_ws((char)ch))
-			hb->hb_state = CHUNK_EXT_NAME_WS;
-		else if (ch == '=')
-			hb->hb_state = CHUNK_EXT_VALUE_START;
-		else if (ch == ';')
-			hb->hb_state = CHUNK_EXT_NAME_START;
-		else if (ch == '\r')
-			hb->hb_state = CHUNK_SIZE_LF;
-		else
-			return -1;
-		return 0;
-	case CHUNK_EXT_NAME_WS:
-		if (ch == '=')
-			hb->hb_state = CHUNK_EXT_VALUE_START;
-		else if (ch == ';')
-			hb->hb_state = CHUNK_EXT_NAME_START;
-		else if (!http_ws((char)ch))
-			return -1;
-		return 0;
-	case CHUNK_EXT_VALUE_START:
-		if (ch == '"')
-			hb->hb_state = CHUNK_EXT_QUOTED;
-		else if (http_tchar(ch))
-			hb->hb_state = CHUNK_EXT_TOKEN;
-		else if (!http_ws((char)ch))
-			return -1;
-		return 0;
-	case CHUNK_EXT_TOKEN:
-		if (http_tchar(ch))
-			return 0;
-		if (http_ws((char)ch))
-			hb->hb_state = CHUNK_SEMI_WS;
-		else if (ch == ';')
-			hb->hb_state = CHUNK_EXT_NAME_START;
-		else if (ch == '\r')
-			hb->hb_state = CHUNK_SIZE_LF;
-		else
-			return -1;
-		return 0;
-	case CHUNK_EXT_QUOTED:
-		if (ch == '"')
-			hb->hb_state = CHUNK_EXT_AFTER_QUOTE;
-		else if (ch == '\\')
-			hb->hb_state = CHUNK_EXT_ESCAPE;
-		else if (!http_vbyte(ch))
-			return -1;
-		return 0;
-	case CHUNK_EXT_ESCAPE:
-		if (!http_vbyte(ch))
-			return -1;
-		hb->hb_state = CHUNK_EXT_QUOTED;
-		return 0;
-	case CHUNK_EXT_AFTER_QUOTE:
-		if (http_ws((char)ch))
-			hb->hb_state = CHUNK_SEMI_WS;
-		else if (ch == ';')
-			hb->hb_state = CHUNK_EXT_NAME_START;
-		else if (ch == '\r')
-			hb->hb_state = CHUNK_SIZE_LF;
-		else
-			return -1;
-		return 0;
-	case CHUNK_SIZE_LF:
-		if (ch != '\n')
-			return -1;
-		if (hb->hb_left == 0) {
-			hb->hb_state = CHUNK_TRAILER_START;
-			hb->hb_linelen = 0;
-		} else
-			hb->hb_state = CHUNK_DATA;
-		return 0;
-	case CHUNK_DATA_CR:
-		if (ch != '\r')
-			return -1;
-		hb->hb_state = CHUNK_DATA_LF;
-		return 0;
-	case CHUNK_DATA_LF:
-		if (ch != '\n')
-			return -1;
-		hb->hb_state = CHUNK_SIZE_START;
-		hb->hb_linelen = 0;
-		return 0;
-	case CHUNK_TRAILER_START:
-		if (ch == '\r')
-			hb->hb_state = CHUNK_FINAL_LF;
-		else if (http_tchar(ch))
-			hb->hb_state = CHUNK_TRAILER_NAME;
-		else
-			return -1;
-		return 0;
-	case CHUNK_TRAILER_NAME:
-		if (ch == ':')
-			hb->hb_state = CHUNK_TRAILER_VALUE;
-		else if (!http_tchar(ch))
-			return -1;
-		return 0;
-	case CHUNK_TRAILER_VALUE:
-		if (ch == '\r')
-			hb->hb_state = CHUNK_TRAILER_LF;
-		else if (!http_vbyte(ch))
-			return -1;
-		return 0;
-	case CHUNK_TRAILER_LF:
-		if (ch != '\n')
-			return -1;
-		hb->hb_state = CHUNK_TRAILER_START;
-		return 0;
-	case CHUNK_FINAL_LF:
-		if (ch != '\n')
-			return -1;
-		hb->hb_state = CHUNK_DONE;
-		return 0;
-	}
-	return -1;
-}
-
-/*
- * Finds how much of len bytes at buf belongs to a chunked body, feeding
- * hb's state machine; chunk data is skipped without looking at it.  The
- * size line is bounded by HTTP_CHUNK_LINE_MAX, the trailer section by
- * HTTP_HEAD_MAX.  With data, stops where chunk data starts or ends, and
- * says whether the bytes were chunk data or framing.
- */
-static ssize_t
-http_chunked_scan(struct http_body *hb, const char *buf, size_t len,
-    bool *done, bool *data)
-{
-	size_t	 i = 0, n;
-	bool	 in = hb->hb_state == CHUNK_DATA;
-
-	if (hb->hb_state == CHUNK_ERROR)
-		return -1;
-	if (data != NULL)
-		*data = in;
-	while (i < len && hb->hb_state != CHUNK_DONE) {
-		if (data != NULL && (hb->hb_state == CHUNK_DATA) != in)
-			break;
-		if (hb->hb_state == CHUNK_DATA) {
-			n = len - i;
-			if (n > hb->hb_left)
-				n = (size_t)hb->hb_left;
-			i += n;
-			if ((hb->hb_left -= n) == 0)
-				hb->hb_state = CHUNK_DATA_CR;
-			continue;
-		}
-		if (hb->hb_state < CHUNK_DATA) {
-			if (++hb->hb_linelen > HTTP_CHUNK_LINE_MAX)
-				goto bad;
-		} else if (hb->hb_state >= CHUNK_TRAILER_START) {
-			if (++hb->hb_linelen > HTTP_HEAD_MAX)
-				goto bad;
-		}
-		if (http_chunk_byte(hb, (unsigned char)buf[i++]) == -1)
-			goto bad;
-	}
-	*done = hb->hb_state == CHUNK_DONE;
-	return (ssize_t)i;
-
-bad:
-	hb->hb_state = CHUNK_ERROR;
-	return -1;
-}
-
-/*
- * Says how many of the len bytes at buf, which follow a head or earlier
- * calls, belong to the body hb was set up for; *done is set when the body
- * ends within them.  A body of HTTP_BODY_NONE is done at once; one of
- * HTTP_BODY_CLOSE never is.  Works on any split of the input.  Returns -1
- * for a malformed chunked body, and for ever after.
- */
-ssize_t
-http_body_scan(struct http_body *hb, const char *buf, size_t len,
-    bool *done)
-{
-	size_t	 n;
-
-	*done = false;
-	if (len > SSIZE_MAX)
-		len = SSIZE_MAX;
-	switch (hb->hb_kind) {
-	case HTTP_BODY_NONE:
-		*done = true;
-		return 0;
-	case HTTP_BODY_LENGTH:
-		n = hb->hb_left < len ? (size_t)hb->hb_left : len;
-		hb->hb_left -= n;
-		*done = hb->hb_left == 0;
-		return (ssize_t)n;
-	case HTTP_BODY_CHUNKED:
-		return http_chunked_scan(hb, buf, len, done, NULL);
-	case HTTP_BODY_CLOSE:
-		return (ssize_t)len;
-	}
-	return -1;
-}
-
-/*
- * As http_body_scan, but a chunked body comes a part at a time: chunk
- * data (*data true) or framing (sizes, extensions, trailers), so that a
- * reader can take the data out.  Other bodies are all data.
- */
-ssize_t
-http_body_part(struct http_body *hb, const char *buf, size_t len,
-    bool *data, bool *done)
-{
-	*data = true;
-	if (hb->hb_kind != HTTP_BODY_CHUNKED)
-		return http_body_scan(hb, buf, len, done);
-	*done = false;
-	if (len > SSIZE_MAX)
-		len = SSIZE_MAX;
-	return http_chunked_scan(hb, buf, len, done, data);
 }

@@ -1,7 +1,8 @@
 /*
  * proxy.h: the egress proxy.  One block per source file, in the order the
- * files are read: the pure parsers first (http.c, socks5.c, tls_peek.c),
- * which touch no socket and are unit-tested and fuzzed on buffers.
+ * files are read: the pure parsers first (http.c, http_body.c,
+ * http_out.c, socks5.c, tls_peek.c), which touch no socket and are
+ * unit-tested and fuzzed on buffers.
  */
 #ifndef CORDON_PROXY_H
 #define CORDON_PROXY_H
@@ -19,7 +20,7 @@
 #include "pp2.h"
 
 /*
- * http.c: strict HTTP/1.x heads (RFC 9112) and body framing.
+ * http.c: strict HTTP/1.x heads (RFC 9112).
  *
  * A request or response head is parsed from a buffer that holds at least
  * the head; the parser never looks past it.  Anything a strict reading
@@ -77,8 +78,33 @@ struct http_response {
 	bool		 hs_keepalive;	/* the upstream keeps the connection */
 };
 
-/* Chunked and length-delimited bodies are passed through unchanged; this
- * only finds where they end. */
+int	 http_request_parse(const char *, size_t, struct http_request *,
+	    size_t *, int *, char **);
+int	 http_origin_request_parse(const char *, size_t, int,
+	    struct http_request *, size_t *, int *, char **);
+void	 http_request_clear(struct http_request *);
+int	 http_response_parse(const char *, size_t, const char *,
+	    struct http_response *, size_t *, char **);
+void	 http_response_clear(struct http_response *);
+bool	 http_tchar(unsigned char);
+bool	 http_vbyte(unsigned char);
+bool	 http_ws(char);
+int	 http_hex(unsigned char);
+bool	 http_eq(const char *, size_t, const char *);
+bool	 http_name_is(const char *, const char *);
+bool	 http_list_next(const char **, const char **, size_t *);
+
+/*
+ * http_out.c: the heads sent on, without hop-by-hop headers and with a
+ * Connection header of cordon's own.
+ */
+char	*http_request_head(const struct http_request *, bool, size_t *);
+char	*http_response_head(const struct http_response *, bool, size_t *);
+
+/*
+ * http_body.c: where a body ends.  Chunked and length-delimited bodies
+ * are passed through unchanged; this only finds where they end.
+ */
 struct http_body {
 	enum http_body_kind hb_kind;
 	uint64_t	 hb_left;	/* bytes left in the body or chunk */
@@ -86,21 +112,10 @@ struct http_body {
 	size_t		 hb_linelen;	/* bytes of chunk line or trailers */
 };
 
-int	 http_request_parse(const char *, size_t, struct http_request *,
-	    size_t *, int *, char **);
-int	 http_origin_request_parse(const char *, size_t, int,
-	    struct http_request *, size_t *, int *, char **);
-void	 http_request_clear(struct http_request *);
-char	*http_request_head(const struct http_request *, bool, size_t *);
-int	 http_response_parse(const char *, size_t, const char *,
-	    struct http_response *, size_t *, char **);
-void	 http_response_clear(struct http_response *);
-char	*http_response_head(const struct http_response *, bool, size_t *);
 void	 http_body_init(struct http_body *, enum http_body_kind, uint64_t);
 ssize_t	 http_body_scan(struct http_body *, const char *, size_t, bool *);
 ssize_t	 http_body_part(struct http_body *, const char *, size_t, bool *,
 	    bool *);
-int	 http_hex(unsigned char);
 
 /*
  * http_path.c: the path of a request as network.inspect's rules see it,

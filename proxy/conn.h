@@ -1,0 +1,232 @@
+/*
+ * conn.h: what the files of one client connection share, and nothing
+ * else sees (proxy.h has the proxy's own interface).  The connection is
+ * one struct conn, followed by conn.c from accept to its log line and
+ * conn_free(); each protocol's steps are in a file of its own, called
+ * from conn.c's callbacks by the connection's state:
+ *
+ *   conn.c		accept, PROXY v2, decide, ask, resolve, connect,
+ *			tunnel, log, close and the one conn_free()
+ *   conn_http.c	request and response heads, bodies, keep-alive
+ *   conn_socks.c	the SOCKS5 greeting, request and replies
+ *   conn_tls.c		the first bytes of a tunnel (ClientHello), and
+ *			TLS inspection up to its requests
+ */
+#ifndef CORDON_CONN_H
+#define CORDON_CONN_H
+
+#include <sys/queue.h>
+#include <sys/time.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/x509.h>
+
+#include "addr.h"
+#include "host.h"
+#include "policy.h"
+#include "proxy.h"
+
+struct bufferevent;
+struct event;
+struct relay;
+struct scrub;
+struct signer_req;
+
+/*
+ * Where a connection is.  The callbacks in conn.c hand each event to the
+ * file whose state it is: CS_HTTP_HEAD and CS_FORWARD to conn_http.c,
+ * CS_SOCKS_* to conn_socks.c, CS_PEEK and CS_TLS_* to conn_tls.c.
+ */
+enum conn_state {
+	CS_PP2,			/* waiting for a sandbox's PROXY v2 header */
+	CS_SNIFF,		/* nothing read yet */
+	CS_HTTP_HEAD,		/* reading a request head */
+	CS_SOCKS_GREETING,
+	CS_SOCKS_REQUEST,
+	CS_ASKING,		/* no rule: waiting for the harness's answer */
+	CS_RESOLVING,
+	CS_CONNECTING,
+	CS_PEEK,		/* tunnel answered: judging the first bytes */
+	CS_TUNNEL,		/* the relay has both sockets */
+	CS_TLS_SETUP,		/* inspected: a leaf and the upstream's TLS */
+	CS_TLS_ACCEPT,		/* inspected: the sandbox's handshake */
+	CS_FORWARD,		/* HTTP: request out, answer back */
+	CS_CLOSING,		/* writing a last answer, then close */
+	CS_FLUSHING		/* TLS: the last records, then close */
+};
+
+enum conn_proto {
+	PROTO_NONE,
+	PROTO_HTTP,
+	PROTO_CONNECT,
+	PROTO_SOCKS5,
+	PROTO_HTTPS		/* a request inside an inspected tunnel */
+};
+
+/* The current decision's one log line. */
+enum conn_record {
+	CR_NONE,		/* no decision since the last was logged */
+	CR_OPEN,		/* begun (conn_begin): conn_log() writes it */
+	CR_LOGGED
+};
+
+/* What c_up is to the HTTP request under way. */
+enum conn_http_up {
+	CH_UP_NEW,		/* opened for it, or none */
+	CH_UP_KEPT,		/* kept from the last request, idle */
+	CH_UP_REUSED		/* kept, and carrying this request */
+};
+
+/*
+ * An HTTP exchange: the request and its answer being forwarded, and an
+ * upstream connection kept between requests with what it reaches.
+ */
+struct conn_http {
+	struct http_request	 ch_req;
+	struct http_response	 ch_resp;
+	struct http_body	 ch_reqbody;
+	struct http_body	 ch_respbody;
+	bool			 ch_reqdone;	/* request body all sent */
+	bool			 ch_resphead;	/* response head forwarded */
+	bool			 ch_keepalive;
+	size_t			 ch_headscan;	/* head bytes parsed before */
+	enum conn_http_up	 ch_up;
+	char			 ch_kept_host[HOST_NAME_MAX_LEN + 1];
+	int			 ch_kept_port;
+};
+
+/*
+ * An inspected tunnel: the host it was opened for, the leaf that answers
+ * the sandbox, and how the upstream's own handshake went.
+ */
+struct conn_inspect {
+	char			 ci_host[HOST_NAME_MAX_LEN + 1];
+	int			 ci_port;
+	char			 ci_addr[ADDR_STRLEN + 8];
+	struct signer_req	*ci_sreq;
+	X509			*ci_leaf;
+	bool			 ci_up_ready;	/* handshake done, or failed */
+	char			*ci_upfail;	/* why the upstream's failed */
+};
+
+/*
+ * One client, owned by px_conns.  It owns both bufferevents (or, in a
+ * tunnel, the relay that has both sockets), its timers and everything
+ * it points to but c_proxy; conn_free() alone frees it.
+ */
+struct conn {
+	TAILQ_ENTRY(conn)	 c_entry;
+	struct proxy		*c_proxy;
+	int			 c_fd;		/* the client */
+	struct bufferevent	*c_bev;		/* on c_fd, until a tunnel */
+	int			 c_upfd;	/* the upstream, or -1 */
+	struct bufferevent	*c_up;		/* on c_upfd */
+	enum conn_state		 c_state;
+	enum conn_proto		 c_proto;
+	char			 c_client[ADDR_STRLEN + 8];
+	char			*c_sandbox;	/* from the PROXY v2 header */
+	char			*c_command;	/* the same: the command's name */
+	struct policy		*c_narrow;	/* the run's rules, from it too */
+	struct ppolicy		*c_narrow_base;	/* what c_narrowed narrows */
+	struct ppolicy		*c_narrowed;	/* that, narrowed */
+
+	/* The request being decided, and the decision. */
+	struct ppolicy		*c_policy;	/* what decided it */
+	char			*c_method;
+	char			 c_host[256];	/* as sent, any bytes */
+	size_t			 c_hostlen;
+	int			 c_port;
+	struct decision		 c_dec;
+	enum conn_record	 c_record;
+	bool			 c_judged;	/* c_dec is the policy's */
+	struct event		*c_ask_ev;	/* the answer's deadline */
+	struct conn_http	 c_http;
+
+	/* Resolving and connecting. */
+	struct dns_query	*c_query;
+	struct addr		 c_addrs[DNS_MAX_ADDRS];
+	size_t			 c_naddrs;
+	size_t			 c_next;
+	struct event		*c_connect_ev;
+	char			 c_addrtext[ADDR_STRLEN + 8];
+	int			 c_connect_error;
+	struct addr		 c_upaddr;	/* what c_upfd is connected to */
+
+	struct relay		*c_relay;
+	struct event		*c_deadline;	/* for a whole head */
+
+	/* The egress log record of the current decision. */
+	struct timeval		 c_start;
+	int			 c_status;
+	const char		*c_reason;
+	char			*c_reason_buf;
+	uint64_t		 c_up_bytes;
+	uint64_t		 c_down_bytes;
+	char			*c_path;	/* HTTP: without the query */
+	char			*c_warning;
+	char			*c_hint;	/* network.inspect's fix */
+	struct scrub		*c_scrub;	/* real values out of answers */
+
+	/*
+	 * TLS inspection: c_bev becomes a TLS filter over the client's
+	 * bufferevent (which it owns; c_fd stays ours), c_up a TLS
+	 * bufferevent on the upstream's socket (which it owns: c_upfd is -1).
+	 */
+	bool			 c_tls;		/* c_bev is a TLS filter */
+	struct conn_inspect	 c_ins;
+	bool			 c_abort;	/* no close_notify: cut short */
+	struct event		*c_close_ev;
+};
+
+/* conn.c */
+void	 conn_free(struct conn *);
+void	 conn_log(struct conn *);
+void	 conn_reason(struct conn *, const char *);
+void	 conn_up_reason(struct conn *, short);
+void	 conn_drop_up(struct conn *);
+void	 conn_up_read(struct conn *, bool);
+void	 conn_finish(struct conn *);
+void	 conn_abort(struct conn *);
+void	 conn_deny(struct conn *);
+void	 conn_fail(struct conn *, int, uint8_t, const char *);
+void	 conn_begin(struct conn *, enum conn_proto, const char *,
+	    const char *, size_t, int);
+void	 conn_arm_deadline(struct conn *);
+void	 conn_decide(struct conn *);
+void	 conn_connect_next(struct conn *);
+void	 conn_tunnel(struct conn *);
+void	 conn_process(struct conn *);
+void	 conn_read_cb(struct bufferevent *, void *);
+void	 conn_write_cb(struct bufferevent *, void *);
+void	 conn_event_cb(struct bufferevent *, short, void *);
+void	 conn_up_read_cb(struct bufferevent *, void *);
+void	 conn_up_write_cb(struct bufferevent *, void *);
+void	 conn_up_event_cb(struct bufferevent *, short, void *);
+
+/* conn_http.c */
+void	 conn_http_answer(struct conn *, int, const char *, const char *);
+bool	 conn_http_inspect(struct conn *);
+void	 conn_http_head(struct conn *);
+bool	 conn_http_reuse(struct conn *);
+void	 conn_http_start(struct conn *);
+void	 conn_http_forward(struct conn *);
+void	 conn_http_up_event(struct conn *, short);
+void	 conn_http_kept_gone(struct conn *);
+
+/* conn_socks.c */
+void	 conn_socks_answer(struct conn *, uint8_t);
+void	 conn_socks_read(struct conn *);
+void	 conn_socks_connected(struct conn *);
+
+/* conn_tls.c */
+void	 conn_tls_peek(struct conn *);
+void	 conn_tls_up_done(struct conn *, short);
+void	 conn_tls_up_gone(struct conn *);
+void	 conn_tls_accepted(struct conn *);
+void	 conn_tls_failed(struct conn *);
+void	 conn_tls_head(struct conn *);
+
+#endif

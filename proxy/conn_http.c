@@ -1,0 +1,508 @@
+/*
+ * conn_http.c: HTTP/1.x on a client connection, forward requests and
+ * those inside an inspected tunnel alike.
+ *
+ * A request head is read whole (bounded by HTTP_HEAD_MAX and the head
+ * deadline) and parsed by http.c; conn.c decides on it.  Then the head
+ * is written anew for the upstream (http_out.c), and the bodies go both
+ * ways as they come, through one pump, each only as far as its framing
+ * says (http_body.c) and with at most PROXY_BUFFER_MAX waiting on either
+ * side.  When the answer is over the exchange is logged, and if both
+ * sides may, the next request on the connection is read and decided
+ * anew; the upstream connection is kept for it, and reused when the
+ * next request goes to the same host, port and address.
+ */
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "conn.h"
+#include "log.h"
+#include "xmalloc.h"
+
+#define CONN_HTTP_SLICE		(64 * 1024)	/* body bytes per step */
+
+/* The reason phrase of a status cordon answers with itself. */
+static const char *
+conn_http_title(int status)
+{
+	switch (status) {
+	case 403:
+		return "Forbidden";
+	case 414:
+		return "URI Too Long";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 501:
+		return "Not Implemented";
+	case 502:
+		return "Bad Gateway";
+	case 504:
+		return "Gateway Timeout";
+	case 505:
+		return "HTTP Version Not Supported";
+	default:
+		return "Bad Request";
+	}
+}
+
+/*
+ * Answers an HTTP client with status and a short text saying what was
+ * refused or failed, why, and how to allow it, then closes.
+ */
+void
+conn_http_answer(struct conn *c, int status, const char *what,
+    const char *hint)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->c_bev);
+	char		*body;
+	int		 n;
+
+	c->c_status = status;
+	n = xasprintf(&body, "cordon: %s\n%s%s%s", what, hint ? "hint: " : "",
+	    hint ? hint : "", hint ? "\n" : "");
+	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain; charset=utf-8\r\n"
+	    "X-Cordon-Decision: %s\r\n"
+	    "Connection: close\r\n"
+	    "Content-Length: %d\r\n\r\n%s", status, conn_http_title(status),
+	    what, n, body);
+	free(body);
+	conn_finish(c);
+}
+
+/*
+ * Whether a request to an inspected host passes network.inspect, and
+ * the phantom credentials filled in (inspected TLS) or looked for
+ * (anywhere).  Answers 403 itself and returns false when it does not.
+ */
+bool
+conn_http_inspect(struct conn *c)
+{
+	const struct pinspect	*ins;
+	struct proxy		*px = c->c_proxy;
+	struct http_request	*req = &c->c_http.ch_req;
+	char			*why, *hint, *what;
+	int			 status;
+
+	if (c->c_dec.d_host.h_kind == HOST_NAME &&
+	    (ins = policy_inspect(c->c_policy->pp_policy,
+	    c->c_dec.d_host.h_name)) != NULL &&
+	    !inspect_allows(ins, req, &status, &why, &hint)) {
+		xasprintf(&what, "%s %s%s: %s", req->hr_method,
+		    c->c_dec.d_host.h_name, c->c_path, why);
+		conn_reason(c, why);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		c->c_dec.d_rule = &ins->in_host;
+		c->c_hint = hint;
+		conn_http_answer(c, status, what, hint);
+		free(what);
+		free(why);
+		return false;
+	}
+	scrub_free(c->c_scrub);
+	c->c_scrub = NULL;
+	if (px->px_nphantoms > 0) {
+		status = phantom_apply(req, px->px_phantoms,
+		    px->px_nphantoms, c->c_dec.d_host.h_kind == HOST_NAME ?
+		    c->c_dec.d_host.h_name : c->c_host, c->c_tls,
+		    &c->c_warning);
+		if (c->c_warning != NULL)
+			log_warnx("proxy: %s", c->c_warning);
+		c->c_scrub = scrub_new(px->px_phantoms, px->px_nphantoms,
+		    status > 0);
+	}
+	return true;
+}
+
+/*
+ * A request head that does not parse: answered with the status the
+ * parser gave, logged as a refusal of the target as far as it is known.
+ */
+static void
+conn_http_bad_head(struct conn *c, int status, char *cause)
+{
+	if (c->c_tls)
+		conn_begin(c, PROTO_HTTPS, NULL, c->c_ins.ci_host,
+		    strlen(c->c_ins.ci_host), c->c_ins.ci_port);
+	else
+		conn_begin(c, PROTO_HTTP, NULL, "", 0, 0);
+	conn_reason(c, cause);
+	c->c_dec.d_verdict = VERDICT_DENY;
+	conn_http_answer(c, status, cause, NULL);
+	free(cause);
+}
+
+/* Reads an HTTP request head and starts its decision. */
+void
+conn_http_head(struct conn *c)
+{
+	struct conn_http	*h = &c->c_http;
+	struct evbuffer		*in = bufferevent_get_input(c->c_bev);
+	size_t			 len = evbuffer_get_length(in), used;
+	const char		*data;
+	char			*cause = NULL;
+	int			 rc, status = 400;
+
+	if (len > HTTP_HEAD_MAX + 4)
+		len = HTTP_HEAD_MAX + 4;
+	data = (const char *)evbuffer_pullup(in, (ssize_t)len);
+	/*
+	 * The parser keeps no state: parse again only when a line ended
+	 * since, or a client sending a byte at a time costs quadratic time.
+	 */
+	if (len > h->ch_headscan && len <= HTTP_HEAD_MAX &&
+	    memchr(data + h->ch_headscan, '\n', len - h->ch_headscan) ==
+	    NULL) {
+		h->ch_headscan = len;
+		return;
+	}
+	h->ch_headscan = len;
+	http_request_clear(&h->ch_req);
+	if (c->c_tls)
+		rc = http_origin_request_parse(data, len, 443, &h->ch_req,
+		    &used, &status, &cause);
+	else
+		rc = http_request_parse(data, len, &h->ch_req, &used, &status,
+		    &cause);
+	if (rc == HTTP_PARSE_MORE)
+		return;
+	h->ch_headscan = 0;
+	if (rc == HTTP_PARSE_ERROR) {
+		conn_http_bad_head(c, status, cause);
+		return;
+	}
+	evbuffer_drain(in, used);
+	conn_begin(c, c->c_tls ? PROTO_HTTPS : h->ch_req.hr_connect ?
+	    PROTO_CONNECT : PROTO_HTTP, h->ch_req.hr_method,
+	    h->ch_req.hr_host, h->ch_req.hr_hostlen, h->ch_req.hr_port);
+	if (h->ch_req.hr_path != NULL)
+		c->c_path = xstrndup(h->ch_req.hr_path,
+		    strcspn(h->ch_req.hr_path, "?"));
+	h->ch_keepalive = h->ch_req.hr_keepalive && !h->ch_req.hr_connect;
+	if (c->c_tls)
+		conn_tls_head(c);
+	else
+		conn_decide(c);
+}
+
+/*
+ * Sends the request on the upstream connection kept from the last one
+ * when that reaches the host and port decided on, at an address just
+ * checked.  Returns false, and does nothing, when it does not.
+ */
+bool
+conn_http_reuse(struct conn *c)
+{
+	struct conn_http	*h = &c->c_http;
+	char			 text[ADDR_STRLEN];
+	size_t			 i;
+
+	if (h->ch_up != CH_UP_KEPT || c->c_proto != PROTO_HTTP ||
+	    c->c_port != h->ch_kept_port ||
+	    strcmp(c->c_dec.d_host.h_name, h->ch_kept_host) != 0)
+		return false;
+	for (i = 0; i < c->c_naddrs; i++) {
+		if (!addr_equal(&c->c_addrs[i], &c->c_upaddr))
+			continue;
+		/* The very address just checked: reuse it. */
+		h->ch_up = CH_UP_REUSED;
+		c->c_next = c->c_naddrs;
+		snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+		    addr_str(&c->c_upaddr, text, sizeof(text)));
+		conn_http_start(c);
+		return true;
+	}
+	return false;
+}
+
+/* Sends the current request's head upstream and starts forwarding. */
+void
+conn_http_start(struct conn *c)
+{
+	struct conn_http	*h = &c->c_http;
+	struct timeval		 idle = { c->c_proxy->px_idle_secs, 0 };
+	char			*head, *p;
+	size_t			 len;
+
+	c->c_state = CS_FORWARD;
+	h->ch_reqdone = false;
+	h->ch_resphead = false;
+	http_body_init(&h->ch_reqbody, h->ch_req.hr_body,
+	    h->ch_req.hr_length);
+	head = http_request_head(&h->ch_req, h->ch_keepalive, &len);
+	/*
+	 * An HTTP/1.0 client cannot read a chunked answer: ask upstream as
+	 * a 1.0 client, so that it does not send one.
+	 */
+	if (h->ch_req.hr_minor == 0 && (p = memmem(head, len,
+	    " HTTP/1.1\r\n", 11)) != NULL)
+		p[8] = '0';
+	bufferevent_write(c->c_up, head, len);
+	free(head);
+	/* A client or upstream that stops reading times out too. */
+	bufferevent_set_timeouts(c->c_bev, &idle, &idle);
+	bufferevent_set_timeouts(c->c_up, &idle, &idle);
+	bufferevent_enable(c->c_bev, EV_READ);
+	conn_http_forward(c);
+}
+
+/*
+ * The one body pump, for requests and answers: moves the bytes of the
+ * body hb from src to dst as far as its framing goes, while dst holds
+ * less than PROXY_BUFFER_MAX, through s (NULL for requests: real values
+ * are taken out of answers only), adding what it moved to *count.  *done
+ * is set when the body has ended.  Returns 0, or -1 for a malformed body.
+ */
+static int
+conn_http_pump(struct http_body *hb, struct scrub *s, struct evbuffer *src,
+    struct evbuffer *dst, uint64_t *count, bool *done)
+{
+	size_t	 len;
+	ssize_t	 n;
+
+	while (!*done && (len = evbuffer_get_length(src)) > 0 &&
+	    evbuffer_get_length(dst) < PROXY_BUFFER_MAX) {
+		if (len > CONN_HTTP_SLICE)
+			len = CONN_HTTP_SLICE;
+		if ((n = scrub_body(s, hb, src, dst, len, done)) < 0)
+			return -1;
+		*count += (uint64_t)n;
+		if (n == 0 && !*done)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * The request body, as far as it goes; the client is read again only
+ * while the body goes on and the upstream takes it.  Returns -1 when c
+ * was closed.
+ */
+static int
+conn_http_request_body(struct conn *c)
+{
+	struct conn_http	*h = &c->c_http;
+	struct evbuffer		*upout = bufferevent_get_output(c->c_up);
+
+	if (conn_http_pump(&h->ch_reqbody, NULL,
+	    bufferevent_get_input(c->c_bev), upout, &c->c_up_bytes,
+	    &h->ch_reqdone) == -1) {
+		conn_reason(c, "malformed request body");
+		conn_abort(c);
+		return -1;
+	}
+	if (!h->ch_reqdone && h->ch_reqbody.hb_kind == HTTP_BODY_NONE)
+		h->ch_reqdone = true;
+	if (evbuffer_get_length(upout) >= PROXY_BUFFER_MAX || h->ch_reqdone)
+		bufferevent_disable(c->c_bev, EV_READ);
+	else
+		bufferevent_enable(c->c_bev, EV_READ);
+	return 0;
+}
+
+/* Sends the client the answer's head, saying keepalive. */
+static void
+conn_http_send_head(struct conn *c, bool keepalive)
+{
+	char	*head;
+	size_t	 len;
+
+	head = http_response_head(&c->c_http.ch_resp, keepalive, &len);
+	evbuffer_add(bufferevent_get_output(c->c_bev), head, len);
+	free(head);
+}
+
+/*
+ * An answer head that does not parse: 502 if nothing was sent back yet,
+ * else the answer is cut short.  Takes cause.
+ */
+static void
+conn_http_bad_answer(struct conn *c, char *cause)
+{
+	char	*msg;
+
+	xasprintf(&msg, "a malformed answer from upstream: %s", cause);
+	free(cause);
+	if (c->c_down_bytes == 0)
+		conn_fail(c, 502, 0, msg);
+	else {
+		conn_reason(c, msg);
+		conn_abort(c);
+	}
+	free(msg);
+}
+
+/*
+ * Reads the answer's head and sends it on; interim answers (1xx but
+ * 101) are passed on as they come.  Returns -1 when c was closed, else
+ * 0, with ch_resphead set once the final head is through.
+ */
+static int
+conn_http_response_head(struct conn *c)
+{
+	struct conn_http	*h = &c->c_http;
+	struct evbuffer		*upin = bufferevent_get_input(c->c_up);
+	size_t			 len, used;
+	char			*cause = NULL, *head;
+	int			 rc;
+
+	while (!h->ch_resphead && (len = evbuffer_get_length(upin)) > 0) {
+		if (len > HTTP_HEAD_MAX + 4)
+			len = HTTP_HEAD_MAX + 4;
+		http_response_clear(&h->ch_resp);
+		rc = http_response_parse((const char *)evbuffer_pullup(upin,
+		    (ssize_t)len), len, h->ch_req.hr_method, &h->ch_resp,
+		    &used, &cause);
+		if (rc == HTTP_PARSE_MORE)
+			return 0;
+		if (rc == HTTP_PARSE_ERROR) {
+			conn_http_bad_answer(c, cause);
+			return -1;
+		}
+		evbuffer_drain(upin, used);
+		c->c_status = h->ch_resp.hs_status;
+		if (scrub_head(c->c_scrub, &h->ch_resp, &cause, &head) == -1) {
+			conn_reason(c, cause);
+			conn_http_answer(c, 502, cause, head);
+			free(cause);
+			free(head);
+			return -1;
+		}
+		if (h->ch_resp.hs_status >= 100 && h->ch_resp.hs_status < 200 &&
+		    h->ch_resp.hs_status != 101) {
+			/* An interim answer: pass it on, wait for the next. */
+			conn_http_send_head(c, true);
+			continue;
+		}
+		/* A close-delimited answer ends the client's connection. */
+		if (h->ch_resp.hs_body == HTTP_BODY_CLOSE)
+			h->ch_keepalive = false;
+		/* An inspected tunnel has one upstream: it ends with it. */
+		if (c->c_tls && !h->ch_resp.hs_keepalive)
+			h->ch_keepalive = false;
+		conn_http_send_head(c, h->ch_keepalive);
+		h->ch_resphead = true;
+		http_body_init(&h->ch_respbody, h->ch_resp.hs_body,
+		    h->ch_resp.hs_length);
+	}
+	return 0;
+}
+
+/*
+ * The exchange is over: logged, the upstream kept if both sides may,
+ * and the next request read, or c closed.
+ */
+static void
+conn_http_done(struct conn *c)
+{
+	struct conn_http	*h = &c->c_http;
+	struct timeval		 tv = { c->c_proxy->px_head_secs, 0 };
+
+	conn_log(c);
+	if (h->ch_keepalive && h->ch_reqdone && h->ch_resp.hs_keepalive &&
+	    h->ch_respbody.hb_kind != HTTP_BODY_CLOSE &&
+	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0) {
+		h->ch_up = CH_UP_KEPT;
+		h->ch_kept_port = c->c_port;
+		memcpy(h->ch_kept_host, c->c_dec.d_host.h_name,
+		    sizeof(h->ch_kept_host));
+		conn_up_read(c, true);
+	} else
+		conn_drop_up(c);
+	if (!h->ch_keepalive || !h->ch_reqdone) {
+		conn_finish(c);
+		return;
+	}
+	c->c_state = CS_HTTP_HEAD;
+	c->c_record = CR_NONE;
+	conn_arm_deadline(c);
+	bufferevent_set_timeouts(c->c_bev, &tv, NULL);
+	bufferevent_enable(c->c_bev, EV_READ);
+	conn_process(c);
+}
+
+/*
+ * HTTP forwarding (CS_FORWARD): moves request body bytes to the upstream
+ * and answer bytes to the client, each as far as its framing goes, with
+ * at most PROXY_BUFFER_MAX waiting on either side.
+ */
+void
+conn_http_forward(struct conn *c)
+{
+	struct conn_http	*h = &c->c_http;
+	struct evbuffer		*out = bufferevent_get_output(c->c_bev);
+	bool			 done;
+
+	if (conn_http_request_body(c) == -1 ||
+	    conn_http_response_head(c) == -1 || !h->ch_resphead)
+		return;
+	done = h->ch_respbody.hb_kind == HTTP_BODY_NONE;
+	if (conn_http_pump(&h->ch_respbody, c->c_scrub,
+	    bufferevent_get_input(c->c_up), out, &c->c_down_bytes,
+	    &done) == -1) {
+		conn_reason(c, "a malformed answer body from upstream");
+		conn_abort(c);
+		return;
+	}
+	conn_up_read(c, evbuffer_get_length(out) < PROXY_BUFFER_MAX);
+	if (done)
+		conn_http_done(c);
+}
+
+/*
+ * The upstream closed, failed or timed out while forwarding.  A reused
+ * connection that closed as the request went out is retried on a new
+ * one; a close-delimited answer ends there; otherwise the client gets
+ * 502 or 504 if nothing was answered yet, or an answer cut short.
+ */
+void
+conn_http_up_event(struct conn *c, short what)
+{
+	struct conn_http	*h = &c->c_http;
+
+	if (h->ch_up == CH_UP_REUSED && !c->c_tls && !h->ch_resphead &&
+	    c->c_down_bytes == 0 && h->ch_req.hr_body == HTTP_BODY_NONE) {
+		/*
+		 * The reused connection was closed as the request went out
+		 * (the upstream's own idle timeout): nothing was answered, and
+		 * the request has no body, so send it on a new connection.
+		 */
+		conn_drop_up(c);		/* CH_UP_NEW */
+		c->c_next = 0;
+		conn_connect_next(c);
+		return;
+	}
+	if ((what & BEV_EVENT_EOF) && h->ch_resphead &&
+	    h->ch_respbody.hb_kind == HTTP_BODY_CLOSE) {
+		/* The end of a close-delimited answer. */
+		h->ch_keepalive = false;
+		scrub_end(c->c_scrub, bufferevent_get_output(c->c_bev));
+		conn_log(c);
+		conn_finish(c);
+		return;
+	}
+	conn_up_reason(c, what);
+	if (!h->ch_resphead && c->c_down_bytes == 0)
+		conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? 504 : 502, 0,
+		    c->c_reason);
+	else
+		conn_abort(c);
+}
+
+/* A kept upstream closed between requests: forget it. */
+void
+conn_http_kept_gone(struct conn *c)
+{
+	conn_drop_up(c);
+	/* Inspected: the tunnel had that one; the client retries. */
+	if (c->c_tls && c->c_state == CS_HTTP_HEAD &&
+	    evbuffer_get_length(bufferevent_get_input(c->c_bev)) == 0)
+		conn_finish(c);
+}

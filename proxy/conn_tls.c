@@ -1,0 +1,412 @@
+/*
+ * conn_tls.c: the first bytes of a tunnel, and TLS inspection.
+ *
+ * A CONNECT or SOCKS5 tunnel is answered, and then its first bytes are
+ * judged before any goes upstream: a TLS ClientHello must name the
+ * host decided on (or one the policy allows on its own).  A host that
+ * network.inspect names is not tunnelled but opened: a leaf for it from
+ * the signer answers the sandbox's handshake, a verified TLS connection
+ * goes to the upstream, and the requests inside are read as forward ones
+ * (conn_http.c), each decided again (conn_tls_head).
+ *
+ * Ownership: c_bev becomes a TLS filter that owns the client's
+ * bufferevent (c_fd stays the connection's); c_up becomes a TLS
+ * bufferevent that owns the upstream's socket (c_upfd is then -1).
+ */
+#include <sys/types.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+
+#include "certs.h"
+#include "conn.h"
+#include "log.h"
+#include "util.h"
+#include "xmalloc.h"
+
+static void	conn_tls_start(struct conn *);
+
+/* Refuses what was tunnelled, saying why, before a byte goes up. */
+static void __attribute__((format(printf, 2, 3)))
+conn_tls_refuse(struct conn *c, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*why;
+
+	va_start(ap, fmt);
+	if (vasprintf(&why, fmt, ap) == -1)
+		fatalx("proxy: out of memory");
+	va_end(ap);
+	conn_reason(c, why);
+	free(why);
+	c->c_dec.d_verdict = VERDICT_DENY;
+	conn_finish(c);
+}
+
+/*
+ * Whether a ClientHello's server name, sni, may go up the tunnel: it is
+ * the tunnel's host, or neither is inspected (ins is the tunnel's host's
+ * rules, or NULL) and the policy allows it on its own.  Refuses the
+ * tunnel and returns false when not.
+ */
+static bool
+conn_tls_sni(struct conn *c, const struct pinspect *ins, const char *sni,
+    size_t snilen)
+{
+	const struct policy	*pol = c->c_policy->pp_policy;
+	struct decision		 d;
+	struct host		 h;
+	char			*cause, *shown;
+	bool			 ok = false;
+
+	if (host_parse(sni, snilen, &h, &cause) == 0 &&
+	    strcmp(h.h_name, c->c_dec.d_host.h_name) == 0)
+		return true;
+	shown = str_escape(sni, snilen);
+	if (cause == NULL && (ins != NULL || (h.h_kind == HOST_NAME &&
+	    policy_inspect(pol, h.h_name) != NULL)))
+		/* Inspection is by the tunnel's host, named alike. */
+		conn_tls_refuse(c, "TLS server name \"%s\" differs "
+		    "from the tunnel's host %s, and one of them is "
+		    "inspected (network.inspect)", shown,
+		    c->c_dec.d_host.h_name);
+	else if (cause == NULL && policy_decide(pol, sni, snilen,
+	    c->c_port, &d) && d.d_host.h_kind == HOST_NAME) {
+		decision_clear(&d);
+		ok = true;
+	} else {
+		if (cause == NULL)
+			decision_clear(&d);
+		conn_tls_refuse(c, "TLS server name \"%s\" does not "
+		    "match the tunnel's host %s, and is not allowed "
+		    "itself", shown, c->c_dec.d_host.h_name);
+	}
+	free(cause);
+	free(shown);
+	return ok;
+}
+
+/*
+ * CONNECT and SOCKS5, after the answer: the first bytes of the client
+ * decide.  A TLS ClientHello must name the host decided on, or one the
+ * policy allows on its own; otherwise the tunnel is closed before one
+ * byte goes upstream.  A host network.inspect names is opened instead of
+ * tunnelled (conn_tls_start), and takes nothing but TLS naming it.
+ */
+void
+conn_tls_peek(struct conn *c)
+{
+	struct evbuffer		*in = bufferevent_get_input(c->c_bev);
+	const struct pinspect	*ins = NULL;
+	size_t			 len = evbuffer_get_length(in), snilen;
+	char			 sni[256];
+	int			 rc;
+
+	if (len == 0)
+		return;
+	if (len > TLS_PEEK_MAX)
+		len = TLS_PEEK_MAX;
+	if (c->c_dec.d_host.h_kind == HOST_NAME)
+		ins = policy_inspect(c->c_policy->pp_policy,
+		    c->c_dec.d_host.h_name);
+	rc = tls_peek_sni(evbuffer_pullup(in, (ssize_t)len), len, sni,
+	    sizeof(sni), &snilen);
+	switch (rc) {
+	case TLS_PEEK_MORE:
+		if (len < TLS_PEEK_MAX)
+			return;
+		/* FALLTHROUGH */
+	case TLS_PEEK_BAD:
+		conn_tls_refuse(c, "%s", "a malformed TLS ClientHello");
+		return;
+	case TLS_PEEK_SNI:
+		if (!conn_tls_sni(c, ins, sni, snilen))
+			return;
+		break;
+	default:		/* not TLS, or TLS without a name */
+		break;
+	}
+	if (ins != NULL) {
+		if (rc == TLS_PEEK_NOT_TLS) {
+			conn_tls_refuse(c, "%s is inspected (network.inspect): "
+			    "only TLS may be tunnelled to it; send plain HTTP "
+			    "as proxy requests (http_proxy), not in a tunnel",
+			    c->c_dec.d_host.h_name);
+			return;
+		}
+		conn_tls_start(c);
+		return;
+	}
+	conn_tunnel(c);
+}
+
+/* The last OpenSSL error of a TLS bufferevent, in words (static). */
+static const char *
+conn_tls_error(struct bufferevent *bev)
+{
+	static char	 buf[256];
+	unsigned long	 e = bufferevent_get_openssl_error(bev);
+
+	if (e == 0)
+		return NULL;
+	ERR_error_string_n(e, buf, sizeof(buf));
+	return buf;
+}
+
+/*
+ * Both halves are ready (a leaf, and the upstream's handshake done or
+ * failed): answer the sandbox's ClientHello, which is still in c_bev's
+ * input, with a TLS filter over c_bev.
+ */
+static void
+conn_tls_accept(struct conn *c)
+{
+	struct proxy		*px = c->c_proxy;
+	struct bufferevent	*raw = c->c_bev, *tls;
+	SSL			*ssl;
+
+	if (c->c_ins.ci_leaf == NULL || !c->c_ins.ci_up_ready)
+		return;
+	if ((ssl = SSL_new(px->px_tls_srv)) == NULL ||
+	    SSL_use_certificate(ssl, c->c_ins.ci_leaf) != 1 ||
+	    SSL_use_PrivateKey(ssl, signer_key(px->px_signer)) != 1)
+		fatalx("proxy: cannot make a TLS session for inspection");
+	if ((tls = bufferevent_openssl_filter_new(px->px_base, raw, ssl,
+	    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		fatalx("proxy: cannot make a TLS bufferevent");
+	/* The filter's own writes stop at the same bound as ours. */
+	bufferevent_setwatermark(raw, EV_WRITE, 0, PROXY_BUFFER_MAX);
+	bufferevent_set_max_single_write(raw, PROXY_TLS_READ);
+	c->c_bev = tls;
+	c->c_tls = true;
+	c->c_state = CS_TLS_ACCEPT;
+	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	bufferevent_setwatermark(tls, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
+	bufferevent_enable(tls, EV_READ | EV_WRITE);
+	/* The ClientHello was read already: start on it. */
+	bufferevent_trigger(raw, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
+}
+
+/* The signer's answer: a leaf for ci_host (taken), or why there is none. */
+static void
+conn_tls_leaf_cb(X509 *leaf, const char *why, void *arg)
+{
+	struct conn	*c = arg;
+	char		*what;
+
+	c->c_ins.ci_sreq = NULL;
+	if (leaf == NULL) {
+		/* Allowed, and not carried out: the verdict stands. */
+		xasprintf(&what, "no certificate for %s: %s", c->c_ins.ci_host,
+		    why);
+		conn_reason(c, what);
+		free(what);
+		conn_finish(c);
+		return;
+	}
+	c->c_ins.ci_leaf = leaf;
+	conn_tls_accept(c);
+}
+
+/*
+ * The upstream's TLS handshake ended (CS_TLS_SETUP): what it gave, for
+ * the requests; a failure is told to each of them (ci_upfail).
+ */
+void
+conn_tls_up_done(struct conn *c, short what)
+{
+	struct conn_inspect	*ci = &c->c_ins;
+	SSL			*ssl = bufferevent_openssl_get_ssl(c->c_up);
+	const char		*err;
+	long			 vr;
+
+	ci->ci_up_ready = true;
+	if (what & BEV_EVENT_CONNECTED) {
+		conn_tls_accept(c);
+		return;
+	}
+	if ((vr = SSL_get_verify_result(ssl)) != X509_V_OK)
+		xasprintf(&ci->ci_upfail, "the upstream's certificate does "
+		    "not verify for %s: %s (if it is signed by a private CA, "
+		    "give that CA to the proxy: --upstream-ca FILE)",
+		    ci->ci_host, X509_verify_cert_error_string(vr));
+	else if ((err = conn_tls_error(c->c_up)) != NULL)
+		xasprintf(&ci->ci_upfail, "TLS with the upstream failed: %s",
+		    err);
+	else
+		xasprintf(&ci->ci_upfail, "the upstream %s",
+		    (what & BEV_EVENT_TIMEOUT) ? "did not finish the TLS "
+		    "handshake in time" : "closed during the TLS handshake");
+	conn_drop_up(c);
+	conn_tls_accept(c);
+}
+
+/* The upstream went before the sandbox's handshake ended (CS_TLS_ACCEPT). */
+void
+conn_tls_up_gone(struct conn *c)
+{
+	if (c->c_ins.ci_upfail == NULL)
+		c->c_ins.ci_upfail = xstrdup("the upstream closed the "
+		    "connection");
+	conn_drop_up(c);
+}
+
+/*
+ * Starts a verified TLS connection to the upstream c_upfd reaches, by
+ * ci_host (SNI and the name checked), as a TLS bufferevent that takes
+ * the socket.
+ */
+static void
+conn_tls_connect(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+	struct timeval	 tv = { px->px_connect_secs, 0 };
+	SSL		*ssl;
+
+	if ((ssl = SSL_new(px->px_tls_cli)) == NULL ||
+	    SSL_set_tlsext_host_name(ssl, c->c_ins.ci_host) != 1 ||
+	    SSL_set1_host(ssl, c->c_ins.ci_host) != 1)
+		fatalx("proxy: cannot make a TLS session for an upstream");
+	/*
+	 * A TLS bufferevent on the socket itself: a filter over the socket's
+	 * bufferevent would cost twice the processor time per byte (libevent
+	 * reads a few KiB per wakeup).  Such a bufferevent, though, goes on
+	 * reading only when the socket is readable: conn_up_read() handles
+	 * what OpenSSL holds already.
+	 */
+	bufferevent_free(c->c_up);	/* nothing was written on it */
+	if ((c->c_up = bufferevent_openssl_socket_new(px->px_base, c->c_upfd,
+	    ssl, BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		fatalx("proxy: cannot make a TLS bufferevent");
+	c->c_upfd = -1;			/* c_up's now */
+	bufferevent_setcb(c->c_up, conn_up_read_cb, conn_up_write_cb,
+	    conn_up_event_cb, c);
+	bufferevent_setwatermark(c->c_up, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
+	bufferevent_set_max_single_read(c->c_up, PROXY_TLS_READ);
+	bufferevent_set_timeouts(c->c_up, &tv, &tv);
+	bufferevent_enable(c->c_up, EV_READ | EV_WRITE);
+}
+
+/*
+ * Opens an inspected tunnel: a leaf for the host from the signer, and a
+ * verified TLS connection to the upstream (by the host's name, ALPN
+ * http/1.1), at once; then the sandbox's handshake.  Requests are read
+ * from then on like forward ones, each decided (conn_http_inspect).
+ */
+static void
+conn_tls_start(struct conn *c)
+{
+	struct proxy		*px = c->c_proxy;
+	struct conn_inspect	*ci = &c->c_ins;
+
+	if (px->px_signer == NULL || px->px_tls_srv == NULL) {
+		conn_tls_refuse(c, "%s is to be inspected (network.inspect), "
+		    "but this proxy started without a CA (restart it with "
+		    "the inspecting policy, after `cordon ca init`)",
+		    c->c_dec.d_host.h_name);
+		return;
+	}
+	snprintf(ci->ci_host, sizeof(ci->ci_host), "%s",
+	    c->c_dec.d_host.h_name);
+	ci->ci_port = c->c_port;
+	snprintf(ci->ci_addr, sizeof(ci->ci_addr), "%s", c->c_addrtext);
+	c->c_state = CS_TLS_SETUP;
+	bufferevent_disable(c->c_bev, EV_READ);
+	conn_arm_deadline(c);
+	conn_tls_connect(c);
+	ci->ci_sreq = signer_get(px->px_signer, ci->ci_host, conn_tls_leaf_cb,
+	    c);
+}
+
+/* The sandbox's handshake is done: read requests. */
+void
+conn_tls_accepted(struct conn *c)
+{
+	struct timeval	 tv = { c->c_proxy->px_head_secs, 0 };
+
+	c->c_state = CS_HTTP_HEAD;
+	c->c_record = CR_NONE;
+	conn_arm_deadline(c);
+	/* From now on the filter's timeouts count, not the socket's. */
+	bufferevent_set_timeouts(bufferevent_get_underlying(c->c_bev), NULL,
+	    NULL);
+	bufferevent_set_timeouts(c->c_bev, &tv, NULL);
+	conn_process(c);
+}
+
+/* The sandbox's handshake failed: close, saying why and the likely fix. */
+void
+conn_tls_failed(struct conn *c)
+{
+	const char	*err = conn_tls_error(c->c_bev), *hint = "";
+	char		*why;
+
+	if (err != NULL && strstr(err, "unknown ca") != NULL)
+		hint = " (the client does not trust cordon's CA: `cordon "
+		    "run` gives the sandbox a bundle with it; other "
+		    "clients need the CA's ca.crt added)";
+	else if (err != NULL && strstr(err, "application protocol"))
+		hint = " (the client offered no HTTP/1.x by ALPN: an "
+		    "inspected host is spoken to in HTTP/1.1)";
+	xasprintf(&why, "the TLS handshake with the client failed%s%s%s",
+	    err != NULL ? ": " : "", err != NULL ? err : "", hint);
+	conn_reason(c, why);
+	free(why);
+	conn_free(c);
+}
+
+/*
+ * A request head read inside an inspected tunnel: the policy in force
+ * decides on its host again (it may have been reloaded), which must be
+ * the tunnel's; then network.inspect's rules; then it goes up the
+ * tunnel's one upstream connection.
+ */
+void
+conn_tls_head(struct conn *c)
+{
+	struct conn_inspect	*ci = &c->c_ins;
+	char			*what;
+
+	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s", ci->ci_addr);
+	c->c_judged = true;
+	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
+	    c->c_port, &c->c_dec)) {
+		conn_deny(c);
+		return;
+	}
+	if (strcmp(c->c_dec.d_host.h_name, ci->ci_host) != 0 ||
+	    c->c_port != ci->ci_port) {
+		xasprintf(&what, "the Host header names %s:%d inside a TLS "
+		    "connection to %s:%d", c->c_dec.d_host.h_name, c->c_port,
+		    ci->ci_host, ci->ci_port);
+		conn_reason(c, what);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		conn_http_answer(c, 403, what, "open a connection to each "
+		    "host; one inspected connection serves one host");
+		free(what);
+		return;
+	}
+	if (!conn_http_inspect(c))
+		return;
+	if (ci->ci_upfail != NULL) {
+		conn_fail(c, 502, 0, ci->ci_upfail);
+		return;
+	}
+	if (c->c_up == NULL) {
+		conn_fail(c, 502, 0, "the upstream closed the connection");
+		return;
+	}
+	c->c_http.ch_up = CH_UP_NEW;
+	conn_http_start(c);
+}
