@@ -67,7 +67,7 @@
 #include "xmalloc.h"
 
 static const char *const proto_names[] = {
-	"none", "http", "connect", "socks5", "https"
+	"none", "http", "connect", "socks5", "https", "capture", "dns"
 };
 
 static void	conn_bev_free(struct bufferevent *);
@@ -375,8 +375,8 @@ conn_deny(struct conn *c)
 	c->c_dec.d_verdict = VERDICT_DENY;
 	if (c->c_proto == PROTO_SOCKS5)
 		conn_socks_answer(c, SOCKS5_REP_RULESET);
-	else if (c->c_state == CS_PEEK)
-		conn_finish(c);		/* the tunnel was answered already */
+	else if (c->c_state == CS_PEEK || c->c_proto == PROTO_CAPTURE)
+		conn_finish(c);		/* answered already, or never */
 	else
 		conn_http_answer(c, 403, what, hint);
 	free(what);
@@ -402,6 +402,8 @@ conn_fail(struct conn *c, int status, uint8_t socks, const char *why)
 	conn_reason(c, what);
 	if (c->c_proto == PROTO_SOCKS5)
 		conn_socks_answer(c, socks);
+	else if (c->c_proto == PROTO_CAPTURE)
+		conn_finish(c);
 	else
 		conn_http_answer(c, status, what, NULL);
 	free(what);
@@ -711,6 +713,8 @@ conn_refuse_loop(struct conn *c, const struct addr *a)
 	c->c_dec.d_verdict = VERDICT_DENY;
 	if (c->c_proto == PROTO_SOCKS5)
 		conn_socks_answer(c, SOCKS5_REP_RULESET);
+	else if (c->c_proto == PROTO_CAPTURE)
+		conn_finish(c);
 	else
 		conn_http_answer(c, 403, what, "the proxy does not connect to "
 		    "itself; to reach a service on this machine, name its "
@@ -985,8 +989,10 @@ conn_pp2(struct conn *c)
 	    sizeof(command));
 	if (command[0] != '\0')
 		c->c_command = xstrdup(command);
-	evbuffer_drain(in, used);
 	c->c_sandbox = xstrdup(id);
+	if (conn_capture(c, evbuffer_pullup(in, (ssize_t)used), used))
+		return;
+	evbuffer_drain(in, used);
 	c->c_state = CS_SNIFF;
 	conn_process(c);
 }

@@ -11,6 +11,8 @@
  *   conn_socks.c	the SOCKS5 greeting, request and replies
  *   conn_tls.c		the first bytes of a tunnel (ClientHello), and
  *			TLS inspection up to its requests
+ *   conn_capture.c	what a sandbox's capture sends: its resolver's
+ *			names, connections taken on their way out
  */
 #ifndef CORDON_CONN_H
 #define CORDON_CONN_H
@@ -63,7 +65,9 @@ enum conn_proto {
 	PROTO_HTTP,
 	PROTO_CONNECT,
 	PROTO_SOCKS5,
-	PROTO_HTTPS		/* a request inside an inspected tunnel */
+	PROTO_HTTPS,		/* a request inside an inspected tunnel */
+	PROTO_CAPTURE,		/* a captured connection's tunnel */
+	PROTO_DNS		/* a name the sandbox's resolver asks about */
 };
 
 /* The current decision's one log line. */
@@ -144,6 +148,9 @@ struct conn {
 	bool			 c_judged;	/* c_dec is the policy's */
 	struct event		*c_ask_ev;	/* the answer's deadline */
 	struct conn_http	 c_http;
+	/* Captured: where the connection was going (c_cap_port 0: not). */
+	char			 c_cap_host[HOST_NAME_MAX_LEN + 1];
+	int			 c_cap_port;
 
 	/* Resolving and connecting. */
 	struct dns_query	*c_query;
@@ -205,6 +212,9 @@ void	 conn_event_cb(struct bufferevent *, short, void *);
 void	 conn_up_read_cb(struct bufferevent *, void *);
 void	 conn_up_write_cb(struct bufferevent *, void *);
 void	 conn_up_event_cb(struct bufferevent *, short, void *);
+
+/* conn_capture.c */
+bool	 conn_capture(struct conn *, const uint8_t *, size_t);
 
 /* conn_http.c */
 void	 conn_http_answer(struct conn *, int, const char *, const char *);

@@ -165,9 +165,9 @@ conn_http_head(struct conn *c)
 	}
 	h->ch_headscan = len;
 	http_request_clear(&h->ch_req);
-	if (c->c_tls)
-		rc = http_origin_request_parse(data, len, 443, &h->ch_req,
-		    &used, &status, &cause);
+	if (c->c_tls || c->c_cap_port != 0)
+		rc = http_origin_request_parse(data, len, c->c_tls ? 443 :
+		    c->c_cap_port, &h->ch_req, &used, &status, &cause);
 	else
 		rc = http_request_parse(data, len, &h->ch_req, &used, &status,
 		    &cause);

@@ -297,6 +297,8 @@ struct proxy {
 	void			(*px_ask_cancel)(struct conn *, void *);
 	void			*px_ask_arg;
 	int			 px_ask_secs;
+	bool			 px_ask_names;	/* a name without a rule resolves:
+						   its connection is asked */
 	struct proxy_stats	 px_stats;
 	/* TLS inspection (network.inspect): NULL when nothing is inspected. */
 	struct signer		*px_signer;

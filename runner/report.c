@@ -48,6 +48,7 @@ struct tally {
 	struct refusal	*t_refused;
 	size_t		 t_nrefused;
 	size_t		 t_refused_total;
+	size_t		 t_refused_names;	/* of them, lookups */
 	struct allowed	*t_allowed;
 	size_t		 t_nallowed;
 };
@@ -96,6 +97,8 @@ tally_add(struct tally *t, const struct egress *e, const char *hint,
 		return;
 	}
 	t->t_refused_total++;
+	if (e->e_port == 0)
+		t->t_refused_names++;
 	for (i = 0; i < t->t_nrefused; i++) {
 		rf = &t->t_refused[i];
 		if (rf->rf_port == e->e_port && strcmp(rf->rf_host, host) ==
@@ -120,21 +123,43 @@ tally_add(struct tally *t, const struct egress *e, const char *hint,
 	rf->rf_count = 1;
 }
 
-/* At exit: what was refused, and the one change that would allow it. */
+/* The target of rf as the summary says it: "host:port", a name alone. */
+static void
+tally_target(const struct refusal *rf, char *buf, size_t len)
+{
+	if (rf->rf_port == 0)
+		snprintf(buf, len, "%s", rf->rf_host);
+	else
+		snprintf(buf, len, "%s:%d", rf->rf_host, rf->rf_port);
+}
+
+/*
+ * At exit: what was refused, and the one change that would allow it.  A
+ * name the sandbox's resolver asked about has no port.
+ */
 void
 tally_summary(const struct tally *t, FILE *f)
 {
 	const struct refusal	*rf;
-	size_t			 i;
+	size_t			 i, names, conns;
+	char			 target[1100];
 
 	if (t->t_refused_total == 0)
 		return;
-	fprintf(f, "cordon: refused %zu connection%s:", t->t_refused_total,
-	    t->t_refused_total == 1 ? "" : "s");
+	names = t->t_refused_names;
+	conns = t->t_refused_total - names;
+	fprintf(f, "cordon: refused");
+	if (names > 0)
+		fprintf(f, " %zu name%s%s", names, names == 1 ? "" : "s",
+		    conns > 0 ? " and" : "");
+	if (conns > 0)
+		fprintf(f, " %zu connection%s", conns, conns == 1 ? "" : "s");
+	fprintf(f, ":");
 	for (i = 0; i < t->t_nrefused && i < TALLY_SHOWN; i++) {
 		rf = &t->t_refused[i];
-		fprintf(f, "%s %s:%d (%s)", i == 0 ? "" : ",", rf->rf_host,
-		    rf->rf_port, rf->rf_reason);
+		tally_target(rf, target, sizeof(target));
+		fprintf(f, "%s %s (%s)", i == 0 ? "" : ",", target,
+		    rf->rf_reason);
 		if (rf->rf_count > 1)
 			fprintf(f, " x%zu", rf->rf_count);
 	}
@@ -143,9 +168,10 @@ tally_summary(const struct tally *t, FILE *f)
 	fprintf(f, "\n");
 	for (i = 0; i < t->t_nrefused && i < TALLY_SHOWN; i++) {
 		rf = &t->t_refused[i];
+		tally_target(rf, target, sizeof(target));
 		if (rf->rf_hint != NULL)
-			fprintf(f, "cordon: to allow %s:%d: %s\n", rf->rf_host,
-			    rf->rf_port, rf->rf_hint);
+			fprintf(f, "cordon: to allow %s: %s\n", target,
+			    rf->rf_hint);
 	}
 }
 

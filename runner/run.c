@@ -281,6 +281,7 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	px->px_ask_cancel = run_ask_cancel;
 	px->px_ask_arg = rn;
 	px->px_ask_secs = net->rn_ask_secs;
+	px->px_ask_names = net->rn_ask;
 	if ((px->px_dns = dns_new(px->px_base, cause)) == NULL)
 		goto fail;
 	if (net->rn_dns != NULL && dns_servers(px->px_dns, net->rn_dns,
