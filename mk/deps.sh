@@ -4,10 +4,18 @@
 # everything is there.
 set -eu
 
+# What the installed packages provide counts as installed: npm is a
+# package of its own in Debian, but the nodejs of other archives provides
+# it (and conflicts with Debian's), and must then be left alone.
+provided=$(dpkg-query -W -f='${db:Status-Abbrev}|${Provides}\n' 2>/dev/null |
+    awk -F'|' '$1 ~ /^ii/ && $2 != "" { print $2 }' | tr ',' '\n' |
+    sed 's/(.*//; s/[[:space:]]//g') || provided=""
+
 missing=""
 for p in "$@"; do
 	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-	    grep -q 'install ok installed'; then
+	    grep -q 'install ok installed' &&
+	    ! printf '%s\n' "$provided" | grep -qxF "$p"; then
 		missing="$missing $p"
 	fi
 done

@@ -1,0 +1,421 @@
+#!/usr/bin/env bats
+# Real clients inside cordon run: npm, git, pip, Node, Python, curl and
+# wget, each against a real server this file starts on 127.0.0.1, with
+# nothing but the allowlist on the command line (--resolve pins the name,
+# --allow-cidr lets loopback past the address checks, --allow-domain
+# allows the name on the server's port).  Each client is also pointed at
+# evil.test, pinned to the same server but not allowed: it must fail, the
+# server must never see it, and the run's summary must name the host and
+# the flag that would allow it.
+#
+# The runs are the test user's (when the suite runs as root), git's also
+# root's.  The packages, the wheel and the repository are made here
+# (tests/e2e/clients/mkpkg.py, git); the servers are
+# tests/e2e/clients/serve.py (static files, git http-backend, a TCP echo)
+# and tests/tools/httpd.  Nothing comes from the network.
+#
+# Two kinds of client:
+# - those that honour the proxy variables cordon run sets (npm, git, pip,
+#   Python's urllib, wget): they go through the proxy today;
+# - those that ignore them (Node 20's fetch and https, a raw socket, curl
+#   with the variables unset): marked "needs transparent capture".  Until
+#   every TCP connection of the sandbox is taken to the proxy and names
+#   are answered inside by policy, they find no resolver and no route, and
+#   these tests fail.  They are not skipped on purpose.  (Node 24 and
+#   later read the variables with NODE_USE_ENV_PROXY, which cordon sets;
+#   Node 20 does not.)
+#
+# A client that is missing fails its test (make deps installs them all):
+# see need.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cordon_setup
+	sandbox_setup
+	FIX="$BATS_TEST_DIRNAME/clients"
+	# One throwaway CA; the origin's certificate names every host used.
+	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$UDIR/ca" up.test \
+	    npm.test git.test pypi.test evil.test
+	cp "$UDIR/ca/origin-ca.pem" "$WS/ca.pem"
+	chmod 644 "$WS/ca.pem"
+	ORIGIN_LOG="$BATS_TEST_TMPDIR/origin.log"
+	touch "$ORIGIN_LOG"
+}
+
+teardown() {
+	teardown_bg
+	sandbox_teardown
+}
+
+# Fails, saying so, when a program a test needs is not installed: under
+# CI a missing client is a broken set-up, never a pass or a skip.
+need() {
+	local p
+	for p in "$@"; do
+		if ! command -v "$p" >/dev/null 2>&1; then
+			echo "missing $p: run 'make deps'" >&2
+			return 1
+		fi
+	done
+}
+
+# Sets ALLOW to the flags that allow NAME on PORT, and pins evil.test to
+# the same server, so that only the allowlist keeps it out.
+allow() {
+	ALLOW=(--resolve "$1:127.0.0.1" --resolve evil.test:127.0.0.1
+	    --allow-cidr 127.0.0.1/32 --allow-domain "$1:$2")
+}
+
+# Starts serve.py over HTTPS (http with $1 = plain) on a free port, $PORT,
+# serving $UDIR/www and, under /git/, the repositories of $UDIR/git.
+start_serve() {
+	local tls=(--tls "$UDIR/ca/origin.pem" "$UDIR/ca/origin.key")
+	[ "${1:-}" = plain ] && tls=()
+	PORT=$(free_port)
+	mkdir -p "$UDIR/www" "$UDIR/git"
+	start_bg serve python3 "$FIX/serve.py" http --listen "$PORT" \
+	    --root "$UDIR/www" --git "$UDIR/git" --log "$ORIGIN_LOG" "${tls[@]}"
+	wait_listen "tcp:127.0.0.1:$PORT"
+}
+
+# Starts tests/tools/httpd over HTTPS on a free port, $PORT: "/" answers
+# "hello".
+start_httpd() {
+	PORT=$(free_port)
+	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$PORT" \
+	    --tls-cert "$UDIR/ca/origin.pem" --tls-key "$UDIR/ca/origin.key" \
+	    --log "$ORIGIN_LOG"
+	wait_listen "tcp:127.0.0.1:$PORT"
+}
+
+# The run's summary (standard error, in $output) names HOST:PORT as
+# refused, with the flag that would allow it; the origin never saw HOST.
+refused() {
+	local target="$1:$2"
+	[[ "$output" == *"cordon: refused "*"$target ("* ]] || {
+		echo "no refusal of $target in the summary" >&2
+		return 1
+	}
+	[[ "$output" == *"cordon: to allow $target: "*"--allow-domain $target"* ]] || {
+		echo "no fix for $target in the summary" >&2
+		return 1
+	}
+	if grep -q "$1" "$ORIGIN_LOG"; then
+		echo "the origin saw $1:" >&2
+		cat "$ORIGIN_LOG" >&2
+		return 1
+	fi
+}
+
+# The same, for a client that reaches the network through the capture
+# that is to come: the refusal may be of the name alone (an answer of
+# NXDOMAIN to a lookup, which has no port), so the port is not required.
+refused_name() {
+	[[ "$output" == *"cordon: refused "*"$1"* ]] || {
+		echo "no refusal of $1 in the summary" >&2
+		return 1
+	}
+	[[ "$output" == *"cordon: to allow $1"*"--allow-domain $1"* ]] || {
+		echo "no fix for $1 in the summary" >&2
+		return 1
+	}
+	if grep -q "$1" "$ORIGIN_LOG"; then
+		echo "the origin saw $1:" >&2
+		cat "$ORIGIN_LOG" >&2
+		return 1
+	fi
+}
+
+# --- npm ----------------------------------------------------------------
+
+# A static registry: /cordon-probe is the packument, the tarball under
+# /cordon-probe/-/.  HOME is made visible, read-only as a real home is
+# inside (sandbox_setup's is under /tmp, which the sandbox replaces with a
+# writable tmpfs of its own), with an empty ~/.npm the run may write: npm
+# cannot work without a writable cache (the example in cordon-policy(5)),
+# and fails with "ENOENT ... mkdir ~/.npm" when it has none.
+npm_setup() {
+	need npm node
+	start_serve
+	python3 "$FIX/mkpkg.py" npm "$UDIR/www" cordon-probe 1.0.0 \
+	    "https://$1:$PORT"
+	mkdir -p "$UDIR/home/.npm"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
+	NPM_HOME=(--read-only "$UDIR/home" --write "$UDIR/home/.npm")
+}
+
+@test "npm install from a registry over HTTPS, fresh cache, as the test user" {
+	npm_setup npm.test
+	allow npm.test "$PORT"
+	run in_sandbox --log "$WS/egress.log" "${NPM_HOME[@]}" "${ALLOW[@]}" \
+	    -- sh -c "npm install --no-audit --no-fund --no-update-notifier \
+	    --registry https://npm.test:$PORT/ --cafile ca.pem cordon-probe &&
+	    node -p 'require(\"cordon-probe\")'"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"added 1 package"* ]]
+	[ "${lines[-1]}" = "cordon-probe 1.0.0" ]
+	grep -q '^GET /cordon-probe npm.test' "$ORIGIN_LOG"
+	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' "$ORIGIN_LOG"
+	# Through the proxy, in CONNECT tunnels, each logged.
+	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	[ -f "$WS/package-lock.json" ]
+}
+
+@test "npm install from a registry not allowed fails, and the summary says how to allow it" {
+	npm_setup evil.test
+	allow npm.test "$PORT"
+	run in_sandbox "${NPM_HOME[@]}" "${ALLOW[@]}" -- npm install \
+	    --no-audit --no-fund --no-update-notifier --fetch-retries 0 \
+	    --registry "https://evil.test:$PORT/" --cafile ca.pem cordon-probe
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"npm error"* ]]
+	[ ! -e "$WS/node_modules/cordon-probe" ]
+	refused evil.test "$PORT"
+}
+
+# --- git ----------------------------------------------------------------
+
+# A bare repository served by git http-backend (smart HTTP, plain HTTP
+# through the proxy's forward path): main has one commit, next a second
+# on top of it.
+git_setup() {
+	need git
+	local src="$BATS_TEST_TMPDIR/src" g=(git -c user.name=cordon
+	    -c user.email=cordon@up.test -c init.defaultBranch=main)
+	"${g[@]}" init -q "$src"
+	echo one >"$src/file"
+	"${g[@]}" -C "$src" add file
+	"${g[@]}" -C "$src" commit -q -m first
+	"${g[@]}" -C "$src" checkout -q -b next
+	echo two >>"$src/file"
+	"${g[@]}" -C "$src" commit -q -am second
+	mkdir -p "$UDIR/git"
+	git clone -q --bare "$src" "$UDIR/git/repo.git"
+	start_serve plain
+}
+
+# Clones main over smart HTTP into the sandbox's private /tmp (a clone in
+# the workspace would be quarantined at the end of the run: a new
+# repository git on the host would read), then fetches next into it.
+GIT_CLONE_FETCH='set -e
+	git clone -q --single-branch --branch main "$0" /tmp/c
+	cd /tmp/c
+	git log --format=%s
+	git fetch -q origin next
+	git log --format=%s FETCH_HEAD | head -n 1'
+
+@test "git clone and git fetch over smart HTTP, as the test user and as root" {
+	git_setup
+	allow git.test "$PORT"
+	run in_sandbox --log "$WS/egress.log" "${ALLOW[@]}" -- sh -c \
+	    "$GIT_CLONE_FETCH" "http://git.test:$PORT/git/repo.git"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = first ]
+	[ "${lines[1]}" = second ]
+	# The smart protocol: the refs advertised, then packs by POST.
+	grep -q '^GET /git/repo.git/info/refs?service=git-upload-pack git.test' \
+	    "$ORIGIN_LOG"
+	[ "$(grep -c '^POST /git/repo.git/git-upload-pack git.test' \
+	    "$ORIGIN_LOG")" -ge 2 ]
+	[ "$(jq -r 'select(.host == "git.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "http allow" ]
+	# Root gets no further than the allowlist, and no less.
+	run in_sandbox_as_me "${ALLOW[@]}" -- sh -c \
+	    "$GIT_CLONE_FETCH" "http://git.test:$PORT/git/repo.git"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = first ]
+	[ "${lines[1]}" = second ]
+}
+
+@test "git clone from a host not allowed fails, as the test user and as root" {
+	git_setup
+	allow git.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- git clone -q \
+	    "http://evil.test:$PORT/git/repo.git" /tmp/c
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"fatal: unable to access"*"403"* ]]
+	refused evil.test "$PORT"
+	run in_sandbox_as_me "${ALLOW[@]}" -- git clone -q \
+	    "http://evil.test:$PORT/git/repo.git" /tmp/c
+	[ "$status" -ne 0 ]
+	refused evil.test "$PORT"
+}
+
+# --- pip ----------------------------------------------------------------
+
+# A PEP 503 simple index over HTTPS with one wheel made here.  HOME is
+# read-only: pip finds its cache unwritable and goes on without it.
+# (A python3 without pip fails inside, "No module named pip".)
+pip_setup() {
+	need python3
+	start_serve
+	python3 "$FIX/mkpkg.py" wheel "$UDIR/www" cordon_probe 1.0
+}
+
+PIP_INSTALL='python3 -m pip install --disable-pip-version-check --retries 0 \
+	--timeout 10 --cert ca.pem --target site --index-url "$0" cordon_probe'
+
+@test "pip install from a simple index over HTTPS, as the test user" {
+	pip_setup
+	allow pypi.test "$PORT"
+	run in_sandbox --log "$WS/egress.log" --read-only "$UDIR/home" \
+	    "${ALLOW[@]}" -- sh -c "$PIP_INSTALL &&
+	    PYTHONPATH=site python3 -c 'import cordon_probe; print(cordon_probe.WHO)'" \
+	    "https://pypi.test:$PORT/simple/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Successfully installed cordon_probe-1.0"* ]]
+	[ "${lines[-1]}" = "cordon_probe 1.0" ]
+	grep -q '^GET /simple/cordon-probe/ pypi.test' "$ORIGIN_LOG"
+	grep -q '^GET /files/cordon_probe-1.0-py3-none-any.whl pypi.test' \
+	    "$ORIGIN_LOG"
+	[ "$(jq -r 'select(.host == "pypi.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+}
+
+@test "pip install from an index not allowed fails, and the summary says how to allow it" {
+	pip_setup
+	allow pypi.test "$PORT"
+	run in_sandbox --read-only "$UDIR/home" "${ALLOW[@]}" -- sh -c \
+	    "$PIP_INSTALL" "https://evil.test:$PORT/simple/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"No matching distribution found for cordon_probe"* ]]
+	[ ! -e "$WS/site/cordon_probe.py" ]
+	refused evil.test "$PORT"
+}
+
+# --- Python urllib, wget: the proxy variables ----------------------------
+
+URLLIB='import ssl, sys, urllib.request
+ctx = ssl.create_default_context(cafile="ca.pem")
+print(urllib.request.urlopen(sys.argv[1], context=ctx, timeout=10).read().decode(), end="")'
+
+@test "Python urllib over HTTPS through the proxy variables; a refused host fails" {
+	need python3
+	start_httpd
+	allow up.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- python3 -c "$URLLIB" \
+	    "https://up.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	grep -q '^GET / up.test' "$ORIGIN_LOG"
+	run in_sandbox "${ALLOW[@]}" -- python3 -c "$URLLIB" \
+	    "https://evil.test:$PORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Tunnel connection failed: 403"* ]]
+	refused evil.test "$PORT"
+}
+
+@test "wget over HTTPS through the proxy variables; a refused host fails" {
+	need wget
+	start_httpd
+	allow up.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- wget -q -O - --ca-certificate=ca.pem \
+	    "https://up.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	grep -q '^GET / up.test' "$ORIGIN_LOG"
+	run in_sandbox "${ALLOW[@]}" -- wget -q -O - --tries=1 \
+	    --ca-certificate=ca.pem "https://evil.test:$PORT/"
+	[ "$status" -ne 0 ]
+	refused evil.test "$PORT"
+}
+
+# --- clients that ignore the proxy variables ------------------------------
+#
+# Each of these needs transparent capture: today the sandbox has no
+# resolver and no route but the proxy's port, so the allowed case fails
+# (the name does not resolve: EAI_AGAIN, "Could not resolve host") and
+# the refused case fails without the proxy ever hearing of it (no
+# summary).  With capture, the refused name is to be answered NXDOMAIN
+# inside and named in the summary with its fix (refused_name).
+
+NODE_FETCH='fetch(process.argv[1]).then(r => r.text())
+	.then(t => process.stdout.write(t))
+	.catch(e => { console.error("fetch failed:", e.cause ? e.cause.code ||
+	    e.cause.message : e.message); process.exit(1); })'
+
+@test "Node fetch over HTTPS, ignoring the proxy variables (needs transparent capture)" {
+	need node
+	start_httpd
+	allow up.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- env NODE_EXTRA_CA_CERTS=ca.pem \
+	    node -e "$NODE_FETCH" "https://up.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	grep -q '^GET / up.test' "$ORIGIN_LOG"
+	run in_sandbox "${ALLOW[@]}" -- env NODE_EXTRA_CA_CERTS=ca.pem \
+	    node -e "$NODE_FETCH" "https://evil.test:$PORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"fetch failed"* ]]
+	refused_name evil.test
+}
+
+NODE_HTTPS_GET='require("https").get(process.argv[1], r => {
+	r.setEncoding("utf8"); r.on("data", d => process.stdout.write(d));
+	}).on("error", e => { console.error("https.get:", e.code || e.message);
+	process.exit(1); })'
+
+@test "Node https.get, ignoring the proxy variables (needs transparent capture)" {
+	need node
+	start_httpd
+	allow up.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- env NODE_EXTRA_CA_CERTS=ca.pem \
+	    node -e "$NODE_HTTPS_GET" "https://up.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	grep -q '^GET / up.test' "$ORIGIN_LOG"
+	run in_sandbox "${ALLOW[@]}" -- env NODE_EXTRA_CA_CERTS=ca.pem \
+	    node -e "$NODE_HTTPS_GET" "https://evil.test:$PORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"https.get:"* ]]
+	refused_name evil.test
+}
+
+RAW_SOCKET='import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
+s.sendall(b"ping\n")
+s.shutdown(socket.SHUT_WR)
+print(s.makefile("rb").read().decode(), end="")'
+
+@test "a raw Python socket to a TCP echo service on its port (needs transparent capture)" {
+	need python3
+	PORT=$(free_port)
+	start_bg echo python3 "$FIX/serve.py" echo --listen "$PORT" \
+	    --log "$ORIGIN_LOG"
+	wait_listen "tcp:127.0.0.1:$PORT"
+	allow echo.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- python3 -c "$RAW_SOCKET" echo.test "$PORT"
+	[ "$status" -eq 0 ]
+	[ "$output" = "echo:ping" ]
+	grep -q '^echo connection' "$ORIGIN_LOG"
+	: >"$ORIGIN_LOG"
+	run in_sandbox "${ALLOW[@]}" -- python3 -c "$RAW_SOCKET" evil.test "$PORT"
+	[ "$status" -ne 0 ]
+	refused_name evil.test
+	[ ! -s "$ORIGIN_LOG" ]
+}
+
+# curl with every proxy variable unset, as a program that ignores them.
+CURL_DIRECT=(env -u http_proxy -u https_proxy -u HTTP_PROXY -u HTTPS_PROXY
+    -u ALL_PROXY -u all_proxy curl -sS --max-time 10 --cacert ca.pem)
+
+@test "curl without the proxy variables, as the test user and as root (needs transparent capture)" {
+	need curl
+	start_httpd
+	allow up.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- "${CURL_DIRECT[@]}" "https://up.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	grep -q '^GET / up.test' "$ORIGIN_LOG"
+	run in_sandbox_as_me "${ALLOW[@]}" -- "${CURL_DIRECT[@]}" \
+	    "https://up.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	run in_sandbox "${ALLOW[@]}" -- "${CURL_DIRECT[@]}" \
+	    "https://evil.test:$PORT/"
+	[ "$status" -ne 0 ]
+	refused_name evil.test
+}
