@@ -18,12 +18,11 @@
 # - those that honour the proxy variables cordon run sets (npm, git, pip,
 #   Python's urllib, wget): they go through the proxy today;
 # - those that ignore them (Node 20's fetch and https, a raw socket, curl
-#   with the variables unset): marked "needs transparent capture".  Until
-#   every TCP connection of the sandbox is taken to the proxy and names
-#   are answered inside by policy, they find no resolver and no route, and
-#   these tests fail.  They are not skipped on purpose.  (Node 24 and
-#   later read the variables with NODE_USE_ENV_PROXY, which cordon sets;
-#   Node 20 does not.)
+#   with the variables unset): the capture takes every TCP connection of
+#   the sandbox to the proxy, and the sandbox's resolver answers names by
+#   policy.  Without the capture they find no resolver and no route, and
+#   these tests fail.  (Node 24 and later read the variables with
+#   NODE_USE_ENV_PROXY, which cordon sets; Node 20 does not.)
 #
 # A client that is missing fails its test (make deps installs them all):
 # see need.
@@ -109,8 +108,8 @@ refused() {
 	fi
 }
 
-# The same, for a client that reaches the network through the capture
-# that is to come: the refusal may be of the name alone (an answer of
+# The same, for a client that reaches the network through the capture:
+# the refusal may be of the name alone (an answer of
 # NXDOMAIN to a lookup, which has no port), so the port is not required.
 refused_name() {
 	[[ "$output" == *"cordon: refused "*"$1"* ]] || {
@@ -325,19 +324,18 @@ print(urllib.request.urlopen(sys.argv[1], context=ctx, timeout=10).read().decode
 
 # --- clients that ignore the proxy variables ------------------------------
 #
-# Each of these needs transparent capture: today the sandbox has no
-# resolver and no route but the proxy's port, so the allowed case fails
-# (the name does not resolve: EAI_AGAIN, "Could not resolve host") and
-# the refused case fails without the proxy ever hearing of it (no
-# summary).  With capture, the refused name is to be answered NXDOMAIN
-# inside and named in the summary with its fix (refused_name).
+# Each of these works through the capture alone: with network.capture
+# "off" the allowed case fails (the name does not resolve: EAI_AGAIN,
+# "Could not resolve host") and the refused case fails without the proxy
+# ever hearing of it (no summary).  With it, the refused name is answered
+# NXDOMAIN inside and named in the summary with its fix (refused_name).
 
 NODE_FETCH='fetch(process.argv[1]).then(r => r.text())
 	.then(t => process.stdout.write(t))
 	.catch(e => { console.error("fetch failed:", e.cause ? e.cause.code ||
 	    e.cause.message : e.message); process.exit(1); })'
 
-@test "Node fetch over HTTPS, ignoring the proxy variables (needs transparent capture)" {
+@test "Node fetch over HTTPS, ignoring the proxy variables" {
 	need node
 	start_httpd
 	allow up.test "$PORT"
@@ -358,7 +356,7 @@ NODE_HTTPS_GET='require("https").get(process.argv[1], r => {
 	}).on("error", e => { console.error("https.get:", e.code || e.message);
 	process.exit(1); })'
 
-@test "Node https.get, ignoring the proxy variables (needs transparent capture)" {
+@test "Node https.get, ignoring the proxy variables" {
 	need node
 	start_httpd
 	allow up.test "$PORT"
@@ -380,7 +378,7 @@ s.sendall(b"ping\n")
 s.shutdown(socket.SHUT_WR)
 print(s.makefile("rb").read().decode(), end="")'
 
-@test "a raw Python socket to a TCP echo service on its port (needs transparent capture)" {
+@test "a raw Python socket to a TCP echo service on its port" {
 	need python3
 	PORT=$(free_port)
 	start_bg echo python3 "$FIX/serve.py" echo --listen "$PORT" \
@@ -402,7 +400,7 @@ print(s.makefile("rb").read().decode(), end="")'
 CURL_DIRECT=(env -u http_proxy -u https_proxy -u HTTP_PROXY -u HTTPS_PROXY
     -u ALL_PROXY -u all_proxy curl -sS --max-time 10 --cacert ca.pem)
 
-@test "curl without the proxy variables, as the test user and as root (needs transparent capture)" {
+@test "curl without the proxy variables, as the test user and as root" {
 	need curl
 	start_httpd
 	allow up.test "$PORT"
@@ -418,4 +416,72 @@ CURL_DIRECT=(env -u http_proxy -u https_proxy -u HTTP_PROXY -u HTTPS_PROXY
 	    "https://evil.test:$PORT/"
 	[ "$status" -ne 0 ]
 	refused_name evil.test
+}
+
+# --- the capture itself ------------------------------------------------
+
+@test "capture: network.capture \"off\" leaves a client that ignores the variables without a way out" {
+	start_httpd
+	allow up.test "$PORT"
+	write "$WS/off.json" <<'J'
+{"version": 1, "network": {"capture": "off"}}
+J
+	[ "$(id -u)" -ne 0 ] || chown "$TEST_USER:" "$WS/off.json"
+	run in_sandbox --dry-run --policy "$WS/off.json" -- true
+	[[ "$output" == *"capture: off (network.capture)"* ]]
+	run in_sandbox --dry-run -- true
+	[[ "$output" == *"capture: lo with 198.18.0.1"* ]]
+	run in_sandbox "${ALLOW[@]}" --policy "$WS/off.json" -- \
+	    "${CURL_DIRECT[@]}" "https://up.test:$PORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Could not resolve host"* ]]
+	run ! grep -q '^GET / up.test' "$ORIGIN_LOG"
+}
+
+@test "capture: UDP and QUIC off the sandbox fail at once; DNS to any server is answered inside, never sent" {
+	need python3
+	start_httpd
+	allow up.test "$PORT"
+	write "$WS/udp.py" <<'P'
+import socket, struct, sys
+# UDP to a public address (QUIC's port): refused by the sandbox at once.
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    u.sendto(b"q", ("192.0.2.1", 443))
+    print("udp: sent")
+except OSError as e:
+    print("udp: refused", e.errno)
+# A DNS query to a server the sandbox cannot reach: answered anyway, from
+# the pool, by the sandbox's own resolver.
+q = struct.pack("!HHHHHH", 0x1234, 0x0100, 1, 0, 0, 0)
+for label in sys.argv[1].split("."):
+    q += bytes([len(label)]) + label.encode()
+q += b"\0" + struct.pack("!HH", 1, 1)
+d = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+d.settimeout(5)
+d.sendto(q, ("192.0.2.53", 53))
+a = d.recv(512)
+print("dns: rcode", a[3] & 15, "answers", struct.unpack("!H", a[6:8])[0],
+      "address", socket.inet_ntoa(a[-4:]) if a[7] else "-")
+P
+	run in_sandbox "${ALLOW[@]}" -- python3 "$WS/udp.py" up.test
+	echo "$output"
+	[[ "$output" == *"udp: refused 1"* ]]
+	[[ "$output" == *"dns: rcode 0 answers 1 address 198.19."* ]]
+	run in_sandbox "${ALLOW[@]}" -- python3 "$WS/udp.py" evil.test
+	echo "$output"
+	[[ "$output" == *"dns: rcode 3 answers 0"* ]]
+	refused_name evil.test
+}
+
+@test "capture: a literal address is decided as the proxy decides literals" {
+	start_httpd
+	allow up.test "$PORT"
+	# 127.0.0.1 is the sandbox's own; 192.0.2.1 (documentation) is not
+	# allowed, so the proxy refuses it before any connection.
+	run in_sandbox "${ALLOW[@]}" -- "${CURL_DIRECT[@]}" \
+	    "https://192.0.2.1:$PORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cordon: refused 1 connection: 192.0.2.1:$PORT ("* ]]
+	[[ "$output" == *"--allow-domain 192.0.2.1:$PORT"* ]]
 }
