@@ -517,7 +517,24 @@ ttfb_pct() {
 }
 
 ttfb_label() {
-	if [ "$1" = sandbox ]; then echo "cordon run"; else echo "$1"; fi
+	case $1 in
+	sandbox)	echo "cordon run" ;;
+	captured)	echo "run, captured" ;;
+	*)		echo "$1" ;;
+	esac
+}
+
+# TTFB connections from curl in a sandbox in folder $1, with curl's
+# further arguments (--noproxy '*': through the capture).
+ttfb_sandbox() {
+	local ws=$1
+	shift
+	(cd "$ws" && "$cordon" run --quiet --resolve ttfb.test:127.0.0.1 \
+	    --allow-domain "ttfb.test:$ups" --allow-cidr 127.0.0.1/32 -- \
+	    sh -c 'n=$1 port=$2; shift 2; for i in $(seq "$n"); do
+	    curl -s -o /dev/null --max-time 10 --cacert ca.pem "$@" \
+	    -w "%{time_starttransfer}\n" "https://ttfb.test:$port/" ||
+	    echo failed; done' sh "$TTFB" "$ups" "$@")
 }
 
 ttfb_report() {
@@ -535,32 +552,34 @@ ttfb_report() {
 	done
 	mkdir -p "$ws"
 	cp "$tmp/origin-ca.pem" "$ws/ca.pem"
-	(cd "$ws" && "$cordon" run --quiet --resolve ttfb.test:127.0.0.1 \
-	    --allow-domain "ttfb.test:$ups" --allow-cidr 127.0.0.1/32 -- \
-	    sh -c 'for i in $(seq "$1"); do curl -s -o /dev/null \
-	    --max-time 10 --cacert ca.pem -w "%{time_starttransfer}\n" \
-	    "https://ttfb.test:$2/" || echo failed; done' sh "$TTFB" "$ups") \
-	    >"$tmp/ttfb.sandbox" 2>&1 || echo failed >>"$tmp/ttfb.sandbox"
-	printf '%-18s %10s %10s\n' "" p50 p99
-	for t in "${targets[@]}" sandbox; do
+	# In a sandbox: curl through the proxy variables, then with them
+	# unset, through the capture (the sandbox's resolver and rules).
+	ttfb_sandbox "$ws" >"$tmp/ttfb.sandbox" 2>&1 ||
+	    echo failed >>"$tmp/ttfb.sandbox"
+	ttfb_sandbox "$ws" --noproxy '*' >"$tmp/ttfb.captured" 2>&1 ||
+	    echo failed >>"$tmp/ttfb.captured"
+	printf '%-24s %10s %10s\n' "" p50 p99
+	for t in "${targets[@]}" sandbox captured; do
 		if [ -n "${note[$t]:-}" ]; then
-			printf '%-18s %s\n' "$t" "${note[$t]}"
+			printf '%-24s %s\n' "$t" "${note[$t]}"
 			continue
 		fi
 		read -r p50 p99 < <(ttfb_pct "$tmp/ttfb.$t")
 		ttfb50[$t]=$p50
 		ttfb99[$t]=$p99
-		printf '%-18s %10s %10s\n' "$(ttfb_label "$t")" "$p50" "$p99"
+		printf '%-24s %10s %10s\n' "$(ttfb_label "$t")" "$p50" "$p99"
 	done
-	for t in cordon sandbox; do
+	for t in cordon sandbox captured; do
 		for ref in direct squid tinyproxy; do
-			printf '%-18s %10s %10s\n' "$(ttfb_label "$t")/$ref" \
+			printf '%-24s %10s %10s\n' "$(ttfb_label "$t")/$ref" \
 			    "$(ratio "${ttfb50[$t]:-}" "${ttfb50[$ref]:-}")" \
 			    "$(ratio "${ttfb99[$t]:-}" "${ttfb99[$ref]:-}")"
 		done
 	done
 	echo "(cordon run: curl inside a sandbox, through its bridge and" \
-	    "the run's own proxy; the others from the host)"
+	    "the run's own proxy; captured: the same with the proxy" \
+	    "variables ignored, through the sandbox's resolver and capture;" \
+	    "the others from the host)"
 }
 
 if [ "$BENCH" = ttfb ]; then
