@@ -101,6 +101,28 @@ out:
 	return rc;
 }
 
+/*
+ * A new routing message of type in buf, numbered seq, for the address a
+ * of family af (its bytes in bin).  Returns NULL when a is not one.
+ */
+static struct nlmsghdr *
+netcap_msg(char *buf, int type, uint32_t seq, int af, const char *a,
+    unsigned char *bin)
+{
+	struct nlmsghdr	*nlh;
+
+	if (inet_pton(af, a, bin) != 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = (uint16_t)type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL |
+	    NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	return nlh;
+}
+
 /* An address of family af (text a) on lo, with its host route. */
 static int
 netcap_addr(int af, const char *a, uint32_t seq, char *buf)
@@ -109,15 +131,8 @@ netcap_addr(int af, const char *a, uint32_t seq, char *buf)
 	struct ifaddrmsg	*ifa;
 	unsigned char		 bin[16];
 
-	if (inet_pton(af, a, bin) != 1) {
-		errno = EINVAL;
+	if ((nlh = netcap_msg(buf, RTM_NEWADDR, seq, af, a, bin)) == NULL)
 		return -1;
-	}
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWADDR;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL |
-	    NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
 	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 	ifa->ifa_family = (unsigned char)af;
 	ifa->ifa_prefixlen = af == AF_INET ? 32 : 128;
@@ -137,15 +152,8 @@ netcap_route(int af, const char *a, uint32_t seq, char *buf)
 	struct rtmsg	*rtm;
 	unsigned char	 bin[16];
 
-	if (inet_pton(af, a, bin) != 1) {
-		errno = EINVAL;
+	if ((nlh = netcap_msg(buf, RTM_NEWROUTE, seq, af, a, bin)) == NULL)
 		return -1;
-	}
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL |
-	    NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = (unsigned char)af;
 	rtm->rtm_dst_len = 0;
