@@ -178,6 +178,18 @@ netcap_expr(struct nftnl_rule *r, const char *name)
 	return e;
 }
 
+/* Continue when reg 1 holds the len bytes of data. */
+static void
+netcap_cmp(struct nftnl_rule *r, const void *data, uint32_t len)
+{
+	struct nftnl_expr	*e;
+
+	e = netcap_expr(r, "cmp");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+}
+
 /* reg 1 = the layer 4 protocol; continue when it is proto. */
 static void
 netcap_l4(struct nftnl_rule *r, uint8_t proto)
@@ -187,10 +199,7 @@ netcap_l4(struct nftnl_rule *r, uint8_t proto)
 	e = netcap_expr(r, "meta");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, NFT_META_L4PROTO);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
-	e = netcap_expr(r, "cmp");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &proto, sizeof(proto));
+	netcap_cmp(r, &proto, sizeof(proto));
 }
 
 /* Continue when the transport header's destination port is port. */
@@ -206,10 +215,7 @@ netcap_dport(struct nftnl_rule *r, uint16_t port)
 	    NFT_PAYLOAD_TRANSPORT_HEADER);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, 2);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, 2);
-	e = netcap_expr(r, "cmp");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &be, sizeof(be));
+	netcap_cmp(r, &be, sizeof(be));
 }
 
 /* Continue when the destination is an address of this namespace. */
@@ -223,10 +229,7 @@ netcap_local(struct nftnl_rule *r)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
-	e = netcap_expr(r, "cmp");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &local, sizeof(local));
+	netcap_cmp(r, &local, sizeof(local));
 }
 
 /* Redirect to port on this namespace's loopback address. */
