@@ -102,7 +102,9 @@ rs_send(struct rask *ra, const unsigned char *a, size_t len)
 	}
 	bufferevent_write(ra->ra_tcp, n, sizeof(n));
 	bufferevent_write(ra->ra_tcp, a, len);
-	bufferevent_enable(ra->ra_tcp, EV_READ);	/* the next query */
+	/* The next query, and one the client sent before this answer. */
+	bufferevent_enable(ra->ra_tcp, EV_READ);
+	bufferevent_trigger(ra->ra_tcp, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
 }
 
 /* Answers ra with rcode and, when addr is not NULL, that address. */

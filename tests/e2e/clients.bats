@@ -446,11 +446,22 @@ d.sendto(q, ("192.0.2.53", 53))
 a = d.recv(512)
 print("dns: rcode", a[3] & 15, "answers", struct.unpack("!H", a[6:8])[0],
       "address", socket.inet_ntoa(a[-4:]) if a[7] else "-")
+# Over TCP, two queries sent at once (as a stub that pipelines does):
+# two answers, in order.
+t = socket.create_connection(("192.0.2.53", 53), 5)
+t.sendall(struct.pack("!H", len(q)) + q + struct.pack("!H", len(q)) +
+          q[:1] + b"\x35" + q[2:])
+ids = []
+for _ in range(2):
+    n = struct.unpack("!H", t.recv(2, socket.MSG_WAITALL))[0]
+    ids.append(t.recv(n, socket.MSG_WAITALL)[:2].hex())
+print("tcp: answers", " ".join(ids))
 P
 	run in_sandbox "${ALLOW[@]}" -- python3 "$WS/udp.py" up.test
 	echo "$output"
 	[[ "$output" == *"udp: refused 1"* ]]
 	[[ "$output" == *"dns: rcode 0 answers 1 address 198.19."* ]]
+	[[ "$output" == *"tcp: answers 1234 1235"* ]]
 	run in_sandbox "${ALLOW[@]}" -- python3 "$WS/udp.py" evil.test
 	echo "$output"
 	[[ "$output" == *"dns: rcode 3 answers 0"* ]]
