@@ -36,11 +36,13 @@ enum {
 	MP_CONNECT,
 	MP_SOCKS5,
 	MP_HTTPS,
+	MP_CAPTURE,
+	MP_DNS,
 	MP_COUNT
 };
 
 static const char *const metrics_protos[MP_COUNT] = {
-	"none", "http", "connect", "socks5", "https"
+	"none", "http", "connect", "socks5", "https", "capture", "dns"
 };
 
 struct metrics {

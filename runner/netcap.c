@@ -261,8 +261,24 @@ netcap_verdict(struct nftnl_rule *r, int verdict)
 
 /* The rules of chain, one a row; see the comment at the top. */
 enum netcap_rule {
-	NR_DNS_UDP, NR_DNS_TCP, NR_LOCAL, NR_TCP, NR_DROP
+	NR_DNS_UDP, NR_DNS_TCP, NR_LOCAL, NR_TCP, NR_DROP_QUIC, NR_DROP_UDP,
+	NR_DROP
 };
+
+/* A counted drop's tag, in the rule's user data: netcap_drops reads it. */
+static const char *const netcap_tags[] = {
+	[NR_DROP_QUIC] = "quic", [NR_DROP_UDP] = "udp", [NR_DROP] = "other"
+};
+
+/* Counts what matches so far, then drops it, the rule tagged. */
+static void
+netcap_drop(struct nftnl_rule *r, enum netcap_rule which)
+{
+	nftnl_rule_set_data(r, NFTNL_RULE_USERDATA, netcap_tags[which],
+	    (uint32_t)strlen(netcap_tags[which]));
+	netcap_expr(r, "counter");
+	netcap_verdict(r, NF_DROP);
+}
 
 static struct nftnl_rule *
 netcap_rule(const char *chain, enum netcap_rule which, uint16_t port)
@@ -289,9 +305,17 @@ netcap_rule(const char *chain, enum netcap_rule which, uint16_t port)
 		netcap_l4(r, IPPROTO_TCP);
 		netcap_redirect(r, port);
 		break;
+	case NR_DROP_QUIC:
+		netcap_l4(r, IPPROTO_UDP);
+		netcap_dport(r, 443);
+		netcap_drop(r, which);
+		break;
+	case NR_DROP_UDP:
+		netcap_l4(r, IPPROTO_UDP);
+		netcap_drop(r, which);
+		break;
 	case NR_DROP:
-		netcap_expr(r, "counter");
-		netcap_verdict(r, NF_DROP);
+		netcap_drop(r, which);
 		break;
 	}
 	return r;
@@ -323,7 +347,8 @@ netcap_rules(uint16_t port, uint32_t *seq, char *buf)
 	} rules[] = {
 		{ "nat", NR_DNS_UDP }, { "nat", NR_DNS_TCP },
 		{ "nat", NR_LOCAL }, { "nat", NR_TCP },
-		{ "filter", NR_LOCAL }, { "filter", NR_DROP },
+		{ "filter", NR_LOCAL }, { "filter", NR_DROP_QUIC },
+		{ "filter", NR_DROP_UDP }, { "filter", NR_DROP },
 	};
 	struct mnl_nlmsg_batch	*b;
 	struct nftnl_table	*t;
@@ -409,5 +434,97 @@ netcap_setup(unsigned short port, char **cause)
 	rc = 0;
 out:
 	free(buf);
+	return rc;
+}
+
+/* One rule of the dump: its counter into the slot its tag names. */
+static int
+netcap_count_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct netcap_drops	*d = arg;
+	struct nftnl_rule	*r;
+	struct nftnl_expr_iter	*it;
+	struct nftnl_expr	*e;
+	const char		*tag;
+	uint64_t		*slot = NULL;
+	uint32_t		 len = 0;
+
+	if ((r = nftnl_rule_alloc()) == NULL)
+		return MNL_CB_ERROR;
+	if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
+		nftnl_rule_free(r);
+		return MNL_CB_ERROR;
+	}
+	if ((tag = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &len)) != NULL) {
+		if (len == 4 && memcmp(tag, "quic", 4) == 0)
+			slot = &d->nd_quic;
+		else if (len == 3 && memcmp(tag, "udp", 3) == 0)
+			slot = &d->nd_udp;
+		else if (len == 5 && memcmp(tag, "other", 5) == 0)
+			slot = &d->nd_other;
+	}
+	if (slot != NULL && (it = nftnl_expr_iter_create(r)) != NULL) {
+		while ((e = nftnl_expr_iter_next(it)) != NULL)
+			if (strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME),
+			    "counter") == 0)
+				*slot += nftnl_expr_get_u64(e,
+				    NFTNL_EXPR_CTR_PACKETS);
+		nftnl_expr_iter_destroy(it);
+	}
+	nftnl_rule_free(r);
+	return MNL_CB_OK;
+}
+
+/*
+ * What the capture dropped so far, by kind, read from the counters of
+ * the rules netcap_setup made.  Returns 0, or -1 with errno set.
+ */
+int
+netcap_drops(struct netcap_drops *d)
+{
+	struct mnl_socket	*nl;
+	struct nftnl_rule	*r;
+	struct nlmsghdr		*nlh;
+	char			*buf;
+	uint32_t		 seq = (uint32_t)time(NULL), portid;
+	ssize_t			 n;
+	int			 rc = -1, err = 0, cb;
+
+	memset(d, 0, sizeof(*d));
+	if ((nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC)) == NULL)
+		return -1;
+	buf = xmalloc(NETCAP_BUF);
+	if ((r = nftnl_rule_alloc()) == NULL)
+		fatalx("netcap: out of memory");
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NETCAP_TABLE);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, "filter");
+	nlh = nftnl_rule_nlmsg_build_hdr(buf, NFT_MSG_GETRULE, NFPROTO_INET,
+	    NLM_F_DUMP, seq);
+	nftnl_rule_nlmsg_build_payload(nlh, r);
+	nftnl_rule_free(r);
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) == -1 ||
+	    mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) == -1) {
+		err = errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	do {
+		if ((n = mnl_socket_recvfrom(nl, buf, NETCAP_BUF)) <= 0) {
+			err = n == -1 ? errno : EPROTO;
+			goto out;
+		}
+		errno = 0;
+		cb = mnl_cb_run(buf, (size_t)n, seq, portid, netcap_count_cb,
+		    d);
+	} while (cb > MNL_CB_STOP);
+	if (cb == MNL_CB_ERROR)
+		err = errno != 0 ? errno : EPROTO;
+	else
+		rc = 0;
+out:
+	free(buf);
+	mnl_socket_close(nl);
+	if (rc == -1)
+		errno = err;
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,8 @@ struct tally {
 	size_t		 t_refused_names;	/* of them, lookups */
 	struct allowed	*t_allowed;
 	size_t		 t_nallowed;
+	struct netcap_drops t_drops;		/* what the capture dropped */
+	bool		 t_has_drops;		/* ... read at the end */
 };
 
 struct tally *
@@ -123,6 +126,45 @@ tally_add(struct tally *t, const struct egress *e, const char *hint,
 	rf->rf_count = 1;
 }
 
+/* What the capture dropped (PID 1 read its counters at the end). */
+void
+tally_drops(struct tally *t, const struct netcap_drops *d)
+{
+	t->t_drops = *d;
+	t->t_has_drops = true;
+}
+
+/*
+ * One line for what the capture dropped, if anything: what, and why no
+ * setting allows it.
+ */
+static void
+tally_drops_line(const struct tally *t, FILE *f)
+{
+	const struct netcap_drops	*d = &t->t_drops;
+	const char			*sep = "";
+
+	if (d->nd_quic + d->nd_udp + d->nd_other == 0)
+		return;
+	fprintf(f, "cordon: refused");
+	if (d->nd_quic > 0) {
+		fprintf(f, " %ju QUIC packet%s (UDP to port 443; clients "
+		    "fall back to TCP)", (uintmax_t)d->nd_quic,
+		    d->nd_quic == 1 ? "" : "s");
+		sep = ",";
+	}
+	if (d->nd_udp > 0) {
+		fprintf(f, "%s %ju UDP datagram%s", sep, (uintmax_t)d->nd_udp,
+		    d->nd_udp == 1 ? "" : "s");
+		sep = ",";
+	}
+	if (d->nd_other > 0)
+		fprintf(f, "%s %ju other packet%s (ICMP, raw)", sep,
+		    (uintmax_t)d->nd_other, d->nd_other == 1 ? "" : "s");
+	fprintf(f, ": only TCP connections and DNS lookups leave the "
+	    "sandbox, through the proxy; no setting allows more\n");
+}
+
 /* The target of rf as the summary says it: "host:port", a name alone. */
 static void
 tally_target(const struct refusal *rf, char *buf, size_t len)
@@ -144,6 +186,8 @@ tally_summary(const struct tally *t, FILE *f)
 	size_t			 i, names, conns;
 	char			 target[1100];
 
+	if (t->t_has_drops)
+		tally_drops_line(t, f);
 	if (t->t_refused_total == 0)
 		return;
 	names = t->t_refused_names;
@@ -266,6 +310,11 @@ tally_json(const struct tally *t, const struct report_info *ri)
 		    json_integer(ri->ri_status - 128));
 	if (ri->ri_error != NULL)
 		json_object_set_new(doc, "error", json_string(ri->ri_error));
+	if (t->t_has_drops)
+		json_object_set_new(doc, "dropped", json_pack("{s:I, s:I, "
+		    "s:I}", "quic", (json_int_t)t->t_drops.nd_quic,
+		    "udp", (json_int_t)t->t_drops.nd_udp,
+		    "other", (json_int_t)t->t_drops.nd_other));
 	if (ri->ri_guard != NULL)
 		json_object_set_new(doc, "repositories",
 		    report_guard(ri->ri_guard));

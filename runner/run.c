@@ -492,6 +492,16 @@ run_relay_errors(int fd)
 	return first;
 }
 
+/* What the capture dropped, if PID 1 said (it does at the command's end). */
+static void
+run_read_drops(int fd, struct tally *t)
+{
+	struct netcap_drops	 d;
+
+	if (fd != -1 && read(fd, &d, sizeof(d)) == (ssize_t)sizeof(d))
+		tally_drops(t, &d);
+}
+
 static long long
 now_ms(void)
 {
@@ -517,8 +527,8 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	sigset_t		 fwd;
 	size_t			 nev = 0, i;
 	char			*cause, map[64];
-	int			 sync[2], err[2], pidfd = -1, rc, saved;
-	int			 sfd = -1;
+	int			 sync[2], err[2], ends[2] = { -1, -1 };
+	int			 pidfd = -1, rc, saved, sfd = -1;
 
 	memset(&rn, 0, sizeof(rn));
 	rn.rn_tally = tally_new();
@@ -562,7 +572,8 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		log_warn("run: signalfd");
 		goto out;
 	}
-	if (pipe2(sync, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1) {
+	if (pipe2(sync, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
+	    (run->r_capture && pipe2(ends, O_CLOEXEC) == -1)) {
 		log_warn("run: pipe");
 		goto out;
 	}
@@ -578,13 +589,18 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	if (rn.rn_pid == 0) {
 		close(sync[1]);
 		close(err[0]);
+		if (ends[0] != -1)
+			close(ends[0]);
 		run->r_sync = sync[0];
 		run->r_errfd = err[1];
+		run->r_endfd = ends[1];
 		sandbox_main(run);
 	}
 	saved = errno;
 	close(sync[0]);
 	close(err[1]);
+	if (ends[1] != -1)
+		close(ends[1]);
 	if (rn.rn_pid == -1) {
 		if (saved == ENOSYS)
 			log_warnx("run: clone3 is not available: it needs Linux "
@@ -637,6 +653,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 			event_free(evs[i]);
 	setup_error = run_relay_errors(err[0]);
 	close(err[0]);
+	run_read_drops(ends[0], rn.rn_tally);
 	if (guard_check(run->r_guard, run->r_id) != 0) {
 		guard_print(run->r_guard, stderr);
 		rn.rn_status = RUN_EXIT_FAILURE;
@@ -698,6 +715,8 @@ out:
 		close(run->r_proxy_dir);
 	if (rn.rn_pidfd != -1)
 		close(rn.rn_pidfd);
+	if (ends[0] != -1)
+		close(ends[0]);
 	if (sfd != -1)
 		close(sfd);
 	event_base_free(rn.rn_proxy.px_base);

@@ -681,7 +681,7 @@ run_cmd(int argc, char **argv)
 	run.r_gid = getgid();
 	run.r_tty = isatty(0) || isatty(1) || isatty(2);
 	run.r_seccomp = -1;
-	run.r_sync = run.r_errfd = -1;
+	run.r_sync = run.r_errfd = run.r_endfd = -1;
 	rd = getenv("XDG_RUNTIME_DIR");
 	run.r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
 	run_id(run.r_id);

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -231,6 +232,7 @@ struct run {
 	bool			  r_tty;	/* the command keeps the terminal */
 	int			  r_sync;	/* read end: the parent's go */
 	int			  r_errfd;	/* write end: why setup failed */
+	int			  r_endfd;	/* write end: the drops, at exit */
 	const char		 *r_ca_pem;	/* NULL, or the CA bundle */
 	size_t			  r_ca_len;	/* PID 1 writes: RUN_CA_BUNDLE */
 	struct guard		 *r_guard;	/* checks the roots after */
@@ -263,7 +265,15 @@ void	sandbox_fail(const struct run *, int, const char *, ...)
 #define NETCAP_ADDR4	"198.18.0.1"
 #define NETCAP_ADDR6	"64:ff9b:1::1"
 
+/* Packets the capture dropped: only TCP and DNS leave the sandbox. */
+struct netcap_drops {
+	uint64_t	 nd_quic;	/* UDP to port 443 */
+	uint64_t	 nd_udp;	/* other UDP (DNS is answered inside) */
+	uint64_t	 nd_other;	/* ICMP and the rest */
+};
+
 int	netcap_setup(unsigned short, char **);
+int	netcap_drops(struct netcap_drops *);
 
 /* mount.c: the sandbox's filesystem, in its own mount namespace. */
 void	mount_sandbox(const struct run *);
@@ -341,6 +351,7 @@ struct report_info {
 struct tally	*tally_new(void);
 void		 tally_add(struct tally *, const struct egress *,
 		    const char *, const char *);
+void		 tally_drops(struct tally *, const struct netcap_drops *);
 void		 tally_summary(const struct tally *, FILE *);
 int		 tally_report(const struct tally *, const struct report_info *,
 		    const char *, const struct wspath *, char **);

@@ -166,19 +166,40 @@ command_exec(const struct run *run)
 	    "sandbox's PATH)" : "");
 }
 
+/*
+ * At the command's end: tells cordon run what the capture dropped, for
+ * the summary.  A failure to read the counters is said, not hidden.
+ */
+static void
+sandbox_tell_drops(const struct run *run)
+{
+	struct netcap_drops	 d;
+
+	if (!run->r_capture || run->r_endfd == -1)
+		return;
+	if (netcap_drops(&d) == -1)
+		dprintf(2, "cordon: run: the capture's counters could not be "
+		    "read (%s): what it dropped is not in the summary\n",
+		    strerror(errno));
+	else if (write(run->r_endfd, &d, sizeof(d)) != (ssize_t)sizeof(d))
+		dprintf(2, "cordon: run: what the capture dropped could not "
+		    "be passed on: %s\n", strerror(errno));
+}
+
 /* SIGCHLD: reaps every child; the command's end is the sandbox's. */
 static void
 sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 {
-	pid_t	 pid;
-	int	 status;
+	const struct run	*run = arg;
+	pid_t			 pid;
+	int			 status;
 
 	(void)sig;
 	(void)what;
-	(void)arg;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (pid != command_pid)
 			continue;
+		sandbox_tell_drops(run);
 		if (WIFSIGNALED(status))
 			_exit(128 + WTERMSIG(status));
 		_exit(WEXITSTATUS(status));
@@ -341,7 +362,7 @@ sandbox_main(struct run *run)
 	if ((sfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "signalfd: %s",
 		    strerror(errno));
-	if ((ev = evsignal_new(base, SIGCHLD, sandbox_child_cb, NULL)) ==
+	if ((ev = evsignal_new(base, SIGCHLD, sandbox_child_cb, run)) ==
 	    NULL || evsignal_add(ev, NULL) == -1 ||
 	    (ev = event_new(base, sfd, EV_READ | EV_PERSIST,
 	    sandbox_signal_cb, NULL)) == NULL || event_add(ev, NULL) == -1)
@@ -354,7 +375,7 @@ sandbox_main(struct run *run)
 	close(run->r_errfd);
 	run->r_errfd = -1;
 	/* A SIGCHLD before the loop runs is seen by the loop: look once. */
-	sandbox_child_cb(SIGCHLD, 0, NULL);
+	sandbox_child_cb(SIGCHLD, 0, run);
 	event_base_dispatch(base);
 	_exit(RUN_EXIT_FAILURE);
 }

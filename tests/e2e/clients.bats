@@ -457,15 +457,27 @@ for _ in range(2):
     ids.append(t.recv(n, socket.MSG_WAITALL)[:2].hex())
 print("tcp: answers", " ".join(ids))
 P
-	run in_sandbox "${ALLOW[@]}" -- python3 "$WS/udp.py" up.test
+	run in_sandbox "${ALLOW[@]}" --report "$WS/up.json" -- \
+	    python3 "$WS/udp.py" up.test
 	echo "$output"
 	[[ "$output" == *"udp: refused 1"* ]]
 	[[ "$output" == *"dns: rcode 0 answers 1 address 198.19."* ]]
 	[[ "$output" == *"tcp: answers 1234 1235"* ]]
-	run in_sandbox "${ALLOW[@]}" -- python3 "$WS/udp.py" evil.test
+	# Said once, in the summary and the report.
+	[[ "$output" == *"cordon: refused 1 QUIC packet (UDP to port 443; clients fall back to TCP): only TCP connections and DNS lookups leave the sandbox"* ]]
+	[ "$(jq -c .dropped "$WS/up.json")" = '{"quic":1,"udp":0,"other":0}' ]
+	run in_sandbox "${ALLOW[@]}" --report "$WS/evil.json" -- \
+	    python3 "$WS/udp.py" evil.test
 	echo "$output"
 	[[ "$output" == *"dns: rcode 3 answers 0"* ]]
 	refused evil.test
+	# The refused name in the report: no port, one entry for its three
+	# lookups (UDP, then two over TCP), with its fix.
+	run jq -r '.refused[] | select(.host == "evil.test") |
+	    "\(.port) \(.protocol) \(.count) \(.allow) \(.fix)"' "$WS/evil.json"
+	echo "$output"
+	[[ "$output" == "0 dns 3 evil.test "*"--allow-domain evil.test"* ]]
+	[ "$(jq .refused_total "$WS/evil.json")" -ge 1 ]
 }
 
 @test "capture: a literal address is decided as the proxy decides literals" {

@@ -278,6 +278,34 @@ teardown() {
 	[ "$output" = 200 ]
 }
 
+@test "--proxy-socket: the capture reaches the operator's proxy too, its metrics name it" {
+	sock="$UDIR/proxy.sock"
+	metrics=$(free_port)
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --metrics "tcp:127.0.0.1:$metrics" \
+	    --log "$BATS_TEST_TMPDIR/egress.log" "${ALLOW_UP[@]}"
+	wait_listen "unix:$sock"
+	wait_listen "tcp:127.0.0.1:$metrics"
+	chmod 666 "$sock"
+	# curl told to ignore the proxy variables: the capture takes it (a
+	# tunnel: the port is not 80), and the name refused is asked twice
+	# (A and AAAA).
+	run in_sandbox --quiet --proxy-socket "$sock" -- sh -c \
+	    "curl -sS --noproxy '*' http://up.test:$UP/;
+	    curl -sS --noproxy '*' http://evil.test/ >/dev/null"
+	echo "$output"
+	cat "$BATS_TEST_TMPDIR/egress.log"
+	[[ "$output" == *hello* ]]
+	[ "$(jq -r '"\(.protocol) \(.decision)"' "$BATS_TEST_TMPDIR/egress.log" |
+	    tr '\n' ' ')" = "capture allow dns deny dns deny " ]
+	curl -sS "http://127.0.0.1:$metrics/metrics" >"$BATS_TEST_TMPDIR/m"
+	cat "$BATS_TEST_TMPDIR/m"
+	grep -qx 'cordon_connections_total{decision="allow",protocol="capture"} 1' \
+	    "$BATS_TEST_TMPDIR/m"
+	grep -qx 'cordon_connections_total{decision="deny",protocol="dns"} 2' \
+	    "$BATS_TEST_TMPDIR/m"
+}
+
 @test "path flags, most specific last: hidden folder, writable inside it, read-only" {
 	mkdir -p "$WS/secret/pub" "$WS/docs" "$UDIR/extra"
 	echo s >"$WS/secret/key"
