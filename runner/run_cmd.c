@@ -391,8 +391,9 @@ run_print(const struct run *run, const struct run_net *net,
 			    "to the bridge, every DNS query to its resolver "
 			    "on port 53 (names the policy refuses: NXDOMAIN; "
 			    "the others: addresses of its own that the bridge "
-			    "maps back); other UDP and ICMP dropped\n",
-			    NETCAP_ADDR4, NETCAP_ADDR6);
+			    "maps back), /etc/resolv.conf naming it alone; "
+			    "other UDP and ICMP dropped, and counted for the "
+			    "summary\n", NETCAP_ADDR4, NETCAP_ADDR6);
 		else
 			printf("  capture: off (network.capture); only "
 			    "programs that read the proxy variables get "

@@ -202,8 +202,9 @@ void	trust_bundle_clear(struct trust_bundle *);
 #define RUN_ASK_SECS		60	/* --ask: how long a connection waits */
 #define RUN_EXIT_NOEXEC		126
 #define RUN_EXIT_NOTFOUND	127
-#define RUN_CA_DIR		"/run/cordon"	/* inside: the private /run */
-#define RUN_CA_BUNDLE		RUN_CA_DIR "/ca-bundle.pem"
+#define RUN_OWN_DIR		"/run/cordon"	/* inside: the private /run */
+#define RUN_CA_BUNDLE		RUN_OWN_DIR "/ca-bundle.pem"
+#define RUN_RESOLV_CONF		RUN_OWN_DIR "/resolv.conf"
 
 struct fsplan;
 

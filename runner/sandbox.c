@@ -20,6 +20,7 @@
 #include <sys/types.h>
 #include <linux/capability.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -32,6 +33,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -288,38 +290,117 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 }
 
 /*
- * The CA bundle of a run that inspects TLS (made outside; written, not
- * parsed, here), on the private /run, before the command exists.  Runs
- * as PID 1 with the namespace's capabilities; the file is the sandbox
- * user's, read-only, so a tool cannot change it by mistake.
+ * Writes the len bytes of data to a new file at path (from the folder
+ * dirfd), read-only: what PID 1 gives the command, before it exists.
  */
 static void
-sandbox_ca_bundle(const struct run *run)
+sandbox_own_file(const struct run *run, int dirfd, const char *path,
+    const char *data, size_t len)
 {
 	size_t	 off = 0;
 	ssize_t	 n;
 	int	 fd;
 
-	if ((mkdir(RUN_CA_DIR, 0755) == -1 && errno != EEXIST) ||
-	    chmod(RUN_CA_DIR, 0755) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_CA_DIR,
-		    strerror(errno));
-	if ((fd = open(RUN_CA_BUNDLE, O_WRONLY | O_CREAT | O_EXCL |
+	if ((fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0444)) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_CA_BUNDLE,
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", path,
 		    strerror(errno));
-	while (off < run->r_ca_len) {
-		if ((n = write(fd, run->r_ca_pem + off, run->r_ca_len -
-		    off)) == -1 && errno == EINTR)
+	while (off < len) {
+		if ((n = write(fd, data + off, len - off)) == -1 &&
+		    errno == EINTR)
 			continue;
 		if (n <= 0)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s",
-			    RUN_CA_BUNDLE, strerror(errno));
+			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", path,
+			    strerror(errno));
 		off += (size_t)n;
 	}
 	if (fchmod(fd, 0444) == -1 || close(fd) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_CA_BUNDLE,
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", path,
 		    strerror(errno));
+}
+
+/*
+ * cordon's folder on the private /run, for the files of sandbox_files.
+ * The user's, so a tool cannot change them by mistake (read-only files).
+ */
+static void
+sandbox_own_dir(const struct run *run)
+{
+	if ((mkdir(RUN_OWN_DIR, 0755) == -1 && errno != EEXIST) ||
+	    chmod(RUN_OWN_DIR, 0755) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_OWN_DIR,
+		    strerror(errno));
+}
+
+/* The sandbox's resolv.conf: the resolver inside, and nothing else. */
+static const char sandbox_resolv[] =
+    "# cordon: the sandbox's resolver. It decides each name by the\n"
+    "# policy and looks none up outside; DNS to any other server is\n"
+    "# answered by it too.\n"
+    "nameserver 127.0.0.1\n";
+
+/*
+ * /etc/resolv.conf is a link that leads nowhere in the sandbox (systemd-
+ * resolved's, into the host's /run, which the sandbox does not see):
+ * makes the file where it leads, if that is a folder made anew for the
+ * sandbox (the tree outside is read-only, so anywhere else fails, and
+ * then resolvers ask 127.0.0.1 anyway).
+ */
+static void
+sandbox_resolv_link(const struct run *run)
+{
+	char	 target[PATH_MAX], *p;
+	ssize_t	 n;
+	int	 etc;
+
+	if ((n = readlink("/etc/resolv.conf", target, sizeof(target) - 1)) <=
+	    0 || (etc = open("/etc", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;
+	target[n] = '\0';
+	for (p = strchr(target + 1, '/'); p != NULL; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdirat(etc, target, 0755) == -1 && errno != EEXIST) {
+			log_debug("%s: %s: %s", __func__, target,
+			    strerror(errno));
+			close(etc);
+			return;
+		}
+		*p = '/';
+	}
+	sandbox_own_file(run, etc, target, sandbox_resolv,
+	    sizeof(sandbox_resolv) - 1);
+	close(etc);
+}
+
+/*
+ * With the capture, /etc/resolv.conf names the sandbox's resolver alone:
+ * no search domains of the host's (each would be one more refused name,
+ * and their names are the host's business).  The file the host has (or
+ * a link leads to) is covered with ours, read-only.
+ */
+static void
+sandbox_resolv_conf(const struct run *run)
+{
+	struct stat	 st;
+	char		*real;
+
+	sandbox_own_file(run, AT_FDCWD, RUN_RESOLV_CONF, sandbox_resolv,
+	    sizeof(sandbox_resolv) - 1);
+	if ((real = realpath("/etc/resolv.conf", NULL)) == NULL) {
+		if (errno == ENOENT && lstat("/etc/resolv.conf", &st) == 0 &&
+		    S_ISLNK(st.st_mode))
+			sandbox_resolv_link(run);
+		return;
+	}
+	if (stat(real, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (mount(RUN_RESOLV_CONF, real, NULL, MS_BIND, NULL) == -1 ||
+	    mount(NULL, real, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1))
+		sandbox_fail(run, RUN_EXIT_FAILURE, "the capture: covering %s "
+		    "with the sandbox's resolv.conf: %s; to run with the proxy "
+		    "variables alone, set \"capture\": false under "
+		    "\"network\" in a policy", real, strerror(errno));
+	free(real);
 }
 
 void
@@ -339,8 +420,13 @@ sandbox_main(struct run *run)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	mount_sandbox(run);
+	if (run->r_ca_pem != NULL || run->r_capture)
+		sandbox_own_dir(run);
 	if (run->r_ca_pem != NULL)
-		sandbox_ca_bundle(run);
+		sandbox_own_file(run, AT_FDCWD, RUN_CA_BUNDLE, run->r_ca_pem,
+		    run->r_ca_len);
+	if (run->r_capture)
+		sandbox_resolv_conf(run);
 	if (sethostname("cordon", 6) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "sethostname: %s",
 		    strerror(errno));

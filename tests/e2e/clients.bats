@@ -480,6 +480,40 @@ P
 	[ "$(jq .refused_total "$WS/evil.json")" -ge 1 ]
 }
 
+@test "capture: /etc/resolv.conf names the sandbox's resolver alone" {
+	run in_sandbox -- cat /etc/resolv.conf
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^nameserver' <<<"$output")" = 1 ]
+	[[ "$output" == *"nameserver 127.0.0.1"* ]]
+	[[ "$output" != *search* ]]
+	# Read-only: a tool cannot point the sandbox elsewhere by mistake.
+	run in_sandbox -- sh -c 'echo nameserver 192.0.2.53 >/etc/resolv.conf'
+	[ "$status" -ne 0 ]
+}
+
+@test "capture: a host whose resolv.conf is systemd-resolved's link into /run" {
+	[ "$(id -u)" -eq 0 ] || skip "root builds that host, in a mount namespace"
+	start_httpd
+	allow up.test "$PORT"
+	# The host's /etc as it is, but for resolv.conf: a link into /run,
+	# which the sandbox gets empty.  The link must lead to ours.
+	etc=$BATS_TEST_TMPDIR/etc
+	mkdir -p "$etc/up" "$etc/work"
+	ln -s ../run/systemd/resolve/stub-resolv.conf "$etc/up/resolv.conf"
+	run unshare -m sh -c 'mount --make-rprivate / &&
+	    mount -t overlay overlay \
+	    -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
+	    shift && cd "$1" && shift && exec "$@"' sh "$etc" "$WS" \
+	    "$UCORDON" run --quiet "${ALLOW[@]}" -- sh -c \
+	    'readlink /etc/resolv.conf; cat /etc/resolv.conf; getent ahostsv4 up.test'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"../run/systemd/resolve/stub-resolv.conf"* ]]
+	[[ "$output" == *"nameserver 127.0.0.1"* ]]
+	[[ "$output" == *"198.19."*"up.test"* ]]
+}
+
 @test "capture: a literal address is decided as the proxy decides literals" {
 	start_httpd
 	allow up.test "$PORT"
