@@ -109,8 +109,11 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	    $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
 # Test peers, built like the rest (tests/tools/*.c, one file each).
-TOOLS		 = netcheck httpd probe sockpeer harness
+TOOLS		 = netcheck httpd probe sockpeer harness nonft
 TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
+
+# A kernel without nf_tables, as a seccomp filter sees it.
+$(BUILD)/tests/tools/nonft: TOOL_LIBS = $(shell pkg-config --libs libseccomp)
 
 # The escape probe runs as it would in the wild: no sanitizer runtime
 # between it and the kernel (its own threads, mappings, signals).

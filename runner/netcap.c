@@ -417,7 +417,7 @@ netcap_setup(unsigned short port, char **cause)
 	buf = xmalloc(NETCAP_BUF);
 	if (netcap_addr(AF_INET, NETCAP_ADDR4, seq++, buf) == -1 ||
 	    netcap_route(AF_INET, NETCAP_ADDR4, seq++, buf) == -1) {
-		xasprintf(cause, "the sandbox's address and route: %s",
+		xasprintf(cause, "its address and route: %s",
 		    strerror(errno));
 		goto out;
 	}
@@ -425,7 +425,7 @@ netcap_setup(unsigned short port, char **cause)
 	    netcap_route(AF_INET6, NETCAP_ADDR6, seq++, buf) == -1)
 		log_debug("%s: no IPv6: %s", __func__, strerror(errno));
 	if (netcap_rules(port, &seq, buf) == -1) {
-		xasprintf(cause, "the capture's nftables rules: %s%s",
+		xasprintf(cause, "its nftables rules: %s%s",
 		    strerror(errno), errno == ENOENT || errno ==
 		    EOPNOTSUPP || errno == EPROTONOSUPPORT ? " (a kernel "
 		    "without nf_tables, its nat, fib or redir)" : "");

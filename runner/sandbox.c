@@ -53,6 +53,11 @@
 #include "util.h"
 #include "xmalloc.h"
 
+/* The fix when the capture cannot be set up. */
+#define SANDBOX_NOCAPTURE	"to run with the proxy variables alone, set " \
+	"\"capture\": \"off\" under \"network\" in a policy (--policy " \
+	"FILE, or the user's)"
+
 extern char **environ;
 
 static pid_t	 command_pid = -1;
@@ -242,9 +247,7 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 	if (run->r_capture) {
 		if (netcap_setup(RUN_BRIDGE_PORT, &cause) == -1)
 			sandbox_fail(run, RUN_EXIT_FAILURE, "the capture: %s; "
-			    "to run with the proxy variables alone, set "
-			    "\"capture\": false under \"network\" in a "
-			    "policy", cause);
+			    "%s", cause, SANDBOX_NOCAPTURE);
 		cp = capture_new();
 	}
 
@@ -397,9 +400,8 @@ sandbox_resolv_conf(const struct run *run)
 	    mount(NULL, real, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
 	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1))
 		sandbox_fail(run, RUN_EXIT_FAILURE, "the capture: covering %s "
-		    "with the sandbox's resolv.conf: %s; to run with the proxy "
-		    "variables alone, set \"capture\": false under "
-		    "\"network\" in a policy", real, strerror(errno));
+		    "with the sandbox's resolv.conf: %s; %s", real,
+		    strerror(errno), SANDBOX_NOCAPTURE);
 	free(real);
 }
 

@@ -480,6 +480,24 @@ P
 	[ "$(jq .refused_total "$WS/evil.json")" -ge 1 ]
 }
 
+@test "capture: a kernel without nf_tables: the run fails closed, with the reason and the fix" {
+	# nonft makes the kernel answer as one without nf_tables does.
+	cd "$WS"
+	run as_user "$UDIR/home" "$TOOLS_DIR/nonft" "$UCORDON" run -- \
+	    touch ran
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"the capture: its nftables rules: Protocol not supported (a kernel without nf_tables"* ]]
+	[[ "$output" == *'set "capture": "off" under "network" in a policy'* ]]
+	[ ! -e "$WS/ran" ]
+	# The fix as given works.
+	echo '{"version": 1, "network": {"capture": "off"}}' >"$UDIR/nocap.json"
+	run as_user "$UDIR/home" "$TOOLS_DIR/nonft" "$UCORDON" run \
+	    --policy "$UDIR/nocap.json" -- touch ran
+	[ "$status" -eq 0 ]
+	[ -e "$WS/ran" ]
+}
+
 @test "capture: /etc/resolv.conf names the sandbox's resolver alone" {
 	run in_sandbox -- cat /etc/resolv.conf
 	echo "$output"
