@@ -145,7 +145,8 @@ in_sandbox_token() {
 
 @test "trust: without inspect entries nothing changes" {
 	run in_sandbox_token --quiet --policy "$CRED" -- sh -c \
-	    'echo "[${SSL_CERT_FILE-unset}]"; [ -e /run/cordon ] || echo none'
+	    'echo "[${SSL_CERT_FILE-unset}]"; [ -e /run/cordon/ca-bundle.pem ] ||
+	    echo none'
 	[ "$status" -eq 0 ]
 	[ "$output" = "[unset]
 none" ]
