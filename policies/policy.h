@@ -62,6 +62,7 @@ struct pitem {
 	struct addr	 pi_addr;	/* PAT_ADDR */
 	struct cidr	 pi_cidr;	/* allow_cidrs */
 	bool		 pi_untrusted;	/* from the workspace layer */
+	bool		 pi_dir;	/* a path written with a final '/' */
 };
 
 struct plist {

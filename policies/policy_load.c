@@ -379,7 +379,8 @@ policy_parse_pattern(const char *text, struct pitem *it, char **cause)
 /*
  * Resolves a path lexically: "~" and "~/..." against the home folder,
  * relative paths against the workspace; "." and ".." and repeated '/' are
- * folded.  Symbolic links are not followed here: the runner opens every
+ * folded.  A final '/' says the path is a folder (pi_dir): what blocks a
+ * missing one is a folder, not a file.  Symbolic links are not followed here: the runner opens every
  * path itself, without following them where it matters.  Fills
  * it->pi_text.  Returns 0, or -1 with *cause set.
  */
@@ -442,6 +443,7 @@ policy_parse_path(const char *text, const struct policy_ctx *ctx,
 	}
 	free(it->pi_text);
 	it->pi_text = out;
+	it->pi_dir = strcmp(out, "/") != 0 && text[strlen(text) - 1] == '/';
 	return 0;
 }
 

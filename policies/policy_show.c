@@ -21,6 +21,14 @@ show_value(json_t *v, const char *from, bool annotate)
 	return json_pack("{s:o,s:s}", "value", v, "from", from);
 }
 
+/* An entry's text as it loads back: a folder keeps its final '/'. */
+static json_t *
+show_text(const struct pitem *it)
+{
+	return it->pi_dir ? json_sprintf("%s/", it->pi_text) :
+	    json_string(it->pi_text);
+}
+
 static json_t *
 show_list(const struct plist *pl, bool annotate)
 {
@@ -28,8 +36,8 @@ show_list(const struct plist *pl, bool annotate)
 	size_t	 i;
 
 	for (i = 0; i < pl->pl_n; i++)
-		json_array_append_new(a, show_value(json_string(
-		    pl->pl_v[i].pi_text), pl->pl_v[i].pi_from, annotate));
+		json_array_append_new(a, show_value(show_text(&pl->pl_v[i]),
+		    pl->pl_v[i].pi_from, annotate));
 	return a;
 }
 
@@ -50,7 +58,7 @@ show_texts(json_t *obj, const char *key, const struct plist *pl)
 	size_t	 i;
 
 	for (i = 0; i < pl->pl_n; i++)
-		json_array_append_new(a, json_string(pl->pl_v[i].pi_text));
+		json_array_append_new(a, show_text(&pl->pl_v[i]));
 	json_object_set_new(obj, key, a);
 }
 

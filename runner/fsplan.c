@@ -224,7 +224,7 @@ more_components(const char *s)
  * writable place).  ".." goes up from what is resolved so far, as the
  * kernel does.  On RES_FOUND, *out is the resolved path and *dir says if
  * it is a directory; on RES_MISSING, *out is the first missing
- * component; on RES_NOTDIR, the non-directory met.  The caller frees
+ * component and *dir says if more come after it; on RES_NOTDIR, the non-directory met.  The caller frees
  * *out.  On RES_SKIP a note says why and *out is NULL.
  */
 static enum fsp_res
@@ -262,6 +262,7 @@ fsp_resolve(struct fsp *f, const char *path, const char *pin_why,
 		if (lstat(cand, &st) == -1) {
 			if (errno == ENOENT) {
 				*out = cand;
+				*dir = more_components(p);
 				res = RES_MISSING;
 				goto out;
 			}
@@ -345,17 +346,19 @@ fsplan_mark_add(struct fs_mark **v, size_t *n, const struct stat *st)
 }
 
 /*
- * Protects path (read-only, or hidden with hide) for the rule why.  On
- * RES_FOUND and with found set, returns the resolved path in *found
- * (the caller frees it).
+ * Protects path (read-only, or hidden with FSP_HIDE) for the rule why.
+ * On RES_FOUND and with found set, returns the resolved path in *found
+ * (the caller frees it).  A missing path is blocked by an empty folder at
+ * its first missing component, or, with FSP_FILE and only its last one
+ * missing, by an empty file (~/.bashrc: a shell reads it).
  */
 void
-fsplan_protect(struct fsp *f, const char *path, bool hide, const char *why,
+fsplan_protect(struct fsp *f, const char *path, int how, const char *why,
     char **found)
 {
 	enum fsp_res	 res;
 	char		*r;
-	bool		 dir;
+	bool		 dir, hide = how & FSP_HIDE;
 
 	if (found != NULL)
 		*found = NULL;
@@ -386,7 +389,7 @@ fsplan_protect(struct fsp *f, const char *path, bool hide, const char *why,
 		 * ~/.config in a writable home.  A protected one is blocked.
 		 */
 		if (!hide)
-			fsp_add(f, r, FS_BLOCK, why, true);
+			fsp_add(f, r, FS_BLOCK, why, dir || !(how & FSP_FILE));
 		else
 			free(r);
 		break;
@@ -411,10 +414,45 @@ fsp_protect_list(struct fsp *f, const struct plist *pl, bool hide)
 
 	for (i = 0; i < pl->pl_n; i++) {
 		f->f_within = pl->pl_v[i].pi_untrusted ? f->f_ws : NULL;
-		fsplan_protect(f, pl->pl_v[i].pi_text, hide,
-		    pl->pl_v[i].pi_from, NULL);
+		fsplan_protect(f, pl->pl_v[i].pi_text, (hide ? FSP_HIDE : 0) |
+		    (pl->pl_v[i].pi_dir ? 0 : FSP_FILE), pl->pl_v[i].pi_from,
+		    NULL);
 	}
 	f->f_within = NULL;
+}
+
+/*
+ * The folders on the caller's PATH that exist: what the command leaves
+ * there runs on the host when someone types its name.  Left alone:
+ * relative entries; those in a project's workspace (its contents are the
+ * command's anyway, and a project's bin/ is often both), but not in a
+ * workspace that holds the home folder; and a folder that does not exist
+ * yet (blocking ~/.cargo for a stale ~/.cargo/bin would break the tool
+ * that makes it).
+ */
+static void
+fsp_protect_path(struct fsp *f, const char *path)
+{
+	struct stat	 st;
+	const char	*home = getenv("HOME");
+	char		*copy, *dir, *save = NULL;
+	bool		 project;
+
+	if (path == NULL)
+		return;
+	project = f->f_ws != NULL && (home == NULL || home[0] != '/' ||
+	    !path_is_below(home, f->f_ws));
+	copy = xstrdup(path);
+	for (dir = strtok_r(copy, ":", &save); dir != NULL;
+	    dir = strtok_r(NULL, ":", &save)) {
+		if (dir[0] != '/' || stat(dir, &st) == -1 ||
+		    !S_ISDIR(st.st_mode) || (project &&
+		    path_is_below(dir, f->f_ws)))
+			continue;
+		fsplan_protect(f, dir, 0, "protected: a folder on PATH, "
+		    "what it holds runs on the host", NULL);
+	}
+	free(copy);
 }
 
 /*
@@ -780,6 +818,7 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 		goto out;
 	fsp_protect_list(&f, &p->p_read_only, false);
 	fsp_protect_list(&f, &p->p_hide, true);
+	fsp_protect_path(&f, in->fi_path);
 	fsscan_run(&f);
 	fsp_finish(&f);
 	rc = 0;

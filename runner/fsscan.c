@@ -216,7 +216,7 @@ fsscan_hook_links(struct fsp *f, const char *dir)
 			continue;
 		xasprintf(&link, "%s/%s", dir, de->d_name);
 		if (de->d_type == DT_LNK || fsscan_is_link(link))
-			fsplan_protect(f, link, false, WHY_HOOK, NULL);
+			fsplan_protect(f, link, 0, WHY_HOOK, NULL);
 		free(link);
 	}
 	closedir(dp);
@@ -243,7 +243,7 @@ fsscan_hooks(struct fsp *f, const char *gitdir, const char *worktree)
 		xasprintf(&path, "%s%s", home, hp + 1);
 	else
 		path = fsscan_join(worktree, hp);
-	fsplan_protect(f, path, false, WHY_HOOKS, &dir);
+	fsplan_protect(f, path, 0, WHY_HOOKS, &dir);
 	if (dir != NULL)
 		fsscan_hook_links(f, dir);
 	free(dir);
@@ -268,7 +268,7 @@ fsscan_gitfile(struct fsp *f, const char *dir)
 	}
 	gitdir = fsscan_join(dir, line + 7 + strspn(line + 7, " \t"));
 	free(line);
-	fsplan_protect(f, gitdir, false, WHY_GITDIR, &resolved);
+	fsplan_protect(f, gitdir, 0, WHY_GITDIR, &resolved);
 	free(gitdir);
 	if (resolved == NULL)
 		return;
@@ -276,7 +276,7 @@ fsscan_gitfile(struct fsp *f, const char *dir)
 	if ((line = fsscan_read_line(resolved, "commondir")) != NULL) {
 		if (*line != '\0') {
 			common = fsscan_join(resolved, line);
-			fsplan_protect(f, common, false, WHY_COMMONDIR,
+			fsplan_protect(f, common, 0, WHY_COMMONDIR,
 			    &gitdir);
 			if (gitdir != NULL)
 				fsscan_hooks(f, gitdir, dir);
@@ -311,7 +311,7 @@ fsscan_repo(struct fsp *f, const char *dir, const char *child,
 	char		*gitdir;
 
 	fsplan_mark_add(&plan->fp_marks, &plan->fp_nmarks, st);
-	fsplan_protect(f, child, false, git ? WHY_GIT : WHY_HG, &gitdir);
+	fsplan_protect(f, child, 0, git ? WHY_GIT : WHY_HG, &gitdir);
 	if (git && S_ISREG(st->st_mode))
 		fsscan_gitfile(f, dir);
 	else if (git && gitdir != NULL)
@@ -407,7 +407,7 @@ fsscan_dir(struct fsp *f, const struct fsscan_dir *d, struct fsscan_queue *now,
 	closedir(dp);
 	if ((bare & BARE_HEAD) && ((bare & BARE_OBJECTS && bare & BARE_REFS) ||
 	    bare & BARE_COMMONDIR)) {
-		fsplan_protect(f, d->d_path, false, WHY_BARE, NULL);
+		fsplan_protect(f, d->d_path, 0, WHY_BARE, NULL);
 		fsscan_hooks(f, d->d_path, d->d_path);
 	}
 	return more;

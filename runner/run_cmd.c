@@ -166,8 +166,34 @@ run_landlock_rules(struct run *run)
 }
 
 /*
+ * The current folder as the workspace, when it is / or the home folder:
+ * all of it would be writable, dotfiles and all, and that is rarely what
+ * running cordon there meant.  Says so, with the flag that means it.
+ */
+static bool
+run_ws_too_wide(const char *workspace)
+{
+	const char	*home = getenv("HOME");
+	char		 real[PATH_MAX];
+	bool		 is_home;
+
+	is_home = home != NULL && home[0] == '/' && realpath(home, real) !=
+	    NULL && strcmp(real, workspace) == 0;
+	if (!is_home && strcmp(workspace, "/") != 0)
+		return false;
+	log_warnx("run: the workspace would be %s, %s, and all of it "
+	    "writable; run cordon from a project's folder, or pass "
+	    "--workspace %s to mean it (shell startup files, ~/.ssh and "
+	    "the other persistence points stay read-only even then)",
+	    workspace, is_home ? "your home folder" : "the root folder",
+	    workspace);
+	return true;
+}
+
+/*
  * A protected path that does not exist yet (FS_BLOCK) needs something to
- * mount on: an empty folder, made here for the run and removed after it.
+ * mount on: an empty folder (or file: fo_dir), made here for the run and
+ * removed after it.
  * Runs in one workspace may overlap, and removing a folder that another
  * run has mounted over would lift its cover there; so every run holds a
  * shared lock on each protected folder it mounts, and the run that made
@@ -196,7 +222,59 @@ block_remove(const struct blocks *b, size_t i, const char *path)
 	    fstatat(b->b_up[i], name, &now, AT_SYMLINK_NOFOLLOW) == -1 ||
 	    made.st_dev != now.st_dev || made.st_ino != now.st_ino)
 		return;
-	unlinkat(b->b_up[i], name, AT_REMOVEDIR);
+	/* A file someone on the host wrote meanwhile is theirs now. */
+	if (S_ISDIR(now.st_mode))
+		unlinkat(b->b_up[i], name, AT_REMOVEDIR);
+	else if (now.st_size == 0)
+		unlinkat(b->b_up[i], name, 0);
+}
+
+/*
+ * The folder a placeholder just made (open as fd) is in: for a folder,
+ * its "..", so the very one; for a file, by name, checked to hold it.
+ */
+static int
+block_up(const char *path, int fd)
+{
+	struct stat	 st, in;
+	char		*dir;
+	int		 up;
+
+	if (fstat(fd, &st) == -1)
+		return -1;
+	if (S_ISDIR(st.st_mode))
+		return openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
+	up = open(dir[0] != '\0' ? dir : "/", O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	free(dir);
+	if (up != -1 && (fstatat(up, strrchr(path, '/') + 1, &in,
+	    AT_SYMLINK_NOFOLLOW) == -1 || in.st_dev != st.st_dev ||
+	    in.st_ino != st.st_ino)) {
+		close(up);
+		up = -1;
+	}
+	return up;
+}
+
+/*
+ * Makes the placeholder of op, a folder or an empty file, unless it is
+ * there.  Returns 1 if made, 0 if there, -1 with errno set.
+ */
+static int
+block_make(const struct fs_op *op)
+{
+	int	 fd;
+
+	if (op->fo_dir)
+		return mkdir(op->fo_path, 0755) == 0 ? 1 :
+		    errno == EEXIST ? 0 : -1;
+	if ((fd = open(op->fo_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) != -1) {
+		close(fd);
+		return 1;
+	}
+	return errno == EEXIST ? 0 : -1;
 }
 
 static int
@@ -205,7 +283,7 @@ block_prepare(struct fsplan *plan, struct blocks *b, struct guard *g,
 {
 	struct fs_op	*op;
 	size_t		 i;
-	int		 fd;
+	int		 fd, made;
 
 	b->b_n = plan->fp_nops;
 	b->b_fd = xreallocarray(NULL, b->b_n + 1, sizeof(*b->b_fd));
@@ -219,25 +297,27 @@ block_prepare(struct fsplan *plan, struct blocks *b, struct guard *g,
 		    (op->fo_kind != FS_RO || !op->fo_dir))
 			continue;
 		if (op->fo_kind == FS_BLOCK) {
-			if (mkdir(op->fo_path, 0755) == 0)
+			if ((made = block_make(op)) == 1)
 				b->b_made[i] = true;
-			else if (errno == EROFS || errno == EACCES) {
+			else if (made == -1 && (errno == EROFS ||
+			    errno == EACCES)) {
 				/*
 				 * What we cannot make, the command (same user,
 				 * fewer rights) cannot either: nothing to block.
 				 */
 				op->fo_kind = FS_SKIP;
 				continue;
-			} else if (errno != EEXIST) {
+			} else if (made == -1) {
 				xasprintf(cause, "%s (%s) does not exist, and "
-				    "cordon needs an empty folder there for the "
-				    "run, to stop the command from making it: %s",
-				    op->fo_path, op->fo_why, strerror(errno));
+				    "cordon needs an empty %s there for the run, "
+				    "to stop the command from making it: %s",
+				    op->fo_path, op->fo_why, op->fo_dir ?
+				    "folder" : "file", strerror(errno));
 				return -1;
 			}
 		}
-		fd = open(op->fo_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
+		fd = open(op->fo_path, (op->fo_dir ? O_RDONLY | O_DIRECTORY :
+		    O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
 		if (fd != -1 && flock(fd, LOCK_SH) == 0)
 			b->b_fd[i] = fd;
 		else if (fd != -1)
@@ -248,8 +328,7 @@ block_prepare(struct fsplan *plan, struct blocks *b, struct guard *g,
 		 */
 		guard_know(g, b->b_fd[i]);
 		if (b->b_made[i] && b->b_fd[i] != -1)
-			b->b_up[i] = openat(b->b_fd[i], "..", O_PATH |
-			    O_DIRECTORY | O_CLOEXEC);
+			b->b_up[i] = block_up(op->fo_path, b->b_fd[i]);
 	}
 	return 0;
 }
@@ -620,6 +699,8 @@ run_cmd(int argc, char **argv)
 		log_warn("run: the workspace %s", ws != NULL ? ws : cwd);
 		goto out;
 	}
+	if (ws == NULL && run_ws_too_wide(workspace))
+		goto out;
 	layers.pl_workspace = workspace;
 	if (run_paths_open(&net, workspace, cwd) == -1)
 		goto out;
@@ -692,6 +773,7 @@ run_cmd(int argc, char **argv)
 	memset(&fin, 0, sizeof(fin));
 	fin.fi_policy = policy;
 	fin.fi_workspace = workspace;
+	fin.fi_path = getenv("PATH");
 	if (fsplan_build(&fin, &plan, &cause) == -1) {
 		xasprintf(&end, "run: %s", cause);
 		free(cause);

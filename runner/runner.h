@@ -138,6 +138,7 @@ struct fsplan_in {
 	const struct policy	*fi_policy;	/* the filesystem lists */
 	size_t			 fi_scan_max;	/* 0: FSPLAN_SCAN_MAX */
 	const char		*fi_workspace;	/* resolved, or NULL */
+	const char		*fi_path;	/* the caller's PATH, or NULL */
 };
 
 int		 fsplan_build(const struct fsplan_in *, struct fsplan *,
@@ -164,7 +165,9 @@ struct plist;
 
 void		 fsplan_note(struct fsp *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
-void		 fsplan_protect(struct fsp *, const char *, bool,
+#define FSP_HIDE	0x1	/* fsplan_protect: hidden, not read-only */
+#define FSP_FILE	0x2	/* ... if missing, blocked by a file */
+void		 fsplan_protect(struct fsp *, const char *, int,
 		    const char *, char **);
 
 /* fsscan.c: the repositories in the writable roots, for the plan. */

@@ -323,3 +323,50 @@ host_git() {
 		[ ! -e sub5/gen ]
 	done
 }
+
+@test "P1: run from the home folder: refused without --workspace, with the fix" {
+	for who in $(whos); do
+		fresh "$who"
+		cd "$H"
+		sandbox "$who" -- touch ran
+		[ "$status" -eq 125 ]
+		[[ $output == *"the workspace would be "*", your home folder, and all of it writable"* ]]
+		[[ $output == *"--workspace "* ]]
+		[ ! -e "$H/ran" ]
+	done
+}
+
+@test "P1: with --workspace ~, the home is writable but its persistence points stay as they were" {
+	for who in $(whos); do
+		fresh "$who"
+		cd "$H"
+		mkdir -p "$H/.local/bin" "$H/tools"
+		is_root && [ "$who" = user ] && chown -R "$TEST_USER:" "$H"
+		# tools/ is on the caller's PATH: what lands there runs later.
+		run as "$who" env PATH="$H/tools:/usr/local/bin:/usr/bin:/bin" \
+		    timeout -k 5 60 "$TOP/bin/cordon" run --quiet \
+		    --workspace "$H" -- sh -c '
+		    touch ran
+		    echo evil >>~/.bashrc; echo evil >~/.profile
+		    echo evil >~/.zshenv; echo "[core] fsmonitor = evil" >~/.gitconfig
+		    mkdir -p ~/.config/autostart ~/.ssh
+		    echo key >>~/.ssh/authorized_keys
+		    echo evil >~/.local/bin/ls; echo evil >~/tools/ls
+		    mkdir -p ~/.config/cordon && echo "{}" >~/.config/cordon/policy.json
+		    cat ~/.gitconfig ~/.zshenv; echo read'
+		echo "inside, $who: $output (status $status)"
+		# Everything else in the home is the command's; an absent file
+		# reads as empty inside.
+		[ -e "$H/ran" ]
+		[[ $output == *read* ]]
+		[ "$(cat "$H/.bashrc")" = "# the host's" ]
+		for p in .profile .zshenv .gitconfig .config .ssh .local/bin/ls \
+		    tools/ls; do
+			[ ! -e "$H/$p" ] || { echo "$p is on the host" >&2; false; }
+		done
+		# The placeholders are gone: nothing left behind on the host.
+		[ ! -e "$H/.zshrc" ]
+		[ ! -e "$H/.vim" ]
+		host_git "$who" -C "$WS" status
+	done
+}
