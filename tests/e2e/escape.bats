@@ -172,16 +172,25 @@ start_peer() {
 	return 1
 }
 
+# await_comm PID NAME: waits until PID runs the program NAME.  A job that
+# start_bg runs through as_user is still root's shell until setpriv has
+# changed users and exec'd the program; until then the test user may not
+# signal it (EPERM), and its /proc files are root's.
+await_comm() {
+	local i
+	for i in $(seq 100); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # Starts a host process of the test user's, `sleep`; its pid is $pid.
 start_sleeper() {
 	own
 	start_bg sleeper as_user "$HOME" sleep 1000
 	pid=$BG_PID
-	for i in $(seq 100); do
-		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sleep ] && return 0
-		sleep 0.05
-	done
-	return 1
+	await_comm "$pid" sleep
 }
 
 # peer_count WORD: lines of the peer's log that start with WORD.
@@ -1035,6 +1044,8 @@ make_worktree() {
 	    # would end the run before it could print.
 	    exec \"$PROBE\" kill-all 9"
 	runner=$BG_PID
+	# Its own pid once it is cordon run, no longer root's shell.
+	await_comm "$runner" cordon
 	out_user kill "$runner" 0
 	echo "$runner" >"$WS/pid"
 	for i in $(seq 200); do
