@@ -79,7 +79,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux
 
 .PHONY: all deps deps-fuzz check unit e2e demo bench sanitize valgrind \
-	fuzz fuzz-run lint clean install golden macos-check
+	fuzz fuzz-run lint lint-bats clean install golden macos-check
 
 all: deps $(BIN)
 
@@ -150,7 +150,13 @@ golden: deps $(BUILD)/tests/unit/test_seatbelt $(BUILD)/tests/unit/test_winfw
 	@PROFILE_GOLDEN_UPDATE=1 $(BUILD)/tests/unit/test_winfw >/dev/null
 	@git status --short tests/profiles
 
-check: deps macos-check $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+# A bats assertion written so that it can never fail is refused before
+# the suite runs (mk/lint-bats.sh says which line and why).
+lint-bats:
+	@echo "  LINT    tests/e2e/*.bats"
+	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
+
+check: deps macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
@@ -213,7 +219,7 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps
+lint: deps lint-bats
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
 
 PREFIX		?= /usr/local

@@ -206,7 +206,7 @@ log_of() {
 	[[ "$output" != *realsecret* ]]
 	grep -qF 'Authorization=Bearer\x20realsecret' \
 	    "$BATS_TEST_TMPDIR/origin.heads"
-	! grep -q cordon-phantom "$BATS_TEST_TMPDIR/origin.heads"
+	run ! grep -q cordon-phantom "$BATS_TEST_TMPDIR/origin.heads"
 }
 
 @test "credentials: an answer that echoes the request gives the sandbox no trace of the real token" {
@@ -254,7 +254,7 @@ log_of() {
 	[ "$output" = "$(printf 'hello\nhello\nhello')" ]
 	# The run's proxy says so on standard error, as it happens.
 	[[ "$stderr" == *"the placeholder of GITHUB_TOKEN was sent to other.test in header Authorization; not replaced"* ]]
-	! grep -q realsecret "$BATS_TEST_TMPDIR/origin.heads" || false
+	run ! grep -q realsecret "$BATS_TEST_TMPDIR/origin.heads"
 	[ "$(grep -cF 'Authorization=Bearer\x20cordon-phantom-' \
 	    "$BATS_TEST_TMPDIR/origin.heads")" = 2 ]
 	run log_of https
@@ -271,7 +271,7 @@ log_of() {
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "cordon: api.test:$PORT: the upstream's certificate does not verify for api.test: unable to get local issuer certificate (if it is signed by a private CA, give that CA to the proxy: --upstream-ca FILE)" ]]
 	[ "${lines[1]}" = 502 ]
-	! grep -q "GET / " "$BATS_TEST_TMPDIR/origin.heads"
+	run ! grep -q "GET / " "$BATS_TEST_TMPDIR/origin.heads"
 }
 
 @test "inspect: a host not listed is tunnelled untouched, with its own certificate" {

@@ -376,7 +376,7 @@ hup() {
 	unit="$ROOT/usr/lib/systemd/system/cordon-proxy.service"
 	[ -f "$unit" ]
 	grep -q '^ExecStart=/usr/bin/cordon proxy' "$unit"
-	! grep -q '@[A-Z]*@' "$unit" || false
+	run ! grep -q '@[A-Z]*@' "$unit"
 	for d in 'ProtectSystem=strict' 'NoNewPrivileges=yes' 'PrivateTmp=yes' \
 	    'ProtectHome=yes' 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' \
 	    'SystemCallFilter=@system-service' 'CapabilityBoundingSet=' \

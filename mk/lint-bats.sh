@@ -1,0 +1,100 @@
+#!/bin/sh
+# Fails when a bats test holds an assertion that can never fail; run by
+# make check and make lint.
+#
+# Bats runs a test under `set -e`, and bash does not stop on a command
+# whose status is inverted with `!` (bash(1), under `set -e`).  So
+# `! grep -q secret log` in the middle of a test passes whatever grep
+# finds; as the test's last line it counts, but only until a line is
+# added after it.  The same holds for `a || ! b` and `a && ! b`.
+#
+# Inside @test bodies, outside here-documents, this prints FILE:LINE for
+# a command that starts with `!`, or a list that ends in `! cmd`, unless
+# it ends in `|| false`.  The fix: `run ! cmd` (bats 1.5) for one
+# command; `! a | b || false` for a pipeline; `if c; then ...; fi` for a
+# condition.  Lines continued with `\`, `|`, `&&` or `||` are read as
+# one; a line that starts with if, elif, while or until is a condition,
+# and what is inside `[[ ]]` or quotes is not a command.  A quoted string
+# that spans lines (an awk program, sh -c) is read line by line: keep
+# such programs in a helper or a here-document.
+#
+# usage: lint-bats.sh FILE.bats...
+set -u
+
+awk '
+function flag(file, line) {
+	printf "%s:%d: a command inverted with \"!\" never fails a bats " \
+	    "test (set -e ignores its status)\n", file, line
+	printf "%s:%d: hint: write \"run ! cmd\", or \"! a | b || false\" for a " \
+	    "pipeline, or \"if c; then ...; fi\" for a condition\n", file, line
+	bad = 1
+}
+
+# One logical line, from line "at" of the file.
+function check(s, file, at,	bare) {
+	if (s ~ /\|\|[ \t]*false[ \t]*$/)
+		return
+	if (s ~ /^[ \t]*!([ \t]|$)/) {
+		flag(file, at)
+		return
+	}
+	if (s ~ /^[ \t]*(if|elif|while|until)[ \t]/)
+		return
+	bare = s
+	gsub(/"([^"\\]|\\.)*"/, "\"\"", bare)
+	gsub(/'\''[^'\'']*'\''/, "'\'''\''", bare)
+	gsub(/\[\[([^]]|\][^]])*\]\]/, "[[ ]]", bare)
+	if (bare ~ /(&&|\|\||;)[ \t]*!([ \t]|$)/)
+		flag(file, at)
+}
+
+FNR == 1 {
+	intest = 0
+	heredoc = ""
+	cont = ""
+}
+
+heredoc != "" {
+	s = $0
+	sub(/^\t+/, "", s)
+	if (s == heredoc)
+		heredoc = ""
+	next
+}
+
+/^@test[ \t]/ {
+	intest = 1
+	next
+}
+
+intest && /^}/ {
+	intest = 0
+	cont = ""
+	next
+}
+
+!intest || /^[ \t]*#/ {
+	next
+}
+
+{
+	s = $0
+	sub(/[ \t]+#.*$/, "", s)
+	if (cont == "")
+		at = FNR
+	cont = cont (cont == "" ? "" : " ") s
+	# A here-document: skip its lines up to the word that ends it.
+	if (match($0, /(^|[^<])<<-?[ \t]*["'\'']?[A-Za-z_][A-Za-z0-9_]*/)) {
+		heredoc = substr($0, RSTART, RLENGTH)
+		sub(/^[^<]*<<-?[ \t]*["'\'']?/, "", heredoc)
+	}
+	if (s ~ /(\\|\||&&)[ \t]*$/)
+		next
+	check(cont, FILENAME, at)
+	cont = ""
+}
+
+END {
+	exit bad
+}
+' "$@"
