@@ -81,9 +81,13 @@ static void
 add(struct plist *pl, const char *rel, const char *from)
 {
 	struct pitem	*pi;
+	size_t		 n = strlen(rel);
 
 	pi = plist_add(pl);
 	pi->pi_text = at(rel);
+	/* "@/ws/.git/": a folder, as the loader reads a final '/'. */
+	if ((pi->pi_dir = n > 1 && rel[n - 1] == '/'))
+		pi->pi_text[strlen(pi->pi_text) - 1] = '\0';
 	pi->pi_from = xstrdup(from);
 }
 
@@ -91,7 +95,8 @@ add(struct plist *pl, const char *rel, const char *from)
 static void
 plan_ok(const struct policy *p, size_t scan_max, struct fsplan *plan)
 {
-	struct fsplan_in	 in = { p, scan_max, plan_ws };
+	struct fsplan_in	 in = { .fi_policy = p, .fi_scan_max = scan_max,
+	    .fi_workspace = plan_ws };
 	char			*cause;
 
 	if (fsplan_build(&in, plan, &cause) == -1)
@@ -186,25 +191,31 @@ test_missing_blocked(void **state)
 	make("@/out/", NULL);
 	p = policy_new();
 	add(&p->p_write, "@/ws", "default policy: filesystem.write[0]");
-	add(&p->p_read_only, "@/ws/.git", "default policy: read_only[0]");
-	add(&p->p_read_only, "@/ws/.cordon", "default policy: read_only[1]");
+	add(&p->p_read_only, "@/ws/.git/", "default policy: read_only[0]");
+	add(&p->p_read_only, "@/ws/.cordon/", "default policy: read_only[1]");
 	add(&p->p_read_only, "@/ws/.cordon/policy.json", "--read-only");
 	add(&p->p_read_only, "@/ws/a/b/c", "user: read_only[0]");
+	add(&p->p_read_only, "@/ws/.bashrc", "user: read_only[2]");
 	add(&p->p_hide, "@/ws/secret/key", "user: deny[0]");
 	add(&p->p_hide, "@/out/missing", "user: deny[1]");
 	add(&p->p_read_only, "@/out/gone/.git", "user: read_only[1]");
 	plan_ok(p, 0, &plan);
 	expect(&plan,
 	    "rw @/ws",
+	    "block @/ws/.bashrc",
 	    "block @/ws/.cordon",
 	    "block @/ws/.git",
 	    "pin-dir @/ws/a",
 	    "block @/ws/a/b",
 	    NULL);	/* a missing hidden path has nothing to hide */
-	assert_string_equal(plan.fp_ops[1].fo_why,
+	assert_string_equal(plan.fp_ops[2].fo_why,
 	    "default policy: read_only[1]");
-	assert_string_equal(plan.fp_ops[4].fo_why, "user: read_only[0]");
-	assert_true(plan.fp_ops[1].fo_dir);
+	assert_string_equal(plan.fp_ops[5].fo_why, "user: read_only[0]");
+	/* Folders when said so or when more is missing below; else a file. */
+	assert_false(plan.fp_ops[1].fo_dir);
+	assert_true(plan.fp_ops[2].fo_dir);
+	assert_true(plan.fp_ops[3].fo_dir);
+	assert_true(plan.fp_ops[5].fo_dir);
 	fsplan_clear(&plan);
 	policy_free(p);
 }
@@ -417,7 +428,7 @@ test_contained(void **state)
 	struct policy	*p;
 	struct fsplan	 plan;
 	char		*cause;
-	struct fsplan_in in = { NULL, 0, NULL };
+	struct fsplan_in in = { .fi_policy = NULL };
 
 	(void)state;
 	make("@/home/ws/sub/", NULL);
@@ -497,7 +508,7 @@ test_refusals(void **state)
 	struct policy	*p;
 	struct fsplan	 plan;
 	char		*cause;
-	struct fsplan_in in = { NULL, 0, NULL };
+	struct fsplan_in in = { .fi_policy = NULL };
 	static const char *const bad[] = { "/", "/proc/self", "/sys",
 	    "/dev/shm", "@/rootlink" };
 	static const char *const why[] = { "name folders instead",
