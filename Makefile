@@ -48,7 +48,8 @@ CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c runner/run.c \
 		   runner/sandbox.c runner/netcap.c runner/mount.c \
-		   runner/report.c runner/control.c profile/profile_cmd.c \
+		   runner/report.c runner/scratch.c runner/control.c \
+		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \

@@ -13,11 +13,14 @@ set -eu
 # exec, as every other line does.
 start_cmds() {
 	local cordon=$1
-	start_labels=(true unshare bwrap none proxy)
+	start_labels=(true unshare bwrap none plain proxy)
 	start_cmd_true=("$(type -P true)")
 	start_cmd_unshare=(unshare -Urnmpf true)
 	start_cmd_bwrap=(bwrap --unshare-all --ro-bind / / true)
 	start_cmd_none=("$cordon" run --network none -- true)
+	# The same without HOME: no scratch layer over it, so none - plain
+	# is what the layer costs (plain pays one more exec, env's).
+	start_cmd_plain=(env -u HOME "$cordon" run --network none -- true)
 	start_cmd_proxy=("$cordon" run -- true)
 }
 
@@ -189,12 +192,13 @@ start_report() {
 	    [unshare]="unshare -Urnmpf true"
 	    [bwrap]="bwrap --unshare-all --ro-bind / / true"
 	    [none]="cordon run --network none -- true"
+	    [plain]="  the same, no HOME (no scratch layer)"
 	    [proxy]="cordon run -- true (proxy)")
 	local -A add
 	t0=$(start_fig "$who" time.true)
 	printf '%-40s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
 	    "/bwrap" "/unshare"
-	for l in true unshare bwrap none proxy; do
+	for l in true unshare bwrap none plain proxy; do
 		t=$(start_fig "$who" "time.$l")
 		if is_num "$t" && is_num "$t0"; then
 			add[$l]=$(echo "($t - $t0) / 1000" | bc -l)
@@ -205,7 +209,7 @@ start_report() {
 			printf '%-40s %9s %9s' "${name[$l]}" "$t" -
 		fi
 		case $l in
-		none|proxy) printf ' %9s %9s\n' \
+		none|plain|proxy) printf ' %9s %9s\n' \
 		    "$(ratio "${add[$l]}" "${add[bwrap]}")" \
 		    "$(ratio "${add[$l]}" "${add[unshare]}")" ;;
 		*) echo ;;

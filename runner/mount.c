@@ -11,7 +11,8 @@
  *      what a deeper rule still needs;
  *   3. the whole tree becomes read-only and nosuid, recursively;
  *   4. the plan and the system's own covers (/tmp, /var/tmp, /run,
- *      $XDG_RUNTIME_DIR), by depth, most specific last: writable roots
+ *      $XDG_RUNTIME_DIR, the scratch layer over the home folder:
+ *      scratch.c), by depth, most specific last: writable roots
  *      are moved over their paths, protected paths over them read-only,
  *      hidden ones covered by an empty, unreadable tmpfs or file;
  *   5. a minimal /dev and a fresh /proc for the new PID namespace.
@@ -50,7 +51,8 @@ enum step_kind {
 	STEP_PIN_LINK,		/* the symbolic link itself, covered */
 	STEP_BLOCK_DIR,		/* empty tmpfs, readable, read-only */
 	STEP_BLOCK_FILE,	/* empty file, readable, read-only */
-	STEP_TMPFS		/* empty writable tmpfs (/tmp, /run, ...) */
+	STEP_TMPFS,		/* empty writable tmpfs (/tmp, /run, ...) */
+	STEP_SCRATCH		/* overlay: the clone below, a tmpfs above */
 };
 
 struct step {
@@ -71,6 +73,7 @@ struct mounts {
 	size_t		 m_n;
 	int		 m_empty;	/* a detached tmpfs: "hidden" (mode 0), */
 					/* "blank" (mode 0444), both empty    */
+	int		 m_scratch;	/* the scratch layer's tmpfs, or -1 */
 };
 
 static const char *const dev_nodes[] = {
@@ -206,6 +209,46 @@ step_make_target(const struct mounts *m, const struct step *s)
 		    "sandbox: %s", buf, strerror(errno));
 }
 
+/*
+ * The scratch layer over lower (a clone of the home folder, taken before
+ * any cover): an overlay whose upper and work folders are on a tmpfs of
+ * its own, *tmp, which PID 1 keeps to list what was written (scratch.c).
+ * Unprivileged overlayfs: Linux 5.11 or later.  Returns the detached
+ * mount, or -1 with errno set.
+ */
+static int
+scratch_new(int lower, int *tmp)
+{
+	struct stat	 st;
+	char		 lo[32], up[48], wk[48];
+	int		 fs, mnt = -1, saved;
+
+	if (fstat(lower, &st) == -1 ||
+	    (*tmp = tmpfs_new(0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
+	    -1)
+		return -1;
+	if (mkdirat(*tmp, "upper", st.st_mode & 07777) == -1 ||
+	    fchmodat(*tmp, "upper", st.st_mode & 07777, 0) == -1 ||
+	    mkdirat(*tmp, "work", 0700) == -1)
+		return -1;
+	snprintf(lo, sizeof(lo), "/proc/self/fd/%d", lower);
+	snprintf(up, sizeof(up), "/proc/self/fd/%d/upper", *tmp);
+	snprintf(wk, sizeof(wk), "/proc/self/fd/%d/work", *tmp);
+	if ((fs = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
+		return -1;
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lo, 0) == 0 &&
+	    fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", up, 0) == 0 &&
+	    fsconfig(fs, FSCONFIG_SET_STRING, "workdir", wk, 0) == 0 &&
+	    fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) == 0 &&
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+		mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV);
+	saved = errno;
+	close(fs);
+	errno = saved;
+	return mnt;
+}
+
 static void
 step_apply(struct mounts *m, struct step *s)
 {
@@ -253,6 +296,15 @@ step_apply(struct mounts *m, struct step *s)
 			goto fail;
 		}
 		s->s_covers = true;
+		break;
+	case STEP_SCRATCH:
+		src = scratch_new(s->s_src, &m->m_scratch);
+		close(s->s_src);
+		s->s_src = -1;
+		if (src == -1) {
+			what = "overlayfs (unprivileged: Linux 5.11 or later)";
+			goto fail;
+		}
 		break;
 	case STEP_HIDE_FILE:
 	case STEP_BLOCK_FILE:
@@ -309,7 +361,8 @@ step_clone(struct mounts *m, struct step *s)
 	struct stat	 st;
 	int		 fd;
 
-	if (s->s_kind != STEP_BIND_RW && s->s_kind != STEP_BIND_RO)
+	if (s->s_kind != STEP_BIND_RW && s->s_kind != STEP_BIND_RO &&
+	    s->s_kind != STEP_SCRATCH)
 		return;
 	if ((fd = open_nofollow(s->s_path, false)) == -1)
 		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s%s",
@@ -478,7 +531,7 @@ static const char *const step_names[] = {
 	"bind, writable", "bind, read-only", "hidden (empty, unreadable)",
 	"hidden (empty, unreadable)", "link pinned (covered)",
 	"blocked (empty folder, read-only)", "blocked (empty file, read-only)",
-	"tmpfs, writable"
+	"tmpfs, writable", "scratch layer: writes succeed, discarded at exit"
 };
 
 /* The system's covers and the plan's ops, in the order they are applied. */
@@ -491,7 +544,7 @@ mount_steps(struct mounts *m, const struct run *run)
 
 	memset(m, 0, sizeof(*m));
 	m->m_run = run;
-	m->m_empty = -1;
+	m->m_empty = m->m_scratch = -1;
 	step_add(m, "/tmp", STEP_TMPFS, "a private /tmp", 01777);
 	if (is_dir("/var/tmp"))
 		step_add(m, "/var/tmp", STEP_TMPFS, "a private /var/tmp",
@@ -503,6 +556,9 @@ mount_steps(struct mounts *m, const struct run *run)
 		    0755);
 	if (rd != NULL && is_dir(rd))
 		step_add(m, rd, STEP_TMPFS, "$XDG_RUNTIME_DIR", 0700);
+	if (run->r_scratch != NULL)
+		step_add(m, run->r_scratch, STEP_SCRATCH, "the home folder, "
+		    "outside the writable roots", 0);
 	for (i = 0; i < run->r_plan->fp_nops; i++) {
 		const struct fs_op	*op = &run->r_plan->fp_ops[i];
 		enum step_kind		 kind = op_step(op, &mode);
@@ -535,9 +591,10 @@ mount_print(const struct run *run, FILE *f)
 /*
  * Builds the sandbox's filesystem.  Runs as the sandbox's PID 1, with
  * every capability in its own user namespace, before anything of the
- * command's.  Fails the run on any error.
+ * command's.  Fails the run on any error.  Returns the scratch layer's
+ * tmpfs (for scratch_list), or -1 when there is none.
  */
-void
+int
 mount_sandbox(const struct run *run)
 {
 	struct mounts	 m;
@@ -595,4 +652,5 @@ mount_sandbox(const struct run *run)
 	mount_proc(run);
 	close(m.m_empty);
 	free(m.m_steps);
+	return m.m_scratch;
 }

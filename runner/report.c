@@ -54,6 +54,7 @@ struct tally {
 	size_t		 t_nallowed;
 	struct netcap_drops t_drops;		/* what the capture dropped */
 	bool		 t_has_drops;		/* ... read at the end */
+	json_t		*t_scratch;		/* scratch_list's, or NULL */
 };
 
 struct tally *
@@ -126,12 +127,26 @@ tally_add(struct tally *t, const struct egress *e, const char *hint,
 	rf->rf_count = 1;
 }
 
-/* What the capture dropped (PID 1 read its counters at the end). */
+/*
+ * What PID 1 said at the command's end: "dropped", the capture's
+ * counters; "scratch", what the scratch layer held (scratch_list).
+ */
 void
-tally_drops(struct tally *t, const struct netcap_drops *d)
+tally_end(struct tally *t, json_t *doc)
 {
-	t->t_drops = *d;
-	t->t_has_drops = true;
+	json_t		*s;
+	json_int_t	 q = 0, u = 0, o = 0;
+
+	if (json_unpack(doc, "{s:{s:I, s:I, s:I}}", "dropped", "quic", &q,
+	    "udp", &u, "other", &o) == 0) {
+		t->t_drops.nd_quic = (uint64_t)q;
+		t->t_drops.nd_udp = (uint64_t)u;
+		t->t_drops.nd_other = (uint64_t)o;
+		t->t_has_drops = true;
+	}
+	if ((s = json_object_get(doc, "scratch")) != NULL &&
+	    json_is_array(json_object_get(s, "written")))
+		t->t_scratch = json_incref(s);
 }
 
 /*
@@ -165,6 +180,65 @@ tally_drops_line(const struct tally *t, FILE *f)
 	    "sandbox, through the proxy; no setting allows more\n");
 }
 
+/* n bytes in a few characters: "512 B", "12.0 kB", "48.2 MB". */
+static void
+tally_bytes(uint64_t n, char *buf, size_t len)
+{
+	static const char *const unit[] = { "kB", "MB", "GB", "TB" };
+	double		 v = (double)n;
+	size_t		 i;
+
+	if (n < 1000) {
+		snprintf(buf, len, "%ju B", (uintmax_t)n);
+		return;
+	}
+	for (i = 0, v /= 1000; v >= 1000 && i + 1 < nitems(unit); i++)
+		v /= 1000;
+	snprintf(buf, len, "%.1f %s", v, unit[i]);
+}
+
+/*
+ * What the scratch layer held, biggest first, and how to keep the
+ * biggest on the host: nothing written there is lost silently.
+ */
+static void
+tally_scratch_lines(const struct tally *t, FILE *f)
+{
+	json_t		*a = json_object_get(t->t_scratch, "written"), *e;
+	const char	*path;
+	json_int_t	 files, bytes, removed;
+	size_t		 i, n = json_array_size(a);
+	char		 size[32];
+
+	if (n == 0)
+		return;
+	fprintf(f, "cordon: written outside the writable roots, into the "
+	    "scratch layer over the home folder (discarded at exit):");
+	json_array_foreach(a, i, e) {
+		if (i == TALLY_SHOWN)
+			break;
+		if (json_unpack(e, "{s:s, s:I, s:I, s:I}", "path", &path,
+		    "files", &files, "bytes", &bytes, "removed", &removed) ==
+		    -1)
+			continue;
+		tally_bytes((uint64_t)bytes, size, sizeof(size));
+		fprintf(f, "%s %s (%jd file%s, %s", i == 0 ? "" : ",", path,
+		    (intmax_t)files, files == 1 ? "" : "s", size);
+		if (removed > 0)
+			fprintf(f, ", %jd removed", (intmax_t)removed);
+		fprintf(f, ")");
+	}
+	if (n > TALLY_SHOWN)
+		fprintf(f, ", and %zu more", n - TALLY_SHOWN);
+	if (json_is_true(json_object_get(t->t_scratch, "partial")))
+		fprintf(f, ", and more not counted");
+	fprintf(f, "\n");
+	if (json_unpack(json_array_get(a, 0), "{s:s}", "path", &path) == 0)
+		fprintf(f, "cordon: to keep %s on the host: mkdir -p %s, then "
+		    "pass --write %s (or add it to filesystem.write)\n", path,
+		    path, path);
+}
+
 /* The target of rf as the summary says it: "host:port", a name alone. */
 static void
 tally_target(const struct refusal *rf, char *buf, size_t len)
@@ -186,6 +260,8 @@ tally_summary(const struct tally *t, FILE *f)
 	size_t			 i, names, conns;
 	char			 target[1100];
 
+	if (t->t_scratch != NULL)
+		tally_scratch_lines(t, f);
 	if (t->t_has_drops)
 		tally_drops_line(t, f);
 	if (t->t_refused_total == 0)
@@ -310,6 +386,8 @@ tally_json(const struct tally *t, const struct report_info *ri)
 		    json_integer(ri->ri_status - 128));
 	if (ri->ri_error != NULL)
 		json_object_set_new(doc, "error", json_string(ri->ri_error));
+	if (t->t_scratch != NULL)
+		json_object_set(doc, "scratch", t->t_scratch);
 	if (t->t_has_drops)
 		json_object_set_new(doc, "dropped", json_pack("{s:I, s:I, "
 		    "s:I}", "quic", (json_int_t)t->t_drops.nd_quic,
@@ -384,6 +462,7 @@ tally_free(struct tally *t)
 
 	if (t == NULL)
 		return;
+	json_decref(t->t_scratch);
 	for (i = 0; i < t->t_nrefused; i++) {
 		free(t->t_refused[i].rf_host);
 		free(t->t_refused[i].rf_proto);

@@ -492,14 +492,34 @@ run_relay_errors(int fd)
 	return first;
 }
 
-/* What the capture dropped, if PID 1 said (it does at the command's end). */
+/*
+ * What PID 1 said at the command's end (sandbox_tell_end): one JSON
+ * document, read once the sandbox is gone.
+ */
 static void
-run_read_drops(int fd, struct tally *t)
+run_read_end(int fd, struct tally *t)
 {
-	struct netcap_drops	 d;
+	char		 buf[64 * 1024];
+	size_t		 off = 0;
+	ssize_t		 n;
+	json_t		*doc;
+	json_error_t	 err;
 
-	if (fd != -1 && read(fd, &d, sizeof(d)) == (ssize_t)sizeof(d))
-		tally_drops(t, &d);
+	if (fd == -1)
+		return;
+	while (off < sizeof(buf) - 1 && ((n = read(fd, buf + off,
+	    sizeof(buf) - 1 - off)) > 0 || (n == -1 && errno == EINTR)))
+		off += n > 0 ? (size_t)n : 0;
+	if (off == 0)
+		return;
+	buf[off] = '\0';
+	if ((doc = json_loads(buf, 0, &err)) == NULL) {
+		log_warnx("run: what the sandbox said at its end: %s",
+		    err.text);
+		return;
+	}
+	tally_end(t, doc);
+	json_decref(doc);
 }
 
 static long long
@@ -573,7 +593,8 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		goto out;
 	}
 	if (pipe2(sync, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
-	    (run->r_capture && pipe2(ends, O_CLOEXEC) == -1)) {
+	    ((run->r_capture || run->r_scratch != NULL) &&
+	    pipe2(ends, O_CLOEXEC) == -1)) {
 		log_warn("run: pipe");
 		goto out;
 	}
@@ -653,7 +674,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 			event_free(evs[i]);
 	setup_error = run_relay_errors(err[0]);
 	close(err[0]);
-	run_read_drops(ends[0], rn.rn_tally);
+	run_read_end(ends[0], rn.rn_tally);
 	if (guard_check(run->r_guard, run->r_id) != 0) {
 		guard_print(run->r_guard, stderr);
 		rn.rn_status = RUN_EXIT_FAILURE;

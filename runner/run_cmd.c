@@ -146,7 +146,7 @@ run_landlock_rules(struct run *run)
 	const struct fsplan	*plan = run->r_plan;
 	size_t			 i, n = 0;
 
-	run->r_ll = xcalloc(plan->fp_nops + nitems(writable) + 2,
+	run->r_ll = xcalloc(plan->fp_nops + nitems(writable) + 3,
 	    sizeof(*run->r_ll));
 	run->r_ll[n++].lr_path = "/";
 	for (i = 0; i < nitems(writable); i++) {
@@ -157,12 +157,41 @@ run_landlock_rules(struct run *run)
 		run->r_ll[n].lr_path = run->r_runtime_dir;
 		run->r_ll[n++].lr_write = true;
 	}
+	/* Writes there land in the scratch layer, not on the host. */
+	if (run->r_scratch != NULL) {
+		run->r_ll[n].lr_path = run->r_scratch;
+		run->r_ll[n++].lr_write = true;
+	}
 	for (i = 0; i < plan->fp_nops; i++)
 		if (plan->fp_ops[i].fo_kind == FS_RW) {
 			run->r_ll[n].lr_path = plan->fp_ops[i].fo_path;
 			run->r_ll[n++].lr_write = true;
 		}
 	run->r_nll = n;
+}
+
+/*
+ * The folder the scratch layer covers (mount.c, scratch.c): the home
+ * folder, resolved into home, unless a writable root already covers it
+ * or a deny rule hides it; NULL when there is none.
+ */
+static const char *
+run_scratch(const struct fsplan *plan, char *home)
+{
+	const char	*h = getenv("HOME");
+	struct stat	 st;
+	size_t		 i;
+
+	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL ||
+	    strcmp(home, "/") == 0 || stat(home, &st) == -1 ||
+	    !S_ISDIR(st.st_mode))
+		return NULL;
+	for (i = 0; i < plan->fp_nops; i++)
+		if ((plan->fp_ops[i].fo_kind == FS_RW ||
+		    plan->fp_ops[i].fo_kind == FS_HIDE_DIR) &&
+		    path_is_below(home, plan->fp_ops[i].fo_path))
+			return NULL;
+	return home;
 }
 
 /*
@@ -568,6 +597,7 @@ run_cmd(int argc, char **argv)
 	struct trust_bundle	 ib;
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
+	char			 home[PATH_MAX];
 	char			**owned = NULL, *cause, *dns = NULL;
 	const char		*ws = NULL, *rd;
 	size_t			 nowned = 0, i;
@@ -783,6 +813,7 @@ run_cmd(int argc, char **argv)
 	}
 	run.r_plan = &plan;
 	plan_reveal(&run, &plan);
+	run.r_scratch = run_scratch(&plan, home);
 	run_landlock_rules(&run);
 	if (run.r_mode == NET_PROXY && net.rn_socket == NULL) {
 		trust_phantoms(policy, environ, &run.r_phantoms,

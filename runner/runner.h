@@ -230,6 +230,7 @@ struct run {
 	const char		 *r_proxy_path;	/* the same, whole, for messages */
 	char			 *r_narrow;	/* --proxy-socket: the run's rules */
 	bool			  r_capture;	/* every TCP connection, DNS too */
+	const char		 *r_scratch;	/* the home, overlaid, or NULL */
 	char			  r_command[65];	/* argv[0]'s name, for the log */
 	uid_t			  r_uid;
 	gid_t			  r_gid;
@@ -279,8 +280,11 @@ struct netcap_drops {
 int	netcap_setup(unsigned short, char **);
 int	netcap_drops(struct netcap_drops *);
 
+/* scratch.c: what the scratch layer holds, for the summary (PID 1). */
+json_t	*scratch_list(int);
+
 /* mount.c: the sandbox's filesystem, in its own mount namespace. */
-void	mount_sandbox(const struct run *);
+int	mount_sandbox(const struct run *);
 void	mount_print(const struct run *, FILE *);
 
 /*
@@ -355,7 +359,7 @@ struct report_info {
 struct tally	*tally_new(void);
 void		 tally_add(struct tally *, const struct egress *,
 		    const char *, const char *);
-void		 tally_drops(struct tally *, const struct netcap_drops *);
+void		 tally_end(struct tally *, json_t *);
 void		 tally_summary(const struct tally *, FILE *);
 int		 tally_report(const struct tally *, const struct report_info *,
 		    const char *, const struct wspath *, char **);

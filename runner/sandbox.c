@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <jansson.h>
 
 #include "bridge.h"
 #include "capture.h"
@@ -61,6 +62,7 @@
 extern char **environ;
 
 static pid_t	 command_pid = -1;
+static int	 scratch_fd = -1;	/* the scratch layer's tmpfs */
 
 /*
  * Ends the run from inside: the reason goes to the parent, which prints
@@ -174,23 +176,40 @@ command_exec(const struct run *run)
 }
 
 /*
- * At the command's end: tells cordon run what the capture dropped, for
- * the summary.  A failure to read the counters is said, not hidden.
+ * At the command's end: tells cordon run, in one JSON document, what the
+ * capture dropped ("dropped") and what the scratch layer holds
+ * ("scratch"), for the summary.  A failure is said, not hidden.
  */
 static void
-sandbox_tell_drops(const struct run *run)
+sandbox_tell_end(const struct run *run)
 {
 	struct netcap_drops	 d;
+	json_t			*doc;
+	char			*text;
+	size_t			 len;
 
-	if (!run->r_capture || run->r_endfd == -1)
+	if (run->r_endfd == -1)
 		return;
-	if (netcap_drops(&d) == -1)
+	doc = json_object();
+	if (run->r_capture && netcap_drops(&d) == -1)
 		dprintf(2, "cordon: run: the capture's counters could not be "
 		    "read (%s): what it dropped is not in the summary\n",
 		    strerror(errno));
-	else if (write(run->r_endfd, &d, sizeof(d)) != (ssize_t)sizeof(d))
-		dprintf(2, "cordon: run: what the capture dropped could not "
-		    "be passed on: %s\n", strerror(errno));
+	else if (run->r_capture)
+		json_object_set_new(doc, "dropped", json_pack("{s:I, s:I, "
+		    "s:I}", "quic", (json_int_t)d.nd_quic,
+		    "udp", (json_int_t)d.nd_udp,
+		    "other", (json_int_t)d.nd_other));
+	if (scratch_fd != -1)
+		json_object_set_new(doc, "scratch", scratch_list(scratch_fd));
+	text = json_dumps(doc, JSON_COMPACT);
+	len = text != NULL ? strlen(text) : 0;
+	if (text == NULL || write(run->r_endfd, text, len) != (ssize_t)len)
+		dprintf(2, "cordon: run: what the capture dropped and the "
+		    "scratch layer holds could not be passed on: %s\n",
+		    strerror(errno));
+	free(text);
+	json_decref(doc);
 }
 
 /* SIGCHLD: reaps every child; the command's end is the sandbox's. */
@@ -206,7 +225,7 @@ sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (pid != command_pid)
 			continue;
-		sandbox_tell_drops(run);
+		sandbox_tell_end(run);
 		if (WIFSIGNALED(status))
 			_exit(128 + WTERMSIG(status));
 		_exit(WEXITSTATUS(status));
@@ -421,7 +440,7 @@ sandbox_main(struct run *run)
 	close(run->r_sync);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-	mount_sandbox(run);
+	scratch_fd = mount_sandbox(run);
 	if (run->r_ca_pem != NULL || run->r_capture)
 		sandbox_own_dir(run);
 	if (run->r_ca_pem != NULL)

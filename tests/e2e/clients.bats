@@ -123,33 +123,39 @@ npm_setup() {
 	start_serve
 	python3 "$FIX/mkpkg.py" npm "$UDIR/www" cordon-probe 1.0.0 \
 	    "https://$1:$PORT"
-	mkdir -p "$UDIR/home/.npm"
 	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
-	NPM_HOME=(--read-only "$UDIR/home" --write "$UDIR/home/.npm")
 }
 
-@test "npm install from a registry over HTTPS, fresh cache, as the test user" {
+@test "npm install from a registry over HTTPS, fresh home, no flag, as the test user" {
 	npm_setup npm.test
 	allow npm.test "$PORT"
-	run in_sandbox --log "$WS/egress.log" "${NPM_HOME[@]}" "${ALLOW[@]}" \
+	[ ! -e "$UDIR/home/.npm" ]
+	run in_sandbox --log "$WS/egress.log" --report "$WS/report.json" \
+	    "${ALLOW[@]}" \
 	    -- sh -c "npm install --no-audit --no-fund --no-update-notifier \
 	    --registry https://npm.test:$PORT/ --cafile ca.pem cordon-probe &&
 	    node -p 'require(\"cordon-probe\")'"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"added 1 package"* ]]
-	[ "${lines[-1]}" = "cordon-probe 1.0.0" ]
+	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0"
 	grep -q '^GET /cordon-probe npm.test' "$ORIGIN_LOG"
 	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' "$ORIGIN_LOG"
 	# Through the proxy, in CONNECT tunnels, each logged.
 	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " + .decision' \
 	    "$WS/egress.log" | sort -u)" = "connect allow" ]
 	[ -f "$WS/package-lock.json" ]
+	# npm's cache went to the scratch layer: listed, and not on the host.
+	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer over the home folder (discarded at exit): ~/.npm ("* ]]
+	[[ "$output" == *"to keep ~/.npm on the host: mkdir -p ~/.npm, then pass --write ~/.npm"* ]]
+	[ "$(jq -r '.scratch.written[0].path' "$WS/report.json")" = "~/.npm" ]
+	[ "$(jq -r '.scratch.written[0].files' "$WS/report.json")" -gt 0 ]
+	[ ! -e "$UDIR/home/.npm" ]
 }
 
 @test "npm install from a registry not allowed fails, and the summary says how to allow it" {
 	npm_setup evil.test
 	allow npm.test "$PORT"
-	run in_sandbox "${NPM_HOME[@]}" "${ALLOW[@]}" -- npm install \
+	run in_sandbox "${ALLOW[@]}" -- npm install \
 	    --no-audit --no-fund --no-update-notifier --fetch-retries 0 \
 	    --registry "https://evil.test:$PORT/" --cafile ca.pem cordon-probe
 	[ "$status" -ne 0 ]

@@ -348,18 +348,23 @@ peer_count() {
 	[ ! -e "$f" ]
 }
 
-@test "writes outside the workspace: HOME, a temp folder, /etc" {
+@test "writes outside the workspace: HOME into the scratch layer only, a temp folder, /etc" {
 	out_user write "$HOME/x"
 	out_user write "$TOP/outside/x"
 	rm "$HOME/x" "$TOP/outside/x"
-	in_user write "$HOME/x"
+	# HOME: the write succeeds inside, into the scratch layer, and the
+	# host's home is as it was.
+	in_user_ok write "$HOME/x"
+	in_user_ok mkdir "$HOME/d"
+	[ ! -e "$HOME/x" ]
+	[ ! -e "$HOME/d" ]
 	in_user write "$TOP/outside/x"
-	in_user mkdir "$HOME/d"
-	in_root write "$HOME/x"
-	[ ! -e "$HOME/x" ] && [ ! -e "$TOP/outside/x" ] && [ ! -e "$HOME/d" ]
+	[ ! -e "$TOP/outside/x" ]
 	etc="/etc/cordon-probe-$$-$RANDOM"
 	out_root write "$etc"
 	rm -f "$etc"
+	in_root write "$etc"
+	[ ! -e "$etc" ]
 	in_user write "$etc"
 	in_root write "$etc"
 	[ ! -e "$etc" ]
@@ -423,12 +428,14 @@ peer_count() {
 	out_user symlink "$HOME/through-link" "$WS/link"
 	[ -s "$HOME/through-link" ]
 	rm "$HOME/through-link" "$WS/link"
-	in_user symlink "$HOME/through-link" "$WS/link"
+	# Into the home: the scratch layer takes it; the host never sees it.
+	in_user_ok symlink "$HOME/through-link" "$WS/link"
+	[ ! -e "$HOME/through-link" ]
 	in_user symlink "$WS/.git/hooks/pre-commit" "$WS/link2"
-	[ ! -e "$HOME/through-link" ] && [ ! -e "$WS/.git/hooks/pre-commit" ]
+	[ ! -e "$WS/.git/hooks/pre-commit" ]
 	# One that came with the repository (made outside, used inside).
 	ln -s "$HOME/through-link" "$WS/cloned-link"
-	in_user write "$WS/cloned-link"
+	in_user_ok write "$WS/cloned-link"
 	[ ! -e "$HOME/through-link" ]
 }
 

@@ -306,6 +306,26 @@ teardown() {
 	    "$BATS_TEST_TMPDIR/m"
 }
 
+@test "scratch layer: writes in the home succeed, are listed, and are gone after; a deletion there deletes nothing" {
+	echo keep >"$UDIR/home/keep.txt"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
+	run in_sandbox --report "$WS/report.json" -- sh -c '
+	    mkdir -p ~/.cache/x && echo 12345 >~/.cache/x/f && rm ~/keep.txt &&
+	    cat ~/.cache/x/f && [ ! -e ~/keep.txt ] && echo gone inside'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"12345"*"gone inside"* ]]
+	[[ $output == *"into the scratch layer over the home folder (discarded at exit): ~/.cache/x (1 file, 6 B), ~/keep.txt (0 files, 0 B, 1 removed)"* ]]
+	[ "$(jq -c '.scratch.written[] | select(.path == "~/keep.txt") |
+	    [.files, .removed]' "$WS/report.json")" = "[0,1]" ]
+	# The host's home is as it was.
+	[ "$(cat "$UDIR/home/keep.txt")" = keep ]
+	[ ! -e "$UDIR/home/.cache/x" ]
+	# --dry-run shows the layer.
+	run in_sandbox --dry-run -- true
+	[[ $output == *"$UDIR/home: scratch layer: writes succeed, discarded at exit"* ]]
+}
+
 @test "path flags, most specific last: hidden folder, writable inside it, read-only" {
 	mkdir -p "$WS/secret/pub" "$WS/docs" "$UDIR/extra"
 	echo s >"$WS/secret/key"

@@ -1,0 +1,167 @@
+/*
+ * scratch.c: what the command wrote into the scratch layer, listed when
+ * it ends.
+ *
+ * The home folder, when no writable root covers it, is an overlay in the
+ * sandbox (mount.c): the host's home below, read as it is; above, a
+ * folder on a tmpfs of the run's own that takes every write, so a tool
+ * that fills ~/.npm or ~/.cache succeeds and the host's home stays as it
+ * was.  The layer goes with the sandbox.  Before it goes, PID 1 walks it
+ * and tells cordon run what was written where (files, bytes, removals),
+ * grouped by the folder a user would name in --write: ~/.npm, and one
+ * level deeper under ~/.cache, ~/.config and ~/.local.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "runner.h"
+#include "xmalloc.h"
+
+#define SCRATCH_WALK_MAX	200000	/* entries walked at most */
+#define SCRATCH_GROUPS_MAX	32	/* folders listed at most */
+
+struct scratch_group {
+	char		*sg_name;	/* relative to the home: ".npm" */
+	uint64_t	 sg_files;
+	uint64_t	 sg_bytes;
+	uint64_t	 sg_removed;	/* whiteouts: host files made absent */
+};
+
+struct scratch_walk {
+	struct scratch_group	 sw_v[SCRATCH_GROUPS_MAX];
+	size_t			 sw_n;
+	size_t			 sw_seen;
+	bool			 sw_partial;	/* stopped at a bound */
+};
+
+/* Folders whose children are what a user would keep, one by one. */
+static bool
+scratch_deeper(const char *name)
+{
+	return strcmp(name, ".cache") == 0 || strcmp(name, ".config") == 0 ||
+	    strcmp(name, ".local") == 0 || strcmp(name, ".local/share") == 0;
+}
+
+static struct scratch_group *
+scratch_group(struct scratch_walk *w, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < w->sw_n; i++)
+		if (strcmp(w->sw_v[i].sg_name, name) == 0)
+			return &w->sw_v[i];
+	if (w->sw_n == SCRATCH_GROUPS_MAX) {
+		w->sw_partial = true;
+		return NULL;
+	}
+	w->sw_v[w->sw_n].sg_name = xstrdup(name);
+	return &w->sw_v[w->sw_n++];
+}
+
+/*
+ * Counts what is below the folder dfd (named rel in the home) into g, or,
+ * while g is NULL, into a group per child.  Closes dfd.
+ */
+static void
+scratch_dir(struct scratch_walk *w, int dfd, const char *rel,
+    struct scratch_group *g)
+{
+	DIR			*d;
+	struct dirent		*de;
+	struct stat		 st;
+	struct scratch_group	*cg;
+	char			*crel;
+	int			 cfd;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++w->sw_seen > SCRATCH_WALK_MAX) {
+			w->sw_partial = true;
+			break;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+		    -1)
+			continue;
+		if (rel[0] == '\0')
+			crel = xstrdup(de->d_name);
+		else
+			xasprintf(&crel, "%s/%s", rel, de->d_name);
+		cg = g;
+		if (cg == NULL && !(S_ISDIR(st.st_mode) &&
+		    scratch_deeper(crel)))
+			cg = scratch_group(w, crel);
+		if (S_ISDIR(st.st_mode)) {
+			if ((cfd = openat(dirfd(d), de->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1 &&
+			    (cg != NULL || g == NULL))
+				scratch_dir(w, cfd, crel, cg);
+			else if (cfd != -1)
+				close(cfd);
+		} else if (cg != NULL && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == makedev(0, 0))
+			cg->sg_removed++;
+		else if (cg != NULL) {
+			cg->sg_files++;
+			cg->sg_bytes += (uint64_t)st.st_size;
+		}
+		free(crel);
+	}
+	closedir(d);
+}
+
+static int
+scratch_cmp(const void *a0, const void *b0)
+{
+	const struct scratch_group	*a = a0, *b = b0;
+
+	if (a->sg_bytes != b->sg_bytes)
+		return a->sg_bytes > b->sg_bytes ? -1 : 1;
+	return strcmp(a->sg_name, b->sg_name);
+}
+
+/*
+ * What the layer whose upper folder is "upper" in the folder tmp holds:
+ * {"written": [{"path": "~/.npm", "files", "bytes", "removed"}, ...],
+ * "partial": bool}, biggest first.  Folders made only to hold a deeper
+ * one count with it.
+ */
+json_t *
+scratch_list(int tmp)
+{
+	struct scratch_walk	 w;
+	json_t			*a;
+	size_t			 i;
+	int			 fd;
+
+	memset(&w, 0, sizeof(w));
+	if ((fd = openat(tmp, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) != -1)
+		scratch_dir(&w, fd, "", NULL);
+	qsort(w.sw_v, w.sw_n, sizeof(w.sw_v[0]), scratch_cmp);
+	a = json_array();
+	for (i = 0; i < w.sw_n; i++) {
+		json_array_append_new(a, json_pack("{s:s+, s:I, s:I, s:I}",
+		    "path", "~/", w.sw_v[i].sg_name,
+		    "files", (json_int_t)w.sw_v[i].sg_files,
+		    "bytes", (json_int_t)w.sw_v[i].sg_bytes,
+		    "removed", (json_int_t)w.sw_v[i].sg_removed));
+		free(w.sw_v[i].sg_name);
+	}
+	return json_pack("{s:o, s:b}", "written", a, "partial", w.sw_partial);
+}
