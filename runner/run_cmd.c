@@ -172,8 +172,9 @@ run_landlock_rules(struct run *run)
 
 /*
  * The folder the scratch layer covers (mount.c, scratch.c): the home
- * folder, resolved into home, unless a writable root already covers it
- * or a deny rule hides it; NULL when there is none.
+ * folder, resolved into home, unless a writable root already covers it,
+ * a read_only rule keeps it so or a deny rule hides it; NULL when there
+ * is none.
  */
 static const char *
 run_scratch(const struct fsplan *plan, char *home)
@@ -188,6 +189,7 @@ run_scratch(const struct fsplan *plan, char *home)
 		return NULL;
 	for (i = 0; i < plan->fp_nops; i++)
 		if ((plan->fp_ops[i].fo_kind == FS_RW ||
+		    plan->fp_ops[i].fo_kind == FS_RO ||
 		    plan->fp_ops[i].fo_kind == FS_HIDE_DIR) &&
 		    path_is_below(home, plan->fp_ops[i].fo_path))
 			return NULL;
