@@ -58,6 +58,18 @@ errlist_steal(struct errlist *el)
 char *
 str_escape(const char *s, size_t len)
 {
+	return str_escape_as(s, len, STR_ESC_QUOTE);
+}
+
+/*
+ * Returns a copy of len bytes of s (caller frees) in which no byte is
+ * outside printable ASCII: each such byte, NUL included, becomes \xNN
+ * (lower-case hex), and mode says what happens to '\\' and '"'.  The
+ * copy is at most four times as long, plus the NUL.
+ */
+char *
+str_escape_as(const char *s, size_t len, enum str_esc mode)
+{
 	static const char hex[] = "0123456789abcdef";
 	char		*out, *p;
 	size_t		 i;
@@ -68,10 +80,11 @@ str_escape(const char *s, size_t len)
 	out = p = xmalloc(len * 4 + 1);
 	for (i = 0; i < len; i++) {
 		ch = (unsigned char)s[i];
-		if (ch == '\\' || ch == '"') {
+		if (mode == STR_ESC_QUOTE && (ch == '\\' || ch == '"')) {
 			*p++ = '\\';
 			*p++ = (char)ch;
-		} else if (ch >= 0x20 && ch < 0x7f)
+		} else if (ch >= 0x20 && ch < 0x7f &&
+		    (mode != STR_ESC_HEX_BACKSLASH || ch != '\\'))
 			*p++ = (char)ch;
 		else {
 			*p++ = '\\';

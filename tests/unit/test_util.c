@@ -71,12 +71,59 @@ test_str_escape(void **state)
 	escaped("abc", 2, "ab");
 }
 
+/* Asserts that len bytes of in escape to want in mode. */
+static void
+escaped_as(const char *in, size_t len, enum str_esc mode, const char *want)
+{
+	char	*got;
+
+	got = str_escape_as(in, len, mode);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/*
+ * The egress log's escaping: with STR_ESC_HEX_BACKSLASH every "\x" in
+ * the result stands for one byte; with STR_ESC_KEEP a backslash already
+ * there stays.  Neither touches the double quote (JSON escapes it).
+ */
+static void
+test_str_escape_as(void **state)
+{
+	static const char	 all[] = "a\\b\"c\x01\x7f\xe9";
+	char			 every[256], *got;
+	size_t			 i;
+
+	(void)state;
+	escaped_as(all, sizeof(all) - 1, STR_ESC_QUOTE,
+	    "a\\\\b\\\"c\\x01\\x7f\\xe9");
+	escaped_as(all, sizeof(all) - 1, STR_ESC_HEX_BACKSLASH,
+	    "a\\x5cb\"c\\x01\\x7f\\xe9");
+	escaped_as(all, sizeof(all) - 1, STR_ESC_KEEP,
+	    "a\\b\"c\\x01\\x7f\\xe9");
+	escaped_as("a\0b", 3, STR_ESC_KEEP, "a\\x00b");
+	escaped_as("", 0, STR_ESC_HEX_BACKSLASH, "");
+
+	/* Every byte: printable ASCII alone stays, the rest is \xNN. */
+	for (i = 0; i < sizeof(every); i++)
+		every[i] = (char)i;
+	got = str_escape_as(every, sizeof(every), STR_ESC_KEEP);
+	assert_int_equal(strlen(got), 95 + 161 * 4);
+	for (i = 0; got[i] != '\0'; i++)
+		assert_true(got[i] >= 0x20 && got[i] < 0x7f);
+	assert_non_null(strstr(got, "\\x1f !\"#"));
+	assert_non_null(strstr(got, "}~\\x7f\\x80"));
+	assert_non_null(strstr(got, "\\xff"));
+	free(got);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_is_below),
 		cmocka_unit_test(test_str_escape),
+		cmocka_unit_test(test_str_escape_as),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
