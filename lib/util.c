@@ -1,6 +1,7 @@
 /*
  * util.c: small helpers shared by every part of cordon.
  */
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -238,6 +239,39 @@ path_is_below(const char *path, const char *dir)
 		return path[0] == '/';
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
 	    path[n] == '/');
+}
+
+/*
+ * Fills out with n random lower-case hex digits and a NUL (out holds
+ * n + 1 bytes), for ids and names nobody may guess.  The bytes come from
+ * getrandom(2), which waits until the kernel's generator is seeded; each
+ * gives two digits, high half first.  Returns 0, or -1 with errno set.
+ */
+int
+hex_random(char *out, size_t n)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	unsigned char		 b[64];
+	size_t			 i = 0, j, want;
+	ssize_t			 got;
+
+	while (i < n) {
+		want = (n - i + 1) / 2;
+		if (want > sizeof(b))
+			want = sizeof(b);
+		if ((got = getrandom(b, want, 0)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		for (j = 0; j < (size_t)got && i < n; j++) {
+			out[i++] = hex[b[j] >> 4];
+			if (i < n)
+				out[i++] = hex[b[j] & 0xf];
+		}
+	}
+	out[n] = '\0';
+	return 0;
 }
 
 /* Appends item to the list *list (NULL: empty), separated by sep. */

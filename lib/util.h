@@ -38,6 +38,8 @@ char	*str_escape_as(const char *, size_t, enum str_esc);
 void	 str_append(char **, const char *, const char *);
 bool	 path_is_below(const char *, const char *);
 
+int	 hex_random(char *, size_t);
+
 void	 fd_limit_raise(void);
 char	*file_read(const char *, size_t, const char *, size_t *, char **);
 

@@ -117,6 +117,38 @@ test_str_escape_as(void **state)
 	free(got);
 }
 
+/* Asserts that s is n lower-case hex digits and nothing more. */
+static void
+all_hex(const char *s, size_t n)
+{
+	size_t	 i;
+
+	assert_int_equal(strlen(s), n);
+	for (i = 0; i < n; i++)
+		if (strchr("0123456789abcdef", s[i]) == NULL || s[i] == '\0')
+			fail_msg("\"%s\": byte %zu is not a hex digit", s, i);
+}
+
+/* Any length, odd ones too, a NUL after; two draws differ. */
+static void
+test_hex_random(void **state)
+{
+	char	 a[301], b[301];
+	size_t	 n;
+
+	(void)state;
+	for (n = 0; n < sizeof(a); n++) {
+		memset(a, 'X', sizeof(a));
+		assert_int_equal(hex_random(a, n), 0);
+		all_hex(a, n);
+		if (n + 1 < sizeof(a))
+			assert_int_equal(a[n + 1], 'X');
+	}
+	assert_int_equal(hex_random(a, 32), 0);
+	assert_int_equal(hex_random(b, 32), 0);
+	assert_string_not_equal(a, b);
+}
+
 int
 main(void)
 {
@@ -124,6 +156,7 @@ main(void)
 		cmocka_unit_test(test_path_is_below),
 		cmocka_unit_test(test_str_escape),
 		cmocka_unit_test(test_str_escape_as),
+		cmocka_unit_test(test_hex_random),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
