@@ -242,6 +242,37 @@ path_is_below(const char *path, const char *dir)
 }
 
 /*
+ * Says whether ch is a tchar, a byte of an RFC 9110 token (section
+ * 5.6.2): a letter, a digit or one of !#$%&'*+-.^_`|~.  NUL and every
+ * byte past 0x7f are not.
+ */
+bool
+char_is_tchar(unsigned char ch)
+{
+	if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	    (ch >= '0' && ch <= '9'))
+		return true;
+	return ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL;
+}
+
+/*
+ * Says whether the len bytes of s are an RFC 9110 token: at least one
+ * byte, each a tchar.  HTTP methods and header names are tokens.
+ */
+bool
+str_is_token(const char *s, size_t len)
+{
+	size_t	 i;
+
+	if (len == 0)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!char_is_tchar((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/*
  * Fills out with n random lower-case hex digits and a NUL (out holds
  * n + 1 bytes), for ids and names nobody may guess.  The bytes come from
  * getrandom(2), which waits until the kernel's generator is seeded; each

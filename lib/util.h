@@ -37,6 +37,8 @@ char	*str_escape(const char *, size_t);
 char	*str_escape_as(const char *, size_t, enum str_esc);
 void	 str_append(char **, const char *, const char *);
 bool	 path_is_below(const char *, const char *);
+bool	 char_is_tchar(unsigned char);
+bool	 str_is_token(const char *, size_t);
 
 int	 hex_random(char *, size_t);
 

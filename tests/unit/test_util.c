@@ -149,6 +149,38 @@ test_hex_random(void **state)
 	assert_string_not_equal(a, b);
 }
 
+/* Exactly the tchars of RFC 9110 5.6.2; a token is one or more. */
+static void
+test_token(void **state)
+{
+	static const char	 tchars[] = "!#$%&'*+-.^_`|~0123456789"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	unsigned int		 ch;
+	size_t			 n = 0;
+
+	(void)state;
+	for (ch = 0; ch < 256; ch++) {
+		if (char_is_tchar((unsigned char)ch) != (ch != 0 &&
+		    strchr(tchars, (int)ch) != NULL))
+			fail_msg("byte 0x%02x", ch);
+		n += char_is_tchar((unsigned char)ch);
+	}
+	assert_int_equal(n, sizeof(tchars) - 1);
+
+	assert_true(str_is_token("GET", 3));
+	assert_true(str_is_token("X-Custom_Header.1~", 18));
+	assert_true(str_is_token(tchars, sizeof(tchars) - 1));
+	assert_true(str_is_token("GET /", 3));
+	assert_false(str_is_token("", 0));
+	assert_false(str_is_token("GET /", 5));
+	assert_false(str_is_token("a:b", 3));
+	assert_false(str_is_token("a\0b", 3));
+	assert_false(str_is_token("\"a\"", 3));
+	assert_false(str_is_token("a(b)", 4));
+	assert_false(str_is_token("caf\xc3\xa9", 5));
+	assert_false(str_is_token("a\tb", 3));
+}
+
 int
 main(void)
 {
@@ -157,6 +189,7 @@ main(void)
 		cmocka_unit_test(test_str_escape),
 		cmocka_unit_test(test_str_escape_as),
 		cmocka_unit_test(test_hex_random),
+		cmocka_unit_test(test_token),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
