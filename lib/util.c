@@ -107,7 +107,7 @@ str_escape_as(const char *s, size_t len, enum str_esc mode)
  * the descriptor, or -1 with *cause set (caller frees).
  */
 static int
-open_beneath(const char *path, const char *beneath, char **cause)
+util_open_beneath(const char *path, const char *beneath, char **cause)
 {
 	size_t	 n = strcmp(beneath, "/") == 0 ? 0 : strlen(beneath);
 	char	*rel, *seg, *save, *next;
@@ -155,7 +155,7 @@ fail:
 /*
  * Reads a whole regular file of at most max bytes.  When beneath is not
  * NULL, path must lie below that folder and is opened without following
- * links (see open_beneath).  Returns the contents, NUL-terminated (caller
+ * links (see util_open_beneath).  Returns the contents, NUL-terminated (caller
  * frees), and the length in *lenp; or NULL with *cause set (caller frees).
  */
 char *
@@ -170,7 +170,7 @@ file_read(const char *path, size_t max, const char *beneath, size_t *lenp,
 
 	*cause = NULL;
 	if (beneath != NULL)
-		fd = open_beneath(path, beneath, cause);
+		fd = util_open_beneath(path, beneath, cause);
 	else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
 		xasprintf(cause, "%s: %s", path, strerror(errno));
 	if (fd == -1)
