@@ -22,6 +22,7 @@
 
 #include "jsonl.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 struct jsonl {
@@ -118,28 +119,13 @@ static void
 jsonl_text_as(json_t *o, const char *key, const char *s, size_t len,
     bool ours)
 {
-	static const char	 hex[] = "0123456789abcdef";
-	unsigned char		 ch;
-	char			*e, *p;
-	size_t			 i;
+	char	*e;
 
 	if (s == NULL) {
 		json_object_set_new(o, key, json_null());
 		return;
 	}
-	e = p = xmalloc(len * 4 + 1);
-	for (i = 0; i < len; i++) {
-		ch = (unsigned char)s[i];
-		if (ch >= 0x20 && ch < 0x7f && (ours || ch != '\\')) {
-			*p++ = (char)ch;
-			continue;
-		}
-		*p++ = '\\';
-		*p++ = 'x';
-		*p++ = hex[ch >> 4];
-		*p++ = hex[ch & 0xf];
-	}
-	*p = '\0';
+	e = str_escape_as(s, len, ours ? STR_ESC_KEEP : STR_ESC_HEX_BACKSLASH);
 	json_object_set_new(o, key, json_string(e));
 	free(e);
 }

@@ -1,6 +1,7 @@
 /*
  * util.c: small helpers shared by every part of cordon.
  */
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -58,6 +59,18 @@ errlist_steal(struct errlist *el)
 char *
 str_escape(const char *s, size_t len)
 {
+	return str_escape_as(s, len, STR_ESC_QUOTE);
+}
+
+/*
+ * Returns a copy of len bytes of s (caller frees) in which no byte is
+ * outside printable ASCII: each such byte, NUL included, becomes \xNN
+ * (lower-case hex), and mode says what happens to '\\' and '"'.  The
+ * copy is at most four times as long, plus the NUL.
+ */
+char *
+str_escape_as(const char *s, size_t len, enum str_esc mode)
+{
 	static const char hex[] = "0123456789abcdef";
 	char		*out, *p;
 	size_t		 i;
@@ -68,10 +81,11 @@ str_escape(const char *s, size_t len)
 	out = p = xmalloc(len * 4 + 1);
 	for (i = 0; i < len; i++) {
 		ch = (unsigned char)s[i];
-		if (ch == '\\' || ch == '"') {
+		if (mode == STR_ESC_QUOTE && (ch == '\\' || ch == '"')) {
 			*p++ = '\\';
 			*p++ = (char)ch;
-		} else if (ch >= 0x20 && ch < 0x7f)
+		} else if (ch >= 0x20 && ch < 0x7f &&
+		    (mode != STR_ESC_HEX_BACKSLASH || ch != '\\'))
 			*p++ = (char)ch;
 		else {
 			*p++ = '\\';
@@ -93,7 +107,7 @@ str_escape(const char *s, size_t len)
  * the descriptor, or -1 with *cause set (caller frees).
  */
 static int
-open_beneath(const char *path, const char *beneath, char **cause)
+util_open_beneath(const char *path, const char *beneath, char **cause)
 {
 	size_t	 n = strcmp(beneath, "/") == 0 ? 0 : strlen(beneath);
 	char	*rel, *seg, *save, *next;
@@ -141,7 +155,7 @@ fail:
 /*
  * Reads a whole regular file of at most max bytes.  When beneath is not
  * NULL, path must lie below that folder and is opened without following
- * links (see open_beneath).  Returns the contents, NUL-terminated (caller
+ * links (see util_open_beneath).  Returns the contents, NUL-terminated (caller
  * frees), and the length in *lenp; or NULL with *cause set (caller frees).
  */
 char *
@@ -156,7 +170,7 @@ file_read(const char *path, size_t max, const char *beneath, size_t *lenp,
 
 	*cause = NULL;
 	if (beneath != NULL)
-		fd = open_beneath(path, beneath, cause);
+		fd = util_open_beneath(path, beneath, cause);
 	else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
 		xasprintf(cause, "%s: %s", path, strerror(errno));
 	if (fd == -1)
@@ -225,6 +239,70 @@ path_is_below(const char *path, const char *dir)
 		return path[0] == '/';
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
 	    path[n] == '/');
+}
+
+/*
+ * Says whether ch is a tchar, a byte of an RFC 9110 token (section
+ * 5.6.2): a letter, a digit or one of !#$%&'*+-.^_`|~.  NUL and every
+ * byte past 0x7f are not.
+ */
+bool
+char_is_tchar(unsigned char ch)
+{
+	if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	    (ch >= '0' && ch <= '9'))
+		return true;
+	return ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL;
+}
+
+/*
+ * Says whether the len bytes of s are an RFC 9110 token: at least one
+ * byte, each a tchar.  HTTP methods and header names are tokens.
+ */
+bool
+str_is_token(const char *s, size_t len)
+{
+	size_t	 i;
+
+	if (len == 0)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!char_is_tchar((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Fills out with n random lower-case hex digits and a NUL (out holds
+ * n + 1 bytes), for ids and names nobody may guess.  The bytes come from
+ * getrandom(2), which waits until the kernel's generator is seeded; each
+ * gives two digits, high half first.  Returns 0, or -1 with errno set.
+ */
+int
+hex_random(char *out, size_t n)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	unsigned char		 b[64];
+	size_t			 i = 0, j, want;
+	ssize_t			 got;
+
+	while (i < n) {
+		want = (n - i + 1) / 2;
+		if (want > sizeof(b))
+			want = sizeof(b);
+		if ((got = getrandom(b, want, 0)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		for (j = 0; j < (size_t)got && i < n; j++) {
+			out[i++] = hex[b[j] >> 4];
+			if (i < n)
+				out[i++] = hex[b[j] & 0xf];
+		}
+	}
+	out[n] = '\0';
+	return 0;
 }
 
 /* Appends item to the list *list (NULL: empty), separated by sep. */

@@ -23,9 +23,24 @@ void	 errlist_add(struct errlist *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 char	*errlist_steal(struct errlist *);
 
+/*
+ * What str_escape_as does with the backslash and the double quote; a
+ * byte outside printable ASCII becomes \xNN in every mode.
+ */
+enum str_esc {
+	STR_ESC_QUOTE,		/* both get a backslash: \\ and \" */
+	STR_ESC_HEX_BACKSLASH,	/* '\\' becomes \x5c, '"' stays */
+	STR_ESC_KEEP		/* both stay as they are */
+};
+
 char	*str_escape(const char *, size_t);
+char	*str_escape_as(const char *, size_t, enum str_esc);
 void	 str_append(char **, const char *, const char *);
 bool	 path_is_below(const char *, const char *);
+bool	 char_is_tchar(unsigned char);
+bool	 str_is_token(const char *, size_t);
+
+int	 hex_random(char *, size_t);
 
 void	 fd_limit_raise(void);
 char	*file_read(const char *, size_t, const char *, size_t *, char **);

@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "elog.h"
+#include "util.h"
 #include "xmalloc.h"
 
 struct elog_file {
@@ -172,25 +173,7 @@ elog_record_clear(struct elog_record *r)
 char *
 elog_printable(const char *s)
 {
-	static const char	 hex[] = "0123456789abcdef";
-	unsigned char		 ch;
-	char			*out, *p;
-	size_t			 len = strlen(s);
-
-	out = p = xmalloc(len * 4 + 1);
-	for (; *s != '\0'; s++) {
-		ch = (unsigned char)*s;
-		if (ch >= 0x20 && ch < 0x7f) {
-			*p++ = (char)ch;
-			continue;
-		}
-		*p++ = '\\';
-		*p++ = 'x';
-		*p++ = hex[ch >> 4];
-		*p++ = hex[ch & 0xf];
-	}
-	*p = '\0';
-	return out;
+	return str_escape_as(s, strlen(s), STR_ESC_KEEP);
 }
 
 /*

@@ -819,16 +819,7 @@ policy_http_token(const char *s)
 {
 	size_t	 n = strlen(s);
 
-	if (n == 0 || n > 64)
-		return false;
-	for (; *s != '\0'; s++) {
-		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		    (*s >= '0' && *s <= '9'))
-			continue;
-		if (strchr("!#$%&'*+-.^_`|~", *s) == NULL)
-			return false;
-	}
-	return true;
+	return n <= 64 && str_is_token(s, n);
 }
 
 /*

@@ -90,7 +90,7 @@ char *
 seatbelt_path(const char *path, char **cause)
 {
 	const unsigned char	*p;
-	size_t			 i, n;
+	size_t			 i;
 	char			*out, *shown;
 
 	*cause = NULL;
@@ -108,9 +108,7 @@ seatbelt_path(const char *path, char **cause)
 		}
 	out = NULL;
 	for (i = 0; i < nitems(sb_private); i++) {
-		n = strlen(sb_private[i]);
-		if (strncmp(path, sb_private[i], n) == 0 &&
-		    (path[n] == '\0' || path[n] == '/')) {
+		if (path_is_below(path, sb_private[i])) {
 			xasprintf(&out, "/private%s", path);
 			break;
 		}
@@ -146,16 +144,6 @@ seatbelt_string(const char *s)
 	*p++ = '"';
 	*p = '\0';
 	return out;
-}
-
-/* Is path a or below b? */
-static bool
-sb_within(const char *a, const char *b)
-{
-	size_t	 n = strlen(b);
-
-	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/' ||
-	    (n == 1 && b[0] == '/'));
 }
 
 static void
@@ -270,7 +258,7 @@ sb_write_reads(FILE *f, const struct sb_list *hide, const struct sb_list *w)
 	/* A writable root inside a hidden folder is seen again. */
 	for (i = 0; i < w->sl_n; i++)
 		for (j = 0; j < hide->sl_n; j++)
-			if (sb_within(w->sl_v[i].sp_path,
+			if (path_is_below(w->sl_v[i].sp_path,
 			    hide->sl_v[j].sp_path)) {
 				fprintf(f, "(allow file-read* ");
 				sb_subpath(f, w->sl_v[i].sp_path);
@@ -328,7 +316,7 @@ sb_write_writes(FILE *f, const struct sb_list *w, const struct sb_list *ro,
 		for (k = 0; k < nitems(outs); k++)
 			for (j = 0; j < outs[k]->sl_n; j++) {
 				op = outs[k]->sl_v[j].sp_path;
-				if (!sb_within(op, wp) || strcmp(op, wp) == 0)
+				if (!path_is_below(op, wp) || strcmp(op, wp) == 0)
 					continue;
 				fprintf(f, "\n        (require-not ");
 				sb_subpath(f, op);
@@ -420,7 +408,7 @@ seatbelt_profile(const struct policy *p, const struct sb_opts *o,
 	}
 	for (i = 0; i < w.sl_n; i++)
 		if (strcmp(w.sl_v[i].sp_path, "/") == 0 ||
-		    sb_within(w.sl_v[i].sp_path, "/dev"))
+		    path_is_below(w.sl_v[i].sp_path, "/dev"))
 			errlist_add(&errors, "%s: a writable root may not be / "
 			    "or under /dev", w.sl_v[i].sp_from);
 	if (errors.el_count != 0)

@@ -46,16 +46,6 @@ static const char *const http_codings[] = {
 	"chunked", "compress", "deflate", "gzip", "x-compress", "x-gzip"
 };
 
-/* Says whether ch is a tchar, the bytes of a token (RFC 9110 5.6.2). */
-bool
-http_tchar(unsigned char ch)
-{
-	if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	    (ch >= '0' && ch <= '9'))
-		return true;
-	return ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL;
-}
-
 /* Says whether ch may appear in a field value: VCHAR, SP, HTAB, obs-text. */
 bool
 http_vbyte(unsigned char ch)
@@ -135,21 +125,6 @@ http_list_next(const char **sp, const char **elem, size_t *elen)
 	while (end > s && http_ws(end[-1]))
 		end--;
 	*elen = (size_t)(end - s);
-	return true;
-}
-
-/* Says whether all len bytes of s are tchars (and there is at least one). */
-static bool
-http_token(const char *s, size_t len)
-{
-	size_t	 i;
-
-	if (len == 0)
-		return false;
-	for (i = 0; i < len; i++) {
-		if (!http_tchar((unsigned char)s[i]))
-			return false;
-	}
 	return true;
 }
 
@@ -281,7 +256,7 @@ http_field_parse(const char *p, size_t len, struct http_header *hh,
 		    "(obs-fold and leading white space are refused)");
 		return -1;
 	}
-	for (i = 0; i < len && http_tchar((unsigned char)p[i]); i++)
+	for (i = 0; i < len && char_is_tchar((unsigned char)p[i]); i++)
 		;
 	if (i == len) {
 		http_cause(cause, "header line ", p, len, " has no ':'");
@@ -559,7 +534,7 @@ http_request_line(const char *p, size_t len, struct http_request *req,
 	unsigned char	 ch;
 
 	*status = 400;
-	for (i = 0; i < len && http_tchar((unsigned char)p[i]); i++)
+	for (i = 0; i < len && char_is_tchar((unsigned char)p[i]); i++)
 		;
 	if (i == 0 || i == len || p[i] != ' ') {
 		xasprintf(cause, "the request line does not start with a "
@@ -611,7 +586,7 @@ http_te_add(const char *value, struct http_framing *hf, char **cause)
 			xasprintf(cause, "empty element in Transfer-Encoding");
 			return -1;
 		}
-		if (!http_token(e, len)) {
+		if (!str_is_token(e, len)) {
 			http_cause(cause, "Transfer-Encoding ", value,
 			    strlen(value), " is not a list of codings");
 			return -1;
@@ -645,7 +620,7 @@ http_connection_add(const char *value, struct http_framing *hf,
 	while (http_list_next(&s, &e, &len)) {
 		if (len == 0)
 			continue;
-		if (!http_token(e, len)) {
+		if (!str_is_token(e, len)) {
 			http_cause(cause, "Connection ", value, strlen(value),
 			    " is not a list of header names");
 			return -1;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "proxy.h"
+#include "util.h"
 
 #define HTTP_CHUNK_LINE_MAX	4096	/* chunk-size line with extensions */
 #define HTTP_CHUNK_DIGITS_MAX	15	/* hex digits of a chunk size */
@@ -82,13 +83,13 @@ http_chunk_ext_byte(struct http_body *hb, unsigned char ch)
 			return -1;
 		return 0;
 	case CHUNK_EXT_NAME_START:
-		if (http_tchar(ch))
+		if (char_is_tchar(ch))
 			hb->hb_state = CHUNK_EXT_NAME;
 		else if (!http_ws((char)ch))
 			return -1;
 		return 0;
 	case CHUNK_EXT_NAME:
-		if (http_tchar(ch))
+		if (char_is_tchar(ch))
 			return 0;
 		if (http_ws((char)ch))
 			hb->hb_state = CHUNK_EXT_NAME_WS;
@@ -112,13 +113,13 @@ http_chunk_ext_byte(struct http_body *hb, unsigned char ch)
 	case CHUNK_EXT_VALUE_START:
 		if (ch == '"')
 			hb->hb_state = CHUNK_EXT_QUOTED;
-		else if (http_tchar(ch))
+		else if (char_is_tchar(ch))
 			hb->hb_state = CHUNK_EXT_TOKEN;
 		else if (!http_ws((char)ch))
 			return -1;
 		return 0;
 	case CHUNK_EXT_TOKEN:
-		if (http_tchar(ch))
+		if (char_is_tchar(ch))
 			return 0;
 		if (http_ws((char)ch))
 			hb->hb_state = CHUNK_SEMI_WS;
@@ -225,7 +226,7 @@ http_chunk_byte(struct http_body *hb, unsigned char ch)
 	case CHUNK_TRAILER_START:
 		if (ch == '\r')
 			hb->hb_state = CHUNK_FINAL_LF;
-		else if (http_tchar(ch))
+		else if (char_is_tchar(ch))
 			hb->hb_state = CHUNK_TRAILER_NAME;
 		else
 			return -1;
@@ -233,7 +234,7 @@ http_chunk_byte(struct http_body *hb, unsigned char ch)
 	case CHUNK_TRAILER_NAME:
 		if (ch == ':')
 			hb->hb_state = CHUNK_TRAILER_VALUE;
-		else if (!http_tchar(ch))
+		else if (!char_is_tchar(ch))
 			return -1;
 		return 0;
 	case CHUNK_TRAILER_VALUE:

@@ -86,7 +86,6 @@ void	 http_request_clear(struct http_request *);
 int	 http_response_parse(const char *, size_t, const char *,
 	    struct http_response *, size_t *, char **);
 void	 http_response_clear(struct http_response *);
-bool	 http_tchar(unsigned char);
 bool	 http_vbyte(unsigned char);
 bool	 http_ws(char);
 int	 http_hex(unsigned char);

@@ -57,23 +57,6 @@ run_abs(const char *path, const char *cwd, char ***owned, size_t *nowned)
 	return abs;
 }
 
-/* Fills a random run id, used in the egress log and the bridge header. */
-static void
-run_id(char *id)
-{
-	static const char	 hex[] = "0123456789abcdef";
-	unsigned char		 b[RUN_ID_LEN / 2];
-	size_t			 i;
-
-	if (getentropy(b, sizeof(b)) == -1)
-		fatal("run: getentropy");
-	for (i = 0; i < sizeof(b); i++) {
-		id[2 * i] = hex[b[i] >> 4];
-		id[2 * i + 1] = hex[b[i] & 0xf];
-	}
-	id[RUN_ID_LEN] = '\0';
-}
-
 /*
  * The private /tmp, /var/tmp, /run and $XDG_RUNTIME_DIR cover the host's;
  * a read_only path of a trusted layer below one of them (tools in /tmp,
@@ -798,7 +781,9 @@ run_cmd(int argc, char **argv)
 	run.r_sync = run.r_errfd = run.r_endfd = -1;
 	rd = getenv("XDG_RUNTIME_DIR");
 	run.r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
-	run_id(run.r_id);
+	/* A random id, in the egress log and the bridge's header. */
+	if (hex_random(run.r_id, RUN_ID_LEN) == -1)
+		fatal("run: getrandom");
 	run_command_name(run.r_argv[0], run.r_command, sizeof(run.r_command));
 
 	trust_hide_ca(policy);

@@ -7,10 +7,8 @@
  * Nothing here needs privileges.
  */
 #include <sys/types.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,26 +43,17 @@ trust_getenv(char *const *env, const char *name)
 	return NULL;
 }
 
-/* A new placeholder: PHANTOM_PREFIX and 32 hex digits from getrandom. */
+/* A new placeholder: PHANTOM_PREFIX and 32 random hex digits. */
 static char *
 trust_placeholder(void)
 {
-	static const char	 hex[] = "0123456789abcdef";
-	unsigned char		 b[PHANTOM_HEX / 2];
-	char			*s;
-	size_t			 i, off = strlen(PHANTOM_PREFIX);
-	ssize_t			 n;
+	char	*s;
+	size_t	 off = strlen(PHANTOM_PREFIX);
 
-	while ((n = getrandom(b, sizeof(b), 0)) != (ssize_t)sizeof(b))
-		if (n == -1 && errno != EINTR)
-			fatal("run: getrandom");
 	s = xmalloc(off + PHANTOM_HEX + 1);
 	memcpy(s, PHANTOM_PREFIX, off);
-	for (i = 0; i < sizeof(b); i++) {
-		s[off + 2 * i] = hex[b[i] >> 4];
-		s[off + 2 * i + 1] = hex[b[i] & 0xf];
-	}
-	s[off + PHANTOM_HEX] = '\0';
+	if (hex_random(s + off, PHANTOM_HEX) == -1)
+		fatal("run: getrandom");
 	return s;
 }
 

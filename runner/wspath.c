@@ -153,16 +153,15 @@ int
 wspath_replace(const struct wspath *w, const char *text, size_t len,
     char **cause)
 {
-	char		 tmp[64];
-	unsigned int	 r;
+	char		 tmp[64], r[9];
 	size_t		 off = 0;
 	ssize_t		 n = 0;
 	int		 fd = -1, tries;
 
 	for (tries = 0; fd == -1 && tries < 8; tries++) {
-		if (getentropy(&r, sizeof(r)) == -1)
+		if (hex_random(r, 8) == -1)
 			break;
-		snprintf(tmp, sizeof(tmp), ".cordon-report.%08x", r);
+		snprintf(tmp, sizeof(tmp), ".cordon-report.%s", r);
 		fd = openat(w->w_dir, tmp, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd == -1 && errno != EEXIST)

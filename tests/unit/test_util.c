@@ -1,0 +1,196 @@
+/*
+ * test_util.c: the small helpers of lib/util.c that several parts share.
+ */
+#include "unit.h"
+
+#include <stdbool.h>
+
+#include "util.h"
+
+struct below_case {
+	const char	*path;
+	const char	*dir;
+	bool		 below;
+};
+
+/* At the folder or under it, compared as text on component bounds. */
+static void
+test_path_is_below(void **state)
+{
+	static const struct below_case cases[] = {
+		{ "/a/b", "/a/b", true },
+		{ "/a/b/c", "/a/b", true },
+		{ "/a/b/c/d", "/a/b", true },
+		{ "/a/bc", "/a/b", false },
+		{ "/a", "/a/b", false },
+		{ "/a/", "/a/b", false },
+		{ "/b/a/b", "/a/b", false },
+		{ "/", "/", true },
+		{ "/a", "/", true },
+		{ "/a/b", "/", true },
+		{ "a/b", "/", false },
+		{ "", "/", false },
+		{ "/tmp", "/tmp", true },
+		{ "/tmpx", "/tmp", false },
+		{ "/tmp/x", "/tmp", true },
+	};
+	size_t	 i;
+
+	(void)state;
+	for (i = 0; i < nitems(cases); i++)
+		if (path_is_below(cases[i].path, cases[i].dir) !=
+		    cases[i].below)
+			fail_msg("path_is_below(\"%s\", \"%s\") is not %s",
+			    cases[i].path, cases[i].dir,
+			    cases[i].below ? "true" : "false");
+}
+
+/* Asserts that len bytes of in escape to want. */
+static void
+escaped(const char *in, size_t len, const char *want)
+{
+	char	*got;
+
+	got = str_escape(in, len);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Printable ASCII stays, '\\' and '"' get a backslash, the rest \xNN. */
+static void
+test_str_escape(void **state)
+{
+	(void)state;
+	escaped("", 0, "");
+	escaped("plain text ~!", 13, "plain text ~!");
+	escaped("a\\b\"c", 5, "a\\\\b\\\"c");
+	escaped("a\nb\rc\td", 7, "a\\x0ab\\x0dc\\x09d");
+	escaped("\x1b[31m", 5, "\\x1b[31m");
+	escaped("\x7f\x80\xff", 3, "\\x7f\\x80\\xff");
+	escaped("a\0b", 3, "a\\x00b");
+	escaped("abc", 2, "ab");
+}
+
+/* Asserts that len bytes of in escape to want in mode. */
+static void
+escaped_as(const char *in, size_t len, enum str_esc mode, const char *want)
+{
+	char	*got;
+
+	got = str_escape_as(in, len, mode);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/*
+ * The egress log's escaping: with STR_ESC_HEX_BACKSLASH every "\x" in
+ * the result stands for one byte; with STR_ESC_KEEP a backslash already
+ * there stays.  Neither touches the double quote (JSON escapes it).
+ */
+static void
+test_str_escape_as(void **state)
+{
+	static const char	 all[] = "a\\b\"c\x01\x7f\xe9";
+	char			 every[256], *got;
+	size_t			 i;
+
+	(void)state;
+	escaped_as(all, sizeof(all) - 1, STR_ESC_QUOTE,
+	    "a\\\\b\\\"c\\x01\\x7f\\xe9");
+	escaped_as(all, sizeof(all) - 1, STR_ESC_HEX_BACKSLASH,
+	    "a\\x5cb\"c\\x01\\x7f\\xe9");
+	escaped_as(all, sizeof(all) - 1, STR_ESC_KEEP,
+	    "a\\b\"c\\x01\\x7f\\xe9");
+	escaped_as("a\0b", 3, STR_ESC_KEEP, "a\\x00b");
+	escaped_as("", 0, STR_ESC_HEX_BACKSLASH, "");
+
+	/* Every byte: printable ASCII alone stays, the rest is \xNN. */
+	for (i = 0; i < sizeof(every); i++)
+		every[i] = (char)i;
+	got = str_escape_as(every, sizeof(every), STR_ESC_KEEP);
+	assert_int_equal(strlen(got), 95 + 161 * 4);
+	for (i = 0; got[i] != '\0'; i++)
+		assert_true(got[i] >= 0x20 && got[i] < 0x7f);
+	assert_non_null(strstr(got, "\\x1f !\"#"));
+	assert_non_null(strstr(got, "}~\\x7f\\x80"));
+	assert_non_null(strstr(got, "\\xff"));
+	free(got);
+}
+
+/* Asserts that s is n lower-case hex digits and nothing more. */
+static void
+all_hex(const char *s, size_t n)
+{
+	size_t	 i;
+
+	assert_int_equal(strlen(s), n);
+	for (i = 0; i < n; i++)
+		if (strchr("0123456789abcdef", s[i]) == NULL || s[i] == '\0')
+			fail_msg("\"%s\": byte %zu is not a hex digit", s, i);
+}
+
+/* Any length, odd ones too, a NUL after; two draws differ. */
+static void
+test_hex_random(void **state)
+{
+	char	 a[301], b[301];
+	size_t	 n;
+
+	(void)state;
+	for (n = 0; n < sizeof(a); n++) {
+		memset(a, 'X', sizeof(a));
+		assert_int_equal(hex_random(a, n), 0);
+		all_hex(a, n);
+		if (n + 1 < sizeof(a))
+			assert_int_equal(a[n + 1], 'X');
+	}
+	assert_int_equal(hex_random(a, 32), 0);
+	assert_int_equal(hex_random(b, 32), 0);
+	assert_string_not_equal(a, b);
+}
+
+/* Exactly the tchars of RFC 9110 5.6.2; a token is one or more. */
+static void
+test_token(void **state)
+{
+	static const char	 tchars[] = "!#$%&'*+-.^_`|~0123456789"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	unsigned int		 ch;
+	size_t			 n = 0;
+
+	(void)state;
+	for (ch = 0; ch < 256; ch++) {
+		if (char_is_tchar((unsigned char)ch) != (ch != 0 &&
+		    strchr(tchars, (int)ch) != NULL))
+			fail_msg("byte 0x%02x", ch);
+		n += char_is_tchar((unsigned char)ch);
+	}
+	assert_int_equal(n, sizeof(tchars) - 1);
+
+	assert_true(str_is_token("GET", 3));
+	assert_true(str_is_token("X-Custom_Header.1~", 18));
+	assert_true(str_is_token(tchars, sizeof(tchars) - 1));
+	assert_true(str_is_token("GET /", 3));
+	assert_false(str_is_token("", 0));
+	assert_false(str_is_token("GET /", 5));
+	assert_false(str_is_token("a:b", 3));
+	assert_false(str_is_token("a\0b", 3));
+	assert_false(str_is_token("\"a\"", 3));
+	assert_false(str_is_token("a(b)", 4));
+	assert_false(str_is_token("caf\xc3\xa9", 5));
+	assert_false(str_is_token("a\tb", 3));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_is_below),
+		cmocka_unit_test(test_str_escape),
+		cmocka_unit_test(test_str_escape_as),
+		cmocka_unit_test(test_hex_random),
+		cmocka_unit_test(test_token),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
