@@ -348,7 +348,9 @@ fsplan_mark_add(struct fs_mark **v, size_t *n, const struct stat *st)
 /*
  * Protects path (read-only, or hidden with FSP_HIDE) for the rule why.
  * On RES_FOUND and with found set, returns the resolved path in *found
- * (the caller frees it).  A missing path is blocked by an empty folder at
+ * (the caller frees it).  With FSP_GIT, a folder is a git directory:
+ * only what makes git run a program or look elsewhere is protected in
+ * it (fsscan_gitdir), so that commits work.  A missing path is blocked by an empty folder at
  * its first missing component, or, with FSP_FILE and only its last one
  * missing, by an empty file (~/.bashrc: a shell reads it).
  */
@@ -376,7 +378,10 @@ fsplan_protect(struct fsp *f, const char *path, int how, const char *why,
 		fsp_mark(f, r);
 		if (found != NULL)
 			*found = xstrdup(r);
-		if (!hide)
+		if (!hide && dir && (how & FSP_GIT)) {
+			fsscan_gitdir(f, r, 0);
+			free(r);
+		} else if (!hide)
 			fsp_add(f, r, FS_RO, why, dir);
 		else
 			fsp_add(f, r, dir ? FS_HIDE_DIR : FS_HIDE_FILE, why,
@@ -388,9 +393,11 @@ fsplan_protect(struct fsp *f, const char *path, int how, const char *why,
 		 * blocking it would keep the command from making, say,
 		 * ~/.config in a writable home.  A protected one is blocked.
 		 */
-		if (!hide)
+		if (!hide) {
 			fsp_add(f, r, FS_BLOCK, why, dir || !(how & FSP_FILE));
-		else
+			f->f_cands[f->f_ncands - 1].c_op.fo_dot = !dir &&
+			    (how & FSP_DOT);
+		} else
 			free(r);
 		break;
 	case RES_NOTDIR:

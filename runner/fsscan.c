@@ -6,12 +6,15 @@
  * following symlinks, for `.git` (directory, symlink, or file with
  * `gitdir:`, then that gitdir's `commondir`), `.hg`, and the folders git
  * takes for a repository with no `.git` name at all (HEAD with objects
- * and refs, or with commondir).  Each is made read-only, since a host
- * tool runs hooks from them, and remembered by identity for the check
- * after the run (guard.c).  Of a git repository, so are the hooks it
- * runs from outside it: the folder core.hooksPath names, and the target
- * of each hook that is a link.  `.git` and `.hg` are not entered (they
- * are read-only whole).  node_modules is scanned too, as a nested
+ * and refs, or with commondir).  Of a git directory, what makes git run
+ * a program or read another repository is made read-only
+ * (fsscan_gitdir), since a host tool runs hooks and config from there,
+ * and the rest left writable, so that commits work; a `.hg` is made
+ * read-only whole.  Each is remembered by identity for the check after
+ * the run (guard.c).  Of a git repository, so are the hooks it runs
+ * from outside it: the folder core.hooksPath names, and the target of
+ * each hook that is a link.  `.git` and `.hg` are not entered by the
+ * scan.  node_modules is scanned too, as a nested
  * repository there is as dangerous as anywhere, but after everything
  * else, so that when the bound is reached it is there.  Mount points of
  * other filesystems are entered too: a recursive writable bind makes
@@ -47,6 +50,9 @@
 #define WHY_BARE	"protected: bare git repository"
 #define WHY_HOOKS	"protected: git hooks (core.hooksPath)"
 #define WHY_HOOK	"protected: target of a git hook link"
+#define WHY_GITCODE	"protected: what makes git run a program or look " \
+			"elsewhere"
+#define FSSCAN_MODULES_DEPTH	8	/* .git/modules/a/modules/b/... */
 
 /* A folder waiting to be scanned. */
 struct fsscan_dir {
@@ -268,7 +274,7 @@ fsscan_gitfile(struct fsp *f, const char *dir)
 	}
 	gitdir = fsscan_join(dir, line + 7 + strspn(line + 7, " \t"));
 	free(line);
-	fsplan_protect(f, gitdir, 0, WHY_GITDIR, &resolved);
+	fsplan_protect(f, gitdir, FSP_GIT, WHY_GITDIR, &resolved);
 	free(gitdir);
 	if (resolved == NULL)
 		return;
@@ -276,7 +282,7 @@ fsscan_gitfile(struct fsp *f, const char *dir)
 	if ((line = fsscan_read_line(resolved, "commondir")) != NULL) {
 		if (*line != '\0') {
 			common = fsscan_join(resolved, line);
-			fsplan_protect(f, common, 0, WHY_COMMONDIR,
+			fsplan_protect(f, common, FSP_GIT, WHY_COMMONDIR,
 			    &gitdir);
 			if (gitdir != NULL)
 				fsscan_hooks(f, gitdir, dir);
@@ -286,6 +292,131 @@ fsscan_gitfile(struct fsp *f, const char *dir)
 		free(line);
 	}
 	free(resolved);
+}
+
+/*
+ * What, in a git directory, makes git run a program or read another
+ * repository (git-config(1), githooks(5), gitattributes(5),
+ * gitrepository-layout(5)): read-only, and blocked when missing, so the
+ * command cannot plant core.fsmonitor, core.sshCommand, a hook, a
+ * filter driver's attribute or an alternate object store for the host's
+ * git.  A final '/' is a folder; a final '.' (commondir.) a file that,
+ * when missing, is blocked by one that reads "." (git takes an empty one
+ * for an error, and "." for the git directory itself).  Everything else
+ * (objects, refs,
+ * packed-refs, the index, logs, HEAD, ORIG_HEAD, FETCH_HEAD, rebase and
+ * sequencer state) stays writable: commits, branches, rebases, stashes,
+ * fetches and gc work.
+ */
+static const char *const fsscan_git_code[] = {
+	"config", "config.worktree", "commondir.", "gitdir", "hooks/",
+	"info/attributes", "objects/info/alternates",
+	"objects/info/http-alternates"
+};
+
+/* The same in a linked worktree's folder (worktrees/NAME). */
+static const char *const fsscan_worktree_code[] = {
+	"config.worktree", "commondir", "gitdir"
+};
+
+static void
+fsscan_protect_all(struct fsp *f, const char *dir, const char *const *v,
+    size_t n)
+{
+	size_t	 i, len;
+	char	*path, last;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(v[i]);
+		last = v[i][len - 1];
+		xasprintf(&path, "%s/%.*s", dir, (int)(last == '/' ||
+		    last == '.' ? len - 1 : len), v[i]);
+		fsplan_protect(f, path, last == '/' ? 0 : last == '.' ?
+		    FSP_FILE | FSP_DOT : FSP_FILE, WHY_GITCODE, NULL);
+		free(path);
+	}
+}
+
+/*
+ * Calls fn on each folder in dir (not a link), with its path and depth;
+ * nothing when dir is not a folder.
+ */
+static void
+fsscan_each_dir(struct fsp *f, const char *dir, int depth,
+    void (*fn)(struct fsp *, const char *, int))
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*dp;
+	char		*sub;
+	int		 fd;
+
+	if ((fd = fsscan_opendir(dir)) == -1)
+		return;
+	if ((dp = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dp)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		xasprintf(&sub, "%s/%s", dir, de->d_name);
+		fn(f, sub, depth);
+		free(sub);
+	}
+	closedir(dp);
+}
+
+/* A linked worktree's folder (gitdir/worktrees/NAME). */
+static void
+fsscan_worktree(struct fsp *f, const char *dir, int depth)
+{
+	(void)depth;
+	fsscan_protect_all(f, dir, fsscan_worktree_code,
+	    nitems(fsscan_worktree_code));
+}
+
+/*
+ * A folder under gitdir/modules: a submodule's git directory when it
+ * holds HEAD, else a folder of a NAME with '/' in it, looked into.
+ */
+static void
+fsscan_module(struct fsp *f, const char *dir, int depth)
+{
+	struct stat	 st;
+	char		*head;
+
+	if (depth > FSSCAN_MODULES_DEPTH)
+		return;
+	xasprintf(&head, "%s/HEAD", dir);
+	if (lstat(head, &st) == 0)
+		fsscan_gitdir(f, dir, depth + 1);
+	else
+		fsscan_each_dir(f, dir, depth + 1, fsscan_module);
+	free(head);
+}
+
+/*
+ * A git directory found in a writable folder (resolved, a folder): its
+ * code protected (fsscan_git_code), and so in each linked worktree's
+ * folder and each submodule's git directory in it.
+ */
+void
+fsscan_gitdir(struct fsp *f, const char *gitdir, int depth)
+{
+	char	*dir;
+
+	fsscan_protect_all(f, gitdir, fsscan_git_code,
+	    nitems(fsscan_git_code));
+	xasprintf(&dir, "%s/worktrees", gitdir);
+	fsscan_each_dir(f, dir, depth, fsscan_worktree);
+	free(dir);
+	xasprintf(&dir, "%s/modules", gitdir);
+	fsscan_each_dir(f, dir, depth, fsscan_module);
+	free(dir);
 }
 
 /* Queues a folder to scan; takes path. */
@@ -311,7 +442,8 @@ fsscan_repo(struct fsp *f, const char *dir, const char *child,
 	char		*gitdir;
 
 	fsplan_mark_add(&plan->fp_marks, &plan->fp_nmarks, st);
-	fsplan_protect(f, child, 0, git ? WHY_GIT : WHY_HG, &gitdir);
+	fsplan_protect(f, child, git ? FSP_GIT : 0, git ? WHY_GIT : WHY_HG,
+	    &gitdir);
 	if (git && S_ISREG(st->st_mode))
 		fsscan_gitfile(f, dir);
 	else if (git && gitdir != NULL)
@@ -407,7 +539,7 @@ fsscan_dir(struct fsp *f, const struct fsscan_dir *d, struct fsscan_queue *now,
 	closedir(dp);
 	if ((bare & BARE_HEAD) && ((bare & BARE_OBJECTS && bare & BARE_REFS) ||
 	    bare & BARE_COMMONDIR)) {
-		fsplan_protect(f, d->d_path, 0, WHY_BARE, NULL);
+		fsplan_protect(f, d->d_path, FSP_GIT, WHY_BARE, NULL);
 		fsscan_hooks(f, d->d_path, d->d_path);
 	}
 	return more;

@@ -2,9 +2,9 @@
  * guard.c: after the run, the repositories the command made or changed
  * in the writable folders, moved out of git's sight.
  *
- * The mount plan (fsplan.c) makes every repository it finds read-only
- * and pins the folders above it, but it cannot know the names of those
- * the command will make: `git init vendor/lib` in a submodule's empty
+ * The mount plan (fsplan.c) protects the code of every repository it
+ * finds and pins the folders above it, but it cannot know the names of
+ * those the command will make: `git init vendor/lib` in a submodule's empty
  * folder, a new src/.git, a bare layout (HEAD, objects, refs) in docs/,
  * a .git file whose gitdir is a writable folder.  Git on the host finds
  * each of them when run below it, and runs what their config names

@@ -313,9 +313,9 @@ step_apply(struct mounts *m, struct step *s)
 			errno = EISDIR;
 			goto fail;
 		}
-		if ((src = open_tree(m->m_empty, s->s_kind == STEP_BLOCK_FILE ?
-		    "blank" : "hidden", OPEN_TREE_CLONE |
-		    OPEN_TREE_CLOEXEC)) == -1) {
+		if ((src = open_tree(m->m_empty, s->s_kind != STEP_BLOCK_FILE ?
+		    "hidden" : s->s_op != NULL && s->s_op->fo_dot ? "dot" :
+		    "blank", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1) {
 			what = "open_tree";
 			goto fail;
 		}
@@ -582,6 +582,8 @@ mount_print(const struct run *run, FILE *f)
 	mount_steps(&m, run);
 	for (i = 0; i < m.m_n; i++)
 		fprintf(f, "  %s: %s (%s)\n", m.m_steps[i].s_path,
+		    m.m_steps[i].s_op != NULL && m.m_steps[i].s_op->fo_dot ?
+		    "blocked (a file that reads \".\", read-only)" :
 		    step_names[m.m_steps[i].s_kind], m.m_steps[i].s_why);
 	fprintf(f, "  /dev: tmpfs, read-only: null zero full random urandom "
 	    "tty, a private pts and shm\n  /proc: this PID namespace's\n");
@@ -621,13 +623,19 @@ mount_sandbox(const struct run *run)
 	for (i = 0; i < m.m_n; i++)
 		step_clone(&m, &m.m_steps[i]);
 
-	/* Empty files to cover with: unreadable (hidden), readable (blocked). */
+	/*
+	 * Files to cover with: empty and unreadable (hidden), empty and
+	 * readable (blocked), and "." (a blocked git commondir: the git
+	 * directory itself, as if it were not there).
+	 */
 	if ((m.m_empty = tmpfs_new(0755, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
 	    (fd = openat(m.m_empty, "hidden", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0)) == -1 || close(fd) == -1 ||
 	    (fd = openat(m.m_empty, "blank", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0444)) == -1 || close(fd) == -1 ||
+	    (fd = openat(m.m_empty, "dot", O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0444)) == -1 || write(fd, ".\n", 2) != 2 || close(fd) == -1 ||
 	    mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
 	    -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "tmpfs: %s",

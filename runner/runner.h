@@ -116,6 +116,7 @@ struct fs_op {
 	char		*fo_why;	/* pi_from, or "protected: ..." */
 	enum fs_kind	 fo_kind;
 	bool		 fo_dir;	/* a directory (FS_BLOCK: to be) */
+	bool		 fo_dot;	/* FS_BLOCK file: reads ".", not empty */
 	size_t		*fo_keep;	/* FS_HIDE_DIR: indices in fp_ops */
 	size_t		 fo_nkeep;
 	struct fs_mark	 fo_id;		/* binds: what the plan saw there, */
@@ -167,11 +168,14 @@ void		 fsplan_note(struct fsp *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 #define FSP_HIDE	0x1	/* fsplan_protect: hidden, not read-only */
 #define FSP_FILE	0x2	/* ... if missing, blocked by a file */
+#define FSP_GIT		0x4	/* ... a git directory: its code only */
+#define FSP_DOT		0x8	/* ... blocked by a file that reads "." */
 void		 fsplan_protect(struct fsp *, const char *, int,
 		    const char *, char **);
 
 /* fsscan.c: the repositories in the writable roots, for the plan. */
 void		 fsscan_run(struct fsp *);
+void		 fsscan_gitdir(struct fsp *, const char *, int);
 
 /*
  * trust.c: the phantom credentials and the CA bundle of a run that

@@ -856,7 +856,7 @@ out_answers() {
 	    git -C "$WS/a/b/c" config core.fsmonitor "touch pwned"
 	echo "inside, git: $output"
 	[ "$status" -ne 0 ]
-	[[ $output == *"could not lock config file"* ]]
+	[[ $output == *"could not "*" config file"* ]]
 	cmp "$TOP/config.orig" "$g/config"
 }
 
@@ -885,15 +885,18 @@ make_worktree() {
 	in_user write "$repo/worktrees/wt/HEAD"
 	in_user write "$repo/config"
 	# Even where the policy makes the folder writable (a second
-	# checkout), the git directory and its common directory are not.
+	# checkout), what makes git run a program or look elsewhere is not:
+	# the worktree's commondir and gitdir, the common directory's config
+	# and hooks.  Its HEAD is the worktree's state: commits write it.
 	RUN+=(--write "$TOP/store")
 	in_user_ok write "$TOP/store/other"
-	in_user write "$repo/worktrees/wt/HEAD"
+	in_user_ok write "$repo/worktrees/wt/HEAD"
 	in_user write "$repo/worktrees/wt/commondir"
+	in_user write "$repo/worktrees/wt/gitdir"
 	in_user write "$repo/hooks/post-checkout"
 	in_user write "$repo/config"
 	in_root write "$repo/hooks/post-checkout"
-	[ "$(cat "$repo/worktrees/wt/HEAD")" = 'ref: refs/heads/main' ]
+	[ "$(cat "$repo/worktrees/wt/commondir")" = '../..' ]
 	[ ! -e "$repo/hooks/post-checkout" ]
 	cmp "$TOP/config.orig" "$repo/config"
 }

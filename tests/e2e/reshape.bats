@@ -370,3 +370,68 @@ host_git() {
 		host_git "$who" -C "$WS" status
 	done
 }
+
+@test "G1: commit, amend, branch, rebase, stash and gc work inside; git's config, hooks, attributes and commondir cannot be planted" {
+	for who in $(whos); do
+		fresh "$who"
+		# The step works outside: git runs a planted core.fsmonitor.
+		as "$who" git -c core.fsmonitor="touch $MARK.ctl" status >/dev/null
+		[ -e "$MARK.ctl" ]
+		rm -f "$MARK.ctl"
+		sandbox "$who" -- sh -c '
+		    echo b >>f && git commit -qam second &&
+		    git commit -q --amend -m second2 && git branch topic &&
+		    git checkout -q topic && echo c >>f &&
+		    git commit -qam third && git checkout -q - &&
+		    git rebase -q topic && echo d >>f && git stash -q &&
+		    git stash pop -q && git gc -q && echo all-ok
+		    git config core.fsmonitor "touch '"$MARK"'" || echo no-config
+		    printf "#!/bin/sh\ntouch '"$MARK"'\n" >.git/hooks/post-checkout ||
+		    echo no-hook
+		    echo "* filter=x" >.git/info/attributes || echo no-attributes
+		    echo "'"$H"'/evil" >.git/commondir || echo no-commondir
+		    echo "[core] fsmonitor = x" >.git/config.worktree ||
+		    echo no-worktree-config
+		    echo /tmp >.git/objects/info/alternates || echo no-alternates'
+		for s in all-ok no-config no-hook no-attributes no-commondir \
+		    no-worktree-config no-alternates; do
+			[[ $output == *"$s"* ]] || { echo "missing: $s" >&2; false; }
+		done
+		# The history is the host's now; the host's git runs nothing.
+		[ "$(as "$who" git -C "$WS" log --format=%s | tr '\n' ' ')" = \
+		    "third second2 init " ]
+		host_git "$who" -C "$WS" status
+		host_git "$who" -C "$WS" checkout -q -b after
+		[ ! -e "$MARK" ]
+		run ! grep -q fsmonitor "$WS/.git/config"
+		[ ! -e "$WS/.git/commondir" ]
+		[ ! -e "$WS/.git/config.worktree" ]
+		[ ! -e "$WS/.git/info/attributes" ]
+	done
+}
+
+@test "G2: a submodule's git directory (.git/modules/NAME, NAME with a /) and a nested repository: writable state, protected code" {
+	for who in $(whos); do
+		fresh "$who"
+		m="$WS/.git/modules/vendor/lib"
+		mkdir -p "$m/objects" "$m/refs"
+		echo 'ref: refs/heads/main' >"$m/HEAD"
+		printf '[core]\n\tbare = false\n' >"$m/config"
+		git init -q "$WS/nested"
+		is_root && [ "$who" = user ] && chown -R "$TEST_USER:" "$TOP"
+		sandbox "$who" -- sh -c '
+		    echo x >.git/modules/vendor/lib/HEAD && echo state-ok
+		    echo x >>.git/modules/vendor/lib/config || echo no-config
+		    mkdir -p .git/modules/vendor/lib/hooks 2>/dev/null;
+		    touch .git/modules/vendor/lib/hooks/post-checkout ||
+		    echo no-hook
+		    echo x >nested/.git/description && echo nested-ok
+		    echo x >>nested/.git/config || echo no-nested-config'
+		for s in state-ok no-config no-hook nested-ok no-nested-config; do
+			[[ $output == *"$s"* ]] || { echo "missing: $s" >&2; false; }
+		done
+		[ "$(cat "$m/config")" = "$(printf '[core]\n\tbare = false')" ]
+		[ ! -e "$m/hooks" ]
+		run ! grep -q '^x$' "$WS/nested/.git/config"
+	done
+}

@@ -109,7 +109,7 @@ teardown() {
 	[[ "$output" == *"neither filtered nor logged"* ]]
 }
 
-@test "the filesystem: root read-only, workspace writable, private /tmp, .git kept" {
+@test "the filesystem: root read-only, workspace writable, private /tmp, git's config and hooks kept" {
 	mkdir -p "$WS/.git/hooks" "$WS/sub/.git"
 	echo '[core]' >"$WS/.git/config"
 	touch "$BATS_TEST_TMPDIR/host-tmp-file"
@@ -119,7 +119,7 @@ teardown() {
 	    touch /etc/cordon-x 2>/dev/null || echo etc-held
 	    (echo x >>.git/config) 2>/dev/null || echo git-held
 	    touch .git/hooks/pre-commit 2>/dev/null || echo hooks-held
-	    touch sub/.git/x 2>/dev/null || echo nested-held
+	    touch sub/.git/config 2>/dev/null || echo nested-held
 	    mkdir .cordon 2>/dev/null; touch .cordon/policy.json 2>/dev/null ||
 	        echo cordon-held
 	    ls "'"$BATS_TEST_TMPDIR"'" 2>/dev/null | grep -c host-tmp-file
