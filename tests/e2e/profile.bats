@@ -37,7 +37,9 @@ mac_path() {
 	[ "$(grep -c '^(allow network' <<<"$output")" -eq 1 ]
 	ws=$(mac_path ws)
 	[[ "$output" == *"(subpath \"$ws\")"* ]]
-	[[ "$output" == *"(require-not (subpath \"$ws/.git\"))"* ]]
+	# Every .git, at any depth, read-only whole (no scan on macOS).
+	[[ "$output" == *'(require-not (regex #"/[.]git/"))'* ]]
+	[[ "$output" == *'(require-not (regex #"/[.]git$"))'* ]]
 	[[ "$output" == *"(require-not (subpath \"$(mac_path "$HOME")/.ssh\"))"* ]]
 }
 

@@ -91,6 +91,57 @@ add(struct plist *pl, const char *rel, const char *from)
 	pi->pi_from = xstrdup(from);
 }
 
+/* Is "kind @path" among the plan's ops (in any place)? */
+static bool
+has_op(const struct fsplan *plan, const char *want)
+{
+	char	*got;
+	size_t	 i, n = strlen(base);
+	bool	 found = false;
+
+	for (i = 0; i < plan->fp_nops && !found; i++) {
+		if (strncmp(plan->fp_ops[i].fo_path, base, n) == 0)
+			xasprintf(&got, "%s @%s",
+			    fsplan_kind_name(plan->fp_ops[i].fo_kind),
+			    plan->fp_ops[i].fo_path + n);
+		else
+			xasprintf(&got, "%s %s",
+			    fsplan_kind_name(plan->fp_ops[i].fo_kind),
+			    plan->fp_ops[i].fo_path);
+		found = strcmp(got, want) == 0;
+		free(got);
+	}
+	return found;
+}
+
+/* Fails unless each op given (NULL-terminated) is in the plan. */
+static void
+expect_has(const struct fsplan *plan, ...)
+{
+	va_list		 ap;
+	const char	*want;
+
+	va_start(ap, plan);
+	while ((want = va_arg(ap, const char *)) != NULL)
+		if (!has_op(plan, want))
+			fail_msg("the plan lacks \"%s\"", want);
+	va_end(ap);
+}
+
+/* Fails if any op given (NULL-terminated) is in the plan. */
+static void
+expect_lacks(const struct fsplan *plan, ...)
+{
+	va_list		 ap;
+	const char	*want;
+
+	va_start(ap, plan);
+	while ((want = va_arg(ap, const char *)) != NULL)
+		if (has_op(plan, want))
+			fail_msg("the plan has \"%s\"", want);
+	va_end(ap);
+}
+
 /* Builds the plan and checks that it worked. */
 static void
 plan_ok(const struct policy *p, size_t scan_max, struct fsplan *plan)
@@ -248,40 +299,53 @@ test_git_repositories(void **state)
 	add(&p->p_read_only, "@/ws/.git", "default policy: read_only[0]");
 	add(&p->p_read_only, "@/ws/file/.git", "user: read_only[0]");
 	plan_ok(p, 0, &plan);
-	expect(&plan,
-	    "rw @/ws",
-	    "ro @/ws/.git",
-	    "ro @/ws/.hg",
-	    "ro @/ws/common",
-	    "ro @/ws/file",
-	    "ro @/ws/gd",
-	    "ro @/ws/gd2",
-	    "pin-dir @/ws/node_modules",
-	    "pin-dir @/ws/notgit",
-	    "pin-dir @/ws/sub",
-	    "pin-dir @/ws/wt",
-	    "pin-dir @/ws/wt2",
-	    "pin-dir @/ws/node_modules/pkg",
-	    "ro @/ws/notgit/.git",
-	    "pin-dir @/ws/sub/deep",
-	    "ro @/ws/wt/.git",
-	    "ro @/ws/wt2/.git",
-	    "ro @/ws/node_modules/pkg/.git",
-	    "ro @/ws/sub/deep/.git",
+	/*
+	 * A .git in read_only stays whole (the old default, now a choice);
+	 * a .hg, a .git file and a path under a file are read-only.
+	 */
+	expect_has(&plan, "rw @/ws", "ro @/ws/.git", "ro @/ws/.hg",
+	    "ro @/ws/file", "ro @/ws/notgit/.git", "ro @/ws/wt/.git",
+	    "ro @/ws/wt2/.git", NULL);
+	expect_lacks(&plan, "block @/ws/.git/config", NULL);
+	/*
+	 * Every other git directory (a .git, one a .git file names, its
+	 * common directory, however deep) keeps its history writable and
+	 * its code read-only or blocked: a missing commondir reads ".".
+	 */
+	expect_lacks(&plan, "ro @/ws/common", "ro @/ws/gd", "ro @/ws/gd2",
+	    "ro @/ws/sub/deep/.git", "ro @/ws/node_modules/pkg/.git", NULL);
+	expect_has(&plan,
+	    "pin-dir @/ws/sub/deep/.git",
+	    "block @/ws/sub/deep/.git/config",
+	    "block @/ws/sub/deep/.git/hooks",
+	    "block @/ws/sub/deep/.git/commondir",
+	    "block @/ws/sub/deep/.git/info",
+	    "block @/ws/sub/deep/.git/objects",
+	    "block @/ws/node_modules/pkg/.git/config",
+	    "ro @/ws/gd/commondir",
+	    "block @/ws/gd/config",
+	    "block @/ws/common/config",
+	    "block @/ws/common/hooks",
+	    "block @/ws/gd2/config",
 	    NULL);
-	assert_string_equal(plan.fp_ops[1].fo_why,
-	    "default policy: read_only[0]");
-	assert_string_equal(plan.fp_ops[2].fo_why,
-	    "protected: mercurial repository");
-	assert_string_equal(plan.fp_ops[3].fo_why,
-	    "protected: git common directory");
-	assert_string_equal(plan.fp_ops[5].fo_why,
-	    "protected: git directory of a .git file");
-	assert_string_equal(plan.fp_ops[15].fo_why,
-	    "protected: git repository");
-	assert_false(plan.fp_ops[15].fo_dir);
-	assert_true(plan.fp_ops[18].fo_dir);
-	assert_true(plan.fp_ops[14].fo_dir);
+	for (size_t i = 0; i < plan.fp_nops; i++) {
+		const struct fs_op	*op = &plan.fp_ops[i];
+
+		if (strstr(op->fo_path, "/ws/.hg") != NULL)
+			assert_string_equal(op->fo_why,
+			    "protected: mercurial repository");
+		if (strstr(op->fo_path, "/ws/sub/deep/.git/commondir") != NULL) {
+			assert_true(op->fo_dot);
+			assert_false(op->fo_dir);
+		}
+		if (strstr(op->fo_path, "/ws/sub/deep/.git/hooks") != NULL)
+			assert_true(op->fo_dir);
+		if (strstr(op->fo_path, "/ws/sub/deep/.git/config") != NULL) {
+			assert_false(op->fo_dir);
+			assert_string_equal(op->fo_why, "protected: what "
+			    "makes git run a program or look elsewhere");
+		}
+	}
 	assert_int_equal(plan.fp_nnotes, 0);
 	free(abs);
 	free(line);
@@ -309,20 +373,25 @@ test_symlinked_git(void **state)
 	add(&p->p_read_only, "@/ws/.git", "default policy: read_only[0]");
 	add(&p->p_read_only, "@/ws/l/.cordon", "user: read_only[0]");
 	plan_ok(p, 0, &plan);
-	expect(&plan,
+	/*
+	 * The links are pinned; where they lead, the read_only .git is
+	 * outside the writable root (read-only anyway), and the scan's
+	 * sub/.git -> ../other gets its code protected there.
+	 */
+	expect_has(&plan,
 	    "rw @/ws",
 	    "pin-link @/ws/.git",
 	    "pin-dir @/ws/d",
 	    "pin-link @/ws/l",
-	    "ro @/ws/other",
 	    "pin-dir @/ws/sub",
 	    "block @/ws/d/.cordon",
 	    "pin-link @/ws/sub/.git",
+	    "pin-dir @/ws/other",
+	    "block @/ws/other/config",
 	    NULL);
+	expect_lacks(&plan, "ro @/ws/other", NULL);
 	assert_string_equal(plan.fp_ops[1].fo_why,
 	    "default policy: read_only[0]");
-	assert_string_equal(plan.fp_ops[7].fo_why,
-	    "protected: git repository");
 	fsplan_clear(&plan);
 	policy_free(p);
 }
@@ -371,25 +440,18 @@ test_scan_bound(void **state)
 	p = policy_new();
 	add(&p->p_write, "@/ws", "--write");
 	plan_ok(p, 3, &plan);
-	expect(&plan,
-	    "rw @/ws",
-	    "pin-dir @/ws/a",
-	    "ro @/ws/a/.git",
-	    NULL);
+	expect_has(&plan, "rw @/ws", "pin-dir @/ws/a", "pin-dir @/ws/a/.git",
+	    "block @/ws/a/.git/config", NULL);
+	expect_lacks(&plan, "pin-dir @/ws/node_modules/x/.git", NULL);
 	assert_int_equal(plan.fp_scanned, 3);
 	assert_int_equal(plan.fp_nnotes, 1);
 	assert_contains(plan.fp_notes[0], "stopped after 3 entries");
 	fsplan_clear(&plan);
 
 	plan_ok(p, 5, &plan);
-	expect(&plan,
-	    "rw @/ws",
-	    "pin-dir @/ws/a",
-	    "pin-dir @/ws/node_modules",
-	    "ro @/ws/a/.git",
-	    "pin-dir @/ws/node_modules/x",
-	    "ro @/ws/node_modules/x/.git",
-	    NULL);
+	expect_has(&plan, "rw @/ws", "pin-dir @/ws/a", "pin-dir @/ws/a/.git",
+	    "pin-dir @/ws/node_modules", "pin-dir @/ws/node_modules/x/.git",
+	    "block @/ws/node_modules/x/.git/config", NULL);
 	assert_int_equal(plan.fp_scanned, 5);
 	assert_int_equal(plan.fp_nnotes, 0);
 	fsplan_clear(&plan);

@@ -369,7 +369,7 @@ test_defaults(void **state)
 	struct policy	*p;
 	char		*cause;
 	size_t		 i;
-	bool		 ssh = false, git = false;
+	bool		 ssh = false, git = false, cordon = false, bashrc = false;
 
 	(void)state;
 	if ((p = policy_defaults(&ctx, &cause)) == NULL)
@@ -380,11 +380,19 @@ test_defaults(void **state)
 	assert_false(allows(p, "github.com", 443));
 	assert_int_equal(p->p_write.pl_n, 1);
 	assert_string_equal(p->p_write.pl_v[0].pi_text, "/w");
-	for (i = 0; i < p->p_read_only.pl_n; i++)
+	for (i = 0; i < p->p_read_only.pl_n; i++) {
+		/* A repository's code is the scan's; its history writable. */
 		git |= strcmp(p->p_read_only.pl_v[i].pi_text, "/w/.git") == 0;
+		cordon |= strcmp(p->p_read_only.pl_v[i].pi_text,
+		    "/w/.cordon") == 0 && p->p_read_only.pl_v[i].pi_dir;
+		bashrc |= strcmp(p->p_read_only.pl_v[i].pi_text,
+		    "/h/.bashrc") == 0 && !p->p_read_only.pl_v[i].pi_dir;
+	}
 	for (i = 0; i < p->p_hide.pl_n; i++)
 		ssh |= strcmp(p->p_hide.pl_v[i].pi_text, "/h/.ssh") == 0;
-	assert_true(git);
+	assert_false(git);
+	assert_true(cordon);
+	assert_true(bashrc);
 	assert_true(ssh);
 	assert_string_equal(p->p_mode.ps_from, "built-in defaults: "
 	    "network.mode");
