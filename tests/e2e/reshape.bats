@@ -12,6 +12,7 @@
 # where the suite runs as root.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
 	cordon_setup

@@ -443,6 +443,30 @@ test_path_match(void **state)
 	assert_true(policy_path_match("/*", "/"));
 }
 
+/* A final '/' says folder: kept as pi_dir, shown back, not in the text. */
+static void
+test_path_folder(void **state)
+{
+	struct pitem	 it;
+	char		*cause;
+
+	(void)state;
+	memset(&it, 0, sizeof(it));
+	assert_int_equal(policy_parse_path("~/.ssh/", &ctx, &it, &cause), 0);
+	assert_string_equal(it.pi_text, "/home/user/.ssh");
+	assert_true(it.pi_dir);
+	assert_int_equal(policy_parse_path("~/.bashrc", &ctx, &it, &cause),
+	    0);
+	assert_string_equal(it.pi_text, "/home/user/.bashrc");
+	assert_false(it.pi_dir);
+	assert_int_equal(policy_parse_path("a/b//", &ctx, &it, &cause), 0);
+	assert_true(it.pi_dir);
+	assert_int_equal(policy_parse_path("/", &ctx, &it, &cause), 0);
+	assert_string_equal(it.pi_text, "/");
+	assert_false(it.pi_dir);
+	free(it.pi_text);
+}
+
 /* Writes text to a new file under dir and returns its path. */
 static char *
 write_file(const char *dir, const char *name, const char *text)
@@ -569,6 +593,7 @@ main(void)
 		cmocka_unit_test(test_tls_keys_refused),
 		cmocka_unit_test(test_tls_keys_workspace),
 		cmocka_unit_test(test_path_match),
+		cmocka_unit_test(test_path_folder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
