@@ -189,26 +189,19 @@ fsscan_opendir(const char *path)
 	return fd;
 }
 
-/* Is path a symbolic link? */
-static bool
-fsscan_is_link(const char *path)
-{
-	struct stat	 st;
-
-	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-}
-
 /*
- * The links in the hooks folder dir: the target of each is protected (a
- * committed `.git/hooks/pre-commit -> ../../scripts/pre-commit` runs a
- * file the command could rewrite).
+ * Calls fn on each entry of the folder dir of type type (S_IFDIR,
+ * S_IFLNK; links not followed), with its path and depth; nothing when
+ * dir is not a folder.
  */
 static void
-fsscan_hook_links(struct fsp *f, const char *dir)
+fsscan_each(struct fsp *f, const char *dir, mode_t type, int depth,
+    void (*fn)(struct fsp *, const char *, int))
 {
 	struct dirent	*de;
+	struct stat	 st;
 	DIR		*dp;
-	char		*link;
+	char		*sub;
 	int		 fd;
 
 	if ((fd = fsscan_opendir(dir)) == -1)
@@ -218,14 +211,35 @@ fsscan_hook_links(struct fsp *f, const char *dir)
 		return;
 	}
 	while ((de = readdir(dp)) != NULL) {
-		if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    (st.st_mode & S_IFMT) != type)
 			continue;
-		xasprintf(&link, "%s/%s", dir, de->d_name);
-		if (de->d_type == DT_LNK || fsscan_is_link(link))
-			fsplan_protect(f, link, 0, WHY_HOOK, NULL);
-		free(link);
+		xasprintf(&sub, "%s/%s", dir, de->d_name);
+		fn(f, sub, depth);
+		free(sub);
 	}
 	closedir(dp);
+}
+
+/*
+ * A link in a hooks folder: its target is protected (a committed
+ * `.git/hooks/pre-commit -> ../../scripts/pre-commit` runs a file the
+ * command could rewrite).
+ */
+static void
+fsscan_hook_link(struct fsp *f, const char *link, int depth)
+{
+	(void)depth;
+	fsplan_protect(f, link, 0, WHY_HOOK, NULL);
+}
+
+/* The links in the hooks folder dir (fsscan_hook_link). */
+static void
+fsscan_hook_links(struct fsp *f, const char *dir)
+{
+	fsscan_each(f, dir, S_IFLNK, 0, fsscan_hook_link);
 }
 
 /*
@@ -337,39 +351,6 @@ fsscan_protect_all(struct fsp *f, const char *dir, const char *const *v,
 	}
 }
 
-/*
- * Calls fn on each folder in dir (not a link), with its path and depth;
- * nothing when dir is not a folder.
- */
-static void
-fsscan_each_dir(struct fsp *f, const char *dir, int depth,
-    void (*fn)(struct fsp *, const char *, int))
-{
-	struct dirent	*de;
-	struct stat	 st;
-	DIR		*dp;
-	char		*sub;
-	int		 fd;
-
-	if ((fd = fsscan_opendir(dir)) == -1)
-		return;
-	if ((dp = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(dp)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0 ||
-		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    !S_ISDIR(st.st_mode))
-			continue;
-		xasprintf(&sub, "%s/%s", dir, de->d_name);
-		fn(f, sub, depth);
-		free(sub);
-	}
-	closedir(dp);
-}
-
 /* A linked worktree's folder (gitdir/worktrees/NAME). */
 static void
 fsscan_worktree(struct fsp *f, const char *dir, int depth)
@@ -395,7 +376,7 @@ fsscan_module(struct fsp *f, const char *dir, int depth)
 	if (lstat(head, &st) == 0)
 		fsscan_gitdir(f, dir, depth + 1);
 	else
-		fsscan_each_dir(f, dir, depth + 1, fsscan_module);
+		fsscan_each(f, dir, S_IFDIR, depth + 1, fsscan_module);
 	free(head);
 }
 
@@ -412,10 +393,10 @@ fsscan_gitdir(struct fsp *f, const char *gitdir, int depth)
 	fsscan_protect_all(f, gitdir, fsscan_git_code,
 	    nitems(fsscan_git_code));
 	xasprintf(&dir, "%s/worktrees", gitdir);
-	fsscan_each_dir(f, dir, depth, fsscan_worktree);
+	fsscan_each(f, dir, S_IFDIR, depth, fsscan_worktree);
 	free(dir);
 	xasprintf(&dir, "%s/modules", gitdir);
-	fsscan_each_dir(f, dir, depth, fsscan_module);
+	fsscan_each(f, dir, S_IFDIR, depth, fsscan_module);
 	free(dir);
 }
 

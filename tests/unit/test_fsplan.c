@@ -91,23 +91,32 @@ add(struct plist *pl, const char *rel, const char *from)
 	pi->pi_from = xstrdup(from);
 }
 
+/* An op as the tests write it: "kind @path" below base, else "kind path". */
+static char *
+op_text(const struct fs_op *op)
+{
+	char	*text;
+	size_t	 n = strlen(base);
+
+	if (strncmp(op->fo_path, base, n) == 0)
+		xasprintf(&text, "%s @%s", fsplan_kind_name(op->fo_kind),
+		    op->fo_path + n);
+	else
+		xasprintf(&text, "%s %s", fsplan_kind_name(op->fo_kind),
+		    op->fo_path);
+	return text;
+}
+
 /* Is "kind @path" among the plan's ops (in any place)? */
 static bool
 has_op(const struct fsplan *plan, const char *want)
 {
 	char	*got;
-	size_t	 i, n = strlen(base);
+	size_t	 i;
 	bool	 found = false;
 
 	for (i = 0; i < plan->fp_nops && !found; i++) {
-		if (strncmp(plan->fp_ops[i].fo_path, base, n) == 0)
-			xasprintf(&got, "%s @%s",
-			    fsplan_kind_name(plan->fp_ops[i].fo_kind),
-			    plan->fp_ops[i].fo_path + n);
-		else
-			xasprintf(&got, "%s %s",
-			    fsplan_kind_name(plan->fp_ops[i].fo_kind),
-			    plan->fp_ops[i].fo_path);
+		got = op_text(&plan->fp_ops[i]);
 		found = strcmp(got, want) == 0;
 		free(got);
 	}
@@ -162,21 +171,14 @@ expect(const struct fsplan *plan, ...)
 	va_list		 ap;
 	const char	*want;
 	char		*got;
-	size_t		 i = 0, n = strlen(base);
+	size_t		 i = 0;
 
 	va_start(ap, plan);
 	while ((want = va_arg(ap, const char *)) != NULL) {
 		if (i >= plan->fp_nops)
 			fail_msg("op %zu: want \"%s\", the plan has %zu ops",
 			    i, want, plan->fp_nops);
-		if (strncmp(plan->fp_ops[i].fo_path, base, n) == 0)
-			xasprintf(&got, "%s @%s",
-			    fsplan_kind_name(plan->fp_ops[i].fo_kind),
-			    plan->fp_ops[i].fo_path + n);
-		else
-			xasprintf(&got, "%s %s",
-			    fsplan_kind_name(plan->fp_ops[i].fo_kind),
-			    plan->fp_ops[i].fo_path);
+		got = op_text(&plan->fp_ops[i]);
 		if (strcmp(got, want) != 0)
 			fail_msg("op %zu: want \"%s\", got \"%s\"", i, want,
 			    got);
