@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "runner.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define SCRATCH_WALK_MAX	200000	/* entries walked at most */
@@ -146,6 +147,7 @@ scratch_list(int tmp)
 {
 	struct scratch_walk	 w;
 	json_t			*a;
+	char			*name;
 	size_t			 i;
 	int			 fd;
 
@@ -156,11 +158,15 @@ scratch_list(int tmp)
 	qsort(w.sw_v, w.sw_n, sizeof(w.sw_v[0]), scratch_cmp);
 	a = json_array();
 	for (i = 0; i < w.sw_n; i++) {
+		/* The command chose the names: escaped, as host names are. */
+		name = str_escape(w.sw_v[i].sg_name,
+		    strlen(w.sw_v[i].sg_name));
 		json_array_append_new(a, json_pack("{s:s+, s:I, s:I, s:I}",
-		    "path", "~/", w.sw_v[i].sg_name,
+		    "path", "~/", name,
 		    "files", (json_int_t)w.sw_v[i].sg_files,
 		    "bytes", (json_int_t)w.sw_v[i].sg_bytes,
 		    "removed", (json_int_t)w.sw_v[i].sg_removed));
+		free(name);
 		free(w.sw_v[i].sg_name);
 	}
 	return json_pack("{s:o, s:b}", "written", a, "partial", w.sw_partial);

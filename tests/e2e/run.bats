@@ -318,6 +318,10 @@ teardown() {
 	[[ $output == *"into the scratch layer over the home folder (discarded at exit): ~/.cache/x (1 file, 6 B), ~/keep.txt (0 files, 0 B, 1 removed)"* ]]
 	[ "$(jq -c '.scratch.written[] | select(.path == "~/keep.txt") |
 	    [.files, .removed]' "$WS/report.json")" = "[0,1]" ]
+	# A name the command chose reaches the terminal escaped.
+	run in_sandbox -- sh -c 'touch ~/"$(printf "\033]0;x\007")"'
+	[[ $output == *'~/\x1b]0;x\x07 (1 file, 0 B)'* ]]
+	[[ $output != *$'\033'* ]]
 	# The host's home is as it was.
 	[ "$(cat "$UDIR/home/keep.txt")" = keep ]
 	[ ! -e "$UDIR/home/.cache/x" ]
