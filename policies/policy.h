@@ -62,6 +62,7 @@ struct pitem {
 	struct addr	 pi_addr;	/* PAT_ADDR */
 	struct cidr	 pi_cidr;	/* allow_cidrs */
 	bool		 pi_untrusted;	/* from the workspace layer */
+	int		 pi_port_hi;	/* host_ports: the range's last port */
 	bool		 pi_dir;	/* a path written with a final '/' */
 };
 
@@ -107,6 +108,7 @@ struct policy {
 	struct plist	 p_allow;	/* host patterns */
 	struct plist	 p_deny;	/* host patterns */
 	struct plist	 p_cidrs;	/* allow_cidrs */
+	struct plist	 p_host_ports;	/* host_ports: pi_port..pi_port_hi */
 	struct plist	 p_write;	/* absolute paths */
 	struct plist	 p_read_only;
 	struct plist	 p_hide;	/* filesystem.deny */
@@ -138,6 +140,7 @@ struct policy	*policy_load_buffer(const char *, size_t, const char *,
 		    const struct policy_ctx *, char **);
 struct policy	*policy_load_file(const char *, const struct policy_ctx *,
 		    char **);
+int		 policy_parse_host_port(const char *, struct pitem *, char **);
 int		 policy_parse_pattern(const char *, struct pitem *, char **);
 int		 policy_parse_path(const char *, const struct policy_ctx *,
 		    struct pitem *, char **);
@@ -206,6 +209,7 @@ struct decision {
 	enum decision_why	 d_why;
 	const struct pitem	*d_rule;	/* borrowed from the policy */
 	const struct pitem	*d_cidr;	/* the allow_cidrs entry used */
+	bool			 d_host_port;	/* d_rule: network.host_ports */
 	const char		*d_key;		/* "network.allow", ... */
 	const char		*d_special;	/* the special range's name */
 	const char		*d_mode_from;	/* WHY_MODE_*: where mode was set */

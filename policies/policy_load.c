@@ -92,6 +92,8 @@ static void	key_path(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
 static void	key_env_pass(struct loader *, const struct key *,
 		    const char *, const char *, const char *, const char *);
+static void	key_host_port(struct loader *, const struct key *,
+		    const char *, const char *, const char *, const char *);
 static void	key_env_set(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
 static void	key_ca_dir(struct loader *, const struct key *, const char *,
@@ -110,6 +112,8 @@ static const struct key network_keys[] = {
 	{ "allow_files", KEY_LIST, key_list_file, AT(p_allow), NULL, NULL },
 	{ "deny_files", KEY_LIST, key_list_file, AT(p_deny), NULL, NULL },
 	{ "allow_cidrs", KEY_LIST, key_cidr, AT(p_cidrs), NULL, NULL },
+	{ "host_ports", KEY_LIST, key_host_port, AT(p_host_ports), NULL,
+	    NULL },
 	{ "unix_sockets", KEY_STRING, key_unix, AT(p_unix), NULL, NULL },
 	{ "capture", KEY_STRING, key_capture, AT(p_capture), NULL, NULL },
 	{ "inspect", KEY_RECORDS, NULL, 0, NULL, rec_inspect },
@@ -297,6 +301,7 @@ policy_free(struct policy *p)
 	plist_free(&p->p_allow);
 	plist_free(&p->p_deny);
 	plist_free(&p->p_cidrs);
+	plist_free(&p->p_host_ports);
 	plist_free(&p->p_write);
 	plist_free(&p->p_read_only);
 	plist_free(&p->p_hide);
@@ -621,6 +626,67 @@ key_cidr(struct loader *l, const struct key *k, const char *path,
 		return;
 	}
 	it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf, sizeof(buf)));
+}
+
+/*
+ * "localhost:PORT" or "localhost:FIRST-LAST": ports of the host's own
+ * loopback the sandbox may reach (through the proxy).  Returns 0, or -1
+ * with *cause set.
+ */
+int
+policy_parse_host_port(const char *text, struct pitem *it, char **cause)
+{
+	const char	*p;
+	char		*end;
+	long		 lo, hi;
+
+	*cause = NULL;
+	if (strncmp(text, "localhost:", 10) != 0) {
+		xasprintf(cause, "not \"localhost:PORT\" or "
+		    "\"localhost:FIRST-LAST\": only the host's loopback has "
+		    "ports to open here; another host goes in network.allow");
+		return -1;
+	}
+	p = text + 10;
+	lo = strtol(p, &end, 10);
+	hi = lo;
+	if (end != p && *end == '-' && end[1] != '\0')
+		hi = strtol(end + 1, &end, 10);
+	if (end == p || *end != '\0' || !(*p >= '0' && *p <= '9') ||
+	    lo < 1 || hi > 65535 || hi < lo) {
+		xasprintf(cause, "bad port or range (1-65535, first to last)");
+		return -1;
+	}
+	it->pi_port = (int)lo;
+	it->pi_port_hi = (int)hi;
+	if (lo == hi)
+		xasprintf(&it->pi_text, "localhost:%ld", lo);
+	else
+		xasprintf(&it->pi_text, "localhost:%ld-%ld", lo, hi);
+	return 0;
+}
+
+static void
+key_host_port(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	struct pitem	*it;
+	char		*cause;
+
+	(void)value;
+	if (l->l_ctx->pc_untrusted) {
+		load_error(l, path, NULL, "a workspace policy may not open "
+		    "ports of the host (network.host_ports): put it in your "
+		    "own policy or pass --policy");
+		return;
+	}
+	if ((it = load_item(l, k, path, from)) == NULL)
+		return;
+	if (policy_parse_host_port(text, it, &cause) == -1) {
+		load_error(l, path, text, cause);
+		free(cause);
+		load_drop(l, k);
+	}
 }
 
 static void

@@ -9,6 +9,7 @@
  */
 #include <sys/socket.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,41 @@ plist_match(const struct plist *pl, const struct host *h, int port, bool deny)
 	return best;
 }
 
+/*
+ * Is h the host's own loopback: the name localhost, or an address in
+ * 127.0.0.0/8 or ::1, however spelled (::ffff:127.0.0.1 is 127.0.0.1),
+ * or the unspecified address, which a connect turns into the loopback?
+ */
+static bool
+host_is_loopback(const struct host *h)
+{
+	static const uint8_t	 v6_loopback[16] = { [15] = 1 };
+	static const uint8_t	 zero[16];
+	struct addr		 u;
+
+	if (h->h_kind == HOST_NAME)
+		return strcmp(h->h_name, "localhost") == 0;
+	u = h->h_ip;
+	addr_unmap(&u);
+	if (u.a_family == AF_INET)
+		return u.a_bytes[0] == 127 || memcmp(u.a_bytes, zero, 4) == 0;
+	return memcmp(u.a_bytes, v6_loopback, 16) == 0 ||
+	    memcmp(u.a_bytes, zero, 16) == 0;
+}
+
+/* The network.host_ports entry that opens port of the host, or NULL. */
+static const struct pitem *
+host_port_match(const struct policy *p, int port)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->p_host_ports.pl_n; i++)
+		if (port >= p->p_host_ports.pl_v[i].pi_port &&
+		    port <= p->p_host_ports.pl_v[i].pi_port_hi)
+			return &p->p_host_ports.pl_v[i];
+	return NULL;
+}
+
 /* policy_decide(), and a name alone (port 0) for policy_decide_name(). */
 static bool
 decide(const struct policy *p, const char *host, size_t len, int port,
@@ -125,6 +161,16 @@ decide(const struct policy *p, const char *host, size_t len, int port,
 		d->d_rule = it;
 		d->d_key = "network.deny";
 		return false;
+	}
+	/* The host's loopback, on a port the policy opened. */
+	if (port != 0 && host_is_loopback(&d->d_host) &&
+	    (it = host_port_match(p, port)) != NULL) {
+		d->d_why = WHY_ALLOW_RULE;
+		d->d_rule = it;
+		d->d_key = "network.host_ports";
+		d->d_host_port = true;
+		d->d_verdict = VERDICT_ALLOW;
+		return true;
 	}
 	if ((it = plist_match(&p->p_allow, &d->d_host, port, false)) == NULL) {
 		d->d_why = WHY_NO_RULE;
@@ -196,6 +242,13 @@ policy_check_addr(const struct policy *p, const struct addr *a,
 	}
 	if ((d->d_special = addr_special(a)) == NULL)
 		return d->d_verdict == VERDICT_ALLOW;
+	/* A network.host_ports connection goes to the loopback, only. */
+	if (d->d_host_port) {
+		struct host	 h = { .h_kind = HOST_ADDR, .h_ip = u };
+
+		if (host_is_loopback(&h))
+			return d->d_verdict == VERDICT_ALLOW;
+	}
 	for (i = 0; i < p->p_cidrs.pl_n; i++) {
 		if (cidr_contains(&p->p_cidrs.pl_v[i].pi_cidr, &u)) {
 			d->d_cidr = &p->p_cidrs.pl_v[i];
@@ -337,6 +390,14 @@ decision_hint(const struct decision *d)
 	if (d->d_verdict == VERDICT_ALLOW)
 		return NULL;
 	decision_pattern_fill(d, pattern, sizeof(pattern));
+	if (d->d_port != 0 && (d->d_why == WHY_NO_RULE ||
+	    d->d_why == WHY_SPECIAL_ADDR) && host_is_loopback(&d->d_host)) {
+		xasprintf(&out, "to reach port %d of the host's own loopback "
+		    "(a database, a dev server), add \"localhost:%d\" to "
+		    "network.host_ports in your policy (a workspace policy "
+		    "may not)", d->d_port, d->d_port);
+		return out;
+	}
 
 	switch (d->d_why) {
 	case WHY_NO_RULE:

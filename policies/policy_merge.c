@@ -72,6 +72,7 @@ policy_merge(struct policy *dst, const struct policy *layer)
 	plist_append(&dst->p_allow, &layer->p_allow);
 	plist_append(&dst->p_deny, &layer->p_deny);
 	plist_append(&dst->p_cidrs, &layer->p_cidrs);
+	plist_append(&dst->p_host_ports, &layer->p_host_ports);
 	plist_append(&dst->p_write, &layer->p_write);
 	plist_append(&dst->p_read_only, &layer->p_read_only);
 	plist_append(&dst->p_hide, &layer->p_hide);

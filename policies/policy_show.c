@@ -123,6 +123,9 @@ policy_to_json(const struct policy *p, bool annotate)
 	    policy_mode_name(p->p_mode.ps_value), annotate);
 	json_object_set_new(net, "allow", show_list(&p->p_allow, annotate));
 	json_object_set_new(net, "deny", show_list(&p->p_deny, annotate));
+	if (p->p_host_ports.pl_n > 0)
+		json_object_set_new(net, "host_ports",
+		    show_list(&p->p_host_ports, annotate));
 	json_object_set_new(net, "allow_cidrs", show_list(&p->p_cidrs,
 	    annotate));
 	show_scalar(net, "unix_sockets", &p->p_unix,

@@ -218,6 +218,26 @@ netcap_dport(struct nftnl_rule *r, uint16_t port)
 	netcap_cmp(r, &be, sizeof(be));
 }
 
+/* Continue when the transport header's destination port is in lo..hi. */
+static void
+netcap_dport_range(struct nftnl_rule *r, uint16_t lo, uint16_t hi)
+{
+	struct nftnl_expr	*e;
+	uint16_t		 blo = htons(lo), bhi = htons(hi);
+
+	e = netcap_expr(r, "payload");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE,
+	    NFT_PAYLOAD_TRANSPORT_HEADER);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, 2);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, 2);
+	e = netcap_expr(r, "range");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_OP, NFT_RANGE_EQ);
+	nftnl_expr_set(e, NFTNL_EXPR_RANGE_FROM_DATA, &blo, sizeof(blo));
+	nftnl_expr_set(e, NFTNL_EXPR_RANGE_TO_DATA, &bhi, sizeof(bhi));
+}
+
 /* Continue when the destination is an address of this namespace. */
 static void
 netcap_local(struct nftnl_rule *r)
@@ -261,8 +281,8 @@ netcap_verdict(struct nftnl_rule *r, int verdict)
 
 /* The rules of chain, one a row; see the comment at the top. */
 enum netcap_rule {
-	NR_DNS_UDP, NR_DNS_TCP, NR_LOCAL, NR_TCP, NR_DROP_QUIC, NR_DROP_UDP,
-	NR_DROP
+	NR_DNS_UDP, NR_DNS_TCP, NR_BRIDGE, NR_HOST_PORT, NR_LOCAL, NR_TCP,
+	NR_DROP_QUIC, NR_DROP_UDP, NR_DROP
 };
 
 /* A counted drop's tag, in the rule's user data: netcap_drops reads it. */
@@ -281,7 +301,8 @@ netcap_drop(struct nftnl_rule *r, enum netcap_rule which)
 }
 
 static struct nftnl_rule *
-netcap_rule(const char *chain, enum netcap_rule which, uint16_t port)
+netcap_rule(const char *chain, enum netcap_rule which, uint16_t port,
+    const struct netcap_range *hp)
 {
 	struct nftnl_rule	*r;
 
@@ -296,6 +317,18 @@ netcap_rule(const char *chain, enum netcap_rule which, uint16_t port)
 		netcap_l4(r, which == NR_DNS_UDP ? IPPROTO_UDP : IPPROTO_TCP);
 		netcap_dport(r, 53);
 		netcap_redirect(r, 53);
+		break;
+	case NR_BRIDGE:		/* the bridge itself, never taken */
+		netcap_l4(r, IPPROTO_TCP);
+		netcap_dport(r, port);
+		netcap_local(r);
+		netcap_verdict(r, NF_ACCEPT);
+		break;
+	case NR_HOST_PORT:	/* the host's loopback: through the proxy */
+		netcap_l4(r, IPPROTO_TCP);
+		netcap_dport_range(r, hp->nr_lo, hp->nr_hi);
+		netcap_local(r);
+		netcap_redirect(r, port);
 		break;
 	case NR_LOCAL:
 		netcap_local(r);
@@ -337,15 +370,38 @@ netcap_chain(const char *name, const char *type, int prio)
 	return c;
 }
 
-/* The table, its two chains and their rules, in one transaction. */
+/*
+ * Appends the rule to the batch b, numbered *seq, which is kept in *last.
+ */
+static void
+netcap_add(struct mnl_nlmsg_batch *b, struct nftnl_rule *r, uint32_t *seq,
+    uint32_t *last)
+{
+	struct nlmsghdr	*nlh;
+
+	*last = (*seq)++;
+	nlh = nftnl_rule_nlmsg_build_hdr(mnl_nlmsg_batch_current(b),
+	    NFT_MSG_NEWRULE, NFPROTO_INET, NLM_F_CREATE | NLM_F_APPEND |
+	    NLM_F_ACK, *last);
+	nftnl_rule_nlmsg_build_payload(nlh, r);
+	nftnl_rule_free(r);
+	mnl_nlmsg_batch_next(b);
+}
+
+/*
+ * The table, its two chains and their rules, in one transaction; the
+ * host's ports hp (nhp of them) right after the bridge's own.
+ */
 static int
-netcap_rules(uint16_t port, uint32_t *seq, char *buf)
+netcap_rules(uint16_t port, const struct netcap_range *hp, size_t nhp,
+    uint32_t *seq, char *buf)
 {
 	static const struct {
 		const char		*chain;
 		enum netcap_rule	 rule;
 	} rules[] = {
 		{ "nat", NR_DNS_UDP }, { "nat", NR_DNS_TCP },
+		{ "nat", NR_BRIDGE }, { "nat", NR_HOST_PORT },
 		{ "nat", NR_LOCAL }, { "nat", NR_TCP },
 		{ "filter", NR_LOCAL }, { "filter", NR_DROP_QUIC },
 		{ "filter", NR_DROP_UDP }, { "filter", NR_DROP },
@@ -353,10 +409,9 @@ netcap_rules(uint16_t port, uint32_t *seq, char *buf)
 	struct mnl_nlmsg_batch	*b;
 	struct nftnl_table	*t;
 	struct nftnl_chain	*c;
-	struct nftnl_rule	*r;
 	struct nlmsghdr		*nlh;
-	size_t			 i;
-	uint32_t		 last;
+	size_t			 i, j;
+	uint32_t		 last = 0;
 	int			 rc;
 
 	b = mnl_nlmsg_batch_start(buf, NETCAP_BUF);
@@ -385,14 +440,14 @@ netcap_rules(uint16_t port, uint32_t *seq, char *buf)
 		mnl_nlmsg_batch_next(b);
 	}
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		r = netcap_rule(rules[i].chain, rules[i].rule, port);
-		last = (*seq)++;
-		nlh = nftnl_rule_nlmsg_build_hdr(mnl_nlmsg_batch_current(b),
-		    NFT_MSG_NEWRULE, NFPROTO_INET, NLM_F_CREATE | NLM_F_APPEND |
-		    NLM_F_ACK, last);
-		nftnl_rule_nlmsg_build_payload(nlh, r);
-		nftnl_rule_free(r);
-		mnl_nlmsg_batch_next(b);
+		if (rules[i].rule != NR_HOST_PORT) {
+			netcap_add(b, netcap_rule(rules[i].chain,
+			    rules[i].rule, port, NULL), seq, &last);
+			continue;
+		}
+		for (j = 0; j < nhp; j++)
+			netcap_add(b, netcap_rule(rules[i].chain,
+			    NR_HOST_PORT, port, &hp[j]), seq, &last);
 	}
 	nftnl_batch_end(mnl_nlmsg_batch_current(b), (*seq)++);
 	mnl_nlmsg_batch_next(b);
@@ -404,11 +459,13 @@ netcap_rules(uint16_t port, uint32_t *seq, char *buf)
 
 /*
  * Sets the capture up in the current network namespace, its TCP sent to
- * port on the loopback addresses.  IPv6 is optional (a kernel or a
+ * port on the loopback addresses, and so the TCP to the ports hp (nhp
+ * ranges) of the namespace's own addresses: the host's, via the proxy.  IPv6 is optional (a kernel or a
  * namespace without it keeps IPv4).  Returns 0, or -1 with *cause set.
  */
 int
-netcap_setup(unsigned short port, char **cause)
+netcap_setup(unsigned short port, const struct netcap_range *hp, size_t nhp,
+    char **cause)
 {
 	char		*buf;
 	uint32_t	 seq = (uint32_t)time(NULL);
@@ -424,7 +481,7 @@ netcap_setup(unsigned short port, char **cause)
 	if (netcap_addr(AF_INET6, NETCAP_ADDR6, seq++, buf) == -1 ||
 	    netcap_route(AF_INET6, NETCAP_ADDR6, seq++, buf) == -1)
 		log_debug("%s: no IPv6: %s", __func__, strerror(errno));
-	if (netcap_rules(port, &seq, buf) == -1) {
+	if (netcap_rules(port, hp, nhp, &seq, buf) == -1) {
 		xasprintf(cause, "its nftables rules: %s%s",
 		    strerror(errno), errno == ENOENT || errno ==
 		    EOPNOTSUPP || errno == EPROTONOSUPPORT ? " (a kernel "

@@ -154,6 +154,38 @@ run_landlock_rules(struct run *run)
 }
 
 /*
+ * network.host_ports, for the capture to take to the proxy: a program
+ * reaches them on the sandbox's own loopback, as on the host.  Without
+ * the capture they could not be reached: that is an error, not a quiet
+ * nothing.  Returns 0, or -1 having said why.
+ */
+static int
+run_host_ports(struct run *run, const struct policy *p)
+{
+	const struct plist	*pl = &p->p_host_ports;
+	size_t			 i;
+
+	if (pl->pl_n == 0 || run->r_mode != NET_PROXY)
+		return 0;
+	if (!run->r_capture) {
+		log_warnx("run: network.host_ports (%s, from %s) needs the "
+		    "capture, and network.capture is \"off\"; nothing run",
+		    pl->pl_v[0].pi_text, pl->pl_v[0].pi_from);
+		log_warnx("hint: set \"capture\": \"on\", or drop "
+		    "network.host_ports");
+		return -1;
+	}
+	run->r_host_ports = xreallocarray(NULL, pl->pl_n,
+	    sizeof(*run->r_host_ports));
+	for (i = 0; i < pl->pl_n; i++) {
+		run->r_host_ports[i].nr_lo = (uint16_t)pl->pl_v[i].pi_port;
+		run->r_host_ports[i].nr_hi = (uint16_t)pl->pl_v[i].pi_port_hi;
+	}
+	run->r_nhost_ports = pl->pl_n;
+	return 0;
+}
+
+/*
  * The folder the scratch layer covers (mount.c, scratch.c): the home
  * folder, resolved into home, unless a writable root already covers it,
  * a read_only rule keeps it so or a deny rule hides it; NULL when there
@@ -491,6 +523,12 @@ run_print(const struct run *run, const struct run_net *net,
 			printf("  capture: off (network.capture); only "
 			    "programs that read the proxy variables get "
 			    "out\n");
+		for (i = 0; i < run->r_nhost_ports; i++)
+			printf("  host ports %u-%u: the sandbox's loopback "
+			    "there is the host's, through the proxy "
+			    "(network.host_ports)\n",
+			    run->r_host_ports[i].nr_lo,
+			    run->r_host_ports[i].nr_hi);
 		if (net->rn_log != NULL)
 			printf("  egress log: %s\n", net->rn_log);
 	} else if (run->r_mode == NET_NONE)
@@ -727,6 +765,10 @@ run_cmd(int argc, char **argv)
 	run.r_mode = policy->p_mode.ps_value;
 	run.r_unix = policy->p_unix.ps_value == UNIX_ALLOW;
 	run.r_capture = run.r_mode == NET_PROXY && policy_capture(policy);
+	if (run_host_ports(&run, policy) == -1) {
+		policy_free(policy);
+		goto out;
+	}
 	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
 	    run_narrowing(&layers, policy, &run.r_narrow, &cause) == -1) {
 		log_warnx_lines(cause);
@@ -892,6 +934,7 @@ out:
 	phantoms_free(run.r_phantoms, run.r_nphantoms);
 	trust_bundle_clear(&ib);
 	free(run.r_ll);
+	free(run.r_host_ports);
 	fsplan_clear(&plan);
 	for (i = 0; i < nowned; i++)
 		free(owned[i]);

@@ -235,6 +235,8 @@ struct run {
 	char			 *r_narrow;	/* --proxy-socket: the run's rules */
 	bool			  r_capture;	/* every TCP connection, DNS too */
 	const char		 *r_scratch;	/* the home, overlaid, or NULL */
+	struct netcap_range	 *r_host_ports;	/* with the capture */
+	size_t			  r_nhost_ports;
 	char			  r_command[65];	/* argv[0]'s name, for the log */
 	uid_t			  r_uid;
 	gid_t			  r_gid;
@@ -281,7 +283,14 @@ struct netcap_drops {
 	uint64_t	 nd_other;	/* ICMP and the rest */
 };
 
-int	netcap_setup(unsigned short, char **);
+/* Ports of the host's loopback the sandbox reaches (network.host_ports). */
+struct netcap_range {
+	uint16_t	 nr_lo;
+	uint16_t	 nr_hi;
+};
+
+int	netcap_setup(unsigned short, const struct netcap_range *, size_t,
+	    char **);
 int	netcap_drops(struct netcap_drops *);
 
 /* scratch.c: what the scratch layer holds, for the summary (PID 1). */

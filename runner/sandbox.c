@@ -264,7 +264,8 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 	char			*cause, text[64];
 
 	if (run->r_capture) {
-		if (netcap_setup(RUN_BRIDGE_PORT, &cause) == -1)
+		if (netcap_setup(RUN_BRIDGE_PORT, run->r_host_ports,
+		    run->r_nhost_ports, &cause) == -1)
 			sandbox_fail(run, RUN_EXIT_FAILURE, "the capture: %s; "
 			    "%s", cause, SANDBOX_NOCAPTURE);
 		cp = capture_new();

@@ -540,6 +540,53 @@ P
 	[[ "$output" == *"198.19."*"up.test"* ]]
 }
 
+@test "host ports: network.host_ports opens those ports of the host's loopback, in every spelling, and nothing else" {
+	start_httpd
+	db=$PORT
+	start_httpd
+	other=$PORT
+	# Closed by default: the sandbox's loopback is its own.
+	run in_sandbox -- "${CURL_DIRECT[@]}" -k "https://127.0.0.1:$db/"
+	[ "$status" -ne 0 ]
+	printf '{"version": 1, "network": {"host_ports": ["localhost:%s"]}}\n' \
+	    "$db" >"$UDIR/hp.json"
+	for who in in_sandbox in_sandbox_as_me; do
+		run $who --policy "$UDIR/hp.json" --log "$WS/hp.log" -- sh -c '
+		    for h in 127.0.0.1 localhost "[::ffff:127.0.0.1]" 0.0.0.0; do
+			"$@" -k "https://$h:'"$db"'/" && echo " $h"
+		    done
+		    "$@" -k "https://127.0.0.1:'"$other"'/" || echo " other closed"
+		' sh "${CURL_DIRECT[@]}"
+		echo "$who: $output"
+		[ "$status" -eq 0 ]
+		for h in 127.0.0.1 localhost "[::ffff:127.0.0.1]" 0.0.0.0; do
+			[[ "$output" == *$'hello\n '"$h"* ]] ||
+			    { echo "no answer through $h" >&2; false; }
+		done
+		[[ "$output" == *"other closed"* ]]
+	done
+	# Each went through the proxy, allowed by that entry, and logged.
+	[ "$(jq -r 'select(.decision == "allow") | .rule' "$WS/hp.log" |
+	    sort -u)" = "localhost:$db" ]
+	run in_sandbox --policy "$UDIR/hp.json" --dry-run -- true
+	[[ "$output" == *"host ports $db-$db: the sandbox's loopback there is the host's"* ]]
+	# A workspace policy may not open them; without the capture, they
+	# cannot be reached, which is said, not silent.
+	mkdir -p "$WS/.cordon"
+	cp "$UDIR/hp.json" "$WS/.cordon/policy.json"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$WS/.cordon"
+	run in_sandbox -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"a workspace policy may not open ports of the host"* ]]
+	rm -r "$WS/.cordon"
+	printf '{"version": 1, "network": {"capture": "off", "host_ports": ["localhost:%s"]}}\n' \
+	    "$db" >"$UDIR/hp-off.json"
+	run in_sandbox --policy "$UDIR/hp-off.json" -- touch ran
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"network.host_ports (localhost:$db"*"needs the capture"* ]]
+	[ ! -e "$WS/ran" ]
+}
+
 @test "capture: a literal address is decided as the proxy decides literals" {
 	start_httpd
 	allow up.test "$PORT"

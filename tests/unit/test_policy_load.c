@@ -467,6 +467,38 @@ test_path_folder(void **state)
 	free(it.pi_text);
 }
 
+/* network.host_ports: localhost and a port or range, nothing else. */
+static void
+test_host_ports_load(void **state)
+{
+	struct pitem	 it;
+	char		*cause;
+
+	(void)state;
+	memset(&it, 0, sizeof(it));
+	assert_int_equal(policy_parse_host_port("localhost:5432", &it,
+	    &cause), 0);
+	assert_int_equal(it.pi_port, 5432);
+	assert_int_equal(it.pi_port_hi, 5432);
+	assert_string_equal(it.pi_text, "localhost:5432");
+	free(it.pi_text);
+	assert_int_equal(policy_parse_host_port("localhost:3000-3999", &it,
+	    &cause), 0);
+	assert_int_equal(it.pi_port_hi, 3999);
+	assert_string_equal(it.pi_text, "localhost:3000-3999");
+	free(it.pi_text);
+	static const char *const bad[] = {
+		"localhost", "localhost:", "localhost:0", "localhost:65536",
+		"localhost:20-10", "localhost:x", "localhost:1-", "db:5432",
+		"127.0.0.1:5432", "localhost:-5", "localhost:5 "
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (policy_parse_host_port(bad[i], &it, &cause) != -1)
+			fail_msg("%s: accepted", bad[i]);
+		free(cause);
+	}
+}
+
 /* Writes text to a new file under dir and returns its path. */
 static char *
 write_file(const char *dir, const char *name, const char *text)
@@ -594,6 +626,7 @@ main(void)
 		cmocka_unit_test(test_tls_keys_workspace),
 		cmocka_unit_test(test_path_match),
 		cmocka_unit_test(test_path_folder),
+		cmocka_unit_test(test_host_ports_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,6 +129,54 @@ test_literals(void **state)
 	policy_free(p);
 }
 
+/*
+ * network.host_ports: the host's own loopback on those ports, in every
+ * spelling (a name, 127/8, ::1, IPv4-mapped, the unspecified address a
+ * connect turns into the loopback), and nothing else of the host.
+ */
+static void
+test_host_ports(void **state)
+{
+	struct policy	*p = load("{\"version\": 1, \"network\": {"
+	    "\"host_ports\": [\"localhost:5432\", \"localhost:3000-3999\"],"
+	    "\"deny\": [\"127.0.0.1:3333\"]}}");
+	struct decision	 d;
+	struct addr	 a;
+	char		*hint;
+
+	(void)state;
+	expect(p, "localhost", 0, 5432, true, WHY_ALLOW_RULE, "localhost:5432");
+	expect(p, "127.0.0.1", 0, 5432, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "127.0.0.2", 0, 3999, true, WHY_ALLOW_RULE,
+	    "localhost:3000-3999");
+	expect(p, "::1", 0, 3000, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "[::ffff:127.0.0.1]", 0, 5432, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "0.0.0.0", 0, 5432, true, WHY_ALLOW_RULE, NULL);
+	expect(p, "::", 0, 5432, true, WHY_ALLOW_RULE, NULL);
+	/* Another port, another address of the host, a deny rule: no. */
+	expect(p, "127.0.0.1", 0, 5433, false, WHY_NO_RULE, NULL);
+	expect(p, "localhost", 0, 22, false, WHY_NO_RULE, NULL);
+	expect(p, "0.0.0.1", 0, 5432, false, WHY_NO_RULE, NULL);
+	expect(p, "10.0.0.1", 0, 5432, false, WHY_NO_RULE, NULL);
+	expect(p, "db.test", 0, 5432, false, WHY_NO_RULE, NULL);
+	expect(p, "127.0.0.1", 0, 3333, false, WHY_DENY_RULE, NULL);
+	/* What localhost resolves to passes the address check; not more. */
+	assert_true(policy_decide(p, "localhost", 9, 5432, &d));
+	assert_int_equal(addr_parse("127.0.0.1", 9, &a), 0);
+	assert_true(policy_check_addr(p, &a, &d));
+	assert_int_equal(addr_parse("192.168.1.5", 11, &a), 0);
+	assert_false(policy_check_addr(p, &a, &d));
+	decision_clear(&d);
+	/* The hint for a port not opened names the key. */
+	assert_false(policy_decide(p, "127.0.0.1", 9, 6379, &d));
+	hint = decision_hint(&d);
+	assert_non_null(strstr(hint, "add \"localhost:6379\" to "
+	    "network.host_ports"));
+	free(hint);
+	decision_clear(&d);
+	policy_free(p);
+}
+
 static void
 test_addresses(void **state)
 {
@@ -222,9 +270,10 @@ test_describe(void **state)
 	free(s);
 	decision_clear(&d);
 
+	/* The host's own loopback: the key made for it. */
 	policy_decide(p, "::1", 3, 443, &d);
 	s = decision_hint(&d);
-	assert_contains(s, "\"[::1]\"");
+	assert_contains(s, "add \"localhost:443\" to network.host_ports");
 	free(s);
 	decision_clear(&d);
 
@@ -289,6 +338,7 @@ main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_bad_names),
 		cmocka_unit_test(test_literals),
+		cmocka_unit_test(test_host_ports),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_describe),
