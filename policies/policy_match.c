@@ -390,8 +390,12 @@ decision_hint(const struct decision *d)
 	if (d->d_verdict == VERDICT_ALLOW)
 		return NULL;
 	decision_pattern_fill(d, pattern, sizeof(pattern));
-	if (d->d_port != 0 && (d->d_why == WHY_NO_RULE ||
-	    d->d_why == WHY_SPECIAL_ADDR) && host_is_loopback(&d->d_host)) {
+	/*
+	 * The host's loopback that no rule names: the key made for it.  One
+	 * an allow rule names, refused for its range, keeps the range's fix.
+	 */
+	if (d->d_port != 0 && d->d_why == WHY_NO_RULE &&
+	    host_is_loopback(&d->d_host)) {
 		xasprintf(&out, "to reach port %d of the host's own loopback "
 		    "(a database, a dev server), add \"localhost:%d\" to "
 		    "network.host_ports in your policy (a workspace policy "
