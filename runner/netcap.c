@@ -202,22 +202,6 @@ netcap_l4(struct nftnl_rule *r, uint8_t proto)
 	netcap_cmp(r, &proto, sizeof(proto));
 }
 
-/* Continue when the transport header's destination port is port. */
-static void
-netcap_dport(struct nftnl_rule *r, uint16_t port)
-{
-	struct nftnl_expr	*e;
-	uint16_t		 be = htons(port);
-
-	e = netcap_expr(r, "payload");
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE,
-	    NFT_PAYLOAD_TRANSPORT_HEADER);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, 2);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, 2);
-	netcap_cmp(r, &be, sizeof(be));
-}
-
 /* Continue when the transport header's destination port is in lo..hi. */
 static void
 netcap_dport_range(struct nftnl_rule *r, uint16_t lo, uint16_t hi)
@@ -236,6 +220,13 @@ netcap_dport_range(struct nftnl_rule *r, uint16_t lo, uint16_t hi)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_OP, NFT_RANGE_EQ);
 	nftnl_expr_set(e, NFTNL_EXPR_RANGE_FROM_DATA, &blo, sizeof(blo));
 	nftnl_expr_set(e, NFTNL_EXPR_RANGE_TO_DATA, &bhi, sizeof(bhi));
+}
+
+/* Continue when the transport header's destination port is port. */
+static void
+netcap_dport(struct nftnl_rule *r, uint16_t port)
+{
+	netcap_dport_range(r, port, port);
 }
 
 /* Continue when the destination is an address of this namespace. */
