@@ -48,7 +48,8 @@ CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c runner/run.c \
 		   runner/sandbox.c runner/netcap.c runner/mount.c \
-		   runner/report.c runner/scratch.c runner/control.c \
+		   runner/report.c runner/scratch.c runner/publish.c \
+		   runner/control.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c
 
@@ -73,7 +74,7 @@ DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
 		   libmnl-dev libnftnl-dev
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
-		   openssl git wget python3 python3-pip nodejs npm
+		   openssl git wget python3 python3-pip nodejs npm chromium
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \

@@ -547,10 +547,13 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	sigset_t		 fwd;
 	size_t			 nev = 0, i;
 	char			*cause, map[64];
+	struct publish		 pub;
 	int			 sync[2], err[2], ends[2] = { -1, -1 };
 	int			 pidfd = -1, rc, saved, sfd = -1;
 
 	memset(&rn, 0, sizeof(rn));
+	memset(&pub, 0, sizeof(pub));
+	pub.pb_pair = -1;
 	rn.rn_tally = tally_new();
 	rn.rn_run = run;
 	rn.rn_net = net;
@@ -598,6 +601,13 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		log_warn("run: pipe");
 		goto out;
 	}
+	/* The published ports, taken on the host before the sandbox. */
+	if (publish_open(&pub, run->r_publish, run->r_npublish,
+	    &run->r_pubfd, &cause) == -1) {
+		log_warnx("run: %s", cause);
+		free(cause);
+		goto out;
+	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	    CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD;
@@ -615,11 +625,16 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		run->r_sync = sync[0];
 		run->r_errfd = err[1];
 		run->r_endfd = ends[1];
+		publish_forget(&pub);
 		sandbox_main(run);
 	}
 	saved = errno;
 	close(sync[0]);
 	close(err[1]);
+	if (run->r_pubfd != -1) {
+		close(run->r_pubfd);
+		run->r_pubfd = -1;
+	}
 	if (ends[1] != -1)
 		close(ends[1]);
 	if (rn.rn_pid == -1) {
@@ -652,6 +667,10 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	}
 	close(sync[1]);
 
+	if (publish_start(&pub, rn.rn_proxy.px_base) == -1) {
+		log_warnx("run: --publish: cannot listen");
+		kill(rn.rn_pid, SIGKILL);
+	}
 	evs[nev++] = event_new(rn.rn_proxy.px_base, rn.rn_pidfd, EV_READ |
 	    EV_PERSIST, run_exited_cb, &rn);
 	evs[nev++] = event_new(rn.rn_proxy.px_base, sfd, EV_READ |
@@ -734,6 +753,7 @@ out:
 	free(setup_error);
 	if (run->r_proxy_dir != -1)
 		close(run->r_proxy_dir);
+	publish_close(&pub);
 	if (rn.rn_pidfd != -1)
 		close(rn.rn_pidfd);
 	if (ends[0] != -1)

@@ -40,6 +40,7 @@ run_usage(FILE *f)
 	    "                  [--log FILE] [--dry-run] [--quiet]\n"
 	    "                  [--allow-no-landlock] [--report PATH|fd:N]\n"
 	    "                  [--control PATH|fd:N [--ask [--ask-secs N]]]\n"
+	    "                  [--publish PORT]...\n"
 	    "                  -- CMD [ARGS...]\n");
 }
 
@@ -151,6 +152,42 @@ run_landlock_rules(struct run *run)
 			run->r_ll[n++].lr_write = true;
 		}
 	run->r_nll = n;
+}
+
+/*
+ * --publish PORT: a port a server in the sandbox listens on, reachable
+ * from the host's 127.0.0.1 (publish.c).  Returns 0, or -1 having said
+ * why.
+ */
+static int
+run_publish_flag(struct run *run, uint16_t *ports, const char *arg)
+{
+	char	*end;
+	long	 n;
+	size_t	 i;
+
+	n = strtol(arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end != '\0' || n < 1 || n > 65535) {
+		log_warnx("run: --publish: \"%s\" is not a port (1-65535)",
+		    arg);
+		return -1;
+	}
+	if (n == RUN_BRIDGE_PORT || n == 53) {
+		log_warnx("run: --publish %ld: the sandbox's own %s listens "
+		    "there; serve on another port", n, n == 53 ? "resolver" :
+		    "bridge to the proxy");
+		return -1;
+	}
+	for (i = 0; i < run->r_npublish; i++)
+		if (ports[i] == n)
+			return 0;
+	if (run->r_npublish == PUBLISH_MAX) {
+		log_warnx("run: --publish: at most %d ports", PUBLISH_MAX);
+		return -1;
+	}
+	ports[run->r_npublish++] = (uint16_t)n;
+	run->r_publish = ports;
+	return 0;
 }
 
 /*
@@ -535,6 +572,10 @@ run_print(const struct run *run, const struct run_net *net,
 		printf("  only lo, up; no way out\n");
 	else
 		printf("  unfiltered: not through the proxy, not logged\n");
+	for (i = 0; i < run->r_npublish; i++)
+		printf("  published: the host's 127.0.0.1:%u to the "
+		    "sandbox's 127.0.0.1:%u (--publish)\n", run->r_publish[i],
+		    run->r_publish[i]);
 	printf("mounts, in order:\n");
 	mount_print(run, stdout);
 	for (i = 0; i < run->r_plan->fp_nnotes; i++)
@@ -608,6 +649,7 @@ run_cmd(int argc, char **argv)
 		{ "control", required_argument, NULL, 'C' },
 		{ "ask", no_argument, NULL, 'K' },
 		{ "ask-secs", required_argument, NULL, 'k' },
+		{ "publish", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -621,6 +663,7 @@ run_cmd(int argc, char **argv)
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
 	char			 home[PATH_MAX];
+	uint16_t		 publish[PUBLISH_MAX];
 	char			**owned = NULL, *cause, *dns = NULL;
 	const char		*ws = NULL, *rd;
 	size_t			 nowned = 0, i;
@@ -713,6 +756,10 @@ run_cmd(int argc, char **argv)
 		case 'K':
 			net.rn_ask = true;
 			break;
+		case 'p':
+			if (run_publish_flag(&run, publish, optarg) == -1)
+				return 2;
+			break;
 		case 'k':
 			n = strtol(optarg, &end, 10);
 			if (*optarg == '\0' || *end != '\0' || n < 1 ||
@@ -769,6 +816,13 @@ run_cmd(int argc, char **argv)
 		policy_free(policy);
 		goto out;
 	}
+	if (run.r_npublish > 0 && run.r_mode == NET_HOST) {
+		log_warnx("run: --publish: with network mode \"host\" the "
+		    "command's servers are on the host's network already; "
+		    "drop --publish");
+		policy_free(policy);
+		goto out;
+	}
 	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
 	    run_narrowing(&layers, policy, &run.r_narrow, &cause) == -1) {
 		log_warnx_lines(cause);
@@ -820,7 +874,7 @@ run_cmd(int argc, char **argv)
 	run.r_gid = getgid();
 	run.r_tty = isatty(0) || isatty(1) || isatty(2);
 	run.r_seccomp = -1;
-	run.r_sync = run.r_errfd = run.r_endfd = -1;
+	run.r_sync = run.r_errfd = run.r_endfd = run.r_pubfd = -1;
 	rd = getenv("XDG_RUNTIME_DIR");
 	run.r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
 	/* A random id, in the egress log and the bridge's header. */

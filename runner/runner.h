@@ -237,6 +237,9 @@ struct run {
 	const char		 *r_scratch;	/* the home, overlaid, or NULL */
 	struct netcap_range	 *r_host_ports;	/* with the capture */
 	size_t			  r_nhost_ports;
+	uint16_t		 *r_publish;	/* --publish: ports served inside */
+	size_t			  r_npublish;
+	int			  r_pubfd;	/* PID 1: their connections */
 	char			  r_command[65];	/* argv[0]'s name, for the log */
 	uid_t			  r_uid;
 	gid_t			  r_gid;
@@ -292,6 +295,30 @@ struct netcap_range {
 int	netcap_setup(unsigned short, const struct netcap_range *, size_t,
 	    char **);
 int	netcap_drops(struct netcap_drops *);
+
+/* publish.c: --publish, the host's 127.0.0.1:PORT to the sandbox's. */
+#define PUBLISH_MAX	16
+
+struct publish_port {
+	struct evconnlistener	*pp_l;
+	int			 pp_fd;		/* until pp_l has it */
+	uint16_t		 pp_port;
+	int			 pp_pair;	/* borrowed: the publish's */
+};
+
+struct publish {
+	struct publish_port	*pb_ports;
+	size_t			 pb_n;
+	int			 pb_pair;	/* outside's end */
+};
+
+struct event_base;
+int	publish_open(struct publish *, const uint16_t *, size_t, int *,
+	    char **);
+int	publish_start(struct publish *, struct event_base *);
+void	publish_close(struct publish *);
+void	publish_forget(struct publish *);
+int	publish_inside(struct event_base *, int);
 
 /* scratch.c: what the scratch layer holds, for the summary (PID 1). */
 json_t	*scratch_list(int);

@@ -459,6 +459,9 @@ sandbox_main(struct run *run)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "no event loop");
 	if (run->r_mode == NET_PROXY)
 		sandbox_bridge(run, base);
+	if (publish_inside(base, run->r_pubfd) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "--publish: no event for "
+		    "the published ports");
 	signal(SIGPIPE, SIG_IGN);
 
 	/*

@@ -587,6 +587,67 @@ P
 	[ ! -e "$WS/ran" ]
 }
 
+# Waits up to 15 s for http://127.0.0.1:$1/ to answer with $2 in it.
+wait_page() {
+	local i
+	for i in $(seq 150); do
+		curl -s --noproxy '*' --max-time 2 "http://127.0.0.1:$1/" |
+		    grep -q "$2" && return 0
+		sleep 0.1
+	done
+	echo "no page with $2 on 127.0.0.1:$1" >&2
+	return 1
+}
+
+@test "publish: a dev server inside, opened by a browser on the host, as the test user and as root" {
+	need chromium python3
+	for who in in_sandbox in_sandbox_as_me; do
+		port=$(free_port)
+		mark="served from inside by $who"
+		echo "<html><body><h1 id=t>$mark</h1></body></html>" \
+		    >"$WS/index.html"
+		chmod 644 "$WS/index.html"
+		# Closed without --publish: the server's loopback is the
+		# sandbox's own.
+		start_bg plain $who -- timeout 10 python3 -m http.server \
+		    "$port" --bind 127.0.0.1
+		sleep 1
+		run curl -s --noproxy '*' --max-time 2 "http://127.0.0.1:$port/"
+		[ "$status" -ne 0 ]
+		teardown_bg
+		BG_PIDS=()
+		start_bg dev $who --publish "$port" -- timeout 15 python3 -m \
+		    http.server "$port" --bind 127.0.0.1
+		dev=$BG_PID
+		wait_page "$port" "$mark"
+		# A real browser on the host loads it, and draws it.
+		run timeout 60 env HOME="$BATS_TEST_TMPDIR/chrome" chromium \
+		    --headless --no-sandbox --disable-gpu \
+		    --user-data-dir="$BATS_TEST_TMPDIR/chrome" \
+		    --dump-dom "http://127.0.0.1:$port/"
+		[[ "$output" == *"<h1 id=\"t\">$mark</h1>"* ]]
+		rm -f "$BATS_TEST_TMPDIR/shot.png"
+		(cd "$BATS_TEST_TMPDIR" && timeout 60 env \
+		    HOME="$BATS_TEST_TMPDIR/chrome" chromium --headless \
+		    --no-sandbox --disable-gpu --window-size=640,400 \
+		    --user-data-dir="$BATS_TEST_TMPDIR/chrome" \
+		    --screenshot="$BATS_TEST_TMPDIR/shot.png" \
+		    "http://127.0.0.1:$port/") >/dev/null 2>&1
+		[ -s "$BATS_TEST_TMPDIR/shot.png" ]
+		# Gone with the run, once the server's time is up.
+		wait "$dev" || true
+		BG_PIDS=()
+		run curl -s --noproxy '*' --max-time 2 "http://127.0.0.1:$port/"
+		[ "$status" -ne 0 ]
+	done
+	# A port already taken on the host: the run stops, with the reason.
+	start_httpd
+	run in_sandbox --publish "$PORT" -- touch ran
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--publish $PORT: 127.0.0.1:$PORT on the host: Address already in use"* ]]
+	[ ! -e "$WS/ran" ]
+}
+
 @test "capture: a literal address is decided as the proxy decides literals" {
 	start_httpd
 	allow up.test "$PORT"

@@ -1,0 +1,261 @@
+/*
+ * publish.c: `cordon run --publish PORT`, a server the command runs in
+ * the sandbox, reachable from the host at 127.0.0.1:PORT.
+ *
+ * The sandbox's network namespace has only its own lo, which the host
+ * cannot reach, and cordon run, outside, cannot enter it (that takes a
+ * capability in the user namespace that owns the host's).  So cordon run
+ * listens on the host's 127.0.0.1:PORT and hands each connection it
+ * accepts, as a descriptor over a socket pair made before the sandbox
+ * (SCM_RIGHTS), to PID 1, which connects to 127.0.0.1:PORT inside and
+ * relays the two.  Nothing else crosses: the pair carries descriptors of
+ * connections to the published ports only, from outside in.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "log.h"
+#include "relay.h"
+#include "runner.h"
+#include "xmalloc.h"
+
+/* One accepted connection's descriptor, for PID 1, with its port. */
+static void
+publish_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct publish_port	*pp = arg;
+	struct msghdr		 msg;
+	struct cmsghdr		*cm;
+	struct iovec		 iov;
+	union {
+		char		 buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr	 align;
+	}			 u;
+	uint16_t		 port = pp->pp_port;
+
+	(void)l;
+	(void)sa;
+	(void)salen;
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	iov.iov_base = &port;
+	iov.iov_len = sizeof(port);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(pp->pp_pair, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) == -1)
+		log_debug("%s: %d: %s", __func__, port, strerror(errno));
+	close(fd);
+}
+
+/*
+ * Outside, before the sandbox: a listener on the host's 127.0.0.1 for
+ * each of the n ports, and the socket pair, whose other end PID 1 keeps
+ * (*inside).  Returns 0, or -1 with *cause set and nothing left open.
+ */
+int
+publish_open(struct publish *pb, const uint16_t *ports, size_t n,
+    int *inside, char **cause)
+{
+	struct sockaddr_in	 sin;
+	int			 pair[2], fd, one = 1;
+	size_t			 i;
+
+	memset(pb, 0, sizeof(*pb));
+	pb->pb_pair = *inside = -1;
+	if (n == 0)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) ==
+	    -1) {
+		xasprintf(cause, "--publish: socketpair: %s", strerror(errno));
+		return -1;
+	}
+	pb->pb_pair = pair[0];
+	*inside = pair[1];
+	pb->pb_ports = xcalloc(n, sizeof(*pb->pb_ports));
+	for (i = 0; i < n; i++) {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons(ports[i]);
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0)) == -1 || setsockopt(fd, SOL_SOCKET,
+		    SO_REUSEADDR, &one, sizeof(one)) == -1 || bind(fd,
+		    (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+		    listen(fd, 128) == -1) {
+			xasprintf(cause, "--publish %u: 127.0.0.1:%u on the "
+			    "host: %s%s", ports[i], ports[i], strerror(errno),
+			    errno == EADDRINUSE ? " (something on the host "
+			    "listens there already: stop it, or publish "
+			    "another port)" : "");
+			if (fd != -1)
+				close(fd);
+			close(*inside);
+			*inside = -1;
+			publish_close(pb);
+			return -1;
+		}
+		pb->pb_ports[i].pp_fd = fd;
+		pb->pb_ports[i].pp_port = ports[i];
+		pb->pb_ports[i].pp_pair = pb->pb_pair;
+		pb->pb_n++;
+	}
+	return 0;
+}
+
+/*
+ * PID 1, just made: the outside's descriptors it got with the rest of
+ * cordon run's (the host's listeners, the pair's other end) are not the
+ * sandbox's: closed.
+ */
+void
+publish_forget(struct publish *pb)
+{
+	size_t	 i;
+
+	for (i = 0; i < pb->pb_n; i++)
+		if (pb->pb_ports[i].pp_fd != -1)
+			close(pb->pb_ports[i].pp_fd);
+	if (pb->pb_pair != -1)
+		close(pb->pb_pair);
+	free(pb->pb_ports);
+	memset(pb, 0, sizeof(*pb));
+	pb->pb_pair = -1;
+}
+
+/* Outside, once the sandbox runs: the listeners on the loop. */
+int
+publish_start(struct publish *pb, struct event_base *base)
+{
+	struct publish_port	*pp;
+	size_t			 i;
+
+	for (i = 0; i < pb->pb_n; i++) {
+		pp = &pb->pb_ports[i];
+		if ((pp->pp_l = evconnlistener_new(base, publish_accept_cb, pp,
+		    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1,
+		    pp->pp_fd)) == NULL)
+			return -1;
+		pp->pp_fd = -1;	/* the listener's now */
+	}
+	return 0;
+}
+
+void
+publish_close(struct publish *pb)
+{
+	size_t	 i;
+
+	for (i = 0; i < pb->pb_n; i++) {
+		if (pb->pb_ports[i].pp_l != NULL)
+			evconnlistener_free(pb->pb_ports[i].pp_l);
+		else if (pb->pb_ports[i].pp_fd != -1)
+			close(pb->pb_ports[i].pp_fd);
+	}
+	free(pb->pb_ports);
+	if (pb->pb_pair != -1)
+		close(pb->pb_pair);
+	memset(pb, 0, sizeof(*pb));
+	pb->pb_pair = -1;
+}
+
+/* PID 1: a relay has ended. */
+static void
+publish_done_cb(struct relay *r, const char *why, void *arg)
+{
+	(void)arg;
+	if (why != NULL)
+		log_debug("%s: %s", __func__, why);
+	relay_free(r);
+}
+
+/*
+ * PID 1: receives one connection from outside and relays it to its
+ * port on the sandbox's 127.0.0.1; one nothing listens on is closed (the
+ * client outside sees its connection end).
+ */
+static void
+publish_inside_cb(evutil_socket_t pair, short what, void *arg)
+{
+	struct event_base	*base = arg;
+	struct sockaddr_in	 sin;
+	struct msghdr		 msg;
+	struct cmsghdr		*cm;
+	struct iovec		 iov;
+	struct relay		*r;
+	union {
+		char		 buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr	 align;
+	}			 u;
+	uint16_t		 port;
+	int			 fd = -1, up;
+
+	(void)what;
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &port;
+	iov.iov_len = sizeof(port);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	if (recvmsg(pair, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) !=
+	    (ssize_t)sizeof(port))
+		return;
+	if ((cm = CMSG_FIRSTHDR(&msg)) == NULL ||
+	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* The loopback answers at once: a blocking connect is brief. */
+	if ((up = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(up, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    evutil_make_socket_nonblocking(up) == -1 ||
+	    evutil_make_socket_nonblocking(fd) == -1 ||
+	    (r = relay_new(base, fd, up, publish_done_cb, NULL)) == NULL) {
+		log_debug("%s: 127.0.0.1:%u inside: %s", __func__, port,
+		    strerror(errno));
+		if (up != -1)
+			close(up);
+		close(fd);
+		return;
+	}
+	if (relay_start(r) == -1)
+		relay_free(r);
+}
+
+/* PID 1: takes the connections cordon run hands over on pair. */
+int
+publish_inside(struct event_base *base, int pair)
+{
+	struct event	*ev;
+
+	if (pair == -1)
+		return 0;
+	if ((ev = event_new(base, pair, EV_READ | EV_PERSIST,
+	    publish_inside_cb, base)) == NULL || event_add(ev, NULL) == -1)
+		return -1;
+	return 0;
+}
