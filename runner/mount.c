@@ -57,6 +57,7 @@ enum step_kind {
 
 struct step {
 	const char	*s_path;
+	const char	*s_from;	/* BIND_*: the source, if not s_path */
 	enum step_kind	 s_kind;
 	const char	*s_why;
 	int		 s_src;		/* BIND_*: open_tree clone, else -1 */
@@ -305,6 +306,7 @@ step_apply(struct mounts *m, struct step *s)
 			what = "overlayfs (unprivileged: Linux 5.11 or later)";
 			goto fail;
 		}
+		s->s_covers = true;	/* a kept folder's target: made here */
 		break;
 	case STEP_HIDE_FILE:
 	case STEP_BLOCK_FILE:
@@ -364,9 +366,11 @@ step_clone(struct mounts *m, struct step *s)
 	if (s->s_kind != STEP_BIND_RW && s->s_kind != STEP_BIND_RO &&
 	    s->s_kind != STEP_SCRATCH)
 		return;
-	if ((fd = open_nofollow(s->s_path, false)) == -1)
+	if ((fd = open_nofollow(s->s_from != NULL ? s->s_from : s->s_path,
+	    false)) == -1)
 		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s%s",
-		    s->s_path, s->s_why, strerror(errno), errno == ELOOP ?
+		    s->s_from != NULL ? s->s_from : s->s_path, s->s_why,
+		    strerror(errno), errno == ELOOP ?
 		    ": a symbolic link appeared in the path; refusing to "
 		    "follow it" : "");
 	if (s->s_op != NULL && s->s_op->fo_has_id && (fstat(fd, &st) == -1 ||
@@ -559,6 +563,11 @@ mount_steps(struct mounts *m, const struct run *run)
 	if (run->r_scratch != NULL)
 		step_add(m, run->r_scratch, STEP_SCRATCH, "the home folder, "
 		    "outside the writable roots", 0);
+	for (i = 0; i < run->r_nkeep; i++) {
+		step_add(m, run->r_keep[i].k_path, STEP_BIND_RW, "kept between "
+		    "runs (--keep): cordon's own copy", 0);
+		m->m_steps[m->m_n - 1].s_from = run->r_keep[i].k_from;
+	}
 	for (i = 0; i < run->r_plan->fp_nops; i++) {
 		const struct fs_op	*op = &run->r_plan->fp_ops[i];
 		enum step_kind		 kind = op_step(op, &mode);

@@ -233,10 +233,15 @@ tally_scratch_lines(const struct tally *t, FILE *f)
 	if (json_is_true(json_object_get(t->t_scratch, "partial")))
 		fprintf(f, ", and more not counted");
 	fprintf(f, "\n");
-	if (json_unpack(json_array_get(a, 0), "{s:s}", "path", &path) == 0)
-		fprintf(f, "cordon: to keep %s on the host: mkdir -p %s, then "
-		    "pass --write %s (or add it to filesystem.write)\n", path,
-		    path, path);
+	json_array_foreach(a, i, e) {
+		if (!json_is_true(json_object_get(e, "folder")) ||
+		    json_unpack(e, "{s:s}", "path", &path) == -1)
+			continue;
+		fprintf(f, "cordon: to keep %s between runs: pass --keep %s "
+		    "(cordon's own copy; the host's %s stays as it is)\n",
+		    path, path, path);
+		break;
+	}
 }
 
 /* The target of rf as the summary says it: "host:port", a name alone. */

@@ -40,7 +40,7 @@ run_usage(FILE *f)
 	    "                  [--log FILE] [--dry-run] [--quiet]\n"
 	    "                  [--allow-no-landlock] [--report PATH|fd:N]\n"
 	    "                  [--control PATH|fd:N [--ask [--ask-secs N]]]\n"
-	    "                  [--publish PORT]...\n"
+	    "                  [--publish PORT]... [--keep PATH]...\n"
 	    "                  -- CMD [ARGS...]\n");
 }
 
@@ -246,6 +246,79 @@ run_scratch(const struct fsplan *plan, char *home)
 		    path_is_below(home, plan->fp_ops[i].fo_path))
 			return NULL;
 	return home;
+}
+
+/* Makes path and the folders above it that are missing, mode 0700. */
+static int
+run_mkdirs(char *path)
+{
+	char	*p;
+
+	for (p = path + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return mkdir(path, 0700) == -1 && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * --keep PATH: a folder of the home, in the scratch layer, kept between
+ * runs: bound from cordon's own copy of it (cordon/keep in the user's
+ * data folder), so the next run with --keep sees what this one left.
+ * The host's folder of that name is never touched.  Returns 0, or -1
+ * having said why.
+ */
+static int
+run_keep(struct run *run, const char *const *keep, size_t n,
+    const char *workspace)
+{
+	struct policy_ctx	 ctx = { .pc_workspace = workspace };
+	struct pitem		 it;
+	const char		*data = getenv("XDG_DATA_HOME");
+	char			*cause, *from;
+	size_t			 i;
+
+	if (n == 0)
+		return 0;
+	if ((ctx.pc_home = run->r_scratch) == NULL) {
+		log_warnx("run: --keep %s: the home folder is no scratch layer "
+		    "in this run (a write, read_only or deny rule covers it, "
+		    "or HOME is not set): nothing to keep; drop --keep",
+		    keep[0]);
+		return -1;
+	}
+	run->r_keep = xcalloc(n, sizeof(*run->r_keep));
+	for (i = 0; i < n; i++) {
+		memset(&it, 0, sizeof(it));
+		if (policy_parse_path(keep[i], &ctx, &it, &cause) == -1 ||
+		    !path_is_below(it.pi_text, run->r_scratch) ||
+		    strcmp(it.pi_text, run->r_scratch) == 0) {
+			log_warnx("run: --keep %s: not a folder in the home "
+			    "folder (%s)", keep[i], run->r_scratch);
+			free(cause);
+			free(it.pi_text);
+			return -1;
+		}
+		if (data != NULL && data[0] == '/')
+			xasprintf(&from, "%s/cordon/keep%s", data,
+			    it.pi_text + strlen(run->r_scratch));
+		else
+			xasprintf(&from, "%s/.local/share/cordon/keep%s",
+			    run->r_scratch, it.pi_text +
+			    strlen(run->r_scratch));
+		run->r_keep[run->r_nkeep].k_path = it.pi_text;
+		run->r_keep[run->r_nkeep++].k_from = from;
+		if (run_mkdirs(from) == -1) {
+			log_warn("run: --keep %s: cordon's copy %s", keep[i],
+			    from);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -650,6 +723,7 @@ run_cmd(int argc, char **argv)
 		{ "ask", no_argument, NULL, 'K' },
 		{ "ask-secs", required_argument, NULL, 'k' },
 		{ "publish", required_argument, NULL, 'p' },
+		{ "keep", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -664,6 +738,8 @@ run_cmd(int argc, char **argv)
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
 	char			 home[PATH_MAX];
 	uint16_t		 publish[PUBLISH_MAX];
+	const char		*keep[16];
+	size_t			 nkeep = 0;
 	char			**owned = NULL, *cause, *dns = NULL;
 	const char		*ws = NULL, *rd;
 	size_t			 nowned = 0, i;
@@ -759,6 +835,14 @@ run_cmd(int argc, char **argv)
 		case 'p':
 			if (run_publish_flag(&run, publish, optarg) == -1)
 				return 2;
+			break;
+		case 'e':
+			if (nkeep == nitems(keep)) {
+				log_warnx("run: --keep: at most %zu folders",
+				    nitems(keep));
+				return 2;
+			}
+			keep[nkeep++] = optarg;
 			break;
 		case 'k':
 			n = strtol(optarg, &end, 10);
@@ -897,6 +981,10 @@ run_cmd(int argc, char **argv)
 	run.r_plan = &plan;
 	plan_reveal(&run, &plan);
 	run.r_scratch = run_scratch(&plan, home);
+	if (run_keep(&run, keep, nkeep, workspace) == -1) {
+		policy_free(policy);
+		goto out;
+	}
 	run_landlock_rules(&run);
 	if (run.r_mode == NET_PROXY && net.rn_socket == NULL) {
 		trust_phantoms(policy, environ, &run.r_phantoms,
@@ -989,6 +1077,11 @@ out:
 	trust_bundle_clear(&ib);
 	free(run.r_ll);
 	free(run.r_host_ports);
+	for (i = 0; i < run.r_nkeep; i++) {
+		free(run.r_keep[i].k_path);
+		free(run.r_keep[i].k_from);
+	}
+	free(run.r_keep);
 	fsplan_clear(&plan);
 	for (i = 0; i < nowned; i++)
 		free(owned[i]);

@@ -213,6 +213,12 @@ void	trust_bundle_clear(struct trust_bundle *);
 #define RUN_CA_BUNDLE		RUN_OWN_DIR "/ca-bundle.pem"
 #define RUN_RESOLV_CONF		RUN_OWN_DIR "/resolv.conf"
 
+/* --keep: a folder of the home, bound from cordon's own copy of it. */
+struct run_keep {
+	char		*k_path;	/* in the home, resolved */
+	char		*k_from;	/* RUN_KEEP_DIR's copy, made */
+};
+
 struct fsplan;
 
 struct run {
@@ -237,6 +243,8 @@ struct run {
 	const char		 *r_scratch;	/* the home, overlaid, or NULL */
 	struct netcap_range	 *r_host_ports;	/* with the capture */
 	size_t			  r_nhost_ports;
+	struct run_keep		 *r_keep;	/* --keep: in the scratch layer */
+	size_t			  r_nkeep;
 	uint16_t		 *r_publish;	/* --publish: ports served inside */
 	size_t			  r_npublish;
 	int			  r_pubfd;	/* PID 1: their connections */

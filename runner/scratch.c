@@ -36,6 +36,7 @@ struct scratch_group {
 	uint64_t	 sg_files;
 	uint64_t	 sg_bytes;
 	uint64_t	 sg_removed;	/* whiteouts: host files made absent */
+	bool		 sg_folder;	/* the group is a folder, not a file */
 };
 
 struct scratch_walk {
@@ -105,8 +106,9 @@ scratch_dir(struct scratch_walk *w, int dfd, const char *rel,
 			xasprintf(&crel, "%s/%s", rel, de->d_name);
 		cg = g;
 		if (cg == NULL && !(S_ISDIR(st.st_mode) &&
-		    scratch_deeper(crel)))
-			cg = scratch_group(w, crel);
+		    scratch_deeper(crel)) &&
+		    (cg = scratch_group(w, crel)) != NULL)
+			cg->sg_folder = S_ISDIR(st.st_mode);
 		if (S_ISDIR(st.st_mode)) {
 			if ((cfd = openat(dirfd(d), de->d_name, O_RDONLY |
 			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1 &&
@@ -140,7 +142,7 @@ scratch_cmp(const void *a0, const void *b0)
  * What the layer whose upper folder is "upper" in the folder tmp holds:
  * {"written": [{"path": "~/.npm", "files", "bytes", "removed"}, ...],
  * "partial": bool}, biggest first.  Folders made only to hold a deeper
- * one count with it.
+ * one count with it; a group of folders alone is left out.
  */
 json_t *
 scratch_list(int tmp)
@@ -158,14 +160,20 @@ scratch_list(int tmp)
 	qsort(w.sw_v, w.sw_n, sizeof(w.sw_v[0]), scratch_cmp);
 	a = json_array();
 	for (i = 0; i < w.sw_n; i++) {
+		/* Folders alone (a mount point's, made empty) lose nothing. */
+		if (w.sw_v[i].sg_files == 0 && w.sw_v[i].sg_removed == 0) {
+			free(w.sw_v[i].sg_name);
+			continue;
+		}
 		/* The command chose the names: escaped, as host names are. */
 		name = str_escape(w.sw_v[i].sg_name,
 		    strlen(w.sw_v[i].sg_name));
-		json_array_append_new(a, json_pack("{s:s+, s:I, s:I, s:I}",
-		    "path", "~/", name,
+		json_array_append_new(a, json_pack("{s:s+, s:I, s:I, s:I, "
+		    "s:b}", "path", "~/", name,
 		    "files", (json_int_t)w.sw_v[i].sg_files,
 		    "bytes", (json_int_t)w.sw_v[i].sg_bytes,
-		    "removed", (json_int_t)w.sw_v[i].sg_removed));
+		    "removed", (json_int_t)w.sw_v[i].sg_removed,
+		    "folder", w.sw_v[i].sg_folder));
 		free(name);
 		free(w.sw_v[i].sg_name);
 	}

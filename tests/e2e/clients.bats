@@ -146,7 +146,7 @@ npm_setup() {
 	[ -f "$WS/package-lock.json" ]
 	# npm's cache went to the scratch layer: listed, and not on the host.
 	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer over the home folder (discarded at exit): ~/.npm ("* ]]
-	[[ "$output" == *"to keep ~/.npm on the host: mkdir -p ~/.npm, then pass --write ~/.npm"* ]]
+	[[ "$output" == *"to keep ~/.npm between runs: pass --keep ~/.npm (cordon's own copy; the host's ~/.npm stays as it is)"* ]]
 	[ "$(jq -r '.scratch.written[0].path' "$WS/report.json")" = "~/.npm" ]
 	[ "$(jq -r '.scratch.written[0].files' "$WS/report.json")" -gt 0 ]
 	[ ! -e "$UDIR/home/.npm" ]

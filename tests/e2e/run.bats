@@ -330,6 +330,32 @@ teardown() {
 	[[ $output == *"$UDIR/home: scratch layer: writes succeed, discarded at exit"* ]]
 }
 
+@test "--keep: a folder of the home kept between runs in cordon's own copy, never the host's" {
+	run in_sandbox --keep '~/.cache/tool' -- sh -c '
+	    mkdir -p ~/.cache/tool && echo warm >~/.cache/tool/entry'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# Not in the scratch summary: kept, not discarded.
+	[[ "$output" != *"~/.cache/tool ("* ]]
+	[ ! -e "$UDIR/home/.cache/tool" ]
+	[ "$(cat "$UDIR/home/.local/share/cordon/keep/.cache/tool/entry")" = warm ]
+	run in_sandbox --keep '~/.cache/tool' -- cat "$UDIR/home/.cache/tool/entry"
+	[ "$output" = warm ]
+	# Without the flag, the copy is not there (nor the host's, none).
+	run in_sandbox -- cat "$UDIR/home/.cache/tool/entry"
+	[ "$status" -ne 0 ]
+	run in_sandbox --dry-run --keep '~/.cache/tool' -- true
+	[[ "$output" == *"$UDIR/home/.cache/tool: bind, writable (kept between runs (--keep): cordon's own copy)"* ]]
+	# Outside the home, or with no scratch layer: said, nothing run.
+	run in_sandbox --keep /etc -- touch ran
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--keep /etc: not a folder in the home folder"* ]]
+	run in_sandbox --write "$UDIR/home" --keep '~/.cache/tool' -- touch ran
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"the home folder is no scratch layer in this run"* ]]
+	[ ! -e "$WS/ran" ]
+}
+
 @test "path flags, most specific last: hidden folder, writable inside it, read-only" {
 	mkdir -p "$WS/secret/pub" "$WS/docs" "$UDIR/extra"
 	echo s >"$WS/secret/key"
