@@ -19,9 +19,10 @@
  *      back, and wait for the next request, decided anew.
  *
  * This file has the steps every protocol shares and the callbacks, which
- * hand each event on by the connection's state: reading an HTTP request
- * and forwarding it is conn_http.c's, SOCKS5 conn_socks.c's, a tunnel's
- * first bytes and TLS inspection conn_tls.c's (conn.h).
+ * hand each event on by the connection's state: steps 2 and 3 are
+ * conn_connect.c's, reading an HTTP request and forwarding it
+ * conn_http.c's, SOCKS5 conn_socks.c's, a tunnel's first bytes and TLS
+ * inspection conn_tls.c's (conn.h).
  *
  * Each decision ends in one egress log line.  Every path ends in
  * conn_free(), which owns and frees everything; a callback that calls it
@@ -36,7 +37,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +71,6 @@ static const char *const proto_names[] = {
 };
 
 static void	conn_bev_free(struct bufferevent *);
-static void	conn_connect(struct conn *);
-static void	conn_connected_cb(int, short, void *);
 
 /* Says something about the proxy at most once every 10 s. */
 static void
@@ -559,57 +557,6 @@ conn_arm_deadline(struct conn *c)
 }
 
 static void
-conn_resolved_cb(const struct addr *addrs, size_t n, const char *why,
-    void *arg)
-{
-	struct conn	*c = arg;
-	struct addr	 a;
-	char		 text[ADDR_STRLEN], *msg;
-	size_t		 i;
-
-	c->c_query = NULL;
-	if (n == 0) {
-		c->c_proxy->px_stats.ps_dns_failures++;
-		xasprintf(&msg, "cannot resolve: %s", why);
-		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
-		free(msg);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		a = addrs[i];
-		addr_unmap(&a);
-		if (c->c_dec.d_why != WHY_MODE_HOST &&
-		    !policy_check_addr(c->c_policy->pp_policy, &a, &c->c_dec)) {
-			/* One special address refuses them all. */
-			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
-			    addr_str(&a, text, sizeof(text)));
-			conn_deny(c);
-			return;
-		}
-		c->c_addrs[c->c_naddrs++] = a;
-	}
-	conn_connect(c);
-}
-
-/* Resolves the allowed c_host, or connects to the literal. */
-static void
-conn_resolve(struct conn *c)
-{
-	struct proxy	*px = c->c_proxy;
-
-	if (c->c_dec.d_host.h_kind == HOST_ADDR) {
-		c->c_addrs[0] = c->c_dec.d_host.h_ip;
-		c->c_naddrs = 1;
-		conn_connect(c);
-		return;
-	}
-	c->c_state = CS_RESOLVING;
-	bufferevent_disable(c->c_bev, EV_READ);
-	c->c_query = dns_resolve(px->px_dns, c->c_dec.d_host.h_name,
-	    conn_resolved_cb, c);
-}
-
-static void
 conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn	*c = arg;
@@ -667,7 +614,7 @@ conn_answer(struct conn *c, bool allow, const char *why)
 	c->c_dec.d_verdict = VERDICT_ALLOW;
 	c->c_dec.d_why = WHY_ALLOW_RULE;
 	conn_reason(c, why);
-	conn_resolve(c);
+	conn_connect(c);
 }
 
 /* The network.allow entry that would allow c's target, or NULL. */
@@ -690,188 +637,7 @@ conn_decide(struct conn *c)
 	}
 	if (c->c_proto == PROTO_HTTP && !conn_http_inspect(c))
 		return;
-	conn_resolve(c);
-}
-
-/*
- * Refuses a target that is the proxy's own listener a (listen.c): the
- * policy may allow its address, but a connection there is a loop.
- */
-static void
-conn_refuse_loop(struct conn *c, const struct addr *a)
-{
-	char	 text[ADDR_STRLEN], *what, *why;
-
-	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
-	    addr_str(a, text, sizeof(text)));
-	xasprintf(&why, "its address %s, port %d, is the proxy's own "
-	    "listener: a loop", text, c->c_port);
-	xasprintf(&what, a->a_family == AF_INET6 &&
-	    c->c_dec.d_host.h_kind == HOST_ADDR ? "deny [%s]:%d: %s" :
-	    "deny %s:%d: %s", c->c_dec.d_host.h_name, c->c_port, why);
-	conn_reason(c, why);
-	c->c_dec.d_verdict = VERDICT_DENY;
-	if (c->c_proto == PROTO_SOCKS5)
-		conn_socks_answer(c, SOCKS5_REP_RULESET);
-	else if (c->c_proto == PROTO_CAPTURE)
-		conn_finish(c);
-	else
-		conn_http_answer(c, 403, what, "the proxy does not connect to "
-		    "itself; to reach a service on this machine, name its "
-		    "own port, not the proxy's");
-	free(what);
-	free(why);
-}
-
-/*
- * Connects to the checked addresses, unless one is the proxy's own
- * listener; an HTTP request to the host, port and address an upstream
- * connection kept from the previous request reaches goes on that
- * connection instead.
- */
-static void
-conn_connect(struct conn *c)
-{
-	size_t	 i;
-
-	for (i = 0; i < c->c_naddrs; i++)
-		if (listen_is_own(c->c_proxy, &c->c_addrs[i], c->c_port)) {
-			conn_refuse_loop(c, &c->c_addrs[i]);
-			return;
-		}
-	if (conn_http_reuse(c))
-		return;
-	conn_drop_up(c);
-	conn_connect_next(c);
-}
-
-/* Fills ss with a and port; returns its length. */
-static socklen_t
-conn_sockaddr(const struct addr *a, int port, struct sockaddr_storage *ss)
-{
-	struct sockaddr_in	*sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (a->a_family == AF_INET) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)port);
-		memcpy(&sin->sin_addr, a->a_bytes, 4);
-		return sizeof(*sin);
-	}
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons((uint16_t)port);
-	memcpy(&sin6->sin6_addr, a->a_bytes, 16);
-	return sizeof(*sin6);
-}
-
-/* Tries the next checked address; when none is left, fails. */
-void
-conn_connect_next(struct conn *c)
-{
-	struct sockaddr_storage	 ss;
-	struct timeval		 tv = { c->c_proxy->px_connect_secs, 0 };
-	const struct addr	*a;
-	socklen_t		 len;
-	char			 text[ADDR_STRLEN], *msg;
-	int			 fd;
-
-	c->c_state = CS_CONNECTING;
-	bufferevent_disable(c->c_bev, EV_READ);
-	while (c->c_next < c->c_naddrs) {
-		a = &c->c_addrs[c->c_next++];
-		len = conn_sockaddr(a, c->c_port, &ss);
-		snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
-		    addr_str(a, text, sizeof(text)));
-		if ((fd = socket(a->a_family, SOCK_STREAM | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0)) == -1) {
-			c->c_connect_error = errno;
-			continue;
-		}
-		endpoint_nodelay(fd);
-		if (connect(fd, (struct sockaddr *)&ss, len) == -1 &&
-		    errno != EINPROGRESS) {
-			c->c_connect_error = errno;
-			close(fd);
-			continue;
-		}
-		c->c_upfd = fd;
-		c->c_upaddr = *a;
-		if ((c->c_connect_ev = event_new(c->c_proxy->px_base, fd,
-		    EV_WRITE, conn_connected_cb, c)) == NULL ||
-		    event_add(c->c_connect_ev, &tv) == -1)
-			fatalx("proxy: cannot watch a connection");
-		return;
-	}
-	xasprintf(&msg, "cannot connect to %s: %s", c->c_addrtext,
-	    strerror(c->c_connect_error));
-	if (c->c_connect_error == ETIMEDOUT)
-		conn_fail(c, 504, SOCKS5_REP_TTL, msg);
-	else if (c->c_connect_error == ECONNREFUSED)
-		conn_fail(c, 502, SOCKS5_REP_REFUSED, msg);
-	else
-		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
-	free(msg);
-}
-
-/* Makes the upstream bufferevent; it does not own c_upfd. */
-static void
-conn_up_bev(struct conn *c)
-{
-	if ((c->c_up = bufferevent_socket_new(c->c_proxy->px_base,
-	    c->c_upfd, 0)) == NULL)
-		fatalx("proxy: bufferevent_socket_new failed");
-	bufferevent_setcb(c->c_up, conn_up_read_cb, conn_up_write_cb,
-	    conn_up_event_cb, c);
-	bufferevent_setwatermark(c->c_up, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
-	bufferevent_enable(c->c_up, EV_READ | EV_WRITE);
-}
-
-/*
- * The connection to c_upaddr is made, or failed (then the next address
- * is tried): HTTP sends the request, a tunnel is answered and its first
- * bytes are awaited.
- */
-static void
-conn_connected_cb(int fd, short what, void *arg)
-{
-	struct conn	*c = arg;
-	socklen_t	 len = sizeof(int);
-	int		 error = 0;
-
-	event_free(c->c_connect_ev);
-	c->c_connect_ev = NULL;
-	if (what & EV_TIMEOUT)
-		error = ETIMEDOUT;
-	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) == -1)
-		error = errno;
-	if (error != 0) {
-		close(c->c_upfd);
-		c->c_upfd = -1;
-		c->c_connect_error = error;
-		conn_connect_next(c);
-		return;
-	}
-	conn_up_bev(c);
-	switch (c->c_proto) {
-	case PROTO_HTTP:
-		conn_http_start(c);
-		return;
-	case PROTO_CONNECT:
-		c->c_status = 200;
-		bufferevent_write(c->c_bev, "HTTP/1.1 200 Connection "
-		    "established\r\n\r\n", 39);
-		break;
-	case PROTO_SOCKS5:
-		conn_socks_connected(c);
-		break;
-	default:
-		break;
-	}
-	/* Nothing goes upstream until the first bytes are judged. */
-	c->c_state = CS_PEEK;
-	bufferevent_enable(c->c_bev, EV_READ);
-	conn_process(c);
+	conn_connect(c);
 }
 
 static void
@@ -1226,52 +992,4 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 	}
 	conn_arm_deadline(c);
 	bufferevent_enable(c->c_bev, EV_READ | EV_WRITE);
-}
-
-/* Wraps a policy (taken) for sharing between connections. */
-struct ppolicy *
-ppolicy_new(struct policy *p)
-{
-	struct ppolicy	*pp;
-
-	pp = xcalloc(1, sizeof(*pp));
-	pp->pp_policy = p;
-	pp->pp_refs = 1;
-	return pp;
-}
-
-struct ppolicy *
-ppolicy_ref(struct ppolicy *pp)
-{
-	pp->pp_refs++;
-	return pp;
-}
-
-void
-ppolicy_unref(struct ppolicy *pp)
-{
-	if (pp == NULL || --pp->pp_refs > 0)
-		return;
-	policy_free(pp->pp_policy);
-	free(pp);
-}
-
-/* Frees n phantom credentials, wiping the real values first. */
-void
-phantoms_free(struct phantom *ph, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++) {
-		pitem_clear(&ph[i].ph_host);
-		free(ph[i].ph_env);
-		free(ph[i].ph_header);
-		free(ph[i].ph_format);
-		free(ph[i].ph_placeholder);
-		if (ph[i].ph_value != NULL) {
-			explicit_bzero(ph[i].ph_value, strlen(ph[i].ph_value));
-			free(ph[i].ph_value);
-		}
-	}
-	free(ph);
 }

@@ -5,8 +5,10 @@
  * conn_free(); each protocol's steps are in a file of its own, called
  * from conn.c's callbacks by the connection's state:
  *
- *   conn.c		accept, PROXY v2, decide, ask, resolve, connect,
- *			tunnel, log, close and the one conn_free()
+ *   conn.c		accept, PROXY v2, decide, ask, tunnel, log, close
+ *			and the one conn_free()
+ *   conn_connect.c	resolve, check every address, connect to them
+ *			one after the other
  *   conn_http.c	request and response heads, bodies, keep-alive
  *   conn_socks.c	the SOCKS5 greeting, request and replies
  *   conn_tls.c		the first bytes of a tunnel (ClientHello), and
@@ -203,7 +205,6 @@ void	 conn_begin(struct conn *, enum conn_proto, const char *,
 	    const char *, size_t, int);
 void	 conn_arm_deadline(struct conn *);
 void	 conn_decide(struct conn *);
-void	 conn_connect_next(struct conn *);
 void	 conn_tunnel(struct conn *);
 void	 conn_process(struct conn *);
 void	 conn_read_cb(struct bufferevent *, void *);
@@ -215,6 +216,10 @@ void	 conn_up_event_cb(struct bufferevent *, short, void *);
 
 /* conn_capture.c */
 bool	 conn_capture(struct conn *, const uint8_t *, size_t);
+
+/* conn_connect.c */
+void	 conn_connect(struct conn *);
+void	 conn_connect_next(struct conn *);
 
 /* conn_http.c */
 void	 conn_http_answer(struct conn *, int, const char *, const char *);

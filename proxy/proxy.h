@@ -223,7 +223,7 @@ struct policy;
  */
 struct proxy_stats {
 	uint64_t		 ps_accepted;		/* proxy_cmd.c */
-	uint64_t		 ps_dns_failures;	/* conn.c */
+	uint64_t		 ps_dns_failures;	/* conn_connect.c */
 	uint64_t		 ps_reloads_ok;		/* proxy_cmd.c */
 	uint64_t		 ps_reloads_failed;
 	time_t			 ps_loaded;		/* the policy in force */
@@ -246,8 +246,6 @@ struct phantom {
 };
 
 #define PHANTOM_PREFIX		"cordon-phantom-"	/* + 32 hex digits */
-
-void	 phantoms_free(struct phantom *, size_t);
 
 /* listen.c: a TCP listener of the proxy, that no target may be. */
 struct listen_addr {
@@ -309,11 +307,22 @@ struct proxy {
 	size_t			 px_nown;
 };
 
-void	 conn_accept(struct proxy *, int, const struct sockaddr *,
-	    socklen_t, bool);
+/*
+ * proxy.c: a proxy made and ended the same way by `cordon proxy` and
+ * `cordon run`; its counted policies and phantom credentials.
+ */
+void	 proxy_init(struct proxy *, struct event_base *, struct policy *);
+int	 proxy_dns(struct proxy *, const char *, const char *const *, size_t,
+	    char **);
+void	 proxy_clear(struct proxy *);
 struct ppolicy *ppolicy_new(struct policy *);
 struct ppolicy *ppolicy_ref(struct ppolicy *);
 void	 ppolicy_unref(struct ppolicy *);
+void	 phantoms_free(struct phantom *, size_t);
+
+/* conn.c */
+void	 conn_accept(struct proxy *, int, const struct sockaddr *,
+	    socklen_t, bool);
 void	 conn_close_all(struct proxy *);
 void	 conn_answer(struct conn *, bool, const char *);
 char	*conn_pattern(const struct conn *);

@@ -55,6 +55,11 @@ struct proxy_run {
 	struct evconnlistener	*pr_listeners[PROXY_MAX_LISTEN];
 	bool			 pr_pp2[PROXY_MAX_LISTEN];
 	size_t			 pr_nlisten;
+	/* The limits given (proxy_limits); 0 keeps proxy_init()'s. */
+	size_t			 pr_max;
+	int			 pr_head_secs;
+	int			 pr_connect_secs;
+	int			 pr_idle_secs;
 	int			 pr_drain_secs;
 	bool			 pr_draining;
 	struct event		*pr_drain_ev;
@@ -246,6 +251,22 @@ proxy_socket_perms(const struct endpoint *ep, mode_t mode, gid_t gid)
 		fatal("proxy: --socket-mode: chmod %s", ep->ep_text);
 }
 
+/* The limits given, in place of proxy_init()'s defaults. */
+static void
+proxy_limits(struct proxy_run *run)
+{
+	struct proxy	*px = &run->pr_proxy;
+
+	if (run->pr_max != 0)
+		px->px_max = run->pr_max;
+	if (run->pr_head_secs != 0)
+		px->px_head_secs = run->pr_head_secs;
+	if (run->pr_connect_secs != 0)
+		px->px_connect_secs = run->pr_connect_secs;
+	if (run->pr_idle_secs != 0)
+		px->px_idle_secs = run->pr_idle_secs;
+}
+
 /* --metrics: a loopback listener for Prometheus; fatal on any error. */
 static void
 proxy_metrics(struct proxy_run *run, const char *text, bool remote)
@@ -299,6 +320,7 @@ proxy_cmd(int argc, char **argv)
 	};
 	struct proxy_run	 run;
 	struct proxy		*px = &run.pr_proxy;
+	struct event_base	*base;
 	struct policy		*p;
 	struct event		*sigs[4];
 	const char		*listens[PROXY_MAX_LISTEN], *logpath = "-";
@@ -313,10 +335,6 @@ proxy_cmd(int argc, char **argv)
 	int			 ch, fd, longindex = 0;
 
 	memset(&run, 0, sizeof(run));
-	px->px_max = PROXY_MAX_CONNS;
-	px->px_head_secs = PROXY_HEAD_SECS;
-	px->px_connect_secs = PROXY_CONNECT_SECS;
-	px->px_idle_secs = PROXY_IDLE_SECS;
 	run.pr_drain_secs = PROXY_DRAIN_SECS;
 	run.pr_layers.pl_no_workspace = true;
 	optind = 1;
@@ -369,15 +387,15 @@ proxy_cmd(int argc, char **argv)
 				return 2;
 			}
 			if (ch == 'm')
-				px->px_max = (size_t)n;
+				run.pr_max = (size_t)n;
 			else if (ch == 's')
 				run.pr_drain_secs = (int)n;
 			else if (ch == 'H')
-				px->px_head_secs = (int)n;
+				run.pr_head_secs = (int)n;
 			else if (ch == 'C')
-				px->px_connect_secs = (int)n;
+				run.pr_connect_secs = (int)n;
 			else
-				px->px_idle_secs = (int)n;
+				run.pr_idle_secs = (int)n;
 			break;
 		case 'A':
 			remote = true;
@@ -423,18 +441,12 @@ proxy_cmd(int argc, char **argv)
 
 	fd_limit_raise();
 	signal(SIGPIPE, SIG_IGN);
-	TAILQ_INIT(&px->px_conns);
-	px->px_policy = ppolicy_new(p);
-	px->px_stats.ps_loaded = time(NULL);
-	if ((px->px_base = event_base_new()) == NULL)
+	if ((base = event_base_new()) == NULL)
 		fatalx("proxy: cannot make an event loop");
-	if ((px->px_dns = dns_new(px->px_base, &cause)) == NULL)
+	proxy_init(px, base, p);
+	proxy_limits(&run);
+	if (proxy_dns(px, dns, pins, npins, &cause) == -1)
 		fatalx("proxy: %s", cause);
-	if (dns != NULL && dns_servers(px->px_dns, dns, &cause) == -1)
-		fatalx("proxy: %s", cause);
-	for (i = 0; i < npins; i++)
-		if (dns_pin(px->px_dns, pins[i], &cause) == -1)
-			fatalx("proxy: %s", cause);
 	if ((px->px_log = jsonl_open(logpath, &cause)) == NULL)
 		fatalx("proxy: %s", cause);
 	if (inspect_setup(px, p, run.pr_upstream_ca, &cause) == -1)
@@ -462,7 +474,7 @@ proxy_cmd(int argc, char **argv)
 		run.pr_nlisten++;
 		proxy_socket_perms(ep, mode, gid);
 		/* Backlog 0: it listens already. */
-		if ((run.pr_listeners[i] = evconnlistener_new(px->px_base,
+		if ((run.pr_listeners[i] = evconnlistener_new(base,
 		    proxy_accept_cb, &run, LEV_OPT_CLOSE_ON_FREE |
 		    LEV_OPT_CLOSE_ON_EXEC, 0, fd)) == NULL)
 			fatalx("proxy: cannot watch %s", ep->ep_text);
@@ -474,18 +486,18 @@ proxy_cmd(int argc, char **argv)
 	if (metrics != NULL)
 		proxy_metrics(&run, metrics, remote);
 
-	sigs[0] = evsignal_new(px->px_base, SIGHUP, proxy_hup_cb, &run);
-	sigs[1] = evsignal_new(px->px_base, SIGTERM, proxy_term_cb, &run);
-	sigs[2] = evsignal_new(px->px_base, SIGINT, proxy_term_cb, &run);
+	sigs[0] = evsignal_new(base, SIGHUP, proxy_hup_cb, &run);
+	sigs[1] = evsignal_new(base, SIGTERM, proxy_term_cb, &run);
+	sigs[2] = evsignal_new(base, SIGINT, proxy_term_cb, &run);
 	sigs[3] = NULL;
 	for (i = 0; i < 3; i++)
 		if (sigs[i] == NULL || evsignal_add(sigs[i], NULL) == -1)
 			fatalx("proxy: cannot watch signals");
 
-	event_base_dispatch(px->px_base);
+	event_base_dispatch(base);
 
-	px->px_drained = NULL;
-	conn_close_all(px);
+	/* First: the last lines reach the metrics (px_observe) too. */
+	proxy_clear(px);
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
 	if (run.pr_drain_ev != NULL)
@@ -498,11 +510,7 @@ proxy_cmd(int argc, char **argv)
 	metrics_free(run.pr_metrics);
 	endpoint_unlink(&run.pr_metrics_ep);
 	endpoint_clear(&run.pr_metrics_ep);
-	dns_free(px->px_dns);
-	jsonl_close(px->px_log);
-	ppolicy_unref(px->px_policy);
-	inspect_teardown(px);
-	event_base_free(px->px_base);
+	event_base_free(base);
 	free(run.pr_layers.pl_args);
 	free(pins);
 	free(dns);

@@ -53,7 +53,8 @@ struct ask {
 struct runner {
 	struct run		*rn_run;
 	const struct run_net	*rn_net;
-	struct proxy		 rn_proxy;
+	struct event_base	*rn_base;	/* the process's one loop */
+	struct proxy		 rn_proxy;	/* made when rn_own_proxy */
 	bool			 rn_own_proxy;
 	struct endpoint		 rn_ep;
 	struct evconnlistener	*rn_listener;
@@ -245,12 +246,10 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	struct proxy		*px = &rn->rn_proxy;
 	const char		*base;
 	char			*text;
-	size_t			 i;
 	int			 fd, lfd;
 
 	/* Ours from here, whatever fails: run_exec's end frees it all. */
-	TAILQ_INIT(&px->px_conns);
-	px->px_policy = ppolicy_new(policy);
+	proxy_init(px, rn->rn_base, policy);
 	rn->rn_own_proxy = true;
 
 	base = getenv("XDG_RUNTIME_DIR");
@@ -271,10 +270,6 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	    cause)) == -1)
 		return -1;
 
-	px->px_max = PROXY_MAX_CONNS;
-	px->px_head_secs = PROXY_HEAD_SECS;
-	px->px_connect_secs = PROXY_CONNECT_SECS;
-	px->px_idle_secs = PROXY_IDLE_SECS;
 	px->px_observe = run_observe;
 	px->px_observe_arg = rn;
 	px->px_ask = run_ask;
@@ -282,14 +277,9 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	px->px_ask_arg = rn;
 	px->px_ask_secs = net->rn_ask_secs;
 	px->px_ask_names = net->rn_ask;
-	if ((px->px_dns = dns_new(px->px_base, cause)) == NULL)
+	if (proxy_dns(px, net->rn_dns, net->rn_pins, net->rn_npins, cause) ==
+	    -1)
 		goto fail;
-	if (net->rn_dns != NULL && dns_servers(px->px_dns, net->rn_dns,
-	    cause) == -1)
-		goto fail;
-	for (i = 0; i < net->rn_npins; i++)
-		if (dns_pin(px->px_dns, net->rn_pins[i], cause) == -1)
-			goto fail;
 	if (net->rn_log_at.w_dir != -1) {
 		if ((lfd = wspath_append(&net->rn_log_at, cause)) == -1)
 			goto fail;
@@ -299,7 +289,7 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 		goto fail;
 	if (inspect_setup(px, policy, net->rn_upstream_ca, cause) == -1)
 		goto fail;
-	if ((rn->rn_listener = evconnlistener_new(px->px_base, run_accept_cb,
+	if ((rn->rn_listener = evconnlistener_new(rn->rn_base, run_accept_cb,
 	    rn, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd)) ==
 	    NULL) {
 		xasprintf(cause, "cannot watch the proxy's socket");
@@ -427,7 +417,7 @@ run_exited_cb(evutil_socket_t fd, short what, void *arg)
 	else
 		rn->rn_status = 128 + si.si_status;
 	rn->rn_done = true;
-	event_base_loopexit(rn->rn_proxy.px_base, NULL);
+	event_base_loopexit(rn->rn_base, NULL);
 }
 
 /* Fills set with the signals passed on to the command. */
@@ -561,7 +551,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	rn.rn_status = RUN_EXIT_FAILURE;
 	run->r_proxy_dir = -1;
 	signal(SIGPIPE, SIG_IGN);
-	if ((rn.rn_proxy.px_base = event_base_new()) == NULL) {
+	if ((rn.rn_base = event_base_new()) == NULL) {
 		log_warnx("run: no event loop");
 		policy_free(policy);
 		return RUN_EXIT_FAILURE;
@@ -580,7 +570,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	if (rc == -1)
 		goto fail_cause;
 	if (net->rn_control != NULL) {
-		if ((rn.rn_control = control_open(rn.rn_proxy.px_base,
+		if ((rn.rn_control = control_open(rn.rn_base,
 		    net->rn_control, &run_control_hooks, &rn, &cause)) == NULL)
 			goto fail_cause;
 		control_send(rn.rn_control, json_pack("{s:s, s:s, s:i}",
@@ -667,14 +657,14 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	}
 	close(sync[1]);
 
-	if (publish_start(&pub, rn.rn_proxy.px_base) == -1) {
+	if (publish_start(&pub, rn.rn_base) == -1) {
 		log_warnx("run: --publish: cannot listen");
 		kill(rn.rn_pid, SIGKILL);
 	}
-	evs[nev++] = event_new(rn.rn_proxy.px_base, rn.rn_pidfd, EV_READ |
-	    EV_PERSIST, run_exited_cb, &rn);
-	evs[nev++] = event_new(rn.rn_proxy.px_base, sfd, EV_READ |
-	    EV_PERSIST, run_signal_cb, &rn);
+	evs[nev++] = event_new(rn.rn_base, rn.rn_pidfd, EV_READ | EV_PERSIST,
+	    run_exited_cb, &rn);
+	evs[nev++] = event_new(rn.rn_base, sfd, EV_READ | EV_PERSIST,
+	    run_signal_cb, &rn);
 	for (i = 0; i < nev; i++)
 		if (evs[i] == NULL || event_add(evs[i], NULL) == -1) {
 			log_warnx("run: cannot watch the sandbox");
@@ -682,7 +672,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 			break;
 		}
 	while (!rn.rn_done)
-		if (event_base_dispatch(rn.rn_proxy.px_base) != 0)
+		if (event_base_dispatch(rn.rn_base) != 0)
 			break;
 	if (!rn.rn_done) {
 		kill(rn.rn_pid, SIGKILL);
@@ -708,20 +698,14 @@ out:
 	if (rn.rn_own_proxy) {
 		if (rn.rn_listener != NULL)
 			evconnlistener_free(rn.rn_listener);
+		/* Their last lines first, then whether the log has them all. */
 		conn_close_all(&rn.rn_proxy);
 		if (rn.rn_proxy.px_log != NULL &&
 		    jsonl_failed(rn.rn_proxy.px_log))
 			log_warnx("run: the egress log %s could not be "
 			    "written in full", net->rn_log);
-		jsonl_close(rn.rn_proxy.px_log);
-		dns_free(rn.rn_proxy.px_dns);
-		ppolicy_unref(rn.rn_proxy.px_policy);
-		phantoms_free(rn.rn_proxy.px_phantoms,
-		    rn.rn_proxy.px_nphantoms);
-		rn.rn_proxy.px_phantoms = NULL;
-		rn.rn_proxy.px_nphantoms = 0;
+		proxy_clear(&rn.rn_proxy);
 	}
-	inspect_teardown(&rn.rn_proxy);
 	if (rn.rn_dir != NULL) {
 		endpoint_unlink(&rn.rn_ep);
 		rmdir(rn.rn_dir);
@@ -760,6 +744,6 @@ out:
 		close(ends[0]);
 	if (sfd != -1)
 		close(sfd);
-	event_base_free(rn.rn_proxy.px_base);
+	event_base_free(rn.rn_base);
 	return rn.rn_status;
 }

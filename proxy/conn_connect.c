@@ -1,0 +1,268 @@
+/*
+ * conn_connect.c: from an allowed target to an upstream connection.
+ *
+ * A name is resolved on the proxy's loop (dns.c) and every address it
+ * has is checked (policy_check_addr): one special address refuses the
+ * lot; a literal was checked with the decision (policy_decide).  An
+ * address that is the proxy's own listener (listen.c) refuses the
+ * target too: a loop.  Then the proxy connects to exactly the addresses
+ * it checked, one after the other, and never looks the name up again,
+ * so DNS rebinding has nothing to move.  Once connected, an HTTP request
+ * is sent on (conn_http.c); a CONNECT or SOCKS5 tunnel is answered and
+ * waits for its first bytes (conn_tls.c).
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "conn.h"
+#include "endpoint.h"
+#include "log.h"
+#include "xmalloc.h"
+
+/* Fills ss with a and port; returns its length. */
+static socklen_t
+conn_connect_sockaddr(const struct addr *a, int port,
+    struct sockaddr_storage *ss)
+{
+	struct sockaddr_in	*sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (a->a_family == AF_INET) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		memcpy(&sin->sin_addr, a->a_bytes, 4);
+		return sizeof(*sin);
+	}
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons((uint16_t)port);
+	memcpy(&sin6->sin6_addr, a->a_bytes, 16);
+	return sizeof(*sin6);
+}
+
+/* Makes the upstream bufferevent; it does not own c_upfd. */
+static void
+conn_connect_bev(struct conn *c)
+{
+	if ((c->c_up = bufferevent_socket_new(c->c_proxy->px_base,
+	    c->c_upfd, 0)) == NULL)
+		fatalx("proxy: bufferevent_socket_new failed");
+	bufferevent_setcb(c->c_up, conn_up_read_cb, conn_up_write_cb,
+	    conn_up_event_cb, c);
+	bufferevent_setwatermark(c->c_up, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
+	bufferevent_enable(c->c_up, EV_READ | EV_WRITE);
+}
+
+/*
+ * The connection to c_upaddr is made, or failed (then the next address
+ * is tried): HTTP sends the request, a tunnel is answered and its first
+ * bytes are awaited.
+ */
+static void
+conn_connect_done_cb(int fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+	socklen_t	 len = sizeof(int);
+	int		 error = 0;
+
+	event_free(c->c_connect_ev);
+	c->c_connect_ev = NULL;
+	if (what & EV_TIMEOUT)
+		error = ETIMEDOUT;
+	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) == -1)
+		error = errno;
+	if (error != 0) {
+		close(c->c_upfd);
+		c->c_upfd = -1;
+		c->c_connect_error = error;
+		conn_connect_next(c);
+		return;
+	}
+	conn_connect_bev(c);
+	switch (c->c_proto) {
+	case PROTO_HTTP:
+		conn_http_start(c);
+		return;
+	case PROTO_CONNECT:
+		c->c_status = 200;
+		bufferevent_write(c->c_bev, "HTTP/1.1 200 Connection "
+		    "established\r\n\r\n", 39);
+		break;
+	case PROTO_SOCKS5:
+		conn_socks_connected(c);
+		break;
+	default:
+		break;
+	}
+	/* Nothing goes upstream until the first bytes are judged. */
+	c->c_state = CS_PEEK;
+	bufferevent_enable(c->c_bev, EV_READ);
+	conn_process(c);
+}
+
+/* Tries the next checked address; when none is left, fails. */
+void
+conn_connect_next(struct conn *c)
+{
+	struct sockaddr_storage	 ss;
+	struct timeval		 tv = { c->c_proxy->px_connect_secs, 0 };
+	const struct addr	*a;
+	socklen_t		 len;
+	char			 text[ADDR_STRLEN], *msg;
+	int			 fd;
+
+	c->c_state = CS_CONNECTING;
+	bufferevent_disable(c->c_bev, EV_READ);
+	while (c->c_next < c->c_naddrs) {
+		a = &c->c_addrs[c->c_next++];
+		len = conn_connect_sockaddr(a, c->c_port, &ss);
+		snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+		    addr_str(a, text, sizeof(text)));
+		if ((fd = socket(a->a_family, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0)) == -1) {
+			c->c_connect_error = errno;
+			continue;
+		}
+		endpoint_nodelay(fd);
+		if (connect(fd, (struct sockaddr *)&ss, len) == -1 &&
+		    errno != EINPROGRESS) {
+			c->c_connect_error = errno;
+			close(fd);
+			continue;
+		}
+		c->c_upfd = fd;
+		c->c_upaddr = *a;
+		if ((c->c_connect_ev = event_new(c->c_proxy->px_base, fd,
+		    EV_WRITE, conn_connect_done_cb, c)) == NULL ||
+		    event_add(c->c_connect_ev, &tv) == -1)
+			fatalx("proxy: cannot watch a connection");
+		return;
+	}
+	xasprintf(&msg, "cannot connect to %s: %s", c->c_addrtext,
+	    strerror(c->c_connect_error));
+	if (c->c_connect_error == ETIMEDOUT)
+		conn_fail(c, 504, SOCKS5_REP_TTL, msg);
+	else if (c->c_connect_error == ECONNREFUSED)
+		conn_fail(c, 502, SOCKS5_REP_REFUSED, msg);
+	else
+		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
+	free(msg);
+}
+
+/*
+ * Refuses a target that is the proxy's own listener a (listen.c): the
+ * policy may allow its address, but a connection there is a loop.
+ */
+static void
+conn_connect_refuse_loop(struct conn *c, const struct addr *a)
+{
+	char	 text[ADDR_STRLEN], *what, *why;
+
+	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+	    addr_str(a, text, sizeof(text)));
+	xasprintf(&why, "its address %s, port %d, is the proxy's own "
+	    "listener: a loop", text, c->c_port);
+	xasprintf(&what, a->a_family == AF_INET6 &&
+	    c->c_dec.d_host.h_kind == HOST_ADDR ? "deny [%s]:%d: %s" :
+	    "deny %s:%d: %s", c->c_dec.d_host.h_name, c->c_port, why);
+	conn_reason(c, why);
+	c->c_dec.d_verdict = VERDICT_DENY;
+	if (c->c_proto == PROTO_SOCKS5)
+		conn_socks_answer(c, SOCKS5_REP_RULESET);
+	else if (c->c_proto == PROTO_CAPTURE)
+		conn_finish(c);
+	else
+		conn_http_answer(c, 403, what, "the proxy does not connect to "
+		    "itself; to reach a service on this machine, name its "
+		    "own port, not the proxy's");
+	free(what);
+	free(why);
+}
+
+/*
+ * Connects to the checked addresses, unless one is the proxy's own
+ * listener; an HTTP request to the host, port and address an upstream
+ * connection kept from the previous request reaches goes on that
+ * connection instead.
+ */
+static void
+conn_connect_addrs(struct conn *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < c->c_naddrs; i++)
+		if (listen_is_own(c->c_proxy, &c->c_addrs[i], c->c_port)) {
+			conn_connect_refuse_loop(c, &c->c_addrs[i]);
+			return;
+		}
+	if (conn_http_reuse(c))
+		return;
+	conn_drop_up(c);
+	conn_connect_next(c);
+}
+
+/*
+ * The addresses of the name, or none and why: each is checked before
+ * any is tried.
+ */
+static void
+conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
+    void *arg)
+{
+	struct conn	*c = arg;
+	struct addr	 a;
+	char		 text[ADDR_STRLEN], *msg;
+	size_t		 i;
+
+	c->c_query = NULL;
+	if (n == 0) {
+		c->c_proxy->px_stats.ps_dns_failures++;
+		xasprintf(&msg, "cannot resolve: %s", why);
+		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
+		free(msg);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		a = addrs[i];
+		addr_unmap(&a);
+		if (c->c_dec.d_why != WHY_MODE_HOST &&
+		    !policy_check_addr(c->c_policy->pp_policy, &a, &c->c_dec)) {
+			/* One special address refuses them all. */
+			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+			    addr_str(&a, text, sizeof(text)));
+			conn_deny(c);
+			return;
+		}
+		c->c_addrs[c->c_naddrs++] = a;
+	}
+	conn_connect_addrs(c);
+}
+
+/* Resolves the allowed c_host, or connects to the literal. */
+void
+conn_connect(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+
+	if (c->c_dec.d_host.h_kind == HOST_ADDR) {
+		c->c_addrs[0] = c->c_dec.d_host.h_ip;
+		c->c_naddrs = 1;
+		conn_connect_addrs(c);
+		return;
+	}
+	c->c_state = CS_RESOLVING;
+	bufferevent_disable(c->c_bev, EV_READ);
+	c->c_query = dns_resolve(px->px_dns, c->c_dec.d_host.h_name,
+	    conn_connect_resolved_cb, c);
+}

@@ -1,0 +1,128 @@
+/*
+ * proxy.c: one proxy's life, shared by `cordon proxy` (proxy_cmd.c) and
+ * the proxy of `cordon run` (runner/run.c): made with proxy_init(),
+ * given its resolver with proxy_dns(), ended with proxy_clear().  Each
+ * caller adds what is its own in between: listeners, the egress log,
+ * hooks, inspection.  Also what the proxy owns and shares: its policies,
+ * counted (a decision keeps the one it began with), and the phantom
+ * credentials of a run.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jsonl.h"
+#include "policy.h"
+#include "proxy.h"
+#include "xmalloc.h"
+
+/*
+ * Makes px a proxy on base with no connection yet, deciding with p
+ * (taken), with the default limits; the caller may change them.  The
+ * base stays the caller's: proxy_clear() frees everything else.
+ */
+void
+proxy_init(struct proxy *px, struct event_base *base, struct policy *p)
+{
+	memset(px, 0, sizeof(*px));
+	px->px_base = base;
+	px->px_policy = ppolicy_new(p);
+	TAILQ_INIT(&px->px_conns);
+	px->px_max = PROXY_MAX_CONNS;
+	px->px_head_secs = PROXY_HEAD_SECS;
+	px->px_connect_secs = PROXY_CONNECT_SECS;
+	px->px_idle_secs = PROXY_IDLE_SECS;
+	px->px_stats.ps_loaded = time(NULL);
+}
+
+/*
+ * Gives px its resolver, asking servers (comma-separated, or NULL for
+ * the system's), with the npins --resolve pins answered first.  Returns
+ * 0, or -1 with *cause; proxy_clear() frees what was made either way.
+ */
+int
+proxy_dns(struct proxy *px, const char *servers, const char *const *pins,
+    size_t npins, char **cause)
+{
+	size_t	 i;
+
+	if ((px->px_dns = dns_new(px->px_base, cause)) == NULL)
+		return -1;
+	if (servers != NULL && dns_servers(px->px_dns, servers, cause) == -1)
+		return -1;
+	for (i = 0; i < npins; i++)
+		if (dns_pin(px->px_dns, pins[i], cause) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * Ends px: every connection closed, then everything px holds freed.  Each
+ * connection logs its line and px_observe hears of it, so what that hook
+ * feeds (metrics, a run's tally) must still be there; px_drained is not
+ * called.  A caller that wants to know whether the egress log has every
+ * line asks jsonl_failed() after conn_close_all(), before this.
+ */
+void
+proxy_clear(struct proxy *px)
+{
+	px->px_drained = NULL;
+	conn_close_all(px);
+	jsonl_close(px->px_log);
+	dns_free(px->px_dns);
+	ppolicy_unref(px->px_policy);
+	phantoms_free(px->px_phantoms, px->px_nphantoms);
+	inspect_teardown(px);
+	memset(px, 0, sizeof(*px));
+}
+
+/* Wraps a policy (taken) for sharing between connections. */
+struct ppolicy *
+ppolicy_new(struct policy *p)
+{
+	struct ppolicy	*pp;
+
+	pp = xcalloc(1, sizeof(*pp));
+	pp->pp_policy = p;
+	pp->pp_refs = 1;
+	return pp;
+}
+
+struct ppolicy *
+ppolicy_ref(struct ppolicy *pp)
+{
+	pp->pp_refs++;
+	return pp;
+}
+
+void
+ppolicy_unref(struct ppolicy *pp)
+{
+	if (pp == NULL || --pp->pp_refs > 0)
+		return;
+	policy_free(pp->pp_policy);
+	free(pp);
+}
+
+/* Frees n phantom credentials, wiping the real values first. */
+void
+phantoms_free(struct phantom *ph, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		pitem_clear(&ph[i].ph_host);
+		free(ph[i].ph_env);
+		free(ph[i].ph_header);
+		free(ph[i].ph_format);
+		free(ph[i].ph_placeholder);
+		if (ph[i].ph_value != NULL) {
+			explicit_bzero(ph[i].ph_value, strlen(ph[i].ph_value));
+			free(ph[i].ph_value);
+		}
+	}
+	free(ph);
+}
