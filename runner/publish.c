@@ -32,39 +32,50 @@
 #include "runner.h"
 #include "xmalloc.h"
 
+/* The pair's one message: a port, and a descriptor beside it. */
+struct publish_msg {
+	struct msghdr	 m_hdr;
+	struct iovec	 m_iov;
+	uint16_t	 m_port;
+	union {
+		char		 buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr	 align;
+	}		 m_ctl;
+};
+
+static void
+publish_msg_init(struct publish_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->m_iov.iov_base = &m->m_port;
+	m->m_iov.iov_len = sizeof(m->m_port);
+	m->m_hdr.msg_iov = &m->m_iov;
+	m->m_hdr.msg_iovlen = 1;
+	m->m_hdr.msg_control = m->m_ctl.buf;
+	m->m_hdr.msg_controllen = sizeof(m->m_ctl.buf);
+}
+
 /* One accepted connection's descriptor, for PID 1, with its port. */
 static void
 publish_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	struct publish_port	*pp = arg;
-	struct msghdr		 msg;
+	struct publish_msg	 m;
 	struct cmsghdr		*cm;
-	struct iovec		 iov;
-	union {
-		char		 buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	 align;
-	}			 u;
-	uint16_t		 port = pp->pp_port;
 
 	(void)l;
 	(void)sa;
 	(void)salen;
-	memset(&msg, 0, sizeof(msg));
-	memset(&u, 0, sizeof(u));
-	iov.iov_base = &port;
-	iov.iov_len = sizeof(port);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	cm = CMSG_FIRSTHDR(&msg);
+	publish_msg_init(&m);
+	m.m_port = pp->pp_port;
+	cm = CMSG_FIRSTHDR(&m.m_hdr);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(pp->pp_pair, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) == -1)
-		log_debug("%s: %d: %s", __func__, port, strerror(errno));
+	if (sendmsg(pp->pp_pair, &m.m_hdr, MSG_NOSIGNAL | MSG_DONTWAIT) == -1)
+		log_debug("%s: %d: %s", __func__, m.m_port, strerror(errno));
 	close(fd);
 }
 
@@ -199,32 +210,22 @@ publish_inside_cb(evutil_socket_t pair, short what, void *arg)
 {
 	struct event_base	*base = arg;
 	struct sockaddr_in	 sin;
-	struct msghdr		 msg;
+	struct publish_msg	 m;
 	struct cmsghdr		*cm;
-	struct iovec		 iov;
 	struct relay		*r;
-	union {
-		char		 buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	 align;
-	}			 u;
 	uint16_t		 port;
 	int			 fd = -1, up;
 
 	(void)what;
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &port;
-	iov.iov_len = sizeof(port);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	if (recvmsg(pair, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) !=
-	    (ssize_t)sizeof(port))
+	publish_msg_init(&m);
+	if (recvmsg(pair, &m.m_hdr, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) !=
+	    (ssize_t)sizeof(m.m_port))
 		return;
-	if ((cm = CMSG_FIRSTHDR(&msg)) == NULL ||
+	if ((cm = CMSG_FIRSTHDR(&m.m_hdr)) == NULL ||
 	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
 		return;
 	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	port = m.m_port;
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(port);
