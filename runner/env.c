@@ -404,6 +404,11 @@ env_build(const struct policy *p, char *const *host_env,
 			    strlen(px->ep_phantoms[i].ph_env),
 			    px->ep_phantoms[i].ph_placeholder, cause) == -1)
 				goto out;
+		/* apt as root keeps root: it cannot change ids here. */
+		if (px->ep_apt_conf != NULL && env_get(&et, "APT_CONFIG") ==
+		    NULL && env_put(&et, "APT_CONFIG", 10, px->ep_apt_conf,
+		    cause) == -1)
+			goto out;
 		for (i = 0; px->ep_ca_bundle != NULL && i < env_ca_nvars; i++)
 			if (env_put(&et, env_ca_vars[i].cv_name,
 			    strlen(env_ca_vars[i].cv_name), px->ep_ca_bundle,

@@ -26,9 +26,11 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 
 #include <linux/openat2.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "policy.h"
 #include "runner.h"
 #include "util.h"
@@ -58,6 +61,8 @@ enum step_kind {
 struct step {
 	const char	*s_path;
 	const char	*s_from;	/* BIND_*: the source, if not s_path */
+	const char	*s_shown;	/* SCRATCH: its path in the summary */
+	const char	*s_premake;	/* SCRATCH: a folder name made root's */
 	enum step_kind	 s_kind;
 	const char	*s_why;
 	int		 s_src;		/* BIND_*: open_tree clone, else -1 */
@@ -74,7 +79,7 @@ struct mounts {
 	size_t		 m_n;
 	int		 m_empty;	/* a detached tmpfs: "hidden" (mode 0), */
 					/* "blank" (mode 0444), both empty    */
-	int		 m_scratch;	/* the scratch layer's tmpfs, or -1 */
+	struct scratch_fds *m_scratch;	/* the scratch layers' tmpfs */
 };
 
 static const char *const dev_nodes[] = {
@@ -210,15 +215,67 @@ step_make_target(const struct mounts *m, const struct step *s)
 		    "sandbox: %s", buf, strerror(errno));
 }
 
+/* scratch_new's premake: upper/D/name for each folder D/name in lower. */
+static int
+scratch_premake(int lower, int tmp, const char *name)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*dp;
+	char		 path[PATH_MAX];
+	int		 fd, xfd, rc = 0;
+
+	if ((fd = openat(lower, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1)
+		return -1;
+	if ((dp = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while (rc == 0 && (de = readdir(dp)) != NULL) {
+		if (de->d_name[0] == '.' || snprintf(path, sizeof(path),
+		    "%s/%s", de->d_name, name) >= (int)sizeof(path) ||
+		    fstatat(fd, path, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(path, sizeof(path), "upper/%s", de->d_name);
+		if (mkdirat(tmp, path, 0755) == -1 && errno != EEXIST)
+			rc = -1;
+		snprintf(path, sizeof(path), "upper/%s/%s", de->d_name, name);
+		if (rc == 0 && mkdirat(tmp, path, 0700) == -1)
+			rc = -1;
+		/*
+		 * Opaque: the lower one is not even looked into, which
+		 * would take a search right there that nobody here has.
+		 * tmpfs takes user.* attributes from Linux 6.6; before, the
+		 * folder stays unwritable, as it was.
+		 */
+		if (rc == 0 && (xfd = openat(tmp, path, O_RDONLY |
+		    O_DIRECTORY | O_CLOEXEC)) != -1) {
+			if (fsetxattr(xfd, "user.overlay.opaque", "y", 1, 0) ==
+			    -1)
+				log_debug("%s: %s: opaque: %s", __func__, path,
+				    strerror(errno));
+			close(xfd);
+		}
+	}
+	closedir(dp);
+	return rc;
+}
+
 /*
  * The scratch layer over lower (a clone of the home folder, taken before
  * any cover): an overlay whose upper and work folders are on a tmpfs of
  * its own, *tmp, which PID 1 keeps to list what was written (scratch.c).
- * Unprivileged overlayfs: Linux 5.11 or later.  Returns the detached
- * mount, or -1 with errno set.
+ * Unprivileged overlayfs: Linux 5.11 or later.  With premake, each
+ * folder of that name one level down in lower (apt's "partial", which
+ * belongs to _apt, whom the sandbox does not map, so that not even root
+ * could write there) is made the sandbox user's in the upper folder
+ * first, on the same filesystem as the rest (apt renames out of it).
+ * Returns the detached mount, or -1 with errno set.
  */
 static int
-scratch_new(int lower, int *tmp)
+scratch_new(int lower, int *tmp, const char *premake)
 {
 	struct stat	 st;
 	char		 lo[32], up[48], wk[48];
@@ -230,7 +287,8 @@ scratch_new(int lower, int *tmp)
 		return -1;
 	if (mkdirat(*tmp, "upper", st.st_mode & 07777) == -1 ||
 	    fchmodat(*tmp, "upper", st.st_mode & 07777, 0) == -1 ||
-	    mkdirat(*tmp, "work", 0700) == -1)
+	    mkdirat(*tmp, "work", 0700) == -1 ||
+	    (premake != NULL && scratch_premake(lower, *tmp, premake) == -1))
 		return -1;
 	snprintf(lo, sizeof(lo), "/proc/self/fd/%d", lower);
 	snprintf(up, sizeof(up), "/proc/self/fd/%d/upper", *tmp);
@@ -299,7 +357,15 @@ step_apply(struct mounts *m, struct step *s)
 		s->s_covers = true;
 		break;
 	case STEP_SCRATCH:
-		src = scratch_new(s->s_src, &m->m_scratch);
+		if (m->m_scratch->sf_n == RUN_SCRATCH_MAX) {
+			errno = E2BIG;
+			goto fail;
+		}
+		src = scratch_new(s->s_src,
+		    &m->m_scratch->sf_fd[m->m_scratch->sf_n], s->s_premake);
+		if (src != -1)
+			m->m_scratch->sf_shown[m->m_scratch->sf_n++] =
+			    s->s_shown;
 		close(s->s_src);
 		s->s_src = -1;
 		if (src == -1) {
@@ -548,7 +614,7 @@ mount_steps(struct mounts *m, const struct run *run)
 
 	memset(m, 0, sizeof(*m));
 	m->m_run = run;
-	m->m_empty = m->m_scratch = -1;
+	m->m_empty = -1;
 	step_add(m, "/tmp", STEP_TMPFS, "a private /tmp", 01777);
 	if (is_dir("/var/tmp"))
 		step_add(m, "/var/tmp", STEP_TMPFS, "a private /var/tmp",
@@ -560,9 +626,18 @@ mount_steps(struct mounts *m, const struct run *run)
 		    0755);
 	if (rd != NULL && is_dir(rd))
 		step_add(m, rd, STEP_TMPFS, "$XDG_RUNTIME_DIR", 0700);
-	if (run->r_scratch != NULL)
+	if (run->r_scratch != NULL) {
 		step_add(m, run->r_scratch, STEP_SCRATCH, "the home folder, "
 		    "outside the writable roots", 0);
+		m->m_steps[m->m_n - 1].s_shown = "~/";
+	}
+	for (i = 0; i < run->r_nsysscratch; i++) {
+		step_add(m, run->r_sysscratch[i], STEP_SCRATCH, "apt's, for "
+		    "root: apt-get update and download work", 0);
+		m->m_steps[m->m_n - 1].s_shown = run->r_sysscratch[i];
+		m->m_steps[m->m_n - 1].s_premake = "partial";
+	}
+
 	for (i = 0; i < run->r_nkeep; i++) {
 		step_add(m, run->r_keep[i].k_path, STEP_BIND_RW, "kept between "
 		    "runs (--keep): cordon's own copy", 0);
@@ -602,11 +677,11 @@ mount_print(const struct run *run, FILE *f)
 /*
  * Builds the sandbox's filesystem.  Runs as the sandbox's PID 1, with
  * every capability in its own user namespace, before anything of the
- * command's.  Fails the run on any error.  Returns the scratch layer's
- * tmpfs (for scratch_list), or -1 when there is none.
+ * command's.  Fails the run on any error.  Fills *sf with the scratch
+ * layers' tmpfs, for scratch_list.
  */
-int
-mount_sandbox(const struct run *run)
+void
+mount_sandbox(const struct run *run, struct scratch_fds *sf)
 {
 	struct mounts	 m;
 	int		 nodes[nitems(dev_nodes)], fd;
@@ -629,6 +704,8 @@ mount_sandbox(const struct run *run)
 			    "mount_setattr: Linux 5.12 or later)");
 	}
 	mount_steps(&m, run);
+	memset(sf, 0, sizeof(*sf));
+	m.m_scratch = sf;
 	for (i = 0; i < m.m_n; i++)
 		step_clone(&m, &m.m_steps[i]);
 
@@ -669,5 +746,4 @@ mount_sandbox(const struct run *run)
 	mount_proc(run);
 	close(m.m_empty);
 	free(m.m_steps);
-	return m.m_scratch;
 }

@@ -213,7 +213,7 @@ tally_scratch_lines(const struct tally *t, FILE *f)
 	if (n == 0)
 		return;
 	fprintf(f, "cordon: written outside the writable roots, into the "
-	    "scratch layer over the home folder (discarded at exit):");
+	    "scratch layer (discarded at exit):");
 	json_array_foreach(a, i, e) {
 		if (i == TALLY_SHOWN)
 			break;
@@ -235,7 +235,8 @@ tally_scratch_lines(const struct tally *t, FILE *f)
 	fprintf(f, "\n");
 	json_array_foreach(a, i, e) {
 		if (!json_is_true(json_object_get(e, "folder")) ||
-		    json_unpack(e, "{s:s}", "path", &path) == -1)
+		    json_unpack(e, "{s:s}", "path", &path) == -1 ||
+		    strncmp(path, "~/", 2) != 0)
 			continue;
 		fprintf(f, "cordon: to keep %s between runs: pass --keep %s "
 		    "(cordon's own copy; the host's %s stays as it is)\n",

@@ -130,8 +130,8 @@ run_landlock_rules(struct run *run)
 	const struct fsplan	*plan = run->r_plan;
 	size_t			 i, n = 0;
 
-	run->r_ll = xcalloc(plan->fp_nops + nitems(writable) + 3,
-	    sizeof(*run->r_ll));
+	run->r_ll = xcalloc(plan->fp_nops + nitems(writable) + 3 +
+	    nitems(run->r_sysscratch), sizeof(*run->r_ll));
 	run->r_ll[n++].lr_path = "/";
 	for (i = 0; i < nitems(writable); i++) {
 		run->r_ll[n].lr_path = writable[i];
@@ -144,6 +144,10 @@ run_landlock_rules(struct run *run)
 	/* Writes there land in the scratch layer, not on the host. */
 	if (run->r_scratch != NULL) {
 		run->r_ll[n].lr_path = run->r_scratch;
+		run->r_ll[n++].lr_write = true;
+	}
+	for (i = 0; i < run->r_nsysscratch; i++) {
+		run->r_ll[n].lr_path = run->r_sysscratch[i];
 		run->r_ll[n++].lr_write = true;
 	}
 	for (i = 0; i < plan->fp_nops; i++)
@@ -319,6 +323,34 @@ run_keep(struct run *run, const char *const *keep, size_t n,
 		}
 	}
 	return 0;
+}
+
+/*
+ * A run as root: apt's folders are scratch layers too (apt-get update
+ * and download write there, and the host's stay as they were), unless a
+ * rule of the plan covers them.
+ */
+static void
+run_sysscratch(struct run *run, const struct fsplan *plan)
+{
+	static const char *const apt[] = { "/var/lib/apt", "/var/cache/apt" };
+	struct stat	 st;
+	size_t		 i, j;
+	bool		 covered;
+
+	if (run->r_uid != 0)
+		return;
+	for (i = 0; i < nitems(apt); i++) {
+		if (lstat(apt[i], &st) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		for (covered = false, j = 0; j < plan->fp_nops && !covered;
+		    j++)
+			covered = plan->fp_ops[j].fo_kind != FS_SKIP &&
+			    (path_is_below(apt[i], plan->fp_ops[j].fo_path) ||
+			    path_is_below(plan->fp_ops[j].fo_path, apt[i]));
+		if (!covered)
+			run->r_sysscratch[run->r_nsysscratch++] = apt[i];
+	}
 }
 
 /*
@@ -732,7 +764,7 @@ run_cmd(int argc, char **argv)
 	struct run_net		 net;
 	struct fsplan		 plan;
 	struct fsplan_in	 fin;
-	struct env_proxy	 ep = { RUN_BRIDGE_PORT, NULL, 0, NULL };
+	struct env_proxy	 ep = { .ep_port = RUN_BRIDGE_PORT };
 	struct trust_bundle	 ib;
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
@@ -981,6 +1013,7 @@ run_cmd(int argc, char **argv)
 	run.r_plan = &plan;
 	plan_reveal(&run, &plan);
 	run.r_scratch = run_scratch(&plan, home);
+	run_sysscratch(&run, &plan);
 	if (run_keep(&run, keep, nkeep, workspace) == -1) {
 		policy_free(policy);
 		goto out;
@@ -1014,6 +1047,8 @@ run_cmd(int argc, char **argv)
 		run.r_ca_len = ib.ib_len;
 		ep.ep_ca_bundle = RUN_CA_BUNDLE;
 	}
+	if (run.r_nsysscratch > 0)
+		ep.ep_apt_conf = RUN_APT_CONF;
 	if ((run.r_env = env_build(policy, environ, run.r_mode == NET_PROXY ?
 	    &ep : NULL, &cause)) == NULL) {
 		log_warnx("run: %s", cause);

@@ -48,6 +48,8 @@ struct env_proxy {
 	size_t			 ep_nphantoms;
 	const char		*ep_ca_bundle;	/* NULL, or the CA bundle's */
 						/* path inside: env_ca_vars */
+	const char		*ep_apt_conf;	/* NULL, or APT_CONFIG, unless */
+						/* one is passed */
 };
 
 /* The variables that point tools at a CA bundle, and who reads each. */
@@ -212,6 +214,7 @@ void	trust_bundle_clear(struct trust_bundle *);
 #define RUN_OWN_DIR		"/run/cordon"	/* inside: the private /run */
 #define RUN_CA_BUNDLE		RUN_OWN_DIR "/ca-bundle.pem"
 #define RUN_RESOLV_CONF		RUN_OWN_DIR "/resolv.conf"
+#define RUN_APT_CONF		RUN_OWN_DIR "/apt.conf"
 
 /* --keep: a folder of the home, bound from cordon's own copy of it. */
 struct run_keep {
@@ -241,6 +244,8 @@ struct run {
 	char			 *r_narrow;	/* --proxy-socket: the run's rules */
 	bool			  r_capture;	/* every TCP connection, DNS too */
 	const char		 *r_scratch;	/* the home, overlaid, or NULL */
+	const char		 *r_sysscratch[2]; /* root: apt's, overlaid */
+	size_t			  r_nsysscratch;
 	struct netcap_range	 *r_host_ports;	/* with the capture */
 	size_t			  r_nhost_ports;
 	struct run_keep		 *r_keep;	/* --keep: in the scratch layer */
@@ -328,11 +333,19 @@ void	publish_close(struct publish *);
 void	publish_forget(struct publish *);
 int	publish_inside(struct event_base *, int);
 
-/* scratch.c: what the scratch layer holds, for the summary (PID 1). */
-json_t	*scratch_list(int);
+/* scratch.c: what the scratch layers hold, for the summary (PID 1). */
+#define RUN_SCRATCH_MAX	3	/* the home, and apt's two for root */
+
+struct scratch_fds {
+	int		 sf_fd[RUN_SCRATCH_MAX];	/* each layer's tmpfs */
+	const char	*sf_shown[RUN_SCRATCH_MAX];	/* "~/", "/var/..../" */
+	size_t		 sf_n;
+};
+
+json_t	*scratch_list(const struct scratch_fds *);
 
 /* mount.c: the sandbox's filesystem, in its own mount namespace. */
-int	mount_sandbox(const struct run *);
+void	mount_sandbox(const struct run *, struct scratch_fds *);
 void	mount_print(const struct run *, FILE *);
 
 /*

@@ -62,7 +62,7 @@
 extern char **environ;
 
 static pid_t	 command_pid = -1;
-static int	 scratch_fd = -1;	/* the scratch layer's tmpfs */
+static struct scratch_fds scratch;	/* the scratch layers' tmpfs */
 
 /*
  * Ends the run from inside: the reason goes to the parent, which prints
@@ -200,8 +200,8 @@ sandbox_tell_end(const struct run *run)
 		    "s:I}", "quic", (json_int_t)d.nd_quic,
 		    "udp", (json_int_t)d.nd_udp,
 		    "other", (json_int_t)d.nd_other));
-	if (scratch_fd != -1)
-		json_object_set_new(doc, "scratch", scratch_list(scratch_fd));
+	if (scratch.sf_n > 0)
+		json_object_set_new(doc, "scratch", scratch_list(&scratch));
 	text = json_dumps(doc, JSON_COMPACT);
 	len = text != NULL ? strlen(text) : 0;
 	if (text == NULL || write(run->r_endfd, text, len) != (ssize_t)len)
@@ -355,6 +355,9 @@ sandbox_own_dir(const struct run *run)
 		    strerror(errno));
 }
 
+/* apt's configuration for a run as root: see sandbox_main. */
+static const char sandbox_apt[] = "APT::Sandbox::User \"root\";\n";
+
 /* The sandbox's resolv.conf: the resolver inside, and nothing else. */
 static const char sandbox_resolv[] =
     "# cordon: the sandbox's resolver. It decides each name by the\n"
@@ -441,9 +444,17 @@ sandbox_main(struct run *run)
 	close(run->r_sync);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-	scratch_fd = mount_sandbox(run);
-	if (run->r_ca_pem != NULL || run->r_capture)
+	mount_sandbox(run, &scratch);
+	if (run->r_ca_pem != NULL || run->r_capture || run->r_nsysscratch > 0)
 		sandbox_own_dir(run);
+	/*
+	 * apt as root drops to its _apt user to fetch; in a sandbox that
+	 * maps root alone it cannot, and fails.  Root it stays (APT_CONFIG,
+	 * set unless the user passed one).
+	 */
+	if (run->r_nsysscratch > 0)
+		sandbox_own_file(run, AT_FDCWD, RUN_APT_CONF, sandbox_apt,
+		    sizeof(sandbox_apt) - 1);
 	if (run->r_ca_pem != NULL)
 		sandbox_own_file(run, AT_FDCWD, RUN_CA_BUNDLE, run->r_ca_pem,
 		    run->r_ca_len);

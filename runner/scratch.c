@@ -3,7 +3,7 @@
  * it ends.
  *
  * The home folder, when no writable root covers it, is an overlay in the
- * sandbox (mount.c): the host's home below, read as it is; above, a
+ * sandbox (mount.c), and so are apt's folders in a run as root: the host's home below, read as it is; above, a
  * folder on a tmpfs of the run's own that takes every write, so a tool
  * that fills ~/.npm or ~/.cache succeeds and the host's home stays as it
  * was.  The layer goes with the sandbox.  Before it goes, PID 1 walks it
@@ -37,12 +37,14 @@ struct scratch_group {
 	uint64_t	 sg_bytes;
 	uint64_t	 sg_removed;	/* whiteouts: host files made absent */
 	bool		 sg_folder;	/* the group is a folder, not a file */
+	size_t		 sg_layer;	/* in scratch_fds */
 };
 
 struct scratch_walk {
 	struct scratch_group	 sw_v[SCRATCH_GROUPS_MAX];
 	size_t			 sw_n;
 	size_t			 sw_seen;
+	size_t			 sw_layer;	/* the one being walked */
 	bool			 sw_partial;	/* stopped at a bound */
 };
 
@@ -60,12 +62,14 @@ scratch_group(struct scratch_walk *w, const char *name)
 	size_t	 i;
 
 	for (i = 0; i < w->sw_n; i++)
-		if (strcmp(w->sw_v[i].sg_name, name) == 0)
+		if (w->sw_v[i].sg_layer == w->sw_layer &&
+		    strcmp(w->sw_v[i].sg_name, name) == 0)
 			return &w->sw_v[i];
 	if (w->sw_n == SCRATCH_GROUPS_MAX) {
 		w->sw_partial = true;
 		return NULL;
 	}
+	w->sw_v[w->sw_n].sg_layer = w->sw_layer;
 	w->sw_v[w->sw_n].sg_name = xstrdup(name);
 	return &w->sw_v[w->sw_n++];
 }
@@ -139,13 +143,13 @@ scratch_cmp(const void *a0, const void *b0)
 }
 
 /*
- * What the layer whose upper folder is "upper" in the folder tmp holds:
- * {"written": [{"path": "~/.npm", "files", "bytes", "removed"}, ...],
- * "partial": bool}, biggest first.  Folders made only to hold a deeper
- * one count with it; a group of folders alone is left out.
+ * What the scratch layers hold (each one's upper folder is "upper" in its
+ * tmpfs): {"written": [{"path": "~/.npm", "files", "bytes", "removed",
+ * "folder"}, ...], "partial": bool}, biggest first.  Folders made only to
+ * hold a deeper one count with it; a group of folders alone is left out.
  */
 json_t *
-scratch_list(int tmp)
+scratch_list(const struct scratch_fds *sf)
 {
 	struct scratch_walk	 w;
 	json_t			*a;
@@ -154,9 +158,10 @@ scratch_list(int tmp)
 	int			 fd;
 
 	memset(&w, 0, sizeof(w));
-	if ((fd = openat(tmp, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) != -1)
-		scratch_dir(&w, fd, "", NULL);
+	for (w.sw_layer = 0; w.sw_layer < sf->sf_n; w.sw_layer++)
+		if ((fd = openat(sf->sf_fd[w.sw_layer], "upper", O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1)
+			scratch_dir(&w, fd, "", NULL);
 	qsort(w.sw_v, w.sw_n, sizeof(w.sw_v[0]), scratch_cmp);
 	a = json_array();
 	for (i = 0; i < w.sw_n; i++) {
@@ -168,8 +173,10 @@ scratch_list(int tmp)
 		/* The command chose the names: escaped, as host names are. */
 		name = str_escape(w.sw_v[i].sg_name,
 		    strlen(w.sw_v[i].sg_name));
-		json_array_append_new(a, json_pack("{s:s+, s:I, s:I, s:I, "
-		    "s:b}", "path", "~/", name,
+		json_array_append_new(a, json_pack("{s:s++, s:I, s:I, s:I, "
+		    "s:b}", "path", sf->sf_shown[w.sw_v[i].sg_layer],
+		    strcmp(sf->sf_shown[w.sw_v[i].sg_layer], "~/") == 0 ?
+		    "" : "/", name,
 		    "files", (json_int_t)w.sw_v[i].sg_files,
 		    "bytes", (json_int_t)w.sw_v[i].sg_bytes,
 		    "removed", (json_int_t)w.sw_v[i].sg_removed,

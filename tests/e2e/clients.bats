@@ -145,7 +145,7 @@ npm_setup() {
 	    "$WS/egress.log" | sort -u)" = "connect allow" ]
 	[ -f "$WS/package-lock.json" ]
 	# npm's cache went to the scratch layer: listed, and not on the host.
-	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer over the home folder (discarded at exit): ~/.npm ("* ]]
+	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): ~/.npm ("* ]]
 	[[ "$output" == *"to keep ~/.npm between runs: pass --keep ~/.npm (cordon's own copy; the host's ~/.npm stays as it is)"* ]]
 	[ "$(jq -r '.scratch.written[0].path' "$WS/report.json")" = "~/.npm" ]
 	[ "$(jq -r '.scratch.written[0].files' "$WS/report.json")" -gt 0 ]
@@ -646,6 +646,42 @@ wait_page() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"--publish $PORT: 127.0.0.1:$PORT on the host: Address already in use"* ]]
 	[ ! -e "$WS/ran" ]
+}
+
+@test "apt as root: apt-get update and download work inside; the host's lists stay as they were" {
+	[ "$(id -u)" -eq 0 ] || skip "apt's own folders are root's"
+	need apt-get dpkg-deb python3
+	start_serve plain
+	# A flat repository with one package, served on loopback.
+	mkdir -p "$UDIR/pkg/DEBIAN"
+	printf 'Package: cordon-probe\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@example.test>\nDescription: probe\n' \
+	    >"$UDIR/pkg/DEBIAN/control"
+	dpkg-deb --build "$UDIR/pkg" "$UDIR/www/cordon-probe_1.0_all.deb" \
+	    >/dev/null
+	(cd "$UDIR/www" && dpkg-deb -f cordon-probe_1.0_all.deb &&
+	    echo "Filename: ./cordon-probe_1.0_all.deb" &&
+	    echo "Size: $(stat -c %s cordon-probe_1.0_all.deb)" &&
+	    echo "SHA256: $(sha256sum cordon-probe_1.0_all.deb | cut -d' ' -f1)" &&
+	    echo) >"$UDIR/www/Packages"
+	echo "deb [trusted=yes] http://repo.test:$PORT/ ./" >"$WS/repo.list"
+	before=$(ls /var/lib/apt/lists | sort | md5sum)
+	apt=(apt-get -q -o "Dir::Etc::SourceList=$WS/repo.list"
+	    -o Dir::Etc::SourceParts=/nonexistent)
+	# A folder of root's in the workspace (the test user's) to download to.
+	mkdir -p "$WS/debs"
+	run in_sandbox_as_me --resolve "repo.test:127.0.0.1" \
+	    --allow-domain "repo.test:$PORT" --allow-cidr 127.0.0.1/32 -- \
+	    sh -c '"$@" update && cd debs && "$@" download cordon-probe' sh \
+	    "${apt[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"setgroups"* ]]
+	[ -s "$WS/debs/cordon-probe_1.0_all.deb" ]
+	# What apt wrote of its own went to the scratch layer, and says so.
+	[[ "$output" == *"into the scratch layer (discarded at exit): "*"/var/lib/apt/lists ("* ]]
+	[ "$(ls /var/lib/apt/lists | sort | md5sum)" = "$before" ]
+	run in_sandbox_as_me --dry-run -- true
+	[[ "$output" == *"/var/lib/apt: scratch layer: writes succeed, discarded at exit (apt's, for root"* ]]
 }
 
 @test "capture: a literal address is decided as the proxy decides literals" {

@@ -315,7 +315,7 @@ teardown() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"12345"*"gone inside"* ]]
-	[[ $output == *"into the scratch layer over the home folder (discarded at exit): ~/.cache/x (1 file, 6 B), ~/keep.txt (0 files, 0 B, 1 removed)"* ]]
+	[[ $output == *"into the scratch layer (discarded at exit): ~/.cache/x (1 file, 6 B), ~/keep.txt (0 files, 0 B, 1 removed)"* ]]
 	[ "$(jq -c '.scratch.written[] | select(.path == "~/keep.txt") |
 	    [.files, .removed]' "$WS/report.json")" = "[0,1]" ]
 	# A name the command chose reaches the terminal escaped.
