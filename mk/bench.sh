@@ -19,7 +19,8 @@ start_cmds() {
 	start_cmd_bwrap=(bwrap --unshare-all --ro-bind / / true)
 	start_cmd_none=("$cordon" run --network none -- true)
 	# The same without HOME: no scratch layer over it, so none - plain
-	# is what the layer costs (plain pays one more exec, env's).
+	# is what that layer costs (plain pays one more exec, env's; root's
+	# runs keep apt's layers in both).
 	start_cmd_plain=(env -u HOME "$cordon" run --network none -- true)
 	start_cmd_proxy=("$cordon" run -- true)
 }
@@ -192,7 +193,7 @@ start_report() {
 	    [unshare]="unshare -Urnmpf true"
 	    [bwrap]="bwrap --unshare-all --ro-bind / / true"
 	    [none]="cordon run --network none -- true"
-	    [plain]="  the same, no HOME (no scratch layer)"
+	    [plain]="  the same, no HOME (no home layer)"
 	    [proxy]="cordon run -- true (proxy)")
 	local -A add
 	t0=$(start_fig "$who" time.true)
