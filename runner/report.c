@@ -55,6 +55,8 @@ struct tally {
 	struct netcap_drops t_drops;		/* what the capture dropped */
 	bool		 t_has_drops;		/* ... read at the end */
 	json_t		*t_scratch;		/* scratch_list's, or NULL */
+	const char *const *t_hidden;		/* tools' token files hidden */
+	size_t		 t_nhidden;
 };
 
 struct tally *
@@ -180,6 +182,34 @@ tally_drops_line(const struct tally *t, FILE *f)
 	    "sandbox, through the proxy; no setting allows more\n");
 }
 
+/*
+ * The tools' configuration files that exist on the host and that the
+ * sandbox hides, as they may hold tokens ("~/.npmrc (npm)"): said once,
+ * so that a tool that runs without its settings does not do so silently.
+ */
+void
+tally_hidden(struct tally *t, const char *const *v, size_t n)
+{
+	t->t_hidden = v;
+	t->t_nhidden = n;
+}
+
+static void
+tally_hidden_line(const struct tally *t, FILE *f)
+{
+	size_t	 i;
+
+	if (t->t_nhidden == 0)
+		return;
+	fprintf(f, "cordon: hidden from the command, as they may hold "
+	    "tokens:");
+	for (i = 0; i < t->t_nhidden; i++)
+		fprintf(f, "%s %s", i == 0 ? "" : ",", t->t_hidden[i]);
+	fprintf(f, "; a tool that reads its token there runs without it: give "
+	    "the token as a credentials entry of your policy (cordon-policy(5)"
+	    ", credentials), which the proxy fills in for that host alone\n");
+}
+
 /* n bytes in a few characters: "512 B", "12.0 kB", "48.2 MB". */
 static void
 tally_bytes(uint64_t n, char *buf, size_t len)
@@ -266,6 +296,7 @@ tally_summary(const struct tally *t, FILE *f)
 	size_t			 i, names, conns;
 	char			 target[1100];
 
+	tally_hidden_line(t, f);
 	if (t->t_scratch != NULL)
 		tally_scratch_lines(t, f);
 	if (t->t_has_drops)
@@ -394,6 +425,13 @@ tally_json(const struct tally *t, const struct report_info *ri)
 		json_object_set_new(doc, "error", json_string(ri->ri_error));
 	if (t->t_scratch != NULL)
 		json_object_set(doc, "scratch", t->t_scratch);
+	if (t->t_nhidden > 0) {
+		json_t	*h = json_array();
+
+		for (i = 0; i < t->t_nhidden; i++)
+			json_array_append_new(h, json_string(t->t_hidden[i]));
+		json_object_set_new(doc, "hidden", h);
+	}
 	if (t->t_has_drops)
 		json_object_set_new(doc, "dropped", json_pack("{s:I, s:I, "
 		    "s:I}", "quic", (json_int_t)t->t_drops.nd_quic,

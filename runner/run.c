@@ -713,6 +713,7 @@ out:
 		free(rn.rn_dir);
 	}
 	endpoint_clear(&rn.rn_ep);
+	tally_hidden(rn.rn_tally, run->r_hidden_cfg, run->r_nhidden_cfg);
 	if (!net->rn_quiet)
 		tally_summary(rn.rn_tally, stderr);
 	if (net->rn_report != NULL) {

@@ -326,6 +326,47 @@ run_keep(struct run *run, const char *const *keep, size_t n,
 }
 
 /*
+ * The tools' token files that exist in the home and that the plan
+ * hides, for the summary (tally_hidden): "~/.npmrc (npm)".
+ */
+static void
+run_hidden_cfg(struct run *run, const struct fsplan *plan)
+{
+	static const char *const cfg[][2] = {
+		{ ".npmrc", "~/.npmrc (npm)" },
+		{ ".pypirc", "~/.pypirc (twine)" },
+		{ ".netrc", "~/.netrc (curl, git, pip)" },
+		{ ".git-credentials", "~/.git-credentials (git)" },
+		{ ".docker/config.json", "~/.docker/config.json (docker)" },
+		{ ".cargo/credentials.toml", "~/.cargo/credentials.toml "
+		    "(cargo)" },
+	};
+	const char	*h = getenv("HOME");
+	const struct fs_op *op;
+	struct stat	 st;
+	char		 home[PATH_MAX], path[PATH_MAX];
+	size_t		 i, j;
+
+	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL)
+		return;
+	for (i = 0; i < nitems(cfg); i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", home, cfg[i][0]) >=
+		    (int)sizeof(path) || lstat(path, &st) == -1)
+			continue;
+		for (j = 0; j < plan->fp_nops; j++) {
+			op = &plan->fp_ops[j];
+			if ((op->fo_kind == FS_HIDE_FILE ||
+			    op->fo_kind == FS_HIDE_DIR) &&
+			    path_is_below(path, op->fo_path))
+				break;
+		}
+		if (j < plan->fp_nops &&
+		    run->r_nhidden_cfg < nitems(run->r_hidden_cfg))
+			run->r_hidden_cfg[run->r_nhidden_cfg++] = cfg[i][1];
+	}
+}
+
+/*
  * A run as root: apt's folders are scratch layers too (apt-get update
  * and download write there, and the host's stay as they were), unless a
  * rule of the plan covers them.
@@ -1014,6 +1055,7 @@ run_cmd(int argc, char **argv)
 	plan_reveal(&run, &plan);
 	run.r_scratch = run_scratch(&plan, home);
 	run_sysscratch(&run, &plan);
+	run_hidden_cfg(&run, &plan);
 	if (run_keep(&run, keep, nkeep, workspace) == -1) {
 		policy_free(policy);
 		goto out;

@@ -248,6 +248,8 @@ struct run {
 	size_t			  r_nsysscratch;
 	struct netcap_range	 *r_host_ports;	/* with the capture */
 	size_t			  r_nhost_ports;
+	const char		 *r_hidden_cfg[8]; /* tools' token files hidden */
+	size_t			  r_nhidden_cfg;
 	struct run_keep		 *r_keep;	/* --keep: in the scratch layer */
 	size_t			  r_nkeep;
 	uint16_t		 *r_publish;	/* --publish: ports served inside */
@@ -421,6 +423,7 @@ struct tally	*tally_new(void);
 void		 tally_add(struct tally *, const struct egress *,
 		    const char *, const char *);
 void		 tally_end(struct tally *, json_t *);
+void		 tally_hidden(struct tally *, const char *const *, size_t);
 void		 tally_summary(const struct tally *, FILE *);
 int		 tally_report(const struct tally *, const struct report_info *,
 		    const char *, const struct wspath *, char **);

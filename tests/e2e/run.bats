@@ -356,6 +356,22 @@ teardown() {
 	[ ! -e "$WS/ran" ]
 }
 
+@test "tools' token files: hidden, and said once, in the summary and the report" {
+	run in_sandbox --report "$WS/r1.json" -- true
+	[[ "$output" != *"hidden from the command"* ]]
+	[ "$(jq -c .hidden "$WS/r1.json")" = null ]
+	echo "//registry.test/:_authToken=secret" >"$UDIR/home/.npmrc"
+	echo "machine x login y password secret" >"$UDIR/home/.netrc"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
+	run in_sandbox --report "$WS/r2.json" -- sh -c \
+	    'cat ~/.npmrc ~/.netrc 2>/dev/null; echo done'
+	echo "$output"
+	[[ "$output" != *secret* ]]
+	[ "$(grep -c "hidden from the command" <<<"$output")" = 1 ]
+	[[ "$output" == *"hidden from the command, as they may hold tokens: ~/.npmrc (npm), ~/.netrc (curl, git, pip); a tool that reads its token there runs without it: give the token as a credentials entry"* ]]
+	[ "$(jq -c .hidden "$WS/r2.json")" = '["~/.npmrc (npm)","~/.netrc (curl, git, pip)"]' ]
+}
+
 @test "path flags, most specific last: hidden folder, writable inside it, read-only" {
 	mkdir -p "$WS/secret/pub" "$WS/docs" "$UDIR/extra"
 	echo s >"$WS/secret/key"
