@@ -226,6 +226,22 @@ run_host_ports(struct run *run, const struct policy *p)
 	return 0;
 }
 
+/* An op kind as a bit, for run_plan_over. */
+#define RUN_OP(kind)	(1U << (kind))
+
+/* The plan's op at or above path of one of the kinds, or NULL. */
+static const struct fs_op *
+run_plan_over(const struct fsplan *plan, const char *path, unsigned int kinds)
+{
+	size_t	 i;
+
+	for (i = 0; i < plan->fp_nops; i++)
+		if ((kinds & RUN_OP(plan->fp_ops[i].fo_kind)) &&
+		    path_is_below(path, plan->fp_ops[i].fo_path))
+			return &plan->fp_ops[i];
+	return NULL;
+}
+
 /*
  * The folder the scratch layer covers (mount.c, scratch.c): the home
  * folder, resolved into home, unless a writable root already covers it,
@@ -237,18 +253,12 @@ run_scratch(const struct fsplan *plan, char *home)
 {
 	const char	*h = getenv("HOME");
 	struct stat	 st;
-	size_t		 i;
 
 	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL ||
 	    strcmp(home, "/") == 0 || stat(home, &st) == -1 ||
-	    !S_ISDIR(st.st_mode))
+	    !S_ISDIR(st.st_mode) || run_plan_over(plan, home,
+	    RUN_OP(FS_RW) | RUN_OP(FS_RO) | RUN_OP(FS_HIDE_DIR)) != NULL)
 		return NULL;
-	for (i = 0; i < plan->fp_nops; i++)
-		if ((plan->fp_ops[i].fo_kind == FS_RW ||
-		    plan->fp_ops[i].fo_kind == FS_RO ||
-		    plan->fp_ops[i].fo_kind == FS_HIDE_DIR) &&
-		    path_is_below(home, plan->fp_ops[i].fo_path))
-			return NULL;
 	return home;
 }
 
@@ -342,28 +352,19 @@ run_hidden_cfg(struct run *run, const struct fsplan *plan)
 		    "(cargo)" },
 	};
 	const char	*h = getenv("HOME");
-	const struct fs_op *op;
 	struct stat	 st;
 	char		 home[PATH_MAX], path[PATH_MAX];
-	size_t		 i, j;
+	size_t		 i;
 
 	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL)
 		return;
-	for (i = 0; i < nitems(cfg); i++) {
-		if (snprintf(path, sizeof(path), "%s/%s", home, cfg[i][0]) >=
-		    (int)sizeof(path) || lstat(path, &st) == -1)
-			continue;
-		for (j = 0; j < plan->fp_nops; j++) {
-			op = &plan->fp_ops[j];
-			if ((op->fo_kind == FS_HIDE_FILE ||
-			    op->fo_kind == FS_HIDE_DIR) &&
-			    path_is_below(path, op->fo_path))
-				break;
-		}
-		if (j < plan->fp_nops &&
+	for (i = 0; i < nitems(cfg); i++)
+		if (snprintf(path, sizeof(path), "%s/%s", home, cfg[i][0]) <
+		    (int)sizeof(path) && lstat(path, &st) == 0 &&
+		    run_plan_over(plan, path, RUN_OP(FS_HIDE_FILE) |
+		    RUN_OP(FS_HIDE_DIR)) != NULL &&
 		    run->r_nhidden_cfg < nitems(run->r_hidden_cfg))
 			run->r_hidden_cfg[run->r_nhidden_cfg++] = cfg[i][1];
-	}
 }
 
 /*
