@@ -42,7 +42,7 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsscan.c runner/guard.c \
-		   runner/wspath.c runner/trust.c
+		   runner/wspath.c runner/trust.c runner/secrets.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
@@ -64,11 +64,11 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
-		   test_listen test_guard test_dnsmsg test_util
+		   test_listen test_guard test_dnsmsg test_util test_secrets
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
-		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg
+		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
@@ -201,10 +201,10 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iproxy -Icerts -Ilogs $(PKG_CFLAGS)
+		   -Ilib -Ipolicies -Iproxy -Icerts -Ilogs -Irunner $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
-		   $(LOGS_SRCS)
-FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h \
+		   $(LOGS_SRCS) runner/secrets.c runner/trust.c
+FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
 		   logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 

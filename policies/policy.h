@@ -87,6 +87,8 @@ struct pinspect {
 	struct pitem	 in_host;	/* a name or *.suffix, no port */
 	struct plist	 in_methods;	/* upper-case tokens */
 	struct plist	 in_paths;	/* "/exact" or "/prefix*" */
+	bool		 in_any;	/* the runner's, to fill a token file's */
+					/* token in: every method and path */
 };
 
 /*

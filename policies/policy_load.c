@@ -259,6 +259,7 @@ pinspect_copy(struct pinspect *dst, const struct pinspect *src)
 	pitem_copy(&dst->in_host, &src->in_host);
 	plist_copy(&dst->in_methods, &src->in_methods);
 	plist_copy(&dst->in_paths, &src->in_paths);
+	dst->in_any = src->in_any;
 }
 
 void

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/ssl.h>
 
 #include "certs.h"
@@ -101,6 +102,8 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 
 	*why = *hint = NULL;
 	*status = 403;
+	if (in->in_any)
+		return true;
 	if (!inspect_method_ok(in, req->hr_method)) {
 		xasprintf(why, "method %s is not among the methods "
 		    "network.inspect allows for %s", req->hr_method,
@@ -140,14 +143,30 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 	return ok;
 }
 
-/* format with value in place of its one "%s" (new string). */
+/*
+ * The header's value ph carries with value in it (new string): its
+ * format with value for the one "%s", or Basic with ph_user.
+ */
 static char *
-phantom_format(const char *format, const char *value)
+phantom_format(const struct phantom *ph, const char *value)
 {
-	const char	*s = strstr(format, "%s");
-	char		*out;
+	const char	*s;
+	char		*out, *pair;
+	size_t		 n;
 
-	xasprintf(&out, "%.*s%s%s", (int)(s - format), format, value, s + 2);
+	if (ph->ph_user == NULL) {
+		s = strstr(ph->ph_format, "%s");
+		xasprintf(&out, "%.*s%s%s", (int)(s - ph->ph_format),
+		    ph->ph_format, value, s + 2);
+		return out;
+	}
+	n = xasprintf(&pair, "%s:%s", ph->ph_user, value);
+	out = xmalloc(6 + 4 * ((n + 2) / 3) + 1);
+	memcpy(out, "Basic ", 6);
+	EVP_EncodeBlock((unsigned char *)out + 6, (unsigned char *)pair,
+	    (int)n);
+	explicit_bzero(pair, n);
+	free(pair);
 	return out;
 }
 
@@ -212,7 +231,6 @@ phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
 	struct http_header	*hh;
 	char			*want, *w;
 	size_t			 i, j;
-	bool			 done;
 	int			 filled = 0;
 
 	*warning = NULL;
@@ -222,45 +240,42 @@ phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
 		if (strstr(req->hr_target, ph[j].ph_placeholder) != NULL) {
 			xasprintf(&w, "the placeholder of %s was sent to %s "
 			    "in the request target; not replaced",
-			    ph[j].ph_env, host);
+			    phantom_name(&ph[j]), host);
 			phantom_warn(warning, w);
 		}
+		/* Basic's placeholder is seen only whole, in base64. */
+		want = phantom_format(&ph[j], ph[j].ph_placeholder);
 		for (i = 0; i < req->hr_nheaders; i++) {
 			hh = &req->hr_headers[i];
-			if (strstr(hh->hh_value, ph[j].ph_placeholder) == NULL)
+			if (strstr(hh->hh_value, ph[j].ph_placeholder) == NULL &&
+			    strcmp(hh->hh_value, want) != 0)
 				continue;
-			done = false;
-			if (inspected && pattern_admits_name(&ph[j].ph_host, host) &&
-			    strcasecmp(hh->hh_name, ph[j].ph_header) == 0) {
-				want = phantom_format(ph[j].ph_format,
-				    ph[j].ph_placeholder);
-				if (strcmp(hh->hh_value, want) == 0) {
-					explicit_bzero(hh->hh_value,
-					    strlen(hh->hh_value));
-					free(hh->hh_value);
-					hh->hh_value = phantom_format(
-					    ph[j].ph_format, ph[j].ph_value);
-					filled++;
-					done = true;
-				}
-				free(want);
-				if (!done) {
-					xasprintf(&w, "the placeholder of %s "
-					    "was sent to %s in %s, not in the "
-					    "credential's format; not replaced",
-					    ph[j].ph_env, host,
-					    ph[j].ph_header);
-					phantom_warn(warning, w);
-					continue;
-				}
-			}
-			if (!done) {
+			if (inspected && pattern_admits_name(&ph[j].ph_host,
+			    host) && strcasecmp(hh->hh_name,
+			    ph[j].ph_header) == 0 &&
+			    strcmp(hh->hh_value, want) == 0) {
+				explicit_bzero(hh->hh_value,
+				    strlen(hh->hh_value));
+				free(hh->hh_value);
+				hh->hh_value = phantom_format(&ph[j],
+				    ph[j].ph_value);
+				filled++;
+			} else if (inspected && pattern_admits_name(
+			    &ph[j].ph_host, host) && strcasecmp(hh->hh_name,
+			    ph[j].ph_header) == 0) {
+				xasprintf(&w, "the placeholder of %s was sent "
+				    "to %s in %s, not in the credential's "
+				    "format; not replaced", phantom_name(&ph[j]),
+				    host, ph[j].ph_header);
+				phantom_warn(warning, w);
+			} else {
 				xasprintf(&w, "the placeholder of %s was sent to "
 				    "%s in header %s; not replaced",
-				    ph[j].ph_env, host, hh->hh_name);
+				    phantom_name(&ph[j]), host, hh->hh_name);
 				phantom_warn(warning, w);
 			}
 		}
+		free(want);
 	}
 	if (filled > 0)
 		phantom_identity(req);

@@ -116,6 +116,8 @@ phantoms_free(struct phantom *ph, size_t n)
 	for (i = 0; i < n; i++) {
 		pitem_clear(&ph[i].ph_host);
 		free(ph[i].ph_env);
+		free(ph[i].ph_file);
+		free(ph[i].ph_user);
 		free(ph[i].ph_header);
 		free(ph[i].ph_format);
 		free(ph[i].ph_placeholder);
@@ -125,4 +127,11 @@ phantoms_free(struct phantom *ph, size_t n)
 		}
 	}
 	free(ph);
+}
+
+/* What a phantom is called in warnings: its variable, or its file. */
+const char *
+phantom_name(const struct phantom *ph)
+{
+	return ph->ph_env != NULL ? ph->ph_env : ph->ph_file;
 }

@@ -231,16 +231,20 @@ struct proxy_stats {
 
 /*
  * A phantom credential (cordon run's own proxy): the sandbox holds
- * ph_placeholder in the variable ph_env; on inspected requests to a host
- * ph_host matches, the proxy puts ph_format with ph_value for %s in the
- * header ph_header.  Anywhere else the placeholder is left as it is and
- * a warning logged.  ph_value is wiped when freed (phantoms_free).
+ * ph_placeholder in the variable ph_env, or in the token file ph_file;
+ * on inspected requests to a host ph_host matches, the proxy puts the
+ * real value in the header ph_header: ph_format with it for %s, or, with
+ * ph_user, "Basic " and the base64 of "ph_user:value".  Anywhere else the
+ * placeholder is left as it is and a warning logged.  ph_value is wiped
+ * when freed (phantoms_free).
  */
 struct phantom {
 	struct pitem		 ph_host;	/* a name or *.suffix */
-	char			*ph_env;
+	char			*ph_env;	/* NULL: from ph_file */
+	char			*ph_file;	/* "~/.npmrc"; NULL: ph_env */
 	char			*ph_header;
-	char			*ph_format;	/* one "%s" */
+	char			*ph_format;	/* one "%s"; NULL: ph_user */
+	char			*ph_user;	/* Basic; NULL: ph_format */
 	char			*ph_placeholder;
 	char			*ph_value;	/* the real value */
 };
@@ -319,6 +323,7 @@ struct ppolicy *ppolicy_new(struct policy *);
 struct ppolicy *ppolicy_ref(struct ppolicy *);
 void	 ppolicy_unref(struct ppolicy *);
 void	 phantoms_free(struct phantom *, size_t);
+const char *phantom_name(const struct phantom *);
 
 /* conn.c */
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,

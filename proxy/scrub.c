@@ -294,7 +294,7 @@ scrub_warn(struct scrub *s, char **warning)
 		if (s->sc_seen[j] == 0)
 			continue;
 		xasprintf(&w, "the real value of %s came back in the answer "
-		    "%llu time%s; taken out", s->sc_ph[j].ph_env,
+		    "%llu time%s; taken out", phantom_name(&s->sc_ph[j]),
 		    (unsigned long long)s->sc_seen[j],
 		    s->sc_seen[j] == 1 ? "" : "s");
 		log_warnx("proxy: %s", w);

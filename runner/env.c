@@ -400,7 +400,7 @@ env_build(const struct policy *p, char *const *host_env,
 			goto out;
 
 		for (i = 0; i < px->ep_nphantoms; i++)
-			if (env_put(&et, px->ep_phantoms[i].ph_env,
+			if (px->ep_phantoms[i].ph_env != NULL && env_put(&et, px->ep_phantoms[i].ph_env,
 			    strlen(px->ep_phantoms[i].ph_env),
 			    px->ep_phantoms[i].ph_placeholder, cause) == -1)
 				goto out;

@@ -82,6 +82,22 @@ struct mounts {
 	struct scratch_fds *m_scratch;	/* the scratch layers' tmpfs */
 };
 
+/*
+ * The tools' token file whose copy covers the plan's hiding of path
+ * (secrets.c, tf_bound), as its index in r_secrets; -1 if none.
+ */
+static ssize_t
+mount_token(const struct run *run, const char *path)
+{
+	size_t	 i;
+
+	for (i = 0; i < run->r_nsecrets; i++)
+		if (run->r_secrets[i].tf_bound &&
+		    strcmp(run->r_secrets[i].tf_path, path) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
 static const char *const dev_nodes[] = {
 	"null", "zero", "full", "random", "urandom", "tty"
 };
@@ -314,6 +330,8 @@ step_apply(struct mounts *m, struct step *s)
 	const struct run	*run = m->m_run;
 	struct stat		 st;
 	const char		*what = "mount";
+	char			 name[32];
+	ssize_t			 tok;
 	int			 target, src = -1, rc;
 
 	if ((target = open_nofollow(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
@@ -381,8 +399,12 @@ step_apply(struct mounts *m, struct step *s)
 			errno = EISDIR;
 			goto fail;
 		}
-		if ((src = open_tree(m->m_empty, s->s_kind != STEP_BLOCK_FILE ?
-		    "hidden" : s->s_op != NULL && s->s_op->fo_dot ? "dot" :
+		tok = s->s_kind == STEP_HIDE_FILE ?
+		    mount_token(m->m_run, s->s_path) : -1;
+		snprintf(name, sizeof(name), "token-%zd", tok);
+		if ((src = open_tree(m->m_empty, tok != -1 ? name :
+		    s->s_kind != STEP_BLOCK_FILE ? "hidden" :
+		    s->s_op != NULL && s->s_op->fo_dot ? "dot" :
 		    "blank", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1) {
 			what = "open_tree";
 			goto fail;
@@ -668,10 +690,46 @@ mount_print(const struct run *run, FILE *f)
 		fprintf(f, "  %s: %s (%s)\n", m.m_steps[i].s_path,
 		    m.m_steps[i].s_op != NULL && m.m_steps[i].s_op->fo_dot ?
 		    "blocked (a file that reads \".\", read-only)" :
+		    m.m_steps[i].s_kind == STEP_HIDE_FILE &&
+		    mount_token(run, m.m_steps[i].s_path) != -1 ?
+		    "a copy, its tokens placeholders, read-only" :
 		    step_names[m.m_steps[i].s_kind], m.m_steps[i].s_why);
 	fprintf(f, "  /dev: tmpfs, read-only: null zero full random urandom "
 	    "tty, a private pts and shm\n  /proc: this PID namespace's\n");
 	free(m.m_steps);
+}
+
+/*
+ * The copies of the tools' token files (their tokens placeholders), as
+ * "token-N" in dir, readable by all: each covers the host's file where
+ * the plan hid it.  Returns 0, or -1 with errno set.
+ */
+static int
+mount_tokens(const struct run *run, int dir)
+{
+	const struct secret_file *tf;
+	char			 name[32];
+	size_t			 i;
+	int			 fd;
+
+	for (i = 0; i < run->r_nsecrets; i++) {
+		tf = &run->r_secrets[i];
+		if (!tf->tf_bound)
+			continue;
+		snprintf(name, sizeof(name), "token-%zu", i);
+		if ((fd = openat(dir, name, O_CREAT | O_WRONLY | O_CLOEXEC,
+		    0444)) == -1)
+			return -1;
+		if (write(fd, tf->tf_text, tf->tf_len) != (ssize_t)tf->tf_len) {
+			if (errno == 0)
+				errno = EIO;
+			close(fd);
+			return -1;
+		}
+		if (close(fd) == -1)
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -722,6 +780,7 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 	    0444)) == -1 || close(fd) == -1 ||
 	    (fd = openat(m.m_empty, "dot", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0444)) == -1 || write(fd, ".\n", 2) != 2 || close(fd) == -1 ||
+	    mount_tokens(run, m.m_empty) == -1 ||
 	    mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
 	    -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "tmpfs: %s",

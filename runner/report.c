@@ -57,6 +57,7 @@ struct tally {
 	json_t		*t_scratch;		/* scratch_list's, or NULL */
 	const char *const *t_hidden;		/* tools' token files hidden */
 	size_t		 t_nhidden;
+	json_t		*t_tokens;		/* secrets_json(), owned */
 };
 
 struct tally *
@@ -210,6 +211,61 @@ tally_hidden_line(const struct tally *t, FILE *f)
 	    ", credentials), which the proxy fills in for that host alone\n");
 }
 
+/* Takes tokens (secrets_json(), may be NULL) for the summary and report. */
+void
+tally_tokens(struct tally *t, json_t *tokens)
+{
+	json_decref(t->t_tokens);
+	t->t_tokens = tokens;
+}
+
+/*
+ * The token files the command got as copies: whose tokens the proxy fills
+ * in, whose it cannot (no CA, or no proxy of the run's own), and what a
+ * copy left out.  Said once, so that no tool loses its token silently.
+ */
+static void
+tally_tokens_lines(const struct tally *t, FILE *f)
+{
+	json_t		*e, *v;
+	size_t		 i, j, n;
+	const char	*sep;
+	int		 filled;
+
+	for (filled = 1; filled >= 0; filled--) {
+		n = 0;
+		json_array_foreach(t->t_tokens, i, e) {
+			if (json_array_size(json_object_get(e, "hosts")) == 0 ||
+			    json_is_true(json_object_get(e, "filled")) !=
+			    filled)
+				continue;
+			fprintf(f, "%s %s (%s: ", n++ == 0 ? filled ?
+			    "cordon: given to the command with placeholders for "
+			    "their tokens, which the proxy fills in for each "
+			    "token's host alone, over TLS it inspects:" :
+			    "cordon: given to the command with placeholders for "
+			    "their tokens, which nothing fills in (the proxy "
+			    "needs cordon's CA to inspect TLS: run `cordon ca "
+			    "init`):" : ",", json_string_value(json_object_get(e,
+			    "file")), json_string_value(json_object_get(e,
+			    "tool")));
+			sep = "";
+			json_array_foreach(json_object_get(e, "hosts"), j, v) {
+				fprintf(f, "%s%s", sep, json_string_value(v));
+				sep = ", ";
+			}
+			fprintf(f, ")");
+		}
+		if (n > 0)
+			fprintf(f, "\n");
+	}
+	json_array_foreach(t->t_tokens, i, e)
+		json_array_foreach(json_object_get(e, "left"), j, v)
+			fprintf(f, "cordon: left out of %s: %s\n",
+			    json_string_value(json_object_get(e, "file")),
+			    json_string_value(v));
+}
+
 /* n bytes in a few characters: "512 B", "12.0 kB", "48.2 MB". */
 static void
 tally_bytes(uint64_t n, char *buf, size_t len)
@@ -297,6 +353,7 @@ tally_summary(const struct tally *t, FILE *f)
 	char			 target[1100];
 
 	tally_hidden_line(t, f);
+	tally_tokens_lines(t, f);
 	if (t->t_scratch != NULL)
 		tally_scratch_lines(t, f);
 	if (t->t_has_drops)
@@ -425,6 +482,8 @@ tally_json(const struct tally *t, const struct report_info *ri)
 		json_object_set_new(doc, "error", json_string(ri->ri_error));
 	if (t->t_scratch != NULL)
 		json_object_set(doc, "scratch", t->t_scratch);
+	if (t->t_tokens != NULL)
+		json_object_set(doc, "token_files", t->t_tokens);
 	if (t->t_nhidden > 0) {
 		json_t	*h = json_array();
 
@@ -507,6 +566,7 @@ tally_free(struct tally *t)
 	if (t == NULL)
 		return;
 	json_decref(t->t_scratch);
+	json_decref(t->t_tokens);
 	for (i = 0; i < t->t_nrefused; i++) {
 		free(t->t_refused[i].rf_host);
 		free(t->t_refused[i].rf_proto);

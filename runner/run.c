@@ -714,6 +714,7 @@ out:
 	}
 	endpoint_clear(&rn.rn_ep);
 	tally_hidden(rn.rn_tally, run->r_hidden_cfg, run->r_nhidden_cfg);
+	tally_tokens(rn.rn_tally, secrets_json(run));
 	if (!net->rn_quiet)
 		tally_summary(rn.rn_tally, stderr);
 	if (net->rn_report != NULL) {

@@ -336,8 +336,10 @@ run_keep(struct run *run, const char *const *keep, size_t n,
 }
 
 /*
- * The tools' token files that exist in the home and that the plan
- * hides, for the summary (tally_hidden): "~/.npmrc (npm)".
+ * The tools' token files of the home: those secrets_prepare() copied are
+ * bound over the plan's hiding of them (tf_bound); the others that exist
+ * and that the plan hides are said in the summary (tally_hidden):
+ * "~/.npmrc (npm)".
  */
 static void
 run_hidden_cfg(struct run *run, const struct fsplan *plan)
@@ -352,19 +354,35 @@ run_hidden_cfg(struct run *run, const struct fsplan *plan)
 		    "(cargo)" },
 	};
 	const char	*h = getenv("HOME");
+	const struct fs_op *op;
+	struct secret_file *tf;
 	struct stat	 st;
-	char		 home[PATH_MAX], path[PATH_MAX];
-	size_t		 i;
+	char		 home[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
+	size_t		 i, j;
 
+	for (i = 0; i < run->r_nsecrets; i++) {
+		tf = &run->r_secrets[i];
+		op = run_plan_over(plan, tf->tf_path, RUN_OP(FS_HIDE_FILE));
+		tf->tf_bound = op != NULL && strcmp(op->fo_path,
+		    tf->tf_path) == 0;
+	}
 	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL)
 		return;
-	for (i = 0; i < nitems(cfg); i++)
-		if (snprintf(path, sizeof(path), "%s/%s", home, cfg[i][0]) <
-		    (int)sizeof(path) && lstat(path, &st) == 0 &&
+	for (i = 0; i < nitems(cfg); i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", home, cfg[i][0]) >=
+		    (int)sizeof(path) || lstat(path, &st) == -1 ||
 		    run_plan_over(plan, path, RUN_OP(FS_HIDE_FILE) |
-		    RUN_OP(FS_HIDE_DIR)) != NULL &&
-		    run->r_nhidden_cfg < nitems(run->r_hidden_cfg))
+		    RUN_OP(FS_HIDE_DIR)) == NULL ||
+		    run->r_nhidden_cfg >= nitems(run->r_hidden_cfg))
+			continue;
+		for (j = 0; j < run->r_nsecrets; j++)
+			if (run->r_secrets[j].tf_bound &&
+			    realpath(path, real) != NULL &&
+			    strcmp(real, run->r_secrets[j].tf_path) == 0)
+				break;
+		if (j == run->r_nsecrets)
 			run->r_hidden_cfg[run->r_nhidden_cfg++] = cfg[i][1];
+	}
 }
 
 /*
@@ -663,7 +681,8 @@ run_phantom(const struct run *run, const char *env)
 	size_t	 i, n = strcspn(env, "=");
 
 	for (i = 0; i < run->r_nphantoms; i++)
-		if (strlen(run->r_phantoms[i].ph_env) == n &&
+		if (run->r_phantoms[i].ph_env != NULL &&
+		    strlen(run->r_phantoms[i].ph_env) == n &&
 		    strncmp(run->r_phantoms[i].ph_env, env, n) == 0)
 			return &run->r_phantoms[i];
 	return NULL;
@@ -754,6 +773,15 @@ run_print(const struct run *run, const struct run_net *net,
 		    NULL ? ib->ib_base : "no base bundle", ib->ib_ca);
 		printf("  CA sha256 fingerprint: %s\n", ib->ib_fingerprint);
 	}
+	for (i = 0; i < run->r_nphantoms; i++)
+		if (run->r_phantoms[i].ph_file != NULL)
+			printf("token: %s holds %s<32 hex digits> in place of a "
+			    "token; the proxy puts the real one in %s for %s"
+			    "%s\n", run->r_phantoms[i].ph_file, PHANTOM_PREFIX,
+			    run->r_phantoms[i].ph_header,
+			    run->r_phantoms[i].ph_host.pi_text,
+			    run->r_phantoms[i].ph_user != NULL ?
+			    " (Basic, with its user)" : "");
 	printf("environment:\n");
 	for (i = 0; run->r_env[i] != NULL; i++) {
 		/* Never the value: a placeholder is new each run anyway. */
@@ -1040,6 +1068,8 @@ run_cmd(int argc, char **argv)
 		fatal("run: getrandom");
 	run_command_name(run.r_argv[0], run.r_command, sizeof(run.r_command));
 
+	secrets_prepare(&run, policy, run.r_mode == NET_PROXY &&
+	    net.rn_socket == NULL);
 	trust_hide_ca(policy);
 	memset(&fin, 0, sizeof(fin));
 	fin.fi_policy = policy;
@@ -1065,6 +1095,7 @@ run_cmd(int argc, char **argv)
 	if (run.r_mode == NET_PROXY && net.rn_socket == NULL) {
 		trust_phantoms(policy, environ, &run.r_phantoms,
 		    &run.r_nphantoms);
+		secrets_phantoms(&run);
 		ep.ep_phantoms = run.r_phantoms;
 		ep.ep_nphantoms = run.r_nphantoms;
 	}
@@ -1152,6 +1183,9 @@ out:
 		close(run.r_seccomp);
 	env_free(run.r_env);
 	phantoms_free(run.r_phantoms, run.r_nphantoms);
+	for (i = 0; i < run.r_nsecrets; i++)
+		secrets_clear(&run.r_secrets[i]);
+	free(run.r_secrets);
 	trust_bundle_clear(&ib);
 	free(run.r_ll);
 	free(run.r_host_ports);

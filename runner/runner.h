@@ -193,6 +193,7 @@ struct trust_bundle {
 	char		 ib_fingerprint[96];	/* the CA's SHA-256 */
 };
 
+char	*trust_placeholder(void);
 void	trust_phantoms(const struct policy *, char *const *,
 	    struct phantom **, size_t *);
 bool	trust_wanted(const struct policy *);
@@ -248,6 +249,9 @@ struct run {
 	size_t			  r_nsysscratch;
 	struct netcap_range	 *r_host_ports;	/* with the capture */
 	size_t			  r_nhost_ports;
+	struct secret_file	 *r_secrets;	/* tools' token files, copied */
+	size_t			  r_nsecrets;
+	bool			  r_secrets_filled; /* the proxy fills them */
 	const char		 *r_hidden_cfg[8]; /* tools' token files hidden */
 	size_t			  r_nhidden_cfg;
 	struct run_keep		 *r_keep;	/* --keep: in the scratch layer */
@@ -334,6 +338,53 @@ int	publish_start(struct publish *, struct event_base *);
 void	publish_close(struct publish *);
 void	publish_forget(struct publish *);
 int	publish_inside(struct event_base *, int);
+
+/*
+ * secrets.c: the tools' token files, given to the sandbox as copies whose
+ * tokens are placeholders the proxy fills in for one host each.
+ */
+struct secret {
+	char		*se_host;	/* a name, lower case, no port */
+	char		*se_user;	/* Basic: the user; NULL: se_format */
+	const char	*se_format;	/* the header's value, one "%s" */
+	char		*se_value;	/* the real token; wiped when freed */
+	char		*se_placeholder;
+};
+
+struct secrets_out;
+struct secret_format {
+	const char	*sk_name;	/* below the home: ".npmrc" */
+	const char	*sk_tool;	/* who reads it: "npm" */
+	void		(*sk_parse)(struct secrets_out *, const char *,
+			    size_t);
+};
+
+struct secret_file {
+	const struct secret_format *tf_kind;
+	char		*tf_path;	/* the host's file, resolved */
+	char		*tf_text;	/* the copy the sandbox reads */
+	size_t		 tf_len;
+	struct secret	*tf_secrets;	/* the tokens taken out of it */
+	size_t		 tf_nsecrets;
+	char		**tf_left;	/* what the copy leaves out, said */
+	size_t		 tf_nleft;
+	bool		 tf_bound;	/* the plan hides tf_path: PID 1 binds */
+					/* the copy there */
+};
+
+typedef char	*(*placeholder_fn)(void);
+
+extern const struct secret_format	secret_formats[];
+extern const size_t		secret_nformats;
+
+void	secrets_parse(const struct secret_format *, const char *, size_t,
+	    placeholder_fn, struct secret_file *);
+void	secrets_read(const char *, const struct policy *, placeholder_fn,
+	    struct secret_file **, size_t *);
+void	secrets_clear(struct secret_file *);
+void	secrets_prepare(struct run *, struct policy *, bool);
+void	secrets_phantoms(struct run *);
+json_t	*secrets_json(const struct run *);
 
 /* scratch.c: what the scratch layers hold, for the summary (PID 1). */
 #define RUN_SCRATCH_MAX	3	/* the home, and apt's two for root */
@@ -424,6 +475,7 @@ void		 tally_add(struct tally *, const struct egress *,
 		    const char *, const char *);
 void		 tally_end(struct tally *, json_t *);
 void		 tally_hidden(struct tally *, const char *const *, size_t);
+void		 tally_tokens(struct tally *, json_t *);
 void		 tally_summary(const struct tally *, FILE *);
 int		 tally_report(const struct tally *, const struct report_info *,
 		    const char *, const struct wspath *, char **);

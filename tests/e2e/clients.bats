@@ -41,6 +41,7 @@ setup() {
 	chmod 644 "$WS/ca.pem"
 	ORIGIN_LOG="$BATS_TEST_TMPDIR/origin.log"
 	touch "$ORIGIN_LOG"
+	SERVE_AUTH=()
 }
 
 teardown() {
@@ -68,14 +69,17 @@ allow() {
 }
 
 # Starts serve.py over HTTPS (http with $1 = plain) on a free port, $PORT,
-# serving $UDIR/www and, under /git/, the repositories of $UDIR/git.
+# serving $UDIR/www and, under /git/, the repositories of $UDIR/git.  With
+# SERVE_AUTH=(--auth VALUE ...), only requests that carry one of the
+# VALUEs as their Authorization header are answered; others get 401.
 start_serve() {
 	local tls=(--tls "$UDIR/ca/origin.pem" "$UDIR/ca/origin.key")
 	[ "${1:-}" = plain ] && tls=()
 	PORT=$(free_port)
 	mkdir -p "$UDIR/www" "$UDIR/git"
 	start_bg serve python3 "$FIX/serve.py" http --listen "$PORT" \
-	    --root "$UDIR/www" --git "$UDIR/git" --log "$ORIGIN_LOG" "${tls[@]}"
+	    --root "$UDIR/www" --git "$UDIR/git" --log "$ORIGIN_LOG" "${tls[@]}" \
+	    "${SERVE_AUTH[@]}"
 	wait_listen "tcp:127.0.0.1:$PORT"
 }
 
@@ -230,6 +234,109 @@ GIT_CLONE_FETCH='set -e
 	    "http://evil.test:$PORT/git/repo.git" /tmp/c
 	[ "$status" -ne 0 ]
 	refused evil.test "$PORT"
+}
+
+# --- the tools' token files ---------------------------------------------
+
+# A registry and a git server that want a token, and the token only in the
+# tools' own files in the home (~/.npmrc, ~/.netrc, ~/.git-credentials):
+# the sandbox gets copies whose tokens are placeholders, and the proxy
+# puts the real ones in for their hosts, inspecting TLS with cordon's CA
+# (made in the home with `cordon ca init`; the proxy trusts the origin
+# through --upstream-ca).  The real tokens must never be readable inside.
+NPM_TOKEN_REAL=s3cr3t-npm-t0ken
+
+token_home() {
+	mkdir -p "$UDIR/home"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
+	(as_user "$UDIR/home" "$UCORDON" ca init >/dev/null)
+}
+
+# The command inside: npm install, then what it can read of the token.
+NPM_TOKEN_RUN='npm install --no-audit --no-fund --no-update-notifier \
+	--fetch-retries 0 --registry "$0" cordon-probe >/dev/null || exit 3
+	node -p "require(\"cordon-probe\")"
+	grep _authToken ~/.npmrc
+	grep -rs "$1" ~/.npmrc /proc/self/environ /proc/1/environ /run/cordon \
+	    && echo "token seen"
+	exit 0'
+
+@test "tokens: npm's token in ~/.npmrc reaches the registry that wants it, never the sandbox" {
+	SERVE_AUTH=(--auth "Bearer $NPM_TOKEN_REAL")
+	npm_setup npm.test
+	allow npm.test "$PORT"
+	token_home
+	printf 'registry=https://npm.test:%s/\n//npm.test:%s/:_authToken=%s\n' \
+	    "$PORT" "$PORT" "$NPM_TOKEN_REAL" >"$UDIR/home/.npmrc"
+	run in_sandbox --report "$WS/report.json" \
+	    --upstream-ca "$UDIR/ca/origin-ca.pem" "${ALLOW[@]}" -- sh -c \
+	    "$NPM_TOKEN_RUN" "https://npm.test:$PORT/" "$NPM_TOKEN_REAL"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "cordon-probe 1.0.0" ]
+	[[ "${lines[1]}" =~ ^//npm.test:[0-9]+/:_authToken=cordon-phantom-[0-9a-f]{32}$ ]]
+	[[ "$output" != *"token seen"* ]]
+	[[ "$output" != *"$NPM_TOKEN_REAL"* ]]
+	[[ "$output" == *"cordon: given to the command with placeholders for their tokens, which the proxy fills in for each token's host alone, over TLS it inspects: ~/.npmrc (npm: npm.test)"* ]]
+	[ "$(jq -c '.token_files[0] | [.file, .hosts, .filled]' \
+	    "$WS/report.json")" = '["~/.npmrc",["npm.test"],true]' ]
+	# The registry answered, so it got the real token; none went without.
+	grep -q '^GET /cordon-probe npm.test' "$ORIGIN_LOG"
+	run ! grep -q ' 401$' "$ORIGIN_LOG"
+	# The host's file is as it was.
+	grep -qx "//npm.test:$PORT/:_authToken=$NPM_TOKEN_REAL" "$UDIR/home/.npmrc"
+}
+
+@test "tokens: without cordon's CA the copy's placeholder is not filled in, and the summary says how to fix it" {
+	SERVE_AUTH=(--auth "Bearer $NPM_TOKEN_REAL")
+	npm_setup npm.test
+	allow npm.test "$PORT"
+	printf '//npm.test:%s/:_authToken=%s\n' "$PORT" "$NPM_TOKEN_REAL" \
+	    >"$UDIR/home/.npmrc"
+	run in_sandbox --upstream-ca "$UDIR/ca/origin-ca.pem" "${ALLOW[@]}" \
+	    -- sh -c "cat ~/.npmrc"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ //npm.test:[0-9]+/:_authToken=cordon-phantom-[0-9a-f]{32} ]]
+	[[ "$output" != *"$NPM_TOKEN_REAL"* ]]
+	[[ "$output" == *"which nothing fills in (the proxy needs cordon's CA to inspect TLS: run \`cordon ca init\`): ~/.npmrc (npm: npm.test)"* ]]
+}
+
+@test "tokens: curl with ~/.netrc and git with ~/.git-credentials, as root; the Basic password is filled in, never seen" {
+	git_setup
+	# plain git_setup serves HTTP; the tokens need HTTPS.
+	teardown_bg
+	SERVE_AUTH=(--auth "Basic $(printf 'alice:netrc-pw-1' | base64)"
+	    --auth "Basic $(printf 'carol:p@ss-2' | base64)")
+	start_serve
+	mkdir -p "$UDIR/www"
+	echo hello-netrc >"$UDIR/www/file.txt"
+	allow git.test "$PORT"
+	mkdir -p "$UDIR/home"
+	HOME="$UDIR/home" "$UCORDON" ca init >/dev/null
+	printf 'machine git.test login alice password netrc-pw-1\n' \
+	    >"$UDIR/home/.netrc"
+	printf 'https://carol:p%%40ss-2@git.test:%s\n' "$PORT" \
+	    >"$UDIR/home/.git-credentials"
+	cd "$WS"
+	run env HOME="$UDIR/home" XDG_CONFIG_HOME="$UDIR/home/.config" \
+	    "$UCORDON" run --read-only "$UDIR/bin" \
+	    --upstream-ca "$UDIR/ca/origin-ca.pem" "${ALLOW[@]}" -- sh -c '
+	    curl -sS --netrc "$0/file.txt"
+	    git -c credential.helper=store clone -q --branch main \
+		"$0/git/repo.git" /tmp/c &&
+		git -C /tmp/c log --format=%s
+	    cat ~/.netrc ~/.git-credentials
+	    grep -rs -e netrc-pw-1 -e "p%40ss-2" ~/.netrc ~/.git-credentials \
+		/proc/self/environ && echo "token seen"
+	    exit 0' "https://git.test:$PORT"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = hello-netrc ]
+	[ "${lines[1]}" = first ]
+	[[ "$output" =~ machine\ git.test\ login\ alice\ password\ cordon-phantom-[0-9a-f]{32} ]]
+	[[ "$output" =~ https://carol:cordon-phantom-[0-9a-f]{32}@git.test ]]
+	[[ "$output" != *"token seen"* ]]
+	[[ "$output" == *"~/.netrc (curl, git, pip: git.test), ~/.git-credentials (git: git.test)"* ]]
+	grep -q '^GET /file.txt git.test' "$ORIGIN_LOG"
+	grep -q '^POST /git/repo.git/git-upload-pack git.test' "$ORIGIN_LOG"
 }
 
 # --- pip ----------------------------------------------------------------

@@ -147,7 +147,7 @@ teardown() {
 	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
 	run in_sandbox --quiet -- sh -c '
 	    cat ~/.ssh/id_test 2>/dev/null || echo ssh-hidden
-	    cat ~/.netrc 2>/dev/null | grep -c password
+	    cat ~/.netrc 2>/dev/null | grep -c "password y$"
 	    ls -A /proc/self/fd | tr "\n" " "; echo'
 	[ "${lines[0]}" = ssh-hidden ]
 	[ "${lines[1]}" = 0 ]
@@ -356,20 +356,42 @@ teardown() {
 	[ ! -e "$WS/ran" ]
 }
 
-@test "tools' token files: hidden, and said once, in the summary and the report" {
+@test "tools' token files: those cordon cannot copy are hidden, and said once, in the summary and the report" {
 	run in_sandbox --report "$WS/r1.json" -- true
 	[[ "$output" != *"hidden from the command"* ]]
 	[ "$(jq -c .hidden "$WS/r1.json")" = null ]
+	[ "$(jq -c .token_files "$WS/r1.json")" = null ]
+	mkdir -p "$UDIR/home/.docker" "$UDIR/home/.cargo"
+	echo '{"auths": {"x": {"auth": "secret"}}}' \
+	    >"$UDIR/home/.docker/config.json"
+	printf '[registry]\ntoken = "secret"\n' \
+	    >"$UDIR/home/.cargo/credentials.toml"
+	# A token file cordon copies, its token a placeholder: not hidden.
 	echo "//registry.test/:_authToken=secret" >"$UDIR/home/.npmrc"
-	echo "machine x login y password secret" >"$UDIR/home/.netrc"
 	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
 	run in_sandbox --report "$WS/r2.json" -- sh -c \
-	    'cat ~/.npmrc ~/.netrc 2>/dev/null; echo done'
+	    'cat ~/.docker/config.json ~/.cargo/credentials.toml 2>/dev/null
+	    cat ~/.npmrc; echo done'
 	echo "$output"
 	[[ "$output" != *secret* ]]
+	[[ "$output" =~ //registry.test/:_authToken=cordon-phantom-[0-9a-f]{32} ]]
 	[ "$(grep -c "hidden from the command" <<<"$output")" = 1 ]
-	[[ "$output" == *"hidden from the command, as they may hold tokens: ~/.npmrc (npm), ~/.netrc (curl, git, pip); a tool that reads its token there runs without it: give the token as a credentials entry"* ]]
-	[ "$(jq -c .hidden "$WS/r2.json")" = '["~/.npmrc (npm)","~/.netrc (curl, git, pip)"]' ]
+	[[ "$output" == *"hidden from the command, as they may hold tokens: ~/.docker/config.json (docker), ~/.cargo/credentials.toml (cargo); a tool that reads its token there runs without it: give the token as a credentials entry"* ]]
+	[ "$(jq -c .hidden "$WS/r2.json")" = '["~/.docker/config.json (docker)","~/.cargo/credentials.toml (cargo)"]' ]
+	[ "$(jq -c '.token_files[0] | [.file, .hosts, .filled]' \
+	    "$WS/r2.json")" = '["~/.npmrc",["registry.test"],false]' ]
+}
+
+@test "tools' token files: a user's own filesystem.deny keeps one hidden whole" {
+	echo "//registry.test/:_authToken=secret" >"$UDIR/home/.npmrc"
+	write "$WS/.cordon/policy.json" <<-EOF
+	{"version": 1, "filesystem": {"deny": ["~/.npmrc"]}}
+	EOF
+	run in_sandbox -- sh -c 'cat ~/.npmrc 2>&1; echo done'
+	echo "$output"
+	[[ "$output" != *secret* ]]
+	[[ "$output" != *cordon-phantom-* ]]
+	[[ "$output" == *"hidden from the command, as they may hold tokens: ~/.npmrc (npm)"* ]]
 }
 
 @test "path flags, most specific last: hidden folder, writable inside it, read-only" {

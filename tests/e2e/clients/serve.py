@@ -2,14 +2,16 @@
 """serve.py: the far ends of tests/e2e/clients.bats, on loopback.
 
   serve.py http --listen PORT --root DIR [--git DIR] [--tls CERT KEY]
-               [--log FILE]
+               [--log FILE] [--auth VALUE]...
       An HTTP/1.1 server (HTTPS with --tls) of the files under DIR: a
       folder is served by its index.html, else its index.json (a static
       npm registry: /NAME is NAME/index.json, the packument; a PEP 503
       simple index: /simple/NAME/ is simple/NAME/index.html).  With --git,
       every path under /git/ goes to `git http-backend` (smart HTTP) with
       DIR as GIT_PROJECT_ROOT.  With --log, one line per request: METHOD
-      PATH Host.  Prints "listening" once it listens.
+      PATH Host.  With --auth, a request whose Authorization header is none of
+      the VALUEs gets 401 (with a Basic challenge, as git wants) and is
+      logged with "401" at the end.  Prints "listening" once it listens.
 
   serve.py echo --listen PORT [--log FILE]
       A TCP echo service, not HTTP: each connection gets back what it
@@ -60,6 +62,14 @@ class Handler(BaseHTTPRequestHandler):
         opts = self.server.opts
         note(opts.log, "%s %s %s" % (self.command, self.path,
                                       self.headers.get("Host", "-")))
+        if opts.auth and self.headers.get("Authorization") not in opts.auth:
+            note(opts.log, "%s %s %s 401" % (self.command, self.path,
+                                              self.headers.get("Host", "-")))
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="test"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         url = urllib.parse.urlsplit(self.path)
         path = urllib.parse.unquote(url.path)
         if opts.git and (path.startswith("/git/")):
@@ -157,6 +167,7 @@ def main():
     ap.add_argument("--git")
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     ap.add_argument("--log")
+    ap.add_argument("--auth", action="append", default=[])
     opts = ap.parse_args()
     if opts.mode == "echo":
         srv = EchoServer(("127.0.0.1", opts.listen), Echo)

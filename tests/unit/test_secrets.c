@@ -1,0 +1,217 @@
+/*
+ * test_secrets.c: the parsers of the tools' token files (runner/
+ * secrets.c): what the copy holds, which tokens come out for which host,
+ * and what is left out.  Placeholders are counted, "PH1", "PH2", ...
+ */
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "xmalloc.h"
+
+static int	 next_ph;
+
+static char *
+counted(void)
+{
+	char	*s;
+
+	xasprintf(&s, "PH%d", ++next_ph);
+	return s;
+}
+
+/* Parses text as the file called name; the caller clears *tf. */
+static void
+parse(const char *name, const char *text, struct secret_file *tf)
+{
+	size_t	 i;
+
+	next_ph = 0;
+	memset(tf, 0, sizeof(*tf));
+	for (i = 0; i < secret_nformats; i++)
+		if (strcmp(secret_formats[i].sk_name, name) == 0)
+			break;
+	assert_true(i < secret_nformats);
+	secrets_parse(&secret_formats[i], text, strlen(text), counted, tf);
+	assert_non_null(tf->tf_text);
+	assert_int_equal(strlen(tf->tf_text), tf->tf_len);
+}
+
+static void
+check_secret(const struct secret *se, const char *host, const char *user,
+    const char *format, const char *value, const char *ph)
+{
+	assert_string_equal(se->se_host, host);
+	if (user == NULL)
+		assert_null(se->se_user);
+	else
+		assert_string_equal(se->se_user, user);
+	if (format == NULL)
+		assert_null(se->se_format);
+	else
+		assert_string_equal(se->se_format, format);
+	assert_string_equal(se->se_value, value);
+	assert_string_equal(se->se_placeholder, ph);
+}
+
+static void
+test_npmrc(void **state)
+{
+	struct secret_file	 tf;
+
+	(void)state;
+	parse(".npmrc",
+	    "registry=https://Npm.Test/\n"
+	    "; a comment _authToken=x\n"
+	    "//Npm.Test:8443/path/:_authToken = \"tok1\"\n"
+	    "//b.test/:_auth=dXNlcjpwYXNz\n"
+	    "//c.test/:username=bob\n"
+	    "//c.test/:_password=c2VjcmV0\n"
+	    "//d.test/:_password=c2VjcmV0\n"
+	    "_authToken=unscoped\n"
+	    "//e.test/:_authToken=${NPM_TOKEN}\n"
+	    "//[::1]/:_authToken=addr\n"
+	    "email=a@b.test", &tf);
+	assert_string_equal(tf.tf_text,
+	    "registry=https://Npm.Test/\n"
+	    "; a comment _authToken=x\n"
+	    "//Npm.Test:8443/path/:_authToken=PH1\n"
+	    "//b.test/:_auth=PH2\n"
+	    "//c.test/:username=bob\n"
+	    "//c.test/:_password=UEgz\n"	/* base64 of PH3 */
+	    "//e.test/:_authToken=${NPM_TOKEN}\n"
+	    "email=a@b.test\n");
+	assert_int_equal(tf.tf_nsecrets, 3);
+	check_secret(&tf.tf_secrets[0], "npm.test", NULL, "Bearer %s", "tok1",
+	    "PH1");
+	check_secret(&tf.tf_secrets[1], "b.test", NULL, "Basic %s",
+	    "dXNlcjpwYXNz", "PH2");
+	check_secret(&tf.tf_secrets[2], "c.test", "bob", NULL, "secret",
+	    "PH3");
+	assert_int_equal(tf.tf_nleft, 3);
+	assert_non_null(strstr(tf.tf_left[0], "no username"));
+	assert_non_null(strstr(tf.tf_left[1], "tied to no registry"));
+	assert_non_null(strstr(tf.tf_left[2], "not a host name"));
+	secrets_clear(&tf);
+}
+
+static void
+test_netrc(void **state)
+{
+	struct secret_file	 tf;
+
+	(void)state;
+	parse(".netrc",
+	    "# a comment\n"
+	    "machine A.test login alice password pw1\n"
+	    "machine b.test\n  login \"bob\"\n  password \"p w\"\n"
+	    "machine c.test login carl password pw3 account acct\n"
+	    "macdef init\ncd /pub\n\n"
+	    "machine d.test login dan\n"
+	    "default login anon password pw5\n", &tf);
+	assert_string_equal(tf.tf_text,
+	    "machine a.test login alice password PH1\n"
+	    "machine c.test login carl password PH2\n"
+	    "machine d.test login dan\n"
+	    "default login anon\n");
+	assert_int_equal(tf.tf_nsecrets, 2);
+	check_secret(&tf.tf_secrets[0], "a.test", "alice", NULL, "pw1", "PH1");
+	check_secret(&tf.tf_secrets[1], "c.test", "carl", NULL, "pw3", "PH2");
+	assert_int_equal(tf.tf_nleft, 4);
+	assert_non_null(strstr(tf.tf_left[0], "b.test"));
+	assert_non_null(strstr(tf.tf_left[1], "macdef"));
+	assert_non_null(strstr(tf.tf_left[2], "account of c.test"));
+	assert_non_null(strstr(tf.tf_left[3], "default"));
+	secrets_clear(&tf);
+}
+
+static void
+test_gitcred(void **state)
+{
+	struct secret_file	 tf;
+
+	(void)state;
+	parse(".git-credentials",
+	    "https://carol:p%40ss@Git.Test:8443\n"
+	    "https://u%20x:tok@h.test/path/repo.git\n"
+	    "http://dan:pw@plain.test\n"
+	    "https://nopass@n.test\n"
+	    "https://z:%00@nul.test\n", &tf);
+	assert_string_equal(tf.tf_text,
+	    "https://carol:PH1@Git.Test:8443\n"
+	    "https://u%20x:PH2@h.test/path/repo.git\n"
+	    "https://nopass@n.test\n");
+	assert_int_equal(tf.tf_nsecrets, 2);
+	check_secret(&tf.tf_secrets[0], "git.test", "carol", NULL, "p@ss",
+	    "PH1");
+	check_secret(&tf.tf_secrets[1], "h.test", "u x", NULL, "tok", "PH2");
+	assert_int_equal(tf.tf_nleft, 2);
+	assert_non_null(strstr(tf.tf_left[0], "not https"));
+	assert_non_null(strstr(tf.tf_left[1], "NUL"));
+	secrets_clear(&tf);
+}
+
+static void
+test_pypirc(void **state)
+{
+	struct secret_file	 tf;
+
+	(void)state;
+	parse(".pypirc",
+	    "[distutils]\nindex-servers = pypi private\n\n"
+	    "[pypi]\nusername = __token__\npassword = pypi-abc\n\n"
+	    "[private]\nrepository: https://u@Repo.Test:8443/legacy/\n"
+	    "username: bob\npassword: pw2\n\n"
+	    "[local]\nrepository = http://x.test/\npassword = pw3\n", &tf);
+	assert_string_equal(tf.tf_text,
+	    "[distutils]\nindex-servers = pypi private\n\n"
+	    "[pypi]\nusername = __token__\npassword = PH1\n\n"
+	    "[private]\nrepository: https://u@Repo.Test:8443/legacy/\n"
+	    "username: bob\npassword = PH2\n\n"
+	    "[local]\nrepository = http://x.test/\n");
+	assert_int_equal(tf.tf_nsecrets, 2);
+	check_secret(&tf.tf_secrets[0], "upload.pypi.org", "__token__", NULL,
+	    "pypi-abc", "PH1");
+	check_secret(&tf.tf_secrets[1], "repo.test", "bob", NULL, "pw2",
+	    "PH2");
+	assert_int_equal(tf.tf_nleft, 1);
+	assert_non_null(strstr(tf.tf_left[0], "[local]"));
+	secrets_clear(&tf);
+}
+
+/* Empty files, no final newline, a file of NULs: no crash, no token. */
+static void
+test_odd(void **state)
+{
+	struct secret_file	 tf;
+	size_t			 i;
+
+	(void)state;
+	for (i = 0; i < secret_nformats; i++) {
+		memset(&tf, 0, sizeof(tf));
+		secrets_parse(&secret_formats[i], "", 0, counted, &tf);
+		assert_int_equal(tf.tf_nsecrets, 0);
+		secrets_clear(&tf);
+		memset(&tf, 0, sizeof(tf));
+		secrets_parse(&secret_formats[i], "\0\0\0", 3, counted, &tf);
+		assert_int_equal(tf.tf_nsecrets, 0);
+		secrets_clear(&tf);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_npmrc),
+		cmocka_unit_test(test_netrc),
+		cmocka_unit_test(test_gitcred),
+		cmocka_unit_test(test_pypirc),
+		cmocka_unit_test(test_odd),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
