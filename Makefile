@@ -42,7 +42,8 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsscan.c runner/guard.c \
-		   runner/wspath.c runner/trust.c runner/secrets.c
+		   runner/wspath.c runner/trust.c runner/secrets.c \
+		   runner/unixroute.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
@@ -50,7 +51,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c runner/run.c \
 		   runner/sandbox.c runner/netcap.c runner/mount.c \
 		   runner/report.c runner/scratch.c runner/publish.c \
-		   runner/control.c \
+		   runner/control.c runner/notify.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c
 

@@ -114,6 +114,7 @@ struct policy {
 	struct plist	 p_write;	/* absolute paths */
 	struct plist	 p_read_only;
 	struct plist	 p_hide;	/* filesystem.deny */
+	struct plist	 p_sockets;	/* filesystem.unix_sockets: paths */
 	struct plist	 p_env_pass;	/* names, or prefixes ending in '*' */
 	struct plist	 p_env_set;	/* names with pi_value */
 	struct pinspect	*p_inspect;	/* network.inspect */
@@ -158,6 +159,9 @@ void		 pcred_copy(struct pcred *, const struct pcred *);
 void		 pcred_clear(struct pcred *);
 bool		 policy_http_token(const char *);
 const char	*policy_unix_name(int);
+int		 policy_parse_socket(const char *, const struct policy_ctx *,
+		    struct pitem *, char **);
+const char	*policy_socket_risk(const char *);
 
 /* policy_list.c */
 int		 policy_list_load(const char *, struct plist *,

@@ -48,6 +48,26 @@ print_cause(const char *cause)
 }
 
 /*
+ * A listed socket that gives away the host (policy_socket_risk): said
+ * at every check, as it is easy to list one without knowing.
+ */
+static void
+policy_check_sockets(const char *file, const struct policy *p)
+{
+	const struct pitem	*it;
+	const char		*risk;
+	size_t			 i;
+
+	for (i = 0; i < p->p_sockets.pl_n; i++) {
+		it = &p->p_sockets.pl_v[i];
+		if ((risk = policy_socket_risk(it->pi_text)) != NULL)
+			printf("%s: warning: %s (%s): %s; the sandbox no "
+			    "longer holds a command that can reach it\n",
+			    file, it->pi_text, it->pi_from, risk);
+	}
+}
+
+/*
  * `policy check FILE...`: loads each file as one layer.  A file at
  * DIR/.cordon/policy.json is checked as the workspace layer of DIR, with
  * the limits that layer has.
@@ -103,6 +123,7 @@ policy_check(int argc, char **argv)
 			printf("%s: note: credentials are filled in only on "
 			    "inspected requests, and nothing here is "
 			    "inspected (network.inspect)\n", argv[i]);
+		policy_check_sockets(argv[i], p);
 		policy_free(p);
 	}
 	pitem_clear(&abs);

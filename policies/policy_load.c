@@ -12,6 +12,7 @@
  * form that loads back to the same policy.
  */
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -90,6 +91,8 @@ static void	key_cidr(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
 static void	key_path(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
+static void	key_socket(struct loader *, const struct key *, const char *,
+		    const char *, const char *, const char *);
 static void	key_env_pass(struct loader *, const struct key *,
 		    const char *, const char *, const char *, const char *);
 static void	key_host_port(struct loader *, const struct key *,
@@ -124,6 +127,7 @@ static const struct key filesystem_keys[] = {
 	{ "write", KEY_LIST, key_path, AT(p_write), NULL, NULL },
 	{ "read_only", KEY_LIST, key_path, AT(p_read_only), NULL, NULL },
 	{ "deny", KEY_LIST, key_path, AT(p_hide), NULL, NULL },
+	{ "unix_sockets", KEY_LIST, key_socket, AT(p_sockets), NULL, NULL },
 	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
@@ -306,6 +310,7 @@ policy_free(struct policy *p)
 	plist_free(&p->p_write);
 	plist_free(&p->p_read_only);
 	plist_free(&p->p_hide);
+	plist_free(&p->p_sockets);
 	plist_free(&p->p_env_pass);
 	plist_free(&p->p_env_set);
 	free(p);
@@ -701,6 +706,91 @@ key_path(struct loader *l, const struct key *k, const char *path,
 	if ((it = load_item(l, k, path, from)) == NULL)
 		return;
 	if (policy_parse_path(text, l->l_ctx, it, &cause) == -1) {
+		load_error(l, path, text, cause);
+		free(cause);
+		load_drop(l, k);
+	}
+}
+
+/*
+ * A host Unix socket the sandbox may connect to (filesystem.unix_sockets):
+ * an absolute or "~/" path, made canonical as policy_parse_path does,
+ * short enough for sun_path.  A relative path is refused: it would be
+ * the workspace's, which the command can rewrite.  Returns 0, or -1 with
+ * *cause set.
+ */
+int
+policy_parse_socket(const char *text, const struct policy_ctx *ctx,
+    struct pitem *it, char **cause)
+{
+	struct sockaddr_un	 sun;
+
+	*cause = NULL;
+	if (text[0] != '/' && text[0] != '~') {
+		xasprintf(cause, "a socket is named by an absolute path, or "
+		    "one from \"~/\": a relative path would be in the "
+		    "workspace, which the command can rewrite");
+		return -1;
+	}
+	if (policy_parse_path(text, ctx, it, cause) == -1)
+		return -1;
+	if (strcmp(it->pi_text, "/") == 0 || it->pi_dir) {
+		xasprintf(cause, "a socket, not a folder");
+		return -1;
+	}
+	if (strlen(it->pi_text) >= sizeof(sun.sun_path)) {
+		xasprintf(cause, "longer than a Unix socket's path may be "
+		    "(%zu bytes)", sizeof(sun.sun_path) - 1);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What a listed socket gives away, when it is well known to give the
+ * whole host: a container engine's socket starts a privileged container
+ * for whoever asks.  Returns a sentence, or NULL.
+ */
+const char *
+policy_socket_risk(const char *path)
+{
+	static const char *const engines[][2] = {
+		{ "docker.sock", "Docker" },
+		{ "podman.sock", "Podman" },
+		{ "containerd.sock", "containerd" }
+	};
+	static char	 buf[160];
+	const char	*base;
+	size_t		 i;
+
+	base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+	for (i = 0; i < nitems(engines); i++)
+		if (strcmp(base, engines[i][0]) == 0) {
+			snprintf(buf, sizeof(buf), "%s's socket: whoever "
+			    "connects to it is root on the host (a privileged "
+			    "container mounting /)", engines[i][1]);
+			return buf;
+		}
+	return NULL;
+}
+
+static void
+key_socket(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	struct pitem	*it;
+	char		*cause;
+
+	(void)value;
+	if (l->l_ctx->pc_untrusted) {
+		load_error(l, path, NULL, "a workspace policy may not open "
+		    "Unix sockets of the host (filesystem.unix_sockets): put "
+		    "it in your own policy or pass --policy");
+		return;
+	}
+	if ((it = load_item(l, k, path, from)) == NULL)
+		return;
+	if (policy_parse_socket(text, l->l_ctx, it, &cause) == -1) {
 		load_error(l, path, text, cause);
 		free(cause);
 		load_drop(l, k);

@@ -12,7 +12,7 @@
  * tighten.  Its allowlists intersect with what is already allowed, its
  * denylists are added, network.mode and unix_sockets only move toward the
  * stricter value, write roots only shrink, and it may not set variables,
- * name credentials, inspect TLS or choose the CA.
+ * name credentials, inspect TLS, choose the CA or open host sockets.
  * Intersections are computed on the rules themselves, so the merged
  * policy is again a plain policy that `policy show` can print.
  */
@@ -76,6 +76,7 @@ policy_merge(struct policy *dst, const struct policy *layer)
 	plist_append(&dst->p_write, &layer->p_write);
 	plist_append(&dst->p_read_only, &layer->p_read_only);
 	plist_append(&dst->p_hide, &layer->p_hide);
+	plist_append(&dst->p_sockets, &layer->p_sockets);
 	plist_append(&dst->p_env_pass, &layer->p_env_pass);
 
 	/* A later value for the same variable replaces the earlier one. */
@@ -240,9 +241,10 @@ policy_narrow(struct policy *dst, const struct policy *ws)
 		dst->p_hide.pl_v[i].pi_untrusted = true;
 	plist_intersect(&dst->p_env_pass, &ws->p_env_pass, MEET_ENV);
 	/*
-	 * network.inspect, credentials and tls: the loader refuses them in
-	 * the workspace layer, so there is nothing to narrow.  A layer
-	 * that has them anyway (built in memory) adds nothing here.
+	 * network.inspect, credentials, tls and filesystem.unix_sockets:
+	 * the loader refuses them in the workspace layer, so there is
+	 * nothing to narrow.  A layer that has them anyway (built in
+	 * memory) adds nothing here.
 	 */
 }
 

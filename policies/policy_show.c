@@ -139,6 +139,9 @@ policy_to_json(const struct policy *p, bool annotate)
 	json_object_set_new(fs, "read_only", show_list(&p->p_read_only,
 	    annotate));
 	json_object_set_new(fs, "deny", show_list(&p->p_hide, annotate));
+	if (p->p_sockets.pl_n > 0)
+		json_object_set_new(fs, "unix_sockets",
+		    show_list(&p->p_sockets, annotate));
 	json_object_set_new(root, "filesystem", fs);
 
 	env = json_object();

@@ -104,7 +104,8 @@ tally_add(struct tally *t, const struct egress *e, const char *hint,
 		return;
 	}
 	t->t_refused_total++;
-	if (e->e_port == 0)
+	if (e->e_port == 0 && (e->e_proto == NULL ||
+	    strcmp(e->e_proto, "unix") != 0))
 		t->t_refused_names++;
 	for (i = 0; i < t->t_nrefused; i++) {
 		rf = &t->t_refused[i];
@@ -465,8 +466,17 @@ tally_json(const struct tally *t, const struct report_info *ri)
 	    "proxy_socket", str_or_null(ri->ri_proxy_socket),
 	    "landlock_abi", landlock_abi(),
 	    "seccomp", 1,
-	    "unix_sockets", run->r_unix ? "allow" : "deny",
+	    "unix_sockets", run->r_unix ? "allow" : run->r_routes != NULL &&
+	    run->r_routes->ur_n > 0 ? "listed" : "deny",
 	    "namespaces", ns);
+	if (!run->r_unix && run->r_routes != NULL && run->r_routes->ur_n > 0) {
+		json_t	*a = json_array();
+
+		for (i = 0; i < run->r_routes->ur_n; i++)
+			json_array_append_new(a, json_string(
+			    run->r_routes->ur_v[i].ur_inside));
+		json_object_set_new(setup, "unix_sockets_listed", a);
+	}
 	doc = json_pack("{s:i, s:s, s:o, s:o, s:i, s:I, s:I, s:o, s:o, "
 	    "s:o}",
 	    "version", REPORT_VERSION, "sandbox", run->r_id,

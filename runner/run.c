@@ -15,8 +15,10 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include <linux/sched.h>
@@ -64,6 +66,7 @@ struct runner {
 	int			 rn_status;	/* exit code, once known */
 	bool			 rn_done;
 	struct tally		*rn_tally;
+	struct notify		*rn_notify;	/* the sandbox's connects */
 	struct control		*rn_control;
 	struct ask		*rn_asks;
 	size_t			 rn_nasks;
@@ -306,6 +309,135 @@ fail:
 	return -1;
 }
 
+/*
+ * The fix for an unlisted socket path: the listed spelling, when the
+ * path is a listed one written otherwise (routes match exactly), else
+ * the entry to add.  Returns a new string.
+ */
+static char *
+run_unix_hint(const struct unix_routes *ur, const char *path)
+{
+	const struct unix_route	*r;
+	struct policy_ctx	 ctx = { .pc_workspace = "/", .pc_home = "/" };
+	struct pitem		 it = { 0 };
+	char			*cause, *hint;
+
+	if (policy_parse_path(path, &ctx, &it, &cause) == -1) {
+		free(cause);
+		return xstrdup("name the socket by a plain absolute path");
+	}
+	if ((r = unixroute_find(ur, it.pi_text, strlen(it.pi_text))) != NULL)
+		xasprintf(&hint, "connect to \"%s\" as listed (%s): a listed "
+		    "socket is matched by its exact path", r->ur_inside,
+		    r->ur_from);
+	else
+		xasprintf(&hint, "add \"%s\" to filesystem.unix_sockets in "
+		    "your own policy (--policy FILE, or the user's; a "
+		    "workspace policy may not)", path);
+	pitem_clear(&it);
+	return hint;
+}
+
+/*
+ * A connect(2) of the sandbox on a Unix socket, as notify.c decided it:
+ * in the egress log (the run's own proxy's, when it writes one) and in
+ * the summary, a refusal with the entry that would allow it.
+ */
+static void
+run_unix_event(struct runner *rn, const struct notify_event *ne)
+{
+	const struct unix_route	*r = NULL;
+	struct egress		 e;
+	char			*path, *hint = NULL;
+
+	memset(&e, 0, sizeof(e));
+	gettimeofday(&e.e_start, NULL);
+	path = str_escape(ne->ne_path, ne->ne_pathlen);
+	e.e_sandbox = rn->rn_run->r_id;
+	e.e_command = rn->rn_run->r_command[0] != '\0' ?
+	    rn->rn_run->r_command : NULL;
+	e.e_client = "unix";
+	e.e_proto = "unix";
+	e.e_host = ne->ne_path;
+	e.e_hostlen = ne->ne_pathlen;
+	switch (ne->ne_why) {
+	case NOTIFY_ALLOWED:
+		r = &rn->rn_run->r_routes->ur_v[ne->ne_route];
+		e.e_allow = true;
+		e.e_addr = r->ur_host;
+		e.e_rule = r->ur_inside;
+		e.e_rule_from = r->ur_from;
+		e.e_reason = "a listed socket";
+		if (ne->ne_errno != 0)
+			e.e_warning = strerror(ne->ne_errno);
+		break;
+	case NOTIFY_UNLISTED:
+		e.e_reason = "not in filesystem.unix_sockets";
+		hint = run_unix_hint(rn->rn_run->r_routes, path);
+		break;
+	case NOTIFY_INSIDE:
+		e.e_reason = "not a host socket listed in "
+		    "filesystem.unix_sockets";
+		hint = xstrdup("a socket made in the sandbox is reached with "
+		    "network.unix_sockets \"allow\" alone, which opens every "
+		    "socket the sandbox sees");
+		break;
+	case NOTIFY_NOTHING:
+		free(path);
+		return;
+	case NOTIFY_ABSTRACT:
+		e.e_reason = "an abstract socket name";
+		hint = xstrdup("no setting allows one: the sandbox has its "
+		    "own network namespace; name a socket by its path in "
+		    "filesystem.unix_sockets");
+		break;
+	case NOTIFY_RELATIVE:
+		e.e_reason = "a relative socket path";
+		hint = xstrdup("connect to the socket's absolute path, and "
+		    "list that in filesystem.unix_sockets");
+		break;
+	}
+	if (rn->rn_own_proxy && rn->rn_proxy.px_log != NULL)
+		jsonl_write(rn->rn_proxy.px_log, &e);
+	tally_add(rn->rn_tally, &e, hint, NULL);
+	log_debug("%s: pid %d: %s: %s", __func__, ne->ne_pid, path,
+	    e.e_reason);
+	free(hint);
+	free(path);
+}
+
+static void
+run_notify_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct runner		*rn = arg;
+	struct notify_event	 ne;
+
+	(void)fd;
+	(void)what;
+	while (notify_read(rn->rn_notify, &ne))
+		run_unix_event(rn, &ne);
+}
+
+/*
+ * Ends the connect thread, and logs what it said last.  It may be in a
+ * connect that waits (a listed socket's full backlog): this waits too.
+ */
+static void
+run_notify_end(struct runner *rn)
+{
+	size_t	 n;
+
+	if (rn->rn_notify == NULL)
+		return;
+	notify_stop(rn->rn_notify);
+	run_notify_cb(-1, 0, rn);
+	if ((n = notify_dropped(rn->rn_notify)) > 0)
+		log_warnx("run: %zu Unix socket connects were not logged (too "
+		    "many at once)", n);
+	notify_free(rn->rn_notify);
+	rn->rn_notify = NULL;
+}
+
 /* Points the sandbox at the proxy: a descriptor of its folder. */
 static int
 run_proxy_dir(struct runner *rn, const char *socket, char **cause)
@@ -533,12 +665,14 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	struct clone_args	 ca;
 	long long		 start = now_ms();
 	char			*setup_error = NULL;
-	struct event		*evs[2];
+	struct event		*evs[3];
 	sigset_t		 fwd;
 	size_t			 nev = 0, i;
 	char			*cause, map[64];
 	struct publish		 pub;
 	int			 sync[2], err[2], ends[2] = { -1, -1 };
+	int			 npair[2] = { -1, -1 };
+	bool			 notify_failed = false;
 	int			 pidfd = -1, rc, saved, sfd = -1;
 
 	memset(&rn, 0, sizeof(rn));
@@ -599,6 +733,14 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		free(cause);
 		goto out;
 	}
+	/* The command hands its seccomp listener over this pair. */
+	if (run->r_routes != NULL && run->r_routes->ur_n > 0 &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, npair) ==
+	    -1) {
+		log_warn("run: socketpair");
+		goto out;
+	}
+	run->r_notifyfd = npair[1];
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	    CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD;
@@ -622,6 +764,10 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	saved = errno;
 	close(sync[0]);
 	close(err[1]);
+	if (npair[1] != -1) {
+		close(npair[1]);
+		run->r_notifyfd = -1;
+	}
 	if (run->r_pubfd != -1) {
 		close(run->r_pubfd);
 		run->r_pubfd = -1;
@@ -641,6 +787,21 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		goto out;
 	}
 	rn.rn_pidfd = pidfd;
+	/*
+	 * The connect thread, started after the clone: the child of a
+	 * process with threads may only call what is async-signal-safe.
+	 */
+	if (npair[0] != -1) {
+		rn.rn_notify = notify_start(run->r_routes, npair[0], &cause);
+		npair[0] = -1;
+		if (rn.rn_notify == NULL) {
+			log_warnx("run: the Unix sockets' connect thread: %s; "
+			    "nothing run", cause);
+			free(cause);
+			kill(rn.rn_pid, SIGKILL);
+			notify_failed = true;
+		}
+	}
 
 	/* Our uid and gid, and only them, inside. */
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)run->r_uid,
@@ -666,6 +827,10 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	    run_exited_cb, &rn);
 	evs[nev++] = event_new(rn.rn_base, sfd, EV_READ | EV_PERSIST,
 	    run_signal_cb, &rn);
+	if (rn.rn_notify != NULL)
+		evs[nev++] = event_new(rn.rn_base,
+		    notify_events_fd(rn.rn_notify), EV_READ | EV_PERSIST,
+		    run_notify_cb, &rn);
 	for (i = 0; i < nev; i++)
 		if (evs[i] == NULL || event_add(evs[i], NULL) == -1) {
 			log_warnx("run: cannot watch the sandbox");
@@ -682,6 +847,9 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	for (i = 0; i < nev; i++)
 		if (evs[i] != NULL)
 			event_free(evs[i]);
+	run_notify_end(&rn);
+	if (notify_failed)
+		rn.rn_status = RUN_EXIT_FAILURE;
 	setup_error = run_relay_errors(err[0]);
 	close(err[0]);
 	run_read_end(ends[0], rn.rn_tally);
@@ -696,6 +864,11 @@ fail_cause:
 	free(cause);
 	policy_free(policy);
 out:
+	run_notify_end(&rn);
+	if (npair[0] != -1)
+		close(npair[0]);
+	if (npair[1] != -1)
+		close(npair[1]);
 	if (rn.rn_own_proxy) {
 		if (rn.rn_listener != NULL)
 			evconnlistener_free(rn.rn_listener);

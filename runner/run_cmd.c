@@ -761,8 +761,11 @@ run_print(const struct run *run, const struct run_net *net,
 	    "perf_event_open, userfaultfd, keyctl, kexec, modules, mount "
 	    "calls, setns, new namespaces, TIOCSTI/TIOCLINUX, socket "
 	    "families but unix/inet/inet6/netlink-route%s; other ABIs "
-	    "refused\n", run->r_unix ? "" : ", Unix sockets but stream and "
+	    "refused\n", run->r_unix ? "" : run->r_routes->ur_n > 0 ?
+	    ", Unix sockets but stream and seqpacket ones; every connect(2) "
+	    "made by cordon run (below)" : ", Unix sockets but stream and "
 	    "seqpacket socketpairs");
+	unixroute_print(run->r_routes, stdout);
 	printf("capabilities: none; no_new_privs; fds above 2 closed\n");
 	printf("after the run: a .git, .hg or bare repository made or changed "
 	    "in the writable folders is renamed NAME%sID, and the run "
@@ -847,6 +850,7 @@ run_cmd(int argc, char **argv)
 	size_t			 nowned = 0, i;
 	struct blocks		 blocks = { NULL, NULL, NULL, 0 };
 	struct guard		 guard;
+	struct unix_routes	 routes = { NULL, 0 };
 	bool			 dry = false;
 	bool			 no_landlock = false;
 	char			*end;
@@ -1061,6 +1065,7 @@ run_cmd(int argc, char **argv)
 	run.r_tty = isatty(0) || isatty(1) || isatty(2);
 	run.r_seccomp = -1;
 	run.r_sync = run.r_errfd = run.r_endfd = run.r_pubfd = -1;
+	run.r_notifyfd = -1;
 	rd = getenv("XDG_RUNTIME_DIR");
 	run.r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
 	/* A random id, in the egress log and the bridge's header. */
@@ -1130,13 +1135,29 @@ run_cmd(int argc, char **argv)
 		policy_free(policy);
 		goto out;
 	}
+	/* Host Unix sockets: moot when every socket is allowed anyway. */
+	if (!run.r_unix && (unixroute_policy(&routes, policy, &plan,
+	    &cause) == -1 || (routes.ur_n > 0 && notify_probe(&cause) ==
+	    -1))) {
+		log_warnx("run: %s", cause);
+		if (routes.ur_n > 0)
+			log_warnx("hint: drop filesystem.unix_sockets from the "
+			    "policy to run without them");
+		log_warnx("run: nothing run");
+		free(cause);
+		policy_free(policy);
+		goto out;
+	}
+	run.r_routes = &routes;
 	if (dry) {
 		run_print(&run, &net, &ib);
 		policy_free(policy);
 		rc = 0;
 		goto out;
 	}
-	if ((run.r_seccomp = sysfilter_new(!run.r_unix, &cause)) == -1) {
+	if ((run.r_seccomp = sysfilter_new(run.r_unix ? SYSF_UNIX_ALLOW :
+	    routes.ur_n > 0 ? SYSF_UNIX_ROUTES : SYSF_UNIX_DENY, &cause)) ==
+	    -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
 		policy_free(policy);
@@ -1189,6 +1210,7 @@ out:
 	trust_bundle_clear(&ib);
 	free(run.r_ll);
 	free(run.r_host_ports);
+	unixroute_clear(&routes);
 	for (i = 0; i < run.r_nkeep; i++) {
 		free(run.r_keep[i].k_path);
 		free(run.r_keep[i].k_from);

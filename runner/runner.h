@@ -21,8 +21,82 @@
 #include <jansson.h>
 
 /* sysfilter.c: the seccomp filter, built before fork, loaded last. */
-int	sysfilter_new(bool, char **);
-int	sysfilter_apply(int, char **);
+enum sysfilter_unix {
+	SYSF_UNIX_DENY,		/* no Unix socket reaches a path */
+	SYSF_UNIX_ROUTES,	/* stream and seqpacket; connect(2) goes to */
+				/* cordon run (notify.c) */
+	SYSF_UNIX_ALLOW
+};
+
+int	sysfilter_new(enum sysfilter_unix, char **);
+int	sysfilter_apply(int, int *, char **);
+int	sysfilter_send_listener(int, int, char **);
+
+/*
+ * unixroute.c: the host Unix sockets the sandbox may connect to.  Each
+ * route is a path inside, which the command connects to, and a socket
+ * of the host that cordon run connects for it; the policy's
+ * filesystem.unix_sockets gives routes with the same path on both sides.
+ * Another part of cordon may add its own with unixroute_add (a socket in
+ * its private folder, answered inside at a path under /run/cordon).
+ */
+struct unix_route {
+	char		*ur_inside;	/* absolute, as the command writes it */
+	char		*ur_host;	/* absolute, resolved before the run */
+	char		*ur_from;	/* the policy entry, or who added it */
+};
+
+struct unix_routes {
+	struct unix_route *ur_v;
+	size_t		 ur_n;
+};
+
+struct fsplan;
+struct policy;
+
+int	unixroute_add(struct unix_routes *, const char *, const char *,
+	    const char *, char **);
+int	unixroute_policy(struct unix_routes *, const struct policy *,
+	    const struct fsplan *, char **);
+const struct unix_route *unixroute_find(const struct unix_routes *,
+	    const char *, size_t);
+void	unixroute_print(const struct unix_routes *, FILE *);
+void	unixroute_clear(struct unix_routes *);
+
+/*
+ * notify.c: the sandbox's connect(2) calls, made by a thread of cordon
+ * run (SECCOMP_RET_USER_NOTIF).  Each call on a Unix socket is told to
+ * the event loop as a record.
+ */
+enum notify_why {
+	NOTIFY_ALLOWED,		/* a route's inside path; ne_errno says */
+				/* how the connect went */
+	NOTIFY_UNLISTED,	/* a path no route has: a host socket */
+	NOTIFY_INSIDE,		/* ... a file only the sandbox has */
+	NOTIFY_NOTHING,		/* ... nothing there: not logged */
+	NOTIFY_ABSTRACT,	/* an abstract name */
+	NOTIFY_RELATIVE		/* a relative path */
+};
+
+struct notify_event {
+	int		 ne_pid;	/* the caller, in cordon run's view */
+	enum notify_why	 ne_why;
+	int		 ne_errno;	/* NOTIFY_ALLOWED: the connect's */
+	size_t		 ne_route;	/* NOTIFY_ALLOWED: index in routes */
+	bool		 ne_unix;	/* a Unix socket's call */
+	size_t		 ne_pathlen;
+	char		 ne_path[108];	/* as given, not terminated */
+};
+
+struct notify;
+
+int		 notify_probe(char **);
+struct notify	*notify_start(const struct unix_routes *, int, char **);
+int		 notify_events_fd(const struct notify *);
+int		 notify_read(struct notify *, struct notify_event *);
+void		 notify_stop(struct notify *);
+size_t		 notify_dropped(const struct notify *);
+void		 notify_free(struct notify *);
 
 /* landlock.c: the second filesystem layer, and scoping. */
 struct landlock_rule {
@@ -231,6 +305,9 @@ struct run {
 	const struct policy	 *r_policy;
 	int			  r_mode;	/* enum net_mode */
 	bool			  r_unix;	/* Unix sockets allowed */
+	struct unix_routes	 *r_routes;	/* else these alone */
+	int			  r_notifyfd;	/* the command sends its */
+						/* listener on it */
 	const char		 *r_cwd;	/* where the command starts */
 	const char		 *r_workspace;
 	const char		 *r_runtime_dir; /* $XDG_RUNTIME_DIR, or NULL */

@@ -15,7 +15,9 @@
  * can neither trace it nor read its /proc files.  The command itself
  * gets, in this order: its own session (unless it keeps the terminal),
  * no capability, every inherited descriptor marked close-on-exec,
- * Landlock, and the seccomp filter last, just before exec.
+ * Landlock, and the seccomp filter last, just before exec (with its
+ * listener, when the policy lists host Unix sockets, handed to cordon
+ * run and closed).
  */
 #include <sys/types.h>
 #include <linux/capability.h>
@@ -141,7 +143,7 @@ command_exec(const struct run *run)
 {
 	sigset_t	 none;
 	char		*cause;
-	int		 abi, err, sig;
+	int		 abi, err, sig, listener = -1;
 
 	/* Default dispositions and nothing blocked, as a shell would. */
 	for (sig = 1; sig < NSIG; sig++)
@@ -164,8 +166,18 @@ command_exec(const struct run *run)
 	if (landlock_abi() > 0 &&
 	    (abi = landlock_apply(run->r_ll, run->r_nll, true, &cause)) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "Landlock: %s", cause);
-	if (sysfilter_apply(run->r_seccomp, &cause) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s", cause);
+	if (sysfilter_apply(run->r_seccomp, run->r_notifyfd != -1 ?
+	    &listener : NULL, &cause) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s; nothing run", cause);
+	/* The listener is cordon run's alone: the command must not answer. */
+	if (run->r_notifyfd != -1) {
+		if (sysfilter_send_listener(run->r_notifyfd, listener,
+		    &cause) == -1)
+			sandbox_fail(run, RUN_EXIT_FAILURE, "%s; nothing run",
+			    cause);
+		close(listener);
+		close(run->r_notifyfd);
+	}
 	environ = run->r_env;
 	execvp(run->r_argv[0], run->r_argv);
 	err = errno;
@@ -494,6 +506,8 @@ sandbox_main(struct run *run)
 		    strerror(errno));
 	if (command_pid == 0)
 		command_exec(run);
+	if (run->r_notifyfd != -1)
+		close(run->r_notifyfd);	/* the command's to send on */
 	close(run->r_errfd);
 	run->r_errfd = -1;
 	/* A SIGCHLD before the loop runs is seen by the loop: look once. */

@@ -34,6 +34,17 @@
  *				which the kernel makes datagram, can send to
  *				any path with sendto(2)); stream and seqpacket
  *				pairs, which cannot, stay for tools' own IPC
+ *   ... listed ones		with filesystem.unix_sockets: socket(AF_UNIX)
+ *				of stream and seqpacket type too, and every
+ *				connect(2) to cordon run (SECCOMP_RET_USER_
+ *				NOTIF, notify.c).  connect is the one call of
+ *				these types that reaches a path: a stream
+ *				socket's sendto/sendmsg with an address fails
+ *				(EOPNOTSUPP, EISCONN), a seqpacket socket's
+ *				ignores it (unix_seqpacket_sendmsg), and
+ *				io_uring is denied.  The kernel runs the most
+ *				severe action of all filters: an EPERM of
+ *				another filter still wins over the notice.
  *
  * clone3 gets ENOSYS instead: its flags are in memory the filter cannot
  * read, and C libraries fall back to clone, whose flags it can.
@@ -44,6 +55,8 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include <linux/filter.h>
 #include <linux/netlink.h>
@@ -113,7 +126,7 @@ sysfilter_rule(scmp_filter_ctx ctx, uint32_t action, const char *name,
  * or -1 with *cause set.
  */
 static int
-sysfilter_unix(scmp_filter_ctx ctx, char **cause)
+sysfilter_unix(scmp_filter_ctx ctx, bool routes, char **cause)
 {
 	static const struct scmp_arg_cmp types[] = {
 		SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xf, 0),
@@ -127,24 +140,30 @@ sysfilter_unix(scmp_filter_ctx ctx, char **cause)
 	size_t			 i;
 
 	arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, AF_UNIX);
-	if (sysfilter_rule(ctx, eperm, "socket", 1, arg, cause) == -1)
+	if (!routes && sysfilter_rule(ctx, eperm, "socket", 1, arg, cause) ==
+	    -1)
 		return -1;
 	for (i = 0; i < nitems(types); i++) {
 		arg[1] = types[i];
 		if (sysfilter_rule(ctx, eperm, "socketpair", 2, arg, cause) ==
-		    -1)
+		    -1 || (routes && sysfilter_rule(ctx, eperm, "socket", 2,
+		    arg, cause) == -1))
 			return -1;
 	}
+	if (routes && sysfilter_rule(ctx, SCMP_ACT_NOTIFY, "connect", 0, NULL,
+	    cause) == -1)
+		return -1;
 	return 0;
 }
 
 /*
  * Builds the filter and returns a memfd holding its BPF program, ready
  * for sysfilter_apply(); or -1 with *cause set (caller frees).  With
- * deny_unix, no Unix socket can reach a path or an abstract name.
+ * SYSF_UNIX_DENY, no Unix socket can reach a path or an abstract name;
+ * with SYSF_UNIX_ROUTES, only through cordon run's connect (notify.c).
  */
 int
-sysfilter_new(bool deny_unix, char **cause)
+sysfilter_new(enum sysfilter_unix unix_mode, char **cause)
 {
 	/* Every family but 1, 2, 10 and 16: 0, 3, 4-7, 8-9, 11, 12-15, 17-. */
 	static const struct scmp_arg_cmp family_ranges[] = {
@@ -224,7 +243,8 @@ sysfilter_new(bool deny_unix, char **cause)
 	if (sysfilter_rule(ctx, eperm, "socket", 2, arg, cause) == -1)
 		goto fail;
 
-	if (deny_unix && sysfilter_unix(ctx, cause) == -1)
+	if (unix_mode != SYSF_UNIX_ALLOW && sysfilter_unix(ctx,
+	    unix_mode == SYSF_UNIX_ROUTES, cause) == -1)
 		goto fail;
 
 	if ((fd = memfd_create("cordon-seccomp", MFD_CLOEXEC)) == -1) {
@@ -246,16 +266,23 @@ fail:
 
 /*
  * Loads the filter from fd (sysfilter_new) into this process, with
- * PR_SET_NO_NEW_PRIVS first.  Runs in the sandbox, last before exec; the
- * caller dies if this fails.  Returns 0, or -1 with *cause set.
+ * PR_SET_NO_NEW_PRIVS first.  With listener non-NULL, the filter sends
+ * calls to a listener whose descriptor (close-on-exec) is put there; a
+ * call the listener has taken then waits for its answer, but for a
+ * fatal signal (WAIT_KILLABLE_RECV, Linux 5.19: without it, a signal
+ * would restart a connect already made).  Runs in the sandbox, last
+ * before exec; the caller dies if this fails.  Returns 0, or -1 with
+ * *cause set.
  */
 int
-sysfilter_apply(int fd, char **cause)
+sysfilter_apply(int fd, int *listener, char **cause)
 {
 	struct sock_fprog	 prog;
 	struct stat		 st;
 	void			*code;
+	unsigned long		 flags;
 	ssize_t			 n;
+	long			 rc;
 
 	*cause = NULL;
 	if (fstat(fd, &st) == -1 || st.st_size <= 0 ||
@@ -278,12 +305,70 @@ sysfilter_apply(int fd, char **cause)
 		free(code);
 		return -1;
 	}
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1) {
-		xasprintf(cause, "loading the seccomp filter: %s",
-		    strerror(errno));
+	if (listener == NULL)
+		rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	else {
+		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER |
+		    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+		rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+		if (rc == -1 && errno == EINVAL) {
+			flags &= ~SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+			rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			    flags, &prog);
+		}
+		*listener = (int)rc;
+	}
+	if (rc == -1) {
+		if (listener != NULL && errno == EBUSY)
+			xasprintf(cause, "loading the seccomp filter: another "
+			    "seccomp listener is already above this process "
+			    "(a container's), and the kernel allows one; run "
+			    "cordon outside that container, or drop "
+			    "filesystem.unix_sockets");
+		else
+			xasprintf(cause, "loading the seccomp filter%s: %s",
+			    listener != NULL ? " with a listener (Linux 5.0 "
+			    "or later)" : "", strerror(errno));
 		free(code);
 		return -1;
 	}
 	free(code);
+	return 0;
+}
+
+/*
+ * Sends the listener's descriptor on sock (SCM_RIGHTS), to cordon run.
+ * Returns 0, or -1 with *cause set.
+ */
+int
+sysfilter_send_listener(int sock, int listener, char **cause)
+{
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct msghdr	 msg;
+	struct cmsghdr	*c;
+	struct iovec	 iov;
+	char		 b = 'L';
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&cm, 0, sizeof(cm));
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cm.buf;
+	msg.msg_controllen = sizeof(cm.buf);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1) {
+		xasprintf(cause, "handing the seccomp listener to cordon run: "
+		    "%s", strerror(errno));
+		return -1;
+	}
 	return 0;
 }

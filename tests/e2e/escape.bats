@@ -1143,6 +1143,105 @@ unix_type_held() {
 	[ "$(peer_count datagram)" -eq 0 ]
 }
 
+# listed_policy PATH...: RUN reads a policy that lists these host sockets
+# (filesystem.unix_sockets): socket(AF_UNIX) of stream and seqpacket
+# type is allowed, and cordon run makes every connect(2) itself.
+listed_policy() {
+	local list
+	list=$(printf '"%s",' "$@")
+	printf '{"version": 1, "filesystem": {"unix_sockets": [%s]}}\n' \
+	    "${list%,}" >"$TOP/listed.json"
+	RUN+=(--policy "$TOP/listed.json")
+}
+
+in_root_ok() {
+	if ! is_root; then
+		echo "not root: the root half of $1 is left out"
+		return 0
+	fi
+	run env "${ENV_EXTRA[@]}" timeout -k 5 30 \
+	    "${RUN[@]}" -- "$PROBE" "$@"
+	echo "inside, root: $output"
+	verdict escaped "$1"
+}
+
+@test "listed Unix socket: reachable by connect, as the user and as root" {
+	start_peer "unix:$TOP/outside/listed.sock"
+	listed_policy "$TOP/outside/listed.sock"
+	in_user_ok unix "$TOP/outside/listed.sock"
+	in_root_ok unix "$TOP/outside/listed.sock"
+	if is_root; then
+		[ "$(peer_count accepted)" -eq 2 ]
+	else
+		[ "$(peer_count accepted)" -eq 1 ]
+	fi
+}
+
+@test "listed Unix socket: every other host socket stays unreachable" {
+	local s name="cordon-probe-$$-$RANDOM"
+	start_peer "unix:$TOP/outside/listed.sock" "unix:$WS/s.sock" \
+	    "unix:$HOME/s.sock" "unix:$TOP/outside/s.sock" \
+	    "unix-dgram:$TOP/outside/d.sock" "unix-dgram:$WS/d.sock" \
+	    "abstract:$name"
+	ln -s listed.sock "$TOP/outside/link.sock"
+	listed_policy "$TOP/outside/listed.sock"
+	# Other spellings of the listed socket reach it outside, not inside:
+	# a listed socket is matched by its exact path.
+	for s in "$WS/s.sock" "$HOME/s.sock" "$TOP/outside/s.sock" \
+	    "$TOP/outside/link.sock" "$TOP/outside//listed.sock" \
+	    "$TOP/outside/./listed.sock" "$TOP/ws/../outside/listed.sock"; do
+		out_user unix "$s"
+		in_user unix "$s"
+		[[ $output == *"held unix: EACCES (connect)"* ]]
+		in_root unix "$s"
+	done
+	out_user abstract "$name"
+	in_user abstract "$name"
+	in_root abstract "$name"
+	# Datagrams: no datagram socket, and a stream or seqpacket socket's
+	# address on sendto(2) is refused or ignored by the kernel.
+	for s in "$TOP/outside/d.sock" "$WS/d.sock"; do
+		out_user unix-dgram "$s"
+		in_user unix-dgram "$s"
+		in_user unix-dgram-pair "$s"
+		in_user unix-sock raw "$s"
+		in_user unix-sock seqpacket "$s"
+		in_user unix-sock stream "$s"
+		in_root unix-dgram "$s"
+	done
+	# 3 + 4 of the spellings outside, and the abstract name.
+	[ "$(peer_count accepted)" -eq 8 ]
+	[ "$(peer_count datagram)" -eq 2 ]
+}
+
+@test "listed Unix socket: a refusal names the entry that would allow it" {
+	start_peer "unix:$TOP/outside/listed.sock" "unix:$TOP/outside/s.sock"
+	RUN=("$TOP/bin/cordon" run --read-only "$TOP/bin")
+	listed_policy "$TOP/outside/listed.sock"
+	in_user unix "$TOP/outside/s.sock"
+	[[ $output == *"cordon: refused 1 connection: $TOP/outside/s.sock (not in filesystem.unix_sockets)"* ]]
+	[[ $output == *"to allow $TOP/outside/s.sock: add \"$TOP/outside/s.sock\" to filesystem.unix_sockets in your own policy"* ]]
+	in_user unix "$TOP/outside//listed.sock"
+	[[ $output == *"connect to \"$TOP/outside/listed.sock\" as listed"* ]]
+	[ "$(peer_count accepted)" -eq 0 ]
+}
+
+@test "listed Unix socket: the rest of the escape routes stay closed" {
+	port=$(free_port)
+	start_peer "unix:$TOP/outside/listed.sock" "tcp:127.0.0.1:$port"
+	listed_policy "$TOP/outside/listed.sock"
+	# TCP connects are made by cordon run too, in the sandbox's own
+	# network namespace: the host's loopback stays out of reach.
+	in_user tcp 127.0.0.1 "$port"
+	in_root tcp 127.0.0.1 "$port"
+	for f in netlink-sock_diag netlink-audit; do
+		in_user socket "$f"
+	done
+	in_user_ok socket netlink-route
+	in_user ptrace child
+	[ "$(peer_count accepted)" -eq 0 ]
+}
+
 @test "credential files the defaults hide: ~/.pgpass, cargo, Vault, agents' logins" {
 	local f files=(.pgpass .cargo/credentials.toml .vault-token
 	    .claude/.credentials.json .codex/auth.json .config/op/config

@@ -260,3 +260,30 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "allow mine.test:443: "*"/.config/cordon/policy.json: network.allow[0])" ]]
 }
+
+@test "check: a listed Docker or Podman socket is said to be root on the host" {
+	write p.json <<-'EOF'
+	{"version": 1, "filesystem": {"unix_sockets": [
+	  "~/.docker/run/docker.sock", "/run/podman/podman.sock",
+	  "/run/user/1000/gnupg/S.gpg-agent"]}}
+	EOF
+	run "$CORDON" policy check p.json
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"p.json: warning: $HOME/.docker/run/docker.sock (p.json: filesystem.unix_sockets[0]): Docker's socket: whoever connects to it is root on the host"* ]]
+	[[ "$output" == *"warning: /run/podman/podman.sock"*"Podman's socket"* ]]
+	[[ "$output" != *"S.gpg-agent"* ]]
+	run "$CORDON" policy show --policy p.json
+	[ "$(printf '%s\n' "$output" | jq -r '.filesystem.unix_sockets[2].value')" = /run/user/1000/gnupg/S.gpg-agent ]
+}
+
+@test "check: a workspace policy cannot add a host Unix socket" {
+	write ws/.cordon/policy.json <<-'EOF'
+	{"version": 1, "filesystem": {"unix_sockets": ["/run/docker.sock"]}}
+	EOF
+	run "$CORDON" policy check ws/.cordon/policy.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"filesystem.unix_sockets[0]: a workspace policy may not open Unix sockets of the host"* ]]
+	run "$CORDON" policy show --workspace ws
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"a workspace policy may not open Unix sockets"* ]]
+}

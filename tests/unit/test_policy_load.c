@@ -499,6 +499,82 @@ test_host_ports_load(void **state)
 	}
 }
 
+/*
+ * filesystem.unix_sockets: absolute or "~/" paths that fit sun_path, from
+ * a trusted layer only; container engines' sockets are named a risk.
+ */
+static void
+test_unix_sockets_load(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "S.gpg-agent", "absolute path" },
+		{ "./run/x.sock", "absolute path" },
+		{ "~user/x.sock", "\"~user\" paths" },
+		{ "/", "a socket, not a folder" },
+		{ "/run/x/", "a socket, not a folder" },
+		{ "", "absolute path" },
+		{ "/run/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock",
+		    "(107 bytes)" }
+	};
+	struct policy_ctx	 wctx = ctx;
+	struct policy		*p;
+	struct pitem		 it;
+	const char		*text;
+	char			*cause;
+	size_t			 i;
+
+	(void)state;
+	memset(&it, 0, sizeof(it));
+	assert_int_equal(policy_parse_socket("~/.docker/run/docker.sock",
+	    &ctx, &it, &cause), 0);
+	assert_string_equal(it.pi_text, "/home/user/.docker/run/docker.sock");
+	assert_int_equal(policy_parse_socket("/run//user/./1000/../1000/S.a",
+	    &ctx, &it, &cause), 0);
+	assert_string_equal(it.pi_text, "/run/user/1000/S.a");
+	free(it.pi_text);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&it, 0, sizeof(it));
+		if (policy_parse_socket(bad[i][0], &ctx, &it, &cause) != -1)
+			fail_msg("%s: accepted", bad[i][0]);
+		assert_contains(cause, bad[i][1]);
+		free(cause);
+		free(it.pi_text);
+	}
+
+	text = "{\"version\": 1, \"filesystem\": {\"unix_sockets\": "
+	    "[\"/run/user/1000/gnupg/S.gpg-agent\", \"~/d/docker.sock\"]}}";
+	p = load(text, &cause);
+	assert_non_null(p);
+	assert_int_equal(p->p_sockets.pl_n, 2);
+	assert_string_equal(p->p_sockets.pl_v[1].pi_text,
+	    "/home/user/d/docker.sock");
+	assert_string_equal(p->p_sockets.pl_v[0].pi_from,
+	    "test.json: filesystem.unix_sockets[0]");
+	policy_free(p);
+	refused("{\"version\": 1, \"filesystem\": {\"unix_sockets\": "
+	    "\"/run/a.sock\"}}", "filesystem.unix_sockets");
+	refused("{\"version\": 1, \"filesystem\": {\"unix_sockets\": "
+	    "[\"a.sock\"]}}", "filesystem.unix_sockets[0]: \"a.sock\"");
+
+	/* The workspace layer may not add one. */
+	wctx.pc_untrusted = true;
+	p = policy_load_buffer(text, strlen(text), ".cordon/policy.json",
+	    &wctx, &cause);
+	assert_null(p);
+	assert_contains(cause, "a workspace policy may not open Unix sockets "
+	    "of the host (filesystem.unix_sockets)");
+	free(cause);
+
+	assert_non_null(policy_socket_risk("/run/docker.sock"));
+	assert_contains(policy_socket_risk("/home/u/.docker/run/docker.sock"),
+	    "root on the host");
+	assert_contains(policy_socket_risk("/run/podman/podman.sock"),
+	    "Podman");
+	assert_null(policy_socket_risk("/run/user/1000/gnupg/S.gpg-agent"));
+	assert_null(policy_socket_risk("/run/not-docker.sock"));
+}
+
 /* Writes text to a new file under dir and returns its path. */
 static char *
 write_file(const char *dir, const char *name, const char *text)
@@ -627,6 +703,7 @@ main(void)
 		cmocka_unit_test(test_path_match),
 		cmocka_unit_test(test_path_folder),
 		cmocka_unit_test(test_host_ports_load),
+		cmocka_unit_test(test_unix_sockets_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
