@@ -477,8 +477,10 @@ fsp_show(struct fsp *f, const char *path)
 	char		*r;
 	bool		 dir;
 
-	if (fsp_resolve(f, path, NULL, &r, &dir) != RES_FOUND || r == NULL)
+	if (fsp_resolve(f, path, NULL, &r, &dir) != RES_FOUND) {
+		free(r);		/* RES_MISSING, RES_NOTDIR: a path */
 		return;
+	}
 	if (dir || lstat(path, &st) == -1 || !S_ISREG(st.st_mode)) {
 		fsplan_note(f, "%s is not shown inside: not a file (a "
 		    "symbolic link is not followed)", path);
