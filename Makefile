@@ -43,7 +43,8 @@ BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsscan.c runner/guard.c \
 		   runner/wspath.c runner/trust.c runner/secrets.c \
-		   runner/unixroute.c
+		   runner/unixroute.c runner/agentmsg.c runner/agentkey.c \
+		   runner/knownhosts.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
@@ -51,7 +52,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c runner/run.c \
 		   runner/sandbox.c runner/netcap.c runner/mount.c \
 		   runner/report.c runner/scratch.c runner/publish.c \
-		   runner/control.c runner/notify.c \
+		   runner/control.c runner/notify.c runner/agent.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c
 
@@ -65,18 +66,21 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
-		   test_listen test_guard test_dnsmsg test_util test_secrets
+		   test_listen test_guard test_dnsmsg test_util test_secrets \
+		   test_agentmsg
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
-		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets
+		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
+		   fuzz_agentmsg
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
 		   libmnl-dev libnftnl-dev
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
-		   openssl git wget python3 python3-pip nodejs npm chromium
+		   openssl git wget python3 python3-pip nodejs npm chromium \
+		   openssh-client openssh-server
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
@@ -204,7 +208,8 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iproxy -Icerts -Ilogs -Irunner $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
-		   $(LOGS_SRCS) runner/secrets.c runner/trust.c
+		   $(LOGS_SRCS) runner/secrets.c runner/trust.c runner/agentmsg.c \
+		   runner/agentkey.c runner/knownhosts.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
 		   logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))

@@ -409,6 +409,10 @@ env_build(const struct policy *p, char *const *host_env,
 		    NULL && env_put(&et, "APT_CONFIG", 10, px->ep_apt_conf,
 		    cause) == -1)
 			goto out;
+		/* cordon's agent, not the user's (which is never passed). */
+		if (px->ep_agent_sock != NULL && env_put(&et, "SSH_AUTH_SOCK",
+		    13, px->ep_agent_sock, cause) == -1)
+			goto out;
 		for (i = 0; px->ep_ca_bundle != NULL && i < env_ca_nvars; i++)
 			if (env_put(&et, env_ca_vars[i].cv_name,
 			    strlen(env_ca_vars[i].cv_name), px->ep_ca_bundle,

@@ -47,7 +47,8 @@
  * So a write root may reopen a folder inside a hidden or read-only one
  * (write /r, deny /r/a, write /r/a/b: b is writable, the rest of a is
  * hidden), but a read_only or deny rule, which the untrusted workspace
- * layer may add, never shows what a deny hid.
+ * layer may add, never shows what a deny hid.  Only cordon itself does,
+ * for a file of fsplan_in's fi_show: an RO kept below a HIDE_DIR.
  *
  * Paths the runner mounts itself (/tmp, /dev, /proc, /run) are not
  * special here, except that a write root may not be /, nor under /proc,
@@ -84,6 +85,7 @@ struct fsp_cand {
 	size_t		 c_seq;		/* order of arrival */
 	size_t		 c_depth;	/* components in the path */
 	bool		 c_kept;
+	bool		 c_show;	/* fi_show: kept below a HIDE_DIR */
 	size_t		 c_parent;	/* kept HIDE_DIR above, or SIZE_MAX */
 	size_t		 c_new;		/* index in fp_ops */
 };
@@ -463,6 +465,33 @@ fsp_protect_path(struct fsp *f, const char *path)
 }
 
 /*
+ * A file cordon itself shows, read-only, inside a folder a deny hides
+ * (fi_show: ~/.ssh/known_hosts for its ssh-agent).  Only an existing
+ * file reached without a link; the hidden folder becomes traversable,
+ * not listable, and nothing else in it appears.
+ */
+static void
+fsp_show(struct fsp *f, const char *path)
+{
+	struct stat	 st;
+	char		*r;
+	bool		 dir;
+
+	if (fsp_resolve(f, path, NULL, &r, &dir) != RES_FOUND) {
+		free(r);		/* RES_MISSING, RES_NOTDIR: a path */
+		return;
+	}
+	if (dir || lstat(path, &st) == -1 || !S_ISREG(st.st_mode)) {
+		fsplan_note(f, "%s is not shown inside: not a file (a "
+		    "symbolic link is not followed)", path);
+		free(r);
+		return;
+	}
+	fsp_add(f, r, FS_RO, "shown: cordon's ssh-agent needs it", false);
+	f->f_cands[f->f_ncands - 1].c_show = true;
+}
+
+/*
  * The place a write root text lies in that the command may have shaped:
  * the workspace (the repository came with it), or another write root (a
  * run before wrote there).  The deepest one, as its resolved path, or
@@ -773,7 +802,9 @@ fsp_finish(struct fsp *f)
 			}
 		}
 		free(up);
-		if ((c->c_kept = fsp_keep(c->c_op.fo_kind, above)))
+		c->c_kept = fsp_keep(c->c_op.fo_kind, above) ||
+		    (c->c_show && above == FS_HIDE_DIR);
+		if (c->c_kept)
 			c->c_new = n++;
 	}
 	free(keys);
@@ -826,6 +857,8 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	fsp_protect_list(&f, &p->p_read_only, false);
 	fsp_protect_list(&f, &p->p_hide, true);
 	fsp_protect_path(&f, in->fi_path);
+	for (i = 0; i < in->fi_nshow; i++)
+		fsp_show(&f, in->fi_show[i]);
 	fsscan_run(&f);
 	fsp_finish(&f);
 	rc = 0;

@@ -694,6 +694,9 @@ mount_print(const struct run *run, FILE *f)
 		    mount_token(run, m.m_steps[i].s_path) != -1 ?
 		    "a copy, its tokens placeholders, read-only" :
 		    step_names[m.m_steps[i].s_kind], m.m_steps[i].s_why);
+	if (run->r_agent_real != NULL)
+		fprintf(f, "  %s: cordon's ssh-agent, bound read-only from "
+		    "the run's private folder\n", RUN_AGENT_SOCK);
 	fprintf(f, "  /dev: tmpfs, read-only: null zero full random urandom "
 	    "tty, a private pts and shm\n  /proc: this PID namespace's\n");
 	free(m.m_steps);
@@ -733,6 +736,58 @@ mount_tokens(const struct run *run, int dir)
 }
 
 /*
+ * cordon's ssh-agent socket (run.c), cloned from the host's tree before
+ * the covers hide its folder; it must be the socket run.c made.
+ */
+static int
+mount_agent_open(const struct run *run)
+{
+	struct stat	 st;
+	int		 fd, tree;
+
+	if ((fd = open_nofollow(run->r_agent_sock, true)) == -1 ||
+	    fstat(fd, &st) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "cordon's ssh-agent %s: %s",
+		    run->r_agent_sock, strerror(errno));
+	if (!S_ISSOCK(st.st_mode) || st.st_dev != run->r_agent_id.fm_dev ||
+	    st.st_ino != run->r_agent_id.fm_ino)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "cordon's ssh-agent %s: "
+		    "not the socket cordon made; refusing to bind it",
+		    run->r_agent_sock);
+	if ((tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_EMPTY_PATH)) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "cordon's ssh-agent: "
+		    "open_tree: %s", strerror(errno));
+	close(fd);
+	return tree;
+}
+
+/*
+ * Binds the agent's socket at RUN_AGENT_SOCK, on the private /run: read-
+ * only, which keeps it from being removed or replaced, not from being
+ * connected to.
+ */
+static void
+mount_agent(const struct run *run, int tree)
+{
+	int	 fd;
+
+	if ((mkdir(RUN_OWN_DIR, 0755) == -1 && errno != EEXIST) ||
+	    (fd = open(RUN_AGENT_SOCK, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1 || close(fd) == -1 ||
+	    (fd = open_nofollow(RUN_AGENT_SOCK, false)) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_AGENT_SOCK,
+		    strerror(errno));
+	if (mount_attrs(tree, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
+	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0) ==
+	    -1 || move_onto(tree, fd) == -1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: binding cordon's "
+		    "ssh-agent: %s", RUN_AGENT_SOCK, strerror(errno));
+	close(fd);
+	close(tree);
+}
+
+/*
  * Builds the sandbox's filesystem.  Runs as the sandbox's PID 1, with
  * every capability in its own user namespace, before anything of the
  * command's.  Fails the run on any error.  Fills *sf with the scratch
@@ -742,7 +797,7 @@ void
 mount_sandbox(const struct run *run, struct scratch_fds *sf)
 {
 	struct mounts	 m;
-	int		 nodes[nitems(dev_nodes)], fd;
+	int		 nodes[nitems(dev_nodes)], fd, agent = -1;
 	size_t		 i;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
@@ -761,6 +816,8 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 			    "the mount API cordon uses (open_tree, "
 			    "mount_setattr: Linux 5.12 or later)");
 	}
+	if (run->r_agent_sock != NULL)
+		agent = mount_agent_open(run);
 	mount_steps(&m, run);
 	memset(sf, 0, sizeof(*sf));
 	m.m_scratch = sf;
@@ -801,6 +858,8 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 		    -1)
 			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: read-only: %s",
 			    m.m_steps[i].s_path, strerror(errno));
+	if (agent != -1)
+		mount_agent(run, agent);
 	mount_dev(run, nodes);
 	mount_proc(run);
 	close(m.m_empty);

@@ -67,6 +67,7 @@ struct runner {
 	bool			 rn_done;
 	struct tally		*rn_tally;
 	struct notify		*rn_notify;	/* the sandbox's connects */
+	struct agent		*rn_agent;	/* cordon's ssh-agent, or NULL */
 	struct control		*rn_control;
 	struct ask		*rn_asks;
 	size_t			 rn_nasks;
@@ -82,6 +83,8 @@ run_observe(const struct egress *e, const char *hint, const char *pattern,
 	char		*host, id[24];
 
 	tally_add(rn->rn_tally, e, hint, pattern);
+	if (e->e_allow && e->e_host != NULL)
+		agent_seen(rn->rn_agent, e->e_host, e->e_hostlen, e->e_port);
 	if (e->e_allow || !control_alive(rn->rn_control))
 		return;
 	host = str_escape(e->e_host != NULL ? e->e_host : "",
@@ -239,6 +242,31 @@ run_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 }
 
 /*
+ * cordon's ssh-agent, beside the proxy in the run's private folder: the
+ * sandbox's PID 1 binds its socket at RUN_AGENT_SOCK, and finds there
+ * what was made here (r_agent_id).
+ */
+static int
+run_agent_start(struct runner *rn, char **cause)
+{
+	struct run	*run = rn->rn_run;
+	struct stat	 st;
+
+	if ((rn->rn_agent = agent_new(&rn->rn_proxy, rn->rn_dir,
+	    run->r_agent_real, run->r_id, run->r_command[0] != '\0' ?
+	    run->r_command : NULL, cause)) == NULL)
+		return -1;
+	run->r_agent_sock = agent_path(rn->rn_agent);
+	if (lstat(run->r_agent_sock, &st) == -1) {
+		xasprintf(cause, "%s: %s", run->r_agent_sock, strerror(errno));
+		return -1;
+	}
+	run->r_agent_id.fm_dev = st.st_dev;
+	run->r_agent_id.fm_ino = st.st_ino;
+	return 0;
+}
+
+/*
  * The run's own proxy: the run's policy, on a Unix socket in a private
  * folder.  Returns 0, or -1 with *cause set.
  */
@@ -298,6 +326,9 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 		xasprintf(cause, "cannot watch the proxy's socket");
 		goto fail;
 	}
+	if (rn->rn_run->r_agent_real != NULL && run_agent_start(rn, cause) ==
+	    -1)
+		return -1;		/* the listener has fd now */
 	/* The real values live in the proxy from here on, freed with it. */
 	px->px_phantoms = rn->rn_run->r_phantoms;
 	px->px_nphantoms = rn->rn_run->r_nphantoms;
@@ -869,6 +900,11 @@ out:
 		close(npair[0]);
 	if (npair[1] != -1)
 		close(npair[1]);
+	/* Its socket goes before the folder does. */
+	if (!net->rn_quiet)
+		agent_summary(rn.rn_agent, stderr);
+	agent_free(rn.rn_agent);
+	run->r_agent_sock = NULL;
 	if (rn.rn_own_proxy) {
 		if (rn.rn_listener != NULL)
 			evconnlistener_free(rn.rn_listener);

@@ -280,6 +280,30 @@ run_mkdirs(char *path)
 }
 
 /*
+ * cordon's ssh-agent is on when the user has a working one and the
+ * policy allows some host: returns the user's SSH_AUTH_SOCK, and the
+ * known_hosts files to show inside in known (NULL when off).
+ */
+static const char *
+run_agent(char *known[2])
+{
+	const char	*sock = getenv("SSH_AUTH_SOCK"), *h = getenv("HOME");
+	char		 home[PATH_MAX], *cause;
+
+	if (sock == NULL || h == NULL || h[0] != '/' ||
+	    realpath(h, home) == NULL)
+		return NULL;
+	if (!agent_usable(sock, &cause)) {
+		log_info("run: no ssh-agent for the sandbox: %s", cause);
+		free(cause);
+		return NULL;
+	}
+	xasprintf(&known[0], "%s/.ssh/known_hosts", home);
+	xasprintf(&known[1], "%s/.ssh/known_hosts2", home);
+	return sock;
+}
+
+/*
  * --keep PATH: a folder of the home, in the scratch layer, kept between
  * runs: bound from cordon's own copy of it (cordon/keep in the user's
  * data folder), so the next run with --keep sees what this one left.
@@ -732,6 +756,15 @@ run_print(const struct run *run, const struct run_net *net,
 			    "(network.host_ports)\n",
 			    run->r_host_ports[i].nr_lo,
 			    run->r_host_ports[i].nr_hi);
+		if (run->r_agent_real != NULL)
+			printf("  ssh-agent: cordon's, at %s (SSH_AUTH_SOCK): "
+			    "signs a login with the keys of %s only for a "
+			    "host the policy allows, known by its key in "
+			    "~/.ssh/known_hosts; lists keys only to such a "
+			    "login; adds, removes, locks nothing%s\n",
+			    RUN_AGENT_SOCK, run->r_agent_real, run->r_unix ? "" :
+			    "; the command reaches it once Unix sockets are "
+			    "allowed (network.unix_sockets)");
 		if (net->rn_log != NULL)
 			printf("  egress log: %s\n", net->rn_log);
 	} else if (run->r_mode == NET_NONE)
@@ -841,7 +874,7 @@ run_cmd(int argc, char **argv)
 	struct trust_bundle	 ib;
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
-	char			 home[PATH_MAX];
+	char			 home[PATH_MAX], *known[2] = { NULL, NULL };
 	uint16_t		 publish[PUBLISH_MAX];
 	const char		*keep[16];
 	size_t			 nkeep = 0;
@@ -1080,6 +1113,13 @@ run_cmd(int argc, char **argv)
 	fin.fi_policy = policy;
 	fin.fi_workspace = workspace;
 	fin.fi_path = getenv("PATH");
+	if (run.r_mode == NET_PROXY && net.rn_socket == NULL &&
+	    policy->p_allow.pl_n > 0 &&
+	    (run.r_agent_real = run_agent(known)) != NULL) {
+		fin.fi_show = (const char *const *)known;
+		fin.fi_nshow = 2;
+		ep.ep_agent_sock = RUN_AGENT_SOCK;
+	}
 	if (fsplan_build(&fin, &plan, &cause) == -1) {
 		xasprintf(&end, "run: %s", cause);
 		free(cause);
@@ -1217,6 +1257,8 @@ out:
 	}
 	free(run.r_keep);
 	fsplan_clear(&plan);
+	free(known[0]);
+	free(known[1]);
 	for (i = 0; i < nowned; i++)
 		free(owned[i]);
 	free(owned);

@@ -124,6 +124,8 @@ struct env_proxy {
 						/* path inside: env_ca_vars */
 	const char		*ep_apt_conf;	/* NULL, or APT_CONFIG, unless */
 						/* one is passed */
+	const char		*ep_agent_sock;	/* NULL, or SSH_AUTH_SOCK: */
+						/* cordon's agent, inside */
 };
 
 /* The variables that point tools at a CA bundle, and who reads each. */
@@ -182,9 +184,9 @@ struct fs_mark {
 };
 
 /*
- * An FS_HIDE_DIR with fo_nkeep > 0 has write roots below it (always
- * FS_RW, later in fp_ops): before making its tmpfs read-only the runner
- * creates, for each, the mount point in the tmpfs (a directory if its
+ * An FS_HIDE_DIR with fo_nkeep > 0 has write roots (FS_RW) or files of
+ * fi_show (FS_RO) below it, later in fp_ops: before making its tmpfs
+ * read-only the runner creates, for each, the mount point in the tmpfs (a directory if its
  * fo_dir, else an empty file; parents as directories).
  */
 struct fs_op {
@@ -216,6 +218,8 @@ struct fsplan_in {
 	size_t			 fi_scan_max;	/* 0: FSPLAN_SCAN_MAX */
 	const char		*fi_workspace;	/* resolved, or NULL */
 	const char		*fi_path;	/* the caller's PATH, or NULL */
+	const char *const	*fi_show;	/* files shown read-only even */
+	size_t			 fi_nshow;	/* in a hidden folder: fsp_show */
 };
 
 int		 fsplan_build(const struct fsplan_in *, struct fsplan *,
@@ -275,6 +279,101 @@ void	trust_hide_ca(struct policy *);
 int	trust_bundle(const struct policy *, char *const *,
 	    struct trust_bundle *, char **);
 void	trust_bundle_clear(struct trust_bundle *);
+
+/*
+ * agentmsg.c: the ssh-agent protocol's messages (OpenSSH's
+ * PROTOCOL.agent and draft-miller-ssh-agent), parsed without I/O.
+ * What a parse hands out points into the caller's buffer.
+ */
+#define AGENT_MSG_MAX		(256 * 1024)	/* a message, as OpenSSH */
+#define AGENT_SID_MAX		128	/* a session identifier: a hash */
+#define AGENT_KEYS_MAX		1024	/* keys in an identities answer */
+#define AGENT_FAILURE		5
+#define AGENT_SUCCESS		6
+#define AGENT_REQUEST_IDENTITIES 11
+#define AGENT_IDENTITIES_ANSWER	12
+#define AGENT_SIGN_REQUEST	13
+#define AGENT_SIGN_RESPONSE	14
+#define AGENT_EXTENSION		27
+#define AGENT_RSA_SHA2_MASK	0x06	/* SSH_AGENT_RSA_SHA2_256 | _512 */
+#define AGENT_USERAUTH_REQUEST	50	/* SSH2_MSG_USERAUTH_REQUEST */
+#define AGENT_SESSION_BIND	"session-bind@openssh.com"
+#define AGENT_HOSTBOUND		"publickey-hostbound-v00@openssh.com"
+
+struct agent_rd {
+	const uint8_t	*ar_p;
+	size_t		 ar_len;
+};
+
+struct agent_bind {
+	const uint8_t	*ab_hostkey;
+	size_t		 ab_hostkeylen;
+	const uint8_t	*ab_sid;
+	size_t		 ab_sidlen;
+	const uint8_t	*ab_sig;
+	size_t		 ab_siglen;
+	bool		 ab_forwarding;
+};
+
+struct agent_sign {
+	const uint8_t	*as_key;
+	size_t		 as_keylen;
+	const uint8_t	*as_data;
+	size_t		 as_datalen;
+	uint32_t	 as_flags;
+};
+
+struct agent_auth {
+	const uint8_t	*aa_sid;
+	size_t		 aa_sidlen;
+	const uint8_t	*aa_user;
+	size_t		 aa_userlen;
+	const uint8_t	*aa_service;
+	size_t		 aa_servicelen;
+	const uint8_t	*aa_alg;
+	size_t		 aa_alglen;
+	const uint8_t	*aa_key;
+	size_t		 aa_keylen;
+	const uint8_t	*aa_hostkey;	/* the host-bound method's, or NULL */
+	size_t		 aa_hostkeylen;
+};
+
+int	agentmsg_u32(struct agent_rd *, uint32_t *);
+int	agentmsg_u8(struct agent_rd *, uint8_t *);
+int	agentmsg_string(struct agent_rd *, const uint8_t **, size_t *);
+bool	agentmsg_is(const uint8_t *, size_t, const char *);
+int	agentmsg_frame(const uint8_t *, size_t, uint8_t *, struct agent_rd *,
+	    size_t *);
+int	agentmsg_bind(struct agent_rd *, struct agent_bind *, const char **);
+int	agentmsg_sign(struct agent_rd *, struct agent_sign *, const char **);
+int	agentmsg_userauth(const uint8_t *, size_t, struct agent_auth *,
+	    const char **);
+int	agentmsg_idents(struct agent_rd *, void (*)(const uint8_t *, size_t,
+	    void *), void *);
+
+/* agentkey.c: a host key's signature, checked with OpenSSL. */
+#define AGENTKEY_FP_LEN		64	/* "SHA256:" and base64, with NUL */
+
+int	agentkey_verify(const uint8_t *, size_t, const uint8_t *, size_t,
+	    const uint8_t *, size_t, const char **);
+void	agentkey_fingerprint(const uint8_t *, size_t, char *, size_t);
+
+/* knownhosts.c: the names a host key is known under. */
+#define KNOWNHOSTS_FILE_MAX	(8 * 1024 * 1024)
+#define KNOWNHOSTS_LINE_MAX	(64 * 1024)
+#define KNOWNHOSTS_LINES_MAX	100000
+#define KNOWNHOSTS_NAMES_MAX	64	/* names returned for one key */
+
+struct knownhosts;
+
+struct knownhosts *knownhosts_new(void);
+void	knownhosts_parse(struct knownhosts *, const char *, size_t);
+int	knownhosts_load(struct knownhosts *, const char *, char **);
+bool	knownhosts_revoked(const struct knownhosts *, const uint8_t *,
+	    size_t);
+void	knownhosts_names(const struct knownhosts *, const uint8_t *, size_t,
+	    const char *const *, size_t, char ***, size_t *);
+void	knownhosts_free(struct knownhosts *);
 
 /*
  * The run: everything the sandbox needs, decided outside before the
@@ -346,6 +445,11 @@ struct run {
 	const char		 *r_ca_pem;	/* NULL, or the CA bundle */
 	size_t			  r_ca_len;	/* PID 1 writes: RUN_CA_BUNDLE */
 	struct guard		 *r_guard;	/* checks the roots after */
+	const char		 *r_agent_real;	/* the user's SSH_AUTH_SOCK, */
+						/* when cordon's agent is on */
+	const char		 *r_agent_sock;	/* run_exec: its socket, which */
+						/* PID 1 binds at RUN_AGENT_SOCK */
+	struct fs_mark		  r_agent_id;	/* ... and what must be there */
 	struct phantom		 *r_phantoms;	/* owned until run_exec() */
 	size_t			  r_nphantoms;	/* hands them to the proxy */
 };
@@ -576,6 +680,26 @@ struct control	*control_open(struct event_base *, const char *,
 bool		 control_alive(const struct control *);
 void		 control_send(struct control *, json_t *);
 void		 control_free(struct control *);
+
+/*
+ * agent.c: cordon's ssh-agent for the sandbox, in cordon run's loop: it
+ * carries to the user's agent only the logins to hosts the policy
+ * allows.  Its socket is in the run's private folder; the sandbox sees
+ * it at RUN_AGENT_SOCK.
+ */
+#define RUN_AGENT_SOCK		RUN_OWN_DIR "/ssh-agent.sock"
+#define AGENT_CONNS_MAX		32
+
+struct agent;
+struct proxy;
+
+bool		 agent_usable(const char *, char **);
+struct agent	*agent_new(struct proxy *, const char *, const char *,
+		    const char *, const char *, char **);
+const char	*agent_path(const struct agent *);
+void		 agent_seen(struct agent *, const char *, size_t, int);
+void		 agent_summary(const struct agent *, FILE *);
+void		 agent_free(struct agent *);
 
 /* run.c: the process outside; run_cmd.c: the options. */
 struct run_net {

@@ -1,0 +1,229 @@
+#!/usr/bin/env bats
+# git over SSH inside cordon run, with the private key never inside: a
+# real sshd (Debian's openssh-server) on 127.0.0.1 with a throwaway host
+# key, serving a bare repository; a throwaway key in a throwaway
+# ssh-agent, run as the user who runs cordon (ssh-agent takes no other
+# user's connection).  The sandbox gets cordon's agent at
+# /run/cordon/ssh-agent.sock, which signs a login only for a host whose
+# key known_hosts lists under a name the policy allows.
+#
+# The sandbox runs as the test user, and as root for the clone.  The
+# login on the test sshd is as whoever runs the tests (root in CI): the
+# sshd cannot run a session for the test user, whose shell is nologin.
+#
+# NOTE: the sandbox reaches cordon's agent through a Unix socket, which
+# the default seccomp filter denies; until cordon's Unix-socket
+# supervisor lets it connect to that one socket, these runs use a policy
+# with "unix_sockets": "allow" ($POL).
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cordon_setup
+	sandbox_setup
+	for p in ssh ssh-agent ssh-add ssh-keygen git /usr/sbin/sshd; do
+		command -v "$p" >/dev/null || {
+			echo "missing $p: run 'make deps'" >&2
+			return 1
+		}
+	done
+	SRV="$UDIR/srv"
+	mkdir -p "$SRV" "$UDIR/home/.ssh"
+	ssh-keygen -q -t ed25519 -N '' -C throwaway -f "$UDIR/home/userkey"
+	cp "$UDIR/home/userkey.pub" "$SRV/authorized_keys"
+	LOGIN=$(id -un)
+	git init -q --bare "$SRV/repo.git"
+	git -C "$SRV/repo.git" symbolic-ref HEAD refs/heads/main
+	git init -q "$BATS_TEST_TMPDIR/src"
+	git -C "$BATS_TEST_TMPDIR/src" -c user.email=t@t -c user.name=t \
+	    commit -q --allow-empty -m "over ssh"
+	git -C "$BATS_TEST_TMPDIR/src" push -q "$SRV/repo.git" HEAD:refs/heads/main
+	PORT=$(free_port)
+	start_sshd ed25519
+	# The one line that goes at merge: the default policy will do.
+	echo '{"version": 1, "network": {"unix_sockets": "allow"}}' \
+	    >"$UDIR/pol.json"
+	POL=(--policy "$UDIR/pol.json")
+	PIN=(--resolve git.test:127.0.0.1 --resolve other.test:127.0.0.1
+	    --allow-cidr 127.0.0.1/32)
+	ELOG="$WS/egress.log"
+	URL="ssh://$LOGIN@git.test:$PORT$SRV/repo.git"
+	# ssh reads known_hosts from the passwd entry's home, not $HOME.
+	GSSH='ssh -o UserKnownHostsFile=$HOME/.ssh/known_hosts -o BatchMode=yes'
+}
+
+teardown() {
+	teardown_bg
+	sandbox_teardown
+}
+
+# Starts the test sshd on $PORT with a new host key (ssh-keygen -t ARGS),
+# listed in known_hosts as git.test's; ends the one before, if any.
+start_sshd() {
+	[ -z "${SSHD_PID:-}" ] || { kill "$SSHD_PID"; wait "$SSHD_PID" || true; }
+	rm -f "$SRV/hostkey" "$SRV/hostkey.pub"
+	ssh-keygen -q -N '' -C host -f "$SRV/hostkey" -t "$@"
+	cat >"$SRV/sshd_config" <<-EOF
+		Port $PORT
+		ListenAddress 127.0.0.1
+		HostKey $SRV/hostkey
+		AuthorizedKeysFile $SRV/authorized_keys
+		StrictModes no
+		UsePAM no
+		PasswordAuthentication no
+		KbdInteractiveAuthentication no
+		PidFile none
+		LogLevel VERBOSE
+	EOF
+	[ "$(id -u)" -ne 0 ] || mkdir -p /run/sshd
+	start_bg sshd /usr/sbin/sshd -D -e -f "$SRV/sshd_config"
+	wait_listen "tcp:127.0.0.1:$PORT"
+	SSHD_PID=$BG_PID
+	SSHD_LOG="$BATS_TEST_TMPDIR/sshd.log"
+	known git.test
+}
+
+# known_hosts lists the test sshd's key under NAME on its port.
+known() {
+	echo "[$1]:$PORT $(cut -d' ' -f1,2 "$SRV/hostkey.pub")" \
+	    >"$UDIR/home/.ssh/known_hosts"
+}
+
+# Starts the throwaway agent as the user who will run cordon ($1: user
+# or me), holding the throwaway key; a fake private key sits in ~/.ssh.
+start_agent() {
+	AGENT="$UDIR/agent/agent.sock"
+	mkdir -p "$UDIR/agent"
+	echo "-----BEGIN FAKE PRIVATE KEY-----" >"$UDIR/home/.ssh/id_ed25519"
+	chmod 600 "$UDIR/home/userkey" "$UDIR/home/.ssh/id_ed25519"
+	if [ "$1" = user ]; then
+		[ "$(id -u)" -ne 0 ] || chown "$TEST_USER:" "$UDIR/agent"
+		start_bg agent as_user "$UDIR/home" ssh-agent -D -a "$AGENT"
+		wait_listen "unix:$AGENT"
+		run as_user "$UDIR/home" env SSH_AUTH_SOCK="$AGENT" \
+		    ssh-add -q "$UDIR/home/userkey"
+	else
+		start_bg agent ssh-agent -D -a "$AGENT"
+		wait_listen "unix:$AGENT"
+		run env SSH_AUTH_SOCK="$AGENT" ssh-add -q "$UDIR/home/userkey"
+	fi
+	[ "$status" -eq 0 ]
+}
+
+# cordon run as the test user with the agent, the pins and the policy.
+agent_run() {
+	cd "$WS" || return 1
+	as_user "$UDIR/home" env SSH_AUTH_SOCK="$AGENT" timeout 60 \
+	    "$UCORDON" run --read-only "$UDIR/bin" "${POL[@]}" "${PIN[@]}" \
+	    --log "$ELOG" "$@"
+}
+
+@test "git clone over SSH through cordon's agent; the key, ~/.ssh and the agent stay out" {
+	start_agent user
+	run agent_run --allow-domain "git.test:$PORT" -- sh -c "
+	    export GIT_SSH_COMMAND='$GSSH'
+	    echo \"sock \$SSH_AUTH_SOCK\"
+	    ssh-add -L || echo listed-none
+	    cat ~/.ssh/id_ed25519 2>/dev/null || echo key-hidden
+	    ls ~/.ssh >/dev/null 2>&1 || echo ssh-unlistable
+	    test -e '$AGENT' || echo agent-hidden
+	    grep -c git.test ~/.ssh/known_hosts
+	    git clone -q '$URL' /tmp/r && git -C /tmp/r log --format=%s"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "sock /run/cordon/ssh-agent.sock" ]
+	[[ "$output" == *"The agent has no identities."* ]]
+	[[ "$output" == *listed-none* ]]
+	[[ "$output" == *key-hidden* ]]
+	[[ "$output" == *ssh-unlistable* ]]
+	[[ "$output" == *agent-hidden* ]]
+	[[ "$output" == *"over ssh"* ]]
+	[[ "$output" == *"ssh-agent: 1 login signed, 0 requests refused"* ]]
+	grep -q "Accepted publickey for $LOGIN" "$SSHD_LOG"
+	[ "$(jq -r 'select(.protocol == "ssh-agent") | [.method, .host,
+	    .port, .decision, .rule] | @tsv' "$ELOG")" = \
+	    "$(printf 'sign\tgit.test\t%s\tallow\tgit.test:%s' "$PORT" "$PORT")" ]
+}
+
+@test "git clone over SSH as root, through cordon's agent" {
+	start_agent me
+	cd "$WS"
+	run env SSH_AUTH_SOCK="$AGENT" HOME="$UDIR/home" timeout 60 \
+	    "$UCORDON" run "${POL[@]}" "${PIN[@]}" --log "$ELOG" \
+	    --allow-domain "git.test:$PORT" -- sh -c "
+	    export GIT_SSH_COMMAND='$GSSH'
+	    git clone -q '$URL' /tmp/r && git -C /tmp/r log --format=%s"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "over ssh" ]
+	[ "$(jq -r 'select(.protocol == "ssh-agent") | .decision' "$ELOG")" = \
+	    allow ]
+}
+
+@test "RSA and ECDSA host keys bind too (rsa-sha2-512, ecdsa-sha2-nistp384)" {
+	start_agent me
+	cd "$WS"
+	for t in rsa "ecdsa -b 384"; do
+		# shellcheck disable=SC2086
+		start_sshd $t
+		rm -f "$ELOG"
+		run env SSH_AUTH_SOCK="$AGENT" HOME="$UDIR/home" timeout 60 \
+		    "$UCORDON" run "${POL[@]}" "${PIN[@]}" --log "$ELOG" \
+		    --allow-domain "git.test:$PORT" -- sh -c "
+		    export GIT_SSH_COMMAND='$GSSH'
+		    git clone -q '$URL' /tmp/r && echo cloned"
+		echo "$t: $output"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = cloned ]
+		[ "$(jq -r 'select(.protocol == "ssh-agent") | .decision' \
+		    "$ELOG")" = allow ]
+	done
+}
+
+@test "a host known only under a name the policy refuses gets no signature, and the fix" {
+	start_agent user
+	known other.test
+	# ssh itself takes any key here: cordon's agent is what refuses.
+	run agent_run --allow-domain "git.test:$PORT" -- sh -c "
+	    export GIT_SSH_COMMAND='ssh -o UserKnownHostsFile=/dev/null \
+	    -o StrictHostKeyChecking=no -o BatchMode=yes'
+	    git clone -q '$URL' /tmp/r"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Permission denied (publickey)"* ]]
+	[[ "$output" == *"to allow other.test:$PORT: add \"other.test:$PORT\" to network.allow"* ]]
+	run ! grep -q "Accepted publickey" "$SSHD_LOG"
+	[ "$(jq -r 'select(.protocol == "ssh-agent") | [.method, .host,
+	    .decision] | @tsv' "$ELOG")" = \
+	    "$(printf 'session-bind\tother.test\tdeny')" ]
+}
+
+@test "SSH to a port the policy does not allow is refused, with the fix, before any login" {
+	start_agent user
+	# The name is allowed on another port: the capture refuses the
+	# connection itself, as it refuses a CONNECT (no SNI to look at).
+	run agent_run --allow-domain git.test:1 -- sh -c "
+	    export GIT_SSH_COMMAND='$GSSH'
+	    git clone -q '$URL' /tmp/r"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--allow-domain git.test:$PORT"* ]]
+	run ! grep -q "Accepted publickey" "$SSHD_LOG"
+	[ "$(jq -r 'select(.protocol == "ssh-agent")' "$ELOG")" = "" ]
+	[ "$(jq -r 'select(.protocol == "capture") | .decision' "$ELOG")" = \
+	    deny ]
+}
+
+@test "--dry-run says what cordon's agent does; without an allowed host it is off" {
+	start_agent user
+	run agent_run --dry-run --allow-domain "git.test:$PORT" -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ssh-agent: cordon's, at /run/cordon/ssh-agent.sock"* ]]
+	[[ "$output" == *"SSH_AUTH_SOCK=/run/cordon/ssh-agent.sock"* ]]
+	[[ "$output" == *"/.ssh/known_hosts: bind, read-only"* ]]
+	run agent_run --dry-run -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"ssh-agent"* ]]
+	[[ "$output" != *"SSH_AUTH_SOCK"* ]]
+}
