@@ -263,6 +263,10 @@ run_agent_start(struct runner *rn, char **cause)
 	}
 	run->r_agent_id.fm_dev = st.st_dev;
 	run->r_agent_id.fm_ino = st.st_ino;
+	/* The command's connect to RUN_AGENT_SOCK, made outside (notify.c). */
+	if (!run->r_unix && unixroute_add(run->r_routes, RUN_AGENT_SOCK,
+	    run->r_agent_sock, "cordon's ssh-agent", cause) == -1)
+		return -1;
 	return 0;
 }
 

@@ -761,10 +761,8 @@ run_print(const struct run *run, const struct run_net *net,
 			    "signs a login with the keys of %s only for a "
 			    "host the policy allows, known by its key in "
 			    "~/.ssh/known_hosts; lists keys only to such a "
-			    "login; adds, removes, locks nothing%s\n",
-			    RUN_AGENT_SOCK, run->r_agent_real, run->r_unix ? "" :
-			    "; the command reaches it once Unix sockets are "
-			    "allowed (network.unix_sockets)");
+			    "login; adds, removes, locks nothing\n",
+			    RUN_AGENT_SOCK, run->r_agent_real);
 		if (net->rn_log != NULL)
 			printf("  egress log: %s\n", net->rn_log);
 	} else if (run->r_mode == NET_NONE)
@@ -1175,10 +1173,13 @@ run_cmd(int argc, char **argv)
 		policy_free(policy);
 		goto out;
 	}
-	/* Host Unix sockets: moot when every socket is allowed anyway. */
+	/*
+	 * Host Unix sockets: moot when every socket is allowed anyway.
+	 * cordon's ssh-agent is one more, routed once run.c has made it.
+	 */
 	if (!run.r_unix && (unixroute_policy(&routes, policy, &plan,
-	    &cause) == -1 || (routes.ur_n > 0 && notify_probe(&cause) ==
-	    -1))) {
+	    &cause) == -1 || ((routes.ur_n > 0 || run.r_agent_real != NULL) &&
+	    notify_probe(&cause) == -1))) {
 		log_warnx("run: %s", cause);
 		if (routes.ur_n > 0)
 			log_warnx("hint: drop filesystem.unix_sockets from the "
@@ -1196,7 +1197,8 @@ run_cmd(int argc, char **argv)
 		goto out;
 	}
 	if ((run.r_seccomp = sysfilter_new(run.r_unix ? SYSF_UNIX_ALLOW :
-	    routes.ur_n > 0 ? SYSF_UNIX_ROUTES : SYSF_UNIX_DENY, &cause)) ==
+	    routes.ur_n > 0 || run.r_agent_real != NULL ? SYSF_UNIX_ROUTES :
+	    SYSF_UNIX_DENY, &cause)) ==
 	    -1) {
 		log_warnx("run: %s", cause);
 		free(cause);

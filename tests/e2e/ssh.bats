@@ -11,10 +11,9 @@
 # login on the test sshd is as whoever runs the tests (root in CI): the
 # sshd cannot run a session for the test user, whose shell is nologin.
 #
-# NOTE: the sandbox reaches cordon's agent through a Unix socket, which
-# the default seccomp filter denies; until cordon's Unix-socket
-# supervisor lets it connect to that one socket, these runs use a policy
-# with "unix_sockets": "allow" ($POL).
+# The runs use the default policy: the command's connect to the agent's
+# socket is made by cordon run (the same route as a socket listed in
+# filesystem.unix_sockets), and every other Unix socket stays closed.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -41,10 +40,6 @@ setup() {
 	git -C "$BATS_TEST_TMPDIR/src" push -q "$SRV/repo.git" HEAD:refs/heads/main
 	PORT=$(free_port)
 	start_sshd ed25519
-	# The one line that goes at merge: the default policy will do.
-	echo '{"version": 1, "network": {"unix_sockets": "allow"}}' \
-	    >"$UDIR/pol.json"
-	POL=(--policy "$UDIR/pol.json")
 	PIN=(--resolve git.test:127.0.0.1 --resolve other.test:127.0.0.1
 	    --allow-cidr 127.0.0.1/32)
 	ELOG="$WS/egress.log"
@@ -115,7 +110,7 @@ start_agent() {
 agent_run() {
 	cd "$WS" || return 1
 	as_user "$UDIR/home" env SSH_AUTH_SOCK="$AGENT" timeout 60 \
-	    "$UCORDON" run --read-only "$UDIR/bin" "${POL[@]}" "${PIN[@]}" \
+	    "$UCORDON" run --read-only "$UDIR/bin" "${PIN[@]}" \
 	    --log "$ELOG" "$@"
 }
 
@@ -150,7 +145,7 @@ agent_run() {
 	start_agent me
 	cd "$WS"
 	run env SSH_AUTH_SOCK="$AGENT" HOME="$UDIR/home" timeout 60 \
-	    "$UCORDON" run "${POL[@]}" "${PIN[@]}" --log "$ELOG" \
+	    "$UCORDON" run "${PIN[@]}" --log "$ELOG" \
 	    --allow-domain "git.test:$PORT" -- sh -c "
 	    export GIT_SSH_COMMAND='$GSSH'
 	    git clone -q '$URL' /tmp/r && git -C /tmp/r log --format=%s"
@@ -169,7 +164,7 @@ agent_run() {
 		start_sshd $t
 		rm -f "$ELOG"
 		run env SSH_AUTH_SOCK="$AGENT" HOME="$UDIR/home" timeout 60 \
-		    "$UCORDON" run "${POL[@]}" "${PIN[@]}" --log "$ELOG" \
+		    "$UCORDON" run "${PIN[@]}" --log "$ELOG" \
 		    --allow-domain "git.test:$PORT" -- sh -c "
 		    export GIT_SSH_COMMAND='$GSSH'
 		    git clone -q '$URL' /tmp/r && echo cloned"
