@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# Real clients inside cordon run: npm, git, pip, Node, Python, curl and
-# wget, each against a real server this file starts on 127.0.0.1, with
+# Real clients inside cordon run: npm, yarn, git, pip, Node, Python, curl
+# and wget, each against a real server this file starts on 127.0.0.1, with
 # nothing but the allowlist on the command line (--resolve pins the name,
 # --allow-cidr lets loopback past the address checks, --allow-domain
 # allows the name on the server's port).  Each client is also pointed at
@@ -15,8 +15,8 @@
 # and tests/tools/httpd.  Nothing comes from the network.
 #
 # Two kinds of client:
-# - those that honour the proxy variables cordon run sets (npm, git, pip,
-#   Python's urllib, wget): they go through the proxy today;
+# - those that honour the proxy variables cordon run sets (npm, yarn,
+#   git, pip, Python's urllib, wget): they go through the proxy today;
 # - those that ignore them (Node 20's fetch and https, a raw socket, curl
 #   with the variables unset): the capture takes every TCP connection of
 #   the sandbox to the proxy, and the sandbox's resolver answers names by
@@ -164,6 +164,47 @@ npm_setup() {
 	    --registry "https://evil.test:$PORT/" --cafile ca.pem cordon-probe
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"npm error"* ]]
+	[ ! -e "$WS/node_modules/cordon-probe" ]
+	refused evil.test "$PORT"
+}
+
+# --- yarn (classic) ------------------------------------------------------
+
+# Debian's yarn 1, yarnpkg, against the npm registry of npm_setup.  It
+# finds its modules in /usr/share/nodejs, where Debian's Node looks and
+# a Node from another archive does not: NODE_PATH says it to both.
+YARN_ADD='NODE_PATH=/usr/share/nodejs npm_config_cafile=ca.pem \
+	yarnpkg add --non-interactive --no-progress --network-timeout 10000 \
+	--registry "$0" cordon-probe'
+
+@test "yarn add from a registry over HTTPS, fresh home, no flag, as the test user" {
+	need yarnpkg
+	npm_setup npm.test
+	allow npm.test "$PORT"
+	[ ! -e "$UDIR/home/.cache" ]
+	run in_sandbox --report "$WS/report.json" "${ALLOW[@]}" -- sh -c \
+	    "$YARN_ADD && node -p 'require(\"cordon-probe\")'" \
+	    "https://npm.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"success Saved 1 new dependency"* ]]
+	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0"
+	grep -q '^GET /cordon-probe npm.test' "$ORIGIN_LOG"
+	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' "$ORIGIN_LOG"
+	grep -q "^cordon-probe@" "$WS/yarn.lock"
+	# yarn's cache went to the scratch layer: listed, and not on the host.
+	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/.cache/yarn ("* ]]
+	jq -e '.scratch.written[] | select(.path == "~/.cache/yarn" and
+	    .files > 0)' "$WS/report.json"
+	[ ! -e "$UDIR/home/.cache" ]
+}
+
+@test "yarn add from a registry not allowed fails, and the summary says how to allow it" {
+	need yarnpkg
+	npm_setup evil.test
+	allow npm.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- sh -c "$YARN_ADD" "https://evil.test:$PORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"tunneling socket could not be established, statusCode=403"* ]]
 	[ ! -e "$WS/node_modules/cordon-probe" ]
 	refused evil.test "$PORT"
 }
