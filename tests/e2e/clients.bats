@@ -1,21 +1,21 @@
 #!/usr/bin/env bats
-# Real clients inside cordon run: npm, yarn, git, pip, Node, Python, curl
-# and wget, each against a real server this file starts on 127.0.0.1, with
-# nothing but the allowlist on the command line (--resolve pins the name,
-# --allow-cidr lets loopback past the address checks, --allow-domain
-# allows the name on the server's port).  Each client is also pointed at
-# evil.test, pinned to the same server but not allowed: it must fail, the
-# server must never see it, and the run's summary must name the host and
-# the flag that would allow it.
+# Real clients inside cordon run: npm, yarn, Go, git, pip, Node, Python,
+# curl and wget, each against a real server this file starts on
+# 127.0.0.1, with nothing but the allowlist on the command line
+# (--resolve pins the name, --allow-cidr lets loopback past the address
+# checks, --allow-domain allows the name on the server's port).  Each
+# client is also pointed at evil.test, pinned to the same server but not
+# allowed: it must fail, the server must never see it, and the run's
+# summary must name the host and the flag that would allow it.
 #
 # The runs are the test user's (when the suite runs as root), git's also
-# root's.  The packages, the wheel and the repository are made here
-# (tests/e2e/clients/mkpkg.py, git); the servers are
+# root's.  The packages, the wheel, the Go module and the repository are
+# made here (tests/e2e/clients/mkpkg.py, git); the servers are
 # tests/e2e/clients/serve.py (static files, git http-backend, a TCP echo)
 # and tests/tools/httpd.  Nothing comes from the network.
 #
 # Two kinds of client:
-# - those that honour the proxy variables cordon run sets (npm, yarn,
+# - those that honour the proxy variables cordon run sets (npm, yarn, Go,
 #   git, pip, Python's urllib, wget): they go through the proxy today;
 # - those that ignore them (Node 20's fetch and https, a raw socket, curl
 #   with the variables unset): the capture takes every TCP connection of
@@ -36,7 +36,7 @@ setup() {
 	FIX="$BATS_TEST_DIRNAME/clients"
 	# One throwaway CA; the origin's certificate names every host used.
 	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$UDIR/ca" up.test \
-	    npm.test git.test pypi.test evil.test
+	    npm.test git.test pypi.test goproxy.test evil.test
 	cp "$UDIR/ca/origin-ca.pem" "$WS/ca.pem"
 	chmod 644 "$WS/ca.pem"
 	ORIGIN_LOG="$BATS_TEST_TMPDIR/origin.log"
@@ -206,6 +206,58 @@ YARN_ADD='NODE_PATH=/usr/share/nodejs npm_config_cafile=ca.pem \
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"tunneling socket could not be established, statusCode=403"* ]]
 	[ ! -e "$WS/node_modules/cordon-probe" ]
+	refused evil.test "$PORT"
+}
+
+# --- Go -----------------------------------------------------------------
+
+# A GOPROXY of static files over HTTPS (mkpkg.py gomod) with one module,
+# and a module in the workspace that needs it.  No checksum database:
+# go.sum is written from what the proxy sends.
+go_setup() {
+	need go
+	start_serve
+	python3 "$FIX/mkpkg.py" gomod "$UDIR/www" cordon.test/probe v1.0.0
+	printf 'module ws\n\ngo 1.19\n\nrequire cordon.test/probe v1.0.0\n' \
+	    >"$WS/go.mod"
+	printf '%s\n' 'package main' 'import ("fmt"; "cordon.test/probe")' \
+	    'func main() { fmt.Println(probe.Who) }' >"$WS/main.go"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home" "$WS"
+}
+
+GO_RUN='SSL_CERT_FILE=ca.pem GOPROXY="$0" GOFLAGS=-mod=mod GOSUMDB=off \
+	go run .'
+
+@test "go run fetches a module through a GOPROXY over HTTPS, fresh home, no flag, as the test user" {
+	go_setup
+	allow goproxy.test "$PORT"
+	[ ! -e "$UDIR/home/go" ]
+	run in_sandbox --report "$WS/report.json" "${ALLOW[@]}" -- sh -c \
+	    "$GO_RUN" "https://goproxy.test:$PORT"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${lines[@]}" | grep -qx "cordon.test/probe v1.0.0"
+	grep -q '^GET /cordon.test/probe/@v/v1.0.0.mod goproxy.test' "$ORIGIN_LOG"
+	grep -q '^GET /cordon.test/probe/@v/v1.0.0.zip goproxy.test' "$ORIGIN_LOG"
+	grep -q '^cordon.test/probe v1.0.0 h1:' "$WS/go.sum"
+	# The module cache and the build cache went to the scratch layer:
+	# listed, and not on the host.
+	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/go ("* ]]
+	[[ "$output" == *"~/.cache/go-build ("* ]]
+	jq -e '.scratch.written[] | select(.path == "~/go" and .files > 0)' \
+	    "$WS/report.json"
+	jq -e '.scratch.written[] | select(.path == "~/.cache/go-build" and
+	    .files > 0)' "$WS/report.json"
+	[ ! -e "$UDIR/home/go" ]
+	[ ! -e "$UDIR/home/.cache" ]
+}
+
+@test "go run with a GOPROXY not allowed fails, and the summary says how to allow it" {
+	go_setup
+	allow goproxy.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- sh -c "$GO_RUN" "https://evil.test:$PORT"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cordon.test/probe@v1.0.0: "*"Forbidden"* ]]
+	[ ! -e "$WS/go.sum" ]
 	refused evil.test "$PORT"
 }
 

@@ -13,6 +13,12 @@
       METADATA, WHEEL and RECORD) in ROOT/files, and a PEP 503 simple
       index for it: ROOT/simple/index.html and ROOT/simple/NAME/index.html
       linking to it with its sha256.
+
+  mkpkg.py gomod ROOT MODULE VERSION
+      A static Go module proxy (GOPROXY protocol) under ROOT for one
+      module: ROOT/MODULE/@v/list, VERSION.info, VERSION.mod and
+      VERSION.zip, whose files are under MODULE@VERSION/: go.mod and
+      probe.go, package probe, whose Who is "MODULE VERSION".
 """
 import base64
 import hashlib
@@ -112,11 +118,35 @@ def wheel(root, name, version):
                 % (whl, sha, whl))
 
 
+def gomod(root, module, version):
+    gomod_text = "module %s\n\ngo 1.19\n" % module
+    files = {
+        "go.mod": gomod_text.encode(),
+        "probe.go": ("package probe\n\nconst Who = %s\n"
+                     % json.dumps(module + " " + version)).encode(),
+    }
+    at = os.path.join(root, module, "@v")
+    os.makedirs(at, exist_ok=True)
+    with zipfile.ZipFile(os.path.join(at, version + ".zip"), "w",
+                         zipfile.ZIP_DEFLATED) as z:
+        for p, d in files.items():
+            z.writestr(zipfile.ZipInfo("%s@%s/%s" % (module, version, p),
+                                       EPOCH), d)
+    with open(os.path.join(at, version + ".mod"), "w") as f:
+        f.write(gomod_text)
+    with open(os.path.join(at, version + ".info"), "w") as f:
+        json.dump({"Version": version, "Time": "2020-01-01T00:00:00Z"}, f)
+    with open(os.path.join(at, "list"), "w") as f:
+        f.write(version + "\n")
+
+
 def main():
     if len(sys.argv) == 6 and sys.argv[1] == "npm":
         npm(*sys.argv[2:])
     elif len(sys.argv) == 5 and sys.argv[1] == "wheel":
         wheel(*sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "gomod":
+        gomod(*sys.argv[2:])
     else:
         sys.exit(__doc__)
 
