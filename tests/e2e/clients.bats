@@ -183,7 +183,8 @@ YARN_ADD='NODE_PATH=/usr/share/nodejs npm_config_cafile=ca.pem \
 	npm_setup npm.test
 	allow npm.test "$PORT"
 	[ ! -e "$UDIR/home/.cache" ]
-	run in_sandbox --report "$WS/report.json" "${ALLOW[@]}" -- sh -c \
+	run in_sandbox --log "$WS/egress.log" --report "$WS/report.json" \
+	    "${ALLOW[@]}" -- sh -c \
 	    "$YARN_ADD && node -p 'require(\"cordon-probe\")'" \
 	    "https://npm.test:$PORT/"
 	[ "$status" -eq 0 ]
@@ -192,6 +193,9 @@ YARN_ADD='NODE_PATH=/usr/share/nodejs npm_config_cafile=ca.pem \
 	grep -q '^GET /cordon-probe npm.test' "$ORIGIN_LOG"
 	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' "$ORIGIN_LOG"
 	grep -q "^cordon-probe@" "$WS/yarn.lock"
+	# Through the proxy variables: CONNECT tunnels, each logged.
+	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
 	# yarn's cache went to the scratch layer: listed, and not on the host.
 	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/.cache/yarn ("* ]]
 	jq -e '.scratch.written[] | select(.path == "~/.cache/yarn" and
@@ -233,13 +237,16 @@ GO_RUN='SSL_CERT_FILE=ca.pem GOPROXY="$0" GOFLAGS=-mod=mod GOSUMDB=off \
 	go_setup
 	allow goproxy.test "$PORT"
 	[ ! -e "$UDIR/home/go" ]
-	run in_sandbox --report "$WS/report.json" "${ALLOW[@]}" -- sh -c \
-	    "$GO_RUN" "https://goproxy.test:$PORT"
+	run in_sandbox --log "$WS/egress.log" --report "$WS/report.json" \
+	    "${ALLOW[@]}" -- sh -c "$GO_RUN" "https://goproxy.test:$PORT"
 	[ "$status" -eq 0 ]
 	printf '%s\n' "${lines[@]}" | grep -qx "cordon.test/probe v1.0.0"
 	grep -q '^GET /cordon.test/probe/@v/v1.0.0.mod goproxy.test' "$ORIGIN_LOG"
 	grep -q '^GET /cordon.test/probe/@v/v1.0.0.zip goproxy.test' "$ORIGIN_LOG"
 	grep -q '^cordon.test/probe v1.0.0 h1:' "$WS/go.sum"
+	# Through the proxy variables: CONNECT tunnels, each logged.
+	[ "$(jq -r 'select(.host == "goproxy.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
 	# The module cache and the build cache went to the scratch layer:
 	# listed, and not on the host.
 	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/go ("* ]]
@@ -292,14 +299,18 @@ CARGO_RUN='CARGO_HTTP_CAINFO=ca.pem CARGO_NET_RETRY=0 \
 	cargo_setup crates.test
 	allow crates.test "$PORT"
 	[ ! -e "$UDIR/home/.cargo" ]
-	run in_sandbox --report "$WS/report.json" "${ALLOW[@]}" -- sh -c \
-	    "$CARGO_RUN" "https://crates.test:$PORT/git/index.git"
+	run in_sandbox --log "$WS/egress.log" --report "$WS/report.json" \
+	    "${ALLOW[@]}" -- sh -c "$CARGO_RUN" \
+	    "https://crates.test:$PORT/git/index.git"
 	[ "$status" -eq 0 ]
 	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0"
 	grep -q '^POST /git/index.git/git-upload-pack crates.test' "$ORIGIN_LOG"
 	grep -q '^GET /crates/cordon-probe/cordon-probe-1.0.0.crate crates.test' \
 	    "$ORIGIN_LOG"
 	grep -q '^name = "cordon-probe"' "$WS/Cargo.lock"
+	# Through the proxy variables: CONNECT tunnels, each logged.
+	[ "$(jq -r 'select(.host == "crates.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
 	# The registry's index, the .crate and its sources went to the
 	# scratch layer: listed, and not on the host.
 	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/.cargo ("* ]]
