@@ -106,7 +106,7 @@ static const struct proxy_var {
 	{ "no_proxy",			ENV_NO_PROXY },
 	{ "npm_config_proxy",		"%h" },	/* npm */
 	{ "npm_config_https_proxy",	"%h" },
-	{ "YARN_HTTP_PROXY",		"%h" },	/* yarn 2 and later */
+	{ "YARN_HTTP_PROXY",		"%h" },	/* yarn, 1 as well */
 	{ "YARN_HTTPS_PROXY",		"%h" },
 	{ "PIP_PROXY",			"%h" },	/* pip */
 	{ "CARGO_HTTP_PROXY",		"%h" },	/* cargo */
@@ -133,7 +133,7 @@ const struct env_ca_var env_ca_vars[] = {
 	{ "PIP_CERT",		"pip" },
 	{ "AWS_CA_BUNDLE",	"the AWS CLI and SDKs" },
 	{ "CARGO_HTTP_CAINFO",	"cargo" },
-	{ "NPM_CONFIG_CAFILE",	"npm" },
+	{ "NPM_CONFIG_CAFILE",	"npm, yarn 1" },
 	{ "YARN_CA_FILE_PATH",	"yarn 2 and later" },
 	{ "DENO_CERT",		"Deno" },
 	{ "HEX_CACERTS_PATH",	"Hex (Elixir)" },

@@ -1,22 +1,22 @@
 #!/usr/bin/env bats
-# Real clients inside cordon run: npm, git, pip, Node, Python, curl and
-# wget, each against a real server this file starts on 127.0.0.1, with
-# nothing but the allowlist on the command line (--resolve pins the name,
-# --allow-cidr lets loopback past the address checks, --allow-domain
-# allows the name on the server's port).  Each client is also pointed at
-# evil.test, pinned to the same server but not allowed: it must fail, the
-# server must never see it, and the run's summary must name the host and
-# the flag that would allow it.
+# Real clients inside cordon run: npm, yarn, Go, cargo, git, pip, Node,
+# Python, curl and wget, each against a real server this file starts on
+# 127.0.0.1, with nothing but the allowlist on the command line
+# (--resolve pins the name, --allow-cidr lets loopback past the address
+# checks, --allow-domain allows the name on the server's port).  Each
+# client is also pointed at evil.test, pinned to the same server but not
+# allowed: it must fail, the server must never see it, and the run's
+# summary must name the host and the flag that would allow it.
 #
 # The runs are the test user's (when the suite runs as root), git's also
-# root's.  The packages, the wheel and the repository are made here
-# (tests/e2e/clients/mkpkg.py, git); the servers are
-# tests/e2e/clients/serve.py (static files, git http-backend, a TCP echo)
-# and tests/tools/httpd.  Nothing comes from the network.
+# root's.  The packages, the wheel, the Go module, the crate and the
+# repositories are made here (tests/e2e/clients/mkpkg.py, git); the
+# servers are tests/e2e/clients/serve.py (static files, git http-backend,
+# a TCP echo) and tests/tools/httpd.  Nothing comes from the network.
 #
 # Two kinds of client:
-# - those that honour the proxy variables cordon run sets (npm, git, pip,
-#   Python's urllib, wget): they go through the proxy today;
+# - those that honour the proxy variables cordon run sets (npm, yarn, Go,
+#   cargo, git, pip, Python's urllib, wget): they go through the proxy today;
 # - those that ignore them (Node 20's fetch and https, a raw socket, curl
 #   with the variables unset): the capture takes every TCP connection of
 #   the sandbox to the proxy, and the sandbox's resolver answers names by
@@ -36,7 +36,8 @@ setup() {
 	FIX="$BATS_TEST_DIRNAME/clients"
 	# One throwaway CA; the origin's certificate names every host used.
 	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$UDIR/ca" up.test \
-	    npm.test git.test pypi.test evil.test
+	    npm.test git.test pypi.test goproxy.test crates.test \
+	    evil.test
 	cp "$UDIR/ca/origin-ca.pem" "$WS/ca.pem"
 	chmod 644 "$WS/ca.pem"
 	ORIGIN_LOG="$BATS_TEST_TMPDIR/origin.log"
@@ -165,6 +166,168 @@ npm_setup() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"npm error"* ]]
 	[ ! -e "$WS/node_modules/cordon-probe" ]
+	refused evil.test "$PORT"
+}
+
+# --- yarn (classic) ------------------------------------------------------
+
+# Debian's yarn 1, yarnpkg, against the npm registry of npm_setup.  It
+# finds its modules in /usr/share/nodejs, where Debian's Node looks and
+# a Node from another archive does not: NODE_PATH says it to both.
+YARN_ADD='NODE_PATH=/usr/share/nodejs npm_config_cafile=ca.pem \
+	yarnpkg add --non-interactive --no-progress --network-timeout 10000 \
+	--registry "$0" cordon-probe'
+
+@test "yarn add from a registry over HTTPS, fresh home, no flag, as the test user" {
+	need yarnpkg
+	npm_setup npm.test
+	allow npm.test "$PORT"
+	[ ! -e "$UDIR/home/.cache" ]
+	run in_sandbox --log "$WS/egress.log" --report "$WS/report.json" \
+	    "${ALLOW[@]}" -- sh -c \
+	    "$YARN_ADD && node -p 'require(\"cordon-probe\")'" \
+	    "https://npm.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"success Saved 1 new dependency"* ]]
+	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0"
+	grep -q '^GET /cordon-probe npm.test' "$ORIGIN_LOG"
+	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' "$ORIGIN_LOG"
+	grep -q "^cordon-probe@" "$WS/yarn.lock"
+	# Through the proxy variables: CONNECT tunnels, each logged.
+	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	# yarn's cache went to the scratch layer: listed, and not on the host.
+	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/.cache/yarn ("* ]]
+	jq -e '.scratch.written[] | select(.path == "~/.cache/yarn" and
+	    .files > 0)' "$WS/report.json"
+	[ ! -e "$UDIR/home/.cache" ]
+}
+
+@test "yarn add from a registry not allowed fails, and the summary says how to allow it" {
+	need yarnpkg
+	npm_setup evil.test
+	allow npm.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- sh -c "$YARN_ADD" "https://evil.test:$PORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"tunneling socket could not be established, statusCode=403"* ]]
+	[ ! -e "$WS/node_modules/cordon-probe" ]
+	refused evil.test "$PORT"
+}
+
+# --- Go -----------------------------------------------------------------
+
+# A GOPROXY of static files over HTTPS (mkpkg.py gomod) with one module,
+# and a module in the workspace that needs it.  No checksum database:
+# go.sum is written from what the proxy sends.
+go_setup() {
+	need go
+	start_serve
+	python3 "$FIX/mkpkg.py" gomod "$UDIR/www" cordon.test/probe v1.0.0
+	printf 'module ws\n\ngo 1.19\n\nrequire cordon.test/probe v1.0.0\n' \
+	    >"$WS/go.mod"
+	printf '%s\n' 'package main' 'import ("fmt"; "cordon.test/probe")' \
+	    'func main() { fmt.Println(probe.Who) }' >"$WS/main.go"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home" "$WS"
+}
+
+GO_RUN='SSL_CERT_FILE=ca.pem GOPROXY="$0" GOFLAGS=-mod=mod GOSUMDB=off \
+	go run .'
+
+@test "go run fetches a module through a GOPROXY over HTTPS, fresh home, no flag, as the test user" {
+	go_setup
+	allow goproxy.test "$PORT"
+	[ ! -e "$UDIR/home/go" ]
+	run in_sandbox --log "$WS/egress.log" --report "$WS/report.json" \
+	    "${ALLOW[@]}" -- sh -c "$GO_RUN" "https://goproxy.test:$PORT"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${lines[@]}" | grep -qx "cordon.test/probe v1.0.0"
+	grep -q '^GET /cordon.test/probe/@v/v1.0.0.mod goproxy.test' "$ORIGIN_LOG"
+	grep -q '^GET /cordon.test/probe/@v/v1.0.0.zip goproxy.test' "$ORIGIN_LOG"
+	grep -q '^cordon.test/probe v1.0.0 h1:' "$WS/go.sum"
+	# Through the proxy variables: CONNECT tunnels, each logged.
+	[ "$(jq -r 'select(.host == "goproxy.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	# The module cache and the build cache went to the scratch layer:
+	# listed, and not on the host.
+	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/go ("* ]]
+	[[ "$output" == *"~/.cache/go-build ("* ]]
+	jq -e '.scratch.written[] | select(.path == "~/go" and .files > 0)' \
+	    "$WS/report.json"
+	jq -e '.scratch.written[] | select(.path == "~/.cache/go-build" and
+	    .files > 0)' "$WS/report.json"
+	[ ! -e "$UDIR/home/go" ]
+	[ ! -e "$UDIR/home/.cache" ]
+}
+
+@test "go run with a GOPROXY not allowed fails, and the summary says how to allow it" {
+	go_setup
+	allow goproxy.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- sh -c "$GO_RUN" "https://evil.test:$PORT"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cordon.test/probe@v1.0.0: "*"Forbidden"* ]]
+	[ ! -e "$WS/go.sum" ]
+	refused evil.test "$PORT"
+}
+
+# --- cargo --------------------------------------------------------------
+
+# A Cargo registry over HTTPS (mkpkg.py crate): its index a git
+# repository served by git http-backend, the .crate a static file; a
+# crate in the workspace depends on it.  Debian's cargo by its path, not
+# one a rustup of the machine's may put first in PATH.  CARGO_HTTP_CAINFO
+# trusts the test's CA for the index (git over cargo's own HTTP
+# transport) and the download alike.
+cargo_setup() {
+	need /usr/bin/cargo
+	start_serve
+	python3 "$FIX/mkpkg.py" crate "$UDIR/www" "$UDIR/git" cordon-probe \
+	    1.0.0 "https://$1:$PORT"
+	mkdir -p "$WS/src"
+	printf '%s\n' '[package]' 'name = "ws"' 'version = "0.1.0"' \
+	    'edition = "2018"' '[dependencies]' \
+	    'cordon-probe = { version = "1.0.0", registry = "probe" }' \
+	    >"$WS/Cargo.toml"
+	echo 'fn main() { println!("{}", cordon_probe::WHO); }' \
+	    >"$WS/src/main.rs"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home" "$WS"
+}
+
+CARGO_RUN='CARGO_HTTP_CAINFO=ca.pem CARGO_NET_RETRY=0 \
+	CARGO_REGISTRIES_PROBE_INDEX="$0" /usr/bin/cargo run -q'
+
+@test "cargo run fetches a crate from a git-index registry over HTTPS, fresh home, no flag, as the test user" {
+	cargo_setup crates.test
+	allow crates.test "$PORT"
+	[ ! -e "$UDIR/home/.cargo" ]
+	run in_sandbox --log "$WS/egress.log" --report "$WS/report.json" \
+	    "${ALLOW[@]}" -- sh -c "$CARGO_RUN" \
+	    "https://crates.test:$PORT/git/index.git"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0"
+	grep -q '^POST /git/index.git/git-upload-pack crates.test' "$ORIGIN_LOG"
+	grep -q '^GET /crates/cordon-probe/cordon-probe-1.0.0.crate crates.test' \
+	    "$ORIGIN_LOG"
+	grep -q '^name = "cordon-probe"' "$WS/Cargo.lock"
+	# Through the proxy variables: CONNECT tunnels, each logged.
+	[ "$(jq -r 'select(.host == "crates.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	# The registry's index, the .crate and its sources went to the
+	# scratch layer: listed, and not on the host.
+	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/.cargo ("* ]]
+	jq -e '.scratch.written[] | select(.path == "~/.cargo" and .files > 0)' \
+	    "$WS/report.json"
+	[ ! -e "$UDIR/home/.cargo" ]
+}
+
+@test "cargo run with a registry not allowed fails, and the summary says how to allow it" {
+	cargo_setup evil.test
+	allow crates.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- sh -c "$CARGO_RUN" \
+	    "https://evil.test:$PORT/git/index.git"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"failed to fetch \`https://evil.test:$PORT/git/index.git\`"* ]]
+	[[ "$output" == *"CONNECT tunnel failed, response 403"* ]]
+	[ ! -e "$WS/Cargo.lock" ]
 	refused evil.test "$PORT"
 }
 

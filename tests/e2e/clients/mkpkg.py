@@ -13,17 +13,46 @@
       METADATA, WHEEL and RECORD) in ROOT/files, and a PEP 503 simple
       index for it: ROOT/simple/index.html and ROOT/simple/NAME/index.html
       linking to it with its sha256.
+
+  mkpkg.py gomod ROOT MODULE VERSION
+      A static Go module proxy (GOPROXY protocol) under ROOT for one
+      module: ROOT/MODULE/@v/list, VERSION.info, VERSION.mod and
+      VERSION.zip, whose files are under MODULE@VERSION/: go.mod and
+      probe.go, package probe, whose Who is "MODULE VERSION".
+
+  mkpkg.py crate ROOT GITROOT NAME VERSION URL
+      A Cargo registry for one crate: the .crate (NAME-VERSION/Cargo.toml
+      and src/lib.rs, whose WHO is "NAME VERSION") as
+      ROOT/crates/NAME/NAME-VERSION.crate, and its git index, a bare
+      repository GITROOT/index.git with config.json (downloads from
+      URL/crates/...) and the crate's line, with its sha256, at the path
+      Cargo looks for it.
 """
 import base64
 import hashlib
 import io
 import json
 import os
+import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 
 EPOCH = (2020, 1, 1, 0, 0, 0)
+
+
+def targz(files, prefix):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz",
+                      format=tarfile.USTAR_FORMAT) as tar:
+        for path, data in files.items():
+            info = tarfile.TarInfo(prefix + path)
+            info.size = len(data)
+            info.mode = 0o644
+            info.mtime = 1577836800
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
 
 
 def npm(root, name, version, url):
@@ -34,15 +63,7 @@ def npm(root, name, version, url):
         "package/index.js": ("module.exports = %s;\n"
                              % json.dumps(name + " " + version)).encode(),
     }
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.USTAR_FORMAT) as tar:
-        for path, data in files.items():
-            info = tarfile.TarInfo(path)
-            info.size = len(data)
-            info.mode = 0o644
-            info.mtime = 1577836800
-            tar.addfile(info, io.BytesIO(data))
-    tgz = buf.getvalue()
+    tgz = targz(files, "")
     tgz_name = "%s-%s.tgz" % (name, version)
     os.makedirs(os.path.join(root, name, "-"), exist_ok=True)
     with open(os.path.join(root, name, "-", tgz_name), "wb") as f:
@@ -112,11 +133,78 @@ def wheel(root, name, version):
                 % (whl, sha, whl))
 
 
+def gomod(root, module, version):
+    gomod_text = "module %s\n\ngo 1.19\n" % module
+    files = {
+        "go.mod": gomod_text.encode(),
+        "probe.go": ("package probe\n\nconst Who = %s\n"
+                     % json.dumps(module + " " + version)).encode(),
+    }
+    at = os.path.join(root, module, "@v")
+    os.makedirs(at, exist_ok=True)
+    with zipfile.ZipFile(os.path.join(at, version + ".zip"), "w",
+                         zipfile.ZIP_DEFLATED) as z:
+        for p, d in files.items():
+            z.writestr(zipfile.ZipInfo("%s@%s/%s" % (module, version, p),
+                                       EPOCH), d)
+    with open(os.path.join(at, version + ".mod"), "w") as f:
+        f.write(gomod_text)
+    with open(os.path.join(at, version + ".info"), "w") as f:
+        json.dump({"Version": version, "Time": "2020-01-01T00:00:00Z"}, f)
+    with open(os.path.join(at, "list"), "w") as f:
+        f.write(version + "\n")
+
+
+def index_path(name):
+    name = name.lower()
+    if len(name) <= 2:
+        return os.path.join(str(len(name)), name)
+    if len(name) == 3:
+        return os.path.join("3", name[0], name)
+    return os.path.join(name[0:2], name[2:4], name)
+
+
+def crate(root, gitroot, name, version, url):
+    files = {
+        "Cargo.toml": ('[package]\nname = "%s"\nversion = "%s"\n'
+                       'edition = "2018"\n' % (name, version)).encode(),
+        "src/lib.rs": ("pub const WHO: &str = %s;\n"
+                       % json.dumps(name + " " + version)).encode(),
+    }
+    data = targz(files, "%s-%s/" % (name, version))
+    os.makedirs(os.path.join(root, "crates", name), exist_ok=True)
+    with open(os.path.join(root, "crates", name,
+                           "%s-%s.crate" % (name, version)), "wb") as f:
+        f.write(data)
+    entry = {"name": name, "vers": version, "deps": [],
+             "cksum": hashlib.sha256(data).hexdigest(), "features": {},
+             "yanked": False}
+    config = {"dl": url.rstrip("/") + "/crates/{crate}/{crate}-{version}.crate"}
+    git = ["git", "-c", "user.name=cordon", "-c", "user.email=cordon@up.test",
+           "-c", "init.defaultBranch=master"]
+    with tempfile.TemporaryDirectory() as work:
+        os.makedirs(os.path.dirname(os.path.join(work, index_path(name))))
+        with open(os.path.join(work, index_path(name)), "w") as f:
+            f.write(json.dumps(entry) + "\n")
+        with open(os.path.join(work, "config.json"), "w") as f:
+            json.dump(config, f)
+        subprocess.run(git + ["init", "-q", work], check=True)
+        subprocess.run(git + ["-C", work, "add", "."], check=True)
+        subprocess.run(git + ["-C", work, "commit", "-q", "-m", "index"],
+                       check=True)
+        subprocess.run(git + ["clone", "-q", "--bare", work,
+                              os.path.join(gitroot, "index.git")], check=True)
+
+
 def main():
     if len(sys.argv) == 6 and sys.argv[1] == "npm":
         npm(*sys.argv[2:])
     elif len(sys.argv) == 5 and sys.argv[1] == "wheel":
         wheel(*sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "gomod":
+        gomod(*sys.argv[2:])
+    elif len(sys.argv) == 7 and sys.argv[1] == "crate":
+        crate(*sys.argv[2:])
     else:
         sys.exit(__doc__)
 
