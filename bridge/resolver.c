@@ -10,7 +10,9 @@
  * proxy resolves the real name when a connection comes.
  *
  * Asked about locally, never sent: "localhost" and names under it, and
- * reverse lookups (".arpa"), which get NXDOMAIN.
+ * the sandbox's own host name (tools look it up: git for its ident, Java
+ * and Python's getfqdn), all loopback; and reverse lookups (".arpa"),
+ * which get NXDOMAIN.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -19,9 +21,11 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -71,6 +75,7 @@ struct resolver {
 	struct evconnlistener	*rs_tcp[2];
 	struct rasks		 rs_asks;
 	size_t			 rs_nasks;
+	char			 rs_host[HOST_NAME_MAX + 1];	/* ours */
 };
 
 static void	rs_tcp_read_cb(struct bufferevent *, void *);
@@ -211,14 +216,18 @@ rs_ask(struct rask *ra)
 	free(h);
 }
 
-/* Says whether name is "localhost" or under it. */
+/*
+ * Says whether name is "localhost" or under it, or the sandbox's own
+ * host name, which is the loopback's as on a host without a network.
+ */
 static bool
-rs_localhost(const char *name)
+rs_localhost(const struct resolver *rs, const char *name)
 {
 	size_t	 n = strlen(name);
 
 	return strcmp(name, "localhost") == 0 ||
-	    (n > 10 && strcmp(name + n - 10, ".localhost") == 0);
+	    (n > 10 && strcmp(name + n - 10, ".localhost") == 0) ||
+	    (rs->rs_host[0] != '\0' && strcasecmp(name, rs->rs_host) == 0);
 }
 
 /*
@@ -261,7 +270,7 @@ rs_query(struct resolver *rs, const unsigned char *msg, size_t len,
 	tl = strlen(ra->ra_q.dq_name);
 	if (ra->ra_q.dq_class != DNSMSG_CLASS_IN || tl == 0)
 		rs_reply(ra, DNSMSG_RCODE_REFUSED, NULL, 0);
-	else if (rs_localhost(ra->ra_q.dq_name)) {
+	else if (rs_localhost(rs, ra->ra_q.dq_name)) {
 		if (ra->ra_q.dq_type == DNSMSG_TYPE_A)
 			rs_reply(ra, DNSMSG_RCODE_NOERROR, lo4, 4);
 		else if (ra->ra_q.dq_type == DNSMSG_TYPE_AAAA)
@@ -414,6 +423,8 @@ resolver_new(struct event_base *base, struct capture *pool,
 	char		*why = NULL;
 
 	rs = xcalloc(1, sizeof(*rs));
+	if (gethostname(rs->rs_host, sizeof(rs->rs_host) - 1) == -1)
+		rs->rs_host[0] = '\0';
 	rs->rs_base = base;
 	rs->rs_pool = pool;
 	rs->rs_proxy = proxy;

@@ -788,6 +788,19 @@ P
 	[ "$status" -ne 0 ]
 }
 
+@test "capture: the sandbox's own host name is loopback, answered inside, never a refusal" {
+	run in_sandbox --report "$WS/r.json" -- python3 -c '
+import socket
+h = socket.gethostname()
+print(h, socket.gethostbyname(h), socket.getaddrinfo(h, None,
+    socket.AF_INET6)[0][4][0])'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "cordon 127.0.0.1 ::1" ]
+	[[ "$output" != *"refused"* ]]
+	[ "$(jq -r .refused_total "$WS/r.json")" = 0 ]
+}
+
 @test "capture: a host whose resolv.conf is systemd-resolved's link into /run" {
 	[ "$(id -u)" -eq 0 ] || skip "root builds that host, in a mount namespace"
 	start_httpd
