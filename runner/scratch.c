@@ -3,13 +3,15 @@
  * it ends.
  *
  * The home folder, when no writable root covers it, is an overlay in the
- * sandbox (mount.c), and so are apt's folders in a run as root: the host's home below, read as it is; above, a
+ * sandbox (mount.c), and so are apt's folders in a run as root: the
+ * host's home below, read as it is; above, a
  * folder on a tmpfs of the run's own that takes every write, so a tool
  * that fills ~/.npm or ~/.cache succeeds and the host's home stays as it
  * was.  The layer goes with the sandbox.  Before it goes, PID 1 walks it
  * and tells cordon run what was written where (files, bytes, removals),
- * grouped by the folder a user would name in --write: ~/.npm, and one
- * level deeper under ~/.cache, ~/.config and ~/.local.
+ * grouped by the folder a user would name in --keep: ~/.npm, and one
+ * level deeper under ~/.cache, ~/.config, ~/.local and the toolchains'
+ * ~/go, ~/.cargo, ~/.gradle and ~/.m2 (~/go/pkg, ~/.cargo/registry).
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -52,8 +54,17 @@ struct scratch_walk {
 static bool
 scratch_deeper(const char *name)
 {
-	return strcmp(name, ".cache") == 0 || strcmp(name, ".config") == 0 ||
-	    strcmp(name, ".local") == 0 || strcmp(name, ".local/share") == 0;
+	static const char *const deeper[] = {
+		".cache", ".config", ".local", ".local/share",
+		/* toolchains: caches beside what a user installs (go/bin) */
+		"go", ".cargo", ".gradle", ".m2"
+	};
+	size_t	 i;
+
+	for (i = 0; i < nitems(deeper); i++)
+		if (strcmp(name, deeper[i]) == 0)
+			return true;
+	return false;
 }
 
 static struct scratch_group *

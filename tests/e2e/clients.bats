@@ -249,9 +249,9 @@ GO_RUN='SSL_CERT_FILE=ca.pem GOPROXY="$0" GOFLAGS=-mod=mod GOSUMDB=off \
 	    "$WS/egress.log" | sort -u)" = "connect allow" ]
 	# The module cache and the build cache went to the scratch layer:
 	# listed, and not on the host.
-	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/go ("* ]]
+	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/go/pkg ("* ]]
 	[[ "$output" == *"~/.cache/go-build ("* ]]
-	jq -e '.scratch.written[] | select(.path == "~/go" and .files > 0)' \
+	jq -e '.scratch.written[] | select(.path == "~/go/pkg" and .files > 0)' \
 	    "$WS/report.json"
 	jq -e '.scratch.written[] | select(.path == "~/.cache/go-build" and
 	    .files > 0)' "$WS/report.json"
@@ -313,8 +313,8 @@ CARGO_RUN='CARGO_HTTP_CAINFO=ca.pem CARGO_NET_RETRY=0 \
 	    "$WS/egress.log" | sort -u)" = "connect allow" ]
 	# The registry's index, the .crate and its sources went to the
 	# scratch layer: listed, and not on the host.
-	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/.cargo ("* ]]
-	jq -e '.scratch.written[] | select(.path == "~/.cargo" and .files > 0)' \
+	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/.cargo/registry ("* ]]
+	jq -e '.scratch.written[] | select(.path == "~/.cargo/registry" and .files > 0)' \
 	    "$WS/report.json"
 	[ ! -e "$UDIR/home/.cargo" ]
 }
