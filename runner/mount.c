@@ -626,6 +626,30 @@ static const char *const step_names[] = {
 	"tmpfs, writable", "scratch layer: writes succeed, discarded at exit"
 };
 
+/*
+ * The host sockets filesystem.unix_sockets lists, bound read-only where
+ * they are on the host, so a client that looks before it connects finds
+ * them (its connect is made outside anyway: notify.c).  cordon's own
+ * (the agent's, on the private /run) has its own step; a listed socket
+ * not there yet is left out.
+ */
+static void
+mount_routes(struct mounts *m, const struct run *run)
+{
+	const struct unix_route	*r;
+	struct stat		 st;
+	size_t			 i;
+
+	for (i = 0; run->r_routes != NULL && i < run->r_routes->ur_n; i++) {
+		r = &run->r_routes->ur_v[i];
+		if (strncmp(r->ur_inside, RUN_OWN_DIR "/",
+		    sizeof(RUN_OWN_DIR)) == 0 || lstat(r->ur_host, &st) == -1 ||
+		    !S_ISSOCK(st.st_mode))
+			continue;
+		step_add(m, r->ur_host, STEP_BIND_RO, r->ur_from, 0);
+	}
+}
+
 /* The system's covers and the plan's ops, in the order they are applied. */
 static void
 mount_steps(struct mounts *m, const struct run *run)
@@ -674,6 +698,7 @@ mount_steps(struct mounts *m, const struct run *run)
 			m->m_steps[m->m_n - 1].s_op = op;
 		}
 	}
+	mount_routes(m, run);
 	qsort(m->m_steps, m->m_n, sizeof(*m->m_steps), step_cmp);
 }
 

@@ -1175,6 +1175,13 @@ in_root_ok() {
 	else
 		[ "$(peer_count accepted)" -eq 1 ]
 	fi
+	# It is where it is on the host, for a client that looks first
+	# (the host's /tmp, which holds it, is not the sandbox's).
+	own
+	run as_user "$HOME" "${RUN[@]}" -- sh -c \
+	    "test -S '$TOP/outside/listed.sock' && echo there"
+	echo "$output"
+	[ "${lines[0]}" = there ]
 }
 
 @test "listed Unix socket: every other host socket stays unreachable" {
