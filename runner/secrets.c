@@ -705,6 +705,63 @@ secrets_pypirc(struct secrets_out *so, const char *text, size_t len)
 	free(sec.py_user);
 }
 
+/* --- ~/.cargo/credentials.toml ----------------------------------------- */
+
+/*
+ * cargo's credentials: the token of [registry], crates.io's, which cargo
+ * sends as the whole Authorization header (publish, yank, owner).  The
+ * token of another registry ([registries.NAME]) is tied to a host only
+ * by ~/.cargo/config.toml, which is not read here: left out.  A TOML
+ * value is taken when it is one basic or literal string on its line.
+ */
+static void
+secrets_cargo(struct secrets_out *so, const char *text, size_t len)
+{
+	const char	*line, *le, *s, *k, *ke, *v, *ve, *ph;
+	const char	*end = text + len, *sec = NULL, *sece = NULL;
+
+	for (line = text; line < end; line = le + 1) {
+		if ((le = memchr(line, '\n', (size_t)(end - line))) == NULL)
+			le = end;
+		for (s = line; s < le && isblank((unsigned char)*s); s++)
+			;
+		if (s < le && *s == '[') {
+			sec = s + 1;
+			sece = s + 1 + strcspn(s + 1, "]\n");
+		}
+		k = s;
+		ke = s + strcspn(s, "=\n");
+		if (sec == NULL || ke >= le || *s == '#' || *s == '[') {
+			fprintf(so->sx_f, "%.*s\n", (int)(le - line), line);
+			continue;
+		}
+		v = ke + 1;
+		ve = le;
+		secrets_trim(&k, &ke);
+		secrets_trim(&v, &ve);
+		if (!secrets_is(k, ke, "token")) {
+			fprintf(so->sx_f, "%.*s\n", (int)(le - line), line);
+			continue;
+		}
+		if (ve - v >= 2 && (*v == '"' || *v == '\'') && ve[-1] == *v &&
+		    memchr(v + 1, *v, (size_t)(ve - v - 2)) == NULL &&
+		    memchr(v + 1, '\\', (size_t)(ve - v - 2)) == NULL) {
+			v++;
+			ve--;
+		} else
+			v = NULL;
+		if (!secrets_is(sec, sece, "registry"))
+			secrets_left(so->sx_sf, "the token of [%.*s] (its host is "
+			    "in ~/.cargo/config.toml)", (int)(sece - sec), sec);
+		else if (v == NULL)
+			secrets_left(so->sx_sf, "the token of [registry] (not one "
+			    "plain string)");
+		else if ((ph = secrets_take(so, "crates.io", NULL, "%s", v,
+		    (size_t)(ve - v))) != NULL)
+			fprintf(so->sx_f, "token = \"%s\"\n", ph);
+	}
+}
+
 /* --- the files ------------------------------------------------------- */
 
 const struct secret_format secret_formats[] = {
@@ -713,6 +770,8 @@ const struct secret_format secret_formats[] = {
 	{ ".git-credentials", "git", secrets_gitcred },
 	{ ".config/git/credentials", "git", secrets_gitcred },
 	{ ".pypirc", "twine", secrets_pypirc },
+	{ ".cargo/credentials.toml", "cargo", secrets_cargo },
+	{ ".cargo/credentials", "cargo", secrets_cargo },
 };
 const size_t secret_nformats = nitems(secret_formats);
 

@@ -370,16 +370,17 @@ teardown() {
 	echo "//registry.test/:_authToken=secret" >"$UDIR/home/.npmrc"
 	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
 	run in_sandbox --report "$WS/r2.json" -- sh -c \
-	    'cat ~/.docker/config.json ~/.cargo/credentials.toml 2>/dev/null
-	    cat ~/.npmrc; echo done'
+	    'cat ~/.docker/config.json 2>/dev/null
+	    cat ~/.npmrc ~/.cargo/credentials.toml; echo done'
 	echo "$output"
 	[[ "$output" != *secret* ]]
 	[[ "$output" =~ //registry.test/:_authToken=cordon-phantom-[0-9a-f]{32} ]]
+	[[ "$output" =~ token\ =\ \"cordon-phantom-[0-9a-f]{32}\" ]]
 	[ "$(grep -c "hidden from the command" <<<"$output")" = 1 ]
-	[[ "$output" == *"hidden from the command, as they may hold tokens: ~/.docker/config.json (docker), ~/.cargo/credentials.toml (cargo); a tool that reads its token there runs without it: give the token as a credentials entry"* ]]
-	[ "$(jq -c .hidden "$WS/r2.json")" = '["~/.docker/config.json (docker)","~/.cargo/credentials.toml (cargo)"]' ]
-	[ "$(jq -c '.token_files[0] | [.file, .hosts, .filled]' \
-	    "$WS/r2.json")" = '["~/.npmrc",["registry.test"],false]' ]
+	[[ "$output" == *"hidden from the command, as they may hold tokens: ~/.docker/config.json (docker); a tool that reads its token there runs without it: give the token as a credentials entry"* ]]
+	[ "$(jq -c .hidden "$WS/r2.json")" = '["~/.docker/config.json (docker)"]' ]
+	[ "$(jq -c '[.token_files[] | [.file, .hosts, .filled]]' \
+	    "$WS/r2.json")" = '[["~/.npmrc",["registry.test"],false],["~/.cargo/credentials.toml",["crates.io"],false]]' ]
 }
 
 @test "tools' token files: a user's own filesystem.deny keeps one hidden whole" {

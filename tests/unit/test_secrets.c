@@ -182,6 +182,31 @@ test_pypirc(void **state)
 	secrets_clear(&tf);
 }
 
+static void
+test_cargo(void **state)
+{
+	struct secret_file	 tf;
+
+	(void)state;
+	parse(".cargo/credentials.toml",
+	    "# cargo login\n"
+	    "[registry]\ntoken = \"cio-tok\"\n\n"
+	    "[registries.mine]\ntoken = 'mine-tok'\n"
+	    "[registry.extra]\ntoken = \"a\\\"b\"\n", &tf);
+	assert_string_equal(tf.tf_text,
+	    "# cargo login\n"
+	    "[registry]\ntoken = \"PH1\"\n\n"
+	    "[registries.mine]\n"
+	    "[registry.extra]\n");
+	assert_int_equal(tf.tf_nsecrets, 1);
+	check_secret(&tf.tf_secrets[0], "crates.io", NULL, "%s", "cio-tok",
+	    "PH1");
+	assert_int_equal(tf.tf_nleft, 2);
+	assert_non_null(strstr(tf.tf_left[0], "[registries.mine]"));
+	assert_non_null(strstr(tf.tf_left[1], "[registry.extra]"));
+	secrets_clear(&tf);
+}
+
 /* Empty files, no final newline, a file of NULs: no crash, no token. */
 static void
 test_odd(void **state)
@@ -210,6 +235,7 @@ main(void)
 		cmocka_unit_test(test_netrc),
 		cmocka_unit_test(test_gitcred),
 		cmocka_unit_test(test_pypirc),
+		cmocka_unit_test(test_cargo),
 		cmocka_unit_test(test_odd),
 	};
 
