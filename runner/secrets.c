@@ -713,12 +713,16 @@ secrets_pypirc(struct secrets_out *so, const char *text, size_t len)
  * token of another registry ([registries.NAME]) is tied to a host only
  * by ~/.cargo/config.toml, which is not read here: left out.  A TOML
  * value is taken when it is one basic or literal string on its line.
+ * The file holds nothing but secrets (tokens, asymmetric secret keys),
+ * so the copy keeps only its comments, its section heads and the
+ * placeholders: any other line is left out.
  */
 static void
 secrets_cargo(struct secrets_out *so, const char *text, size_t len)
 {
 	const char	*line, *le, *s, *k, *ke, *v, *ve, *ph;
 	const char	*end = text + len, *sec = NULL, *sece = NULL;
+	bool		 other = false;
 
 	for (line = text; line < end; line = le + 1) {
 		if ((le = memchr(line, '\n', (size_t)(end - line))) == NULL)
@@ -731,7 +735,7 @@ secrets_cargo(struct secrets_out *so, const char *text, size_t len)
 		}
 		k = s;
 		ke = s + strcspn(s, "=\n");
-		if (sec == NULL || ke >= le || *s == '#' || *s == '[') {
+		if (s == le || *s == '#' || *s == '[') {
 			fprintf(so->sx_f, "%.*s\n", (int)(le - line), line);
 			continue;
 		}
@@ -739,8 +743,12 @@ secrets_cargo(struct secrets_out *so, const char *text, size_t len)
 		ve = le;
 		secrets_trim(&k, &ke);
 		secrets_trim(&v, &ve);
-		if (!secrets_is(k, ke, "token")) {
-			fprintf(so->sx_f, "%.*s\n", (int)(le - line), line);
+		if (sec == NULL || ke >= le || !secrets_is(k, ke, "token")) {
+			if (!other)
+				secrets_left(so->sx_sf, "every line but the "
+				    "[registry] token (secret keys and the "
+				    "like)");
+			other = true;
 			continue;
 		}
 		if (ve - v >= 2 && (*v == '"' || *v == '\'') && ve[-1] == *v &&

@@ -190,7 +190,7 @@ test_cargo(void **state)
 	(void)state;
 	parse(".cargo/credentials.toml",
 	    "# cargo login\n"
-	    "[registry]\ntoken = \"cio-tok\"\n\n"
+	    "[registry]\ntoken = \"cio-tok\"\nsecret-key = \"k3.secret\"\n\n"
 	    "[registries.mine]\ntoken = 'mine-tok'\n"
 	    "[registry.extra]\ntoken = \"a\\\"b\"\n", &tf);
 	assert_string_equal(tf.tf_text,
@@ -201,9 +201,11 @@ test_cargo(void **state)
 	assert_int_equal(tf.tf_nsecrets, 1);
 	check_secret(&tf.tf_secrets[0], "crates.io", NULL, "%s", "cio-tok",
 	    "PH1");
-	assert_int_equal(tf.tf_nleft, 2);
-	assert_non_null(strstr(tf.tf_left[0], "[registries.mine]"));
-	assert_non_null(strstr(tf.tf_left[1], "[registry.extra]"));
+	assert_null(strstr(tf.tf_text, "k3.secret"));
+	assert_int_equal(tf.tf_nleft, 3);
+	assert_non_null(strstr(tf.tf_left[0], "secret keys"));
+	assert_non_null(strstr(tf.tf_left[1], "[registries.mine]"));
+	assert_non_null(strstr(tf.tf_left[2], "[registry.extra]"));
 	secrets_clear(&tf);
 }
 
