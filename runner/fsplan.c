@@ -660,12 +660,15 @@ fsp_cand_clear(struct fsp_cand *c)
 
 /*
  * Whether an op of kind is kept below the nearest kept op of kind
- * above (FS_RO for the root).
+ * above (FS_RO for the root).  In a scratch layer (no op above, below
+ * a folder that may be one), writes succeed as below a writable root,
+ * so what protects is kept as there: a write to ~/.bashrc is refused,
+ * not sent into the layer.
  */
 static bool
-fsp_keep(enum fs_kind kind, enum fs_kind above)
+fsp_keep(enum fs_kind kind, enum fs_kind above, bool scratch)
 {
-	bool	 rw = above == FS_RW || above == FS_PIN_DIR;
+	bool	 rw = above == FS_RW || above == FS_PIN_DIR || scratch;
 
 	switch (kind) {
 	case FS_RW:
@@ -741,6 +744,19 @@ fsp_identify(struct fs_op *op)
 	op->fo_has_id = true;
 }
 
+/* Whether path is in (below) a folder that may be a scratch layer. */
+static bool
+fsp_in_scratch(const struct fsp *f, const char *path)
+{
+	size_t	 i;
+
+	for (i = 0; i < f->f_nscratch; i++)
+		if (strcmp(path, f->f_scratch[i]) != 0 &&
+		    path_is_below(path, f->f_scratch[i]))
+			return true;
+	return false;
+}
+
 /*
  * Orders the candidates, merges those on one path and keeps those that
  * change something, filling plan->fp_ops.
@@ -755,6 +771,7 @@ fsp_finish(struct fsp *f)
 	enum fs_kind	 above;
 	size_t		 i, n = 0, nkeys;
 	char		*up, *slash;
+	bool		 found, scratch;
 
 	if (f->f_ncands == 0)
 		return;
@@ -784,6 +801,7 @@ fsp_finish(struct fsp *f)
 	for (i = 0; i < f->f_ncands; i++) {
 		c = &cands[i];
 		above = FS_RO;
+		found = false;
 		up = xstrdup(c->c_op.fo_path);
 		while (strcmp(up, "/") != 0) {
 			slash = strrchr(up, '/');
@@ -795,6 +813,7 @@ fsp_finish(struct fsp *f)
 			k = bsearch(&key, keys, nkeys, sizeof(*keys),
 			    fsp_key_cmp);
 			if (k != NULL && cands[k->k_i].c_kept) {
+				found = true;
 				above = cands[k->k_i].c_op.fo_kind;
 				if (above == FS_HIDE_DIR)
 					c->c_parent = k->k_i;
@@ -802,8 +821,10 @@ fsp_finish(struct fsp *f)
 			}
 		}
 		free(up);
-		c->c_kept = fsp_keep(c->c_op.fo_kind, above) ||
+		scratch = !found && fsp_in_scratch(f, c->c_op.fo_path);
+		c->c_kept = fsp_keep(c->c_op.fo_kind, above, scratch) ||
 		    (c->c_show && above == FS_HIDE_DIR);
+		c->c_op.fo_scratch = scratch && c->c_op.fo_kind == FS_BLOCK;
 		if (c->c_kept)
 			c->c_new = n++;
 	}
@@ -849,6 +870,8 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	memset(&f, 0, sizeof(f));
 	f.f_plan = plan;
 	f.f_ws = in->fi_workspace;
+	f.f_scratch = in->fi_scratch;
+	f.f_nscratch = in->fi_nscratch;
 	f.f_scan_max = in->fi_scan_max == 0 ? FSPLAN_SCAN_MAX :
 	    in->fi_scan_max;
 

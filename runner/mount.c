@@ -70,6 +70,7 @@ struct step {
 	size_t		 s_depth;
 	size_t		 s_order;	/* stable sort */
 	bool		 s_covers;	/* a tmpfs we made, writable for now */
+	bool		 s_skipped;	/* a block needless here: not made */
 	const struct fs_op *s_op;	/* the plan's, or NULL (system) */
 };
 
@@ -79,7 +80,8 @@ struct mounts {
 	size_t		 m_n;
 	int		 m_empty;	/* a detached tmpfs: "hidden" (mode 0), */
 					/* "blank" (mode 0444), both empty    */
-	struct scratch_fds *m_scratch;	/* the scratch layers' tmpfs */
+	struct scratch_fds *m_scratch;	/* the scratch layers' folders */
+	int		 m_scratch_tmp;	/* the tmpfs they share, or -1 */
 };
 
 /*
@@ -182,16 +184,18 @@ move_onto(int src, int target)
 }
 
 /*
- * The step's target inside a tmpfs this run mounted (a private /tmp,
- * a hidden folder with a writable folder below it) may not exist yet:
- * makes it, and the folders above it, like the source (folder or file).
+ * The step's target inside a tmpfs or scratch layer this run mounted (a
+ * private /tmp, a hidden folder with a writable folder below it, a block
+ * in the home's layer) may not exist yet: makes it, and the folders above
+ * it, like the source (folder or file).  Returns 0, or -1 with errno set
+ * and buf (PATH_MAX bytes) naming what could not be made.
  */
-static void
-step_make_target(const struct mounts *m, const struct step *s)
+static int
+step_make_target(const struct mounts *m, const struct step *s, char *buf)
 {
 	const struct step	*cover = NULL;
 	struct stat		 st;
-	char			 buf[PATH_MAX], *p;
+	char			*p;
 	size_t			 i, n;
 	bool			 dir = true;
 	int			 fd;
@@ -211,24 +215,21 @@ step_make_target(const struct mounts *m, const struct step *s)
 		dir = S_ISDIR(st.st_mode);
 	else if (s->s_kind == STEP_HIDE_FILE || s->s_kind == STEP_BLOCK_FILE)
 		dir = false;
-	if (snprintf(buf, sizeof(buf), "%s", s->s_path) >= (int)sizeof(buf))
+	if (snprintf(buf, PATH_MAX, "%s", s->s_path) >= PATH_MAX)
 		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s: path too long",
 		    s->s_path);
 	for (p = buf + strlen(cover->s_path) + 1; (p = strchr(p, '/')) !=
 	    NULL; p++) {
 		*p = '\0';
 		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-			sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "making %s in "
-			    "the sandbox: %s", buf, strerror(errno));
+			return -1;
 		*p = '/';
 	}
 	if (dir)
 		fd = mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
 	else if ((fd = open(buf, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) != -1)
 		close(fd);
-	if (fd == -1)
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "making %s in the "
-		    "sandbox: %s", buf, strerror(errno));
+	return fd == -1 ? -1 : 0;
 }
 
 /* scratch_new's premake: upper/D/name for each folder D/name in lower. */
@@ -281,8 +282,9 @@ scratch_premake(int lower, int tmp, const char *name)
 
 /*
  * The scratch layer over lower (a clone of the home folder, taken before
- * any cover): an overlay whose upper and work folders are on a tmpfs of
- * its own, *tmp, which PID 1 keeps to list what was written (scratch.c).
+ * any cover): an overlay whose upper and work folders are in a folder of
+ * its own, *tmp, on the tmpfs all the run's layers share (*shared, made
+ * by the first); PID 1 keeps *tmp to list what was written (scratch.c).
  * Unprivileged overlayfs: Linux 5.11 or later.  With premake, each
  * folder of that name one level down in lower (apt's "partial", which
  * belongs to _apt, whom the sandbox does not map, so that not even root
@@ -291,15 +293,20 @@ scratch_premake(int lower, int tmp, const char *name)
  * Returns the detached mount, or -1 with errno set.
  */
 static int
-scratch_new(int lower, int *tmp, const char *premake)
+scratch_new(int lower, int *shared, int *tmp, const char *premake)
 {
-	struct stat	 st;
-	char		 lo[32], up[48], wk[48];
-	int		 fs, mnt = -1, saved;
+	static unsigned int	 layer;
+	struct stat		 st;
+	char			 lo[32], up[48], wk[48], name[16];
+	int			 fs, mnt = -1, saved;
 
-	if (fstat(lower, &st) == -1 ||
-	    (*tmp = tmpfs_new(0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
-	    -1)
+	if (fstat(lower, &st) == -1 || (*shared == -1 && (*shared =
+	    tmpfs_new(0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) == -1))
+		return -1;
+	snprintf(name, sizeof(name), "%u", layer++);
+	if (mkdirat(*shared, name, 0700) == -1 ||
+	    (*tmp = openat(*shared, name, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
 		return -1;
 	if (mkdirat(*tmp, "upper", st.st_mode & 07777) == -1 ||
 	    fchmodat(*tmp, "upper", st.st_mode & 07777, 0) == -1 ||
@@ -330,13 +337,27 @@ step_apply(struct mounts *m, struct step *s)
 	const struct run	*run = m->m_run;
 	struct stat		 st;
 	const char		*what = "mount";
-	char			 name[32];
+	char			 name[32], made[PATH_MAX];
 	ssize_t			 tok;
 	int			 target, src = -1, rc;
 
 	if ((target = open_nofollow(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
 	    -1 && errno == ENOENT && s->s_kind != STEP_PIN_LINK) {
-		step_make_target(m, s);
+		if (step_make_target(m, s, made) == -1) {
+			/*
+			 * A block in a scratch layer that PID 1 cannot make
+			 * (a folder of a user the sandbox does not map): the
+			 * command, with fewer rights, cannot make it either.
+			 */
+			if (s->s_op != NULL && s->s_op->fo_scratch &&
+			    (errno == EACCES || errno == EPERM ||
+			    errno == EROFS)) {
+				s->s_skipped = true;
+				return;
+			}
+			sandbox_fail(run, RUN_EXIT_FAILURE, "making %s in the "
+			    "sandbox: %s", made, strerror(errno));
+		}
 		target = open_nofollow(s->s_path, false);
 	}
 	if (target == -1)
@@ -379,11 +400,13 @@ step_apply(struct mounts *m, struct step *s)
 			errno = E2BIG;
 			goto fail;
 		}
-		src = scratch_new(s->s_src,
+		src = scratch_new(s->s_src, &m->m_scratch_tmp,
 		    &m->m_scratch->sf_fd[m->m_scratch->sf_n], s->s_premake);
-		if (src != -1)
+		if (src != -1) {
+			m->m_scratch->sf_root[m->m_scratch->sf_n] = s->s_path;
 			m->m_scratch->sf_shown[m->m_scratch->sf_n++] =
 			    s->s_shown;
+		}
 		close(s->s_src);
 		s->s_src = -1;
 		if (src == -1) {
@@ -661,6 +684,7 @@ mount_steps(struct mounts *m, const struct run *run)
 	memset(m, 0, sizeof(*m));
 	m->m_run = run;
 	m->m_empty = -1;
+	m->m_scratch_tmp = -1;
 	step_add(m, "/tmp", STEP_TMPFS, "a private /tmp", 01777);
 	if (is_dir("/var/tmp"))
 		step_add(m, "/var/tmp", STEP_TMPFS, "a private /var/tmp",
@@ -682,6 +706,11 @@ mount_steps(struct mounts *m, const struct run *run)
 		    "root: apt-get update and download work", 0);
 		m->m_steps[m->m_n - 1].s_shown = run->r_sysscratch[i];
 		m->m_steps[m->m_n - 1].s_premake = "partial";
+	}
+	for (i = 0; i < run->r_nsyslayer; i++) {
+		step_add(m, run->r_syslayer[i], STEP_SCRATCH, "the system's, "
+		    "for root: installs succeed", 0);
+		m->m_steps[m->m_n - 1].s_shown = run->r_syslayer[i];
 	}
 
 	for (i = 0; i < run->r_nkeep; i++) {
@@ -845,6 +874,7 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 		agent = mount_agent_open(run);
 	mount_steps(&m, run);
 	memset(sf, 0, sizeof(*sf));
+	sf->sf_plan = run->r_plan;
 	m.m_scratch = sf;
 	for (i = 0; i < m.m_n; i++)
 		step_clone(&m, &m.m_steps[i]);
@@ -878,7 +908,8 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 	/* Covers were writable for what a deeper rule made in them. */
 	for (i = 0; i < m.m_n; i++)
 		if ((m.m_steps[i].s_kind == STEP_HIDE_DIR ||
-		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) && mount_attrs(
+		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) &&
+		    !m.m_steps[i].s_skipped && mount_attrs(
 		    AT_FDCWD, m.m_steps[i].s_path, 0, MOUNT_ATTR_RDONLY, 0) ==
 		    -1)
 			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: read-only: %s",
@@ -888,5 +919,7 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 	mount_dev(run, nodes);
 	mount_proc(run);
 	close(m.m_empty);
+	if (m.m_scratch_tmp != -1)
+		close(m.m_scratch_tmp);
 	free(m.m_steps);
 }

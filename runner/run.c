@@ -756,7 +756,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	}
 	if (pipe2(sync, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
 	    ((run->r_capture || run->r_scratch != NULL ||
-	    run->r_nsysscratch > 0) &&
+	    run->r_nsysscratch > 0 || run->r_nsyslayer > 0) &&
 	    pipe2(ends, O_CLOEXEC) == -1)) {
 		log_warn("run: pipe");
 		goto out;

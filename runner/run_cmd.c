@@ -131,7 +131,8 @@ run_landlock_rules(struct run *run)
 	size_t			 i, n = 0;
 
 	run->r_ll = xcalloc(plan->fp_nops + nitems(writable) + 3 +
-	    nitems(run->r_sysscratch), sizeof(*run->r_ll));
+	    nitems(run->r_sysscratch) + nitems(run->r_syslayer),
+	    sizeof(*run->r_ll));
 	run->r_ll[n++].lr_path = "/";
 	for (i = 0; i < nitems(writable); i++) {
 		run->r_ll[n].lr_path = writable[i];
@@ -148,6 +149,10 @@ run_landlock_rules(struct run *run)
 	}
 	for (i = 0; i < run->r_nsysscratch; i++) {
 		run->r_ll[n].lr_path = run->r_sysscratch[i];
+		run->r_ll[n++].lr_write = true;
+	}
+	for (i = 0; i < run->r_nsyslayer; i++) {
+		run->r_ll[n].lr_path = run->r_syslayer[i];
 		run->r_ll[n++].lr_write = true;
 	}
 	for (i = 0; i < plan->fp_nops; i++)
@@ -410,9 +415,32 @@ run_hidden_cfg(struct run *run, const struct fsplan *plan)
 }
 
 /*
+ * The folders that may be scratch layers, for the plan (fi_scratch):
+ * the home folder, resolved into home, and for root the system's
+ * (scratch_system_dirs).  cand holds at most 6.
+ */
+static void
+run_scratch_candidates(struct run *run, char *home, const char **cand,
+    struct fsplan_in *fin)
+{
+	const char	*h = getenv("HOME");
+	size_t		 i, n = 0;
+
+	if (h != NULL && h[0] == '/' && realpath(h, home) != NULL &&
+	    strcmp(home, "/") != 0)
+		cand[n++] = home;
+	scratch_system_dirs(run->r_sysdirs, &run->r_nsysdirs);
+	for (i = 0; i < run->r_nsysdirs; i++)
+		cand[n++] = run->r_sysdirs[i];
+	fin->fi_scratch = cand;
+	fin->fi_nscratch = n;
+}
+
+/*
  * A run as root: apt's folders are scratch layers too (apt-get update
  * and download write there, and the host's stay as they were), unless a
- * rule of the plan covers them.
+ * rule of the plan covers them; and so are the system's folders
+ * (scratch_system).
  */
 static void
 run_sysscratch(struct run *run, const struct fsplan *plan)
@@ -435,6 +463,8 @@ run_sysscratch(struct run *run, const struct fsplan *plan)
 		if (!covered)
 			run->r_sysscratch[run->r_nsysscratch++] = apt[i];
 	}
+	scratch_system(plan, run->r_sysdirs, run->r_nsysdirs, run->r_syslayer,
+	    &run->r_nsyslayer);
 }
 
 /*
@@ -565,8 +595,9 @@ block_prepare(struct fsplan *plan, struct blocks *b, struct guard *g,
 		b->b_fd[i] = b->b_up[i] = -1;
 	for (i = 0; i < b->b_n; i++) {
 		op = &plan->fp_ops[i];
-		if (op->fo_kind != FS_BLOCK &&
-		    (op->fo_kind != FS_RO || !op->fo_dir))
+		/* In a scratch layer: PID 1 makes it there (mount.c). */
+		if ((op->fo_kind != FS_BLOCK &&
+		    (op->fo_kind != FS_RO || !op->fo_dir)) || op->fo_scratch)
 			continue;
 		if (op->fo_kind == FS_BLOCK) {
 			if ((made = block_make(op)) == 1)
@@ -873,6 +904,7 @@ run_cmd(int argc, char **argv)
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
 	char			 home[PATH_MAX], *known[2] = { NULL, NULL };
+	const char		*scratch_cand[6];
 	uint16_t		 publish[PUBLISH_MAX];
 	const char		*keep[16];
 	size_t			 nkeep = 0;
@@ -1111,6 +1143,7 @@ run_cmd(int argc, char **argv)
 	fin.fi_policy = policy;
 	fin.fi_workspace = workspace;
 	fin.fi_path = getenv("PATH");
+	run_scratch_candidates(&run, home, scratch_cand, &fin);
 	if (run.r_mode == NET_PROXY && net.rn_socket == NULL &&
 	    policy->p_allow.pl_n > 0 &&
 	    (run.r_agent_real = run_agent(known)) != NULL) {

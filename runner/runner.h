@@ -195,6 +195,8 @@ struct fs_op {
 	enum fs_kind	 fo_kind;
 	bool		 fo_dir;	/* a directory (FS_BLOCK: to be) */
 	bool		 fo_dot;	/* FS_BLOCK file: reads ".", not empty */
+	bool		 fo_scratch;	/* FS_BLOCK in a scratch layer: made */
+					/* there, never on the host */
 	size_t		*fo_keep;	/* FS_HIDE_DIR: indices in fp_ops */
 	size_t		 fo_nkeep;
 	struct fs_mark	 fo_id;		/* binds: what the plan saw there, */
@@ -220,6 +222,8 @@ struct fsplan_in {
 	const char		*fi_path;	/* the caller's PATH, or NULL */
 	const char *const	*fi_show;	/* files shown read-only even */
 	size_t			 fi_nshow;	/* in a hidden folder: fsp_show */
+	const char *const	*fi_scratch;	/* folders that may be scratch */
+	size_t			 fi_nscratch;	/* layers: protect below them */
 };
 
 int		 fsplan_build(const struct fsplan_in *, struct fsplan *,
@@ -238,6 +242,8 @@ struct fsp {
 	size_t		 f_nroots;
 	char		**f_rootv;	/* per write item: resolved, or NULL */
 	const char	*f_ws;		/* the workspace, resolved, or NULL */
+	const char *const *f_scratch;	/* fi_scratch */
+	size_t		 f_nscratch;
 	const char	*f_within;	/* fsplan_protect: only inside this */
 	size_t		 f_scan_max;
 };
@@ -423,6 +429,10 @@ struct run {
 	const char		 *r_scratch;	/* the home, overlaid, or NULL */
 	const char		 *r_sysscratch[2]; /* root: apt's, overlaid */
 	size_t			  r_nsysscratch;
+	const char		 *r_sysdirs[5];	/* root: /usr, /etc, ... that */
+	size_t			  r_nsysdirs;	/* may be scratch layers */
+	const char		 *r_syslayer[5];	/* those that are, */
+	size_t			  r_nsyslayer;	/* overlaid (scratch layers) */
 	struct netcap_range	 *r_host_ports;	/* with the capture */
 	size_t			  r_nhost_ports;
 	struct secret_file	 *r_secrets;	/* tools' token files, copied */
@@ -568,15 +578,23 @@ void	secrets_phantoms(struct run *);
 json_t	*secrets_json(const struct run *);
 
 /* scratch.c: what the scratch layers hold, for the summary (PID 1). */
-#define RUN_SCRATCH_MAX	3	/* the home, and apt's two for root */
+#define RUN_SCRATCH_MAX	8	/* the home; for root, apt's two */
+				/* and the system's five */
 
 struct scratch_fds {
-	int		 sf_fd[RUN_SCRATCH_MAX];	/* each layer's tmpfs */
+	int		 sf_fd[RUN_SCRATCH_MAX];	/* each layer's folder */
 	const char	*sf_shown[RUN_SCRATCH_MAX];	/* "~/", "/var/..../" */
+	const char	*sf_root[RUN_SCRATCH_MAX];	/* the layer's path */
 	size_t		 sf_n;
+	const struct fsplan *sf_plan;	/* its blocks in the layers are */
+					/* PID 1's, not written: not listed */
 };
 
 json_t	*scratch_list(const struct scratch_fds *);
+struct fsplan;
+void	 scratch_system_dirs(const char **, size_t *);
+void	 scratch_system(const struct fsplan *, const char *const *, size_t,
+	    const char **, size_t *);
 
 /* mount.c: the sandbox's filesystem, in its own mount namespace. */
 void	mount_sandbox(const struct run *, struct scratch_fds *);

@@ -20,11 +20,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <jansson.h>
+
+#include "log.h"
 
 #include "runner.h"
 #include "util.h"
@@ -48,6 +52,7 @@ struct scratch_walk {
 	size_t			 sw_seen;
 	size_t			 sw_layer;	/* the one being walked */
 	bool			 sw_partial;	/* stopped at a bound */
+	const struct scratch_fds *sw_sf;
 };
 
 /* Folders whose children are what a user would keep, one by one. */
@@ -86,6 +91,26 @@ scratch_group(struct scratch_walk *w, const char *name)
 }
 
 /*
+ * Whether rel, an empty file in the layer being walked, is one PID 1
+ * made to block a protected path there (fo_scratch): not the command's.
+ */
+static bool
+scratch_ours(const struct scratch_walk *w, const char *rel)
+{
+	const struct fsplan	*plan = w->sw_sf->sf_plan;
+	const char		*root = w->sw_sf->sf_root[w->sw_layer];
+	size_t			 i, n = strlen(root);
+
+	for (i = 0; plan != NULL && i < plan->fp_nops; i++)
+		if (plan->fp_ops[i].fo_scratch &&
+		    strncmp(plan->fp_ops[i].fo_path, root, n) == 0 &&
+		    plan->fp_ops[i].fo_path[n] == '/' &&
+		    strcmp(plan->fp_ops[i].fo_path + n + 1, rel) == 0)
+			return true;
+	return false;
+}
+
+/*
  * Counts what is below the folder dfd (named rel in the home) into g, or,
  * while g is NULL, into a group per child.  Closes dfd.
  */
@@ -119,6 +144,11 @@ scratch_dir(struct scratch_walk *w, int dfd, const char *rel,
 			crel = xstrdup(de->d_name);
 		else
 			xasprintf(&crel, "%s/%s", rel, de->d_name);
+		if (S_ISREG(st.st_mode) && st.st_size == 0 &&
+		    scratch_ours(w, crel)) {
+			free(crel);
+			continue;
+		}
 		cg = g;
 		if (cg == NULL && !(S_ISDIR(st.st_mode) &&
 		    scratch_deeper(crel)) &&
@@ -169,6 +199,7 @@ scratch_list(const struct scratch_fds *sf)
 	int			 fd;
 
 	memset(&w, 0, sizeof(w));
+	w.sw_sf = sf;
 	for (w.sw_layer = 0; w.sw_layer < sf->sf_n; w.sw_layer++)
 		if ((fd = openat(sf->sf_fd[w.sw_layer], "upper", O_RDONLY |
 		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1)
@@ -196,4 +227,102 @@ scratch_list(const struct scratch_fds *sf)
 		free(w.sw_v[i].sg_name);
 	}
 	return json_pack("{s:o, s:b}", "written", a, "partial", w.sw_partial);
+}
+
+/*
+ * Whether a mount lies strictly below dir: an overlay's lower layer is
+ * one filesystem, and would show the folder beneath such a mount, not
+ * the mount (a container's /etc/hosts, a /var/lib on a disk of its own).
+ */
+static bool
+scratch_submounts(const char *dir)
+{
+	FILE	*f;
+	char	*line = NULL, *mp, *s, *d;
+	size_t	 cap = 0;
+	bool	 below = false;
+	int	 field;
+
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return true;
+	while (!below && getline(&line, &cap, f) != -1) {
+		/* The fifth field, with spaces and the like as \ooo. */
+		for (field = 1, mp = line; field < 5 && mp != NULL; field++)
+			if ((mp = strchr(mp, ' ')) != NULL)
+				mp++;
+		if (mp == NULL || (s = strchr(mp, ' ')) == NULL)
+			continue;
+		*s = '\0';
+		for (s = d = mp; *s != '\0'; d++) {
+			if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+			    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+			    s[3] <= '7') {
+				*d = (char)((s[1] - '0') << 6 |
+				    (s[2] - '0') << 3 | (s[3] - '0'));
+				s += 4;
+			} else
+				*d = *s++;
+		}
+		*d = '\0';
+		below = strcmp(mp, dir) != 0 && path_is_below(mp, dir);
+	}
+	free(line);
+	fclose(f);
+	return below;
+}
+
+/*
+ * For root, the system's folders that may be scratch layers, before the
+ * plan (which keeps what protects below them, fsp_keep); not one with a
+ * mount below it (scratch_submounts).  Fills v (at most 5) and *n.
+ */
+void
+scratch_system_dirs(const char **v, size_t *n)
+{
+	static const char *const sys[] = {
+		"/usr", "/etc", "/opt", "/var", "/srv"
+	};
+	struct stat	 st;
+	size_t		 i;
+
+	*n = 0;
+	if (getuid() != 0)
+		return;
+	for (i = 0; i < nitems(sys); i++) {
+		if (lstat(sys[i], &st) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		if (scratch_submounts(sys[i])) {
+			log_info("run: %s has a mount below it: no scratch "
+			    "layer (writes there fail, read-only)", sys[i]);
+			continue;
+		}
+		v[(*n)++] = sys[i];
+	}
+}
+
+/*
+ * Of the system's folders that may be (scratch_system_dirs), those that
+ * are to be scratch layers, so that an install as root (pip, make
+ * install) succeeds into the run and the host's stay as they were: each
+ * one that no op of the plan covers whole (an op below it goes on top).
+ * Fills v (at most 5) and *n.
+ */
+void
+scratch_system(const struct fsplan *plan, const char *const *cand,
+    size_t ncand, const char **v, size_t *n)
+{
+	const struct fs_op	*op;
+	size_t			 i, j;
+
+	*n = 0;
+	for (i = 0; i < ncand; i++) {
+		for (j = 0; j < plan->fp_nops; j++) {
+			op = &plan->fp_ops[j];
+			if (op->fo_kind != FS_SKIP &&
+			    path_is_below(cand[i], op->fo_path))
+				break;
+		}
+		if (j == plan->fp_nops)
+			v[(*n)++] = cand[i];
+	}
 }

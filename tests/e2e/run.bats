@@ -330,6 +330,35 @@ teardown() {
 	[[ $output == *"$UDIR/home: scratch layer: writes succeed, discarded at exit"* ]]
 }
 
+@test "scratch layer, root: writes into the system's folders succeed, are listed, and never reach the host; PATH folders stay read-only" {
+	[ "$(id -u)" -eq 0 ] || skip "the system's scratch layers are root's"
+	n="cordon-probe-$$-$RANDOM"
+	cd "$WS"
+	run "$UCORDON" run --read-only "$UDIR/bin" --report "$WS/report.json" \
+	    -- sh -c "
+	    echo e >/etc/$n && mkdir -p /usr/local/lib/$n /opt/$n &&
+	    echo u >/usr/local/lib/$n/f && echo o >/opt/$n/f &&
+	    cat /etc/$n /usr/local/lib/$n/f /opt/$n/f
+	    (echo x >/usr/local/bin/$n) 2>/dev/null || echo bin-refused"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = e ] && [ "${lines[1]}" = u ] && [ "${lines[2]}" = o ]
+	[ "${lines[3]}" = bin-refused ]
+	[[ "$output" == *"into the scratch layer (discarded at exit): "*"/etc/$n (1 file, 2 B)"* ]]
+	[[ "$output" == *"/usr/local (1 file, 2 B)"* ]]
+	[[ "$output" == *"/opt/$n (1 file, 2 B)"* ]]
+	[ "$(jq -r '[.scratch.written[].path] | sort | join(" ")' \
+	    "$WS/report.json")" = "/etc/$n /opt/$n /usr/local" ]
+	[ ! -e "/etc/$n" ] && [ ! -e "/usr/local/lib/$n" ] && [ ! -e "/opt/$n" ]
+	[ ! -e "/usr/local/bin/$n" ]
+	run "$UCORDON" run --dry-run -- true
+	[[ "$output" == *"/etc: scratch layer: writes succeed, discarded at exit (the system's, for root: installs succeed)"* ]]
+	# The test user gets no such layer: /etc is not theirs to write.
+	run in_sandbox -- sh -c "echo e >/etc/$n || echo refused"
+	[[ "$output" == *refused* ]]
+	[ ! -e "/etc/$n" ]
+}
+
 @test "--keep: a folder of the home kept between runs in cordon's own copy, never the host's" {
 	run in_sandbox --keep '~/.cache/tool' -- sh -c '
 	    mkdir -p ~/.cache/tool && echo warm >~/.cache/tool/entry'

@@ -273,6 +273,56 @@ test_missing_blocked(void **state)
 	policy_free(p);
 }
 
+/*
+ * Below a folder that may be a scratch layer (fi_scratch), what protects
+ * is kept as below a writable root: a read-only file there is bound, a
+ * missing one blocked in the layer (fo_scratch); without it, neither.
+ */
+static void
+test_scratch_kept(void **state)
+{
+	struct policy		*p;
+	struct fsplan		 plan;
+	struct fsplan_in	 in = { 0 };
+	const char		*scratch[1];
+	char			*home, *cause;
+	int			 pass;
+
+	(void)state;
+	make("@/home/.bashrc", "x");
+	make("@/home/.config/", NULL);
+	home = at("@/home");
+	scratch[0] = home;
+	p = policy_new();
+	add(&p->p_read_only, "@/home/.bashrc", "built-in: read_only[0]");
+	add(&p->p_read_only, "@/home/.zshrc", "built-in: read_only[1]");
+	add(&p->p_read_only, "@/home/.config/autostart/",
+	    "built-in: read_only[2]");
+	for (pass = 0; pass < 2; pass++) {
+		in.fi_policy = p;
+		in.fi_scratch = pass == 0 ? scratch : NULL;
+		in.fi_nscratch = pass == 0 ? 1 : 0;
+		if (fsplan_build(&in, &plan, &cause) == -1)
+			fail_msg("fsplan_build: %s", cause);
+		if (pass == 0) {
+			expect(&plan,
+			    "ro @/home/.bashrc",
+			    "block @/home/.zshrc",
+			    "block @/home/.config/autostart",
+			    NULL);
+			assert_false(plan.fp_ops[0].fo_scratch);
+			assert_true(plan.fp_ops[1].fo_scratch);
+			assert_false(plan.fp_ops[1].fo_dir);
+			assert_true(plan.fp_ops[2].fo_scratch);
+			assert_true(plan.fp_ops[2].fo_dir);
+		} else
+			expect(&plan, NULL);
+		fsplan_clear(&plan);
+	}
+	free(home);
+	policy_free(p);
+}
+
 /* .git directories, a .git file with gitdir: and commondir, nesting. */
 static void
 test_git_repositories(void **state)
@@ -603,6 +653,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_nested_order, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_missing_blocked, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_scratch_kept, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_git_repositories, setup,
 		    teardown),
