@@ -661,23 +661,26 @@ fsp_cand_clear(struct fsp_cand *c)
 /*
  * Whether an op of kind is kept below the nearest kept op of kind
  * above (FS_RO for the root).  In a scratch layer (no op above, below
- * a folder that may be one), writes succeed as below a writable root,
- * so what protects is kept as there: a write to ~/.bashrc is refused,
- * not sent into the layer.
+ * a folder that may be one), writes succeed, so a protected path that
+ * exists is bound read-only on top as below a writable root: a write to
+ * ~/.bashrc is refused, not sent into the layer.  One that is missing
+ * is not blocked there: a block costs a mount, and what the command
+ * makes in its place is discarded with the layer and listed.
  */
 static bool
 fsp_keep(enum fs_kind kind, enum fs_kind above, bool scratch)
 {
-	bool	 rw = above == FS_RW || above == FS_PIN_DIR || scratch;
+	bool	 rw = above == FS_RW || above == FS_PIN_DIR;
 
 	switch (kind) {
 	case FS_RW:
 		return above == FS_RO || above == FS_HIDE_DIR;
 	case FS_PIN_DIR:
-	case FS_RO:
 	case FS_BLOCK:
-	case FS_PIN_LINK:
 		return rw;
+	case FS_RO:
+	case FS_PIN_LINK:
+		return rw || scratch;
 	case FS_HIDE_DIR:
 	case FS_HIDE_FILE:
 		return rw || above == FS_RO;
@@ -824,7 +827,6 @@ fsp_finish(struct fsp *f)
 		scratch = !found && fsp_in_scratch(f, c->c_op.fo_path);
 		c->c_kept = fsp_keep(c->c_op.fo_kind, above, scratch) ||
 		    (c->c_show && above == FS_HIDE_DIR);
-		c->c_op.fo_scratch = scratch && c->c_op.fo_kind == FS_BLOCK;
 		if (c->c_kept)
 			c->c_new = n++;
 	}

@@ -70,7 +70,6 @@ struct step {
 	size_t		 s_depth;
 	size_t		 s_order;	/* stable sort */
 	bool		 s_covers;	/* a tmpfs we made, writable for now */
-	bool		 s_skipped;	/* a block needless here: not made */
 	const struct fs_op *s_op;	/* the plan's, or NULL (system) */
 };
 
@@ -184,18 +183,16 @@ move_onto(int src, int target)
 }
 
 /*
- * The step's target inside a tmpfs or scratch layer this run mounted (a
- * private /tmp, a hidden folder with a writable folder below it, a block
- * in the home's layer) may not exist yet: makes it, and the folders above
- * it, like the source (folder or file).  Returns 0, or -1 with errno set
- * and buf (PATH_MAX bytes) naming what could not be made.
+ * The step's target inside a tmpfs this run mounted (a private /tmp,
+ * a hidden folder with a writable folder below it) may not exist yet:
+ * makes it, and the folders above it, like the source (folder or file).
  */
-static int
-step_make_target(const struct mounts *m, const struct step *s, char *buf)
+static void
+step_make_target(const struct mounts *m, const struct step *s)
 {
 	const struct step	*cover = NULL;
 	struct stat		 st;
-	char			*p;
+	char			 buf[PATH_MAX], *p;
 	size_t			 i, n;
 	bool			 dir = true;
 	int			 fd;
@@ -215,21 +212,24 @@ step_make_target(const struct mounts *m, const struct step *s, char *buf)
 		dir = S_ISDIR(st.st_mode);
 	else if (s->s_kind == STEP_HIDE_FILE || s->s_kind == STEP_BLOCK_FILE)
 		dir = false;
-	if (snprintf(buf, PATH_MAX, "%s", s->s_path) >= PATH_MAX)
+	if (snprintf(buf, sizeof(buf), "%s", s->s_path) >= (int)sizeof(buf))
 		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s: path too long",
 		    s->s_path);
 	for (p = buf + strlen(cover->s_path) + 1; (p = strchr(p, '/')) !=
 	    NULL; p++) {
 		*p = '\0';
 		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-			return -1;
+			sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "making %s in "
+			    "the sandbox: %s", buf, strerror(errno));
 		*p = '/';
 	}
 	if (dir)
 		fd = mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
 	else if ((fd = open(buf, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) != -1)
 		close(fd);
-	return fd == -1 ? -1 : 0;
+	if (fd == -1)
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "making %s in the "
+		    "sandbox: %s", buf, strerror(errno));
 }
 
 /* scratch_new's premake: upper/D/name for each folder D/name in lower. */
@@ -337,27 +337,13 @@ step_apply(struct mounts *m, struct step *s)
 	const struct run	*run = m->m_run;
 	struct stat		 st;
 	const char		*what = "mount";
-	char			 name[32], made[PATH_MAX];
+	char			 name[32];
 	ssize_t			 tok;
 	int			 target, src = -1, rc;
 
 	if ((target = open_nofollow(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
 	    -1 && errno == ENOENT && s->s_kind != STEP_PIN_LINK) {
-		if (step_make_target(m, s, made) == -1) {
-			/*
-			 * A block in a scratch layer that PID 1 cannot make
-			 * (a folder of a user the sandbox does not map): the
-			 * command, with fewer rights, cannot make it either.
-			 */
-			if (s->s_op != NULL && s->s_op->fo_scratch &&
-			    (errno == EACCES || errno == EPERM ||
-			    errno == EROFS)) {
-				s->s_skipped = true;
-				return;
-			}
-			sandbox_fail(run, RUN_EXIT_FAILURE, "making %s in the "
-			    "sandbox: %s", made, strerror(errno));
-		}
+		step_make_target(m, s);
 		target = open_nofollow(s->s_path, false);
 	}
 	if (target == -1)
@@ -402,11 +388,9 @@ step_apply(struct mounts *m, struct step *s)
 		}
 		src = scratch_new(s->s_src, &m->m_scratch_tmp,
 		    &m->m_scratch->sf_fd[m->m_scratch->sf_n], s->s_premake);
-		if (src != -1) {
-			m->m_scratch->sf_root[m->m_scratch->sf_n] = s->s_path;
+		if (src != -1)
 			m->m_scratch->sf_shown[m->m_scratch->sf_n++] =
 			    s->s_shown;
-		}
 		close(s->s_src);
 		s->s_src = -1;
 		if (src == -1) {
@@ -874,7 +858,6 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 		agent = mount_agent_open(run);
 	mount_steps(&m, run);
 	memset(sf, 0, sizeof(*sf));
-	sf->sf_plan = run->r_plan;
 	m.m_scratch = sf;
 	for (i = 0; i < m.m_n; i++)
 		step_clone(&m, &m.m_steps[i]);
@@ -908,8 +891,7 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 	/* Covers were writable for what a deeper rule made in them. */
 	for (i = 0; i < m.m_n; i++)
 		if ((m.m_steps[i].s_kind == STEP_HIDE_DIR ||
-		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) &&
-		    !m.m_steps[i].s_skipped && mount_attrs(
+		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) && mount_attrs(
 		    AT_FDCWD, m.m_steps[i].s_path, 0, MOUNT_ATTR_RDONLY, 0) ==
 		    -1)
 			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: read-only: %s",

@@ -417,7 +417,7 @@ run_hidden_cfg(struct run *run, const struct fsplan *plan)
 /*
  * The folders that may be scratch layers, for the plan (fi_scratch):
  * the home folder, resolved into home, and for root the system's
- * (scratch_system_dirs).  cand holds at most 6.
+ * (scratch_system_dirs).  cand holds at most 5.
  */
 static void
 run_scratch_candidates(struct run *run, char *home, const char **cand,
@@ -595,9 +595,8 @@ block_prepare(struct fsplan *plan, struct blocks *b, struct guard *g,
 		b->b_fd[i] = b->b_up[i] = -1;
 	for (i = 0; i < b->b_n; i++) {
 		op = &plan->fp_ops[i];
-		/* In a scratch layer: PID 1 makes it there (mount.c). */
-		if ((op->fo_kind != FS_BLOCK &&
-		    (op->fo_kind != FS_RO || !op->fo_dir)) || op->fo_scratch)
+		if (op->fo_kind != FS_BLOCK &&
+		    (op->fo_kind != FS_RO || !op->fo_dir))
 			continue;
 		if (op->fo_kind == FS_BLOCK) {
 			if ((made = block_make(op)) == 1)
@@ -904,7 +903,7 @@ run_cmd(int argc, char **argv)
 	struct policy		*policy;
 	char			 cwd[PATH_MAX], workspace[PATH_MAX];
 	char			 home[PATH_MAX], *known[2] = { NULL, NULL };
-	const char		*scratch_cand[6];
+	const char		*scratch_cand[5];
 	uint16_t		 publish[PUBLISH_MAX];
 	const char		*keep[16];
 	size_t			 nkeep = 0;

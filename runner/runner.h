@@ -195,8 +195,6 @@ struct fs_op {
 	enum fs_kind	 fo_kind;
 	bool		 fo_dir;	/* a directory (FS_BLOCK: to be) */
 	bool		 fo_dot;	/* FS_BLOCK file: reads ".", not empty */
-	bool		 fo_scratch;	/* FS_BLOCK in a scratch layer: made */
-					/* there, never on the host */
 	size_t		*fo_keep;	/* FS_HIDE_DIR: indices in fp_ops */
 	size_t		 fo_nkeep;
 	struct fs_mark	 fo_id;		/* binds: what the plan saw there, */
@@ -429,9 +427,9 @@ struct run {
 	const char		 *r_scratch;	/* the home, overlaid, or NULL */
 	const char		 *r_sysscratch[2]; /* root: apt's, overlaid */
 	size_t			  r_nsysscratch;
-	const char		 *r_sysdirs[5];	/* root: /usr, /etc, ... that */
+	const char		 *r_sysdirs[4];	/* root: /usr, /etc, ... that */
 	size_t			  r_nsysdirs;	/* may be scratch layers */
-	const char		 *r_syslayer[5];	/* those that are, */
+	const char		 *r_syslayer[4];	/* those that are, */
 	size_t			  r_nsyslayer;	/* overlaid (scratch layers) */
 	struct netcap_range	 *r_host_ports;	/* with the capture */
 	size_t			  r_nhost_ports;
@@ -578,16 +576,13 @@ void	secrets_phantoms(struct run *);
 json_t	*secrets_json(const struct run *);
 
 /* scratch.c: what the scratch layers hold, for the summary (PID 1). */
-#define RUN_SCRATCH_MAX	8	/* the home; for root, apt's two */
-				/* and the system's five */
+#define RUN_SCRATCH_MAX	7	/* the home; for root, apt's two */
+				/* and the system's four */
 
 struct scratch_fds {
 	int		 sf_fd[RUN_SCRATCH_MAX];	/* each layer's folder */
 	const char	*sf_shown[RUN_SCRATCH_MAX];	/* "~/", "/var/..../" */
-	const char	*sf_root[RUN_SCRATCH_MAX];	/* the layer's path */
 	size_t		 sf_n;
-	const struct fsplan *sf_plan;	/* its blocks in the layers are */
-					/* PID 1's, not written: not listed */
 };
 
 json_t	*scratch_list(const struct scratch_fds *);

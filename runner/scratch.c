@@ -52,7 +52,6 @@ struct scratch_walk {
 	size_t			 sw_seen;
 	size_t			 sw_layer;	/* the one being walked */
 	bool			 sw_partial;	/* stopped at a bound */
-	const struct scratch_fds *sw_sf;
 };
 
 /* Folders whose children are what a user would keep, one by one. */
@@ -91,26 +90,6 @@ scratch_group(struct scratch_walk *w, const char *name)
 }
 
 /*
- * Whether rel, an empty file in the layer being walked, is one PID 1
- * made to block a protected path there (fo_scratch): not the command's.
- */
-static bool
-scratch_ours(const struct scratch_walk *w, const char *rel)
-{
-	const struct fsplan	*plan = w->sw_sf->sf_plan;
-	const char		*root = w->sw_sf->sf_root[w->sw_layer];
-	size_t			 i, n = strlen(root);
-
-	for (i = 0; plan != NULL && i < plan->fp_nops; i++)
-		if (plan->fp_ops[i].fo_scratch &&
-		    strncmp(plan->fp_ops[i].fo_path, root, n) == 0 &&
-		    plan->fp_ops[i].fo_path[n] == '/' &&
-		    strcmp(plan->fp_ops[i].fo_path + n + 1, rel) == 0)
-			return true;
-	return false;
-}
-
-/*
  * Counts what is below the folder dfd (named rel in the home) into g, or,
  * while g is NULL, into a group per child.  Closes dfd.
  */
@@ -144,11 +123,6 @@ scratch_dir(struct scratch_walk *w, int dfd, const char *rel,
 			crel = xstrdup(de->d_name);
 		else
 			xasprintf(&crel, "%s/%s", rel, de->d_name);
-		if (S_ISREG(st.st_mode) && st.st_size == 0 &&
-		    scratch_ours(w, crel)) {
-			free(crel);
-			continue;
-		}
 		cg = g;
 		if (cg == NULL && !(S_ISDIR(st.st_mode) &&
 		    scratch_deeper(crel)) &&
@@ -199,7 +173,6 @@ scratch_list(const struct scratch_fds *sf)
 	int			 fd;
 
 	memset(&w, 0, sizeof(w));
-	w.sw_sf = sf;
 	for (w.sw_layer = 0; w.sw_layer < sf->sf_n; w.sw_layer++)
 		if ((fd = openat(sf->sf_fd[w.sw_layer], "upper", O_RDONLY |
 		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1)
@@ -274,13 +247,13 @@ scratch_submounts(const char *dir)
 /*
  * For root, the system's folders that may be scratch layers, before the
  * plan (which keeps what protects below them, fsp_keep); not one with a
- * mount below it (scratch_submounts).  Fills v (at most 5) and *n.
+ * mount below it (scratch_submounts).  Fills v (at most 4) and *n.
  */
 void
 scratch_system_dirs(const char **v, size_t *n)
 {
 	static const char *const sys[] = {
-		"/usr", "/etc", "/opt", "/var", "/srv"
+		"/usr", "/etc", "/opt", "/var"
 	};
 	struct stat	 st;
 	size_t		 i;
@@ -305,7 +278,7 @@ scratch_system_dirs(const char **v, size_t *n)
  * are to be scratch layers, so that an install as root (pip, make
  * install) succeeds into the run and the host's stay as they were: each
  * one that no op of the plan covers whole (an op below it goes on top).
- * Fills v (at most 5) and *n.
+ * Fills v (at most 4) and *n.
  */
 void
 scratch_system(const struct fsplan *plan, const char *const *cand,
