@@ -28,8 +28,9 @@ ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 		   $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
-LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/host.c lib/jsonl.c lib/log.c \
-		   lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c lib/dnsmsg.c
+LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
+		   lib/log.c lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c \
+		   lib/dnsmsg.c
 POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c

@@ -52,6 +52,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "log.h"
 #include "runner.h"
 #include "util.h"
@@ -77,33 +78,13 @@ struct notify {
 static int
 notify_listener(int sock)
 {
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct msghdr	 msg;
-	struct cmsghdr	*c;
-	struct iovec	 iov;
-	char		 b;
-	int		 fd = -1;
-	ssize_t		 n;
+	char	 b;
+	int	 fd;
 
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &b;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) == -1 &&
-	    errno == EINTR)
-		;
-	if (n <= 0)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
-	    c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	if (fdpass_recv(sock, &fd, &b, 1, 0) <= 0 && fd != -1) {
+		close(fd);
+		fd = -1;
+	}
 	return fd;
 }
 

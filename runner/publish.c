@@ -27,33 +27,11 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "fdpass.h"
 #include "log.h"
 #include "relay.h"
 #include "runner.h"
 #include "xmalloc.h"
-
-/* The pair's one message: a port, and a descriptor beside it. */
-struct publish_msg {
-	struct msghdr	 m_hdr;
-	struct iovec	 m_iov;
-	uint16_t	 m_port;
-	union {
-		char		 buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	 align;
-	}		 m_ctl;
-};
-
-static void
-publish_msg_init(struct publish_msg *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->m_iov.iov_base = &m->m_port;
-	m->m_iov.iov_len = sizeof(m->m_port);
-	m->m_hdr.msg_iov = &m->m_iov;
-	m->m_hdr.msg_iovlen = 1;
-	m->m_hdr.msg_control = m->m_ctl.buf;
-	m->m_hdr.msg_controllen = sizeof(m->m_ctl.buf);
-}
 
 /* One accepted connection's descriptor, for PID 1, with its port. */
 static void
@@ -61,21 +39,14 @@ publish_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	struct publish_port	*pp = arg;
-	struct publish_msg	 m;
-	struct cmsghdr		*cm;
 
 	(void)l;
 	(void)sa;
 	(void)salen;
-	publish_msg_init(&m);
-	m.m_port = pp->pp_port;
-	cm = CMSG_FIRSTHDR(&m.m_hdr);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(pp->pp_pair, &m.m_hdr, MSG_NOSIGNAL | MSG_DONTWAIT) == -1)
-		log_debug("%s: %d: %s", __func__, m.m_port, strerror(errno));
+	/* The pair's one message: the port, and the descriptor beside it. */
+	if (fdpass_send(pp->pp_pair, fd, &pp->pp_port, sizeof(pp->pp_port),
+	    MSG_NOSIGNAL | MSG_DONTWAIT) == -1)
+		log_debug("%s: %d: %s", __func__, pp->pp_port, strerror(errno));
 	close(fd);
 }
 
@@ -210,22 +181,17 @@ publish_inside_cb(evutil_socket_t pair, short what, void *arg)
 {
 	struct event_base	*base = arg;
 	struct sockaddr_in	 sin;
-	struct publish_msg	 m;
-	struct cmsghdr		*cm;
 	struct relay		*r;
 	uint16_t		 port;
 	int			 fd = -1, up;
 
 	(void)what;
-	publish_msg_init(&m);
-	if (recvmsg(pair, &m.m_hdr, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) !=
-	    (ssize_t)sizeof(m.m_port))
+	if (fdpass_recv(pair, &fd, &port, sizeof(port), MSG_DONTWAIT) !=
+	    (ssize_t)sizeof(port) || fd == -1) {
+		if (fd != -1)
+			close(fd);
 		return;
-	if ((cm = CMSG_FIRSTHDR(&m.m_hdr)) == NULL ||
-	    cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
-		return;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	port = m.m_port;
+	}
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(port);

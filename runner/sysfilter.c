@@ -56,7 +56,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 
 #include <linux/filter.h>
 #include <linux/netlink.h>
@@ -71,6 +70,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -343,29 +343,7 @@ sysfilter_apply(int fd, int *listener, char **cause)
 int
 sysfilter_send_listener(int sock, int listener, char **cause)
 {
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct msghdr	 msg;
-	struct cmsghdr	*c;
-	struct iovec	 iov;
-	char		 b = 'L';
-
-	memset(&msg, 0, sizeof(msg));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = &b;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &listener, sizeof(int));
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1) {
+	if (fdpass_send(sock, listener, "L", 1, MSG_NOSIGNAL) != 1) {
 		xasprintf(cause, "handing the seccomp listener to cordon run: "
 		    "%s", strerror(errno));
 		return -1;
