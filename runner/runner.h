@@ -721,6 +721,12 @@ struct run_net {
 int	run_exec(struct run *, struct policy *, const struct run_net *);
 int	run_cmd(int, char **);
 
+/* run_print.c: --dry-run. */
+struct trust_bundle;
+
+void	run_print(const struct run *, const struct run_net *,
+	    const struct trust_bundle *);
+
 /*
  * run_macos.c: macOS only, the command under sandbox-exec with the
  * policy's Seatbelt profile and the proxy on localhost:port.
