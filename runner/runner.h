@@ -701,6 +701,21 @@ void		 agent_seen(struct agent *, const char *, size_t, int);
 void		 agent_summary(const struct agent *, FILE *);
 void		 agent_free(struct agent *);
 
+/*
+ * block.c: the placeholders of protected paths that do not exist yet,
+ * made for the run and removed after it.
+ */
+struct blocks {
+	int	*b_fd;		/* per op: the locked folder, or -1 */
+	int	*b_up;		/* per op: the folder it is in, if made */
+	bool	*b_made;	/* per op: this run made it */
+	size_t	 b_n;
+};
+
+int	block_prepare(struct fsplan *, struct blocks *, struct guard *,
+	    char **);
+void	block_cleanup(struct fsplan *, struct blocks *);
+
 /* run.c: the process outside; run_cmd.c: the options. */
 struct run_net {
 	const char	 *rn_socket;	/* --proxy-socket, or NULL: our own */
