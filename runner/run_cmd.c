@@ -88,38 +88,19 @@ run_publish_flag(struct run_opts *o, const char *arg)
 }
 
 /*
- * The policy flags: each is an entry of the flags' layer, in the order
- * given; a path is made absolute against the current folder.
+ * A policy flag (policy_flag.c) into o's layers, a path made absolute
+ * against the current folder; false if ch is another flag.
  */
-static const struct {
-	int		 pf_ch;
-	const char	*pf_flag;
-	bool		 pf_path;
-} run_policy_flags[] = {
-	{ 'P', "--policy", true },
-	{ 'a', "--allow-domain", false },
-	{ 'd', "--deny-domain", false },
-	{ 'c', "--allow-cidr", false },
-	{ 'n', "--network", false },
-	{ 'w', "--write", true },
-	{ 'r', "--read-only", true },
-	{ 'x', "--deny-path", true },
-};
-
-/* A policy flag into o's layers; false if ch is another flag. */
 static bool
 run_opts_policy(struct run_opts *o, int ch, const char *arg)
 {
-	size_t	 i;
+	const struct policy_flag	*pf;
 
-	for (i = 0; i < nitems(run_policy_flags); i++)
-		if (run_policy_flags[i].pf_ch == ch)
-			break;
-	if (i == nitems(run_policy_flags))
+	if ((pf = policy_flag_find(ch)) == NULL)
 		return false;
-	if (run_policy_flags[i].pf_path)
+	if (pf->pf_path)
 		arg = run_abs(arg, o->ro_cwd, &o->ro_owned, &o->ro_nowned);
-	policy_layers_add(&o->ro_layers, run_policy_flags[i].pf_flag, arg);
+	policy_layers_add(&o->ro_layers, pf->pf_flag, arg);
 	return true;
 }
 
@@ -221,14 +202,6 @@ static int
 run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 {
 	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'P' },
-		{ "allow-domain", required_argument, NULL, 'a' },
-		{ "deny-domain", required_argument, NULL, 'd' },
-		{ "allow-cidr", required_argument, NULL, 'c' },
-		{ "network", required_argument, NULL, 'n' },
-		{ "write", required_argument, NULL, 'w' },
-		{ "read-only", required_argument, NULL, 'r' },
-		{ "deny-path", required_argument, NULL, 'x' },
 		{ "workspace", required_argument, NULL, 'W' },
 		{ "resolve", required_argument, NULL, 'R' },
 		{ "dns", required_argument, NULL, 'D' },
@@ -247,8 +220,11 @@ run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int	 ch;
+	struct option	 all[POLICY_FLAGS_N + nitems(opts)];
+	int		 ch;
 
+	policy_flag_options(all, nitems(all), opts, POLICY_FLAGS_NET |
+	    POLICY_FLAGS_MODE | POLICY_FLAGS_FS);
 	memset(o, 0, sizeof(*o));
 	o->ro_net.rn_report_at.w_dir = o->ro_net.rn_log_at.w_dir = -1;
 	*status = RUN_EXIT_FAILURE;
@@ -258,7 +234,7 @@ run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 	}
 	optind = 1;
 	/* "+": options stop at the command, whatever its arguments. */
-	while ((ch = getopt_long(argc, argv, "+hq", opts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "+hq", all, NULL)) != -1)
 		if (!run_opts_policy(o, ch, optarg) &&
 		    run_opts_flag(o, ch, optarg, status) == -1)
 			return -1;
