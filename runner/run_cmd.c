@@ -251,6 +251,7 @@ run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 	return 0;
 }
 
+/* Frees what run_opts_parse() made; the other strings are argv's. */
 static void
 run_opts_clear(struct run_opts *o)
 {
