@@ -33,7 +33,7 @@ LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
 		   lib/dnsmsg.c
 POLICY_SRCS	 = policies/policy_load.c policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
-		   policies/policy_show.c
+		   policies/policy_show.c policies/policy_flag.c
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 		   proxy/http_body.c proxy/http_out.c proxy/http_path.c \
 		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
@@ -50,7 +50,9 @@ PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
-		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c runner/run.c \
+		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c \
+		   runner/run_prepare.c runner/run_plan.c runner/run_print.c \
+		   runner/block.c runner/run.c \
 		   runner/sandbox.c runner/netcap.c runner/mount.c \
 		   runner/report.c runner/scratch.c runner/publish.c \
 		   runner/control.c runner/notify.c runner/agent.c \

@@ -193,6 +193,43 @@ struct policy	*policy_build_narrowing(const struct policy_layers *,
 int		 policy_ctx_init(struct policy_ctx *, const char *, char **);
 void		 policy_ctx_clear(struct policy_ctx *);
 
+/*
+ * policy_flag.c: the policy flags the commands share, in one table.  A
+ * command takes some sets of them, added to its getopt_long table.
+ */
+enum policy_flag_adds {
+	PFLAG_FILE,		/* a policy file: a layer of its own */
+	PFLAG_MODE,		/* network.mode */
+	PFLAG_ALLOW,		/* network.allow */
+	PFLAG_DENY,		/* network.deny */
+	PFLAG_CIDR,		/* network.allow_cidrs */
+	PFLAG_WRITE,		/* filesystem.write */
+	PFLAG_READ_ONLY,	/* filesystem.read_only */
+	PFLAG_HIDE		/* filesystem.deny */
+};
+
+#define POLICY_FLAGS_NET	0x1	/* --policy and the network lists */
+#define POLICY_FLAGS_MODE	0x2	/* --network */
+#define POLICY_FLAGS_FS		0x4	/* the filesystem lists */
+#define POLICY_FLAGS_N		8	/* flags in the table */
+#define POLICY_FLAG_VAL		0x1000	/* getopt_long's val: + index */
+
+struct policy_flag {
+	const char		*pf_flag;	/* "--allow-domain" */
+	int			 pf_has_arg;	/* getopt_long's */
+	unsigned int		 pf_set;	/* one of POLICY_FLAGS_* */
+	enum policy_flag_adds	 pf_adds;
+	bool			 pf_path;	/* its argument is a path */
+};
+
+struct option;
+
+void		 policy_flag_options(struct option *, size_t,
+		    const struct option *, unsigned int);
+const struct policy_flag *policy_flag_find(int);
+const struct policy_flag *policy_flag_named(const char *);
+bool		 policy_flag_take(struct policy_layers *, int, const char *);
+
 /* policy_match.c */
 enum verdict {
 	VERDICT_DENY,

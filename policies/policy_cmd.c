@@ -132,20 +132,12 @@ policy_check(int argc, char **argv)
 }
 
 enum {
-	OPT_POLICY = 256,
-	OPT_ALLOW_DOMAIN,
-	OPT_DENY_DOMAIN,
-	OPT_ALLOW_CIDR,
-	OPT_WORKSPACE,
+	OPT_WORKSPACE = 256,
 	OPT_ONLY,
 	OPT_PLAIN
 };
 
 static const struct option layer_options[] = {
-	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
-	{ "deny-domain", required_argument, NULL, OPT_DENY_DOMAIN },
-	{ "allow-cidr", required_argument, NULL, OPT_ALLOW_CIDR },
 	{ "workspace", required_argument, NULL, OPT_WORKSPACE },
 	{ "only", no_argument, NULL, OPT_ONLY },
 	{ "plain", no_argument, NULL, OPT_PLAIN },
@@ -153,35 +145,25 @@ static const struct option layer_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* The flag names of OPT_POLICY .. OPT_ALLOW_CIDR, as policy_build reads. */
-static const char *const layer_flags[] = {
-	"--policy", "--allow-domain", "--deny-domain", "--allow-cidr"
-};
-
 /*
- * Reads layer options into pl (pl_args points into a new array the
+ * Reads layer options into pl (pl_args is a new array, or NULL, the
  * caller frees).  Returns the index of the first operand, or -1.
  */
 static int
 policy_layer_opts(int argc, char **argv, struct policy_layers *pl,
     bool *plain)
 {
-	int	 ch;
+	struct option	 all[POLICY_FLAGS_N + nitems(layer_options)];
+	int		 ch;
 
 	memset(pl, 0, sizeof(*pl));
-	pl->pl_args = xcalloc((size_t)argc * 2 + 1, sizeof(*pl->pl_args));
+	policy_flag_options(all, nitems(all), layer_options,
+	    POLICY_FLAGS_NET);
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", layer_options, NULL)) !=
-	    -1) {
+	while ((ch = getopt_long(argc, argv, "h", all, NULL)) != -1) {
+		if (policy_flag_take(pl, ch, optarg))
+			continue;
 		switch (ch) {
-		case OPT_POLICY:
-		case OPT_ALLOW_DOMAIN:
-		case OPT_DENY_DOMAIN:
-		case OPT_ALLOW_CIDR:
-			pl->pl_args[pl->pl_nargs++] =
-			    layer_flags[ch - OPT_POLICY];
-			pl->pl_args[pl->pl_nargs++] = optarg;
-			break;
 		case OPT_WORKSPACE:
 			pl->pl_workspace = optarg;
 			break;

@@ -283,6 +283,28 @@ policy_flag_mode(struct policy *p, const char *arg, char **cause)
 	return 0;
 }
 
+/* The list of p a policy flag adds to (policy_flag.c). */
+static struct plist *
+policy_merge_list(struct policy *p, enum policy_flag_adds adds)
+{
+	switch (adds) {
+	case PFLAG_ALLOW:
+		return &p->p_allow;
+	case PFLAG_DENY:
+		return &p->p_deny;
+	case PFLAG_CIDR:
+		return &p->p_cidrs;
+	case PFLAG_WRITE:
+		return &p->p_write;
+	case PFLAG_READ_ONLY:
+		return &p->p_read_only;
+	case PFLAG_HIDE:
+		return &p->p_hide;
+	default:
+		fatalx("%s: flag %d adds no list", __func__, (int)adds);
+	}
+}
+
 /*
  * Adds one command-line rule to p: "--allow-domain", "--deny-domain",
  * "--allow-cidr", "--network", and the paths "--write", "--read-only" and
@@ -293,36 +315,26 @@ int
 policy_add_flag(struct policy *p, const char *flag, const char *arg,
     const struct policy_ctx *ctx, char **cause)
 {
-	struct plist	*pl;
-	struct pitem	*it;
-	char		*why, buf[ADDR_STRLEN + 8];
-	int		 rc;
-	bool		 path = false;
+	const struct policy_flag	*pf;
+	struct plist			*pl;
+	struct pitem			*it;
+	char				*why, buf[ADDR_STRLEN + 8];
+	int				 rc;
 
 	*cause = NULL;
-	if (strcmp(flag, "--network") == 0)
-		return policy_flag_mode(p, arg, cause);
-	if (strcmp(flag, "--allow-domain") == 0)
-		pl = &p->p_allow;
-	else if (strcmp(flag, "--deny-domain") == 0)
-		pl = &p->p_deny;
-	else if (strcmp(flag, "--allow-cidr") == 0)
-		pl = &p->p_cidrs;
-	else if ((path = strcmp(flag, "--write") == 0))
-		pl = &p->p_write;
-	else if ((path = strcmp(flag, "--read-only") == 0))
-		pl = &p->p_read_only;
-	else if ((path = strcmp(flag, "--deny-path") == 0))
-		pl = &p->p_hide;
-	else {
+	if ((pf = policy_flag_named(flag)) == NULL ||
+	    pf->pf_adds == PFLAG_FILE) {
 		xasprintf(cause, "%s: not a policy flag", flag);
 		return -1;
 	}
+	if (pf->pf_adds == PFLAG_MODE)
+		return policy_flag_mode(p, arg, cause);
+	pl = policy_merge_list(p, pf->pf_adds);
 	it = plist_add(pl);
 	it->pi_from = xstrdup(flag);
-	if (path)
+	if (pf->pf_path)
 		rc = policy_parse_path(arg, ctx, it, &why);
-	else if (pl == &p->p_cidrs) {
+	else if (pf->pf_adds == PFLAG_CIDR) {
 		if ((rc = cidr_parse(arg, &it->pi_cidr, &why)) == 0)
 			it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf,
 			    sizeof(buf)));
@@ -457,6 +469,7 @@ struct policy *
 policy_build(const struct policy_layers *pl, struct policy **trustedp,
     char **cause)
 {
+	const struct policy_flag *pf;
 	struct policy_ctx	 ctx;
 	struct policy		*p = NULL, *layer;
 	struct errlist		 errors = { 0 };
@@ -498,7 +511,8 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	for (i = 0; i + 1 < pl->pl_nargs; i += 2) {
 		flag = pl->pl_args[i];
 		arg = pl->pl_args[i + 1];
-		if (strcmp(flag, "--policy") == 0) {
+		if ((pf = policy_flag_named(flag)) != NULL &&
+		    pf->pf_adds == PFLAG_FILE) {
 			log_info("policy: reading %s", arg);
 			if ((layer = policy_load_file(arg, &ctx, &why)) ==
 			    NULL) {
@@ -567,25 +581,22 @@ struct policy *
 policy_build_narrowing(const struct policy_layers *pl,
     const struct policy *merged, char **cause)
 {
-	static const char *const flags[] = {
-		"--allow-domain", "--allow-cidr"
-	};
+	const struct policy_flag *pf;
 	struct policy_ctx	 ctx;
 	struct policy		*p, *ws = NULL;
 	struct errlist		 errors = { 0 };
 	char			*why;
-	size_t			 i, j;
+	size_t			 i;
 
 	*cause = NULL;
 	if (policy_ctx_init(&ctx, pl->pl_workspace, cause) == -1)
 		return NULL;
 	p = policy_new();
 	for (i = 0; i + 1 < pl->pl_nargs; i += 2) {
-		for (j = 0; j < nitems(flags); j++)
-			if (strcmp(pl->pl_args[i], flags[j]) == 0)
-				break;
-		if (j < nitems(flags) && policy_add_flag(p, pl->pl_args[i],
-		    pl->pl_args[i + 1], &ctx, &why) == -1) {
+		pf = policy_flag_named(pl->pl_args[i]);
+		if (pf != NULL && (pf->pf_adds == PFLAG_ALLOW ||
+		    pf->pf_adds == PFLAG_CIDR) && policy_add_flag(p,
+		    pl->pl_args[i], pl->pl_args[i + 1], &ctx, &why) == -1) {
 			errlist_add(&errors, "%s", why);
 			free(why);
 		}

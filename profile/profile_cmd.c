@@ -33,23 +33,12 @@ profile_usage(FILE *f)
 }
 
 enum {
-	OPT_POLICY = 256,
-	OPT_ALLOW_DOMAIN,
-	OPT_DENY_DOMAIN,
-	OPT_ALLOW_CIDR,
-	OPT_NETWORK,
-	OPT_WORKSPACE,
+	OPT_WORKSPACE = 256,
 	OPT_ONLY,
 	OPT_PORT,
 	OPT_PROGRAM,
 	OPT_USER,
 	OPT_REMOVE
-};
-
-/* The flag names of OPT_POLICY .. OPT_NETWORK, as policy_build reads. */
-static const char *const profile_flags[] = {
-	"--policy", "--allow-domain", "--deny-domain", "--allow-cidr",
-	"--network"
 };
 
 struct profile_args {
@@ -84,11 +73,6 @@ static int
 profile_opts(int argc, char **argv, bool winfw, struct profile_args *pa)
 {
 	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
-		{ "deny-domain", required_argument, NULL, OPT_DENY_DOMAIN },
-		{ "allow-cidr", required_argument, NULL, OPT_ALLOW_CIDR },
-		{ "network", required_argument, NULL, OPT_NETWORK },
 		{ "workspace", required_argument, NULL, OPT_WORKSPACE },
 		{ "only", no_argument, NULL, OPT_ONLY },
 		{ "proxy-port", required_argument, NULL, OPT_PORT },
@@ -98,25 +82,22 @@ profile_opts(int argc, char **argv, bool winfw, struct profile_args *pa)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int	 ch;
+	struct option	 all[POLICY_FLAGS_N + nitems(opts)];
+	int		 ch;
 
+	policy_flag_options(all, nitems(all), opts, POLICY_FLAGS_NET |
+	    POLICY_FLAGS_MODE);
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", all, NULL)) != -1) {
 		if (!winfw && ch >= OPT_PROGRAM && ch <= OPT_REMOVE) {
 			log_warnx("profile seatbelt: %s is for "
 			    "windows-firewall", argv[optind - 1]);
 			profile_usage(stderr);
 			return -1;
 		}
+		if (policy_flag_take(&pa->pa_layers, ch, optarg))
+			continue;
 		switch (ch) {
-		case OPT_POLICY:
-		case OPT_ALLOW_DOMAIN:
-		case OPT_DENY_DOMAIN:
-		case OPT_ALLOW_CIDR:
-		case OPT_NETWORK:
-			policy_layers_add(&pa->pa_layers,
-			    profile_flags[ch - OPT_POLICY], optarg);
-			break;
 		case OPT_WORKSPACE:
 			pa->pa_layers.pl_workspace = optarg;
 			break;

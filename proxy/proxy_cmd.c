@@ -297,10 +297,6 @@ proxy_cmd(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "listen-sandbox", required_argument, NULL, 'S' },
-		{ "policy", required_argument, NULL, 'P' },
-		{ "allow-domain", required_argument, NULL, 'a' },
-		{ "deny-domain", required_argument, NULL, 'd' },
-		{ "allow-cidr", required_argument, NULL, 'c' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "dns", required_argument, NULL, 'D' },
 		{ "resolve", required_argument, NULL, 'r' },
@@ -332,13 +328,17 @@ proxy_cmd(int argc, char **argv)
 	size_t			 nlisten = 0, npins = 0, i;
 	long			 n;
 	bool			 remote = false;
+	struct option		 all[POLICY_FLAGS_N + nitems(opts)];
 	int			 ch, fd, longindex = 0;
 
 	memset(&run, 0, sizeof(run));
 	run.pr_drain_secs = PROXY_DRAIN_SECS;
 	run.pr_layers.pl_no_workspace = true;
+	policy_flag_options(all, nitems(all), opts, POLICY_FLAGS_NET);
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, &longindex)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", all, &longindex)) != -1) {
+		if (policy_flag_take(&run.pr_layers, ch, optarg))
+			continue;
 		switch (ch) {
 		case 'l':
 		case 'S':
@@ -348,20 +348,8 @@ proxy_cmd(int argc, char **argv)
 			run.pr_pp2[nlisten] = ch == 'S';
 			listens[nlisten++] = optarg;
 			break;
-		case 'P':
-			policy_layers_add(&run.pr_layers, "--policy", optarg);
-			break;
 		case 'U':
 			run.pr_upstream_ca = optarg;
-			break;
-		case 'a':
-			policy_layers_add(&run.pr_layers, "--allow-domain", optarg);
-			break;
-		case 'd':
-			policy_layers_add(&run.pr_layers, "--deny-domain", optarg);
-			break;
-		case 'c':
-			policy_layers_add(&run.pr_layers, "--allow-cidr", optarg);
 			break;
 		case 'L':
 			logpath = optarg;
@@ -382,7 +370,7 @@ proxy_cmd(int argc, char **argv)
 			if (*optarg == '\0' || *end != '\0' || n < 1 ||
 			    n > 1000000) {
 				log_warnx("proxy: --%s: \"%s\" is not a number "
-				    "from 1 to 1000000", opts[longindex].name,
+				    "from 1 to 1000000", all[longindex].name,
 				    optarg);
 				return 2;
 			}

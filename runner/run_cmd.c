@@ -1,17 +1,14 @@
 /*
- * run_cmd.c: `cordon run`, its options, and everything decided before
- * the sandbox exists: the policy, the mount plan, the environment, the
- * seccomp program.  Whatever can fail is done here, where failing is
- * cheap and the message is plain; --dry-run prints it and stops.
+ * run_cmd.c: `cordon run`: its options, read into a struct run_opts,
+ * and the run's steps in order: run_prepare() decides everything that
+ * can fail before the sandbox exists, --dry-run prints it, and
+ * run_prepare_exec() runs it; run_prepare_clear() frees it all.
  */
 #include <sys/types.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +16,9 @@
 
 #include "log.h"
 #include "policy.h"
-#include "proxy.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
-
-extern char **environ;
 
 static void
 run_usage(FILE *f)
@@ -59,117 +53,12 @@ run_abs(const char *path, const char *cwd, char ***owned, size_t *nowned)
 }
 
 /*
- * The private /tmp, /var/tmp, /run and $XDG_RUNTIME_DIR cover the host's;
- * a read_only path of a trusted layer below one of them (tools in /tmp,
- * say) is brought back in, read-only.  The planner leaves read-only
- * paths outside writable roots out (the root is read-only already), so
- * they are added here.  The workspace layer cannot do this: what it
- * names stays under the cover.
- */
-static void
-plan_reveal(const struct run *run, struct fsplan *plan)
-{
-	const char		*covers[] = { "/tmp", "/var/tmp", "/run",
-				    run->r_runtime_dir };
-	const struct pitem	*it;
-	struct fs_op		*op;
-	struct stat		 st;
-	char			 real[PATH_MAX];
-	size_t			 i, j, c;
-	bool			 done;
-
-	for (i = 0; i < run->r_policy->p_read_only.pl_n; i++) {
-		it = &run->r_policy->p_read_only.pl_v[i];
-		if (it->pi_untrusted || realpath(it->pi_text, real) == NULL ||
-		    stat(real, &st) == -1)
-			continue;
-		for (c = 0; c < nitems(covers); c++)
-			if (covers[c] != NULL && path_is_below(real, covers[c]))
-				break;
-		if (c == nitems(covers))
-			continue;
-		for (done = false, j = 0; j < plan->fp_nops && !done; j++)
-			done = path_is_below(real, plan->fp_ops[j].fo_path);
-		if (done)
-			continue;	/* below an op already: planned */
-		plan->fp_ops = xreallocarray(plan->fp_ops, plan->fp_nops + 1,
-		    sizeof(*plan->fp_ops));
-		op = &plan->fp_ops[plan->fp_nops++];
-		memset(op, 0, sizeof(*op));
-		op->fo_path = xstrdup(real);
-		op->fo_why = xstrdup(it->pi_from);
-		op->fo_kind = FS_RO;
-		op->fo_dir = S_ISDIR(st.st_mode);
-	}
-}
-
-/*
- * The command's name for the egress log: the last part of argv[0], kept
- * to letters, digits, '.', '_', '+' and '-' (others become '_').
- */
-static void
-run_command_name(const char *argv0, char *out, size_t size)
-{
-	const char	*base = strrchr(argv0, '/');
-	size_t		 i;
-
-	base = base != NULL ? base + 1 : argv0;
-	for (i = 0; base[i] != '\0' && i + 1 < size; i++)
-		out[i] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
-		    "UVWXYZ0123456789._+-", base[i]) != NULL ? base[i] : '_';
-	out[i] = '\0';
-}
-
-/* Landlock's rules: read everywhere, write below the writable places. */
-static void
-run_landlock_rules(struct run *run)
-{
-	static const char *const writable[] = {
-		"/tmp", "/var/tmp", "/dev", "/run", "/var/run"
-	};
-	const struct fsplan	*plan = run->r_plan;
-	size_t			 i, n = 0;
-
-	run->r_ll = xcalloc(plan->fp_nops + nitems(writable) + 3 +
-	    nitems(run->r_sysscratch) + nitems(run->r_syslayer),
-	    sizeof(*run->r_ll));
-	run->r_ll[n++].lr_path = "/";
-	for (i = 0; i < nitems(writable); i++) {
-		run->r_ll[n].lr_path = writable[i];
-		run->r_ll[n++].lr_write = true;
-	}
-	if (run->r_runtime_dir != NULL) {
-		run->r_ll[n].lr_path = run->r_runtime_dir;
-		run->r_ll[n++].lr_write = true;
-	}
-	/* Writes there land in the scratch layer, not on the host. */
-	if (run->r_scratch != NULL) {
-		run->r_ll[n].lr_path = run->r_scratch;
-		run->r_ll[n++].lr_write = true;
-	}
-	for (i = 0; i < run->r_nsysscratch; i++) {
-		run->r_ll[n].lr_path = run->r_sysscratch[i];
-		run->r_ll[n++].lr_write = true;
-	}
-	for (i = 0; i < run->r_nsyslayer; i++) {
-		run->r_ll[n].lr_path = run->r_syslayer[i];
-		run->r_ll[n++].lr_write = true;
-	}
-	for (i = 0; i < plan->fp_nops; i++)
-		if (plan->fp_ops[i].fo_kind == FS_RW) {
-			run->r_ll[n].lr_path = plan->fp_ops[i].fo_path;
-			run->r_ll[n++].lr_write = true;
-		}
-	run->r_nll = n;
-}
-
-/*
  * --publish PORT: a port a server in the sandbox listens on, reachable
  * from the host's 127.0.0.1 (publish.c).  Returns 0, or -1 having said
  * why.
  */
 static int
-run_publish_flag(struct run *run, uint16_t *ports, const char *arg)
+run_publish_flag(struct run_opts *o, const char *arg)
 {
 	char	*end;
 	long	 n;
@@ -187,694 +76,132 @@ run_publish_flag(struct run *run, uint16_t *ports, const char *arg)
 		    "bridge to the proxy");
 		return -1;
 	}
-	for (i = 0; i < run->r_npublish; i++)
-		if (ports[i] == n)
+	for (i = 0; i < o->ro_npublish; i++)
+		if (o->ro_publish[i] == n)
 			return 0;
-	if (run->r_npublish == PUBLISH_MAX) {
+	if (o->ro_npublish == PUBLISH_MAX) {
 		log_warnx("run: --publish: at most %d ports", PUBLISH_MAX);
 		return -1;
 	}
-	ports[run->r_npublish++] = (uint16_t)n;
-	run->r_publish = ports;
+	o->ro_publish[o->ro_npublish++] = (uint16_t)n;
 	return 0;
 }
 
 /*
- * network.host_ports, for the capture to take to the proxy: a program
- * reaches them on the sandbox's own loopback, as on the host.  Without
- * the capture they could not be reached: that is an error, not a quiet
- * nothing.  Returns 0, or -1 having said why.
- */
-static int
-run_host_ports(struct run *run, const struct policy *p)
-{
-	const struct plist	*pl = &p->p_host_ports;
-	size_t			 i;
-
-	if (pl->pl_n == 0 || run->r_mode != NET_PROXY)
-		return 0;
-	if (!run->r_capture) {
-		log_warnx("run: network.host_ports (%s, from %s) needs the "
-		    "capture, and network.capture is \"off\"; nothing run",
-		    pl->pl_v[0].pi_text, pl->pl_v[0].pi_from);
-		log_warnx("hint: set \"capture\": \"on\", or drop "
-		    "network.host_ports");
-		return -1;
-	}
-	run->r_host_ports = xreallocarray(NULL, pl->pl_n,
-	    sizeof(*run->r_host_ports));
-	for (i = 0; i < pl->pl_n; i++) {
-		run->r_host_ports[i].nr_lo = (uint16_t)pl->pl_v[i].pi_port;
-		run->r_host_ports[i].nr_hi = (uint16_t)pl->pl_v[i].pi_port_hi;
-	}
-	run->r_nhost_ports = pl->pl_n;
-	return 0;
-}
-
-/* An op kind as a bit, for run_plan_over. */
-#define RUN_OP(kind)	(1U << (kind))
-
-/* The plan's op at or above path of one of the kinds, or NULL. */
-static const struct fs_op *
-run_plan_over(const struct fsplan *plan, const char *path, unsigned int kinds)
-{
-	size_t	 i;
-
-	for (i = 0; i < plan->fp_nops; i++)
-		if ((kinds & RUN_OP(plan->fp_ops[i].fo_kind)) &&
-		    path_is_below(path, plan->fp_ops[i].fo_path))
-			return &plan->fp_ops[i];
-	return NULL;
-}
-
-/*
- * The folder the scratch layer covers (mount.c, scratch.c): the home
- * folder, resolved into home, unless a writable root already covers it,
- * a read_only rule keeps it so or a deny rule hides it; NULL when there
- * is none.
- */
-static const char *
-run_scratch(const struct fsplan *plan, char *home)
-{
-	const char	*h = getenv("HOME");
-	struct stat	 st;
-
-	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL ||
-	    strcmp(home, "/") == 0 || stat(home, &st) == -1 ||
-	    !S_ISDIR(st.st_mode) || run_plan_over(plan, home,
-	    RUN_OP(FS_RW) | RUN_OP(FS_RO) | RUN_OP(FS_HIDE_DIR)) != NULL)
-		return NULL;
-	return home;
-}
-
-/* Makes path and the folders above it that are missing, mode 0700. */
-static int
-run_mkdirs(char *path)
-{
-	char	*p;
-
-	for (p = path + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		if (mkdir(path, 0700) == -1 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0700) == -1 && errno != EEXIST ? -1 : 0;
-}
-
-/*
- * cordon's ssh-agent is on when the user has a working one and the
- * policy allows some host: returns the user's SSH_AUTH_SOCK, and the
- * known_hosts files to show inside in known (NULL when off).
- */
-static const char *
-run_agent(char *known[2])
-{
-	const char	*sock = getenv("SSH_AUTH_SOCK"), *h = getenv("HOME");
-	char		 home[PATH_MAX], *cause;
-
-	if (sock == NULL || h == NULL || h[0] != '/' ||
-	    realpath(h, home) == NULL)
-		return NULL;
-	if (!agent_usable(sock, &cause)) {
-		log_info("run: no ssh-agent for the sandbox: %s", cause);
-		free(cause);
-		return NULL;
-	}
-	xasprintf(&known[0], "%s/.ssh/known_hosts", home);
-	xasprintf(&known[1], "%s/.ssh/known_hosts2", home);
-	return sock;
-}
-
-/*
- * --keep PATH: a folder of the home, in the scratch layer, kept between
- * runs: bound from cordon's own copy of it (cordon/keep in the user's
- * data folder), so the next run with --keep sees what this one left.
- * The host's folder of that name is never touched.  Returns 0, or -1
- * having said why.
- */
-static int
-run_keep(struct run *run, const char *const *keep, size_t n,
-    const char *workspace)
-{
-	struct policy_ctx	 ctx = { .pc_workspace = workspace };
-	struct pitem		 it;
-	const char		*data = getenv("XDG_DATA_HOME");
-	char			*cause, *from;
-	size_t			 i;
-
-	if (n == 0)
-		return 0;
-	if ((ctx.pc_home = run->r_scratch) == NULL) {
-		log_warnx("run: --keep %s: the home folder is no scratch layer "
-		    "in this run (a write, read_only or deny rule covers it, "
-		    "or HOME is not set): nothing to keep; drop --keep",
-		    keep[0]);
-		return -1;
-	}
-	run->r_keep = xcalloc(n, sizeof(*run->r_keep));
-	for (i = 0; i < n; i++) {
-		memset(&it, 0, sizeof(it));
-		if (policy_parse_path(keep[i], &ctx, &it, &cause) == -1 ||
-		    !path_is_below(it.pi_text, run->r_scratch) ||
-		    strcmp(it.pi_text, run->r_scratch) == 0) {
-			log_warnx("run: --keep %s: not a folder in the home "
-			    "folder (%s)", keep[i], run->r_scratch);
-			free(cause);
-			free(it.pi_text);
-			return -1;
-		}
-		if (data != NULL && data[0] == '/')
-			xasprintf(&from, "%s/cordon/keep%s", data,
-			    it.pi_text + strlen(run->r_scratch));
-		else
-			xasprintf(&from, "%s/.local/share/cordon/keep%s",
-			    run->r_scratch, it.pi_text +
-			    strlen(run->r_scratch));
-		run->r_keep[run->r_nkeep].k_path = it.pi_text;
-		run->r_keep[run->r_nkeep++].k_from = from;
-		if (run_mkdirs(from) == -1) {
-			log_warn("run: --keep %s: cordon's copy %s", keep[i],
-			    from);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/*
- * The tools' token files of the home: those secrets_prepare() copied are
- * bound over the plan's hiding of them (tf_bound); the others that exist
- * and that the plan hides are said in the summary (tally_hidden):
- * "~/.npmrc (npm)".
- */
-static void
-run_hidden_cfg(struct run *run, const struct fsplan *plan)
-{
-	static const char *const cfg[][2] = {
-		{ ".npmrc", "~/.npmrc (npm)" },
-		{ ".pypirc", "~/.pypirc (twine)" },
-		{ ".netrc", "~/.netrc (curl, git, pip)" },
-		{ ".git-credentials", "~/.git-credentials (git)" },
-		{ ".docker/config.json", "~/.docker/config.json (docker)" },
-		{ ".cargo/credentials.toml", "~/.cargo/credentials.toml "
-		    "(cargo)" },
-	};
-	const char	*h = getenv("HOME");
-	const struct fs_op *op;
-	struct secret_file *tf;
-	struct stat	 st;
-	char		 home[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
-	size_t		 i, j;
-
-	for (i = 0; i < run->r_nsecrets; i++) {
-		tf = &run->r_secrets[i];
-		op = run_plan_over(plan, tf->tf_path, RUN_OP(FS_HIDE_FILE));
-		tf->tf_bound = op != NULL && strcmp(op->fo_path,
-		    tf->tf_path) == 0;
-	}
-	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL)
-		return;
-	for (i = 0; i < nitems(cfg); i++) {
-		if (snprintf(path, sizeof(path), "%s/%s", home, cfg[i][0]) >=
-		    (int)sizeof(path) || lstat(path, &st) == -1 ||
-		    run_plan_over(plan, path, RUN_OP(FS_HIDE_FILE) |
-		    RUN_OP(FS_HIDE_DIR)) == NULL ||
-		    run->r_nhidden_cfg >= nitems(run->r_hidden_cfg))
-			continue;
-		for (j = 0; j < run->r_nsecrets; j++)
-			if (run->r_secrets[j].tf_bound &&
-			    realpath(path, real) != NULL &&
-			    strcmp(real, run->r_secrets[j].tf_path) == 0)
-				break;
-		if (j == run->r_nsecrets)
-			run->r_hidden_cfg[run->r_nhidden_cfg++] = cfg[i][1];
-	}
-}
-
-/*
- * The folders that may be scratch layers, for the plan (fi_scratch):
- * the home folder, resolved into home, and for root the system's
- * (scratch_system_dirs).  cand holds at most 5.
- */
-static void
-run_scratch_candidates(struct run *run, char *home, const char **cand,
-    struct fsplan_in *fin)
-{
-	const char	*h = getenv("HOME");
-	size_t		 i, n = 0;
-
-	if (h != NULL && h[0] == '/' && realpath(h, home) != NULL &&
-	    strcmp(home, "/") != 0)
-		cand[n++] = home;
-	scratch_system_dirs(run->r_sysdirs, &run->r_nsysdirs);
-	for (i = 0; i < run->r_nsysdirs; i++)
-		cand[n++] = run->r_sysdirs[i];
-	fin->fi_scratch = cand;
-	fin->fi_nscratch = n;
-}
-
-/*
- * A run as root: apt's folders are scratch layers too (apt-get update
- * and download write there, and the host's stay as they were), unless a
- * rule of the plan covers them; and so are the system's folders
- * (scratch_system).
- */
-static void
-run_sysscratch(struct run *run, const struct fsplan *plan)
-{
-	static const char *const apt[] = { "/var/lib/apt", "/var/cache/apt" };
-	struct stat	 st;
-	size_t		 i, j;
-	bool		 covered;
-
-	if (run->r_uid != 0)
-		return;
-	for (i = 0; i < nitems(apt); i++) {
-		if (lstat(apt[i], &st) == -1 || !S_ISDIR(st.st_mode))
-			continue;
-		for (covered = false, j = 0; j < plan->fp_nops && !covered;
-		    j++)
-			covered = plan->fp_ops[j].fo_kind != FS_SKIP &&
-			    (path_is_below(apt[i], plan->fp_ops[j].fo_path) ||
-			    path_is_below(plan->fp_ops[j].fo_path, apt[i]));
-		if (!covered)
-			run->r_sysscratch[run->r_nsysscratch++] = apt[i];
-	}
-	scratch_system(plan, run->r_sysdirs, run->r_nsysdirs, run->r_syslayer,
-	    &run->r_nsyslayer);
-}
-
-/*
- * The current folder as the workspace, when it is / or the home folder:
- * all of it would be writable, dotfiles and all, and that is rarely what
- * running cordon there meant.  Says so, with the flag that means it.
+ * A policy flag (policy_flag.c) into o's layers, a path made absolute
+ * against the current folder; false if ch is another flag.
  */
 static bool
-run_ws_too_wide(const char *workspace)
+run_opts_policy(struct run_opts *o, int ch, const char *arg)
 {
-	const char	*home = getenv("HOME");
-	char		 real[PATH_MAX];
-	bool		 is_home;
+	const struct policy_flag	*pf;
 
-	is_home = home != NULL && home[0] == '/' && realpath(home, real) !=
-	    NULL && strcmp(real, workspace) == 0;
-	if (!is_home && strcmp(workspace, "/") != 0)
+	if ((pf = policy_flag_find(ch)) == NULL)
 		return false;
-	log_warnx("run: the workspace would be %s, %s, and all of it "
-	    "writable; run cordon from a project's folder, or pass "
-	    "--workspace %s to mean it (shell startup files, ~/.ssh and "
-	    "the other persistence points stay read-only even then)",
-	    workspace, is_home ? "your home folder" : "the root folder",
-	    workspace);
+	if (pf->pf_path)
+		arg = run_abs(arg, o->ro_cwd, &o->ro_owned, &o->ro_nowned);
+	policy_layers_add(&o->ro_layers, pf->pf_flag, arg);
 	return true;
 }
 
-/*
- * A protected path that does not exist yet (FS_BLOCK) needs something to
- * mount on: an empty folder (or file: fo_dir), made here for the run and
- * removed after it.
- * Runs in one workspace may overlap, and removing a folder that another
- * run has mounted over would lift its cover there; so every run holds a
- * shared lock on each protected folder it mounts, and the run that made
- * a placeholder removes it only when it can take the lock alone.
- */
-struct blocks {
-	int	*b_fd;		/* per op: the locked folder, or -1 */
-	int	*b_up;		/* per op: the folder it is in, if made */
-	bool	*b_made;	/* per op: this run made it */
-	size_t	 b_n;
-};
-
-/*
- * Removes a placeholder this run made, through the descriptor of its
- * folder opened before the run and only if the name still holds the
- * very folder made: the command may have swapped a folder above it for
- * a link, and rmdir by path would follow it.
- */
-static void
-block_remove(const struct blocks *b, size_t i, const char *path)
-{
-	struct stat	 made, now;
-	const char	*name = strrchr(path, '/') + 1;
-
-	if (b->b_up[i] == -1 || fstat(b->b_fd[i], &made) == -1 ||
-	    fstatat(b->b_up[i], name, &now, AT_SYMLINK_NOFOLLOW) == -1 ||
-	    made.st_dev != now.st_dev || made.st_ino != now.st_ino)
-		return;
-	/* A file someone on the host wrote meanwhile is theirs now. */
-	if (S_ISDIR(now.st_mode))
-		unlinkat(b->b_up[i], name, AT_REMOVEDIR);
-	else if (now.st_size == 0)
-		unlinkat(b->b_up[i], name, 0);
-}
-
-/*
- * The folder a placeholder just made (open as fd) is in: for a folder,
- * its "..", so the very one; for a file, by name, checked to hold it.
- */
+/* --ask-secs N: 0, or -1 having said why. */
 static int
-block_up(const char *path, int fd)
+run_opts_ask_secs(struct run_opts *o, const char *arg)
 {
-	struct stat	 st, in;
-	char		*dir;
-	int		 up;
+	char	*end;
+	long	 n;
 
-	if (fstat(fd, &st) == -1)
+	n = strtol(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || n < 1 || n > 3600) {
+		log_warnx("run: --ask-secs: \"%s\" is not a number from 1 to "
+		    "3600", arg);
 		return -1;
-	if (S_ISDIR(st.st_mode))
-		return openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
-	up = open(dir[0] != '\0' ? dir : "/", O_PATH | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC);
-	free(dir);
-	if (up != -1 && (fstatat(up, strrchr(path, '/') + 1, &in,
-	    AT_SYMLINK_NOFOLLOW) == -1 || in.st_dev != st.st_dev ||
-	    in.st_ino != st.st_ino)) {
-		close(up);
-		up = -1;
 	}
-	return up;
+	o->ro_net.rn_ask_secs = (int)n;
+	return 0;
 }
 
 /*
- * Makes the placeholder of op, a folder or an empty file, unless it is
- * there.  Returns 1 if made, 0 if there, -1 with errno set.
+ * Any other flag into o.  Returns 0, or -1 with *status set to the exit
+ * status: 0 after --help, 2 for a bad flag or value (said).
  */
 static int
-block_make(const struct fs_op *op)
+run_opts_flag(struct run_opts *o, int ch, char *arg, int *status)
 {
-	int	 fd;
+	struct run_net	*net = &o->ro_net;
 
-	if (op->fo_dir)
-		return mkdir(op->fo_path, 0755) == 0 ? 1 :
-		    errno == EEXIST ? 0 : -1;
-	if ((fd = open(op->fo_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0644)) != -1) {
-		close(fd);
-		return 1;
-	}
-	return errno == EEXIST ? 0 : -1;
-}
-
-static int
-block_prepare(struct fsplan *plan, struct blocks *b, struct guard *g,
-    char **cause)
-{
-	struct fs_op	*op;
-	size_t		 i;
-	int		 fd, made;
-
-	b->b_n = plan->fp_nops;
-	b->b_fd = xreallocarray(NULL, b->b_n + 1, sizeof(*b->b_fd));
-	b->b_up = xreallocarray(NULL, b->b_n + 1, sizeof(*b->b_up));
-	b->b_made = xcalloc(b->b_n + 1, sizeof(*b->b_made));
-	for (i = 0; i < b->b_n; i++)
-		b->b_fd[i] = b->b_up[i] = -1;
-	for (i = 0; i < b->b_n; i++) {
-		op = &plan->fp_ops[i];
-		if (op->fo_kind != FS_BLOCK &&
-		    (op->fo_kind != FS_RO || !op->fo_dir))
-			continue;
-		if (op->fo_kind == FS_BLOCK) {
-			if ((made = block_make(op)) == 1)
-				b->b_made[i] = true;
-			else if (made == -1 && (errno == EROFS ||
-			    errno == EACCES)) {
-				/*
-				 * What we cannot make, the command (same user,
-				 * fewer rights) cannot either: nothing to block.
-				 */
-				op->fo_kind = FS_SKIP;
-				continue;
-			} else if (made == -1) {
-				xasprintf(cause, "%s (%s) does not exist, and "
-				    "cordon needs an empty %s there for the run, "
-				    "to stop the command from making it: %s",
-				    op->fo_path, op->fo_why, op->fo_dir ?
-				    "folder" : "file", strerror(errno));
-				return -1;
-			}
+	*status = 2;
+	switch (ch) {
+	case 'W':
+		o->ro_ws = arg;
+		break;
+	case 'R':
+		net->rn_pins = xreallocarray(net->rn_pins, net->rn_npins + 1,
+		    sizeof(*net->rn_pins));
+		net->rn_pins[net->rn_npins++] = arg;
+		break;
+	case 'D':
+		str_append(&o->ro_dns, ",", arg);
+		break;
+	case 'U':
+		net->rn_upstream_ca = arg;
+		break;
+	case 'S':
+		net->rn_socket = arg;
+		break;
+	case 'L':
+		net->rn_log = arg;
+		break;
+	case 'N':
+		o->ro_dry = true;
+		break;
+	case 'q':
+		net->rn_quiet = true;
+		break;
+	case 'A':
+		o->ro_no_landlock = true;
+		break;
+	case 'T':
+		net->rn_report = arg;
+		break;
+	case 'C':
+		net->rn_control = arg;
+		break;
+	case 'K':
+		net->rn_ask = true;
+		break;
+	case 'p':
+		return run_publish_flag(o, arg);
+	case 'e':
+		if (o->ro_nkeep == nitems(o->ro_keep)) {
+			log_warnx("run: --keep: at most %zu folders",
+			    nitems(o->ro_keep));
+			return -1;
 		}
-		fd = open(op->fo_path, (op->fo_dir ? O_RDONLY | O_DIRECTORY :
-		    O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
-		if (fd != -1 && flock(fd, LOCK_SH) == 0)
-			b->b_fd[i] = fd;
-		else if (fd != -1)
-			close(fd);
-		/*
-		 * Covered for the whole run, so not the command's: ours, or
-		 * another run's placeholder in the same workspace.
-		 */
-		guard_know(g, b->b_fd[i]);
-		if (b->b_made[i] && b->b_fd[i] != -1)
-			b->b_up[i] = block_up(op->fo_path, b->b_fd[i]);
-	}
-	return 0;
-}
-
-static void
-block_cleanup(struct fsplan *plan, struct blocks *b)
-{
-	size_t	 i;
-
-	for (i = 0; i < b->b_n; i++) {
-		if (b->b_made[i] && b->b_fd[i] != -1 &&
-		    flock(b->b_fd[i], LOCK_EX | LOCK_NB) == 0)
-			block_remove(b, i, plan->fp_ops[i].fo_path);
-		if (b->b_fd[i] != -1)
-			close(b->b_fd[i]);
-		if (b->b_up[i] != -1)
-			close(b->b_up[i]);
-	}
-	free(b->b_fd);
-	free(b->b_up);
-	free(b->b_made);
-	memset(b, 0, sizeof(*b));
-}
-
-/*
- * With --proxy-socket, the run's network rules travel to the operator's
- * proxy with each connection (bridge.c, conn.c), which can only narrow
- * its own policy with them: its deny entries, and the allow lists of its
- * flags and workspace layer (policy_build_narrowing), as a JSON policy of
- * "allow", "deny" and "allow_cidrs" (no list files: their entries).  Sets *text to it, or to
- * NULL when there are none; returns 0, or -1 with *cause set.
- */
-static int
-run_narrowing(const struct policy_layers *layers, const struct policy *merged,
-    char **text, char **cause)
-{
-	static const char *const keys[] = { "allow", "deny", "allow_cidrs" };
-	struct policy		*n;
-	const struct plist	*pl;
-	json_t			*net, *list, *doc;
-	size_t			 i, j;
-
-	*text = NULL;
-	if ((n = policy_build_narrowing(layers, merged, cause)) == NULL)
+		o->ro_keep[o->ro_nkeep++] = arg;
+		break;
+	case 'k':
+		return run_opts_ask_secs(o, arg);
+	case 'h':
+		run_usage(stdout);
+		*status = 0;
 		return -1;
-	net = json_object();
-	for (i = 0; i < nitems(keys); i++) {
-		pl = i == 0 ? &n->p_allow : i == 1 ? &n->p_deny : &n->p_cidrs;
-		if (!pl->pl_set)
-			continue;
-		list = json_array();
-		for (j = 0; j < pl->pl_n; j++)
-			json_array_append_new(list,
-			    json_string(pl->pl_v[j].pi_text));
-		json_object_set_new(net, keys[i], list);
+	default:
+		run_usage(stderr);
+		return -1;
 	}
-	policy_free(n);
-	if (json_object_size(net) == 0) {
-		json_decref(net);
-		return 0;
-	}
-	doc = json_pack("{s:i, s:o}", "version", POLICY_VERSION, "network",
-	    net);
-	*text = json_dumps(doc, JSON_COMPACT);
-	json_decref(doc);
 	return 0;
 }
 
 /*
- * The folders of --report PATH and of --log FILE (the run's own proxy
- * writes it), opened now, beneath the workspace when they are in it:
- * cordon writes them while or after the command ran, and the command
- * may have reshaped the workspace (wspath.c).  Returns 0, or -1 having
- * said why.
+ * Reads `cordon run`'s options into o, which run_opts_clear() frees
+ * after, whatever this returns.  Returns 0 when the run goes on, or -1
+ * with *status set to the exit status (0 after --help).
  */
 static int
-run_paths_open(struct run_net *net, const char *ws, const char *cwd)
-{
-	char	*cause, *msg;
-
-	if (net->rn_report != NULL && strncmp(net->rn_report, "fd:", 3) !=
-	    0 && wspath_open(&net->rn_report_at, ws, cwd, net->rn_report,
-	    "--report", &cause) == -1)
-		goto fail;
-	if (net->rn_log != NULL && strcmp(net->rn_log, "-") != 0 &&
-	    net->rn_socket == NULL && wspath_open(&net->rn_log_at, ws, cwd,
-	    net->rn_log, "--log", &cause) == -1)
-		goto fail;
-	return 0;
-fail:
-	xasprintf(&msg, "run: %s", cause);
-	free(cause);
-	log_warnx_lines(msg);
-	log_warnx("run: nothing run");
-	return -1;
-}
-
-/* The phantom credential whose variable is env's "NAME=...", or NULL. */
-static const struct phantom *
-run_phantom(const struct run *run, const char *env)
-{
-	size_t	 i, n = strcspn(env, "=");
-
-	for (i = 0; i < run->r_nphantoms; i++)
-		if (run->r_phantoms[i].ph_env != NULL &&
-		    strlen(run->r_phantoms[i].ph_env) == n &&
-		    strncmp(run->r_phantoms[i].ph_env, env, n) == 0)
-			return &run->r_phantoms[i];
-	return NULL;
-}
-
-/* --dry-run: what the run would do, in the order it would do it. */
-static void
-run_print(const struct run *run, const struct run_net *net,
-    const struct trust_bundle *ib)
-{
-	const struct phantom	*ph;
-	size_t			 i;
-	int			 abi = landlock_abi();
-
-	printf("sandbox %s\n", run->r_id);
-	printf("namespaces: user (uid %u, gid %u), mount, pid, ipc, uts, "
-	    "cgroup%s\n", (unsigned int)run->r_uid, (unsigned int)run->r_gid,
-	    run->r_mode == NET_HOST ? "; the host's network" : ", network");
-	printf("network: %s\n", policy_mode_name(run->r_mode));
-	if (run->r_mode == NET_PROXY) {
-		if (net->rn_socket != NULL)
-			printf("  proxy: %s (an operator's proxy; its policy "
-			    "decides, narrowed by the run's own rules: %s)\n",
-			    net->rn_socket, run->r_narrow != NULL ?
-			    run->r_narrow : "none");
-		else
-			printf("  proxy: cordon's own, in the run's process, "
-			    "on a private Unix socket\n");
-		printf("  bridge: 127.0.0.1:%d and [::1]:%d inside, to the "
-		    "proxy\n", RUN_BRIDGE_PORT, RUN_BRIDGE_PORT);
-		if (run->r_capture)
-			printf("  capture: lo with %s and %s, default routes; "
-			    "nftables: every TCP connection off the sandbox "
-			    "to the bridge, every DNS query to its resolver "
-			    "on port 53 (names the policy refuses: NXDOMAIN; "
-			    "the others: addresses of its own that the bridge "
-			    "maps back), /etc/resolv.conf naming it alone; "
-			    "other UDP and ICMP dropped, and counted for the "
-			    "summary\n", NETCAP_ADDR4, NETCAP_ADDR6);
-		else
-			printf("  capture: off (network.capture); only "
-			    "programs that read the proxy variables get "
-			    "out\n");
-		for (i = 0; i < run->r_nhost_ports; i++)
-			printf("  host ports %u-%u: the sandbox's loopback "
-			    "there is the host's, through the proxy "
-			    "(network.host_ports)\n",
-			    run->r_host_ports[i].nr_lo,
-			    run->r_host_ports[i].nr_hi);
-		if (run->r_agent_real != NULL)
-			printf("  ssh-agent: cordon's, at %s (SSH_AUTH_SOCK): "
-			    "signs a login with the keys of %s only for a "
-			    "host the policy allows, known by its key in "
-			    "~/.ssh/known_hosts; lists keys only to such a "
-			    "login; adds, removes, locks nothing\n",
-			    RUN_AGENT_SOCK, run->r_agent_real);
-		if (net->rn_log != NULL)
-			printf("  egress log: %s\n", net->rn_log);
-	} else if (run->r_mode == NET_NONE)
-		printf("  only lo, up; no way out\n");
-	else
-		printf("  unfiltered: not through the proxy, not logged\n");
-	for (i = 0; i < run->r_npublish; i++)
-		printf("  published: the host's 127.0.0.1:%u to the "
-		    "sandbox's 127.0.0.1:%u (--publish)\n", run->r_publish[i],
-		    run->r_publish[i]);
-	printf("mounts, in order:\n");
-	mount_print(run, stdout);
-	for (i = 0; i < run->r_plan->fp_nnotes; i++)
-		printf("  note: %s\n", run->r_plan->fp_notes[i]);
-	printf("Landlock: ");
-	if (abi == 0)
-		printf("not in this kernel (the mounts alone limit writes)\n");
-	else {
-		printf("ABI %d; read everywhere, write below:", abi);
-		for (i = 0; i < run->r_nll; i++)
-			if (run->r_ll[i].lr_write)
-				printf(" %s", run->r_ll[i].lr_path);
-		printf("%s\n", abi >= 6 ? "; abstract Unix sockets and "
-		    "signals scoped to the sandbox" : "");
-	}
-	printf("seccomp: EPERM for ptrace, process_vm_*, io_uring, bpf, "
-	    "perf_event_open, userfaultfd, keyctl, kexec, modules, mount "
-	    "calls, setns, new namespaces, TIOCSTI/TIOCLINUX, socket "
-	    "families but unix/inet/inet6/netlink-route%s; other ABIs "
-	    "refused\n", run->r_unix ? "" : run->r_routes->ur_n > 0 ?
-	    ", Unix sockets but stream and seqpacket ones; every connect(2) "
-	    "made by cordon run (below)" : ", Unix sockets but stream and "
-	    "seqpacket socketpairs");
-	unixroute_print(run->r_routes, stdout);
-	printf("capabilities: none; no_new_privs; fds above 2 closed\n");
-	printf("after the run: a .git, .hg or bare repository made or changed "
-	    "in the writable folders is renamed NAME%sID, and the run "
-	    "exits %d\n", ".cordon-quarantine-", RUN_EXIT_FAILURE);
-	if (ib->ib_pem != NULL) {
-		printf("trust: %s inside, written by PID 1 (mode 0444): %s, "
-		    "then cordon's CA %s\n", RUN_CA_BUNDLE, ib->ib_base !=
-		    NULL ? ib->ib_base : "no base bundle", ib->ib_ca);
-		printf("  CA sha256 fingerprint: %s\n", ib->ib_fingerprint);
-	}
-	for (i = 0; i < run->r_nphantoms; i++)
-		if (run->r_phantoms[i].ph_file != NULL)
-			printf("token: %s holds %s<32 hex digits> in place of a "
-			    "token; the proxy puts the real one in %s for %s"
-			    "%s\n", run->r_phantoms[i].ph_file, PHANTOM_PREFIX,
-			    run->r_phantoms[i].ph_header,
-			    run->r_phantoms[i].ph_host.pi_text,
-			    run->r_phantoms[i].ph_user != NULL ?
-			    " (Basic, with its user)" : "");
-	printf("environment:\n");
-	for (i = 0; run->r_env[i] != NULL; i++) {
-		/* Never the value: a placeholder is new each run anyway. */
-		if ((ph = run_phantom(run, run->r_env[i])) != NULL)
-			printf("  %s=%s<32 hex digits, new each run> "
-			    "(phantom credential: the proxy puts the real "
-			    "value in %s for %s)\n", ph->ph_env,
-			    PHANTOM_PREFIX, ph->ph_header, ph->ph_host.pi_text);
-		else
-			printf("  %s\n", run->r_env[i]);
-	}
-	printf("command:");
-	for (i = 0; run->r_argv[i] != NULL; i++)
-		printf(" %s", run->r_argv[i]);
-	printf("\n  in %s\n", run->r_cwd);
-}
-
-int
-run_cmd(int argc, char **argv)
+run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 {
 	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'P' },
-		{ "allow-domain", required_argument, NULL, 'a' },
-		{ "deny-domain", required_argument, NULL, 'd' },
-		{ "allow-cidr", required_argument, NULL, 'c' },
-		{ "network", required_argument, NULL, 'n' },
-		{ "write", required_argument, NULL, 'w' },
-		{ "read-only", required_argument, NULL, 'r' },
-		{ "deny-path", required_argument, NULL, 'x' },
 		{ "workspace", required_argument, NULL, 'W' },
 		{ "resolve", required_argument, NULL, 'R' },
 		{ "dns", required_argument, NULL, 'D' },
@@ -893,414 +220,70 @@ run_cmd(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct policy_layers	 layers;
-	struct run		 run;
-	struct run_net		 net;
-	struct fsplan		 plan;
-	struct fsplan_in	 fin;
-	struct env_proxy	 ep = { .ep_port = RUN_BRIDGE_PORT };
-	struct trust_bundle	 ib;
-	struct policy		*policy;
-	char			 cwd[PATH_MAX], workspace[PATH_MAX];
-	char			 home[PATH_MAX], *known[2] = { NULL, NULL };
-	const char		*scratch_cand[5];
-	uint16_t		 publish[PUBLISH_MAX];
-	const char		*keep[16];
-	size_t			 nkeep = 0;
-	char			**owned = NULL, *cause, *dns = NULL;
-	const char		*ws = NULL, *rd;
-	size_t			 nowned = 0, i;
-	struct blocks		 blocks = { NULL, NULL, NULL, 0 };
-	struct guard		 guard;
-	struct unix_routes	 routes = { NULL, 0 };
-	bool			 dry = false;
-	bool			 no_landlock = false;
-	char			*end;
-	long			 n;
-	int			 ch, rc;
+	struct option	 all[POLICY_FLAGS_N + nitems(opts)];
+	int		 ch;
 
-	memset(&layers, 0, sizeof(layers));
-	memset(&run, 0, sizeof(run));
-	memset(&net, 0, sizeof(net));
-	net.rn_report_at.w_dir = net.rn_log_at.w_dir = -1;
-	memset(&plan, 0, sizeof(plan));
-	memset(&guard, 0, sizeof(guard));
-	memset(&ib, 0, sizeof(ib));
-	if (getcwd(cwd, sizeof(cwd)) == NULL) {
+	policy_flag_options(all, nitems(all), opts, POLICY_FLAGS_NET |
+	    POLICY_FLAGS_MODE | POLICY_FLAGS_FS);
+	memset(o, 0, sizeof(*o));
+	o->ro_net.rn_report_at.w_dir = o->ro_net.rn_log_at.w_dir = -1;
+	*status = RUN_EXIT_FAILURE;
+	if (getcwd(o->ro_cwd, sizeof(o->ro_cwd)) == NULL) {
 		log_warn("run: the current folder");
-		return RUN_EXIT_FAILURE;
+		return -1;
 	}
 	optind = 1;
 	/* "+": options stop at the command, whatever its arguments. */
-	while ((ch = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'P':
-			policy_layers_add(&layers, "--policy",
-			    run_abs(optarg, cwd, &owned, &nowned));
-			break;
-		case 'a':
-			policy_layers_add(&layers, "--allow-domain", optarg);
-			break;
-		case 'd':
-			policy_layers_add(&layers, "--deny-domain", optarg);
-			break;
-		case 'c':
-			policy_layers_add(&layers, "--allow-cidr", optarg);
-			break;
-		case 'n':
-			policy_layers_add(&layers, "--network", optarg);
-			break;
-		case 'w':
-			policy_layers_add(&layers, "--write",
-			    run_abs(optarg, cwd, &owned, &nowned));
-			break;
-		case 'r':
-			policy_layers_add(&layers, "--read-only",
-			    run_abs(optarg, cwd, &owned, &nowned));
-			break;
-		case 'x':
-			policy_layers_add(&layers, "--deny-path",
-			    run_abs(optarg, cwd, &owned, &nowned));
-			break;
-		case 'W':
-			ws = optarg;
-			break;
-		case 'R':
-			net.rn_pins = xreallocarray(net.rn_pins,
-			    net.rn_npins + 1, sizeof(*net.rn_pins));
-			net.rn_pins[net.rn_npins++] = optarg;
-			break;
-		case 'D':
-			str_append(&dns, ",", optarg);
-			break;
-		case 'U':
-			net.rn_upstream_ca = optarg;
-			break;
-		case 'S':
-			net.rn_socket = optarg;
-			break;
-		case 'L':
-			net.rn_log = optarg;
-			break;
-		case 'N':
-			dry = true;
-			break;
-		case 'q':
-			net.rn_quiet = true;
-			break;
-		case 'A':
-			no_landlock = true;
-			break;
-		case 'T':
-			net.rn_report = optarg;
-			break;
-		case 'C':
-			net.rn_control = optarg;
-			break;
-		case 'K':
-			net.rn_ask = true;
-			break;
-		case 'p':
-			if (run_publish_flag(&run, publish, optarg) == -1)
-				return 2;
-			break;
-		case 'e':
-			if (nkeep == nitems(keep)) {
-				log_warnx("run: --keep: at most %zu folders",
-				    nitems(keep));
-				return 2;
-			}
-			keep[nkeep++] = optarg;
-			break;
-		case 'k':
-			n = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || n < 1 ||
-			    n > 3600) {
-				log_warnx("run: --ask-secs: \"%s\" is not a "
-				    "number from 1 to 3600", optarg);
-				return 2;
-			}
-			net.rn_ask_secs = (int)n;
-			break;
-		case 'h':
-			run_usage(stdout);
-			return 0;
-		default:
-			run_usage(stderr);
-			return 2;
-		}
-	}
+	while ((ch = getopt_long(argc, argv, "+hq", all, NULL)) != -1)
+		if (!run_opts_policy(o, ch, optarg) &&
+		    run_opts_flag(o, ch, optarg, status) == -1)
+			return -1;
 	if (optind == argc) {
 		log_warnx("run: no command given; put it after --");
 		run_usage(stderr);
-		return 2;
+		*status = 2;
+		return -1;
 	}
-	net.rn_dns = dns;
-	rc = RUN_EXIT_FAILURE;
-	if (net.rn_ask_secs == 0)
-		net.rn_ask_secs = RUN_ASK_SECS;
-	if (net.rn_ask && (net.rn_control == NULL || net.rn_socket != NULL)) {
-		log_warnx("run: --ask needs --control, and the run's own proxy "
-		    "(not --proxy-socket): it asks the harness on that "
-		    "channel before its proxy refuses");
-		goto out;
-	}
+	o->ro_argv = argv + optind;
+	o->ro_net.rn_dns = o->ro_dns;
+	if (o->ro_net.rn_ask_secs == 0)
+		o->ro_net.rn_ask_secs = RUN_ASK_SECS;
+	return 0;
+}
 
-	/* The workspace: given, or where we are; resolved, a folder. */
-	if (realpath(ws != NULL ? ws : cwd, workspace) == NULL) {
-		log_warn("run: the workspace %s", ws != NULL ? ws : cwd);
-		goto out;
-	}
-	if (ws == NULL && run_ws_too_wide(workspace))
-		goto out;
-	layers.pl_workspace = workspace;
-	if (run_paths_open(&net, workspace, cwd) == -1)
-		goto out;
-	if ((policy = policy_build(&layers, NULL, &cause)) == NULL) {
-		log_warnx_lines(cause);
-		log_warnx("run: no policy, nothing run");
-		goto out;
-	}
-	run.r_mode = policy->p_mode.ps_value;
-	run.r_unix = policy->p_unix.ps_value == UNIX_ALLOW;
-	run.r_capture = run.r_mode == NET_PROXY && policy_capture(policy);
-	if (run_host_ports(&run, policy) == -1) {
-		policy_free(policy);
-		goto out;
-	}
-	if (run.r_npublish > 0 && run.r_mode == NET_HOST) {
-		log_warnx("run: --publish: with network mode \"host\" the "
-		    "command's servers are on the host's network already; "
-		    "drop --publish");
-		policy_free(policy);
-		goto out;
-	}
-	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
-	    run_narrowing(&layers, policy, &run.r_narrow, &cause) == -1) {
-		log_warnx_lines(cause);
-		log_warnx("run: the rules for --proxy-socket do not load, "
-		    "nothing run");
-		policy_free(policy);
-		goto out;
-	}
-	if (run.r_narrow != NULL && strlen(run.r_narrow) > PP2_NARROW_MAX) {
-		log_warnx("run: the policy's network.deny entries and the "
-		    "allow lists of the flags and the workspace policy come "
-		    "to more than %d bytes, more than a connection to "
-		    "--proxy-socket can carry; nothing run", PP2_NARROW_MAX);
-		log_warnx("hint: move long deny lists to the operator's "
-		    "policy, or drop --proxy-socket (the run's own proxy "
-		    "reads them all)");
-		policy_free(policy);
-		goto out;
-	}
-	if (net.rn_socket != NULL && run.r_mode == NET_PROXY &&
-	    policy->p_ncreds > 0) {
-		const struct pcred	*cr = &policy->p_creds[0];
+/* Frees what run_opts_parse() made; the other strings are argv's. */
+static void
+run_opts_clear(struct run_opts *o)
+{
+	size_t	 i;
 
-		log_warnx("run: the policy has credentials (%s, from %s), but "
-		    "--proxy-socket hands the run to an operator's proxy, "
-		    "which cannot know their real values; nothing run",
-		    cr->cr_env, cr->cr_host.pi_from != NULL ?
-		    cr->cr_host.pi_from : "the policy");
-		log_warnx("hint: drop --proxy-socket (cordon's own proxy swaps "
-		    "them in), or drop the credentials entry");
-		policy_free(policy);
-		goto out;
-	}
-	if (net.rn_socket != NULL && (net.rn_dns != NULL ||
-	    net.rn_npins != 0 || net.rn_log != NULL ||
-	    net.rn_upstream_ca != NULL)) {
-		log_warnx("run: --dns, --resolve, --log and --upstream-ca belong "
-		    "to the proxy; "
-		    "with --proxy-socket, set them on the operator's proxy");
-		policy_free(policy);
-		goto out;
-	}
+	for (i = 0; i < o->ro_nowned; i++)
+		free(o->ro_owned[i]);
+	free(o->ro_owned);
+	free(o->ro_layers.pl_args);
+	free(o->ro_net.rn_pins);
+	free(o->ro_dns);
+}
 
-	run.r_argv = argv + optind;
-	run.r_cwd = cwd;
-	run.r_workspace = workspace;
-	run.r_policy = policy;
-	run.r_uid = getuid();
-	run.r_gid = getgid();
-	run.r_tty = isatty(0) || isatty(1) || isatty(2);
-	run.r_seccomp = -1;
-	run.r_sync = run.r_errfd = run.r_endfd = run.r_pubfd = -1;
-	run.r_notifyfd = -1;
-	rd = getenv("XDG_RUNTIME_DIR");
-	run.r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
-	/* A random id, in the egress log and the bridge's header. */
-	if (hex_random(run.r_id, RUN_ID_LEN) == -1)
-		fatal("run: getrandom");
-	run_command_name(run.r_argv[0], run.r_command, sizeof(run.r_command));
+int
+run_cmd(int argc, char **argv)
+{
+	struct run_opts	 o;
+	struct run_prep	 rp;
+	int		 rc;
 
-	secrets_prepare(&run, policy, run.r_mode == NET_PROXY &&
-	    net.rn_socket == NULL);
-	trust_hide_ca(policy);
-	memset(&fin, 0, sizeof(fin));
-	fin.fi_policy = policy;
-	fin.fi_workspace = workspace;
-	fin.fi_path = getenv("PATH");
-	run_scratch_candidates(&run, home, scratch_cand, &fin);
-	if (run.r_mode == NET_PROXY && net.rn_socket == NULL &&
-	    policy->p_allow.pl_n > 0 &&
-	    (run.r_agent_real = run_agent(known)) != NULL) {
-		fin.fi_show = (const char *const *)known;
-		fin.fi_nshow = 2;
-		ep.ep_agent_sock = RUN_AGENT_SOCK;
+	if (run_opts_parse(&o, argc, argv, &rc) == -1) {
+		run_opts_clear(&o);
+		return rc;
 	}
-	if (fsplan_build(&fin, &plan, &cause) == -1) {
-		xasprintf(&end, "run: %s", cause);
-		free(cause);
-		log_warnx_lines(end);
-		policy_free(policy);
-		goto out;
-	}
-	run.r_plan = &plan;
-	plan_reveal(&run, &plan);
-	run.r_scratch = run_scratch(&plan, home);
-	run_sysscratch(&run, &plan);
-	run_hidden_cfg(&run, &plan);
-	if (run_keep(&run, keep, nkeep, workspace) == -1) {
-		policy_free(policy);
-		goto out;
-	}
-	run_landlock_rules(&run);
-	if (run.r_mode == NET_PROXY && net.rn_socket == NULL) {
-		trust_phantoms(policy, environ, &run.r_phantoms,
-		    &run.r_nphantoms);
-		secrets_phantoms(&run);
-		ep.ep_phantoms = run.r_phantoms;
-		ep.ep_nphantoms = run.r_nphantoms;
-	}
-	/*
-	 * An operator's proxy inspects with the CA of the same policy (the
-	 * system layer both read): its ca.crt, which the operator makes
-	 * readable by leaving the folder 0711.
-	 */
-	if (run.r_mode == NET_PROXY && trust_wanted(policy)) {
-		if (trust_bundle(policy, environ, &ib, &cause) == -1) {
-			log_warnx("run: %s", cause);
-			if (net.rn_socket != NULL)
-				log_warnx("run: hint: with --proxy-socket, the "
-				    "operator's CA certificate must be readable "
-				    "by you: its folder 0711 and ca.crt 0644 "
-				    "(ca.key stays 0600)");
-			log_warnx("run: nothing run");
-			free(cause);
-			policy_free(policy);
-			goto out;
-		}
-		run.r_ca_pem = ib.ib_pem;
-		run.r_ca_len = ib.ib_len;
-		ep.ep_ca_bundle = RUN_CA_BUNDLE;
-	}
-	if (run.r_nsysscratch > 0)
-		ep.ep_apt_conf = RUN_APT_CONF;
-	if ((run.r_env = env_build(policy, environ, run.r_mode == NET_PROXY ?
-	    &ep : NULL, &cause)) == NULL) {
-		log_warnx("run: %s", cause);
-		free(cause);
-		policy_free(policy);
-		goto out;
-	}
-	/*
-	 * Host Unix sockets: moot when every socket is allowed anyway.
-	 * cordon's ssh-agent is one more, routed once run.c has made it.
-	 */
-	if (!run.r_unix && (unixroute_policy(&routes, policy, &plan,
-	    &cause) == -1 || ((routes.ur_n > 0 || run.r_agent_real != NULL) &&
-	    notify_probe(&cause) == -1))) {
-		log_warnx("run: %s", cause);
-		if (routes.ur_n > 0)
-			log_warnx("hint: drop filesystem.unix_sockets from the "
-			    "policy to run without them");
-		log_warnx("run: nothing run");
-		free(cause);
-		policy_free(policy);
-		goto out;
-	}
-	run.r_routes = &routes;
-	if (dry) {
-		run_print(&run, &net, &ib);
-		policy_free(policy);
+	if (run_prepare(&rp, &o) == -1)
+		rc = RUN_EXIT_FAILURE;
+	else if (o.ro_dry) {
+		run_print(&rp.rp_run, &rp.rp_net, &rp.rp_ib);
 		rc = 0;
-		goto out;
-	}
-	if ((run.r_seccomp = sysfilter_new(run.r_unix ? SYSF_UNIX_ALLOW :
-	    routes.ur_n > 0 || run.r_agent_real != NULL ? SYSF_UNIX_ROUTES :
-	    SYSF_UNIX_DENY, &cause)) ==
-	    -1) {
-		log_warnx("run: %s", cause);
-		free(cause);
-		policy_free(policy);
-		goto out;
-	}
-
-	/* Said every time: these are weaker sandboxes, never quietly. */
-	if (run.r_mode == NET_HOST)
-		log_warnx("run: network mode host: the command uses the host's "
-		    "network directly; its connections are neither filtered "
-		    "nor logged");
-	if (landlock_abi() == 0) {
-		if (!no_landlock) {
-			log_warnx("run: this kernel has no Landlock (Linux 5.13 "
-			    "or later, with landlock in the lsm= list), the "
-			    "sandbox's second filesystem layer; nothing run");
-			log_warnx("hint: pass --allow-no-landlock to run with "
-			    "the mount namespace alone");
-			policy_free(policy);
-			goto out;
-		}
-		log_warnx("run: no Landlock (--allow-no-landlock): the mount "
-		    "namespace alone keeps writes inside the writable "
-		    "folders");
-	}
-	for (i = 0; i < plan.fp_nnotes; i++)
-		log_warnx("run: note: %s", plan.fp_notes[i]);
-	log_info("run: sandbox %s", run.r_id);
-
-	if (guard_open(&guard, &plan, &cause) == -1 ||
-	    block_prepare(&plan, &blocks, &guard, &cause) == -1) {
-		log_warnx("run: %s", cause);
-		free(cause);
-		policy_free(policy);
-		block_cleanup(&plan, &blocks);
-		goto out;
-	}
-	run.r_guard = &guard;
-	rc = run_exec(&run, policy, &net);
-	block_cleanup(&plan, &blocks);
-out:
-	guard_clear(&guard);
-	if (run.r_seccomp != -1)
-		close(run.r_seccomp);
-	env_free(run.r_env);
-	phantoms_free(run.r_phantoms, run.r_nphantoms);
-	for (i = 0; i < run.r_nsecrets; i++)
-		secrets_clear(&run.r_secrets[i]);
-	free(run.r_secrets);
-	trust_bundle_clear(&ib);
-	free(run.r_ll);
-	free(run.r_host_ports);
-	unixroute_clear(&routes);
-	for (i = 0; i < run.r_nkeep; i++) {
-		free(run.r_keep[i].k_path);
-		free(run.r_keep[i].k_from);
-	}
-	free(run.r_keep);
-	fsplan_clear(&plan);
-	free(known[0]);
-	free(known[1]);
-	for (i = 0; i < nowned; i++)
-		free(owned[i]);
-	free(owned);
-	free(layers.pl_args);
-	free(run.r_narrow);
-	free(net.rn_pins);
-	free(dns);
-	wspath_clear(&net.rn_report_at);
-	wspath_clear(&net.rn_log_at);
+	} else
+		rc = run_prepare_exec(&rp, &o);
+	run_prepare_clear(&rp);
+	run_opts_clear(&o);
 	return rc;
 }

@@ -1,8 +1,9 @@
 /*
  * runner.h: `cordon run`, the sandbox.  One block per source file, in the
- * order a run uses them: run_cmd.c reads the options, run.c is the
- * process outside (the proxy, the summary), sandbox.c the sandbox's PID 1
- * and the command's last steps, mount.c the sandbox's view of the files.
+ * order a run uses them: run_cmd.c reads the options, run_prepare.c and
+ * run_plan.c decide the run, run.c is the process outside (the proxy,
+ * the summary), sandbox.c the sandbox's PID 1 and the command's last
+ * steps, mount.c the sandbox's view of the files.
  */
 #ifndef CORDON_RUNNER_H
 #define CORDON_RUNNER_H
@@ -10,6 +11,7 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
+#include <limits.h>
 #include <signal.h>
 
 #include <stdbool.h>
@@ -19,6 +21,8 @@
 #include <time.h>
 
 #include <jansson.h>
+
+#include "policy.h"
 
 /* sysfilter.c: the seccomp filter, built before fork, loaded last. */
 enum sysfilter_unix {
@@ -440,7 +444,7 @@ struct run {
 	size_t			  r_nhidden_cfg;
 	struct run_keep		 *r_keep;	/* --keep: in the scratch layer */
 	size_t			  r_nkeep;
-	uint16_t		 *r_publish;	/* --publish: ports served inside */
+	const uint16_t		 *r_publish;	/* --publish: ports served inside */
 	size_t			  r_npublish;
 	int			  r_pubfd;	/* PID 1: their connections */
 	char			  r_command[65];	/* argv[0]'s name, for the log */
@@ -714,7 +718,22 @@ void		 agent_seen(struct agent *, const char *, size_t, int);
 void		 agent_summary(const struct agent *, FILE *);
 void		 agent_free(struct agent *);
 
-/* run.c: the process outside; run_cmd.c: the options. */
+/*
+ * block.c: the placeholders of protected paths that do not exist yet,
+ * made for the run and removed after it.
+ */
+struct blocks {
+	int	*b_fd;		/* per op: the locked folder, or -1 */
+	int	*b_up;		/* per op: the folder it is in, if made */
+	bool	*b_made;	/* per op: this run made it */
+	size_t	 b_n;
+};
+
+int	block_prepare(struct fsplan *, struct blocks *, struct guard *,
+	    char **);
+void	block_cleanup(struct fsplan *, struct blocks *);
+
+/* run.c: the process outside. */
 struct run_net {
 	const char	 *rn_socket;	/* --proxy-socket, or NULL: our own */
 	const char	 *rn_dns;	/* servers, comma-separated, or NULL */
@@ -732,7 +751,60 @@ struct run_net {
 };
 
 int	run_exec(struct run *, struct policy *, const struct run_net *);
+
+/* run_cmd.c: `cordon run`'s options, as given. */
+#define RUN_KEEP_MAX	16	/* --keep folders */
+
+struct run_opts {
+	struct policy_layers	  ro_layers;	/* the policy flags, in order */
+	struct run_net		  ro_net;	/* the proxy's and the report's */
+	char			  ro_cwd[PATH_MAX];
+	const char		 *ro_ws;	/* --workspace, or NULL */
+	char			**ro_argv;	/* the command */
+	char			 *ro_dns;	/* --dns, comma-joined */
+	char			**ro_owned;	/* path flags made absolute */
+	size_t			  ro_nowned;
+	uint16_t		  ro_publish[PUBLISH_MAX];
+	size_t			  ro_npublish;
+	const char		 *ro_keep[RUN_KEEP_MAX];
+	size_t			  ro_nkeep;
+	bool			  ro_dry;	/* --dry-run */
+	bool			  ro_no_landlock; /* --allow-no-landlock */
+};
+
 int	run_cmd(int, char **);
+
+/*
+ * run_prepare.c: a run, decided before the clone.  It owns all it
+ * points to, and borrows the options' strings.
+ */
+struct run_prep {
+	struct run		 rp_run;
+	struct run_net		 rp_net;	/* the options', with the folders */
+						/* of --report and --log opened */
+	struct policy_layers	 rp_layers;	/* the options', in the workspace */
+	struct policy		*rp_policy;	/* until run_exec() takes it */
+	struct fsplan		 rp_plan;
+	struct trust_bundle	 rp_ib;
+	struct env_proxy	 rp_ep;
+	struct unix_routes	 rp_routes;
+	struct guard		 rp_guard;
+	struct blocks		 rp_blocks;
+	char			 rp_workspace[PATH_MAX];
+	char			 rp_home[PATH_MAX];	/* the scratch layer's */
+	char			*rp_known[2];	/* known_hosts, for the agent */
+};
+
+int	run_prepare(struct run_prep *, const struct run_opts *);
+int	run_prepare_exec(struct run_prep *, const struct run_opts *);
+void	run_prepare_clear(struct run_prep *);
+
+/* run_plan.c: the mount plan, and what follows from it. */
+int	run_plan(struct run_prep *, const struct run_opts *);
+
+/* run_print.c: --dry-run. */
+void	run_print(const struct run *, const struct run_net *,
+	    const struct trust_bundle *);
 
 /*
  * run_macos.c: macOS only, the command under sandbox-exec with the

@@ -246,6 +246,38 @@ teardown() {
 	[ -e "$WS/ran" ]
 }
 
+@test "fail closed: the proxy does not start, or --proxy-socket is no socket" {
+	# Each fails after the policy went to run_exec (run.c), which gives
+	# it to the run's own proxy or frees it: once, as the sanitize build
+	# checks; the proxy's private folder goes too.
+	xdg="$UDIR/xdg"
+	mkdir -m 700 "$xdg"
+	if [ "$(id -u)" -eq 0 ]; then
+		chown "$TEST_USER:" "$xdg"
+	fi
+	cd "$WS"
+	run as_user "$UDIR/home" env XDG_RUNTIME_DIR="$xdg" "$UCORDON" run \
+	    --dns "not a server" -- touch ran
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--dns not a server: "* ]]
+	[ -z "$(ls -A "$xdg")" ]
+	run in_sandbox --proxy-socket "$UDIR/none.sock" -- touch ran
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"the proxy socket $UDIR/none.sock: No such file or directory"* ]]
+	run in_sandbox --proxy-socket "$UCORDON" -- touch ran
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"the proxy socket $UCORDON: not a socket"* ]]
+	[ ! -e "$WS/ran" ]
+	# access(2) lets root write anywhere, but no folder can be made in
+	# /proc: the proxy's folder fails after the proxy took the policy.
+	if [ "$(id -u)" -eq 0 ]; then
+		run env XDG_RUNTIME_DIR=/proc "$UCORDON" run -- touch ran
+		[ "$status" -eq 125 ]
+		[[ "$output" == *"making /proc/cordon-"* ]]
+		[ ! -e "$WS/ran" ]
+	fi
+}
+
 @test "--proxy-socket: an operator's proxy decides; the run's flags narrow, never widen" {
 	sock="$UDIR/proxy.sock"
 	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \

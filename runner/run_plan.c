@@ -1,0 +1,392 @@
+/*
+ * run_plan.c: a run's mount plan (fsplan.c) and what follows from it:
+ * the read-only paths brought back under the private /tmp and /run, the
+ * scratch layers, the token files the plan hides, --keep's folders and
+ * Landlock's rules.  Decided outside, before the clone; nothing is
+ * mounted here.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "policy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/*
+ * The private /tmp, /var/tmp, /run and $XDG_RUNTIME_DIR cover the host's;
+ * a read_only path of a trusted layer below one of them (tools in /tmp,
+ * say) is brought back in, read-only.  The planner leaves read-only
+ * paths outside writable roots out (the root is read-only already), so
+ * they are added here.  The workspace layer cannot do this: what it
+ * names stays under the cover.
+ */
+static void
+run_plan_reveal(const struct run *run, struct fsplan *plan)
+{
+	const char		*covers[] = { "/tmp", "/var/tmp", "/run",
+				    run->r_runtime_dir };
+	const struct pitem	*it;
+	struct fs_op		*op;
+	struct stat		 st;
+	char			 real[PATH_MAX];
+	size_t			 i, j, c;
+	bool			 done;
+
+	for (i = 0; i < run->r_policy->p_read_only.pl_n; i++) {
+		it = &run->r_policy->p_read_only.pl_v[i];
+		if (it->pi_untrusted || realpath(it->pi_text, real) == NULL ||
+		    stat(real, &st) == -1)
+			continue;
+		for (c = 0; c < nitems(covers); c++)
+			if (covers[c] != NULL && path_is_below(real, covers[c]))
+				break;
+		if (c == nitems(covers))
+			continue;
+		for (done = false, j = 0; j < plan->fp_nops && !done; j++)
+			done = path_is_below(real, plan->fp_ops[j].fo_path);
+		if (done)
+			continue;	/* below an op already: planned */
+		plan->fp_ops = xreallocarray(plan->fp_ops, plan->fp_nops + 1,
+		    sizeof(*plan->fp_ops));
+		op = &plan->fp_ops[plan->fp_nops++];
+		memset(op, 0, sizeof(*op));
+		op->fo_path = xstrdup(real);
+		op->fo_why = xstrdup(it->pi_from);
+		op->fo_kind = FS_RO;
+		op->fo_dir = S_ISDIR(st.st_mode);
+	}
+}
+
+/* An op kind as a bit, for run_plan_over. */
+#define RUN_OP(kind)	(1U << (kind))
+
+/* The plan's op at or above path of one of the kinds, or NULL. */
+static const struct fs_op *
+run_plan_over(const struct fsplan *plan, const char *path, unsigned int kinds)
+{
+	size_t	 i;
+
+	for (i = 0; i < plan->fp_nops; i++)
+		if ((kinds & RUN_OP(plan->fp_ops[i].fo_kind)) &&
+		    path_is_below(path, plan->fp_ops[i].fo_path))
+			return &plan->fp_ops[i];
+	return NULL;
+}
+
+/*
+ * The folder the scratch layer covers (mount.c, scratch.c): the home
+ * folder, resolved into home, unless a writable root already covers it,
+ * a read_only rule keeps it so or a deny rule hides it; NULL when there
+ * is none.
+ */
+static const char *
+run_plan_scratch(const struct fsplan *plan, char *home)
+{
+	const char	*h = getenv("HOME");
+	struct stat	 st;
+
+	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL ||
+	    strcmp(home, "/") == 0 || stat(home, &st) == -1 ||
+	    !S_ISDIR(st.st_mode) || run_plan_over(plan, home,
+	    RUN_OP(FS_RW) | RUN_OP(FS_RO) | RUN_OP(FS_HIDE_DIR)) != NULL)
+		return NULL;
+	return home;
+}
+
+/*
+ * The folders that may be scratch layers, for the plan (fi_scratch):
+ * the home folder, resolved into home, and for root the system's
+ * (scratch_system_dirs).  cand holds at most 5.
+ */
+static void
+run_plan_candidates(struct run *run, char *home, const char **cand,
+    struct fsplan_in *fin)
+{
+	const char	*h = getenv("HOME");
+	size_t		 i, n = 0;
+
+	if (h != NULL && h[0] == '/' && realpath(h, home) != NULL &&
+	    strcmp(home, "/") != 0)
+		cand[n++] = home;
+	scratch_system_dirs(run->r_sysdirs, &run->r_nsysdirs);
+	for (i = 0; i < run->r_nsysdirs; i++)
+		cand[n++] = run->r_sysdirs[i];
+	fin->fi_scratch = cand;
+	fin->fi_nscratch = n;
+}
+
+/*
+ * A run as root: apt's folders are scratch layers too (apt-get update
+ * and download write there, and the host's stay as they were), unless a
+ * rule of the plan covers them; and so are the system's folders
+ * (scratch_system).
+ */
+static void
+run_plan_sysscratch(struct run *run, const struct fsplan *plan)
+{
+	static const char *const apt[] = { "/var/lib/apt", "/var/cache/apt" };
+	struct stat	 st;
+	size_t		 i, j;
+	bool		 covered;
+
+	if (run->r_uid != 0)
+		return;
+	for (i = 0; i < nitems(apt); i++) {
+		if (lstat(apt[i], &st) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		for (covered = false, j = 0; j < plan->fp_nops && !covered;
+		    j++)
+			covered = plan->fp_ops[j].fo_kind != FS_SKIP &&
+			    (path_is_below(apt[i], plan->fp_ops[j].fo_path) ||
+			    path_is_below(plan->fp_ops[j].fo_path, apt[i]));
+		if (!covered)
+			run->r_sysscratch[run->r_nsysscratch++] = apt[i];
+	}
+	scratch_system(plan, run->r_sysdirs, run->r_nsysdirs, run->r_syslayer,
+	    &run->r_nsyslayer);
+}
+
+/*
+ * The tools' token files of the home: those secrets_prepare() copied are
+ * bound over the plan's hiding of them (tf_bound); the others that exist
+ * and that the plan hides are said in the summary (tally_hidden):
+ * "~/.npmrc (npm)".
+ */
+static void
+run_plan_hidden(struct run *run, const struct fsplan *plan)
+{
+	static const char *const cfg[][2] = {
+		{ ".npmrc", "~/.npmrc (npm)" },
+		{ ".pypirc", "~/.pypirc (twine)" },
+		{ ".netrc", "~/.netrc (curl, git, pip)" },
+		{ ".git-credentials", "~/.git-credentials (git)" },
+		{ ".docker/config.json", "~/.docker/config.json (docker)" },
+		{ ".cargo/credentials.toml", "~/.cargo/credentials.toml "
+		    "(cargo)" },
+	};
+	const char	*h = getenv("HOME");
+	const struct fs_op *op;
+	struct secret_file *tf;
+	struct stat	 st;
+	char		 home[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
+	size_t		 i, j;
+
+	for (i = 0; i < run->r_nsecrets; i++) {
+		tf = &run->r_secrets[i];
+		op = run_plan_over(plan, tf->tf_path, RUN_OP(FS_HIDE_FILE));
+		tf->tf_bound = op != NULL && strcmp(op->fo_path,
+		    tf->tf_path) == 0;
+	}
+	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL)
+		return;
+	for (i = 0; i < nitems(cfg); i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", home, cfg[i][0]) >=
+		    (int)sizeof(path) || lstat(path, &st) == -1 ||
+		    run_plan_over(plan, path, RUN_OP(FS_HIDE_FILE) |
+		    RUN_OP(FS_HIDE_DIR)) == NULL ||
+		    run->r_nhidden_cfg >= nitems(run->r_hidden_cfg))
+			continue;
+		for (j = 0; j < run->r_nsecrets; j++)
+			if (run->r_secrets[j].tf_bound &&
+			    realpath(path, real) != NULL &&
+			    strcmp(real, run->r_secrets[j].tf_path) == 0)
+				break;
+		if (j == run->r_nsecrets)
+			run->r_hidden_cfg[run->r_nhidden_cfg++] = cfg[i][1];
+	}
+}
+
+/* Makes path and the folders above it that are missing, mode 0700. */
+static int
+run_plan_mkdirs(char *path)
+{
+	char	*p;
+
+	for (p = path + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return mkdir(path, 0700) == -1 && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * --keep PATH: a folder of the home, in the scratch layer, kept between
+ * runs: bound from cordon's own copy of it (cordon/keep in the user's
+ * data folder), so the next run with --keep sees what this one left.
+ * The host's folder of that name is never touched.  Returns 0, or -1
+ * having said why.
+ */
+static int
+run_plan_keep(struct run *run, const char *const *keep, size_t n,
+    const char *workspace)
+{
+	struct policy_ctx	 ctx = { .pc_workspace = workspace };
+	struct pitem		 it;
+	const char		*data = getenv("XDG_DATA_HOME");
+	char			*cause, *from;
+	size_t			 i;
+
+	if (n == 0)
+		return 0;
+	if ((ctx.pc_home = run->r_scratch) == NULL) {
+		log_warnx("run: --keep %s: the home folder is no scratch layer "
+		    "in this run (a write, read_only or deny rule covers it, "
+		    "or HOME is not set): nothing to keep; drop --keep",
+		    keep[0]);
+		return -1;
+	}
+	run->r_keep = xcalloc(n, sizeof(*run->r_keep));
+	for (i = 0; i < n; i++) {
+		memset(&it, 0, sizeof(it));
+		if (policy_parse_path(keep[i], &ctx, &it, &cause) == -1 ||
+		    !path_is_below(it.pi_text, run->r_scratch) ||
+		    strcmp(it.pi_text, run->r_scratch) == 0) {
+			log_warnx("run: --keep %s: not a folder in the home "
+			    "folder (%s)", keep[i], run->r_scratch);
+			free(cause);
+			free(it.pi_text);
+			return -1;
+		}
+		if (data != NULL && data[0] == '/')
+			xasprintf(&from, "%s/cordon/keep%s", data,
+			    it.pi_text + strlen(run->r_scratch));
+		else
+			xasprintf(&from, "%s/.local/share/cordon/keep%s",
+			    run->r_scratch, it.pi_text +
+			    strlen(run->r_scratch));
+		run->r_keep[run->r_nkeep].k_path = it.pi_text;
+		run->r_keep[run->r_nkeep++].k_from = from;
+		if (run_plan_mkdirs(from) == -1) {
+			log_warn("run: --keep %s: cordon's copy %s", keep[i],
+			    from);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * cordon's ssh-agent is on when the user has a working one and the
+ * policy allows some host: returns the user's SSH_AUTH_SOCK, and the
+ * known_hosts files to show inside in known (NULL when off).
+ */
+static const char *
+run_plan_agent(char *known[2])
+{
+	const char	*sock = getenv("SSH_AUTH_SOCK"), *h = getenv("HOME");
+	char		 home[PATH_MAX], *cause;
+
+	if (sock == NULL || h == NULL || h[0] != '/' ||
+	    realpath(h, home) == NULL)
+		return NULL;
+	if (!agent_usable(sock, &cause)) {
+		log_info("run: no ssh-agent for the sandbox: %s", cause);
+		free(cause);
+		return NULL;
+	}
+	xasprintf(&known[0], "%s/.ssh/known_hosts", home);
+	xasprintf(&known[1], "%s/.ssh/known_hosts2", home);
+	return sock;
+}
+
+/* Landlock's rules: read everywhere, write below the writable places. */
+static void
+run_plan_landlock(struct run *run)
+{
+	static const char *const writable[] = {
+		"/tmp", "/var/tmp", "/dev", "/run", "/var/run"
+	};
+	const struct fsplan	*plan = run->r_plan;
+	size_t			 i, n = 0;
+
+	run->r_ll = xcalloc(plan->fp_nops + nitems(writable) + 3 +
+	    nitems(run->r_sysscratch) + nitems(run->r_syslayer),
+	    sizeof(*run->r_ll));
+	run->r_ll[n++].lr_path = "/";
+	for (i = 0; i < nitems(writable); i++) {
+		run->r_ll[n].lr_path = writable[i];
+		run->r_ll[n++].lr_write = true;
+	}
+	if (run->r_runtime_dir != NULL) {
+		run->r_ll[n].lr_path = run->r_runtime_dir;
+		run->r_ll[n++].lr_write = true;
+	}
+	/* Writes there land in the scratch layer, not on the host. */
+	if (run->r_scratch != NULL) {
+		run->r_ll[n].lr_path = run->r_scratch;
+		run->r_ll[n++].lr_write = true;
+	}
+	for (i = 0; i < run->r_nsysscratch; i++) {
+		run->r_ll[n].lr_path = run->r_sysscratch[i];
+		run->r_ll[n++].lr_write = true;
+	}
+	for (i = 0; i < run->r_nsyslayer; i++) {
+		run->r_ll[n].lr_path = run->r_syslayer[i];
+		run->r_ll[n++].lr_write = true;
+	}
+	for (i = 0; i < plan->fp_nops; i++)
+		if (plan->fp_ops[i].fo_kind == FS_RW) {
+			run->r_ll[n].lr_path = plan->fp_ops[i].fo_path;
+			run->r_ll[n++].lr_write = true;
+		}
+	run->r_nll = n;
+}
+
+/*
+ * The plan, from the policy's filesystem lists and what is on disk, and
+ * what follows from it; the agent's known_hosts files are shown inside
+ * when cordon's ssh-agent is on.  What it makes rp owns.  Returns 0, or
+ * -1 having said why.
+ */
+int
+run_plan(struct run_prep *rp, const struct run_opts *o)
+{
+	struct run		*run = &rp->rp_run;
+	struct policy		*p = rp->rp_policy;
+	struct fsplan_in	 fin;
+	const char		*cand[5];
+	char			*cause, *msg;
+
+	secrets_prepare(run, p, run->r_mode == NET_PROXY &&
+	    rp->rp_net.rn_socket == NULL);
+	trust_hide_ca(p);
+	memset(&fin, 0, sizeof(fin));
+	fin.fi_policy = p;
+	fin.fi_workspace = rp->rp_workspace;
+	fin.fi_path = getenv("PATH");
+	run_plan_candidates(run, rp->rp_home, cand, &fin);
+	if (run->r_mode == NET_PROXY && rp->rp_net.rn_socket == NULL &&
+	    p->p_allow.pl_n > 0 &&
+	    (run->r_agent_real = run_plan_agent(rp->rp_known)) != NULL) {
+		fin.fi_show = (const char *const *)rp->rp_known;
+		fin.fi_nshow = 2;
+		rp->rp_ep.ep_agent_sock = RUN_AGENT_SOCK;
+	}
+	if (fsplan_build(&fin, &rp->rp_plan, &cause) == -1) {
+		xasprintf(&msg, "run: %s", cause);
+		free(cause);
+		log_warnx_lines(msg);
+		return -1;
+	}
+	run->r_plan = &rp->rp_plan;
+	run_plan_reveal(run, &rp->rp_plan);
+	run->r_scratch = run_plan_scratch(&rp->rp_plan, rp->rp_home);
+	run_plan_sysscratch(run, &rp->rp_plan);
+	run_plan_hidden(run, &rp->rp_plan);
+	if (run_plan_keep(run, o->ro_keep, o->ro_nkeep, rp->rp_workspace) == -1)
+		return -1;
+	run_plan_landlock(run);
+	return 0;
+}

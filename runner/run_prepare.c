@@ -1,0 +1,522 @@
+/*
+ * run_prepare.c: a run, decided before the sandbox exists: the policy,
+ * the mount plan (run_plan.c), the trust bundle, the environment, the
+ * host Unix sockets it may reach; then the seccomp program and the
+ * placeholders, just before run_exec().  Whatever can fail is done here,
+ * where failing is cheap and the message is plain.  A struct run_prep
+ * owns all of it, the policy too until run_exec() takes it, and
+ * run_prepare_clear() frees it, in one place.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policy.h"
+#include "proxy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+extern char **environ;
+
+/*
+ * The current folder as the workspace, when it is / or the home folder:
+ * all of it would be writable, dotfiles and all, and that is rarely what
+ * running cordon there meant.  Says so, with the flag that means it.
+ */
+static bool
+run_prepare_wide(const char *workspace)
+{
+	const char	*home = getenv("HOME");
+	char		 real[PATH_MAX];
+	bool		 is_home;
+
+	is_home = home != NULL && home[0] == '/' && realpath(home, real) !=
+	    NULL && strcmp(real, workspace) == 0;
+	if (!is_home && strcmp(workspace, "/") != 0)
+		return false;
+	log_warnx("run: the workspace would be %s, %s, and all of it "
+	    "writable; run cordon from a project's folder, or pass "
+	    "--workspace %s to mean it (shell startup files, ~/.ssh and "
+	    "the other persistence points stay read-only even then)",
+	    workspace, is_home ? "your home folder" : "the root folder",
+	    workspace);
+	return true;
+}
+
+/*
+ * The folders of --report PATH and of --log FILE (the run's own proxy
+ * writes it), opened now, beneath the workspace when they are in it:
+ * cordon writes them while or after the command ran, and the command
+ * may have reshaped the workspace (wspath.c).  Returns 0, or -1 having
+ * said why.
+ */
+static int
+run_prepare_paths(struct run_net *net, const char *ws, const char *cwd)
+{
+	char	*cause, *msg;
+
+	if (net->rn_report != NULL && strncmp(net->rn_report, "fd:", 3) !=
+	    0 && wspath_open(&net->rn_report_at, ws, cwd, net->rn_report,
+	    "--report", &cause) == -1)
+		goto fail;
+	if (net->rn_log != NULL && strcmp(net->rn_log, "-") != 0 &&
+	    net->rn_socket == NULL && wspath_open(&net->rn_log_at, ws, cwd,
+	    net->rn_log, "--log", &cause) == -1)
+		goto fail;
+	return 0;
+fail:
+	xasprintf(&msg, "run: %s", cause);
+	free(cause);
+	log_warnx_lines(msg);
+	log_warnx("run: nothing run");
+	return -1;
+}
+
+/*
+ * network.host_ports, for the capture to take to the proxy: a program
+ * reaches them on the sandbox's own loopback, as on the host.  Without
+ * the capture they could not be reached: that is an error, not a quiet
+ * nothing.  Returns 0, or -1 having said why.
+ */
+static int
+run_prepare_host_ports(struct run *run, const struct policy *p)
+{
+	const struct plist	*pl = &p->p_host_ports;
+	size_t			 i;
+
+	if (pl->pl_n == 0 || run->r_mode != NET_PROXY)
+		return 0;
+	if (!run->r_capture) {
+		log_warnx("run: network.host_ports (%s, from %s) needs the "
+		    "capture, and network.capture is \"off\"; nothing run",
+		    pl->pl_v[0].pi_text, pl->pl_v[0].pi_from);
+		log_warnx("hint: set \"capture\": \"on\", or drop "
+		    "network.host_ports");
+		return -1;
+	}
+	run->r_host_ports = xreallocarray(NULL, pl->pl_n,
+	    sizeof(*run->r_host_ports));
+	for (i = 0; i < pl->pl_n; i++) {
+		run->r_host_ports[i].nr_lo = (uint16_t)pl->pl_v[i].pi_port;
+		run->r_host_ports[i].nr_hi = (uint16_t)pl->pl_v[i].pi_port_hi;
+	}
+	run->r_nhost_ports = pl->pl_n;
+	return 0;
+}
+
+/*
+ * With --proxy-socket, the run's network rules travel to the operator's
+ * proxy with each connection (bridge.c, conn.c), which can only narrow
+ * its own policy with them: its deny entries, and the allow lists of its
+ * flags and workspace layer (policy_build_narrowing), as a JSON policy
+ * of "allow", "deny" and "allow_cidrs" (no list files: their entries).
+ * Sets *text to it, or to NULL when there are none; returns 0, or -1
+ * with *cause set.
+ */
+static int
+run_prepare_narrowing(const struct policy_layers *layers,
+    const struct policy *merged, char **text, char **cause)
+{
+	static const char *const keys[] = { "allow", "deny", "allow_cidrs" };
+	struct policy		*n;
+	const struct plist	*pl;
+	json_t			*net, *list, *doc;
+	size_t			 i, j;
+
+	*text = NULL;
+	if ((n = policy_build_narrowing(layers, merged, cause)) == NULL)
+		return -1;
+	net = json_object();
+	for (i = 0; i < nitems(keys); i++) {
+		pl = i == 0 ? &n->p_allow : i == 1 ? &n->p_deny : &n->p_cidrs;
+		if (!pl->pl_set)
+			continue;
+		list = json_array();
+		for (j = 0; j < pl->pl_n; j++)
+			json_array_append_new(list,
+			    json_string(pl->pl_v[j].pi_text));
+		json_object_set_new(net, keys[i], list);
+	}
+	policy_free(n);
+	if (json_object_size(net) == 0) {
+		json_decref(net);
+		return 0;
+	}
+	doc = json_pack("{s:i, s:o}", "version", POLICY_VERSION, "network",
+	    net);
+	*text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	return 0;
+}
+
+/*
+ * The command's name for the egress log: the last part of argv[0], kept
+ * to letters, digits, '.', '_', '+' and '-' (others become '_').
+ */
+static void
+run_prepare_name(const char *argv0, char *out, size_t size)
+{
+	const char	*base = strrchr(argv0, '/');
+	size_t		 i;
+
+	base = base != NULL ? base + 1 : argv0;
+	for (i = 0; base[i] != '\0' && i + 1 < size; i++)
+		out[i] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
+		    "UVWXYZ0123456789._+-", base[i]) != NULL ? base[i] : '_';
+	out[i] = '\0';
+}
+
+/* The workspace: given, or where we are; resolved, a folder. */
+static int
+run_prepare_workspace(struct run_prep *rp, const struct run_opts *o)
+{
+	const char	*ws = o->ro_ws != NULL ? o->ro_ws : o->ro_cwd;
+
+	if (realpath(ws, rp->rp_workspace) == NULL) {
+		log_warn("run: the workspace %s", ws);
+		return -1;
+	}
+	if (o->ro_ws == NULL && run_prepare_wide(rp->rp_workspace))
+		return -1;
+	rp->rp_layers.pl_workspace = rp->rp_workspace;
+	return run_prepare_paths(&rp->rp_net, rp->rp_workspace, o->ro_cwd);
+}
+
+/*
+ * The merged policy, owned by rp, and what the run takes from it at
+ * once: the network mode, Unix sockets, the capture and its host ports.
+ * Returns 0, or -1 having said why.
+ */
+static int
+run_prepare_policy(struct run_prep *rp)
+{
+	struct run	*run = &rp->rp_run;
+	struct policy	*p;
+	char		*cause;
+
+	if ((p = rp->rp_policy = policy_build(&rp->rp_layers, NULL,
+	    &cause)) == NULL) {
+		log_warnx_lines(cause);
+		log_warnx("run: no policy, nothing run");
+		return -1;
+	}
+	run->r_mode = p->p_mode.ps_value;
+	run->r_unix = p->p_unix.ps_value == UNIX_ALLOW;
+	run->r_capture = run->r_mode == NET_PROXY && policy_capture(p);
+	if (run_prepare_host_ports(run, p) == -1)
+		return -1;
+	if (run->r_npublish > 0 && run->r_mode == NET_HOST) {
+		log_warnx("run: --publish: with network mode \"host\" the "
+		    "command's servers are on the host's network already; "
+		    "drop --publish");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --proxy-socket hands the run to an operator's proxy: what the run's
+ * own proxy would have done and that one cannot is refused here.
+ * Returns 0, or -1 having said why.
+ */
+static int
+run_prepare_socket(struct run_prep *rp)
+{
+	const struct run_net	*net = &rp->rp_net;
+	struct run		*run = &rp->rp_run;
+	const struct policy	*p = rp->rp_policy;
+	const struct pcred	*cr;
+	char			*cause;
+
+	if (net->rn_socket != NULL && run->r_mode == NET_PROXY &&
+	    run_prepare_narrowing(&rp->rp_layers, p, &run->r_narrow,
+	    &cause) == -1) {
+		log_warnx_lines(cause);
+		log_warnx("run: the rules for --proxy-socket do not load, "
+		    "nothing run");
+		return -1;
+	}
+	if (run->r_narrow != NULL && strlen(run->r_narrow) > PP2_NARROW_MAX) {
+		log_warnx("run: the policy's network.deny entries and the "
+		    "allow lists of the flags and the workspace policy come "
+		    "to more than %d bytes, more than a connection to "
+		    "--proxy-socket can carry; nothing run", PP2_NARROW_MAX);
+		log_warnx("hint: move long deny lists to the operator's "
+		    "policy, or drop --proxy-socket (the run's own proxy "
+		    "reads them all)");
+		return -1;
+	}
+	if (net->rn_socket != NULL && run->r_mode == NET_PROXY &&
+	    p->p_ncreds > 0) {
+		cr = &p->p_creds[0];
+		log_warnx("run: the policy has credentials (%s, from %s), but "
+		    "--proxy-socket hands the run to an operator's proxy, "
+		    "which cannot know their real values; nothing run",
+		    cr->cr_env, cr->cr_host.pi_from != NULL ?
+		    cr->cr_host.pi_from : "the policy");
+		log_warnx("hint: drop --proxy-socket (cordon's own proxy swaps "
+		    "them in), or drop the credentials entry");
+		return -1;
+	}
+	if (net->rn_socket != NULL && (net->rn_dns != NULL ||
+	    net->rn_npins != 0 || net->rn_log != NULL ||
+	    net->rn_upstream_ca != NULL)) {
+		log_warnx("run: --dns, --resolve, --log and --upstream-ca belong "
+		    "to the proxy; "
+		    "with --proxy-socket, set them on the operator's proxy");
+		return -1;
+	}
+	return 0;
+}
+
+/* The run's own fields: the command, who runs it, its id. */
+static void
+run_prepare_run(struct run_prep *rp, const struct run_opts *o)
+{
+	struct run	*run = &rp->rp_run;
+	const char	*rd;
+
+	run->r_argv = o->ro_argv;
+	run->r_cwd = o->ro_cwd;
+	run->r_workspace = rp->rp_workspace;
+	run->r_policy = rp->rp_policy;
+	run->r_uid = getuid();
+	run->r_gid = getgid();
+	run->r_tty = isatty(0) || isatty(1) || isatty(2);
+	rd = getenv("XDG_RUNTIME_DIR");
+	run->r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
+	/* A random id, in the egress log and the bridge's header. */
+	if (hex_random(run->r_id, RUN_ID_LEN) == -1)
+		fatal("run: getrandom");
+	run_prepare_name(run->r_argv[0], run->r_command,
+	    sizeof(run->r_command));
+}
+
+/*
+ * What the command holds: the phantom credentials, the CA bundle when
+ * the proxy inspects, and the environment.  Returns 0, or -1 having
+ * said why.
+ */
+static int
+run_prepare_env(struct run_prep *rp)
+{
+	struct run	*run = &rp->rp_run;
+	struct policy	*p = rp->rp_policy;
+	char		*cause;
+
+	if (run->r_mode == NET_PROXY && rp->rp_net.rn_socket == NULL) {
+		trust_phantoms(p, environ, &run->r_phantoms,
+		    &run->r_nphantoms);
+		secrets_phantoms(run);
+		rp->rp_ep.ep_phantoms = run->r_phantoms;
+		rp->rp_ep.ep_nphantoms = run->r_nphantoms;
+	}
+	/*
+	 * An operator's proxy inspects with the CA of the same policy (the
+	 * system layer both read): its ca.crt, which the operator makes
+	 * readable by leaving the folder 0711.
+	 */
+	if (run->r_mode == NET_PROXY && trust_wanted(p)) {
+		if (trust_bundle(p, environ, &rp->rp_ib, &cause) == -1) {
+			log_warnx("run: %s", cause);
+			if (rp->rp_net.rn_socket != NULL)
+				log_warnx("run: hint: with --proxy-socket, the "
+				    "operator's CA certificate must be readable "
+				    "by you: its folder 0711 and ca.crt 0644 "
+				    "(ca.key stays 0600)");
+			log_warnx("run: nothing run");
+			free(cause);
+			return -1;
+		}
+		run->r_ca_pem = rp->rp_ib.ib_pem;
+		run->r_ca_len = rp->rp_ib.ib_len;
+		rp->rp_ep.ep_ca_bundle = RUN_CA_BUNDLE;
+	}
+	if (run->r_nsysscratch > 0)
+		rp->rp_ep.ep_apt_conf = RUN_APT_CONF;
+	if ((run->r_env = env_build(p, environ, run->r_mode == NET_PROXY ?
+	    &rp->rp_ep : NULL, &cause)) == NULL) {
+		log_warnx("run: %s", cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Host Unix sockets: moot when every socket is allowed anyway.
+ * cordon's ssh-agent is one more, routed once run.c has made it.
+ * Returns 0, or -1 having said why.
+ */
+static int
+run_prepare_routes(struct run_prep *rp)
+{
+	struct run	*run = &rp->rp_run;
+	char		*cause;
+
+	if (!run->r_unix && (unixroute_policy(&rp->rp_routes,
+	    rp->rp_policy, &rp->rp_plan, &cause) == -1 ||
+	    ((rp->rp_routes.ur_n > 0 || run->r_agent_real != NULL) &&
+	    notify_probe(&cause) == -1))) {
+		log_warnx("run: %s", cause);
+		if (rp->rp_routes.ur_n > 0)
+			log_warnx("hint: drop filesystem.unix_sockets from the "
+			    "policy to run without them");
+		log_warnx("run: nothing run");
+		free(cause);
+		return -1;
+	}
+	run->r_routes = &rp->rp_routes;
+	return 0;
+}
+
+/*
+ * Decides the run of o into rp, which run_prepare_clear() frees after,
+ * whatever this returns: 0, or -1 having said why.  Nothing is run yet;
+ * --dry-run prints rp (run_print), run_prepare_exec() runs it.
+ */
+int
+run_prepare(struct run_prep *rp, const struct run_opts *o)
+{
+	struct run	*run = &rp->rp_run;
+
+	memset(rp, 0, sizeof(*rp));
+	rp->rp_net = o->ro_net;
+	rp->rp_net.rn_report_at.w_dir = rp->rp_net.rn_log_at.w_dir = -1;
+	rp->rp_layers = o->ro_layers;
+	rp->rp_ep.ep_port = RUN_BRIDGE_PORT;
+	run->r_seccomp = -1;
+	run->r_sync = run->r_errfd = run->r_endfd = run->r_pubfd = -1;
+	run->r_notifyfd = -1;
+	run->r_npublish = o->ro_npublish;
+	run->r_publish = o->ro_npublish > 0 ? o->ro_publish : NULL;
+
+	if (rp->rp_net.rn_ask && (rp->rp_net.rn_control == NULL ||
+	    rp->rp_net.rn_socket != NULL)) {
+		log_warnx("run: --ask needs --control, and the run's own proxy "
+		    "(not --proxy-socket): it asks the harness on that "
+		    "channel before its proxy refuses");
+		return -1;
+	}
+	if (run_prepare_workspace(rp, o) == -1 ||
+	    run_prepare_policy(rp) == -1 || run_prepare_socket(rp) == -1)
+		return -1;
+	run_prepare_run(rp, o);
+	if (run_plan(rp, o) == -1 || run_prepare_env(rp) == -1 ||
+	    run_prepare_routes(rp) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Said every time: these are weaker sandboxes, never quietly.  Returns
+ * 0, or -1 when the kernel has no Landlock and no_landlock does not
+ * allow that.
+ */
+static int
+run_prepare_weaker(const struct run *run, bool no_landlock)
+{
+	if (run->r_mode == NET_HOST)
+		log_warnx("run: network mode host: the command uses the host's "
+		    "network directly; its connections are neither filtered "
+		    "nor logged");
+	if (landlock_abi() == 0) {
+		if (!no_landlock) {
+			log_warnx("run: this kernel has no Landlock (Linux 5.13 "
+			    "or later, with landlock in the lsm= list), the "
+			    "sandbox's second filesystem layer; nothing run");
+			log_warnx("hint: pass --allow-no-landlock to run with "
+			    "the mount namespace alone");
+			return -1;
+		}
+		log_warnx("run: no Landlock (--allow-no-landlock): the mount "
+		    "namespace alone keeps writes inside the writable "
+		    "folders");
+	}
+	return 0;
+}
+
+/*
+ * Runs what run_prepare() decided: the seccomp program, the placeholders
+ * and the guard's view of the writable roots, then run_exec(), which
+ * takes the policy.  Returns the exit status for `cordon run`.
+ */
+int
+run_prepare_exec(struct run_prep *rp, const struct run_opts *o)
+{
+	struct run	*run = &rp->rp_run;
+	struct policy	*p;
+	char		*cause;
+	size_t		 i;
+
+	if ((run->r_seccomp = sysfilter_new(run->r_unix ? SYSF_UNIX_ALLOW :
+	    rp->rp_routes.ur_n > 0 || run->r_agent_real != NULL ?
+	    SYSF_UNIX_ROUTES : SYSF_UNIX_DENY, &cause)) == -1) {
+		log_warnx("run: %s", cause);
+		free(cause);
+		return RUN_EXIT_FAILURE;
+	}
+	if (run_prepare_weaker(run, o->ro_no_landlock) == -1)
+		return RUN_EXIT_FAILURE;
+	for (i = 0; i < rp->rp_plan.fp_nnotes; i++)
+		log_warnx("run: note: %s", rp->rp_plan.fp_notes[i]);
+	log_info("run: sandbox %s", run->r_id);
+
+	if (guard_open(&rp->rp_guard, &rp->rp_plan, &cause) == -1 ||
+	    block_prepare(&rp->rp_plan, &rp->rp_blocks, &rp->rp_guard,
+	    &cause) == -1) {
+		log_warnx("run: %s", cause);
+		free(cause);
+		return RUN_EXIT_FAILURE;
+	}
+	run->r_guard = &rp->rp_guard;
+	/* The proxy's from here, or freed by run_exec: no longer ours. */
+	p = rp->rp_policy;
+	rp->rp_policy = NULL;
+	return run_exec(run, p, &rp->rp_net);
+}
+
+/*
+ * Frees what a run owns, the policy too unless run_exec() took it, and
+ * removes the placeholders this run made; after run_prepare(), whatever
+ * it returned.
+ */
+void
+run_prepare_clear(struct run_prep *rp)
+{
+	struct run	*run = &rp->rp_run;
+	size_t		 i;
+
+	block_cleanup(&rp->rp_plan, &rp->rp_blocks);
+	guard_clear(&rp->rp_guard);
+	if (run->r_seccomp != -1)
+		close(run->r_seccomp);
+	env_free(run->r_env);
+	phantoms_free(run->r_phantoms, run->r_nphantoms);
+	for (i = 0; i < run->r_nsecrets; i++)
+		secrets_clear(&run->r_secrets[i]);
+	free(run->r_secrets);
+	trust_bundle_clear(&rp->rp_ib);
+	free(run->r_ll);
+	free(run->r_host_ports);
+	unixroute_clear(&rp->rp_routes);
+	for (i = 0; i < run->r_nkeep; i++) {
+		free(run->r_keep[i].k_path);
+		free(run->r_keep[i].k_from);
+	}
+	free(run->r_keep);
+	fsplan_clear(&rp->rp_plan);
+	free(rp->rp_known[0]);
+	free(rp->rp_known[1]);
+	free(run->r_narrow);
+	wspath_clear(&rp->rp_net.rn_report_at);
+	wspath_clear(&rp->rp_net.rn_log_at);
+	policy_free(rp->rp_policy);
+}
