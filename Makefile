@@ -89,17 +89,33 @@ DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux
 
-.PHONY: all deps deps-fuzz check unit e2e demo bench sanitize valgrind \
-	fuzz fuzz-run lint lint-bats clean install golden macos-check
+.PHONY: all deps libs deps-fuzz check unit e2e demo bench sanitize \
+	valgrind fuzz fuzz-run lint lint-bats clean install golden macos-check
 
-all: deps $(BIN)
+all: $(BIN)
 
 $(BIN): $(CORE_OBJS) $(CMD_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
 
-# Packages first, even under make -j.
-$(CORE_OBJS) $(CMD_OBJS): | deps
+# A plain make only builds: it names the libraries pkg-config cannot
+# find, and the target that installs them, and installs nothing.  The
+# targets that install (check, demo, ...) do so first, even under -j.
+$(CORE_OBJS) $(CMD_OBJS): | libs
+
+libs:
+	@missing=; for p in $(PKGS); do \
+		pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "cordon: libraries pkg-config cannot find:$$missing;" \
+		    "'make deps' installs them (Debian)" >&2; \
+		exit 1; \
+	fi
+
+ifneq ($(filter deps check unit demo bench sanitize valgrind fuzz,$(MAKECMDGOALS)),)
+libs: | deps
+endif
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -5,15 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
-#include "lib/util.h"
-#include "bridge/bridge.h"
-#include "certs/certs.h"
-#include "logs/elog.h"
-#include "policies/policy.h"
-#include "profile/profile.h"
-#include "proxy/proxy.h"
-#include "runner/runner.h"
+#include "bridge.h"
+#include "certs.h"
+#include "elog.h"
+#include "log.h"
+#include "policy.h"
+#include "profile.h"
+#include "proxy.h"
+#include "runner.h"
+#include "util.h"
 
 #ifndef CORDON_VERSION
 #define CORDON_VERSION	"0.1.0"

@@ -79,9 +79,9 @@ struct pscalar {
 };
 
 /*
- * network.inspect[]: a host whose TLS the proxy is to open, and the
- * requests allowed there.  Read and checked; not enforced yet (issue 7).
- * in_host.pi_from says where the entry came from.
+ * network.inspect[]: a host whose TLS the proxy opens, and the requests
+ * it lets through there (proxy/inspect.c).  in_host.pi_from says where
+ * the entry came from.
  */
 struct pinspect {
 	struct pitem	 in_host;	/* a name or *.suffix, no port */
@@ -92,9 +92,9 @@ struct pinspect {
 };
 
 /*
- * credentials[]: a variable the runner is to replace by a placeholder,
- * and the header the proxy is to fill from it for one host.  Read and
- * checked; not enforced yet (issue 7).
+ * credentials[]: a variable the runner replaces by a placeholder, and
+ * the header the proxy fills from it for one host (runner/trust.c,
+ * proxy/inspect.c's phantom_apply).
  */
 struct pcred {
 	struct pitem	 cr_host;	/* as in_host, with pi_from */
@@ -171,12 +171,12 @@ int		 policy_list_buffer(const char *, size_t, const char *,
 
 /* policy_merge.c */
 struct policy_layers {
-	const char	**pl_args;	/* pairs, in order: "--policy" FILE, */
-	size_t		  pl_nargs;	/* "--allow-domain" P, ...          */
-	const char	 *pl_workspace;	/* NULL: the current folder */
-	bool		  pl_only;	/* only pl_args: no built-in, system, */
+	const char	**ly_args;	/* pairs, in order: "--policy" FILE, */
+	size_t		  ly_nargs;	/* "--allow-domain" P, ...          */
+	const char	 *ly_workspace;	/* NULL: the current folder */
+	bool		  ly_only;	/* only ly_args: no built-in, system, */
 					/* user or workspace layer          */
-	bool		  pl_no_workspace; /* no workspace layer (a daemon) */
+	bool		  ly_no_workspace; /* no workspace layer (a daemon) */
 };
 
 void		 policy_layers_add(struct policy_layers *, const char *,

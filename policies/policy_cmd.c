@@ -146,7 +146,7 @@ static const struct option layer_options[] = {
 };
 
 /*
- * Reads layer options into pl (pl_args is a new array, or NULL, the
+ * Reads layer options into pl (ly_args is a new array, or NULL, the
  * caller frees).  Returns the index of the first operand, or -1.
  */
 static int
@@ -165,10 +165,10 @@ policy_layer_opts(int argc, char **argv, struct policy_layers *pl,
 			continue;
 		switch (ch) {
 		case OPT_WORKSPACE:
-			pl->pl_workspace = optarg;
+			pl->ly_workspace = optarg;
 			break;
 		case OPT_ONLY:
-			pl->pl_only = true;
+			pl->ly_only = true;
 			break;
 		case OPT_PLAIN:
 			*plain = true;
@@ -282,30 +282,30 @@ policy_explain(int argc, char **argv)
 	int			 first, port, rc;
 
 	if ((first = policy_layer_opts(argc, argv, &pl, &plain)) == -1) {
-		free(pl.pl_args);
+		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
 	if (argc - first != 1 || plain) {
 		policy_usage(stderr);
-		free(pl.pl_args);
+		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
 	if (explain_target(argv[first], &host, &port) == -1) {
-		free(pl.pl_args);
+		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
 	if ((p = policy_build(&pl, &trusted, &cause)) == NULL) {
 		print_cause(cause);
 		free(cause);
 		free(host);
-		free(pl.pl_args);
+		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
 	rc = explain_print(p, trusted, host, port);
 	policy_free(p);
 	policy_free(trusted);
 	free(host);
-	free(pl.pl_args);
+	free(pl.ly_args);
 	return rc;
 }
 
@@ -323,13 +323,13 @@ policy_show(int argc, char **argv)
 	    first != argc) {
 		if (first != -1)
 			policy_usage(stderr);
-		free(pl.pl_args);
+		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
 	if ((p = policy_build(&pl, NULL, &cause)) == NULL) {
 		print_cause(cause);
 		free(cause);
-		free(pl.pl_args);
+		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
 	j = policy_to_json(p, !plain);
@@ -338,7 +338,7 @@ policy_show(int argc, char **argv)
 	putchar('\n');
 	json_decref(j);
 	policy_free(p);
-	free(pl.pl_args);
+	free(pl.ly_args);
 	return fflush(stdout) == 0 ? 0 : EXIT_ERROR;
 }
 

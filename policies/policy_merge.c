@@ -250,16 +250,16 @@ policy_narrow(struct policy *dst, const struct policy *ws)
 
 /*
  * Appends a flag and its argument to the ordered layer arguments
- * (pl_args grows; the strings are borrowed).
+ * (ly_args grows; the strings are borrowed).
  */
 void
 policy_layers_add(struct policy_layers *pl, const char *flag,
     const char *arg)
 {
-	pl->pl_args = xreallocarray(pl->pl_args, pl->pl_nargs + 2,
-	    sizeof(*pl->pl_args));
-	pl->pl_args[pl->pl_nargs++] = flag;
-	pl->pl_args[pl->pl_nargs++] = arg;
+	pl->ly_args = xreallocarray(pl->ly_args, pl->ly_nargs + 2,
+	    sizeof(*pl->ly_args));
+	pl->ly_args[pl->ly_nargs++] = flag;
+	pl->ly_args[pl->ly_nargs++] = arg;
 }
 
 /* --network MODE: replaces the mode, like a later trusted layer. */
@@ -480,10 +480,10 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	*cause = NULL;
 	if (trustedp != NULL)
 		*trustedp = NULL;
-	if (policy_ctx_init(&ctx, pl->pl_workspace, cause) == -1)
+	if (policy_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
 		return NULL;
 
-	if (pl->pl_only)
+	if (pl->ly_only)
 		p = policy_new();
 	else if ((p = policy_defaults(&ctx, &why)) == NULL) {
 		errlist_add(&errors, "%s", why);
@@ -492,7 +492,7 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	}
 
 	/* The system's and the user's policies, when they exist. */
-	if (!pl->pl_only) {
+	if (!pl->ly_only) {
 		if ((env = getenv("CORDON_SYSTEM_POLICY")) == NULL)
 			env = SYSTEM_POLICY;
 		if (*env != '\0')
@@ -508,9 +508,9 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	}
 
 	/* --policy files and flags, in the order given. */
-	for (i = 0; i + 1 < pl->pl_nargs; i += 2) {
-		flag = pl->pl_args[i];
-		arg = pl->pl_args[i + 1];
+	for (i = 0; i + 1 < pl->ly_nargs; i += 2) {
+		flag = pl->ly_args[i];
+		arg = pl->ly_args[i + 1];
 		if ((pf = policy_flag_named(flag)) != NULL &&
 		    pf->pf_adds == PFLAG_FILE) {
 			log_info("policy: reading %s", arg);
@@ -535,7 +535,7 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	}
 
 	/* Last, the untrusted workspace layer, which only tightens. */
-	if (!pl->pl_only && !pl->pl_no_workspace &&
+	if (!pl->ly_only && !pl->ly_no_workspace &&
 	    (layer = policy_load_workspace(&ctx, &errors)) != NULL) {
 		policy_narrow(p, layer);
 		policy_free(layer);
@@ -589,19 +589,19 @@ policy_build_narrowing(const struct policy_layers *pl,
 	size_t			 i;
 
 	*cause = NULL;
-	if (policy_ctx_init(&ctx, pl->pl_workspace, cause) == -1)
+	if (policy_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
 		return NULL;
 	p = policy_new();
-	for (i = 0; i + 1 < pl->pl_nargs; i += 2) {
-		pf = policy_flag_named(pl->pl_args[i]);
+	for (i = 0; i + 1 < pl->ly_nargs; i += 2) {
+		pf = policy_flag_named(pl->ly_args[i]);
 		if (pf != NULL && (pf->pf_adds == PFLAG_ALLOW ||
 		    pf->pf_adds == PFLAG_CIDR) && policy_add_flag(p,
-		    pl->pl_args[i], pl->pl_args[i + 1], &ctx, &why) == -1) {
+		    pl->ly_args[i], pl->ly_args[i + 1], &ctx, &why) == -1) {
 			errlist_add(&errors, "%s", why);
 			free(why);
 		}
 	}
-	if (!pl->pl_only && !pl->pl_no_workspace &&
+	if (!pl->ly_only && !pl->ly_no_workspace &&
 	    (ws = policy_load_workspace(&ctx, &errors)) != NULL) {
 		plist_meet(&p->p_allow, &ws->p_allow, MEET_PATTERN);
 		plist_meet(&p->p_cidrs, &ws->p_cidrs, MEET_CIDR);

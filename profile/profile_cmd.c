@@ -99,10 +99,10 @@ profile_opts(int argc, char **argv, bool winfw, struct profile_args *pa)
 			continue;
 		switch (ch) {
 		case OPT_WORKSPACE:
-			pa->pa_layers.pl_workspace = optarg;
+			pa->pa_layers.ly_workspace = optarg;
 			break;
 		case OPT_ONLY:
-			pa->pa_layers.pl_only = true;
+			pa->pa_layers.ly_only = true;
 			break;
 		case OPT_PORT:
 			if ((pa->pa_port = profile_port(optarg)) == -1) {
@@ -234,7 +234,7 @@ profile_cmd(int argc, char **argv)
 		rc = profile_make(&pa, winfw);
 	else
 		rc = rc == 1 ? 0 : EXIT_USAGE;
-	free(pa.pa_layers.pl_args);
+	free(pa.pa_layers.ly_args);
 	free(pa.pa_programs);
 	return rc;
 }

@@ -333,7 +333,7 @@ proxy_cmd(int argc, char **argv)
 
 	memset(&run, 0, sizeof(run));
 	run.pr_drain_secs = PROXY_DRAIN_SECS;
-	run.pr_layers.pl_no_workspace = true;
+	run.pr_layers.ly_no_workspace = true;
 	policy_flag_options(all, nitems(all), opts, POLICY_FLAGS_NET);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", all, &longindex)) != -1) {
@@ -389,7 +389,7 @@ proxy_cmd(int argc, char **argv)
 			remote = true;
 			break;
 		case 'O':
-			run.pr_layers.pl_only = true;
+			run.pr_layers.ly_only = true;
 			break;
 		case 'M':
 			metrics = optarg;
@@ -499,7 +499,7 @@ proxy_cmd(int argc, char **argv)
 	endpoint_unlink(&run.pr_metrics_ep);
 	endpoint_clear(&run.pr_metrics_ep);
 	event_base_free(base);
-	free(run.pr_layers.pl_args);
+	free(run.pr_layers.ly_args);
 	free(pins);
 	free(dns);
 	return 0;

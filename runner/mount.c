@@ -104,7 +104,7 @@ static const char *const dev_nodes[] = {
 };
 
 static size_t
-path_depth(const char *path)
+mount_depth(const char *path)
 {
 	size_t	 n = 0;
 
@@ -115,7 +115,7 @@ path_depth(const char *path)
 }
 
 static int
-step_cmp(const void *a, const void *b)
+mount_cmp(const void *a, const void *b)
 {
 	const struct step	*x = a, *y = b;
 
@@ -126,7 +126,7 @@ step_cmp(const void *a, const void *b)
 
 /* Opens path as O_PATH, refusing a symbolic link in any component. */
 static int
-open_nofollow(const char *path, bool link_itself)
+mount_open(const char *path, bool link_itself)
 {
 	struct open_how	 how;
 
@@ -138,7 +138,7 @@ open_nofollow(const char *path, bool link_itself)
 
 /* A detached tmpfs mount, or -1 with errno set. */
 static int
-tmpfs_new(mode_t mode, unsigned int attrs)
+mount_tmpfs(mode_t mode, unsigned int attrs)
 {
 	char	 opt[16];
 	int	 fs, mnt, saved;
@@ -176,7 +176,7 @@ mount_attrs(int fd, const char *path, unsigned int flags, uint64_t set,
 
 /* Moves the detached mount src onto the already opened target. */
 static int
-move_onto(int src, int target)
+mount_move(int src, int target)
 {
 	return move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH |
 	    MOVE_MOUNT_T_EMPTY_PATH);
@@ -188,7 +188,7 @@ move_onto(int src, int target)
  * makes it, and the folders above it, like the source (folder or file).
  */
 static void
-step_make_target(const struct mounts *m, const struct step *s)
+mount_make_target(const struct mounts *m, const struct step *s)
 {
 	const struct step	*cover = NULL;
 	struct stat		 st;
@@ -232,9 +232,9 @@ step_make_target(const struct mounts *m, const struct step *s)
 		    "sandbox: %s", buf, strerror(errno));
 }
 
-/* scratch_new's premake: upper/D/name for each folder D/name in lower. */
+/* mount_scratch's premake: upper/D/name for each folder D/name in lower. */
 static int
-scratch_premake(int lower, int tmp, const char *name)
+mount_premake(int lower, int tmp, const char *name)
 {
 	struct dirent	*de;
 	struct stat	 st;
@@ -293,7 +293,7 @@ scratch_premake(int lower, int tmp, const char *name)
  * Returns the detached mount, or -1 with errno set.
  */
 static int
-scratch_new(int lower, int *shared, int *tmp, const char *premake)
+mount_scratch(int lower, int *shared, int *tmp, const char *premake)
 {
 	static unsigned int	 layer;
 	struct stat		 st;
@@ -301,7 +301,7 @@ scratch_new(int lower, int *shared, int *tmp, const char *premake)
 	int			 fs, mnt = -1, saved;
 
 	if (fstat(lower, &st) == -1 || (*shared == -1 && (*shared =
-	    tmpfs_new(0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) == -1))
+	    mount_tmpfs(0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) == -1))
 		return -1;
 	snprintf(name, sizeof(name), "%u", layer++);
 	if (mkdirat(*shared, name, 0700) == -1 ||
@@ -311,7 +311,7 @@ scratch_new(int lower, int *shared, int *tmp, const char *premake)
 	if (mkdirat(*tmp, "upper", st.st_mode & 07777) == -1 ||
 	    fchmodat(*tmp, "upper", st.st_mode & 07777, 0) == -1 ||
 	    mkdirat(*tmp, "work", 0700) == -1 ||
-	    (premake != NULL && scratch_premake(lower, *tmp, premake) == -1))
+	    (premake != NULL && mount_premake(lower, *tmp, premake) == -1))
 		return -1;
 	snprintf(lo, sizeof(lo), "/proc/self/fd/%d", lower);
 	snprintf(up, sizeof(up), "/proc/self/fd/%d/upper", *tmp);
@@ -332,7 +332,7 @@ scratch_new(int lower, int *shared, int *tmp, const char *premake)
 }
 
 static void
-step_apply(struct mounts *m, struct step *s)
+mount_apply(struct mounts *m, struct step *s)
 {
 	const struct run	*run = m->m_run;
 	struct stat		 st;
@@ -341,10 +341,10 @@ step_apply(struct mounts *m, struct step *s)
 	ssize_t			 tok;
 	int			 target, src = -1, rc;
 
-	if ((target = open_nofollow(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
+	if ((target = mount_open(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
 	    -1 && errno == ENOENT && s->s_kind != STEP_PIN_LINK) {
-		step_make_target(m, s);
-		target = open_nofollow(s->s_path, false);
+		mount_make_target(m, s);
+		target = mount_open(s->s_path, false);
 	}
 	if (target == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "%s (%s): %s%s", s->s_path,
@@ -373,7 +373,7 @@ step_apply(struct mounts *m, struct step *s)
 			errno = ENOTDIR;
 			goto fail;
 		}
-		src = tmpfs_new(s->s_mode, MOUNT_ATTR_NOSUID |
+		src = mount_tmpfs(s->s_mode, MOUNT_ATTR_NOSUID |
 		    MOUNT_ATTR_NODEV);
 		if (src == -1) {
 			what = "tmpfs";
@@ -386,7 +386,7 @@ step_apply(struct mounts *m, struct step *s)
 			errno = E2BIG;
 			goto fail;
 		}
-		src = scratch_new(s->s_src, &m->m_scratch_tmp,
+		src = mount_scratch(s->s_src, &m->m_scratch_tmp,
 		    &m->m_scratch->sf_fd[m->m_scratch->sf_n], s->s_premake);
 		if (src != -1)
 			m->m_scratch->sf_shown[m->m_scratch->sf_n++] =
@@ -418,7 +418,7 @@ step_apply(struct mounts *m, struct step *s)
 		}
 		break;
 	}
-	rc = move_onto(src, target);
+	rc = mount_move(src, target);
 	if (rc == -1) {
 		what = "move_mount";
 		goto fail;
@@ -433,7 +433,7 @@ fail:
 
 /* Adds a step. */
 static void
-step_add(struct mounts *m, const char *path, enum step_kind kind,
+mount_add(struct mounts *m, const char *path, enum step_kind kind,
     const char *why, mode_t mode)
 {
 	struct step	*s;
@@ -447,13 +447,13 @@ step_add(struct mounts *m, const char *path, enum step_kind kind,
 	s->s_why = why;
 	s->s_src = -1;
 	s->s_mode = mode;
-	s->s_depth = path_depth(path);
+	s->s_depth = mount_depth(path);
 	s->s_order = m->m_n++;
 }
 
 /* Clones a bind's source now, from the host's tree as it is. */
 static void
-step_clone(struct mounts *m, struct step *s)
+mount_clone(struct mounts *m, struct step *s)
 {
 	struct stat	 st;
 	int		 fd;
@@ -461,7 +461,7 @@ step_clone(struct mounts *m, struct step *s)
 	if (s->s_kind != STEP_BIND_RW && s->s_kind != STEP_BIND_RO &&
 	    s->s_kind != STEP_SCRATCH)
 		return;
-	if ((fd = open_nofollow(s->s_from != NULL ? s->s_from : s->s_path,
+	if ((fd = mount_open(s->s_from != NULL ? s->s_from : s->s_path,
 	    false)) == -1)
 		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s%s",
 		    s->s_from != NULL ? s->s_from : s->s_path, s->s_why,
@@ -485,7 +485,7 @@ step_clone(struct mounts *m, struct step *s)
 
 /* Is path a folder (not a link) on the host? */
 static bool
-is_dir(const char *path)
+mount_is_dir(const char *path)
 {
 	struct stat	 st;
 
@@ -504,7 +504,7 @@ mount_dev(const struct run *run, const int *nodes)
 	size_t	 i;
 	int	 dev, fs, mnt, fd;
 
-	if ((dev = tmpfs_new(0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) ==
+	if ((dev = mount_tmpfs(0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) ==
 	    -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev: tmpfs: %s",
 		    strerror(errno));
@@ -544,7 +544,7 @@ mount_dev(const struct run *run, const int *nodes)
 		    strerror(errno));
 	close(fs);
 	close(mnt);
-	if ((mnt = tmpfs_new(01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
+	if ((mnt = mount_tmpfs(01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
 	    -1 || move_mount(mnt, "", dev, "shm", MOVE_MOUNT_F_EMPTY_PATH) ==
 	    -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/shm: %s",
@@ -552,7 +552,7 @@ mount_dev(const struct run *run, const int *nodes)
 	close(mnt);
 
 	if (mount_attrs(dev, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) == -1 ||
-	    (fd = open_nofollow("/dev", false)) == -1 || move_onto(dev, fd) ==
+	    (fd = mount_open("/dev", false)) == -1 || mount_move(dev, fd) ==
 	    -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev: %s",
 		    strerror(errno));
@@ -575,8 +575,8 @@ mount_proc(const struct run *run)
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
 	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
-	    (fd = open_nofollow("/proc", false)) == -1 ||
-	    move_onto(mnt, fd) == -1)
+	    (fd = mount_open("/proc", false)) == -1 ||
+	    mount_move(mnt, fd) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "/proc: %s%s",
 		    strerror(errno), errno == EPERM ? " (the kernel refuses "
 		    "a new procfs when the host's /proc is partly covered, "
@@ -586,12 +586,12 @@ mount_proc(const struct run *run)
 	close(mnt);
 	close(fd);
 	for (i = 0; i < nitems(ro); i++) {
-		if ((fd = open_nofollow(ro[i], false)) == -1)
+		if ((fd = mount_open(ro[i], false)) == -1)
 			continue;
 		if ((t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 		    AT_RECURSIVE | AT_EMPTY_PATH)) == -1 ||
 		    mount_attrs(t, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		    MOUNT_ATTR_RDONLY, 0) == -1 || move_onto(t, fd) == -1)
+		    MOUNT_ATTR_RDONLY, 0) == -1 || mount_move(t, fd) == -1)
 			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: read-only: %s",
 			    ro[i], strerror(errno));
 		close(t);
@@ -601,7 +601,7 @@ mount_proc(const struct run *run)
 
 /* Maps a plan op to a step, and the mode of a tmpfs it makes. */
 static enum step_kind
-op_step(const struct fs_op *op, mode_t *mode)
+mount_op_step(const struct fs_op *op, mode_t *mode)
 {
 	*mode = 0;
 	switch (op->fo_kind) {
@@ -653,7 +653,7 @@ mount_routes(struct mounts *m, const struct run *run)
 		    sizeof(RUN_OWN_DIR)) == 0 || lstat(r->ur_host, &st) == -1 ||
 		    !S_ISSOCK(st.st_mode))
 			continue;
-		step_add(m, r->ur_host, STEP_BIND_RO, r->ur_from, 0);
+		mount_add(m, r->ur_host, STEP_BIND_RO, r->ur_from, 0);
 	}
 }
 
@@ -669,50 +669,50 @@ mount_steps(struct mounts *m, const struct run *run)
 	m->m_run = run;
 	m->m_empty = -1;
 	m->m_scratch_tmp = -1;
-	step_add(m, "/tmp", STEP_TMPFS, "a private /tmp", 01777);
-	if (is_dir("/var/tmp"))
-		step_add(m, "/var/tmp", STEP_TMPFS, "a private /var/tmp",
+	mount_add(m, "/tmp", STEP_TMPFS, "a private /tmp", 01777);
+	if (mount_is_dir("/var/tmp"))
+		mount_add(m, "/var/tmp", STEP_TMPFS, "a private /var/tmp",
 		    01777);
-	if (is_dir("/run"))
-		step_add(m, "/run", STEP_TMPFS, "host sockets hidden", 0755);
-	if (is_dir("/var/run"))	/* usually a link to /run */
-		step_add(m, "/var/run", STEP_TMPFS, "host sockets hidden",
+	if (mount_is_dir("/run"))
+		mount_add(m, "/run", STEP_TMPFS, "host sockets hidden", 0755);
+	if (mount_is_dir("/var/run"))	/* usually a link to /run */
+		mount_add(m, "/var/run", STEP_TMPFS, "host sockets hidden",
 		    0755);
-	if (rd != NULL && is_dir(rd))
-		step_add(m, rd, STEP_TMPFS, "$XDG_RUNTIME_DIR", 0700);
+	if (rd != NULL && mount_is_dir(rd))
+		mount_add(m, rd, STEP_TMPFS, "$XDG_RUNTIME_DIR", 0700);
 	if (run->r_scratch != NULL) {
-		step_add(m, run->r_scratch, STEP_SCRATCH, "the home folder, "
+		mount_add(m, run->r_scratch, STEP_SCRATCH, "the home folder, "
 		    "outside the writable roots", 0);
 		m->m_steps[m->m_n - 1].s_shown = "~/";
 	}
 	for (i = 0; i < run->r_nsysscratch; i++) {
-		step_add(m, run->r_sysscratch[i], STEP_SCRATCH, "apt's, for "
+		mount_add(m, run->r_sysscratch[i], STEP_SCRATCH, "apt's, for "
 		    "root: apt-get update and download work", 0);
 		m->m_steps[m->m_n - 1].s_shown = run->r_sysscratch[i];
 		m->m_steps[m->m_n - 1].s_premake = "partial";
 	}
 	for (i = 0; i < run->r_nsyslayer; i++) {
-		step_add(m, run->r_syslayer[i], STEP_SCRATCH, "the system's, "
+		mount_add(m, run->r_syslayer[i], STEP_SCRATCH, "the system's, "
 		    "for root: installs succeed", 0);
 		m->m_steps[m->m_n - 1].s_shown = run->r_syslayer[i];
 	}
 
 	for (i = 0; i < run->r_nkeep; i++) {
-		step_add(m, run->r_keep[i].k_path, STEP_BIND_RW, "kept between "
-		    "runs (--keep): cordon's own copy", 0);
+		mount_add(m, run->r_keep[i].k_path, STEP_BIND_RW,
+		    "kept between runs (--keep): cordon's own copy", 0);
 		m->m_steps[m->m_n - 1].s_from = run->r_keep[i].k_from;
 	}
 	for (i = 0; i < run->r_plan->fp_nops; i++) {
 		const struct fs_op	*op = &run->r_plan->fp_ops[i];
-		enum step_kind		 kind = op_step(op, &mode);
+		enum step_kind		 kind = mount_op_step(op, &mode);
 
 		if (op->fo_kind != FS_SKIP) {
-			step_add(m, op->fo_path, kind, op->fo_why, mode);
+			mount_add(m, op->fo_path, kind, op->fo_why, mode);
 			m->m_steps[m->m_n - 1].s_op = op;
 		}
 	}
 	mount_routes(m, run);
-	qsort(m->m_steps, m->m_n, sizeof(*m->m_steps), step_cmp);
+	qsort(m->m_steps, m->m_n, sizeof(*m->m_steps), mount_cmp);
 }
 
 /* --dry-run: the mount steps, one a line. */
@@ -783,7 +783,7 @@ mount_agent_open(const struct run *run)
 	struct stat	 st;
 	int		 fd, tree;
 
-	if ((fd = open_nofollow(run->r_agent_sock, true)) == -1 ||
+	if ((fd = mount_open(run->r_agent_sock, true)) == -1 ||
 	    fstat(fd, &st) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "cordon's ssh-agent %s: %s",
 		    run->r_agent_sock, strerror(errno));
@@ -813,12 +813,12 @@ mount_agent(const struct run *run, int tree)
 	if ((mkdir(RUN_OWN_DIR, 0755) == -1 && errno != EEXIST) ||
 	    (fd = open(RUN_AGENT_SOCK, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1 || close(fd) == -1 ||
-	    (fd = open_nofollow(RUN_AGENT_SOCK, false)) == -1)
+	    (fd = mount_open(RUN_AGENT_SOCK, false)) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_AGENT_SOCK,
 		    strerror(errno));
 	if (mount_attrs(tree, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0) ==
-	    -1 || move_onto(tree, fd) == -1)
+	    -1 || mount_move(tree, fd) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: binding cordon's "
 		    "ssh-agent: %s", RUN_AGENT_SOCK, strerror(errno));
 	close(fd);
@@ -860,14 +860,14 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 	memset(sf, 0, sizeof(*sf));
 	m.m_scratch = sf;
 	for (i = 0; i < m.m_n; i++)
-		step_clone(&m, &m.m_steps[i]);
+		mount_clone(&m, &m.m_steps[i]);
 
 	/*
 	 * Files to cover with: empty and unreadable (hidden), empty and
 	 * readable (blocked), and "." (a blocked git commondir: the git
 	 * directory itself, as if it were not there).
 	 */
-	if ((m.m_empty = tmpfs_new(0755, MOUNT_ATTR_NOSUID |
+	if ((m.m_empty = mount_tmpfs(0755, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
 	    (fd = openat(m.m_empty, "hidden", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0)) == -1 || close(fd) == -1 ||
@@ -886,7 +886,7 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "making / read-only: %s",
 		    strerror(errno));
 	for (i = 0; i < m.m_n; i++)
-		step_apply(&m, &m.m_steps[i]);
+		mount_apply(&m, &m.m_steps[i]);
 
 	/* Covers were writable for what a deeper rule made in them. */
 	for (i = 0; i < m.m_n; i++)

@@ -109,7 +109,7 @@ run_ask(struct conn *c, const struct egress *e, void *arg)
 	struct ask	*as;
 	char		*host;
 
-	if (!rn->rn_net->rn_ask || !control_alive(rn->rn_control))
+	if (!rn->rn_net->net_ask || !control_alive(rn->rn_control))
 		return false;
 	rn->rn_asks = xreallocarray(rn->rn_asks, rn->rn_nasks + 1,
 	    sizeof(*rn->rn_asks));
@@ -121,7 +121,7 @@ run_ask(struct conn *c, const struct egress *e, void *arg)
 	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
 	    "s:i}", "event", "ask", "id", as->as_id, "host", host,
 	    "port", e->e_port, "protocol", e->e_proto != NULL ?
-	    e->e_proto : "", "timeout_secs", rn->rn_net->rn_ask_secs));
+	    e->e_proto : "", "timeout_secs", rn->rn_net->net_ask_secs));
 	free(host);
 	return true;
 }
@@ -310,19 +310,19 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	px->px_ask = run_ask;
 	px->px_ask_cancel = run_ask_cancel;
 	px->px_ask_arg = rn;
-	px->px_ask_secs = net->rn_ask_secs;
-	px->px_ask_names = net->rn_ask;
-	if (proxy_dns(px, net->rn_dns, net->rn_pins, net->rn_npins, cause) ==
+	px->px_ask_secs = net->net_ask_secs;
+	px->px_ask_names = net->net_ask;
+	if (proxy_dns(px, net->net_dns, net->net_pins, net->net_npins, cause) ==
 	    -1)
 		goto fail;
-	if (net->rn_log_at.w_dir != -1) {
-		if ((lfd = wspath_append(&net->rn_log_at, cause)) == -1)
+	if (net->net_log_at.w_dir != -1) {
+		if ((lfd = wspath_append(&net->net_log_at, cause)) == -1)
 			goto fail;
 		px->px_log = jsonl_fdopen(lfd);
-	} else if (net->rn_log != NULL && (px->px_log =
-	    jsonl_open(net->rn_log, cause)) == NULL)
+	} else if (net->net_log != NULL && (px->px_log =
+	    jsonl_open(net->net_log, cause)) == NULL)
 		goto fail;
-	if (inspect_setup(px, policy, net->rn_upstream_ca, cause) == -1)
+	if (inspect_setup(px, policy, net->net_upstream_ca, cause) == -1)
 		goto fail;
 	if ((rn->rn_listener = evconnlistener_new(rn->rn_base, run_accept_cb,
 	    rn, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd)) ==
@@ -726,21 +726,21 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		return RUN_EXIT_FAILURE;
 	}
 	/* The policy is the proxy's from here, or freed: never both. */
-	if (run->r_mode == NET_PROXY && net->rn_socket == NULL)
+	if (run->r_mode == NET_PROXY && net->net_socket == NULL)
 		rc = run_proxy_start(&rn, policy, &cause) == -1 ||
 		    run_proxy_dir(&rn, rn.rn_ep.ep_path, &cause) == -1 ? -1 : 0;
 	else {
 		policy_free(policy);
 		rc = run->r_mode == NET_PROXY && run_proxy_dir(&rn,
-		    net->rn_socket, &cause) == -1 ? -1 : 0;
+		    net->net_socket, &cause) == -1 ? -1 : 0;
 	}
 	policy = NULL;
 	run->r_policy = NULL;
 	if (rc == -1)
 		goto fail_cause;
-	if (net->rn_control != NULL) {
+	if (net->net_control != NULL) {
 		if ((rn.rn_control = control_open(rn.rn_base,
-		    net->rn_control, &run_control_hooks, &rn, &cause)) == NULL)
+		    net->net_control, &run_control_hooks, &rn, &cause)) == NULL)
 			goto fail_cause;
 		control_send(rn.rn_control, json_pack("{s:s, s:s, s:i}",
 		    "event", "start", "sandbox", run->r_id, "version",
@@ -905,7 +905,7 @@ out:
 	if (npair[1] != -1)
 		close(npair[1]);
 	/* Its socket goes before the folder does. */
-	if (!net->rn_quiet)
+	if (!net->net_quiet)
 		agent_summary(rn.rn_agent, stderr);
 	agent_free(rn.rn_agent);
 	run->r_agent_sock = NULL;
@@ -917,7 +917,7 @@ out:
 		if (rn.rn_proxy.px_log != NULL &&
 		    jsonl_failed(rn.rn_proxy.px_log))
 			log_warnx("run: the egress log %s could not be "
-			    "written in full", net->rn_log);
+			    "written in full", net->net_log);
 		proxy_clear(&rn.rn_proxy);
 	}
 	if (rn.rn_dir != NULL) {
@@ -928,19 +928,19 @@ out:
 	endpoint_clear(&rn.rn_ep);
 	tally_hidden(rn.rn_tally, run->r_hidden_cfg, run->r_nhidden_cfg);
 	tally_tokens(rn.rn_tally, secrets_json(run));
-	if (!net->rn_quiet)
+	if (!net->net_quiet)
 		tally_summary(rn.rn_tally, stderr);
-	if (net->rn_report != NULL) {
+	if (net->net_report != NULL) {
 		memset(&ri, 0, sizeof(ri));
 		ri.ri_run = run;
 		ri.ri_status = rn.rn_status;
 		ri.ri_duration_ms = now_ms() - start;
 		ri.ri_own_proxy = rn.rn_own_proxy;
-		ri.ri_proxy_socket = net->rn_socket;
+		ri.ri_proxy_socket = net->net_socket;
 		ri.ri_error = setup_error;
 		ri.ri_guard = run->r_guard;
-		if (tally_report(rn.rn_tally, &ri, net->rn_report,
-		    &net->rn_report_at, &cause) == -1) {
+		if (tally_report(rn.rn_tally, &ri, net->net_report,
+		    &net->net_report_at, &cause) == -1) {
 			log_warnx("run: %s", cause);
 			free(cause);
 		}

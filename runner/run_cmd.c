@@ -117,7 +117,7 @@ run_opts_ask_secs(struct run_opts *o, const char *arg)
 		    "3600", arg);
 		return -1;
 	}
-	o->ro_net.rn_ask_secs = (int)n;
+	o->ro_net.net_ask_secs = (int)n;
 	return 0;
 }
 
@@ -136,39 +136,39 @@ run_opts_flag(struct run_opts *o, int ch, char *arg, int *status)
 		o->ro_ws = arg;
 		break;
 	case 'R':
-		net->rn_pins = xreallocarray(net->rn_pins, net->rn_npins + 1,
-		    sizeof(*net->rn_pins));
-		net->rn_pins[net->rn_npins++] = arg;
+		net->net_pins = xreallocarray(net->net_pins, net->net_npins + 1,
+		    sizeof(*net->net_pins));
+		net->net_pins[net->net_npins++] = arg;
 		break;
 	case 'D':
 		str_append(&o->ro_dns, ",", arg);
 		break;
 	case 'U':
-		net->rn_upstream_ca = arg;
+		net->net_upstream_ca = arg;
 		break;
 	case 'S':
-		net->rn_socket = arg;
+		net->net_socket = arg;
 		break;
 	case 'L':
-		net->rn_log = arg;
+		net->net_log = arg;
 		break;
 	case 'N':
 		o->ro_dry = true;
 		break;
 	case 'q':
-		net->rn_quiet = true;
+		net->net_quiet = true;
 		break;
 	case 'A':
 		o->ro_no_landlock = true;
 		break;
 	case 'T':
-		net->rn_report = arg;
+		net->net_report = arg;
 		break;
 	case 'C':
-		net->rn_control = arg;
+		net->net_control = arg;
 		break;
 	case 'K':
-		net->rn_ask = true;
+		net->net_ask = true;
 		break;
 	case 'p':
 		return run_publish_flag(o, arg);
@@ -226,7 +226,7 @@ run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 	policy_flag_options(all, nitems(all), opts, POLICY_FLAGS_NET |
 	    POLICY_FLAGS_MODE | POLICY_FLAGS_FS);
 	memset(o, 0, sizeof(*o));
-	o->ro_net.rn_report_at.w_dir = o->ro_net.rn_log_at.w_dir = -1;
+	o->ro_net.net_report_at.w_dir = o->ro_net.net_log_at.w_dir = -1;
 	*status = RUN_EXIT_FAILURE;
 	if (getcwd(o->ro_cwd, sizeof(o->ro_cwd)) == NULL) {
 		log_warn("run: the current folder");
@@ -245,9 +245,9 @@ run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 		return -1;
 	}
 	o->ro_argv = argv + optind;
-	o->ro_net.rn_dns = o->ro_dns;
-	if (o->ro_net.rn_ask_secs == 0)
-		o->ro_net.rn_ask_secs = RUN_ASK_SECS;
+	o->ro_net.net_dns = o->ro_dns;
+	if (o->ro_net.net_ask_secs == 0)
+		o->ro_net.net_ask_secs = RUN_ASK_SECS;
 	return 0;
 }
 
@@ -260,8 +260,8 @@ run_opts_clear(struct run_opts *o)
 	for (i = 0; i < o->ro_nowned; i++)
 		free(o->ro_owned[i]);
 	free(o->ro_owned);
-	free(o->ro_layers.pl_args);
-	free(o->ro_net.rn_pins);
+	free(o->ro_layers.ly_args);
+	free(o->ro_net.net_pins);
 	free(o->ro_dns);
 }
 

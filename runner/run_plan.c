@@ -360,14 +360,14 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	char			*cause, *msg;
 
 	secrets_prepare(run, p, run->r_mode == NET_PROXY &&
-	    rp->rp_net.rn_socket == NULL);
+	    rp->rp_net.net_socket == NULL);
 	trust_hide_ca(p);
 	memset(&fin, 0, sizeof(fin));
 	fin.fi_policy = p;
 	fin.fi_workspace = rp->rp_workspace;
 	fin.fi_path = getenv("PATH");
 	run_plan_candidates(run, rp->rp_home, cand, &fin);
-	if (run->r_mode == NET_PROXY && rp->rp_net.rn_socket == NULL &&
+	if (run->r_mode == NET_PROXY && rp->rp_net.net_socket == NULL &&
 	    p->p_allow.pl_n > 0 &&
 	    (run->r_agent_real = run_plan_agent(rp->rp_known)) != NULL) {
 		fin.fi_show = (const char *const *)rp->rp_known;

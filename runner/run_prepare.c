@@ -62,13 +62,13 @@ run_prepare_paths(struct run_net *net, const char *ws, const char *cwd)
 {
 	char	*cause, *msg;
 
-	if (net->rn_report != NULL && strncmp(net->rn_report, "fd:", 3) !=
-	    0 && wspath_open(&net->rn_report_at, ws, cwd, net->rn_report,
+	if (net->net_report != NULL && strncmp(net->net_report, "fd:", 3) !=
+	    0 && wspath_open(&net->net_report_at, ws, cwd, net->net_report,
 	    "--report", &cause) == -1)
 		goto fail;
-	if (net->rn_log != NULL && strcmp(net->rn_log, "-") != 0 &&
-	    net->rn_socket == NULL && wspath_open(&net->rn_log_at, ws, cwd,
-	    net->rn_log, "--log", &cause) == -1)
+	if (net->net_log != NULL && strcmp(net->net_log, "-") != 0 &&
+	    net->net_socket == NULL && wspath_open(&net->net_log_at, ws, cwd,
+	    net->net_log, "--log", &cause) == -1)
 		goto fail;
 	return 0;
 fail:
@@ -185,7 +185,7 @@ run_prepare_workspace(struct run_prep *rp, const struct run_opts *o)
 	}
 	if (o->ro_ws == NULL && run_prepare_wide(rp->rp_workspace))
 		return -1;
-	rp->rp_layers.pl_workspace = rp->rp_workspace;
+	rp->rp_layers.ly_workspace = rp->rp_workspace;
 	return run_prepare_paths(&rp->rp_net, rp->rp_workspace, o->ro_cwd);
 }
 
@@ -235,7 +235,7 @@ run_prepare_socket(struct run_prep *rp)
 	const struct pcred	*cr;
 	char			*cause;
 
-	if (net->rn_socket != NULL && run->r_mode == NET_PROXY &&
+	if (net->net_socket != NULL && run->r_mode == NET_PROXY &&
 	    run_prepare_narrowing(&rp->rp_layers, p, &run->r_narrow,
 	    &cause) == -1) {
 		log_warnx_lines(cause);
@@ -253,7 +253,7 @@ run_prepare_socket(struct run_prep *rp)
 		    "reads them all)");
 		return -1;
 	}
-	if (net->rn_socket != NULL && run->r_mode == NET_PROXY &&
+	if (net->net_socket != NULL && run->r_mode == NET_PROXY &&
 	    p->p_ncreds > 0) {
 		cr = &p->p_creds[0];
 		log_warnx("run: the policy has credentials (%s, from %s), but "
@@ -265,9 +265,9 @@ run_prepare_socket(struct run_prep *rp)
 		    "them in), or drop the credentials entry");
 		return -1;
 	}
-	if (net->rn_socket != NULL && (net->rn_dns != NULL ||
-	    net->rn_npins != 0 || net->rn_log != NULL ||
-	    net->rn_upstream_ca != NULL)) {
+	if (net->net_socket != NULL && (net->net_dns != NULL ||
+	    net->net_npins != 0 || net->net_log != NULL ||
+	    net->net_upstream_ca != NULL)) {
 		log_warnx("run: --dns, --resolve, --log and --upstream-ca belong "
 		    "to the proxy; "
 		    "with --proxy-socket, set them on the operator's proxy");
@@ -311,7 +311,7 @@ run_prepare_env(struct run_prep *rp)
 	struct policy	*p = rp->rp_policy;
 	char		*cause;
 
-	if (run->r_mode == NET_PROXY && rp->rp_net.rn_socket == NULL) {
+	if (run->r_mode == NET_PROXY && rp->rp_net.net_socket == NULL) {
 		trust_phantoms(p, environ, &run->r_phantoms,
 		    &run->r_nphantoms);
 		secrets_phantoms(run);
@@ -326,7 +326,7 @@ run_prepare_env(struct run_prep *rp)
 	if (run->r_mode == NET_PROXY && trust_wanted(p)) {
 		if (trust_bundle(p, environ, &rp->rp_ib, &cause) == -1) {
 			log_warnx("run: %s", cause);
-			if (rp->rp_net.rn_socket != NULL)
+			if (rp->rp_net.net_socket != NULL)
 				log_warnx("run: hint: with --proxy-socket, the "
 				    "operator's CA certificate must be readable "
 				    "by you: its folder 0711 and ca.crt 0644 "
@@ -389,7 +389,7 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 
 	memset(rp, 0, sizeof(*rp));
 	rp->rp_net = o->ro_net;
-	rp->rp_net.rn_report_at.w_dir = rp->rp_net.rn_log_at.w_dir = -1;
+	rp->rp_net.net_report_at.w_dir = rp->rp_net.net_log_at.w_dir = -1;
 	rp->rp_layers = o->ro_layers;
 	rp->rp_ep.ep_port = RUN_BRIDGE_PORT;
 	run->r_seccomp = -1;
@@ -398,8 +398,8 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 	run->r_npublish = o->ro_npublish;
 	run->r_publish = o->ro_npublish > 0 ? o->ro_publish : NULL;
 
-	if (rp->rp_net.rn_ask && (rp->rp_net.rn_control == NULL ||
-	    rp->rp_net.rn_socket != NULL)) {
+	if (rp->rp_net.net_ask && (rp->rp_net.net_control == NULL ||
+	    rp->rp_net.net_socket != NULL)) {
 		log_warnx("run: --ask needs --control, and the run's own proxy "
 		    "(not --proxy-socket): it asks the harness on that "
 		    "channel before its proxy refuses");
@@ -516,7 +516,7 @@ run_prepare_clear(struct run_prep *rp)
 	free(rp->rp_known[0]);
 	free(rp->rp_known[1]);
 	free(run->r_narrow);
-	wspath_clear(&rp->rp_net.rn_report_at);
-	wspath_clear(&rp->rp_net.rn_log_at);
+	wspath_clear(&rp->rp_net.net_report_at);
+	wspath_clear(&rp->rp_net.net_log_at);
 	policy_free(rp->rp_policy);
 }

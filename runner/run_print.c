@@ -33,10 +33,10 @@ run_print_net(const struct run *run, const struct run_net *net)
 
 	printf("network: %s\n", policy_mode_name(run->r_mode));
 	if (run->r_mode == NET_PROXY) {
-		if (net->rn_socket != NULL)
+		if (net->net_socket != NULL)
 			printf("  proxy: %s (an operator's proxy; its policy "
 			    "decides, narrowed by the run's own rules: %s)\n",
-			    net->rn_socket, run->r_narrow != NULL ?
+			    net->net_socket, run->r_narrow != NULL ?
 			    run->r_narrow : "none");
 		else
 			printf("  proxy: cordon's own, in the run's process, "
@@ -69,8 +69,8 @@ run_print_net(const struct run *run, const struct run_net *net)
 			    "~/.ssh/known_hosts; lists keys only to such a "
 			    "login; adds, removes, locks nothing\n",
 			    RUN_AGENT_SOCK, run->r_agent_real);
-		if (net->rn_log != NULL)
-			printf("  egress log: %s\n", net->rn_log);
+		if (net->net_log != NULL)
+			printf("  egress log: %s\n", net->net_log);
 	} else if (run->r_mode == NET_NONE)
 		printf("  only lo, up; no way out\n");
 	else

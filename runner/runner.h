@@ -735,19 +735,19 @@ void	block_cleanup(struct fsplan *, struct blocks *);
 
 /* run.c: the process outside. */
 struct run_net {
-	const char	 *rn_socket;	/* --proxy-socket, or NULL: our own */
-	const char	 *rn_dns;	/* servers, comma-separated, or NULL */
-	const char	**rn_pins;	/* --resolve NAME:ADDR */
-	const char	 *rn_upstream_ca; /* --upstream-ca FILE */
-	size_t		  rn_npins;
-	const char	 *rn_log;	/* --log FILE, or NULL */
-	bool		  rn_quiet;	/* no summary */
-	const char	 *rn_report;	/* --report PATH|fd:N */
-	struct wspath	  rn_report_at;	/* PATH's folder, opened before */
-	struct wspath	  rn_log_at;	/* --log's, when cordon's proxy */
-	const char	 *rn_control;	/* --control PATH|fd:N */
-	bool		  rn_ask;	/* --ask */
-	int		  rn_ask_secs;	/* --ask-secs */
+	const char	 *net_socket;	/* --proxy-socket, or NULL: our own */
+	const char	 *net_dns;	/* servers, comma-separated, or NULL */
+	const char	**net_pins;	/* --resolve NAME:ADDR */
+	const char	 *net_upstream_ca; /* --upstream-ca FILE */
+	size_t		  net_npins;
+	const char	 *net_log;	/* --log FILE, or NULL */
+	bool		  net_quiet;	/* no summary */
+	const char	 *net_report;	/* --report PATH|fd:N */
+	struct wspath	  net_report_at;	/* PATH's folder, opened before */
+	struct wspath	  net_log_at;	/* --log's, when cordon's proxy */
+	const char	 *net_control;	/* --control PATH|fd:N */
+	bool		  net_ask;	/* --ask */
+	int		  net_ask_secs;	/* --ask-secs */
 };
 
 int	run_exec(struct run *, struct policy *, const struct run_net *);

@@ -438,9 +438,9 @@ narrowing(const char *ws_text, const char **args, size_t nargs)
 	setenv("CORDON_SYSTEM_POLICY", "", 1);
 	setenv("XDG_CONFIG_HOME", dir, 1);
 	memset(&pl, 0, sizeof(pl));
-	pl.pl_args = args;
-	pl.pl_nargs = nargs;
-	pl.pl_workspace = dir;
+	pl.ly_args = args;
+	pl.ly_nargs = nargs;
+	pl.ly_workspace = dir;
 	if ((merged = policy_build(&pl, NULL, &cause)) == NULL)
 		fail_msg("%s", cause);
 	p = policy_build_narrowing(&pl, merged, &cause);
