@@ -136,32 +136,40 @@ struct policy_ctx {
 	char		*pc_owned[2];	/* what policy_ctx_init allocated */
 };
 
-/* policy_load.c */
+/* policy_data.c */
+extern const char *const policy_mode_names[3];	/* enum net_mode's */
+extern const char *const policy_unix_names[2];	/* enum unix_sockets's */
+extern const char *const policy_capture_names[2]; /* enum capture_mode's */
 struct policy	*policy_new(void);
 void		 policy_free(struct policy *);
+const char	*policy_mode_name(int);
+const char	*policy_unix_name(int);
+const char	*policy_capture_name(int);
+bool		 policy_capture(const struct policy *);
+void		 pitem_clear(struct pitem *);
+void		 pitem_copy(struct pitem *, const struct pitem *);
+struct pitem	*plist_add(struct plist *);
+void		 plist_free(struct plist *);
+void		 pinspect_clear(struct pinspect *);
+void		 pinspect_copy(struct pinspect *, const struct pinspect *);
+void		 pcred_clear(struct pcred *);
+void		 pcred_copy(struct pcred *, const struct pcred *);
+
+/* policy_parse.c */
+int		 policy_parse_pattern(const char *, struct pitem *, char **);
+int		 policy_parse_path(const char *, const struct policy_ctx *,
+		    struct pitem *, char **);
+int		 policy_parse_host_port(const char *, struct pitem *, char **);
+int		 policy_parse_socket(const char *, const struct policy_ctx *,
+		    struct pitem *, char **);
+const char	*policy_socket_risk(const char *);
+bool		 policy_http_token(const char *);
+
+/* policy_load.c */
 struct policy	*policy_load_buffer(const char *, size_t, const char *,
 		    const struct policy_ctx *, char **);
 struct policy	*policy_load_file(const char *, const struct policy_ctx *,
 		    char **);
-int		 policy_parse_host_port(const char *, struct pitem *, char **);
-int		 policy_parse_pattern(const char *, struct pitem *, char **);
-int		 policy_parse_path(const char *, const struct policy_ctx *,
-		    struct pitem *, char **);
-struct pitem	*plist_add(struct plist *);
-void		 pitem_clear(struct pitem *);
-void		 pitem_copy(struct pitem *, const struct pitem *);
-const char	*policy_mode_name(int);
-const char	*policy_capture_name(int);
-bool		 policy_capture(const struct policy *);
-void		 pinspect_copy(struct pinspect *, const struct pinspect *);
-void		 pinspect_clear(struct pinspect *);
-void		 pcred_copy(struct pcred *, const struct pcred *);
-void		 pcred_clear(struct pcred *);
-bool		 policy_http_token(const char *);
-const char	*policy_unix_name(int);
-int		 policy_parse_socket(const char *, const struct policy_ctx *,
-		    struct pitem *, char **);
-const char	*policy_socket_risk(const char *);
 
 /* policy_list.c */
 int		 policy_list_load(const char *, struct plist *,

@@ -11,8 +11,6 @@
  * how `cordon policy show` records where a merged rule came from, in a
  * form that loads back to the same policy.
  */
-#include <sys/socket.h>
-#include <sys/un.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -26,12 +24,10 @@
 #include <jansson.h>
 
 #include "addr.h"
-#include "host.h"
 #include "policy.h"
 #include "util.h"
 #include "xmalloc.h"
 
-#define MAX_PATTERN	300
 #define MAX_ENV_VALUE	32768
 
 /* The state of one load. */
@@ -152,312 +148,6 @@ static const struct key top_keys[] = {
 	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
-static const char *const mode_names[] = { "none", "proxy", "host" };
-static const char *const unix_names[] = { "deny", "allow" };
-static const char *const capture_names[] = { "off", "on" };
-
-const char *
-policy_mode_name(int mode)
-{
-	if (mode < 0 || (size_t)mode >= nitems(mode_names))
-		return "?";
-	return mode_names[mode];
-}
-
-const char *
-policy_unix_name(int value)
-{
-	if (value < 0 || (size_t)value >= nitems(unix_names))
-		return "?";
-	return unix_names[value];
-}
-
-const char *
-policy_capture_name(int value)
-{
-	if (value < 0 || (size_t)value >= nitems(capture_names))
-		return "?";
-	return capture_names[value];
-}
-
-/* Whether a run captures every connection: on unless a layer said off. */
-bool
-policy_capture(const struct policy *p)
-{
-	return !p->p_capture.ps_set || p->p_capture.ps_value == CAPTURE_ON;
-}
-
-struct policy *
-policy_new(void)
-{
-	return xcalloc(1, sizeof(struct policy));
-}
-
-void
-pitem_clear(struct pitem *it)
-{
-	free(it->pi_text);
-	free(it->pi_from);
-	free(it->pi_value);
-	free(it->pi_host);
-	memset(it, 0, sizeof(*it));
-}
-
-/* Makes dst a deep copy of src. */
-void
-pitem_copy(struct pitem *dst, const struct pitem *src)
-{
-	*dst = *src;
-	dst->pi_text = src->pi_text ? xstrdup(src->pi_text) : NULL;
-	dst->pi_from = src->pi_from ? xstrdup(src->pi_from) : NULL;
-	dst->pi_value = src->pi_value ? xstrdup(src->pi_value) : NULL;
-	dst->pi_host = src->pi_host ? xstrdup(src->pi_host) : NULL;
-}
-
-/* Returns a new zeroed item at the end of pl. */
-struct pitem *
-plist_add(struct plist *pl)
-{
-	struct pitem	*it;
-
-	pl->pl_v = xreallocarray(pl->pl_v, pl->pl_n + 1, sizeof(*pl->pl_v));
-	it = &pl->pl_v[pl->pl_n++];
-	memset(it, 0, sizeof(*it));
-	return it;
-}
-
-static void
-plist_free(struct plist *pl)
-{
-	size_t	 i;
-
-	for (i = 0; i < pl->pl_n; i++)
-		pitem_clear(&pl->pl_v[i]);
-	free(pl->pl_v);
-	memset(pl, 0, sizeof(*pl));
-}
-
-void
-pinspect_clear(struct pinspect *in)
-{
-	pitem_clear(&in->in_host);
-	plist_free(&in->in_methods);
-	plist_free(&in->in_paths);
-}
-
-static void
-plist_copy(struct plist *dst, const struct plist *src)
-{
-	size_t	 i;
-
-	memset(dst, 0, sizeof(*dst));
-	for (i = 0; i < src->pl_n; i++)
-		pitem_copy(plist_add(dst), &src->pl_v[i]);
-	dst->pl_set = src->pl_set;
-}
-
-/* Makes dst a deep copy of src. */
-void
-pinspect_copy(struct pinspect *dst, const struct pinspect *src)
-{
-	pitem_copy(&dst->in_host, &src->in_host);
-	plist_copy(&dst->in_methods, &src->in_methods);
-	plist_copy(&dst->in_paths, &src->in_paths);
-	dst->in_any = src->in_any;
-}
-
-void
-pcred_clear(struct pcred *cr)
-{
-	pitem_clear(&cr->cr_host);
-	free(cr->cr_env);
-	free(cr->cr_header);
-	free(cr->cr_format);
-	memset(cr, 0, sizeof(*cr));
-}
-
-/* Makes dst a deep copy of src. */
-void
-pcred_copy(struct pcred *dst, const struct pcred *src)
-{
-	pitem_copy(&dst->cr_host, &src->cr_host);
-	dst->cr_env = xstrdup(src->cr_env);
-	dst->cr_header = xstrdup(src->cr_header);
-	dst->cr_format = xstrdup(src->cr_format);
-}
-
-void
-policy_free(struct policy *p)
-{
-	size_t	 i;
-
-	if (p == NULL)
-		return;
-	for (i = 0; i < p->p_ninspect; i++)
-		pinspect_clear(&p->p_inspect[i]);
-	free(p->p_inspect);
-	for (i = 0; i < p->p_ncreds; i++)
-		pcred_clear(&p->p_creds[i]);
-	free(p->p_creds);
-	plist_free(&p->p_ca_dir);
-	free(p->p_mode.ps_from);
-	free(p->p_unix.ps_from);
-	free(p->p_capture.ps_from);
-	plist_free(&p->p_allow);
-	plist_free(&p->p_deny);
-	plist_free(&p->p_cidrs);
-	plist_free(&p->p_host_ports);
-	plist_free(&p->p_write);
-	plist_free(&p->p_read_only);
-	plist_free(&p->p_hide);
-	plist_free(&p->p_sockets);
-	plist_free(&p->p_env_pass);
-	plist_free(&p->p_env_set);
-	free(p);
-}
-
-/*
- * Parses a host pattern: NAME, *.SUFFIX or an IP literal ([v6] for IPv6
- * with a port), then an optional :PORT or :*.  Fills it (pi_text is the
- * canonical form).  Returns 0, or -1 with *cause set.
- */
-int
-policy_parse_pattern(const char *text, struct pitem *it, char **cause)
-{
-	const char	*host = text, *port;
-	size_t		 hostlen = strlen(text);
-	bool		 suffix = false, v6;
-	struct host	 h;
-	char		*shown, portbuf[8] = "";
-
-	*cause = NULL;
-	if (hostlen > MAX_PATTERN) {
-		xasprintf(cause, "longer than %d bytes", MAX_PATTERN);
-		return -1;
-	}
-	if (host_split(text, &hostlen, &port, cause) == -1)
-		return -1;
-	if (hostlen == 1 && host[0] == '*') {
-		xasprintf(cause, "\"*\" alone would allow every host; list the "
-		    "hosts (\"*.example.com\"), or set network.mode to "
-		    "\"host\" for no filtering");
-		return -1;
-	}
-	if (hostlen >= 2 && host[0] == '*' && host[1] == '.') {
-		suffix = true;
-		host += 2;
-		hostlen -= 2;
-	}
-	if (memchr(host, '*', hostlen) != NULL) {
-		xasprintf(cause, "'*' may only stand as the whole first label, "
-		    "as in \"*.example.com\"");
-		return -1;
-	}
-	if (host_parse(host, hostlen, &h, cause) == -1)
-		return -1;
-	if (suffix && h.h_kind == HOST_ADDR) {
-		xasprintf(cause, "\"*.\" cannot go before an IP address");
-		return -1;
-	}
-
-	it->pi_port = PORT_UNSET;
-	if (port != NULL && strcmp(port, "*") == 0)
-		it->pi_port = PORT_ANY;
-	else if (port != NULL && (it->pi_port = host_port(port)) == -1) {
-		shown = str_escape(port, strlen(port));
-		xasprintf(cause, "bad port \"%s\" (1 to 65535, or * for any)",
-		    shown);
-		free(shown);
-		return -1;
-	}
-
-	it->pi_kind = h.h_kind == HOST_ADDR ? PAT_ADDR :
-	    suffix ? PAT_SUFFIX : PAT_NAME;
-	it->pi_addr = h.h_ip;
-	free(it->pi_host);
-	it->pi_host = xstrdup(h.h_name);
-	if (it->pi_port == PORT_ANY)
-		snprintf(portbuf, sizeof(portbuf), ":*");
-	else if (it->pi_port != PORT_UNSET)
-		snprintf(portbuf, sizeof(portbuf), ":%d", it->pi_port);
-	v6 = h.h_ip.a_family == AF_INET6;
-	free(it->pi_text);
-	xasprintf(&it->pi_text, "%s%s%s%s%s", suffix ? "*." : "",
-	    v6 ? "[" : "", h.h_name, v6 ? "]" : "", portbuf);
-	return 0;
-}
-
-/*
- * Resolves a path lexically: "~" and "~/..." against the home folder,
- * relative paths against the workspace; "." and ".." and repeated '/' are
- * folded.  A final '/' says the path is a folder (pi_dir): what blocks a
- * missing one is a folder, not a file.  Symbolic links are not followed here: the runner opens every
- * path itself, without following them where it matters.  Fills
- * it->pi_text.  Returns 0, or -1 with *cause set.
- */
-int
-policy_parse_path(const char *text, const struct policy_ctx *ctx,
-    struct pitem *it, char **cause)
-{
-	char		*joined, *out, *seg, *save;
-	size_t		 len;
-
-	*cause = NULL;
-	if (text[0] == '\0') {
-		xasprintf(cause, "empty path");
-		return -1;
-	}
-	if (strlen(text) >= PATH_MAX) {
-		xasprintf(cause, "longer than %d bytes", PATH_MAX - 1);
-		return -1;
-	}
-	if (text[0] == '~' && text[1] != '\0' && text[1] != '/') {
-		xasprintf(cause, "\"~user\" paths are not supported; write "
-		    "the path out");
-		return -1;
-	}
-	if (text[0] == '~')
-		xasprintf(&joined, "%s/%s", ctx->pc_home, text + 1);
-	else if (text[0] != '/')
-		xasprintf(&joined, "%s/%s", ctx->pc_workspace, text);
-	else
-		joined = xstrdup(text);
-
-	out = xcalloc(1, strlen(joined) + 2);
-	len = 0;
-	for (seg = strtok_r(joined, "/", &save); seg != NULL;
-	    seg = strtok_r(NULL, "/", &save)) {
-		if (strcmp(seg, ".") == 0)
-			continue;
-		if (strcmp(seg, "..") == 0) {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-			out[len] = '\0';
-			continue;
-		}
-		out[len++] = '/';
-		memcpy(out + len, seg, strlen(seg));
-		len += strlen(seg);
-		out[len] = '\0';
-	}
-	if (len == 0)
-		out[len++] = '/';
-	out[len] = '\0';
-	free(joined);
-	if (len >= PATH_MAX) {
-		free(out);
-		xasprintf(cause, "longer than %d bytes once resolved",
-		    PATH_MAX - 1);
-		return -1;
-	}
-	free(it->pi_text);
-	it->pi_text = out;
-	it->pi_dir = strcmp(out, "/") != 0 && text[strlen(text) - 1] == '/';
-	return 0;
-}
-
 static void *
 policy_field(struct loader *l, const struct key *k)
 {
@@ -533,7 +223,7 @@ load_scalar(struct loader *l, const struct key *k, const char *path,
 	if (nnames == 3)
 		load_error(l, path, text, "expected \"none\", \"proxy\" or "
 		    "\"host\"");
-	else if (names == capture_names)
+	else if (names == policy_capture_names)
 		load_error(l, path, text, "expected \"on\" or \"off\"");
 	else
 		load_error(l, path, text, "expected \"deny\" or \"allow\"");
@@ -544,7 +234,7 @@ key_mode(struct loader *l, const struct key *k, const char *path,
     const char *from, const char *text, const char *value)
 {
 	(void)value;
-	load_scalar(l, k, path, from, text, mode_names, nitems(mode_names));
+	load_scalar(l, k, path, from, text, policy_mode_names, nitems(policy_mode_names));
 }
 
 static void
@@ -552,7 +242,7 @@ key_unix(struct loader *l, const struct key *k, const char *path,
     const char *from, const char *text, const char *value)
 {
 	(void)value;
-	load_scalar(l, k, path, from, text, unix_names, nitems(unix_names));
+	load_scalar(l, k, path, from, text, policy_unix_names, nitems(policy_unix_names));
 }
 
 static void
@@ -560,8 +250,8 @@ key_capture(struct loader *l, const struct key *k, const char *path,
     const char *from, const char *text, const char *value)
 {
 	(void)value;
-	load_scalar(l, k, path, from, text, capture_names,
-	    nitems(capture_names));
+	load_scalar(l, k, path, from, text, policy_capture_names,
+	    nitems(policy_capture_names));
 }
 
 static void
@@ -634,44 +324,6 @@ key_cidr(struct loader *l, const struct key *k, const char *path,
 	it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf, sizeof(buf)));
 }
 
-/*
- * "localhost:PORT" or "localhost:FIRST-LAST": ports of the host's own
- * loopback the sandbox may reach (through the proxy).  Returns 0, or -1
- * with *cause set.
- */
-int
-policy_parse_host_port(const char *text, struct pitem *it, char **cause)
-{
-	const char	*p;
-	char		*end;
-	long		 lo, hi;
-
-	*cause = NULL;
-	if (strncmp(text, "localhost:", 10) != 0) {
-		xasprintf(cause, "not \"localhost:PORT\" or "
-		    "\"localhost:FIRST-LAST\": only the host's loopback has "
-		    "ports to open here; another host goes in network.allow");
-		return -1;
-	}
-	p = text + 10;
-	lo = strtol(p, &end, 10);
-	hi = lo;
-	if (end != p && *end == '-' && end[1] != '\0')
-		hi = strtol(end + 1, &end, 10);
-	if (end == p || *end != '\0' || !(*p >= '0' && *p <= '9') ||
-	    lo < 1 || hi > 65535 || hi < lo) {
-		xasprintf(cause, "bad port or range (1-65535, first to last)");
-		return -1;
-	}
-	it->pi_port = (int)lo;
-	it->pi_port_hi = (int)hi;
-	if (lo == hi)
-		xasprintf(&it->pi_text, "localhost:%ld", lo);
-	else
-		xasprintf(&it->pi_text, "localhost:%ld-%ld", lo, hi);
-	return 0;
-}
-
 static void
 key_host_port(struct loader *l, const struct key *k, const char *path,
     const char *from, const char *text, const char *value)
@@ -710,68 +362,6 @@ key_path(struct loader *l, const struct key *k, const char *path,
 		free(cause);
 		load_drop(l, k);
 	}
-}
-
-/*
- * A host Unix socket the sandbox may connect to (filesystem.unix_sockets):
- * an absolute or "~/" path, made canonical as policy_parse_path does,
- * short enough for sun_path.  A relative path is refused: it would be
- * the workspace's, which the command can rewrite.  Returns 0, or -1 with
- * *cause set.
- */
-int
-policy_parse_socket(const char *text, const struct policy_ctx *ctx,
-    struct pitem *it, char **cause)
-{
-	struct sockaddr_un	 sun;
-
-	*cause = NULL;
-	if (text[0] != '/' && text[0] != '~') {
-		xasprintf(cause, "a socket is named by an absolute path, or "
-		    "one from \"~/\": a relative path would be in the "
-		    "workspace, which the command can rewrite");
-		return -1;
-	}
-	if (policy_parse_path(text, ctx, it, cause) == -1)
-		return -1;
-	if (strcmp(it->pi_text, "/") == 0 || it->pi_dir) {
-		xasprintf(cause, "a socket, not a folder");
-		return -1;
-	}
-	if (strlen(it->pi_text) >= sizeof(sun.sun_path)) {
-		xasprintf(cause, "longer than a Unix socket's path may be "
-		    "(%zu bytes)", sizeof(sun.sun_path) - 1);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * What a listed socket gives away, when it is well known to give the
- * whole host: a container engine's socket starts a privileged container
- * for whoever asks.  Returns a sentence, or NULL.
- */
-const char *
-policy_socket_risk(const char *path)
-{
-	static const char *const engines[][2] = {
-		{ "docker.sock", "Docker" },
-		{ "podman.sock", "Podman" },
-		{ "containerd.sock", "containerd" }
-	};
-	static char	 buf[160];
-	const char	*base;
-	size_t		 i;
-
-	base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
-	for (i = 0; i < nitems(engines); i++)
-		if (strcmp(base, engines[i][0]) == 0) {
-			snprintf(buf, sizeof(buf), "%s's socket: whoever "
-			    "connects to it is root on the host (a privileged "
-			    "container mounting /)", engines[i][1]);
-			return buf;
-		}
-	return NULL;
 }
 
 static void
@@ -899,7 +489,7 @@ load_unwrap(struct loader *l, json_t *v, const char *path, const char **from)
 }
 
 static const char *
-json_type_name(const json_t *v)
+load_json_type(const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
@@ -931,7 +521,7 @@ load_expect(struct loader *l, const json_t *v, json_type type,
 
 	if (json_typeof(v) == type)
 		return true;
-	xasprintf(&msg, "expected %s, found %s", what, json_type_name(v));
+	xasprintf(&msg, "expected %s, found %s", what, load_json_type(v));
 	load_error(l, path, NULL, msg);
 	free(msg);
 	return false;
@@ -968,15 +558,6 @@ key_ca_dir(struct loader *l, const struct key *k, const char *path,
 	plist_free(pl);
 	*plist_add(pl) = it;
 	pl->pl_set = true;
-}
-
-/* Says whether s is an RFC 9110 token (tchar, 1 to 64 bytes). */
-bool
-policy_http_token(const char *s)
-{
-	size_t	 n = strlen(s);
-
-	return n <= 64 && str_is_token(s, n);
 }
 
 /*
@@ -1432,7 +1013,7 @@ policy_load_buffer(const char *buf, size_t len, const char *name,
 	}
 	if (!json_is_object(root)) {
 		xasprintf(cause, "%s: a policy is a JSON object, found %s",
-		    name, json_type_name(root));
+		    name, load_json_type(root));
 		json_decref(root);
 		return NULL;
 	}
