@@ -798,6 +798,13 @@ void		run_notify_end(struct runner *);
 long long	run_ms(void);
 int		run_exec(struct run *, struct policy *, const struct run_net *);
 
+/* run_control.c: the harness's side (--control, --ask). */
+void	run_control_observe(const struct egress *, const char *,
+	    const char *, void *);
+bool	run_control_ask(struct conn *, const struct egress *, void *);
+void	run_control_ask_cancel(struct conn *, void *);
+int	run_control_start(struct runner *);
+
 /* run_end.c: what the sandbox left, the summary, the report, the end. */
 void	run_end_collect(struct runner *);
 int	run_end(struct runner *);
