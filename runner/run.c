@@ -8,9 +8,10 @@
  * PID 1 can reach, through a descriptor of that folder (the folder is
  * under the private /tmp's cover inside, so the command cannot see it).
  * It clones the sandbox, writes its uid and gid maps, lets it go, passes
- * signals on, and when PID 1 exits: ends the proxy, prints why setup
- * failed (if it did) and the refusal summary, removes what it made, and
- * exits with the command's status.
+ * signals on, and when PID 1 exits (run_end.c): ends the proxy, prints
+ * why setup failed (if it did) and the refusal summary, removes what it
+ * made, and exits with the command's status.  The harness's side of the
+ * run, --control and --ask, is in run_control.c.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -98,7 +99,7 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	char			*text;
 	int			 fd, lfd;
 
-	/* Ours from here, whatever fails: run_exec's end frees it all. */
+	/* Ours from here, whatever fails: run_end() frees it all. */
 	proxy_init(px, rn->rn_base, policy);
 	rn->rn_own_proxy = true;
 
