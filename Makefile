@@ -53,8 +53,9 @@ CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_print.c \
-		   runner/block.c runner/run.c \
-		   runner/sandbox.c runner/netcap.c runner/mount.c \
+		   runner/block.c runner/run.c runner/run_control.c \
+		   runner/run_end.c runner/sandbox.c runner/netcap.c \
+		   runner/mount.c \
 		   runner/report.c runner/scratch.c runner/publish.c \
 		   runner/control.c runner/notify.c runner/agent.c \
 		   profile/profile_cmd.c \

@@ -1,5 +1,8 @@
 /*
- * proxy_cmd.c: `cordon proxy`, options, listeners and signals.
+ * proxy_cmd.c: `cordon proxy`: its options, read into a struct
+ * proxy_opts and the run's limits, then its start (the policy, the
+ * proxy, the listeners, the metrics, the signals), the loop, and one
+ * end, proxy_stop().
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -66,6 +69,24 @@ struct proxy_run {
 	struct endpoint		 pr_metrics_ep;
 	struct metrics		*pr_metrics;
 	const char		*pr_upstream_ca;
+	struct event_base	*pr_base;
+	struct event		*pr_sigs[3];	/* HUP, TERM, INT */
+};
+
+/* `cordon proxy`'s options that only its start needs. */
+struct proxy_opts {
+	const char	 *po_listens[PROXY_MAX_LISTEN];
+	size_t		  po_nlisten;
+	const char	 *po_log;	/* --log, "-" for stdout */
+	const char	**po_pins;	/* --resolve NAME:ADDR */
+	size_t		  po_npins;
+	char		 *po_dns;	/* --dns, comma-joined */
+	const char	 *po_metrics;	/* --metrics, or NULL */
+	const char	 *po_sockmode;	/* --socket-mode, as given */
+	const char	 *po_sockgroup;	/* --socket-group, as given */
+	mode_t		  po_mode;	/* Unix listeners', or -1 */
+	gid_t		  po_gid;	/* Unix listeners', or -1 */
+	bool		  po_remote;	/* --allow-non-loopback */
 };
 
 static void
@@ -291,8 +312,108 @@ proxy_metrics(struct proxy_run *run, const char *text, bool remote)
 	log_info("proxy: metrics on %s/metrics", ep->ep_text);
 }
 
-int
-proxy_cmd(int argc, char **argv)
+/*
+ * --max-conns, --drain-secs, --head-secs, --connect-secs, --idle-secs
+ * (option name) into run.  Returns 0, or -1 having said why.
+ */
+static int
+proxy_opts_number(struct proxy_run *run, int ch, const char *name,
+    const char *arg)
+{
+	char	*end;
+	long	 n;
+
+	n = strtol(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || n < 1 || n > 1000000) {
+		log_warnx("proxy: --%s: \"%s\" is not a number from 1 to "
+		    "1000000", name, arg);
+		return -1;
+	}
+	if (ch == 'm')
+		run->pr_max = (size_t)n;
+	else if (ch == 's')
+		run->pr_drain_secs = (int)n;
+	else if (ch == 'H')
+		run->pr_head_secs = (int)n;
+	else if (ch == 'C')
+		run->pr_connect_secs = (int)n;
+	else
+		run->pr_idle_secs = (int)n;
+	return 0;
+}
+
+/*
+ * Any flag but a policy flag into run or o.  Returns 0, or -1 with
+ * *status set: 0 after --help, 2 for a bad flag or value (said).
+ */
+static int
+proxy_opts_flag(struct proxy_run *run, struct proxy_opts *o, int ch,
+    const char *name, char *arg, int *status)
+{
+	*status = 2;
+	switch (ch) {
+	case 'l':
+	case 'S':
+		if (o->po_nlisten == PROXY_MAX_LISTEN)
+			fatalx("proxy: at most %d listeners", PROXY_MAX_LISTEN);
+		run->pr_pp2[o->po_nlisten] = ch == 'S';
+		o->po_listens[o->po_nlisten++] = arg;
+		break;
+	case 'U':
+		run->pr_upstream_ca = arg;
+		break;
+	case 'L':
+		o->po_log = arg;
+		break;
+	case 'D':
+		str_append(&o->po_dns, ",", arg);
+		break;
+	case 'r':
+		o->po_pins = xreallocarray(o->po_pins, o->po_npins + 1,
+		    sizeof(*o->po_pins));
+		o->po_pins[o->po_npins++] = arg;
+		break;
+	case 'm':
+	case 's':
+	case 'H':
+	case 'C':
+	case 'I':
+		return proxy_opts_number(run, ch, name, arg);
+	case 'A':
+		o->po_remote = true;
+		break;
+	case 'O':
+		run->pr_layers.ly_only = true;
+		break;
+	case 'M':
+		o->po_metrics = arg;
+		break;
+	case 'o':
+		o->po_sockmode = arg;
+		break;
+	case 'g':
+		o->po_sockgroup = arg;
+		break;
+	case 'h':
+		proxy_usage(stdout);
+		*status = 0;
+		return -1;
+	default:
+		proxy_usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Reads `cordon proxy`'s options into run (its policy flags and limits)
+ * and o, which proxy_opts_clear() frees after, whatever this returns.
+ * Returns 0 when the proxy starts, or -1 with *status set to the exit
+ * status (0 after --help).
+ */
+static int
+proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
+    char **argv, int *status)
 {
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
@@ -314,142 +435,98 @@ proxy_cmd(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct proxy_run	 run;
-	struct proxy		*px = &run.pr_proxy;
-	struct event_base	*base;
-	struct policy		*p;
-	struct event		*sigs[4];
-	const char		*listens[PROXY_MAX_LISTEN], *logpath = "-";
-	const char		**pins = NULL, *metrics = NULL;
-	const char		*sockmode = NULL, *sockgroup = NULL;
-	mode_t			 mode = (mode_t)-1;
-	gid_t			 gid = (gid_t)-1;
-	char			*dns = NULL, *cause, *end;
-	size_t			 nlisten = 0, npins = 0, i;
-	long			 n;
-	bool			 remote = false;
-	struct option		 all[POLICY_FLAGS_N + nitems(opts)];
-	int			 ch, fd, longindex = 0;
+	struct option	 all[POLICY_FLAGS_N + nitems(opts)];
+	int		 ch, longindex = 0;
 
-	memset(&run, 0, sizeof(run));
-	run.pr_drain_secs = PROXY_DRAIN_SECS;
-	run.pr_layers.ly_no_workspace = true;
+	memset(run, 0, sizeof(*run));
+	run->pr_drain_secs = PROXY_DRAIN_SECS;
+	run->pr_layers.ly_no_workspace = true;
+	memset(o, 0, sizeof(*o));
+	o->po_log = "-";
+	o->po_mode = (mode_t)-1;
+	o->po_gid = (gid_t)-1;
+	*status = 2;
 	policy_flag_options(all, nitems(all), opts, POLICY_FLAGS_NET);
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", all, &longindex)) != -1) {
-		if (policy_flag_take(&run.pr_layers, ch, optarg))
-			continue;
-		switch (ch) {
-		case 'l':
-		case 'S':
-			if (nlisten == PROXY_MAX_LISTEN)
-				fatalx("proxy: at most %d listeners",
-				    PROXY_MAX_LISTEN);
-			run.pr_pp2[nlisten] = ch == 'S';
-			listens[nlisten++] = optarg;
-			break;
-		case 'U':
-			run.pr_upstream_ca = optarg;
-			break;
-		case 'L':
-			logpath = optarg;
-			break;
-		case 'D':
-			str_append(&dns, ",", optarg);
-			break;
-		case 'r':
-			pins = xreallocarray(pins, npins + 1, sizeof(*pins));
-			pins[npins++] = optarg;
-			break;
-		case 'm':
-		case 's':
-		case 'H':
-		case 'C':
-		case 'I':
-			n = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || n < 1 ||
-			    n > 1000000) {
-				log_warnx("proxy: --%s: \"%s\" is not a number "
-				    "from 1 to 1000000", all[longindex].name,
-				    optarg);
-				return 2;
-			}
-			if (ch == 'm')
-				run.pr_max = (size_t)n;
-			else if (ch == 's')
-				run.pr_drain_secs = (int)n;
-			else if (ch == 'H')
-				run.pr_head_secs = (int)n;
-			else if (ch == 'C')
-				run.pr_connect_secs = (int)n;
-			else
-				run.pr_idle_secs = (int)n;
-			break;
-		case 'A':
-			remote = true;
-			break;
-		case 'O':
-			run.pr_layers.ly_only = true;
-			break;
-		case 'M':
-			metrics = optarg;
-			break;
-		case 'o':
-			sockmode = optarg;
-			break;
-		case 'g':
-			sockgroup = optarg;
-			break;
-		case 'h':
-			proxy_usage(stdout);
-			return 0;
-		default:
-			proxy_usage(stderr);
-			return 2;
-		}
-	}
+	while ((ch = getopt_long(argc, argv, "h", all, &longindex)) != -1)
+		if (!policy_flag_take(&run->pr_layers, ch, optarg) &&
+		    proxy_opts_flag(run, o, ch, all[longindex].name, optarg,
+		    status) == -1)
+			return -1;
 	if (optind != argc) {
 		proxy_usage(stderr);
-		return 2;
+		return -1;
 	}
-	if (nlisten == 0)
-		listens[nlisten++] = "tcp:127.0.0.1:3128";
-	if (sockmode != NULL && proxy_socket_mode(sockmode, remote, &mode) ==
-	    -1)
-		return 2;
-	if (sockgroup != NULL && proxy_socket_group(sockgroup, &gid) == -1)
-		return 2;
+	if (o->po_nlisten == 0)
+		o->po_listens[o->po_nlisten++] = "tcp:127.0.0.1:3128";
+	if (o->po_sockmode != NULL && proxy_socket_mode(o->po_sockmode,
+	    o->po_remote, &o->po_mode) == -1)
+		return -1;
+	if (o->po_sockgroup != NULL && proxy_socket_group(o->po_sockgroup,
+	    &o->po_gid) == -1)
+		return -1;
 	/* A group alone means its members may connect. */
-	if (gid != (gid_t)-1 && mode == (mode_t)-1)
-		mode = 0660;
+	if (o->po_gid != (gid_t)-1 && o->po_mode == (mode_t)-1)
+		o->po_mode = 0660;
+	return 0;
+}
 
-	/* The policy first: a policy that does not load runs nothing. */
-	if ((p = proxy_policy(&run)) == NULL)
+/* Frees what proxy_opts_parse() made; the other strings are argv's. */
+static void
+proxy_opts_clear(struct proxy_run *run, struct proxy_opts *o)
+{
+	free(run->pr_layers.ly_args);
+	free(o->po_pins);
+	free(o->po_dns);
+}
+
+/*
+ * The loop and the proxy on it, with the policy, the limits, the
+ * resolver, the egress log and what inspection needs; fatal on any
+ * error.  The policy first: a policy that does not load runs nothing.
+ */
+static void
+proxy_setup(struct proxy_run *run, const struct proxy_opts *o)
+{
+	struct proxy	*px = &run->pr_proxy;
+	struct policy	*p;
+	char		*cause;
+
+	if ((p = proxy_policy(run)) == NULL)
 		fatalx("proxy: no policy, not starting");
 
 	fd_limit_raise();
 	signal(SIGPIPE, SIG_IGN);
-	if ((base = event_base_new()) == NULL)
+	if ((run->pr_base = event_base_new()) == NULL)
 		fatalx("proxy: cannot make an event loop");
-	proxy_init(px, base, p);
-	proxy_limits(&run);
-	if (proxy_dns(px, dns, pins, npins, &cause) == -1)
+	proxy_init(px, run->pr_base, p);
+	proxy_limits(run);
+	if (proxy_dns(px, o->po_dns, o->po_pins, o->po_npins, &cause) == -1)
 		fatalx("proxy: %s", cause);
-	if ((px->px_log = jsonl_open(logpath, &cause)) == NULL)
+	if ((px->px_log = jsonl_open(o->po_log, &cause)) == NULL)
 		fatalx("proxy: %s", cause);
-	if (inspect_setup(px, p, run.pr_upstream_ca, &cause) == -1)
+	if (inspect_setup(px, p, run->pr_upstream_ca, &cause) == -1)
 		fatalx("proxy: %s", cause);
 	if (p->p_ncreds > 0)
 		log_warnx("proxy: credentials are filled in by the proxy of "
 		    "`cordon run` only, which knows the run's placeholders; "
 		    "this proxy passes placeholders on untouched");
+}
 
-	for (i = 0; i < nlisten; i++) {
-		struct endpoint	*ep = &run.pr_eps[i];
+/* The listeners (--listen, --listen-sandbox); fatal on any error. */
+static void
+proxy_listen(struct proxy_run *run, const struct proxy_opts *o)
+{
+	struct endpoint	*ep;
+	char		*cause;
+	size_t		 i;
+	int		 fd;
 
-		if (endpoint_parse(listens[i], ep, &cause) == -1)
+	for (i = 0; i < o->po_nlisten; i++) {
+		ep = &run->pr_eps[i];
+		if (endpoint_parse(o->po_listens[i], ep, &cause) == -1)
 			fatalx("proxy: --listen %s", cause);
-		if (!remote && !endpoint_is_loopback(ep))
+		if (!o->po_remote && !endpoint_is_loopback(ep))
 			fatalx("proxy: refusing to listen on %s, which is not "
 			    "a loopback address: anyone who can reach it "
 			    "could use the proxy\ncordon: hint: listen on "
@@ -458,49 +535,80 @@ proxy_cmd(int argc, char **argv)
 			    ep->ep_text);
 		if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
 			fatalx("proxy: %s", cause);
-		listen_note(px, fd);
-		run.pr_nlisten++;
-		proxy_socket_perms(ep, mode, gid);
+		listen_note(&run->pr_proxy, fd);
+		run->pr_nlisten++;
+		proxy_socket_perms(ep, o->po_mode, o->po_gid);
 		/* Backlog 0: it listens already. */
-		if ((run.pr_listeners[i] = evconnlistener_new(base,
-		    proxy_accept_cb, &run, LEV_OPT_CLOSE_ON_FREE |
+		if ((run->pr_listeners[i] = evconnlistener_new(run->pr_base,
+		    proxy_accept_cb, run, LEV_OPT_CLOSE_ON_FREE |
 		    LEV_OPT_CLOSE_ON_EXEC, 0, fd)) == NULL)
 			fatalx("proxy: cannot watch %s", ep->ep_text);
-		evconnlistener_set_error_cb(run.pr_listeners[i],
+		evconnlistener_set_error_cb(run->pr_listeners[i],
 		    proxy_accept_error_cb);
 		log_info("proxy: listening on %s", ep->ep_text);
 	}
+}
 
-	if (metrics != NULL)
-		proxy_metrics(&run, metrics, remote);
+/* SIGHUP reloads, SIGTERM and SIGINT drain; fatal on any error. */
+static void
+proxy_signals(struct proxy_run *run)
+{
+	size_t	 i;
 
-	sigs[0] = evsignal_new(base, SIGHUP, proxy_hup_cb, &run);
-	sigs[1] = evsignal_new(base, SIGTERM, proxy_term_cb, &run);
-	sigs[2] = evsignal_new(base, SIGINT, proxy_term_cb, &run);
-	sigs[3] = NULL;
-	for (i = 0; i < 3; i++)
-		if (sigs[i] == NULL || evsignal_add(sigs[i], NULL) == -1)
+	run->pr_sigs[0] = evsignal_new(run->pr_base, SIGHUP, proxy_hup_cb,
+	    run);
+	run->pr_sigs[1] = evsignal_new(run->pr_base, SIGTERM, proxy_term_cb,
+	    run);
+	run->pr_sigs[2] = evsignal_new(run->pr_base, SIGINT, proxy_term_cb,
+	    run);
+	for (i = 0; i < nitems(run->pr_sigs); i++)
+		if (run->pr_sigs[i] == NULL ||
+		    evsignal_add(run->pr_sigs[i], NULL) == -1)
 			fatalx("proxy: cannot watch signals");
+}
 
-	event_base_dispatch(base);
+/*
+ * The one end, once the loop is over: the proxy first, so that the last
+ * lines reach the metrics (px_observe) too, then what serves it.
+ */
+static void
+proxy_stop(struct proxy_run *run)
+{
+	size_t	 i;
 
-	/* First: the last lines reach the metrics (px_observe) too. */
-	proxy_clear(px);
-	for (i = 0; i < 3; i++)
-		event_free(sigs[i]);
-	if (run.pr_drain_ev != NULL)
-		event_free(run.pr_drain_ev);
-	for (i = 0; i < run.pr_nlisten; i++) {
-		evconnlistener_free(run.pr_listeners[i]);
-		endpoint_unlink(&run.pr_eps[i]);
-		endpoint_clear(&run.pr_eps[i]);
+	proxy_clear(&run->pr_proxy);
+	for (i = 0; i < nitems(run->pr_sigs); i++)
+		event_free(run->pr_sigs[i]);
+	if (run->pr_drain_ev != NULL)
+		event_free(run->pr_drain_ev);
+	for (i = 0; i < run->pr_nlisten; i++) {
+		evconnlistener_free(run->pr_listeners[i]);
+		endpoint_unlink(&run->pr_eps[i]);
+		endpoint_clear(&run->pr_eps[i]);
 	}
-	metrics_free(run.pr_metrics);
-	endpoint_unlink(&run.pr_metrics_ep);
-	endpoint_clear(&run.pr_metrics_ep);
-	event_base_free(base);
-	free(run.pr_layers.ly_args);
-	free(pins);
-	free(dns);
-	return 0;
+	metrics_free(run->pr_metrics);
+	endpoint_unlink(&run->pr_metrics_ep);
+	endpoint_clear(&run->pr_metrics_ep);
+	event_base_free(run->pr_base);
+}
+
+int
+proxy_cmd(int argc, char **argv)
+{
+	struct proxy_run	 run;
+	struct proxy_opts	 o;
+	int			 status;
+
+	if (proxy_opts_parse(&run, &o, argc, argv, &status) == 0) {
+		proxy_setup(&run, &o);
+		proxy_listen(&run, &o);
+		if (o.po_metrics != NULL)
+			proxy_metrics(&run, o.po_metrics, o.po_remote);
+		proxy_signals(&run);
+		event_base_dispatch(run.pr_base);
+		proxy_stop(&run);
+		status = 0;
+	}
+	proxy_opts_clear(&run, &o);
+	return status;
 }

@@ -8,9 +8,10 @@
  * PID 1 can reach, through a descriptor of that folder (the folder is
  * under the private /tmp's cover inside, so the command cannot see it).
  * It clones the sandbox, writes its uid and gid maps, lets it go, passes
- * signals on, and when PID 1 exits: ends the proxy, prints why setup
- * failed (if it did) and the refusal summary, removes what it made, and
- * exits with the command's status.
+ * signals on, and when PID 1 exits (run_end.c): ends the proxy, prints
+ * why setup failed (if it did) and the refusal summary, removes what it
+ * made, and exits with the command's status.  The harness's side of the
+ * run, --control and --ask, is in run_control.c.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -45,191 +46,6 @@
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
-
-/* A connection held while the harness is asked (--ask). */
-struct ask {
-	char		 as_id[24];
-	struct conn	*as_conn;
-};
-
-struct runner {
-	struct run		*rn_run;
-	const struct run_net	*rn_net;
-	struct event_base	*rn_base;	/* the process's one loop */
-	struct proxy		 rn_proxy;	/* made when rn_own_proxy */
-	bool			 rn_own_proxy;
-	struct endpoint		 rn_ep;
-	struct evconnlistener	*rn_listener;
-	char			*rn_dir;	/* the socket's private folder */
-	pid_t			 rn_pid;
-	int			 rn_pidfd;
-	int			 rn_status;	/* exit code, once known */
-	bool			 rn_done;
-	struct tally		*rn_tally;
-	struct notify		*rn_notify;	/* the sandbox's connects */
-	struct agent		*rn_agent;	/* cordon's ssh-agent, or NULL */
-	struct control		*rn_control;
-	struct ask		*rn_asks;
-	size_t			 rn_nasks;
-	unsigned long		 rn_seq;	/* ids of events */
-};
-
-/* Each decision of the run's proxy: counted, and told to the harness. */
-static void
-run_observe(const struct egress *e, const char *hint, const char *pattern,
-    void *arg)
-{
-	struct runner	*rn = arg;
-	char		*host, id[24];
-
-	tally_add(rn->rn_tally, e, hint, pattern);
-	if (e->e_allow && e->e_host != NULL)
-		agent_seen(rn->rn_agent, e->e_host, e->e_hostlen, e->e_port);
-	if (e->e_allow || !control_alive(rn->rn_control))
-		return;
-	host = str_escape(e->e_host != NULL ? e->e_host : "",
-	    e->e_host != NULL ? e->e_hostlen : 0);
-	snprintf(id, sizeof(id), "r%lu", ++rn->rn_seq);
-	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
-	    "s:s, s:o, s:o, s:o}", "event", "refused", "id", id,
-	    "host", host, "port", e->e_port,
-	    "protocol", e->e_proto != NULL ? e->e_proto : "",
-	    "reason", e->e_reason != NULL ? e->e_reason : "refused",
-	    "rule", e->e_rule != NULL ? json_string(e->e_rule) : json_null(),
-	    "fix", hint != NULL ? json_string(hint) : json_null(),
-	    "allow", pattern != NULL ? json_string(pattern) : json_null()));
-	free(host);
-}
-
-/* --ask: a connection no rule allows waits while the harness is asked. */
-static bool
-run_ask(struct conn *c, const struct egress *e, void *arg)
-{
-	struct runner	*rn = arg;
-	struct ask	*as;
-	char		*host;
-
-	if (!rn->rn_net->net_ask || !control_alive(rn->rn_control))
-		return false;
-	rn->rn_asks = xreallocarray(rn->rn_asks, rn->rn_nasks + 1,
-	    sizeof(*rn->rn_asks));
-	as = &rn->rn_asks[rn->rn_nasks++];
-	snprintf(as->as_id, sizeof(as->as_id), "a%lu", ++rn->rn_seq);
-	as->as_conn = c;
-	host = str_escape(e->e_host != NULL ? e->e_host : "",
-	    e->e_host != NULL ? e->e_hostlen : 0);
-	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
-	    "s:i}", "event", "ask", "id", as->as_id, "host", host,
-	    "port", e->e_port, "protocol", e->e_proto != NULL ?
-	    e->e_proto : "", "timeout_secs", rn->rn_net->net_ask_secs));
-	free(host);
-	return true;
-}
-
-/* Forgets the ask of c (answered, timed out, or the client went). */
-static void
-run_ask_cancel(struct conn *c, void *arg)
-{
-	struct runner	*rn = arg;
-	size_t		 i;
-
-	for (i = 0; i < rn->rn_nasks; i++)
-		if (rn->rn_asks[i].as_conn == c) {
-			rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
-			return;
-		}
-}
-
-/* {"allow": P} or {"deny": P}: the run's policy, with one rule more. */
-static int
-run_control_rule(bool allow, const char *pattern, void *arg, char **cause)
-{
-	struct runner	*rn = arg;
-	struct proxy	*px = &rn->rn_proxy;
-	struct policy	*p;
-	struct plist	*pl;
-	const char	*flag = allow ? "--allow-domain" : "--deny-domain";
-
-	if (!rn->rn_own_proxy) {
-		xasprintf(cause, "%s: the operator's proxy decides for this "
-		    "run (--proxy-socket); ask its operator", allow ? "allow" :
-		    "deny");
-		return -1;
-	}
-	p = policy_new();
-	policy_merge(p, px->px_policy->pp_policy);
-	if (policy_add_flag(p, flag, pattern, NULL, cause) == -1) {
-		policy_free(p);
-		return -1;
-	}
-	pl = allow ? &p->p_allow : &p->p_deny;
-	free(pl->pl_v[pl->pl_n - 1].pi_from);
-	pl->pl_v[pl->pl_n - 1].pi_from = xstrdup("the control channel");
-	ppolicy_unref(px->px_policy);
-	px->px_policy = ppolicy_new(p);
-	log_info("run: %s %s, from the control channel", allow ? "allow" :
-	    "deny", pattern);
-	control_send(rn->rn_control, json_pack("{s:s, s:s}", "event",
-	    "applied", allow ? "allow" : "deny", pattern));
-	return 0;
-}
-
-/* {"answer": ID, "decision": D} for a held connection. */
-static int
-run_control_answer(const char *id, const char *decision, void *arg,
-    char **cause)
-{
-	struct runner	*rn = arg;
-	struct conn	*c;
-	char		*pattern;
-	size_t		 i;
-
-	for (i = 0; i < rn->rn_nasks; i++)
-		if (strcmp(rn->rn_asks[i].as_id, id) == 0)
-			break;
-	if (i == rn->rn_nasks) {
-		xasprintf(cause, "no question \"%s\" waits for an answer (it "
-		    "was answered, timed out, or its client went)", id);
-		return -1;
-	}
-	c = rn->rn_asks[i].as_conn;
-	rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
-	if (strcmp(decision, "allow-run") == 0) {
-		pattern = conn_pattern(c);
-		if (pattern == NULL || run_control_rule(true, pattern, rn,
-		    cause) == -1) {
-			if (pattern == NULL)
-				xasprintf(cause, "no single rule allows it");
-			free(pattern);
-			conn_answer(c, false, NULL);
-			return -1;
-		}
-		free(pattern);
-		conn_answer(c, true, "allowed for the run by the harness "
-		    "(--ask)");
-	} else if (strcmp(decision, "allow-once") == 0)
-		conn_answer(c, true, "allowed once by the harness (--ask)");
-	else
-		conn_answer(c, false, NULL);
-	return 0;
-}
-
-/* The harness went: what waits is refused, and nothing more asked. */
-static void
-run_control_closed(void *arg)
-{
-	struct runner	*rn = arg;
-	struct conn	*c;
-
-	while (rn->rn_nasks > 0) {
-		c = rn->rn_asks[--rn->rn_nasks].as_conn;
-		conn_answer(c, false, NULL);
-	}
-}
-
-static const struct control_hooks run_control_hooks = {
-	run_control_rule, run_control_answer, run_control_closed
-};
 
 static void
 run_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
@@ -283,7 +99,7 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	char			*text;
 	int			 fd, lfd;
 
-	/* Ours from here, whatever fails: run_exec's end frees it all. */
+	/* Ours from here, whatever fails: run_end() frees it all. */
 	proxy_init(px, rn->rn_base, policy);
 	rn->rn_own_proxy = true;
 
@@ -305,10 +121,10 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	    cause)) == -1)
 		return -1;
 
-	px->px_observe = run_observe;
+	px->px_observe = run_control_observe;
 	px->px_observe_arg = rn;
-	px->px_ask = run_ask;
-	px->px_ask_cancel = run_ask_cancel;
+	px->px_ask = run_control_ask;
+	px->px_ask_cancel = run_control_ask_cancel;
 	px->px_ask_arg = rn;
 	px->px_ask_secs = net->net_ask_secs;
 	px->px_ask_names = net->net_ask;
@@ -457,7 +273,7 @@ run_notify_cb(evutil_socket_t fd, short what, void *arg)
  * Ends the connect thread, and logs what it said last.  It may be in a
  * connect that waits (a listed socket's full backlog): this waits too.
  */
-static void
+void
 run_notify_end(struct runner *rn)
 {
 	size_t	 n;
@@ -623,64 +439,9 @@ run_signal_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/*
- * Copies what the sandbox said about its failure to stderr; returns its
- * first line (without "cordon: run: "), for the report, or NULL.
- */
-static char *
-run_relay_errors(int fd)
-{
-	char	 buf[4096], *first = NULL, *nl, *text;
-	ssize_t	 n;
-
-	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-		if (write(2, buf, (size_t)n) == -1)
-			break;
-		if (first != NULL)
-			continue;
-		buf[n] = '\0';
-		text = buf;
-		if (strncmp(text, "cordon: run: ", 13) == 0)
-			text += 13;
-		if ((nl = strchr(text, '\n')) != NULL)
-			*nl = '\0';
-		first = xstrdup(text);
-	}
-	return first;
-}
-
-/*
- * What PID 1 said at the command's end (sandbox_tell_end): one JSON
- * document, read once the sandbox is gone.
- */
-static void
-run_read_end(int fd, struct tally *t)
-{
-	char		 buf[64 * 1024];
-	size_t		 off = 0;
-	ssize_t		 n;
-	json_t		*doc;
-	json_error_t	 err;
-
-	if (fd == -1)
-		return;
-	while (off < sizeof(buf) - 1 && ((n = read(fd, buf + off,
-	    sizeof(buf) - 1 - off)) > 0 || (n == -1 && errno == EINTR)))
-		off += n > 0 ? (size_t)n : 0;
-	if (off == 0)
-		return;
-	buf[off] = '\0';
-	if ((doc = json_loads(buf, 0, &err)) == NULL) {
-		log_warnx("run: what the sandbox said at its end: %s",
-		    err.text);
-		return;
-	}
-	tally_end(t, doc);
-	json_decref(doc);
-}
-
-static long long
-now_ms(void)
+/* Milliseconds on the monotonic clock, for the report's duration. */
+long long
+run_ms(void)
 {
 	struct timespec	 ts;
 
@@ -689,93 +450,137 @@ now_ms(void)
 }
 
 /*
- * Runs the sandbox and waits for it.  Takes the policy (the proxy frees
- * it).  Returns the exit status for `cordon run`.
+ * rn before any step: nothing made but the tally and the event loop,
+ * every descriptor -1.  Returns 0, or -1 having said why (no loop).
  */
-int
-run_exec(struct run *run, struct policy *policy, const struct run_net *net)
+static int
+run_init(struct runner *rn, struct run *run, const struct run_net *net)
 {
-	struct runner		 rn;
-	struct report_info	 ri;
-	struct clone_args	 ca;
-	long long		 start = now_ms();
-	char			*setup_error = NULL;
-	struct event		*evs[3];
-	sigset_t		 fwd;
-	size_t			 nev = 0, i;
-	char			*cause, map[64];
-	struct publish		 pub;
-	int			 sync[2], err[2], ends[2] = { -1, -1 };
-	int			 npair[2] = { -1, -1 };
-	bool			 notify_failed = false;
-	int			 pidfd = -1, rc, saved, sfd = -1;
-
-	memset(&rn, 0, sizeof(rn));
-	memset(&pub, 0, sizeof(pub));
-	pub.pb_pair = -1;
-	rn.rn_tally = tally_new();
-	rn.rn_run = run;
-	rn.rn_net = net;
-	rn.rn_pidfd = -1;
-	rn.rn_status = RUN_EXIT_FAILURE;
+	memset(rn, 0, sizeof(*rn));
+	rn->rn_start = run_ms();
+	rn->rn_pub.pb_pair = -1;
+	rn->rn_tally = tally_new();
+	rn->rn_run = run;
+	rn->rn_net = net;
+	rn->rn_pidfd = rn->rn_sfd = -1;
+	rn->rn_sync[0] = rn->rn_sync[1] = rn->rn_err[0] = rn->rn_err[1] = -1;
+	rn->rn_ends[0] = rn->rn_ends[1] = -1;
+	rn->rn_npair[0] = rn->rn_npair[1] = -1;
+	rn->rn_status = RUN_EXIT_FAILURE;
 	run->r_proxy_dir = -1;
 	signal(SIGPIPE, SIG_IGN);
-	if ((rn.rn_base = event_base_new()) == NULL) {
+	if ((rn->rn_base = event_base_new()) == NULL) {
 		log_warnx("run: no event loop");
-		policy_free(policy);
-		return RUN_EXIT_FAILURE;
+		tally_free(rn->rn_tally);
+		return -1;
 	}
-	/* The policy is the proxy's from here, or freed: never both. */
+	return 0;
+}
+
+/*
+ * The proxy the sandbox reaches, and a descriptor of its folder: our own
+ * (run_proxy_start), or the operator's (--proxy-socket).  Takes the
+ * policy: the proxy's from here, or freed, never both.  Returns 0, or -1
+ * having said why.
+ */
+static int
+run_proxy_setup(struct runner *rn, struct policy *policy)
+{
+	struct run		*run = rn->rn_run;
+	const struct run_net	*net = rn->rn_net;
+	char			*cause;
+	int			 rc;
+
 	if (run->r_mode == NET_PROXY && net->net_socket == NULL)
-		rc = run_proxy_start(&rn, policy, &cause) == -1 ||
-		    run_proxy_dir(&rn, rn.rn_ep.ep_path, &cause) == -1 ? -1 : 0;
+		rc = run_proxy_start(rn, policy, &cause) == -1 ||
+		    run_proxy_dir(rn, rn->rn_ep.ep_path, &cause) == -1 ? -1 : 0;
 	else {
 		policy_free(policy);
-		rc = run->r_mode == NET_PROXY && run_proxy_dir(&rn,
+		rc = run->r_mode == NET_PROXY && run_proxy_dir(rn,
 		    net->net_socket, &cause) == -1 ? -1 : 0;
 	}
-	policy = NULL;
 	run->r_policy = NULL;
-	if (rc == -1)
-		goto fail_cause;
-	if (net->net_control != NULL) {
-		if ((rn.rn_control = control_open(rn.rn_base,
-		    net->net_control, &run_control_hooks, &rn, &cause)) == NULL)
-			goto fail_cause;
-		control_send(rn.rn_control, json_pack("{s:s, s:s, s:i}",
-		    "event", "start", "sandbox", run->r_id, "version",
-		    REPORT_VERSION));
+	if (rc == -1) {
+		log_warnx("run: %s", cause);
+		free(cause);
 	}
+	return rc;
+}
 
-	/* Blocked from now on, read from a signalfd; the sandbox too. */
+/*
+ * What the clone needs, made before it: the signals passed on, blocked
+ * from now on (the sandbox too) and read from a signalfd; the pipes to
+ * and from PID 1; the published ports, taken on the host; the pair the
+ * command hands its seccomp listener over.  Returns 0, or -1 having said
+ * why.
+ */
+static int
+run_pipes(struct runner *rn)
+{
+	struct run	*run = rn->rn_run;
+	sigset_t	 fwd;
+	char		*cause;
+
 	run_sigset(&fwd);
 	sigprocmask(SIG_BLOCK, &fwd, NULL);
-	if ((sfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC)) == -1) {
+	if ((rn->rn_sfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC)) ==
+	    -1) {
 		log_warn("run: signalfd");
-		goto out;
+		return -1;
 	}
-	if (pipe2(sync, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
+	if (pipe2(rn->rn_sync, O_CLOEXEC) == -1 ||
+	    pipe2(rn->rn_err, O_CLOEXEC) == -1 ||
 	    ((run->r_capture || run->r_scratch != NULL ||
 	    run->r_nsysscratch > 0 || run->r_nsyslayer > 0) &&
-	    pipe2(ends, O_CLOEXEC) == -1)) {
+	    pipe2(rn->rn_ends, O_CLOEXEC) == -1)) {
 		log_warn("run: pipe");
-		goto out;
+		return -1;
 	}
-	/* The published ports, taken on the host before the sandbox. */
-	if (publish_open(&pub, run->r_publish, run->r_npublish,
+	if (publish_open(&rn->rn_pub, run->r_publish, run->r_npublish,
 	    &run->r_pubfd, &cause) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
-		goto out;
+		return -1;
 	}
-	/* The command hands its seccomp listener over this pair. */
 	if (run->r_routes != NULL && run->r_routes->ur_n > 0 &&
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, npair) ==
-	    -1) {
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    rn->rn_npair) == -1) {
 		log_warn("run: socketpair");
-		goto out;
+		return -1;
 	}
-	run->r_notifyfd = npair[1];
+	return 0;
+}
+
+/* In the child of the clone: its ends of the pipes, then PID 1's work. */
+static void __attribute__((noreturn))
+run_child(struct runner *rn)
+{
+	struct run	*run = rn->rn_run;
+
+	close(rn->rn_sync[1]);
+	close(rn->rn_err[0]);
+	if (rn->rn_ends[0] != -1)
+		close(rn->rn_ends[0]);
+	run->r_sync = rn->rn_sync[0];
+	run->r_errfd = rn->rn_err[1];
+	run->r_endfd = rn->rn_ends[1];
+	publish_forget(&rn->rn_pub);
+	sandbox_main(run);
+}
+
+/*
+ * Clones the sandbox into its new namespaces; the child goes on as its
+ * PID 1 and never returns here.  The child's ends of the pipes are then
+ * closed here.  Returns 0, or -1 having said why.
+ */
+static int
+run_clone(struct runner *rn)
+{
+	struct run		*run = rn->rn_run;
+	struct clone_args	 ca;
+	int			 pidfd = -1, saved;
+
+	run->r_notifyfd = rn->rn_npair[1];
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	    CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD;
@@ -784,32 +589,25 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	ca.exit_signal = SIGCHLD;
 	fflush(NULL);
-	rn.rn_pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
-	if (rn.rn_pid == 0) {
-		close(sync[1]);
-		close(err[0]);
-		if (ends[0] != -1)
-			close(ends[0]);
-		run->r_sync = sync[0];
-		run->r_errfd = err[1];
-		run->r_endfd = ends[1];
-		publish_forget(&pub);
-		sandbox_main(run);
-	}
+	rn->rn_pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (rn->rn_pid == 0)
+		run_child(rn);
 	saved = errno;
-	close(sync[0]);
-	close(err[1]);
-	if (npair[1] != -1) {
-		close(npair[1]);
-		run->r_notifyfd = -1;
+	close(rn->rn_sync[0]);
+	close(rn->rn_err[1]);
+	rn->rn_sync[0] = rn->rn_err[1] = -1;
+	if (rn->rn_npair[1] != -1) {
+		close(rn->rn_npair[1]);
+		rn->rn_npair[1] = run->r_notifyfd = -1;
 	}
 	if (run->r_pubfd != -1) {
 		close(run->r_pubfd);
 		run->r_pubfd = -1;
 	}
-	if (ends[1] != -1)
-		close(ends[1]);
-	if (rn.rn_pid == -1) {
+	if (rn->rn_ends[1] != -1)
+		close(rn->rn_ends[1]);
+	rn->rn_ends[1] = -1;
+	if (rn->rn_pid == -1) {
 		if (saved == ENOSYS)
 			log_warnx("run: clone3 is not available: it needs Linux "
 			    "5.3 or later, and no seccomp filter that hides it "
@@ -817,149 +615,139 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 			    "filters it, cordon cannot make another)");
 		else
 			run_userns_hint(saved);
-		close(sync[1]);
-		close(err[0]);
-		goto out;
+		return -1;
 	}
-	rn.rn_pidfd = pidfd;
-	/*
-	 * The connect thread, started after the clone: the child of a
-	 * process with threads may only call what is async-signal-safe.
-	 */
-	if (npair[0] != -1) {
-		rn.rn_notify = notify_start(run->r_routes, npair[0], &cause);
-		npair[0] = -1;
-		if (rn.rn_notify == NULL) {
-			log_warnx("run: the Unix sockets' connect thread: %s; "
-			    "nothing run", cause);
-			free(cause);
-			kill(rn.rn_pid, SIGKILL);
-			notify_failed = true;
-		}
-	}
+	rn->rn_pidfd = pidfd;
+	return 0;
+}
 
-	/* Our uid and gid, and only them, inside. */
+/*
+ * The connect thread, started after the clone: the child of a process
+ * with threads may only call what is async-signal-safe.  Without it the
+ * sandbox is killed, and the run fails.
+ */
+static void
+run_notify_begin(struct runner *rn)
+{
+	char	*cause;
+
+	if (rn->rn_npair[0] == -1)
+		return;
+	rn->rn_notify = notify_start(rn->rn_run->r_routes, rn->rn_npair[0],
+	    &cause);
+	rn->rn_npair[0] = -1;
+	if (rn->rn_notify == NULL) {
+		log_warnx("run: the Unix sockets' connect thread: %s; "
+		    "nothing run", cause);
+		free(cause);
+		kill(rn->rn_pid, SIGKILL);
+		rn->rn_notify_failed = true;
+	}
+}
+
+/* Our uid and gid, and only them, inside; then PID 1 may go on. */
+static void
+run_maps(struct runner *rn)
+{
+	struct run	*run = rn->rn_run;
+	char		 map[64];
+	int		 rc;
+
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)run->r_uid,
 	    (unsigned int)run->r_uid);
-	rc = run_write_map(rn.rn_pid, "uid_map", map);
+	rc = run_write_map(rn->rn_pid, "uid_map", map);
 	if (rc == 0)
-		rc = run_write_map(rn.rn_pid, "setgroups", "deny");
+		rc = run_write_map(rn->rn_pid, "setgroups", "deny");
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)run->r_gid,
 	    (unsigned int)run->r_gid);
 	if (rc == 0)
-		rc = run_write_map(rn.rn_pid, "gid_map", map);
-	if (rc == -1 || write(sync[1], "g", 1) != 1) {
+		rc = run_write_map(rn->rn_pid, "gid_map", map);
+	if (rc == -1 || write(rn->rn_sync[1], "g", 1) != 1) {
 		log_warn("run: the sandbox's uid and gid maps");
-		kill(rn.rn_pid, SIGKILL);
+		kill(rn->rn_pid, SIGKILL);
 	}
-	close(sync[1]);
+	close(rn->rn_sync[1]);
+	rn->rn_sync[1] = -1;
+}
 
-	if (publish_start(&pub, rn.rn_base) == -1) {
+/*
+ * What the loop watches: the published ports, PID 1's end, the signals
+ * to pass on and the connect thread's events.  What cannot be watched
+ * kills the sandbox, so that the loop still sees its end.
+ */
+static void
+run_watch(struct runner *rn)
+{
+	size_t	 i;
+
+	if (publish_start(&rn->rn_pub, rn->rn_base) == -1) {
 		log_warnx("run: --publish: cannot listen");
-		kill(rn.rn_pid, SIGKILL);
+		kill(rn->rn_pid, SIGKILL);
 	}
-	evs[nev++] = event_new(rn.rn_base, rn.rn_pidfd, EV_READ | EV_PERSIST,
-	    run_exited_cb, &rn);
-	evs[nev++] = event_new(rn.rn_base, sfd, EV_READ | EV_PERSIST,
-	    run_signal_cb, &rn);
-	if (rn.rn_notify != NULL)
-		evs[nev++] = event_new(rn.rn_base,
-		    notify_events_fd(rn.rn_notify), EV_READ | EV_PERSIST,
-		    run_notify_cb, &rn);
-	for (i = 0; i < nev; i++)
-		if (evs[i] == NULL || event_add(evs[i], NULL) == -1) {
+	rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base, rn->rn_pidfd,
+	    EV_READ | EV_PERSIST, run_exited_cb, rn);
+	rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base, rn->rn_sfd,
+	    EV_READ | EV_PERSIST, run_signal_cb, rn);
+	if (rn->rn_notify != NULL)
+		rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base,
+		    notify_events_fd(rn->rn_notify), EV_READ | EV_PERSIST,
+		    run_notify_cb, rn);
+	for (i = 0; i < rn->rn_nev; i++)
+		if (rn->rn_evs[i] == NULL || event_add(rn->rn_evs[i], NULL) ==
+		    -1) {
 			log_warnx("run: cannot watch the sandbox");
-			kill(rn.rn_pid, SIGKILL);
+			kill(rn->rn_pid, SIGKILL);
 			break;
 		}
-	while (!rn.rn_done)
-		if (event_base_dispatch(rn.rn_base) != 0)
-			break;
-	if (!rn.rn_done) {
-		kill(rn.rn_pid, SIGKILL);
-		waitpid(rn.rn_pid, NULL, 0);
-	}
-	for (i = 0; i < nev; i++)
-		if (evs[i] != NULL)
-			event_free(evs[i]);
-	run_notify_end(&rn);
-	if (notify_failed)
-		rn.rn_status = RUN_EXIT_FAILURE;
-	setup_error = run_relay_errors(err[0]);
-	close(err[0]);
-	run_read_end(ends[0], rn.rn_tally);
-	if (guard_check(run->r_guard, run->r_id) != 0) {
-		guard_print(run->r_guard, stderr);
-		rn.rn_status = RUN_EXIT_FAILURE;
-	}
-	goto out;
+}
 
-fail_cause:
-	log_warnx("run: %s", cause);
-	free(cause);
-	policy_free(policy);
-out:
-	run_notify_end(&rn);
-	if (npair[0] != -1)
-		close(npair[0]);
-	if (npair[1] != -1)
-		close(npair[1]);
-	/* Its socket goes before the folder does. */
-	if (!net->net_quiet)
-		agent_summary(rn.rn_agent, stderr);
-	agent_free(rn.rn_agent);
-	run->r_agent_sock = NULL;
-	if (rn.rn_own_proxy) {
-		if (rn.rn_listener != NULL)
-			evconnlistener_free(rn.rn_listener);
-		/* Their last lines first, then whether the log has them all. */
-		conn_close_all(&rn.rn_proxy);
-		if (rn.rn_proxy.px_log != NULL &&
-		    jsonl_failed(rn.rn_proxy.px_log))
-			log_warnx("run: the egress log %s could not be "
-			    "written in full", net->net_log);
-		proxy_clear(&rn.rn_proxy);
+/*
+ * The loop, until PID 1 is gone (the sandbox is killed if the loop
+ * fails); then its events go, before the connect thread and its
+ * descriptors do.
+ */
+static void
+run_wait(struct runner *rn)
+{
+	size_t	 i;
+
+	while (!rn->rn_done)
+		if (event_base_dispatch(rn->rn_base) != 0)
+			break;
+	if (!rn->rn_done) {
+		kill(rn->rn_pid, SIGKILL);
+		waitpid(rn->rn_pid, NULL, 0);
 	}
-	if (rn.rn_dir != NULL) {
-		endpoint_unlink(&rn.rn_ep);
-		rmdir(rn.rn_dir);
-		free(rn.rn_dir);
+	for (i = 0; i < rn->rn_nev; i++)
+		if (rn->rn_evs[i] != NULL)
+			event_free(rn->rn_evs[i]);
+	rn->rn_nev = 0;
+	run_notify_end(rn);
+	if (rn->rn_notify_failed)
+		rn->rn_status = RUN_EXIT_FAILURE;
+}
+
+/*
+ * Runs the sandbox and waits for it.  Takes the policy (the proxy frees
+ * it).  Every step says why it failed; run_end() ends every run, from
+ * wherever it stopped.  Returns the exit status for `cordon run`.
+ */
+int
+run_exec(struct run *run, struct policy *policy, const struct run_net *net)
+{
+	struct runner	 rn;
+
+	if (run_init(&rn, run, net) == -1) {
+		policy_free(policy);
+		return RUN_EXIT_FAILURE;
 	}
-	endpoint_clear(&rn.rn_ep);
-	tally_hidden(rn.rn_tally, run->r_hidden_cfg, run->r_nhidden_cfg);
-	tally_tokens(rn.rn_tally, secrets_json(run));
-	if (!net->net_quiet)
-		tally_summary(rn.rn_tally, stderr);
-	if (net->net_report != NULL) {
-		memset(&ri, 0, sizeof(ri));
-		ri.ri_run = run;
-		ri.ri_status = rn.rn_status;
-		ri.ri_duration_ms = now_ms() - start;
-		ri.ri_own_proxy = rn.rn_own_proxy;
-		ri.ri_proxy_socket = net->net_socket;
-		ri.ri_error = setup_error;
-		ri.ri_guard = run->r_guard;
-		if (tally_report(rn.rn_tally, &ri, net->net_report,
-		    &net->net_report_at, &cause) == -1) {
-			log_warnx("run: %s", cause);
-			free(cause);
-		}
+	if (run_proxy_setup(&rn, policy) == 0 && run_control_start(&rn) ==
+	    0 && run_pipes(&rn) == 0 && run_clone(&rn) == 0) {
+		run_notify_begin(&rn);
+		run_maps(&rn);
+		run_watch(&rn);
+		run_wait(&rn);
+		run_end_collect(&rn);
 	}
-	control_send(rn.rn_control, json_pack("{s:s, s:i}", "event", "exit",
-	    "status", rn.rn_status));
-	control_free(rn.rn_control);
-	tally_free(rn.rn_tally);
-	free(rn.rn_asks);
-	free(setup_error);
-	if (run->r_proxy_dir != -1)
-		close(run->r_proxy_dir);
-	publish_close(&pub);
-	if (rn.rn_pidfd != -1)
-		close(rn.rn_pidfd);
-	if (ends[0] != -1)
-		close(ends[0]);
-	if (sfd != -1)
-		close(sfd);
-	event_base_free(rn.rn_base);
-	return rn.rn_status;
+	return run_end(&rn);
 }

@@ -2,8 +2,9 @@
  * runner.h: `cordon run`, the sandbox.  One block per source file, in the
  * order a run uses them: run_cmd.c reads the options, run_prepare.c and
  * run_plan.c decide the run, run.c is the process outside (the proxy,
- * the summary), sandbox.c the sandbox's PID 1 and the command's last
- * steps, mount.c the sandbox's view of the files.
+ * the clone, the wait), run_end.c its end (the summary, the report),
+ * sandbox.c the sandbox's PID 1 and the command's last steps, mount.c
+ * the sandbox's view of the files.
  */
 #ifndef CORDON_RUNNER_H
 #define CORDON_RUNNER_H
@@ -22,7 +23,9 @@
 
 #include <jansson.h>
 
+#include "endpoint.h"
 #include "policy.h"
+#include "proxy.h"
 
 /* sysfilter.c: the seccomp filter, built before fork, loaded last. */
 enum sysfilter_unix {
@@ -750,7 +753,61 @@ struct run_net {
 	int		  net_ask_secs;	/* --ask-secs */
 };
 
-int	run_exec(struct run *, struct policy *, const struct run_net *);
+struct ask;
+struct event;
+struct evconnlistener;
+
+/*
+ * A run seen from outside, from run_exec() to run_end(): what a step
+ * made is here, and run_end() frees it; what none made is NULL or -1.
+ */
+struct runner {
+	struct run		*rn_run;
+	const struct run_net	*rn_net;
+	struct event_base	*rn_base;	/* the process's one loop */
+	struct proxy		 rn_proxy;	/* made when rn_own_proxy */
+	bool			 rn_own_proxy;
+	struct endpoint		 rn_ep;
+	struct evconnlistener	*rn_listener;
+	char			*rn_dir;	/* the socket's private folder */
+	pid_t			 rn_pid;
+	int			 rn_pidfd;
+	int			 rn_status;	/* exit code, once known */
+	bool			 rn_done;
+	long long		 rn_start;	/* run_ms(), for the report */
+	char			*rn_setup_error; /* PID 1's first line */
+	int			 rn_sfd;	/* the signalfd */
+	int			 rn_sync[2];	/* our go to PID 1 */
+	int			 rn_err[2];	/* why its setup failed */
+	int			 rn_ends[2];	/* what it said at the end */
+	int			 rn_npair[2];	/* the seccomp listener's way */
+	struct publish		 rn_pub;	/* --publish */
+	struct event		*rn_evs[3];	/* run_watch() to run_wait() */
+	size_t			 rn_nev;
+	bool			 rn_notify_failed;
+	struct tally		*rn_tally;
+	struct notify		*rn_notify;	/* the sandbox's connects */
+	struct agent		*rn_agent;	/* cordon's ssh-agent, or NULL */
+	struct control		*rn_control;
+	struct ask		*rn_asks;
+	size_t			 rn_nasks;
+	unsigned long		 rn_seq;	/* ids of events */
+};
+
+void		run_notify_end(struct runner *);
+long long	run_ms(void);
+int		run_exec(struct run *, struct policy *, const struct run_net *);
+
+/* run_control.c: the harness's side (--control, --ask). */
+void	run_control_observe(const struct egress *, const char *,
+	    const char *, void *);
+bool	run_control_ask(struct conn *, const struct egress *, void *);
+void	run_control_ask_cancel(struct conn *, void *);
+int	run_control_start(struct runner *);
+
+/* run_end.c: what the sandbox left, the summary, the report, the end. */
+void	run_end_collect(struct runner *);
+int	run_end(struct runner *);
 
 /* run_cmd.c: `cordon run`'s options, as given. */
 #define RUN_KEEP_MAX	16	/* --keep folders */

@@ -1,0 +1,213 @@
+/*
+ * run_end.c: the end of `cordon run`, once the sandbox is gone or could
+ * not be made: what it left (why its setup failed, what PID 1 said at
+ * the command's end, the guard's check), the agent's and the proxy's
+ * last words, the refusal summary and --report, and the one cleanup of
+ * what struct runner owns.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "endpoint.h"
+#include "jsonl.h"
+#include "log.h"
+#include "proxy.h"
+#include "runner.h"
+#include "xmalloc.h"
+
+/*
+ * Copies what the sandbox said about its failure to stderr; returns its
+ * first line (without "cordon: run: "), for the report, or NULL.
+ */
+static char *
+run_end_errors(int fd)
+{
+	char	 buf[4096], *first = NULL, *nl, *text;
+	ssize_t	 n;
+
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		if (write(2, buf, (size_t)n) == -1)
+			break;
+		if (first != NULL)
+			continue;
+		buf[n] = '\0';
+		text = buf;
+		if (strncmp(text, "cordon: run: ", 13) == 0)
+			text += 13;
+		if ((nl = strchr(text, '\n')) != NULL)
+			*nl = '\0';
+		first = xstrdup(text);
+	}
+	return first;
+}
+
+/*
+ * What PID 1 said at the command's end (sandbox_tell_end): one JSON
+ * document, read once the sandbox is gone.
+ */
+static void
+run_end_read(int fd, struct tally *t)
+{
+	char		 buf[64 * 1024];
+	size_t		 off = 0;
+	ssize_t		 n;
+	json_t		*doc;
+	json_error_t	 err;
+
+	if (fd == -1)
+		return;
+	while (off < sizeof(buf) - 1 && ((n = read(fd, buf + off,
+	    sizeof(buf) - 1 - off)) > 0 || (n == -1 && errno == EINTR)))
+		off += n > 0 ? (size_t)n : 0;
+	if (off == 0)
+		return;
+	buf[off] = '\0';
+	if ((doc = json_loads(buf, 0, &err)) == NULL) {
+		log_warnx("run: what the sandbox said at its end: %s",
+		    err.text);
+		return;
+	}
+	tally_end(t, doc);
+	json_decref(doc);
+}
+
+/*
+ * What the sandbox left, read once it is gone: why its setup failed
+ * (copied to stderr, its first line kept for the report), what PID 1
+ * said at the command's end, and the guard's check of the writable
+ * roots, which fails the run when it finds something.
+ */
+void
+run_end_collect(struct runner *rn)
+{
+	struct run	*run = rn->rn_run;
+
+	rn->rn_setup_error = run_end_errors(rn->rn_err[0]);
+	close(rn->rn_err[0]);
+	rn->rn_err[0] = -1;
+	run_end_read(rn->rn_ends[0], rn->rn_tally);
+	if (guard_check(run->r_guard, run->r_id) != 0) {
+		guard_print(run->r_guard, stderr);
+		rn->rn_status = RUN_EXIT_FAILURE;
+	}
+}
+
+/*
+ * The agent and the run's own proxy end, their last lines written, and
+ * their folder goes.  Its socket goes before the folder does.
+ */
+static void
+run_end_proxy(struct runner *rn)
+{
+	const struct run_net	*net = rn->rn_net;
+
+	if (!net->net_quiet)
+		agent_summary(rn->rn_agent, stderr);
+	agent_free(rn->rn_agent);
+	rn->rn_agent = NULL;
+	rn->rn_run->r_agent_sock = NULL;
+	if (rn->rn_own_proxy) {
+		if (rn->rn_listener != NULL)
+			evconnlistener_free(rn->rn_listener);
+		rn->rn_listener = NULL;
+		/* Their last lines first, then whether the log has them all. */
+		conn_close_all(&rn->rn_proxy);
+		if (rn->rn_proxy.px_log != NULL &&
+		    jsonl_failed(rn->rn_proxy.px_log))
+			log_warnx("run: the egress log %s could not be "
+			    "written in full", net->net_log);
+		proxy_clear(&rn->rn_proxy);
+	}
+	if (rn->rn_dir != NULL) {
+		endpoint_unlink(&rn->rn_ep);
+		rmdir(rn->rn_dir);
+		free(rn->rn_dir);
+		rn->rn_dir = NULL;
+	}
+	endpoint_clear(&rn->rn_ep);
+}
+
+/* The refusal summary on stderr (unless --quiet), and --report. */
+static void
+run_end_report(struct runner *rn)
+{
+	struct run		*run = rn->rn_run;
+	const struct run_net	*net = rn->rn_net;
+	struct report_info	 ri;
+	char			*cause;
+
+	tally_hidden(rn->rn_tally, run->r_hidden_cfg, run->r_nhidden_cfg);
+	tally_tokens(rn->rn_tally, secrets_json(run));
+	if (!net->net_quiet)
+		tally_summary(rn->rn_tally, stderr);
+	if (net->net_report == NULL)
+		return;
+	memset(&ri, 0, sizeof(ri));
+	ri.ri_run = run;
+	ri.ri_status = rn->rn_status;
+	ri.ri_duration_ms = run_ms() - rn->rn_start;
+	ri.ri_own_proxy = rn->rn_own_proxy;
+	ri.ri_proxy_socket = net->net_socket;
+	ri.ri_error = rn->rn_setup_error;
+	ri.ri_guard = run->r_guard;
+	if (tally_report(rn->rn_tally, &ri, net->net_report,
+	    &net->net_report_at, &cause) == -1) {
+		log_warnx("run: %s", cause);
+		free(cause);
+	}
+}
+
+/* Closes *fd unless it is -1, and leaves it -1. */
+static void
+run_end_close(int *fd)
+{
+	if (*fd != -1)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * The one end of every run, from wherever it stopped: the summary, the
+ * report and the harness's last event, then all that rn owns is freed
+ * or closed (what a step never made is NULL or -1).  Returns the exit
+ * status for `cordon run`.
+ */
+int
+run_end(struct runner *rn)
+{
+	struct run	*run = rn->rn_run;
+	int		 i;
+
+	run_notify_end(rn);
+	for (i = 0; i < 2; i++)
+		run_end_close(&rn->rn_npair[i]);
+	run_end_proxy(rn);
+	run_end_report(rn);
+	control_send(rn->rn_control, json_pack("{s:s, s:i}", "event", "exit",
+	    "status", rn->rn_status));
+	control_free(rn->rn_control);
+	tally_free(rn->rn_tally);
+	free(rn->rn_asks);
+	free(rn->rn_setup_error);
+	run_end_close(&run->r_proxy_dir);
+	run_end_close(&run->r_pubfd);
+	publish_close(&rn->rn_pub);
+	run_end_close(&rn->rn_pidfd);
+	for (i = 0; i < 2; i++) {
+		run_end_close(&rn->rn_ends[i]);
+		run_end_close(&rn->rn_sync[i]);
+		run_end_close(&rn->rn_err[i]);
+	}
+	run_end_close(&rn->rn_sfd);
+	event_base_free(rn->rn_base);
+	return rn->rn_status;
+}
