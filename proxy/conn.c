@@ -184,8 +184,8 @@ conn_free(struct conn *c)
 	ppolicy_unref(c->c_narrowed);
 	ppolicy_unref(c->c_narrow_base);
 	policy_free(c->c_narrow);
-	http_request_clear(&c->c_http.ch_req);
-	http_response_clear(&c->c_http.ch_resp);
+	http_request_clear(&c->c_http.hx_req);
+	http_response_clear(&c->c_http.hx_resp);
 	scrub_free(c->c_scrub);
 	free(c->c_method);
 	free(c->c_path);
@@ -233,7 +233,7 @@ conn_drop_up(struct conn *c)
 		close(c->c_upfd);
 	c->c_up = NULL;
 	c->c_upfd = -1;
-	c->c_http.ch_up = CH_UP_NEW;
+	c->c_http.hx_up = HX_UP_NEW;
 }
 
 /*
@@ -843,9 +843,9 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 	/* End of file or error from the client. */
 	if (c->c_state == CS_FORWARD && (what & BEV_EVENT_EOF) &&
-	    c->c_http.ch_reqdone) {
+	    c->c_http.hx_reqdone) {
 		/* Half-closed after a whole request: finish the answer. */
-		c->c_http.ch_keepalive = false;
+		c->c_http.hx_keepalive = false;
 		bufferevent_disable(c->c_bev, EV_READ);
 		return;
 	}
@@ -875,7 +875,7 @@ conn_up_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	/* A kept upstream that talks between requests is not reused. */
-	if (c->c_http.ch_up == CH_UP_KEPT)
+	if (c->c_http.hx_up == HX_UP_KEPT)
 		conn_drop_up(c);
 	else if (c->c_state == CS_TLS_SETUP || c->c_state == CS_TLS_ACCEPT)
 		bufferevent_disable(c->c_up, EV_READ);
@@ -915,7 +915,7 @@ conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 	default:
 		break;
 	}
-	if (c->c_http.ch_up == CH_UP_KEPT) {
+	if (c->c_http.hx_up == HX_UP_KEPT) {
 		conn_http_kept_gone(c);
 		return;
 	}

@@ -81,9 +81,9 @@ enum conn_record {
 
 /* What c_up is to the HTTP request under way. */
 enum conn_http_up {
-	CH_UP_NEW,		/* opened for it, or none */
-	CH_UP_KEPT,		/* kept from the last request, idle */
-	CH_UP_REUSED		/* kept, and carrying this request */
+	HX_UP_NEW,		/* opened for it, or none */
+	HX_UP_KEPT,		/* kept from the last request, idle */
+	HX_UP_REUSED		/* kept, and carrying this request */
 };
 
 /*
@@ -91,17 +91,17 @@ enum conn_http_up {
  * upstream connection kept between requests with what it reaches.
  */
 struct conn_http {
-	struct http_request	 ch_req;
-	struct http_response	 ch_resp;
-	struct http_body	 ch_reqbody;
-	struct http_body	 ch_respbody;
-	bool			 ch_reqdone;	/* request body all sent */
-	bool			 ch_resphead;	/* response head forwarded */
-	bool			 ch_keepalive;
-	size_t			 ch_headscan;	/* head bytes parsed before */
-	enum conn_http_up	 ch_up;
-	char			 ch_kept_host[HOST_NAME_MAX_LEN + 1];
-	int			 ch_kept_port;
+	struct http_request	 hx_req;
+	struct http_response	 hx_resp;
+	struct http_body	 hx_reqbody;
+	struct http_body	 hx_respbody;
+	bool			 hx_reqdone;	/* request body all sent */
+	bool			 hx_resphead;	/* response head forwarded */
+	bool			 hx_keepalive;
+	size_t			 hx_headscan;	/* head bytes parsed before */
+	enum conn_http_up	 hx_up;
+	char			 hx_kept_host[HOST_NAME_MAX_LEN + 1];
+	int			 hx_kept_port;
 };
 
 /*

@@ -407,6 +407,6 @@ conn_tls_head(struct conn *c)
 		conn_fail(c, 502, 0, "the upstream closed the connection");
 		return;
 	}
-	c->c_http.ch_up = CH_UP_NEW;
+	c->c_http.hx_up = HX_UP_NEW;
 	conn_http_start(c);
 }
