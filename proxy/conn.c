@@ -127,7 +127,7 @@ conn_log(struct conn *c)
 	    (px->px_log == NULL && px->px_observe == NULL))
 		return;
 	c->c_record = CR_LOGGED;
-	scrub_warn(c->c_scrub, &c->c_warning);
+	scrub_warn(c->c_http.hx_scrub, &c->c_warning);
 	conn_egress(c, &e);
 	if (px->px_log != NULL)
 		jsonl_write(px->px_log, &e);
@@ -186,7 +186,7 @@ conn_free(struct conn *c)
 	policy_free(c->c_narrow);
 	http_request_clear(&c->c_http.hx_req);
 	http_response_clear(&c->c_http.hx_resp);
-	scrub_free(c->c_scrub);
+	scrub_free(c->c_http.hx_scrub);
 	free(c->c_method);
 	free(c->c_path);
 	free(c->c_warning);

@@ -87,8 +87,9 @@ enum conn_http_up {
 };
 
 /*
- * An HTTP exchange: the request and its answer being forwarded, and an
- * upstream connection kept between requests with what it reaches.
+ * An HTTP exchange: the request and its answer being forwarded, an
+ * upstream connection kept between requests with what it reaches, and
+ * what takes the phantom credentials' real values out of the answers.
  */
 struct conn_http {
 	struct http_request	 hx_req;
@@ -102,6 +103,7 @@ struct conn_http {
 	enum conn_http_up	 hx_up;
 	char			 hx_kept_host[HOST_NAME_MAX_LEN + 1];
 	int			 hx_kept_port;
+	struct scrub		*hx_scrub;	/* real values out of answers */
 };
 
 /*
@@ -177,7 +179,6 @@ struct conn {
 	char			*c_path;	/* HTTP: without the query */
 	char			*c_warning;
 	char			*c_hint;	/* network.inspect's fix */
-	struct scrub		*c_scrub;	/* real values out of answers */
 
 	/*
 	 * TLS inspection: c_bev becomes a TLS filter over the client's

@@ -87,7 +87,8 @@ conn_http_inspect(struct conn *c)
 {
 	const struct pinspect	*ins;
 	struct proxy		*px = c->c_proxy;
-	struct http_request	*req = &c->c_http.hx_req;
+	struct conn_http	*h = &c->c_http;
+	struct http_request	*req = &h->hx_req;
 	char			*why, *hint, *what;
 	int			 status;
 
@@ -106,8 +107,8 @@ conn_http_inspect(struct conn *c)
 		free(why);
 		return false;
 	}
-	scrub_free(c->c_scrub);
-	c->c_scrub = NULL;
+	scrub_free(h->hx_scrub);
+	h->hx_scrub = NULL;
 	if (px->px_nphantoms > 0) {
 		status = phantom_apply(req, px->px_phantoms,
 		    px->px_nphantoms, c->c_dec.d_host.h_kind == HOST_NAME ?
@@ -115,7 +116,7 @@ conn_http_inspect(struct conn *c)
 		    &c->c_warning);
 		if (c->c_warning != NULL)
 			log_warnx("proxy: %s", c->c_warning);
-		c->c_scrub = scrub_new(px->px_phantoms, px->px_nphantoms,
+		h->hx_scrub = scrub_new(px->px_phantoms, px->px_nphantoms,
 		    status > 0);
 	}
 	return true;
@@ -368,7 +369,7 @@ conn_http_response_head(struct conn *c)
 		}
 		evbuffer_drain(upin, used);
 		c->c_status = h->hx_resp.hs_status;
-		if (scrub_head(c->c_scrub, &h->hx_resp, &cause, &head) == -1) {
+		if (scrub_head(h->hx_scrub, &h->hx_resp, &cause, &head) == -1) {
 			conn_reason(c, cause);
 			conn_http_answer(c, 502, cause, head);
 			free(cause);
@@ -444,7 +445,7 @@ conn_http_forward(struct conn *c)
 	    conn_http_response_head(c) == -1 || !h->hx_resphead)
 		return;
 	done = h->hx_respbody.hb_kind == HTTP_BODY_NONE;
-	if (conn_http_pump(&h->hx_respbody, c->c_scrub,
+	if (conn_http_pump(&h->hx_respbody, h->hx_scrub,
 	    bufferevent_get_input(c->c_up), out, &c->c_down_bytes,
 	    &done) == -1) {
 		conn_reason(c, "a malformed answer body from upstream");
@@ -483,7 +484,7 @@ conn_http_up_event(struct conn *c, short what)
 	    h->hx_respbody.hb_kind == HTTP_BODY_CLOSE) {
 		/* The end of a close-delimited answer. */
 		h->hx_keepalive = false;
-		scrub_end(c->c_scrub, bufferevent_get_output(c->c_bev));
+		scrub_end(h->hx_scrub, bufferevent_get_output(c->c_bev));
 		conn_log(c);
 		conn_finish(c);
 		return;
