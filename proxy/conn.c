@@ -156,7 +156,7 @@ conn_free(struct conn *c)
 		px->px_ask_cancel(c, px->px_ask_arg);
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
-	dns_cancel(c->c_query);
+	dns_cancel(c->c_dial.cd_query);
 	if (c->c_ins.ci_sreq != NULL)
 		signer_cancel(c->c_ins.ci_sreq);
 	X509_free(c->c_ins.ci_leaf);
@@ -165,8 +165,8 @@ conn_free(struct conn *c)
 		event_free(c->c_close_ev);
 	if (c->c_ask_ev != NULL)
 		event_free(c->c_ask_ev);
-	if (c->c_connect_ev != NULL)
-		event_free(c->c_connect_ev);
+	if (c->c_dial.cd_ev != NULL)
+		event_free(c->c_dial.cd_ev);
 	if (c->c_deadline != NULL)
 		event_free(c->c_deadline);
 	if (c->c_relay != NULL)
@@ -493,8 +493,8 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	c->c_hostlen = hostlen;
 	c->c_port = port;
 	c->c_addrtext[0] = '\0';
-	c->c_naddrs = c->c_next = 0;
-	c->c_connect_error = 0;
+	c->c_dial.cd_naddrs = c->c_dial.cd_next = 0;
+	c->c_dial.cd_error = 0;
 	c->c_status = 0;
 	c->c_up_bytes = c->c_down_bytes = 0;
 	c->c_record = CR_OPEN;

@@ -121,6 +121,21 @@ struct conn_inspect {
 };
 
 /*
+ * Resolving and connecting (conn_connect.c): the addresses checked, the
+ * one being tried, and the one c_upfd reaches, which a kept upstream is
+ * reused for.
+ */
+struct conn_dial {
+	struct dns_query	*cd_query;
+	struct addr		 cd_addrs[DNS_MAX_ADDRS];
+	size_t			 cd_naddrs;
+	size_t			 cd_next;	/* the next to try */
+	struct event		*cd_ev;		/* the connect's own */
+	int			 cd_error;	/* the last one's errno */
+	struct addr		 cd_upaddr;	/* what c_upfd reaches */
+};
+
+/*
  * One client, owned by px_conns.  It owns both bufferevents (or, in a
  * tunnel, the relay that has both sockets), its timers and everything
  * it points to but c_proxy; conn_free() alone frees it.
@@ -156,15 +171,8 @@ struct conn {
 	char			 c_cap_host[HOST_NAME_MAX_LEN + 1];
 	int			 c_cap_port;
 
-	/* Resolving and connecting. */
-	struct dns_query	*c_query;
-	struct addr		 c_addrs[DNS_MAX_ADDRS];
-	size_t			 c_naddrs;
-	size_t			 c_next;
-	struct event		*c_connect_ev;
-	char			 c_addrtext[ADDR_STRLEN + 8];
-	int			 c_connect_error;
-	struct addr		 c_upaddr;	/* what c_upfd is connected to */
+	struct conn_dial	 c_dial;
+	char			 c_addrtext[ADDR_STRLEN + 8];	/* the last tried */
 
 	struct relay		*c_relay;
 	struct event		*c_deadline;	/* for a whole head */

@@ -202,6 +202,7 @@ bool
 conn_http_reuse(struct conn *c)
 {
 	struct conn_http	*h = &c->c_http;
+	struct conn_dial	*d = &c->c_dial;
 	char			 text[ADDR_STRLEN];
 	size_t			 i;
 
@@ -209,14 +210,14 @@ conn_http_reuse(struct conn *c)
 	    c->c_port != h->hx_kept_port ||
 	    strcmp(c->c_dec.d_host.h_name, h->hx_kept_host) != 0)
 		return false;
-	for (i = 0; i < c->c_naddrs; i++) {
-		if (!addr_equal(&c->c_addrs[i], &c->c_upaddr))
+	for (i = 0; i < d->cd_naddrs; i++) {
+		if (!addr_equal(&d->cd_addrs[i], &d->cd_upaddr))
 			continue;
 		/* The very address just checked: reuse it. */
 		h->hx_up = HX_UP_REUSED;
-		c->c_next = c->c_naddrs;
+		d->cd_next = d->cd_naddrs;
 		snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
-		    addr_str(&c->c_upaddr, text, sizeof(text)));
+		    addr_str(&d->cd_upaddr, text, sizeof(text)));
 		conn_http_start(c);
 		return true;
 	}
@@ -476,7 +477,7 @@ conn_http_up_event(struct conn *c, short what)
 		 * the request has no body, so send it on a new connection.
 		 */
 		conn_drop_up(c);		/* HX_UP_NEW */
-		c->c_next = 0;
+		c->c_dial.cd_next = 0;
 		conn_connect_next(c);
 		return;
 	}
