@@ -181,9 +181,9 @@ conn_free(struct conn *c)
 	}
 	decision_clear(&c->c_dec);
 	ppolicy_unref(c->c_policy);
-	ppolicy_unref(c->c_narrowed);
-	ppolicy_unref(c->c_narrow_base);
-	policy_free(c->c_narrow);
+	ppolicy_unref(c->c_narrow.cn_policy);
+	ppolicy_unref(c->c_narrow.cn_base);
+	policy_free(c->c_narrow.cn_rules);
 	http_request_clear(&c->c_http.hx_req);
 	http_response_clear(&c->c_http.hx_resp);
 	scrub_free(c->c_http.hx_scrub);
@@ -449,21 +449,22 @@ out:
 static struct ppolicy *
 conn_policy(struct conn *c)
 {
-	struct ppolicy	*base = c->c_proxy->px_policy;
-	struct policy	*p;
+	struct ppolicy		*base = c->c_proxy->px_policy;
+	struct conn_narrow	*n = &c->c_narrow;
+	struct policy		*p;
 
-	if (c->c_narrow == NULL)
+	if (n->cn_rules == NULL)
 		return base;
-	if (c->c_narrowed == NULL || c->c_narrow_base != base) {
+	if (n->cn_policy == NULL || n->cn_base != base) {
 		p = policy_new();
 		policy_merge(p, base->pp_policy);
-		policy_narrow(p, c->c_narrow);
-		ppolicy_unref(c->c_narrowed);
-		ppolicy_unref(c->c_narrow_base);
-		c->c_narrowed = ppolicy_new(p);
-		c->c_narrow_base = ppolicy_ref(base);
+		policy_narrow(p, n->cn_rules);
+		ppolicy_unref(n->cn_policy);
+		ppolicy_unref(n->cn_base);
+		n->cn_policy = ppolicy_new(p);
+		n->cn_base = ppolicy_ref(base);
 	}
-	return c->c_narrowed;
+	return n->cn_policy;
 }
 
 /* Starts a new decision on this connection (each HTTP request has one). */
@@ -690,13 +691,14 @@ conn_tunnel(struct conn *c)
 
 /*
  * Loads the run's own rules, narrow (taken), from the PROXY v2 header of
- * sandbox id into c_narrow, read like a workspace layer: they may only
+ * sandbox id into cn_rules, read like a workspace layer: they may only
  * narrow.  Returns 0, or -1 with *cause: a connection with rules that
  * do not load is refused, never decided without them.
  */
 static int
 conn_narrow_load(struct conn *c, const char *id, char *narrow, char **cause)
 {
+	struct conn_narrow	*n = &c->c_narrow;
 	struct policy_ctx	 ctx;
 	char			*from, *why;
 
@@ -705,15 +707,15 @@ conn_narrow_load(struct conn *c, const char *id, char *narrow, char **cause)
 	ctx.pc_untrusted = true;
 	xasprintf(&from, "sandbox %s", id);
 	if (!conn_narrow_keys_ok(narrow)) {
-		c->c_narrow = NULL;
+		n->cn_rules = NULL;
 		*cause = xstrdup("only network.mode, allow, deny and "
 		    "allow_cidrs may be sent");
 	} else
-		c->c_narrow = policy_load_buffer(narrow, strlen(narrow),
-		    from, &ctx, cause);
+		n->cn_rules = policy_load_buffer(narrow, strlen(narrow), from,
+		    &ctx, cause);
 	free(from);
 	free(narrow);
-	if (c->c_narrow != NULL)
+	if (n->cn_rules != NULL)
 		return 0;
 	xasprintf(&why, "the run's own rules: %s", *cause);
 	free(*cause);

@@ -121,6 +121,16 @@ struct conn_inspect {
 };
 
 /*
+ * The rules a run sent in its PROXY v2 header, and the proxy's policy
+ * narrowed by them, made again when the policy it narrows is reloaded.
+ */
+struct conn_narrow {
+	struct policy		*cn_rules;	/* NULL: none sent */
+	struct ppolicy		*cn_base;	/* what cn_policy narrows */
+	struct ppolicy		*cn_policy;	/* that, narrowed */
+};
+
+/*
  * Resolving and connecting (conn_connect.c): the addresses checked, the
  * one being tried, and the one c_upfd reaches, which a kept upstream is
  * reused for.
@@ -151,10 +161,8 @@ struct conn {
 	enum conn_proto		 c_proto;
 	char			 c_client[ADDR_STRLEN + 8];
 	char			*c_sandbox;	/* from the PROXY v2 header */
-	char			*c_command;	/* the same: the command's name */
-	struct policy		*c_narrow;	/* the run's rules, from it too */
-	struct ppolicy		*c_narrow_base;	/* what c_narrowed narrows */
-	struct ppolicy		*c_narrowed;	/* that, narrowed */
+	char			*c_command;	/* the same: the command */
+	struct conn_narrow	 c_narrow;	/* the run's rules, if any */
 
 	/* The request being decided, and the decision. */
 	struct ppolicy		*c_policy;	/* what decided it */
@@ -172,7 +180,7 @@ struct conn {
 	int			 c_cap_port;
 
 	struct conn_dial	 c_dial;
-	char			 c_addrtext[ADDR_STRLEN + 8];	/* the last tried */
+	char			 c_addrtext[ADDR_STRLEN + 8];
 
 	struct relay		*c_relay;
 	struct event		*c_deadline;	/* for a whole head */
