@@ -121,6 +121,15 @@ struct conn_inspect {
 };
 
 /*
+ * A connection the capture took (conn_capture.c): where it was going,
+ * host and port; cc_port 0 for any other connection.
+ */
+struct conn_cap {
+	char			 cc_host[HOST_NAME_MAX_LEN + 1];
+	int			 cc_port;
+};
+
+/*
  * The rules a run sent in its PROXY v2 header, and the proxy's policy
  * narrowed by them, made again when the policy it narrows is reloaded.
  */
@@ -175,9 +184,7 @@ struct conn {
 	bool			 c_judged;	/* c_dec is the policy's */
 	struct event		*c_ask_ev;	/* the answer's deadline */
 	struct conn_http	 c_http;
-	/* Captured: where the connection was going (c_cap_port 0: not). */
-	char			 c_cap_host[HOST_NAME_MAX_LEN + 1];
-	int			 c_cap_port;
+	struct conn_cap		 c_cap;
 
 	struct conn_dial	 c_dial;
 	char			 c_addrtext[ADDR_STRLEN + 8];

@@ -166,9 +166,9 @@ conn_http_head(struct conn *c)
 	}
 	h->hx_headscan = len;
 	http_request_clear(&h->hx_req);
-	if (c->c_tls || c->c_cap_port != 0)
+	if (c->c_tls || c->c_cap.cc_port != 0)
 		rc = http_origin_request_parse(data, len, c->c_tls ? 443 :
-		    c->c_cap_port, &h->hx_req, &used, &status, &cause);
+		    c->c_cap.cc_port, &h->hx_req, &used, &status, &cause);
 	else
 		rc = http_request_parse(data, len, &h->hx_req, &used, &status,
 		    &cause);
