@@ -161,8 +161,8 @@ conn_free(struct conn *c)
 		signer_cancel(c->c_ins.ci_sreq);
 	X509_free(c->c_ins.ci_leaf);
 	free(c->c_ins.ci_upfail);
-	if (c->c_close_ev != NULL)
-		event_free(c->c_close_ev);
+	if (c->c_ins.ci_close_ev != NULL)
+		event_free(c->c_ins.ci_close_ev);
 	if (c->c_ask_ev != NULL)
 		event_free(c->c_ask_ev);
 	if (c->c_dial.cd_ev != NULL)
@@ -292,7 +292,7 @@ conn_flushed_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 
 	(void)info;
 	if (evbuffer_get_length(buf) == 0 && c->c_state == CS_FLUSHING)
-		event_active(c->c_close_ev, EV_TIMEOUT, 1);
+		event_active(c->c_ins.ci_close_ev, EV_TIMEOUT, 1);
 }
 
 /*
@@ -307,7 +307,7 @@ conn_close(struct conn *c)
 	struct bufferevent	*u;
 	struct evbuffer		*uout;
 
-	if (!c->c_tls) {
+	if (!c->c_ins.ci_tls) {
 		conn_free(c);
 		return;
 	}
@@ -319,7 +319,7 @@ conn_close(struct conn *c)
 		conn_free(c);
 		return;
 	}
-	if ((c->c_close_ev = event_new(c->c_proxy->px_base, -1, 0,
+	if ((c->c_ins.ci_close_ev = event_new(c->c_proxy->px_base, -1, 0,
 	    conn_close_cb, c)) == NULL)
 		fatalx("proxy: event_new failed");
 	c->c_state = CS_FLUSHING;

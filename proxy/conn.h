@@ -107,8 +107,18 @@ struct conn_http {
 };
 
 /*
- * An inspected tunnel: the host it was opened for, the leaf that answers
- * the sandbox, and how the upstream's own handshake went.
+ * An inspected tunnel (conn_tls.c): the host it was opened for, the leaf
+ * that answers the sandbox, and how the upstream's own handshake went.
+ * As the tunnel is opened, c_up becomes a TLS bufferevent on the
+ * upstream's socket (which it owns: c_upfd is -1); when the sandbox's
+ * handshake begins, c_bev a TLS filter over the client's bufferevent
+ * (which it owns; c_fd stays the connection's).
+ *
+ * ci_tls is no state of its own: it holds from then on, through reading
+ * heads, forwarding and closing, which a plain connection goes through
+ * too; it says what c_bev is.  Nor is ci_up_ready: the leaf and the
+ * upstream's handshake come in either order, and the sandbox's handshake
+ * starts when both are in (conn_tls_accept).
  */
 struct conn_inspect {
 	char			 ci_host[HOST_NAME_MAX_LEN + 1];
@@ -118,6 +128,8 @@ struct conn_inspect {
 	X509			*ci_leaf;
 	bool			 ci_up_ready;	/* handshake done, or failed */
 	char			*ci_upfail;	/* why the upstream's failed */
+	bool			 ci_tls;	/* c_bev is a TLS filter */
+	struct event		*ci_close_ev;	/* closes once records are out */
 };
 
 /*
@@ -203,15 +215,8 @@ struct conn {
 	char			*c_warning;
 	char			*c_hint;	/* network.inspect's fix */
 
-	/*
-	 * TLS inspection: c_bev becomes a TLS filter over the client's
-	 * bufferevent (which it owns; c_fd stays ours), c_up a TLS
-	 * bufferevent on the upstream's socket (which it owns: c_upfd is -1).
-	 */
-	bool			 c_tls;		/* c_bev is a TLS filter */
 	struct conn_inspect	 c_ins;
 	bool			 c_abort;	/* no close_notify: cut short */
-	struct event		*c_close_ev;
 };
 
 /* conn.c */

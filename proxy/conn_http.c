@@ -112,7 +112,7 @@ conn_http_inspect(struct conn *c)
 	if (px->px_nphantoms > 0) {
 		status = phantom_apply(req, px->px_phantoms,
 		    px->px_nphantoms, c->c_dec.d_host.h_kind == HOST_NAME ?
-		    c->c_dec.d_host.h_name : c->c_host, c->c_tls,
+		    c->c_dec.d_host.h_name : c->c_host, c->c_ins.ci_tls,
 		    &c->c_warning);
 		if (c->c_warning != NULL)
 			log_warnx("proxy: %s", c->c_warning);
@@ -129,7 +129,7 @@ conn_http_inspect(struct conn *c)
 static void
 conn_http_bad_head(struct conn *c, int status, char *cause)
 {
-	if (c->c_tls)
+	if (c->c_ins.ci_tls)
 		conn_begin(c, PROTO_HTTPS, NULL, c->c_ins.ci_host,
 		    strlen(c->c_ins.ci_host), c->c_ins.ci_port);
 	else
@@ -150,6 +150,7 @@ conn_http_head(struct conn *c)
 	const char		*data;
 	char			*cause = NULL;
 	int			 rc, status = 400;
+	bool			 tls = c->c_ins.ci_tls;
 
 	if (len > HTTP_HEAD_MAX + 4)
 		len = HTTP_HEAD_MAX + 4;
@@ -166,8 +167,8 @@ conn_http_head(struct conn *c)
 	}
 	h->hx_headscan = len;
 	http_request_clear(&h->hx_req);
-	if (c->c_tls || c->c_cap.cc_port != 0)
-		rc = http_origin_request_parse(data, len, c->c_tls ? 443 :
+	if (tls || c->c_cap.cc_port != 0)
+		rc = http_origin_request_parse(data, len, tls ? 443 :
 		    c->c_cap.cc_port, &h->hx_req, &used, &status, &cause);
 	else
 		rc = http_request_parse(data, len, &h->hx_req, &used, &status,
@@ -180,14 +181,14 @@ conn_http_head(struct conn *c)
 		return;
 	}
 	evbuffer_drain(in, used);
-	conn_begin(c, c->c_tls ? PROTO_HTTPS : h->hx_req.hr_connect ?
+	conn_begin(c, tls ? PROTO_HTTPS : h->hx_req.hr_connect ?
 	    PROTO_CONNECT : PROTO_HTTP, h->hx_req.hr_method,
 	    h->hx_req.hr_host, h->hx_req.hr_hostlen, h->hx_req.hr_port);
 	if (h->hx_req.hr_path != NULL)
 		c->c_path = xstrndup(h->hx_req.hr_path,
 		    strcspn(h->hx_req.hr_path, "?"));
 	h->hx_keepalive = h->hx_req.hr_keepalive && !h->hx_req.hr_connect;
-	if (c->c_tls)
+	if (tls)
 		conn_tls_head(c);
 	else
 		conn_decide(c);
@@ -387,7 +388,7 @@ conn_http_response_head(struct conn *c)
 		if (h->hx_resp.hs_body == HTTP_BODY_CLOSE)
 			h->hx_keepalive = false;
 		/* An inspected tunnel has one upstream: it ends with it. */
-		if (c->c_tls && !h->hx_resp.hs_keepalive)
+		if (c->c_ins.ci_tls && !h->hx_resp.hs_keepalive)
 			h->hx_keepalive = false;
 		conn_http_send_head(c, h->hx_keepalive);
 		h->hx_resphead = true;
@@ -469,7 +470,7 @@ conn_http_up_event(struct conn *c, short what)
 {
 	struct conn_http	*h = &c->c_http;
 
-	if (h->hx_up == HX_UP_REUSED && !c->c_tls && !h->hx_resphead &&
+	if (h->hx_up == HX_UP_REUSED && !c->c_ins.ci_tls && !h->hx_resphead &&
 	    c->c_down_bytes == 0 && h->hx_req.hr_body == HTTP_BODY_NONE) {
 		/*
 		 * The reused connection was closed as the request went out
@@ -504,7 +505,7 @@ conn_http_kept_gone(struct conn *c)
 {
 	conn_drop_up(c);
 	/* Inspected: the tunnel had that one; the client retries. */
-	if (c->c_tls && c->c_state == CS_HTTP_HEAD &&
+	if (c->c_ins.ci_tls && c->c_state == CS_HTTP_HEAD &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_bev)) == 0)
 		conn_finish(c);
 }
