@@ -129,7 +129,7 @@ struct conn_inspect {
 	bool			 ci_up_ready;	/* handshake done, or failed */
 	char			*ci_upfail;	/* why the upstream's failed */
 	bool			 ci_tls;	/* c_bev is a TLS filter */
-	struct event		*ci_close_ev;	/* closes once records are out */
+	struct event		*ci_close_ev;	/* CS_FLUSHING: records out */
 };
 
 /*
