@@ -311,7 +311,7 @@ conn_close(struct conn *c)
 		conn_free(c);
 		return;
 	}
-	if (!c->c_abort)
+	if (c->c_state != CS_ABORTING)
 		SSL_shutdown(bufferevent_openssl_get_ssl(c->c_bev));
 	u = bufferevent_get_underlying(c->c_bev);
 	uout = bufferevent_get_output(u);
@@ -329,11 +329,14 @@ conn_close(struct conn *c)
 	conn_arm_deadline(c);
 }
 
-/* Closes c once what it has to say is written. */
-void
-conn_finish(struct conn *c)
+/*
+ * Closes c once what it has to say is written, in state (CS_CLOSING, or
+ * CS_ABORTING for an answer cut short).
+ */
+static void
+conn_end(struct conn *c, enum conn_state state)
 {
-	c->c_state = CS_CLOSING;
+	c->c_state = state;
 	conn_drop_up(c);
 	bufferevent_disable(c->c_bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(c->c_bev)) == 0)
@@ -341,12 +344,18 @@ conn_finish(struct conn *c)
 	/* else conn_write_cb closes it once the output is drained */
 }
 
+/* Closes c once what it has to say is written. */
+void
+conn_finish(struct conn *c)
+{
+	conn_end(c, CS_CLOSING);
+}
+
 /* The same, for an answer cut short (no close_notify over TLS). */
 void
 conn_abort(struct conn *c)
 {
-	c->c_abort = true;
-	conn_finish(c);
+	conn_end(c, CS_ABORTING);
 }
 
 /*
@@ -816,7 +825,7 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	if (c->c_state == CS_CLOSING) {
+	if (c->c_state == CS_CLOSING || c->c_state == CS_ABORTING) {
 		conn_close(c);
 		return;
 	}

@@ -59,6 +59,7 @@ enum conn_state {
 	CS_TLS_ACCEPT,		/* inspected: the sandbox's handshake */
 	CS_FORWARD,		/* HTTP: request out, answer back */
 	CS_CLOSING,		/* writing a last answer, then close */
+	CS_ABORTING,		/* the same, cut short: no close_notify */
 	CS_FLUSHING		/* TLS: the last records, then close */
 };
 
@@ -216,7 +217,6 @@ struct conn {
 	char			*c_hint;	/* network.inspect's fix */
 
 	struct conn_inspect	 c_ins;
-	bool			 c_abort;	/* no close_notify: cut short */
 };
 
 /* conn.c */
