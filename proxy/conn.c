@@ -371,11 +371,12 @@ conn_deny(struct conn *c)
 	hint = decision_hint(&c->c_dec);
 	/* The log has the target in its own fields: keep the why. */
 	conn_reason(c, strstr(what, ": ") ? strstr(what, ": ") + 2 : what);
-	if (c->c_ask_ev != NULL && c->c_state == CS_CLOSING) {
+	if (c->c_state == CS_ASKING) {
 		/* Asked, and refused or not answered in time. */
 		char	*why;
 
-		xasprintf(&why, "%s; the harness did not allow it", c->c_reason);
+		xasprintf(&why, "%s; the harness did not allow it",
+		    c->c_reason);
 		conn_reason(c, why);
 		free(why);
 	}
@@ -576,8 +577,7 @@ conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (px->px_ask_cancel != NULL)
 		px->px_ask_cancel(c, px->px_ask_arg);
-	c->c_state = CS_CLOSING;
-	conn_deny(c);
+	conn_deny(c);		/* out of CS_ASKING before any conn_free() */
 }
 
 /*
@@ -617,7 +617,6 @@ conn_answer(struct conn *c, bool allow, const char *why)
 		return;
 	evtimer_del(c->c_ask_ev);
 	if (!allow) {
-		c->c_state = CS_CLOSING;
 		conn_deny(c);
 		return;
 	}
