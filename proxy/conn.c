@@ -43,8 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
@@ -181,9 +179,7 @@ conn_free(struct conn *c)
 	}
 	decision_clear(&c->c_dec);
 	ppolicy_unref(c->c_policy);
-	ppolicy_unref(c->c_narrow.cn_policy);
-	ppolicy_unref(c->c_narrow.cn_base);
-	policy_free(c->c_narrow.cn_rules);
+	conn_narrow_clear(&c->c_narrow);
 	http_request_clear(&c->c_http.hx_req);
 	http_response_clear(&c->c_http.hx_resp);
 	scrub_free(c->c_http.hx_scrub);
@@ -417,66 +413,6 @@ conn_fail(struct conn *c, int status, uint8_t socks, const char *why)
 	free(what);
 }
 
-/*
- * Whether a run's rules hold only what a run may send: "version" and
- * "network" with "mode", "allow", "deny" and "allow_cidrs" (no list
- * files: the proxy reads no file a client names).
- */
-static bool
-conn_narrow_keys_ok(const char *text)
-{
-	json_t		*doc, *net;
-	const char	*key;
-	json_t		*v;
-	bool		 ok = false;
-
-	if ((doc = json_loads(text, 0, NULL)) == NULL || !json_is_object(doc))
-		goto out;
-	json_object_foreach(doc, key, v)
-		if (strcmp(key, "version") != 0 && strcmp(key, "network") != 0)
-			goto out;
-	if ((net = json_object_get(doc, "network")) != NULL) {
-		if (!json_is_object(net))
-			goto out;
-		json_object_foreach(net, key, v)
-			if (strcmp(key, "mode") != 0 &&
-			    strcmp(key, "allow") != 0 &&
-			    strcmp(key, "deny") != 0 &&
-			    strcmp(key, "allow_cidrs") != 0)
-				goto out;
-	}
-	ok = true;
-out:
-	json_decref(doc);
-	return ok;
-}
-
-/*
- * The policy in force for c: the proxy's, or, for a run that sent rules
- * of its own, the proxy's narrowed by them (as a workspace layer narrows:
- * allow lists meet, deny lists join), made again after a reload.
- */
-static struct ppolicy *
-conn_policy(struct conn *c)
-{
-	struct ppolicy		*base = c->c_proxy->px_policy;
-	struct conn_narrow	*n = &c->c_narrow;
-	struct policy		*p;
-
-	if (n->cn_rules == NULL)
-		return base;
-	if (n->cn_policy == NULL || n->cn_base != base) {
-		p = policy_new();
-		policy_merge(p, base->pp_policy);
-		policy_narrow(p, n->cn_rules);
-		ppolicy_unref(n->cn_policy);
-		ppolicy_unref(n->cn_base);
-		n->cn_policy = ppolicy_new(p);
-		n->cn_base = ppolicy_ref(base);
-	}
-	return n->cn_policy;
-}
-
 /* Starts a new decision on this connection (each HTTP request has one). */
 void
 conn_begin(struct conn *c, enum conn_proto proto, const char *method,
@@ -486,7 +422,8 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	memset(&c->c_dec, 0, sizeof(c->c_dec));
 	/* The policy in force now decides, even if it is reloaded later. */
 	ppolicy_unref(c->c_policy);
-	c->c_policy = ppolicy_ref(conn_policy(c));
+	c->c_policy = ppolicy_ref(conn_narrow_policy(&c->c_narrow,
+	    c->c_proxy->px_policy));
 	free(c->c_method);
 	c->c_method = method != NULL ? xstrdup(method) : NULL;
 	free(c->c_reason_buf);
@@ -698,40 +635,6 @@ conn_tunnel(struct conn *c)
 }
 
 /*
- * Loads the run's own rules, narrow (taken), from the PROXY v2 header of
- * sandbox id into cn_rules, read like a workspace layer: they may only
- * narrow.  Returns 0, or -1 with *cause: a connection with rules that
- * do not load is refused, never decided without them.
- */
-static int
-conn_narrow_load(struct conn *c, const char *id, char *narrow, char **cause)
-{
-	struct conn_narrow	*n = &c->c_narrow;
-	struct policy_ctx	 ctx;
-	char			*from, *why;
-
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.pc_workspace = ctx.pc_home = "/";
-	ctx.pc_untrusted = true;
-	xasprintf(&from, "sandbox %s", id);
-	if (!conn_narrow_keys_ok(narrow)) {
-		n->cn_rules = NULL;
-		*cause = xstrdup("only network.mode, allow, deny and "
-		    "allow_cidrs may be sent");
-	} else
-		n->cn_rules = policy_load_buffer(narrow, strlen(narrow), from,
-		    &ctx, cause);
-	free(from);
-	free(narrow);
-	if (n->cn_rules != NULL)
-		return 0;
-	xasprintf(&why, "the run's own rules: %s", *cause);
-	free(*cause);
-	*cause = why;
-	return -1;
-}
-
-/*
  * A sandbox's listener: the PROXY v2 header with its id comes first, or
  * the connection is refused (and logged, as from no known sandbox).
  */
@@ -749,7 +652,7 @@ conn_pp2(struct conn *c)
 	rc = pp2_parse(evbuffer_pullup(in, (ssize_t)len), len, &used, id,
 	    sizeof(id), &narrow, &cause);
 	if (rc == PP2_PARSE_OK && narrow != NULL &&
-	    conn_narrow_load(c, id, narrow, &cause) == -1)
+	    conn_narrow_load(&c->c_narrow, id, narrow, &cause) == -1)
 		rc = PP2_PARSE_ERROR;
 	if (rc == PP2_PARSE_MORE)
 		return;

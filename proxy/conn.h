@@ -10,6 +10,8 @@
  *   conn_connect.c	resolve, check every address, connect to them
  *			one after the other
  *   conn_http.c	request and response heads, bodies, keep-alive
+ *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
+ *			the policy they narrow
  *   conn_socks.c	the SOCKS5 greeting, request and replies
  *   conn_tls.c		the first bytes of a tunnel (ClientHello), and
  *			TLS inspection up to its requests
@@ -144,7 +146,8 @@ struct conn_cap {
 
 /*
  * The rules a run sent in its PROXY v2 header, and the proxy's policy
- * narrowed by them, made again when the policy it narrows is reloaded.
+ * narrowed by them, made again when the policy it narrows is reloaded
+ * (conn_narrow.c).
  */
 struct conn_narrow {
 	struct policy		*cn_rules;	/* NULL: none sent */
@@ -259,6 +262,12 @@ void	 conn_http_start(struct conn *);
 void	 conn_http_forward(struct conn *);
 void	 conn_http_up_event(struct conn *, short);
 void	 conn_http_kept_gone(struct conn *);
+
+/* conn_narrow.c */
+struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *);
+int		 conn_narrow_load(struct conn_narrow *, const char *, char *,
+		    char **);
+void		 conn_narrow_clear(struct conn_narrow *);
 
 /* conn_socks.c */
 void	 conn_socks_answer(struct conn *, uint8_t);
