@@ -90,9 +90,12 @@ enum conn_http_up {
 };
 
 /*
- * An HTTP exchange: the request and its answer being forwarded, an
- * upstream connection kept between requests with what it reaches, and
- * what takes the phantom credentials' real values out of the answers.
+ * An HTTP exchange (conn_http.c): the request and its answer being
+ * forwarded, an upstream connection kept between requests with what it
+ * reaches, and what takes the phantom credentials' real values out of
+ * the answers.  hx_reqdone and hx_resphead are no states: in CS_FORWARD
+ * the request's body and the answer move at once (an upstream may answer
+ * before the body is all sent), each side as far as it has come.
  */
 struct conn_http {
 	struct http_request	 hx_req;
@@ -178,38 +181,37 @@ struct conn_dial {
 struct conn {
 	TAILQ_ENTRY(conn)	 c_entry;
 	struct proxy		*c_proxy;
+	enum conn_state		 c_state;
 	int			 c_fd;		/* the client */
 	struct bufferevent	*c_bev;		/* on c_fd, until a tunnel */
 	int			 c_upfd;	/* the upstream, or -1 */
 	struct bufferevent	*c_up;		/* on c_upfd */
-	enum conn_state		 c_state;
-	enum conn_proto		 c_proto;
+	struct relay		*c_relay;	/* a tunnel: has both sockets */
+	struct event		*c_deadline;	/* for a whole head */
 	char			 c_client[ADDR_STRLEN + 8];
 	char			*c_sandbox;	/* from the PROXY v2 header */
 	char			*c_command;	/* the same: the command */
-	struct conn_narrow	 c_narrow;	/* the run's rules, if any */
 
-	/* The request being decided, and the decision. */
+	/*
+	 * The request being decided, and the decision.  c_judged is no
+	 * state: it tells a decision the policy made (whose refusal has a
+	 * fix to offer) from one filled in for a request refused before
+	 * (a bad head, a slow client), and both end in the same states.
+	 */
+	enum conn_proto		 c_proto;
 	struct ppolicy		*c_policy;	/* what decided it */
 	char			*c_method;
 	char			 c_host[256];	/* as sent, any bytes */
 	size_t			 c_hostlen;
 	int			 c_port;
 	struct decision		 c_dec;
-	enum conn_record	 c_record;
 	bool			 c_judged;	/* c_dec is the policy's */
 	struct event		*c_ask_ev;	/* the answer's deadline */
-	struct conn_http	 c_http;
-	struct conn_cap		 c_cap;
-
-	struct conn_dial	 c_dial;
-	char			 c_addrtext[ADDR_STRLEN + 8];
-
-	struct relay		*c_relay;
-	struct event		*c_deadline;	/* for a whole head */
 
 	/* The egress log record of the current decision. */
+	enum conn_record	 c_record;
 	struct timeval		 c_start;
+	char			 c_addrtext[ADDR_STRLEN + 8];	/* tried */
 	int			 c_status;
 	const char		*c_reason;
 	char			*c_reason_buf;
@@ -219,6 +221,11 @@ struct conn {
 	char			*c_warning;
 	char			*c_hint;	/* network.inspect's fix */
 
+	/* Each step's and protocol's own, above. */
+	struct conn_narrow	 c_narrow;	/* the run's rules, if any */
+	struct conn_cap		 c_cap;
+	struct conn_dial	 c_dial;
+	struct conn_http	 c_http;
 	struct conn_inspect	 c_ins;
 };
 
