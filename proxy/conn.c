@@ -676,7 +676,13 @@ conn_pp2(struct conn *c)
 	conn_process(c);
 }
 
-/* Moves c on as far as the bytes it has allow. */
+/*
+ * Moves c on as far as the bytes it has allow.  One switch rather than
+ * read callbacks swapped by state (as httpd does): a state is often
+ * entered with its bytes read already (after the PROXY v2 header, a
+ * connect, a handshake, a kept-alive answer), so each change of state
+ * would set the callbacks and call this all the same.
+ */
 void
 conn_process(struct conn *c)
 {
