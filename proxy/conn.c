@@ -43,8 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
@@ -127,7 +125,7 @@ conn_log(struct conn *c)
 	    (px->px_log == NULL && px->px_observe == NULL))
 		return;
 	c->c_record = CR_LOGGED;
-	scrub_warn(c->c_scrub, &c->c_warning);
+	scrub_warn(c->c_http.hx_scrub, &c->c_warning);
 	conn_egress(c, &e);
 	if (px->px_log != NULL)
 		jsonl_write(px->px_log, &e);
@@ -156,17 +154,17 @@ conn_free(struct conn *c)
 		px->px_ask_cancel(c, px->px_ask_arg);
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
-	dns_cancel(c->c_query);
+	dns_cancel(c->c_dial.cd_query);
 	if (c->c_ins.ci_sreq != NULL)
 		signer_cancel(c->c_ins.ci_sreq);
 	X509_free(c->c_ins.ci_leaf);
 	free(c->c_ins.ci_upfail);
-	if (c->c_close_ev != NULL)
-		event_free(c->c_close_ev);
+	if (c->c_ins.ci_close_ev != NULL)
+		event_free(c->c_ins.ci_close_ev);
 	if (c->c_ask_ev != NULL)
 		event_free(c->c_ask_ev);
-	if (c->c_connect_ev != NULL)
-		event_free(c->c_connect_ev);
+	if (c->c_dial.cd_ev != NULL)
+		event_free(c->c_dial.cd_ev);
 	if (c->c_deadline != NULL)
 		event_free(c->c_deadline);
 	if (c->c_relay != NULL)
@@ -181,12 +179,10 @@ conn_free(struct conn *c)
 	}
 	decision_clear(&c->c_dec);
 	ppolicy_unref(c->c_policy);
-	ppolicy_unref(c->c_narrowed);
-	ppolicy_unref(c->c_narrow_base);
-	policy_free(c->c_narrow);
-	http_request_clear(&c->c_http.ch_req);
-	http_response_clear(&c->c_http.ch_resp);
-	scrub_free(c->c_scrub);
+	conn_narrow_clear(&c->c_narrow);
+	http_request_clear(&c->c_http.hx_req);
+	http_response_clear(&c->c_http.hx_resp);
+	scrub_free(c->c_http.hx_scrub);
 	free(c->c_method);
 	free(c->c_path);
 	free(c->c_warning);
@@ -233,7 +229,7 @@ conn_drop_up(struct conn *c)
 		close(c->c_upfd);
 	c->c_up = NULL;
 	c->c_upfd = -1;
-	c->c_http.ch_up = CH_UP_NEW;
+	c->c_http.hx_up = HX_UP_NEW;
 }
 
 /*
@@ -292,7 +288,7 @@ conn_flushed_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 
 	(void)info;
 	if (evbuffer_get_length(buf) == 0 && c->c_state == CS_FLUSHING)
-		event_active(c->c_close_ev, EV_TIMEOUT, 1);
+		event_active(c->c_ins.ci_close_ev, EV_TIMEOUT, 1);
 }
 
 /*
@@ -307,11 +303,11 @@ conn_close(struct conn *c)
 	struct bufferevent	*u;
 	struct evbuffer		*uout;
 
-	if (!c->c_tls) {
+	if (!c->c_ins.ci_tls) {
 		conn_free(c);
 		return;
 	}
-	if (!c->c_abort)
+	if (c->c_state != CS_ABORTING)
 		SSL_shutdown(bufferevent_openssl_get_ssl(c->c_bev));
 	u = bufferevent_get_underlying(c->c_bev);
 	uout = bufferevent_get_output(u);
@@ -319,7 +315,7 @@ conn_close(struct conn *c)
 		conn_free(c);
 		return;
 	}
-	if ((c->c_close_ev = event_new(c->c_proxy->px_base, -1, 0,
+	if ((c->c_ins.ci_close_ev = event_new(c->c_proxy->px_base, -1, 0,
 	    conn_close_cb, c)) == NULL)
 		fatalx("proxy: event_new failed");
 	c->c_state = CS_FLUSHING;
@@ -329,11 +325,14 @@ conn_close(struct conn *c)
 	conn_arm_deadline(c);
 }
 
-/* Closes c once what it has to say is written. */
-void
-conn_finish(struct conn *c)
+/*
+ * Closes c once what it has to say is written, in state (CS_CLOSING, or
+ * CS_ABORTING for an answer cut short).
+ */
+static void
+conn_end(struct conn *c, enum conn_state state)
 {
-	c->c_state = CS_CLOSING;
+	c->c_state = state;
 	conn_drop_up(c);
 	bufferevent_disable(c->c_bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(c->c_bev)) == 0)
@@ -341,12 +340,18 @@ conn_finish(struct conn *c)
 	/* else conn_write_cb closes it once the output is drained */
 }
 
+/* Closes c once what it has to say is written. */
+void
+conn_finish(struct conn *c)
+{
+	conn_end(c, CS_CLOSING);
+}
+
 /* The same, for an answer cut short (no close_notify over TLS). */
 void
 conn_abort(struct conn *c)
 {
-	c->c_abort = true;
-	conn_finish(c);
+	conn_end(c, CS_ABORTING);
 }
 
 /*
@@ -362,11 +367,12 @@ conn_deny(struct conn *c)
 	hint = decision_hint(&c->c_dec);
 	/* The log has the target in its own fields: keep the why. */
 	conn_reason(c, strstr(what, ": ") ? strstr(what, ": ") + 2 : what);
-	if (c->c_ask_ev != NULL && c->c_state == CS_CLOSING) {
+	if (c->c_state == CS_ASKING) {
 		/* Asked, and refused or not answered in time. */
 		char	*why;
 
-		xasprintf(&why, "%s; the harness did not allow it", c->c_reason);
+		xasprintf(&why, "%s; the harness did not allow it",
+		    c->c_reason);
 		conn_reason(c, why);
 		free(why);
 	}
@@ -407,65 +413,6 @@ conn_fail(struct conn *c, int status, uint8_t socks, const char *why)
 	free(what);
 }
 
-/*
- * Whether a run's rules hold only what a run may send: "version" and
- * "network" with "mode", "allow", "deny" and "allow_cidrs" (no list
- * files: the proxy reads no file a client names).
- */
-static bool
-conn_narrow_keys_ok(const char *text)
-{
-	json_t		*doc, *net;
-	const char	*key;
-	json_t		*v;
-	bool		 ok = false;
-
-	if ((doc = json_loads(text, 0, NULL)) == NULL || !json_is_object(doc))
-		goto out;
-	json_object_foreach(doc, key, v)
-		if (strcmp(key, "version") != 0 && strcmp(key, "network") != 0)
-			goto out;
-	if ((net = json_object_get(doc, "network")) != NULL) {
-		if (!json_is_object(net))
-			goto out;
-		json_object_foreach(net, key, v)
-			if (strcmp(key, "mode") != 0 &&
-			    strcmp(key, "allow") != 0 &&
-			    strcmp(key, "deny") != 0 &&
-			    strcmp(key, "allow_cidrs") != 0)
-				goto out;
-	}
-	ok = true;
-out:
-	json_decref(doc);
-	return ok;
-}
-
-/*
- * The policy in force for c: the proxy's, or, for a run that sent rules
- * of its own, the proxy's narrowed by them (as a workspace layer narrows:
- * allow lists meet, deny lists join), made again after a reload.
- */
-static struct ppolicy *
-conn_policy(struct conn *c)
-{
-	struct ppolicy	*base = c->c_proxy->px_policy;
-	struct policy	*p;
-
-	if (c->c_narrow == NULL)
-		return base;
-	if (c->c_narrowed == NULL || c->c_narrow_base != base) {
-		p = policy_new();
-		policy_merge(p, base->pp_policy);
-		policy_narrow(p, c->c_narrow);
-		ppolicy_unref(c->c_narrowed);
-		ppolicy_unref(c->c_narrow_base);
-		c->c_narrowed = ppolicy_new(p);
-		c->c_narrow_base = ppolicy_ref(base);
-	}
-	return c->c_narrowed;
-}
-
 /* Starts a new decision on this connection (each HTTP request has one). */
 void
 conn_begin(struct conn *c, enum conn_proto proto, const char *method,
@@ -475,7 +422,8 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	memset(&c->c_dec, 0, sizeof(c->c_dec));
 	/* The policy in force now decides, even if it is reloaded later. */
 	ppolicy_unref(c->c_policy);
-	c->c_policy = ppolicy_ref(conn_policy(c));
+	c->c_policy = ppolicy_ref(conn_narrow_policy(&c->c_narrow,
+	    c->c_proxy->px_policy));
 	free(c->c_method);
 	c->c_method = method != NULL ? xstrdup(method) : NULL;
 	free(c->c_reason_buf);
@@ -493,8 +441,8 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	c->c_hostlen = hostlen;
 	c->c_port = port;
 	c->c_addrtext[0] = '\0';
-	c->c_naddrs = c->c_next = 0;
-	c->c_connect_error = 0;
+	c->c_dial.cd_naddrs = c->c_dial.cd_next = 0;
+	c->c_dial.cd_error = 0;
 	c->c_status = 0;
 	c->c_up_bytes = c->c_down_bytes = 0;
 	c->c_record = CR_OPEN;
@@ -566,8 +514,7 @@ conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (px->px_ask_cancel != NULL)
 		px->px_ask_cancel(c, px->px_ask_arg);
-	c->c_state = CS_CLOSING;
-	conn_deny(c);
+	conn_deny(c);		/* out of CS_ASKING before any conn_free() */
 }
 
 /*
@@ -607,7 +554,6 @@ conn_answer(struct conn *c, bool allow, const char *why)
 		return;
 	evtimer_del(c->c_ask_ev);
 	if (!allow) {
-		c->c_state = CS_CLOSING;
 		conn_deny(c);
 		return;
 	}
@@ -689,39 +635,6 @@ conn_tunnel(struct conn *c)
 }
 
 /*
- * Loads the run's own rules, narrow (taken), from the PROXY v2 header of
- * sandbox id into c_narrow, read like a workspace layer: they may only
- * narrow.  Returns 0, or -1 with *cause: a connection with rules that
- * do not load is refused, never decided without them.
- */
-static int
-conn_narrow_load(struct conn *c, const char *id, char *narrow, char **cause)
-{
-	struct policy_ctx	 ctx;
-	char			*from, *why;
-
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.pc_workspace = ctx.pc_home = "/";
-	ctx.pc_untrusted = true;
-	xasprintf(&from, "sandbox %s", id);
-	if (!conn_narrow_keys_ok(narrow)) {
-		c->c_narrow = NULL;
-		*cause = xstrdup("only network.mode, allow, deny and "
-		    "allow_cidrs may be sent");
-	} else
-		c->c_narrow = policy_load_buffer(narrow, strlen(narrow),
-		    from, &ctx, cause);
-	free(from);
-	free(narrow);
-	if (c->c_narrow != NULL)
-		return 0;
-	xasprintf(&why, "the run's own rules: %s", *cause);
-	free(*cause);
-	*cause = why;
-	return -1;
-}
-
-/*
  * A sandbox's listener: the PROXY v2 header with its id comes first, or
  * the connection is refused (and logged, as from no known sandbox).
  */
@@ -739,7 +652,7 @@ conn_pp2(struct conn *c)
 	rc = pp2_parse(evbuffer_pullup(in, (ssize_t)len), len, &used, id,
 	    sizeof(id), &narrow, &cause);
 	if (rc == PP2_PARSE_OK && narrow != NULL &&
-	    conn_narrow_load(c, id, narrow, &cause) == -1)
+	    conn_narrow_load(&c->c_narrow, id, narrow, &cause) == -1)
 		rc = PP2_PARSE_ERROR;
 	if (rc == PP2_PARSE_MORE)
 		return;
@@ -763,7 +676,13 @@ conn_pp2(struct conn *c)
 	conn_process(c);
 }
 
-/* Moves c on as far as the bytes it has allow. */
+/*
+ * Moves c on as far as the bytes it has allow.  One switch rather than
+ * read callbacks swapped by state (as httpd does): a state is often
+ * entered with its bytes read already (after the PROXY v2 header, a
+ * connect, a handshake, a kept-alive answer), so each change of state
+ * would set the callbacks and call this all the same.
+ */
 void
 conn_process(struct conn *c)
 {
@@ -814,7 +733,7 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	if (c->c_state == CS_CLOSING) {
+	if (c->c_state == CS_CLOSING || c->c_state == CS_ABORTING) {
 		conn_close(c);
 		return;
 	}
@@ -843,9 +762,9 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 	/* End of file or error from the client. */
 	if (c->c_state == CS_FORWARD && (what & BEV_EVENT_EOF) &&
-	    c->c_http.ch_reqdone) {
+	    c->c_http.hx_reqdone) {
 		/* Half-closed after a whole request: finish the answer. */
-		c->c_http.ch_keepalive = false;
+		c->c_http.hx_keepalive = false;
 		bufferevent_disable(c->c_bev, EV_READ);
 		return;
 	}
@@ -875,7 +794,7 @@ conn_up_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	/* A kept upstream that talks between requests is not reused. */
-	if (c->c_http.ch_up == CH_UP_KEPT)
+	if (c->c_http.hx_up == HX_UP_KEPT)
 		conn_drop_up(c);
 	else if (c->c_state == CS_TLS_SETUP || c->c_state == CS_TLS_ACCEPT)
 		bufferevent_disable(c->c_up, EV_READ);
@@ -915,7 +834,7 @@ conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 	default:
 		break;
 	}
-	if (c->c_http.ch_up == CH_UP_KEPT) {
+	if (c->c_http.hx_up == HX_UP_KEPT) {
 		conn_http_kept_gone(c);
 		return;
 	}

@@ -10,6 +10,8 @@
  *   conn_connect.c	resolve, check every address, connect to them
  *			one after the other
  *   conn_http.c	request and response heads, bodies, keep-alive
+ *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
+ *			the policy they narrow
  *   conn_socks.c	the SOCKS5 greeting, request and replies
  *   conn_tls.c		the first bytes of a tunnel (ClientHello), and
  *			TLS inspection up to its requests
@@ -59,6 +61,7 @@ enum conn_state {
 	CS_TLS_ACCEPT,		/* inspected: the sandbox's handshake */
 	CS_FORWARD,		/* HTTP: request out, answer back */
 	CS_CLOSING,		/* writing a last answer, then close */
+	CS_ABORTING,		/* the same, cut short: no close_notify */
 	CS_FLUSHING		/* TLS: the last records, then close */
 };
 
@@ -81,32 +84,47 @@ enum conn_record {
 
 /* What c_up is to the HTTP request under way. */
 enum conn_http_up {
-	CH_UP_NEW,		/* opened for it, or none */
-	CH_UP_KEPT,		/* kept from the last request, idle */
-	CH_UP_REUSED		/* kept, and carrying this request */
+	HX_UP_NEW,		/* opened for it, or none */
+	HX_UP_KEPT,		/* kept from the last request, idle */
+	HX_UP_REUSED		/* kept, and carrying this request */
 };
 
 /*
- * An HTTP exchange: the request and its answer being forwarded, and an
- * upstream connection kept between requests with what it reaches.
+ * An HTTP exchange (conn_http.c): the request and its answer being
+ * forwarded, an upstream connection kept between requests with what it
+ * reaches, and what takes the phantom credentials' real values out of
+ * the answers.  hx_reqdone and hx_resphead are no states: in CS_FORWARD
+ * the request's body and the answer move at once (an upstream may answer
+ * before the body is all sent), each side as far as it has come.
  */
 struct conn_http {
-	struct http_request	 ch_req;
-	struct http_response	 ch_resp;
-	struct http_body	 ch_reqbody;
-	struct http_body	 ch_respbody;
-	bool			 ch_reqdone;	/* request body all sent */
-	bool			 ch_resphead;	/* response head forwarded */
-	bool			 ch_keepalive;
-	size_t			 ch_headscan;	/* head bytes parsed before */
-	enum conn_http_up	 ch_up;
-	char			 ch_kept_host[HOST_NAME_MAX_LEN + 1];
-	int			 ch_kept_port;
+	struct http_request	 hx_req;
+	struct http_response	 hx_resp;
+	struct http_body	 hx_reqbody;
+	struct http_body	 hx_respbody;
+	bool			 hx_reqdone;	/* request body all sent */
+	bool			 hx_resphead;	/* response head forwarded */
+	bool			 hx_keepalive;
+	size_t			 hx_headscan;	/* head bytes parsed before */
+	enum conn_http_up	 hx_up;
+	char			 hx_kept_host[HOST_NAME_MAX_LEN + 1];
+	int			 hx_kept_port;
+	struct scrub		*hx_scrub;	/* real values out of answers */
 };
 
 /*
- * An inspected tunnel: the host it was opened for, the leaf that answers
- * the sandbox, and how the upstream's own handshake went.
+ * An inspected tunnel (conn_tls.c): the host it was opened for, the leaf
+ * that answers the sandbox, and how the upstream's own handshake went.
+ * As the tunnel is opened, c_up becomes a TLS bufferevent on the
+ * upstream's socket (which it owns: c_upfd is -1); when the sandbox's
+ * handshake begins, c_bev a TLS filter over the client's bufferevent
+ * (which it owns; c_fd stays the connection's).
+ *
+ * ci_tls is no state of its own: it holds from then on, through reading
+ * heads, forwarding and closing, which a plain connection goes through
+ * too; it says what c_bev is.  Nor is ci_up_ready: the leaf and the
+ * upstream's handshake come in either order, and the sandbox's handshake
+ * starts when both are in (conn_tls_accept).
  */
 struct conn_inspect {
 	char			 ci_host[HOST_NAME_MAX_LEN + 1];
@@ -116,6 +134,43 @@ struct conn_inspect {
 	X509			*ci_leaf;
 	bool			 ci_up_ready;	/* handshake done, or failed */
 	char			*ci_upfail;	/* why the upstream's failed */
+	bool			 ci_tls;	/* c_bev is a TLS filter */
+	struct event		*ci_close_ev;	/* CS_FLUSHING: records out */
+};
+
+/*
+ * A connection the capture took (conn_capture.c): where it was going,
+ * host and port; cc_port 0 for any other connection.
+ */
+struct conn_cap {
+	char			 cc_host[HOST_NAME_MAX_LEN + 1];
+	int			 cc_port;
+};
+
+/*
+ * The rules a run sent in its PROXY v2 header, and the proxy's policy
+ * narrowed by them, made again when the policy it narrows is reloaded
+ * (conn_narrow.c).
+ */
+struct conn_narrow {
+	struct policy		*cn_rules;	/* NULL: none sent */
+	struct ppolicy		*cn_base;	/* what cn_policy narrows */
+	struct ppolicy		*cn_policy;	/* that, narrowed */
+};
+
+/*
+ * Resolving and connecting (conn_connect.c): the addresses checked, the
+ * one being tried, and the one c_upfd reaches, which a kept upstream is
+ * reused for.
+ */
+struct conn_dial {
+	struct dns_query	*cd_query;
+	struct addr		 cd_addrs[DNS_MAX_ADDRS];
+	size_t			 cd_naddrs;
+	size_t			 cd_next;	/* the next to try */
+	struct event		*cd_ev;		/* the connect's own */
+	int			 cd_error;	/* the last one's errno */
+	struct addr		 cd_upaddr;	/* what c_upfd reaches */
 };
 
 /*
@@ -126,49 +181,37 @@ struct conn_inspect {
 struct conn {
 	TAILQ_ENTRY(conn)	 c_entry;
 	struct proxy		*c_proxy;
+	enum conn_state		 c_state;
 	int			 c_fd;		/* the client */
 	struct bufferevent	*c_bev;		/* on c_fd, until a tunnel */
 	int			 c_upfd;	/* the upstream, or -1 */
 	struct bufferevent	*c_up;		/* on c_upfd */
-	enum conn_state		 c_state;
-	enum conn_proto		 c_proto;
+	struct relay		*c_relay;	/* a tunnel: has both sockets */
+	struct event		*c_deadline;	/* for a whole head */
 	char			 c_client[ADDR_STRLEN + 8];
 	char			*c_sandbox;	/* from the PROXY v2 header */
-	char			*c_command;	/* the same: the command's name */
-	struct policy		*c_narrow;	/* the run's rules, from it too */
-	struct ppolicy		*c_narrow_base;	/* what c_narrowed narrows */
-	struct ppolicy		*c_narrowed;	/* that, narrowed */
+	char			*c_command;	/* the same: the command */
 
-	/* The request being decided, and the decision. */
+	/*
+	 * The request being decided, and the decision.  c_judged is no
+	 * state: it tells a decision the policy made (whose refusal has a
+	 * fix to offer) from one filled in for a request refused before
+	 * (a bad head, a slow client), and both end in the same states.
+	 */
+	enum conn_proto		 c_proto;
 	struct ppolicy		*c_policy;	/* what decided it */
 	char			*c_method;
 	char			 c_host[256];	/* as sent, any bytes */
 	size_t			 c_hostlen;
 	int			 c_port;
 	struct decision		 c_dec;
-	enum conn_record	 c_record;
 	bool			 c_judged;	/* c_dec is the policy's */
 	struct event		*c_ask_ev;	/* the answer's deadline */
-	struct conn_http	 c_http;
-	/* Captured: where the connection was going (c_cap_port 0: not). */
-	char			 c_cap_host[HOST_NAME_MAX_LEN + 1];
-	int			 c_cap_port;
-
-	/* Resolving and connecting. */
-	struct dns_query	*c_query;
-	struct addr		 c_addrs[DNS_MAX_ADDRS];
-	size_t			 c_naddrs;
-	size_t			 c_next;
-	struct event		*c_connect_ev;
-	char			 c_addrtext[ADDR_STRLEN + 8];
-	int			 c_connect_error;
-	struct addr		 c_upaddr;	/* what c_upfd is connected to */
-
-	struct relay		*c_relay;
-	struct event		*c_deadline;	/* for a whole head */
 
 	/* The egress log record of the current decision. */
+	enum conn_record	 c_record;
 	struct timeval		 c_start;
+	char			 c_addrtext[ADDR_STRLEN + 8];	/* tried */
 	int			 c_status;
 	const char		*c_reason;
 	char			*c_reason_buf;
@@ -177,17 +220,13 @@ struct conn {
 	char			*c_path;	/* HTTP: without the query */
 	char			*c_warning;
 	char			*c_hint;	/* network.inspect's fix */
-	struct scrub		*c_scrub;	/* real values out of answers */
 
-	/*
-	 * TLS inspection: c_bev becomes a TLS filter over the client's
-	 * bufferevent (which it owns; c_fd stays ours), c_up a TLS
-	 * bufferevent on the upstream's socket (which it owns: c_upfd is -1).
-	 */
-	bool			 c_tls;		/* c_bev is a TLS filter */
+	/* Each step's and protocol's own, above. */
+	struct conn_narrow	 c_narrow;	/* the run's rules, if any */
+	struct conn_cap		 c_cap;
+	struct conn_dial	 c_dial;
+	struct conn_http	 c_http;
 	struct conn_inspect	 c_ins;
-	bool			 c_abort;	/* no close_notify: cut short */
-	struct event		*c_close_ev;
 };
 
 /* conn.c */
@@ -230,6 +269,12 @@ void	 conn_http_start(struct conn *);
 void	 conn_http_forward(struct conn *);
 void	 conn_http_up_event(struct conn *, short);
 void	 conn_http_kept_gone(struct conn *);
+
+/* conn_narrow.c */
+struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *);
+int		 conn_narrow_load(struct conn_narrow *, const char *, char *,
+		    char **);
+void		 conn_narrow_clear(struct conn_narrow *);
 
 /* conn_socks.c */
 void	 conn_socks_answer(struct conn *, uint8_t);

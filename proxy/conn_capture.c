@@ -58,7 +58,7 @@ conn_capture_name(struct conn *c, const char *name)
 }
 
 /*
- * Splits "host:port" ("[v6]:port") into c_cap_host and c_cap_port.
+ * Splits "host:port" ("[v6]:port") into cc_host and cc_port.
  * Returns 0, or -1 when it is not that.
  */
 static int
@@ -76,15 +76,15 @@ conn_capture_split(struct conn *c, const char *target)
 		host++;
 		len -= 2;
 	}
-	if (len == 0 || len >= sizeof(c->c_cap_host))
+	if (len == 0 || len >= sizeof(c->c_cap.cc_host))
 		return -1;
 	port = strtol(colon + 1, &end, 10);
 	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || port < 1 ||
 	    port > 65535)
 		return -1;
-	c->c_cap_port = (int)port;
-	memcpy(c->c_cap_host, host, len);
-	c->c_cap_host[len] = '\0';
+	c->c_cap.cc_port = (int)port;
+	memcpy(c->c_cap.cc_host, host, len);
+	c->c_cap.cc_host[len] = '\0';
 	return 0;
 }
 
@@ -99,13 +99,13 @@ conn_capture_target(struct conn *c, const char *target)
 		conn_finish(c);
 		return;
 	}
-	if (c->c_cap_port == 80) {
+	if (c->c_cap.cc_port == 80) {
 		c->c_state = CS_HTTP_HEAD;
 		conn_process(c);
 		return;
 	}
-	conn_begin(c, PROTO_CAPTURE, NULL, c->c_cap_host,
-	    strlen(c->c_cap_host), c->c_cap_port);
+	conn_begin(c, PROTO_CAPTURE, NULL, c->c_cap.cc_host,
+	    strlen(c->c_cap.cc_host), c->c_cap.cc_port);
 	conn_decide(c);
 }
 

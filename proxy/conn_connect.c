@@ -65,7 +65,7 @@ conn_connect_bev(struct conn *c)
 }
 
 /*
- * The connection to c_upaddr is made, or failed (then the next address
+ * The connection to cd_upaddr is made, or failed (then the next address
  * is tried): HTTP sends the request, a tunnel is answered and its first
  * bytes are awaited.
  */
@@ -76,8 +76,8 @@ conn_connect_done_cb(int fd, short what, void *arg)
 	socklen_t	 len = sizeof(int);
 	int		 error = 0;
 
-	event_free(c->c_connect_ev);
-	c->c_connect_ev = NULL;
+	event_free(c->c_dial.cd_ev);
+	c->c_dial.cd_ev = NULL;
 	if (what & EV_TIMEOUT)
 		error = ETIMEDOUT;
 	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) == -1)
@@ -85,7 +85,7 @@ conn_connect_done_cb(int fd, short what, void *arg)
 	if (error != 0) {
 		close(c->c_upfd);
 		c->c_upfd = -1;
-		c->c_connect_error = error;
+		c->c_dial.cd_error = error;
 		conn_connect_next(c);
 		return;
 	}
@@ -116,6 +116,7 @@ void
 conn_connect_next(struct conn *c)
 {
 	struct sockaddr_storage	 ss;
+	struct conn_dial	*d = &c->c_dial;
 	struct timeval		 tv = { c->c_proxy->px_connect_secs, 0 };
 	const struct addr	*a;
 	socklen_t		 len;
@@ -124,36 +125,36 @@ conn_connect_next(struct conn *c)
 
 	c->c_state = CS_CONNECTING;
 	bufferevent_disable(c->c_bev, EV_READ);
-	while (c->c_next < c->c_naddrs) {
-		a = &c->c_addrs[c->c_next++];
+	while (d->cd_next < d->cd_naddrs) {
+		a = &d->cd_addrs[d->cd_next++];
 		len = conn_connect_sockaddr(a, c->c_port, &ss);
 		snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
 		    addr_str(a, text, sizeof(text)));
 		if ((fd = socket(a->a_family, SOCK_STREAM | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, 0)) == -1) {
-			c->c_connect_error = errno;
+			d->cd_error = errno;
 			continue;
 		}
 		endpoint_nodelay(fd);
 		if (connect(fd, (struct sockaddr *)&ss, len) == -1 &&
 		    errno != EINPROGRESS) {
-			c->c_connect_error = errno;
+			d->cd_error = errno;
 			close(fd);
 			continue;
 		}
 		c->c_upfd = fd;
-		c->c_upaddr = *a;
-		if ((c->c_connect_ev = event_new(c->c_proxy->px_base, fd,
+		d->cd_upaddr = *a;
+		if ((d->cd_ev = event_new(c->c_proxy->px_base, fd,
 		    EV_WRITE, conn_connect_done_cb, c)) == NULL ||
-		    event_add(c->c_connect_ev, &tv) == -1)
+		    event_add(d->cd_ev, &tv) == -1)
 			fatalx("proxy: cannot watch a connection");
 		return;
 	}
 	xasprintf(&msg, "cannot connect to %s: %s", c->c_addrtext,
-	    strerror(c->c_connect_error));
-	if (c->c_connect_error == ETIMEDOUT)
+	    strerror(d->cd_error));
+	if (d->cd_error == ETIMEDOUT)
 		conn_fail(c, 504, SOCKS5_REP_TTL, msg);
-	else if (c->c_connect_error == ECONNREFUSED)
+	else if (d->cd_error == ECONNREFUSED)
 		conn_fail(c, 502, SOCKS5_REP_REFUSED, msg);
 	else
 		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
@@ -199,11 +200,12 @@ conn_connect_refuse_loop(struct conn *c, const struct addr *a)
 static void
 conn_connect_addrs(struct conn *c)
 {
-	size_t	 i;
+	struct conn_dial	*d = &c->c_dial;
+	size_t			 i;
 
-	for (i = 0; i < c->c_naddrs; i++)
-		if (listen_is_own(c->c_proxy, &c->c_addrs[i], c->c_port)) {
-			conn_connect_refuse_loop(c, &c->c_addrs[i]);
+	for (i = 0; i < d->cd_naddrs; i++)
+		if (listen_is_own(c->c_proxy, &d->cd_addrs[i], c->c_port)) {
+			conn_connect_refuse_loop(c, &d->cd_addrs[i]);
 			return;
 		}
 	if (conn_http_reuse(c))
@@ -220,12 +222,13 @@ static void
 conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
     void *arg)
 {
-	struct conn	*c = arg;
-	struct addr	 a;
-	char		 text[ADDR_STRLEN], *msg;
-	size_t		 i;
+	struct conn		*c = arg;
+	struct conn_dial	*d = &c->c_dial;
+	struct addr		 a;
+	char			 text[ADDR_STRLEN], *msg;
+	size_t			 i;
 
-	c->c_query = NULL;
+	d->cd_query = NULL;
 	if (n == 0) {
 		c->c_proxy->px_stats.ps_dns_failures++;
 		xasprintf(&msg, "cannot resolve: %s", why);
@@ -244,7 +247,7 @@ conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 			conn_deny(c);
 			return;
 		}
-		c->c_addrs[c->c_naddrs++] = a;
+		d->cd_addrs[d->cd_naddrs++] = a;
 	}
 	conn_connect_addrs(c);
 }
@@ -253,16 +256,17 @@ conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 void
 conn_connect(struct conn *c)
 {
-	struct proxy	*px = c->c_proxy;
+	struct proxy		*px = c->c_proxy;
+	struct conn_dial	*d = &c->c_dial;
 
 	if (c->c_dec.d_host.h_kind == HOST_ADDR) {
-		c->c_addrs[0] = c->c_dec.d_host.h_ip;
-		c->c_naddrs = 1;
+		d->cd_addrs[0] = c->c_dec.d_host.h_ip;
+		d->cd_naddrs = 1;
 		conn_connect_addrs(c);
 		return;
 	}
 	c->c_state = CS_RESOLVING;
 	bufferevent_disable(c->c_bev, EV_READ);
-	c->c_query = dns_resolve(px->px_dns, c->c_dec.d_host.h_name,
+	d->cd_query = dns_resolve(px->px_dns, c->c_dec.d_host.h_name,
 	    conn_connect_resolved_cb, c);
 }

@@ -87,7 +87,8 @@ conn_http_inspect(struct conn *c)
 {
 	const struct pinspect	*ins;
 	struct proxy		*px = c->c_proxy;
-	struct http_request	*req = &c->c_http.ch_req;
+	struct conn_http	*h = &c->c_http;
+	struct http_request	*req = &h->hx_req;
 	char			*why, *hint, *what;
 	int			 status;
 
@@ -106,16 +107,16 @@ conn_http_inspect(struct conn *c)
 		free(why);
 		return false;
 	}
-	scrub_free(c->c_scrub);
-	c->c_scrub = NULL;
+	scrub_free(h->hx_scrub);
+	h->hx_scrub = NULL;
 	if (px->px_nphantoms > 0) {
 		status = phantom_apply(req, px->px_phantoms,
 		    px->px_nphantoms, c->c_dec.d_host.h_kind == HOST_NAME ?
-		    c->c_dec.d_host.h_name : c->c_host, c->c_tls,
+		    c->c_dec.d_host.h_name : c->c_host, c->c_ins.ci_tls,
 		    &c->c_warning);
 		if (c->c_warning != NULL)
 			log_warnx("proxy: %s", c->c_warning);
-		c->c_scrub = scrub_new(px->px_phantoms, px->px_nphantoms,
+		h->hx_scrub = scrub_new(px->px_phantoms, px->px_nphantoms,
 		    status > 0);
 	}
 	return true;
@@ -128,7 +129,7 @@ conn_http_inspect(struct conn *c)
 static void
 conn_http_bad_head(struct conn *c, int status, char *cause)
 {
-	if (c->c_tls)
+	if (c->c_ins.ci_tls)
 		conn_begin(c, PROTO_HTTPS, NULL, c->c_ins.ci_host,
 		    strlen(c->c_ins.ci_host), c->c_ins.ci_port);
 	else
@@ -149,6 +150,7 @@ conn_http_head(struct conn *c)
 	const char		*data;
 	char			*cause = NULL;
 	int			 rc, status = 400;
+	bool			 tls = c->c_ins.ci_tls;
 
 	if (len > HTTP_HEAD_MAX + 4)
 		len = HTTP_HEAD_MAX + 4;
@@ -157,36 +159,36 @@ conn_http_head(struct conn *c)
 	 * The parser keeps no state: parse again only when a line ended
 	 * since, or a client sending a byte at a time costs quadratic time.
 	 */
-	if (len > h->ch_headscan && len <= HTTP_HEAD_MAX &&
-	    memchr(data + h->ch_headscan, '\n', len - h->ch_headscan) ==
+	if (len > h->hx_headscan && len <= HTTP_HEAD_MAX &&
+	    memchr(data + h->hx_headscan, '\n', len - h->hx_headscan) ==
 	    NULL) {
-		h->ch_headscan = len;
+		h->hx_headscan = len;
 		return;
 	}
-	h->ch_headscan = len;
-	http_request_clear(&h->ch_req);
-	if (c->c_tls || c->c_cap_port != 0)
-		rc = http_origin_request_parse(data, len, c->c_tls ? 443 :
-		    c->c_cap_port, &h->ch_req, &used, &status, &cause);
+	h->hx_headscan = len;
+	http_request_clear(&h->hx_req);
+	if (tls || c->c_cap.cc_port != 0)
+		rc = http_origin_request_parse(data, len, tls ? 443 :
+		    c->c_cap.cc_port, &h->hx_req, &used, &status, &cause);
 	else
-		rc = http_request_parse(data, len, &h->ch_req, &used, &status,
+		rc = http_request_parse(data, len, &h->hx_req, &used, &status,
 		    &cause);
 	if (rc == HTTP_PARSE_MORE)
 		return;
-	h->ch_headscan = 0;
+	h->hx_headscan = 0;
 	if (rc == HTTP_PARSE_ERROR) {
 		conn_http_bad_head(c, status, cause);
 		return;
 	}
 	evbuffer_drain(in, used);
-	conn_begin(c, c->c_tls ? PROTO_HTTPS : h->ch_req.hr_connect ?
-	    PROTO_CONNECT : PROTO_HTTP, h->ch_req.hr_method,
-	    h->ch_req.hr_host, h->ch_req.hr_hostlen, h->ch_req.hr_port);
-	if (h->ch_req.hr_path != NULL)
-		c->c_path = xstrndup(h->ch_req.hr_path,
-		    strcspn(h->ch_req.hr_path, "?"));
-	h->ch_keepalive = h->ch_req.hr_keepalive && !h->ch_req.hr_connect;
-	if (c->c_tls)
+	conn_begin(c, tls ? PROTO_HTTPS : h->hx_req.hr_connect ?
+	    PROTO_CONNECT : PROTO_HTTP, h->hx_req.hr_method,
+	    h->hx_req.hr_host, h->hx_req.hr_hostlen, h->hx_req.hr_port);
+	if (h->hx_req.hr_path != NULL)
+		c->c_path = xstrndup(h->hx_req.hr_path,
+		    strcspn(h->hx_req.hr_path, "?"));
+	h->hx_keepalive = h->hx_req.hr_keepalive && !h->hx_req.hr_connect;
+	if (tls)
 		conn_tls_head(c);
 	else
 		conn_decide(c);
@@ -201,21 +203,22 @@ bool
 conn_http_reuse(struct conn *c)
 {
 	struct conn_http	*h = &c->c_http;
+	struct conn_dial	*d = &c->c_dial;
 	char			 text[ADDR_STRLEN];
 	size_t			 i;
 
-	if (h->ch_up != CH_UP_KEPT || c->c_proto != PROTO_HTTP ||
-	    c->c_port != h->ch_kept_port ||
-	    strcmp(c->c_dec.d_host.h_name, h->ch_kept_host) != 0)
+	if (h->hx_up != HX_UP_KEPT || c->c_proto != PROTO_HTTP ||
+	    c->c_port != h->hx_kept_port ||
+	    strcmp(c->c_dec.d_host.h_name, h->hx_kept_host) != 0)
 		return false;
-	for (i = 0; i < c->c_naddrs; i++) {
-		if (!addr_equal(&c->c_addrs[i], &c->c_upaddr))
+	for (i = 0; i < d->cd_naddrs; i++) {
+		if (!addr_equal(&d->cd_addrs[i], &d->cd_upaddr))
 			continue;
 		/* The very address just checked: reuse it. */
-		h->ch_up = CH_UP_REUSED;
-		c->c_next = c->c_naddrs;
+		h->hx_up = HX_UP_REUSED;
+		d->cd_next = d->cd_naddrs;
 		snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
-		    addr_str(&c->c_upaddr, text, sizeof(text)));
+		    addr_str(&d->cd_upaddr, text, sizeof(text)));
 		conn_http_start(c);
 		return true;
 	}
@@ -232,16 +235,16 @@ conn_http_start(struct conn *c)
 	size_t			 len;
 
 	c->c_state = CS_FORWARD;
-	h->ch_reqdone = false;
-	h->ch_resphead = false;
-	http_body_init(&h->ch_reqbody, h->ch_req.hr_body,
-	    h->ch_req.hr_length);
-	head = http_request_head(&h->ch_req, h->ch_keepalive, &len);
+	h->hx_reqdone = false;
+	h->hx_resphead = false;
+	http_body_init(&h->hx_reqbody, h->hx_req.hr_body,
+	    h->hx_req.hr_length);
+	head = http_request_head(&h->hx_req, h->hx_keepalive, &len);
 	/*
 	 * An HTTP/1.0 client cannot read a chunked answer: ask upstream as
 	 * a 1.0 client, so that it does not send one.
 	 */
-	if (h->ch_req.hr_minor == 0 && (p = memmem(head, len,
+	if (h->hx_req.hr_minor == 0 && (p = memmem(head, len,
 	    " HTTP/1.1\r\n", 11)) != NULL)
 		p[8] = '0';
 	bufferevent_write(c->c_up, head, len);
@@ -291,16 +294,16 @@ conn_http_request_body(struct conn *c)
 	struct conn_http	*h = &c->c_http;
 	struct evbuffer		*upout = bufferevent_get_output(c->c_up);
 
-	if (conn_http_pump(&h->ch_reqbody, NULL,
+	if (conn_http_pump(&h->hx_reqbody, NULL,
 	    bufferevent_get_input(c->c_bev), upout, &c->c_up_bytes,
-	    &h->ch_reqdone) == -1) {
+	    &h->hx_reqdone) == -1) {
 		conn_reason(c, "malformed request body");
 		conn_abort(c);
 		return -1;
 	}
-	if (!h->ch_reqdone && h->ch_reqbody.hb_kind == HTTP_BODY_NONE)
-		h->ch_reqdone = true;
-	if (evbuffer_get_length(upout) >= PROXY_BUFFER_MAX || h->ch_reqdone)
+	if (!h->hx_reqdone && h->hx_reqbody.hb_kind == HTTP_BODY_NONE)
+		h->hx_reqdone = true;
+	if (evbuffer_get_length(upout) >= PROXY_BUFFER_MAX || h->hx_reqdone)
 		bufferevent_disable(c->c_bev, EV_READ);
 	else
 		bufferevent_enable(c->c_bev, EV_READ);
@@ -314,7 +317,7 @@ conn_http_send_head(struct conn *c, bool keepalive)
 	char	*head;
 	size_t	 len;
 
-	head = http_response_head(&c->c_http.ch_resp, keepalive, &len);
+	head = http_response_head(&c->c_http.hx_resp, keepalive, &len);
 	evbuffer_add(bufferevent_get_output(c->c_bev), head, len);
 	free(head);
 }
@@ -342,7 +345,7 @@ conn_http_bad_answer(struct conn *c, char *cause)
 /*
  * Reads the answer's head and sends it on; interim answers (1xx but
  * 101) are passed on as they come.  Returns -1 when c was closed, else
- * 0, with ch_resphead set once the final head is through.
+ * 0, with hx_resphead set once the final head is through.
  */
 static int
 conn_http_response_head(struct conn *c)
@@ -353,12 +356,12 @@ conn_http_response_head(struct conn *c)
 	char			*cause = NULL, *head;
 	int			 rc;
 
-	while (!h->ch_resphead && (len = evbuffer_get_length(upin)) > 0) {
+	while (!h->hx_resphead && (len = evbuffer_get_length(upin)) > 0) {
 		if (len > HTTP_HEAD_MAX + 4)
 			len = HTTP_HEAD_MAX + 4;
-		http_response_clear(&h->ch_resp);
+		http_response_clear(&h->hx_resp);
 		rc = http_response_parse((const char *)evbuffer_pullup(upin,
-		    (ssize_t)len), len, h->ch_req.hr_method, &h->ch_resp,
+		    (ssize_t)len), len, h->hx_req.hr_method, &h->hx_resp,
 		    &used, &cause);
 		if (rc == HTTP_PARSE_MORE)
 			return 0;
@@ -367,30 +370,30 @@ conn_http_response_head(struct conn *c)
 			return -1;
 		}
 		evbuffer_drain(upin, used);
-		c->c_status = h->ch_resp.hs_status;
-		if (scrub_head(c->c_scrub, &h->ch_resp, &cause, &head) == -1) {
+		c->c_status = h->hx_resp.hs_status;
+		if (scrub_head(h->hx_scrub, &h->hx_resp, &cause, &head) == -1) {
 			conn_reason(c, cause);
 			conn_http_answer(c, 502, cause, head);
 			free(cause);
 			free(head);
 			return -1;
 		}
-		if (h->ch_resp.hs_status >= 100 && h->ch_resp.hs_status < 200 &&
-		    h->ch_resp.hs_status != 101) {
+		if (h->hx_resp.hs_status >= 100 && h->hx_resp.hs_status < 200 &&
+		    h->hx_resp.hs_status != 101) {
 			/* An interim answer: pass it on, wait for the next. */
 			conn_http_send_head(c, true);
 			continue;
 		}
 		/* A close-delimited answer ends the client's connection. */
-		if (h->ch_resp.hs_body == HTTP_BODY_CLOSE)
-			h->ch_keepalive = false;
+		if (h->hx_resp.hs_body == HTTP_BODY_CLOSE)
+			h->hx_keepalive = false;
 		/* An inspected tunnel has one upstream: it ends with it. */
-		if (c->c_tls && !h->ch_resp.hs_keepalive)
-			h->ch_keepalive = false;
-		conn_http_send_head(c, h->ch_keepalive);
-		h->ch_resphead = true;
-		http_body_init(&h->ch_respbody, h->ch_resp.hs_body,
-		    h->ch_resp.hs_length);
+		if (c->c_ins.ci_tls && !h->hx_resp.hs_keepalive)
+			h->hx_keepalive = false;
+		conn_http_send_head(c, h->hx_keepalive);
+		h->hx_resphead = true;
+		http_body_init(&h->hx_respbody, h->hx_resp.hs_body,
+		    h->hx_resp.hs_length);
 	}
 	return 0;
 }
@@ -406,17 +409,17 @@ conn_http_done(struct conn *c)
 	struct timeval		 tv = { c->c_proxy->px_head_secs, 0 };
 
 	conn_log(c);
-	if (h->ch_keepalive && h->ch_reqdone && h->ch_resp.hs_keepalive &&
-	    h->ch_respbody.hb_kind != HTTP_BODY_CLOSE &&
+	if (h->hx_keepalive && h->hx_reqdone && h->hx_resp.hs_keepalive &&
+	    h->hx_respbody.hb_kind != HTTP_BODY_CLOSE &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0) {
-		h->ch_up = CH_UP_KEPT;
-		h->ch_kept_port = c->c_port;
-		memcpy(h->ch_kept_host, c->c_dec.d_host.h_name,
-		    sizeof(h->ch_kept_host));
+		h->hx_up = HX_UP_KEPT;
+		h->hx_kept_port = c->c_port;
+		memcpy(h->hx_kept_host, c->c_dec.d_host.h_name,
+		    sizeof(h->hx_kept_host));
 		conn_up_read(c, true);
 	} else
 		conn_drop_up(c);
-	if (!h->ch_keepalive || !h->ch_reqdone) {
+	if (!h->hx_keepalive || !h->hx_reqdone) {
 		conn_finish(c);
 		return;
 	}
@@ -441,10 +444,10 @@ conn_http_forward(struct conn *c)
 	bool			 done;
 
 	if (conn_http_request_body(c) == -1 ||
-	    conn_http_response_head(c) == -1 || !h->ch_resphead)
+	    conn_http_response_head(c) == -1 || !h->hx_resphead)
 		return;
-	done = h->ch_respbody.hb_kind == HTTP_BODY_NONE;
-	if (conn_http_pump(&h->ch_respbody, c->c_scrub,
+	done = h->hx_respbody.hb_kind == HTTP_BODY_NONE;
+	if (conn_http_pump(&h->hx_respbody, h->hx_scrub,
 	    bufferevent_get_input(c->c_up), out, &c->c_down_bytes,
 	    &done) == -1) {
 		conn_reason(c, "a malformed answer body from upstream");
@@ -467,29 +470,29 @@ conn_http_up_event(struct conn *c, short what)
 {
 	struct conn_http	*h = &c->c_http;
 
-	if (h->ch_up == CH_UP_REUSED && !c->c_tls && !h->ch_resphead &&
-	    c->c_down_bytes == 0 && h->ch_req.hr_body == HTTP_BODY_NONE) {
+	if (h->hx_up == HX_UP_REUSED && !c->c_ins.ci_tls && !h->hx_resphead &&
+	    c->c_down_bytes == 0 && h->hx_req.hr_body == HTTP_BODY_NONE) {
 		/*
 		 * The reused connection was closed as the request went out
 		 * (the upstream's own idle timeout): nothing was answered, and
 		 * the request has no body, so send it on a new connection.
 		 */
-		conn_drop_up(c);		/* CH_UP_NEW */
-		c->c_next = 0;
+		conn_drop_up(c);		/* HX_UP_NEW */
+		c->c_dial.cd_next = 0;
 		conn_connect_next(c);
 		return;
 	}
-	if ((what & BEV_EVENT_EOF) && h->ch_resphead &&
-	    h->ch_respbody.hb_kind == HTTP_BODY_CLOSE) {
+	if ((what & BEV_EVENT_EOF) && h->hx_resphead &&
+	    h->hx_respbody.hb_kind == HTTP_BODY_CLOSE) {
 		/* The end of a close-delimited answer. */
-		h->ch_keepalive = false;
-		scrub_end(c->c_scrub, bufferevent_get_output(c->c_bev));
+		h->hx_keepalive = false;
+		scrub_end(h->hx_scrub, bufferevent_get_output(c->c_bev));
 		conn_log(c);
 		conn_finish(c);
 		return;
 	}
 	conn_up_reason(c, what);
-	if (!h->ch_resphead && c->c_down_bytes == 0)
+	if (!h->hx_resphead && c->c_down_bytes == 0)
 		conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? 504 : 502, 0,
 		    c->c_reason);
 	else
@@ -502,7 +505,7 @@ conn_http_kept_gone(struct conn *c)
 {
 	conn_drop_up(c);
 	/* Inspected: the tunnel had that one; the client retries. */
-	if (c->c_tls && c->c_state == CS_HTTP_HEAD &&
+	if (c->c_ins.ci_tls && c->c_state == CS_HTTP_HEAD &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_bev)) == 0)
 		conn_finish(c);
 }

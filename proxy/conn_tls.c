@@ -189,7 +189,7 @@ conn_tls_accept(struct conn *c)
 	bufferevent_setwatermark(raw, EV_WRITE, 0, PROXY_BUFFER_MAX);
 	bufferevent_set_max_single_write(raw, PROXY_TLS_READ);
 	c->c_bev = tls;
-	c->c_tls = true;
+	c->c_ins.ci_tls = true;
 	c->c_state = CS_TLS_ACCEPT;
 	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(tls, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
@@ -407,6 +407,6 @@ conn_tls_head(struct conn *c)
 		conn_fail(c, 502, 0, "the upstream closed the connection");
 		return;
 	}
-	c->c_http.ch_up = CH_UP_NEW;
+	c->c_http.hx_up = HX_UP_NEW;
 	conn_http_start(c);
 }
