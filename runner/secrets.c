@@ -187,12 +187,29 @@ secrets_unb64(const char *s, size_t n)
 	return out;
 }
 
+/* The end of the line at line: its newline, or end. */
+static const char *
+secrets_eol(const char *line, const char *end)
+{
+	const char	*nl = memchr(line, '\n', (size_t)(end - line));
+
+	return nl != NULL ? nl : end;
+}
+
+/* The first byte of [s, e) that is not a blank, or e. */
+static const char *
+secrets_skip_blank(const char *s, const char *e)
+{
+	while (s < e && isblank((unsigned char)*s))
+		s++;
+	return s;
+}
+
 /* [s, e) without blanks at both ends. */
 static void
 secrets_trim(const char **s, const char **e)
 {
-	while (*s < *e && isblank((unsigned char)**s))
-		(*s)++;
+	*s = secrets_skip_blank(*s, *e);
 	while (*e > *s && isspace((unsigned char)(*e)[-1]))
 		(*e)--;
 }
@@ -231,11 +248,8 @@ secrets_npm_user(const char *text, size_t len, const char *prefix,
 	char		*user = NULL;
 
 	for (line = text; line < text + len; line = end + 1) {
-		if ((end = memchr(line, '\n', (size_t)(text + len - line))) ==
-		    NULL)
-			end = text + len;
-		while (line < end && isblank((unsigned char)*line))
-			line++;
+		end = secrets_eol(line, text + len);
+		line = secrets_skip_blank(line, end);
 		if ((size_t)(end - line) < plen + 9 ||
 		    strncmp(line, prefix, plen) != 0 ||
 		    strncmp(line + plen, "username", 8) != 0 ||
@@ -331,11 +345,8 @@ secrets_npmrc(struct secrets_out *so, const char *text, size_t len)
 	const char	*line, *end, *s;
 
 	for (line = text; line < text + len; line = end + 1) {
-		if ((end = memchr(line, '\n', (size_t)(text + len - line))) ==
-		    NULL)
-			end = text + len;
-		for (s = line; s < end && isblank((unsigned char)*s); s++)
-			;
+		end = secrets_eol(line, text + len);
+		s = secrets_skip_blank(line, end);
 		if (s == end || *s == ';' || *s == '#' || *s == '[' ||
 		    !secrets_npm_line(so, text, len, s, end))
 			fprintf(so->sx_f, "%.*s\n", (int)(end - line), line);
@@ -584,9 +595,7 @@ secrets_gitcred(struct secrets_out *so, const char *text, size_t len)
 	const char	*line, *end;
 
 	for (line = text; line < text + len; line = end + 1) {
-		if ((end = memchr(line, '\n', (size_t)(text + len - line))) ==
-		    NULL)
-			end = text + len;
+		end = secrets_eol(line, text + len);
 		if (!secrets_gitcred_line(so, line, end))
 			fprintf(so->sx_f, "%.*s\n", (int)(end - line), line);
 	}
@@ -631,8 +640,7 @@ secrets_pypi_scan(struct secrets_pypi *sec, const char *end)
 	else if (secrets_is(sec->py_name, sec->py_name_end, "testpypi"))
 		sec->py_host = xstrdup("test.pypi.org");
 	for (line = sec->py_start; line < end && *line != '['; line = le + 1) {
-		if ((le = memchr(line, '\n', (size_t)(end - line))) == NULL)
-			le = end;
+		le = secrets_eol(line, end);
 		eq = line + strcspn(line, "=:\n");
 		if (eq >= le)
 			continue;
@@ -665,10 +673,8 @@ secrets_pypirc(struct secrets_out *so, const char *text, size_t len)
 	const char		*end = text + len;
 
 	for (line = text; line < end; line = le + 1) {
-		if ((le = memchr(line, '\n', (size_t)(end - line))) == NULL)
-			le = end;
-		for (s = line; s < le && isblank((unsigned char)*s); s++)
-			;
+		le = secrets_eol(line, end);
+		s = secrets_skip_blank(line, le);
 		if (s < le && *s == '[') {
 			free(sec.py_host);
 			free(sec.py_user);
@@ -725,10 +731,8 @@ secrets_cargo(struct secrets_out *so, const char *text, size_t len)
 	bool		 other = false;
 
 	for (line = text; line < end; line = le + 1) {
-		if ((le = memchr(line, '\n', (size_t)(end - line))) == NULL)
-			le = end;
-		for (s = line; s < le && isblank((unsigned char)*s); s++)
-			;
+		le = secrets_eol(line, end);
+		s = secrets_skip_blank(line, le);
 		if (s < le && *s == '[') {
 			sec = s + 1;
 			sece = s + 1 + strcspn(s + 1, "]\n");
