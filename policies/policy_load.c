@@ -324,27 +324,51 @@ key_cidr(struct loader *l, const struct key *k, const char *path,
 	it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf, sizeof(buf)));
 }
 
+/*
+ * A key a workspace policy may not set, as it opens what (ports, sockets)
+ * of the host: refused there, said with the fix.  Returns whether it was.
+ */
+static bool
+load_refuse_untrusted(struct loader *l, const char *path, const char *what)
+{
+	char	*msg;
+
+	if (!l->l_ctx->pc_untrusted)
+		return false;
+	xasprintf(&msg, "a workspace policy may not open %s: put it in your "
+	    "own policy or pass --policy", what);
+	load_error(l, path, NULL, msg);
+	free(msg);
+	return true;
+}
+
+/* What parsing the item load_item made gave: on -1, said and dropped. */
+static void
+load_parsed(struct loader *l, const struct key *k, const char *path,
+    const char *text, int rc, char *cause)
+{
+	if (rc == 0)
+		return;
+	load_error(l, path, text, cause);
+	free(cause);
+	load_drop(l, k);
+}
+
 static void
 key_host_port(struct loader *l, const struct key *k, const char *path,
     const char *from, const char *text, const char *value)
 {
 	struct pitem	*it;
-	char		*cause;
+	char		*cause = NULL;
+	int		 rc;
 
 	(void)value;
-	if (l->l_ctx->pc_untrusted) {
-		load_error(l, path, NULL, "a workspace policy may not open "
-		    "ports of the host (network.host_ports): put it in your "
-		    "own policy or pass --policy");
+	if (load_refuse_untrusted(l, path, "ports of the host "
+	    "(network.host_ports)") ||
+	    (it = load_item(l, k, path, from)) == NULL)
 		return;
-	}
-	if ((it = load_item(l, k, path, from)) == NULL)
-		return;
-	if (policy_parse_host_port(text, it, &cause) == -1) {
-		load_error(l, path, text, cause);
-		free(cause);
-		load_drop(l, k);
-	}
+	rc = policy_parse_host_port(text, it, &cause);
+	load_parsed(l, k, path, text, rc, cause);
 }
 
 static void
@@ -352,16 +376,14 @@ key_path(struct loader *l, const struct key *k, const char *path,
     const char *from, const char *text, const char *value)
 {
 	struct pitem	*it;
-	char		*cause;
+	char		*cause = NULL;
+	int		 rc;
 
 	(void)value;
 	if ((it = load_item(l, k, path, from)) == NULL)
 		return;
-	if (policy_parse_path(text, l->l_ctx, it, &cause) == -1) {
-		load_error(l, path, text, cause);
-		free(cause);
-		load_drop(l, k);
-	}
+	rc = policy_parse_path(text, l->l_ctx, it, &cause);
+	load_parsed(l, k, path, text, rc, cause);
 }
 
 static void
@@ -369,22 +391,16 @@ key_socket(struct loader *l, const struct key *k, const char *path,
     const char *from, const char *text, const char *value)
 {
 	struct pitem	*it;
-	char		*cause;
+	char		*cause = NULL;
+	int		 rc;
 
 	(void)value;
-	if (l->l_ctx->pc_untrusted) {
-		load_error(l, path, NULL, "a workspace policy may not open "
-		    "Unix sockets of the host (filesystem.unix_sockets): put "
-		    "it in your own policy or pass --policy");
+	if (load_refuse_untrusted(l, path, "Unix sockets of the host "
+	    "(filesystem.unix_sockets)") ||
+	    (it = load_item(l, k, path, from)) == NULL)
 		return;
-	}
-	if ((it = load_item(l, k, path, from)) == NULL)
-		return;
-	if (policy_parse_socket(text, l->l_ctx, it, &cause) == -1) {
-		load_error(l, path, text, cause);
-		free(cause);
-		load_drop(l, k);
-	}
+	rc = policy_parse_socket(text, l->l_ctx, it, &cause);
+	load_parsed(l, k, path, text, rc, cause);
 }
 
 /* Says whether s is a variable name, with a final '*' if glob is set. */
