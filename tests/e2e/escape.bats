@@ -149,8 +149,11 @@ in_user_ok() {
 	verdict escaped "$1"
 }
 
-# in_root KIND ARGS...: held inside, for root; a note without root.
-in_root() {
+# as_root VERDICT KIND ARGS...: the probe inside `cordon run` as root,
+# whose verdict must be VERDICT; a note without root.
+as_root() {
+	local want=$1
+	shift
 	if ! is_root; then
 		echo "not root: the root half of $1 is left out"
 		return 0
@@ -158,7 +161,12 @@ in_root() {
 	run env "${ENV_EXTRA[@]}" timeout -k 5 30 \
 	    "${RUN[@]}" -- "$PROBE" "$@"
 	echo "inside, root: $output"
-	verdict held "$1"
+	verdict "$want" "$1"
+}
+
+# in_root KIND ARGS...: held inside, for root.
+in_root() {
+	as_root held "$@"
 }
 
 # Starts sockpeer on the endpoints given; its log is peer.log.
@@ -1158,15 +1166,9 @@ listed_policy() {
 	RUN+=(--policy "$TOP/listed.json")
 }
 
+# in_root_ok KIND ARGS...: works inside, for root (a positive control).
 in_root_ok() {
-	if ! is_root; then
-		echo "not root: the root half of $1 is left out"
-		return 0
-	fi
-	run env "${ENV_EXTRA[@]}" timeout -k 5 30 \
-	    "${RUN[@]}" -- "$PROBE" "$@"
-	echo "inside, root: $output"
-	verdict escaped "$1"
+	as_root escaped "$@"
 }
 
 @test "listed Unix socket: reachable by connect, as the user and as root" {
