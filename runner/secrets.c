@@ -43,6 +43,16 @@ struct secrets_out {
 	placeholder_fn		 sx_new;
 };
 
+/* Wipes and frees a string that held a secret (NULL: nothing). */
+static void
+secrets_wipe(char *s)
+{
+	if (s == NULL)
+		return;
+	explicit_bzero(s, strlen(s));
+	free(s);
+}
+
 /* Wipes and frees one token. */
 static void
 secrets_clear_one(struct secret *se)
@@ -50,10 +60,7 @@ secrets_clear_one(struct secret *se)
 	free(se->se_host);
 	free(se->se_user);
 	free(se->se_placeholder);
-	if (se->se_value != NULL) {
-		explicit_bzero(se->se_value, strlen(se->se_value));
-		free(se->se_value);
-	}
+	secrets_wipe(se->se_value);
 	memset(se, 0, sizeof(*se));
 }
 
@@ -329,10 +336,7 @@ secrets_npm_line(struct secrets_out *so, const char *text, size_t len,
 		ph = enc = secrets_b64(ph, strlen(ph));
 	if (ph != NULL)
 		fprintf(so->sx_f, "%.*s=%s\n", (int)(ke - k), k, ph);
-	if (pw != NULL) {
-		explicit_bzero(pw, strlen(pw));
-		free(pw);
-	}
+	secrets_wipe(pw);
 	free(enc);
 	free(user);
 	free(host);
@@ -414,10 +418,7 @@ secrets_netrc_clear(struct secrets_netrc *e)
 {
 	free(e->nr_machine);
 	free(e->nr_login);
-	if (e->nr_password != NULL) {
-		explicit_bzero(e->nr_password, strlen(e->nr_password));
-		free(e->nr_password);
-	}
+	secrets_wipe(e->nr_password);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -498,11 +499,10 @@ secrets_netrc(struct secrets_out *so, const char *text, size_t len)
 			secrets_left(so->sx_sf, "a word netrc does not know");
 			e.nr_bad = true;
 		}
-		explicit_bzero(w, strlen(w));
-		free(w);
+		secrets_wipe(w);
 		if (slot != NULL) {
 			bad = false;
-			free(*slot);
+			secrets_wipe(*slot);
 			*slot = secrets_netrc_word(&p, end, &bad);
 			if (*slot == NULL || bad)
 				e.nr_bad = true;
@@ -580,10 +580,7 @@ secrets_gitcred_line(struct secrets_out *so, const char *line,
 	    strlen(pw))) != NULL)
 		fprintf(so->sx_f, "%.*s%s%.*s\n", (int)(colon + 1 - line), line,
 		    ph, (int)(end - at), at);
-	if (pw != NULL) {
-		explicit_bzero(pw, strlen(pw));
-		free(pw);
-	}
+	secrets_wipe(pw);
 	free(user);
 	free(host);
 	return true;
