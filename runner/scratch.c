@@ -203,22 +203,27 @@ scratch_list(const struct scratch_fds *sf)
 }
 
 /*
- * Whether a mount lies strictly below dir: an overlay's lower layer is
- * one filesystem, and would show the folder beneath such a mount, not
- * the mount (a container's /etc/hosts, a /var/lib on a disk of its own).
+ * Which of the n folders dirs have a mount strictly below them (below[i]),
+ * from one read of the mount table: an overlay's lower layer is one
+ * filesystem, and would show the folder beneath such a mount, not the
+ * mount (a container's /etc/hosts, a /var/lib on a disk of its own).
+ * Unreadable, every folder counts as having one.
  */
-static bool
-scratch_submounts(const char *dir)
+static void
+scratch_submounts(const char *const *dirs, size_t n, bool *below)
 {
 	FILE	*f;
 	char	*line = NULL, *mp, *s, *d;
-	size_t	 cap = 0;
-	bool	 below = false;
+	size_t	 cap = 0, i;
 	int	 field;
 
+	for (i = 0; i < n; i++)
+		below[i] = true;
 	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
-		return true;
-	while (!below && getline(&line, &cap, f) != -1) {
+		return;
+	for (i = 0; i < n; i++)
+		below[i] = false;
+	while (getline(&line, &cap, f) != -1) {
 		/* The fifth field, with spaces and the like as \ooo. */
 		for (field = 1, mp = line; field < 5 && mp != NULL; field++)
 			if ((mp = strchr(mp, ' ')) != NULL)
@@ -237,11 +242,12 @@ scratch_submounts(const char *dir)
 				*d = *s++;
 		}
 		*d = '\0';
-		below = strcmp(mp, dir) != 0 && path_is_below(mp, dir);
+		for (i = 0; i < n; i++)
+			below[i] = below[i] || (strcmp(mp, dirs[i]) != 0 &&
+			    path_is_below(mp, dirs[i]));
 	}
 	free(line);
 	fclose(f);
-	return below;
 }
 
 /*
@@ -256,15 +262,17 @@ scratch_system_dirs(const char **v, size_t *n)
 		"/usr", "/etc", "/opt", "/var"
 	};
 	struct stat	 st;
+	bool		 below[nitems(sys)];
 	size_t		 i;
 
 	*n = 0;
 	if (getuid() != 0)
 		return;
+	scratch_submounts(sys, nitems(sys), below);
 	for (i = 0; i < nitems(sys); i++) {
 		if (lstat(sys[i], &st) == -1 || !S_ISDIR(st.st_mode))
 			continue;
-		if (scratch_submounts(sys[i])) {
+		if (below[i]) {
 			log_info("run: %s has a mount below it: no scratch "
 			    "layer (writes there fail, read-only)", sys[i]);
 			continue;

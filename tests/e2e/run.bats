@@ -391,6 +391,22 @@ teardown() {
 	[ ! -e "/etc/$n" ]
 }
 
+@test "scratch layer, root: a system folder with a mount below it is no layer (the overlay would hide the mount)" {
+	[ "$(id -u)" -eq 0 ] || skip "the system's scratch layers are root's"
+	cd "$WS"
+	# /var/cache made a mount of its own, in a mount namespace of the test.
+	run unshare -m sh -c 'mount --make-rprivate / &&
+	    mount -t tmpfs none /var/cache && echo in-tmpfs >/var/cache/seen &&
+	    "$0" -v run --read-only "$1" -- sh -c "cat /var/cache/seen;
+	    (echo x >/var/cordon-probe) 2>/dev/null || echo var-refused"' \
+	    "$UCORDON" "$UDIR/bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"/var has a mount below it: no scratch layer"* ]]
+	[[ "$output" == *in-tmpfs* && "$output" == *var-refused* ]]
+	[ ! -e /var/cordon-probe ]
+}
+
 @test "--keep: a folder of the home kept between runs in cordon's own copy, never the host's" {
 	run in_sandbox --keep '~/.cache/tool' -- sh -c '
 	    mkdir -p ~/.cache/tool && echo warm >~/.cache/tool/entry'
