@@ -122,14 +122,14 @@ conn_log(struct conn *c)
 	char		*hint = NULL, *pattern = NULL;
 
 	if (c->c_record != CR_OPEN ||
-	    (px->px_log == NULL && px->px_observe == NULL))
+	    (px->px_log == NULL && !proxy_observed(px)))
 		return;
 	c->c_record = CR_LOGGED;
 	scrub_warn(c->c_http.hx_scrub, &c->c_warning);
 	conn_egress(c, &e);
 	if (px->px_log != NULL)
 		jsonl_write(px->px_log, &e);
-	if (px->px_observe != NULL) {
+	if (proxy_observed(px)) {
 		/* A fix only for what the policy itself refused. */
 		if (!e.e_allow && c->c_hint != NULL)
 			hint = xstrdup(c->c_hint);
@@ -137,10 +137,20 @@ conn_log(struct conn *c)
 			hint = decision_hint(&c->c_dec);
 			pattern = decision_pattern(&c->c_dec);
 		}
-		px->px_observe(&e, hint, pattern, px->px_observe_arg);
+		proxy_observe(px, &e, hint, pattern);
 		free(hint);
 		free(pattern);
 	}
+}
+
+/* Tells the program that c, held for its answer (CS_ASKING), goes. */
+static void
+conn_ask_cancel(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+
+	if (px->px_hooks != NULL && px->px_hooks->hk_ask_cancel != NULL)
+		px->px_hooks->hk_ask_cancel(c, px->px_hooks_arg);
 }
 
 /* Frees c and everything it holds; logs its decision if not yet done. */
@@ -150,8 +160,8 @@ conn_free(struct conn *c)
 	struct proxy	*px = c->c_proxy;
 
 	conn_log(c);
-	if (c->c_state == CS_ASKING && px->px_ask_cancel != NULL)
-		px->px_ask_cancel(c, px->px_ask_arg);
+	if (c->c_state == CS_ASKING)
+		conn_ask_cancel(c);
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
 	dns_cancel(c->c_dial.cd_query);
@@ -191,8 +201,9 @@ conn_free(struct conn *c)
 	free(c->c_sandbox);
 	free(c->c_command);
 	free(c);
-	if (px->px_drained != NULL && px->px_nconns == 0)
-		px->px_drained(px);
+	if (px->px_draining && px->px_nconns == 0 && px->px_hooks != NULL &&
+	    px->px_hooks->hk_drained != NULL)
+		px->px_hooks->hk_drained(px->px_hooks_arg);
 }
 
 /* Closes every connection at once (the drain time is over). */
@@ -508,12 +519,10 @@ static void
 conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn	*c = arg;
-	struct proxy	*px = c->c_proxy;
 
 	(void)fd;
 	(void)what;
-	if (px->px_ask_cancel != NULL)
-		px->px_ask_cancel(c, px->px_ask_arg);
+	conn_ask_cancel(c);
 	conn_deny(c);		/* out of CS_ASKING before any conn_free() */
 }
 
@@ -529,10 +538,11 @@ conn_ask(struct conn *c)
 	struct egress	 e;
 	struct timeval	 tv = { px->px_ask_secs, 0 };
 
-	if (px->px_ask == NULL || c->c_dec.d_why != WHY_NO_RULE)
+	if (px->px_hooks == NULL || px->px_hooks->hk_ask == NULL ||
+	    c->c_dec.d_why != WHY_NO_RULE)
 		return false;
 	conn_egress(c, &e);
-	if (!px->px_ask(c, &e, px->px_ask_arg))
+	if (!px->px_hooks->hk_ask(c, &e, px->px_hooks_arg))
 		return false;
 	if (c->c_ask_ev == NULL && (c->c_ask_ev = evtimer_new(px->px_base,
 	    conn_ask_timeout_cb, c)) == NULL)

@@ -4,7 +4,7 @@
  * A small evhttp server on the proxy's own event loop: a scrape reads
  * counters and answers, nothing more, so it costs the proxy next to
  * nothing and needs no lock.  Decisions and bytes are counted from the
- * same records the egress log gets (px_observe), so the two agree: a
+ * same records the egress log gets (proxy_observe), so the two agree: a
  * tunnel's bytes count when it ends, as its log line is written.  What
  * the log does not carry (DNS failures, reloads, accepts) is counted in
  * struct proxy_stats where it happens.
@@ -53,18 +53,12 @@ struct metrics {
 	uint64_t	 m_up;
 	uint64_t	 m_down;
 	time_t		 m_started;
-	/* Whoever observed before us (cordon run's summary), told too. */
-	void		(*m_next)(const struct egress *, const char *,
-			    const char *, void *);
-	void		*m_next_arg;
 };
 
-/* px_observe: counts one logged decision. */
-static void
-metrics_observe(const struct egress *e, const char *hint,
-    const char *pattern, void *arg)
+/* Counts one logged decision (proxy_observe). */
+void
+metrics_count(struct metrics *m, const struct egress *e)
 {
-	struct metrics	*m = arg;
 	size_t		 p;
 
 	for (p = 0; p < MP_COUNT; p++)
@@ -77,8 +71,6 @@ metrics_observe(const struct egress *e, const char *hint,
 		m->m_failed++;
 	m->m_up += e->e_up;
 	m->m_down += e->e_down;
-	if (m->m_next != NULL)
-		m->m_next(e, hint, pattern, m->m_next_arg);
 }
 
 static void
@@ -185,8 +177,8 @@ metrics_other_cb(struct evhttp_request *req, void *arg)
 }
 
 /*
- * Serves metrics of px on fd (a listening socket, taken).  Chains
- * px_observe.  Returns NULL with *cause set (fd closed).
+ * Serves metrics of px on fd (a listening socket, taken), counting what
+ * proxy_observe() tells it.  Returns NULL with *cause set (fd closed).
  */
 struct metrics *
 metrics_new(struct proxy *px, int fd, char **cause)
@@ -213,10 +205,7 @@ metrics_new(struct proxy *px, int fd, char **cause)
 		goto fail;
 	}
 	fd = -1;			/* the evhttp owns it now */
-	m->m_next = px->px_observe;
-	m->m_next_arg = px->px_observe_arg;
-	px->px_observe = metrics_observe;
-	px->px_observe_arg = m;
+	px->px_metrics = m;
 	return m;
 fail:
 	if (fd != -1)
@@ -230,6 +219,8 @@ metrics_free(struct metrics *m)
 {
 	if (m == NULL)
 		return;
+	if (m->m_proxy->px_metrics == m)
+		m->m_proxy->px_metrics = NULL;
 	if (m->m_http != NULL)
 		evhttp_free(m->m_http);		/* closes the listener */
 	free(m);

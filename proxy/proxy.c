@@ -61,15 +61,14 @@ proxy_dns(struct proxy *px, const char *servers, const char *const *pins,
 
 /*
  * Ends px: every connection closed, then everything px holds freed.  Each
- * connection logs its line and px_observe hears of it, so what that hook
- * feeds (metrics, a run's tally) must still be there; px_drained is not
- * called.  A caller that wants to know whether the egress log has every
+ * connection logs its line and the metrics and hk_observe hear of it, so
+ * they must still be there; hk_drained is not called.  A caller that wants to know whether the egress log has every
  * line asks jsonl_failed() after conn_close_all(), before this.
  */
 void
 proxy_clear(struct proxy *px)
 {
-	px->px_drained = NULL;
+	px->px_draining = false;
 	conn_close_all(px);
 	jsonl_close(px->px_log);
 	dns_free(px->px_dns);
@@ -134,4 +133,38 @@ const char *
 phantom_name(const struct phantom *ph)
 {
 	return ph->ph_env != NULL ? ph->ph_env : ph->ph_file;
+}
+
+/* Whether anyone hears of decisions (proxy_observe). */
+bool
+proxy_observed(const struct proxy *px)
+{
+	return px->px_metrics != NULL ||
+	    (px->px_hooks != NULL && px->px_hooks->hk_observe != NULL);
+}
+
+/*
+ * Tells the metrics and the program (hk_observe) of a decision as it is
+ * logged; hint and pattern as for hk_observe.
+ */
+void
+proxy_observe(struct proxy *px, const struct egress *e, const char *hint,
+    const char *pattern)
+{
+	if (px->px_metrics != NULL)
+		metrics_count(px->px_metrics, e);
+	if (px->px_hooks != NULL && px->px_hooks->hk_observe != NULL)
+		px->px_hooks->hk_observe(e, hint, pattern, px->px_hooks_arg);
+}
+
+/*
+ * Stops waiting for nothing: from now on, hk_drained is told when the
+ * last connection goes.  Returns true if none is open now (nothing will
+ * be told).
+ */
+bool
+proxy_drain(struct proxy *px)
+{
+	px->px_draining = true;
+	return px->px_nconns == 0;
 }

@@ -266,6 +266,33 @@ struct ppolicy {
 	unsigned int		 pp_refs;
 };
 
+struct conn;
+struct metrics;
+
+/*
+ * What the program running a proxy hears from it and is asked by it
+ * (cordon run's summary and --ask, cordon proxy's drain), each with
+ * px_hooks_arg; any may be NULL.
+ */
+struct proxy_hooks {
+	/*
+	 * Each decision as it is logged; for a refusal by the policy, the
+	 * fix in words and the network.allow entry that alone would allow
+	 * it (either may be NULL).
+	 */
+	void	(*hk_observe)(const struct egress *, const char *,
+		    const char *, void *);
+	/*
+	 * Before a connection no rule allows is refused: true if the answer
+	 * will come through conn_answer() within px_ask_secs.
+	 */
+	bool	(*hk_ask)(struct conn *, const struct egress *, void *);
+	/* The connection asked about went before its answer. */
+	void	(*hk_ask_cancel)(struct conn *, void *);
+	/* The last connection went, after proxy_drain(). */
+	void	(*hk_drained)(void *);
+};
+
 struct proxy {
 	struct event_base	*px_base;
 	struct ppolicy		*px_policy;	/* replaced on reload */
@@ -278,26 +305,11 @@ struct proxy {
 	int			 px_connect_secs;
 	int			 px_idle_secs;
 	time_t			 px_warned;	/* rate limit for warnings */
-	void			(*px_drained)(struct proxy *);
-	/*
-	 * Told of each decision as it is logged; for a refusal by the
-	 * policy, the fix in words and the network.allow entry that alone
-	 * would allow it (either may be NULL).
-	 */
-	void			(*px_observe)(const struct egress *,
-				    const char *, const char *, void *);
-	void			*px_observe_arg;
-	/*
-	 * Asked before a connection no rule allows is refused (cordon run
-	 * --ask): true if it will answer with conn_answer() within
-	 * px_ask_secs; told with px_ask_cancel when the connection goes
-	 * before the answer.
-	 */
-	bool			(*px_ask)(struct conn *, const struct egress *,
-				    void *);
-	void			(*px_ask_cancel)(struct conn *, void *);
-	void			*px_ask_arg;
-	int			 px_ask_secs;
+	const struct proxy_hooks *px_hooks;	/* the program's; may be NULL */
+	void			*px_hooks_arg;
+	bool			 px_draining;	/* proxy_drain() was called */
+	struct metrics		*px_metrics;	/* NULL: not served */
+	int			 px_ask_secs;	/* hk_ask's deadline */
 	bool			 px_ask_names;	/* a name without a rule resolves:
 						   its connection is asked */
 	struct proxy_stats	 px_stats;
@@ -319,6 +331,10 @@ void	 proxy_init(struct proxy *, struct event_base *, struct policy *);
 int	 proxy_dns(struct proxy *, const char *, const char *const *, size_t,
 	    char **);
 void	 proxy_clear(struct proxy *);
+bool	 proxy_observed(const struct proxy *);
+void	 proxy_observe(struct proxy *, const struct egress *, const char *,
+	    const char *);
+bool	 proxy_drain(struct proxy *);
 struct ppolicy *ppolicy_new(struct policy *);
 struct ppolicy *ppolicy_ref(struct ppolicy *);
 void	 ppolicy_unref(struct ppolicy *);
@@ -370,6 +386,7 @@ bool	 listen_is_own(const struct proxy *, const struct addr *, int);
 struct metrics;
 
 struct metrics	*metrics_new(struct proxy *, int, char **);
+void		 metrics_count(struct metrics *, const struct egress *);
 void		 metrics_free(struct metrics *);
 
 /* proxy_cmd.c */

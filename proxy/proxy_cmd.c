@@ -64,7 +64,6 @@ struct proxy_run {
 	int			 pr_connect_secs;
 	int			 pr_idle_secs;
 	int			 pr_drain_secs;
-	bool			 pr_draining;
 	struct event		*pr_drain_ev;
 	struct endpoint		 pr_metrics_ep;
 	struct metrics		*pr_metrics;
@@ -159,11 +158,18 @@ proxy_hup_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* The last connection went while draining. */
 static void
-proxy_drained(struct proxy *px)
+proxy_drained(void *arg)
 {
+	struct proxy	*px = arg;
+
 	event_base_loopexit(px->px_base, NULL);
 }
+
+static const struct proxy_hooks proxy_cmd_hooks = {
+	.hk_drained = proxy_drained,
+};
 
 static void
 proxy_drain_timeout_cb(evutil_socket_t fd, short what, void *arg)
@@ -187,20 +193,18 @@ proxy_term_cb(evutil_socket_t sig, short what, void *arg)
 	size_t			 i;
 
 	(void)what;
-	if (run->pr_draining) {
+	if (px->px_draining) {
 		event_base_loopexit(px->px_base, NULL);
 		return;
 	}
-	run->pr_draining = true;
 	log_info("proxy: %s: no new connections; %zu open",
 	    strsignal((int)sig), px->px_nconns);
 	for (i = 0; i < run->pr_nlisten; i++)
 		evconnlistener_disable(run->pr_listeners[i]);
-	if (px->px_nconns == 0) {
+	if (proxy_drain(px)) {
 		event_base_loopexit(px->px_base, NULL);
 		return;
 	}
-	px->px_drained = proxy_drained;
 	run->pr_drain_ev = evtimer_new(px->px_base, proxy_drain_timeout_cb,
 	    run);
 	if (run->pr_drain_ev != NULL)
@@ -500,6 +504,8 @@ proxy_setup(struct proxy_run *run, const struct proxy_opts *o)
 	if ((run->pr_base = event_base_new()) == NULL)
 		fatalx("proxy: cannot make an event loop");
 	proxy_init(px, run->pr_base, p);
+	px->px_hooks = &proxy_cmd_hooks;
+	px->px_hooks_arg = px;
 	proxy_limits(run);
 	if (proxy_dns(px, o->po_dns, o->po_pins, o->po_npins, &cause) == -1)
 		fatalx("proxy: %s", cause);
@@ -569,7 +575,7 @@ proxy_signals(struct proxy_run *run)
 
 /*
  * The one end, once the loop is over: the proxy first, so that the last
- * lines reach the metrics (px_observe) too, then what serves it.
+ * lines reach the metrics too, then what serves it.
  */
 static void
 proxy_stop(struct proxy_run *run)

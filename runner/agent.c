@@ -164,13 +164,13 @@ agent_log(struct agent_conn *ac, const char *method, bool allow,
 		ag->ag_refused++;
 	if (px->px_log != NULL)
 		jsonl_write(px->px_log, &e);
-	if (allow || px->px_observe == NULL || e.e_port == 0)
+	if (allow || !proxy_observed(px) || e.e_port == 0)
 		return;
 	if (d != NULL && d->d_verdict == VERDICT_DENY) {
 		hint = decision_hint(d);
 		pattern = decision_pattern(d);
 	}
-	px->px_observe(&e, hint, pattern, px->px_observe_arg);
+	proxy_observe(px, &e, hint, pattern);
 	free(hint);
 	free(pattern);
 }

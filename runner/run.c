@@ -121,11 +121,8 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	    cause)) == -1)
 		return -1;
 
-	px->px_observe = run_control_observe;
-	px->px_observe_arg = rn;
-	px->px_ask = run_control_ask;
-	px->px_ask_cancel = run_control_ask_cancel;
-	px->px_ask_arg = rn;
+	px->px_hooks = &run_proxy_hooks;
+	px->px_hooks_arg = rn;
 	px->px_ask_secs = net->net_ask_secs;
 	px->px_ask_names = net->net_ask;
 	if (proxy_dns(px, net->net_dns, net->net_pins, net->net_npins, cause) ==

@@ -26,7 +26,7 @@ struct ask {
 };
 
 /* Each decision of the run's proxy: counted, and told to the harness. */
-void
+static void
 run_control_observe(const struct egress *e, const char *hint,
     const char *pattern, void *arg)
 {
@@ -53,7 +53,7 @@ run_control_observe(const struct egress *e, const char *hint,
 }
 
 /* --ask: a connection no rule allows waits while the harness is asked. */
-bool
+static bool
 run_control_ask(struct conn *c, const struct egress *e, void *arg)
 {
 	struct runner	*rn = arg;
@@ -78,7 +78,7 @@ run_control_ask(struct conn *c, const struct egress *e, void *arg)
 }
 
 /* Forgets the ask of c (answered, timed out, or the client went). */
-void
+static void
 run_control_ask_cancel(struct conn *c, void *arg)
 {
 	struct runner	*rn = arg;
@@ -90,6 +90,13 @@ run_control_ask_cancel(struct conn *c, void *arg)
 			return;
 		}
 }
+
+/* What the run's proxy tells cordon run, and asks it. */
+const struct proxy_hooks run_proxy_hooks = {
+	.hk_observe = run_control_observe,
+	.hk_ask = run_control_ask,
+	.hk_ask_cancel = run_control_ask_cancel,
+};
 
 /* {"allow": P} or {"deny": P}: the run's policy, with one rule more. */
 static int

@@ -799,10 +799,7 @@ long long	run_ms(void);
 int		run_exec(struct run *, struct policy *, const struct run_net *);
 
 /* run_control.c: the harness's side (--control, --ask). */
-void	run_control_observe(const struct egress *, const char *,
-	    const char *, void *);
-bool	run_control_ask(struct conn *, const struct egress *, void *);
-void	run_control_ask_cancel(struct conn *, void *);
+extern const struct proxy_hooks run_proxy_hooks;	/* hooks: rn */
 int	run_control_start(struct runner *);
 
 /* run_end.c: what the sandbox left, the summary, the report, the end. */
