@@ -657,6 +657,8 @@ conn_pp2(struct conn *c)
 	char		 command[PP2_COMMAND_MAX + 1];
 	int		 rc;
 
+	if (len == 0)
+		return;
 	if (len > PP2_HEADER_MAX)
 		len = PP2_HEADER_MAX;
 	rc = pp2_parse(evbuffer_pullup(in, (ssize_t)len), len, &used, id,
@@ -686,48 +688,139 @@ conn_pp2(struct conn *c)
 	conn_process(c);
 }
 
+/* CS_SNIFF: the first byte tells SOCKS from HTTP. */
+static void
+conn_sniff(struct conn *c)
+{
+	uint8_t	 first;
+
+	if (evbuffer_copyout(bufferevent_get_input(c->c_bev), &first, 1) != 1)
+		return;
+	c->c_state = first == SOCKS5_VERSION ? CS_SOCKS_GREETING :
+	    CS_HTTP_HEAD;
+	conn_process(c);
+}
+
+/* CS_PEEK: the server speaks first (SSH, SMTP): pass it on. */
+static void
+conn_peek_up_read(struct conn *c)
+{
+	struct evbuffer	*upin = bufferevent_get_input(c->c_up);
+
+	c->c_down_bytes += evbuffer_get_length(upin);
+	evbuffer_add_buffer(bufferevent_get_output(c->c_bev), upin);
+}
+
+/* Inspected, before requests: the upstream's bytes wait for them. */
+static void
+conn_tls_up_hold(struct conn *c)
+{
+	bufferevent_disable(c->c_up, EV_READ);
+}
+
+/* The client's end of file or error: c ends, saying so if need be. */
+void
+conn_gone(struct conn *c, short what)
+{
+	(void)what;
+	if (c->c_record == CR_OPEN && c->c_reason == NULL)
+		conn_reason(c, "the client went away");
+	conn_free(c);
+}
+
+/* The same, where the client's end says nothing (a peek, a flush). */
+static void
+conn_gone_quietly(struct conn *c, short what)
+{
+	(void)what;
+	conn_free(c);
+}
+
+/* Bytes from an upstream that was asked nothing: a kept one is dropped. */
+static void
+conn_up_unasked(struct conn *c)
+{
+	if (c->c_http.hx_up == HX_UP_KEPT)
+		conn_drop_up(c);
+}
+
+/* The upstream's end of file, error or timeout: c ends, but a kept one. */
+static void
+conn_up_gone(struct conn *c, short what)
+{
+	if (c->c_http.hx_up == HX_UP_KEPT) {
+		conn_http_kept_gone(c);
+		return;
+	}
+	conn_up_reason(c, what);
+	conn_abort(c);
+}
+
 /*
- * Moves c on as far as the bytes it has allow.  One switch rather than
- * read callbacks swapped by state (as httpd does): a state is often
- * entered with its bytes read already (after the PROXY v2 header, a
- * connect, a handshake, a kept-alive answer), so each change of state
- * would set the callbacks and call this all the same.
+ * What each state does with what happens on the client's and the
+ * upstream's bufferevents.  A state's handlers are looked up here at
+ * each event rather than set on the bufferevents as the state changes
+ * (as httpd does): a state is often entered with its bytes read already
+ * (after the PROXY v2 header, a connect, a handshake, a kept-alive
+ * answer), so the code that changes it calls conn_process() at once.
+ * NULL: nothing, but for on_gone (conn_gone), on_up_read
+ * (conn_up_unasked) and on_up_gone (conn_up_gone).  A timeout on the
+ * client's side is conn_too_slow() in every state.
  */
+struct conn_handlers {
+	void	(*on_read)(struct conn *);
+	void	(*on_write)(struct conn *);	/* room to write again */
+	void	(*on_connected)(struct conn *);	/* a TLS handshake done */
+	void	(*on_gone)(struct conn *, short);
+	void	(*on_up_read)(struct conn *);
+	void	(*on_up_write)(struct conn *);
+	void	(*on_up_gone)(struct conn *, short);
+};
+
+static const struct conn_handlers conn_handlers[] = {
+	[CS_PP2] = { .on_read = conn_pp2 },
+	[CS_SNIFF] = { .on_read = conn_sniff },
+	[CS_HTTP_HEAD] = { .on_read = conn_http_head },
+	[CS_SOCKS_GREETING] = { .on_read = conn_socks_read },
+	[CS_SOCKS_REQUEST] = { .on_read = conn_socks_read },
+	[CS_ASKING] = { 0 },
+	[CS_RESOLVING] = { 0 },
+	[CS_CONNECTING] = { 0 },
+	[CS_PEEK] = {
+		.on_read = conn_tls_peek,
+		.on_gone = conn_gone_quietly,
+		.on_up_read = conn_peek_up_read,
+	},
+	[CS_TUNNEL] = { 0 },
+	[CS_TLS_SETUP] = {
+		.on_up_read = conn_tls_up_hold,
+		.on_up_gone = conn_tls_up_done,
+	},
+	[CS_TLS_ACCEPT] = {
+		.on_connected = conn_tls_accepted,
+		.on_gone = conn_tls_failed,
+		.on_up_read = conn_tls_up_hold,
+		.on_up_gone = conn_tls_up_gone,
+	},
+	[CS_FORWARD] = {
+		.on_read = conn_http_forward,
+		.on_write = conn_http_forward,
+		.on_gone = conn_http_client_gone,
+		.on_up_read = conn_http_forward,
+		.on_up_write = conn_http_forward,
+		.on_up_gone = conn_http_up_event,
+	},
+	[CS_CLOSING] = { .on_write = conn_close },
+	[CS_ABORTING] = { .on_write = conn_close },
+	[CS_FLUSHING] = { .on_gone = conn_gone_quietly },
+};
+
+/* Moves c on as far as the bytes it has allow. */
 void
 conn_process(struct conn *c)
 {
-	struct evbuffer	*in = bufferevent_get_input(c->c_bev);
-	uint8_t		 first;
-
-	switch (c->c_state) {
-	case CS_PP2:
-		if (evbuffer_get_length(in) > 0)
-			conn_pp2(c);
-		return;
-	case CS_SNIFF:
-		if (evbuffer_copyout(in, &first, 1) != 1)
-			return;
-		c->c_state = first == SOCKS5_VERSION ? CS_SOCKS_GREETING :
-		    CS_HTTP_HEAD;
-		conn_process(c);
-		return;
-	case CS_HTTP_HEAD:
-		if (evbuffer_get_length(in) > 0)
-			conn_http_head(c);
-		return;
-	case CS_SOCKS_GREETING:
-	case CS_SOCKS_REQUEST:
-		conn_socks_read(c);
-		return;
-	case CS_PEEK:
-		conn_tls_peek(c);
-		return;
-	case CS_FORWARD:
-		conn_http_forward(c);
-		return;
-	default:
-		return;
-	}
+	if (conn_handlers[c->c_state].on_read != NULL)
+		conn_handlers[c->c_state].on_read(c);
 }
 
 void
@@ -743,71 +836,34 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	if (c->c_state == CS_CLOSING || c->c_state == CS_ABORTING) {
-		conn_close(c);
-		return;
-	}
-	if (c->c_state == CS_FORWARD)
-		conn_http_forward(c);	/* room again for the answer */
+	if (conn_handlers[c->c_state].on_write != NULL)
+		conn_handlers[c->c_state].on_write(c);
 }
 
 void
 conn_event_cb(struct bufferevent *bev, short what, void *arg)
 {
-	struct conn	*c = arg;
+	struct conn			*c = arg;
+	const struct conn_handlers	*h = &conn_handlers[c->c_state];
 
 	(void)bev;
 	if (what & BEV_EVENT_CONNECTED) {
-		if (c->c_state == CS_TLS_ACCEPT)
-			conn_tls_accepted(c);
-		return;
-	}
-	if (what & BEV_EVENT_TIMEOUT) {
+		if (h->on_connected != NULL)
+			h->on_connected(c);
+	} else if (what & BEV_EVENT_TIMEOUT)
 		conn_too_slow(c);
-		return;
-	}
-	if (c->c_state == CS_TLS_ACCEPT) {
-		conn_tls_failed(c);
-		return;
-	}
-	/* End of file or error from the client. */
-	if (c->c_state == CS_FORWARD && (what & BEV_EVENT_EOF) &&
-	    c->c_http.hx_reqdone) {
-		/* Half-closed after a whole request: finish the answer. */
-		c->c_http.hx_keepalive = false;
-		bufferevent_disable(c->c_bev, EV_READ);
-		return;
-	}
-	if (c->c_record == CR_OPEN && c->c_reason == NULL &&
-	    c->c_state != CS_PEEK && c->c_state != CS_FLUSHING)
-		conn_reason(c, "the client went away");
-	conn_free(c);
+	else
+		(h->on_gone != NULL ? h->on_gone : conn_gone)(c, what);
 }
 
 void
 conn_up_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn	*c = arg;
-	struct evbuffer	*out;
 
 	(void)bev;
-	if (c->c_state == CS_PEEK) {
-		/* Server speaks first (SSH, SMTP): pass it on. */
-		out = bufferevent_get_output(c->c_bev);
-		c->c_down_bytes += evbuffer_get_length(
-		    bufferevent_get_input(c->c_up));
-		evbuffer_add_buffer(out, bufferevent_get_input(c->c_up));
-		return;
-	}
-	if (c->c_state == CS_FORWARD) {
-		conn_http_forward(c);
-		return;
-	}
-	/* A kept upstream that talks between requests is not reused. */
-	if (c->c_http.hx_up == HX_UP_KEPT)
-		conn_drop_up(c);
-	else if (c->c_state == CS_TLS_SETUP || c->c_state == CS_TLS_ACCEPT)
-		bufferevent_disable(c->c_up, EV_READ);
+	(conn_handlers[c->c_state].on_up_read != NULL ?
+	    conn_handlers[c->c_state].on_up_read : conn_up_unasked)(c);
 }
 
 void
@@ -816,40 +872,18 @@ conn_up_write_cb(struct bufferevent *bev, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	if (c->c_state == CS_FORWARD)
-		conn_http_forward(c);	/* room again for the request */
+	if (conn_handlers[c->c_state].on_up_write != NULL)
+		conn_handlers[c->c_state].on_up_write(c);
 }
 
-/*
- * The upstream's end of file, error or timeout: for the file whose
- * state c is in; a tunnel's first bytes or a connection being closed
- * end here.
- */
 void
 conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn	*c = arg;
 
 	(void)bev;
-	switch (c->c_state) {
-	case CS_TLS_SETUP:
-		conn_tls_up_done(c, what);
-		return;
-	case CS_TLS_ACCEPT:
-		conn_tls_up_gone(c);
-		return;
-	case CS_FORWARD:
-		conn_http_up_event(c, what);
-		return;
-	default:
-		break;
-	}
-	if (c->c_http.hx_up == HX_UP_KEPT) {
-		conn_http_kept_gone(c);
-		return;
-	}
-	conn_up_reason(c, what);
-	conn_abort(c);
+	(conn_handlers[c->c_state].on_up_gone != NULL ?
+	    conn_handlers[c->c_state].on_up_gone : conn_up_gone)(c, what);
 }
 
 /* Names the client for the log: address and port, or "unix". */

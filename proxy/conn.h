@@ -246,6 +246,7 @@ void	 conn_arm_deadline(struct conn *);
 void	 conn_decide(struct conn *);
 void	 conn_tunnel(struct conn *);
 void	 conn_process(struct conn *);
+void	 conn_gone(struct conn *, short);
 void	 conn_read_cb(struct bufferevent *, void *);
 void	 conn_write_cb(struct bufferevent *, void *);
 void	 conn_event_cb(struct bufferevent *, short, void *);
@@ -264,6 +265,7 @@ void	 conn_connect_next(struct conn *);
 void	 conn_http_answer(struct conn *, int, const char *, const char *);
 bool	 conn_http_inspect(struct conn *);
 void	 conn_http_head(struct conn *);
+void	 conn_http_client_gone(struct conn *, short);
 bool	 conn_http_reuse(struct conn *);
 void	 conn_http_start(struct conn *);
 void	 conn_http_forward(struct conn *);
@@ -284,9 +286,9 @@ void	 conn_socks_connected(struct conn *);
 /* conn_tls.c */
 void	 conn_tls_peek(struct conn *);
 void	 conn_tls_up_done(struct conn *, short);
-void	 conn_tls_up_gone(struct conn *);
+void	 conn_tls_up_gone(struct conn *, short);
 void	 conn_tls_accepted(struct conn *);
-void	 conn_tls_failed(struct conn *);
+void	 conn_tls_failed(struct conn *, short);
 void	 conn_tls_head(struct conn *);
 
 #endif

@@ -152,6 +152,8 @@ conn_http_head(struct conn *c)
 	int			 rc, status = 400;
 	bool			 tls = c->c_ins.ci_tls;
 
+	if (len == 0)
+		return;
 	if (len > HTTP_HEAD_MAX + 4)
 		len = HTTP_HEAD_MAX + 4;
 	data = (const char *)evbuffer_pullup(in, (ssize_t)len);
@@ -497,6 +499,21 @@ conn_http_up_event(struct conn *c, short what)
 		    c->c_reason);
 	else
 		conn_abort(c);
+}
+
+/*
+ * The client's end of file or error while forwarding: after a whole
+ * request, a half-close, and the answer is finished; else c ends.
+ */
+void
+conn_http_client_gone(struct conn *c, short what)
+{
+	if ((what & BEV_EVENT_EOF) && c->c_http.hx_reqdone) {
+		c->c_http.hx_keepalive = false;
+		bufferevent_disable(c->c_bev, EV_READ);
+		return;
+	}
+	conn_gone(c, what);
 }
 
 /* A kept upstream closed between requests: forget it. */

@@ -254,8 +254,9 @@ conn_tls_up_done(struct conn *c, short what)
 
 /* The upstream went before the sandbox's handshake ended (CS_TLS_ACCEPT). */
 void
-conn_tls_up_gone(struct conn *c)
+conn_tls_up_gone(struct conn *c, short what)
 {
+	(void)what;
 	if (c->c_ins.ci_upfail == NULL)
 		c->c_ins.ci_upfail = xstrdup("the upstream closed the "
 		    "connection");
@@ -347,11 +348,12 @@ conn_tls_accepted(struct conn *c)
 
 /* The sandbox's handshake failed: close, saying why and the likely fix. */
 void
-conn_tls_failed(struct conn *c)
+conn_tls_failed(struct conn *c, short what)
 {
 	const char	*err = conn_tls_error(c->c_bev), *hint = "";
 	char		*why;
 
+	(void)what;
 	if (err != NULL && strstr(err, "unknown ca") != NULL)
 		hint = " (the client does not trust cordon's CA: `cordon "
 		    "run` gives the sandbox a bundle with it; other "
