@@ -346,9 +346,16 @@ conn_end(struct conn *c, enum conn_state state)
 	c->c_state = state;
 	conn_drop_up(c);
 	bufferevent_disable(c->c_bev, EV_READ);
-	if (evbuffer_get_length(bufferevent_get_output(c->c_bev)) == 0)
+	if (evbuffer_get_length(bufferevent_get_output(c->c_bev)) == 0) {
 		conn_close(c);
-	/* else conn_write_cb closes it once the output is drained */
+		return;
+	}
+	/*
+	 * conn_write_cb closes it once the output is drained: told when it
+	 * is empty, not below the forwarding's low mark, or an answer's
+	 * last bytes would be dropped.
+	 */
+	bufferevent_setwatermark(c->c_bev, EV_WRITE, 0, 0);
 }
 
 /* Closes c once what it has to say is written. */
@@ -780,7 +787,10 @@ struct conn_handlers {
 static const struct conn_handlers conn_handlers[] = {
 	[CS_PP2] = { .on_read = conn_pp2 },
 	[CS_SNIFF] = { .on_read = conn_sniff },
-	[CS_HTTP_HEAD] = { .on_read = conn_http_head },
+	[CS_HTTP_HEAD] = {
+		.on_read = conn_http_head,
+		.on_gone = conn_http_head_gone,
+	},
 	[CS_SOCKS_GREETING] = { .on_read = conn_socks_read },
 	[CS_SOCKS_REQUEST] = { .on_read = conn_socks_read },
 	[CS_ASKING] = { 0 },

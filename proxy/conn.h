@@ -265,6 +265,7 @@ void	 conn_connect_next(struct conn *);
 void	 conn_http_answer(struct conn *, int, const char *, const char *);
 bool	 conn_http_inspect(struct conn *);
 void	 conn_http_head(struct conn *);
+void	 conn_http_head_gone(struct conn *, short);
 void	 conn_http_client_gone(struct conn *, short);
 bool	 conn_http_reuse(struct conn *);
 void	 conn_http_start(struct conn *);

@@ -516,6 +516,21 @@ conn_http_client_gone(struct conn *c, short what)
 	conn_gone(c, what);
 }
 
+/*
+ * The client's end of file between requests: the last answer's end, if
+ * still waiting in the output, is written before c closes.
+ */
+void
+conn_http_head_gone(struct conn *c, short what)
+{
+	if ((what & BEV_EVENT_EOF) &&
+	    evbuffer_get_length(bufferevent_get_output(c->c_bev)) > 0) {
+		conn_finish(c);
+		return;
+	}
+	conn_gone(c, what);
+}
+
 /* A kept upstream closed between requests: forget it. */
 void
 conn_http_kept_gone(struct conn *c)

@@ -105,6 +105,61 @@ raw() {
 	[ "$(last bytes_up)" = 70000 ]
 }
 
+# A client that shuts its write side after the request (as netcat -N
+# does) still gets the whole answer, and the line is logged once.
+HALF_CLOSE='import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(("GET http://127.0.0.1:%s/bytes/100000 HTTP/1.1\r\n"
+    "Host: 127.0.0.1:%s\r\n\r\n" % (sys.argv[2], sys.argv[2])).encode())
+s.shutdown(socket.SHUT_WR)
+data = b""
+while True:
+	b = s.recv(65536)
+	if not b:
+		break
+	data += b
+head, _, body = data.partition(b"\r\n\r\n")
+print(head.split(b"\r\n")[0].decode(), len(body))'
+
+@test "HTTP: a client that half-closes after its request gets the whole answer" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	run python3 -c "$HALF_CLOSE" "$PROXY" "$UP"
+	[ "$status" -eq 0 ]
+	[ "$output" = "HTTP/1.1 200 OK 100000" ]
+	[ "$(wc -l <"$LOG")" -eq 1 ]
+	[ "$(last decision)" = allow ]
+	[ "$(last reason)" = null ]
+}
+
+# A client that reads slower than the origin sends: the end of a closing
+# answer waits in the proxy's output when the answer is done.
+SLOW_READER='import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(10)
+s.sendall(("GET http://127.0.0.1:%s/bytes/30000000 HTTP/1.1\r\n"
+    "Host: 127.0.0.1:%s\r\nConnection: close\r\n\r\n" %
+    (sys.argv[2], sys.argv[2])).encode())
+time.sleep(1)
+n = 0
+while True:
+	b = s.recv(1 << 20)
+	if not b:
+		break
+	n += len(b)
+print(n)'
+
+@test "HTTP: a slow reader gets all of a closing answer" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	run python3 -c "$SLOW_READER" "$PROXY" "$UP"
+	[ "$status" -eq 0 ]
+	# The head, then every byte of the body.
+	[ "$output" -gt 30000000 ]
+	[ "$output" -lt 30000200 ]
+	[ "$(last bytes_down)" -eq 30000000 ]
+}
+
 @test "HTTP: Host rewritten, hop-by-hop and Proxy-Authorization dropped" {
 	start_proxy --resolve "up.test:127.0.0.1" --allow-cidr 127.0.0.1/32 \
 	    --allow-domain "up.test:$UP"
