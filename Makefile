@@ -32,7 +32,8 @@ LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
 		   lib/log.c lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c \
 		   lib/dnsmsg.c
 POLICY_SRCS	 = policies/policy_data.c policies/policy_parse.c \
-		   policies/policy_load.c policies/policy_list.c \
+		   policies/policy_load.c policies/policy_rec.c \
+		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c policies/policy_flag.c
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \

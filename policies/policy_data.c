@@ -1,7 +1,8 @@
 /*
  * policy_data.c: a policy as plain data (policy.h): its names, making,
  * copying and freeing its lists and records.  No JSON here: loading is
- * policy_load.c's, parsing a rule's text policy_parse.c's.
+ * policy_load.c's and policy_rec.c's, parsing a rule's text
+ * policy_parse.c's.
  */
 #include <stdbool.h>
 #include <stdlib.h>

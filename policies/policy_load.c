@@ -2,10 +2,11 @@
  * policy_load.c: read one policy layer from JSON.
  *
  * Keys are walked through tables of name, kind and handler, so a new key
- * is one row.  Every error is collected before giving up, and a layer with
- * any error is thrown away whole: a policy never half-loads.  Syntax
- * errors carry FILE:LINE:COLUMN from jansson; the rest carry the JSON path
- * (network.allow[3]).
+ * is one row; the records of network.inspect[] and credentials[] are
+ * loaded in policy_rec.c.  Every error is collected before giving up, and
+ * a layer with any error is thrown away whole: a policy never half-loads.
+ * Syntax errors carry FILE:LINE:COLUMN from jansson; the rest carry the
+ * JSON path (network.allow[3]).
  *
  * Any leaf value may also be written {"value": V, "from": "TEXT"}: that is
  * how `cordon policy show` records where a merged rule came from, in a
@@ -18,25 +19,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "addr.h"
 #include "policy.h"
+#include "policy_load.h"
 #include "util.h"
 #include "xmalloc.h"
 
 #define MAX_ENV_VALUE	32768
-
-/* The state of one load. */
-struct loader {
-	struct policy		*l_policy;
-	const struct policy_ctx	*l_ctx;
-	const char		*l_name;	/* file name for messages */
-	struct errlist		 l_errors;
-};
 
 enum key_kind {
 	KEY_SECTION,		/* an object with its own table */
@@ -97,10 +90,6 @@ static void	key_env_set(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
 static void	key_ca_dir(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
-static void	rec_inspect(struct loader *, const char *, const char *,
-		    json_t *);
-static void	rec_cred(struct loader *, const char *, const char *,
-		    json_t *);
 
 #define AT(field)	offsetof(struct policy, field)
 
@@ -155,7 +144,7 @@ policy_field(struct loader *l, const struct key *k)
 }
 
 /* Records an error about the value at path. */
-static void
+void
 load_error(struct loader *l, const char *path, const char *text,
     const char *cause)
 {
@@ -404,8 +393,8 @@ key_socket(struct loader *l, const struct key *k, const char *path,
 }
 
 /* Says whether s is a variable name, with a final '*' if glob is set. */
-static bool
-env_name_ok(const char *s, bool glob)
+bool
+load_env_name_ok(const char *s, bool glob)
 {
 	size_t	 i, n = strlen(s);
 
@@ -428,7 +417,7 @@ key_env_pass(struct loader *l, const struct key *k, const char *path,
 	struct pitem	*it;
 
 	(void)value;
-	if (!env_name_ok(text, true)) {
+	if (!load_env_name_ok(text, true)) {
 		load_error(l, path, text, "not a variable name (letters, "
 		    "digits and '_', optionally ending in '*')");
 		return;
@@ -448,7 +437,7 @@ key_env_set(struct loader *l, const struct key *k, const char *path,
 		    "variables (it can only make a policy stricter)");
 		return;
 	}
-	if (!env_name_ok(name, false)) {
+	if (!load_env_name_ok(name, false)) {
 		load_error(l, path, name, "not a variable name (letters, "
 		    "digits and '_')");
 		return;
@@ -529,7 +518,7 @@ static void	load_object(struct loader *, json_t *, const struct key *,
 		    const char *);
 
 /* Says whether v has the type wanted, reporting it when not. */
-static bool
+bool
 load_expect(struct loader *l, const json_t *v, json_type type,
     const char *path, const char *what)
 {
@@ -574,307 +563,6 @@ key_ca_dir(struct loader *l, const struct key *k, const char *path,
 	plist_free(pl);
 	*plist_add(pl) = it;
 	pl->pl_set = true;
-}
-
-/*
- * Refuses the keys of a record not in names (listing them).  Returns
- * whether all were known.
- */
-static bool
-rec_known(struct loader *l, json_t *obj, const char *path,
-    const char *const *names)
-{
-	const char	*name;
-	const char	*const *np;
-	json_t		*v;
-	char		*known = NULL, *tmp, *shown;
-	bool		 ok = true;
-
-	json_object_foreach(obj, name, v) {
-		for (np = names; *np != NULL; np++)
-			if (strcmp(*np, name) == 0)
-				break;
-		if (*np != NULL)
-			continue;
-		if (known == NULL) {
-			known = xstrdup("");
-			for (np = names; *np != NULL; np++) {
-				xasprintf(&tmp, "%s%s\"%s\"", known,
-				    *known ? ", " : "", *np);
-				free(known);
-				known = tmp;
-			}
-		}
-		xasprintf(&tmp, "%s.%s", path, name);
-		shown = str_escape(tmp, strlen(tmp));
-		errlist_add(&l->l_errors, "%s: unknown key \"%s\" (known "
-		    "here: %s)", l->l_name, shown, known);
-		free(shown);
-		free(tmp);
-		ok = false;
-	}
-	free(known);
-	return ok;
-}
-
-/* Returns the string member name of obj, or NULL (reported). */
-static const char *
-rec_string(struct loader *l, json_t *obj, const char *path,
-    const char *name)
-{
-	json_t		*v;
-	char		*sub;
-	const char	*s = NULL;
-
-	xasprintf(&sub, "%s.%s", path, name);
-	if ((v = json_object_get(obj, name)) == NULL)
-		load_error(l, sub, NULL, "missing");
-	else if (load_expect(l, v, JSON_STRING, sub, "a string"))
-		s = json_string_value(v);
-	free(sub);
-	return s;
-}
-
-/*
- * Parses the host of an inspect or credentials entry into it: a name or
- * *.suffix, without port or address.  Returns 0 or -1 (reported).
- */
-static int
-rec_host(struct loader *l, json_t *obj, const char *path, const char *from,
-    struct pitem *it)
-{
-	const char	*text;
-	char		*cause, *sub;
-	int		 rc = -1;
-
-	if ((text = rec_string(l, obj, path, "host")) == NULL)
-		return -1;
-	xasprintf(&sub, "%s.host", path);
-	if (policy_parse_pattern(text, it, &cause) == -1) {
-		load_error(l, sub, text, cause);
-		free(cause);
-	} else if (it->pi_kind == PAT_ADDR)
-		load_error(l, sub, text, "a host name or \"*.suffix\", not "
-		    "an address (inspection works on names)");
-	else if (it->pi_port != PORT_UNSET)
-		load_error(l, sub, text, "no port here: the rule holds on "
-		    "every port network.allow admits");
-	else
-		rc = 0;
-	free(sub);
-	if (from != NULL)
-		it->pi_from = xstrdup(from);
-	else
-		xasprintf(&it->pi_from, "%s: %s", l->l_name, path);
-	return rc;
-}
-
-/* Says why p is not a path rule ("/exact" or "/prefix*"), or NULL. */
-static const char *
-path_rule_error(const char *p)
-{
-	const char	*seg, *star;
-	size_t		 n = strlen(p), len;
-
-	if (p[0] != '/')
-		return "a path rule starts with '/'";
-	if (n > 1024)
-		return "longer than 1024 bytes";
-	if ((star = strchr(p, '*')) != NULL && star[1] != '\0')
-		return "'*' may only end a path rule (a prefix)";
-	for (; *p != '\0'; p++)
-		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f ||
-		    *p == '?' || *p == '#' || *p == '%' || *p == '\\')
-			return "only printable ASCII without spaces, '?', "
-			    "'#', '%' or '\\' (a rule is compared with the "
-			    "decoded path)";
-	for (seg = p - n; *seg != '\0'; seg += len) {
-		seg++;
-		len = strcspn(seg, "/");
-		if ((len == 1 && seg[0] == '.') ||
-		    (len == 2 && seg[0] == '.' && seg[1] == '.'))
-			return "no \".\" or \"..\" segments";
-	}
-	return NULL;
-}
-
-/*
- * Fills pl from the array of strings obj.name, checked and made canonical
- * by upper-casing (methods) or path_rule_error (paths).
- */
-static void
-rec_strings(struct loader *l, json_t *obj, const char *path,
-    const char *name, bool methods, struct plist *pl)
-{
-	json_t		*arr, *v;
-	const char	*text, *why;
-	char		*sub, *elem, *up;
-	size_t		 i, j;
-
-	xasprintf(&sub, "%s.%s", path, name);
-	if ((arr = json_object_get(obj, name)) == NULL)
-		load_error(l, sub, NULL, "missing (list what is allowed)");
-	else if (load_expect(l, arr, JSON_ARRAY, sub, "an array of strings")
-	    && json_array_size(arr) == 0)
-		load_error(l, sub, NULL, "empty: an inspected host with "
-		    "nothing allowed is a deny; use network.deny");
-	else if (json_is_array(arr)) {
-		json_array_foreach(arr, i, v) {
-			xasprintf(&elem, "%s[%zu]", sub, i);
-			if (!load_expect(l, v, JSON_STRING, elem,
-			    "a string")) {
-				free(elem);
-				continue;
-			}
-			text = json_string_value(v);
-			if (methods && !policy_http_token(text))
-				load_error(l, elem, text, "not a method (an "
-				    "RFC 9110 token, as GET)");
-			else if (!methods &&
-			    (why = path_rule_error(text)) != NULL)
-				load_error(l, elem, text, why);
-			else if (pl->pl_n >= 1000)
-				load_error(l, elem, NULL, "too many entries");
-			else {
-				up = xstrdup(text);
-				for (j = 0; methods && up[j] != '\0'; j++)
-					if (up[j] >= 'a' && up[j] <= 'z')
-						up[j] -= 'a' - 'A';
-				plist_add(pl)->pi_text = up;
-			}
-			free(elem);
-		}
-		pl->pl_set = true;
-	}
-	free(sub);
-}
-
-static const char *const inspect_names[] = {
-	"host", "methods", "paths", NULL
-};
-
-/* network.inspect[i]: {"host", "methods", "paths"}. */
-static void
-rec_inspect(struct loader *l, const char *path, const char *from,
-    json_t *obj)
-{
-	struct pinspect	 in = { 0 };
-	size_t		 errors = l->l_errors.el_count;
-
-	if (l->l_ctx->pc_untrusted) {
-		load_error(l, path, NULL, "a workspace policy may not add "
-		    "TLS inspection rules; put them in your user policy or a "
-		    "--policy file");
-		return;
-	}
-	rec_known(l, obj, path, inspect_names);
-	rec_host(l, obj, path, from, &in.in_host);
-	rec_strings(l, obj, path, "methods", true, &in.in_methods);
-	rec_strings(l, obj, path, "paths", false, &in.in_paths);
-	if (l->l_errors.el_count != errors ||
-	    l->l_policy->p_ninspect >= POLICY_MAX_ITEMS) {
-		if (l->l_errors.el_count == errors)
-			load_error(l, path, NULL, "too many entries");
-		pinspect_clear(&in);
-		return;
-	}
-	l->l_policy->p_inspect = xreallocarray(l->l_policy->p_inspect,
-	    l->l_policy->p_ninspect + 1, sizeof(in));
-	l->l_policy->p_inspect[l->l_policy->p_ninspect++] = in;
-}
-
-/* Hop-by-hop headers and those the proxy itself frames the request with. */
-static const char *const cred_bad_headers[] = {
-	"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
-	"Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding",
-	"Upgrade", "Host", "Content-Length", NULL
-};
-
-/* Says why f is not a credential format, or NULL. */
-static const char *
-format_error(const char *f)
-{
-	const char	*p;
-	int		 n = 0;
-
-	if (strlen(f) > 1024)
-		return "longer than 1024 bytes";
-	for (p = f; *p != '\0'; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return "no control characters (CR, LF, ...)";
-		if (*p != '%')
-			continue;
-		if (p[1] != 's')
-			return "'%' may only stand in the one \"%s\" (no "
-			    "\"%%\" or other conversions)";
-		n++;
-		p++;
-	}
-	if (n != 1)
-		return "exactly one \"%s\", where the secret goes";
-	return NULL;
-}
-
-static const char *const cred_names[] = {
-	"host", "env", "header", "format", NULL
-};
-
-/* credentials[i]: {"host", "env", "header", "format"}. */
-static void
-rec_cred(struct loader *l, const char *path, const char *from,
-    json_t *obj)
-{
-	struct pcred		 cr = { 0 };
-	const char		*env, *header, *format, *why;
-	const char *const	*h;
-	char			*sub;
-	size_t			 errors = l->l_errors.el_count;
-
-	if (l->l_ctx->pc_untrusted) {
-		load_error(l, path, NULL, "a workspace policy may not add "
-		    "credentials; put them in your user policy or a --policy "
-		    "file");
-		return;
-	}
-	rec_known(l, obj, path, cred_names);
-	rec_host(l, obj, path, from, &cr.cr_host);
-	xasprintf(&sub, "%s.env", path);
-	if ((env = rec_string(l, obj, path, "env")) != NULL &&
-	    !env_name_ok(env, false))
-		load_error(l, sub, env, "not a variable name (letters, "
-		    "digits and '_')");
-	free(sub);
-	xasprintf(&sub, "%s.header", path);
-	if ((header = rec_string(l, obj, path, "header")) != NULL) {
-		for (h = cred_bad_headers; *h != NULL; h++)
-			if (strcasecmp(*h, header) == 0)
-				break;
-		if (!policy_http_token(header))
-			load_error(l, sub, header, "not a header name (an "
-			    "RFC 9110 token)");
-		else if (*h != NULL)
-			load_error(l, sub, header, "a hop-by-hop or framing "
-			    "header cannot carry a credential");
-	}
-	free(sub);
-	xasprintf(&sub, "%s.format", path);
-	if ((format = rec_string(l, obj, path, "format")) != NULL &&
-	    (why = format_error(format)) != NULL)
-		load_error(l, sub, format, why);
-	free(sub);
-	if (l->l_errors.el_count != errors ||
-	    l->l_policy->p_ncreds >= POLICY_MAX_ITEMS) {
-		if (l->l_errors.el_count == errors)
-			load_error(l, path, NULL, "too many entries");
-		pcred_clear(&cr);
-		return;
-	}
-	cr.cr_env = xstrdup(env);
-	cr.cr_header = xstrdup(header);
-	cr.cr_format = xstrdup(format);
-	l->l_policy->p_creds = xreallocarray(l->l_policy->p_creds,
-	    l->l_policy->p_ncreds + 1, sizeof(cr));
-	l->l_policy->p_creds[l->l_policy->p_ncreds++] = cr;
 }
 
 /* Checks that v is a string (after unwrapping) and hands it to k. */
