@@ -46,8 +46,8 @@ BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsscan.c runner/guard.c \
 		   runner/wspath.c runner/trust.c runner/secrets.c \
-		   runner/unixroute.c runner/agentmsg.c runner/agentkey.c \
-		   runner/knownhosts.c
+		   runner/tokenfile.c runner/unixroute.c runner/agentmsg.c \
+		   runner/agentkey.c runner/knownhosts.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
@@ -230,8 +230,9 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iproxy -Icerts -Ilogs -Irunner $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
-		   $(LOGS_SRCS) runner/secrets.c runner/trust.c runner/agentmsg.c \
-		   runner/agentkey.c runner/knownhosts.c
+		   $(LOGS_SRCS) runner/secrets.c runner/tokenfile.c \
+		   runner/trust.c runner/agentmsg.c runner/agentkey.c \
+		   runner/knownhosts.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
 		   logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))

@@ -539,6 +539,8 @@ int	publish_inside(struct event_base *, int);
  * secrets.c: the tools' token files, given to the sandbox as copies whose
  * tokens are placeholders the proxy fills in for one host each.
  */
+#define SECRETS_FILE_MAX	(1024 * 1024)	/* bytes of one token file */
+
 struct secret {
 	char		*se_host;	/* a name, lower case, no port */
 	char		*se_user;	/* Basic: the user; NULL: se_format */
@@ -570,9 +572,21 @@ struct secret_file {
 
 typedef char	*(*placeholder_fn)(void);
 
+/* What is being built: the copy, and the tokens taken out of it. */
+struct secrets_out {
+	FILE			*sx_f;		/* open_memstream of tf_text */
+	struct secret_file	*sx_sf;
+	placeholder_fn		 sx_new;
+};
+
 extern const struct secret_format	secret_formats[];
 extern const size_t		secret_nformats;
 
+void	secrets_wipe(char *);
+void	secrets_left(struct secret_file *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+const char	*secrets_take(struct secrets_out *, const char *,
+	    const char *, const char *, const char *, size_t);
 void	secrets_parse(const struct secret_format *, const char *, size_t,
 	    placeholder_fn, struct secret_file *);
 void	secrets_read(const char *, const struct policy *, placeholder_fn,
@@ -581,6 +595,16 @@ void	secrets_clear(struct secret_file *);
 void	secrets_prepare(struct run *, struct policy *, bool);
 void	secrets_phantoms(struct run *);
 json_t	*secrets_json(const struct run *);
+
+/*
+ * tokenfile.c: one parser per token file format, each a secret_format's
+ * sk_parse: text in, the copy and its tokens out (secrets_parse()).
+ */
+void	tokenfile_npmrc(struct secrets_out *, const char *, size_t);
+void	tokenfile_netrc(struct secrets_out *, const char *, size_t);
+void	tokenfile_gitcred(struct secrets_out *, const char *, size_t);
+void	tokenfile_pypirc(struct secrets_out *, const char *, size_t);
+void	tokenfile_cargo(struct secrets_out *, const char *, size_t);
 
 /* scratch.c: what the scratch layers hold, for the summary (PID 1). */
 #define RUN_SCRATCH_MAX	7	/* the home; for root, apt's two */

@@ -1,6 +1,6 @@
 /*
  * fuzz_secrets.c: the parsers of the tools' token files (runner/
- * secrets.c) on arbitrary bytes; the first byte picks the format.  Every
+ * tokenfile.c) on arbitrary bytes; the first byte picks the format.  Every
  * token taken out has a host the proxy can hold it to (lower-case name
  * bytes), a value, and a placeholder the copy holds, as it is or (npm's
  * _password, base64) encoded; the copy's length is its text's.

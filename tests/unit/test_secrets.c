@@ -1,7 +1,8 @@
 /*
  * test_secrets.c: the parsers of the tools' token files (runner/
- * secrets.c): what the copy holds, which tokens come out for which host,
- * and what is left out.  Placeholders are counted, "PH1", "PH2", ...
+ * tokenfile.c, through secrets_parse): what the copy holds, which tokens
+ * come out for which host, and what is left out.  Placeholders are
+ * counted, "PH1", "PH2", ...
  */
 #include "unit.h"
 
