@@ -426,29 +426,17 @@ signer_dead(struct signer *s, const char *why)
 }
 
 /*
- * Starts the signing process for the CA in ca_dir and waits until it has
- * loaded the CA (at most SIGNER_START_SECS).  Returns the signer, or NULL
- * with *cause set.  Forks: the caller must not reap children it did not
- * start (waitpid(-1)), or the signer's end goes unnoticed until the next
- * request.
+ * Forks the signing process for the CA in ca_dir, its end of a socket
+ * pair on the signer's s_fd.  Returns the signer, or NULL with *cause
+ * set.
  */
-struct signer *
-signer_start(struct event_base *base, const char *ca_dir, char **cause)
+static struct signer *
+signer_fork(struct event_base *base, const char *ca_dir, char **cause)
 {
-	struct signer		*s;
-	struct pollfd		 pfd;
-	struct timespec		 now, end;
-	struct iovec		 iov;
-	struct msghdr		 mh;
-	PKCS8_PRIV_KEY_INFO	*p8 = NULL;
-	unsigned char		*msg;
-	const unsigned char	*p;
-	size_t			 clen;
-	ssize_t			 n;
-	pid_t			 ppid = getpid();
-	int			 sv[2], ms, flags;
+	struct signer	*s;
+	pid_t		 ppid = getpid();
+	int		 sv[2];
 
-	*cause = NULL;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
 		xasprintf(cause, "socketpair: %s", strerror(errno));
 		return NULL;
@@ -471,9 +459,26 @@ signer_start(struct event_base *base, const char *ca_dir, char **cause)
 		break;
 	}
 	close(sv[1]);
+	return s;
+}
 
-	/* The ready message, holding a private key: wiped once parsed. */
-	msg = xmalloc(SIGNER_MSG_MAX);
+/*
+ * Waits for the child's first message (at most SIGNER_START_SECS) and
+ * reads it into msg, SIGNER_MSG_MAX bytes, its recvmsg flags in *flags.
+ * Returns its length, or -1 with *cause set (the child reaped when it
+ * ended).
+ */
+static ssize_t
+signer_recv_first(struct signer *s, unsigned char *msg, int *flags,
+    char **cause)
+{
+	struct pollfd	 pfd;
+	struct timespec	 now, end;
+	struct iovec	 iov;
+	struct msghdr	 mh;
+	ssize_t		 n;
+	int		 ms;
+
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += SIGNER_START_SECS;
 	for (;;) {
@@ -483,13 +488,13 @@ signer_start(struct event_base *base, const char *ca_dir, char **cause)
 		if (ms <= 0) {
 			xasprintf(cause, "the certificate signer did not "
 			    "start within %d seconds", SIGNER_START_SECS);
-			goto fail;
+			return -1;
 		}
 		pfd.fd = s->s_fd;
 		pfd.events = POLLIN;
 		if (poll(&pfd, 1, ms) == -1 && errno != EINTR) {
 			xasprintf(cause, "poll: %s", strerror(errno));
-			goto fail;
+			return -1;
 		}
 		if (pfd.revents == 0)
 			continue;
@@ -508,57 +513,104 @@ signer_start(struct event_base *base, const char *ca_dir, char **cause)
 		    s->s_dead != NULL ? " (" : "",
 		    s->s_dead != NULL ? s->s_dead : "",
 		    s->s_dead != NULL ? ")" : "");
-		goto fail;
+		return -1;
 	}
+	*flags = mh.msg_flags;
+	return n;
+}
+
+/*
+ * Reads the ready message (msg, n bytes, flags from recvmsg) into the
+ * signer's CA certificate and leaf key.  Returns 0, or -1 with *cause
+ * set: the child's error text, or a malformed message.
+ */
+static int
+signer_parse_ready(struct signer *s, const unsigned char *msg, size_t n,
+    int flags, char **cause)
+{
+	PKCS8_PRIV_KEY_INFO	*p8 = NULL;
+	const unsigned char	*p;
+	size_t			 clen;
+	int			 rc = -1;
+
 	if (msg[0] == SIGNER_MSG_ERROR) {
-		*cause = signer_text(msg + 1, (size_t)n - 1);
-		goto fail;
+		*cause = signer_text(msg + 1, n - 1);
+		return -1;
 	}
-	if ((mh.msg_flags & MSG_TRUNC) || msg[0] != SIGNER_MSG_READY ||
-	    n < 3 || (clen = (size_t)msg[1] << 8 | msg[2]) > (size_t)n - 3)
-		goto bad;
+	if ((flags & MSG_TRUNC) || msg[0] != SIGNER_MSG_READY || n < 3 ||
+	    (clen = (size_t)msg[1] << 8 | msg[2]) > n - 3)
+		goto out;
 	p = msg + 3;
 	if ((s->s_ca = d2i_X509(NULL, &p, (long)clen)) == NULL ||
 	    p != msg + 3 + clen)
-		goto bad;
-	if ((p8 = d2i_PKCS8_PRIV_KEY_INFO(NULL, &p,
-	    (long)((size_t)n - 3 - clen))) == NULL || p != msg + n ||
-	    (s->s_key = EVP_PKCS82PKEY(p8)) == NULL)
-		goto bad;
+		goto out;
+	if ((p8 = d2i_PKCS8_PRIV_KEY_INFO(NULL, &p, (long)(n - 3 - clen))) ==
+	    NULL || p != msg + n || (s->s_key = EVP_PKCS82PKEY(p8)) == NULL)
+		goto out;
+	rc = 0;
+out:
 	PKCS8_PRIV_KEY_INFO_free(p8);
-	p8 = NULL;
-	OPENSSL_cleanse(msg, SIGNER_MSG_MAX);
-	free(msg);
-	msg = NULL;
+	if (rc == -1) {
+		ERR_clear_error();
+		xasprintf(cause, "the certificate signer's first message is "
+		    "malformed");
+	}
+	return rc;
+}
+
+/* Watches the signer's socket on its loop; returns 0, or -1 with *cause. */
+static int
+signer_watch(struct signer *s, char **cause)
+{
+	int	 flags;
 
 	if ((flags = fcntl(s->s_fd, F_GETFL)) == -1 ||
 	    fcntl(s->s_fd, F_SETFL, flags | O_NONBLOCK) == -1) {
 		xasprintf(cause, "fcntl: %s", strerror(errno));
-		goto fail;
+		return -1;
 	}
-	if ((s->s_rev = event_new(base, s->s_fd, EV_READ | EV_PERSIST,
+	if ((s->s_rev = event_new(s->s_base, s->s_fd, EV_READ | EV_PERSIST,
 	    signer_read_cb, s)) == NULL ||
-	    (s->s_wev = event_new(base, s->s_fd, EV_WRITE | EV_PERSIST,
+	    (s->s_wev = event_new(s->s_base, s->s_fd, EV_WRITE | EV_PERSIST,
 	    signer_write_cb, s)) == NULL ||
-	    (s->s_doneev = event_new(base, -1, 0, signer_done_cb,
+	    (s->s_doneev = event_new(s->s_base, -1, 0, signer_done_cb,
 	    s)) == NULL || event_add(s->s_rev, NULL) == -1) {
 		xasprintf(cause, "the certificate signer's events failed");
-		goto fail;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Starts the signing process for the CA in ca_dir and waits until it has
+ * loaded the CA (at most SIGNER_START_SECS).  Returns the signer, or NULL
+ * with *cause set.  Forks: the caller must not reap children it did not
+ * start (waitpid(-1)), or the signer's end goes unnoticed until the next
+ * request.
+ */
+struct signer *
+signer_start(struct event_base *base, const char *ca_dir, char **cause)
+{
+	struct signer	*s;
+	unsigned char	*msg;
+	ssize_t		 n;
+	int		 flags, rc = -1;
+
+	*cause = NULL;
+	if ((s = signer_fork(base, ca_dir, cause)) == NULL)
+		return NULL;
+	/* The ready message, holding a private key: wiped once parsed. */
+	msg = xmalloc(SIGNER_MSG_MAX);
+	if ((n = signer_recv_first(s, msg, &flags, cause)) != -1 &&
+	    signer_parse_ready(s, msg, (size_t)n, flags, cause) == 0)
+		rc = 0;
+	OPENSSL_cleanse(msg, SIGNER_MSG_MAX);
+	free(msg);
+	if (rc == -1 || signer_watch(s, cause) == -1) {
+		signer_free(s);
+		return NULL;
 	}
 	return s;
-
-bad:
-	ERR_clear_error();
-	xasprintf(cause, "the certificate signer's first message is "
-	    "malformed");
-fail:
-	PKCS8_PRIV_KEY_INFO_free(p8);
-	if (msg != NULL) {
-		OPENSSL_cleanse(msg, SIGNER_MSG_MAX);
-		free(msg);
-	}
-	signer_free(s);
-	return NULL;
 }
 
 /*
