@@ -90,7 +90,7 @@ enum secret_verdict {
  * The variables set in proxy mode.  "%h" is http://HOST:PORT, "%s"
  * socks5h://HOST:PORT (the proxy tells SOCKS5 from HTTP by the first
  * byte, so both go to one port); anything else is taken as it is.
- * JAVA_TOOL_OPTIONS is appended to, see env_build().
+ * JAVA_TOOL_OPTIONS is appended to, see env_put_proxy().
  */
 static const struct proxy_var {
 	const char	*pv_name;
@@ -153,6 +153,9 @@ struct envtab {
 	struct envent	*et_v;		/* sorted by name */
 	size_t		 et_n;
 	size_t		 et_cap;
+	char		 et_http[64];	/* the proxy's URLs, which */
+	char		 et_socks[64];	/* ... et_v borrows */
+	char		*et_java;	/* JAVA_TOOL_OPTIONS, owned */
 };
 
 /* Says whether the first n bytes of s start with pat, ignoring case. */
@@ -322,6 +325,153 @@ env_get(const struct envtab *et, const char *name)
 	return NULL;
 }
 
+/* Steps 1 and 2: the host's variables that env.pass lets through. */
+static int
+env_put_host(struct envtab *et, const struct policy *p,
+    char *const *host_env, char **cause)
+{
+	const char	*s, *eq;
+	size_t		 i, n;
+
+	for (i = 0; host_env != NULL && host_env[i] != NULL; i++) {
+		s = host_env[i];
+		if ((eq = strchr(s, '=')) == NULL || eq == s)
+			continue;	/* malformed: no '=' or no name */
+		n = eq - s;
+		if (!env_passes(p, s, n))
+			continue;
+		if (env_put(et, s, n, eq + 1, cause) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Step 3: env.set. */
+static int
+env_put_set(struct envtab *et, const struct policy *p, char **cause)
+{
+	const struct pitem	*it;
+	size_t			 i;
+
+	for (i = 0; i < p->p_env_set.pl_n; i++) {
+		it = &p->p_env_set.pl_v[i];
+		if (env_put(et, it->pi_text, strlen(it->pi_text),
+		    it->pi_value != NULL ? it->pi_value : "", cause) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Step 4: the variables that name the proxy on port, and the JVM's
+ * properties; the values are kept in et, which they must outlive.
+ */
+static int
+env_put_proxy(struct envtab *et, int port, char **cause)
+{
+	const char	*s, *java;
+	size_t		 i;
+
+	if (port < 1 || port > 65535) {
+		xasprintf(cause, "proxy port %d out of range", port);
+		return -1;
+	}
+	snprintf(et->et_http, sizeof(et->et_http), "http://%s:%d",
+	    ENV_PROXY_HOST, port);
+	snprintf(et->et_socks, sizeof(et->et_socks), "socks5h://%s:%d",
+	    ENV_PROXY_HOST, port);
+	for (i = 0; i < nitems(proxy_vars); i++) {
+		s = proxy_vars[i].pv_value;
+		if (strcmp(s, "%h") == 0)
+			s = et->et_http;
+		else if (strcmp(s, "%s") == 0)
+			s = et->et_socks;
+		if (env_put(et, proxy_vars[i].pv_name,
+		    strlen(proxy_vars[i].pv_name), s, cause) == -1)
+			return -1;
+	}
+
+	/*
+	 * The JVM reads no proxy variable; it takes system properties, from
+	 * the command line or this variable.  What was passed or set stays,
+	 * and ours go last, so they win.
+	 */
+	java = env_get(et, ENV_JAVA_VAR);
+	xasprintf(&et->et_java, "%s%s-Dhttp.proxyHost=%s "
+	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=%s "
+	    "-Dhttps.proxyPort=%d -Dhttp.nonProxyHosts=localhost|%s",
+	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
+	    ENV_PROXY_HOST, port, ENV_PROXY_HOST, port, ENV_PROXY_HOST);
+	return env_put(et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), et->et_java,
+	    cause);
+}
+
+/*
+ * Steps 5 and 6: the phantom credentials' placeholders, apt's and the
+ * agent's settings, and the CA bundle, as px holds them.
+ */
+static int
+env_put_run(struct envtab *et, const struct env_proxy *px, char **cause)
+{
+	const struct phantom	*ph;
+	size_t			 i;
+
+	for (i = 0; i < px->ep_nphantoms; i++) {
+		ph = &px->ep_phantoms[i];
+		if (ph->ph_env != NULL && env_put(et, ph->ph_env,
+		    strlen(ph->ph_env), ph->ph_placeholder, cause) == -1)
+			return -1;
+	}
+	/* apt as root keeps root: it cannot change ids here. */
+	if (px->ep_apt_conf != NULL && env_get(et, "APT_CONFIG") == NULL &&
+	    env_put(et, "APT_CONFIG", 10, px->ep_apt_conf, cause) == -1)
+		return -1;
+	/* cordon's agent, not the user's (which is never passed). */
+	if (px->ep_agent_sock != NULL && env_put(et, "SSH_AUTH_SOCK", 13,
+	    px->ep_agent_sock, cause) == -1)
+		return -1;
+	for (i = 0; px->ep_ca_bundle != NULL && i < env_ca_nvars; i++)
+		if (env_put(et, env_ca_vars[i].cv_name,
+		    strlen(env_ca_vars[i].cv_name), px->ep_ca_bundle,
+		    cause) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * The table as execve(2) takes it: NULL-terminated "NAME=value" strings
+ * (caller frees with env_free()), or NULL with *cause set when they
+ * would pass ENV_MAX_BYTES.
+ */
+static char **
+env_join(const struct envtab *et, char **cause)
+{
+	char	**env, *e;
+	size_t	  i, n, vlen, total = 0;
+
+	/* Each string with its '=' and NUL, as execve(2) counts them. */
+	for (i = 0; i < et->et_n; i++) {
+		total += et->et_v[i].e_namelen + strlen(et->et_v[i].e_value) +
+		    2;
+		if (total > ENV_MAX_BYTES) {
+			xasprintf(cause, "the sandbox's environment would be "
+			    "larger than %d bytes", ENV_MAX_BYTES);
+			return NULL;
+		}
+	}
+	env = xcalloc(et->et_n + 1, sizeof(*env));
+	for (i = 0; i < et->et_n; i++) {
+		n = et->et_v[i].e_namelen;
+		vlen = strlen(et->et_v[i].e_value);
+		e = xmalloc(n + vlen + 2);
+		memcpy(e, et->et_v[i].e_name, n);
+		e[n] = '=';
+		memcpy(e + n + 1, et->et_v[i].e_value, vlen + 1);
+		env[i] = e;
+	}
+	return env;
+}
+
 /*
  * Builds the sandboxed command's environment from the host's (host_env,
  * NULL-terminated, may be NULL), the policy's env section and, when px
@@ -335,113 +485,20 @@ char **
 env_build(const struct policy *p, char *const *host_env,
     const struct env_proxy *px, char **cause)
 {
-	struct envtab		 et = { NULL, 0, 0 };
-	const struct pitem	*it;
-	const char		*s, *eq, *java;
-	char			 http[64], socks[64], *java_new = NULL;
-	char			**env = NULL, *e;
-	size_t			 i, n, vlen, total = 0;
+	struct envtab	 et;
+	char		**env = NULL;
 
 	*cause = NULL;
-	for (i = 0; host_env != NULL && host_env[i] != NULL; i++) {
-		s = host_env[i];
-		if ((eq = strchr(s, '=')) == NULL || eq == s)
-			continue;	/* malformed: no '=' or no name */
-		n = eq - s;
-		if (!env_passes(p, s, n))
-			continue;
-		if (env_put(&et, s, n, eq + 1, cause) == -1)
-			goto out;
-	}
-
-	for (i = 0; i < p->p_env_set.pl_n; i++) {
-		it = &p->p_env_set.pl_v[i];
-		if (env_put(&et, it->pi_text, strlen(it->pi_text),
-		    it->pi_value != NULL ? it->pi_value : "", cause) == -1)
-			goto out;
-	}
-
-	if (px != NULL) {
-		if (px->ep_port < 1 || px->ep_port > 65535) {
-			xasprintf(cause, "proxy port %d out of range",
-			    px->ep_port);
-			goto out;
-		}
-		snprintf(http, sizeof(http), "http://%s:%d", ENV_PROXY_HOST,
-		    px->ep_port);
-		snprintf(socks, sizeof(socks), "socks5h://%s:%d",
-		    ENV_PROXY_HOST, px->ep_port);
-		for (i = 0; i < nitems(proxy_vars); i++) {
-			s = proxy_vars[i].pv_value;
-			if (strcmp(s, "%h") == 0)
-				s = http;
-			else if (strcmp(s, "%s") == 0)
-				s = socks;
-			if (env_put(&et, proxy_vars[i].pv_name,
-			    strlen(proxy_vars[i].pv_name), s, cause) == -1)
-				goto out;
-		}
-
-		/*
-		 * The JVM reads no proxy variable; it takes system
-		 * properties, from the command line or this variable.  What
-		 * was passed or set stays, and ours go last, so they win.
-		 */
-		java = env_get(&et, ENV_JAVA_VAR);
-		xasprintf(&java_new, "%s%s-Dhttp.proxyHost=%s "
-		    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=%s "
-		    "-Dhttps.proxyPort=%d -Dhttp.nonProxyHosts=localhost|%s",
-		    java != NULL ? java : "",
-		    java != NULL && *java != '\0' ? " " : "",
-		    ENV_PROXY_HOST, px->ep_port, ENV_PROXY_HOST, px->ep_port,
-		    ENV_PROXY_HOST);
-		if (env_put(&et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), java_new,
-		    cause) == -1)
-			goto out;
-
-		for (i = 0; i < px->ep_nphantoms; i++)
-			if (px->ep_phantoms[i].ph_env != NULL && env_put(&et, px->ep_phantoms[i].ph_env,
-			    strlen(px->ep_phantoms[i].ph_env),
-			    px->ep_phantoms[i].ph_placeholder, cause) == -1)
-				goto out;
-		/* apt as root keeps root: it cannot change ids here. */
-		if (px->ep_apt_conf != NULL && env_get(&et, "APT_CONFIG") ==
-		    NULL && env_put(&et, "APT_CONFIG", 10, px->ep_apt_conf,
-		    cause) == -1)
-			goto out;
-		/* cordon's agent, not the user's (which is never passed). */
-		if (px->ep_agent_sock != NULL && env_put(&et, "SSH_AUTH_SOCK",
-		    13, px->ep_agent_sock, cause) == -1)
-			goto out;
-		for (i = 0; px->ep_ca_bundle != NULL && i < env_ca_nvars; i++)
-			if (env_put(&et, env_ca_vars[i].cv_name,
-			    strlen(env_ca_vars[i].cv_name), px->ep_ca_bundle,
-			    cause) == -1)
-				goto out;
-	}
-
-	/* Each string with its '=' and NUL, as execve(2) counts them. */
-	for (i = 0; i < et.et_n; i++) {
-		total += et.et_v[i].e_namelen + strlen(et.et_v[i].e_value) + 2;
-		if (total > ENV_MAX_BYTES) {
-			xasprintf(cause, "the sandbox's environment would be "
-			    "larger than %d bytes", ENV_MAX_BYTES);
-			goto out;
-		}
-	}
-
-	env = xcalloc(et.et_n + 1, sizeof(*env));
-	for (i = 0; i < et.et_n; i++) {
-		n = et.et_v[i].e_namelen;
-		vlen = strlen(et.et_v[i].e_value);
-		e = xmalloc(n + vlen + 2);
-		memcpy(e, et.et_v[i].e_name, n);
-		e[n] = '=';
-		memcpy(e + n + 1, et.et_v[i].e_value, vlen + 1);
-		env[i] = e;
-	}
+	memset(&et, 0, sizeof(et));
+	if (env_put_host(&et, p, host_env, cause) == -1 ||
+	    env_put_set(&et, p, cause) == -1)
+		goto out;
+	if (px != NULL && (env_put_proxy(&et, px->ep_port, cause) == -1 ||
+	    env_put_run(&et, px, cause) == -1))
+		goto out;
+	env = env_join(&et, cause);
 out:
-	free(java_new);
+	free(et.et_java);
 	free(et.et_v);
 	return env;
 }
