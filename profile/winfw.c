@@ -124,61 +124,57 @@ static const char winfw_prologue[] =
     "$group = '" WINFW_GROUP "'\n";
 
 /*
- * Returns the install script for policy p's network mode (caller
- * frees), or NULL with *cause set: in proxy mode the port must be known,
- * and there must be a program or a user to apply the rules to (rules
- * for no one would apply to everyone).
+ * Checks o's targets for mode and quotes them into q: q[i] for program
+ * i, q[nq - 1] for the user.  What is wrong goes to errors.
  */
-char *
-winfw_install(const struct policy *p, const struct winfw_opts *o,
-    char **cause)
+static void
+winfw_targets(const struct winfw_opts *o, int mode, char **q, size_t nq,
+    struct errlist *errors)
 {
-	struct errlist	 errors = { 0 };
-	FILE		*f;
-	char		*text = NULL, **q, *why;
-	size_t		 len, i, nq;
-	int		 mode = p->p_mode.ps_value;
+	char	*why;
+	size_t	 i;
 
-	*cause = NULL;
 	if (mode == NET_PROXY && (o->wo_port < 1 || o->wo_port > 65535))
-		errlist_add(&errors, "network mode proxy: the proxy's port is "
+		errlist_add(errors, "network mode proxy: the proxy's port is "
 		    "unknown, and the rules leave only that port open; pass "
 		    "--proxy-port N");
 	if (o->wo_nprograms == 0 && o->wo_user == NULL)
-		errlist_add(&errors, "no program and no user to apply the "
+		errlist_add(errors, "no program and no user to apply the "
 		    "rules to; pass --program PATH or --user NAME");
 	if (o->wo_nprograms + (o->wo_user != NULL) > WINFW_MAX_TARGETS)
-		errlist_add(&errors, "more than %d programs", WINFW_MAX_TARGETS);
-	nq = o->wo_nprograms + 1;
-	q = xcalloc(nq, sizeof(*q));
-	for (i = 0; i < o->wo_nprograms && errors.el_count == 0; i++) {
+		errlist_add(errors, "more than %d programs", WINFW_MAX_TARGETS);
+	for (i = 0; i < o->wo_nprograms && errors->el_count == 0; i++) {
 		if (!winfw_absolute(o->wo_programs[i]))
-			errlist_add(&errors, "--program \"%s\": not a full "
+			errlist_add(errors, "--program \"%s\": not a full "
 			    "Windows path (C:\\...\\NAME.exe)",
 			    o->wo_programs[i]);
 		else if ((q[i] = winfw_quote(o->wo_programs[i], &why)) ==
 		    NULL) {
-			errlist_add(&errors, "--program %s", why);
+			errlist_add(errors, "--program %s", why);
 			free(why);
 		}
 	}
-	if (o->wo_user != NULL && errors.el_count == 0 &&
+	if (o->wo_user != NULL && errors->el_count == 0 &&
 	    (q[nq - 1] = winfw_quote(o->wo_user, &why)) == NULL) {
-		errlist_add(&errors, "--user %s", why);
+		errlist_add(errors, "--user %s", why);
 		free(why);
 	}
-	if (errors.el_count != 0)
-		goto out;
+}
 
-	if ((f = open_memstream(&text, &len)) == NULL)
-		fatal("open_memstream");
+/*
+ * The script's head: what it does for mode, the prologue, the check
+ * that the firewall is on, and the removal of earlier rules.
+ */
+static void
+winfw_head(FILE *f, int mode, int port)
+{
 	fprintf(f, "# cordon: Windows Defender Firewall rules made by "
 	    "`cordon profile windows-firewall`;\n# do not edit.  network: ");
 	if (mode == NET_NONE)
 		fprintf(f, "none: no traffic in or out.\n");
 	else if (mode == NET_PROXY)
 		fprintf(f, "proxy: out only to 127.0.0.1 and ::1, TCP port "
-		    "%d.\n", o->wo_port);
+		    "%d.\n", port);
 	else
 		fprintf(f, "host: UNFILTERED; no rule is made.\n");
 	fprintf(f, "# Run it in an elevated PowerShell.  Undo it with the "
@@ -194,12 +190,15 @@ winfw_install(const struct policy *p, const struct winfw_opts *o,
 	    "# What an earlier run of this script made goes first.\n"
 	    "Get-NetFirewallRule -Group $group -ErrorAction SilentlyContinue "
 	    "|\n    Remove-NetFirewallRule\n");
-	if (mode == NET_HOST) {
-		fprintf(f, "Write-Warning 'cordon: network mode host: no "
-		    "firewall rule; the traffic is neither filtered nor "
-		    "logged'\n");
-		goto done;
-	}
+}
+
+/* The rules of mode for each program and the user, quoted in q. */
+static void
+winfw_body(FILE *f, const struct winfw_opts *o, int mode, char *const *q,
+    size_t nq)
+{
+	size_t	 i;
+
 	fprintf(f, "\n$notLoopback = @(" WINFW_NOT_LOOPBACK ")\n"
 	    "$loopback = @(" WINFW_LOOPBACK ")\n"
 	    "$common = @{ Group = $group; Action = 'Block'; Profile = 'Any';"
@@ -221,7 +220,40 @@ winfw_install(const struct policy *p, const struct winfw_opts *o,
 		    q[nq - 1], q[nq - 1]);
 		winfw_rules(f, mode, o->wo_port, "user");
 	}
-done:
+}
+
+/*
+ * Returns the install script for policy p's network mode (caller
+ * frees), or NULL with *cause set: in proxy mode the port must be known,
+ * and there must be a program or a user to apply the rules to (rules
+ * for no one would apply to everyone).
+ */
+char *
+winfw_install(const struct policy *p, const struct winfw_opts *o,
+    char **cause)
+{
+	struct errlist	 errors = { 0 };
+	FILE		*f;
+	char		*text = NULL, **q;
+	size_t		 len, i, nq;
+	int		 mode = p->p_mode.ps_value;
+
+	*cause = NULL;
+	nq = o->wo_nprograms + 1;
+	q = xcalloc(nq, sizeof(*q));
+	winfw_targets(o, mode, q, nq, &errors);
+	if (errors.el_count != 0)
+		goto out;
+
+	if ((f = open_memstream(&text, &len)) == NULL)
+		fatal("open_memstream");
+	winfw_head(f, mode, o->wo_port);
+	if (mode == NET_HOST)
+		fprintf(f, "Write-Warning 'cordon: network mode host: no "
+		    "firewall rule; the traffic is neither filtered nor "
+		    "logged'\n");
+	else
+		winfw_body(f, o, mode, q, nq);
 	fprintf(f, "\nGet-NetFirewallRule -Group $group -ErrorAction "
 	    "SilentlyContinue |\n    Format-Table DisplayName, Direction, "
 	    "Action\n");
