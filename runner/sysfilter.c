@@ -157,13 +157,60 @@ sysfilter_unix(scmp_filter_ctx ctx, bool routes, char **cause)
 }
 
 /*
- * Builds the filter and returns a memfd holding its BPF program, ready
- * for sysfilter_apply(); or -1 with *cause set (caller frees).  With
- * SYSF_UNIX_DENY, no Unix socket can reach a path or an abstract name;
- * with SYSF_UNIX_ROUTES, only through cordon run's connect (notify.c).
+ * New namespaces: unshare and clone with any namespace flag; clone3,
+ * whose flags the filter cannot read, gets ENOSYS.  Returns 0, or -1
+ * with *cause set.
  */
-int
-sysfilter_new(enum sysfilter_unix unix_mode, char **cause)
+static int
+sysfilter_namespaces(scmp_filter_ctx ctx, char **cause)
+{
+	static const uint64_t	 flags[] = { CLONE_NEWUSER, CLONE_NEWNS,
+				    CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC,
+				    CLONE_NEWUTS, CLONE_NEWCGROUP };
+	struct scmp_arg_cmp	 arg[1];
+	const uint32_t		 eperm = SCMP_ACT_ERRNO(EPERM);
+	size_t			 i;
+
+	for (i = 0; i < nitems(flags); i++) {
+		arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, flags[i], flags[i]);
+		if (sysfilter_rule(ctx, eperm, "unshare", 1, arg, cause) ==
+		    -1 || sysfilter_rule(ctx, eperm, "clone", 1, arg,
+		    cause) == -1)
+			return -1;
+	}
+	return sysfilter_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL,
+	    cause);
+}
+
+/*
+ * Terminal injection, on the 32 bits the kernel reads: a mask, as
+ * libseccomp's 32-bit comparison still looks at the upper half.
+ * Returns 0, or -1 with *cause set.
+ */
+static int
+sysfilter_tty(scmp_filter_ctx ctx, char **cause)
+{
+	struct scmp_arg_cmp	 arg[1];
+	const uint32_t		 eperm = SCMP_ACT_ERRNO(EPERM);
+
+	arg[0] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCSTI);
+	if (sysfilter_rule(ctx, eperm, "ioctl", 1, arg, cause) == -1)
+		return -1;
+	arg[0] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCLINUX);
+	return sysfilter_rule(ctx, eperm, "ioctl", 1, arg, cause);
+}
+
+/*
+ * Socket families: EPERM for every one but AF_UNIX (1), AF_INET (2),
+ * AF_INET6 (10) and AF_NETLINK (16), in a few ranges rather than one
+ * rule a family: the filter is built and loaded at every run, and the
+ * kernel walks it for each system call number when it loads.  The
+ * kernel reads an int; a value with any of the upper 32 bits set is
+ * above 16 and denied too.  Netlink: NETLINK_ROUTE (0) only, for the
+ * addresses of `lo`.  Returns 0, or -1 with *cause set.
+ */
+static int
+sysfilter_families(scmp_filter_ctx ctx, char **cause)
 {
 	/* Every family but 1, 2, 10 and 16: 0, 3, 4-7, 8-9, 11, 12-15, 17-. */
 	static const struct scmp_arg_cmp family_ranges[] = {
@@ -175,8 +222,32 @@ sysfilter_new(enum sysfilter_unix unix_mode, char **cause)
 		SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xfffffffcULL, 12),
 		SCMP_A0_64(SCMP_CMP_GT, 16)
 	};
-	scmp_filter_ctx		 ctx;
 	struct scmp_arg_cmp	 arg[2];
+	const uint32_t		 eperm = SCMP_ACT_ERRNO(EPERM);
+	size_t			 i;
+
+	for (i = 0; i < nitems(family_ranges); i++) {
+		arg[0] = family_ranges[i];
+		if (sysfilter_rule(ctx, eperm, "socket", 1, arg, cause) == -1 ||
+		    sysfilter_rule(ctx, eperm, "socketpair", 1, arg, cause) ==
+		    -1)
+			return -1;
+	}
+	arg[0] = SCMP_A0_64(SCMP_CMP_EQ, AF_NETLINK);
+	arg[1] = SCMP_A2_64(SCMP_CMP_NE, NETLINK_ROUTE);
+	return sysfilter_rule(ctx, eperm, "socket", 2, arg, cause);
+}
+
+/*
+ * Builds the filter and returns a memfd holding its BPF program, ready
+ * for sysfilter_apply(); or -1 with *cause set (caller frees).  With
+ * SYSF_UNIX_DENY, no Unix socket can reach a path or an abstract name;
+ * with SYSF_UNIX_ROUTES, only through cordon run's connect (notify.c).
+ */
+int
+sysfilter_new(enum sysfilter_unix unix_mode, char **cause)
+{
+	scmp_filter_ctx		 ctx;
 	const uint32_t		 eperm = SCMP_ACT_ERRNO(EPERM);
 	size_t			 i;
 	int			 fd = -1, rc;
@@ -193,56 +264,10 @@ sysfilter_new(enum sysfilter_unix unix_mode, char **cause)
 	for (i = 0; i < nitems(denied); i++)
 		if (sysfilter_rule(ctx, eperm, denied[i], 0, NULL, cause) == -1)
 			goto fail;
-
-	/* New namespaces: unshare and clone with any namespace flag. */
-	for (i = 0; i < 7; i++) {
-		static const uint64_t	 flags[] = { CLONE_NEWUSER,
-					    CLONE_NEWNS, CLONE_NEWNET,
-					    CLONE_NEWPID, CLONE_NEWIPC,
-					    CLONE_NEWUTS, CLONE_NEWCGROUP };
-
-		arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, flags[i], flags[i]);
-		if (sysfilter_rule(ctx, eperm, "unshare", 1, arg, cause) ==
-		    -1 || sysfilter_rule(ctx, eperm, "clone", 1, arg,
-		    cause) == -1)
-			goto fail;
-	}
-	if (sysfilter_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL,
-	    cause) == -1)
+	if (sysfilter_namespaces(ctx, cause) == -1 ||
+	    sysfilter_tty(ctx, cause) == -1 ||
+	    sysfilter_families(ctx, cause) == -1)
 		goto fail;
-
-	/*
-	 * Terminal injection, on the 32 bits the kernel reads: a mask, as
-	 * libseccomp's 32-bit comparison still looks at the upper half.
-	 */
-	arg[0] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCSTI);
-	if (sysfilter_rule(ctx, eperm, "ioctl", 1, arg, cause) == -1)
-		goto fail;
-	arg[0] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCLINUX);
-	if (sysfilter_rule(ctx, eperm, "ioctl", 1, arg, cause) == -1)
-		goto fail;
-
-	/*
-	 * Socket families: EPERM for every one but AF_UNIX (1), AF_INET
-	 * (2), AF_INET6 (10) and AF_NETLINK (16), in a few ranges rather
-	 * than one rule a family: the filter is built and loaded at every
-	 * run, and the kernel walks it for each system call number when it
-	 * loads.  The kernel reads an int; a value with any of the upper 32
-	 * bits set is above 16 and denied too.
-	 */
-	for (i = 0; i < nitems(family_ranges); i++) {
-		arg[0] = family_ranges[i];
-		if (sysfilter_rule(ctx, eperm, "socket", 1, arg, cause) == -1 ||
-		    sysfilter_rule(ctx, eperm, "socketpair", 1, arg, cause) ==
-		    -1)
-			goto fail;
-	}
-	/* Netlink: NETLINK_ROUTE (0) only, for the addresses of `lo`. */
-	arg[0] = SCMP_A0_64(SCMP_CMP_EQ, AF_NETLINK);
-	arg[1] = SCMP_A2_64(SCMP_CMP_NE, NETLINK_ROUTE);
-	if (sysfilter_rule(ctx, eperm, "socket", 2, arg, cause) == -1)
-		goto fail;
-
 	if (unix_mode != SYSF_UNIX_ALLOW && sysfilter_unix(ctx,
 	    unix_mode == SYSF_UNIX_ROUTES, cause) == -1)
 		goto fail;
