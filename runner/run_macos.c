@@ -47,66 +47,90 @@ run_macos_realpath(const char *path)
 }
 
 /*
- * Runs argv (environment env, which already names the proxy) under the
- * profile of p, the proxy on localhost:port; waits and returns the
- * command's status, 128+n for signal n, or RUN_EXIT_* when cordon or
- * sandbox-exec failed.  Nothing is run when the profile cannot be made.
+ * sandbox-exec's command line and environment; run_macos_clear() frees
+ * them.  The arrays borrow the command's and the environment's strings.
  */
-int
-run_macos(const struct policy *p, int port, char **argv, char **env)
-{
-	static const int	 fwd[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
-	struct sb_opts		 so = { port, NULL, run_macos_realpath };
-	struct sigaction	 sa;
-	char			 tmpl[PATH_MAX], *tmp = NULL, *profile, *cause;
-	char			*dparam = NULL, *tparam = NULL, *tenv = NULL;
-	char			**xargv = NULL, **xenv = NULL;
-	const char		*tty = NULL, *base;
-	size_t			 i, n, ne;
-	pid_t			 pid;
-	int			 status, rc = RUN_EXIT_FAILURE;
+struct macos_run {
+	char		 *mr_profile;	/* the Seatbelt profile */
+	char		 *mr_tmp;	/* the private TMPDIR, made */
+	char		 *mr_dparam;	/* SB_PARAM_TMPDIR=... */
+	char		 *mr_tparam;	/* SB_PARAM_TTY=... */
+	char		 *mr_tenv;	/* TMPDIR=.../ */
+	char		**mr_argv;
+	char		**mr_env;
+};
 
-	so.so_home = getenv("HOME");
-	if ((profile = seatbelt_profile(p, &so, &cause)) == NULL) {
-		log_warnx_lines(cause);
-		log_warnx("run: no Seatbelt profile, nothing run");
-		return RUN_EXIT_FAILURE;
-	}
+/* Makes the private TMPDIR; returns 0, or -1 having said why. */
+static int
+run_macos_tmpdir(struct macos_run *mr)
+{
+	char		 tmpl[PATH_MAX];
+	const char	*base;
+
 	if ((base = getenv("TMPDIR")) == NULL || base[0] != '/')
 		base = "/tmp";
 	if (snprintf(tmpl, sizeof(tmpl), "%s/cordon-XXXXXX", base) >=
 	    (int)sizeof(tmpl) || mkdtemp(tmpl) == NULL ||
-	    (tmp = realpath(tmpl, NULL)) == NULL) {
+	    (mr->mr_tmp = realpath(tmpl, NULL)) == NULL) {
 		log_warn("run: a private TMPDIR in %s", base);
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/*
+ * sandbox-exec's arguments for argv, with the profile and its
+ * parameters (the TMPDIR, the terminal), and the environment env with
+ * TMPDIR replaced.
+ */
+static void
+run_macos_cmdline(struct macos_run *mr, char **argv, char **env)
+{
+	const char	*tty = NULL;
+	size_t		 i, n, ne;
+
 	for (i = 0; i < 3 && tty == NULL; i++)
 		tty = ttyname((int)i);
-	xasprintf(&dparam, SB_PARAM_TMPDIR "=%s", tmp);
-	xasprintf(&tparam, SB_PARAM_TTY "=%s", tty != NULL ? tty :
+	xasprintf(&mr->mr_dparam, SB_PARAM_TMPDIR "=%s", mr->mr_tmp);
+	xasprintf(&mr->mr_tparam, SB_PARAM_TTY "=%s", tty != NULL ? tty :
 	    "/dev/null");
-	xasprintf(&tenv, "TMPDIR=%s/", tmp);
+	xasprintf(&mr->mr_tenv, "TMPDIR=%s/", mr->mr_tmp);
 
 	for (n = 0; argv[n] != NULL; n++)
 		;
-	xargv = xcalloc(n + 9, sizeof(*xargv));
-	xargv[0] = (char *)(uintptr_t)SANDBOX_EXEC;
-	xargv[1] = (char *)(uintptr_t)"-D";
-	xargv[2] = dparam;
-	xargv[3] = (char *)(uintptr_t)"-D";
-	xargv[4] = tparam;
-	xargv[5] = (char *)(uintptr_t)"-p";
-	xargv[6] = profile;
-	xargv[7] = (char *)(uintptr_t)"--";
+	mr->mr_argv = xcalloc(n + 9, sizeof(*mr->mr_argv));
+	mr->mr_argv[0] = (char *)(uintptr_t)SANDBOX_EXEC;
+	mr->mr_argv[1] = (char *)(uintptr_t)"-D";
+	mr->mr_argv[2] = mr->mr_dparam;
+	mr->mr_argv[3] = (char *)(uintptr_t)"-D";
+	mr->mr_argv[4] = mr->mr_tparam;
+	mr->mr_argv[5] = (char *)(uintptr_t)"-p";
+	mr->mr_argv[6] = mr->mr_profile;
+	mr->mr_argv[7] = (char *)(uintptr_t)"--";
 	for (i = 0; i < n; i++)
-		xargv[8 + i] = argv[i];
+		mr->mr_argv[8 + i] = argv[i];
 	for (ne = 0; env[ne] != NULL; ne++)
 		;
-	xenv = xcalloc(ne + 2, sizeof(*xenv));
+	mr->mr_env = xcalloc(ne + 2, sizeof(*mr->mr_env));
 	for (i = 0, n = 0; i < ne; i++)
 		if (strncmp(env[i], "TMPDIR=", 7) != 0)
-			xenv[n++] = env[i];
-	xenv[n] = tenv;
+			mr->mr_env[n++] = env[i];
+	mr->mr_env[n] = mr->mr_tenv;
+}
+
+/*
+ * Runs sandbox-exec in a session of its own, the terminal's signals
+ * passed on, and waits.  Returns the command's status, 128+n for signal
+ * n, or RUN_EXIT_* when the fork or the exec failed.
+ */
+static int
+run_macos_spawn(const struct macos_run *mr)
+{
+	static const int	 fwd[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+	struct sigaction	 sa;
+	size_t			 i;
+	pid_t			 pid;
+	int			 status;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = run_macos_signal_cb;
@@ -116,13 +140,13 @@ run_macos(const struct policy *p, int port, char **argv, char **env)
 			fatal("run: sigaction");
 	if ((pid = fork()) == -1) {
 		log_warn("run: fork");
-		goto out;
+		return RUN_EXIT_FAILURE;
 	}
 	if (pid == 0) {
 		/* A session of its own: no TIOCSTI into our terminal. */
 		if (setsid() == -1)
 			_exit(RUN_EXIT_FAILURE);
-		execve(SANDBOX_EXEC, xargv, xenv);
+		execve(SANDBOX_EXEC, mr->mr_argv, mr->mr_env);
 		_exit(errno == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC);
 	}
 	run_macos_child = pid;
@@ -131,20 +155,54 @@ run_macos(const struct policy *p, int port, char **argv, char **env)
 			fatal("run: waitpid");
 	run_macos_child = 0;
 	if (WIFEXITED(status))
-		rc = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		rc = 128 + WTERMSIG(status);
-out:
-	if (tmp != NULL && rmdir(tmp) == -1 && errno != ENOENT)
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return RUN_EXIT_FAILURE;
+}
+
+/* Removes the private TMPDIR if it is empty, and frees mr. */
+static void
+run_macos_clear(struct macos_run *mr)
+{
+	if (mr->mr_tmp != NULL && rmdir(mr->mr_tmp) == -1 && errno != ENOENT)
 		log_warnx("run: the command's TMPDIR %s is left, with what it "
-		    "wrote there", tmp);
-	free(tmp);
-	free(profile);
-	free(dparam);
-	free(tparam);
-	free(tenv);
-	free(xargv);
-	free(xenv);
+		    "wrote there", mr->mr_tmp);
+	free(mr->mr_tmp);
+	free(mr->mr_profile);
+	free(mr->mr_dparam);
+	free(mr->mr_tparam);
+	free(mr->mr_tenv);
+	free(mr->mr_argv);
+	free(mr->mr_env);
+}
+
+/*
+ * Runs argv (environment env, which already names the proxy) under the
+ * profile of p, the proxy on localhost:port; waits and returns the
+ * command's status, 128+n for signal n, or RUN_EXIT_* when cordon or
+ * sandbox-exec failed.  Nothing is run when the profile cannot be made.
+ */
+int
+run_macos(const struct policy *p, int port, char **argv, char **env)
+{
+	struct sb_opts		 so = { port, NULL, run_macos_realpath };
+	struct macos_run	 mr;
+	char			*cause;
+	int			 rc = RUN_EXIT_FAILURE;
+
+	memset(&mr, 0, sizeof(mr));
+	so.so_home = getenv("HOME");
+	if ((mr.mr_profile = seatbelt_profile(p, &so, &cause)) == NULL) {
+		log_warnx_lines(cause);
+		log_warnx("run: no Seatbelt profile, nothing run");
+		return RUN_EXIT_FAILURE;
+	}
+	if (run_macos_tmpdir(&mr) == 0) {
+		run_macos_cmdline(&mr, argv, env);
+		rc = run_macos_spawn(&mr);
+	}
+	run_macos_clear(&mr);
 	return rc;
 }
 
