@@ -331,15 +331,14 @@ mount_scratch(int lower, int *shared, int *tmp, const char *premake)
 	return mnt;
 }
 
-static void
-mount_apply(struct mounts *m, struct step *s)
+/*
+ * Opens the step's target, making it first where a cover of this run
+ * left none, and fills *st; ends the run on failure.  Returns the fd.
+ */
+static int
+mount_target(const struct mounts *m, const struct step *s, struct stat *st)
 {
-	const struct run	*run = m->m_run;
-	struct stat		 st;
-	const char		*what = "mount";
-	char			 name[32];
-	ssize_t			 tok;
-	int			 target, src = -1, rc;
+	int	 target;
 
 	if ((target = mount_open(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
 	    -1 && errno == ENOENT && s->s_kind != STEP_PIN_LINK) {
@@ -347,13 +346,66 @@ mount_apply(struct mounts *m, struct step *s)
 		target = mount_open(s->s_path, false);
 	}
 	if (target == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s (%s): %s%s", s->s_path,
-		    s->s_why, strerror(errno), errno == ELOOP ? ": a symbolic "
-		    "link appeared in the path while the sandbox was being "
-		    "built; refusing to follow it" : "");
-	if (fstat(target, &st) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", s->s_path,
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s%s",
+		    s->s_path, s->s_why, strerror(errno), errno == ELOOP ?
+		    ": a symbolic link appeared in the path while the sandbox "
+		    "was being built; refusing to follow it" : "");
+	if (fstat(target, st) == -1)
+		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s: %s", s->s_path,
 		    strerror(errno));
+	return target;
+}
+
+/*
+ * A scratch step's overlay (mount_scratch), its folder kept in the
+ * run's scratch_fds, which has room; takes s_src.  Returns the detached
+ * mount, or -1 with errno set.
+ */
+static int
+mount_scratch_step(struct mounts *m, struct step *s)
+{
+	struct scratch_fds	*sf = m->m_scratch;
+	int			 src;
+
+	src = mount_scratch(s->s_src, &m->m_scratch_tmp, &sf->sf_fd[sf->sf_n],
+	    s->s_premake);
+	if (src != -1)
+		sf->sf_shown[sf->sf_n++] = s->s_shown;
+	close(s->s_src);
+	s->s_src = -1;
+	return src;
+}
+
+/*
+ * The file that covers a file step: a tool's token copy, or the empty
+ * "hidden", "blank" or "dot" file of m_empty.  Returns its clone, or -1
+ * with errno set.
+ */
+static int
+mount_cover_file(const struct mounts *m, const struct step *s)
+{
+	char	 name[32];
+	ssize_t	 tok;
+
+	tok = s->s_kind == STEP_HIDE_FILE ? mount_token(m->m_run, s->s_path) :
+	    -1;
+	snprintf(name, sizeof(name), "token-%zd", tok);
+	return open_tree(m->m_empty, tok != -1 ? name :
+	    s->s_kind != STEP_BLOCK_FILE ? "hidden" :
+	    s->s_op != NULL && s->s_op->fo_dot ? "dot" : "blank",
+	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+}
+
+/*
+ * The detached mount that step s puts on its target, whose stat is st.
+ * Returns it, or -1 with errno set and *what naming the step that
+ * failed when it is not the mount as a whole.
+ */
+static int
+mount_source(struct mounts *m, struct step *s, const struct stat *st,
+    const char **what)
+{
+	int	 src = -1;
 
 	switch (s->s_kind) {
 	case STEP_BIND_RW:
@@ -362,64 +414,63 @@ mount_apply(struct mounts *m, struct step *s)
 		s->s_src = -1;
 		if (s->s_kind == STEP_BIND_RO && mount_attrs(src, "",
 		    AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0) == -1) {
-			what = "making it read-only";
-			goto fail;
+			*what = "making it read-only";
+			return -1;
 		}
 		break;
 	case STEP_HIDE_DIR:
 	case STEP_BLOCK_DIR:
 	case STEP_TMPFS:
-		if (!S_ISDIR(st.st_mode)) {
+		if (!S_ISDIR(st->st_mode)) {
 			errno = ENOTDIR;
-			goto fail;
+			return -1;
 		}
-		src = mount_tmpfs(s->s_mode, MOUNT_ATTR_NOSUID |
-		    MOUNT_ATTR_NODEV);
-		if (src == -1) {
-			what = "tmpfs";
-			goto fail;
+		if ((src = mount_tmpfs(s->s_mode, MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV)) == -1) {
+			*what = "tmpfs";
+			return -1;
 		}
 		s->s_covers = true;
 		break;
 	case STEP_SCRATCH:
 		if (m->m_scratch->sf_n == RUN_SCRATCH_MAX) {
 			errno = E2BIG;
-			goto fail;
+			return -1;
 		}
-		src = mount_scratch(s->s_src, &m->m_scratch_tmp,
-		    &m->m_scratch->sf_fd[m->m_scratch->sf_n], s->s_premake);
-		if (src != -1)
-			m->m_scratch->sf_shown[m->m_scratch->sf_n++] =
-			    s->s_shown;
-		close(s->s_src);
-		s->s_src = -1;
-		if (src == -1) {
-			what = "overlayfs (unprivileged: Linux 5.11 or later)";
-			goto fail;
+		if ((src = mount_scratch_step(m, s)) == -1) {
+			*what = "overlayfs (unprivileged: Linux 5.11 or later)";
+			return -1;
 		}
 		s->s_covers = true;	/* a kept folder's target: made here */
 		break;
 	case STEP_HIDE_FILE:
 	case STEP_BLOCK_FILE:
 	case STEP_PIN_LINK:
-		if (S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st->st_mode)) {
 			errno = EISDIR;
-			goto fail;
+			return -1;
 		}
-		tok = s->s_kind == STEP_HIDE_FILE ?
-		    mount_token(m->m_run, s->s_path) : -1;
-		snprintf(name, sizeof(name), "token-%zd", tok);
-		if ((src = open_tree(m->m_empty, tok != -1 ? name :
-		    s->s_kind != STEP_BLOCK_FILE ? "hidden" :
-		    s->s_op != NULL && s->s_op->fo_dot ? "dot" :
-		    "blank", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1) {
-			what = "open_tree";
-			goto fail;
+		if ((src = mount_cover_file(m, s)) == -1) {
+			*what = "open_tree";
+			return -1;
 		}
 		break;
 	}
-	rc = mount_move(src, target);
-	if (rc == -1) {
+	return src;
+}
+
+/* Puts step s on its target; ends the run on failure. */
+static void
+mount_apply(struct mounts *m, struct step *s)
+{
+	struct stat	 st;
+	const char	*what = "mount";
+	int		 target, src;
+
+	target = mount_target(m, s, &st);
+	if ((src = mount_source(m, s, &st, &what)) == -1)
+		goto fail;
+	if (mount_move(src, target) == -1) {
 		what = "move_mount";
 		goto fail;
 	}
@@ -427,7 +478,7 @@ mount_apply(struct mounts *m, struct step *s)
 	close(target);
 	return;
 fail:
-	sandbox_fail(run, RUN_EXIT_FAILURE, "%s (%s): %s: %s", s->s_path,
+	sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s: %s", s->s_path,
 	    s->s_why, what, strerror(errno));
 }
 
