@@ -219,6 +219,76 @@ more_components(const char *s)
 	return false;
 }
 
+/* A walk of fsp_resolve: what is resolved, and what is left of the path. */
+struct fsp_walk {
+	char		*w_done;	/* resolved so far; "" stands for "/" */
+	char		*w_todo;	/* the path being walked */
+	const char	*w_p;		/* what is left of it */
+	size_t		 w_links;	/* symlinks followed */
+};
+
+/*
+ * The next component to look up, *len bytes long, or NULL at the end:
+ * "." is passed over and ".." goes up from what is resolved so far, as
+ * the kernel does (*dir: a folder, "/" at worst).
+ */
+static const char *
+fsp_walk_next(struct fsp_walk *w, size_t *len, bool *dir)
+{
+	const char	*comp;
+
+	for (;;) {
+		while (*w->w_p == '/')
+			w->w_p++;
+		if (*w->w_p == '\0')
+			return NULL;
+		comp = w->w_p;
+		*len = strcspn(comp, "/");
+		w->w_p += *len;
+		if (*len == 1 && comp[0] == '.')
+			continue;
+		if (*len == 2 && comp[0] == '.' && comp[1] == '.') {
+			if (*w->w_done != '\0')
+				*strrchr(w->w_done, '/') = '\0';
+			*dir = true;
+			continue;
+		}
+		return comp;
+	}
+}
+
+/*
+ * The walk meets the symlink cand (taken): with pin_why set it becomes
+ * an FS_PIN_LINK candidate, and the walk goes on through its target.
+ * Returns 0, or -1 with a note saying why it cannot be followed.
+ */
+static int
+fsp_walk_link(struct fsp *f, struct fsp_walk *w, char *cand,
+    const char *pin_why)
+{
+	char	*link, *next;
+
+	link = ++w->w_links > FSPLAN_MAX_LINKS ? NULL : fsp_readlink(cand);
+	if (link == NULL)
+		fsplan_note(f, "%s: %s: left out of the plan", cand,
+		    w->w_links > FSPLAN_MAX_LINKS ? strerror(ELOOP) :
+		    strerror(errno));
+	if (pin_why != NULL)
+		fsp_add(f, cand, FS_PIN_LINK, pin_why, false);
+	else
+		free(cand);
+	if (link == NULL)
+		return -1;
+	if (link[0] == '/')
+		*w->w_done = '\0';
+	xasprintf(&next, "%s%s", link, w->w_p);
+	free(link);
+	free(w->w_todo);
+	w->w_todo = next;
+	w->w_p = next;
+	return 0;
+}
+
 /*
  * Resolves the absolute path one component at a time, as realpath(3)
  * does, but by hand so that each symlink met is seen: with pin_why set,
@@ -226,45 +296,33 @@ more_components(const char *s)
  * writable place).  ".." goes up from what is resolved so far, as the
  * kernel does.  On RES_FOUND, *out is the resolved path and *dir says if
  * it is a directory; on RES_MISSING, *out is the first missing
- * component and *dir says if more come after it; on RES_NOTDIR, the non-directory met.  The caller frees
- * *out.  On RES_SKIP a note says why and *out is NULL.
+ * component and *dir says if more come after it; on RES_NOTDIR, the
+ * non-directory met.  The caller frees *out.  On RES_SKIP a note says
+ * why and *out is NULL.
  */
 static enum fsp_res
 fsp_resolve(struct fsp *f, const char *path, const char *pin_why,
     char **out, bool *dir)
 {
+	struct fsp_walk	 w;
 	struct stat	 st;
 	enum fsp_res	 res;
-	char		*done, *todo, *next, *cand, *link;
-	const char	*p, *comp;
-	size_t		 len, links = 0;
+	const char	*comp;
+	char		*cand;
+	size_t		 len;
 
 	*out = NULL;
 	*dir = true;			/* "/" */
-	done = xstrdup("");		/* "" stands for "/" */
-	todo = xstrdup(path);
-	p = todo;
-	for (;;) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		comp = p;
-		len = strcspn(p, "/");
-		p += len;
-		if (len == 1 && comp[0] == '.')
-			continue;
-		if (len == 2 && comp[0] == '.' && comp[1] == '.') {
-			if (*done != '\0')
-				*strrchr(done, '/') = '\0';
-			*dir = true;
-			continue;
-		}
-		xasprintf(&cand, "%s/%.*s", done, (int)len, comp);
+	w.w_done = xstrdup("");
+	w.w_todo = xstrdup(path);
+	w.w_p = w.w_todo;
+	w.w_links = 0;
+	while ((comp = fsp_walk_next(&w, &len, dir)) != NULL) {
+		xasprintf(&cand, "%s/%.*s", w.w_done, (int)len, comp);
 		if (lstat(cand, &st) == -1) {
 			if (errno == ENOENT) {
 				*out = cand;
-				*dir = more_components(p);
+				*dir = more_components(w.w_p);
 				res = RES_MISSING;
 				goto out;
 			}
@@ -275,52 +333,32 @@ fsp_resolve(struct fsp *f, const char *path, const char *pin_why,
 			goto out;
 		}
 		if (S_ISLNK(st.st_mode)) {
-			if (++links > FSPLAN_MAX_LINKS ||
-			    (link = fsp_readlink(cand)) == NULL) {
-				fsplan_note(f, "%s: %s: left out of the plan",
-				    cand, links > FSPLAN_MAX_LINKS ?
-				    strerror(ELOOP) : strerror(errno));
-				if (pin_why != NULL)
-					fsp_add(f, cand, FS_PIN_LINK, pin_why,
-					    false);
-				else
-					free(cand);
+			if (fsp_walk_link(f, &w, cand, pin_why) == -1) {
 				res = RES_SKIP;
 				goto out;
 			}
-			if (pin_why != NULL)
-				fsp_add(f, cand, FS_PIN_LINK, pin_why, false);
-			else
-				free(cand);
-			if (link[0] == '/')
-				*done = '\0';
-			xasprintf(&next, "%s%s", link, p);
-			free(link);
-			free(todo);
-			todo = next;
-			p = todo;
 			continue;
 		}
-		free(done);
-		done = cand;
+		free(w.w_done);
+		w.w_done = cand;
 		*dir = S_ISDIR(st.st_mode);
-		if (!*dir && more_components(p)) {
-			*out = done;
-			done = NULL;
+		if (!*dir && more_components(w.w_p)) {
+			*out = w.w_done;
+			w.w_done = NULL;
 			res = RES_NOTDIR;
 			goto out;
 		}
 	}
-	if (*done == '\0') {
-		free(done);
-		done = xstrdup("/");
+	if (*w.w_done == '\0') {
+		free(w.w_done);
+		w.w_done = xstrdup("/");
 	}
-	*out = done;
-	done = NULL;
+	*out = w.w_done;
+	w.w_done = NULL;
 	res = RES_FOUND;
 out:
-	free(done);
-	free(todo);
+	free(w.w_done);
+	free(w.w_todo);
 	return res;
 }
 
@@ -760,26 +798,13 @@ fsp_in_scratch(const struct fsp *f, const char *path)
 	return false;
 }
 
-/*
- * Orders the candidates, merges those on one path and keeps those that
- * change something, filling plan->fp_ops.
- */
+/* Orders the candidates and keeps, of those on one path, the first. */
 static void
-fsp_finish(struct fsp *f)
+fsp_merge(struct fsp *f)
 {
-	struct fsplan	*plan = f->f_plan;
-	struct fsp_cand	*c, *cands = f->f_cands;
-	struct fsp_key	*keys, key, *k;
-	struct fs_op	*parent;
-	enum fs_kind	 above;
-	size_t		 i, n = 0, nkeys;
-	char		*up, *slash;
-	bool		 found, scratch;
+	struct fsp_cand	*cands = f->f_cands;
+	size_t		 i, n = 0;
 
-	if (f->f_ncands == 0)
-		return;
-	fsp_pins(f);
-	cands = f->f_cands;
 	qsort(cands, f->f_ncands, sizeof(*cands), fsp_cand_cmp);
 	for (i = 0; i < f->f_ncands; i++) {
 		if (n > 0 && strcmp(cands[n - 1].c_op.fo_path,
@@ -790,51 +815,94 @@ fsp_finish(struct fsp *f)
 		cands[n++] = cands[i];
 	}
 	f->f_ncands = n;
+}
 
-	nkeys = n;
-	keys = xcalloc(nkeys, sizeof(*keys));
-	for (i = 0; i < n; i++) {
-		keys[i].k_path = cands[i].c_op.fo_path;
+/*
+ * The nearest kept candidate above c, found by path among keys (nkeys,
+ * sorted): its kind in *above (FS_RO, the root's, when there is none),
+ * and c's c_parent set when it is a HIDE_DIR.  Returns whether there is
+ * one.
+ */
+static bool
+fsp_above(struct fsp *f, const struct fsp_key *keys, size_t nkeys,
+    struct fsp_cand *c, enum fs_kind *above)
+{
+	const struct fsp_key	*k;
+	struct fsp_key		 key;
+	char			*up, *slash;
+	bool			 found = false;
+
+	*above = FS_RO;
+	up = xstrdup(c->c_op.fo_path);
+	while (strcmp(up, "/") != 0) {
+		slash = strrchr(up, '/');
+		if (slash == up)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		key.k_path = up;
+		k = bsearch(&key, keys, nkeys, sizeof(*keys), fsp_key_cmp);
+		if (k != NULL && f->f_cands[k->k_i].c_kept) {
+			found = true;
+			*above = f->f_cands[k->k_i].c_op.fo_kind;
+			if (*above == FS_HIDE_DIR)
+				c->c_parent = k->k_i;
+			break;
+		}
+	}
+	free(up);
+	return found;
+}
+
+/*
+ * Marks the candidates that change something (c_kept) and numbers them
+ * (c_new).  Returns how many are kept.
+ */
+static size_t
+fsp_prune(struct fsp *f)
+{
+	struct fsp_cand	*c;
+	struct fsp_key	*keys;
+	enum fs_kind	 above;
+	size_t		 i, n = 0;
+	bool		 scratch;
+
+	keys = xcalloc(f->f_ncands, sizeof(*keys));
+	for (i = 0; i < f->f_ncands; i++) {
+		keys[i].k_path = f->f_cands[i].c_op.fo_path;
 		keys[i].k_i = i;
 	}
-	qsort(keys, nkeys, sizeof(*keys), fsp_key_cmp);
+	qsort(keys, f->f_ncands, sizeof(*keys), fsp_key_cmp);
 
 	/* Ancestors come first (lower depth): their fate is known. */
-	n = 0;
 	for (i = 0; i < f->f_ncands; i++) {
-		c = &cands[i];
-		above = FS_RO;
-		found = false;
-		up = xstrdup(c->c_op.fo_path);
-		while (strcmp(up, "/") != 0) {
-			slash = strrchr(up, '/');
-			if (slash == up)
-				slash[1] = '\0';
-			else
-				*slash = '\0';
-			key.k_path = up;
-			k = bsearch(&key, keys, nkeys, sizeof(*keys),
-			    fsp_key_cmp);
-			if (k != NULL && cands[k->k_i].c_kept) {
-				found = true;
-				above = cands[k->k_i].c_op.fo_kind;
-				if (above == FS_HIDE_DIR)
-					c->c_parent = k->k_i;
-				break;
-			}
-		}
-		free(up);
-		scratch = !found && fsp_in_scratch(f, c->c_op.fo_path);
+		c = &f->f_cands[i];
+		scratch = !fsp_above(f, keys, f->f_ncands, c, &above) &&
+		    fsp_in_scratch(f, c->c_op.fo_path);
 		c->c_kept = fsp_keep(c->c_op.fo_kind, above, scratch) ||
 		    (c->c_show && above == FS_HIDE_DIR);
 		if (c->c_kept)
 			c->c_new = n++;
 	}
 	free(keys);
+	return n;
+}
+
+/*
+ * Moves the n kept candidates' ops into plan->fp_ops, each kept below a
+ * HIDE_DIR listed in that one's fo_keep; frees the others.
+ */
+static void
+fsp_emit(struct fsp *f, size_t n)
+{
+	struct fsplan	*plan = f->f_plan;
+	struct fsp_cand	*c;
+	struct fs_op	*parent;
+	size_t		 i;
 
 	plan->fp_ops = xcalloc(n == 0 ? 1 : n, sizeof(*plan->fp_ops));
 	for (i = 0; i < f->f_ncands; i++) {
-		c = &cands[i];
+		c = &f->f_cands[i];
 		if (!c->c_kept) {
 			fsp_cand_clear(c);
 			continue;
@@ -844,12 +912,26 @@ fsp_finish(struct fsp *f)
 		fsp_identify(&plan->fp_ops[c->c_new]);
 		if (c->c_parent == SIZE_MAX)
 			continue;
-		parent = &plan->fp_ops[cands[c->c_parent].c_new];
+		parent = &plan->fp_ops[f->f_cands[c->c_parent].c_new];
 		parent->fo_keep = xreallocarray(parent->fo_keep,
 		    parent->fo_nkeep + 1, sizeof(*parent->fo_keep));
 		parent->fo_keep[parent->fo_nkeep++] = c->c_new;
 	}
 	plan->fp_nops = n;
+}
+
+/*
+ * Orders the candidates, merges those on one path and keeps those that
+ * change something, filling plan->fp_ops.
+ */
+static void
+fsp_finish(struct fsp *f)
+{
+	if (f->f_ncands == 0)
+		return;
+	fsp_pins(f);
+	fsp_merge(f);
+	fsp_emit(f, fsp_prune(f));
 }
 
 /*
