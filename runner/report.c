@@ -421,23 +421,19 @@ report_guard(const struct guard *g)
 	    g->g_scanned <= g->g_scan_max, "quarantined", a);
 }
 
-/* The run's report, as a JSON document (report format version 1). */
+/* The refused targets, each with its rule, its fix and its count. */
 static json_t *
-tally_json(const struct tally *t, const struct report_info *ri)
+tally_refused_json(const struct tally *t)
 {
-	const struct run	*run = ri->ri_run;
-	json_t			*doc, *cmd, *refused, *allowed, *setup, *ns;
+	const struct refusal	*rf;
+	json_t			*a;
 	size_t			 i;
 
-	cmd = json_array();
-	for (i = 0; run->r_argv[i] != NULL; i++)
-		json_array_append_new(cmd, json_string(run->r_argv[i]));
-	refused = json_array();
+	a = json_array();
 	for (i = 0; i < t->t_nrefused; i++) {
-		const struct refusal	*rf = &t->t_refused[i];
-
-		json_array_append_new(refused, json_pack("{s:s, s:i, s:s, "
-		    "s:s, s:o, s:o, s:o, s:o, s:I}",
+		rf = &t->t_refused[i];
+		json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:s, s:o, "
+		    "s:o, s:o, s:o, s:I}",
 		    "host", rf->rf_host, "port", rf->rf_port,
 		    "protocol", rf->rf_proto, "reason", rf->rf_reason,
 		    "rule", str_or_null(rf->rf_rule),
@@ -446,16 +442,39 @@ tally_json(const struct tally *t, const struct report_info *ri)
 		    "allow", str_or_null(rf->rf_pattern),
 		    "count", (json_int_t)rf->rf_count));
 	}
-	allowed = json_array();
-	for (i = 0; i < t->t_nallowed; i++) {
-		const struct allowed	*al = &t->t_allowed[i];
+	return a;
+}
 
-		json_array_append_new(allowed, json_pack("{s:s, s:I, s:I, "
-		    "s:I}", "host", al->al_host,
+/* The allowed hosts, each with its connections and bytes. */
+static json_t *
+tally_allowed_json(const struct tally *t)
+{
+	const struct allowed	*al;
+	json_t			*a;
+	size_t			 i;
+
+	a = json_array();
+	for (i = 0; i < t->t_nallowed; i++) {
+		al = &t->t_allowed[i];
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I}",
+		    "host", al->al_host,
 		    "connections", (json_int_t)al->al_count,
 		    "bytes_up", (json_int_t)al->al_up,
 		    "bytes_down", (json_int_t)al->al_down));
 	}
+	return a;
+}
+
+/* How the sandbox was set up: network, layers, namespaces, sockets. */
+static json_t *
+report_setup(const struct report_info *ri)
+{
+	const struct run	*run = ri->ri_run;
+	json_t			*setup, *ns, *a;
+	size_t			 i;
+	bool			 listed;
+
+	listed = run->r_routes != NULL && run->r_routes->ur_n > 0;
 	ns = json_pack("[s, s, s, s, s, s]", "user", "mount", "pid", "ipc",
 	    "uts", "cgroup");
 	if (run->r_mode != NET_HOST)
@@ -466,25 +485,26 @@ tally_json(const struct tally *t, const struct report_info *ri)
 	    "proxy_socket", str_or_null(ri->ri_proxy_socket),
 	    "landlock_abi", landlock_abi(),
 	    "seccomp", 1,
-	    "unix_sockets", run->r_unix ? "allow" : run->r_routes != NULL &&
-	    run->r_routes->ur_n > 0 ? "listed" : "deny",
+	    "unix_sockets", run->r_unix ? "allow" : listed ? "listed" : "deny",
 	    "namespaces", ns);
-	if (!run->r_unix && run->r_routes != NULL && run->r_routes->ur_n > 0) {
-		json_t	*a = json_array();
-
+	if (!run->r_unix && listed) {
+		a = json_array();
 		for (i = 0; i < run->r_routes->ur_n; i++)
 			json_array_append_new(a, json_string(
 			    run->r_routes->ur_v[i].ur_inside));
 		json_object_set_new(setup, "unix_sockets_listed", a);
 	}
-	doc = json_pack("{s:i, s:s, s:o, s:o, s:i, s:I, s:I, s:o, s:o, "
-	    "s:o}",
-	    "version", REPORT_VERSION, "sandbox", run->r_id,
-	    "command", cmd, "cwd", json_string(run->r_cwd),
-	    "exit_status", ri->ri_status,
-	    "duration_ms", (json_int_t)ri->ri_duration_ms,
-	    "refused_total", (json_int_t)t->t_refused_total,
-	    "refused", refused, "allowed", allowed, "setup", setup);
+	return setup;
+}
+
+/* The fields of doc that only some runs have. */
+static void
+tally_json_more(const struct tally *t, const struct report_info *ri,
+    json_t *doc)
+{
+	json_t	*h;
+	size_t	 i;
+
 	if (ri->ri_status > 128 && ri->ri_status < 128 + 65)
 		json_object_set_new(doc, "signal",
 		    json_integer(ri->ri_status - 128));
@@ -495,8 +515,7 @@ tally_json(const struct tally *t, const struct report_info *ri)
 	if (t->t_tokens != NULL)
 		json_object_set(doc, "token_files", t->t_tokens);
 	if (t->t_nhidden > 0) {
-		json_t	*h = json_array();
-
+		h = json_array();
 		for (i = 0; i < t->t_nhidden; i++)
 			json_array_append_new(h, json_string(t->t_hidden[i]));
 		json_object_set_new(doc, "hidden", h);
@@ -509,6 +528,31 @@ tally_json(const struct tally *t, const struct report_info *ri)
 	if (ri->ri_guard != NULL)
 		json_object_set_new(doc, "repositories",
 		    report_guard(ri->ri_guard));
+}
+
+/* The run's report, as a JSON document (report format version 1). */
+static json_t *
+tally_json(const struct tally *t, const struct report_info *ri)
+{
+	const struct run	*run = ri->ri_run;
+	json_t			*doc, *cmd, *refused, *allowed, *setup;
+	size_t			 i;
+
+	cmd = json_array();
+	for (i = 0; run->r_argv[i] != NULL; i++)
+		json_array_append_new(cmd, json_string(run->r_argv[i]));
+	refused = tally_refused_json(t);
+	allowed = tally_allowed_json(t);
+	setup = report_setup(ri);
+	doc = json_pack("{s:i, s:s, s:o, s:o, s:i, s:I, s:I, s:o, s:o, "
+	    "s:o}",
+	    "version", REPORT_VERSION, "sandbox", run->r_id,
+	    "command", cmd, "cwd", json_string(run->r_cwd),
+	    "exit_status", ri->ri_status,
+	    "duration_ms", (json_int_t)ri->ri_duration_ms,
+	    "refused_total", (json_int_t)t->t_refused_total,
+	    "refused", refused, "allowed", allowed, "setup", setup);
+	tally_json_more(t, ri, doc);
 	return doc;
 }
 
