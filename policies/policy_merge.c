@@ -404,22 +404,14 @@ policy_ctx_clear(struct policy_ctx *ctx)
 	memset(ctx, 0, sizeof(*ctx));
 }
 
-/*
- * Merges the trusted layer at path into p when the file exists; any
- * other error is added to errors.
- */
+/* Merges the trusted layer at path into p; an error is added to errors. */
 static void
-policy_merge_optional(struct policy *p, const char *path,
+policy_merge_file(struct policy *p, const char *path,
     const struct policy_ctx *ctx, struct errlist *errors)
 {
 	struct policy	*layer;
-	struct stat	 st;
 	char		*why;
 
-	if (lstat(path, &st) == -1 && errno == ENOENT) {
-		log_debug("%s: no %s", __func__, path);
-		return;
-	}
 	log_info("policy: reading %s", path);
 	if ((layer = policy_load_file(path, ctx, &why)) == NULL) {
 		errlist_add(errors, "%s", why);
@@ -428,6 +420,67 @@ policy_merge_optional(struct policy *p, const char *path,
 	}
 	policy_merge(p, layer);
 	policy_free(layer);
+}
+
+/*
+ * Merges the trusted layer at path into p when the file exists; any
+ * other error is added to errors.
+ */
+static void
+policy_merge_optional(struct policy *p, const char *path,
+    const struct policy_ctx *ctx, struct errlist *errors)
+{
+	struct stat	 st;
+
+	if (lstat(path, &st) == -1 && errno == ENOENT) {
+		log_debug("%s: no %s", __func__, path);
+		return;
+	}
+	policy_merge_file(p, path, ctx, errors);
+}
+
+/* The system's and the user's policies, when they exist, into p. */
+static void
+policy_merge_host(struct policy *p, const struct policy_ctx *ctx,
+    struct errlist *errors)
+{
+	const char	*env;
+	char		*path;
+
+	if ((env = getenv("CORDON_SYSTEM_POLICY")) == NULL)
+		env = SYSTEM_POLICY;
+	if (*env != '\0')
+		policy_merge_optional(p, env, ctx, errors);
+	if ((env = getenv("XDG_CONFIG_HOME")) != NULL && env[0] == '/')
+		xasprintf(&path, "%s/cordon/policy.json", env);
+	else
+		xasprintf(&path, "%s/.config/cordon/policy.json",
+		    ctx->pc_home);
+	policy_merge_optional(p, path, ctx, errors);
+	free(path);
+}
+
+/* The --policy files and flags of pl, in the order given, into p. */
+static void
+policy_merge_args(struct policy *p, const struct policy_layers *pl,
+    const struct policy_ctx *ctx, struct errlist *errors)
+{
+	const struct policy_flag *pf;
+	const char		*flag, *arg;
+	char			*why;
+	size_t			 i;
+
+	for (i = 0; i + 1 < pl->ly_nargs; i += 2) {
+		flag = pl->ly_args[i];
+		arg = pl->ly_args[i + 1];
+		if ((pf = policy_flag_named(flag)) != NULL &&
+		    pf->pf_adds == PFLAG_FILE)
+			policy_merge_file(p, arg, ctx, errors);
+		else if (policy_add_flag(p, flag, arg, ctx, &why) == -1) {
+			errlist_add(errors, "%s", why);
+			free(why);
+		}
+	}
 }
 
 /*
@@ -469,13 +522,10 @@ struct policy *
 policy_build(const struct policy_layers *pl, struct policy **trustedp,
     char **cause)
 {
-	const struct policy_flag *pf;
 	struct policy_ctx	 ctx;
 	struct policy		*p = NULL, *layer;
 	struct errlist		 errors = { 0 };
-	const char		*env, *flag, *arg;
-	char			*path, *why;
-	size_t			 i;
+	char			*why;
 
 	*cause = NULL;
 	if (trustedp != NULL)
@@ -490,43 +540,9 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 		free(why);
 		goto out;
 	}
-
-	/* The system's and the user's policies, when they exist. */
-	if (!pl->ly_only) {
-		if ((env = getenv("CORDON_SYSTEM_POLICY")) == NULL)
-			env = SYSTEM_POLICY;
-		if (*env != '\0')
-			policy_merge_optional(p, env, &ctx, &errors);
-		if ((env = getenv("XDG_CONFIG_HOME")) != NULL &&
-		    env[0] == '/')
-			xasprintf(&path, "%s/cordon/policy.json", env);
-		else
-			xasprintf(&path, "%s/.config/cordon/policy.json",
-			    ctx.pc_home);
-		policy_merge_optional(p, path, &ctx, &errors);
-		free(path);
-	}
-
-	/* --policy files and flags, in the order given. */
-	for (i = 0; i + 1 < pl->ly_nargs; i += 2) {
-		flag = pl->ly_args[i];
-		arg = pl->ly_args[i + 1];
-		if ((pf = policy_flag_named(flag)) != NULL &&
-		    pf->pf_adds == PFLAG_FILE) {
-			log_info("policy: reading %s", arg);
-			if ((layer = policy_load_file(arg, &ctx, &why)) ==
-			    NULL) {
-				errlist_add(&errors, "%s", why);
-				free(why);
-				continue;
-			}
-			policy_merge(p, layer);
-			policy_free(layer);
-		} else if (policy_add_flag(p, flag, arg, &ctx, &why) == -1) {
-			errlist_add(&errors, "%s", why);
-			free(why);
-		}
-	}
+	if (!pl->ly_only)
+		policy_merge_host(p, &ctx, &errors);
+	policy_merge_args(p, pl, &ctx, &errors);
 	if (errors.el_count != 0)
 		goto out;
 	if (trustedp != NULL) {
