@@ -41,7 +41,7 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
 		   proxy/conn.c proxy/conn_connect.c proxy/conn_http.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_capture.c \
-		   proxy/conn_narrow.c proxy/listen.c
+		   proxy/conn_narrow.c proxy/listen.c proxy/metrics.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsscan.c runner/guard.c \
@@ -52,7 +52,7 @@ PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
-		   proxy/proxy_cmd.c proxy/metrics.c runner/run_cmd.c \
+		   proxy/proxy_cmd.c runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_print.c \
 		   runner/block.c runner/run.c runner/run_control.c \
 		   runner/run_end.c runner/sandbox.c runner/netcap.c \
