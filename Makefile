@@ -44,7 +44,7 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 		   proxy/conn_narrow.c proxy/listen.c proxy/metrics.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
-		   runner/fsplan.c runner/fsscan.c runner/guard.c \
+		   runner/fsplan.c runner/fsorder.c runner/fsscan.c runner/guard.c \
 		   runner/wspath.c runner/trust.c runner/secrets.c \
 		   runner/tokenfile.c runner/unixroute.c runner/agentmsg.c \
 		   runner/agentkey.c runner/knownhosts.c

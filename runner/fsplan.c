@@ -28,27 +28,9 @@
  * - The writable roots are scanned for repositories (fsscan.c).
  * - Every folder between a writable root and a protected path is pinned
  *   (FS_PIN_DIR): a mount point cannot be renamed, so the protected
- *   path cannot be replaced by renaming a folder above it (fsp_pins).
+ *   path cannot be replaced by renaming a folder above it (fsorder.c).
  *
- * Then the ops are ordered most specific last: by depth (components),
- * then by path.  At one path the stricter kind stays (enum fs_kind is in
- * order of strictness; among equals the first rule's fo_why).  An op is
- * kept only where it changes something, judged by the nearest kept op
- * above it (or the read-only root):
- *
- *	below	RW, PIN_DIR	RO	HIDE_DIR
- *	RW	-		kept	kept, listed in the HIDE_DIR's fo_keep
- *	PIN_DIR	kept		-	-
- *	RO	kept		-	-
- *	HIDE_*	kept		kept	-
- *	BLOCK	kept		-	-
- *	PIN	kept		-	-
- *
- * So a write root may reopen a folder inside a hidden or read-only one
- * (write /r, deny /r/a, write /r/a/b: b is writable, the rest of a is
- * hidden), but a read_only or deny rule, which the untrusted workspace
- * layer may add, never shows what a deny hid.  Only cordon itself does,
- * for a file of fsplan_in's fi_show: an RO kept below a HIDE_DIR.
+ * Then the ops are ordered, merged and pruned (fsorder.c).
  *
  * Paths the runner mounts itself (/tmp, /dev, /proc, /run) are not
  * special here, except that a write root may not be /, nor under /proc,
@@ -77,24 +59,6 @@
 #include "xmalloc.h"
 
 #define FSPLAN_MAX_LINKS	40	/* symlinks in a path, as the kernel */
-
-
-/* A candidate op, before ordering and pruning. */
-struct fsp_cand {
-	struct fs_op	 c_op;
-	size_t		 c_seq;		/* order of arrival */
-	size_t		 c_depth;	/* components in the path */
-	bool		 c_kept;
-	bool		 c_show;	/* fi_show: kept below a HIDE_DIR */
-	size_t		 c_parent;	/* kept HIDE_DIR above, or SIZE_MAX */
-	size_t		 c_new;		/* index in fp_ops */
-};
-
-/* For the bsearch of a path among the candidates. */
-struct fsp_key {
-	const char	*k_path;
-	size_t		 k_i;
-};
 
 enum fsp_res {
 	RES_FOUND,		/* the path exists: the resolved path */
@@ -145,8 +109,8 @@ fsplan_note(struct fsp *f, const char *fmt, ...)
 }
 
 /* Adds a candidate op; takes path. */
-static void
-fsp_add(struct fsp *f, char *path, enum fs_kind kind, const char *why,
+void
+fsplan_add(struct fsp *f, char *path, enum fs_kind kind, const char *why,
     bool dir)
 {
 	struct fsp_cand	*c;
@@ -274,7 +238,7 @@ fsp_walk_link(struct fsp *f, struct fsp_walk *w, char *cand,
 		    w->w_links > FSPLAN_MAX_LINKS ? strerror(ELOOP) :
 		    strerror(errno));
 	if (pin_why != NULL)
-		fsp_add(f, cand, FS_PIN_LINK, pin_why, false);
+		fsplan_add(f, cand, FS_PIN_LINK, pin_why, false);
 	else
 		free(cand);
 	if (link == NULL)
@@ -422,9 +386,9 @@ fsplan_protect(struct fsp *f, const char *path, int how, const char *why,
 			fsscan_gitdir(f, r, 0);
 			free(r);
 		} else if (!hide)
-			fsp_add(f, r, FS_RO, why, dir);
+			fsplan_add(f, r, FS_RO, why, dir);
 		else
-			fsp_add(f, r, dir ? FS_HIDE_DIR : FS_HIDE_FILE, why,
+			fsplan_add(f, r, dir ? FS_HIDE_DIR : FS_HIDE_FILE, why,
 			    dir);
 		break;
 	case RES_MISSING:
@@ -434,14 +398,14 @@ fsplan_protect(struct fsp *f, const char *path, int how, const char *why,
 		 * ~/.config in a writable home.  A protected one is blocked.
 		 */
 		if (!hide) {
-			fsp_add(f, r, FS_BLOCK, why, dir || !(how & FSP_FILE));
+			fsplan_add(f, r, FS_BLOCK, why, dir || !(how & FSP_FILE));
 			f->f_cands[f->f_ncands - 1].c_op.fo_dot = !dir &&
 			    (how & FSP_DOT);
 		} else
 			free(r);
 		break;
 	case RES_NOTDIR:
-		fsp_add(f, r, FS_RO, why, false);
+		fsplan_add(f, r, FS_RO, why, false);
 		break;
 	case RES_SKIP:
 		break;
@@ -525,7 +489,7 @@ fsp_show(struct fsp *f, const char *path)
 		free(r);
 		return;
 	}
-	fsp_add(f, r, FS_RO, "shown: cordon's ssh-agent needs it", false);
+	fsplan_add(f, r, FS_RO, "shown: cordon's ssh-agent needs it", false);
 	f->f_cands[f->f_ncands - 1].c_show = true;
 }
 
@@ -658,280 +622,18 @@ fsp_roots(struct fsp *f, const struct plist *pl, char **cause)
 			f->f_roots[f->f_nroots++] = xstrdup(r);
 		}
 		f->f_rootv[i] = xstrdup(r);
-		fsp_add(f, r, FS_RW, pi->pi_from, dir);
+		fsplan_add(f, r, FS_RW, pi->pi_from, dir);
 	}
 	return fsp_contain(f, pl, cause);
 }
 
-/* Most specific last: depth, path, the stricter kind, arrival. */
-static int
-fsp_cand_cmp(const void *a0, const void *b0)
-{
-	const struct fsp_cand	*a = a0, *b = b0;
-	int			 c;
-
-	if (a->c_depth != b->c_depth)
-		return a->c_depth < b->c_depth ? -1 : 1;
-	if ((c = strcmp(a->c_op.fo_path, b->c_op.fo_path)) != 0)
-		return c;
-	if (a->c_op.fo_kind != b->c_op.fo_kind)
-		return a->c_op.fo_kind > b->c_op.fo_kind ? -1 : 1;
-	return a->c_seq < b->c_seq ? -1 : a->c_seq > b->c_seq;
-}
-
-static int
-fsp_key_cmp(const void *a0, const void *b0)
-{
-	const struct fsp_key	*a = a0, *b = b0;
-
-	return strcmp(a->k_path, b->k_path);
-}
-
 /* Frees what a candidate holds. */
-static void
-fsp_cand_clear(struct fsp_cand *c)
+void
+fsplan_cand_clear(struct fsp_cand *c)
 {
 	free(c->c_op.fo_path);
 	free(c->c_op.fo_why);
 	c->c_op.fo_path = c->c_op.fo_why = NULL;
-}
-
-/*
- * Whether an op of kind is kept below the nearest kept op of kind
- * above (FS_RO for the root).  In a scratch layer (no op above, below
- * a folder that may be one), writes succeed, so a protected path that
- * exists is bound read-only on top as below a writable root: a write to
- * ~/.bashrc is refused, not sent into the layer.  One that is missing
- * is not blocked there: a block costs a mount, and what the command
- * makes in its place is discarded with the layer and listed.
- */
-static bool
-fsp_keep(enum fs_kind kind, enum fs_kind above, bool scratch)
-{
-	bool	 rw = above == FS_RW || above == FS_PIN_DIR;
-
-	switch (kind) {
-	case FS_RW:
-		return above == FS_RO || above == FS_HIDE_DIR;
-	case FS_PIN_DIR:
-	case FS_BLOCK:
-		return rw;
-	case FS_RO:
-	case FS_PIN_LINK:
-		return rw || scratch;
-	case FS_HIDE_DIR:
-	case FS_HIDE_FILE:
-		return rw || above == FS_RO;
-	case FS_SKIP:
-		break;
-	}
-	return false;
-}
-
-/*
- * Renaming a folder moves the mounts below it along: `mv .github x;
- * mkdir -p .github/workflows` would replace a read-only
- * .github/workflows, and `mv vendor vendor.orig` a protected
- * vendor/lib/.git.  So every folder between a writable root and a path
- * protected in it is pinned: bound onto itself, still writable, but a
- * mount point, which rename(2) and rmdir(2) refuse (EBUSY).  Pruning
- * drops the pins that are not under a writable root.
- */
-static void
-fsp_pins(struct fsp *f)
-{
-	size_t	 i, j, n = f->f_ncands;
-	char	*up, *slash;
-	bool	 below;
-
-	for (i = 0; i < n; i++) {
-		if (f->f_cands[i].c_op.fo_kind == FS_RW ||
-		    f->f_cands[i].c_op.fo_kind == FS_PIN_DIR)
-			continue;
-		up = xstrdup(f->f_cands[i].c_op.fo_path);
-		while ((slash = strrchr(up, '/')) != NULL && slash != up) {
-			*slash = '\0';
-			for (below = false, j = 0; j < f->f_nroots; j++) {
-				if (strcmp(up, f->f_roots[j]) == 0) {
-					below = false;
-					break;
-				}
-				below = below || path_is_below(up,
-				    f->f_roots[j]);
-			}
-			if (below)
-				fsp_add(f, xstrdup(up), FS_PIN_DIR,
-				    "pinned: a protected path is below", true);
-		}
-		free(up);
-	}
-}
-
-/*
- * What a bind's source is now, so that the mount, which opens the path
- * again in the sandbox, can refuse if something else is there by then
- * (a folder renamed into its place between the plan and the mounts).
- */
-static void
-fsp_identify(struct fs_op *op)
-{
-	struct stat	 st;
-
-	if ((op->fo_kind != FS_RW && op->fo_kind != FS_RO &&
-	    op->fo_kind != FS_PIN_DIR) || lstat(op->fo_path, &st) == -1)
-		return;
-	op->fo_id.fm_dev = st.st_dev;
-	op->fo_id.fm_ino = st.st_ino;
-	op->fo_has_id = true;
-}
-
-/* Whether path is in (below) a folder that may be a scratch layer. */
-static bool
-fsp_in_scratch(const struct fsp *f, const char *path)
-{
-	size_t	 i;
-
-	for (i = 0; i < f->f_nscratch; i++)
-		if (strcmp(path, f->f_scratch[i]) != 0 &&
-		    path_is_below(path, f->f_scratch[i]))
-			return true;
-	return false;
-}
-
-/* Orders the candidates and keeps, of those on one path, the first. */
-static void
-fsp_merge(struct fsp *f)
-{
-	struct fsp_cand	*cands = f->f_cands;
-	size_t		 i, n = 0;
-
-	qsort(cands, f->f_ncands, sizeof(*cands), fsp_cand_cmp);
-	for (i = 0; i < f->f_ncands; i++) {
-		if (n > 0 && strcmp(cands[n - 1].c_op.fo_path,
-		    cands[i].c_op.fo_path) == 0) {
-			fsp_cand_clear(&cands[i]);
-			continue;
-		}
-		cands[n++] = cands[i];
-	}
-	f->f_ncands = n;
-}
-
-/*
- * The nearest kept candidate above c, found by path among keys (nkeys,
- * sorted): its kind in *above (FS_RO, the root's, when there is none),
- * and c's c_parent set when it is a HIDE_DIR.  Returns whether there is
- * one.
- */
-static bool
-fsp_above(struct fsp *f, const struct fsp_key *keys, size_t nkeys,
-    struct fsp_cand *c, enum fs_kind *above)
-{
-	const struct fsp_key	*k;
-	struct fsp_key		 key;
-	char			*up, *slash;
-	bool			 found = false;
-
-	*above = FS_RO;
-	up = xstrdup(c->c_op.fo_path);
-	while (strcmp(up, "/") != 0) {
-		slash = strrchr(up, '/');
-		if (slash == up)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		key.k_path = up;
-		k = bsearch(&key, keys, nkeys, sizeof(*keys), fsp_key_cmp);
-		if (k != NULL && f->f_cands[k->k_i].c_kept) {
-			found = true;
-			*above = f->f_cands[k->k_i].c_op.fo_kind;
-			if (*above == FS_HIDE_DIR)
-				c->c_parent = k->k_i;
-			break;
-		}
-	}
-	free(up);
-	return found;
-}
-
-/*
- * Marks the candidates that change something (c_kept) and numbers them
- * (c_new).  Returns how many are kept.
- */
-static size_t
-fsp_prune(struct fsp *f)
-{
-	struct fsp_cand	*c;
-	struct fsp_key	*keys;
-	enum fs_kind	 above;
-	size_t		 i, n = 0;
-	bool		 scratch;
-
-	keys = xcalloc(f->f_ncands, sizeof(*keys));
-	for (i = 0; i < f->f_ncands; i++) {
-		keys[i].k_path = f->f_cands[i].c_op.fo_path;
-		keys[i].k_i = i;
-	}
-	qsort(keys, f->f_ncands, sizeof(*keys), fsp_key_cmp);
-
-	/* Ancestors come first (lower depth): their fate is known. */
-	for (i = 0; i < f->f_ncands; i++) {
-		c = &f->f_cands[i];
-		scratch = !fsp_above(f, keys, f->f_ncands, c, &above) &&
-		    fsp_in_scratch(f, c->c_op.fo_path);
-		c->c_kept = fsp_keep(c->c_op.fo_kind, above, scratch) ||
-		    (c->c_show && above == FS_HIDE_DIR);
-		if (c->c_kept)
-			c->c_new = n++;
-	}
-	free(keys);
-	return n;
-}
-
-/*
- * Moves the n kept candidates' ops into plan->fp_ops, each kept below a
- * HIDE_DIR listed in that one's fo_keep; frees the others.
- */
-static void
-fsp_emit(struct fsp *f, size_t n)
-{
-	struct fsplan	*plan = f->f_plan;
-	struct fsp_cand	*c;
-	struct fs_op	*parent;
-	size_t		 i;
-
-	plan->fp_ops = xcalloc(n == 0 ? 1 : n, sizeof(*plan->fp_ops));
-	for (i = 0; i < f->f_ncands; i++) {
-		c = &f->f_cands[i];
-		if (!c->c_kept) {
-			fsp_cand_clear(c);
-			continue;
-		}
-		plan->fp_ops[c->c_new] = c->c_op;
-		memset(&c->c_op, 0, sizeof(c->c_op));
-		fsp_identify(&plan->fp_ops[c->c_new]);
-		if (c->c_parent == SIZE_MAX)
-			continue;
-		parent = &plan->fp_ops[f->f_cands[c->c_parent].c_new];
-		parent->fo_keep = xreallocarray(parent->fo_keep,
-		    parent->fo_nkeep + 1, sizeof(*parent->fo_keep));
-		parent->fo_keep[parent->fo_nkeep++] = c->c_new;
-	}
-	plan->fp_nops = n;
-}
-
-/*
- * Orders the candidates, merges those on one path and keeps those that
- * change something, filling plan->fp_ops.
- */
-static void
-fsp_finish(struct fsp *f)
-{
-	if (f->f_ncands == 0)
-		return;
-	fsp_pins(f);
-	fsp_merge(f);
-	fsp_emit(f, fsp_prune(f));
 }
 
 /*
@@ -967,11 +669,11 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	for (i = 0; i < in->fi_nshow; i++)
 		fsp_show(&f, in->fi_show[i]);
 	fsscan_run(&f);
-	fsp_finish(&f);
+	fsorder_finish(&f);
 	rc = 0;
 out:
 	for (i = 0; i < f.f_ncands; i++)
-		fsp_cand_clear(&f.f_cands[i]);
+		fsplan_cand_clear(&f.f_cands[i]);
 	free(f.f_cands);
 	for (i = 0; i < f.f_nroots; i++)
 		free(f.f_roots[i]);

@@ -238,7 +238,21 @@ void		 fsplan_mark_add(struct fs_mark **, size_t *,
 		    const struct stat *);
 const char	*fsplan_kind_name(enum fs_kind);
 
-/* The planner's state during one fsplan_build(), shared with fsscan.c. */
+/* A candidate op, before ordering and pruning. */
+struct fsp_cand {
+	struct fs_op	 c_op;
+	size_t		 c_seq;		/* order of arrival */
+	size_t		 c_depth;	/* components in the path */
+	bool		 c_kept;
+	bool		 c_show;	/* fi_show: kept below a HIDE_DIR */
+	size_t		 c_parent;	/* kept HIDE_DIR above, or SIZE_MAX */
+	size_t		 c_new;		/* index in fp_ops */
+};
+
+/*
+ * The planner's state during one fsplan_build(), shared with fsscan.c
+ * and fsorder.c.
+ */
 struct fsp {
 	struct fsplan	*f_plan;
 	struct fsp_cand	*f_cands;
@@ -263,6 +277,12 @@ void		 fsplan_note(struct fsp *, const char *, ...)
 #define FSP_DOT		0x8	/* ... blocked by a file that reads "." */
 void		 fsplan_protect(struct fsp *, const char *, int,
 		    const char *, char **);
+void		 fsplan_add(struct fsp *, char *, enum fs_kind, const char *,
+		    bool);
+void		 fsplan_cand_clear(struct fsp_cand *);
+
+/* fsorder.c: the candidates ordered, merged and pruned into the plan. */
+void		 fsorder_finish(struct fsp *);
 
 /* fsscan.c: the repositories in the writable roots, for the plan. */
 void		 fsscan_run(struct fsp *);

@@ -252,8 +252,8 @@ scratch_submounts(const char *const *dirs, size_t n, bool *below)
 
 /*
  * For root, the system's folders that may be scratch layers, before the
- * plan (which keeps what protects below them, fsp_keep); not one with a
- * mount below it (scratch_submounts).  Fills v (at most 4) and *n.
+ * plan (which keeps what protects below them, fsorder_keep); not one
+ * with a mount below it (scratch_submounts).  Fills v (at most 4) and *n.
  */
 void
 scratch_system_dirs(const char **v, size_t *n)
