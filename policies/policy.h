@@ -170,6 +170,7 @@ struct policy	*policy_load_buffer(const char *, size_t, const char *,
 		    const struct policy_ctx *, char **);
 struct policy	*policy_load_file(const char *, const struct policy_ctx *,
 		    char **);
+struct policy	*policy_load_narrowing(const char *, const char *, char **);
 
 /* policy_list.c */
 int		 policy_list_load(const char *, struct plist *,

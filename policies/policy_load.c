@@ -735,6 +735,64 @@ policy_load_buffer(const char *buf, size_t len, const char *name,
 	return l.l_policy;
 }
 
+/*
+ * Whether a run's rules hold only what a run may send: "version" and
+ * "network" with "mode", "allow", "deny" and "allow_cidrs" (no list
+ * files: the proxy reads no file a client names).
+ */
+static bool
+load_narrowing_keys_ok(const char *text)
+{
+	json_t		*doc, *net;
+	const char	*key;
+	json_t		*v;
+	bool		 ok = false;
+
+	if ((doc = json_loads(text, 0, NULL)) == NULL || !json_is_object(doc))
+		goto out;
+	json_object_foreach(doc, key, v)
+		if (strcmp(key, "version") != 0 && strcmp(key, "network") != 0)
+			goto out;
+	if ((net = json_object_get(doc, "network")) != NULL) {
+		if (!json_is_object(net))
+			goto out;
+		json_object_foreach(net, key, v)
+			if (strcmp(key, "mode") != 0 &&
+			    strcmp(key, "allow") != 0 &&
+			    strcmp(key, "deny") != 0 &&
+			    strcmp(key, "allow_cidrs") != 0)
+				goto out;
+	}
+	ok = true;
+out:
+	json_decref(doc);
+	return ok;
+}
+
+/*
+ * Loads the rules a run sends its proxy (cordon run --proxy-socket, in
+ * the PROXY v2 header; policy_build_narrowing() makes them), named from
+ * in messages, as a workspace layer: they may only narrow.  A run may
+ * send no more than network.mode, allow, deny and allow_cidrs: nothing
+ * that would make the proxy read a file a client names.  Returns the
+ * rules, or NULL with *cause (caller frees).
+ */
+struct policy *
+policy_load_narrowing(const char *text, const char *from, char **cause)
+{
+	struct policy_ctx	 ctx;
+
+	if (!load_narrowing_keys_ok(text)) {
+		*cause = xstrdup("only network.mode, allow, deny and "
+		    "allow_cidrs may be sent");
+		return NULL;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.pc_workspace = ctx.pc_home = "/";
+	ctx.pc_untrusted = true;
+	return policy_load_buffer(text, strlen(text), from, &ctx, cause);
+}
+
 /* Loads one layer from a file; see policy_load_buffer. */
 struct policy *
 policy_load_file(const char *path, const struct policy_ctx *ctx,

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "util.h"
 
 static struct policy_ctx	 ctx = {
 	.pc_workspace = "/srv/space",
@@ -684,11 +685,56 @@ test_list_files(void **state)
 	free(pol);
 }
 
+/*
+ * A run's rules for its proxy: network.mode, allow, deny and allow_cidrs
+ * only, read as the untrusted layer they stand for.
+ */
+static void
+test_narrowing(void **state)
+{
+	static const char *const refused_texts[] = {
+		"{\"version\": 1, \"filesystem\": {\"write\": [\"/\"]}}",
+		"{\"version\": 1, \"network\": {\"allow_list\": \"/etc/x\"}}",
+		"{\"version\": 1, \"network\": {\"inspect\": []}}",
+		"{\"version\": 1, \"network\": []}",
+		"[]",
+		"{",
+	};
+	struct policy	*p;
+	char		*cause;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i < nitems(refused_texts); i++) {
+		p = policy_load_narrowing(refused_texts[i], "sandbox x", &cause);
+		if (p != NULL)
+			fail_msg("accepted: %s", refused_texts[i]);
+		assert_contains(cause, "only network.mode, allow, deny and "
+		    "allow_cidrs may be sent");
+		free(cause);
+	}
+	p = policy_load_narrowing("{\"version\": 1, \"network\": "
+	    "{\"mode\": \"proxy\", \"allow\": [\"a.test:443\"], "
+	    "\"deny\": [\"b.test\"], \"allow_cidrs\": [\"10.0.0.0/8\"]}}",
+	    "sandbox x", &cause);
+	assert_non_null(p);
+	assert_int_equal(p->p_allow.pl_n, 1);
+	assert_int_equal(p->p_deny.pl_n, 1);
+	assert_int_equal(p->p_cidrs.pl_n, 1);
+	policy_free(p);
+	/* Loaded as the workspace's layer is: its errors name it. */
+	assert_null(policy_load_narrowing("{\"version\": 1, \"network\": "
+	    "{\"allow\": [\"a..test\"]}}", "sandbox x", &cause));
+	assert_contains(cause, "sandbox x");
+	free(cause);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_syntax),
+		cmocka_unit_test(test_narrowing),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_types),
