@@ -363,14 +363,16 @@ env_put_set(struct envtab *et, const struct policy *p, char **cause)
 }
 
 /*
- * Step 4: the variables that name the proxy on port, and the JVM's
+ * Step 4: the variables that name the proxy px is on, and the JVM's
  * properties; the values are kept in et, which they must outlive.
  */
 static int
-env_put_proxy(struct envtab *et, int port, char **cause)
+env_put_proxy(struct envtab *et, const struct env_proxy *px, char **cause)
 {
 	const char	*s, *java;
+	char		*store = NULL;
 	size_t		 i;
+	int		 port = px->ep_port, rc;
 
 	if (port < 1 || port > 65535) {
 		xasprintf(cause, "proxy port %d out of range", port);
@@ -392,18 +394,26 @@ env_put_proxy(struct envtab *et, int port, char **cause)
 	}
 
 	/*
-	 * The JVM reads no proxy variable; it takes system properties, from
-	 * the command line or this variable.  What was passed or set stays,
-	 * and ours go last, so they win.
+	 * The JVM reads no proxy variable and no PEM bundle; it takes system
+	 * properties, from the command line or this variable.  What was
+	 * passed or set stays, and ours go last, so they win; but a trust
+	 * store already named is the user's choice, and stays.
 	 */
 	java = env_get(et, ENV_JAVA_VAR);
+	if (px->ep_ca_java != NULL && (java == NULL ||
+	    strstr(java, "-Djavax.net.ssl.trustStore=") == NULL))
+		xasprintf(&store, " -Djavax.net.ssl.trustStore=%s "
+		    "-Djavax.net.ssl.trustStoreType=PKCS12", px->ep_ca_java);
 	xasprintf(&et->et_java, "%s%s-Dhttp.proxyHost=%s "
 	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=%s "
-	    "-Dhttps.proxyPort=%d -Dhttp.nonProxyHosts=localhost|%s",
+	    "-Dhttps.proxyPort=%d -Dhttp.nonProxyHosts=localhost|%s%s",
 	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
-	    ENV_PROXY_HOST, port, ENV_PROXY_HOST, port, ENV_PROXY_HOST);
-	return env_put(et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), et->et_java,
+	    ENV_PROXY_HOST, port, ENV_PROXY_HOST, port, ENV_PROXY_HOST,
+	    store != NULL ? store : "");
+	free(store);
+	rc = env_put(et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), et->et_java,
 	    cause);
+	return rc;
 }
 
 /*
@@ -493,7 +503,7 @@ env_build(const struct policy *p, char *const *host_env,
 	if (env_put_host(&et, p, host_env, cause) == -1 ||
 	    env_put_set(&et, p, cause) == -1)
 		goto out;
-	if (px != NULL && (env_put_proxy(&et, px->ep_port, cause) == -1 ||
+	if (px != NULL && (env_put_proxy(&et, px, cause) == -1 ||
 	    env_put_run(&et, px, cause) == -1))
 		goto out;
 	env = env_join(&et, cause);

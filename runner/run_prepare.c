@@ -337,7 +337,10 @@ run_prepare_env(struct run_prep *rp)
 		}
 		run->r_ca_pem = rp->rp_ib.ib_pem;
 		run->r_ca_len = rp->rp_ib.ib_len;
+		run->r_ca_java = rp->rp_ib.ib_java;
+		run->r_ca_java_len = rp->rp_ib.ib_java_len;
 		rp->rp_ep.ep_ca_bundle = RUN_CA_BUNDLE;
+		rp->rp_ep.ep_ca_java = RUN_CA_JAVA;
 	}
 	if (run->r_nsysscratch > 0)
 		rp->rp_ep.ep_apt_conf = RUN_APT_CONF;

@@ -93,6 +93,8 @@ run_print_env(const struct run *run, const struct trust_bundle *ib)
 		    "then cordon's CA %s\n", RUN_CA_BUNDLE, ib->ib_base !=
 		    NULL ? ib->ib_base : "no base bundle", ib->ib_ca);
 		printf("  CA sha256 fingerprint: %s\n", ib->ib_fingerprint);
+		printf("  and for the JVM: %s (PKCS#12, %zu bytes), named in "
+		    "JAVA_TOOL_OPTIONS\n", RUN_CA_JAVA, ib->ib_java_len);
 	}
 	for (i = 0; i < run->r_nphantoms; i++)
 		if (run->r_phantoms[i].ph_file != NULL)

@@ -129,6 +129,8 @@ struct env_proxy {
 	size_t			 ep_nphantoms;
 	const char		*ep_ca_bundle;	/* NULL, or the CA bundle's */
 						/* path inside: env_ca_vars */
+	const char		*ep_ca_java;	/* NULL, or the same as Java's */
+						/* trust store */
 	const char		*ep_apt_conf;	/* NULL, or APT_CONFIG, unless */
 						/* one is passed */
 	const char		*ep_agent_sock;	/* NULL, or SSH_AUTH_SOCK: */
@@ -300,6 +302,8 @@ struct trust_bundle {
 	char		*ib_base;	/* the base bundle's path, or NULL */
 	char		*ib_ca;		/* cordon's ca.crt */
 	char		 ib_fingerprint[96];	/* the CA's SHA-256 */
+	unsigned char	*ib_java;	/* the same, as Java's trust store */
+	size_t		 ib_java_len;	/* (PKCS#12, DER) */
 };
 
 char	*trust_placeholder(void);
@@ -418,6 +422,7 @@ void	knownhosts_free(struct knownhosts *);
 #define RUN_EXIT_NOTFOUND	127
 #define RUN_OWN_DIR		"/run/cordon"	/* inside: the private /run */
 #define RUN_CA_BUNDLE		RUN_OWN_DIR "/ca-bundle.pem"
+#define RUN_CA_JAVA		RUN_OWN_DIR "/ca-bundle.p12"
 #define RUN_RESOLV_CONF		RUN_OWN_DIR "/resolv.conf"
 #define RUN_APT_CONF		RUN_OWN_DIR "/apt.conf"
 
@@ -479,6 +484,8 @@ struct run {
 	int			  r_endfd;	/* write end: the drops, at exit */
 	const char		 *r_ca_pem;	/* NULL, or the CA bundle */
 	size_t			  r_ca_len;	/* PID 1 writes: RUN_CA_BUNDLE */
+	const unsigned char	 *r_ca_java;	/* the same for Java: */
+	size_t			  r_ca_java_len; /* RUN_CA_JAVA */
 	struct guard		 *r_guard;	/* checks the roots after */
 	const char		 *r_agent_real;	/* the user's SSH_AUTH_SOCK, */
 						/* when cordon's agent is on */

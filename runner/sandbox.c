@@ -467,9 +467,12 @@ sandbox_main(struct run *run)
 	if (run->r_nsysscratch > 0)
 		sandbox_own_file(run, AT_FDCWD, RUN_APT_CONF, sandbox_apt,
 		    sizeof(sandbox_apt) - 1);
-	if (run->r_ca_pem != NULL)
+	if (run->r_ca_pem != NULL) {
 		sandbox_own_file(run, AT_FDCWD, RUN_CA_BUNDLE, run->r_ca_pem,
 		    run->r_ca_len);
+		sandbox_own_file(run, AT_FDCWD, RUN_CA_JAVA,
+		    (const char *)run->r_ca_java, run->r_ca_java_len);
+	}
 	if (run->r_capture)
 		sandbox_resolv_conf(run);
 	if (sethostname("cordon", 6) == -1)

@@ -17,7 +17,10 @@
 #include <unistd.h>
 
 #include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/objects.h>
 #include <openssl/pem.h>
+#include <openssl/pkcs12.h>
 #include <openssl/x509.h>
 
 #include "certs.h"
@@ -30,6 +33,13 @@
 
 #define INSPECT_BUNDLE_MAX	(16 * 1024 * 1024)	/* base bundle, bytes */
 #define PHANTOM_HEX		32
+/*
+ * The attribute by which Java takes a certificate of a PKCS#12 store as
+ * a trusted entry (Oracle's "trusted key usage"), and the use it is
+ * trusted for: any (anyExtendedKeyUsage).
+ */
+#define TRUST_JDK_ATTR		"2.16.840.1.113894.746875.1.1"
+#define TRUST_ANY_USE		"2.5.29.37.0"
 
 /* Returns the value of name in env (NULL-terminated), or NULL. */
 static const char *
@@ -98,6 +108,8 @@ trust_phantoms(const struct policy *p, char *const *env,
 		    xstrdup((*ph)[j].ph_placeholder) : trust_placeholder();
 	}
 }
+
+static int	trust_java_store(struct trust_bundle *, char **);
 
 /* Whether the run is to trust cordon's CA: it inspects some host. */
 bool
@@ -168,7 +180,7 @@ trust_bundle(const struct policy *p, char *const *env,
 	ib->ib_len = baselen + calen;
 	ib->ib_ca = path;
 	path = NULL;
-	rc = 0;
+	rc = trust_java_store(ib, cause);
 out:
 	X509_free(cert);
 	free(ca);
@@ -177,10 +189,109 @@ out:
 	return rc;
 }
 
+/*
+ * Adds the certificate der (len bytes, DER) to bags as a trusted entry
+ * named alias: Java reads such an entry only with its trusted-key-usage
+ * attribute.  The bytes go in as they are, never decoded here (OpenSSL
+ * takes some 0.1 ms a certificate to decode its key; a bundle has 150).
+ * Returns 0, or -1.
+ */
+static int
+trust_java_add(STACK_OF(PKCS12_SAFEBAG) **bags, const unsigned char *der,
+    long len, const char *alias, int nid, const ASN1_OBJECT *any)
+{
+	PKCS12_SAFEBAG	*bag = NULL;
+	ASN1_STRING	*raw;
+	ASN1_TYPE	*t;
+	int		 rc = -1;
+
+	/* An ANY of type SEQUENCE is written out as the bytes it holds. */
+	if ((t = ASN1_TYPE_new()) == NULL || (raw = ASN1_STRING_new()) ==
+	    NULL)
+		goto out;
+	ASN1_TYPE_set(t, V_ASN1_SEQUENCE, raw);
+	if (!ASN1_STRING_set(raw, der, (int)len) ||
+	    (bag = PKCS12_item_pack_safebag(t, ASN1_ITEM_rptr(ASN1_ANY),
+	    NID_x509Certificate, NID_certBag)) == NULL ||
+	    !PKCS12_add_friendlyname_asc(bag, alias, -1) ||
+	    !PKCS12_add1_attr_by_NID(bag, nid, V_ASN1_OBJECT,
+	    (const unsigned char *)any, -1) ||
+	    (*bags == NULL && (*bags = sk_PKCS12_SAFEBAG_new_null()) ==
+	    NULL) || !sk_PKCS12_SAFEBAG_push(*bags, bag))
+		goto out;
+	bag = NULL;
+	rc = 0;
+out:
+	PKCS12_SAFEBAG_free(bag);
+	ASN1_TYPE_free(t);
+	return rc;
+}
+
+/*
+ * The certificates of ib's bundle as a PKCS#12 trust store for Java,
+ * which reads no PEM file: each a trusted entry, in clear (a trust store
+ * holds nothing secret), no key and no password.  Fills ib_java and
+ * ib_java_len; returns 0, or -1 with *cause.
+ */
+static int
+trust_java_store(struct trust_bundle *ib, char **cause)
+{
+	STACK_OF(PKCS12_SAFEBAG) *bags = NULL;
+	STACK_OF(PKCS7)		*safes = NULL;
+	PKCS12			*p12 = NULL;
+	ASN1_OBJECT		*any;
+	BIO			*bio;
+	unsigned char		*der = NULL, *data;
+	char			*name, *header, alias[32];
+	long			 len;
+	size_t			 n = 0;
+	int			 nid, dlen, rc = -1;
+	bool			 bad = false;
+
+	if ((nid = OBJ_txt2nid(TRUST_JDK_ATTR)) == NID_undef)
+		nid = OBJ_create(TRUST_JDK_ATTR, NULL, NULL);
+	any = OBJ_txt2obj(TRUST_ANY_USE, 1);
+	bio = BIO_new_mem_buf(ib->ib_pem, (int)ib->ib_len);
+	while (bio != NULL && any != NULL && nid != NID_undef &&
+	    PEM_read_bio(bio, &name, &header, &data, &len)) {
+		if (strcmp(name, PEM_STRING_X509) == 0) {
+			snprintf(alias, sizeof(alias), "cordon-%zu", n++);
+			bad = trust_java_add(&bags, data, len, alias, nid,
+			    any) == -1;
+		}
+		OPENSSL_free(name);
+		OPENSSL_free(header);
+		OPENSSL_free(data);
+		if (bad)
+			goto out;
+	}
+	if (n == 0 || !PKCS12_add_safe(&safes, bags, -1, 0, NULL) ||
+	    (p12 = PKCS12_add_safes(safes, 0)) == NULL ||
+	    (dlen = i2d_PKCS12(p12, &der)) <= 0)
+		goto out;
+	ib->ib_java = der;
+	ib->ib_java_len = (size_t)dlen;
+	der = NULL;
+	rc = 0;
+out:
+	if (rc == -1)
+		xasprintf(cause, "cannot make Java's trust store of the CA "
+		    "bundle (%zu certificates read)", n);
+	ERR_clear_error();
+	OPENSSL_free(der);
+	PKCS12_free(p12);
+	sk_PKCS7_pop_free(safes, PKCS7_free);
+	sk_PKCS12_SAFEBAG_pop_free(bags, PKCS12_SAFEBAG_free);
+	ASN1_OBJECT_free(any);
+	BIO_free(bio);
+	return rc;
+}
+
 /* Frees what trust_bundle() filled. */
 void
 trust_bundle_clear(struct trust_bundle *ib)
 {
+	OPENSSL_free(ib->ib_java);
 	free(ib->ib_pem);
 	free(ib->ib_base);
 	free(ib->ib_ca);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# Real clients inside cordon run: npm, yarn, Go, cargo, git, pip, Node,
-# Python, curl and wget, each against a real server this file starts on
+# Real clients inside cordon run: npm, yarn, Go, cargo, git, pip, Java,
+# Node, Python, curl and wget, each against a real server this file starts on
 # 127.0.0.1, with nothing but the allowlist on the command line
 # (--resolve pins the name, --allow-cidr lets loopback past the address
 # checks, --allow-domain allows the name on the server's port).  Each
@@ -16,7 +16,8 @@
 #
 # Two kinds of client:
 # - those that honour the proxy variables cordon run sets (npm, yarn, Go,
-#   cargo, git, pip, Python's urllib, wget): they go through the proxy today;
+#   cargo, git, pip, Python's urllib, wget), or its JAVA_TOOL_OPTIONS (the
+#   JDK's HTTP clients): they go through the proxy today;
 # - those that ignore them (Node 20's fetch and https, a raw socket, curl
 #   with the variables unset): the capture takes every TCP connection of
 #   the sandbox to the proxy, and the sandbox's resolver answers names by
@@ -581,6 +582,45 @@ print(urllib.request.urlopen(sys.argv[1], context=ctx, timeout=10).read().decode
 	    --ca-certificate=ca.pem "https://evil.test:$PORT/"
 	[ "$status" -ne 0 ]
 	refused evil.test "$PORT"
+}
+
+# --- Java: the proxy through JAVA_TOOL_OPTIONS ----------------------------
+
+# Compiles tests/e2e/clients/Get.java into the workspace, and makes
+# ca.p12, a trust store of the origin's CA (the JVM reads no PEM file).
+java_setup() {
+	need javac java keytool
+	javac -d "$WS" "$FIX/Get.java"
+	keytool -importcert -noprompt -alias origin -file "$WS/ca.pem" \
+	    -keystore "$WS/ca.p12" -storetype PKCS12 -storepass changeit \
+	    >/dev/null 2>&1
+	chmod 644 "$WS"/*.class "$WS/ca.p12"
+	JAVA_TRUST=(-Djavax.net.ssl.trustStore=ca.p12
+	    -Djavax.net.ssl.trustStorePassword=changeit)
+}
+
+@test "Java: HttpClient and HttpURLConnection through the proxy, the JVM told by JAVA_TOOL_OPTIONS" {
+	java_setup
+	start_httpd
+	allow up.test "$PORT"
+	for api in client url; do
+		run in_sandbox "${ALLOW[@]}" --log "$UDIR/egress.log" -- \
+		    java "${JAVA_TRUST[@]}" -cp . Get "$api" \
+		    "https://up.test:$PORT/"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"200 hello"* ]]
+		# Through the proxy's CONNECT, not the capture.
+		[ "$(jq -r .protocol "$UDIR/egress.log" | sort -u)" = connect ]
+		rm "$UDIR/egress.log"
+		run in_sandbox "${ALLOW[@]}" -- java "${JAVA_TRUST[@]}" \
+		    -cp . Get "$api" "https://evil.test:$PORT/"
+		[ "$status" -eq 1 ]
+		# Each client's words for the proxy's 403 to its CONNECT.
+		[[ "$output" == *"java: java.io.IOException: Tunnel failed, got: 403"* ||
+		    "$output" == *"java: java.io.IOException: Unable to tunnel through proxy. Proxy returns \"HTTP/1.1 403 Forbidden\""* ]]
+		refused evil.test "$PORT"
+	done
+	[ "$(grep -c '^GET / up.test' "$ORIGIN_LOG")" -eq 2 ]
 }
 
 # --- clients that ignore the proxy variables ------------------------------

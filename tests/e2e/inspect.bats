@@ -100,6 +100,23 @@ log_of() {
 	[ "$output" = "200 16000000" ]
 }
 
+@test "inspect: Java trusts cordon's CA through the run's own trust store" {
+	# The JVM reads no PEM bundle: the run names a PKCS#12 store of the
+	# same certificates in JAVA_TOOL_OPTIONS.  Neither client is told of
+	# a trust store or a proxy here.
+	javac -d "$WS" "$BATS_TEST_DIRNAME/clients/Get.java"
+	chmod 644 "$WS"/*.class
+	for api in client url; do
+		run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- \
+		    java -cp . Get "$api" "https://api.test:$PORT/"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"200 hello"* ]]
+	done
+	run log_of https
+	[ "${lines[0]}" = '{"method":"GET","host":"api.test","path":"/","decision":"allow","reason":null,"warning":null,"status":200}' ]
+	[ "${lines[1]}" = "${lines[0]}" ]
+}
+
 @test "inspect: POST and a path no rule admits get 403, logged with method and path" {
 	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet \
 	    --report "$WS/report.json" -- sh -c "

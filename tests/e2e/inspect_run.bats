@@ -82,6 +82,7 @@ in_sandbox_token() {
 	[[ "$output" == *"GITHUB_TOKEN=cordon-phantom-<32 hex digits"* ]]
 	[[ "$output" == *"trust: /run/cordon/ca-bundle.pem"* ]]
 	[[ "$output" == *"fingerprint: "* ]]
+	[[ "$output" == *"and for the JVM: /run/cordon/ca-bundle.p12 (PKCS#12, "* ]]
 	[[ "$output" != *realsecret* ]]
 }
 

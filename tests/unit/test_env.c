@@ -375,6 +375,40 @@ test_java_appended(void **state)
 	policy_free(p);
 }
 
+/*
+ * A run that inspects names its trust store to the JVM, last; a trust
+ * store the user named stays, and cordon's is not added.
+ */
+static void
+test_java_trust_store(void **state)
+{
+	struct policy		*p;
+	struct env_proxy	 px = { .ep_port = 3128,
+				    .ep_ca_bundle = "/run/cordon/b.pem",
+				    .ep_ca_java = "/run/cordon/b.p12" };
+	char			**env, **host, *cause;
+	const char		*hostv[] = { "JAVA_TOOL_OPTIONS="
+				    "-Djavax.net.ssl.trustStore=/mine.p12",
+				    NULL };
+
+	(void)state;
+	p = env_policy("{\"pass\": [\"JAVA_TOOL_OPTIONS\"]}");
+	env = env_build(p, NULL, &px, &cause);
+	assert_non_null(env);
+	assert_string_equal(find(env, "JAVA_TOOL_OPTIONS"), JAVA_OPTS
+	    " -Djavax.net.ssl.trustStore=/run/cordon/b.p12"
+	    " -Djavax.net.ssl.trustStoreType=PKCS12");
+	env_free(env);
+	host = strv_dup(hostv);
+	env = env_build(p, host, &px, &cause);
+	assert_non_null(env);
+	assert_string_equal(find(env, "JAVA_TOOL_OPTIONS"),
+	    "-Djavax.net.ssl.trustStore=/mine.p12 " JAVA_OPTS);
+	env_free(env);
+	env_free(host);
+	policy_free(p);
+}
+
 /* Names in strcmp order: "A" before "A0", though "A=" sorts after "A0". */
 static void
 test_sorted(void **state)
@@ -707,6 +741,7 @@ main(void)
 		cmocka_unit_test(test_proxy_wins),
 		cmocka_unit_test(test_lowercase_twins),
 		cmocka_unit_test(test_java_appended),
+		cmocka_unit_test(test_java_trust_store),
 		cmocka_unit_test(test_sorted),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_malformed),
