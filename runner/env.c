@@ -26,11 +26,15 @@
  * environment that execve(2) refuses with E2BIG, or one that crowds out
  * the arguments.  Nothing here needs privileges or touches the kernel.
  */
+#include <sys/types.h>
+
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "policy.h"
 #include "proxy.h"
@@ -449,6 +453,38 @@ env_put_run(struct envtab *et, const struct env_proxy *px, char **cause)
 }
 
 /*
+ * Step 7, with the proxy's properties: the JVM takes user.home from the
+ * password database, not from HOME.  Where the two differ (a HOME set
+ * for the run), the JVM is told HOME, where the home's layer is, or its
+ * tools would write their caches (Maven's ~/.m2) where nothing is
+ * writable.  Not when the user named user.home already, nor for a HOME
+ * the JVM would split (blanks, quotes).
+ */
+static int
+env_put_java_home(struct envtab *et, char **cause)
+{
+	const struct passwd	*pw;
+	const char		*home, *java;
+	char			*opts;
+	int			 rc;
+
+	home = env_get(et, "HOME");
+	if (home == NULL || home[0] != '/' || strpbrk(home, " \t\n\"'") !=
+	    NULL || (pw = getpwuid(getuid())) == NULL ||
+	    strcmp(pw->pw_dir, home) == 0)
+		return 0;
+	java = env_get(et, ENV_JAVA_VAR);
+	if (java != NULL && strstr(java, "-Duser.home=") != NULL)
+		return 0;
+	xasprintf(&opts, "%s%s-Duser.home=%s", java != NULL ? java : "",
+	    java != NULL && *java != '\0' ? " " : "", home);
+	rc = env_put(et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), opts, cause);
+	free(et->et_java);		/* what the table held before */
+	et->et_java = opts;
+	return rc;
+}
+
+/*
  * The table as execve(2) takes it: NULL-terminated "NAME=value" strings
  * (caller frees with env_free()), or NULL with *cause set when they
  * would pass ENV_MAX_BYTES.
@@ -504,7 +540,8 @@ env_build(const struct policy *p, char *const *host_env,
 	    env_put_set(&et, p, cause) == -1)
 		goto out;
 	if (px != NULL && (env_put_proxy(&et, px, cause) == -1 ||
-	    env_put_run(&et, px, cause) == -1))
+	    env_put_run(&et, px, cause) == -1 ||
+	    env_put_java_home(&et, cause) == -1))
 		goto out;
 	env = env_join(&et, cause);
 out:

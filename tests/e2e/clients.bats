@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Real clients inside cordon run: npm, yarn, Go, cargo, git, pip, Java,
-# Node, Python, curl and wget, each against a real server this file starts on
+# Maven, Node, Python, curl and wget, each against a real server this file starts on
 # 127.0.0.1, with nothing but the allowlist on the command line
 # (--resolve pins the name, --allow-cidr lets loopback past the address
 # checks, --allow-domain allows the name on the server's port).  Each
@@ -38,7 +38,7 @@ setup() {
 	# One throwaway CA; the origin's certificate names every host used.
 	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$UDIR/ca" up.test \
 	    npm.test git.test pypi.test goproxy.test crates.test \
-	    evil.test
+	    maven.test evil.test
 	cp "$UDIR/ca/origin-ca.pem" "$WS/ca.pem"
 	chmod 644 "$WS/ca.pem"
 	ORIGIN_LOG="$BATS_TEST_TMPDIR/origin.log"
@@ -621,6 +621,76 @@ java_setup() {
 		refused evil.test "$PORT"
 	done
 	[ "$(grep -c '^GET / up.test' "$ORIGIN_LOG")" -eq 2 ]
+}
+
+# --- Maven --------------------------------------------------------------
+
+# A Maven repository of static files over HTTPS with one parent POM, a
+# project in the workspace that inherits it, and settings.xml sending
+# every repository to https://$1:$PORT/ (Maven reads the proxy from
+# JAVA_TOOL_OPTIONS, like any JVM).
+maven_setup() {
+	need mvn
+	java_setup
+	start_serve
+	write "$UDIR/www/org/example/parent/1/parent-1.pom" <<-EOF
+	<project xmlns="http://maven.apache.org/POM/4.0.0">
+	  <modelVersion>4.0.0</modelVersion>
+	  <groupId>org.example</groupId>
+	  <artifactId>parent</artifactId>
+	  <version>1</version>
+	  <packaging>pom</packaging>
+	</project>
+	EOF
+	write "$WS/pom.xml" <<-EOF
+	<project xmlns="http://maven.apache.org/POM/4.0.0">
+	  <modelVersion>4.0.0</modelVersion>
+	  <parent>
+	    <groupId>org.example</groupId>
+	    <artifactId>parent</artifactId>
+	    <version>1</version>
+	    <relativePath/>
+	  </parent>
+	  <artifactId>cordon-probe</artifactId>
+	  <packaging>pom</packaging>
+	</project>
+	EOF
+	write "$WS/settings.xml" <<-EOF
+	<settings><mirrors><mirror><id>local</id><mirrorOf>*</mirrorOf>
+	<url>https://$1:$PORT/</url></mirror></mirrors></settings>
+	EOF
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home" "$WS"
+}
+
+@test "Maven fetches a parent POM through the proxy, fresh home, no flag, as the test user" {
+	maven_setup maven.test
+	allow maven.test "$PORT"
+	[ ! -e "$UDIR/home/.m2" ]
+	# The test user's HOME is not the password database's home, which
+	# the JVM would take: the run tells it HOME.
+	run in_sandbox --log "$WS/egress.log" "${ALLOW[@]}" -- env \
+	    MAVEN_OPTS="${JAVA_TRUST[*]}" mvn -B -s settings.xml validate
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Building cordon-probe 1"* ]]
+	[[ "$output" == *"BUILD SUCCESS"* ]]
+	grep -q '^GET /org/example/parent/1/parent-1.pom maven.test' \
+	    "$ORIGIN_LOG"
+	[ "$(jq -r 'select(.host == "maven.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	# The local repository went to the scratch layer: listed, and not
+	# on the host.
+	[[ "$output" == *"~/.m2/repository ("* ]]
+	[ ! -e "$UDIR/home/.m2" ]
+}
+
+@test "Maven with a repository not allowed fails, and the summary says how to allow it" {
+	maven_setup evil.test
+	allow maven.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- env MAVEN_OPTS="${JAVA_TRUST[*]}" \
+	    mvn -B -s settings.xml validate
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Non-resolvable parent POM"* ]]
+	refused evil.test "$PORT"
 }
 
 # --- clients that ignore the proxy variables ------------------------------

@@ -4,7 +4,11 @@
  */
 #include "unit.h"
 
+#include <sys/types.h>
+
+#include <pwd.h>
 #include <stdbool.h>
+#include <unistd.h>
 
 #include "policy.h"
 #include "proxy.h"
@@ -409,6 +413,55 @@ test_java_trust_store(void **state)
 	policy_free(p);
 }
 
+/*
+ * The JVM takes user.home from the password database: told HOME where
+ * that differs, unless the user named one.
+ */
+static void
+test_java_user_home(void **state)
+{
+	struct policy		*p;
+	struct env_proxy	 px = { .ep_port = 3128 };
+	struct passwd		*pw;
+	char			**env, **host, *cause, *own;
+	const char		*other[] = { "HOME=/srv/a-home", NULL };
+	const char		*named[] = { "HOME=/srv/a-home",
+				    "JAVA_TOOL_OPTIONS=-Duser.home=/x", NULL };
+	const char		*blank[] = { "HOME=/srv/a home", NULL };
+
+	(void)state;
+	assert_non_null(pw = getpwuid(getuid()));
+	p = env_policy("{\"pass\": [\"HOME\", \"JAVA_TOOL_OPTIONS\"]}");
+	host = strv_dup(other);
+	env = env_build(p, host, &px, &cause);
+	assert_string_equal(find(env, "JAVA_TOOL_OPTIONS"), JAVA_OPTS
+	    " -Duser.home=/srv/a-home");
+	env_free(env);
+	env = env_build(p, host, NULL, &cause);	/* no proxy: untouched */
+	assert_null(find(env, "JAVA_TOOL_OPTIONS"));
+	env_free(env);
+	env_free(host);
+	host = strv_dup(named);
+	env = env_build(p, host, &px, &cause);
+	assert_string_equal(find(env, "JAVA_TOOL_OPTIONS"),
+	    "-Duser.home=/x " JAVA_OPTS);
+	env_free(env);
+	env_free(host);
+	host = strv_dup(blank);
+	env = env_build(p, host, &px, &cause);
+	assert_string_equal(find(env, "JAVA_TOOL_OPTIONS"), JAVA_OPTS);
+	env_free(env);
+	env_free(host);
+	xasprintf(&own, "HOME=%s", pw->pw_dir);	/* the database's: nothing */
+	host = xcalloc(2, sizeof(*host));
+	host[0] = own;
+	env = env_build(p, host, &px, &cause);
+	assert_string_equal(find(env, "JAVA_TOOL_OPTIONS"), JAVA_OPTS);
+	env_free(env);
+	env_free(host);
+	policy_free(p);
+}
+
 /* Names in strcmp order: "A" before "A0", though "A=" sorts after "A0". */
 static void
 test_sorted(void **state)
@@ -742,6 +795,7 @@ main(void)
 		cmocka_unit_test(test_lowercase_twins),
 		cmocka_unit_test(test_java_appended),
 		cmocka_unit_test(test_java_trust_store),
+		cmocka_unit_test(test_java_user_home),
 		cmocka_unit_test(test_sorted),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_malformed),
