@@ -160,8 +160,10 @@ $(BUILD)/tests/tools/%: tests/tools/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) -pthread -o $@ $< $(ALL_LDFLAGS) $(TOOL_LIBS)
 
 # Installs what is missing, through sudo when not root; a no-op otherwise.
+# The test clients Debian lacks come from the npm registry, pinned.
 deps:
 	@./mk/deps.sh $(DEB_BUILD) $(DEB_TEST)
+	@./mk/npm-tools.sh tests/npm
 
 deps-fuzz:
 	@./mk/deps.sh $(DEB_FUZZ)

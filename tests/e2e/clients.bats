@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Real clients inside cordon run: npm, yarn, Go, cargo, git, pip, Java,
+# Real clients inside cordon run: npm, pnpm, yarn, Go, cargo, git, pip, Java,
 # Maven, Node, Python, curl and wget, each against a real server this file starts on
 # 127.0.0.1, with nothing but the allowlist on the command line
 # (--resolve pins the name, --allow-cidr lets loopback past the address
@@ -166,6 +166,56 @@ npm_setup() {
 	    --registry "https://evil.test:$PORT/" --cafile ca.pem cordon-probe
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"npm error"* ]]
+	[ ! -e "$WS/node_modules/cordon-probe" ]
+	refused evil.test "$PORT"
+}
+
+# --- pnpm (from the npm registry, pinned in tests/npm) -------------------
+
+# The same registry as npm's; pnpm itself copied where the test user can
+# read it.  Its content-addressed store and its metadata cache live in
+# the home (~/.local/share/pnpm, ~/.cache/pnpm).
+pnpm_setup() {
+	need node
+	[ -x "$BATS_TEST_DIRNAME/../npm/node_modules/.bin/pnpm" ] || {
+		echo "missing pnpm: run 'make deps' (tests/npm)" >&2
+		return 1
+	}
+	cp -R "$BATS_TEST_DIRNAME/../npm/node_modules/pnpm" "$UDIR/bin/pnpm"
+	PNPM="$UDIR/bin/pnpm/bin/pnpm.cjs"
+	npm_setup "$1"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/bin/pnpm"
+}
+
+@test "pnpm add from a registry over HTTPS, fresh home, no flag, as the test user" {
+	pnpm_setup npm.test
+	allow npm.test "$PORT"
+	run in_sandbox --log "$WS/egress.log" "${ALLOW[@]}" -- sh -c \
+	    "node $PNPM add --registry=https://npm.test:$PORT/ \
+	    --config.cafile=ca.pem cordon-probe &&
+	    node -p 'require(\"cordon-probe\")'"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0"
+	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' "$ORIGIN_LOG"
+	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " + .decision' \
+	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	[ -f "$WS/pnpm-lock.yaml" ]
+	# Its store and cache went to the scratch layer: listed, not on the
+	# host.
+	[[ "$output" == *"~/.local/share/pnpm ("* ]]
+	[[ "$output" == *"~/.cache/pnpm ("* ]]
+	[ ! -e "$UDIR/home/.local" ]
+	[ ! -e "$UDIR/home/.cache" ]
+}
+
+@test "pnpm add from a registry not allowed fails, and the summary says how to allow it" {
+	pnpm_setup evil.test
+	allow npm.test "$PORT"
+	run in_sandbox "${ALLOW[@]}" -- node "$PNPM" add \
+	    --registry="https://evil.test:$PORT/" --config.cafile=ca.pem \
+	    --config.fetch-retries=0 cordon-probe
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"ERR_PNPM_FETCH_403"* ]]
 	[ ! -e "$WS/node_modules/cordon-probe" ]
 	refused evil.test "$PORT"
 }
