@@ -132,6 +132,18 @@ npm_setup() {
 	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
 }
 
+# cordon-probe came from npm.test and node found it (in $lines): its
+# tarball fetched through the proxy, in CONNECT tunnels, each logged in
+# $WS/egress.log.
+probe_installed() {
+	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0" ||
+	    return 1
+	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' \
+	    "$ORIGIN_LOG" || return 1
+	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " +
+	    .decision' "$WS/egress.log" | sort -u)" = "connect allow" ]
+}
+
 @test "npm install from a registry over HTTPS, fresh home, no flag, as the test user" {
 	npm_setup npm.test
 	allow npm.test "$PORT"
@@ -143,12 +155,8 @@ npm_setup() {
 	    node -p 'require(\"cordon-probe\")'"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"added 1 package"* ]]
-	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0"
 	grep -q '^GET /cordon-probe npm.test' "$ORIGIN_LOG"
-	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' "$ORIGIN_LOG"
-	# Through the proxy, in CONNECT tunnels, each logged.
-	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " + .decision' \
-	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	probe_installed
 	[ -f "$WS/package-lock.json" ]
 	# npm's cache went to the scratch layer: listed, and not on the host.
 	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): ~/.npm ("* ]]
@@ -195,10 +203,7 @@ pnpm_setup() {
 	    --config.cafile=ca.pem cordon-probe &&
 	    node -p 'require(\"cordon-probe\")'"
 	[ "$status" -eq 0 ]
-	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0"
-	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' "$ORIGIN_LOG"
-	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " + .decision' \
-	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	probe_installed
 	[ -f "$WS/pnpm-lock.yaml" ]
 	# Its store and cache went to the scratch layer: listed, not on the
 	# host.
