@@ -376,7 +376,7 @@ env_put_proxy(struct envtab *et, const struct env_proxy *px, char **cause)
 	const char	*s, *java;
 	char		*store = NULL;
 	size_t		 i;
-	int		 port = px->ep_port, rc;
+	int		 port = px->ep_port;
 
 	if (port < 1 || port > 65535) {
 		xasprintf(cause, "proxy port %d out of range", port);
@@ -415,9 +415,8 @@ env_put_proxy(struct envtab *et, const struct env_proxy *px, char **cause)
 	    ENV_PROXY_HOST, port, ENV_PROXY_HOST, port, ENV_PROXY_HOST,
 	    store != NULL ? store : "");
 	free(store);
-	rc = env_put(et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), et->et_java,
+	return env_put(et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), et->et_java,
 	    cause);
-	return rc;
 }
 
 /*
