@@ -116,6 +116,18 @@ refused() {
 	fi
 }
 
+# Every line of $WS/egress.log for host $1 reads $2 ("PROTOCOL DECISION";
+# "connect allow": through the proxy variables, in CONNECT tunnels).
+logged_as() {
+	local got
+	got=$(jq -r --arg h "$1" 'select(.host == $h) | .protocol + " " +
+	    .decision' "$WS/egress.log" | sort -u)
+	[ "$got" = "$2" ] || {
+		echo "$1 logged as: ${got:-nothing}" >&2
+		return 1
+	}
+}
+
 # --- npm ----------------------------------------------------------------
 
 # A static registry: /cordon-probe is the packument, the tarball under
@@ -140,8 +152,7 @@ probe_installed() {
 	    return 1
 	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' \
 	    "$ORIGIN_LOG" || return 1
-	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " +
-	    .decision' "$WS/egress.log" | sort -u)" = "connect allow" ]
+	logged_as npm.test "connect allow"
 }
 
 @test "npm install from a registry over HTTPS, fresh home, no flag, as the test user" {
@@ -245,13 +256,9 @@ YARN_ADD='NODE_PATH=/usr/share/nodejs npm_config_cafile=ca.pem \
 	    "https://npm.test:$PORT/"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"success Saved 1 new dependency"* ]]
-	printf '%s\n' "${lines[@]}" | grep -qx "cordon-probe 1.0.0"
 	grep -q '^GET /cordon-probe npm.test' "$ORIGIN_LOG"
-	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' "$ORIGIN_LOG"
+	probe_installed
 	grep -q "^cordon-probe@" "$WS/yarn.lock"
-	# Through the proxy variables: CONNECT tunnels, each logged.
-	[ "$(jq -r 'select(.host == "npm.test") | .protocol + " " + .decision' \
-	    "$WS/egress.log" | sort -u)" = "connect allow" ]
 	# yarn's cache went to the scratch layer: listed, and not on the host.
 	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/.cache/yarn ("* ]]
 	jq -e '.scratch.written[] | select(.path == "~/.cache/yarn" and
@@ -301,8 +308,7 @@ GO_RUN='SSL_CERT_FILE=ca.pem GOPROXY="$0" GOFLAGS=-mod=mod GOSUMDB=off \
 	grep -q '^GET /cordon.test/probe/@v/v1.0.0.zip goproxy.test' "$ORIGIN_LOG"
 	grep -q '^cordon.test/probe v1.0.0 h1:' "$WS/go.sum"
 	# Through the proxy variables: CONNECT tunnels, each logged.
-	[ "$(jq -r 'select(.host == "goproxy.test") | .protocol + " " + .decision' \
-	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	logged_as goproxy.test "connect allow"
 	# The module cache and the build cache went to the scratch layer:
 	# listed, and not on the host.
 	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/go/pkg ("* ]]
@@ -365,8 +371,7 @@ CARGO_RUN='CARGO_HTTP_CAINFO=ca.pem CARGO_NET_RETRY=0 \
 	    "$ORIGIN_LOG"
 	grep -q '^name = "cordon-probe"' "$WS/Cargo.lock"
 	# Through the proxy variables: CONNECT tunnels, each logged.
-	[ "$(jq -r 'select(.host == "crates.test") | .protocol + " " + .decision' \
-	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	logged_as crates.test "connect allow"
 	# The registry's index, the .crate and its sources went to the
 	# scratch layer: listed, and not on the host.
 	[[ "$output" == *"cordon: written outside the writable roots, into the scratch layer (discarded at exit): "*"~/.cargo/registry ("* ]]
@@ -431,8 +436,7 @@ GIT_CLONE_FETCH='set -e
 	    "$ORIGIN_LOG"
 	[ "$(grep -c '^POST /git/repo.git/git-upload-pack git.test' \
 	    "$ORIGIN_LOG")" -ge 2 ]
-	[ "$(jq -r 'select(.host == "git.test") | .protocol + " " + .decision' \
-	    "$WS/egress.log" | sort -u)" = "http allow" ]
+	logged_as git.test "http allow"
 	# Root gets no further than the allowlist, and no less.
 	run in_sandbox_as_me "${ALLOW[@]}" -- sh -c \
 	    "$GIT_CLONE_FETCH" "http://git.test:$PORT/git/repo.git"
@@ -584,8 +588,7 @@ PIP_INSTALL='python3 -m pip install --disable-pip-version-check --retries 0 \
 	grep -q '^GET /simple/cordon-probe/ pypi.test' "$ORIGIN_LOG"
 	grep -q '^GET /files/cordon_probe-1.0-py3-none-any.whl pypi.test' \
 	    "$ORIGIN_LOG"
-	[ "$(jq -r 'select(.host == "pypi.test") | .protocol + " " + .decision' \
-	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	logged_as pypi.test "connect allow"
 	# Whatever pip cached (this index sends nothing cacheable) is not
 	# on the host.
 	[ ! -e "$UDIR/home/.cache/pip" ]
@@ -730,8 +733,7 @@ maven_setup() {
 	[[ "$output" == *"BUILD SUCCESS"* ]]
 	grep -q '^GET /org/example/parent/1/parent-1.pom maven.test' \
 	    "$ORIGIN_LOG"
-	[ "$(jq -r 'select(.host == "maven.test") | .protocol + " " + .decision' \
-	    "$WS/egress.log" | sort -u)" = "connect allow" ]
+	logged_as maven.test "connect allow"
 	# The local repository went to the scratch layer: listed, and not
 	# on the host.
 	[[ "$output" == *"~/.m2/repository ("* ]]
