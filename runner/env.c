@@ -367,16 +367,40 @@ env_put_set(struct envtab *et, const struct policy *p, char **cause)
 }
 
 /*
+ * Appends the JVM properties text to JAVA_TOOL_OPTIONS, after what was
+ * passed or set, so that they win; but not when the user named own
+ * already (a "-Dname=", or NULL: always), which is their choice.  The
+ * value is kept in et, whose table borrows it.
+ */
+static int
+env_java_add(struct envtab *et, const char *own, const char *text,
+    char **cause)
+{
+	const char	*java = env_get(et, ENV_JAVA_VAR);
+	char		*v;
+	int		 rc;
+
+	if (own != NULL && java != NULL && strstr(java, own) != NULL)
+		return 0;
+	xasprintf(&v, "%s%s%s", java != NULL ? java : "",
+	    java != NULL && *java != '\0' ? " " : "", text);
+	rc = env_put(et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), v, cause);
+	free(et->et_java);		/* what the table held before */
+	et->et_java = v;
+	return rc;
+}
+
+/*
  * Step 4: the variables that name the proxy px is on, and the JVM's
  * properties; the values are kept in et, which they must outlive.
  */
 static int
 env_put_proxy(struct envtab *et, const struct env_proxy *px, char **cause)
 {
-	const char	*s, *java;
-	char		*store = NULL;
+	const char	*s;
+	char		*props;
 	size_t		 i;
-	int		 port = px->ep_port;
+	int		 port = px->ep_port, rc;
 
 	if (port < 1 || port > 65535) {
 		xasprintf(cause, "proxy port %d out of range", port);
@@ -399,24 +423,22 @@ env_put_proxy(struct envtab *et, const struct env_proxy *px, char **cause)
 
 	/*
 	 * The JVM reads no proxy variable and no PEM bundle; it takes system
-	 * properties, from the command line or this variable.  What was
-	 * passed or set stays, and ours go last, so they win; but a trust
-	 * store already named is the user's choice, and stays.
+	 * properties, from the command line or this variable.
 	 */
-	java = env_get(et, ENV_JAVA_VAR);
-	if (px->ep_ca_java != NULL && (java == NULL ||
-	    strstr(java, "-Djavax.net.ssl.trustStore=") == NULL))
-		xasprintf(&store, " -Djavax.net.ssl.trustStore=%s "
+	xasprintf(&props, "-Dhttp.proxyHost=%s -Dhttp.proxyPort=%d "
+	    "-Dhttps.proxyHost=%s -Dhttps.proxyPort=%d "
+	    "-Dhttp.nonProxyHosts=localhost|%s", ENV_PROXY_HOST, port,
+	    ENV_PROXY_HOST, port, ENV_PROXY_HOST);
+	rc = env_java_add(et, NULL, props, cause);
+	free(props);
+	if (rc == 0 && px->ep_ca_java != NULL) {
+		xasprintf(&props, "-Djavax.net.ssl.trustStore=%s "
 		    "-Djavax.net.ssl.trustStoreType=PKCS12", px->ep_ca_java);
-	xasprintf(&et->et_java, "%s%s-Dhttp.proxyHost=%s "
-	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=%s "
-	    "-Dhttps.proxyPort=%d -Dhttp.nonProxyHosts=localhost|%s%s",
-	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
-	    ENV_PROXY_HOST, port, ENV_PROXY_HOST, port, ENV_PROXY_HOST,
-	    store != NULL ? store : "");
-	free(store);
-	return env_put(et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), et->et_java,
-	    cause);
+		rc = env_java_add(et, "-Djavax.net.ssl.trustStore=", props,
+		    cause);
+		free(props);
+	}
+	return rc;
 }
 
 /*
@@ -463,8 +485,8 @@ static int
 env_put_java_home(struct envtab *et, char **cause)
 {
 	const struct passwd	*pw;
-	const char		*home, *java;
-	char			*opts;
+	const char		*home;
+	char			*prop;
 	int			 rc;
 
 	home = env_get(et, "HOME");
@@ -472,14 +494,9 @@ env_put_java_home(struct envtab *et, char **cause)
 	    NULL || (pw = getpwuid(getuid())) == NULL ||
 	    strcmp(pw->pw_dir, home) == 0)
 		return 0;
-	java = env_get(et, ENV_JAVA_VAR);
-	if (java != NULL && strstr(java, "-Duser.home=") != NULL)
-		return 0;
-	xasprintf(&opts, "%s%s-Duser.home=%s", java != NULL ? java : "",
-	    java != NULL && *java != '\0' ? " " : "", home);
-	rc = env_put(et, ENV_JAVA_VAR, strlen(ENV_JAVA_VAR), opts, cause);
-	free(et->et_java);		/* what the table held before */
-	et->et_java = opts;
+	xasprintf(&prop, "-Duser.home=%s", home);
+	rc = env_java_add(et, "-Duser.home=", prop, cause);
+	free(prop);
 	return rc;
 }
 
