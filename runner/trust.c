@@ -228,6 +228,47 @@ out:
 }
 
 /*
+ * Reads each certificate of ib's bundle into bags, *n of them.  A block
+ * that does not read is passed over and counted in *skipped: cordon's
+ * CA comes last, and must not be lost to a broken block of the base
+ * bundle.  Returns 0, or -1.
+ */
+static int
+trust_java_bags(const struct trust_bundle *ib,
+    STACK_OF(PKCS12_SAFEBAG) **bags, int nid, const ASN1_OBJECT *any,
+    size_t *n, size_t *skipped)
+{
+	BIO		*bio;
+	unsigned char	*data;
+	char		*name, *header, alias[32];
+	long		 len, left;
+	int		 rc = 0;
+
+	if ((bio = BIO_new_mem_buf(ib->ib_pem, (int)ib->ib_len)) == NULL)
+		return -1;
+	while (rc == 0 && (left = BIO_pending(bio)) > 0) {
+		if (!PEM_read_bio(bio, &name, &header, &data, &len)) {
+			/* Text with no block left, or nothing read past. */
+			if (ERR_GET_REASON(ERR_peek_last_error()) ==
+			    PEM_R_NO_START_LINE || BIO_pending(bio) >= left)
+				break;
+			(*skipped)++;
+			ERR_clear_error();
+			continue;
+		}
+		if (strcmp(name, PEM_STRING_X509) == 0) {
+			snprintf(alias, sizeof(alias), "cordon-%zu", (*n)++);
+			rc = trust_java_add(bags, data, len, alias, nid, any);
+		}
+		OPENSSL_free(name);
+		OPENSSL_free(header);
+		OPENSSL_free(data);
+	}
+	BIO_free(bio);
+	return rc;
+}
+
+/*
  * The certificates of ib's bundle as a PKCS#12 trust store for Java,
  * which reads no PEM file: each a trusted entry, in clear (a trust store
  * holds nothing secret), no key and no password.  Fills ib_java and
@@ -240,31 +281,20 @@ trust_java_store(struct trust_bundle *ib, char **cause)
 	STACK_OF(PKCS7)		*safes = NULL;
 	PKCS12			*p12 = NULL;
 	ASN1_OBJECT		*any;
-	BIO			*bio;
-	unsigned char		*der = NULL, *data;
-	char			*name, *header, alias[32];
-	long			 len;
-	size_t			 n = 0;
+	unsigned char		*der = NULL;
+	size_t			 n = 0, skipped = 0;
 	int			 nid, dlen, rc = -1;
-	bool			 bad = false;
 
 	if ((nid = OBJ_txt2nid(TRUST_JDK_ATTR)) == NID_undef)
 		nid = OBJ_create(TRUST_JDK_ATTR, NULL, NULL);
-	any = OBJ_txt2obj(TRUST_ANY_USE, 1);
-	bio = BIO_new_mem_buf(ib->ib_pem, (int)ib->ib_len);
-	while (bio != NULL && any != NULL && nid != NID_undef &&
-	    PEM_read_bio(bio, &name, &header, &data, &len)) {
-		if (strcmp(name, PEM_STRING_X509) == 0) {
-			snprintf(alias, sizeof(alias), "cordon-%zu", n++);
-			bad = trust_java_add(&bags, data, len, alias, nid,
-			    any) == -1;
-		}
-		OPENSSL_free(name);
-		OPENSSL_free(header);
-		OPENSSL_free(data);
-		if (bad)
-			goto out;
-	}
+	if ((any = OBJ_txt2obj(TRUST_ANY_USE, 1)) == NULL ||
+	    nid == NID_undef ||
+	    trust_java_bags(ib, &bags, nid, any, &n, &skipped) == -1)
+		goto out;
+	if (skipped > 0)
+		log_warnx("run: %zu block(s) of the CA bundle %s do not read "
+		    "as PEM: left out of the JVM's trust store", skipped,
+		    ib->ib_base != NULL ? ib->ib_base : "(none)");
 	if (n == 0 || !PKCS12_add_safe(&safes, bags, -1, 0, NULL) ||
 	    (p12 = PKCS12_add_safes(safes, 0)) == NULL ||
 	    (dlen = i2d_PKCS12(p12, &der)) <= 0)
@@ -275,7 +305,7 @@ trust_java_store(struct trust_bundle *ib, char **cause)
 	rc = 0;
 out:
 	if (rc == -1)
-		xasprintf(cause, "cannot make Java's trust store of the CA "
+		xasprintf(cause, "cannot make the JVM's trust store of the CA "
 		    "bundle (%zu certificates read)", n);
 	ERR_clear_error();
 	OPENSSL_free(der);
@@ -283,7 +313,6 @@ out:
 	sk_PKCS7_pop_free(safes, PKCS7_free);
 	sk_PKCS12_SAFEBAG_pop_free(bags, PKCS12_SAFEBAG_free);
 	ASN1_OBJECT_free(any);
-	BIO_free(bio);
 	return rc;
 }
 

@@ -117,6 +117,25 @@ log_of() {
 	[ "${lines[1]}" = "${lines[0]}" ]
 }
 
+@test "inspect: a base bundle with a broken block still gives the JVM cordon's CA" {
+	# cordon's CA comes after the base bundle: a block that does not
+	# read is passed over, said, and the rest is in the trust store.
+	javac -d "$WS" "$BATS_TEST_DIRNAME/clients/Get.java"
+	chmod 644 "$WS"/*.class
+	{ printf -- '-----BEGIN CERTIFICATE-----\n!!\n-----END CERTIFICATE-----\n'
+	  cat /etc/ssl/certs/ca-certificates.crt; } >"$UDIR/broken.pem"
+	chmod 644 "$UDIR/broken.pem"
+	cd "$WS"
+	run as_user "$UDIR/home" env SSL_CERT_FILE="$UDIR/broken.pem" \
+	    "$UCORDON" run --read-only "$UDIR/bin" --read-only "$T" \
+	    --policy "$POL" --resolve api.test:127.0.0.1 \
+	    --upstream-ca "$T/origin-ca.pem" --quiet -- \
+	    java -cp . Get client "https://api.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 block(s) of the CA bundle $UDIR/broken.pem do not read as PEM: left out of the JVM's trust store"* ]]
+	[[ "$output" == *"200 hello"* ]]
+}
+
 @test "inspect: POST and a path no rule admits get 403, logged with method and path" {
 	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet \
 	    --report "$WS/report.json" -- sh -c "
