@@ -45,6 +45,7 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsorder.c runner/fsscan.c runner/guard.c \
+		   runner/sentinel.c \
 		   runner/wspath.c runner/trust.c runner/secrets.c \
 		   runner/tokenfile.c runner/unixroute.c runner/agentmsg.c \
 		   runner/agentkey.c runner/knownhosts.c

@@ -460,6 +460,7 @@ run_init(struct runner *rn, struct run *run, const struct run_net *net)
 	rn->rn_run = run;
 	rn->rn_net = net;
 	rn->rn_pidfd = rn->rn_sfd = -1;
+	rn->rn_sentinel.s_pid = rn->rn_sentinel.s_fd = -1;
 	rn->rn_sync[0] = rn->rn_sync[1] = rn->rn_err[0] = rn->rn_err[1] = -1;
 	rn->rn_ends[0] = rn->rn_ends[1] = -1;
 	rn->rn_npair[0] = rn->rn_npair[1] = -1;
@@ -619,6 +620,29 @@ run_clone(struct runner *rn)
 }
 
 /*
+ * The sentinel, forked before the sandbox may start (and before the
+ * connect thread, so that the fork copies one thread): the guard's check
+ * must follow the run however cordon run ends.  Without it nothing runs.
+ */
+static void
+run_sentinel_begin(struct runner *rn)
+{
+	struct run	*run = rn->rn_run;
+	char		*cause;
+
+	if (run->r_guard == NULL)
+		return;
+	if (sentinel_start(&rn->rn_sentinel, run->r_guard, run->r_id,
+	    rn->rn_pidfd, &cause) == -1) {
+		log_warnx("run: %s; nothing run, since the check of the "
+		    "writable folders could not follow a killed run", cause);
+		free(cause);
+		kill(rn->rn_pid, SIGKILL);
+		rn->rn_step_failed = true;
+	}
+}
+
+/*
  * The connect thread, started after the clone: the child of a process
  * with threads may only call what is async-signal-safe.  Without it the
  * sandbox is killed, and the run fails.
@@ -638,7 +662,7 @@ run_notify_begin(struct runner *rn)
 		    "nothing run", cause);
 		free(cause);
 		kill(rn->rn_pid, SIGKILL);
-		rn->rn_notify_failed = true;
+		rn->rn_step_failed = true;
 	}
 }
 
@@ -720,7 +744,7 @@ run_wait(struct runner *rn)
 			event_free(rn->rn_evs[i]);
 	rn->rn_nev = 0;
 	run_notify_end(rn);
-	if (rn->rn_notify_failed)
+	if (rn->rn_step_failed)
 		rn->rn_status = RUN_EXIT_FAILURE;
 }
 
@@ -740,6 +764,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	}
 	if (run_proxy_setup(&rn, policy) == 0 && run_control_start(&rn) ==
 	    0 && run_pipes(&rn) == 0 && run_clone(&rn) == 0) {
+		run_sentinel_begin(&rn);
 		run_notify_begin(&rn);
 		run_maps(&rn);
 		run_watch(&rn);

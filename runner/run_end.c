@@ -99,6 +99,7 @@ run_end_collect(struct runner *rn)
 		guard_print(run->r_guard, stderr);
 		rn->rn_status = RUN_EXIT_FAILURE;
 	}
+	sentinel_done(&rn->rn_sentinel);
 }
 
 /*

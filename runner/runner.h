@@ -690,6 +690,19 @@ void	guard_print(const struct guard *, FILE *);
 void	guard_clear(struct guard *);
 
 /*
+ * sentinel.c: a process outside the run's process group that makes the
+ * guard's check when cordon run ends before it could.
+ */
+struct sentinel {
+	pid_t	 s_pid;		/* -1: none */
+	int	 s_fd;		/* our end: one byte, the check is made */
+};
+
+int	sentinel_start(struct sentinel *, struct guard *, const char *, int,
+	    char **);
+void	sentinel_done(struct sentinel *);
+
+/*
  * wspath.c: a file cordon writes where the command may have been: its
  * folder opened before the run, beneath the workspace when in it.
  */
@@ -835,9 +848,10 @@ struct runner {
 	struct publish		 rn_pub;	/* --publish */
 	struct event		*rn_evs[3];	/* run_watch() to run_wait() */
 	size_t			 rn_nev;
-	bool			 rn_notify_failed;
+	bool			 rn_step_failed; /* after the clone: the run fails */
 	struct tally		*rn_tally;
 	struct notify		*rn_notify;	/* the sandbox's connects */
+	struct sentinel		 rn_sentinel;	/* checks if we cannot */
 	struct agent		*rn_agent;	/* cordon's ssh-agent, or NULL */
 	struct control		*rn_control;
 	struct ask		*rn_asks;

@@ -226,6 +226,92 @@ host_git() {
 	done
 }
 
+# The repository the tests below plant: git on the host runs its
+# core.fsmonitor.  plant_works shows that step, outside the sandbox.
+plant() {
+	echo "git init -q evil && git -C evil config core.fsmonitor 'touch $MARK'"
+}
+
+plant_works() {
+	as "$1" sh -c "cd '$TOP' && $(plant)" || return 1
+	host_git "$1" -C "$TOP/evil" status
+	[ -e "$MARK" ] || return 1
+	rm -rf "$MARK" "$TOP/evil"
+}
+
+# harness WHO SIGNAL WHOM FLAG CMD...: a harness as agent loops have:
+# CMD as WHO in a session of its own; once FLAG exists, SIGNAL to its
+# whole process group (WHOM=group) or to CMD alone (WHOM=process).
+# Prints CMD's status; CMD's stderr, and all that inherits it, is ours.
+harness() {
+	local who=$1
+	shift
+	write "$TOP/harness.py" <<-'EOF'
+	import os, subprocess, sys, time
+	sig, whom, flag, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+	p = subprocess.Popen(cmd, start_new_session=True)
+	end = time.time() + 30
+	while not os.path.exists(flag) and p.poll() is None and time.time() < end:
+	    time.sleep(0.05)
+	if whom == "group":
+	    os.killpg(p.pid, sig)
+	else:
+	    os.kill(p.pid, sig)
+	print("status", p.wait())
+	EOF
+	run as "$who" python3 "$TOP/harness.py" "$@"
+	echo "$who, $*: $output"
+}
+
+@test "E2: a harness's timeout -s KILL ends cordon run mid-command: the sentinel quarantines what it planted" {
+	for who in $(whos); do
+		fresh "$who"
+		plant_works "$who"
+		run as "$who" timeout -s KILL 4 "$TOP/bin/cordon" run --quiet \
+		    -- sh -c "$(plant) && sleep 30"
+		echo "$who: $output (status $status)"
+		[ "$status" -eq 137 ]
+		[[ $output == *"its sentinel checked them"* ]]
+		[[ $output == *"quarantined $WS/evil/.git, a git repository"* ]]
+		[ -d evil/.git.cordon-quarantine-* ] && [ ! -e evil/.git ]
+		host_git "$who" -C evil status
+		[ ! -e "$MARK" ]
+	done
+}
+
+@test "E2: SIGKILL of the run's whole process group, and a crash of cordon run (SIGSEGV, SIGABRT): the sentinel quarantines" {
+	local how
+	for who in $(whos); do
+		for how in "9 group" "11 process" "6 process"; do
+			fresh "$who"
+			plant_works "$who"
+			# shellcheck disable=SC2086
+			harness "$who" $how "$WS/planted" "$TOP/bin/cordon" run \
+			    --quiet -- sh -c "$(plant) && touch planted && sleep 30"
+			[[ $output == *"status -${how%% *}"* ]]
+			[[ $output == *"quarantined $WS/evil/.git, a git"* ]]
+			[ ! -e evil/.git ]
+			host_git "$who" -C evil status
+			[ ! -e "$MARK" ]
+		done
+	done
+}
+
+@test "E2: a run that ends by itself makes the check once, and leaves no sentinel behind" {
+	for who in $(whos); do
+		fresh "$who"
+		sandbox "$who" -- sh -c "$(plant)"
+		[ "$status" -eq 125 ]
+		[ "$(grep -c 'quarantined ' <<<"$output")" -eq 1 ]
+		[[ $output != *sentinel* ]]
+		[ ! -e evil/.git ]
+		# (one reparented when its run was killed may be a zombie here)
+		run pgrep -a -r D,R,S,T -u "$(as "$who" id -u)" -x cordon-sentinel
+		echo "left: $output"
+		[ "$status" -eq 1 ]
+	done
+}
+
 @test "E2: renaming the parent of a protected nested .git fails" {
 	for who in $(whos); do
 		fresh "$who"
