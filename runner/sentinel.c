@@ -23,8 +23,7 @@
  * what it found on the run's stderr, and ends.
  *
  * What it does not survive (a kill of every process of the user or of
- * the cgroup, power loss) is the run record's (runrec.c) and the threat
- * model's.
+ * the cgroup, power loss) the threat model names.
  * Privileges: cordon run's own, outside the sandbox.
  */
 #include <sys/types.h>
