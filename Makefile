@@ -45,7 +45,7 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/http.c proxy/dns.c \
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsorder.c runner/fsscan.c runner/guard.c \
-		   runner/sentinel.c \
+		   runner/sentinel.c runner/gitcfg.c \
 		   runner/wspath.c runner/trust.c runner/secrets.c \
 		   runner/tokenfile.c runner/unixroute.c runner/agentmsg.c \
 		   runner/agentkey.c runner/knownhosts.c
@@ -74,12 +74,12 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_sysfilter test_landlock test_env test_fsplan \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
-		   test_agentmsg
+		   test_agentmsg test_gitcfg
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
-		   fuzz_agentmsg
+		   fuzz_agentmsg fuzz_gitcfg
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
@@ -236,7 +236,7 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) runner/secrets.c runner/tokenfile.c \
 		   runner/trust.c runner/agentmsg.c runner/agentkey.c \
-		   runner/knownhosts.c
+		   runner/knownhosts.c runner/gitcfg.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
 		   logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))

@@ -690,6 +690,28 @@ void	guard_print(const struct guard *, FILE *);
 void	guard_clear(struct guard *);
 
 /*
+ * gitcfg.c: a git config file read as git reads it; which keys are
+ * inert (make git run no program).
+ */
+#define GITCFG_MAX	4096	/* entries: more is an error */
+
+struct gitcfg_ent {
+	char	*ge_key;	/* section[.sub].name; section, name lower */
+	char	*ge_value;	/* as git reads it; NULL: a bare name */
+};
+
+struct gitcfg {
+	struct gitcfg_ent	*gc_v;
+	size_t			 gc_n;
+};
+
+int	gitcfg_parse(struct gitcfg *, const char *, size_t, char **);
+void	gitcfg_clear(struct gitcfg *);
+bool	gitcfg_inert(const char *, const char *);
+size_t	gitcfg_held(const struct gitcfg *, const struct gitcfg *,
+	    struct gitcfg *);
+
+/*
  * sentinel.c: a process outside the run's process group that makes the
  * guard's check when cordon run ends before it could.
  */

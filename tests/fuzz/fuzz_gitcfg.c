@@ -1,0 +1,43 @@
+/*
+ * fuzz_gitcfg.c: runner/gitcfg.c on arbitrary bytes.  What it reads has
+ * keys of a section, a '.' and a name; what it holds back of a new repository is
+ * exactly its entries that are not inert.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct gitcfg	 cfg, held;
+	char		*cause = NULL;
+	size_t		 i, n = 0;
+
+	if (gitcfg_parse(&cfg, (const char *)data, size, &cause) == -1) {
+		if (cause == NULL)
+			abort();
+		free(cause);
+		return 0;
+	}
+	for (i = 0; i < cfg.gc_n; i++) {
+		if (strchr(cfg.gc_v[i].ge_key, '.') == NULL ||
+		    cfg.gc_v[i].ge_key[strlen(cfg.gc_v[i].ge_key) - 1] == '.')
+			abort();
+		if (!gitcfg_inert(cfg.gc_v[i].ge_key, cfg.gc_v[i].ge_value))
+			n++;
+	}
+	if (gitcfg_held(NULL, &cfg, &held) != n)
+		abort();
+	gitcfg_clear(&held);
+	if (gitcfg_held(&cfg, &cfg, &held) != 0)
+		abort();
+	gitcfg_clear(&held);
+	gitcfg_clear(&cfg);
+	return 0;
+}
