@@ -37,7 +37,8 @@ setup() {
 	   "allow_cidrs": ["127.0.0.1/32"],
 	   "inspect": [
 	     {"host": "api.test", "methods": ["GET", "HEAD"],
-	      "paths": ["/", "/bytes/*", "/headers", "/echo", "/gzip"]},
+	      "paths": ["/", "/bytes/*", "/headers", "/echo", "/gzip",
+	          "/bad/*"]},
 	     {"host": "other.test", "methods": ["GET", "POST"],
 	      "paths": ["/", "/echo"]}]},
 	 "credentials": [{"host": "api.test", "env": "GITHUB_TOKEN",
@@ -407,6 +408,41 @@ no_real_in() {
 	[ "$(grep -cx '\*\*\*\**' "$UDIR/seen")" = "${#REAL[@]}" ]
 	grep -qx 'alice:\*\{12\}' "$UDIR/seen"
 	grep -qx 'frank:\*\{14\}' "$UDIR/seen"
+}
+
+@test "credentials: an answer that does not parse gets no real value into cordon's 502, log or report" {
+	token_files
+	REAL=(realsecret "${REAL[@]}")
+	run --separate-stderr inspect_run --upstream-ca "$T/origin-ca.pem" \
+	    --report "$UDIR/report.json" -- sh -c '
+	    C=$(grep -o "cordon-phantom-[0-9a-f]*" ~/.cargo/credentials.toml)
+	    for k in status field length; do
+		curl -sS -i -H "Authorization: Bearer $GITHUB_TOKEN" \
+		    "https://api.test:$0/bad/$k"
+		curl -sS -i --netrc "https://api.test:$0/bad/$k"
+		curl -sS -i -H "Authorization: $C" "https://crates.io:$0/bad/$k"
+	    done' "$PORT"
+	[ "$status" -eq 0 ]
+	# The origin got the real values, and put them in its heads.
+	[ "$(grep -cF 'Authorization=Bearer\x20realsecret' \
+	    "$BATS_TEST_TMPDIR/origin.heads")" = 3 ]
+	[ "$(grep -cF "Authorization=Basic\\x20$(printf alice:netrc-real-1 |
+	    base64)" "$BATS_TEST_TMPDIR/origin.heads")" = 3 ]
+	[ "$(grep -cF 'Authorization=cargo-real-8' \
+	    "$BATS_TEST_TMPDIR/origin.heads")" = 3 ]
+	printf '%s\n%s\n' "$output" "$stderr" >"$UDIR/seen"
+	no_real_in "$UDIR/seen"
+	no_real_in "$ELOG"
+	no_real_in "$UDIR/report.json"
+	# Each got a 502 that says what was wrong, in its header and body.
+	[ "$(grep -c '^HTTP/1.1 502 Bad Gateway' "$UDIR/seen")" = 9 ]
+	M="a malformed answer from upstream:"
+	[ "$(grep -c "^X-Cordon-Decision: [a-z.]*:$PORT: $M the status line ([0-9]* bytes from upstream, not shown) is not HTTP-version SP 3DIGIT SP reason" "$UDIR/seen")" = 3 ]
+	grep -qx "cordon: crates.io:$PORT: $M header line (12 bytes from upstream, not shown) has no ':'" "$UDIR/seen"
+	[ "$(grep -c "^cordon: [a-z.]*:$PORT: $M Content-Length ([0-9]* bytes from upstream, not shown) is not one decimal number" "$UDIR/seen")" = 3 ]
+	run jq -r 'select(.host == "crates.io" and .path == "/bad/status")
+	    | .reason' "$ELOG"
+	[ "$output" = "crates.io:$PORT: $M the status line (21 bytes from upstream, not shown) is not HTTP-version SP 3DIGIT SP reason" ]
 }
 
 @test "credentials: the placeholder sent to another host is not replaced, and is logged" {
