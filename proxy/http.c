@@ -130,14 +130,22 @@ http_list_next(const char **sp, const char **elem, size_t *elen)
 
 /*
  * Sets *cause to before, then len bytes of s escaped and in double
- * quotes, then after: outside text never reaches a log unescaped.
+ * quotes, then after: outside text never reaches a log unescaped.  The
+ * bytes of an upstream's answer (up) are not shown, only counted: an
+ * answer to a request carrying a credential's real value may hold it
+ * anywhere, and the cause goes back to the sandbox and into the log.
  */
 static void
-http_cause(char **cause, const char *before, const char *s, size_t len,
-    const char *after)
+http_cause(char **cause, bool up, const char *before, const char *s,
+    size_t len, const char *after)
 {
 	char	*shown;
 
+	if (up) {
+		xasprintf(cause, "%s(%zu byte%s from upstream, not shown)%s",
+		    before, len, len == 1 ? "" : "s", after);
+		return;
+	}
 	shown = str_escape(s, len);
 	xasprintf(cause, "%s\"%s\"%s", before, shown, after);
 	free(shown);
@@ -215,12 +223,12 @@ http_head_find(const char *buf, size_t len, bool request, size_t *skip,
 }
 
 /*
- * Reads "HTTP/1.0" or "HTTP/1.1" from len bytes at s into *minor.
- * Returns 0, or -1 with *status (505 for another version, 400 for what
- * is not a version at all) and *cause.
+ * Reads "HTTP/1.0" or "HTTP/1.1" from len bytes at s (from upstream:
+ * up) into *minor.  Returns 0, or -1 with *status (505 for another
+ * version, 400 for what is not a version at all) and *cause.
  */
 static int
-http_version(const char *s, size_t len, int *minor, int *status,
+http_version(const char *s, size_t len, bool up, int *minor, int *status,
     char **cause)
 {
 	if (len == 8 && memcmp(s, "HTTP/1.", 7) == 0 &&
@@ -231,21 +239,22 @@ http_version(const char *s, size_t len, int *minor, int *status,
 	if (len == 8 && memcmp(s, "HTTP/", 5) == 0 && s[5] >= '0' &&
 	    s[5] <= '9' && s[6] == '.' && s[7] >= '0' && s[7] <= '9') {
 		*status = 505;
-		http_cause(cause, "HTTP version ", s, len, " is not "
+		http_cause(cause, up, "HTTP version ", s, len, " is not "
 		    "supported (HTTP/1.0 and HTTP/1.1 are)");
 		return -1;
 	}
 	*status = 400;
-	http_cause(cause, "", s, len, " is not an HTTP version");
+	http_cause(cause, up, "the version ", s, len,
+	    " is not an HTTP version");
 	return -1;
 }
 
 /*
- * Parses one field line of len bytes at p (without its CRLF) into hh.
- * Returns 0, or -1 with *cause set.
+ * Parses one field line of len bytes at p (without its CRLF; from
+ * upstream: up) into hh.  Returns 0, or -1 with *cause set.
  */
 static int
-http_field_parse(const char *p, size_t len, struct http_header *hh,
+http_field_parse(const char *p, size_t len, bool up, struct http_header *hh,
     char **cause)
 {
 	size_t		 i, colon, start, end;
@@ -259,13 +268,13 @@ http_field_parse(const char *p, size_t len, struct http_header *hh,
 	for (i = 0; i < len && char_is_tchar((unsigned char)p[i]); i++)
 		;
 	if (i == len) {
-		http_cause(cause, "header line ", p, len, " has no ':'");
+		http_cause(cause, up, "header line ", p, len, " has no ':'");
 		return -1;
 	}
 	if (p[i] != ':') {
 		if (http_ws(p[i]))
-			http_cause(cause, "white space between header name ",
-			    p, i, " and ':'");
+			http_cause(cause, up, "white space between header "
+			    "name ", p, i, " and ':'");
 		else
 			xasprintf(cause, "byte 0x%02x in a header name",
 			    (unsigned char)p[i]);
@@ -294,13 +303,13 @@ http_field_parse(const char *p, size_t len, struct http_header *hh,
 }
 
 /*
- * Parses the field lines in [p, end), each ending in CRLF, into a new
- * array (*hdrs, *nhdrs).  Returns 0, or -1 with *status and *cause; on
- * failure the caller frees what was stored so far.
+ * Parses the field lines in [p, end) (from upstream: up), each ending in
+ * CRLF, into a new array (*hdrs, *nhdrs).  Returns 0, or -1 with *status
+ * and *cause; on failure the caller frees what was stored so far.
  */
 static int
-http_fields_parse(const char *p, const char *end, struct http_header **hdrs,
-    size_t *nhdrs, int *status, char **cause)
+http_fields_parse(const char *p, const char *end, bool up,
+    struct http_header **hdrs, size_t *nhdrs, int *status, char **cause)
 {
 	const char	*q, *eol;
 	size_t		 n = 0;
@@ -317,8 +326,8 @@ http_fields_parse(const char *p, const char *end, struct http_header **hdrs,
 	*nhdrs = 0;
 	for (q = p; q < end; q = eol + 2) {
 		eol = memchr(q, '\r', (size_t)(end - q));
-		if (http_field_parse(q, (size_t)(eol - q), &(*hdrs)[*nhdrs],
-		    cause) == -1) {
+		if (http_field_parse(q, (size_t)(eol - q), up,
+		    &(*hdrs)[*nhdrs], cause) == -1) {
 			*status = 400;
 			return -1;
 		}
@@ -328,11 +337,11 @@ http_fields_parse(const char *p, const char *end, struct http_header **hdrs,
 }
 
 /*
- * Reads a Content-Length value: 1*DIGIT, no sign, no list, at most
- * INT64_MAX so that no reader can take it as negative.
+ * Reads a Content-Length value (from upstream: up): 1*DIGIT, no sign, no
+ * list, at most INT64_MAX so that no reader can take it as negative.
  */
 static int
-http_length(const char *s, uint64_t *n, char **cause)
+http_length(const char *s, bool up, uint64_t *n, char **cause)
 {
 	const char	*p;
 	unsigned	 d;
@@ -344,7 +353,7 @@ http_length(const char *s, uint64_t *n, char **cause)
 	}
 	for (p = s; *p != '\0'; p++) {
 		if (*p < '0' || *p > '9') {
-			http_cause(cause, "Content-Length ", s, strlen(s),
+			http_cause(cause, up, "Content-Length ", s, strlen(s),
 			    " is not one decimal number");
 			return -1;
 		}
@@ -403,8 +412,8 @@ http_authority(struct http_request *req, const char *a, size_t len,
 		hlen = (size_t)(end - h);
 		if (memchr(h, ':', hlen) == NULL ||
 		    memchr(h, '[', hlen) != NULL) {
-			http_cause(cause, "", h, hlen, " in brackets is not "
-			    "an IPv6 literal");
+			http_cause(cause, false, "", h, hlen, " in brackets "
+			    "is not an IPv6 literal");
 			return -1;
 		}
 		if (end + 1 < a + len) {
@@ -440,8 +449,8 @@ http_authority(struct http_request *req, const char *a, size_t len,
 		}
 		req->hr_port = 80;
 	} else if ((req->hr_port = http_port(port, plen)) == -1) {
-		http_cause(cause, "port ", port, plen, " is not a number "
-		    "from 1 to 65535");
+		http_cause(cause, false, "port ", port, plen, " is not a "
+		    "number from 1 to 65535");
 		return -1;
 	}
 	req->hr_host = xstrndup(h, hlen);
@@ -498,7 +507,7 @@ http_target_parse(struct http_request *req, char **cause)
 		return -1;
 	}
 	if (!http_eq(t, n, "http")) {
-		http_cause(cause, "scheme ", t, n, " is not supported "
+		http_cause(cause, false, "scheme ", t, n, " is not supported "
 		    "(http:// only; CONNECT for https)");
 		return -1;
 	}
@@ -552,8 +561,8 @@ http_request_line(const char *p, size_t len, struct http_request *req,
 		xasprintf(cause, "the request line has no HTTP version");
 		return -1;
 	}
-	if (http_version(p + end + 1, len - end - 1, &req->hr_minor, status,
-	    cause) == -1)
+	if (http_version(p + end + 1, len - end - 1, false, &req->hr_minor,
+	    status, cause) == -1)
 		return -1;
 	for (i = t; i < end; i++) {
 		ch = (unsigned char)p[i];
@@ -569,13 +578,15 @@ http_request_line(const char *p, size_t len, struct http_request *req,
 }
 
 /*
- * Adds the codings of one Transfer-Encoding value to hf.  A coding must
- * be a plain token: empty list elements, parameters and quoted strings
- * are refused, since a lenient reader may count them differently when
- * it looks for the last coding.  Returns 0, or -1 with *cause.
+ * Adds the codings of one Transfer-Encoding value (from upstream: up) to
+ * hf.  A coding must be a plain token: empty list elements, parameters
+ * and quoted strings are refused, since a lenient reader may count them
+ * differently when it looks for the last coding.  Returns 0, or -1 with
+ * *cause.
  */
 static int
-http_te_add(const char *value, struct http_framing *hf, char **cause)
+http_te_add(const char *value, bool up, struct http_framing *hf,
+    char **cause)
 {
 	const char	*s = value, *e;
 	size_t		 len, i;
@@ -587,7 +598,7 @@ http_te_add(const char *value, struct http_framing *hf, char **cause)
 			return -1;
 		}
 		if (!str_is_token(e, len)) {
-			http_cause(cause, "Transfer-Encoding ", value,
+			http_cause(cause, up, "Transfer-Encoding ", value,
 			    strlen(value), " is not a list of codings");
 			return -1;
 		}
@@ -605,13 +616,13 @@ http_te_add(const char *value, struct http_framing *hf, char **cause)
 }
 
 /*
- * Reads one Connection value: a list of header names.  Naming
- * Content-Length or Transfer-Encoding is refused: hop-by-hop removal
- * would take the framing away from the next hop and turn the body into
- * a second message.  Returns 0, or -1 with *cause.
+ * Reads one Connection value (from upstream: up): a list of header
+ * names.  Naming Content-Length or Transfer-Encoding is refused: hop-by-
+ * hop removal would take the framing away from the next hop and turn the
+ * body into a second message.  Returns 0, or -1 with *cause.
  */
 static int
-http_connection_add(const char *value, struct http_framing *hf,
+http_connection_add(const char *value, bool up, struct http_framing *hf,
     char **cause)
 {
 	const char	*s = value, *e;
@@ -621,8 +632,8 @@ http_connection_add(const char *value, struct http_framing *hf,
 		if (len == 0)
 			continue;
 		if (!str_is_token(e, len)) {
-			http_cause(cause, "Connection ", value, strlen(value),
-			    " is not a list of header names");
+			http_cause(cause, up, "Connection ", value,
+			    strlen(value), " is not a list of header names");
 			return -1;
 		}
 		if (http_eq(e, len, "close"))
@@ -631,7 +642,8 @@ http_connection_add(const char *value, struct http_framing *hf,
 			hf->hf_keepalive = true;
 		else if (http_eq(e, len, "content-length") ||
 		    http_eq(e, len, "transfer-encoding")) {
-			http_cause(cause, "Connection names ", e, len,
+			/* One of two names: no credential in it. */
+			http_cause(cause, false, "Connection names ", e, len,
 			    ", which frames the message");
 			return -1;
 		}
@@ -640,13 +652,14 @@ http_connection_add(const char *value, struct http_framing *hf,
 }
 
 /*
- * Reads the headers that frame a message and its connection into hf:
- * Transfer-Encoding, Content-Length, Connection, Host.  Refuses what is
- * malformed, a second Content-Length (even with the same value) and
- * Content-Length beside Transfer-Encoding.  Returns 0, or -1 with *cause.
+ * Reads the headers that frame a message (from upstream: up) and its
+ * connection into hf: Transfer-Encoding, Content-Length, Connection,
+ * Host.  Refuses what is malformed, a second Content-Length (even with
+ * the same value) and Content-Length beside Transfer-Encoding.  Returns
+ * 0, or -1 with *cause.
  */
 static int
-http_framing(const struct http_header *hdrs, size_t n,
+http_framing(const struct http_header *hdrs, size_t n, bool up,
     struct http_framing *hf, char **cause)
 {
 	const struct http_header	*hh;
@@ -656,7 +669,7 @@ http_framing(const struct http_header *hdrs, size_t n,
 	for (i = 0; i < n; i++) {
 		hh = &hdrs[i];
 		if (http_name_is(hh->hh_name, "Transfer-Encoding")) {
-			if (http_te_add(hh->hh_value, hf, cause) == -1)
+			if (http_te_add(hh->hh_value, up, hf, cause) == -1)
 				return -1;
 		} else if (http_name_is(hh->hh_name, "Content-Length")) {
 			if (hf->hf_cl) {
@@ -664,12 +677,13 @@ http_framing(const struct http_header *hdrs, size_t n,
 				    "headers");
 				return -1;
 			}
-			if (http_length(hh->hh_value, &hf->hf_length,
+			if (http_length(hh->hh_value, up, &hf->hf_length,
 			    cause) == -1)
 				return -1;
 			hf->hf_cl = true;
 		} else if (http_name_is(hh->hh_name, "Connection")) {
-			if (http_connection_add(hh->hh_value, hf, cause) == -1)
+			if (http_connection_add(hh->hh_value, up, hf,
+			    cause) == -1)
 				return -1;
 		} else if (http_name_is(hh->hh_name, "Host"))
 			hf->hf_hosts++;
@@ -782,7 +796,7 @@ http_request_parse1(const char *buf, size_t len, int defport,
 	if (http_request_line(line, (size_t)(eol - line), req, status,
 	    cause) == -1)
 		goto fail;
-	if (http_fields_parse(eol + 2, end, &req->hr_headers,
+	if (http_fields_parse(eol + 2, end, false, &req->hr_headers,
 	    &req->hr_nheaders, status, cause) == -1)
 		goto fail;
 
@@ -795,7 +809,8 @@ http_request_parse1(const char *buf, size_t len, int defport,
 		goto fail;
 	else
 		req->hr_defport = 80;
-	if (http_framing(req->hr_headers, req->hr_nheaders, &hf, cause) == -1)
+	if (http_framing(req->hr_headers, req->hr_nheaders, false, &hf,
+	    cause) == -1)
 		goto fail;
 	if (hf.hf_hosts > 1) {
 		xasprintf(cause, "several Host headers");
@@ -878,15 +893,16 @@ http_status_line(const char *p, size_t len, struct http_response *resp,
 	size_t	 i;
 
 	if (len < 12 || p[8] != ' ' || (len > 12 && p[12] != ' ')) {
-		http_cause(cause, "", p, len, " is not a status line");
+		http_cause(cause, true, "the status line ", p, len, " is not "
+		    "HTTP-version SP 3DIGIT SP reason");
 		return -1;
 	}
-	if (http_version(p, 8, &resp->hs_minor, &status, cause) == -1)
+	if (http_version(p, 8, true, &resp->hs_minor, &status, cause) == -1)
 		return -1;
 	for (i = 9; i < 12; i++) {
 		if (p[i] < '0' || p[i] > '9') {
-			http_cause(cause, "", p, len,
-			    " is not a status line");
+			http_cause(cause, true, "the status line ", p, len,
+			    " is not HTTP-version SP 3DIGIT SP reason");
 			return -1;
 		}
 		resp->hs_status = resp->hs_status * 10 + (p[i] - '0');
@@ -912,7 +928,8 @@ http_status_line(const char *p, size_t len, struct http_response *resp,
  * whose method was method (NULL: not HEAD).  On HTTP_PARSE_OK, fills
  * resp (http_response_clear frees it), *used is the length of the head,
  * and hs_body says how the body ends (RFC 9112 section 6.3).  On
- * HTTP_PARSE_ERROR, *cause says why (caller frees); the proxy answers
+ * HTTP_PARSE_ERROR, *cause says why (caller frees), naming what was
+ * malformed without the upstream's bytes (http_cause); the proxy answers
  * 502.  resp is overwritten.
  */
 int
@@ -935,10 +952,10 @@ http_response_parse(const char *buf, size_t len, const char *method,
 	end = buf + headlen - 2;
 	if (http_status_line(buf, (size_t)(eol - buf), resp, cause) == -1)
 		goto fail;
-	if (http_fields_parse(eol + 2, end, &resp->hs_headers,
+	if (http_fields_parse(eol + 2, end, true, &resp->hs_headers,
 	    &resp->hs_nheaders, &status, cause) == -1)
 		goto fail;
-	if (http_framing(resp->hs_headers, resp->hs_nheaders, &hf,
+	if (http_framing(resp->hs_headers, resp->hs_nheaders, true, &hf,
 	    cause) == -1)
 		goto fail;
 	if (hf.hf_te && resp->hs_minor == 0) {

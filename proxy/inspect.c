@@ -145,9 +145,10 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 
 /*
  * The header's value ph carries with value in it (new string): its
- * format with value for the one "%s", or Basic with ph_user.
+ * format with value for the one "%s", or Basic with ph_user ("Basic "
+ * and the base64 of "ph_user:value"; scrub.c looks for that part).
  */
-static char *
+char *
 phantom_format(const struct phantom *ph, const char *value)
 {
 	const char	*s;

@@ -356,6 +356,7 @@ bool	 inspect_allows(const struct pinspect *, const struct http_request *,
 	    int *, char **, char **);
 int	 phantom_apply(struct http_request *, const struct phantom *, size_t,
 	    const char *, bool, char **);
+char	*phantom_format(const struct phantom *, const char *);
 int	 inspect_tls_init(struct proxy *, const char *, char **);
 void	 inspect_tls_free(struct proxy *);
 int	 inspect_setup(struct proxy *, const struct policy *, const char *,

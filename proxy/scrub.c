@@ -5,17 +5,22 @@
  * route, an error page quoting the Authorization header) would otherwise
  * hand the sandbox the very token it was never to hold.
  *
- * In a head (status line, header names and values) a real value becomes
- * its placeholder: the proxy writes the head anew, so lengths are free.
- * In a body it becomes '*' as many times as it has bytes: the length the
- * head announced (Content-Length) has left already, so the body must
- * keep it.  A chunked body is taken apart and sent on in chunks of our
- * own, so a value split across two chunks is seen; its trailers are
- * dropped.  A match split across two reads is seen too: the last
- * (longest value - 1) bytes are held back until more come or the body
- * ends.  A compressed answer cannot be searched byte by byte: the
- * request that carried a real value asked for none (phantom_apply), and
- * a compressed answer to it is refused (scrub_head).
+ * What is looked for is every form in which the proxy sent a real value
+ * (scrub_forms): the value itself, which the formatted header ("Bearer
+ * v", the whole "%s") and Basic's "user:v" hold, and for Basic the
+ * base64 of "user:v", which "Basic ..." holds.  In a head (status line,
+ * header names and values) a form becomes the same form of the
+ * placeholder, what the sandbox sent: the proxy writes the head anew, so
+ * lengths are free.  In a body it becomes '*' as many times as it has
+ * bytes: the length the head announced (Content-Length) has left
+ * already, so the body must keep it.  A chunked body is taken apart and
+ * sent on in chunks of our own, so a value split across two chunks is
+ * seen; its trailers are dropped.  A match split across two reads is
+ * seen too: the last (longest form - 1) bytes are held back until more
+ * come or the body ends.  A compressed answer cannot be searched byte
+ * by byte: the request that carried a real value asked for none
+ * (phantom_apply), and a compressed answer to it is refused
+ * (scrub_head).
  */
 #include <sys/types.h>
 
@@ -31,10 +36,20 @@
 #include "util.h"
 #include "xmalloc.h"
 
+/* A form of a real value, and the same form of its placeholder. */
+struct scrub_form {
+	char			*sf_real;	/* wiped when freed */
+	size_t			 sf_len;
+	char			*sf_put;
+	size_t			 sf_ph;		/* whose: an index in sc_ph */
+};
+
 struct scrub {
 	const struct phantom	*sc_ph;		/* borrowed: the proxy's */
 	size_t			 sc_n;
-	size_t			 sc_keep;	/* longest value - 1 */
+	struct scrub_form	*sc_forms;
+	size_t			 sc_nforms;
+	size_t			 sc_keep;	/* longest form - 1 */
 	bool			 sc_filled;	/* the request carried one */
 	bool			 sc_chunked;	/* the body is re-chunked */
 	struct evbuffer		*sc_tail;	/* body bytes not sent yet */
@@ -49,6 +64,55 @@ scrub_wanted(const struct phantom *ph)
 	    ph->ph_placeholder != NULL;
 }
 
+/* Adds real (taken) and put (taken), a form of ph j, to s. */
+static void
+scrub_form_add(struct scrub *s, size_t j, char *real, char *put)
+{
+	struct scrub_form	*f;
+
+	s->sc_forms = xreallocarray(s->sc_forms, s->sc_nforms + 1,
+	    sizeof(*s->sc_forms));
+	f = &s->sc_forms[s->sc_nforms++];
+	f->sf_real = real;
+	f->sf_len = strlen(real);
+	f->sf_put = put;
+	f->sf_ph = j;
+	if (f->sf_len > s->sc_keep + 1)
+		s->sc_keep = f->sf_len - 1;
+}
+
+/*
+ * The forms of s's real values, the longest first where one may hold
+ * another: for Basic the base64 of "user:value" (phantom_format's after
+ * "Basic "), then for each the value itself.  Any other form the proxy
+ * sent holds one of these.
+ */
+static void
+scrub_forms(struct scrub *s)
+{
+	const struct phantom	*ph;
+	char			*real, *put;
+	size_t			 j;
+
+	for (j = 0; j < s->sc_n; j++) {
+		ph = &s->sc_ph[j];
+		if (!scrub_wanted(ph) || ph->ph_user == NULL)
+			continue;
+		real = phantom_format(ph, ph->ph_value);
+		put = phantom_format(ph, ph->ph_placeholder);
+		scrub_form_add(s, j, xstrdup(real + 6), xstrdup(put + 6));
+		explicit_bzero(real, strlen(real));
+		free(real);
+		free(put);
+	}
+	for (j = 0; j < s->sc_n; j++) {
+		ph = &s->sc_ph[j];
+		if (scrub_wanted(ph))
+			scrub_form_add(s, j, xstrdup(ph->ph_value),
+			    xstrdup(ph->ph_placeholder));
+	}
+}
+
 /*
  * A scrubber for the answer to one request, looking for the real values
  * of the n phantoms at ph (borrowed: they outlive it); filled says the
@@ -58,7 +122,7 @@ struct scrub *
 scrub_new(const struct phantom *ph, size_t n, bool filled)
 {
 	struct scrub	*s;
-	size_t		 j, len;
+	size_t		 j;
 
 	for (j = 0; j < n && !scrub_wanted(&ph[j]); j++)
 		;
@@ -69,11 +133,7 @@ scrub_new(const struct phantom *ph, size_t n, bool filled)
 	s->sc_n = n;
 	s->sc_filled = filled;
 	s->sc_seen = xcalloc(n, sizeof(*s->sc_seen));
-	for (j = 0; j < n; j++) {
-		len = scrub_wanted(&ph[j]) ? strlen(ph[j].ph_value) : 0;
-		if (len > s->sc_keep + 1)
-			s->sc_keep = len - 1;
-	}
+	scrub_forms(s);
 	if ((s->sc_tail = evbuffer_new()) == NULL)
 		fatalx("proxy: evbuffer_new failed");
 	return s;
@@ -83,34 +143,39 @@ scrub_new(const struct phantom *ph, size_t n, bool filled)
 void
 scrub_free(struct scrub *s)
 {
-	size_t	 len;
+	size_t	 len, i;
 
 	if (s == NULL)
 		return;
 	if ((len = evbuffer_get_length(s->sc_tail)) > 0)
 		explicit_bzero(evbuffer_pullup(s->sc_tail, -1), len);
 	evbuffer_free(s->sc_tail);
+	for (i = 0; i < s->sc_nforms; i++) {
+		explicit_bzero(s->sc_forms[i].sf_real, s->sc_forms[i].sf_len);
+		free(s->sc_forms[i].sf_real);
+		free(s->sc_forms[i].sf_put);
+	}
+	free(s->sc_forms);
 	free(s->sc_seen);
 	free(s);
 }
 
 /*
- * *text with every real value replaced by its placeholder (*text is
- * wiped, freed and replaced when one was found).
+ * *text with every form of a real value replaced by the same form of
+ * its placeholder (*text is wiped, freed and replaced when one was
+ * found).
  */
 static void
 scrub_string(struct scrub *s, char **text)
 {
 	const char	*v, *ph, *at, *from;
 	char		*out, *o;
-	size_t		 j, vlen, phlen, count;
+	size_t		 i, vlen, phlen, count;
 
-	for (j = 0; j < s->sc_n; j++) {
-		if (!scrub_wanted(&s->sc_ph[j]))
-			continue;
-		v = s->sc_ph[j].ph_value;
-		vlen = strlen(v);
-		ph = s->sc_ph[j].ph_placeholder;
+	for (i = 0; i < s->sc_nforms; i++) {
+		v = s->sc_forms[i].sf_real;
+		vlen = s->sc_forms[i].sf_len;
+		ph = s->sc_forms[i].sf_put;
 		phlen = strlen(ph);
 		count = 0;
 		for (from = *text; (at = strstr(from, v)) != NULL;
@@ -128,7 +193,7 @@ scrub_string(struct scrub *s, char **text)
 			o += phlen;
 		}
 		strcpy(o, from);
-		s->sc_seen[j] += count;
+		s->sc_seen[s->sc_forms[i].sf_ph] += count;
 		explicit_bzero(*text, strlen(*text));
 		free(*text);
 		*text = out;
@@ -190,23 +255,21 @@ scrub_head(struct scrub *s, struct http_response *resp, char **cause,
 	return 0;
 }
 
-/* Masks every real value in the n bytes at p with '*'. */
+/* Masks every form of a real value in the n bytes at p with '*'. */
 static void
 scrub_mask(struct scrub *s, unsigned char *p, size_t n)
 {
 	const char	*v;
 	unsigned char	*at, *from;
-	size_t		 j, vlen;
+	size_t		 i, vlen;
 
-	for (j = 0; j < s->sc_n; j++) {
-		if (!scrub_wanted(&s->sc_ph[j]))
-			continue;
-		v = s->sc_ph[j].ph_value;
-		vlen = strlen(v);
+	for (i = 0; i < s->sc_nforms; i++) {
+		v = s->sc_forms[i].sf_real;
+		vlen = s->sc_forms[i].sf_len;
 		for (from = p; (at = memmem(from, n - (size_t)(from - p), v,
 		    vlen)) != NULL; from = at + vlen) {
 			memset(at, '*', vlen);
-			s->sc_seen[j]++;
+			s->sc_seen[s->sc_forms[i].sf_ph]++;
 		}
 	}
 }

@@ -15,9 +15,9 @@ setup() {
 	HTTPD="$TOOLS_DIR/httpd"
 	T="$UDIR/tls"
 	mkdir -p "$T"
-	# The origin's own CA and certificate, for three names.
+	# The origin's own CA and certificate, for four names.
 	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" api.test \
-	    other.test plain.test
+	    other.test plain.test crates.io
 	PORT=$(free_port)
 	start_bg origin "$HTTPD" --listen "tcp:127.0.0.1:$PORT" \
 	    --tls-cert "$T/origin.pem" --tls-key "$T/origin.key" \
@@ -32,11 +32,13 @@ setup() {
 	write "$POL" <<-EOF
 	{"version": 1,
 	 "network": {
-	   "allow": ["api.test:$PORT", "other.test:$PORT", "plain.test:$PORT"],
+	   "allow": ["api.test:$PORT", "other.test:$PORT", "plain.test:$PORT",
+	       "crates.io:$PORT"],
 	   "allow_cidrs": ["127.0.0.1/32"],
 	   "inspect": [
 	     {"host": "api.test", "methods": ["GET", "HEAD"],
-	      "paths": ["/", "/bytes/*", "/headers", "/echo", "/gzip"]},
+	      "paths": ["/", "/bytes/*", "/headers", "/echo", "/gzip",
+	          "/bad/*"]},
 	     {"host": "other.test", "methods": ["GET", "POST"],
 	      "paths": ["/", "/echo"]}]},
 	 "credentials": [{"host": "api.test", "env": "GITHUB_TOKEN",
@@ -62,7 +64,8 @@ inspect_run() {
 	as_user "$UDIR/home" env GITHUB_TOKEN=realsecret "$UCORDON" run \
 	    --read-only "$UDIR/bin" --read-only "$T" --policy "$POL" \
 	    --resolve api.test:127.0.0.1 --resolve other.test:127.0.0.1 \
-	    --resolve plain.test:127.0.0.1 --log "$ELOG" "$@"
+	    --resolve plain.test:127.0.0.1 --resolve crates.io:127.0.0.1 \
+	    --log "$ELOG" "$@"
 }
 
 # The egress log lines of protocol $1, as compact JSON.
@@ -287,6 +290,159 @@ log_of() {
 	[ "${lines[0]}" = "200 /headers the real value of GITHUB_TOKEN came back in the answer 2 times; taken out" ]
 	[ "${lines[1]}" = "200 /echo the real value of GITHUB_TOKEN came back in the answer 1 time; taken out" ]
 	[ "${lines[3]}" = "502 /gzip null" ]
+}
+
+# The token files of the home, one token for each way the loader reads
+# one: netrc and git's two stores and ~/.pypirc (Basic with the user),
+# npm's _authToken (Bearer), _auth (Basic, the pair already in base64)
+# and _password (Basic, with its username), cargo's (the whole header).
+# SENT: the Authorization values the proxy is to send the origin; REAL:
+# each real value (_auth's is the base64 of its pair) and the base64 of
+# each user:value, none of which may come back.
+token_files() {
+	local h="$UDIR/home" b
+	b() { printf %s "$1" | base64 -w0; }
+	mkdir -p "$h/.config/git" "$h/.cargo"
+	echo 'machine api.test login alice password netrc-real-1' >"$h/.netrc"
+	echo "https://bob:gitcred-real-2@api.test:$PORT" >"$h/.git-credentials"
+	echo 'https://carol:xdgcred-real-3@api.test' >"$h/.config/git/credentials"
+	printf '[distutils]\nindex-servers = t\n[t]\nrepository = %s\n%s\n%s\n' \
+	    "https://api.test:$PORT/" 'username = dave' 'password = pypi-real-4' \
+	    >"$h/.pypirc"
+	printf '//api.test:%s/t/:_authToken=%s\n//api.test:%s/a/:_auth=%s\n' \
+	    "$PORT" npmtok-real-5 "$PORT" "$(b erin:npmauth-real-6)" >"$h/.npmrc"
+	printf '//api.test:%s/p/:username=frank\n//api.test:%s/p/:_password=%s\n' \
+	    "$PORT" "$PORT" "$(b npmpass-real-7)" >>"$h/.npmrc"
+	printf '[registry]\ntoken = "cargo-real-8"\n' \
+	    >"$h/.cargo/credentials.toml"
+	SENT=("Basic $(b alice:netrc-real-1)" "Basic $(b bob:gitcred-real-2)"
+	    "Basic $(b carol:xdgcred-real-3)" "Basic $(b dave:pypi-real-4)"
+	    "Bearer npmtok-real-5" "Basic $(b erin:npmauth-real-6)"
+	    "Basic $(b frank:npmpass-real-7)" cargo-real-8)
+	REAL=(netrc-real-1 gitcred-real-2 xdgcred-real-3 pypi-real-4
+	    npmtok-real-5 npmpass-real-7 cargo-real-8)
+	for b in "${SENT[@]}"; do
+		[[ $b != Basic* ]] || REAL+=("${b#Basic }")
+	done
+}
+
+# The command that sends each token file's placeholder as its tool would,
+# to $1 on api.test (crates.io for cargo's), -i.
+TOKEN_SEND='ph() { grep -o "cordon-phantom-[0-9a-f]*" "$1" | sed -n "${2:-1}p"; }
+	H="$0/$1"
+	curl -sS -i --netrc "$H"
+	curl -sS -i -u "bob:$(ph ~/.git-credentials)" "$H"
+	curl -sS -i -u "carol:$(ph ~/.config/git/credentials)" "$H"
+	curl -sS -i -u "dave:$(ph ~/.pypirc)" "$H"
+	curl -sS -i -H "Authorization: Bearer $(ph ~/.npmrc 1)" "$H"
+	curl -sS -i -H "Authorization: Basic $(ph ~/.npmrc 2)" "$H"
+	curl -sS -i -u "frank:$(sed -n "s/.*_password=//p" ~/.npmrc |
+	    base64 -d)" "$H"
+	curl -sS -i -H "Authorization: $(ph ~/.cargo/credentials.toml)" \
+	    "$(echo "$0" | sed s/api.test/crates.io/)/$1"'
+
+# Fails, naming it, when file $1 holds any of REAL.
+no_real_in() {
+	local r
+	for r in "${REAL[@]}"; do
+		if grep -qF -- "$r" "$1"; then
+			echo "$r in $1" >&2
+			return 1
+		fi
+	done
+}
+
+@test "credentials: each token file's token, in every form the proxy sent it, comes back only as its placeholder" {
+	token_files
+	run --separate-stderr inspect_run --upstream-ca "$T/origin-ca.pem" \
+	    --report "$UDIR/report.json" -- sh -c "$TOKEN_SEND" \
+	    "https://api.test:$PORT" headers
+	[ "$status" -eq 0 ]
+	# The origin got each real value, in its tool's header.
+	for s in "${SENT[@]}"; do
+		grep -qF "Authorization=${s// /\\x20}" \
+		    "$BATS_TEST_TMPDIR/origin.heads"
+	done
+	# /headers echoed each in a header and in the body: the sandbox,
+	# cordon's own output, the log and the report hold none of them.
+	printf '%s\n%s\n' "$output" "$stderr" >"$UDIR/seen"
+	no_real_in "$UDIR/seen"
+	no_real_in "$ELOG"
+	no_real_in "$UDIR/report.json"
+	# In the head, what the sandbox sent: a placeholder, in its form.
+	sed -n 's|^X-Echo: Authorization: Basic \([A-Za-z0-9+/=]*\)\r$|\1|p' \
+	    <<<"$output" | while read -r b; do base64 -d <<<"$b"; echo; done \
+	    >"$UDIR/pairs"
+	[ "$(grep -cx '[a-z]*:cordon-phantom-[0-9a-f]\{32\}' "$UDIR/pairs")" = 5 ]
+	run grep -c '^X-Echo: Authorization: \(Bearer \|Basic \|\)cordon-phantom-[0-9a-f]\{32\}'$'\r''$' <<<"$output"
+	[ "$output" = 3 ]
+	# Each token was seen coming back, twice, and taken out.
+	[ "$(grep -c 'came back in the answer 2 times; taken out' <<<"$stderr")" = 8 ]
+}
+
+@test "credentials: over plain HTTP nothing is filled in, and no form of a real value comes back either" {
+	token_files
+	PLAIN=$(free_port)
+	start_bg plain "$HTTPD" --listen "tcp:127.0.0.1:$PLAIN" \
+	    --log "$BATS_TEST_TMPDIR/plain.heads" --log-header Authorization
+	wait_listen "tcp:127.0.0.1:$PLAIN"
+	sed -i "s/\"plain.test:$PORT\"/\"plain.test:$PLAIN\"/" "$POL"
+	# An answer carrying them however its server came to know them:
+	# here, /echo sending back a body that holds each, and each pair.
+	printf '%s\n' "${REAL[@]}" alice:netrc-real-1 frank:npmpass-real-7 \
+	    >"$WS/forms"
+	run --separate-stderr inspect_run --upstream-ca "$T/origin-ca.pem" \
+	    -- sh -c "$TOKEN_SEND
+	    curl -sS --data-binary @forms http://plain.test:$PLAIN/echo" \
+	    "http://plain.test:$PLAIN" headers
+	[ "$status" -eq 0 ]
+	printf '%s\n%s\n' "$output" "$stderr" >"$UDIR/seen"
+	# Plain HTTP: the placeholders went as they were, each said.
+	run ! grep -q real "$BATS_TEST_TMPDIR/plain.heads"
+	# (curl's ~/.netrc names api.test alone.)
+	[ "$(grep -c 'Authorization=[^-]' "$BATS_TEST_TMPDIR/plain.heads")" = 7 ]
+	grep -q "the placeholder of ~/.git-credentials was sent to plain.test in header Authorization; not replaced" "$UDIR/seen"
+	no_real_in "$UDIR/seen"
+	no_real_in "$ELOG"
+	# Every line of the echoed body is masked, but the users' names.
+	[ "$(grep -cx '\*\*\*\**' "$UDIR/seen")" = "${#REAL[@]}" ]
+	grep -qx 'alice:\*\{12\}' "$UDIR/seen"
+	grep -qx 'frank:\*\{14\}' "$UDIR/seen"
+}
+
+@test "credentials: an answer that does not parse gets no real value into cordon's 502, log or report" {
+	token_files
+	REAL=(realsecret "${REAL[@]}")
+	run --separate-stderr inspect_run --upstream-ca "$T/origin-ca.pem" \
+	    --report "$UDIR/report.json" -- sh -c '
+	    C=$(grep -o "cordon-phantom-[0-9a-f]*" ~/.cargo/credentials.toml)
+	    for k in status field length; do
+		curl -sS -i -H "Authorization: Bearer $GITHUB_TOKEN" \
+		    "https://api.test:$0/bad/$k"
+		curl -sS -i --netrc "https://api.test:$0/bad/$k"
+		curl -sS -i -H "Authorization: $C" "https://crates.io:$0/bad/$k"
+	    done' "$PORT"
+	[ "$status" -eq 0 ]
+	# The origin got the real values, and put them in its heads.
+	[ "$(grep -cF 'Authorization=Bearer\x20realsecret' \
+	    "$BATS_TEST_TMPDIR/origin.heads")" = 3 ]
+	[ "$(grep -cF "Authorization=Basic\\x20$(printf alice:netrc-real-1 |
+	    base64)" "$BATS_TEST_TMPDIR/origin.heads")" = 3 ]
+	[ "$(grep -cF 'Authorization=cargo-real-8' \
+	    "$BATS_TEST_TMPDIR/origin.heads")" = 3 ]
+	printf '%s\n%s\n' "$output" "$stderr" >"$UDIR/seen"
+	no_real_in "$UDIR/seen"
+	no_real_in "$ELOG"
+	no_real_in "$UDIR/report.json"
+	# Each got a 502 that says what was wrong, in its header and body.
+	[ "$(grep -c '^HTTP/1.1 502 Bad Gateway' "$UDIR/seen")" = 9 ]
+	M="a malformed answer from upstream:"
+	[ "$(grep -c "^X-Cordon-Decision: [a-z.]*:$PORT: $M the status line ([0-9]* bytes from upstream, not shown) is not HTTP-version SP 3DIGIT SP reason" "$UDIR/seen")" = 3 ]
+	grep -qx "cordon: crates.io:$PORT: $M header line (12 bytes from upstream, not shown) has no ':'" "$UDIR/seen"
+	[ "$(grep -c "^cordon: [a-z.]*:$PORT: $M Content-Length ([0-9]* bytes from upstream, not shown) is not one decimal number" "$UDIR/seen")" = 3 ]
+	run jq -r 'select(.host == "crates.io" and .path == "/bad/status")
+	    | .reason' "$ELOG"
+	[ "$output" = "crates.io:$PORT: $M the status line (21 bytes from upstream, not shown) is not HTTP-version SP 3DIGIT SP reason" ]
 }
 
 @test "credentials: the placeholder sent to another host is not replaced, and is logged" {

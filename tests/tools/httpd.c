@@ -40,6 +40,11 @@
  *		whatever the request accepts
  *   /status/N	status N (200 to 599), empty body
  *   /slow/MS	waits MS milliseconds, then 200 "slow\n"
+ *   /bad/KIND	a head that does not parse, holding the value of the
+ *		request's Authorization header (empty without one), then
+ *		the connection closes: KIND status puts it where the
+ *		status code belongs ("HTTP/1.1 VALUE"), field as a header
+ *		line with no ':', length as the Content-Length
  *   else	404
  *
  * The query string is ignored; an absolute-form target is served by its
@@ -98,6 +103,9 @@ enum route {
 	ROUTE_GZIP,
 	ROUTE_STATUS,
 	ROUTE_SLOW,
+	ROUTE_BAD_STATUS,
+	ROUTE_BAD_FIELD,
+	ROUTE_BAD_LENGTH,
 	ROUTE_NONE
 };
 
@@ -750,6 +758,12 @@ route(const char *target, uint64_t *n)
 		return ROUTE_STATUS;
 	if (path_number(path, len, "/slow/", n) && *n <= SLOW_MAX)
 		return ROUTE_SLOW;
+	if (len == 11 && strncmp(path, "/bad/status", 11) == 0)
+		return ROUTE_BAD_STATUS;
+	if (len == 10 && strncmp(path, "/bad/field", 10) == 0)
+		return ROUTE_BAD_FIELD;
+	if (len == 11 && strncmp(path, "/bad/length", 11) == 0)
+		return ROUTE_BAD_LENGTH;
 	return ROUTE_NONE;
 }
 
@@ -1007,6 +1021,46 @@ out:
 }
 
 /*
+ * The /bad/ routes: a head that does not parse, with the value of r's
+ * Authorization header where kind says.
+ */
+static int
+send_bad(struct conn *c, const struct req *r, enum route kind)
+{
+	struct iovec	 iov;
+	const char	*p, *eol, *end = r->r_raw + r->r_rawlen, *v = "";
+	char		*head;
+	int		 vlen = 0, rc;
+
+	p = (const char *)memchr(r->r_raw, '\n', r->r_rawlen) + 1;
+	for (; p < end && (eol = memchr(p, '\r', (size_t)(end - p))) != NULL &&
+	    eol > p; p = eol + 2) {
+		if (eol - p > 14 && strncasecmp(p, "Authorization:", 14) == 0) {
+			for (v = p + 14; v < eol && *v == ' '; v++)
+				;
+			vlen = (int)(eol - v);
+			break;
+		}
+	}
+	if (kind == ROUTE_BAD_STATUS)
+		rc = asprintf(&head, "HTTP/1.1 %.*s\r\n"
+		    "Content-Length: 0\r\n\r\n", vlen, v);
+	else if (kind == ROUTE_BAD_FIELD)
+		rc = asprintf(&head, "HTTP/1.1 200 OK\r\n%.*s\r\n"
+		    "Content-Length: 0\r\n\r\n", vlen, v);
+	else
+		rc = asprintf(&head, "HTTP/1.1 200 OK\r\n"
+		    "Content-Length: %.*s\r\n\r\n", vlen, v);
+	if (rc == -1)
+		return -1;
+	iov.iov_base = head;
+	iov.iov_len = strlen(head);
+	rc = conn_writev(c, &iov, 1);
+	free(head);
+	return rc;
+}
+
+/*
  * Answers one parsed request.  Returns 0 when the connection may carry
  * another, -1 when it must close.
  */
@@ -1112,6 +1166,12 @@ answer(struct conn *c, struct req *r)
 		keep = false;
 		head_format(head, sizeof(head), 200, -2, false, r->r_minor);
 		rc = send_zeros(c, head, head_only ? 0 : n, false);
+		break;
+	case ROUTE_BAD_STATUS:
+	case ROUTE_BAD_FIELD:
+	case ROUTE_BAD_LENGTH:
+		keep = false;
+		rc = send_bad(c, r, rt);
 		break;
 	case ROUTE_NONE:
 		rc = send_simple(c, 404, "", 0, keep, r->r_minor, head_only);

@@ -504,6 +504,56 @@ test_scrub(void **state)
 	phantoms_free(ph, 2);
 }
 
+/*
+ * Basic: the base64 of "user:value" the proxy sent is looked for too,
+ * and a head gets the same form of the placeholder back, what the
+ * sandbox sent; a body gets '*', a match cut across reads included.
+ */
+static void
+test_scrub_basic(void **state)
+{
+	static const size_t	 steps[] = { 1, 3, 4096 };
+	struct phantom		*ph;
+	struct scrub		*s;
+	char			*got, *real, *put, *text, *warning = NULL;
+	size_t			 i;
+
+	(void)state;
+	ph = xcalloc(1, sizeof(*ph));
+	ph[0].ph_file = xstrdup("~/.netrc");
+	ph[0].ph_header = xstrdup("Authorization");
+	ph[0].ph_user = xstrdup("alice");
+	ph[0].ph_placeholder = xstrdup(PHANTOM_PREFIX "0123");
+	ph[0].ph_value = xstrdup("pw-1");
+	real = phantom_format(&ph[0], ph[0].ph_value);
+	put = phantom_format(&ph[0], ph[0].ph_placeholder);
+	assert_string_equal(real, "Basic YWxpY2U6cHctMQ==");
+	xasprintf(&text, "HTTP/1.1 200 OK\r\nX-Echo: Authorization: %s\r\n"
+	    "Content-Length: 50\r\n\r\n[Authorization: %s] alice:pw-1",
+	    real, real);
+	for (i = 0; i < nitems(steps); i++) {
+		s = scrub_new(ph, 1, true);
+		got = scrub_through(s, text, steps[i], false);
+		assert_contains(got, "X-Echo: Authorization: ");
+		assert_contains(got, put);
+		assert_contains(got, "\r\n\r\n[Authorization: Basic "
+		    "****************] alice:****");
+		assert_null(strstr(got, "YWxpY2U6cHctMQ"));
+		assert_null(strstr(got, "pw-1"));
+		scrub_warn(s, &warning);
+		assert_string_equal(warning, "the real value of ~/.netrc came "
+		    "back in the answer 3 times; taken out");
+		free(warning);
+		warning = NULL;
+		scrub_free(s);
+		free(got);
+	}
+	free(text);
+	free(real);
+	free(put);
+	phantoms_free(ph, 1);
+}
+
 int
 main(void)
 {
@@ -513,6 +563,7 @@ main(void)
 		cmocka_unit_test(test_inspect_rules),
 		cmocka_unit_test(test_phantoms),
 		cmocka_unit_test(test_scrub),
+		cmocka_unit_test(test_scrub_basic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
