@@ -288,6 +288,7 @@ void	 conn_socks_connected(struct conn *);
 void	 conn_tls_peek(struct conn *);
 void	 conn_tls_up_done(struct conn *, short);
 void	 conn_tls_up_gone(struct conn *, short);
+bool	 conn_tls_up_bare(struct conn *);
 void	 conn_tls_accepted(struct conn *);
 void	 conn_tls_failed(struct conn *, short);
 void	 conn_tls_head(struct conn *);
