@@ -243,6 +243,7 @@ void	 conn_fail(struct conn *, int, uint8_t, const char *);
 void	 conn_begin(struct conn *, enum conn_proto, const char *,
 	    const char *, size_t, int);
 void	 conn_arm_deadline(struct conn *);
+bool	 conn_log_ready(struct conn *);
 void	 conn_decide(struct conn *);
 void	 conn_tunnel(struct conn *);
 void	 conn_process(struct conn *);

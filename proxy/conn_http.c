@@ -44,6 +44,8 @@ conn_http_title(int status)
 		return "Not Implemented";
 	case 502:
 		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
 	case 504:
 		return "Gateway Timeout";
 	case 505:

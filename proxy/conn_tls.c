@@ -415,6 +415,8 @@ conn_tls_head(struct conn *c)
 	char			*what;
 
 	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s", ci->ci_addr);
+	if (!conn_log_ready(c))
+		return;
 	c->c_judged = true;
 	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
 	    c->c_port, &c->c_dec)) {
