@@ -6,6 +6,14 @@
  * and a line is never left half-written by us.  Text that came from a
  * client (the host, the method) is escaped to printable ASCII first, so
  * the log stays valid JSON and valid UTF-8 whatever the client sent.
+ *
+ * A line that cannot be written (a full disk) is not lost: it is held in
+ * memory, up to JSONL_HELD_MAX bytes, with every line after it, and all
+ * are written, in order, by the first write that succeeds again; a line
+ * cut short by a short write is ended there.  Until then the log has
+ * failed (jsonl_failed), which the proxy takes as a reason to let
+ * nothing new go out; jsonl_retry tries again.  Failing and recovering
+ * are each said once on standard error.
  */
 #include <sys/types.h>
 #include <sys/time.h>
@@ -25,11 +33,18 @@
 #include "util.h"
 #include "xmalloc.h"
 
+#define JSONL_HELD_MAX	(1024 * 1024)	/* bytes of lines held back */
+
 struct jsonl {
 	char	*j_path;	/* NULL: not reopened */
 	int	 j_fd;
 	bool	 j_owned;	/* j_fd is closed with it */
-	bool	 j_failed;	/* a write failed; said once */
+	bool	 j_failed;	/* lines wait in j_held; said once */
+	int	 j_errno;	/* why the last write failed */
+	char	*j_held;	/* lines not written yet, in order */
+	size_t	 j_heldlen;
+	size_t	 j_heldlines;	/* line ends in j_held */
+	uint64_t j_lost;	/* lines dropped: j_held was full */
 };
 
 static int
@@ -93,17 +108,23 @@ jsonl_reopen(struct jsonl *j, char **cause)
 		return -1;
 	close(j->j_fd);
 	j->j_fd = fd;
-	j->j_failed = false;
+	jsonl_retry(j);
 	return 0;
 }
 
+/* Closes the log, after a last try at what is held back; says what is lost. */
 void
 jsonl_close(struct jsonl *j)
 {
 	if (j == NULL)
 		return;
+	if (!jsonl_retry(j) || j->j_lost > 0)
+		log_warnx("egress log: %llu line(s) could not be written and "
+		    "are lost", (unsigned long long)(j->j_heldlines +
+		    j->j_lost));
 	if (j->j_owned)
 		close(j->j_fd);
+	free(j->j_held);
 	free(j->j_path);
 	free(j);
 }
@@ -136,11 +157,102 @@ jsonl_text(json_t *o, const char *key, const char *s, size_t len)
 	jsonl_text_as(o, key, s, len, false);
 }
 
-/* Says whether a write failed since the log was (re)opened. */
+/* Says whether lines wait to be written: the log cannot take them. */
 bool
 jsonl_failed(const struct jsonl *j)
 {
 	return j->j_failed;
+}
+
+/* Why the last write failed, in words. */
+const char *
+jsonl_error(const struct jsonl *j)
+{
+	return j->j_errno != 0 ? strerror(j->j_errno) : "a short write";
+}
+
+/* Lines waiting in memory, and lines lost since the start. */
+size_t
+jsonl_held(const struct jsonl *j)
+{
+	return j->j_heldlines;
+}
+
+uint64_t
+jsonl_lost(const struct jsonl *j)
+{
+	return j->j_lost;
+}
+
+/* Keeps the len bytes at p (whole lines, or a line's rest) to write later. */
+static void
+jsonl_hold(struct jsonl *j, const char *p, size_t len)
+{
+	size_t	 lines = 0, i;
+
+	for (i = 0; i < len; i++)
+		lines += p[i] == '\n';
+	if (len > JSONL_HELD_MAX - j->j_heldlen) {
+		j->j_lost += lines;
+		return;
+	}
+	j->j_held = xreallocarray(j->j_held, 1, j->j_heldlen + len);
+	memcpy(j->j_held + j->j_heldlen, p, len);
+	j->j_heldlen += len;
+	j->j_heldlines += lines;
+}
+
+/*
+ * Writes the len bytes at p in one write(2); what is not written is
+ * held back.  After a short write the rest is tried at once, which
+ * says why it was short (ENOSPC).  Returns whether all were written.
+ */
+static bool
+jsonl_put(struct jsonl *j, const char *p, size_t len)
+{
+	ssize_t	 n;
+	size_t	 done = 0;
+
+	while ((n = write(j->j_fd, p + done, len - done)) > 0 &&
+	    (done += (size_t)n) < len)
+		;
+	if (done == len)
+		return true;
+	j->j_errno = n == -1 ? errno : 0;
+	if (!j->j_failed)
+		log_warnx("egress log: write failed: %s; lines are held back "
+		    "until it can be written", jsonl_error(j));
+	j->j_failed = true;
+	jsonl_hold(j, p + done, len - done);
+	return false;
+}
+
+/*
+ * Tries to write what is held back.  Returns true when nothing waits any
+ * more: the log can be written.
+ */
+bool
+jsonl_retry(struct jsonl *j)
+{
+	char	*held;
+	size_t	 len, lines;
+
+	if (!j->j_failed)
+		return true;
+	held = j->j_held;
+	len = j->j_heldlen;
+	lines = j->j_heldlines;
+	j->j_held = NULL;
+	j->j_heldlen = j->j_heldlines = 0;
+	/* Still failed while trying: a failure now is not said again. */
+	if (len == 0 || jsonl_put(j, held, len)) {
+		j->j_failed = false;
+		log_warnx("egress log: it can be written again; %zu line(s) "
+		    "held back were written%s", lines, j->j_lost > 0 ?
+		    ", some were lost (cordon_log_lines_lost_total)" : "");
+	}
+	free(held);
+	return !j->j_failed;
 }
 
 /* Writes one record; a failed write is said once, until a reopen. */
@@ -152,7 +264,6 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	json_t		*o;
 	char		 when[40], *line, *p;
 	size_t		 len;
-	ssize_t		 n;
 	long		 ms;
 
 	gettimeofday(&now, NULL);
@@ -205,12 +316,10 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	memcpy(p, line, len);
 	p[len] = '\n';
 	free(line);
-	n = write(j->j_fd, p, len + 1);
-	if (n == -1 || (size_t)n != len + 1) {
-		if (!j->j_failed)
-			log_warn("egress log: write failed%s",
-			    n >= 0 ? " (short write)" : "");
-		j->j_failed = true;
-	}
+	/* After what is held back, never before it. */
+	if (jsonl_retry(j))
+		jsonl_put(j, p, len + 1);
+	else
+		jsonl_hold(j, p, len + 1);
 	free(p);
 }

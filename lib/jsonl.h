@@ -41,6 +41,10 @@ struct jsonl	*jsonl_fdopen(int);
 int		 jsonl_reopen(struct jsonl *, char **);
 void		 jsonl_write(struct jsonl *, const struct egress *);
 bool		 jsonl_failed(const struct jsonl *);
+bool		 jsonl_retry(struct jsonl *);
+const char	*jsonl_error(const struct jsonl *);
+size_t		 jsonl_held(const struct jsonl *);
+uint64_t	 jsonl_lost(const struct jsonl *);
 void		 jsonl_close(struct jsonl *);
 
 #endif

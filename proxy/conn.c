@@ -587,10 +587,51 @@ conn_pattern(const struct conn *c)
 	return decision_pattern(&c->c_dec);
 }
 
+/*
+ * Whether the egress log can take what c is about to do.  While it
+ * cannot be written nothing new goes out (fail closed): c is refused,
+ * 503 or a SOCKS5 failure, saying why, and false returned.  Every new
+ * exchange tries the log again (jsonl_retry), so service resumes by
+ * itself once it can be written; refusing is said once per outage.
+ */
+bool
+conn_log_ready(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+	char		*what;
+
+	if (px->px_log == NULL || jsonl_retry(px->px_log)) {
+		px->px_log_refusing = false;
+		return true;
+	}
+	xasprintf(&what, "the egress log cannot be written (%s), and nothing "
+	    "goes out unlogged", jsonl_error(px->px_log));
+	if (!px->px_log_refusing)
+		log_warnx("proxy: %s: refusing new requests until it can; "
+		    "tried again at each", what);
+	px->px_log_refusing = true;
+	px->px_stats.ps_log_refused++;
+	conn_reason(c, what);
+	c->c_dec.d_verdict = VERDICT_DENY;
+	if (c->c_proto == PROTO_SOCKS5)
+		conn_socks_answer(c, SOCKS5_REP_FAILURE);
+	else if (c->c_proto == PROTO_CAPTURE)
+		conn_finish(c);
+	else
+		conn_http_answer(c, 503, what, "free space where the egress log "
+		    "is written (or mend what stops writes to it); the proxy "
+		    "serves again by itself once it can write, with the lines "
+		    "held back meanwhile");
+	free(what);
+	return false;
+}
+
 /* Decides on c_host:c_port, then resolves or connects. */
 void
 conn_decide(struct conn *c)
 {
+	if (!conn_log_ready(c))
+		return;
 	c->c_judged = true;
 	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
 	    c->c_port, &c->c_dec)) {
@@ -927,13 +968,6 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 	struct timeval	 tv = { px->px_head_secs, 0 };
 	struct conn	*c;
 
-	if (px->px_log != NULL && jsonl_failed(px->px_log)) {
-		/* Fail closed: nothing goes out that is not logged. */
-		conn_warn(px, "the egress log cannot be written: refusing "
-		    "connections until it can (fix it, then send SIGHUP)");
-		close(fd);
-		return;
-	}
 	endpoint_nodelay(fd);
 	c = xcalloc(1, sizeof(*c));
 	c->c_proxy = px;

@@ -243,6 +243,7 @@ void	 conn_fail(struct conn *, int, uint8_t, const char *);
 void	 conn_begin(struct conn *, enum conn_proto, const char *,
 	    const char *, size_t, int);
 void	 conn_arm_deadline(struct conn *);
+bool	 conn_log_ready(struct conn *);
 void	 conn_decide(struct conn *);
 void	 conn_tunnel(struct conn *);
 void	 conn_process(struct conn *);
@@ -288,6 +289,7 @@ void	 conn_socks_connected(struct conn *);
 void	 conn_tls_peek(struct conn *);
 void	 conn_tls_up_done(struct conn *, short);
 void	 conn_tls_up_gone(struct conn *, short);
+bool	 conn_tls_up_bare(struct conn *);
 void	 conn_tls_accepted(struct conn *);
 void	 conn_tls_failed(struct conn *, short);
 void	 conn_tls_head(struct conn *);

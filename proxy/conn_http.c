@@ -14,6 +14,7 @@
  */
 #include <sys/types.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ conn_http_title(int status)
 		return "Not Implemented";
 	case 502:
 		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
 	case 504:
 		return "Gateway Timeout";
 	case 505:
@@ -261,19 +264,19 @@ conn_http_start(struct conn *c)
 /*
  * The one body pump, for requests and answers: moves the bytes of the
  * body hb from src to dst as far as its framing goes, while dst holds
- * less than PROXY_BUFFER_MAX, through s (NULL for requests: real values
- * are taken out of answers only), adding what it moved to *count.  *done
- * is set when the body has ended.  Returns 0, or -1 for a malformed body.
+ * less than max, through s (NULL for requests: real values are taken
+ * out of answers only), adding what it moved to *count.  *done is set
+ * when the body has ended.  Returns 0, or -1 for a malformed body.
  */
 static int
 conn_http_pump(struct http_body *hb, struct scrub *s, struct evbuffer *src,
-    struct evbuffer *dst, uint64_t *count, bool *done)
+    struct evbuffer *dst, size_t max, uint64_t *count, bool *done)
 {
 	size_t	 len;
 	ssize_t	 n;
 
 	while (!*done && (len = evbuffer_get_length(src)) > 0 &&
-	    evbuffer_get_length(dst) < PROXY_BUFFER_MAX) {
+	    evbuffer_get_length(dst) < max) {
 		if (len > CONN_HTTP_SLICE)
 			len = CONN_HTTP_SLICE;
 		if ((n = scrub_body(s, hb, src, dst, len, done)) < 0)
@@ -297,8 +300,8 @@ conn_http_request_body(struct conn *c)
 	struct evbuffer		*upout = bufferevent_get_output(c->c_up);
 
 	if (conn_http_pump(&h->hx_reqbody, NULL,
-	    bufferevent_get_input(c->c_bev), upout, &c->c_up_bytes,
-	    &h->hx_reqdone) == -1) {
+	    bufferevent_get_input(c->c_bev), upout, PROXY_BUFFER_MAX,
+	    &c->c_up_bytes, &h->hx_reqdone) == -1) {
 		conn_reason(c, "malformed request body");
 		conn_abort(c);
 		return -1;
@@ -450,8 +453,8 @@ conn_http_forward(struct conn *c)
 		return;
 	done = h->hx_respbody.hb_kind == HTTP_BODY_NONE;
 	if (conn_http_pump(&h->hx_respbody, h->hx_scrub,
-	    bufferevent_get_input(c->c_up), out, &c->c_down_bytes,
-	    &done) == -1) {
+	    bufferevent_get_input(c->c_up), out, PROXY_BUFFER_MAX,
+	    &c->c_down_bytes, &done) == -1) {
 		conn_reason(c, "a malformed answer body from upstream");
 		conn_abort(c);
 		return;
@@ -462,18 +465,74 @@ conn_http_forward(struct conn *c)
 }
 
 /*
+ * The upstream ended while forwarding: what it sent before its end is
+ * read already, and may hold the end of the answer (a TLS upstream's
+ * last records come with its close), so it is all passed on first,
+ * whatever waits for the client: the bytes are in memory anyway.
+ * Returns -1 when c was closed, else 0 with *done set if the answer
+ * ended among them.
+ */
+static int
+conn_http_up_rest(struct conn *c, bool *done)
+{
+	struct conn_http	*h = &c->c_http;
+
+	*done = false;
+	if (conn_http_response_head(c) == -1)
+		return -1;
+	if (!h->hx_resphead)
+		return 0;
+	*done = h->hx_respbody.hb_kind == HTTP_BODY_NONE;
+	if (conn_http_pump(&h->hx_respbody, h->hx_scrub,
+	    bufferevent_get_input(c->c_up), bufferevent_get_output(c->c_bev),
+	    SIZE_MAX, &c->c_down_bytes, done) == -1) {
+		conn_reason(c, "a malformed answer body from upstream");
+		conn_abort(c);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The end of a close-delimited answer: what the scrubber held back goes
+ * out, and the client's connection ends as the upstream's did.  A bare
+ * close over TLS (no close_notify, as many servers end such answers) is
+ * passed on as one, so that a client that tells it from a whole answer
+ * still can; the log says so.
+ */
+static void
+conn_http_close_end(struct conn *c, bool bare)
+{
+	struct conn_http	*h = &c->c_http;
+
+	h->hx_keepalive = false;
+	scrub_end(h->hx_scrub, bufferevent_get_output(c->c_bev));
+	if (bare)
+		conn_reason(c, "the upstream ended its close-delimited answer "
+		    "without TLS close_notify; passed on ended the same way");
+	conn_log(c);
+	if (bare)
+		conn_abort(c);
+	else
+		conn_finish(c);
+}
+
+/*
  * The upstream closed, failed or timed out while forwarding.  A reused
  * connection that closed as the request went out is retried on a new
- * one; a close-delimited answer ends there; otherwise the client gets
- * 502 or 504 if nothing was answered yet, or an answer cut short.
+ * one; an answer whose end had come is finished; a close-delimited one
+ * ends there; otherwise the client gets 502 or 504 if nothing was
+ * answered yet, or an answer cut short.
  */
 void
 conn_http_up_event(struct conn *c, short what)
 {
 	struct conn_http	*h = &c->c_http;
+	bool			 done;
 
 	if (h->hx_up == HX_UP_REUSED && !c->c_ins.ci_tls && !h->hx_resphead &&
-	    c->c_down_bytes == 0 && h->hx_req.hr_body == HTTP_BODY_NONE) {
+	    c->c_down_bytes == 0 && h->hx_req.hr_body == HTTP_BODY_NONE &&
+	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0) {
 		/*
 		 * The reused connection was closed as the request went out
 		 * (the upstream's own idle timeout): nothing was answered, and
@@ -484,14 +543,25 @@ conn_http_up_event(struct conn *c, short what)
 		conn_connect_next(c);
 		return;
 	}
-	if ((what & BEV_EVENT_EOF) && h->hx_resphead &&
-	    h->hx_respbody.hb_kind == HTTP_BODY_CLOSE) {
-		/* The end of a close-delimited answer. */
-		h->hx_keepalive = false;
-		scrub_end(h->hx_scrub, bufferevent_get_output(c->c_bev));
-		conn_log(c);
-		conn_finish(c);
+	if (conn_http_up_rest(c, &done) == -1)
 		return;
+	if (done) {
+		/* Whole: the upstream only cannot carry another one. */
+		h->hx_resp.hs_keepalive = false;
+		if (c->c_ins.ci_tls)
+			h->hx_keepalive = false;
+		conn_http_done(c);
+		return;
+	}
+	if (h->hx_resphead && h->hx_respbody.hb_kind == HTTP_BODY_CLOSE) {
+		if (what & BEV_EVENT_EOF) {
+			conn_http_close_end(c, false);
+			return;
+		}
+		if ((what & BEV_EVENT_ERROR) && conn_tls_up_bare(c)) {
+			conn_http_close_end(c, true);
+			return;
+		}
 	}
 	conn_up_reason(c, what);
 	if (!h->hx_resphead && c->c_down_bytes == 0)

@@ -264,6 +264,35 @@ conn_tls_up_gone(struct conn *c, short what)
 }
 
 /*
+ * Whether the upstream's TLS session ended by a bare close: the socket
+ * closed with no close_notify first (OpenSSL's "unexpected eof while
+ * reading"), and no other error.  Takes the bufferevent's errors.
+ */
+bool
+conn_tls_up_bare(struct conn *c)
+{
+	unsigned long	 e;
+	bool		 eof = false, other = false;
+
+	if (c->c_up == NULL || bufferevent_openssl_get_ssl(c->c_up) == NULL)
+		return false;
+	while ((e = bufferevent_get_openssl_error(c->c_up)) != 0) {
+		/* libevent puts SSL_get_error()'s code first. */
+		if (e == SSL_ERROR_SSL)
+			continue;
+#ifdef SSL_R_UNEXPECTED_EOF_WHILE_READING
+		if (ERR_GET_LIB(e) == ERR_LIB_SSL &&
+		    ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+			eof = true;
+			continue;
+		}
+#endif
+		other = true;
+	}
+	return eof && !other;
+}
+
+/*
  * Starts a verified TLS connection to the upstream c_upfd reaches, by
  * ci_host (SNI and the name checked), as a TLS bufferevent that takes
  * the socket.
@@ -284,11 +313,16 @@ conn_tls_connect(struct conn *c)
 	 * bufferevent would cost twice the processor time per byte (libevent
 	 * reads a few KiB per wakeup).  Such a bufferevent, though, goes on
 	 * reading only when the socket is readable: conn_up_read() handles
-	 * what OpenSSL holds already.
+	 * what OpenSSL holds already.  Its callbacks are deferred: libevent
+	 * tells of the session's end from inside the read that met it,
+	 * before the records decrypted in that same read are in the input,
+	 * and the answer's last bytes would be lost with it; deferred, the
+	 * read is told of first.
 	 */
 	bufferevent_free(c->c_up);	/* nothing was written on it */
 	if ((c->c_up = bufferevent_openssl_socket_new(px->px_base, c->c_upfd,
-	    ssl, BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+	    ssl, BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE |
+	    BEV_OPT_DEFER_CALLBACKS)) == NULL)
 		fatalx("proxy: cannot make a TLS bufferevent");
 	c->c_upfd = -1;			/* c_up's now */
 	bufferevent_setcb(c->c_up, conn_up_read_cb, conn_up_write_cb,
@@ -381,6 +415,8 @@ conn_tls_head(struct conn *c)
 	char			*what;
 
 	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s", ci->ci_addr);
+	if (!conn_log_ready(c))
+		return;
 	c->c_judged = true;
 	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
 	    c->c_port, &c->c_dec)) {

@@ -133,11 +133,25 @@ metrics_text(struct metrics *m, struct evbuffer *b)
 	    "When the policy in force was loaded.");
 	evbuffer_add_printf(b, "cordon_policy_loaded_timestamp_seconds %lld\n",
 	    (long long)ps->ps_loaded);
+	/* Asked now, the log is tried again: it may have room by now. */
 	metrics_head(b, "cordon_log_write_failed", "gauge",
-	    "1 while the egress log cannot be written (new connections are "
-	    "refused).");
+	    "1 while the egress log cannot be written (new requests are "
+	    "refused with 503).");
 	evbuffer_add_printf(b, "cordon_log_write_failed %d\n",
-	    px->px_log != NULL && jsonl_failed(px->px_log));
+	    px->px_log != NULL && !jsonl_retry(px->px_log));
+	metrics_head(b, "cordon_log_refused_total", "counter",
+	    "Requests refused because the egress log could not be written.");
+	evbuffer_add_printf(b, "cordon_log_refused_total %llu\n",
+	    (unsigned long long)ps->ps_log_refused);
+	metrics_head(b, "cordon_log_lines_held", "gauge",
+	    "Egress log lines held in memory until the log can be written.");
+	evbuffer_add_printf(b, "cordon_log_lines_held %zu\n",
+	    px->px_log != NULL ? jsonl_held(px->px_log) : 0);
+	metrics_head(b, "cordon_log_lines_lost_total", "counter",
+	    "Egress log lines lost: more were held back than memory allows.");
+	evbuffer_add_printf(b, "cordon_log_lines_lost_total %llu\n",
+	    px->px_log != NULL ? (unsigned long long)jsonl_lost(px->px_log) :
+	    0ULL);
 	metrics_head(b, "cordon_start_time_seconds", "gauge",
 	    "When the proxy started.");
 	evbuffer_add_printf(b, "cordon_start_time_seconds %lld\n",

@@ -227,6 +227,7 @@ struct proxy_stats {
 	uint64_t		 ps_reloads_ok;		/* proxy_cmd.c */
 	uint64_t		 ps_reloads_failed;
 	time_t			 ps_loaded;		/* the policy in force */
+	uint64_t		 ps_log_refused;	/* conn.c: log failing */
 };
 
 /*
@@ -305,6 +306,7 @@ struct proxy {
 	int			 px_connect_secs;
 	int			 px_idle_secs;
 	time_t			 px_warned;	/* rate limit for warnings */
+	bool			 px_log_refusing; /* said: the log failed */
 	const struct proxy_hooks *px_hooks;	/* the program's; may be NULL */
 	void			*px_hooks_arg;
 	bool			 px_draining;	/* proxy_drain() was called */

@@ -123,7 +123,7 @@ run_end_proxy(struct runner *rn)
 		/* Their last lines first, then whether the log has them all. */
 		conn_close_all(&rn->rn_proxy);
 		if (rn->rn_proxy.px_log != NULL &&
-		    jsonl_failed(rn->rn_proxy.px_log))
+		    !jsonl_retry(rn->rn_proxy.px_log))
 			log_warnx("run: the egress log %s could not be "
 			    "written in full", net->net_log);
 		proxy_clear(&rn->rn_proxy);

@@ -281,6 +281,96 @@ hup() {
 	[[ "$output" == *"hint: "* ]]
 }
 
+# Starts the proxy with flags, its log on a tmpfs of 64 KiB mounted in a
+# mount namespace of its own (the machine's disks are not touched);
+# in_logfs runs a command in that namespace.
+start_proxy_logfs() {
+	local unshare=(unshare -m --propagation private)
+	[ "$(id -u)" -eq 0 ] || unshare=(unshare -r -m --propagation private)
+	LOGFS="$BATS_TEST_TMPDIR/logfs"
+	mkdir -p "$LOGFS"
+	PROXY=$(free_port)
+	METRICS=$(free_port)
+	start_bg proxy "${unshare[@]}" sh -c 'mount -t tmpfs -o size=64k \
+	    cordon-log "$1" && shift && exec "$@"' sh "$LOGFS" \
+	    "$CORDON" proxy --listen "tcp:127.0.0.1:$PROXY" \
+	    --metrics "tcp:127.0.0.1:$METRICS" --log "$LOGFS/egress.log" "$@"
+	PROXY_PID=$BG_PID
+	wait_listen "tcp:127.0.0.1:$PROXY"
+	wait_listen "tcp:127.0.0.1:$METRICS"
+}
+
+in_logfs() {
+	nsenter -t "$PROXY_PID" -m ${LOGFS_USERNS:+-U} -- "$@"
+}
+
+@test "full disk: the log's ENOSPC refuses new requests with 503, then service resumes by itself" {
+	[ "$(id -u)" -eq 0 ] || LOGFS_USERNS=1
+	UP2=$(free_port)
+	start_bg origin "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP2" \
+	    --log "$BATS_TEST_TMPDIR/origin.heads"
+	wait_listen "tcp:127.0.0.1:$UP2"
+	start_proxy_logfs --allow-domain "127.0.0.1:$UP2" \
+	    --allow-cidr 127.0.0.1/32
+	[ "$(get "http://127.0.0.1:$UP2/bytes/1")" = 200 ]
+	in_logfs grep -q '"path":"/bytes/1"' "$LOGFS/egress.log"
+	# The disk fills up.
+	in_logfs sh -c 'cat /dev/zero >"$1/fill"' sh "$LOGFS" 2>/dev/null ||
+	    true
+	# A line may still fit in the log's last page; the first that does
+	# not is the exchange in flight: it went out, its line is held back.
+	for i in $(seq 2 60); do
+		[ "$(get "http://127.0.0.1:$UP2/bytes/$i")" = 200 ]
+		[ "$(metric cordon_log_lines_held)" = 0 ] || break
+	done
+	inflight=$i
+	[ "$(metric cordon_log_lines_held)" = 1 ]
+	[ "$(metric cordon_log_write_failed)" = 1 ]
+	# Nothing new goes out: refused, saying why, in each protocol.
+	run curl -sS -D "$BATS_TEST_TMPDIR/h" -x "http://127.0.0.1:$PROXY" \
+	    "http://127.0.0.1:$UP2/bytes/999"
+	[[ "$output" == *"cordon: the egress log cannot be written (No space left on device)"* ]]
+	[[ "$output" == *"hint: free space where the egress log is written"* ]]
+	grep -q '^HTTP/1.1 503 Service Unavailable' "$BATS_TEST_TMPDIR/h"
+	grep -q '^X-Cordon-Decision: the egress log cannot be written' \
+	    "$BATS_TEST_TMPDIR/h"
+	run curl -sS -x "http://127.0.0.1:$PROXY" -p \
+	    "http://127.0.0.1:$UP2/bytes/998"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"503"* ]]
+	run curl -sS -x "socks5h://127.0.0.1:$PROXY" \
+	    "http://127.0.0.1:$UP2/bytes/997"
+	[ "$status" -ne 0 ]
+	run grep -c '/bytes/99[789]' "$BATS_TEST_TMPDIR/origin.heads"
+	[ "$output" = 0 ]
+	[ "$(metric cordon_log_refused_total)" = 3 ]
+	[ "$(metric cordon_log_lines_held)" = 4 ]
+	# Said once each on standard error, not per connection.
+	run grep -c 'egress log: write failed: No space left on device' \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	[ "$output" = 1 ] || { cat "$BATS_TEST_TMPDIR/proxy.log"; false; }
+	run grep -c 'refusing new requests until it can' \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	[ "$output" = 1 ] || { cat "$BATS_TEST_TMPDIR/proxy.log"; false; }
+	# Space is freed: the next request goes through, no SIGHUP, and the
+	# held lines are written first, in order.
+	in_logfs rm "$LOGFS/fill"
+	[ "$(get "http://127.0.0.1:$UP2/bytes/1000")" = 200 ]
+	[ "$(metric cordon_log_write_failed)" = 0 ]
+	[ "$(metric cordon_log_lines_held)" = 0 ]
+	[ "$(metric cordon_log_lines_lost_total)" = 0 ]
+	grep -q 'can be written again; 4 line(s) held back were written' \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	run in_logfs jq -r '"\(.path // .host) \(.status)"' "$LOGFS/egress.log"
+	[ "$status" -eq 0 ]
+	n=${#lines[@]}
+	[ "${lines[n - 5]}" = "/bytes/$inflight 200" ]
+	[ "${lines[n - 4]}" = "/bytes/999 503" ]
+	[ "${lines[n - 3]}" = "127.0.0.1 503" ]
+	[ "${lines[n - 2]}" = "127.0.0.1 1" ]
+	[ "${lines[n - 1]}" = "/bytes/1000 200" ]
+}
+
 @test "reload: SIGHUP during 1,000 open tunnels drops none" {
 	POLICY="$BATS_TEST_TMPDIR/proxy.json"
 	printf '{"version":1,"network":{"allow":["127.0.0.1:%s"],"allow_cidrs":["127.0.0.1/32"]}}\n' \

@@ -29,6 +29,18 @@
  *		to an HTTP/1.0 client, which cannot read chunks)
  *   /close/N	200, N zero bytes with no length: the end of the body is
  *		the end of the connection
+ *   /text/KIND/N
+ *		200, N bytes of text (the line "abcdefghijklmnopqrstuvwxyz
+ *		0123456789" over and over, as `yes LINE | head -c N` makes
+ *		it), framed as KIND says: "length" (a Content-Length),
+ *		"chunked" (chunks of 4000 bytes), "ext" (chunks of 4000
+ *		bytes, each size line with chunk extensions, a quoted one
+ *		among them, and two trailer fields after the last chunk,
+ *		announced in a Trailer header), "close" (no length: ended
+ *		by the end of the connection, with close_notify over TLS)
+ *		or "bare" (the same, but over TLS with no close_notify: a
+ *		bare TCP close, as many servers end such answers).  To an
+ *		HTTP/1.0 client "chunked" and "ext" are close-delimited.
  *   /echo	200, a body made of the request head exactly as it arrived
  *		(request line, header lines and the empty line) followed by
  *		the request body, de-chunked if it came chunked
@@ -106,8 +118,21 @@ enum route {
 	ROUTE_BAD_STATUS,
 	ROUTE_BAD_FIELD,
 	ROUTE_BAD_LENGTH,
+	ROUTE_TEXT,
 	ROUTE_NONE
 };
+
+/* How /text/KIND/N frames its body. */
+enum text_kind {
+	TEXT_LENGTH,
+	TEXT_CHUNKED,
+	TEXT_EXT,
+	TEXT_CLOSE,
+	TEXT_BARE
+};
+
+#define TEXT_LINE	"abcdefghijklmnopqrstuvwxyz0123456789\n"
+#define TEXT_CHUNK	4000		/* bytes per chunk of /text/ */
 
 /*
  * A connection: its socket, its TLS session when there is one (c_out
@@ -722,9 +747,33 @@ path_number(const char *path, size_t len, const char *prefix,
 	    parse_u64(path + plen, len - plen, n) == 0;
 }
 
-/* Which answer a target gets, and its number (N, MS, the status). */
+/* Whether path (len bytes) is /text/KIND/N: sets *kind and *n. */
+static bool
+route_text(const char *path, size_t len, enum text_kind *kind, uint64_t *n)
+{
+	static const char *const kinds[] = {
+		[TEXT_LENGTH] = "/text/length/",
+		[TEXT_CHUNKED] = "/text/chunked/",
+		[TEXT_EXT] = "/text/ext/",
+		[TEXT_CLOSE] = "/text/close/",
+		[TEXT_BARE] = "/text/bare/"
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (path_number(path, len, kinds[i], n) && *n <= BODY_MAX) {
+			*kind = (enum text_kind)i;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Which answer a target gets, and its number (N, MS, the status); for
+ * /text/, *kind.
+ */
 static enum route
-route(const char *target, uint64_t *n)
+route(const char *target, uint64_t *n, enum text_kind *kind)
 {
 	const char	*path = target;
 	size_t		 len;
@@ -764,6 +813,8 @@ route(const char *target, uint64_t *n)
 		return ROUTE_BAD_FIELD;
 	if (len == 11 && strncmp(path, "/bad/length", 11) == 0)
 		return ROUTE_BAD_LENGTH;
+	if (route_text(path, len, kind, n))
+		return ROUTE_TEXT;
 	return ROUTE_NONE;
 }
 
@@ -875,6 +926,73 @@ send_zeros(struct conn *c, const char *head, uint64_t n, bool chunked)
 		iov[i++].iov_len = 5;
 	}
 	return conn_writev(c, iov, i);
+}
+
+/*
+ * /text/KIND/N: N bytes of TEXT_LINE over and over after head, framed as
+ * kind says (chunked ones to an HTTP/1.1 client only: chunked is false
+ * to a 1.0 one).  A bare ending leaves the TLS session without
+ * close_notify.
+ */
+static int
+send_text(struct conn *c, const char *head, uint64_t n, enum text_kind kind,
+    bool chunked)
+{
+	struct iovec	 iov[3];
+	char		 buf[TEXT_CHUNK], size[80];
+	size_t		 take, i, linelen = strlen(TEXT_LINE);
+	uint64_t	 off = 0;
+	int		 k;
+
+	if (send_str(c, head) == -1)
+		return -1;
+	while (off < n) {
+		take = n - off < TEXT_CHUNK ? (size_t)(n - off) : TEXT_CHUNK;
+		for (i = 0; i < take; i++)
+			buf[i] = TEXT_LINE[(off + i) % linelen];
+		k = 0;
+		if (chunked) {
+			/* Extensions: a token, a quoted string, a bare name. */
+			snprintf(size, sizeof(size), kind == TEXT_EXT ?
+			    "%zx ; n=%" PRIu64 ";q=\"a \\\"b\\\" ;c\";x\r\n" :
+			    "%zx\r\n", take, off);
+			iov[k].iov_base = size;
+			iov[k++].iov_len = strlen(size);
+		}
+		iov[k].iov_base = buf;
+		iov[k++].iov_len = take;
+		if (chunked) {
+			iov[k].iov_base = (void *)(uintptr_t)"\r\n";
+			iov[k++].iov_len = 2;
+		}
+		if (conn_writev(c, iov, k) == -1)
+			return -1;
+		off += take;
+	}
+	if (chunked && send_str(c, kind == TEXT_EXT ? "0;last=yes\r\n"
+	    "X-Sum: none\r\nX-Count: 2\r\n\r\n" : "0\r\n\r\n") == -1)
+		return -1;
+	/* The TLS session ends with no close_notify (conn_main). */
+	if (kind == TEXT_BARE)
+		c->c_failed = true;
+	return 0;
+}
+
+/* The head of /text/KIND/N; *chunked says whether the body is. */
+static void
+text_head(char *head, size_t size, enum text_kind kind, uint64_t n,
+    bool *keep, int minor, bool *chunked)
+{
+	*chunked = (kind == TEXT_CHUNKED || kind == TEXT_EXT) && minor > 0;
+	if (kind == TEXT_CLOSE || kind == TEXT_BARE ||
+	    ((kind == TEXT_CHUNKED || kind == TEXT_EXT) && !*chunked))
+		*keep = false;
+	head_format(head, size, 200, kind == TEXT_LENGTH ? (int64_t)n :
+	    *chunked ? -1 : -2, *keep, minor);
+	/* Before the empty line that ends the head. */
+	if (*chunked && kind == TEXT_EXT)
+		snprintf(head + strlen(head) - 2, size - strlen(head) + 2,
+		    "Trailer: X-Sum, X-Count\r\n\r\n");
 }
 
 static int
@@ -1076,13 +1194,14 @@ answer(struct conn *c, struct req *r)
 	struct iovec	 iov[2];
 	struct timespec	 ts;
 	enum route	 rt;
+	enum text_kind	 kind = TEXT_LENGTH;
 	uint64_t	 n;
 	char		 head[256];
-	bool		 keep, head_only;
+	bool		 keep, head_only, chunked;
 	int		 rc;
 
 	log_req(c, r);
-	rt = route(r->r_target, &n);
+	rt = route(r->r_target, &n, &kind);
 	head_only = strcmp(r->r_method, "HEAD") == 0;
 	keep = r->r_minor == 0 ? r->r_keepalive && !r->r_close : !r->r_close;
 	/* Both framings at once is how requests are smuggled: close after. */
@@ -1172,6 +1291,11 @@ answer(struct conn *c, struct req *r)
 	case ROUTE_BAD_LENGTH:
 		keep = false;
 		rc = send_bad(c, r, rt);
+	case ROUTE_TEXT:
+		text_head(head, sizeof(head), kind, n, &keep, r->r_minor,
+		    &chunked);
+		rc = send_text(c, head, head_only ? 0 : n, kind, chunked &&
+		    !head_only);
 		break;
 	case ROUTE_NONE:
 		rc = send_simple(c, 404, "", 0, keep, r->r_minor, head_only);
