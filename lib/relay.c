@@ -16,6 +16,9 @@
  * (SHUT_WR) of the other socket once everything before it has been
  * written, and the other direction keeps flowing until it ends too.  A
  * reset or an error on either side resets the other and ends the relay.
+ * A direction can be watched (relay_watch): its bytes then go through
+ * the buffer, where a watcher sees them, until it has seen enough (an
+ * SSH server's first key exchange, for cordon run's agent).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -53,6 +56,8 @@ struct relay_dir {
 	bool		 d_eof;		/* the source ended */
 	bool		 d_shut;	/* and the destination was told */
 	uint64_t	 d_bytes;
+	relay_watch_cb	 d_watch;	/* NULL: not watched (any more) */
+	void		*d_watch_arg;
 };
 
 struct relay {
@@ -307,6 +312,18 @@ relay_flush(struct relay_dir *d)
 }
 
 /*
+ * Shows the bytes of direction dir to cb, with arg, until it has seen
+ * enough: they go through the copy buffer, not splice(2), until then.
+ * Before relay_start() only; what relay_pending() queued is not shown.
+ */
+void
+relay_watch(struct relay *r, int dir, relay_watch_cb cb, void *arg)
+{
+	r->r_dir[dir].d_watch = cb;
+	r->r_dir[dir].d_watch_arg = arg;
+}
+
+/*
  * Reads from the source of d into its pipe or buffer.  Returns the bytes
  * read, 0 at end of file, -1 on error (errno set; EAGAIN: nothing yet).
  */
@@ -315,7 +332,7 @@ relay_fill(struct relay_dir *d)
 {
 	ssize_t	 n;
 
-	if (d->d_pipe[0] == -1 && !d->d_nosplice)
+	if (d->d_pipe[0] == -1 && !d->d_nosplice && d->d_watch == NULL)
 		relay_pipe_get(d);
 	if (d->d_pipe[0] != -1) {
 		n = splice(d->d_src, NULL, d->d_pipe[1], NULL,
@@ -344,6 +361,9 @@ relay_fill(struct relay_dir *d)
 	if (n > 0) {
 		d->d_off = 0;
 		d->d_len = (size_t)n;
+		if (d->d_watch != NULL && !d->d_watch(d->d_buf, (size_t)n,
+		    d->d_watch_arg))
+			d->d_watch = NULL;
 	}
 	return n;
 }

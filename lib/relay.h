@@ -23,10 +23,18 @@ struct timeval;
  */
 typedef void	(*relay_done_cb)(struct relay *, const char *, void *);
 
+/*
+ * Shown each chunk of bytes read in a watched direction, before it is
+ * sent on; returns false when it has seen enough (splice(2) resumes).
+ * It must not free the relay.
+ */
+typedef bool	(*relay_watch_cb)(const void *, size_t, void *);
+
 struct relay	*relay_new(struct event_base *, int, int, relay_done_cb,
 		    void *);
 void		 relay_pending(struct relay *, int, const void *, size_t);
 void		 relay_idle(struct relay *, const struct timeval *);
+void		 relay_watch(struct relay *, int, relay_watch_cb, void *);
 int		 relay_start(struct relay *);
 void		 relay_free(struct relay *);
 uint64_t	 relay_bytes(const struct relay *, int);

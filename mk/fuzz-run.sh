@@ -22,6 +22,7 @@ max_len() {
 	fuzz_http|fuzz_inspect)			echo 8192 ;;
 	fuzz_http_body|fuzz_elog)		echo 4096 ;;
 	fuzz_tls_peek)				echo 17000 ;;
+	fuzz_ssh_peek)				echo 70000 ;;
 	fuzz_pp2)				echo 1100 ;;
 	fuzz_socks5)				echo 600 ;;
 	fuzz_host_match|fuzz_addr)		echo 300 ;;

@@ -188,6 +188,7 @@ conn_free(struct conn *c)
 			close(c->c_upfd);
 	}
 	decision_clear(&c->c_dec);
+	ssh_peek_clear(&c->c_ssh);
 	ppolicy_unref(c->c_policy);
 	conn_narrow_clear(&c->c_narrow);
 	http_request_clear(&c->c_http.hx_req);
@@ -680,6 +681,8 @@ conn_tunnel(struct conn *c)
 	c->c_down_bytes += evbuffer_get_length(upin);
 	relay_pending(r, RELAY_DOWN, evbuffer_pullup(upin, -1),
 	    evbuffer_get_length(upin));
+	c->c_relay = r;
+	conn_ssh_watch(c, evbuffer_pullup(upin, -1), evbuffer_get_length(upin));
 	/* The upstream bufferevent never wrote: nothing is lost there. */
 	bufferevent_free(c->c_bev);
 	bufferevent_free(c->c_up);

@@ -17,6 +17,8 @@
  *			TLS inspection up to its requests
  *   conn_capture.c	what a sandbox's capture sends: its resolver's
  *			names, connections taken on their way out
+ *   conn_ssh.c		a tunnel's SSH key exchange, watched for cordon
+ *			run's agent
  */
 #ifndef CORDON_CONN_H
 #define CORDON_CONN_H
@@ -227,6 +229,7 @@ struct conn {
 	struct conn_dial	 c_dial;
 	struct conn_http	 c_http;
 	struct conn_inspect	 c_ins;
+	struct ssh_peek		 c_ssh;		/* a tunnel's, watched */
 };
 
 /* conn.c */
@@ -279,6 +282,9 @@ struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *);
 int		 conn_narrow_load(struct conn_narrow *, const char *, char *,
 		    char **);
 void		 conn_narrow_clear(struct conn_narrow *);
+
+/* conn_ssh.c */
+void	 conn_ssh_watch(struct conn *, const void *, size_t);
 
 /* conn_socks.c */
 void	 conn_socks_answer(struct conn *, uint8_t);

@@ -1,7 +1,7 @@
 /*
  * proxy.h: the egress proxy.  One block per source file, in the order the
  * files are read: the pure parsers first (http.c, http_body.c,
- * http_out.c, socks5.c, tls_peek.c), which touch no socket and are
+ * http_out.c, socks5.c, tls_peek.c, ssh_peek.c), which touch no socket and are
  * unit-tested and fuzzed on buffers.
  */
 #ifndef CORDON_PROXY_H
@@ -181,6 +181,36 @@ enum tls_peek {
 int	 tls_peek_sni(const uint8_t *, size_t, char *, size_t, size_t *);
 
 /*
+ * ssh_peek.c: the host key and signature an SSH server's first key
+ * exchange shows in clear, from the bytes it sends (a tunnel's, watched
+ * for cordon run's agent: conn_ssh.c).
+ */
+#define SSH_PEEK_MAX		(64 * 1024)	/* bytes watched, at most */
+
+enum ssh_peek_rc {
+	SSH_PEEK_MORE = 0,	/* an SSH server so far; feed more */
+	SSH_PEEK_FOUND,		/* sp_hostkey and sp_sig are set */
+	SSH_PEEK_NONE		/* not an SSH server's first exchange */
+};
+
+struct ssh_peek {
+	uint8_t		*sp_buf;	/* a part not parsed yet */
+	size_t		 sp_len;
+	size_t		 sp_off;
+	size_t		 sp_seen;	/* bytes fed, up to SSH_PEEK_MAX */
+	int		 sp_lines;	/* before the version line */
+	bool		 sp_banner;	/* the version line is past */
+	int		 sp_done;	/* enum ssh_peek_rc, once not MORE */
+	uint8_t		*sp_hostkey;	/* K_S, as sent */
+	size_t		 sp_hostkeylen;
+	uint8_t		*sp_sig;	/* its signature of the session */
+	size_t		 sp_siglen;
+};
+
+int	 ssh_peek_feed(struct ssh_peek *, const void *, size_t);
+void	 ssh_peek_clear(struct ssh_peek *);
+
+/*
  * dns.c: names resolved with c-ares on the proxy's event loop.  Never
  * getaddrinfo(3) there: it blocks the loop.  --resolve pins come first.
  */
@@ -314,6 +344,8 @@ struct proxy {
 	int			 px_ask_secs;	/* hk_ask's deadline */
 	bool			 px_ask_names;	/* a name without a rule resolves:
 						   its connection is asked */
+	bool			 px_ssh_watch;	/* tunnels' SSH key exchanges
+						   are watched (conn_ssh.c) */
 	struct proxy_stats	 px_stats;
 	/* TLS inspection (network.inspect): NULL when nothing is inspected. */
 	struct signer		*px_signer;
@@ -349,6 +381,19 @@ void	 conn_accept(struct proxy *, int, const struct sockaddr *,
 void	 conn_close_all(struct proxy *);
 void	 conn_answer(struct conn *, bool, const char *);
 char	*conn_pattern(const struct conn *);
+
+/*
+ * conn_ssh.c: which tunnel carried an SSH session, for cordon run's
+ * agent: where the proxy connected for it.
+ */
+struct conn_ssh_dest {
+	char		 sd_host[HOST_NAME_MAX_LEN + 1];	/* decided on */
+	int		 sd_port;
+	char		 sd_addr[ADDR_STRLEN + 8];	/* connected to */
+};
+
+bool	 conn_ssh_find(struct proxy *, const char *, const uint8_t *, size_t,
+	    const uint8_t *, size_t, struct conn_ssh_dest *);
 
 /*
  * inspect.c: network.inspect's method and path rules and the phantom

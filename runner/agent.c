@@ -8,11 +8,17 @@
  * at a time.  What goes on (agentmsg.c parses):
  *
  * - session-bind@openssh.com: the host key's signature over the session
- *   identifier must verify (agentkey.c), the key must not be @revoked,
- *   and a name it is known under in known_hosts (knownhosts.c) must be
- *   allowed by the run's policy on its port.  Then the connection is
- *   bound to that host, and the bind goes on to the user's agent too, so
- *   that its own destination constraints (ssh-add -h) hold.  One bind a
+ *   identifier must verify (agentkey.c); an open tunnel of the run's
+ *   proxy must have carried that key exchange (its server sent that key
+ *   and that signature: proxy/conn_ssh.c), which says where the proxy
+ *   connected for the session; the key must not be @revoked, known_hosts
+ *   (knownhosts.c) must list it under that destination's name ("host",
+ *   "[host]:port"), and the run's policy must allow the destination.
+ *   The name ssh checked the key under (HostKeyAlias) counts for
+ *   nothing: two services sharing a host key are told apart by where
+ *   the proxy connected.  Then the connection is bound to that
+ *   destination, and the bind goes on to the user's agent too, so that
+ *   its own destination constraints (ssh-add -h) hold.  One bind a
  *   connection: a second one spoils it.
  * - REQUEST_IDENTITIES: on a connection bound to an allowed host, not
  *   for forwarding, the user's agent's list; otherwise an empty one
@@ -57,7 +63,6 @@
 
 #define AGENT_CLIENT_SECS	600	/* an idle client */
 #define AGENT_REAL_SECS		120	/* the user's agent: it may ask */
-#define AGENT_SEEN_MAX		256	/* names the run connected to */
 
 struct agent_conn {
 	TAILQ_ENTRY(agent_conn)	 ac_entry;
@@ -72,8 +77,9 @@ struct agent_conn {
 	size_t			 ac_hostkeylen;
 	uint8_t			*ac_sid;
 	size_t			 ac_sidlen;
-	char			*ac_host;	/* the bound host's name */
-	int			 ac_port;
+	char			*ac_host;	/* where the proxy connected */
+	int			 ac_port;	/* for the bound session */
+	char			*ac_addr;	/* its address, or NULL */
 	char			*ac_rule;	/* the rule that allowed the */
 	char			*ac_rule_from;	/* signature carried */
 	uint8_t			**ac_keys;	/* the keys it was shown */
@@ -90,8 +96,6 @@ struct agent {
 	struct knownhosts	*ag_kh;
 	const char		*ag_sandbox;	/* borrowed, for the log */
 	const char		*ag_command;
-	char			*ag_seen[AGENT_SEEN_MAX];
-	size_t			 ag_nseen;
 	TAILQ_HEAD(, agent_conn) ag_conns;
 	size_t			 ag_nconns;
 	unsigned long		 ag_signed;
@@ -121,6 +125,7 @@ agent_close(struct agent_conn *ac)
 	free(ac->ac_hostkey);
 	free(ac->ac_sid);
 	free(ac->ac_host);
+	free(ac->ac_addr);
 	free(ac->ac_rule);
 	free(ac->ac_rule_from);
 	free(ac);
@@ -128,11 +133,12 @@ agent_close(struct agent_conn *ac)
 
 /*
  * One line of the egress log; a refusal goes to the summary too, with
- * the policy's fix when d (the decision about the bound host) has one.
+ * the policy's fix when d (the decision about the bound host) has one,
+ * or else with fix.
  */
 static void
 agent_log(struct agent_conn *ac, const char *method, bool allow,
-    const char *why, const struct decision *d)
+    const char *why, const struct decision *d, const char *fix)
 {
 	struct agent	*ag = ac->ac_agent;
 	struct proxy	*px = ag->ag_proxy;
@@ -149,6 +155,7 @@ agent_log(struct agent_conn *ac, const char *method, bool allow,
 	e.e_host = ac->ac_host != NULL ? ac->ac_host : "";
 	e.e_hostlen = strlen(e.e_host);
 	e.e_port = ac->ac_host != NULL ? ac->ac_port : 0;
+	e.e_addr = ac->ac_addr;
 	e.e_allow = allow;
 	e.e_reason = why;
 	if (d != NULL && d->d_rule != NULL) {
@@ -169,7 +176,8 @@ agent_log(struct agent_conn *ac, const char *method, bool allow,
 	if (d != NULL && d->d_verdict == VERDICT_DENY) {
 		hint = decision_hint(d);
 		pattern = decision_pattern(d);
-	}
+	} else if (fix != NULL)
+		hint = xstrdup(fix);
 	proxy_observe(px, &e, hint, pattern);
 	free(hint);
 	free(pattern);
@@ -212,29 +220,6 @@ agent_forward(struct agent_conn *ac, const uint8_t *frame, size_t len,
 	ac->ac_pending = type;
 }
 
-/* "[host]:port" or "host" (22) into host and port; false if neither. */
-static bool
-agent_split(const char *name, char **host, int *port)
-{
-	const char	*end;
-	char		*stop;
-	long		 p;
-
-	if (name[0] != '[') {
-		*host = xstrdup(name);
-		*port = 22;
-		return true;
-	}
-	if ((end = strchr(name, ']')) == NULL || end[1] != ':')
-		return false;
-	p = strtol(end + 2, &stop, 10);
-	if (*stop != '\0' || p < 1 || p > 65535)
-		return false;
-	*host = xstrndup(name + 1, (size_t)(end - name - 1));
-	*port = (int)p;
-	return true;
-}
-
 /* Whether the policy allows host:port now, as the proxy would decide. */
 static bool
 agent_allowed(const struct agent *ag, const char *host, int port,
@@ -250,84 +235,89 @@ agent_allowed(const struct agent *ag, const char *host, int port,
 	return true;
 }
 
-/*
- * The candidates for hashed and wildcard known_hosts entries: the names
- * the run connected to, and the policy's own names on their ports.
- */
-static char **
-agent_cands(const struct agent *ag, size_t *n)
+/* "host" on port 22, "[host]:port" elsewhere: as known_hosts names it. */
+static char *
+agent_khname(const char *host, int port)
 {
-	const struct plist	*pl = &ag->ag_proxy->px_policy->pp_policy->p_allow;
-	const struct pitem	*pi;
-	char			**v;
-	size_t			 i;
+	char	*name;
 
-	v = xreallocarray(NULL, ag->ag_nseen + pl->pl_n * 2 + 1, sizeof(*v));
-	for (*n = 0; *n < ag->ag_nseen; (*n)++)
-		v[*n] = xstrdup(ag->ag_seen[*n]);
-	for (i = 0; i < pl->pl_n; i++) {
-		pi = &pl->pl_v[i];
-		if (pi->pi_kind != PAT_NAME)
-			continue;
-		if (pi->pi_port == 22 || pi->pi_port == PORT_ANY)
-			v[(*n)++] = xstrdup(pi->pi_host);
-		else if (pi->pi_port == PORT_UNSET) {
-			xasprintf(&v[(*n)++], "[%s]:80", pi->pi_host);
-			xasprintf(&v[(*n)++], "[%s]:443", pi->pi_host);
-		} else
-			xasprintf(&v[(*n)++], "[%s]:%d", pi->pi_host,
-			    pi->pi_port);
-	}
-	return v;
-}
-
-static void
-agent_strv_free(char **v, size_t n)
-{
-	while (n > 0)
-		free(v[--n]);
-	free(v);
+	if (port == 22)
+		return xstrdup(host);
+	xasprintf(&name, "[%s]:%d", host, port);
+	return name;
 }
 
 /*
- * Decides a verified bind's host key: the first name it is known under
- * that the policy allows binds ac to it.  Returns NULL, or why not.
+ * Whether known_hosts lists the key under name; *why (to free) says
+ * under which name it does list it, when not.
  */
-static const char *
+static bool
+agent_known(const struct agent *ag, const struct agent_bind *b,
+    const char *name, char **why)
+{
+	char	**names;
+	size_t	 nnames;
+
+	if (knownhosts_known(ag->ag_kh, b->ab_hostkey, b->ab_hostkeylen,
+	    name))
+		return true;
+	knownhosts_names(ag->ag_kh, b->ab_hostkey, b->ab_hostkeylen, NULL, 0,
+	    &names, &nnames);
+	xasprintf(why, "the host key is not in known_hosts as %s, where the "
+	    "proxy connected%s%s%s", name, nnames > 0 ? " (known_hosts has "
+	    "it as " : "", nnames > 0 ? names[0] : "", nnames > 0 ? ")" : "");
+	while (nnames > 0)
+		free(names[--nnames]);
+	free(names);
+	return false;
+}
+
+/*
+ * Decides a verified bind: the tunnel that carried its key exchange
+ * names the destination (ac_host, ac_port), which known_hosts must list
+ * the key under and the policy allow.  Returns 0, or -1 with *why (to
+ * free), and *fix (to free) when the policy has none to give; d is the
+ * policy's decision when *decided.
+ */
+static int
 agent_bind_host(struct agent_conn *ac, const struct agent_bind *b,
-    struct decision *d, bool *decided)
+    struct decision *d, bool *decided, char **why, char **fix)
 {
-	struct agent	*ag = ac->ac_agent;
-	char		**names, **cands, *host;
-	size_t		 nnames, ncands, i;
-	int		 port;
-	const char	*why = "the host key is not in known_hosts under any "
-			    "name";
+	struct agent		*ag = ac->ac_agent;
+	struct conn_ssh_dest	 dest;
+	char			*name;
+	bool			 known;
 
 	*decided = false;
-	if (knownhosts_revoked(ag->ag_kh, b->ab_hostkey, b->ab_hostkeylen))
-		return "the host key is @revoked in known_hosts";
-	cands = agent_cands(ag, &ncands);
-	knownhosts_names(ag->ag_kh, b->ab_hostkey, b->ab_hostkeylen,
-	    (const char *const *)cands, ncands, &names, &nnames);
-	agent_strv_free(cands, ncands);
-	for (i = 0; i < nnames; i++) {
-		if (!agent_split(names[i], &host, &port))
-			continue;
-		if (*decided)
-			decision_clear(d);
-		*decided = true;
-		free(ac->ac_host);
-		ac->ac_host = host;
-		ac->ac_port = port;
-		if (agent_allowed(ag, host, port, d)) {
-			why = NULL;
-			break;
-		}
-		why = "no name the host key is known under is allowed";
+	*fix = NULL;
+	if (!conn_ssh_find(ag->ag_proxy, ag->ag_sandbox, b->ab_hostkey,
+	    b->ab_hostkeylen, b->ab_sig, b->ab_siglen, &dest)) {
+		*why = xstrdup("no open connection of the run's proxy carried "
+		    "this session's key exchange (a session inside another, "
+		    "as ssh -J makes, or one that did not go through the "
+		    "proxy)");
+		return -1;
 	}
-	agent_strv_free(names, nnames);
-	return why;
+	ac->ac_host = xstrdup(dest.sd_host);
+	ac->ac_port = dest.sd_port;
+	ac->ac_addr = dest.sd_addr[0] != '\0' ? xstrdup(dest.sd_addr) : NULL;
+	if (knownhosts_revoked(ag->ag_kh, b->ab_hostkey, b->ab_hostkeylen)) {
+		*why = xstrdup("the host key is @revoked in known_hosts");
+		return -1;
+	}
+	name = agent_khname(dest.sd_host, dest.sd_port);
+	if (!(known = agent_known(ag, b, name, why)))
+		xasprintf(fix, "list the host key in known_hosts as %s, if "
+		    "that server holds it", name);
+	free(name);
+	if (!known)
+		return -1;
+	*decided = true;
+	if (!agent_allowed(ag, dest.sd_host, dest.sd_port, d)) {
+		*why = xstrdup("the policy does not allow the host");
+		return -1;
+	}
+	return 0;
 }
 
 /* session-bind@openssh.com: verified, mapped to a host, decided. */
@@ -337,21 +327,26 @@ agent_bind(struct agent_conn *ac, struct agent_rd *r, const uint8_t *frame,
 {
 	struct agent_bind	 b;
 	struct decision		 d;
-	const char		*why;
-	char			 fp[AGENTKEY_FP_LEN], *text;
+	const char		*cause;
+	char			 fp[AGENTKEY_FP_LEN], *why = NULL, *fix = NULL;
+	char			*text;
 	bool			 decided = false;
 
 	if (ac->ac_bound || ac->ac_spoiled) {
 		ac->ac_spoiled = true;
 		agent_log(ac, "session-bind", false, "a second session-bind "
-		    "on one connection: nothing more is signed on it", NULL);
+		    "on one connection: nothing more is signed on it", NULL,
+		    NULL);
 		agent_fail(ac);
 		return;
 	}
-	if (agentmsg_bind(r, &b, &why) == -1 ||
+	if (agentmsg_bind(r, &b, &cause) == -1 ||
 	    agentkey_verify(b.ab_hostkey, b.ab_hostkeylen, b.ab_sig,
-	    b.ab_siglen, b.ab_sid, b.ab_sidlen, &why) == -1 ||
-	    (why = agent_bind_host(ac, &b, &d, &decided)) != NULL) {
+	    b.ab_siglen, b.ab_sid, b.ab_sidlen, &cause) == -1)
+		why = xstrdup(cause);
+	else
+		(void)agent_bind_host(ac, &b, &d, &decided, &why, &fix);
+	if (why != NULL) {
 		if (b.ab_hostkey != NULL && ac->ac_host == NULL) {
 			agentkey_fingerprint(b.ab_hostkey, b.ab_hostkeylen,
 			    fp, sizeof(fp));
@@ -359,8 +354,10 @@ agent_bind(struct agent_conn *ac, struct agent_rd *r, const uint8_t *frame,
 		} else
 			text = xstrdup(why);
 		agent_log(ac, "session-bind", false, text, decided ? &d :
-		    NULL);
+		    NULL, fix);
 		free(text);
+		free(why);
+		free(fix);
 		if (decided)
 			decision_clear(&d);
 		ac->ac_spoiled = true;
@@ -441,7 +438,7 @@ agent_sign(struct agent_conn *ac, struct agent_rd *r, const uint8_t *frame,
 	bool		 decided;
 
 	if ((why = agent_sign_why(ac, r, &d, &decided)) != NULL) {
-		agent_log(ac, "sign", false, why, decided ? &d : NULL);
+		agent_log(ac, "sign", false, why, decided ? &d : NULL, NULL);
 		if (decided)
 			decision_clear(&d);
 		agent_fail(ac);
@@ -542,7 +539,7 @@ agent_real_read_cb(struct bufferevent *bev, void *arg)
 	} else if (ac->ac_pending == AGENT_SIGN_REQUEST)
 		agent_log(ac, "sign", type == AGENT_SIGN_RESPONSE,
 		    type == AGENT_SIGN_RESPONSE ? NULL : "the user's agent "
-		    "did not sign", NULL);
+		    "did not sign", NULL, NULL);
 	bufferevent_write(ac->ac_client, buf, used);
 	evbuffer_drain(in, used);
 	ac->ac_pending = 0;
@@ -752,36 +749,6 @@ agent_path(const struct agent *ag)
 	return ag->ag_path;
 }
 
-/*
- * A name the run's proxy let the sandbox connect to: a candidate for
- * the hashed entries of known_hosts.
- */
-void
-agent_seen(struct agent *ag, const char *host, size_t len, int port)
-{
-	char	*name, *shown;
-	size_t	 i;
-
-	if (ag == NULL || len == 0 || ag->ag_nseen == AGENT_SEEN_MAX)
-		return;
-	shown = str_escape(host, len);
-	if (port == 22)
-		name = shown;
-	else {
-		xasprintf(&name, "[%s]:%d", shown, port);
-		free(shown);
-	}
-	for (i = 0; name[i] != '\0'; i++)
-		if (name[i] >= 'A' && name[i] <= 'Z')
-			name[i] = (char)(name[i] - 'A' + 'a');
-	for (i = 0; i < ag->ag_nseen; i++)
-		if (strcmp(ag->ag_seen[i], name) == 0) {
-			free(name);
-			return;
-		}
-	ag->ag_seen[ag->ag_nseen++] = name;
-}
-
 /* The summary's line: what the agent did, when it did something. */
 void
 agent_summary(const struct agent *ag, FILE *f)
@@ -798,8 +765,6 @@ agent_summary(const struct agent *ag, FILE *f)
 void
 agent_free(struct agent *ag)
 {
-	size_t	 i;
-
 	if (ag == NULL)
 		return;
 	while (!TAILQ_EMPTY(&ag->ag_conns))
@@ -810,8 +775,6 @@ agent_free(struct agent *ag)
 		unlink(ag->ag_path);
 		free(ag->ag_path);
 	}
-	for (i = 0; i < ag->ag_nseen; i++)
-		free(ag->ag_seen[i]);
 	knownhosts_free(ag->ag_kh);
 	free(ag);
 }

@@ -1,16 +1,17 @@
 /*
  * knownhosts.c: the user's known_hosts files, read by cordon's agent
- * (agent.c) to learn which names a host key is known under: the names
- * the policy is then asked about.
+ * (agent.c) to learn whether a host key is known under the name of the
+ * destination the proxy connected to for a session.
  *
  * A line is [marker] hosts keytype base64-key [comment].  hosts is a
  * comma-separated list of patterns: a name, "[name]:port" for a port
  * other than 22, '*' and '?' wildcards, '!' to exclude, or one hashed
  * entry "|1|salt|HMAC-SHA1(salt, name)" (HashKnownHosts).  A name is
  * known for a key when a line with that key matches it and no '!'
- * pattern of the line does.  A hashed or wildcard pattern names no host
- * by itself, so it is tried against candidates the caller gives (the
- * policy's names, the names the run connected to).
+ * pattern of the line does.  The agent asks about one name: where the
+ * proxy connected for the session (knownhosts_known); the names a key
+ * is listed under by name (knownhosts_names) only say more in a
+ * refusal.
  *
  * Markers: a @revoked key is never bound; @cert-authority lines are
  * skipped, since nothing here checks a host certificate.  Lines that do
@@ -327,6 +328,29 @@ knownhosts_revoked(const struct knownhosts *kh, const uint8_t *key,
 		    memcmp(kh->kh_v[i].kl_key, key, len) == 0)
 			return true;
 	return false;
+}
+
+/* Whether a plain line with the key takes name ("host", "[host]:port"). */
+bool
+knownhosts_known(const struct knownhosts *kh, const uint8_t *key,
+    size_t keylen, const char *name)
+{
+	const struct kh_line	*kl;
+	char			*lower, *c;
+	size_t			 i;
+	bool			 hit = false;
+
+	lower = xstrdup(name);
+	for (c = lower; *c != '\0'; c++)
+		*c = (char)tolower((unsigned char)*c);
+	for (i = 0; i < kh->kh_n && !hit; i++) {
+		kl = &kh->kh_v[i];
+		hit = kl->kl_marker == KH_PLAIN && kl->kl_keylen == keylen &&
+		    memcmp(kl->kl_key, key, keylen) == 0 &&
+		    kh_matches(kl, lower);
+	}
+	free(lower);
+	return hit;
 }
 
 /*

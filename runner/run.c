@@ -73,6 +73,8 @@ run_agent_start(struct runner *rn, char **cause)
 	    run->r_command : NULL, cause)) == NULL)
 		return -1;
 	run->r_agent_sock = agent_path(rn->rn_agent);
+	/* The agent names a session by the tunnel that carried it. */
+	rn->rn_proxy.px_ssh_watch = true;
 	if (lstat(run->r_agent_sock, &st) == -1) {
 		xasprintf(cause, "%s: %s", run->r_agent_sock, strerror(errno));
 		return -1;

@@ -34,8 +34,6 @@ run_control_observe(const struct egress *e, const char *hint,
 	char		*host, id[24];
 
 	tally_add(rn->rn_tally, e, hint, pattern);
-	if (e->e_allow && e->e_host != NULL)
-		agent_seen(rn->rn_agent, e->e_host, e->e_hostlen, e->e_port);
 	if (e->e_allow || !control_alive(rn->rn_control))
 		return;
 	host = str_escape(e->e_host != NULL ? e->e_host : "",

@@ -393,7 +393,7 @@ int	agentkey_verify(const uint8_t *, size_t, const uint8_t *, size_t,
 	    const uint8_t *, size_t, const char **);
 void	agentkey_fingerprint(const uint8_t *, size_t, char *, size_t);
 
-/* knownhosts.c: the names a host key is known under. */
+/* knownhosts.c: whether, and the names, a host key is known under. */
 #define KNOWNHOSTS_FILE_MAX	(8 * 1024 * 1024)
 #define KNOWNHOSTS_LINE_MAX	(64 * 1024)
 #define KNOWNHOSTS_LINES_MAX	100000
@@ -406,6 +406,8 @@ void	knownhosts_parse(struct knownhosts *, const char *, size_t);
 int	knownhosts_load(struct knownhosts *, const char *, char **);
 bool	knownhosts_revoked(const struct knownhosts *, const uint8_t *,
 	    size_t);
+bool	knownhosts_known(const struct knownhosts *, const uint8_t *, size_t,
+	    const char *);
 void	knownhosts_names(const struct knownhosts *, const uint8_t *, size_t,
 	    const char *const *, size_t, char ***, size_t *);
 void	knownhosts_free(struct knownhosts *);
@@ -803,7 +805,6 @@ bool		 agent_usable(const char *, char **);
 struct agent	*agent_new(struct proxy *, const char *, const char *,
 		    const char *, const char *, char **);
 const char	*agent_path(const struct agent *);
-void		 agent_seen(struct agent *, const char *, size_t, int);
 void		 agent_summary(const struct agent *, FILE *);
 void		 agent_free(struct agent *);
 

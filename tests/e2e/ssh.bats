@@ -137,8 +137,9 @@ agent_run() {
 	[[ "$output" == *"ssh-agent: 1 login signed, 0 requests refused"* ]]
 	grep -q "Accepted publickey for $LOGIN" "$SSHD_LOG"
 	[ "$(jq -r 'select(.protocol == "ssh-agent") | [.method, .host,
-	    .port, .decision, .rule] | @tsv' "$ELOG")" = \
-	    "$(printf 'sign\tgit.test\t%s\tallow\tgit.test:%s' "$PORT" "$PORT")" ]
+	    .port, .address, .decision, .rule] | @tsv' "$ELOG")" = \
+	    "$(printf 'sign\tgit.test\t%s\t127.0.0.1\tallow\tgit.test:%s' \
+	    "$PORT" "$PORT")" ]
 }
 
 @test "git clone over SSH as root, through cordon's agent" {
@@ -176,22 +177,24 @@ agent_run() {
 	done
 }
 
-@test "a host known only under a name the policy refuses gets no signature, and the fix" {
+@test "a host key known_hosts lists under another name than where the proxy connected gets no signature, and the fix" {
 	start_agent user
 	known other.test
 	# ssh itself takes any key here: cordon's agent is what refuses.
-	run agent_run --allow-domain "git.test:$PORT" -- sh -c "
+	run agent_run --allow-domain "git.test:$PORT" \
+	    --allow-domain "other.test:$PORT" -- sh -c "
 	    export GIT_SSH_COMMAND='ssh -o UserKnownHostsFile=/dev/null \
 	    -o StrictHostKeyChecking=no -o BatchMode=yes'
 	    git clone -q '$URL' /tmp/r"
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Permission denied (publickey)"* ]]
-	[[ "$output" == *"to allow other.test:$PORT: add \"other.test:$PORT\" to network.allow"* ]]
+	[[ "$output" == *"to allow git.test:$PORT: list the host key in known_hosts as [git.test]:$PORT, if that server holds it"* ]]
 	run ! grep -q "Accepted publickey" "$SSHD_LOG"
 	[ "$(jq -r 'select(.protocol == "ssh-agent") | [.method, .host,
-	    .decision] | @tsv' "$ELOG")" = \
-	    "$(printf 'session-bind\tother.test\tdeny')" ]
+	    .port, .address, .decision] | @tsv' "$ELOG")" = \
+	    "$(printf 'session-bind\tgit.test\t%s\t127.0.0.1\tdeny' "$PORT")" ]
+	[[ "$(jq -r 'select(.protocol == "ssh-agent") | .reason' "$ELOG")" == *"(known_hosts has it as [other.test]:$PORT)" ]]
 }
 
 @test "SSH to a port the policy does not allow is refused, with the fix, before any login" {
@@ -221,4 +224,78 @@ agent_run() {
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"ssh-agent"* ]]
 	[[ "$output" != *"SSH_AUTH_SOCK"* ]]
+}
+
+# A second sshd, on $PORT2, with the same host key as the first (a cloned
+# image, another port of one host): the service the policy refuses.  A
+# relay, cordon bridge on $RPORT, leads to it; relay.test:$RPORT is an
+# allowed TCP destination.
+start_twin() {
+	PORT2=$(free_port)
+	RPORT=$(free_port)
+	sed "s/^Port .*/Port $PORT2/" "$SRV/sshd_config" >"$SRV/sshd2_config"
+	start_bg sshd2 /usr/sbin/sshd -D -e -f "$SRV/sshd2_config"
+	wait_listen "tcp:127.0.0.1:$PORT2"
+	start_bg relay "$CORDON" bridge --listen "tcp:127.0.0.1:$RPORT" \
+	    --connect "tcp:127.0.0.1:$PORT2"
+	wait_listen "tcp:127.0.0.1:$RPORT"
+	PIN+=(--resolve relay.test:127.0.0.1)
+}
+
+@test "a login to a refused sshd with the allowed host's key, through an allowed relay, is refused where the proxy connected" {
+	start_agent user
+	start_twin
+	# ssh checks the key as git.test's: only cordon's agent can refuse.
+	run agent_run --allow-domain "git.test:$PORT" \
+	    --allow-domain "relay.test:$RPORT" -- sh -c "$GSSH \
+	    -o HostKeyAlias=[git.test]:$PORT -p $RPORT $LOGIN@relay.test \
+	    echo logged-in"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *logged-in* ]]
+	[[ "$output" == *"Permission denied (publickey)"* ]]
+	[[ "$output" == *"to allow relay.test:$RPORT: list the host key in known_hosts as [relay.test]:$RPORT, if that server holds it"* ]]
+	run ! grep -q "Accepted publickey" "$BATS_TEST_TMPDIR/sshd2.log"
+	[ "$(jq -r 'select(.protocol == "ssh-agent") | [.method, .host,
+	    .port, .decision] | @tsv' "$ELOG")" = \
+	    "$(printf 'session-bind\trelay.test\t%s\tdeny' "$RPORT")" ]
+	[ "$(jq -r 'select(.protocol == "ssh-agent") | .reason' "$ELOG")" = \
+	    "the host key is not in known_hosts as [relay.test]:$RPORT, where the proxy connected (known_hosts has it as [git.test]:$PORT)" ]
+	# Known as the relay's too, the key is the relay's: the login is
+	# signed, and logged where the proxy connected.
+	echo "[relay.test]:$RPORT $(cut -d' ' -f1,2 "$SRV/hostkey.pub")" \
+	    >>"$UDIR/home/.ssh/known_hosts"
+	rm -f "$ELOG"
+	run agent_run --allow-domain "relay.test:$RPORT" -- sh -c "$GSSH \
+	    -p $RPORT $LOGIN@relay.test echo logged-in"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = logged-in ]
+	grep -q "Accepted publickey for $LOGIN" "$BATS_TEST_TMPDIR/sshd2.log"
+	[ "$(jq -r 'select(.protocol == "ssh-agent") | [.method, .host,
+	    .port, .decision] | @tsv' "$ELOG")" = \
+	    "$(printf 'sign\trelay.test\t%s\tallow' "$RPORT")" ]
+}
+
+@test "a session inside an allowed one (ssh -J) gets no signature: no connection of the proxy carried it" {
+	start_agent user
+	start_twin
+	# The jump host's login is signed; the one it forwards to is not,
+	# whatever name ssh checks its key under.  (ssh runs ProxyCommand
+	# with $SHELL: the test user's is nologin.)
+	run agent_run --allow-domain "git.test:$PORT" -- sh -c "
+	    export SHELL=/bin/sh; $GSSH \
+	    -o HostKeyAlias=[git.test]:$PORT -o ProxyCommand='$GSSH \
+	    -p $PORT -W %h:%p $LOGIN@git.test' \
+	    -p $PORT2 $LOGIN@127.0.0.1 echo logged-in"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *logged-in* ]]
+	run ! grep -q "Accepted publickey" "$BATS_TEST_TMPDIR/sshd2.log"
+	grep -q "Accepted publickey for $LOGIN" "$SSHD_LOG"
+	[ "$(jq -r 'select(.protocol == "ssh-agent") | [.method, .host,
+	    .decision] | @tsv' "$ELOG")" = \
+	    "$(printf 'sign\tgit.test\tallow\nsession-bind\t\tdeny')" ]
+	jq -r 'select(.protocol == "ssh-agent") | .reason' "$ELOG" |
+	    grep -q "no open connection of the run's proxy carried this session's key exchange"
 }

@@ -270,6 +270,16 @@ test_knownhosts(void **state)
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	/* One name: where the proxy connected. */
+	assert_true(knownhosts_known(kh, key.b, key.n, "Git.test"));
+	assert_true(knownhosts_known(kh, key.b, key.n, "[alt.test]:2222"));
+	assert_true(knownhosts_known(kh, key.b, key.n, "[hashed.test]:2222"));
+	assert_true(knownhosts_known(kh, key.b, key.n, "y.test"));
+	assert_false(knownhosts_known(kh, key.b, key.n, "[git.test]:2222"));
+	assert_false(knownhosts_known(kh, key.b, key.n, "[alt.test]:22"));
+	assert_false(knownhosts_known(kh, key.b, key.n, "bad.test"));
+	assert_false(knownhosts_known(kh, key.b, key.n, "git.example"));
+	assert_false(knownhosts_known(kh, key2.b, key2.n, "x.test"));
 	assert_false(knownhosts_revoked(kh, key.b, key.n));
 	assert_true(knownhosts_revoked(kh, key2.b, key2.n));
 	/* The revoked key is known under no name (only "*"). */

@@ -1,0 +1,85 @@
+/*
+ * conn_ssh.c: a tunnel's SSH key exchange, watched for cordon run's
+ * agent (runner/agent.c), which signs a login only for a session whose
+ * connection it can name.
+ *
+ * When px_ssh_watch is set, what the upstream of a tunnel sends goes to
+ * ssh_peek.c until it has shown an SSH server's first key exchange, or
+ * that it is none: the relay copies those bytes rather than splicing
+ * them (lib/relay.c), at most SSH_PEEK_MAX of them a tunnel.  The agent
+ * then looks for the tunnel whose server showed the host key and the
+ * signature that ssh's session-bind@openssh.com carries: OpenSSH's
+ * client binds with the signature of its first key exchange, so that
+ * tunnel carries the session, and its destination is where the proxy
+ * connected for it, whatever name ssh was told to check the key under
+ * (HostKeyAlias) and whatever lies behind that destination.
+ *
+ * The downstream bytes come from the upstream alone: the sandbox writes
+ * only the other way, so it cannot make a tunnel show a reply that its
+ * server did not send.
+ */
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "conn.h"
+#include "relay.h"
+
+/* The relay's watcher: true while the exchange is still to come. */
+static bool
+conn_ssh_watch_cb(const void *buf, size_t len, void *arg)
+{
+	struct conn	*c = arg;
+
+	return ssh_peek_feed(&c->c_ssh, buf, len) == SSH_PEEK_MORE;
+}
+
+/*
+ * Watches c's tunnel (its relay made, not started) when the proxy is
+ * asked to; pending is what the upstream sent before the relay took
+ * over, len bytes of it.
+ */
+void
+conn_ssh_watch(struct conn *c, const void *pending, size_t len)
+{
+	if (!c->c_proxy->px_ssh_watch)
+		return;
+	if (len > 0 && ssh_peek_feed(&c->c_ssh, pending, len) !=
+	    SSH_PEEK_MORE)
+		return;
+	relay_watch(c->c_relay, RELAY_DOWN, conn_ssh_watch_cb, c);
+}
+
+/*
+ * The open tunnel of the sandbox whose server showed the host key key
+ * and the signature sig in its first key exchange: true, with where the
+ * proxy connected for it in *d.  sandbox is the run's id (NULL: any).
+ */
+bool
+conn_ssh_find(struct proxy *px, const char *sandbox, const uint8_t *key,
+    size_t keylen, const uint8_t *sig, size_t siglen,
+    struct conn_ssh_dest *d)
+{
+	struct conn		*c;
+	const struct ssh_peek	*sp;
+
+	TAILQ_FOREACH(c, &px->px_conns, c_entry) {
+		sp = &c->c_ssh;
+		if (c->c_state != CS_TUNNEL || sp->sp_hostkey == NULL ||
+		    (sandbox != NULL && (c->c_sandbox == NULL ||
+		    strcmp(c->c_sandbox, sandbox) != 0)))
+			continue;
+		if (sp->sp_hostkeylen != keylen || sp->sp_siglen != siglen ||
+		    memcmp(sp->sp_hostkey, key, keylen) != 0 ||
+		    memcmp(sp->sp_sig, sig, siglen) != 0)
+			continue;
+		memset(d, 0, sizeof(*d));
+		snprintf(d->sd_host, sizeof(d->sd_host), "%s",
+		    c->c_dec.d_host.h_name);
+		d->sd_port = c->c_port;
+		snprintf(d->sd_addr, sizeof(d->sd_addr), "%s", c->c_addrtext);
+		return true;
+	}
+	return false;
+}
