@@ -53,7 +53,8 @@ LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c \
-		   runner/run_prepare.c runner/run_plan.c runner/run_print.c \
+		   runner/run_prepare.c runner/run_plan.c runner/keep.c \
+		   runner/run_print.c \
 		   runner/block.c runner/run.c runner/run_control.c \
 		   runner/run_end.c runner/sandbox.c runner/netcap.c \
 		   runner/mount.c \
