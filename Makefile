@@ -232,7 +232,8 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iproxy -Icerts -Ilogs -Irunner $(PKG_CFLAGS)
+		   -Ilib -Ipolicies -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
+		   $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) runner/secrets.c runner/tokenfile.c \
 		   runner/trust.c runner/agentmsg.c runner/agentkey.c \
