@@ -56,7 +56,8 @@ LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c \
-		   runner/run_prepare.c runner/run_plan.c runner/run_print.c \
+		   runner/run_prepare.c runner/run_plan.c runner/keep.c \
+		   runner/run_print.c \
 		   runner/block.c runner/run.c runner/run_control.c \
 		   runner/run_end.c runner/sandbox.c runner/netcap.c \
 		   runner/mount.c \
@@ -234,7 +235,8 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iproxy -Icerts -Ilogs -Irunner $(PKG_CFLAGS)
+		   -Ilib -Ipolicies -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
+		   $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) runner/secrets.c runner/tokenfile.c \
 		   runner/trust.c runner/agentmsg.c runner/agentkey.c \

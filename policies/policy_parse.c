@@ -5,10 +5,12 @@
  * Each returns 0, or -1 with *cause saying what is wrong.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,8 +242,11 @@ policy_parse_socket(const char *text, const struct policy_ctx *ctx,
 
 /*
  * What a listed socket gives away, when it is well known to give the
- * whole host: a container engine's socket starts a privileged container
- * for whoever asks.  Returns a sentence, or NULL.
+ * whole host: a container engine's socket starts a container for
+ * whoever asks, as the engine's user.  Who that is, the socket's owner
+ * says: root's engine (or one not there to ask) is root on the host, a
+ * rootless one is its user's whole account, no more.  Returns a
+ * sentence, or NULL.
  */
 const char *
 policy_socket_risk(const char *path)
@@ -251,18 +256,35 @@ policy_socket_risk(const char *path)
 		{ "podman.sock", "Podman" },
 		{ "containerd.sock", "containerd" }
 	};
-	static char	 buf[160];
+	static char	 buf[200];
+	struct passwd	*pw;
+	struct stat	 st;
 	const char	*base;
 	size_t		 i;
+	bool		 there;
 
 	base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
-	for (i = 0; i < nitems(engines); i++)
-		if (strcmp(base, engines[i][0]) == 0) {
+	for (i = 0; i < nitems(engines); i++) {
+		if (strcmp(base, engines[i][0]) != 0)
+			continue;
+		there = stat(path, &st) == 0;
+		if (!there || st.st_uid == 0)
 			snprintf(buf, sizeof(buf), "%s's socket: whoever "
 			    "connects to it is root on the host (a privileged "
-			    "container mounting /)", engines[i][1]);
-			return buf;
-		}
+			    "container mounting /)%s", engines[i][1],
+			    there ? "" : ", when its engine runs as root");
+		else if ((pw = getpwuid(st.st_uid)) != NULL)
+			snprintf(buf, sizeof(buf), "%s's socket, rootless (of "
+			    "%s): whoever connects to it is %s on the host "
+			    "(a container mounting their files)",
+			    engines[i][1], pw->pw_name, pw->pw_name);
+		else
+			snprintf(buf, sizeof(buf), "%s's socket, rootless (of "
+			    "uid %u): whoever connects to it is that user on "
+			    "the host (a container mounting their files)",
+			    engines[i][1], (unsigned int)st.st_uid);
+		return buf;
+	}
 	return NULL;
 }
 

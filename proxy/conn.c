@@ -134,7 +134,9 @@ conn_log(struct conn *c)
 		if (!e.e_allow && c->c_hint != NULL)
 			hint = xstrdup(c->c_hint);
 		else if (!e.e_allow && c->c_judged) {
-			hint = decision_hint(&c->c_dec);
+			/* A pool address: the name, never the address. */
+			if ((hint = conn_capture_hint(c)) == NULL)
+				hint = decision_hint(&c->c_dec);
 			pattern = decision_pattern(&c->c_dec);
 		}
 		proxy_observe(px, &e, hint, pattern);
@@ -383,7 +385,8 @@ conn_deny(struct conn *c)
 	char	*what, *hint;
 
 	what = decision_describe(&c->c_dec);
-	hint = decision_hint(&c->c_dec);
+	if ((hint = conn_capture_hint(c)) == NULL)
+		hint = decision_hint(&c->c_dec);
 	/* The log has the target in its own fields: keep the why. */
 	conn_reason(c, strstr(what, ": ") ? strstr(what, ": ") + 2 : what);
 	if (c->c_state == CS_ASKING) {

@@ -260,6 +260,7 @@ void	 conn_up_event_cb(struct bufferevent *, short, void *);
 
 /* conn_capture.c */
 bool	 conn_capture(struct conn *, const uint8_t *, size_t);
+char	*conn_capture_hint(const struct conn *);
 
 /* conn_connect.c */
 void	 conn_connect(struct conn *);

@@ -750,7 +750,10 @@ mount_steps(struct mounts *m, const struct run *run)
 
 	for (i = 0; i < run->r_nkeep; i++) {
 		mount_add(m, run->r_keep[i].k_path, STEP_BIND_RW,
-		    "kept between runs (--keep): cordon's own copy", 0);
+		    run->r_keep[i].k_shared ? "kept between the runs of every "
+		    "workspace (--keep-shared): cordon's own copy" :
+		    "kept between this workspace's runs (--keep): cordon's "
+		    "own copy", 0);
 		m->m_steps[m->m_n - 1].s_from = run->r_keep[i].k_from;
 	}
 	for (i = 0; i < run->r_plan->fp_nops; i++) {

@@ -286,7 +286,8 @@ tally_bytes(uint64_t n, char *buf, size_t len)
 
 /*
  * What the scratch layer held, biggest first, and how to keep the
- * biggest on the host: nothing written there is lost silently.
+ * biggest that may be kept ("keep", run_end.c): nothing written there is
+ * lost silently.
  */
 static void
 tally_scratch_lines(const struct tally *t, FILE *f)
@@ -321,7 +322,8 @@ tally_scratch_lines(const struct tally *t, FILE *f)
 		fprintf(f, ", and more not counted");
 	fprintf(f, "\n");
 	json_array_foreach(a, i, e) {
-		if (!json_is_true(json_object_get(e, "folder")) ||
+		/* Never a persistence point, nor what holds one (keep.c). */
+		if (!json_is_true(json_object_get(e, "keep")) ||
 		    json_unpack(e, "{s:s}", "path", &path) == -1 ||
 		    strncmp(path, "~/", 2) != 0)
 			continue;

@@ -160,30 +160,87 @@ fail:
 }
 
 /*
- * The fix for an unlisted socket path: the listed spelling, when the
- * path is a listed one written otherwise (routes match exactly), else
- * the entry to add.  Returns a new string.
+ * Whether path (normalised) is the user's own ssh-agent, SSH_AUTH_SOCK
+ * outside, spelt so or where it leads.
+ */
+static bool
+run_unix_is_agent(const char *path)
+{
+	struct policy_ctx	 ctx = { .pc_workspace = "/", .pc_home = "/" };
+	struct pitem		 it = { 0 };
+	const char		*sock = getenv("SSH_AUTH_SOCK");
+	char			*cause, a[PATH_MAX], b[PATH_MAX];
+	bool			 same;
+
+	if (sock == NULL || sock[0] != '/')
+		return false;
+	if (policy_parse_path(sock, &ctx, &it, &cause) == -1) {
+		free(cause);
+		return false;
+	}
+	same = strcmp(it.pi_text, path) == 0 || (realpath(sock, a) != NULL &&
+	    realpath(path, b) != NULL && strcmp(a, b) == 0);
+	pitem_clear(&it);
+	return same;
+}
+
+/*
+ * The fix for a refused socket path, chosen for the path as the kernel
+ * reads it (//run/x, /./run/x and /run/x alike), and naming no more than
+ * that one socket: the listed spelling, when it is a listed one written
+ * otherwise (routes match exactly); for the user's own ssh-agent, cordon's
+ * (the real one would hand the command every key); the entry to add,
+ * with what the socket gives away; for a socket the sandbox made, the one
+ * setting that reaches it, said for what it is.  Returns a new string,
+ * and the reason for the log in *reason.
  */
 static char *
-run_unix_hint(const struct unix_routes *ur, const char *path)
+run_unix_hint(const struct run *run, const char *path, enum notify_why why,
+    const char **reason)
 {
 	const struct unix_route	*r;
 	struct policy_ctx	 ctx = { .pc_workspace = "/", .pc_home = "/" };
 	struct pitem		 it = { 0 };
+	const char		*risk;
 	char			*cause, *hint;
 
 	if (policy_parse_path(path, &ctx, &it, &cause) == -1) {
 		free(cause);
 		return xstrdup("name the socket by a plain absolute path");
 	}
-	if ((r = unixroute_find(ur, it.pi_text, strlen(it.pi_text))) != NULL)
+	if ((r = unixroute_find(run->r_routes, it.pi_text,
+	    strlen(it.pi_text))) != NULL) {
+		*reason = "a listed socket, spelt otherwise";
 		xasprintf(&hint, "connect to \"%s\" as listed (%s): a listed "
 		    "socket is matched by its exact path", r->ur_inside,
 		    r->ur_from);
-	else
+	} else if (run_unix_is_agent(it.pi_text)) {
+		*reason = "the user's ssh-agent, never listed";
+		if (run->r_agent_real != NULL)
+			xasprintf(&hint, "use cordon's ssh-agent, the "
+			    "command's SSH_AUTH_SOCK (%s): it signs logins to "
+			    "the hosts the policy allows; listing the user's "
+			    "agent would hand the command every key",
+			    RUN_AGENT_SOCK);
+		else
+			hint = xstrdup("cordon's ssh-agent stands in for the "
+			    "user's when cordon runs its own proxy and "
+			    "network.allow names the SSH host (\"HOST:22\"), "
+			    "and signs logins to those hosts alone; listing "
+			    "the user's agent would hand the command every "
+			    "key");
+	} else if (why == NOTIFY_INSIDE)
+		hint = xstrdup("a socket made in the sandbox is reached with "
+		    "network.unix_sockets \"allow\" alone, which opens every "
+		    "socket the sandbox sees");
+	else {
+		risk = policy_socket_risk(it.pi_text);
 		xasprintf(&hint, "add \"%s\" to filesystem.unix_sockets in "
 		    "your own policy (--policy FILE, or the user's; a "
-		    "workspace policy may not)", path);
+		    "workspace policy may not)%s%s", it.pi_text,
+		    risk != NULL ? "; mind that it is " : "",
+		    risk != NULL ? risk : "");
+	}
 	pitem_clear(&it);
 	return hint;
 }
@@ -223,14 +280,14 @@ run_unix_event(struct runner *rn, const struct notify_event *ne)
 		break;
 	case NOTIFY_UNLISTED:
 		e.e_reason = "not in filesystem.unix_sockets";
-		hint = run_unix_hint(rn->rn_run->r_routes, path);
+		hint = run_unix_hint(rn->rn_run, path, ne->ne_why,
+		    &e.e_reason);
 		break;
 	case NOTIFY_INSIDE:
 		e.e_reason = "not a host socket listed in "
 		    "filesystem.unix_sockets";
-		hint = xstrdup("a socket made in the sandbox is reached with "
-		    "network.unix_sockets \"allow\" alone, which opens every "
-		    "socket the sandbox sees");
+		hint = run_unix_hint(rn->rn_run, path, ne->ne_why,
+		    &e.e_reason);
 		break;
 	case NOTIFY_NOTHING:
 		free(path);

@@ -35,6 +35,7 @@ run_usage(FILE *f)
 	    "                  [--allow-no-landlock] [--report PATH|fd:N]\n"
 	    "                  [--control PATH|fd:N [--ask [--ask-secs N]]]\n"
 	    "                  [--publish PORT]... [--keep PATH]...\n"
+	    "                  [--keep-shared PATH]...\n"
 	    "                  -- CMD [ARGS...]\n");
 }
 
@@ -173,11 +174,13 @@ run_opts_flag(struct run_opts *o, int ch, char *arg, int *status)
 	case 'p':
 		return run_publish_flag(o, arg);
 	case 'e':
+	case 'E':
 		if (o->ro_nkeep == nitems(o->ro_keep)) {
 			log_warnx("run: --keep: at most %zu folders",
 			    nitems(o->ro_keep));
 			return -1;
 		}
+		o->ro_keep_shared[o->ro_nkeep] = ch == 'E';
 		o->ro_keep[o->ro_nkeep++] = arg;
 		break;
 	case 'k':
@@ -217,6 +220,7 @@ run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 		{ "ask-secs", required_argument, NULL, 'k' },
 		{ "publish", required_argument, NULL, 'p' },
 		{ "keep", required_argument, NULL, 'e' },
+		{ "keep-shared", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};

@@ -51,11 +51,32 @@ run_end_errors(int fd)
 }
 
 /*
+ * Marks each folder the scratch layer held that --keep may keep (keep.c:
+ * in the home, and neither a persistence point, a folder on PATH or a
+ * hidden path nor one that holds one) "keep": true, the others false:
+ * the summary suggests --keep only for those.
+ */
+static void
+run_end_keepable(const struct run *run, json_t *doc)
+{
+	json_t		*a, *e;
+	const char	*path;
+	size_t		 i;
+
+	a = json_object_get(json_object_get(doc, "scratch"), "written");
+	json_array_foreach(a, i, e)
+		json_object_set_new(e, "keep", json_boolean(
+		    json_is_true(json_object_get(e, "folder")) &&
+		    json_unpack(e, "{s:s}", "path", &path) == 0 &&
+		    keep_allowed(run, path)));
+}
+
+/*
  * What PID 1 said at the command's end (sandbox_tell_end): one JSON
  * document, read once the sandbox is gone.
  */
 static void
-run_end_read(int fd, struct tally *t)
+run_end_read(int fd, const struct run *run, struct tally *t)
 {
 	char		 buf[64 * 1024];
 	size_t		 off = 0;
@@ -76,6 +97,7 @@ run_end_read(int fd, struct tally *t)
 		    err.text);
 		return;
 	}
+	run_end_keepable(run, doc);
 	tally_end(t, doc);
 	json_decref(doc);
 }
@@ -94,7 +116,7 @@ run_end_collect(struct runner *rn)
 	rn->rn_setup_error = run_end_errors(rn->rn_err[0]);
 	close(rn->rn_err[0]);
 	rn->rn_err[0] = -1;
-	run_end_read(rn->rn_ends[0], rn->rn_tally);
+	run_end_read(rn->rn_ends[0], run, rn->rn_tally);
 	if (guard_check(run->r_guard, run->r_id) != 0) {
 		guard_print(run->r_guard, stderr);
 		rn->rn_status = RUN_EXIT_FAILURE;

@@ -1,8 +1,8 @@
 /*
  * run_plan.c: a run's mount plan (fsplan.c) and what follows from it:
  * the read-only paths brought back under the private /tmp and /run, the
- * scratch layers, the token files the plan hides, --keep's folders and
- * Landlock's rules.  Decided outside, before the clone; nothing is
+ * scratch layers, the token files the plan hides, --keep's folders
+ * (keep.c) and Landlock's rules.  Decided outside, before the clone; nothing is
  * mounted here.
  */
 #include <sys/types.h>
@@ -204,79 +204,6 @@ run_plan_hidden(struct run *run, const struct fsplan *plan)
 	}
 }
 
-/* Makes path and the folders above it that are missing, mode 0700. */
-static int
-run_plan_mkdirs(char *path)
-{
-	char	*p;
-
-	for (p = path + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		if (mkdir(path, 0700) == -1 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0700) == -1 && errno != EEXIST ? -1 : 0;
-}
-
-/*
- * --keep PATH: a folder of the home, in the scratch layer, kept between
- * runs: bound from cordon's own copy of it (cordon/keep in the user's
- * data folder), so the next run with --keep sees what this one left.
- * The host's folder of that name is never touched.  Returns 0, or -1
- * having said why.
- */
-static int
-run_plan_keep(struct run *run, const char *const *keep, size_t n,
-    const char *workspace)
-{
-	struct policy_ctx	 ctx = { .pc_workspace = workspace };
-	struct pitem		 it;
-	const char		*data = getenv("XDG_DATA_HOME");
-	char			*cause, *from;
-	size_t			 i;
-
-	if (n == 0)
-		return 0;
-	if ((ctx.pc_home = run->r_scratch) == NULL) {
-		log_warnx("run: --keep %s: the home folder is no scratch layer "
-		    "in this run (a write, read_only or deny rule covers it, "
-		    "or HOME is not set): nothing to keep; drop --keep",
-		    keep[0]);
-		return -1;
-	}
-	run->r_keep = xcalloc(n, sizeof(*run->r_keep));
-	for (i = 0; i < n; i++) {
-		memset(&it, 0, sizeof(it));
-		if (policy_parse_path(keep[i], &ctx, &it, &cause) == -1 ||
-		    !path_is_below(it.pi_text, run->r_scratch) ||
-		    strcmp(it.pi_text, run->r_scratch) == 0) {
-			log_warnx("run: --keep %s: not a folder in the home "
-			    "folder (%s)", keep[i], run->r_scratch);
-			free(cause);
-			free(it.pi_text);
-			return -1;
-		}
-		if (data != NULL && data[0] == '/')
-			xasprintf(&from, "%s/cordon/keep%s", data,
-			    it.pi_text + strlen(run->r_scratch));
-		else
-			xasprintf(&from, "%s/.local/share/cordon/keep%s",
-			    run->r_scratch, it.pi_text +
-			    strlen(run->r_scratch));
-		run->r_keep[run->r_nkeep].k_path = it.pi_text;
-		run->r_keep[run->r_nkeep++].k_from = from;
-		if (run_plan_mkdirs(from) == -1) {
-			log_warn("run: --keep %s: cordon's copy %s", keep[i],
-			    from);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /*
  * cordon's ssh-agent is on when the user has a working one and the
  * policy allows some host: returns the user's SSH_AUTH_SOCK, and the
@@ -385,7 +312,7 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	run->r_scratch = run_plan_scratch(&rp->rp_plan, rp->rp_home);
 	run_plan_sysscratch(run, &rp->rp_plan);
 	run_plan_hidden(run, &rp->rp_plan);
-	if (run_plan_keep(run, o->ro_keep, o->ro_nkeep, rp->rp_workspace) == -1)
+	if (keep_plan(run, o, rp->rp_workspace) == -1)
 		return -1;
 	run_plan_landlock(run);
 	return 0;

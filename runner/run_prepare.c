@@ -515,6 +515,7 @@ run_prepare_clear(struct run_prep *rp)
 		free(run->r_keep[i].k_from);
 	}
 	free(run->r_keep);
+	keep_clear(run);
 	fsplan_clear(&rp->rp_plan);
 	free(rp->rp_known[0]);
 	free(rp->rp_known[1]);

@@ -431,7 +431,18 @@ void	knownhosts_free(struct knownhosts *);
 /* --keep: a folder of the home, bound from cordon's own copy of it. */
 struct run_keep {
 	char		*k_path;	/* in the home, resolved */
-	char		*k_from;	/* RUN_KEEP_DIR's copy, made */
+	char		*k_from;	/* cordon's copy, made (keep.c) */
+	bool		 k_shared;	/* --keep-shared: every workspace's */
+};
+
+/*
+ * What no kept folder may be or hold (keep.c): a path below the home
+ * ("/.config/fish"), and the rule that protects or hides it.
+ */
+struct keep_point {
+	char		*kp_rel;
+	char		*kp_why;
+	bool		 kp_hidden;	/* a deny rule's */
 };
 
 struct fsplan;
@@ -474,6 +485,8 @@ struct run {
 	size_t			  r_nhidden_cfg;
 	struct run_keep		 *r_keep;	/* --keep: in the scratch layer */
 	size_t			  r_nkeep;
+	struct keep_point	 *r_points;	/* what none may be or hold */
+	size_t			  r_npoints;
 	const uint16_t		 *r_publish;	/* --publish: ports served inside */
 	size_t			  r_npublish;
 	int			  r_pubfd;	/* PID 1: their connections */
@@ -909,6 +922,7 @@ struct run_opts {
 	uint16_t		  ro_publish[PUBLISH_MAX];
 	size_t			  ro_npublish;
 	const char		 *ro_keep[RUN_KEEP_MAX];
+	bool			  ro_keep_shared[RUN_KEEP_MAX];
 	size_t			  ro_nkeep;
 	bool			  ro_dry;	/* --dry-run */
 	bool			  ro_no_landlock; /* --allow-no-landlock */
@@ -943,6 +957,11 @@ void	run_prepare_clear(struct run_prep *);
 
 /* run_plan.c: the mount plan, and what follows from it. */
 int	run_plan(struct run_prep *, const struct run_opts *);
+
+/* keep.c: --keep and --keep-shared, and what may be kept. */
+int	keep_plan(struct run *, const struct run_opts *, const char *);
+bool	keep_allowed(const struct run *, const char *);
+void	keep_clear(struct run *);
 
 /* run_print.c: --dry-run. */
 void	run_print(const struct run *, const struct run_net *,

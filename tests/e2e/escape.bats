@@ -1239,6 +1239,43 @@ in_root_ok() {
 	[ "$(peer_count accepted)" -eq 0 ]
 }
 
+# A hint names the one socket refused, never more: not the user's own
+# ssh-agent (every key, for any host), not "allow" for another spelling
+# of a listed socket, and a container engine's socket says what it gives.
+@test "Unix socket refusals: the hint opens no more than the socket refused" {
+	start_peer "unix:$TOP/outside/agent.sock" "unix:$TOP/outside/docker.sock"
+	ENV_EXTRA=(SSH_AUTH_SOCK="$TOP/outside/agent.sock")
+	# cordon's agent is on: a policy that allows a host.
+	RUN=("$TOP/bin/cordon" run --read-only "$TOP/bin" --report "$WS/r.json"
+	    --allow-domain x.test:22)
+	in_user unix "$TOP/outside/agent.sock"
+	[[ $output == *"$TOP/outside/agent.sock (the user's ssh-agent, never listed)"* ]]
+	[[ $output == *"use cordon's ssh-agent, the command's SSH_AUTH_SOCK (/run/cordon/ssh-agent.sock): it signs logins to the hosts the policy allows; listing the user's agent would hand the command every key"* ]]
+	[[ $output != *"to filesystem.unix_sockets"* ]]
+	[[ "$(jq -r '.refused[0].fix' "$WS/r.json")" == "use cordon's ssh-agent"* ]]
+	# Its own socket spelt otherwise: the listed spelling, not "allow".
+	for s in //run/cordon/ssh-agent.sock /./run/cordon/ssh-agent.sock \
+	    /run/../run/cordon/ssh-agent.sock; do
+		in_user unix "$s"
+		[[ $output == *"connect to \"/run/cordon/ssh-agent.sock\" as listed (cordon's ssh-agent)"* ]]
+		[[ $output != *"network.unix_sockets"* ]]
+	done
+	# A Docker socket the test user runs (rootless): its user, not root.
+	in_user unix "$TOP/outside/docker.sock"
+	[[ $output == *"add \"$TOP/outside/docker.sock\" to filesystem.unix_sockets in your own policy"*"mind that it is Docker's socket, rootless (of "*"): whoever connects to it is "*" on the host (a container mounting their files)"* ]]
+	[[ $output != *"root on the host"* ]]
+	# The agent off (no host allowed; a socket listed): the way to it.
+	RUN=("$TOP/bin/cordon" run --read-only "$TOP/bin")
+	listed_policy "$TOP/outside/docker.sock"
+	in_user unix "$TOP/outside/agent.sock"
+	[[ $output == *"cordon's ssh-agent stands in for the user's when cordon runs its own proxy and network.allow names the SSH host (\"HOST:22\")"* ]]
+	[[ $output != *"to filesystem.unix_sockets in your own"* ]]
+	# The listed engine's socket, in --dry-run, as the test user has it.
+	own
+	run as_user "$HOME" "${RUN[@]}" --dry-run -- true
+	[[ $output == *"warning: Docker's socket, rootless (of "* ]]
+}
+
 @test "listed Unix socket: the rest of the escape routes stay closed" {
 	port=$(free_port)
 	start_peer "unix:$TOP/outside/listed.sock" "tcp:127.0.0.1:$port"

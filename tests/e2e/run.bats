@@ -415,14 +415,15 @@ teardown() {
 	# Not in the scratch summary: kept, not discarded.
 	[[ "$output" != *"~/.cache/tool ("* ]]
 	[ ! -e "$UDIR/home/.cache/tool" ]
-	[ "$(cat "$UDIR/home/.local/share/cordon/keep/.cache/tool/entry")" = warm ]
+	# The workspace's own copy: ws/NAME-HASH in cordon's store.
+	[ "$(cat "$UDIR"/home/.local/share/cordon/keep/ws/ws-*/.cache/tool/entry)" = warm ]
 	run in_sandbox --keep '~/.cache/tool' -- cat "$UDIR/home/.cache/tool/entry"
 	[ "$output" = warm ]
 	# Without the flag, the copy is not there (nor the host's, none).
 	run in_sandbox -- cat "$UDIR/home/.cache/tool/entry"
 	[ "$status" -ne 0 ]
 	run in_sandbox --dry-run --keep '~/.cache/tool' -- true
-	[[ "$output" == *"$UDIR/home/.cache/tool: bind, writable (kept between runs (--keep): cordon's own copy)"* ]]
+	[[ "$output" == *"$UDIR/home/.cache/tool: bind, writable (kept between this workspace's runs (--keep): cordon's own copy)"* ]]
 	# Outside the home, or with no scratch layer: said, nothing run.
 	run in_sandbox --keep /etc -- touch ran
 	[ "$status" -eq 125 ]
@@ -431,6 +432,100 @@ teardown() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"the home folder is no scratch layer in this run"* ]]
 	[ ! -e "$WS/ran" ]
+}
+
+@test "--keep: each workspace keeps its own copy; --keep-shared is one copy for all, said so" {
+	mkdir -p "$UDIR/ws2"
+	[ "$(id -u)" -ne 0 ] || chown "$TEST_USER:" "$UDIR/ws2"
+	run in_sandbox --keep '~/.cache/tool' -- sh -c '
+	    mkdir -p ~/.cache/tool && echo first >~/.cache/tool/entry'
+	[ "$status" -eq 0 ]
+	# Another workspace does not see what the first one left.
+	WS="$UDIR/ws2" run in_sandbox --keep '~/.cache/tool' -- \
+	    cat "$UDIR/home/.cache/tool/entry"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "$(ls "$UDIR/home/.local/share/cordon/keep/ws" | wc -l)" -eq 2 ]
+	# --keep-shared: the one copy every workspace's runs see.
+	run in_sandbox --keep-shared '~/.cache/tool' -- sh -c '
+	    mkdir -p ~/.cache/tool && echo shared >~/.cache/tool/entry'
+	[ "$status" -eq 0 ]
+	WS="$UDIR/ws2" run in_sandbox --keep-shared '~/.cache/tool' -- \
+	    cat "$UDIR/home/.cache/tool/entry"
+	[ "$output" = shared ]
+	[ "$(cat "$UDIR/home/.local/share/cordon/keep/shared/.cache/tool/entry")" = shared ]
+	run in_sandbox --dry-run --keep-shared '~/.cache/tool' -- true
+	[[ "$output" == *"$UDIR/home/.cache/tool: bind, writable (kept between the runs of every workspace (--keep-shared): cordon's own copy)"* ]]
+}
+
+# A run can leave a link in its kept folder (lnk -> ~); a later --keep of
+# a folder through it made that folder on the host, wherever it led.
+keep_link_check() {
+	local home=$1 run_as=$2
+	run "$run_as" --keep '~/.cache/rt' -- sh -c '
+	    mkdir -p ~/.cache/rt && ln -s ~ ~/.cache/rt/lnk'
+	[ "$status" -eq 0 ]
+	run "$run_as" --keep '~/.cache/rt/lnk/NEW' -- touch "$WS/ran"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[ ! -e "$home/NEW" ]
+	[ ! -e "$WS/ran" ]
+	[[ "$output" == *"--keep ~/.cache/rt/lnk/NEW: on the way to cordon's copy, $home/.local/share/cordon/keep/ws/ws-"*"/.cache/rt/lnk is a symbolic link (a run left it there): cordon makes its copy through no link; nothing run"* ]]
+	[[ "$output" == *"hint: remove it (rm $home/.local/share/cordon/keep/ws/ws-"*"/.cache/rt/lnk), or keep another folder"* ]]
+	# A file in the way is no folder either.
+	run "$run_as" --keep '~/.cache/rt' -- sh -c 'echo x >~/.cache/rt/file'
+	run "$run_as" --keep '~/.cache/rt/file/sub' -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"/.cache/rt/file is not a folder (a run left it there)"* ]]
+}
+
+@test "--keep: a link a run left in cordon's copy is never followed (test user)" {
+	keep_link_check "$UDIR/home" in_sandbox
+}
+
+@test "--keep: a link a run left in cordon's copy is never followed (root)" {
+	[ "$(id -u)" -eq 0 ] || skip "root's run"
+	keep_link_check "$HOME" in_sandbox_as_me
+}
+
+@test "--keep: no persistence point, folder on PATH or hidden path is kept, nor a folder that holds one" {
+	mkdir -p "$UDIR/home/mybin"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
+	run in_sandbox --keep '~/.config/fish' -- touch "$WS/ran"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--keep ~/.config/fish: it is ~/.config/fish, a persistence point (built-in defaults: filesystem.read_only["*"]): what a run left in cordon's copy would run in each later run that keeps it; nothing run"* ]]
+	[[ "$output" == *"hint: keep a tool's own folder, one that holds no startup file, hook, program on PATH nor hidden path (--keep ~/.npm, --keep ~/.cache/pip)"* ]]
+	run in_sandbox --keep '~/.config' -- touch "$WS/ran"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--keep ~/.config: it holds ~/.config/"*", a persistence point"* ]]
+	run in_sandbox --keep '~/.cache/../.ssh' -- touch "$WS/ran"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"it is ~/.ssh, a persistence point"* ]]
+	run in_sandbox --keep '~/.aws' -- touch "$WS/ran"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"it is ~/.aws, a path the policy hides (built-in defaults: filesystem.deny["* ]]
+	cd "$WS"
+	run as_user "$UDIR/home" env PATH="$UDIR/home/mybin:/usr/bin:/bin" \
+	    "$UCORDON" run --read-only "$UDIR/bin" --keep-shared '~/mybin/x' \
+	    -- touch "$WS/ran"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"it is below ~/mybin, a persistence point (a folder on PATH, what it holds runs when its name is typed)"* ]]
+	[ ! -e "$WS/ran" ]
+	[ ! -e "$UDIR/home/.local/share/cordon/keep" ]
+	# The summary never suggests keeping one: the next folder, if any.
+	run in_sandbox --report "$WS/r.json" -- sh -c '
+	    mkdir -p ~/.config/fish ~/.npm && echo x >~/.npm/a &&
+	    head -c 5000 /dev/zero >~/.config/fish/config.fish'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"discarded at exit): ~/.config/fish (1 file, 5.0 kB), ~/.npm (1 file, 2 B)"* ]]
+	[[ "$output" == *"to keep ~/.npm between runs: pass --keep ~/.npm"* ]]
+	[[ "$output" != *"--keep ~/.config"* ]]
+	[ "$(jq -c '[.scratch.written[] | [.path, .keep]]' "$WS/r.json")" = '[["~/.config/fish",false],["~/.npm",true]]' ]
+	run in_sandbox -- sh -c 'mkdir -p ~/.local/bin && echo x >~/.local/bin/t'
+	[[ "$output" == *"~/.local/bin (1 file"* ]]
+	[[ "$output" != *"pass --keep"* ]]
 }
 
 @test "tools' token files: those cordon cannot copy are hidden, and said once, in the summary and the report" {

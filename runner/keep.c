@@ -1,0 +1,458 @@
+/*
+ * keep.c: --keep and --keep-shared, folders of the home kept between
+ * runs in cordon's own copy of them, the store, and what may be kept.
+ *
+ * The store is written by the commands it is shown to, so it is the
+ * adversary's: a run can leave a symbolic link there (lnk -> ~), and a
+ * later --keep of a path through it must not make a folder wherever it
+ * points.  Every folder of the store is made and opened one component
+ * at a time, beneath the one before, following no link (openat2
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); the mount opens the copy the
+ * same way (mount.c).
+ *
+ * What is kept is run again: a later sandbox that keeps the same folder
+ * finds what this one left.  So no persistence point (a read_only rule
+ * of the policy: shell startup files, autostart, ~/.ssh, git's config)
+ * or folder on PATH, nor a path a deny rule hides, is kept, nor a
+ * folder that holds one.  And a copy is the workspace's own unless the
+ * user asks for one shared by every workspace (--keep-shared), where
+ * one repository's run leaves what the next repository's runs find.
+ *
+ * Runs with the caller's privileges, before any namespace.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <linux/openat2.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "log.h"
+#include "policy.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define KEEP_NAME_MAX	32	/* bytes of the workspace's name kept */
+
+/* What keeping a path would give away: the point, and whether it holds it. */
+struct keep_clash {
+	const struct keep_point	*kc_point;
+	bool			 kc_holds;	/* below the kept folder */
+	bool			 kc_below;	/* above it */
+};
+
+/*
+ * The part of path below the home ("/.config/fish"; "" for the home),
+ * the home resolved (home) or as HOME spells it (raw, normalised, or
+ * NULL); NULL when path is not in the home.
+ */
+static const char *
+keep_in_home(const char *path, const char *home, const char *raw)
+{
+	if (path_is_below(path, home))
+		return path + strlen(home);
+	if (raw != NULL && path_is_below(path, raw))
+		return path + strlen(raw);
+	return NULL;
+}
+
+/* Adds rel (a path below the home) to the points of run, for why. */
+static void
+keep_point_add(struct run *run, const char *rel, const char *why,
+    bool hidden)
+{
+	struct keep_point	*kp;
+
+	run->r_points = xreallocarray(run->r_points, run->r_npoints + 1,
+	    sizeof(*run->r_points));
+	kp = &run->r_points[run->r_npoints++];
+	kp->kp_rel = xstrdup(rel);
+	kp->kp_why = xstrdup(why);
+	kp->kp_hidden = hidden;
+}
+
+/*
+ * The entries of pl in the home, as the policy spells them and where
+ * they lead (~/.config a link to ~/dotfiles/config).
+ */
+static void
+keep_points_list(struct run *run, const struct plist *pl, const char *raw,
+    bool hidden)
+{
+	const char	*rel;
+	char		 real[PATH_MAX];
+	size_t		 i;
+
+	for (i = 0; i < pl->pl_n; i++) {
+		if ((rel = keep_in_home(pl->pl_v[i].pi_text, run->r_scratch,
+		    raw)) != NULL)
+			keep_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
+		if (realpath(pl->pl_v[i].pi_text, real) != NULL &&
+		    (rel = keep_in_home(real, run->r_scratch, NULL)) != NULL)
+			keep_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
+	}
+}
+
+/*
+ * What no kept folder may be or hold, as paths below the home: the
+ * persistence points (the policy's read_only list), the paths it hides
+ * (deny) and the folders on PATH (as fsplan.c protects them), as the
+ * home resolved or spelt by HOME names them.  Made while the policy is
+ * the run's (the proxy takes it), for keep_one() and keep_allowed().
+ */
+static void
+keep_points(struct run *run)
+{
+	const struct policy	*p = run->r_policy;
+	struct policy_ctx	 ctx = { .pc_workspace = "/" };
+	struct pitem		 it = { 0 };
+	const char		*path = getenv("PATH"), *rel, *raw = NULL;
+	char			*copy, *dir, *save = NULL, *cause;
+	char			 real[PATH_MAX];
+
+	/* The policy's "~/..." are HOME's, as HOME spells it. */
+	ctx.pc_home = getenv("HOME");
+	if (ctx.pc_home != NULL && ctx.pc_home[0] == '/') {
+		if (policy_parse_path("~", &ctx, &it, &cause) == -1)
+			free(cause);
+		else if (strcmp(it.pi_text, "/") != 0)
+			raw = it.pi_text;
+	}
+	keep_points_list(run, &p->p_read_only, raw, false);
+	keep_points_list(run, &p->p_hide, raw, true);
+	copy = xstrdup(path != NULL ? path : "");
+	for (dir = strtok_r(copy, ":", &save); dir != NULL;
+	    dir = strtok_r(NULL, ":", &save)) {
+		if (dir[0] != '/')
+			continue;
+		/* Where it leads, or, not there yet, as PATH spells it. */
+		if (realpath(dir, real) != NULL)
+			rel = keep_in_home(real, run->r_scratch, NULL);
+		else
+			rel = keep_in_home(dir, run->r_scratch, raw);
+		if (rel != NULL)
+			keep_point_add(run, rel, "a folder on PATH, what it "
+			    "holds runs when its name is typed", false);
+	}
+	free(copy);
+	free(it.pi_text);
+}
+
+/*
+ * Whether keeping rel (a folder below the home, "/.npm") would keep one
+ * of the run's points, or a folder that holds one; fills kc when so.
+ */
+static bool
+keep_clashes(const struct run *run, const char *rel, struct keep_clash *kc)
+{
+	const char	*prot;
+	size_t		 i;
+
+	for (i = 0; i < run->r_npoints; i++) {
+		prot = run->r_points[i].kp_rel;
+		if (path_is_below(rel, prot) || path_is_below(prot, rel)) {
+			kc->kc_point = &run->r_points[i];
+			kc->kc_holds = !path_is_below(rel, prot);
+			kc->kc_below = strcmp(rel, prot) != 0 &&
+			    !kc->kc_holds;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Whether the summary may suggest --keep for shown, a folder of the
+ * scratch layer as the summary names it ("~/.npm"): one in the home
+ * that keep_clashes() does not refuse.
+ */
+bool
+keep_allowed(const struct run *run, const char *shown)
+{
+	struct keep_clash	 kc;
+
+	if (run->r_scratch == NULL || strncmp(shown, "~/", 2) != 0 ||
+	    strstr(shown, "/../") != NULL || strstr(shown, "/./") != NULL)
+		return false;
+	return !keep_clashes(run, shown + 1, &kc);
+}
+
+/* Frees the run's points. */
+void
+keep_clear(struct run *run)
+{
+	size_t	 i;
+
+	for (i = 0; i < run->r_npoints; i++) {
+		free(run->r_points[i].kp_rel);
+		free(run->r_points[i].kp_why);
+	}
+	free(run->r_points);
+	run->r_points = NULL;
+	run->r_npoints = 0;
+}
+
+/*
+ * Opens the folder rel below the folder dir, making each component that
+ * is missing (mode 0700), one at a time, beneath the one before: a
+ * symbolic link on the way (a run left it in the store) is never
+ * followed.  Returns an O_PATH descriptor, or -1 with errno set (ELOOP:
+ * a link) and the first len bytes of rel that were reached in *at.
+ */
+static int
+keep_mkdirs(int dir, const char *rel, size_t *at)
+{
+	struct open_how	 how;
+	const char	*p = rel, *end;
+	char		 name[NAME_MAX + 1];
+	size_t		 len;
+	int		 fd = dup(dir), next, saved;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+	    RESOLVE_NO_MAGICLINKS;
+	while (fd != -1 && *p != '\0') {
+		while (*p == '/')
+			p++;
+		if ((len = strcspn(p, "/")) == 0)
+			break;
+		end = p + len;
+		*at = (size_t)(end - rel);
+		if (len > NAME_MAX || (len <= 2 && strncmp(p, "..", len) ==
+		    0)) {
+			close(fd);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (mkdirat(fd, name, 0700) == -1 && errno != EEXIST)
+			next = -1;
+		else
+			next = (int)syscall(SYS_openat2, fd, name, &how,
+			    sizeof(how));
+		saved = errno;
+		close(fd);
+		errno = saved;
+		fd = next;
+		p = end;
+	}
+	return fd;
+}
+
+/*
+ * The workspace's folder of the store: its name (letters, digits, '.',
+ * '-' and '_'; others '_') and the first 8 bytes of the SHA-256 of its
+ * path, so that two checkouts of one name keep apart.  Returns a new
+ * string, "ws/NAME-HEX".
+ */
+static char *
+keep_ws_dir(const char *workspace)
+{
+	const char	*base = strrchr(workspace, '/');
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0;
+	char		 name[KEEP_NAME_MAX + 1], hex[17], *out;
+	size_t		 i;
+
+	base = base != NULL && base[1] != '\0' ? base + 1 : "root";
+	for (i = 0; i < KEEP_NAME_MAX && base[i] != '\0'; i++)
+		name[i] = (base[i] >= 'a' && base[i] <= 'z') ||
+		    (base[i] >= 'A' && base[i] <= 'Z') ||
+		    (base[i] >= '0' && base[i] <= '9') || base[i] == '.' ||
+		    base[i] == '-' || base[i] == '_' ? base[i] : '_';
+	name[i] = '\0';
+	if (name[0] == '.')
+		name[0] = '_';
+	if (EVP_Digest(workspace, strlen(workspace), md, &mdlen,
+	    EVP_sha256(), NULL) != 1 || mdlen < 8)
+		memset(md, 0, 8);
+	for (i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	xasprintf(&out, "ws/%s-%s", name, hex);
+	return out;
+}
+
+/*
+ * The folder that holds cordon's data: $XDG_DATA_HOME, resolved, or the
+ * home's .local/share, made when missing; opened into *fd, its path in
+ * *dir (the caller frees it).  Returns 0, or -1 having said why.
+ */
+static int
+keep_data_dir(const struct run *run, int *fd, char **dir)
+{
+	const char	*data = getenv("XDG_DATA_HOME");
+	char		 real[PATH_MAX];
+	size_t		 at = 0;
+	int		 home;
+
+	*dir = NULL;
+	if (data != NULL && data[0] == '/') {
+		if (realpath(data, real) == NULL ||
+		    (*fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC)) ==
+		    -1) {
+			log_warn("run: --keep: XDG_DATA_HOME %s", data);
+			return -1;
+		}
+		*dir = xstrdup(real);
+		return 0;
+	}
+	if ((home = open(run->r_scratch, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || (*fd = keep_mkdirs(home, ".local/share",
+	    &at)) == -1) {
+		log_warn("run: --keep: %s/.local/share", run->r_scratch);
+		if (home != -1)
+			close(home);
+		return -1;
+	}
+	close(home);
+	xasprintf(dir, "%s/.local/share", run->r_scratch);
+	return 0;
+}
+
+/*
+ * Makes cordon's copy of the kept folder k_from names: "cordon/keep/"
+ * then the scope and the folder's path in the home (rel) below data.
+ * Returns 0, or -1 having said why: a symbolic link on the way is named,
+ * with the way to remove it.
+ */
+static int
+keep_make(const char *arg, int data, const char *datadir, const char *scope,
+    const char *rel)
+{
+	char	*sub;
+	size_t	 at = 0;
+	int	 fd;
+
+	xasprintf(&sub, "cordon/keep/%s%s", scope, rel);
+	if ((fd = keep_mkdirs(data, sub, &at)) != -1) {
+		close(fd);
+		free(sub);
+		return 0;
+	}
+	sub[at] = '\0';
+	if (errno == ELOOP || errno == ENOTDIR) {
+		log_warnx("run: --keep %s: on the way to cordon's copy, "
+		    "%s/%s is %s (a run left it there): cordon makes its copy "
+		    "through no link; nothing run", arg, datadir, sub,
+		    errno == ELOOP ? "a symbolic link" : "not a folder");
+		log_warnx("hint: remove it (rm %s/%s), or keep another "
+		    "folder", datadir, sub);
+	} else
+		log_warn("run: --keep %s: cordon's copy %s/%s", arg, datadir,
+		    sub);
+	free(sub);
+	return -1;
+}
+
+/* Says why --keep arg is refused, kc filled by keep_clashes(). */
+static void
+keep_refuse(const char *arg, const struct keep_clash *kc)
+{
+	const struct keep_point	*kp = kc->kc_point;
+	const char		*how;
+
+	how = kc->kc_holds ? "it holds" : kc->kc_below ? "it is below" :
+	    "it is";
+	log_warnx("run: --keep %s: %s ~%s, %s (%s): what a run left in "
+	    "cordon's copy would %s; nothing run", arg, how,
+	    kp->kp_rel[0] == '\0' ? "/" : kp->kp_rel, kp->kp_hidden ?
+	    "a path the policy hides" : "a persistence point", kp->kp_why,
+	    kp->kp_hidden ? "be shown where the policy hides it" : "run in "
+	    "each later run that keeps it");
+	log_warnx("hint: keep a tool's own folder, one that holds no startup "
+	    "file, hook, program on PATH nor hidden path (--keep ~/.npm, "
+	    "--keep ~/.cache/pip): the summary of a run names the folders it "
+	    "wrote");
+}
+
+/*
+ * One --keep (shared: --keep-shared) into run->r_keep: checked, and its
+ * copy made below data.  Returns 0, or -1 having said why.
+ */
+static int
+keep_one(struct run *run, const char *arg, bool shared, const char *workspace,
+    int data, const char *datadir)
+{
+	struct policy_ctx	 ctx = { .pc_workspace = workspace };
+	struct pitem		 it = { 0 };
+	struct keep_clash	 kc;
+	struct run_keep		*k;
+	char			*cause, *scope;
+	const char		*rel;
+
+	ctx.pc_home = run->r_scratch;
+	if (policy_parse_path(arg, &ctx, &it, &cause) == -1 ||
+	    (rel = keep_in_home(it.pi_text, run->r_scratch, NULL)) == NULL ||
+	    rel[0] == '\0') {
+		log_warnx("run: --keep %s: not a folder in the home folder "
+		    "(%s); nothing run", arg, run->r_scratch);
+		log_warnx("hint: --keep names a folder below the home, where "
+		    "tools keep their caches (--keep ~/.npm); a folder "
+		    "elsewhere is written with --write");
+		free(cause);
+		free(it.pi_text);
+		return -1;
+	}
+	if (keep_clashes(run, rel, &kc)) {
+		keep_refuse(arg, &kc);
+		free(it.pi_text);
+		return -1;
+	}
+	scope = shared ? xstrdup("shared") : keep_ws_dir(workspace);
+	k = &run->r_keep[run->r_nkeep++];
+	k->k_path = it.pi_text;
+	k->k_shared = shared;
+	xasprintf(&k->k_from, "%s/cordon/keep/%s%s", datadir, scope, rel);
+	if (keep_make(arg, data, datadir, scope, rel) == -1) {
+		free(scope);
+		return -1;
+	}
+	free(scope);
+	return 0;
+}
+
+/*
+ * --keep and --keep-shared: the folders of o, each checked and its copy
+ * made, into run->r_keep.  The home must be a scratch layer of the run
+ * (run->r_scratch).  Returns 0, or -1 having said why.
+ */
+int
+keep_plan(struct run *run, const struct run_opts *o, const char *workspace)
+{
+	char	*datadir;
+	size_t	 i;
+	int	 data, rc = 0;
+
+	if (run->r_scratch != NULL)
+		keep_points(run);
+	if (o->ro_nkeep == 0)
+		return 0;
+	if (run->r_scratch == NULL) {
+		log_warnx("run: --keep %s: the home folder is no scratch layer "
+		    "in this run (a write, read_only or deny rule covers it, "
+		    "or HOME is not set): nothing to keep; drop --keep",
+		    o->ro_keep[0]);
+		return -1;
+	}
+	if (keep_data_dir(run, &data, &datadir) == -1)
+		return -1;
+	run->r_keep = xcalloc(o->ro_nkeep, sizeof(*run->r_keep));
+	for (i = 0; i < o->ro_nkeep && rc == 0; i++)
+		rc = keep_one(run, o->ro_keep[i], o->ro_keep_shared[i],
+		    workspace, data, datadir);
+	close(data);
+	free(datadir);
+	return rc;
+}
