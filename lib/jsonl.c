@@ -278,6 +278,9 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	json_object_set_new(o, "time", json_string(when));
 	jsonl_text(o, "sandbox", e->e_sandbox, e->e_sandbox ?
 	    strlen(e->e_sandbox) : 0);
+	/* The id is the client's word; the uid, the kernel's, scopes it. */
+	json_object_set_new(o, "uid", e->e_has_uid ?
+	    json_integer((json_int_t)e->e_uid) : json_null());
 	jsonl_text(o, "command", e->e_command, e->e_command ?
 	    strlen(e->e_command) : 0);
 	jsonl_text(o, "client", e->e_client, e->e_client ?

@@ -6,6 +6,7 @@
 #ifndef CORDON_JSONL_H
 #define CORDON_JSONL_H
 
+#include <sys/types.h>
 #include <sys/time.h>
 
 #include <stdbool.h>
@@ -17,6 +18,8 @@ struct jsonl;
 struct egress {
 	struct timeval	 e_start;
 	const char	*e_sandbox;	/* NULL: not known */
+	bool		 e_has_uid;	/* e_uid is the kernel's word */
+	uid_t		 e_uid;		/* who connected, on a Unix socket */
 	const char	*e_command;	/* the sandboxed command's name, or NULL */
 	const char	*e_client;	/* "127.0.0.1:40000", "unix" */
 	const char	*e_proto;	/* "http", "https", "connect", "socks5" */

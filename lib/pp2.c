@@ -9,10 +9,13 @@
  * (host:port) and the name the sandbox's resolver asks about.
  *
  * Only the listeners that sandboxes' bridges connect to expect it, and
- * there it is required: a connection without one is refused, so a
- * process that can reach such a listener cannot pass for another sandbox
- * by leaving the header out, and a client of an ordinary listener cannot
- * claim a sandbox id at all.  The addresses in the header are ignored.
+ * there it is required: a connection without one is refused, and a
+ * client of an ordinary listener cannot claim a sandbox id at all.  On a
+ * sandbox listener the id is the client's word: any client may name any
+ * id.  So nothing here is kept under an id (the fields decide their own
+ * connection alone), and on a Unix socket the proxy logs beside it the
+ * uid the kernel gives (proxy/listen.c), which scopes it.  The addresses
+ * in the header are ignored.
  */
 #include <sys/types.h>
 

@@ -92,6 +92,8 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_start = c->c_start;
 	e->e_client = c->c_client;
 	e->e_sandbox = c->c_sandbox;
+	e->e_has_uid = c->c_peer.lp_known;
+	e->e_uid = c->c_peer.lp_uid;
 	e->e_command = c->c_command;
 	e->e_proto = proto_names[c->c_proto];
 	e->e_method = c->c_method;
@@ -965,7 +967,9 @@ conn_client_name(struct conn *c, const struct sockaddr *sa)
 
 /*
  * A new client on fd (taken), from sa; with pp2 it must start with a
- * PROXY v2 header naming its sandbox.
+ * PROXY v2 header naming its sandbox.  On a Unix socket, the kernel says
+ * who connected (listen_peer), and each line of the client carries that
+ * uid: the sandbox it names is its own word, scoped to that user.
  */
 void
 conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
@@ -981,6 +985,7 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 	c->c_upfd = -1;
 	c->c_state = pp2 ? CS_PP2 : CS_SNIFF;
 	conn_client_name(c, sa);
+	listen_peer(fd, &c->c_peer);
 	(void)salen;
 	if ((c->c_bev = bufferevent_socket_new(px->px_base, fd, 0)) == NULL)
 		fatalx("proxy: bufferevent_socket_new failed");

@@ -192,6 +192,7 @@ struct conn {
 	struct event		*c_deadline;	/* for a whole head */
 	char			 c_client[ADDR_STRLEN + 8];
 	char			*c_sandbox;	/* from the PROXY v2 header */
+	struct listen_peer	 c_peer;	/* a Unix client's uid */
 	char			*c_command;	/* the same: the command */
 
 	/*

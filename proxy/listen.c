@@ -12,6 +12,11 @@
  * address and port, or, for a listener on 0.0.0.0 or ::, the port and
  * any address of this machine (any of 127/8 and ::1, the unspecified
  * addresses, which Linux connects to itself, and every interface's).
+ *
+ * And who is at the other end of a client's Unix socket: the uid the
+ * kernel gives (listen_peer), which the log carries beside the sandbox
+ * id a client names, so that the id is scoped to its user.  A client
+ * chooses its id; it cannot choose its uid.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -136,4 +141,32 @@ listen_is_own(const struct proxy *px, const struct addr *target, int port)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Fills lp with the credentials of the process that connected fd, when
+ * fd is a Unix socket (SO_PEERCRED: as of its connect(2), in the
+ * proxy's user and PID namespaces: a uid not mapped there reads as the
+ * overflow uid, a pid not seen there as 0); lp_known is false for any
+ * other socket, and when the kernel does not say.
+ */
+void
+listen_peer(int fd, struct listen_peer *lp)
+{
+	struct sockaddr_storage	 ss;
+	struct ucred		 cred;
+	socklen_t		 len = sizeof(ss);
+
+	memset(lp, 0, sizeof(*lp));
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1 ||
+	    ss.ss_family != AF_UNIX)
+		return;
+	len = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1 ||
+	    len != sizeof(cred) || cred.uid == (uid_t)-1)
+		return;
+	lp->lp_known = true;
+	lp->lp_uid = cred.uid;
+	lp->lp_gid = cred.gid;
+	lp->lp_pid = cred.pid;
 }

@@ -291,6 +291,18 @@ struct listen_addr {
 
 #define PROXY_MAX_OWN		32	/* listeners, metrics's too */
 
+/*
+ * listen.c: who is at the other end of a client's Unix socket, as the
+ * kernel says (SO_PEERCRED, at connect(2)); a TCP client has no such
+ * word, and lp_known is false.
+ */
+struct listen_peer {
+	bool			 lp_known;
+	uid_t			 lp_uid;
+	gid_t			 lp_gid;
+	pid_t			 lp_pid;
+};
+
 /* A policy and the connections deciding with it (it outlives a reload). */
 struct ppolicy {
 	struct policy		*pp_policy;
@@ -429,6 +441,7 @@ void		 scrub_warn(struct scrub *, char **);
 /* listen.c */
 void	 listen_note(struct proxy *, int);
 bool	 listen_is_own(const struct proxy *, const struct addr *, int);
+void	 listen_peer(int, struct listen_peer *);
 
 /* metrics.c */
 struct metrics;

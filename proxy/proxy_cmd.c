@@ -519,6 +519,22 @@ proxy_setup(struct proxy_run *run, const struct proxy_opts *o)
 		    "this proxy passes placeholders on untouched");
 }
 
+/*
+ * A sandbox listener on TCP: the kernel says nothing of who connected,
+ * so the sandbox id its clients name is their word alone, scoped to no
+ * user.  Said at start, since nothing in the log can say it later.
+ */
+static void
+proxy_listen_tcp_sandbox(const struct endpoint *ep)
+{
+	log_warnx("proxy: --listen-sandbox %s: TCP carries no peer "
+	    "credentials: any process that can connect to it may name any "
+	    "sandbox id, and its lines have no uid", ep->ep_text);
+	log_warnx("hint: use --listen-sandbox unix:PATH, whose clients' "
+	    "uids are logged; keep a TCP one on loopback, on a host whose "
+	    "users are all trusted");
+}
+
 /* The listeners (--listen, --listen-sandbox); fatal on any error. */
 static void
 proxy_listen(struct proxy_run *run, const struct proxy_opts *o)
@@ -539,6 +555,8 @@ proxy_listen(struct proxy_run *run, const struct proxy_opts *o)
 			    "127.0.0.1, ::1 or a Unix socket, or pass "
 			    "--allow-non-loopback if that is what you mean",
 			    ep->ep_text);
+		if (run->pr_pp2[i] && ep->ep_family != AF_UNIX)
+			proxy_listen_tcp_sandbox(ep);
 		if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
 			fatalx("proxy: %s", cause);
 		listen_note(&run->pr_proxy, fd);

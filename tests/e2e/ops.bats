@@ -22,6 +22,9 @@ setup() {
 
 teardown() {
 	teardown_bg
+	if [ -n "${UDIR:-}" ]; then
+		sandbox_teardown
+	fi
 }
 
 # Starts the proxy with flags; PROXY is its port, METRICS its metrics port.
@@ -452,6 +455,75 @@ in_logfs() {
 	[ "$status" -eq 2 ]
 	teardown_bg
 	rm -rf "$SDIR"
+}
+
+@test "socket: two users share a sandbox listener; each line carries the uid, an id forged by another user is theirs" {
+	[ "$(id -u)" -eq 0 ] || skip "two users: needs root"
+	sandbox_setup
+	tuid=$(id -u "$TEST_USER")
+	sock="$UDIR/proxy.sock"
+	TSB=$(free_port)
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --listen-sandbox "tcp:127.0.0.1:$TSB" --log "$LOG" \
+	    --resolve up.test:127.0.0.1 --resolve two.test:127.0.0.1 \
+	    --allow-cidr 127.0.0.1/32 --allow-domain "up.test:$UP" \
+	    --allow-domain "two.test:$UP"
+	wait_listen "unix:$sock"
+	wait_listen "tcp:127.0.0.1:$TSB"
+	chmod 666 "$sock"
+	# TCP gives no peer credentials, and the proxy says so at start.
+	grep -q "tcp:127.0.0.1:$TSB: TCP carries no peer credentials" \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	# A (root) narrows its own run: two.test refused.
+	run in_sandbox_as_me --quiet --proxy-socket "$sock" \
+	    --deny-domain two.test -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$output" = "200 403" ]
+	log_lines 2
+	aid=$(jq -r .sandbox "$LOG" | sort -u)
+	[ "$(printf '%s\n' "$aid" | wc -l)" -eq 1 ]
+	[ "$aid" != null ]
+	# B (the test user) runs through the same proxy...
+	run in_sandbox --quiet --proxy-socket "$sock" -- \
+	    curl -s -o /dev/null -w '%{http_code}' "http://up.test:$UP/"
+	[ "$output" = 200 ]
+	# ...then names A's id in a header of its own (cordon bridge
+	# --proxy-id writes it): it is not decided by A's rules.
+	F=$(free_port)
+	start_bg forged as_user "$UDIR/home" "$UCORDON" bridge \
+	    --listen "tcp:127.0.0.1:$F" --connect "unix:$sock" --proxy-id "$aid"
+	wait_listen "tcp:127.0.0.1:$F"
+	run curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$F" \
+	    "http://two.test:$UP/"
+	[ "$output" = 200 ]
+	log_lines 4
+	# On TCP the same header has no uid to scope it.
+	T=$(free_port)
+	start_bg tcpb as_user "$UDIR/home" "$UCORDON" bridge \
+	    --listen "tcp:127.0.0.1:$T" --connect "tcp:127.0.0.1:$TSB" \
+	    --proxy-id "$aid"
+	wait_listen "tcp:127.0.0.1:$T"
+	run curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$T" \
+	    "http://up.test:$UP/"
+	[ "$output" = 200 ]
+	log_lines 5
+	cat "$LOG"
+	# Every line of the Unix socket carries its user's uid, the TCP one
+	# null.
+	[ "$(jq -r '.uid' "$LOG" | sort | tr '\n' ' ')" = \
+	    "$(printf '%s\n' 0 0 "$tuid" "$tuid" null | sort | tr '\n' ' ')" ]
+	# A's lines, by (uid, id): its own two, the forged one not among them.
+	[ "$(jq -r --arg s "$aid" 'select(.sandbox == $s and .uid == 0) |
+	    "\(.host) \(.decision)"' "$LOG" | sort | tr '\n' ' ')" = \
+	    "two.test deny up.test allow " ]
+	# The forged line: A's id, B's uid, the operator's rule.
+	[ "$(jq -r --arg s "$aid" --argjson u "$tuid" 'select(.sandbox == $s and
+	    .uid == $u) | "\(.host) \(.decision) \(.rule_from)"' "$LOG")" = \
+	    "two.test allow --allow-domain" ]
+	# B's own run: B's uid, an id of its own.
+	[ "$(jq -r --argjson u "$tuid" 'select(.uid == $u) | .sandbox' "$LOG" |
+	    sort -u | grep -vcx "$aid")" -eq 1 ]
 }
 
 @test "make install: DESTDIR and PREFIX respected; the unit is hardened and verifies" {
