@@ -1291,6 +1291,7 @@ answer(struct conn *c, struct req *r)
 	case ROUTE_BAD_LENGTH:
 		keep = false;
 		rc = send_bad(c, r, rt);
+		break;
 	case ROUTE_TEXT:
 		text_head(head, sizeof(head), kind, n, &keep, r->r_minor,
 		    &chunked);
