@@ -1,7 +1,7 @@
 /*
  * block.c: a protected path that does not exist yet (FS_BLOCK) needs
- * something to mount on: an empty folder (or file: fo_dir), made here
- * for the run and removed after it.
+ * something to mount on: an empty folder or file (or one that reads
+ * "./", fo_dot), made here for the run and removed after it.
  *
  * Runs in one workspace may overlap, and removing a folder that another
  * run has mounted over would lift its cover there; so every run holds a
@@ -22,6 +22,21 @@
 #include "runner.h"
 #include "xmalloc.h"
 
+#define BLOCK_DOT	"./\n"		/* as mount.c's cover */
+
+/* Does the placeholder file fd (st) still hold what block_make wrote? */
+static bool
+block_as_made(int fd, const struct stat *st)
+{
+	char	 buf[sizeof(BLOCK_DOT)];
+
+	if (st->st_size == 0)
+		return true;
+	return st->st_size == (off_t)sizeof(BLOCK_DOT) - 1 &&
+	    pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(BLOCK_DOT) - 1 &&
+	    memcmp(buf, BLOCK_DOT, sizeof(BLOCK_DOT) - 1) == 0;
+}
+
 /*
  * Removes a placeholder this run made, through the descriptor of its
  * folder opened before the run and only if the name still holds the
@@ -41,7 +56,7 @@ block_remove(const struct blocks *b, size_t i, const char *path)
 	/* A file someone on the host wrote meanwhile is theirs now. */
 	if (S_ISDIR(now.st_mode))
 		unlinkat(b->b_up[i], name, AT_REMOVEDIR);
-	else if (now.st_size == 0)
+	else if (block_as_made(b->b_fd[i], &now))
 		unlinkat(b->b_up[i], name, 0);
 }
 
@@ -74,23 +89,30 @@ block_up(const char *path, int fd)
 }
 
 /*
- * Makes the placeholder of op, a folder or an empty file, unless it is
- * there.  Returns 1 if made, 0 if there, -1 with errno set.
+ * Makes the placeholder of op, a folder, an empty file, or one that
+ * reads "./" (fo_dot: a git commondir, which git on the host reads as
+ * the git directory itself during the run, as the sandbox does; an
+ * empty one would stop it), unless it is there.  Returns 1 if made, 0
+ * if there, -1 with errno set.
  */
 static int
 block_make(const struct fs_op *op)
 {
-	int	 fd;
+	int	 fd, rc = 1;
 
 	if (op->fo_dir)
 		return mkdir(op->fo_path, 0755) == 0 ? 1 :
 		    errno == EEXIST ? 0 : -1;
 	if ((fd = open(op->fo_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0644)) != -1) {
-		close(fd);
-		return 1;
+	    O_CLOEXEC, 0644)) == -1)
+		return errno == EEXIST ? 0 : -1;
+	if (op->fo_dot && write(fd, BLOCK_DOT, sizeof(BLOCK_DOT) - 1) !=
+	    (ssize_t)sizeof(BLOCK_DOT) - 1) {
+		unlink(op->fo_path);
+		rc = -1;
 	}
-	return errno == EEXIST ? 0 : -1;
+	close(fd);
+	return rc;
 }
 
 /*

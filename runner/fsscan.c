@@ -315,15 +315,19 @@ fsscan_gitfile(struct fsp *f, const char *dir)
  * command cannot plant core.fsmonitor, core.sshCommand, a hook, a
  * filter driver's attribute or an alternate object store for the host's
  * git.  A final '/' is a folder; a final '.' (commondir.) a file that,
- * when missing, is blocked by one that reads "." (git takes an empty one
- * for an error, and "." for the git directory itself).  Everything else
- * (objects, refs,
- * packed-refs, the index, logs, HEAD, ORIG_HEAD, FETCH_HEAD, rebase and
- * sequencer state) stays writable: commits, branches, rebases, stashes,
- * fetches and gc work.
+ * when missing, is blocked by one that reads "./" (git takes an empty
+ * one for an error, and "./" for the git directory itself; so does
+ * libgit2, which does not for "."), on the host too.
+ * A gitdir file is not blocked here: git reads one only in a linked
+ * worktree's folder (fsscan_worktree_code), and libgit2 takes a git
+ * directory that holds one, beside a commondir, for a linked worktree's,
+ * and no longer finds the repository (cargo new then makes one inside).
+ * Everything else (objects, refs, packed-refs, the index, logs, HEAD,
+ * ORIG_HEAD, FETCH_HEAD, rebase and sequencer state) stays writable:
+ * commits, branches, rebases, stashes, fetches and gc work.
  */
 static const char *const fsscan_git_code[] = {
-	"config", "config.worktree", "commondir.", "gitdir", "hooks/",
+	"config", "config.worktree", "commondir.", "hooks/",
 	"info/attributes", "objects/info/alternates",
 	"objects/info/http-alternates"
 };

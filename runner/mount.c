@@ -781,7 +781,7 @@ mount_print(const struct run *run, FILE *f)
 	for (i = 0; i < m.m_n; i++)
 		fprintf(f, "  %s: %s (%s)\n", m.m_steps[i].s_path,
 		    m.m_steps[i].s_op != NULL && m.m_steps[i].s_op->fo_dot ?
-		    "blocked (a file that reads \".\", read-only)" :
+		    "blocked (a file that reads \"./\", read-only)" :
 		    m.m_steps[i].s_kind == STEP_HIDE_FILE &&
 		    mount_token(run, m.m_steps[i].s_path) != -1 ?
 		    "a copy, its tokens placeholders, read-only" :
@@ -918,8 +918,9 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 
 	/*
 	 * Files to cover with: empty and unreadable (hidden), empty and
-	 * readable (blocked), and "." (a blocked git commondir: the git
-	 * directory itself, as if it were not there).
+	 * readable (blocked), and "./" (a blocked git commondir: the git
+	 * directory itself, as if it were not there; libgit2, unlike git,
+	 * no longer finds the repository when it reads ".").
 	 */
 	if ((m.m_empty = mount_tmpfs(0755, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
@@ -928,7 +929,7 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 	    (fd = openat(m.m_empty, "blank", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0444)) == -1 || close(fd) == -1 ||
 	    (fd = openat(m.m_empty, "dot", O_CREAT | O_WRONLY | O_CLOEXEC,
-	    0444)) == -1 || write(fd, ".\n", 2) != 2 || close(fd) == -1 ||
+	    0444)) == -1 || write(fd, "./\n", 3) != 3 || close(fd) == -1 ||
 	    mount_tokens(run, m.m_empty) == -1 ||
 	    mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
 	    -1)

@@ -203,7 +203,7 @@ struct fs_op {
 	char		*fo_why;	/* pi_from, or "protected: ..." */
 	enum fs_kind	 fo_kind;
 	bool		 fo_dir;	/* a directory (FS_BLOCK: to be) */
-	bool		 fo_dot;	/* FS_BLOCK file: reads ".", not empty */
+	bool		 fo_dot;	/* FS_BLOCK file: reads "./", not empty */
 	size_t		*fo_keep;	/* FS_HIDE_DIR: indices in fp_ops */
 	size_t		 fo_nkeep;
 	struct fs_mark	 fo_id;		/* binds: what the plan saw there, */
@@ -276,7 +276,7 @@ void		 fsplan_note(struct fsp *, const char *, ...)
 #define FSP_HIDE	0x1	/* fsplan_protect: hidden, not read-only */
 #define FSP_FILE	0x2	/* ... if missing, blocked by a file */
 #define FSP_GIT		0x4	/* ... a git directory: its code only */
-#define FSP_DOT		0x8	/* ... blocked by a file that reads "." */
+#define FSP_DOT		0x8	/* ... blocked by a file that reads "./" */
 void		 fsplan_protect(struct fsp *, const char *, int,
 		    const char *, char **);
 void		 fsplan_add(struct fsp *, char *, enum fs_kind, const char *,

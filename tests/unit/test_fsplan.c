@@ -354,7 +354,7 @@ test_git_repositories(void **state)
 	/*
 	 * Every other git directory (a .git, one a .git file names, its
 	 * common directory, however deep) keeps its history writable and
-	 * its code read-only or blocked: a missing commondir reads ".".
+	 * its code read-only or blocked: a missing commondir reads "./".
 	 */
 	expect_lacks(&plan, "ro @/ws/common", "ro @/ws/gd", "ro @/ws/gd2",
 	    "ro @/ws/sub/deep/.git", "ro @/ws/node_modules/pkg/.git", NULL);
