@@ -16,6 +16,21 @@
  * which git does not read, and the run says so and fails.  Nothing is
  * deleted: the user looks, and moves it back if it is theirs.
  *
+ * Git also reaches git directories with no marker of their own: in a
+ * .git's modules (a submodule's, reused by `git submodule update`; a
+ * name may hold '/', and a module its own modules) and worktrees, and
+ * wherever a .git file or link, or a commondir, points.  So the walk
+ * enters the .git folders the plan protected too, there only modules
+ * and worktrees, follows each pointer that leads into a writable root,
+ * and judges every git directory it meets by the one rule
+ * (guard_judge); one inside or named by git goes whole.
+ *
+ * The walk's bound is for folders that were there unchanged before the
+ * run: what the command made is read whole (making it costs more than
+ * reading it), so the command cannot bring the walk to its bound; past
+ * it, the git directories already found are still judged, and the run
+ * fails.
+ *
  * The command is dead by then (its PID namespace went with PID 1), so
  * the tree holds still; another run in the same folders could still
  * change it, which the threat model says.
@@ -29,6 +44,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,9 +619,11 @@ guard_print(const struct guard *g, FILE *f)
 
 	if (g->g_scanned > g->g_scan_max)
 		fprintf(f, "cordon: the check for repositories the command "
-		    "made stopped after %zu entries: git on the host may run "
-		    "what a repository deeper in the writable folders holds; "
-		    "look before running git there\ncordon: hint: make fewer "
+		    "made stopped after %zu entries of folders that were "
+		    "there before the run: git directories were all judged, "
+		    "but git on the host may run what a repository deeper in "
+		    "the writable folders holds; look before running git "
+		    "there\ncordon: hint: make fewer "
 		    "or smaller folders writable (filesystem.write, --write), "
 		    "so that the check sees them all\n", g->g_scan_max);
 	for (i = 0; i < g->g_nfinds; i++) {
