@@ -60,10 +60,10 @@
 
 /* How the walk reached a folder (guard_item's i_how). */
 #define GW_GITDIR	0x1	/* a .git folder its parent judged */
-#define GW_NESTED	0x2	/* below a git directory's modules or worktrees */
-#define GW_POINTED	0x4	/* named by a .git file or link, or a commondir */
+#define GW_NESTED	0x2	/* in a git dir's modules, worktrees */
+#define GW_POINTED	0x4	/* named by a .git file, link, commondir */
 
-#define GUARD_POINTER_MAX	4096	/* bytes read of a .git file, commondir */
+#define GUARD_POINTER_MAX 4096	/* bytes read of a .git file, commondir */
 
 /* A folder waiting in the walk: i_rel below root i_root. */
 struct guard_item {
@@ -75,7 +75,7 @@ struct guard_item {
 struct guard_walk {
 	struct guard	 *w_g;
 	const char	 *w_id;
-	struct guard_item *w_q;		/* breadth first, all roots */
+	struct guard_item *w_q;	/* breadth first */
 	size_t		  w_nq, w_head;
 	struct fs_mark	 *w_judged;	/* git directories judged */
 	size_t		  w_njudged;
@@ -86,7 +86,6 @@ struct guard_seen {
 	bool	 s_git;			/* a ".git" entry, any type */
 	bool	 s_hg;			/* a ".hg" */
 	bool	 s_head, s_objects, s_refs, s_commondir;
-	bool	 s_modules, s_worktrees;
 	char	**s_subs;		/* the other folders in it */
 	size_t	 s_nsubs;
 };

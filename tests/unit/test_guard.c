@@ -287,7 +287,8 @@ static void
 test_code(void **state)
 {
 	static const char *const runs[] = {
-		"ws/r/.git/info/attributes", "ws/r/.git/objects/info/alternates",
+		"ws/r/.git/info/attributes",
+		"ws/r/.git/objects/info/alternates",
 		"ws/r/.git/objects/info/http-alternates"
 	};
 	struct fsplan	 plan;
@@ -306,7 +307,7 @@ test_code(void **state)
 		plan_of(&plan, NULL);
 		assert_int_equal(guard_open(&g, &plan, &cause), 0);
 		g.g_start = next_second();
-		assert_int_equal(guard_check(&g, "ID"), 0);	/* unchanged */
+		assert_int_equal(guard_check(&g, "ID"), 0); /* unchanged */
 		guard_clear(&g);
 		assert_int_equal(guard_open(&g, &plan, &cause), 0);
 		g.g_start = time(NULL);
