@@ -16,6 +16,21 @@
  * which git does not read, and the run says so and fails.  Nothing is
  * deleted: the user looks, and moves it back if it is theirs.
  *
+ * Git also reaches git directories with no marker of their own: in a
+ * .git's modules (a submodule's, reused by `git submodule update`; a
+ * name may hold '/', and a module its own modules) and worktrees, and
+ * wherever a .git file or link, or a commondir, points.  So the walk
+ * enters the .git folders the plan protected too, there only modules
+ * and worktrees, follows each pointer that leads into a writable root,
+ * and judges every git directory it meets by the one rule
+ * (guard_judge); one inside or named by git goes whole.
+ *
+ * The walk's bound is for folders that were there unchanged before the
+ * run: what the command made is read whole (making it costs more than
+ * reading it), so the command cannot bring the walk to its bound; past
+ * it, the git directories already found are still judged, and the run
+ * fails.
+ *
  * The command is dead by then (its PID namespace went with PID 1), so
  * the tree holds still; another run in the same folders could still
  * change it, which the threat model says.
@@ -29,6 +44,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +58,49 @@
 
 #define GUARD_SUFFIX	".cordon-quarantine-"
 
+/* How the walk reached a folder (guard_item's i_how). */
+#define GW_GITDIR	0x1	/* a .git folder its parent judged */
+#define GW_NESTED	0x2	/* in a git dir's modules, worktrees */
+#define GW_POINTED	0x4	/* named by a .git file, link, commondir */
+
+#define GUARD_POINTER_MAX 4096	/* bytes read of a .git file, commondir */
+
+/* A folder waiting in the walk: i_rel below root i_root. */
+struct guard_item {
+	size_t		 i_root;
+	char		*i_rel;
+	int		 i_how;
+};
+
+struct guard_walk {
+	struct guard	 *w_g;
+	const char	 *w_id;
+	struct guard_item *w_q;	/* breadth first */
+	size_t		  w_nq, w_head;
+	struct fs_mark	 *w_judged;	/* git directories judged */
+	size_t		  w_njudged;
+};
+
 /* What one folder's listing holds, for the markers. */
 struct guard_seen {
 	bool	 s_git;			/* a ".git" entry, any type */
 	bool	 s_hg;			/* a ".hg" */
 	bool	 s_head, s_objects, s_refs, s_commondir;
+	char	**s_subs;		/* the other folders in it */
+	size_t	 s_nsubs;
+};
+
+/*
+ * What, in a git directory (or a .hg), makes git run a program or look
+ * elsewhere: its config, a linked worktree's config and links, the
+ * hooks, the attributes that pick filter and diff drivers, the
+ * alternates that point git at other objects.  The plan makes them
+ * read-only in the repositories it knows (fsscan.c).
+ */
+static const char *const guard_code[] = {
+	"config", "config.worktree", "commondir", "gitdir", "hooks",
+	"info/attributes", "objects/info/alternates",
+	"objects/info/http-alternates", "hgrc"
 };
 
 static bool
@@ -117,87 +171,173 @@ guard_open(struct guard *g, const struct fsplan *plan, char **cause)
 	return 0;
 }
 
-/* Opens rel below root as a folder to list, following no link. */
+/* Opens rel below dfd (flags: O_PATH or a folder's), following no link. */
 static int
-guard_opendir(int root, const char *rel)
+guard_openat(int dfd, const char *rel, int flags)
 {
 	struct open_how	 how;
 
 	memset(&how, 0, sizeof(how));
-	how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	how.flags = flags | O_NOFOLLOW | O_CLOEXEC;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 	    RESOLVE_NO_MAGICLINKS;
-	return (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
+	return (int)syscall(SYS_openat2, dfd, *rel == '\0' ? "." : rel, &how,
+	    sizeof(how));
 }
 
-/* Did name in dfd change during the run (ctime, which no one can set)? */
-static bool
-guard_newer(const struct guard *g, int dfd, const char *name)
+/* Opens rel below root as a folder to list. */
+static int
+guard_opendir(int root, const char *rel)
 {
-	struct stat	 st;
-
-	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st.st_ctime >= g->g_start;
+	return guard_openat(root, rel, O_RDONLY | O_DIRECTORY);
 }
 
 /*
- * Did the repository at dfd/name change during the run: the marker
- * itself, or, in a git directory, what makes git run a program or
- * look elsewhere (config, config.worktree, commondir, gitdir, hooks
- * and each hook).
+ * What path below dfd is, not following links on the way or at its
+ * end.  Returns 0, or -1 with errno (ELOOP: a link on the way).
+ */
+static int
+guard_stat(int dfd, const char *path, struct stat *st)
+{
+	int	 fd, rc;
+
+	if ((fd = guard_openat(dfd, path, O_PATH)) == -1)
+		return -1;
+	rc = fstat(fd, st);
+	close(fd);
+	return rc;
+}
+
+/*
+ * Did path below dfd change during the run (ctime, which no one can
+ * set)?  A link on the way counts: git would follow it.
  */
 static bool
-guard_changed(const struct guard *g, int dfd, const char *name)
+guard_newer(const struct guard *g, int dfd, const char *path)
 {
-	static const char *const files[] = {
-		"config", "config.worktree", "commondir", "gitdir", "hooks",
-		"hgrc"
-	};
+	struct stat	 st;
+
+	if (guard_stat(dfd, path, &st) == -1)
+		return errno == ELOOP;
+	return st.st_ctime >= g->g_start;
+}
+
+/* Did a hook in the folder dfd/hooks (a link to one followed) change? */
+static bool
+guard_hooks_newer(const struct guard *g, int dfd)
+{
 	struct dirent	*de;
 	DIR		*dp;
-	size_t		 i;
-	int		 fd, hooks;
-	bool		 changed;
+	bool		 changed = false;
+	int		 fd;
 
-	if (guard_newer(g, dfd, name))
-		return true;
-	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((fd = openat(dfd, "hooks", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1)
 		return false;
-	for (changed = false, i = 0; i < nitems(files) && !changed; i++)
-		changed = guard_newer(g, fd, files[i]);
-	hooks = openat(fd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	close(fd);
-	if (hooks == -1 || (dp = fdopendir(hooks)) == NULL) {
-		if (hooks != -1)
-			close(hooks);
-		return changed;
+	if ((dp = fdopendir(fd)) == NULL) {
+		close(fd);
+		return false;
 	}
 	while (!changed && (de = readdir(dp)) != NULL)
-		changed = de->d_name[0] != '.' && guard_newer(g, hooks,
+		changed = de->d_name[0] != '.' && guard_newer(g, fd,
 		    de->d_name);
 	closedir(dp);
 	return changed;
 }
 
-/* Renames dfd/name out of git's sight and notes it. */
-static void
-guard_move(struct guard *g, const struct guard_root *r, const char *rel,
-    int dfd, const char *name, const char *what, const char *id)
+/*
+ * Whether the repository at dfd/name (a .git, a .hg, a git directory,
+ * or "." for dfd itself) is one to quarantine: the plan did not
+ * protect it (by identity: the marker, or in a folder the code it made
+ * read-only there), and the command made or changed it, or what in it
+ * makes git run a program or look elsewhere (guard_code, each hook).
+ * The one place that says what counts; it reads no content.
+ */
+static bool
+guard_judge(const struct guard *g, int dfd, const char *name)
 {
-	struct guard_find	*gf;
-	char			*to;
+	struct stat	 st;
+	size_t		 i;
+	bool		 changed;
+	int		 fd;
 
-	xasprintf(&to, "%s%s%s", name, GUARD_SUFFIX, id);
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    guard_known(g, &st))
+		return false;
+	changed = st.st_ctime >= g->g_start;
+	if (!S_ISDIR(st.st_mode) || (fd = openat(dfd, name, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return changed;
+	for (i = 0; i < nitems(guard_code); i++)
+		if (guard_stat(fd, guard_code[i], &st) == 0 &&
+		    guard_known(g, &st)) {
+			close(fd);
+			return false;
+		}
+	for (i = 0; i < nitems(guard_code) && !changed; i++)
+		changed = guard_newer(g, fd, guard_code[i]);
+	if (!changed)
+		changed = guard_hooks_newer(g, fd);
+	close(fd);
+	return changed;
+}
+
+/* Was the git directory st judged already?  If not, it is now. */
+static bool
+guard_judged(struct guard_walk *w, const struct stat *st)
+{
+	size_t	 i;
+
+	for (i = 0; i < w->w_njudged; i++)
+		if (w->w_judged[i].fm_dev == st->st_dev &&
+		    w->w_judged[i].fm_ino == st->st_ino)
+			return true;
+	fsplan_mark_add(&w->w_judged, &w->w_njudged, st);
+	return false;
+}
+
+/* Queues rel (taken) below root i. */
+static void
+guard_push(struct guard_walk *w, size_t i, char *rel, int how)
+{
+	w->w_q = xreallocarray(w->w_q, w->w_nq + 1, sizeof(*w->w_q));
+	w->w_q[w->w_nq].i_root = i;
+	w->w_q[w->w_nq].i_rel = rel;
+	w->w_q[w->w_nq++].i_how = how;
+}
+
+/* rel/name, or name at a root. */
+static char *
+guard_join(const char *rel, const char *name)
+{
+	char	*p;
+
+	if (*rel == '\0')
+		return xstrdup(name);
+	xasprintf(&p, "%s/%s", rel, name);
+	return p;
+}
+
+/* Renames dfd/name (in folder rel) out of git's sight and notes it. */
+static void
+guard_move(struct guard_walk *w, const struct guard_root *r,
+    const char *rel, int dfd, const char *name, const char *what)
+{
+	struct guard		*g = w->w_g;
+	struct guard_find	*gf;
+	char			*to, *from;
+
+	xasprintf(&to, "%s%s%s", name, GUARD_SUFFIX, w->w_id);
 	g->g_finds = xreallocarray(g->g_finds, g->g_nfinds + 1,
 	    sizeof(*g->g_finds));
 	gf = &g->g_finds[g->g_nfinds++];
 	memset(gf, 0, sizeof(*gf));
-	xasprintf(&gf->gf_path, "%s%s%s/%s", r->gr_path, *rel != '\0' ? "/" :
-	    "", rel, name);
-	xasprintf(&gf->gf_moved, "%s%s%s/%s", r->gr_path, *rel != '\0' ?
-	    "/" : "", rel, to);
+	from = guard_join(rel, name);
+	xasprintf(&gf->gf_path, "%s/%s", r->gr_path, from);
+	free(from);
+	from = guard_join(rel, to);
+	xasprintf(&gf->gf_moved, "%s/%s", r->gr_path, from);
+	free(from);
 	gf->gf_what = what;
 	if (syscall(SYS_renameat2, dfd, name, dfd, to, RENAME_NOREPLACE) ==
 	    -1)
@@ -205,95 +345,264 @@ guard_move(struct guard *g, const struct guard_root *r, const char *rel,
 	free(to);
 }
 
-/* Looks at one folder's markers, and queues its subfolders. */
+/*
+ * Renames the git directory rel itself, through its parent: its HEAD
+ * at a root, which cannot move.
+ */
 static void
-guard_dir(struct guard *g, const struct guard_root *r, const char *rel,
-    const char *id, char ***queue, size_t *nq)
+guard_move_self(struct guard_walk *w, size_t i, const char *rel, int dfd)
 {
-	struct guard_seen	 seen;
-	struct dirent		*de;
+	static const char	 what[] = "a git directory (in another's "
+	    "modules or worktrees, or named by a .git file or commondir)";
+	const struct guard_root	*r = &w->w_g->g_roots[i];
+	const char		*name = rel;
+	char			*parent, *slash;
+	int			 pfd;
+
+	if (*rel == '\0') {
+		guard_move(w, r, rel, dfd, "HEAD", what);
+		return;
+	}
+	parent = xstrdup(rel);
+	if ((slash = strrchr(parent, '/')) != NULL) {
+		*slash = '\0';
+		name = rel + (slash + 1 - parent);
+	} else
+		*parent = '\0';
+	if ((pfd = guard_opendir(r->gr_fd, parent)) != -1) {
+		guard_move(w, r, parent, pfd, name, what);
+		close(pfd);
+	}
+	free(parent);
+}
+
+/*
+ * Where a pointer in folder rel (dfd) of root i leads, as git follows
+ * it: a .git link, a .git file's "gitdir: PATH" or a commondir's PATH,
+ * relative to the folder.  The folder it names is queued to be judged
+ * when it lies in a writable root; one outside them the command could
+ * not write.
+ */
+static void
+guard_follow(struct guard_walk *w, size_t i, const char *rel, int dfd,
+    const char *name)
+{
+	const struct guard	*g = w->w_g;
+	struct stat		 st, at;
+	const char		*root, *t;
+	char			 buf[GUARD_POINTER_MAX + 1], real[PATH_MAX];
+	char			 proc[64], *base, *path = NULL;
+	ssize_t			 n = -1;
+	size_t			 j;
+	int			 fd;
+
+	base = guard_join(rel, "");
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		goto out;
+	if (S_ISLNK(st.st_mode))
+		xasprintf(&path, "%s/%s%s", g->g_roots[i].gr_path, base, name);
+	else if (S_ISREG(st.st_mode) && (fd = openat(dfd, name, O_RDONLY |
+	    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) != -1) {
+		n = read(fd, buf, GUARD_POINTER_MAX);
+		close(fd);
+	}
+	if (n > 0) {
+		buf[n] = '\0';
+		buf[strcspn(buf, "\r\n")] = '\0';
+		t = buf;
+		if (strcmp(name, ".git") == 0)
+			t = strncmp(t, "gitdir:", 7) == 0 ? t + 7 +
+			    strspn(t + 7, " \t") : "";
+		if (*t == '/')
+			path = xstrdup(t);
+		else if (*t != '\0')
+			xasprintf(&path, "%s/%s%s", g->g_roots[i].gr_path,
+			    base, t);
+	}
+	if (path == NULL || (fd = open(path, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		goto out;
+	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = fstat(fd, &st) == -1 ? -1 : readlink(proc, real,
+	    sizeof(real) - 1);
+	close(fd);
+	if (n <= 0)
+		goto out;
+	real[n] = '\0';
+	for (j = 0; j < g->g_nroots; j++) {
+		root = g->g_roots[j].gr_path;
+		if (!path_is_below(real, root))
+			continue;
+		t = real + (strcmp(root, "/") == 0 ? 0 : strlen(root));
+		t += strspn(t, "/");
+		if (guard_stat(g->g_roots[j].gr_fd, t, &at) == 0 &&
+		    at.st_dev == st.st_dev && at.st_ino == st.st_ino) {
+			guard_push(w, j, xstrdup(t), GW_POINTED);
+			break;
+		}
+	}
+out:
+	free(path);
+	free(base);
+}
+
+/*
+ * Lists one folder (dp): the markers in it, and its other folders.
+ * Entries count towards the bound only when counted: a folder the
+ * command changed, or one inside a git directory, is read whole, so
+ * that what the run made cannot bring the walk to its bound.
+ */
+static void
+guard_list(struct guard *g, DIR *dp, bool counted, struct guard_seen *s)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	const char	*n;
+
+	while ((de = readdir(dp)) != NULL) {
+		n = de->d_name;
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			continue;
+		if (counted)
+			g->g_scanned++;
+		s->s_git |= strcmp(n, ".git") == 0;
+		s->s_hg |= strcmp(n, ".hg") == 0;
+		s->s_head |= strcmp(n, "HEAD") == 0;
+		s->s_objects |= strcmp(n, "objects") == 0;
+		s->s_refs |= strcmp(n, "refs") == 0;
+		s->s_commondir |= strcmp(n, "commondir") == 0;
+		/* A .git or .hg is a marker, judged by itself. */
+		if (strcmp(n, ".git") == 0 || strcmp(n, ".hg") == 0 ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    fstatat(dirfd(dp), n, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		s->s_subs = xreallocarray(s->s_subs, s->s_nsubs + 1,
+		    sizeof(*s->s_subs));
+		s->s_subs[s->s_nsubs++] = xstrdup(n);
+	}
+}
+
+/*
+ * The .git in folder rel (dfd) of root i: where a file or link leads is
+ * judged too; one made or changed goes; a folder kept is entered.
+ */
+static void
+guard_git(struct guard_walk *w, size_t i, const char *rel, int dfd)
+{
+	struct stat	 st;
+
+	if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return;
+	if (!S_ISDIR(st.st_mode))
+		guard_follow(w, i, rel, dfd, ".git");
+	if (guard_judge(w->w_g, dfd, ".git"))
+		guard_move(w, &w->w_g->g_roots[i], rel, dfd, ".git",
+		    "a git repository (.git)");
+	else if (S_ISDIR(st.st_mode))
+		guard_push(w, i, guard_join(rel, ".git"), GW_GITDIR);
+}
+
+/*
+ * One folder of the walk.  A git directory (a .git folder, a folder
+ * with git's layout, one a pointer names) is judged once, its
+ * commondir followed.  Git reaches into one only through its modules
+ * (a submodule's git directory, at any depth, its name may hold '/')
+ * and worktrees, so of a git directory inside or named by git only
+ * those are entered, and such a git directory, when judged, goes
+ * whole; a folder of the worktree with git's layout loses its HEAD and
+ * is entered whole, as any other.
+ */
+static void
+guard_dir(struct guard_walk *w, const struct guard_item *it)
+{
+	struct guard		*g = w->w_g;
+	const struct guard_root	*r = &g->g_roots[it->i_root];
+	const char		*rel = it->i_rel, *n;
+	struct guard_seen	 s;
 	struct stat		 st;
 	DIR			*dp;
-	int			 dfd;
+	size_t			 k;
+	int			 dfd, how;
+	bool			 gitdir, whole = it->i_how != 0;
 
-	if ((dfd = guard_opendir(r->gr_fd, *rel == '\0' ? "." : rel)) == -1)
+	memset(&s, 0, sizeof(s));
+	if ((dfd = guard_opendir(r->gr_fd, rel)) == -1)
 		return;
-	if ((dp = fdopendir(dfd)) == NULL) {
+	if (fstat(dfd, &st) == -1 || (dp = fdopendir(dfd)) == NULL) {
 		close(dfd);
 		return;
 	}
-	memset(&seen, 0, sizeof(seen));
-	while ((de = readdir(dp)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
+	guard_list(g, dp, it->i_how == 0 && st.st_ctime < g->g_start, &s);
+	gitdir = (it->i_how & (GW_GITDIR | GW_POINTED)) || (s.s_head &&
+	    ((s.s_objects && s.s_refs) || s.s_commondir));
+	if (gitdir && !guard_judged(w, &st)) {
+		if (s.s_commondir)
+			guard_follow(w, it->i_root, rel, dfd, "commondir");
+		if (!(it->i_how & GW_GITDIR) && guard_judge(g, dfd, ".")) {
+			if (whole) {
+				guard_move_self(w, it->i_root, rel, dfd);
+				goto done;
+			}
+			guard_move(w, r, rel, dfd, "HEAD", "a bare repository "
+			    "(HEAD with objects and refs, or commondir)");
+		}
+	} else if (gitdir && whole)
+		goto done;
+	for (k = 0; k < s.s_nsubs; k++) {
+		n = s.s_subs[k];
+		if (gitdir && (strcmp(n, "modules") == 0 ||
+		    strcmp(n, "worktrees") == 0))
+			how = GW_NESTED;
+		else if (gitdir && whole)
 			continue;
-		if (++g->g_scanned > g->g_scan_max)
-			break;
-		seen.s_git |= strcmp(de->d_name, ".git") == 0;
-		seen.s_hg |= strcmp(de->d_name, ".hg") == 0;
-		seen.s_head |= strcmp(de->d_name, "HEAD") == 0;
-		seen.s_objects |= strcmp(de->d_name, "objects") == 0;
-		seen.s_refs |= strcmp(de->d_name, "refs") == 0;
-		seen.s_commondir |= strcmp(de->d_name, "commondir") == 0;
-		/*
-		 * A .git or .hg is a marker, whole: the plan's are
-		 * read-only, a new one goes whole.  Anything else is
-		 * entered, a quarantined repository of an earlier run too.
-		 */
-		if (strcmp(de->d_name, ".git") == 0 ||
-		    strcmp(de->d_name, ".hg") == 0 ||
-		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
-		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    !S_ISDIR(st.st_mode))
-			continue;
-		*queue = xreallocarray(*queue, *nq + 1, sizeof(**queue));
-		if (*rel == '\0')
-			(*queue)[(*nq)++] = xstrdup(de->d_name);
 		else
-			xasprintf(&(*queue)[(*nq)++], "%s/%s", rel,
-			    de->d_name);
+			how = it->i_how & GW_NESTED;
+		guard_push(w, it->i_root, guard_join(rel, n), how);
 	}
-	if (seen.s_git && fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) ==
-	    0 && !guard_known(g, &st) && guard_changed(g, dfd, ".git"))
-		guard_move(g, r, rel, dfd, ".git", "a git repository (.git)",
-		    id);
-	if (seen.s_hg && fstatat(dfd, ".hg", &st, AT_SYMLINK_NOFOLLOW) ==
-	    0 && !guard_known(g, &st) && guard_changed(g, dfd, ".hg"))
-		guard_move(g, r, rel, dfd, ".hg", "a Mercurial repository "
-		    "(.hg)", id);
-	if (seen.s_head && ((seen.s_objects && seen.s_refs) ||
-	    seen.s_commondir) && fstat(dfd, &st) == 0 &&
-	    !guard_known(g, &st) && guard_changed(g, dfd, "."))
-		guard_move(g, r, rel, dfd, "HEAD", "a bare repository (HEAD "
-		    "with objects and refs, or commondir)", id);
+	if (gitdir && whole)
+		goto done;
+	if (s.s_git)
+		guard_git(w, it->i_root, rel, dfd);
+	if (s.s_hg && guard_judge(g, dfd, ".hg"))
+		guard_move(w, r, rel, dfd, ".hg", "a Mercurial repository "
+		    "(.hg)");
+done:
+	for (k = 0; k < s.s_nsubs; k++)
+		free(s.s_subs[k]);
+	free(s.s_subs);
 	closedir(dp);
 }
 
 /*
- * After the run: walks every writable root, breadth first, up to
- * GUARD_SCAN_MAX entries, and quarantines what changed.  Returns the
- * number of repositories found (moved or not), or -1 when the walk was
- * cut short by its bound (then the run must fail: not all was seen).
+ * After the run: walks every writable root, breadth first, and
+ * quarantines what changed.  Folders that were there unchanged before
+ * the run are read up to GUARD_SCAN_MAX entries; past that, git
+ * directories and what pointers name are still judged, the rest of
+ * the tree is not.  Returns the number of repositories found (moved or
+ * not), or -1 when the walk was cut short by its bound (then the run
+ * must fail: not all was seen).
  */
 int
 guard_check(struct guard *g, const char *id)
 {
-	char	**queue = NULL;
-	size_t	 i, nq, head;
+	struct guard_walk	 w;
+	struct guard_item	 it;
+	size_t			 i;
 
-	for (i = 0; i < g->g_nroots; i++) {
-		nq = head = 0;
-		queue = xreallocarray(queue, 1, sizeof(*queue));
-		queue[nq++] = xstrdup("");
-		while (head < nq && g->g_scanned <= g->g_scan_max) {
-			guard_dir(g, &g->g_roots[i], queue[head], id, &queue,
-			    &nq);
-			free(queue[head++]);
-		}
-		for (; head < nq; head++)
-			free(queue[head]);
+	memset(&w, 0, sizeof(w));
+	w.w_g = g;
+	w.w_id = id;
+	for (i = 0; i < g->g_nroots; i++)
+		guard_push(&w, i, xstrdup(""), 0);
+	while (w.w_head < w.w_nq) {
+		it = w.w_q[w.w_head++];
+		if (it.i_how != 0 || g->g_scanned <= g->g_scan_max)
+			guard_dir(&w, &it);
+		free(it.i_rel);
 	}
-	free(queue);
+	free(w.w_q);
+	free(w.w_judged);
 	if (g->g_scanned > g->g_scan_max)
 		return -1;
 	return (int)g->g_nfinds;
@@ -309,9 +618,11 @@ guard_print(const struct guard *g, FILE *f)
 
 	if (g->g_scanned > g->g_scan_max)
 		fprintf(f, "cordon: the check for repositories the command "
-		    "made stopped after %zu entries: git on the host may run "
-		    "what a repository deeper in the writable folders holds; "
-		    "look before running git there\ncordon: hint: make fewer "
+		    "made stopped after %zu entries of folders that were "
+		    "there before the run: git directories were all judged, "
+		    "but git on the host may run what a repository deeper in "
+		    "the writable folders holds; look before running git "
+		    "there\ncordon: hint: make fewer "
 		    "or smaller folders writable (filesystem.write, --write), "
 		    "so that the check sees them all\n", g->g_scan_max);
 	for (i = 0; i < g->g_nfinds; i++) {

@@ -670,9 +670,11 @@ void	mount_print(const struct run *, FILE *);
 
 /*
  * guard.c: after the run, the repositories the command made or changed
- * in the writable roots, renamed out of git's sight and reported.
+ * in the writable roots, and the git directories git reaches from them
+ * (modules, worktrees, .git files, commondir), renamed out of git's
+ * sight and reported.
  */
-#define GUARD_SCAN_MAX	1000000		/* directory entries, in all roots */
+#define GUARD_SCAN_MAX	1000000		/* entries of folders there before */
 
 struct guard_root {
 	int		 gr_fd;		/* O_PATH, opened before the run */

@@ -553,3 +553,185 @@ harness() {
 		run ! grep -q '^x$' "$WS/nested/.git/config"
 	done
 }
+
+# A submodule's git directory at .git/modules/$1 with one commit (a file
+# in it), the superproject's .gitmodules entry and gitlink to it at
+# sub/, committed; the host's `git submodule update --init` reuses such
+# a directory, and checks out in it (running its hooks).  Run in the
+# workspace, outside or inside the sandbox.
+MODULE='set -e
+g=.git/modules/$1
+git init -q --bare "$g"
+git --git-dir="$g" config core.bare false
+b=$(echo hi | git --git-dir="$g" hash-object -w --stdin)
+t=$(printf "100644 blob %s\tfile\n" "$b" | git --git-dir="$g" mktree)
+c=$(git --git-dir="$g" -c user.name=t -c user.email=t@e commit-tree -m x "$t")
+git --git-dir="$g" update-ref HEAD "$c"
+git config -f .gitmodules "submodule.$1.path" sub
+git config -f .gitmodules "submodule.$1.url" ./none.git
+git update-index --add --cacheinfo "160000,$c,sub"
+git add .gitmodules && git commit -qm sub'
+
+# The same, with a post-checkout hook that touches $2.
+HOOKED="$MODULE"'
+printf "#!/bin/sh\ntouch %s\n" "$2" >"$g/hooks/post-checkout"
+chmod +x "$g/hooks/post-checkout"'
+
+# A module NAME deeper than the mount plan looks (it protects
+# modules/a/b/... to 8 levels): its code is writable inside.
+DEEP=d/d/d/d/d/d/d/d/d/d/d/d
+
+# planted WHO NAME: the step works outside: a module planted at
+# .git/modules/NAME with a hook, and the host's git runs the hook.
+planted() {
+	fresh "$1"
+	as "$1" sh -c "$HOOKED" plant "$2" "$MARK.ctl"
+	host_git "$1" submodule update --init
+	[ -e "$MARK.ctl" ]
+	rm -f "$MARK.ctl"
+}
+
+@test "G3: a submodule git directory planted in the protected .git (modules/NAME, a hook) is quarantined; the host's submodule update runs nothing" {
+	for who in $(whos); do
+		planted "$who" evil
+		fresh "$who"
+		sandbox "$who" -- sh -c "$HOOKED" plant evil "$MARK"
+		[ "$status" -eq 125 ]
+		[[ $output == *"quarantined $WS/.git/modules/evil, a git directory"* ]]
+		[ -d "$WS/.git/modules/evil.cordon-quarantine-"* ]
+		host_git "$who" submodule update --init
+		[ ! -e "$MARK" ]
+	done
+}
+
+@test "G3: a module NAME with a '/' (modules/a/b), and one deeper than the plan looks, planted: quarantined" {
+	for who in $(whos); do
+		planted "$who" a/b
+		for name in a/b "$DEEP"; do
+			fresh "$who"
+			sandbox "$who" -- sh -c "$HOOKED" plant "$name" "$MARK"
+			[ "$status" -eq 125 ]
+			[[ $output == *"quarantined $WS/.git/modules/$name, a git directory"* ]]
+			host_git "$who" submodule update --init
+			[ ! -e "$MARK" ]
+		done
+	done
+}
+
+@test "G3: a linked worktree's git directory (worktrees/NEW) planted for a worktree outside: quarantined" {
+	for who in $(whos); do
+		# The user's linked worktree outside the workspace, whose
+		# folder in .git/worktrees was pruned.
+		plant='set -e
+		mkdir -p stuff/objects stuff/refs .git/worktrees/wt
+		printf "[core]\n\tfsmonitor = touch %s\n" "$1" >stuff/config
+		echo "ref: refs/heads/wt" >.git/worktrees/wt/HEAD
+		echo "$PWD/stuff" >.git/worktrees/wt/commondir
+		echo "$2/.git" >.git/worktrees/wt/gitdir'
+		for step in outside inside; do
+			fresh "$who"
+			as "$who" git worktree add -q "$H/wt" -b wt
+			as "$who" rm -rf .git/worktrees/wt
+			if [ $step = outside ]; then
+				as "$who" sh -c "$plant" plant "$MARK" "$H/wt"
+				host_git "$who" -C "$H/wt" status
+				[ -e "$MARK" ]
+				rm -f "$MARK"
+				continue
+			fi
+			sandbox "$who" -- sh -c "$plant" plant "$MARK" "$H/wt"
+			[ "$status" -eq 125 ]
+			[[ $output == *"quarantined $WS/.git/worktrees/wt, a git directory"* ]]
+			host_git "$who" -C "$H/wt" status
+			[ ! -e "$MARK" ]
+		done
+	done
+}
+
+@test "G3: info/attributes in a module's git directory the plan did not protect: the module is quarantined" {
+	for who in $(whos); do
+		for step in outside inside; do
+			fresh "$who"
+			# A filter the user's git runs (git-lfs installs one so).
+			as "$who" git config --global filter.x.smudge \
+			    "sh -c 'touch $MARK; cat'"
+			as "$who" sh -c "$MODULE" module "$DEEP"
+			attr="echo '* filter=x' >.git/modules/$DEEP/info/attributes"
+			if [ $step = outside ]; then
+				as "$who" sh -c "$attr"
+				host_git "$who" submodule update --init
+				[ -e "$MARK" ]
+				rm -f "$MARK"
+				continue
+			fi
+			sleep 2	# the module is older than the run (ctime)
+			sandbox "$who" -- sh -c "$attr"
+			[ "$status" -eq 125 ]
+			[[ $output == *"quarantined $WS/.git/modules/$DEEP, a git directory"* ]]
+			host_git "$who" submodule update --init
+			[ ! -e "$MARK" ]
+		done
+	done
+}
+
+@test "G3: objects/info/alternates in a module's git directory the plan did not protect: the module is quarantined" {
+	for who in $(whos); do
+		# A commit only in a store the command makes (no repository:
+		# no HEAD), a branch of the module and the superproject's
+		# gitlink moved to it: git reads it through the alternates.
+		alt='set -e
+		g=.git/modules/$1
+		git init -q --bare store.git
+		b=$(echo evil | git --git-dir=store.git hash-object -w --stdin)
+		t=$(printf "100644 blob %s\tfrom-alternate\n" "$b" |
+		    git --git-dir=store.git mktree)
+		c=$(git --git-dir=store.git -c user.name=t -c user.email=t@e \
+		    commit-tree -m x "$t")
+		mv store.git/objects objs && rm -rf store.git
+		echo "$PWD/objs" >"$g/objects/info/alternates"
+		git --git-dir="$g" update-ref refs/heads/alt "$c"
+		git update-index --cacheinfo "160000,$c,sub"
+		git commit -qm bump'
+		for step in outside inside; do
+			fresh "$who"
+			as "$who" sh -c "$MODULE" module "$DEEP"
+			if [ $step = outside ]; then
+				as "$who" sh -c "$alt" alt "$DEEP"
+				host_git "$who" submodule update --init
+				[ -e sub/from-alternate ]
+				continue
+			fi
+			sleep 2	# the module is older than the run (ctime)
+			sandbox "$who" -- sh -c "$alt" alt "$DEEP"
+			[ "$status" -eq 125 ]
+			[[ $output == *"quarantined $WS/.git/modules/$DEEP, a git directory"* ]]
+			host_git "$who" submodule update --init
+			[ ! -e sub/from-alternate ]
+		done
+	done
+}
+
+@test "G3: a .git file to a repository outside the writable folders is quarantined" {
+	for who in $(whos); do
+		plant='mkdir -p wt && echo "gitdir: $1" >wt/.git'
+		for step in outside inside; do
+			fresh "$who"
+			# The user's other repository, outside the workspace.
+			as "$who" git init -q "$H/other"
+			as "$who" git -C "$H/other" config core.fsmonitor \
+			    "touch $MARK"
+			if [ $step = outside ]; then
+				as "$who" sh -c "$plant" plant "$H/other/.git"
+				host_git "$who" -C wt status
+				[ -e "$MARK" ]
+				rm -f "$MARK"
+				continue
+			fi
+			sandbox "$who" -- sh -c "$plant" plant "$H/other/.git"
+			[ "$status" -eq 125 ]
+			[[ $output == *"quarantined $WS/wt/.git, a git repository"* ]]
+			host_git "$who" -C wt status
+			[ ! -e "$MARK" ]
+		done
+	done
+}

@@ -2,8 +2,12 @@
  * test_guard.c: the check after a run on real trees made in a temporary
  * folder: what the plan protected and what did not change are left
  * alone; a new .git (folder, file, link), .hg or bare layout is renamed
- * out of git's sight, deep or at the root; a walk cut short by its
- * bound fails.
+ * out of git's sight, deep or at the root; so is a git directory made
+ * in a protected .git's modules (names with '/' too) or worktrees, one
+ * a .git file or commondir names, and one whose attributes or
+ * alternates changed; a walk cut short by its bound fails, but what
+ * the run made cannot bring it there, and git directories are judged
+ * past it.
  */
 #include "unit.h"
 
@@ -82,6 +86,37 @@ plan_of(struct fsplan *plan, const char *known)
 		fail_msg("%s: %s", path, strerror(errno));
 	fsplan_mark_add(&plan->fp_marks, &plan->fp_nmarks, &st);
 	free(path);
+}
+
+/* Adds what is at rel to what the plan knows. */
+static void
+know(struct fsplan *plan, const char *rel)
+{
+	struct stat	 st;
+	char		*path;
+
+	xasprintf(&path, "%s/%s", base, rel);
+	if (lstat(path, &st) == -1)
+		fail_msg("%s: %s", path, strerror(errno));
+	fsplan_mark_add(&plan->fp_marks, &plan->fp_nmarks, &st);
+	free(path);
+}
+
+/* A git directory's layout at rel: HEAD, objects, refs. */
+static void
+gitdir(const char *rel)
+{
+	char	*p;
+
+	xasprintf(&p, "%s/HEAD", rel);
+	make(p, "ref: refs/heads/main\n");
+	free(p);
+	xasprintf(&p, "%s/objects/", rel);
+	make(p, NULL);
+	free(p);
+	xasprintf(&p, "%s/refs/", rel);
+	make(p, NULL);
+	free(p);
 }
 
 /*
@@ -191,12 +226,191 @@ test_bound(void **state)
 	make("ws/a/b/c/d/e/", NULL);
 	plan_of(&plan, NULL);
 	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
 	g.g_scan_max = 3;
 	make("ws/a/b/c/d/e/.git/HEAD", "x\n");
 	assert_int_equal(guard_check(&g, "ID"), -1);
 	guard_clear(&g);
 	assert_int_equal(guard_open(&g, &plan, &cause), 0);
 	assert_int_equal(guard_check(&g, "ID"), 1);
+	guard_clear(&g);
+	fsplan_clear(&plan);
+}
+
+/*
+ * Inside the plan's .git: a submodule's git directory it protected is
+ * left, its state changed; new ones in modules (a name with '/', one
+ * nested in a module) and worktrees go whole.
+ */
+static void
+test_modules(void **state)
+{
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL;
+
+	(void)state;
+	gitdir("ws/.git");
+	gitdir("ws/.git/modules/old");
+	make("ws/.git/modules/old/config", "[core]\n");
+	plan_of(&plan, "ws/.git");
+	know(&plan, "ws/.git/modules/old/config");
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
+	make("ws/.git/modules/old/HEAD", "0123\n");		/* state */
+	make("ws/.git/modules/old/FETCH_HEAD", "0123\n");
+	gitdir("ws/.git/modules/evil");
+	make("ws/.git/modules/evil/hooks/post-checkout", "touch x\n");
+	gitdir("ws/.git/modules/a/b");
+	gitdir("ws/.git/modules/old/modules/in");
+	make("ws/.git/worktrees/wt/HEAD", "ref: refs/heads/wt\n");
+	make("ws/.git/worktrees/wt/commondir", "../..\n");
+	assert_int_equal(guard_check(&g, "ID"), 4);
+	assert_true(exists("ws/.git/HEAD"));
+	assert_true(exists("ws/.git/modules/old/HEAD"));
+	assert_true(exists("ws/.git/modules/evil.cordon-quarantine-ID"));
+	assert_true(exists("ws/.git/modules/a/b.cordon-quarantine-ID"));
+	assert_true(exists(
+	    "ws/.git/modules/old/modules/in.cordon-quarantine-ID"));
+	assert_true(exists("ws/.git/worktrees/wt.cordon-quarantine-ID"));
+	assert_false(exists("ws/.git/worktrees/wt"));
+	guard_clear(&g);
+	fsplan_clear(&plan);
+}
+
+/*
+ * A repository the plan did not protect, there before the run: a new
+ * info/attributes, objects/info/alternates, or a link on the way to
+ * them, is a change.
+ */
+static void
+test_code(void **state)
+{
+	static const char *const runs[] = {
+		"ws/r/.git/info/attributes",
+		"ws/r/.git/objects/info/alternates",
+		"ws/r/.git/objects/info/http-alternates"
+	};
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL, *path;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i <= nitems(runs); i++) {
+		unit_rmtree(base);
+		unit_tmpdir(base, "guard");
+		gitdir("ws/r/.git");
+		make("ws/r/.git/info/", NULL);
+		make("ws/r/.git/objects/info/", NULL);
+		make("ws/elsewhere/alternates", "/tmp\n");
+		plan_of(&plan, NULL);
+		assert_int_equal(guard_open(&g, &plan, &cause), 0);
+		g.g_start = next_second();
+		assert_int_equal(guard_check(&g, "ID"), 0); /* unchanged */
+		guard_clear(&g);
+		assert_int_equal(guard_open(&g, &plan, &cause), 0);
+		g.g_start = time(NULL);
+		if (i < nitems(runs))
+			make(runs[i], "x\n");
+		else {
+			/* Not the .git's own entries: objects' */
+			xasprintf(&path, "%s/ws/r/.git/objects/info", base);
+			if (rmdir(path) == -1)
+				fail_msg("%s: %s", path, strerror(errno));
+			free(path);
+			link_at("../../../elsewhere", "ws/r/.git/objects/info");
+		}
+		assert_int_equal(guard_check(&g, "ID"), 1);
+		assert_true(exists("ws/r/.git.cordon-quarantine-ID"));
+		guard_clear(&g);
+		fsplan_clear(&plan);
+	}
+}
+
+/*
+ * Pointers: a .git file the plan knows, to a git directory in a place
+ * the walk does not enter (inside a .git), changed; a commondir to a
+ * folder with no HEAD whose config changed; a .git file to outside.
+ */
+static void
+test_pointers(void **state)
+{
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL;
+	char		*line;
+
+	(void)state;
+	gitdir("ws/.git");
+	gitdir("ws/.git/refs/x");
+	make("ws/wt/.git", "gitdir: ../.git/refs/x\n");
+	make("ws/store/objects/", NULL);
+	make("ws/store/refs/", NULL);
+	make("ws/store/config", "[core]\n");
+	gitdir("ws/.git/worktrees/w");
+	xasprintf(&line, "%s/ws/store\n", base);
+	make("ws/.git/worktrees/w/commondir", line);
+	free(line);
+	plan_of(&plan, "ws/.git");
+	know(&plan, "ws/wt/.git");
+	know(&plan, "ws/.git/worktrees/w/commondir");
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
+	assert_int_equal(guard_check(&g, "ID"), 0);	/* nothing new */
+	guard_clear(&g);
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
+	make("ws/.git/refs/x/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/store/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/out/.git", "gitdir: /nonexistent/.git\n");
+	assert_int_equal(guard_check(&g, "ID"), 3);
+	assert_true(exists("ws/wt/.git"));
+	assert_true(exists("ws/.git/refs/x.cordon-quarantine-ID"));
+	assert_true(exists("ws/store.cordon-quarantine-ID"));
+	assert_true(exists("ws/.git/worktrees/w"));	/* the plan's */
+	assert_true(exists("ws/out/.git.cordon-quarantine-ID"));
+	guard_clear(&g);
+	fsplan_clear(&plan);
+}
+
+/*
+ * The bound: entries the run made do not count towards it; past it,
+ * reached by what was there before, git directories are still judged.
+ */
+static void
+test_bound_made(void **state)
+{
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL, *rel;
+	int		 i;
+
+	(void)state;
+	gitdir("ws/.git");
+	make("ws/old/a/", NULL);
+	make("ws/old/b/", NULL);
+	plan_of(&plan, "ws/.git");
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
+	g.g_scan_max = 8;
+	for (i = 0; i < 20; i++) {
+		xasprintf(&rel, "ws/pad/%d/", i);
+		make(rel, NULL);
+		free(rel);
+	}
+	make("ws/pad/19/deep/.git/HEAD", "x\n");
+	assert_int_equal(guard_check(&g, "ID"), 1);
+	assert_true(exists("ws/pad/19/deep/.git.cordon-quarantine-ID"));
+	guard_clear(&g);
+
+	/* What was there before reaches the bound: modules still go. */
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_scan_max = 1;
+	g.g_start = next_second();
+	gitdir("ws/.git/modules/evil");
+	assert_int_equal(guard_check(&g, "ID"), -1);
+	assert_true(exists("ws/.git/modules/evil.cordon-quarantine-ID"));
 	guard_clear(&g);
 	fsplan_clear(&plan);
 }
@@ -209,6 +423,12 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_code, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pointers, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_bound_made, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
