@@ -15,11 +15,16 @@
  * for, or one not known here, is held back, whatever its value.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "runner.h"
 #include "util.h"
@@ -496,4 +501,119 @@ gitcfg_held(const struct gitcfg *old, const struct gitcfg *cfg,
 	if (old != NULL)
 		gitcfg_missing(old, cfg, held);
 	return held->gc_n;
+}
+
+/*
+ * Reads the config file name of the git directory dfd into cfg (empty
+ * when there is none).  Returns 0, or -1 with *why set: a link, not a
+ * file, too large, or not read as git reads it.
+ */
+static int
+gitcfg_read_file(int dfd, const char *name, struct gitcfg *cfg, char **why)
+{
+	struct stat	 st;
+	char		*text = NULL, *cause;
+	ssize_t		 n = 0;
+	int		 fd, rc = -1;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		xasprintf(why, "its %s cannot be opened (%s)", name,
+		    errno == ELOOP ? "a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > GITCFG_FILE_MAX) {
+		xasprintf(why, "its %s is not a file git would read as one, "
+		    "or is larger than %d bytes", name, GITCFG_FILE_MAX);
+		goto out;
+	}
+	text = xmalloc((size_t)st.st_size + 1);
+	if ((n = read(fd, text, (size_t)st.st_size + 1)) != st.st_size) {
+		xasprintf(why, "its %s changed while read", name);
+		goto out;
+	}
+	if (gitcfg_parse(cfg, text, (size_t)n, &cause) == -1) {
+		xasprintf(why, "its %s is not read as git reads it (%s)", name,
+		    cause);
+		free(cause);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	close(fd);
+	return rc;
+}
+
+/* The hooks folder of dfd holds git's samples only.  Else *why is set. */
+static bool
+gitcfg_hooks_inert(int dfd, char **why)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*dp;
+	size_t		 len;
+	int		 fd;
+	bool		 ok = true;
+
+	if ((fd = openat(dfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			return true;
+		xasprintf(why, "its hooks folder is %s", errno == ELOOP ||
+		    errno == ENOTDIR ? "a link or a file" : strerror(errno));
+		return false;
+	}
+	if ((dp = fdopendir(fd)) == NULL) {
+		close(fd);
+		xasprintf(why, "its hooks folder cannot be read");
+		return false;
+	}
+	while (ok && (de = readdir(dp)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		len = strlen(de->d_name);
+		ok = len > 7 && strcmp(de->d_name + len - 7, ".sample") == 0 &&
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode);
+		if (!ok)
+			xasprintf(why, "the hook %s", de->d_name);
+	}
+	closedir(dp);
+	return ok;
+}
+
+/*
+ * Is the git directory dfd inert, so that git on the host, in it, runs
+ * nothing it names: its config and config.worktree hold inert keys only
+ * (gitcfg_inert), and its hooks are git's samples (NAME.sample, which
+ * git never runs)?  Returns true, or false with *why set (what could
+ * run, for the user).
+ */
+bool
+gitcfg_dir_inert(int dfd, char **why)
+{
+	static const char *const files[] = { "config", "config.worktree" };
+	struct gitcfg	 cfg, held;
+	size_t		 i;
+	bool		 ok = true;
+
+	*why = NULL;
+	for (i = 0; ok && i < nitems(files); i++) {
+		if (gitcfg_read_file(dfd, files[i], &cfg, why) == -1)
+			return false;
+		if (gitcfg_held(NULL, &cfg, &held) > 0) {
+			xasprintf(why, "%s in its %s", held.gc_v[0].ge_key,
+			    files[i]);
+			ok = false;
+		}
+		gitcfg_clear(&held);
+		gitcfg_clear(&cfg);
+	}
+	return ok && gitcfg_hooks_inert(dfd, why);
 }

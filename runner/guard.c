@@ -1,6 +1,7 @@
 /*
  * guard.c: after the run, the repositories the command made or changed
- * in the writable folders, moved out of git's sight.
+ * in the writable folders, judged by what they hold: those that could
+ * make git on the host run a program moved out of git's sight.
  *
  * The mount plan (fsplan.c) protects the code of every repository it
  * finds and pins the folders above it, but it cannot know the names of
@@ -11,10 +12,13 @@
  * (core.fsmonitor, core.pager, hooks...).  So when the sandbox is gone,
  * every writable root is walked, without following links, through the
  * descriptor opened before the run; each repository marker that the
- * plan did not protect and that changed during the run is renamed
- * (.git to .git.cordon-quarantine-ID, a bare layout's HEAD likewise),
- * which git does not read, and the run says so and fails.  Nothing is
- * deleted: the user looks, and moves it back if it is theirs.
+ * plan did not protect and that changed during the run is judged
+ * (guard_judge).  One whose config holds inert keys only and whose
+ * hooks are git's samples (gitcfg_dir_inert) is what git clone or init
+ * makes: kept, and listed.  Any other is renamed (.git to
+ * .git.cordon-quarantine-ID, a bare layout's HEAD likewise), which git
+ * does not read, and the run says what could run and fails.  Nothing
+ * is deleted: the user looks, and moves it back if it is theirs.
  *
  * Git also reaches git directories with no marker of their own: in a
  * .git's modules (a submodule's, reused by `git submodule update`; a
@@ -64,6 +68,13 @@
 #define GW_POINTED	0x4	/* named by a .git file, link, commondir */
 
 #define GUARD_POINTER_MAX 4096	/* bytes read of a .git file, commondir */
+
+/* What guard_judge finds of a repository. */
+enum guard_verdict {
+	GV_LEAVE,	/* not the command's: protected, or unchanged */
+	GV_KEEP,	/* made or changed, inert: the user's work, kept */
+	GV_MOVE		/* made or changed, and could make git run a */
+};			/* program: quarantined */
 
 /* A folder waiting in the walk: i_rel below root i_root. */
 struct guard_item {
@@ -246,40 +257,57 @@ guard_hooks_newer(const struct guard *g, int dfd)
 }
 
 /*
- * Whether the repository at dfd/name (a .git, a .hg, a git directory,
- * or "." for dfd itself) is one to quarantine: the plan did not
- * protect it (by identity: the marker, or in a folder the code it made
- * read-only there), and the command made or changed it, or what in it
- * makes git run a program or look elsewhere (guard_code, each hook).
- * The one place that says what counts; it reads no content.
+ * The verdict on the repository at dfd/name (a .git, a .hg, a git
+ * directory, or "." for dfd itself).  Not the command's (GV_LEAVE):
+ * the plan protected it (by identity: the marker, or in a folder the
+ * code it made read-only there), or nothing in it changed during the
+ * run: the marker, or what makes git run a program or look elsewhere
+ * (guard_code, each hook).  Else it is judged by what it holds: a git
+ * directory whose config holds inert keys only and whose hooks are
+ * git's samples is the user's work, kept (GV_KEEP); one that could
+ * make git on the host run a program, or a .hg (whose hgrc is not read
+ * here), is quarantined (GV_MOVE, *why set).  The one place that says
+ * what counts.
  */
-static bool
-guard_judge(const struct guard *g, int dfd, const char *name)
+static enum guard_verdict
+guard_judge(const struct guard *g, int dfd, const char *name, char **why)
 {
 	struct stat	 st;
 	size_t		 i;
 	bool		 changed;
 	int		 fd;
+	enum guard_verdict v;
 
+	*why = NULL;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 	    guard_known(g, &st))
-		return false;
+		return GV_LEAVE;
 	changed = st.st_ctime >= g->g_start;
 	if (!S_ISDIR(st.st_mode) || (fd = openat(dfd, name, O_RDONLY |
-	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
-		return changed;
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		if (changed)
+			*why = xstrdup("it is not a folder git reads as one");
+		return changed ? GV_MOVE : GV_LEAVE;
+	}
 	for (i = 0; i < nitems(guard_code); i++)
 		if (guard_stat(fd, guard_code[i], &st) == 0 &&
 		    guard_known(g, &st)) {
 			close(fd);
-			return false;
+			return GV_LEAVE;
 		}
 	for (i = 0; i < nitems(guard_code) && !changed; i++)
 		changed = guard_newer(g, fd, guard_code[i]);
 	if (!changed)
 		changed = guard_hooks_newer(g, fd);
+	if (!changed)
+		v = GV_LEAVE;
+	else if (strcmp(name, ".hg") == 0) {
+		*why = xstrdup("Mercurial's hgrc and hooks are not judged here");
+		v = GV_MOVE;
+	} else
+		v = gitcfg_dir_inert(fd, why) ? GV_KEEP : GV_MOVE;
 	close(fd);
-	return changed;
+	return v;
 }
 
 /* Was the git directory st judged already?  If not, it is now. */
@@ -318,31 +346,74 @@ guard_join(const char *rel, const char *name)
 	return p;
 }
 
-/* Renames dfd/name (in folder rel) out of git's sight and notes it. */
-static void
-guard_move(struct guard_walk *w, const struct guard_root *r,
-    const char *rel, int dfd, const char *name, const char *what)
+/* Notes the repository dfd/name (in folder rel of r); takes why. */
+static struct guard_find *
+guard_note(struct guard_walk *w, const struct guard_root *r,
+    const char *rel, const char *name, const char *what, char *why)
 {
 	struct guard		*g = w->w_g;
 	struct guard_find	*gf;
-	char			*to, *from;
+	char			*from;
 
-	xasprintf(&to, "%s%s%s", name, GUARD_SUFFIX, w->w_id);
 	g->g_finds = xreallocarray(g->g_finds, g->g_nfinds + 1,
 	    sizeof(*g->g_finds));
 	gf = &g->g_finds[g->g_nfinds++];
 	memset(gf, 0, sizeof(*gf));
-	from = guard_join(rel, name);
+	from = strcmp(name, ".") == 0 ? xstrdup(rel) : guard_join(rel, name);
 	xasprintf(&gf->gf_path, "%s/%s", r->gr_path, from);
 	free(from);
+	gf->gf_what = what;
+	gf->gf_why = why;
+	return gf;
+}
+
+/*
+ * Renames dfd/name (in folder rel) out of git's sight and notes it;
+ * takes why.  A folder moved gets a .gitignore that ignores it all, so
+ * that git status in a repository around it does not list its insides.
+ */
+static void
+guard_move(struct guard_walk *w, const struct guard_root *r,
+    const char *rel, int dfd, const char *name, const char *what, char *why)
+{
+	struct guard_find	*gf;
+	char			*to, *from;
+	int			 fd, ign;
+
+	gf = guard_note(w, r, rel, name, what, why);
+	w->w_g->g_nmoved++;
+	xasprintf(&to, "%s%s%s", name, GUARD_SUFFIX, w->w_id);
 	from = guard_join(rel, to);
 	xasprintf(&gf->gf_moved, "%s/%s", r->gr_path, from);
 	free(from);
-	gf->gf_what = what;
 	if (syscall(SYS_renameat2, dfd, name, dfd, to, RENAME_NOREPLACE) ==
 	    -1)
 		gf->gf_error = errno;
+	else if ((fd = openat(dfd, to, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) != -1) {
+		if ((ign = openat(fd, ".gitignore", O_WRONLY | O_CREAT |
+		    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) != -1) {
+			if (write(ign, "*\n", 2) != 2)
+				log_debug("%s: .gitignore", __func__);
+			close(ign);
+		}
+		close(fd);
+	}
 	free(to);
+}
+
+/* Acts on a verdict on dfd/name: moves, or notes as kept; takes why. */
+static void
+guard_act(struct guard_walk *w, const struct guard_root *r, const char *rel,
+    int dfd, const char *name, const char *what, enum guard_verdict v,
+    char *why)
+{
+	if (v == GV_MOVE)
+		guard_move(w, r, rel, dfd, name, what, why);
+	else if (v == GV_KEEP)
+		guard_note(w, r, rel, name, what, why)->gf_kept = true;
+	else
+		free(why);
 }
 
 /*
@@ -350,7 +421,8 @@ guard_move(struct guard_walk *w, const struct guard_root *r,
  * at a root, which cannot move.
  */
 static void
-guard_move_self(struct guard_walk *w, size_t i, const char *rel, int dfd)
+guard_move_self(struct guard_walk *w, size_t i, const char *rel, int dfd,
+    char *why)
 {
 	static const char	 what[] = "a git directory (in another's "
 	    "modules or worktrees, or named by a .git file or commondir)";
@@ -360,7 +432,7 @@ guard_move_self(struct guard_walk *w, size_t i, const char *rel, int dfd)
 	int			 pfd;
 
 	if (*rel == '\0') {
-		guard_move(w, r, rel, dfd, "HEAD", what);
+		guard_move(w, r, rel, dfd, "HEAD", what, why);
 		return;
 	}
 	parent = xstrdup(rel);
@@ -370,9 +442,10 @@ guard_move_self(struct guard_walk *w, size_t i, const char *rel, int dfd)
 	} else
 		*parent = '\0';
 	if ((pfd = guard_opendir(r->gr_fd, parent)) != -1) {
-		guard_move(w, r, parent, pfd, name, what);
+		guard_move(w, r, parent, pfd, name, what, why);
 		close(pfd);
-	}
+	} else
+		free(why);
 	free(parent);
 }
 
@@ -381,9 +454,9 @@ guard_move_self(struct guard_walk *w, size_t i, const char *rel, int dfd)
  * it: a .git link, a .git file's "gitdir: PATH" or a commondir's PATH,
  * relative to the folder.  The folder it names is queued to be judged
  * when it lies in a writable root; one outside them the command could
- * not write.
+ * not write.  Returns whether it lies in one.
  */
-static void
+static bool
 guard_follow(struct guard_walk *w, size_t i, const char *rel, int dfd,
     const char *name)
 {
@@ -395,6 +468,7 @@ guard_follow(struct guard_walk *w, size_t i, const char *rel, int dfd,
 	ssize_t			 n = -1;
 	size_t			 j;
 	int			 fd;
+	bool			 in = false;
 
 	base = guard_join(rel, "");
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
@@ -438,12 +512,14 @@ guard_follow(struct guard_walk *w, size_t i, const char *rel, int dfd,
 		if (guard_stat(g->g_roots[j].gr_fd, t, &at) == 0 &&
 		    at.st_dev == st.st_dev && at.st_ino == st.st_ino) {
 			guard_push(w, j, xstrdup(t), GW_POINTED);
+			in = true;
 			break;
 		}
 	}
 out:
 	free(path);
 	free(base);
+	return in;
 }
 
 /*
@@ -490,17 +566,34 @@ guard_list(struct guard *g, DIR *dp, bool counted, struct guard_seen *s)
 static void
 guard_git(struct guard_walk *w, size_t i, const char *rel, int dfd)
 {
-	struct stat	 st;
+	static const char	 what[] = "a git repository (.git)";
+	struct stat		 st;
+	enum guard_verdict	 v;
+	char			*why;
+	bool			 in;
 
 	if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == -1)
 		return;
-	if (!S_ISDIR(st.st_mode))
-		guard_follow(w, i, rel, dfd, ".git");
-	if (guard_judge(w->w_g, dfd, ".git"))
-		guard_move(w, &w->w_g->g_roots[i], rel, dfd, ".git",
-		    "a git repository (.git)");
-	else if (S_ISDIR(st.st_mode))
-		guard_push(w, i, guard_join(rel, ".git"), GW_GITDIR);
+	if (S_ISDIR(st.st_mode)) {
+		v = guard_judge(w->w_g, dfd, ".git", &why);
+		guard_act(w, &w->w_g->g_roots[i], rel, dfd, ".git", what, v,
+		    why);
+		if (v != GV_MOVE)
+			guard_push(w, i, guard_join(rel, ".git"), GW_GITDIR);
+		return;
+	}
+	/* A .git file or link: where it leads is judged, if we may. */
+	in = guard_follow(w, i, rel, dfd, ".git");
+	if ((v = guard_judge(w->w_g, dfd, ".git", &why)) == GV_MOVE && in) {
+		free(why);
+		why = NULL;
+		v = GV_KEEP;
+	} else if (v == GV_MOVE) {
+		free(why);
+		why = xstrdup("it points outside the writable folders, where "
+		    "the check cannot judge what it names");
+	}
+	guard_act(w, &w->w_g->g_roots[i], rel, dfd, ".git", what, v, why);
 }
 
 /*
@@ -525,6 +618,8 @@ guard_dir(struct guard_walk *w, const struct guard_item *it)
 	size_t			 k;
 	int			 dfd, how;
 	bool			 gitdir, whole = it->i_how != 0;
+	enum guard_verdict	 v;
+	char			*why;
 
 	memset(&s, 0, sizeof(s));
 	if ((dfd = guard_opendir(r->gr_fd, rel)) == -1)
@@ -538,15 +633,20 @@ guard_dir(struct guard_walk *w, const struct guard_item *it)
 	    ((s.s_objects && s.s_refs) || s.s_commondir));
 	if (gitdir && !guard_judged(w, &st)) {
 		if (s.s_commondir)
-			guard_follow(w, it->i_root, rel, dfd, "commondir");
-		if (!(it->i_how & GW_GITDIR) && guard_judge(g, dfd, ".")) {
-			if (whole) {
-				guard_move_self(w, it->i_root, rel, dfd);
-				goto done;
-			}
-			guard_move(w, r, rel, dfd, "HEAD", "a bare repository "
-			    "(HEAD with objects and refs, or commondir)");
+			(void)guard_follow(w, it->i_root, rel, dfd,
+			    "commondir");
+		v = it->i_how & GW_GITDIR ? GV_LEAVE : guard_judge(g, dfd, ".",
+		    &why);
+		if (v == GV_MOVE && whole) {
+			guard_move_self(w, it->i_root, rel, dfd, why);
+			goto done;
 		}
+		if (v != GV_LEAVE)
+			guard_act(w, r, rel, dfd, whole ? "." : "HEAD", whole ?
+			    "a git directory (in another's modules or "
+			    "worktrees, or named by a .git file or commondir)" :
+			    "a bare repository (HEAD with objects and refs, or "
+			    "commondir)", v, why);
 	} else if (gitdir && whole)
 		goto done;
 	for (k = 0; k < s.s_nsubs; k++) {
@@ -564,9 +664,11 @@ guard_dir(struct guard_walk *w, const struct guard_item *it)
 		goto done;
 	if (s.s_git)
 		guard_git(w, it->i_root, rel, dfd);
-	if (s.s_hg && guard_judge(g, dfd, ".hg"))
-		guard_move(w, r, rel, dfd, ".hg", "a Mercurial repository "
-		    "(.hg)");
+	if (s.s_hg) {
+		v = guard_judge(g, dfd, ".hg", &why);
+		guard_act(w, r, rel, dfd, ".hg", "a Mercurial repository (.hg)",
+		    v, why);
+	}
 done:
 	for (k = 0; k < s.s_nsubs; k++)
 		free(s.s_subs[k]);
@@ -605,10 +707,13 @@ guard_check(struct guard *g, const char *id)
 	free(w.w_judged);
 	if (g->g_scanned > g->g_scan_max)
 		return -1;
-	return (int)g->g_nfinds;
+	return (int)g->g_nmoved;
 }
 
-/* Says what was quarantined, loudly, with what to do. */
+/*
+ * Says what was quarantined, loudly: why, and the commands to look at
+ * it and to take it back.  What was kept is in the report only.
+ */
 void
 guard_print(const struct guard *g, FILE *f)
 {
@@ -627,24 +732,27 @@ guard_print(const struct guard *g, FILE *f)
 		    "so that the check sees them all\n", g->g_scan_max);
 	for (i = 0; i < g->g_nfinds; i++) {
 		gf = &g->g_finds[i];
+		if (gf->gf_kept)
+			continue;
 		p = str_escape(gf->gf_path, strlen(gf->gf_path));
 		m = str_escape(gf->gf_moved, strlen(gf->gf_moved));
 		if (gf->gf_error == 0)
 			fprintf(f, "cordon: quarantined %s, %s the command "
-			    "made or changed: moved to %s, where git does not "
-			    "read it\n", p, gf->gf_what, m);
+			    "made or changed that could make git on the host "
+			    "run a program (%s): moved to %s, where git does "
+			    "not read it\ncordon: hint: look at it with: "
+			    "cat %s/config; ls -la %s/hooks; and only if you "
+			    "trust it, take it back with: mv %s %s\n", p,
+			    gf->gf_what, gf->gf_why, m, m, m, m, p);
 		else
 			fprintf(f, "cordon: %s is %s the command made or "
-			    "changed, and moving it away failed (%s): do not "
-			    "run git there before you have looked at it\n", p,
-			    gf->gf_what, strerror(gf->gf_error));
+			    "changed that could make git on the host run a "
+			    "program (%s), and moving it away failed (%s): do "
+			    "not run git there before you have looked at it\n",
+			    p, gf->gf_what, gf->gf_why, strerror(gf->gf_error));
 		free(p);
 		free(m);
 	}
-	if (g->g_nfinds > 0)
-		fprintf(f, "cordon: hint: its config and hooks can make git "
-		    "on the host run programs; look at them, and move it "
-		    "back only if you trust them\n");
 }
 
 void
@@ -658,6 +766,7 @@ guard_clear(struct guard *g)
 	for (i = 0; i < g->g_nfinds; i++) {
 		free(g->g_finds[i].gf_path);
 		free(g->g_finds[i].gf_moved);
+		free(g->g_finds[i].gf_why);
 	}
 	free(g->g_finds);
 	free(g->g_known);

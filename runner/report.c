@@ -400,27 +400,34 @@ str_or_null(const char *s)
 
 /*
  * What the check after the run found: each repository the command made
- * or changed, where it went, and whether the check saw everything.
+ * or changed that could run a program, why and where it went; each one
+ * kept as inert; and whether the check saw everything.
  */
 static json_t *
 report_guard(const struct guard *g)
 {
 	const struct guard_find	*gf;
-	json_t			*a;
+	json_t			*a, *k;
 	size_t			 i;
 
 	a = json_array();
+	k = json_array();
 	for (i = 0; i < g->g_nfinds; i++) {
 		gf = &g->g_finds[i];
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}",
+		if (gf->gf_kept) {
+			json_array_append_new(k, json_pack("{s:s, s:s}",
+			    "path", gf->gf_path, "what", gf->gf_what));
+			continue;
+		}
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:o}",
 		    "path", gf->gf_path, "what", gf->gf_what,
-		    "moved_to", gf->gf_error == 0 ?
+		    "why", gf->gf_why, "moved_to", gf->gf_error == 0 ?
 		    json_string(gf->gf_moved) : json_null(),
 		    "error", gf->gf_error != 0 ?
 		    json_string(strerror(gf->gf_error)) : json_null()));
 	}
-	return json_pack("{s:b, s:o}", "checked_all",
-	    g->g_scanned <= g->g_scan_max, "quarantined", a);
+	return json_pack("{s:b, s:o, s:o}", "checked_all",
+	    g->g_scanned <= g->g_scan_max, "quarantined", a, "kept", k);
 }
 
 /* The refused targets, each with its rule, its fix and its count. */

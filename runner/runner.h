@@ -683,8 +683,10 @@ struct guard_root {
 
 struct guard_find {
 	char		*gf_path;	/* the marker: .git, .hg, a HEAD */
-	char		*gf_moved;	/* its new name */
+	char		*gf_moved;	/* its new name; NULL: kept */
 	const char	*gf_what;
+	char		*gf_why;	/* what could run; NULL: kept */
+	bool		 gf_kept;	/* inert: the user's work */
 	int		 gf_error;	/* the rename's errno, or 0 */
 };
 
@@ -696,8 +698,9 @@ struct guard {
 	time_t		 g_start;	/* changed from then: the command's */
 	size_t		 g_scan_max;	/* GUARD_SCAN_MAX, but in tests */
 	size_t		 g_scanned;
-	struct guard_find *g_finds;
+	struct guard_find *g_finds;	/* kept and moved */
 	size_t		 g_nfinds;
+	size_t		 g_nmoved;
 };
 
 int	guard_open(struct guard *, const struct fsplan *, char **);
@@ -711,6 +714,7 @@ void	guard_clear(struct guard *);
  * inert (make git run no program).
  */
 #define GITCFG_MAX	4096	/* entries: more is an error */
+#define GITCFG_FILE_MAX	(256 * 1024)	/* bytes of a config file read */
 
 struct gitcfg_ent {
 	char	*ge_key;	/* section[.sub].name; section, name lower */
@@ -727,6 +731,7 @@ void	gitcfg_clear(struct gitcfg *);
 bool	gitcfg_inert(const char *, const char *);
 size_t	gitcfg_held(const struct gitcfg *, const struct gitcfg *,
 	    struct gitcfg *);
+bool	gitcfg_dir_inert(int, char **);
 
 /*
  * sentinel.c: a process outside the run's process group that makes the

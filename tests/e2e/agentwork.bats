@@ -65,3 +65,55 @@ wait_file() {
 	[ -f "$WS/app/Cargo.toml" ] && [ ! -e "$WS/app/.git" ]
 	[[ $(as_me git status --short) == *"app/"* ]]
 }
+
+@test "git init, clone, submodule add and worktree add inside: kept as made, the command's status, listed in the report" {
+	as_me git init -q --bare --initial-branch=main "$UDIR/src.git"
+	as_me git -C "$WS" push -q "$UDIR/src.git" HEAD:refs/heads/main
+	# (/tmp is private inside: the source is shown read-only.)
+	run in_sandbox --quiet --report "$UDIR/r.json" --read-only \
+	    "$UDIR/src.git" -- sh -c "
+	    git init -q fresh &&
+	    git clone -q '$UDIR/src.git' cloned &&
+	    git -c protocol.file.allow=always submodule add -q \
+	        '$UDIR/src.git' vendor/lib &&
+	    git worktree add -q wt -b wt &&
+	    git -C cloned log --oneline | wc -l"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *quarantined* ]]
+	[ -d "$WS/fresh/.git" ] && [ -d "$WS/cloned/.git" ]
+	[ -f "$WS/vendor/lib/.git" ] && [ -f "$WS/wt/.git" ]
+	jq -e '.repositories.quarantined == [] and
+	    (.repositories.kept | length >= 4)' "$UDIR/r.json"
+	# On the host they are repositories as git made them.
+	[ "$(as_me git -C "$WS/cloned" rev-parse HEAD)" = \
+	    "$(as_me git -C "$WS" rev-parse HEAD)" ]
+	as_me git -C "$WS/wt" status --short
+	as_me git -C "$WS/vendor/lib" status --short
+	[[ $(as_me git -C "$WS" status --short) != *cordon-quarantine* ]]
+}
+
+@test "a repository made inside that could make git run a program is quarantined, each way, with how to look and take it back" {
+	local plants=(
+	    "git -C r config core.fsmonitor 'touch $UDIR/mark'"
+	    "git -C r config core.hooksPath .hooks"
+	    "git -C r config include.path ../../evil.cfg"
+	    "git -C r config filter.x.smudge 'touch $UDIR/mark'"
+	    "printf '#!/bin/sh\ntouch $UDIR/mark\n' >r/.git/hooks/post-checkout &&
+	     chmod +x r/.git/hooks/post-checkout"
+	)
+	local p
+	for p in "${plants[@]}"; do
+		rm -rf "$WS/r"
+		run in_sandbox --quiet -- sh -c "git init -q r && $p"
+		echo "$p: $output"
+		[ "$status" -eq 125 ]
+		[[ $output == *"quarantined $WS/r/.git, a git repository"* ]]
+		[[ $output == *"hint: look at it with: cat $WS/r/.git.cordon-quarantine-"*"and only if you trust it, take it back with: mv "* ]]
+		[ ! -e "$WS/r/.git" ]
+		as_me git -C "$WS/r" status >/dev/null 2>&1 || true
+		[ ! -e "$UDIR/mark" ]
+		# What was moved is no untracked noise in the repository around.
+		[[ $(as_me git -C "$WS" status --short) != *cordon-quarantine* ]]
+	done
+}

@@ -413,12 +413,12 @@ git_setup() {
 	start_serve plain
 }
 
-# Clones main over smart HTTP into the sandbox's private /tmp (a clone in
-# the workspace would be quarantined at the end of the run: a new
-# repository git on the host would read), then fetches next into it.
+# Clones main over smart HTTP into the workspace (an ordinary clone: its
+# config runs nothing, so the check after the run keeps it), then
+# fetches next into it.
 GIT_CLONE_FETCH='set -e
-	git clone -q --single-branch --branch main "$0" /tmp/c
-	cd /tmp/c
+	git clone -q --single-branch --branch main "$0" c
+	cd c
 	git log --format=%s
 	git fetch -q origin next
 	git log --format=%s FETCH_HEAD | head -n 1'
@@ -437,9 +437,12 @@ GIT_CLONE_FETCH='set -e
 	[ "$(grep -c '^POST /git/repo.git/git-upload-pack git.test' \
 	    "$ORIGIN_LOG")" -ge 2 ]
 	logged_as git.test "http allow"
-	# Root gets no further than the allowlist, and no less.
+	# Root gets no further than the allowlist, and no less; it clones
+	# into a folder of its own (without capabilities inside, the test
+	# user's folder is not root's to write).
+	mkdir "$WS/root"
 	run in_sandbox_as_me "${ALLOW[@]}" -- sh -c \
-	    "$GIT_CLONE_FETCH" "http://git.test:$PORT/git/repo.git"
+	    "cd root && $GIT_CLONE_FETCH" "http://git.test:$PORT/git/repo.git"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = first ]
 	[ "${lines[1]}" = second ]

@@ -124,9 +124,11 @@ agent_run() {
 	    ls ~/.ssh >/dev/null 2>&1 || echo ssh-unlistable
 	    test -e '$AGENT' || echo agent-hidden
 	    grep -c git.test ~/.ssh/known_hosts
-	    git clone -q '$URL' /tmp/r && git -C /tmp/r log --format=%s"
+	    git clone -q '$URL' r && git -C r log --format=%s"
 	echo "$output"
+	# Into the workspace, as README's example: the clone is kept.
 	[ "$status" -eq 0 ]
+	[ -d "$WS/r/.git" ]
 	[ "${lines[0]}" = "sock /run/cordon/ssh-agent.sock" ]
 	[[ "$output" == *"The agent has no identities."* ]]
 	[[ "$output" == *listed-none* ]]
@@ -144,14 +146,18 @@ agent_run() {
 
 @test "git clone over SSH as root, through cordon's agent" {
 	start_agent me
-	cd "$WS"
+	# Root's own folder: without capabilities inside, the test user's
+	# workspace is not root's to write.
+	mkdir "$WS/root"
+	cd "$WS/root"
 	run env SSH_AUTH_SOCK="$AGENT" HOME="$UDIR/home" timeout 60 \
 	    "$UCORDON" run "${PIN[@]}" --log "$ELOG" \
 	    --allow-domain "git.test:$PORT" -- sh -c "
 	    export GIT_SSH_COMMAND='$GSSH'
-	    git clone -q '$URL' /tmp/r && git -C /tmp/r log --format=%s"
+	    git clone -q '$URL' r && git -C r log --format=%s"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[ -d "$WS/root/r/.git" ]
 	[ "${lines[0]}" = "over ssh" ]
 	[ "$(jq -r 'select(.protocol == "ssh-agent") | .decision' "$ELOG")" = \
 	    allow ]

@@ -168,8 +168,10 @@ test_quarantine(void **state)
 	make("ws/docs/HEAD", "ref: refs/heads/main\n");
 	make("ws/docs/objects/", NULL);
 	make("ws/docs/refs/", NULL);
+	make("ws/docs/config", "[core]\n\tpager = x\n");
 	make("ws/HEAD", "ref: refs/heads/main\n");
 	make("ws/commondir", "../x\n");
+	make("ws/hooks/post-checkout", "x\n");
 	assert_int_equal(guard_check(&g, "ID"), 6);
 	assert_true(exists("ws/.git"));		/* the plan's */
 	assert_true(exists("ws/old/.git"));	/* not changed during */
@@ -229,6 +231,7 @@ test_bound(void **state)
 	g.g_start = next_second();
 	g.g_scan_max = 3;
 	make("ws/a/b/c/d/e/.git/HEAD", "x\n");
+	make("ws/a/b/c/d/e/.git/config", "[core]\n\tfsmonitor = x\n");
 	assert_int_equal(guard_check(&g, "ID"), -1);
 	guard_clear(&g);
 	assert_int_equal(guard_open(&g, &plan, &cause), 0);
@@ -240,7 +243,8 @@ test_bound(void **state)
 /*
  * Inside the plan's .git: a submodule's git directory it protected is
  * left, its state changed; new ones in modules (a name with '/', one
- * nested in a module) and worktrees go whole.
+ * nested in a module) and worktrees go whole when they could run a
+ * program, and an inert one stays.
  */
 static void
 test_modules(void **state)
@@ -262,9 +266,16 @@ test_modules(void **state)
 	gitdir("ws/.git/modules/evil");
 	make("ws/.git/modules/evil/hooks/post-checkout", "touch x\n");
 	gitdir("ws/.git/modules/a/b");
+	make("ws/.git/modules/a/b/config", "[core]\n\tfsmonitor = x\n");
 	gitdir("ws/.git/modules/old/modules/in");
+	make("ws/.git/modules/old/modules/in/hooks/pre-commit", "x\n");
+	gitdir("ws/.git/modules/old/modules/inert");
+	make("ws/.git/modules/old/modules/inert/config",
+	    "[core]\n\tbare = false\n\tworktree = ../../../../../x\n");
 	make("ws/.git/worktrees/wt/HEAD", "ref: refs/heads/wt\n");
 	make("ws/.git/worktrees/wt/commondir", "../..\n");
+	make("ws/.git/worktrees/wt/config.worktree",
+	    "[core]\n\thooksPath = /tmp\n");
 	assert_int_equal(guard_check(&g, "ID"), 4);
 	assert_true(exists("ws/.git/HEAD"));
 	assert_true(exists("ws/.git/modules/old/HEAD"));
@@ -272,6 +283,7 @@ test_modules(void **state)
 	assert_true(exists("ws/.git/modules/a/b.cordon-quarantine-ID"));
 	assert_true(exists(
 	    "ws/.git/modules/old/modules/in.cordon-quarantine-ID"));
+	assert_true(exists("ws/.git/modules/old/modules/inert"));
 	assert_true(exists("ws/.git/worktrees/wt.cordon-quarantine-ID"));
 	assert_false(exists("ws/.git/worktrees/wt"));
 	guard_clear(&g);
@@ -281,7 +293,8 @@ test_modules(void **state)
 /*
  * A repository the plan did not protect, there before the run: a new
  * info/attributes, objects/info/alternates, or a link on the way to
- * them, is a change.
+ * them, is a change, judged by what the repository holds: with a
+ * filter driver in its config it goes; without, it is kept.
  */
 static void
 test_code(void **state)
@@ -304,6 +317,8 @@ test_code(void **state)
 		make("ws/r/.git/info/", NULL);
 		make("ws/r/.git/objects/info/", NULL);
 		make("ws/elsewhere/alternates", "/tmp\n");
+		make("ws/r/.git/config", i % 2 == 0 ?
+		    "[filter \"x\"]\n\tsmudge = touch x\n" : "[core]\n");
 		plan_of(&plan, NULL);
 		assert_int_equal(guard_open(&g, &plan, &cause), 0);
 		g.g_start = next_second();
@@ -321,8 +336,11 @@ test_code(void **state)
 			free(path);
 			link_at("../../../elsewhere", "ws/r/.git/objects/info");
 		}
-		assert_int_equal(guard_check(&g, "ID"), 1);
-		assert_true(exists("ws/r/.git.cordon-quarantine-ID"));
+		assert_int_equal(guard_check(&g, "ID"), i % 2 == 0 ? 1 : 0);
+		assert_true(exists(i % 2 == 0 ?
+		    "ws/r/.git.cordon-quarantine-ID" : "ws/r/.git"));
+		assert_int_equal(g.g_nfinds, 1);
+		assert_true(g.g_finds[0].gf_kept == (i % 2 == 1));
 		guard_clear(&g);
 		fsplan_clear(&plan);
 	}
@@ -400,6 +418,7 @@ test_bound_made(void **state)
 		free(rel);
 	}
 	make("ws/pad/19/deep/.git/HEAD", "x\n");
+	make("ws/pad/19/deep/.git/hooks/post-merge", "x\n");
 	assert_int_equal(guard_check(&g, "ID"), 1);
 	assert_true(exists("ws/pad/19/deep/.git.cordon-quarantine-ID"));
 	guard_clear(&g);
@@ -409,9 +428,82 @@ test_bound_made(void **state)
 	g.g_scan_max = 1;
 	g.g_start = next_second();
 	gitdir("ws/.git/modules/evil");
+	make("ws/.git/modules/evil/config", "[include]\n\tpath = x\n");
 	assert_int_equal(guard_check(&g, "ID"), -1);
 	assert_true(exists("ws/.git/modules/evil.cordon-quarantine-ID"));
 	guard_clear(&g);
+	fsplan_clear(&plan);
+}
+
+/*
+ * What git init, clone, submodule add and worktree add make is the
+ * user's work: inert config, git's sample hooks, a .git file to a git
+ * directory in the root.  Kept, listed; a non-sample hook, a config
+ * key that runs a program, or one git would not read, is not.
+ */
+static void
+test_inert(void **state)
+{
+	static const char *const bad[] = {
+		"[core]\n\tfsmonitor = touch x\n",
+		"[core]\n\thooksPath = .husky\n",
+		"[include]\n\tpath = ../x\n",
+		"[filter \"lfs\"]\n\tprocess = x\n",
+		"[remote \"o\"]\n\turl = ext::sh -c x\n",
+		"[alias]\n\tst = !x\n",
+		"[core]\n\tpager = \"x\n",	/* git stops there */
+	};
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL, *from, *to;
+	size_t		 i;
+
+	(void)state;
+	gitdir("ws/.git");
+	plan_of(&plan, "ws/.git");
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
+	gitdir("ws/clone/.git");
+	make("ws/clone/.git/config", "[core]\n\trepositoryformatversion = 0\n"
+	    "\tbare = false\n[remote \"origin\"]\n\turl = https://h/r.git\n"
+	    "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+	    "[branch \"main\"]\n\tremote = origin\n"
+	    "\tmerge = refs/heads/main\n");
+	make("ws/clone/.git/hooks/pre-commit.sample", "exit 0\n");
+	make("ws/clone/.git/hooks/pre-push.sample", "exit 0\n");
+	gitdir("ws/.git/modules/sub");
+	make("ws/.git/modules/sub/config", "[core]\n\tworktree = ../../../sub\n");
+	make("ws/sub/.git", "gitdir: ../.git/modules/sub\n");
+	make("ws/.git/worktrees/wt/HEAD", "ref: refs/heads/wt\n");
+	make("ws/.git/worktrees/wt/commondir", "../..\n");
+	make("ws/.git/worktrees/wt/gitdir", "/x/wt/.git\n");
+	make("ws/wt/.git", "gitdir: ../.git/worktrees/wt\n");
+	assert_int_equal(guard_check(&g, "ID"), 0);
+	assert_true(exists("ws/clone/.git") && exists("ws/sub/.git") &&
+	    exists("ws/.git/modules/sub") && exists("ws/.git/worktrees/wt"));
+	assert_int_equal(g.g_nfinds, 5);
+	for (i = 0; i < g.g_nfinds; i++)
+		assert_true(g.g_finds[i].gf_kept);
+	guard_clear(&g);
+
+	for (i = 0; i < nitems(bad) + 1; i++) {
+		assert_int_equal(guard_open(&g, &plan, &cause), 0);
+		g.g_start = next_second();
+		if (i < nitems(bad))
+			make("ws/clone/.git/config", bad[i]);
+		else
+			make("ws/clone/.git/hooks/pre-commit", "x\n");
+		assert_int_equal(guard_check(&g, "ID"), 1);
+		assert_true(exists("ws/clone/.git.cordon-quarantine-ID"));
+		assert_non_null(g.g_finds[0].gf_why);
+		xasprintf(&from, "%s/ws/clone/.git.cordon-quarantine-ID", base);
+		xasprintf(&to, "%s/ws/clone/.git", base);
+		if (rename(from, to) == -1)
+			fail_msg("%s: %s", from, strerror(errno));
+		free(from);
+		free(to);
+		guard_clear(&g);
+	}
 	fsplan_clear(&plan);
 }
 
@@ -429,6 +521,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_bound_made, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_inert, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
