@@ -43,7 +43,7 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/ssh_peek.c \
 		   proxy/conn.c proxy/conn_connect.c proxy/conn_http.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_capture.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
-		   proxy/metrics.c
+		   proxy/metrics.c proxy/watch.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fsplan.c runner/fsorder.c runner/fsscan.c runner/guard.c \
@@ -59,7 +59,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/keep.c \
 		   runner/run_print.c \
 		   runner/block.c runner/run.c runner/run_control.c \
-		   runner/run_end.c runner/sandbox.c runner/netcap.c \
+		   runner/run_end.c runner/run_feed.c runner/sandbox.c runner/netcap.c \
 		   runner/mount.c \
 		   runner/report.c runner/scratch.c runner/publish.c \
 		   runner/control.c runner/notify.c runner/agent.c \
@@ -268,12 +268,17 @@ DATADIR		?= $(PREFIX)/share
 MANDIR		?= $(DATADIR)/man
 # logrotate reads /etc/logrotate.d only; systemd reads units under
 # /usr/local/lib/systemd/system as well as /usr/lib/systemd/system.
+# sysusers.d and tmpfiles.d are read under /usr/local/lib too.
 SYSCONFDIR	?= /etc
 UNITDIR		?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR	?= $(PREFIX)/lib/tmpfiles.d
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cordon/policies \
-	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
+	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+	    $(DESTDIR)$(SYSCONFDIR)/cordon
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cordon
 	install -m 0644 docs/cordon.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/
@@ -285,6 +290,11 @@ install: $(BIN)
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cordon-proxy.service
 	install -m 0644 contrib/logrotate/cordon \
 	    $(DESTDIR)$(SYSCONFDIR)/logrotate.d/cordon
+	install -m 0644 contrib/sysusers/cordon.conf \
+	    $(DESTDIR)$(SYSUSERSDIR)/cordon.conf
+	sed -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' contrib/tmpfiles/cordon.conf.in \
+	    >$(DESTDIR)$(TMPFILESDIR)/cordon.conf
+	chmod 0644 $(DESTDIR)$(TMPFILESDIR)/cordon.conf
 
 clean:
 	rm -rf build build-san build-fuzz cordon

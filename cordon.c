@@ -15,10 +15,6 @@
 #include "runner.h"
 #include "util.h"
 
-#ifndef CORDON_VERSION
-#define CORDON_VERSION	"0.1.0"
-#endif
-
 struct subcommand {
 	const char	*sc_name;
 	int		(*sc_main)(int, char **);

@@ -334,7 +334,7 @@ int
 bridge_proxy_id(struct bridge *b, const char *id, const char *narrow,
     const char *command, char **cause)
 {
-	struct pp2_out	 po = { id, narrow, command, NULL, NULL };
+	struct pp2_out	 po = { id, narrow, command, NULL, NULL, NULL };
 	char		*h;
 	size_t		 len;
 

@@ -6,7 +6,9 @@
  * of cordon's own, the rules a `cordon run --proxy-socket` adds for its
  * connections (a policy in cordon's JSON that can only narrow the
  * proxy's), the command's name, where a captured connection was going
- * (host:port) and the name the sandbox's resolver asks about.
+ * (host:port), the name the sandbox's resolver asks about, and, on the
+ * one connection a run opens for itself, that it wants its channel
+ * (proxy/watch.c): the preflight's answer, then the run's decisions.
  *
  * Only the listeners that sandboxes' bridges connect to expect it, and
  * there it is required: a connection without one is refused, and a
@@ -261,6 +263,8 @@ pp2_header(const struct pp2_out *po, size_t *len, char **cause)
 		{ PP2_TYPE_CORDON_TARGET, po->po_target, PP2_TARGET_MAX,
 		    "a captured destination" },
 		{ PP2_TYPE_CORDON_NAME, po->po_name, PP2_NAME_MAX, "a name" },
+		{ PP2_TYPE_CORDON_WATCH, po->po_watch, PP2_WATCH_MAX,
+		    "a channel's version" },
 	};
 	unsigned char	*h;
 	size_t		 i, n, body = 0, at = 16;

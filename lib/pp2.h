@@ -15,9 +15,10 @@
 #define PP2_COMMAND_MAX		64
 #define PP2_TARGET_MAX		(255 + 8)	/* "[host]:port" */
 #define PP2_NAME_MAX		253
+#define PP2_WATCH_MAX		16
 #define PP2_HEADER_MAX		(16 + 3 + PP2_ID_MAX + 3 + PP2_NARROW_MAX + \
 				    3 + PP2_COMMAND_MAX + 3 + PP2_TARGET_MAX + \
-				    3 + PP2_NAME_MAX)
+				    3 + PP2_NAME_MAX + 3 + PP2_WATCH_MAX)
 
 #define PP2_TYPE_UNIQUE_ID	0x05
 /* Fields of cordon's own, from PP2_TYPE_MIN_CUSTOM (0xe0) up. */
@@ -25,6 +26,16 @@
 #define PP2_TYPE_CORDON_COMMAND	0xe1	/* the command's name, a label */
 #define PP2_TYPE_CORDON_TARGET	0xe2	/* a captured connection's host:port */
 #define PP2_TYPE_CORDON_NAME	0xe3	/* a name the sandbox's resolver asks */
+#define PP2_TYPE_CORDON_WATCH	0xe4	/* a run's own channel (watch.c) */
+
+/*
+ * A sandbox listener's first answer on a connection whose header asks
+ * for the run's channel (PP2_TYPE_CORDON_WATCH "1"): `cordon run
+ * --proxy-socket` waits for it before the command runs, so that a
+ * listener that cannot serve it is found before, not per connection.
+ */
+#define PP2_WATCH_VERSION	"1"
+#define PP2_WATCH_HELLO		"cordon-proxy watch 1\n"
 
 enum pp2_parse {
 	PP2_PARSE_OK,
@@ -39,6 +50,7 @@ struct pp2_out {
 	const char	*po_command;
 	const char	*po_target;
 	const char	*po_name;
+	const char	*po_watch;	/* PP2_WATCH_VERSION: the channel */
 };
 
 int		 pp2_parse(const uint8_t *, size_t, size_t *, char *, size_t,

@@ -7,6 +7,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* cordon --version, and cordon_build_info in the proxy's metrics. */
+#ifndef CORDON_VERSION
+#define CORDON_VERSION	"0.1.0"
+#endif
+
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
 /*

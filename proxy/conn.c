@@ -142,6 +142,7 @@ conn_log(struct conn *c)
 			pattern = decision_pattern(&c->c_dec);
 		}
 		proxy_observe(px, &e, hint, pattern);
+		watch_observe(px, c, &e, hint, pattern);
 		free(hint);
 		free(pattern);
 	}
@@ -168,6 +169,7 @@ conn_free(struct conn *c)
 		conn_ask_cancel(c);
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
+	watch_conn_gone(px, c);
 	dns_cancel(c->c_dial.cd_query);
 	if (c->c_ins.ci_sreq != NULL)
 		signer_cancel(c->c_ins.ci_sreq);
@@ -737,6 +739,12 @@ conn_pp2(struct conn *c)
 	if (command[0] != '\0')
 		c->c_command = xstrdup(command);
 	c->c_sandbox = xstrdup(id);
+	if (pp2_field(evbuffer_pullup(in, (ssize_t)used), used,
+	    PP2_TYPE_CORDON_WATCH, &len) != NULL) {
+		evbuffer_drain(in, used);
+		watch_start(c);
+		return;
+	}
 	if (conn_capture(c, evbuffer_pullup(in, (ssize_t)used), used))
 		return;
 	evbuffer_drain(in, used);

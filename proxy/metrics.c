@@ -25,6 +25,7 @@
 #include "jsonl.h"
 #include "log.h"
 #include "proxy.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define METRICS_TIMEOUT_SECS	10	/* a scrape that stalls is dropped */
@@ -79,6 +80,28 @@ metrics_head(struct evbuffer *b, const char *name, const char *type,
 {
 	evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
 	    name, type);
+}
+
+/*
+ * Why the proxy does not take new connections now, or NULL when it
+ * does: its listeners are not up yet (the policy loads before them), it
+ * drains (SIGTERM), or the egress log cannot be written (everything new
+ * is refused).
+ */
+static const char *
+metrics_why_not_ready(struct metrics *m)
+{
+	struct proxy	*px = m->m_proxy;
+
+	if (px->px_draining)
+		return "draining: it stops (SIGTERM) and takes no new "
+		    "connections";
+	if (!px->px_listening)
+		return "its listeners are not up yet";
+	if (px->px_log != NULL && !jsonl_retry(px->px_log))
+		return "the egress log cannot be written: new requests are "
+		    "refused";
+	return NULL;
 }
 
 /* Writes every metric, in the text format (version 0.0.4). */
@@ -152,6 +175,14 @@ metrics_text(struct metrics *m, struct evbuffer *b)
 	evbuffer_add_printf(b, "cordon_log_lines_lost_total %llu\n",
 	    px->px_log != NULL ? (unsigned long long)jsonl_lost(px->px_log) :
 	    0ULL);
+	metrics_head(b, "cordon_build_info", "gauge",
+	    "The version of cordon serving, in its label; always 1.");
+	evbuffer_add_printf(b, "cordon_build_info{version=\"%s\"} 1\n",
+	    CORDON_VERSION);
+	metrics_head(b, "cordon_ready", "gauge",
+	    "1 while /readyz answers 200: the proxy takes new connections.");
+	evbuffer_add_printf(b, "cordon_ready %d\n", metrics_why_not_ready(m) ==
+	    NULL);
 	metrics_head(b, "cordon_start_time_seconds", "gauge",
 	    "When the proxy started.");
 	evbuffer_add_printf(b, "cordon_start_time_seconds %lld\n",
@@ -175,6 +206,44 @@ metrics_cb(struct evhttp_request *req, void *arg)
 	evbuffer_free(b);
 }
 
+/* /healthz: the proxy's loop answers. */
+static void
+metrics_health_cb(struct evhttp_request *req, void *arg)
+{
+	struct evbuffer	*b;
+
+	(void)arg;
+	if ((b = evbuffer_new()) == NULL) {
+		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+		return;
+	}
+	evbuffer_add_printf(b, "ok\n");
+	evhttp_send_reply(req, HTTP_OK, "OK", b);
+	evbuffer_free(b);
+}
+
+/* /readyz: 200 while new connections are taken, else 503 and why. */
+static void
+metrics_ready_cb(struct evhttp_request *req, void *arg)
+{
+	struct metrics	*m = arg;
+	struct evbuffer	*b;
+	const char	*why;
+
+	if ((b = evbuffer_new()) == NULL) {
+		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+		return;
+	}
+	if ((why = metrics_why_not_ready(m)) == NULL) {
+		evbuffer_add_printf(b, "ready\n");
+		evhttp_send_reply(req, HTTP_OK, "OK", b);
+	} else {
+		evbuffer_add_printf(b, "not ready: %s\n", why);
+		evhttp_send_reply(req, 503, "Service Unavailable", b);
+	}
+	evbuffer_free(b);
+}
+
 static void
 metrics_other_cb(struct evhttp_request *req, void *arg)
 {
@@ -185,7 +254,8 @@ metrics_other_cb(struct evhttp_request *req, void *arg)
 		evhttp_send_error(req, HTTP_INTERNAL, NULL);
 		return;
 	}
-	evbuffer_add_printf(b, "cordon: nothing here\nhint: GET /metrics\n");
+	evbuffer_add_printf(b, "cordon: nothing here\nhint: GET /metrics, "
+	    "/healthz or /readyz\n");
 	evhttp_send_reply(req, HTTP_NOTFOUND, "Not Found", b);
 	evbuffer_free(b);
 }
@@ -213,6 +283,8 @@ metrics_new(struct proxy *px, int fd, char **cause)
 	evhttp_set_allowed_methods(m->m_http, EVHTTP_REQ_GET |
 	    EVHTTP_REQ_HEAD);
 	evhttp_set_cb(m->m_http, "/metrics", metrics_cb, m);
+	evhttp_set_cb(m->m_http, "/healthz", metrics_health_cb, m);
+	evhttp_set_cb(m->m_http, "/readyz", metrics_ready_cb, m);
 	evhttp_set_gencb(m->m_http, metrics_other_cb, m);
 	if (evhttp_accept_socket(m->m_http, fd) == -1) {
 		xasprintf(cause, "metrics: cannot accept on the listener");

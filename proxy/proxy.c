@@ -31,6 +31,7 @@ proxy_init(struct proxy *px, struct event_base *base, struct policy *p)
 	px->px_base = base;
 	px->px_policy = ppolicy_new(p);
 	TAILQ_INIT(&px->px_conns);
+	TAILQ_INIT(&px->px_watches);
 	px->px_max = PROXY_MAX_CONNS;
 	px->px_head_secs = PROXY_HEAD_SECS;
 	px->px_connect_secs = PROXY_CONNECT_SECS;
@@ -70,6 +71,7 @@ proxy_clear(struct proxy *px)
 {
 	px->px_draining = false;
 	conn_close_all(px);
+	watch_close_all(px);
 	jsonl_close(px->px_log);
 	dns_free(px->px_dns);
 	ppolicy_unref(px->px_policy);
@@ -139,7 +141,7 @@ phantom_name(const struct phantom *ph)
 bool
 proxy_observed(const struct proxy *px)
 {
-	return px->px_metrics != NULL ||
+	return px->px_metrics != NULL || px->px_nwatches > 0 ||
 	    (px->px_hooks != NULL && px->px_hooks->hk_observe != NULL);
 }
 

@@ -311,6 +311,7 @@ struct ppolicy {
 
 struct conn;
 struct metrics;
+struct watch;
 
 /*
  * What the program running a proxy hears from it and is asked by it
@@ -343,6 +344,8 @@ struct proxy {
 	struct jsonl		*px_log;
 	TAILQ_HEAD(, conn)	 px_conns;
 	size_t			 px_nconns;
+	TAILQ_HEAD(, watch)	 px_watches;	/* runs' channels (watch.c) */
+	size_t			 px_nwatches;
 	size_t			 px_max;
 	int			 px_head_secs;
 	int			 px_connect_secs;
@@ -352,6 +355,7 @@ struct proxy {
 	const struct proxy_hooks *px_hooks;	/* the program's; may be NULL */
 	void			*px_hooks_arg;
 	bool			 px_draining;	/* proxy_drain() was called */
+	bool			 px_listening;	/* its listeners are up */
 	struct metrics		*px_metrics;	/* NULL: not served */
 	int			 px_ask_secs;	/* hk_ask's deadline */
 	bool			 px_ask_names;	/* a name without a rule resolves:
@@ -449,6 +453,13 @@ struct metrics;
 struct metrics	*metrics_new(struct proxy *, int, char **);
 void		 metrics_count(struct metrics *, const struct egress *);
 void		 metrics_free(struct metrics *);
+
+/* watch.c: a run's own channel, its preflight and its decisions. */
+void	 watch_start(struct conn *);
+void	 watch_observe(struct proxy *, const struct conn *,
+	    const struct egress *, const char *, const char *);
+void	 watch_conn_gone(struct proxy *, const struct conn *);
+void	 watch_close_all(struct proxy *);
 
 /* proxy_cmd.c */
 int	 proxy_cmd(int, char **);

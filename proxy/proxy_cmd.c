@@ -48,7 +48,7 @@ proxy_usage(FILE *f)
 	    "                    [--only] [--allow-non-loopback]\n"
 	    "                    [--metrics tcp:HOST:PORT|unix:PATH]\n"
 	    "                    [--socket-mode MODE] [--socket-group GROUP]\n"
-	    "                    [--upstream-ca FILE]\n");
+	    "                    [--upstream-ca FILE] [--pid-file FILE]\n");
 }
 
 struct proxy_run {
@@ -83,6 +83,7 @@ struct proxy_opts {
 	const char	 *po_metrics;	/* --metrics, or NULL */
 	const char	 *po_sockmode;	/* --socket-mode, as given */
 	const char	 *po_sockgroup;	/* --socket-group, as given */
+	const char	 *po_pidfile;	/* --pid-file, or NULL */
 	mode_t		  po_mode;	/* Unix listeners', or -1 */
 	gid_t		  po_gid;	/* Unix listeners', or -1 */
 	bool		  po_remote;	/* --allow-non-loopback */
@@ -398,6 +399,9 @@ proxy_opts_flag(struct proxy_run *run, struct proxy_opts *o, int ch,
 	case 'g':
 		o->po_sockgroup = arg;
 		break;
+	case 'P':
+		o->po_pidfile = arg;
+		break;
 	case 'h':
 		proxy_usage(stdout);
 		*status = 0;
@@ -436,6 +440,7 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 		{ "socket-mode", required_argument, NULL, 'o' },
 		{ "socket-group", required_argument, NULL, 'g' },
 		{ "upstream-ca", required_argument, NULL, 'U' },
+		{ "pid-file", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -573,6 +578,23 @@ proxy_listen(struct proxy_run *run, const struct proxy_opts *o)
 	}
 }
 
+/*
+ * --pid-file: where logrotate's postrotate (and any script) finds whom
+ * to send SIGHUP without systemd; written once the listeners are up,
+ * removed at the end.  Fatal if it cannot be written.
+ */
+static void
+proxy_pidfile(const char *path)
+{
+	FILE	*f;
+
+	if (path == NULL)
+		return;
+	if ((f = fopen(path, "we")) == NULL ||
+	    fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) == EOF)
+		fatal("proxy: --pid-file %s", path);
+}
+
 /* SIGHUP reloads, SIGTERM and SIGINT drain; fatal on any error. */
 static void
 proxy_signals(struct proxy_run *run)
@@ -626,11 +648,15 @@ proxy_cmd(int argc, char **argv)
 	if (proxy_opts_parse(&run, &o, argc, argv, &status) == 0) {
 		proxy_setup(&run, &o);
 		proxy_listen(&run, &o);
+		run.pr_proxy.px_listening = true;
 		if (o.po_metrics != NULL)
 			proxy_metrics(&run, o.po_metrics, o.po_remote);
 		proxy_signals(&run);
+		proxy_pidfile(o.po_pidfile);
 		event_base_dispatch(run.pr_base);
 		proxy_stop(&run);
+		if (o.po_pidfile != NULL)
+			unlink(o.po_pidfile);
 		status = 0;
 	}
 	proxy_opts_clear(&run, &o);

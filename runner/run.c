@@ -560,8 +560,15 @@ run_proxy_setup(struct runner *rn, struct policy *policy)
 	if (rc == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
+		return -1;
 	}
-	return rc;
+	/* The operator's proxy must answer as a sandbox listener does. */
+	if (run->r_mode == NET_PROXY && net->net_socket != NULL &&
+	    run_feed_open(rn) == -1) {
+		log_warnx("run: nothing run");
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -768,6 +775,7 @@ run_watch(struct runner *rn)
 	    EV_READ | EV_PERSIST, run_exited_cb, rn);
 	rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base, rn->rn_sfd,
 	    EV_READ | EV_PERSIST, run_signal_cb, rn);
+	run_feed_start(rn);
 	if (rn->rn_notify != NULL)
 		rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base,
 		    notify_events_fd(rn->rn_notify), EV_READ | EV_PERSIST,

@@ -213,6 +213,7 @@ run_end(struct runner *rn)
 	run_notify_end(rn);
 	for (i = 0; i < 2; i++)
 		run_end_close(&rn->rn_npair[i]);
+	run_feed_end(rn);
 	run_end_proxy(rn);
 	run_end_report(rn);
 	control_send(rn->rn_control, json_pack("{s:s, s:i}", "event", "exit",

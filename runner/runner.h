@@ -861,6 +861,7 @@ struct run_net {
 };
 
 struct ask;
+struct bufferevent;
 struct event;
 struct evconnlistener;
 
@@ -900,6 +901,8 @@ struct runner {
 	struct ask		*rn_asks;
 	size_t			 rn_nasks;
 	unsigned long		 rn_seq;	/* ids of events */
+	struct bufferevent	*rn_feed;	/* --proxy-socket: run_feed.c */
+	bool			 rn_feed_ended;
 };
 
 void		run_notify_end(struct runner *);
@@ -909,6 +912,11 @@ int		run_exec(struct run *, struct policy *, const struct run_net *);
 /* run_control.c: the harness's side (--control, --ask). */
 extern const struct proxy_hooks run_proxy_hooks;	/* hooks: rn */
 int	run_control_start(struct runner *);
+
+/* run_feed.c: the operator's proxy's preflight and feed (--proxy-socket). */
+int	run_feed_open(struct runner *);
+void	run_feed_start(struct runner *);
+void	run_feed_end(struct runner *);
 
 /* run_end.c: what the sandbox left, the summary, the report, the end. */
 void	run_end_collect(struct runner *);

@@ -189,7 +189,9 @@ hup() {
 }
 
 @test "rotation: rename, SIGHUP, new lines in a new file; logrotate with the shipped file" {
-	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32 \
+	    --pid-file "$BATS_TEST_TMPDIR/proxy.pid"
+	[ "$(cat "$BATS_TEST_TMPDIR/proxy.pid")" = "$PROXY_PID" ]
 	[ "$(get http://one.test/)" = 403 ]
 	log_lines 1
 	mv "$LOG" "$LOG.1"
@@ -205,13 +207,15 @@ hup() {
 	[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 1 ]
 
 	# logrotate itself, with contrib/logrotate/cordon for this log and
-	# this proxy.
+	# this proxy, found by its --pid-file as the shipped postrotate
+	# does (no systemd needed).
 	command -v logrotate >/dev/null || skip "logrotate is not installed"
 	sed -e "s|/var/log/cordon/egress.log|$LOG|" \
-	    -e "s|systemctl kill .*|kill -HUP $PROXY_PID|" \
-	    -e '/cordon-proxy.service >/d' \
+	    -e "s|/run/cordon/proxy.pid|$BATS_TEST_TMPDIR/proxy.pid|" \
 	    "$BATS_TEST_DIRNAME/../../contrib/logrotate/cordon" \
 	    >"$BATS_TEST_TMPDIR/logrotate.conf"
+	grep -qF "kill -HUP \"\$(cat $BATS_TEST_TMPDIR/proxy.pid)\"" \
+	    "$BATS_TEST_TMPDIR/logrotate.conf"
 	cat "$BATS_TEST_TMPDIR/logrotate.conf"
 	rm -f "$LOG.1"
 	logrotate -f -s "$BATS_TEST_TMPDIR/state" "$BATS_TEST_TMPDIR/logrotate.conf"
@@ -557,4 +561,133 @@ in_logfs() {
 		echo "$output"
 		[ "$status" -eq 0 ]
 	fi
+}
+
+# The unit's ExecStart as `make install` wrote it, one line, with its
+# paths mapped under $ROOT ($1: the runtime folder, $2: the group).
+unit_command() {
+	awk '/^ExecStart=/ { on = 1; sub(/^ExecStart=/, "") }
+	    on { l = $0; more = sub(/\\$/, "", l); sub(/^[ \t]+/, "", l);
+	    sub(/[ \t]+$/, "", l); printf "%s ", l;
+	    if (!more) exit }' "$ROOT/usr/lib/systemd/system/cordon-proxy.service" |
+	    sed -e "s|\${RUNTIME_DIRECTORY}|$1|g" \
+	    -e "s|\${LOGS_DIRECTORY}|$BATS_TEST_TMPDIR|g" \
+	    -e "s|/usr/bin/cordon|$ROOT/usr/bin/cordon|" \
+	    -e "s|/etc/cordon|$ROOT/etc/cordon|g" \
+	    -e "s|--socket-group cordon-users|--socket-group $2|" \
+	    -e "s|tcp:127.0.0.1:9464|tcp:127.0.0.1:$METRICS|"
+}
+
+@test "make install: the installed unit's command line serves cordon run --proxy-socket; sysusers and tmpfiles make the group and /etc/cordon" {
+	[ "$(id -u)" -eq 0 ] || skip "the socket's group and a second user: needs root"
+	sandbox_setup
+	ROOT="$BATS_TEST_TMPDIR/root"
+	(cd "$BATS_TEST_DIRNAME/../.." &&
+	    make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON")
+	# The documented steps, in order, on a root that has none of it.
+	[ -f "$ROOT/usr/lib/sysusers.d/cordon.conf" ]
+	[ -f "$ROOT/usr/lib/tmpfiles.d/cordon.conf" ]
+	rmdir "$ROOT/etc/cordon"
+	systemd-sysusers --root="$ROOT" cordon.conf
+	grep -q '^cordon-users:' "$ROOT/etc/group"
+	systemd-tmpfiles --root="$ROOT" --create cordon.conf
+	[ "$(stat -c '%a %U' "$ROOT/etc/cordon")" = "755 root" ]
+	printf '{"version": 1, "network": {"allow": ["127.0.0.1:%s"],
+	    "allow_cidrs": ["127.0.0.1/32"]}}\n' "$UP" >"$ROOT/etc/cordon/proxy.json"
+	"$ROOT/usr/bin/cordon" policy check "$ROOT/etc/cordon/proxy.json"
+
+	RUNDIR=$(mktemp -d)
+	chmod 755 "$RUNDIR"
+	METRICS=$(free_port)
+	cmd=$(unit_command "$RUNDIR" "$(id -gn "$TEST_USER")")
+	echo "$cmd"
+	[[ "$cmd" == *" proxy --listen-sandbox unix:$RUNDIR/proxy.sock "* ]]
+	# shellcheck disable=SC2086
+	start_bg unit $cmd
+	UNIT_PID=$BG_PID
+	wait_listen "unix:$RUNDIR/proxy.sock"
+	[ "$(cat "$RUNDIR/proxy.pid")" = "$UNIT_PID" ]
+
+	# A member of the socket's group runs through it; the refusals come
+	# back from the operator's proxy to the run's report and summary,
+	# with the operator's fix, never a flag that cannot widen it.
+	run --separate-stderr in_sandbox --proxy-socket "$RUNDIR/proxy.sock" \
+	    --report "$UDIR/home/r.json" -- sh -c "
+	    curl -s --noproxy '' -o /dev/null -w '%{http_code} ' http://127.0.0.1:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://evil.test/"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 403" ]
+	[[ "$stderr" == *"refused 1 connection: evil.test:80"* ]]
+	[[ "$stderr" == *"to allow evil.test:80: the operator's proxy ($RUNDIR/proxy.sock) allows it by no rule"* ]]
+	[[ "$stderr" != *"--allow-domain"* ]]
+	jq -e '.refused | length == 1 and .[0].host == "evil.test" and
+	    (.[0].fix | test("ask its operator"))' "$UDIR/home/r.json"
+	jq -e --arg up "$UP" '.allowed | length == 1 and
+	    .[0].host == "127.0.0.1"' "$UDIR/home/r.json"
+	jq -e --argjson u "$(id -u "$TEST_USER")" 'select(.host == "evil.test") |
+	    .uid == $u' "$BATS_TEST_TMPDIR/egress.log"
+
+	# Anyone else may not connect: nothing runs, and the fix is said.
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env \
+	    env HOME=/nonexistent XDG_CONFIG_HOME=/nonexistent CORDON_SYSTEM_POLICY= \
+	    "$UCORDON" run --workspace "$WS" --proxy-socket "$RUNDIR/proxy.sock" -- true
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"cannot connect to the proxy socket $RUNDIR/proxy.sock: Permission denied"* ]]
+	[[ "$output" == *"hint: the socket is for the group $(id -gn "$TEST_USER") (mode 0660); an administrator adds you to it with: usermod -aG $(id -gn "$TEST_USER") nobody"* ]]
+	[[ "$output" == *"nothing run"* ]]
+	rm -rf "$RUNDIR"
+}
+
+@test "preflight: --proxy-socket to a --listen listener, or to a stale socket, runs nothing (125) and says the fix" {
+	sandbox_setup
+	start_bg plain "$UCORDON" proxy --listen "unix:$UDIR/plain.sock" \
+	    --log "$LOG" --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	wait_listen "unix:$UDIR/plain.sock"
+	chmod 666 "$UDIR/plain.sock"
+	run in_sandbox --proxy-socket "$UDIR/plain.sock" -- \
+	    sh -c 'echo ran >ran'
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[ ! -e "$WS/ran" ]
+	[[ "$output" == *"the proxy at $UDIR/plain.sock listens with --listen, not --listen-sandbox"* ]]
+	[[ "$output" == *"hint: start the proxy with --listen-sandbox unix:$UDIR/plain.sock"* ]]
+	# A socket nothing listens on any more.
+	python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+	    "$UDIR/stale.sock"
+	chmod 666 "$UDIR/stale.sock"
+	run in_sandbox --proxy-socket "$UDIR/stale.sock" -- sh -c 'echo ran >ran'
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[ ! -e "$WS/ran" ]
+	[[ "$output" == *"Connection refused"* ]]
+	[[ "$output" == *"hint: no proxy listens there"* ]]
+}
+
+@test "readiness: /healthz, /readyz (not while draining), cordon_build_info" {
+	start_proxy --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
+	run curl -sS -w ' %{http_code}' "http://127.0.0.1:$METRICS/healthz"
+	[ "$output" = "ok
+ 200" ]
+	run curl -sS -w ' %{http_code}' "http://127.0.0.1:$METRICS/readyz"
+	[ "$output" = "ready
+ 200" ]
+	[ "$(metric cordon_ready)" = 1 ]
+	[ "$(metric "cordon_build_info{version=\"$("$CORDON" --version | cut -d' ' -f2)\"}")" = 1 ]
+	# An open tunnel keeps the draining proxy up: not ready, and why.
+	hold_conns "tcp:127.0.0.1:$PROXY" 1
+	kill -TERM "$PROXY_PID"
+	for i in $(seq 100); do
+		code=$(curl -s -o "$BATS_TEST_TMPDIR/r" -w '%{http_code}' \
+		    "http://127.0.0.1:$METRICS/readyz") || true
+		[ "$code" = 503 ] && break
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/r"
+	[ "$code" = 503 ]
+	grep -q '^not ready: draining' "$BATS_TEST_TMPDIR/r"
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$METRICS/healthz")" = 200 ]
+	release_conns
 }

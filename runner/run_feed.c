@@ -1,0 +1,371 @@
+/*
+ * run_feed.c: with --proxy-socket, the run's own channel to the
+ * operator's proxy (proxy/watch.c), over the same socket the sandbox
+ * uses.  Before the command runs it is the preflight: a connection with
+ * the run's id and PP2_TYPE_CORDON_WATCH must be answered
+ * PP2_WATCH_HELLO, or nothing runs (exit 125) and the user is told why:
+ * a socket they may not connect to, a stale one, a --listen listener
+ * that would answer each of the command's requests 400.  Then the proxy
+ * feeds it the decisions of the run's connections (its uid and id), and
+ * the run counts them as it counts its own proxy's: the summary, the
+ * report and the harness's refused events.  At the end it asks "end",
+ * and waits (FEED_END_SECS at most) until the proxy has sent them all.
+ *
+ * The operator's policy decides; a run's rules only narrow it.  So a
+ * refusal the run did not make itself is told with a fix for the
+ * operator, never with a flag that cannot widen anything.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include <jansson.h>
+
+#include "jsonl.h"
+#include "log.h"
+#include "pp2.h"
+#include "proxy.h"
+#include "runner.h"
+#include "xmalloc.h"
+
+#define FEED_HELLO_SECS		5	/* the preflight's answer */
+#define FEED_END_SECS		5	/* the last decisions, at the end */
+#define FEED_LINE_MAX		(64 * 1024)
+
+/* Says why path refused the connect (err), with the fix. */
+static void
+run_feed_connect_failed(const char *path, int err)
+{
+	struct stat	 st;
+	struct group	*gr;
+	struct passwd	*pw;
+	const char	*user;
+
+	log_warnx("run: cannot connect to the proxy socket %s: %s", path,
+	    strerror(err));
+	if (err == EACCES && stat(path, &st) == 0) {
+		gr = getgrgid(st.st_gid);
+		pw = getpwuid(getuid());
+		user = pw != NULL ? pw->pw_name : "USER";
+		log_warnx("hint: the socket is for the group %s (mode %04o); "
+		    "an administrator adds you to it with: usermod -aG %s %s "
+		    "(it counts from your next login)", gr != NULL ?
+		    gr->gr_name : "of the socket", (unsigned int)(st.st_mode &
+		    07777), gr != NULL ? gr->gr_name : "GROUP", user);
+	} else if (err == EACCES)
+		log_warnx("hint: you need search permission on every folder "
+		    "above the socket, and write permission on it");
+	else if (err == ECONNREFUSED)
+		log_warnx("hint: no proxy listens there (a socket left by one "
+		    "that stopped): start it (systemctl start cordon-proxy), "
+		    "or name the socket it listens on");
+}
+
+/* Connects to the socket at path (through /proc for a long one). */
+static int
+run_feed_connect(const struct run *run, const char *path)
+{
+	struct sockaddr_un	 sun;
+	int			 fd, rc, saved;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) < sizeof(sun.sun_path))
+		rc = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	else
+		rc = snprintf(sun.sun_path, sizeof(sun.sun_path),
+		    "/proc/self/fd/%d/%s", run->r_proxy_dir,
+		    run->r_proxy_name);
+	if (rc < 0 || (size_t)rc >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Reads the proxy's first line into buf (size bytes), waiting up to
+ * FEED_HELLO_SECS; returns its length (0: the proxy closed), or -1 on
+ * timeout or error (errno).
+ */
+static ssize_t
+run_feed_hello(int fd, char *buf, size_t size)
+{
+	struct pollfd	 pfd = { fd, POLLIN, 0 };
+	size_t		 off = 0;
+	ssize_t		 n;
+	int		 rc;
+
+	while (off + 1 < size && memchr(buf, '\n', off) == NULL) {
+		if ((rc = poll(&pfd, 1, FEED_HELLO_SECS * 1000)) == 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (rc == -1 && errno == EINTR)
+			continue;
+		if (rc == -1)
+			return -1;
+		if ((n = recv(fd, buf + off, size - 1 - off, 0)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	buf[off] = '\0';
+	return (ssize_t)off;
+}
+
+/* Says what the proxy at path answered instead of the hello. */
+static void
+run_feed_wrong(const char *path, const char *answer, ssize_t n)
+{
+	if (n == -1)
+		log_warnx("run: the proxy at %s did not answer the preflight "
+		    "(%s)", path, strerror(errno));
+	else if (strncmp(answer, "HTTP/", 5) == 0)
+		log_warnx("run: the proxy at %s listens with --listen, not "
+		    "--listen-sandbox: it reads no sandbox header, and would "
+		    "answer each of the command's requests 400", path);
+	else if (n == 0)
+		log_warnx("run: the proxy at %s closed the preflight without "
+		    "an answer: a cordon proxy too old for --proxy-socket, or "
+		    "one that refused the run's header (its log says why)",
+		    path);
+	else
+		log_warnx("run: the proxy at %s answered the preflight with "
+		    "something else than a cordon proxy's answer", path);
+	log_warnx("hint: start the proxy with --listen-sandbox unix:%s, as "
+	    "cordon-proxy.service does", path);
+}
+
+/*
+ * The preflight: the run's channel to the operator's proxy, answered
+ * as a sandbox listener answers.  Returns 0 with rn_feed set, or -1
+ * having said why and what to do (nothing runs).
+ */
+int
+run_feed_open(struct runner *rn)
+{
+	const char	*path = rn->rn_net->net_socket;
+	struct pp2_out	 po;
+	char		*hdr, *cause, answer[256];
+	size_t		 len;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = run_feed_connect(rn->rn_run, path)) == -1) {
+		run_feed_connect_failed(path, errno);
+		return -1;
+	}
+	memset(&po, 0, sizeof(po));
+	po.po_id = rn->rn_run->r_id;
+	po.po_watch = PP2_WATCH_VERSION;
+	if ((hdr = pp2_header(&po, &len, &cause)) == NULL)
+		fatalx("run: %s", cause);
+	n = send(fd, hdr, len, MSG_NOSIGNAL) == (ssize_t)len ?
+	    run_feed_hello(fd, answer, sizeof(answer)) : -1;
+	free(hdr);
+	if (n <= 0 || strncmp(answer, PP2_WATCH_HELLO,
+	    strlen(PP2_WATCH_HELLO)) != 0) {
+		run_feed_wrong(path, answer, n);
+		close(fd);
+		return -1;
+	}
+	if ((rn->rn_feed = bufferevent_socket_new(rn->rn_base, fd,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		fatalx("run: bufferevent_socket_new failed");
+	/* What came after the hello is the first of the feed. */
+	len = strlen(PP2_WATCH_HELLO);
+	if ((size_t)n > len)
+		evbuffer_add(bufferevent_get_input(rn->rn_feed), answer + len,
+		    (size_t)n - len);
+	return 0;
+}
+
+/*
+ * The fix for a refusal the operator's policy made: a run cannot widen
+ * it, so the fix is the operator's.  Returns a new string.
+ */
+static char *
+run_feed_operator_fix(const struct runner *rn, const char *rule,
+    const char *from, const char *pattern)
+{
+	char	*fix;
+
+	if (rule != NULL)
+		xasprintf(&fix, "the operator's proxy (%s) refuses it by \"%s\" "
+		    "from %s, and a run can only narrow its policy: ask its "
+		    "operator", rn->rn_net->net_socket, rule, from != NULL ?
+		    from : "its policy");
+	else
+		xasprintf(&fix, "the operator's proxy (%s) allows it by no "
+		    "rule, and a run can only narrow its policy: ask its "
+		    "operator to add \"%s\" to network.allow of its policy",
+		    rn->rn_net->net_socket, pattern != NULL ? pattern : "it");
+	return fix;
+}
+
+/* The string at key of doc, or NULL (missing, null or not a string). */
+static const char *
+run_feed_str(const json_t *doc, const char *key)
+{
+	return json_string_value(json_object_get(doc, key));
+}
+
+/* The integer at key of doc, or 0. */
+static json_int_t
+run_feed_int(const json_t *doc, const char *key)
+{
+	return json_integer_value(json_object_get(doc, key));
+}
+
+/* One decision the proxy fed, counted as the run's own proxy's are. */
+static void
+run_feed_decision(struct runner *rn, const json_t *doc)
+{
+	struct egress	 e;
+	const char	*fix, *pattern;
+	char		*opfix = NULL;
+
+	memset(&e, 0, sizeof(e));
+	if ((e.e_host = run_feed_str(doc, "host")) == NULL)
+		return;
+	e.e_hostlen = strlen(e.e_host);
+	e.e_port = (int)run_feed_int(doc, "port");
+	e.e_allow = json_is_true(json_object_get(doc, "allow"));
+	e.e_up = (uint64_t)run_feed_int(doc, "up");
+	e.e_down = (uint64_t)run_feed_int(doc, "down");
+	e.e_proto = run_feed_str(doc, "protocol");
+	e.e_method = run_feed_str(doc, "method");
+	e.e_reason = run_feed_str(doc, "reason");
+	e.e_rule = run_feed_str(doc, "rule");
+	e.e_rule_from = run_feed_str(doc, "rule_from");
+	e.e_sandbox = rn->rn_run->r_id;
+	fix = run_feed_str(doc, "fix");
+	pattern = run_feed_str(doc, "pattern");
+	if (e.e_allow || fix == NULL)
+		;
+	else if (!json_is_true(json_object_get(doc, "by_run")))
+		fix = opfix = run_feed_operator_fix(rn, e.e_rule,
+		    e.e_rule_from, pattern);
+	else if (e.e_rule != NULL) {
+		/* The run's own deny entry: the operator's policy allows. */
+		xasprintf(&opfix, "this run's own rules refuse it (\"%s\": "
+		    "its --deny-domain, policy or workspace policy); remove it "
+		    "there if that is wrong", e.e_rule);
+		fix = opfix;
+	}
+	run_proxy_hooks.hk_observe(&e, fix, pattern, rn);
+	free(opfix);
+}
+
+static void
+run_feed_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct runner	*rn = arg;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	const char	*event, *reason;
+	char		*line;
+	size_t		 len;
+	json_t		*doc;
+
+	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
+		doc = json_loads(line, 0, NULL);
+		free(line);
+		if (doc == NULL || json_unpack(doc, "{s:s}", "event",
+		    &event) == -1) {
+			json_decref(doc);
+			continue;
+		}
+		if (strcmp(event, "decision") == 0)
+			run_feed_decision(rn, doc);
+		else if (strcmp(event, "end") == 0) {
+			rn->rn_feed_ended = true;
+			event_base_loopbreak(rn->rn_base);
+		} else if (strcmp(event, "closed") == 0 && json_unpack(doc,
+		    "{s:s}", "reason", &reason) == 0)
+			log_warnx("run: the proxy closed the run's channel: "
+			    "%s; the summary and --report miss its decisions",
+			    reason);
+		json_decref(doc);
+	}
+	if (evbuffer_get_length(in) > FEED_LINE_MAX)
+		evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+static void
+run_feed_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct runner	*rn = arg;
+
+	(void)bev;
+	(void)what;
+	if (!rn->rn_feed_ended && !rn->rn_done)
+		log_warnx("run: the proxy closed the run's channel; the "
+		    "summary and --report miss what it decided since");
+	rn->rn_feed_ended = true;
+	bufferevent_disable(bev, EV_READ);
+	event_base_loopbreak(rn->rn_base);
+}
+
+/* From now on the feed is read on the run's loop. */
+void
+run_feed_start(struct runner *rn)
+{
+	if (rn->rn_feed == NULL)
+		return;
+	bufferevent_setcb(rn->rn_feed, run_feed_read_cb, NULL,
+	    run_feed_event_cb, rn);
+	bufferevent_enable(rn->rn_feed, EV_READ);
+	run_feed_read_cb(rn->rn_feed, rn);
+}
+
+/*
+ * The sandbox is gone: asks for the end of the feed and reads it, so
+ * that the last connections' decisions are in the summary and report.
+ */
+void
+run_feed_end(struct runner *rn)
+{
+	struct timeval	 tv = { FEED_END_SECS, 0 };
+
+	if (rn->rn_feed == NULL)
+		return;
+	if (!rn->rn_feed_ended && bufferevent_write(rn->rn_feed, "end\n",
+	    4) == 0) {
+		event_base_loopexit(rn->rn_base, &tv);
+		while (!rn->rn_feed_ended)
+			if (event_base_dispatch(rn->rn_base) != 0 ||
+			    event_base_got_exit(rn->rn_base))
+				break;
+		if (!rn->rn_feed_ended)
+			log_warnx("run: the proxy did not send the run's last "
+			    "decisions within %d s; the summary and --report "
+			    "may miss some", FEED_END_SECS);
+	}
+	bufferevent_free(rn->rn_feed);
+	rn->rn_feed = NULL;
+}
