@@ -50,7 +50,7 @@ RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/sentinel.c runner/gitcfg.c \
 		   runner/wspath.c runner/trust.c runner/secrets.c \
 		   runner/tokenfile.c runner/unixroute.c runner/agentmsg.c \
-		   runner/agentkey.c runner/knownhosts.c
+		   runner/agentkey.c runner/knownhosts.c runner/notify_addr.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
@@ -77,12 +77,12 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_sysfilter test_landlock test_env test_fsplan \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
-		   test_agentmsg test_gitcfg test_ssh_peek
+		   test_agentmsg test_gitcfg test_ssh_peek test_notify
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
-		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek
+		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify
 
 # Debian packages the build and the tests need (make deps installs them).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
@@ -144,7 +144,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	    $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
 # Test peers, built like the rest (tests/tools/*.c, one file each).
-TOOLS		 = netcheck httpd probe sockpeer harness nonft
+TOOLS		 = netcheck httpd probe sockpeer harness nonft connectx
 TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
 
 # A kernel without nf_tables, as a seccomp filter sees it.
@@ -240,7 +240,7 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) runner/secrets.c runner/tokenfile.c \
 		   runner/trust.c runner/agentmsg.c runner/agentkey.c \
-		   runner/knownhosts.c runner/gitcfg.c
+		   runner/knownhosts.c runner/gitcfg.c runner/notify_addr.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
 		   logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))

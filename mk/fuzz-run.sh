@@ -26,6 +26,7 @@ max_len() {
 	fuzz_pp2)				echo 1100 ;;
 	fuzz_socks5)				echo 600 ;;
 	fuzz_host_match|fuzz_addr)		echo 300 ;;
+	fuzz_notify)				echo 200 ;;
 	*)					echo 4096 ;;
 	esac
 }

@@ -5,19 +5,36 @@
  * The command's seccomp filter sends every connect(2) to a listener
  * (SECCOMP_RET_USER_NOTIF); the command hands the listener's descriptor
  * to cordon run before exec.  A thread of cordon run, not its event loop
- * (a connect may block, and the loop is the proxy's), takes each call:
+ * (a connect may block, and the loop is the proxy's), receives each call
+ * and hands it to a worker thread of its own, so that a connect that
+ * waits (a listener's full backlog, a SYN nobody answers) holds only its
+ * own caller.  At most NOTIFY_WORKERS calls are in hand at once; past
+ * that, the receiving thread takes no more until one ends, and the
+ * kernel keeps the next calls waiting, in order: none is refused for
+ * it.  Each worker:
  *
- *   - it reads the address once, from the caller's memory, and takes the
+ *   - reads the address once, from the caller's memory, and takes the
  *     caller's socket itself (pidfd_getfd: the same open file), checking
  *     after each step that the call is still waiting (NOTIF_ID_VALID), so
  *     that a pid reused in between is never read;
- *   - on a Unix socket, it connects the socket to a listed one (a route
- *     of unixroute.c) if the path is exactly a listed inside path, and
+ *   - judges the address from those bytes alone (notify_addr.c): a
+ *     malformed one gets the kernel's own answer;
+ *   - on a Unix socket, connects the socket to a listed one (a route of
+ *     unixroute.c) if the path is exactly a listed inside path, and
  *     answers EACCES to anything else, abstract names and relative paths
  *     included;
- *   - on an Internet or netlink socket, it connects the socket to the
+ *   - on an Internet or netlink socket, connects the socket to the
  *     address as given; the socket stays in the sandbox's network
- *     namespace, so routes and the capture's rules are the sandbox's.
+ *     namespace, so routes and the capture's rules are the sandbox's;
+ *   - answers the call itself (SECCOMP_IOCTL_NOTIF_SEND).
+ *
+ * The command's socket is never made non-blocking: it is the command's
+ * open file, and the flag would be its too.  A worker still in connect
+ * when the run ends (the sandbox's processes dead, the listener of a
+ * host socket still not accepting) is woken: its socket is shut down
+ * (a TCP connect in SYN_SENT ends) and it gets NOTIFY_SIG, whose handler
+ * does nothing but end the wait with EINTR (a Unix connect waiting for
+ * room in a backlog), until it has ended.
  *
  * It never answers "continue": the kernel would then read the address
  * and the descriptor again, after the check, and another thread of the
@@ -25,10 +42,11 @@
  * Internet one checked, a path rewritten) in between.
  *
  * What it decided goes to the event loop as fixed-size records on a
- * pipe (one write each, under PIPE_BUF): the loop logs and counts them.
- * Privileges: cordon run's own, outside the sandbox; it owns the
- * sandbox's user namespace, so it may take descriptors from, and read
- * the memory of, the command even when the command is not dumpable.
+ * pipe (one write each, under PIPE_BUF, so writers do not interleave):
+ * the loop logs and counts them.  Privileges: cordon run's own, outside
+ * the sandbox; it owns the sandbox's user namespace, so it may take
+ * descriptors from, and read the memory of, the command even when the
+ * command is not dumpable.
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -38,7 +56,6 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 
-#include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 
@@ -50,6 +67,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fdpass.h"
@@ -62,16 +80,43 @@
 #define PIDFD_THREAD	O_EXCL		/* Linux 6.9: a thread's pidfd */
 #endif
 
+#define NOTIFY_WORKERS	64		/* calls in hand at once */
+#define NOTIFY_STACK	(256 * 1024)	/* a worker's: small frames only */
+#define NOTIFY_SIG	SIGURG		/* ends a worker's wait in connect; */
+					/* ignored by default, never */
+					/* passed on to the command */
+#define NOTIFY_WAKE_MS	50		/* how often, at the end */
+
+struct notify;
+
+struct notify_worker {
+	struct notify		*nw_n;
+	struct seccomp_notif	 nw_req;	/* the call in hand */
+	pthread_t		 nw_thread;
+	bool			 nw_busy;	/* started, not yet joined */
+	bool			 nw_done;	/* ended: to be joined */
+	int			 nw_sock;	/* the socket taken, while */
+						/* it connects */
+};
+
 struct notify {
 	const struct unix_routes *n_routes;	/* borrowed, read-only */
 	int			 n_sock;	/* the sandbox's end hands */
 						/* the listener over */
+	int			 n_lfd;		/* the listener */
 	int			 n_stop[2];	/* the loop asks the thread */
 						/* to end */
 	int			 n_events[2];	/* records to the loop */
-	size_t			 n_dropped;	/* the pipe was full */
 	pthread_t		 n_thread;
 	bool			 n_started;
+	struct sigaction	 n_oldsig;	/* NOTIFY_SIG's, before */
+
+	pthread_mutex_t		 n_lock;	/* guards what follows */
+	pthread_cond_t		 n_cond;	/* a worker ended; the end */
+	bool			 n_stopping;
+	size_t			 n_busy;	/* workers not ended */
+	size_t			 n_dropped;	/* the pipe was full */
+	struct notify_worker	 n_workers[NOTIFY_WORKERS];
 };
 
 /* Reads what the sandbox sent: the listener, or -1 (none came). */
@@ -89,7 +134,7 @@ notify_listener(int sock)
 }
 
 /*
- * Passes ne to the loop.  The thread never waits for the loop: with the
+ * Passes ne to the loop.  A worker never waits for the loop: with the
  * pipe full, the record is counted instead (notify_dropped).
  */
 static void
@@ -100,28 +145,29 @@ notify_tell(struct notify *n, const struct notify_event *ne)
 	while ((w = write(n->n_events[1], ne, sizeof(*ne))) == -1 &&
 	    errno == EINTR)
 		;
-	if (w != (ssize_t)sizeof(*ne))
+	if (w != (ssize_t)sizeof(*ne)) {
+		pthread_mutex_lock(&n->n_lock);
 		n->n_dropped++;
+		pthread_mutex_unlock(&n->n_lock);
+	}
 }
 
 /*
- * An unlisted path: is there anything to refuse?  A socket of the host
- * (NOTIFY_UNLISTED), a file in the sandbox's own tree, seen through the
- * caller's root with its links resolved inside it (NOTIFY_INSIDE), or
- * nothing at all (NOTIFY_NOTHING: a library looking for a daemon, such
- * as glibc for nscd, which the summary need not repeat at every run).
- * The caller gets EACCES whichever it is.
+ * An unlisted path (terminated): is there anything to refuse?  A socket
+ * of the host (NOTIFY_UNLISTED), a file in the sandbox's own tree, seen
+ * through the caller's root with its links resolved inside it
+ * (NOTIFY_INSIDE), or nothing at all (NOTIFY_NOTHING: a library looking
+ * for a daemon, such as glibc for nscd, which the summary need not
+ * repeat at every run).  The caller gets EACCES whichever it is.
  */
 static enum notify_why
-notify_there(pid_t pid, const struct notify_event *ne)
+notify_there(pid_t pid, const char *path)
 {
 	struct open_how	 how;
 	struct stat	 st;
-	char		 path[sizeof(ne->ne_path) + 1], root[64];
+	char		 root[64];
 	int		 dir, fd;
 
-	memcpy(path, ne->ne_path, ne->ne_pathlen);
-	path[ne->ne_pathlen] = '\0';
 	if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
 		return NOTIFY_UNLISTED;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
@@ -140,38 +186,32 @@ notify_there(pid_t pid, const struct notify_event *ne)
 }
 
 /*
- * Judges a connect(2) on a Unix socket s to the address sa of len bytes,
- * and connects s to the listed socket if there is one.  Returns the
- * errno for the command (0: connected), and fills ne.
+ * Judges a connect(2) on a Unix socket s to the path or name in na
+ * (notify_addr_judge), and connects s to the listed socket if there is
+ * one.  Returns the errno for the command (0: connected), and fills ne.
  */
 static int
-notify_unix(struct notify *n, pid_t pid, int s, const struct sockaddr_un *sa,
-    socklen_t len, struct notify_event *ne)
+notify_unix(struct notify *n, pid_t pid, int s, const struct notify_addr *na,
+    struct notify_event *ne)
 {
 	const struct unix_route	*r;
 	struct sockaddr_un	 to;
-	size_t			 plen;
 
-	if (len <= offsetof(struct sockaddr_un, sun_path) ||
-	    sa->sun_family != AF_UNIX)
-		return EINVAL;	/* what the kernel says to these */
-	plen = strnlen(sa->sun_path, len - offsetof(struct sockaddr_un,
-	    sun_path));
-	if (sa->sun_path[0] == '\0') {
+	_Static_assert(sizeof(ne->ne_path) >= sizeof(na->na_path) - 1,
+	    "a judged path fits in a record");
+	memcpy(ne->ne_path, na->na_path, na->na_len);
+	ne->ne_pathlen = na->na_len;
+	if (na->na_kind == NOTIFY_ADDR_ABSTRACT) {
 		ne->ne_why = NOTIFY_ABSTRACT;
-		plen = len - offsetof(struct sockaddr_un, sun_path) - 1;
-		memcpy(ne->ne_path, sa->sun_path + 1, plen);
-		ne->ne_pathlen = plen;
 		return EACCES;
 	}
-	memcpy(ne->ne_path, sa->sun_path, plen);
-	ne->ne_pathlen = plen;
-	if (sa->sun_path[0] != '/') {
+	if (na->na_path[0] != '/') {
 		ne->ne_why = NOTIFY_RELATIVE;
 		return EACCES;
 	}
-	if ((r = unixroute_find(n->n_routes, sa->sun_path, plen)) == NULL) {
-		ne->ne_why = notify_there(pid, ne);
+	if ((r = unixroute_find(n->n_routes, na->na_path, na->na_len)) ==
+	    NULL) {
+		ne->ne_why = notify_there(pid, na->na_path);
 		return EACCES;
 	}
 	ne->ne_route = (size_t)(r - n->n_routes->ur_v);
@@ -184,28 +224,6 @@ notify_unix(struct notify *n, pid_t pid, int s, const struct sockaddr_un *sa,
 	return ne->ne_errno;
 }
 
-/*
- * Connects s, a socket of family domain, to sa as the command asked.
- * Netlink multicast groups are refused: cordon run holds capabilities
- * over the sandbox's namespaces that the command does not, and netlink
- * checks them on the caller.  Returns the errno for the command.
- */
-static int
-notify_other(int s, int domain, const struct sockaddr_storage *sa,
-    socklen_t len)
-{
-	const struct sockaddr_nl	*nl = (const struct sockaddr_nl *)sa;
-
-	if (domain != AF_INET && domain != AF_INET6 && domain != AF_NETLINK)
-		return EPERM;
-	if (domain == AF_NETLINK && len >= sizeof(*nl) &&
-	    nl->nl_family == AF_NETLINK && nl->nl_groups != 0)
-		return EPERM;
-	if (connect(s, (const struct sockaddr *)sa, len) == -1)
-		return errno;
-	return 0;
-}
-
 /* Whether the call id still waits (its task, and so its pid, is there). */
 static bool
 notify_valid(int lfd, uint64_t id)
@@ -214,22 +232,78 @@ notify_valid(int lfd, uint64_t id)
 }
 
 /*
- * Answers one connect(2): the command's socket taken, its address read
- * once, the decision made.  Returns the errno for the command.
+ * Reads len bytes at the command's addr into sa, once.  Returns 0 or
+ * EFAULT, as the kernel's copy from the caller would.
  */
 static int
-notify_judge(struct notify *n, int lfd, const struct seccomp_notif *req,
+notify_read_addr(pid_t pid, uint64_t addr, void *sa, int len)
+{
+	struct iovec	 local, remote;
+
+	if (len == 0)
+		return 0;
+	local.iov_base = sa;
+	local.iov_len = (size_t)len;
+	remote.iov_base = (void *)(uintptr_t)addr;
+	remote.iov_len = (size_t)len;
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+		return EFAULT;
+	return 0;
+}
+
+/*
+ * Makes the call's connect on s, the command's socket, as judged from
+ * the len bytes at sa.  The socket is w's until it returns, for
+ * notify_wake to shut down.  Returns the errno for the command.
+ */
+static int
+notify_connect(struct notify_worker *w, int s, const void *sa, int len,
     struct notify_event *ne)
 {
-	struct sockaddr_storage	 sa;
-	struct iovec		 local, remote;
-	socklen_t		 len = (socklen_t)req->data.args[2];
+	struct notify		*n = w->nw_n;
+	struct notify_addr	 na;
 	socklen_t		 olen = sizeof(int);
-	int			 pidfd, s = -1, domain, err;
+	int			 domain, type, err;
 
+	if (getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &olen) == -1 ||
+	    getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &olen) == -1)
+		return errno;
+	if ((err = notify_addr_judge(sa, len, domain, type, &na)) != 0)
+		return err;
+	pthread_mutex_lock(&n->n_lock);
+	if (!n->n_stopping)
+		w->nw_sock = s;
+	pthread_mutex_unlock(&n->n_lock);
+	if (w->nw_sock == -1)
+		return EINTR;		/* the run ends */
+	if (na.na_kind == NOTIFY_ADDR_PATH ||
+	    na.na_kind == NOTIFY_ADDR_ABSTRACT) {
+		ne->ne_unix = true;
+		err = notify_unix(n, (pid_t)w->nw_req.pid, s, &na, ne);
+	} else if (connect(s, sa, (socklen_t)len) == -1)
+		err = errno;
+	pthread_mutex_lock(&n->n_lock);
+	w->nw_sock = -1;
+	pthread_mutex_unlock(&n->n_lock);
+	return err;
+}
+
+/*
+ * Answers w's call: the command's socket taken, its address read once,
+ * the decision made.  Returns the errno for the command, in the order
+ * the kernel finds them: the descriptor, the length, the address.
+ */
+static int
+notify_judge(struct notify_worker *w, struct notify_event *ne)
+{
+	const struct seccomp_notif	*req = &w->nw_req;
+	struct sockaddr_storage		 sa;
+	int				 lfd = w->nw_n->n_lfd;
+	int				 len = (int)req->data.args[2];
+	int				 pidfd, s = -1, err;
+
+	_Static_assert(sizeof(sa) == NOTIFY_ADDR_MAX, "the kernel's bound");
 	ne->ne_pid = (int)req->pid;
-	if ((int)len < 0 || len > sizeof(sa))
-		return EINVAL;
 	if ((pidfd = (int)syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD)) ==
 	    -1 && errno == EINVAL)
 		pidfd = (int)syscall(SYS_pidfd_open, req->pid, 0);
@@ -242,30 +316,18 @@ notify_judge(struct notify *n, int lfd, const struct seccomp_notif *req,
 		err = errno == EBADF ? EBADF : EPERM;
 		goto out;
 	}
+	if (!notify_addr_len_ok(len)) {
+		err = EINVAL;
+		goto out;
+	}
 	memset(&sa, 0, sizeof(sa));
-	local.iov_base = &sa;
-	local.iov_len = len;
-	remote.iov_base = (void *)(uintptr_t)req->data.args[1];
-	remote.iov_len = len;
-	if (len > 0 && process_vm_readv((pid_t)req->pid, &local, 1, &remote,
-	    1, 0) != (ssize_t)len) {
-		err = EFAULT;
+	if ((err = notify_read_addr((pid_t)req->pid, req->data.args[1], &sa,
+	    len)) != 0)
 		goto out;
-	}
-	if (!notify_valid(lfd, req->id)) {
+	if (!notify_valid(lfd, req->id))
 		err = ESRCH;
-		goto out;
-	}
-	if (getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &olen) == -1) {
-		err = errno;
-		goto out;
-	}
-	if (domain == AF_UNIX) {
-		ne->ne_unix = true;
-		err = notify_unix(n, (pid_t)req->pid, s,
-		    (struct sockaddr_un *)&sa, len, ne);
-	} else
-		err = notify_other(s, domain, &sa, len);
+	else
+		err = notify_connect(w, s, &sa, len, ne);
 out:
 	if (s != -1)
 		close(s);
@@ -274,28 +336,185 @@ out:
 	return err;
 }
 
+/* Answers the call id with err (0: success). */
+static void
+notify_answer(int lfd, uint64_t id, int err)
+{
+	struct seccomp_notif_resp	 resp;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.id = id;
+	resp.error = err != 0 ? -err : 0;
+	/* ENOENT: the caller went (a fatal signal); nothing to do. */
+	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* NOTIFY_SIG: nothing; its arrival ends a worker's wait in connect. */
+static void
+notify_wake_cb(int sig)
+{
+	(void)sig;
+}
+
 /*
- * The thread: the listener from the sandbox, then each call until the
- * sandbox is gone or the loop asks it to end.  Blocks all signals (they
- * are the loop's, through its signalfd).
+ * A worker: one call, answered, told to the loop.  All signals but
+ * NOTIFY_SIG stay blocked (they are the loop's, through its signalfd).
+ */
+static void *
+notify_work(void *arg)
+{
+	struct notify_worker	*w = arg;
+	struct notify		*n = w->nw_n;
+	struct notify_event	 ne;
+	sigset_t		 wake;
+	int			 err;
+
+	sigemptyset(&wake);
+	sigaddset(&wake, NOTIFY_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
+	memset(&ne, 0, sizeof(ne));
+	err = notify_judge(w, &ne);
+	notify_answer(n->n_lfd, w->nw_req.id, err);
+	if (ne.ne_unix)
+		notify_tell(n, &ne);
+	pthread_mutex_lock(&n->n_lock);
+	w->nw_done = true;
+	n->n_busy--;
+	pthread_cond_broadcast(&n->n_cond);
+	pthread_mutex_unlock(&n->n_lock);
+	return NULL;
+}
+
+/* Joins the workers that ended, freeing their places.  Holds n_lock. */
+static void
+notify_reap(struct notify *n)
+{
+	struct notify_worker	*w;
+	size_t			 i;
+
+	for (i = 0; i < NOTIFY_WORKERS; i++) {
+		w = &n->n_workers[i];
+		if (w->nw_busy && w->nw_done) {
+			pthread_join(w->nw_thread, NULL);
+			w->nw_busy = w->nw_done = false;
+		}
+	}
+}
+
+/*
+ * Waits for a free place (NOTIFY_WORKERS calls in hand: the next wait in
+ * the kernel meanwhile), and joins the workers that ended.  Returns
+ * false when the run ends instead.
+ */
+static bool
+notify_room(struct notify *n)
+{
+	bool	 ok;
+
+	pthread_mutex_lock(&n->n_lock);
+	while (n->n_busy == NOTIFY_WORKERS && !n->n_stopping)
+		pthread_cond_wait(&n->n_cond, &n->n_lock);
+	notify_reap(n);
+	ok = !n->n_stopping;
+	pthread_mutex_unlock(&n->n_lock);
+	return ok;
+}
+
+/*
+ * Hands req to a worker in a free place (notify_room made one).  A
+ * worker that cannot start gets the call answered EAGAIN, the kernel's
+ * word for resources it lacks.
+ */
+static void
+notify_dispatch(struct notify *n, const struct seccomp_notif *req)
+{
+	struct notify_worker	*w = NULL;
+	pthread_attr_t		 attr;
+	size_t			 i;
+	int			 rc;
+
+	pthread_mutex_lock(&n->n_lock);
+	for (i = 0; i < NOTIFY_WORKERS && w == NULL; i++)
+		if (!n->n_workers[i].nw_busy)
+			w = &n->n_workers[i];
+	w->nw_n = n;
+	w->nw_req = *req;
+	w->nw_busy = true;
+	w->nw_done = false;
+	w->nw_sock = -1;
+	n->n_busy++;
+	pthread_mutex_unlock(&n->n_lock);
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, NOTIFY_STACK);
+	rc = pthread_create(&w->nw_thread, &attr, notify_work, w);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		log_warnx("run: a connect's thread: %s", strerror(rc));
+		pthread_mutex_lock(&n->n_lock);
+		w->nw_busy = false;
+		n->n_busy--;
+		pthread_mutex_unlock(&n->n_lock);
+		notify_answer(n->n_lfd, req->id, EAGAIN);
+	}
+}
+
+/*
+ * The run ends: wakes every worker still at work until none is, then
+ * joins them all.  A connect that waits is cut short: its socket shut
+ * down, the thread sent NOTIFY_SIG, again each NOTIFY_WAKE_MS in case
+ * it had not yet begun to wait.
+ */
+static void
+notify_wake(struct notify *n)
+{
+	struct notify_worker	*w;
+	struct timespec		 ts;
+	size_t			 i;
+
+	pthread_mutex_lock(&n->n_lock);
+	n->n_stopping = true;
+	while (n->n_busy > 0) {
+		for (i = 0; i < NOTIFY_WORKERS; i++) {
+			w = &n->n_workers[i];
+			if (!w->nw_busy || w->nw_done)
+				continue;
+			if (w->nw_sock != -1)
+				shutdown(w->nw_sock, SHUT_RDWR);
+			pthread_kill(w->nw_thread, NOTIFY_SIG);
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += NOTIFY_WAKE_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&n->n_cond, &n->n_lock, &ts);
+	}
+	notify_reap(n);
+	pthread_mutex_unlock(&n->n_lock);
+}
+
+/*
+ * The receiving thread: the listener from the sandbox, then each call,
+ * to a worker, until the sandbox is gone or the loop asks it to end;
+ * then its workers end.  Blocks all signals (they are the loop's,
+ * through its signalfd).
  */
 static void *
 notify_main(void *arg)
 {
 	struct notify		*n = arg;
 	struct seccomp_notif	 req;
-	struct seccomp_notif_resp resp;
-	struct notify_event	 ne;
 	struct pollfd		 pfd[2];
-	int			 lfd, err;
 
-	if ((lfd = notify_listener(n->n_sock)) == -1)
+	if ((n->n_lfd = notify_listener(n->n_sock)) == -1)
 		return NULL;
-	pfd[0].fd = lfd;
+	pfd[0].fd = n->n_lfd;
 	pfd[0].events = POLLIN;
 	pfd[1].fd = n->n_stop[0];
 	pfd[1].events = POLLIN;
-	for (;;) {
+	while (notify_room(n)) {
 		if (poll(pfd, 2, -1) == -1) {
 			if (errno == EINTR)
 				continue;
@@ -305,22 +524,16 @@ notify_main(void *arg)
 		    (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0)
 			break;
 		memset(&req, 0, sizeof(req));	/* the kernel insists */
-		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == -1) {
+		if (ioctl(n->n_lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == -1) {
 			if (errno == EINTR || errno == ENOENT)
 				continue;
 			break;
 		}
-		memset(&ne, 0, sizeof(ne));
-		err = notify_judge(n, lfd, &req, &ne);
-		memset(&resp, 0, sizeof(resp));
-		resp.id = req.id;
-		resp.error = err != 0 ? -err : 0;
-		/* ENOENT: the caller went (a fatal signal); nothing to do. */
-		ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-		if (ne.ne_unix)
-			notify_tell(n, &ne);
+		notify_dispatch(n, &req);
 	}
-	close(lfd);
+	notify_wake(n);
+	close(n->n_lfd);
+	n->n_lfd = -1;
 	return NULL;
 }
 
@@ -359,17 +572,27 @@ notify_probe(char **cause)
 struct notify *
 notify_start(const struct unix_routes *routes, int sock, char **cause)
 {
-	struct notify	*n;
-	sigset_t	 all, old;
-	int		 rc;
+	struct notify		*n;
+	struct sigaction	 sa;
+	sigset_t		 all, old;
+	int			 rc;
 
 	n = xcalloc(1, sizeof(*n));
 	n->n_routes = routes;
 	n->n_sock = sock;
+	n->n_lfd = -1;
 	n->n_stop[0] = n->n_stop[1] = n->n_events[0] = n->n_events[1] = -1;
-	if (pipe2(n->n_stop, O_CLOEXEC) == -1 ||
+	pthread_mutex_init(&n->n_lock, NULL);
+	pthread_cond_init(&n->n_cond, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = notify_wake_cb;
+	sigfillset(&sa.sa_mask);
+	/* No SA_RESTART: the wait in connect must end. */
+	if (sigaction(NOTIFY_SIG, &sa, &n->n_oldsig) == -1 ||
+	    pipe2(n->n_stop, O_CLOEXEC) == -1 ||
 	    pipe2(n->n_events, O_CLOEXEC | O_NONBLOCK) == -1) {
-		xasprintf(cause, "pipe: %s", strerror(errno));
+		xasprintf(cause, "pipe, or %s's handler: %s",
+		    strsignal(NOTIFY_SIG), strerror(errno));
 		notify_free(n);
 		return NULL;
 	}
@@ -401,14 +624,19 @@ notify_read(struct notify *n, struct notify_event *ne)
 }
 
 /*
- * Ends the thread; it finishes the call in hand first.  The records it
- * sent stay to be read (notify_read), then notify_free.
+ * Ends the thread and its workers; a connect still waiting is cut short
+ * (notify_wake): the sandbox's processes are gone or going by now.  The
+ * records they sent stay to be read (notify_read), then notify_free.
  */
 void
 notify_stop(struct notify *n)
 {
 	if (n == NULL || !n->n_started)
 		return;
+	pthread_mutex_lock(&n->n_lock);
+	n->n_stopping = true;
+	pthread_cond_broadcast(&n->n_cond);
+	pthread_mutex_unlock(&n->n_lock);
 	if (write(n->n_stop[1], "x", 1) == -1)
 		log_warn("run: telling the connect thread to end");
 	/* The sandbox may never have sent the listener: wake recvmsg. */
@@ -417,7 +645,7 @@ notify_stop(struct notify *n)
 	n->n_started = false;
 }
 
-/* Records the thread could not pass on; read after notify_stop. */
+/* Records the workers could not pass on; read after notify_stop. */
 size_t
 notify_dropped(const struct notify *n)
 {
@@ -439,5 +667,8 @@ notify_free(struct notify *n)
 		close(n->n_events[0]);
 	if (n->n_events[1] != -1)
 		close(n->n_events[1]);
+	sigaction(NOTIFY_SIG, &n->n_oldsig, NULL);
+	pthread_cond_destroy(&n->n_cond);
+	pthread_mutex_destroy(&n->n_lock);
 	free(n);
 }

@@ -326,8 +326,9 @@ run_notify_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * Ends the connect thread, and logs what it said last.  It may be in a
- * connect that waits (a listed socket's full backlog): this waits too.
+ * Ends the connect thread, and logs what it said last.  A connect still
+ * waiting (a listed socket's full backlog) is cut short, not waited for:
+ * the sandbox is gone by now.
  */
 void
 run_notify_end(struct runner *rn)

@@ -85,14 +85,17 @@ enum notify_why {
 	NOTIFY_RELATIVE		/* a relative path */
 };
 
+/* sun_path's size: the longest path or abstract name the kernel reads. */
+#define NOTIFY_PATH_MAX	108
+
 struct notify_event {
 	int		 ne_pid;	/* the caller, in cordon run's view */
 	enum notify_why	 ne_why;
 	int		 ne_errno;	/* NOTIFY_ALLOWED: the connect's */
 	size_t		 ne_route;	/* NOTIFY_ALLOWED: index in routes */
 	bool		 ne_unix;	/* a Unix socket's call */
-	size_t		 ne_pathlen;
-	char		 ne_path[108];	/* as given, not terminated */
+	size_t		 ne_pathlen;	/* at most NOTIFY_PATH_MAX */
+	char		 ne_path[NOTIFY_PATH_MAX]; /* not terminated */
 };
 
 struct notify;
@@ -104,6 +107,31 @@ int		 notify_read(struct notify *, struct notify_event *);
 void		 notify_stop(struct notify *);
 size_t		 notify_dropped(const struct notify *);
 void		 notify_free(struct notify *);
+
+/*
+ * notify_addr.c: the address a connect(2) of the command passed, judged
+ * from its bytes alone (the kernel's answer to a malformed one).
+ */
+#define NOTIFY_ADDR_MAX	128	/* sizeof(struct sockaddr_storage) */
+
+enum notify_addr_kind {
+	NOTIFY_ADDR_PATH,	/* a Unix socket's path, in na_path */
+	NOTIFY_ADDR_ABSTRACT,	/* an abstract name, after its NUL */
+	NOTIFY_ADDR_UNSPEC,	/* AF_UNSPEC: a datagram socket's */
+				/* disconnect */
+	NOTIFY_ADDR_PASS	/* an Internet or netlink address: */
+				/* to the kernel as given */
+};
+
+struct notify_addr {
+	enum notify_addr_kind	 na_kind;
+	size_t			 na_len;	/* of na_path */
+	char			 na_path[NOTIFY_PATH_MAX + 1];
+						/* terminated */
+};
+
+bool	notify_addr_len_ok(int);
+int	notify_addr_judge(const void *, int, int, int, struct notify_addr *);
 
 /* landlock.c: the second filesystem layer, and scoping. */
 struct landlock_rule {
