@@ -50,6 +50,33 @@ errlist_steal(struct errlist *el)
 }
 
 /*
+ * s as one word for a POSIX shell: in single quotes, each ' as '\''.
+ * For commands cordon suggests; escape the result before printing it.
+ */
+char *
+str_shell_quote(const char *s)
+{
+	char	*q, *p;
+	size_t	 n = 3;
+	const char *c;
+
+	for (c = s; *c != '\0'; c++)
+		n += *c == '\'' ? 4 : 1;
+	q = p = xmalloc(n);
+	*p++ = '\'';
+	for (c = s; *c != '\0'; c++) {
+		if (*c == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else
+			*p++ = *c;
+	}
+	*p++ = '\'';
+	*p = '\0';
+	return q;
+}
+
+/*
  * Returns a printable copy of len bytes of s (caller frees): printable
  * ASCII stays, backslash and double quote are escaped, anything else
  * becomes \xNN.  Used for every piece of outside text that reaches a

@@ -39,6 +39,7 @@ enum str_esc {
 };
 
 char	*str_escape(const char *, size_t);
+char	*str_shell_quote(const char *);
 char	*str_escape_as(const char *, size_t, enum str_esc);
 void	 str_append(char **, const char *, const char *);
 bool	 path_is_below(const char *, const char *);

@@ -50,8 +50,7 @@
 #define WHY_BARE	"protected: bare git repository"
 #define WHY_HOOKS	"protected: git hooks (core.hooksPath)"
 #define WHY_HOOK	"protected: target of a git hook link"
-#define WHY_GITCODE	"protected: what makes git run a program or look " \
-			"elsewhere"
+#define WHY_GITCODE	FSP_WHY_GITCODE
 #define FSSCAN_MODULES_DEPTH	8	/* .git/modules/a/modules/b/... */
 
 /* A folder waiting to be scanned. */

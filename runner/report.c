@@ -537,6 +537,9 @@ tally_json_more(const struct tally *t, const struct report_info *ri,
 	if (ri->ri_guard != NULL)
 		json_object_set_new(doc, "repositories",
 		    report_guard(ri->ri_guard));
+	if (ri->ri_gitwrite != NULL)
+		json_object_set_new(doc, "git_config",
+		    gitwrite_json(ri->ri_gitwrite));
 }
 
 /* The run's report, as a JSON document (report format version 1). */

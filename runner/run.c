@@ -607,7 +607,8 @@ run_pipes(struct runner *rn)
 		free(cause);
 		return -1;
 	}
-	if (run->r_routes != NULL && run->r_routes->ur_n > 0 &&
+	if (((run->r_routes != NULL && run->r_routes->ur_n > 0) ||
+	    run->r_gitwrite != NULL) &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    rn->rn_npair) == -1) {
 		log_warn("run: socketpair");
@@ -721,7 +722,8 @@ run_notify_begin(struct runner *rn)
 
 	if (rn->rn_npair[0] == -1)
 		return;
-	rn->rn_notify = notify_start(rn->rn_run->r_routes, rn->rn_npair[0],
+	rn->rn_notify = notify_start(rn->rn_run->r_routes,
+	    rn->rn_run->r_gitwrite, rn->rn_npair[0],
 	    &cause);
 	rn->rn_npair[0] = -1;
 	if (rn->rn_notify == NULL) {

@@ -172,6 +172,9 @@ run_end_report(struct runner *rn)
 	tally_tokens(rn->rn_tally, secrets_json(run));
 	if (!net->net_quiet)
 		tally_summary(rn->rn_tally, stderr);
+	/* Held back, it was not done: said even with --quiet. */
+	if (run->r_gitwrite != NULL)
+		gitwrite_print(run->r_gitwrite, stderr);
 	if (net->net_report == NULL)
 		return;
 	memset(&ri, 0, sizeof(ri));
@@ -182,6 +185,7 @@ run_end_report(struct runner *rn)
 	ri.ri_proxy_socket = net->net_socket;
 	ri.ri_error = rn->rn_setup_error;
 	ri.ri_guard = run->r_guard;
+	ri.ri_gitwrite = run->r_gitwrite;
 	if (tally_report(rn->rn_tally, &ri, net->net_report,
 	    &net->net_report_at, &cause) == -1) {
 		log_warnx("run: %s", cause);

@@ -447,6 +447,29 @@ run_prepare_weaker(const struct run *run, bool no_landlock)
 }
 
 /*
+ * The protected git configs, whose writes by the command cordon run
+ * judges (gitwrite.c): with none, or a kernel without what the connect
+ * thread needs, the command's rename over one fails as the mount makes
+ * it (EBUSY), and the summary says so.
+ */
+static void
+run_prepare_gitwrite(struct run_prep *rp)
+{
+	char	*cause;
+
+	gitwrite_init(&rp->rp_gitwrite, &rp->rp_plan);
+	if (rp->rp_gitwrite.gw_ncfgs == 0)
+		return;
+	if (notify_probe(&cause) == -1) {
+		log_warnx("run: git config cannot be written inside: %s",
+		    cause);
+		free(cause);
+		return;
+	}
+	rp->rp_run.r_gitwrite = &rp->rp_gitwrite;
+}
+
+/*
  * Runs what run_prepare() decided: the seccomp program, the placeholders
  * and the guard's view of the writable roots, then run_exec(), which
  * takes the policy.  Returns the exit status for `cordon run`.
@@ -459,9 +482,11 @@ run_prepare_exec(struct run_prep *rp, const struct run_opts *o)
 	char		*cause;
 	size_t		 i;
 
+	run_prepare_gitwrite(rp);
 	if ((run->r_seccomp = sysfilter_new(run->r_unix ? SYSF_UNIX_ALLOW :
 	    rp->rp_routes.ur_n > 0 || run->r_agent_real != NULL ?
-	    SYSF_UNIX_ROUTES : SYSF_UNIX_DENY, &cause)) == -1) {
+	    SYSF_UNIX_ROUTES : SYSF_UNIX_DENY, run->r_gitwrite != NULL,
+	    &cause)) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
 		return RUN_EXIT_FAILURE;
@@ -499,6 +524,7 @@ run_prepare_clear(struct run_prep *rp)
 
 	block_cleanup(&rp->rp_plan, &rp->rp_blocks);
 	guard_clear(&rp->rp_guard);
+	gitwrite_clear(&rp->rp_gitwrite);	/* zeroed if never begun */
 	if (run->r_seccomp != -1)
 		close(run->r_seccomp);
 	env_free(run->r_env);

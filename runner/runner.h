@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 
 #include <stdbool.h>
@@ -35,7 +36,7 @@ enum sysfilter_unix {
 	SYSF_UNIX_ALLOW
 };
 
-int	sysfilter_new(enum sysfilter_unix, char **);
+int	sysfilter_new(enum sysfilter_unix, bool, char **);
 int	sysfilter_apply(int, int *, char **);
 int	sysfilter_send_listener(int, int, char **);
 
@@ -101,7 +102,9 @@ struct notify_event {
 struct notify;
 
 int		 notify_probe(char **);
-struct notify	*notify_start(const struct unix_routes *, int, char **);
+struct gitwrite;
+struct notify	*notify_start(const struct unix_routes *, struct gitwrite *, int,
+		    char **);
 int		 notify_events_fd(const struct notify *);
 int		 notify_read(struct notify *, struct notify_event *);
 void		 notify_stop(struct notify *);
@@ -304,6 +307,9 @@ void		 fsplan_note(struct fsp *, const char *, ...)
 #define FSP_HIDE	0x1	/* fsplan_protect: hidden, not read-only */
 #define FSP_FILE	0x2	/* ... if missing, blocked by a file */
 #define FSP_GIT		0x4	/* ... a git directory: its code only */
+/* fo_why of what makes git run a program or look elsewhere (fsscan.c) */
+#define FSP_WHY_GITCODE	"protected: what makes git run a program or look " \
+			    "elsewhere"
 #define FSP_DOT		0x8	/* ... blocked by a file that reads "./" */
 void		 fsplan_protect(struct fsp *, const char *, int,
 		    const char *, char **);
@@ -482,6 +488,9 @@ struct run {
 	int			  r_mode;	/* enum net_mode */
 	bool			  r_unix;	/* Unix sockets allowed */
 	struct unix_routes	 *r_routes;	/* else these alone */
+	struct gitwrite		 *r_gitwrite;	/* protected configs the */
+						/* command's renames reach, */
+						/* or NULL */
 	int			  r_notifyfd;	/* the command sends its */
 						/* listener on it */
 	const char		 *r_cwd;	/* where the command starts */
@@ -762,6 +771,42 @@ size_t	gitcfg_held(const struct gitcfg *, const struct gitcfg *,
 bool	gitcfg_dir_inert(int, char **);
 
 /*
+ * gitwrite.c: a protected git config the command writes, applied for it
+ * when every key it changes is inert, held back and listed otherwise.
+ */
+#define GITWRITE_CONTINUE	(-1)	/* not ours: the kernel does it */
+#define GITWRITE_CHANGES_MAX	256	/* keys noted; past it, gw_more */
+
+struct gitwrite_cfg {
+	char		*wc_path;	/* the config, as on the host */
+	struct fs_mark	 wc_dir;	/* its git directory */
+};
+
+struct gitwrite_change {
+	size_t		 ch_cfg;	/* in gw_cfgs */
+	char		*ch_key;	/* section[.sub].name */
+	char		*ch_value;	/* NULL: a bare name */
+	bool		 ch_removed;	/* the key went, else it came */
+	bool		 ch_applied;	/* written, else held back */
+};
+
+struct gitwrite {
+	struct gitwrite_cfg	*gw_cfgs;	/* set before the run */
+	size_t			 gw_ncfgs;
+	pthread_mutex_t		 gw_lock;	/* guards what follows */
+	struct gitwrite_change	*gw_changes;
+	size_t			 gw_nchanges;
+	bool			 gw_more;	/* some not noted */
+};
+
+struct seccomp_notif;
+int	gitwrite_init(struct gitwrite *, const struct fsplan *);
+int	gitwrite_rename(struct gitwrite *, int, const struct seccomp_notif *);
+void	gitwrite_print(struct gitwrite *, FILE *);
+json_t	*gitwrite_json(struct gitwrite *);
+void	gitwrite_clear(struct gitwrite *);
+
+/*
  * sentinel.c: a process outside the run's process group that makes the
  * guard's check when cordon run ends before it could.
  */
@@ -805,6 +850,7 @@ struct report_info {
 	const char		*ri_proxy_socket;
 	const char		*ri_error;	/* why setup failed, or NULL */
 	const struct guard	*ri_guard;	/* what it quarantined */
+	struct gitwrite		*ri_gitwrite;	/* git config written, held */
 };
 
 struct tally	*tally_new(void);
@@ -988,6 +1034,7 @@ struct run_prep {
 	struct env_proxy	 rp_ep;
 	struct unix_routes	 rp_routes;
 	struct guard		 rp_guard;
+	struct gitwrite		 rp_gitwrite;
 	struct blocks		 rp_blocks;
 	char			 rp_workspace[PATH_MAX];
 	char			 rp_home[PATH_MAX];	/* the scratch layer's */

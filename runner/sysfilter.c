@@ -28,6 +28,10 @@
  *				compared on their low 32 bits, as the kernel
  *				reads them)
  *   other ABIs			x32 and i386 system calls (bad architecture)
+ *   renames			with protected git configs: rename(2),
+ *				renameat(2), renameat2(2) to cordon run
+ *				(SECCOMP_RET_USER_NOTIF, gitwrite.c), which
+ *				lets each through but one onto such a config
  *   Unix sockets		unless the policy allows them: socket(AF_UNIX)
  *				and every socketpair(AF_UNIX) but stream and
  *				seqpacket ones (datagram and SOCK_RAW pairs,
@@ -243,9 +247,11 @@ sysfilter_families(scmp_filter_ctx ctx, char **cause)
  * for sysfilter_apply(); or -1 with *cause set (caller frees).  With
  * SYSF_UNIX_DENY, no Unix socket can reach a path or an abstract name;
  * with SYSF_UNIX_ROUTES, only through cordon run's connect (notify.c).
+ * With renames, rename(2), renameat(2) and renameat2(2) go to cordon
+ * run too, for the protected git configs (gitwrite.c).
  */
 int
-sysfilter_new(enum sysfilter_unix unix_mode, char **cause)
+sysfilter_new(enum sysfilter_unix unix_mode, bool renames, char **cause)
 {
 	scmp_filter_ctx		 ctx;
 	const uint32_t		 eperm = SCMP_ACT_ERRNO(EPERM);
@@ -270,6 +276,11 @@ sysfilter_new(enum sysfilter_unix unix_mode, char **cause)
 		goto fail;
 	if (unix_mode != SYSF_UNIX_ALLOW && sysfilter_unix(ctx,
 	    unix_mode == SYSF_UNIX_ROUTES, cause) == -1)
+		goto fail;
+	if (renames && (sysfilter_rule(ctx, SCMP_ACT_NOTIFY, "rename", 0,
+	    NULL, cause) == -1 || sysfilter_rule(ctx, SCMP_ACT_NOTIFY,
+	    "renameat", 0, NULL, cause) == -1 || sysfilter_rule(ctx,
+	    SCMP_ACT_NOTIFY, "renameat2", 0, NULL, cause) == -1))
 		goto fail;
 
 	if ((fd = memfd_create("cordon-seccomp", MFD_CLOEXEC)) == -1) {

@@ -117,3 +117,54 @@ wait_file() {
 		[[ $(as_me git -C "$WS" status --short) != *cordon-quarantine* ]]
 	done
 }
+
+@test "git remote add, push -u, branch --set-upstream-to, git config user.name and submodule init change the protected config, as on the host" {
+	as_me git init -q --bare --initial-branch=main "$UDIR/remote.git"
+	as_me git -C "$WS" branch -M main
+	run in_sandbox --quiet --report "$UDIR/r.json" --write "$UDIR/remote.git" \
+	    -- sh -c "
+	    git remote add origin '$UDIR/remote.git' &&
+	    git push -q -u origin main &&
+	    git branch --set-upstream-to=origin/main main &&
+	    git config user.name Agent &&
+	    git config --get branch.main.remote"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ ${lines[-1]} == origin ]]
+	# On the host, the same config, as git wrote it inside.
+	[ "$(as_me git -C "$WS" config --get remote.origin.url)" = \
+	    "$UDIR/remote.git" ]
+	[ "$(as_me git -C "$WS" config --get branch.main.merge)" = \
+	    refs/heads/main ]
+	[ "$(as_me git -C "$WS" config --get user.name)" = Agent ]
+	[ "$(as_me git -C "$UDIR/remote.git" rev-parse main)" = \
+	    "$(as_me git -C "$WS" rev-parse HEAD)" ]
+	[ ! -e "$WS/.git/config.lock" ]
+	jq -e '[.git_config[] | select(.applied)] | length >= 4' "$UDIR/r.json"
+	jq -e '[.git_config[] | select(.applied | not)] == []' "$UDIR/r.json"
+}
+
+@test "a config change that could make git run a program (husky's core.hooksPath, core.fsmonitor) is held back, said with the command that applies it" {
+	run in_sandbox --quiet --report "$UDIR/r.json" -- sh -c "
+	    git config core.hooksPath .husky && echo set &&
+	    git config core.fsmonitor 'touch $UDIR/mark' && echo set"
+	echo "$output"
+	# The tool is told it worked, so the work around it goes on...
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^set$' <<<"$output")" -eq 2 ]
+	# ...but nothing was written, and it is said, even with --quiet.
+	run as_me git -C "$WS" config --get core.hooksPath
+	[ "$status" -eq 1 ]
+	as_me git -C "$WS" status >/dev/null
+	[ ! -e "$UDIR/mark" ]
+	run in_sandbox --quiet -- git config core.hooksPath .husky
+	[[ $output == *"held back 1 change to git config that could make git on the host run a program"* ]]
+	[[ $output == *"set core.hookspath = .husky in $WS/.git/config"* ]]
+	[[ $output == *"hint: after reading it, apply it with: git config --file '$WS/.git/config' --add 'core.hookspath' '.husky'"* ]]
+	jq -e '.git_config | map(select(.applied | not)) | length == 2' \
+	    "$UDIR/r.json"
+	# The command the hint gives does it.
+	cmd=$(jq -r '.git_config[0].apply' "$UDIR/r.json")
+	as_me sh -c "$cmd"
+	[ "$(as_me git -C "$WS" config --get core.hooksPath)" = .husky ]
+}
