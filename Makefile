@@ -84,10 +84,12 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
 		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek
 
-# Debian packages the build and the tests need (make deps installs them).
+# Debian packages: the build's (make deps), the demo's (make demo: only
+# these two lists), and the tests' (make check installs those too).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
 		   libmnl-dev libnftnl-dev
+DEB_DEMO	 = curl jq util-linux passwd
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl git wget python3 python3-pip nodejs npm chromium \
 		   openssh-client openssh-server yarnpkg golang-go cargo \
@@ -97,8 +99,9 @@ DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux
 
-.PHONY: all deps libs deps-fuzz check unit e2e demo bench sanitize \
-	valgrind fuzz fuzz-run lint lint-bats clean install golden macos-check
+.PHONY: all deps deps-demo deps-check libs deps-fuzz check unit e2e demo \
+	bench sanitize valgrind fuzz fuzz-run lint lint-bats clean install \
+	golden macos-check
 
 all: $(BIN)
 
@@ -121,7 +124,8 @@ libs:
 		exit 1; \
 	fi
 
-ifneq ($(filter deps check unit demo bench sanitize valgrind fuzz,$(MAKECMDGOALS)),)
+ifneq ($(filter deps deps-demo deps-check check unit demo bench sanitize \
+    valgrind fuzz,$(MAKECMDGOALS)),)
 libs: | deps
 endif
 
@@ -164,12 +168,21 @@ $(BUILD)/tests/tools/%: tests/tools/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) -pthread -o $@ $< $(ALL_LDFLAGS) $(TOOL_LIBS)
 
 # Installs what is missing, through sudo when not root; a no-op otherwise.
-# The test clients Debian lacks come from the npm registry, pinned.
+# deps is the build's; the demo adds curl and jq; the tests add their
+# clients and servers, and those Debian lacks from the npm registry,
+# pinned.  Each after deps: one apt-get at a time, even under -j.
 deps:
-	@./mk/deps.sh $(DEB_BUILD) $(DEB_TEST)
-	@./mk/npm-tools.sh tests/npm
+	@./mk/deps.sh $(DEB_BUILD)
 
-deps-fuzz:
+deps-demo: deps
+	@./mk/deps.sh $(DEB_DEMO)
+
+NPM_TOOLS	?= tests/npm
+deps-check: deps
+	@./mk/deps.sh $(DEB_TEST)
+	@./mk/npm-tools.sh $(NPM_TOOLS)
+
+deps-fuzz: deps
 	@./mk/deps.sh $(DEB_FUZZ)
 
 unit: deps $(UNIT_BINS)
@@ -193,13 +206,13 @@ lint-bats:
 	@echo "  LINT    tests/e2e/*.bats"
 	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
 
-check: deps macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+check: deps deps-check macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
 
-demo: deps $(BIN) $(TOOL_BINS)
-	@./mk/demo.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
+demo: deps deps-demo $(BIN) $(TOOL_BINS)
+	@./mk/demo.sh $(abspath $(BIN)) $(abspath $(BUILD))/tests/tools
 
 # Against socat, squid and tinyproxy, in the same run.
 bench: deps $(BIN) $(TOOL_BINS)
@@ -207,7 +220,7 @@ bench: deps $(BIN) $(TOOL_BINS)
 	@./mk/bench.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
 
 # The whole suite under ASan and UBSan, from its own build folder.
-sanitize: deps
+sanitize: deps deps-check
 	$(MAKE) BUILD=build-san BIN=build-san/cordon OPT="-O1 -g" \
 	    EXTRA_CFLAGS="-fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer" \
@@ -259,7 +272,7 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps lint-bats
+lint: deps deps-check lint-bats
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
 
 PREFIX		?= /usr/local

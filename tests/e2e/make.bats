@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+# A newcomer's make targets: what `make demo` and `make check` ask the
+# package tools for (apt-get, dpkg-query, npm and sudo replaced by
+# stand-ins that record their arguments), that `make check` shows its
+# progress while it runs, and `make install` as an unprivileged user.
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cordon_setup
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	BUILDDIR=${TOOLS_DIR%/tests/tools}
+}
+
+teardown() {
+	teardown_bg
+}
+
+# Puts stand-ins for the package tools first on PATH: each appends its
+# name and arguments to $REC, installs nothing, and says that nothing
+# is installed; sudo runs what it is given (the stand-ins, then).
+standins() {
+	local t
+	STANDIN="$BATS_TEST_TMPDIR/standin"
+	REC="$BATS_TEST_TMPDIR/asked"
+	mkdir -p "$STANDIN"
+	: >"$REC"
+	for t in apt-get apt dpkg dpkg-query npm npx yarn pip3; do
+		printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$t" "$REC" \
+		    >"$STANDIN/$t"
+	done
+	echo 'exit 1' >>"$STANDIN/dpkg-query"
+	echo '[ "$1" != ci ] || mkdir -p node_modules' >>"$STANDIN/npm"
+	printf '#!/bin/sh\necho "sudo $*" >>"%s"\nexec "$@"\n' "$REC" \
+	    >"$STANDIN/sudo"
+	chmod 755 "$STANDIN"/*
+	export PATH="$STANDIN:$PATH"
+}
+
+# The packages apt-get was asked to install, one a line, sorted.
+asked_packages() {
+	awk '$1 == "apt-get" && / install / {
+		for (i = 2; i <= NF; i++) if ($i !~ /^-/ && $i != "install")
+			print $i }' "$REC" | sort -u
+}
+
+# make with the suite's binary and tools, up to date: nothing is built.
+make_here() {
+	local t o=()
+	for t in "$TOOLS_DIR"/*; do
+		o+=(-o "$t")
+	done
+	make -s -C "$TOP" BIN="$CORDON" BUILD="$BUILDDIR" -o "$CORDON" \
+	    "${o[@]}" "$@"
+}
+
+@test "make demo asks apt-get for the build's packages, curl and jq only, and runs no npm" {
+	standins
+	run make_here demo
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cat "$REC"
+	# The demo itself ran, against the real curl and jq.
+	[[ "$output" == *"cordon: refused 1 connection: evil.example:443"* ]]
+	want="curl gcc jq libc-ares-dev libcmocka-dev libevent-dev
+libjansson-dev libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make
+passwd pkg-config util-linux zlib1g-dev"
+	[ "$(asked_packages | tr '\n' ' ')" = "$(echo $want) " ]
+	run grep -E '^(npm|npx|yarn|pip3) ' "$REC"
+	[ "$status" -eq 1 ]
+}
+
+@test "make deps-check asks for the tests' clients and servers as well" {
+	standins
+	mkdir "$BATS_TEST_TMPDIR/npm"
+	cp "$TOP"/tests/npm/package*.json "$BATS_TEST_TMPDIR/npm/"
+	run make_here deps-check NPM_TOOLS="$BATS_TEST_TMPDIR/npm"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	asked_packages >"$BATS_TEST_TMPDIR/pkgs"
+	for p in bats chromium openssh-server default-jdk-headless maven \
+	    golang-go cargo yarnpkg npm gcc libevent-dev; do
+		grep -qx "$p" "$BATS_TEST_TMPDIR/pkgs"
+	done
+	grep -qx 'npm ci --no-audit --no-fund --no-update-notifier --loglevel=error' \
+	    "$REC"
+}
+
+@test "the README says the demo creates the cordon-test user" {
+	tr '\n' ' ' <"$TOP/README.md" |
+	    grep -q 'When run as root it creates the `cordon-test` user'
+	grep -q 'useradd.*"$user"\|useradd --system' "$TOP/mk/demo.sh"
+}
