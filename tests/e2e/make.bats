@@ -93,3 +93,33 @@ passwd pkg-config util-linux zlib1g-dev"
 	    grep -q 'When run as root it creates the `cordon-test` user'
 	grep -q 'useradd.*"$user"\|useradd --system' "$TOP/mk/demo.sh"
 }
+
+@test "make check shows each bats result as the test ends, then the counts" {
+	mkdir -p "$BATS_TEST_TMPDIR/t/tests/e2e"
+	flag="$BATS_TEST_TMPDIR/flag"
+	# The second test passes only if the first one's result was shown
+	# while the suite still ran (the flag is set on seeing it).  The
+	# lines are written with % for @: bats would rewrite them here.
+	sed 's/^%/@/' <<BATS | write "$BATS_TEST_TMPDIR/t/tests/e2e/a.bats"
+%test "first" { true; }
+%test "second" {
+	for i in \$(seq 100); do [ -e "$flag" ] && return 0; sleep 0.1; done
+	return 1
+}
+BATS
+	cd "$BATS_TEST_TMPDIR/t"
+	out="$BATS_TEST_TMPDIR/out"
+	# A suite of its own: none of this one's BATS_ variables (its -f).
+	env $(compgen -e | grep '^BATS_' | sed 's/^/-u /') CORDON=/bin/true \
+	    "$TOP/tests/run.sh" >"$out" 2>&1 3>&- &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q '^ok 1 first' "$out" && break
+		sleep 0.1
+	done
+	touch "$flag"
+	wait "$pid" || true
+	cat "$out"
+	grep -q '^ok 2 second' "$out"
+	[ "$(tail -n 1 "$out")" = "2 passed, 0 failed" ]
+}
