@@ -204,7 +204,7 @@ run_prepare_policy(struct run_prep *rp)
 	if ((p = rp->rp_policy = policy_build(&rp->rp_layers, NULL,
 	    &cause)) == NULL) {
 		log_warnx_lines(cause);
-		log_warnx("run: no policy, nothing run");
+		log_warnx("run: nothing run");
 		return -1;
 	}
 	run->r_mode = p->p_mode.ps_value;
