@@ -350,6 +350,7 @@ run_prepare_env(struct run_prep *rp)
 		free(cause);
 		return -1;
 	}
+	run->r_env_dropped = env_dropped(p, environ);
 	return 0;
 }
 
@@ -502,6 +503,7 @@ run_prepare_clear(struct run_prep *rp)
 	if (run->r_seccomp != -1)
 		close(run->r_seccomp);
 	env_free(run->r_env);
+	free(run->r_env_dropped);
 	phantoms_free(run->r_phantoms, run->r_nphantoms);
 	for (i = 0; i < run->r_nsecrets; i++)
 		secrets_clear(&run->r_secrets[i]);
