@@ -281,7 +281,8 @@ DATADIR		?= $(PREFIX)/share
 MANDIR		?= $(DATADIR)/man
 # logrotate reads /etc/logrotate.d only; systemd reads units under
 # /usr/local/lib/systemd/system as well as /usr/lib/systemd/system.
-SYSCONFDIR	?= /etc
+# Another prefix (PREFIX=~/.local, unprivileged) keeps all beneath it.
+SYSCONFDIR	?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

@@ -16,6 +16,7 @@ setup() {
 
 teardown() {
 	teardown_bg
+	[ -z "${PUBDIR:-}" ] || rm -rf "$PUBDIR"
 }
 
 # Puts stand-ins for the package tools first on PATH: each appends its
@@ -122,4 +123,35 @@ BATS
 	cat "$out"
 	grep -q '^ok 2 second' "$out"
 	[ "$(tail -n 1 "$out")" = "2 passed, 0 failed" ]
+}
+
+@test "make install PREFIX=~/.local as an unprivileged user: everything beneath the prefix" {
+	# A folder the test user can reach (the test's own is root's).
+	PUBDIR=$(mktemp -d)
+	chmod 755 "$PUBDIR"
+	src="$PUBDIR/src"
+	home="$PUBDIR/uhome"
+	mkdir -p "$src/docs" "$src/policies" "$home"
+	# The pieces install reads, where the test user can read them.
+	cp "$TOP/Makefile" "$src/"
+	cp -r "$TOP/contrib" "$src/"
+	cp "$TOP"/docs/cordon.1 "$TOP"/docs/cordon-policy.5 "$src/docs/"
+	cp "$TOP"/policies/*.json "$src/policies/"
+	cp "$CORDON" "$src/cordon"
+	chmod -R a+rX "$src"
+	run as_user "$home" make -s -C "$src" install PREFIX="$home/.local" \
+	    -o cordon
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -x "$home/.local/bin/cordon" ]
+	[ -f "$home/.local/share/man/man1/cordon.1" ]
+	[ -f "$home/.local/share/man/man5/cordon-policy.5" ]
+	[ -f "$home/.local/share/cordon/policies/default.json" ]
+	[ -f "$home/.local/etc/logrotate.d/cordon" ]
+	[ -f "$home/.local/lib/systemd/system/cordon-proxy.service" ]
+	grep -q "^ExecStart=$home/.local/bin/cordon proxy" \
+	    "$home/.local/lib/systemd/system/cordon-proxy.service"
+	# The installed binary runs, for that user.
+	run as_user "$home" "$home/.local/bin/cordon" --version
+	[ "$status" -eq 0 ]
 }
