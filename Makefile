@@ -94,6 +94,7 @@ DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl git wget python3 python3-pip nodejs npm chromium \
 		   openssh-client openssh-server yarnpkg golang-go cargo \
 		   default-jdk-headless maven
+DEB_PKG		 = dpkg-dev fakeroot lintian binutils
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
@@ -101,7 +102,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 
 .PHONY: all deps deps-demo deps-check libs deps-fuzz check unit e2e demo \
 	bench sanitize valgrind fuzz fuzz-run lint lint-bats clean install \
-	golden macos-check
+	golden macos-check deb
 
 all: $(BIN)
 
@@ -125,7 +126,7 @@ libs:
 	fi
 
 ifneq ($(filter deps deps-demo deps-check check unit demo bench sanitize \
-    valgrind fuzz,$(MAKECMDGOALS)),)
+    valgrind fuzz deb,$(MAKECMDGOALS)),)
 libs: | deps
 endif
 
@@ -179,7 +180,7 @@ deps-demo: deps
 
 NPM_TOOLS	?= tests/npm
 deps-check: deps
-	@./mk/deps.sh $(DEB_TEST)
+	@./mk/deps.sh $(DEB_TEST) $(DEB_PKG)
 	@./mk/npm-tools.sh $(NPM_TOOLS)
 
 deps-fuzz: deps
@@ -299,6 +300,17 @@ install: $(BIN)
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cordon-proxy.service
 	install -m 0644 contrib/logrotate/cordon \
 	    $(DESTDIR)$(SYSCONFDIR)/logrotate.d/cordon
+
+# A Debian package of the tree (mk/deb.sh), into DEB_OUT; lintian must
+# find no error in it.  tests/e2e/deb.bats installs, upgrades and
+# removes it under a scratch root.
+DEB_OUT		?= $(BUILD)/deb
+DEB_MAINTAINER	?= cordon maintainers <cordon@example.org>
+deb: deps $(BIN)
+	@./mk/deps.sh $(DEB_PKG)
+	@deb=$$(./mk/deb.sh $(abspath $(BIN)) $(abspath $(DEB_OUT)) \
+	    "$(DEB_MAINTAINER)") && echo "  DEB     $$deb" && \
+	    lintian --fail-on error "$$deb"
 
 clean:
 	rm -rf build build-san build-fuzz cordon

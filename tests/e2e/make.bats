@@ -155,3 +155,63 @@ BATS
 	run as_user "$home" "$home/.local/bin/cordon" --version
 	[ "$status" -eq 0 ]
 }
+
+# dpkg on a scratch root of its own ($R): the machine's packages untouched.
+dpkg_r() {
+	fakeroot dpkg --root="$R" --log=/dev/null --force-depends \
+	    --force-not-root --force-script-chrootless "$@"
+}
+
+@test "make deb: lintian finds no error; installs, upgrades, removes and purges cleanly" {
+	out="$BATS_TEST_TMPDIR/out"
+	run make_here deb DEB_OUT="$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	deb=$(ls "$out"/cordon_*.deb)
+	run lintian --fail-on error "$deb"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"E: "* ]]
+	dpkg-deb -c "$deb" | awk '{ print $6 }' >"$BATS_TEST_TMPDIR/files"
+	for f in ./usr/bin/cordon ./usr/share/man/man1/cordon.1.gz \
+	    ./usr/share/man/man5/cordon-policy.5.gz \
+	    ./usr/share/cordon/policies/default.json \
+	    ./lib/systemd/system/cordon-proxy.service \
+	    ./etc/logrotate.d/cordon ./usr/share/doc/cordon/copyright; do
+		grep -qxF "$f" "$BATS_TEST_TMPDIR/files"
+	done
+	[ "$(dpkg-deb -f "$deb" Package)" = cordon ]
+	[[ "$(dpkg-deb -f "$deb" Depends)" == *libevent* ]]
+
+	R="$BATS_TEST_TMPDIR/root"
+	mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
+	: >"$R/var/lib/dpkg/status"
+	run dpkg_r -i "$deb"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f='${Status}' \
+	    cordon)" = "install ok installed" ]
+	"$R/usr/bin/cordon" --version
+	grep -q "^ExecStart=/usr/bin/cordon proxy" \
+	    "$R/lib/systemd/system/cordon-proxy.service"
+	# An upgrade keeps the operator's change to a conffile.
+	echo "# local" >>"$R/etc/logrotate.d/cordon"
+	run make_here deb DEB_OUT="$out/2" DEB_VERSION=0.1.0+up1
+	[ "$status" -eq 0 ]
+	run dpkg_r -i --force-confold "$out"/2/cordon_0.1.0+up1_*.deb
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f='${Version}' \
+	    cordon)" = 0.1.0+up1 ]
+	grep -qx '# local' "$R/etc/logrotate.d/cordon"
+	# Remove: the files go, the conffile stays; purge: it goes too.
+	run dpkg_r -r cordon
+	[ "$status" -eq 0 ]
+	[ ! -e "$R/usr/bin/cordon" ]
+	[ ! -e "$R/usr/share/man/man1/cordon.1.gz" ]
+	[ -e "$R/etc/logrotate.d/cordon" ]
+	run dpkg_r --purge cordon
+	[ "$status" -eq 0 ]
+	[ ! -e "$R/etc/logrotate.d/cordon" ]
+	[ -z "$(find "$R" -type f ! -path "$R/var/lib/dpkg/*")" ]
+}
