@@ -30,7 +30,7 @@ ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
 		   lib/log.c lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c \
-		   lib/dnsmsg.c
+		   lib/dnsmsg.c lib/opt.c
 POLICY_SRCS	 = policies/policy_data.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
 		   policies/policy_list.c \
@@ -84,21 +84,25 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
 		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify
 
-# Debian packages the build and the tests need (make deps installs them).
+# Debian packages: the build's (make deps), the demo's (make demo: only
+# these two lists), and the tests' (make check installs those too).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
 		   libmnl-dev libnftnl-dev
+DEB_DEMO	 = curl jq util-linux passwd
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl git wget python3 python3-pip nodejs npm chromium \
 		   openssh-client openssh-server yarnpkg golang-go cargo \
 		   default-jdk-headless maven
+DEB_PKG		 = dpkg-dev fakeroot lintian binutils
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux
 
-.PHONY: all deps libs deps-fuzz check unit e2e demo bench sanitize \
-	valgrind fuzz fuzz-run lint lint-bats clean install golden macos-check
+.PHONY: all deps deps-demo deps-check libs deps-fuzz check unit e2e demo \
+	bench sanitize valgrind fuzz fuzz-run lint lint-bats clean install \
+	golden macos-check deb
 
 all: $(BIN)
 
@@ -121,7 +125,8 @@ libs:
 		exit 1; \
 	fi
 
-ifneq ($(filter deps check unit demo bench sanitize valgrind fuzz,$(MAKECMDGOALS)),)
+ifneq ($(filter deps deps-demo deps-check check unit demo bench sanitize \
+    valgrind fuzz deb,$(MAKECMDGOALS)),)
 libs: | deps
 endif
 
@@ -164,12 +169,21 @@ $(BUILD)/tests/tools/%: tests/tools/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) -pthread -o $@ $< $(ALL_LDFLAGS) $(TOOL_LIBS)
 
 # Installs what is missing, through sudo when not root; a no-op otherwise.
-# The test clients Debian lacks come from the npm registry, pinned.
+# deps is the build's; the demo adds curl and jq; the tests add their
+# clients and servers, and those Debian lacks from the npm registry,
+# pinned.  Each after deps: one apt-get at a time, even under -j.
 deps:
-	@./mk/deps.sh $(DEB_BUILD) $(DEB_TEST)
-	@./mk/npm-tools.sh tests/npm
+	@./mk/deps.sh $(DEB_BUILD)
 
-deps-fuzz:
+deps-demo: deps
+	@./mk/deps.sh $(DEB_DEMO)
+
+NPM_TOOLS	?= tests/npm
+deps-check: deps
+	@./mk/deps.sh $(DEB_TEST) $(DEB_PKG)
+	@./mk/npm-tools.sh $(NPM_TOOLS)
+
+deps-fuzz: deps
 	@./mk/deps.sh $(DEB_FUZZ)
 
 unit: deps $(UNIT_BINS)
@@ -193,13 +207,13 @@ lint-bats:
 	@echo "  LINT    tests/e2e/*.bats"
 	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
 
-check: deps macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+check: deps deps-check macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
 
-demo: deps $(BIN) $(TOOL_BINS)
-	@./mk/demo.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
+demo: deps deps-demo $(BIN) $(TOOL_BINS)
+	@./mk/demo.sh $(abspath $(BIN)) $(abspath $(BUILD))/tests/tools
 
 # Against socat, squid and tinyproxy, in the same run.
 bench: deps $(BIN) $(TOOL_BINS)
@@ -207,7 +221,7 @@ bench: deps $(BIN) $(TOOL_BINS)
 	@./mk/bench.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
 
 # The whole suite under ASan and UBSan, from its own build folder.
-sanitize: deps
+sanitize: deps deps-check
 	$(MAKE) BUILD=build-san BIN=build-san/cordon OPT="-O1 -g" \
 	    EXTRA_CFLAGS="-fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer" \
@@ -259,7 +273,7 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps lint-bats
+lint: deps deps-check lint-bats
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
 
 PREFIX		?= /usr/local
@@ -269,7 +283,8 @@ MANDIR		?= $(DATADIR)/man
 # logrotate reads /etc/logrotate.d only; systemd reads units under
 # /usr/local/lib/systemd/system as well as /usr/lib/systemd/system.
 # sysusers.d and tmpfiles.d are read under /usr/local/lib too.
-SYSCONFDIR	?= /etc
+# Another prefix (PREFIX=~/.local, unprivileged) keeps all beneath it.
+SYSCONFDIR	?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR	?= $(PREFIX)/lib/tmpfiles.d
@@ -295,6 +310,17 @@ install: $(BIN)
 	sed -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' contrib/tmpfiles/cordon.conf.in \
 	    >$(DESTDIR)$(TMPFILESDIR)/cordon.conf
 	chmod 0644 $(DESTDIR)$(TMPFILESDIR)/cordon.conf
+
+# A Debian package of the tree (mk/deb.sh), into DEB_OUT; lintian must
+# find no error in it.  tests/e2e/deb.bats installs, upgrades and
+# removes it under a scratch root.
+DEB_OUT		?= $(BUILD)/deb
+DEB_MAINTAINER	?= cordon maintainers <cordon@example.org>
+deb: deps $(BIN)
+	@./mk/deps.sh $(DEB_PKG)
+	@deb=$$(./mk/deb.sh $(abspath $(BIN)) $(abspath $(DEB_OUT)) \
+	    "$(DEB_MAINTAINER)") && echo "  DEB     $$deb" && \
+	    lintian --fail-on error "$$deb"
 
 clean:
 	rm -rf build build-san build-fuzz cordon

@@ -77,6 +77,8 @@ main(int argc, char **argv)
 		}
 	}
 	log_init(verbose);
+	/* Each subcommand says what it refused (opt_refused). */
+	opterr = 0;
 	if (i == argc) {
 		usage(stderr);
 		return 2;

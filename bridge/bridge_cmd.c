@@ -13,6 +13,7 @@
 #include "bridge.h"
 #include "endpoint.h"
 #include "log.h"
+#include "opt.h"
 #include "util.h"
 
 static void
@@ -140,7 +141,7 @@ bridge_opts_parse(struct bridge_opts *o, int argc, char **argv,
 			*status = 0;
 			return -1;
 		default:
-			bridge_usage(stderr);
+			opt_refused("bridge", argv, opts, "h");
 			return -1;
 		}
 	}

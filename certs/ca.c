@@ -131,10 +131,18 @@ ca_dir_make(const char *dir, char **cause)
 	 * Others may only pass through (0711: runs of a managed proxy read
 	 * ca.crt by name); reading the list or writing is theirs never.
 	 */
-	if (st.st_uid != geteuid() || (st.st_mode & 066) != 0) {
+	if (st.st_uid != geteuid()) {
 		xasprintf(cause, "%s must be a directory of ours with mode "
-		    "0700, or 0711 (it is %04o)", dir,
-		    (unsigned)(st.st_mode & 07777));
+		    "0700, or 0711 (it is uid %u's)\nhint: name a folder of "
+		    "your own, or a new one: cordon makes it, mode 0700", dir,
+		    (unsigned)st.st_uid);
+		return -1;
+	}
+	if ((st.st_mode & 066) != 0) {
+		xasprintf(cause, "%s must be a directory of ours with mode "
+		    "0700, or 0711 (it is %04o)\nhint: chmod 700 %s: others "
+		    "must not list or write the folder of the CA's key", dir,
+		    (unsigned)(st.st_mode & 07777), dir);
 		return -1;
 	}
 	return 0;

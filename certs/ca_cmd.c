@@ -9,6 +9,8 @@
 
 #include "certs.h"
 #include "log.h"
+#include "xmalloc.h"
+#include "opt.h"
 
 static void
 ca_usage(FILE *f)
@@ -47,7 +49,8 @@ ca_opts(int argc, char **argv, const char **dir, bool *force)
 			ca_usage(stdout);
 			return 0;
 		default:
-			ca_usage(stderr);
+			opt_refused(force != NULL ? "ca init" : "ca show", argv,
+			    opts, "h");
 			return 2;
 		}
 	}
@@ -62,7 +65,7 @@ int
 ca_cmd(int argc, char **argv)
 {
 	const char	*dir = NULL;
-	char		*cause, *def = NULL;
+	char		*cause, *msg, *def = NULL;
 	bool		 force = false, init;
 	int		 rc;
 
@@ -98,7 +101,8 @@ ca_cmd(int argc, char **argv)
 
 	if (init) {
 		if (ca_init(dir, force, &cause) == -1) {
-			log_warnx("ca init: %s", cause);
+			xasprintf(&msg, "ca init: %s", cause);
+			log_warnx_lines(msg);
 			if (strstr(cause, "already holds") != NULL)
 				log_warnx("hint: cordon ca init --force "
 				    "replaces it");
@@ -109,9 +113,12 @@ ca_cmd(int argc, char **argv)
 	}
 	rc = ca_show(dir, stdout, &cause);
 	if (rc == -1) {
-		log_warnx("ca show: %s", cause);
-		log_warnx("hint: cordon ca init%s%s makes one",
-		    def == NULL ? " --dir " : "", def == NULL ? dir : "");
+		xasprintf(&msg, "ca show: %s", cause);
+		log_warnx_lines(msg);
+		if (strstr(cause, "\nhint: ") == NULL)
+			log_warnx("hint: cordon ca init%s%s makes one",
+			    def == NULL ? " --dir " : "", def == NULL ? dir :
+			    "");
 		free(cause);
 	}
 	free(def);

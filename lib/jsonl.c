@@ -16,6 +16,7 @@
  * are each said once on standard error.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 
 #include <errno.h>
@@ -39,6 +40,7 @@ struct jsonl {
 	char	*j_path;	/* NULL: not reopened */
 	int	 j_fd;
 	bool	 j_owned;	/* j_fd is closed with it */
+	bool	 j_made;	/* jsonl_open() made the file */
 	bool	 j_failed;	/* lines wait in j_held; said once */
 	int	 j_errno;	/* why the last write failed */
 	char	*j_held;	/* lines not written yet, in order */
@@ -48,12 +50,17 @@ struct jsonl {
 };
 
 static int
-jsonl_openfd(const char *path, char **cause)
+jsonl_openfd(const char *path, bool *made, char **cause)
 {
-	int	 fd;
+	const int	 flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+			    O_NOCTTY;
+	int		 fd;
 
-	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-	    O_NOCTTY, 0640)) == -1)
+	fd = open(path, flags | O_EXCL, 0640);
+	*made = fd != -1;
+	if (fd == -1 && errno == EEXIST)
+		fd = open(path, flags, 0640);
+	if (fd == -1)
 		xasprintf(cause, "egress log %s: %s", path, strerror(errno));
 	return fd;
 }
@@ -64,17 +71,34 @@ jsonl_open(const char *path, char **cause)
 {
 	struct jsonl	*j;
 	int		 fd = STDOUT_FILENO;
+	bool		 made = false;
 
 	*cause = NULL;
-	if (strcmp(path, "-") != 0 && (fd = jsonl_openfd(path, cause)) == -1)
+	if (strcmp(path, "-") != 0 &&
+	    (fd = jsonl_openfd(path, &made, cause)) == -1)
 		return NULL;
 	j = xcalloc(1, sizeof(*j));
 	j->j_fd = fd;
+	j->j_made = made;
 	if (strcmp(path, "-") != 0) {
 		j->j_path = xstrdup(path);
 		j->j_owned = true;
 	}
 	return j;
+}
+
+/*
+ * Removes the file jsonl_open() made if nothing was written to it: a
+ * start that failed after opening the log leaves no empty file behind.
+ */
+void
+jsonl_unmake(struct jsonl *j)
+{
+	struct stat	 st;
+
+	if (j->j_made && j->j_path != NULL && fstat(j->j_fd, &st) == 0 &&
+	    st.st_size == 0)
+		unlink(j->j_path);
 }
 
 /*
@@ -99,12 +123,13 @@ jsonl_fdopen(int fd)
 int
 jsonl_reopen(struct jsonl *j, char **cause)
 {
+	bool	 made;
 	int	 fd;
 
 	*cause = NULL;
 	if (j->j_path == NULL)
 		return 0;
-	if ((fd = jsonl_openfd(j->j_path, cause)) == -1)
+	if ((fd = jsonl_openfd(j->j_path, &made, cause)) == -1)
 		return -1;
 	close(j->j_fd);
 	j->j_fd = fd;

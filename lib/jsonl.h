@@ -49,5 +49,6 @@ const char	*jsonl_error(const struct jsonl *);
 size_t		 jsonl_held(const struct jsonl *);
 uint64_t	 jsonl_lost(const struct jsonl *);
 void		 jsonl_close(struct jsonl *);
+void		 jsonl_unmake(struct jsonl *);
 
 #endif

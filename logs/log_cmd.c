@@ -8,6 +8,7 @@
 
 #include "elog.h"
 #include "log.h"
+#include "opt.h"
 
 static void
 log_usage(FILE *f)
@@ -38,7 +39,7 @@ log_summary_cmd(int argc, char **argv)
 			log_usage(stdout);
 			return 0;
 		default:
-			log_usage(stderr);
+			opt_refused("log summary", argv, opts, "h");
 			return 2;
 		}
 	}
@@ -83,7 +84,7 @@ log_tail_cmd(int argc, char **argv)
 			log_usage(stdout);
 			return 0;
 		default:
-			log_usage(stderr);
+			opt_refused("log tail", argv, opts, "fn:h");
 			return 2;
 		}
 	}

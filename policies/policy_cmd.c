@@ -11,6 +11,7 @@
 #include "host.h"
 #include "log.h"
 #include "policy.h"
+#include "opt.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -68,6 +69,38 @@ policy_check_sockets(const char *file, const struct policy *p)
 }
 
 /*
+ * policy check's options: --help only, and -- before a file whose name
+ * starts with a dash.  Leaves optind on the first file; returns -1 to
+ * go on, or the exit status.
+ */
+static int
+policy_check_opts(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int	 ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (ch == 'h') {
+			policy_usage(stdout);
+			return 0;
+		}
+		opt_refused("policy check", argv, opts, "h");
+		return EXIT_ERROR;
+	}
+	if (optind == argc) {
+		log_warnx("policy check: which file?");
+		log_warnx("hint: cordon policy check ~/.config/cordon/"
+		    "policy.json");
+		return EXIT_ERROR;
+	}
+	return -1;
+}
+
+/*
  * `policy check FILE...`: loads each file as one layer.  A file at
  * DIR/.cordon/policy.json is checked as the workspace layer of DIR, with
  * the limits that layer has.
@@ -83,16 +116,14 @@ policy_check(int argc, char **argv)
 	size_t			 n;
 	int			 i, rc = EXIT_ALLOW;
 
-	if (argc < 2) {
-		policy_usage(stderr);
-		return EXIT_ERROR;
-	}
+	if ((i = policy_check_opts(argc, argv)) != -1)
+		return i;
 	if (policy_ctx_init(&ctx, NULL, &cause) == -1) {
 		print_cause(cause);
 		free(cause);
 		return EXIT_ERROR;
 	}
-	for (i = 1; i < argc; i++) {
+	for (i = optind; i < argc; i++) {
 		fctx = ctx;
 		if (policy_parse_path(argv[i], &ctx, &abs, &cause) == -1) {
 			log_warnx("%s: %s", argv[i], cause);
@@ -150,8 +181,8 @@ static const struct option layer_options[] = {
  * caller frees).  Returns the index of the first operand, or -1.
  */
 static int
-policy_layer_opts(int argc, char **argv, struct policy_layers *pl,
-    bool *plain)
+policy_layer_opts(const char *cmd, int argc, char **argv,
+    struct policy_layers *pl, bool *plain)
 {
 	struct option	 all[POLICY_FLAGS_N + nitems(layer_options)];
 	int		 ch;
@@ -177,7 +208,7 @@ policy_layer_opts(int argc, char **argv, struct policy_layers *pl,
 			policy_usage(stdout);
 			exit(0);
 		default:
-			policy_usage(stderr);
+			opt_refused(cmd, argv, all, "h");
 			return -1;
 		}
 	}
@@ -281,7 +312,8 @@ policy_explain(int argc, char **argv)
 	bool			 plain = false;
 	int			 first, port, rc;
 
-	if ((first = policy_layer_opts(argc, argv, &pl, &plain)) == -1) {
+	if ((first = policy_layer_opts("policy explain", argc, argv, &pl,
+	    &plain)) == -1) {
 		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
@@ -319,7 +351,8 @@ policy_show(int argc, char **argv)
 	bool			 plain = false;
 	int			 first;
 
-	if ((first = policy_layer_opts(argc, argv, &pl, &plain)) == -1 ||
+	if ((first = policy_layer_opts("policy show", argc, argv, &pl,
+	    &plain)) == -1 ||
 	    first != argc) {
 		if (first != -1)
 			policy_usage(stderr);

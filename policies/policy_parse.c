@@ -27,6 +27,37 @@
 #define MAX_PATTERN	300
 
 /*
+ * A URL where a host pattern goes ("https://registry.npmjs.org/"): the
+ * cause names the host to write instead, with the URL's port if it
+ * has one.  Returns -1 for a URL, else 0.
+ */
+static int
+policy_parse_url(const char *text, char **cause)
+{
+	const char	*p, *at;
+	char		*host;
+	size_t		 n;
+
+	if ((p = strstr(text, "://")) == NULL)
+		return 0;
+	p += 3;
+	n = strcspn(p, "/?#");
+	/* user:password@ before the host is no part of it. */
+	if ((at = memchr(p, '@', n)) != NULL) {
+		n -= (size_t)(at + 1 - p);
+		p = at + 1;
+	}
+	host = str_escape(p, n);
+	if (*host != '\0')
+		xasprintf(cause, "a host name, not a URL: write \"%s\"", host);
+	else
+		xasprintf(cause, "a host name, not a URL: write the host "
+		    "alone, as in \"registry.npmjs.org\"");
+	free(host);
+	return -1;
+}
+
+/*
  * Parses a host pattern: NAME, *.SUFFIX or an IP literal ([v6] for IPv6
  * with a port), then an optional :PORT or :*.  Fills it (pi_text is the
  * canonical form).  Returns 0, or -1 with *cause set.
@@ -41,6 +72,8 @@ policy_parse_pattern(const char *text, struct pitem *it, char **cause)
 	char		*shown, portbuf[8] = "";
 
 	*cause = NULL;
+	if (policy_parse_url(text, cause) == -1)
+		return -1;
 	if (hostlen > MAX_PATTERN) {
 		xasprintf(cause, "longer than %d bytes", MAX_PATTERN);
 		return -1;

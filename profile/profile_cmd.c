@@ -12,6 +12,7 @@
 #include "log.h"
 #include "policy.h"
 #include "profile.h"
+#include "opt.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -126,7 +127,8 @@ profile_opts(int argc, char **argv, bool winfw, struct profile_args *pa)
 			profile_usage(stdout);
 			return 1;
 		default:
-			profile_usage(stderr);
+			opt_refused(winfw ? "profile windows-firewall" :
+			    "profile seatbelt", argv, all, "h");
 			return -1;
 		}
 	}

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
+#include "opt.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -259,6 +260,9 @@ proxy_socket_group(const char *text, gid_t *gid)
 		return 0;
 	}
 	log_warnx("proxy: --socket-group: no group \"%s\"", text);
+	log_warnx("hint: name a group of this system (getent group lists "
+	    "them) or its number; groupadd %s makes one, and usermod -aG "
+	    "%s USER puts a user in it", text, text);
 	return -1;
 }
 
@@ -458,7 +462,10 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 	policy_flag_options(all, nitems(all), opts, POLICY_FLAGS_NET);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", all, &longindex)) != -1)
-		if (!policy_flag_take(&run->pr_layers, ch, optarg) &&
+		if (ch == '?') {
+			opt_refused("proxy", argv, all, "h");
+			return -1;
+		} else if (!policy_flag_take(&run->pr_layers, ch, optarg) &&
 		    proxy_opts_flag(run, o, ch, all[longindex].name, optarg,
 		    status) == -1)
 			return -1;
@@ -489,6 +496,17 @@ proxy_opts_clear(struct proxy_run *run, struct proxy_opts *o)
 	free(o->po_dns);
 }
 
+/* The egress log while the proxy starts: removed if made and empty. */
+static struct jsonl	*proxy_starting_log;
+
+/* At exit: a start that failed (fatalx) leaves no empty log. */
+static void
+proxy_start_failed(void)
+{
+	if (proxy_starting_log != NULL)
+		jsonl_unmake(proxy_starting_log);
+}
+
 /*
  * The loop and the proxy on it, with the policy, the limits, the
  * resolver, the egress log and what inspection needs; fatal on any
@@ -516,6 +534,8 @@ proxy_setup(struct proxy_run *run, const struct proxy_opts *o)
 		fatalx("proxy: %s", cause);
 	if ((px->px_log = jsonl_open(o->po_log, &cause)) == NULL)
 		fatalx("proxy: %s", cause);
+	proxy_starting_log = px->px_log;
+	atexit(proxy_start_failed);
 	if (inspect_setup(px, p, run->pr_upstream_ca, &cause) == -1)
 		fatalx("proxy: %s", cause);
 	if (p->p_ncreds > 0)
@@ -653,6 +673,7 @@ proxy_cmd(int argc, char **argv)
 			proxy_metrics(&run, o.po_metrics, o.po_remote);
 		proxy_signals(&run);
 		proxy_pidfile(o.po_pidfile);
+		proxy_starting_log = NULL;
 		event_base_dispatch(run.pr_base);
 		proxy_stop(&run);
 		if (o.po_pidfile != NULL)

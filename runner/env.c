@@ -4,7 +4,10 @@
  * Built in six steps, each overriding the one before:
  *
  *   1. host variables whose names env.pass lists, exactly or by a prefix
- *      ending in '*';
+ *      ending in '*', and those that name a CA bundle (env_ca_vars,
+ *      SSL_CERT_DIR): a file of public certificates, no secret, and
+ *      without it a tool behind a TLS-inspecting corporate proxy
+ *      fails (Node's SELF_SIGNED_CERT_IN_CHAIN);
  *   2. minus those whose names look like secrets (the table below),
  *      unless env.pass names them exactly: a prefix such as "GH_*" is too
  *      easy to write for it to hand over a token by accident;
@@ -162,6 +165,21 @@ struct envtab {
 	char		*et_java;	/* JAVA_TOOL_OPTIONS, owned */
 };
 
+/* Says whether the name of n bytes names a CA bundle or folder. */
+static bool
+env_is_ca(const char *name, size_t n)
+{
+	size_t	 i;
+
+	if (n == 12 && memcmp(name, "SSL_CERT_DIR", n) == 0)
+		return true;
+	for (i = 0; i < env_ca_nvars; i++)
+		if (strlen(env_ca_vars[i].cv_name) == n &&
+		    memcmp(env_ca_vars[i].cv_name, name, n) == 0)
+			return true;
+	return false;
+}
+
 /* Says whether the first n bytes of s start with pat, ignoring case. */
 static bool
 ci_prefix(const char *s, size_t n, const char *pat)
@@ -243,6 +261,8 @@ env_passes(const struct policy *p, const char *name, size_t n)
 		if (strlen(p->p_creds[i].cr_env) == n &&
 		    memcmp(p->p_creds[i].cr_env, name, n) == 0)
 			return false;
+	if (env_is_ca(name, n))
+		return true;
 	for (i = 0; i < p->p_env_pass.pl_n; i++) {
 		t = p->p_env_pass.pl_v[i].pi_text;
 		m = strlen(t);
@@ -564,6 +584,56 @@ out:
 	free(et.et_java);
 	free(et.et_v);
 	return env;
+}
+
+/* Why env_passes() leaves out the host variable name (n bytes). */
+static const char *
+env_why_dropped(const struct policy *p, const char *name, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->p_ncreds; i++)
+		if (strlen(p->p_creds[i].cr_env) == n &&
+		    memcmp(p->p_creds[i].cr_env, name, n) == 0)
+			return "a credentials entry's: the sandbox gets a "
+			    "placeholder or nothing";
+	switch (env_secret(name, n)) {
+	case SECRET_NEVER:
+		return "an agent's or a bus's socket: never passed";
+	case SECRET:
+		return "looks like a secret: passed only when env.pass "
+		    "names it exactly";
+	default:
+		return "not in env.pass";
+	}
+}
+
+/*
+ * The host's variables that env_build() leaves out, by name, one a line
+ * with the reason ("NAME (why)"), for --dry-run; never a value.  NULL
+ * when none is left out; the caller frees.
+ */
+char *
+env_dropped(const struct policy *p, char *const *host_env)
+{
+	const char	*s, *eq;
+	char		*out = NULL, *name, *line;
+	size_t		 i, n;
+
+	for (i = 0; host_env != NULL && host_env[i] != NULL; i++) {
+		s = host_env[i];
+		if ((eq = strchr(s, '=')) == NULL || eq == s)
+			continue;
+		n = eq - s;
+		if (env_passes(p, s, n))
+			continue;
+		name = str_escape(s, n);
+		xasprintf(&line, "%s (%s)", name, env_why_dropped(p, s, n));
+		str_append(&out, "\n  ", line);
+		free(line);
+		free(name);
+	}
+	return out;
 }
 
 /* Frees what env_build() returned; accepts NULL. */

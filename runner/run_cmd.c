@@ -17,6 +17,7 @@
 #include "log.h"
 #include "policy.h"
 #include "runner.h"
+#include "opt.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -131,7 +132,7 @@ run_opts_flag(struct run_opts *o, int ch, char *arg, int *status)
 {
 	struct run_net	*net = &o->ro_net;
 
-	*status = 2;
+	*status = RUN_EXIT_FAILURE;
 	switch (ch) {
 	case 'W':
 		o->ro_ws = arg;
@@ -190,7 +191,7 @@ run_opts_flag(struct run_opts *o, int ch, char *arg, int *status)
 		*status = 0;
 		return -1;
 	default:
-		run_usage(stderr);
+		*status = 2;
 		return -1;
 	}
 	return 0;
@@ -239,7 +240,11 @@ run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 	optind = 1;
 	/* "+": options stop at the command, whatever its arguments. */
 	while ((ch = getopt_long(argc, argv, "+hq", all, NULL)) != -1)
-		if (!run_opts_policy(o, ch, optarg) &&
+		if (ch == '?') {
+			opt_refused("run", argv, all, "hq");
+			*status = 2;
+			return -1;
+		} else if (!run_opts_policy(o, ch, optarg) &&
 		    run_opts_flag(o, ch, optarg, status) == -1)
 			return -1;
 	if (optind == argc) {

@@ -204,7 +204,7 @@ run_prepare_policy(struct run_prep *rp)
 	if ((p = rp->rp_policy = policy_build(&rp->rp_layers, NULL,
 	    &cause)) == NULL) {
 		log_warnx_lines(cause);
-		log_warnx("run: no policy, nothing run");
+		log_warnx("run: nothing run");
 		return -1;
 	}
 	run->r_mode = p->p_mode.ps_value;
@@ -350,6 +350,7 @@ run_prepare_env(struct run_prep *rp)
 		free(cause);
 		return -1;
 	}
+	run->r_env_dropped = env_dropped(p, environ);
 	return 0;
 }
 
@@ -528,6 +529,7 @@ run_prepare_clear(struct run_prep *rp)
 	if (run->r_seccomp != -1)
 		close(run->r_seccomp);
 	env_free(run->r_env);
+	free(run->r_env_dropped);
 	phantoms_free(run->r_phantoms, run->r_nphantoms);
 	for (i = 0; i < run->r_nsecrets; i++)
 		secrets_clear(&run->r_secrets[i]);

@@ -92,6 +92,8 @@ run_print_env(const struct run *run, const struct trust_bundle *ib)
 		printf("trust: %s inside, written by PID 1 (mode 0444): %s, "
 		    "then cordon's CA %s\n", RUN_CA_BUNDLE, ib->ib_base !=
 		    NULL ? ib->ib_base : "no base bundle", ib->ib_ca);
+		if (ib->ib_extra != NULL)
+			printf("  with the host's CA files: %s\n", ib->ib_extra);
 		printf("  CA sha256 fingerprint: %s\n", ib->ib_fingerprint);
 		printf("  and for the JVM: %s (PKCS#12, %zu bytes), named in "
 		    "JAVA_TOOL_OPTIONS\n", RUN_CA_JAVA, ib->ib_java_len);
@@ -116,6 +118,9 @@ run_print_env(const struct run *run, const struct trust_bundle *ib)
 		else
 			printf("  %s\n", run->r_env[i]);
 	}
+	if (run->r_env_dropped != NULL)
+		printf("dropped from the host's environment (names only):\n"
+		    "  %s\n", run->r_env_dropped);
 	printf("command:");
 	for (i = 0; run->r_argv[i] != NULL; i++)
 		printf(" %s", run->r_argv[i]);

@@ -180,6 +180,7 @@ extern const size_t		env_ca_nvars;
 char	**env_build(const struct policy *, char *const *,
 	    const struct env_proxy *, char **);
 void	  env_free(char **);
+char	 *env_dropped(const struct policy *, char *const *);
 
 /*
  * fsplan.c: the mount plan of a run, from the policy's filesystem lists
@@ -334,6 +335,7 @@ struct trust_bundle {
 	char		*ib_pem;	/* the base bundle, then cordon's CA */
 	size_t		 ib_len;
 	char		*ib_base;	/* the base bundle's path, or NULL */
+	char		*ib_extra;	/* the host's CA files added, or NULL */
 	char		*ib_ca;		/* cordon's ca.crt */
 	char		 ib_fingerprint[96];	/* the CA's SHA-256 */
 	unsigned char	*ib_java;	/* the same, as Java's trust store */
@@ -484,6 +486,7 @@ struct fsplan;
 struct run {
 	char			**r_argv;	/* the command */
 	char			**r_env;	/* env_build() */
+	char			 *r_env_dropped; /* env_dropped(), or NULL */
 	const struct policy	 *r_policy;
 	int			  r_mode;	/* enum net_mode */
 	bool			  r_unix;	/* Unix sockets allowed */

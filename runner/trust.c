@@ -53,6 +53,53 @@ trust_getenv(char *const *env, const char *name)
 	return NULL;
 }
 
+/*
+ * Adds to the bundle ib the files the host's CA variables name (a
+ * corporate CA in NODE_EXTRA_CA_CERTS, a bundle in REQUESTS_CA_BUNDLE),
+ * each once and not the base: the run sets those variables to its own
+ * bundle, which must then trust what they trusted.  A file that cannot
+ * be read is left out, and said with -v.
+ */
+static void
+trust_host_cas(struct trust_bundle *ib, char *const *env, size_t *len)
+{
+	const char	*path;
+	char		*pem, *why, *seen = NULL, *item;
+	size_t		 i, n;
+
+	for (i = 0; i < env_ca_nvars; i++) {
+		path = trust_getenv(env, env_ca_vars[i].cv_name);
+		if (path == NULL || *path != '/' || (ib->ib_base != NULL &&
+		    strcmp(path, ib->ib_base) == 0))
+			continue;
+		xasprintf(&item, "\n%s\n", path);
+		if (seen != NULL && strstr(seen, item) != NULL) {
+			free(item);
+			continue;
+		}
+		str_append(&seen, "", item);
+		free(item);
+		if ((pem = file_read(path, INSPECT_BUNDLE_MAX, NULL, &n,
+		    &why)) == NULL) {
+			log_info("run: %s=%s left out of the bundle: %s",
+			    env_ca_vars[i].cv_name, path, why);
+			free(why);
+			continue;
+		}
+		ib->ib_pem = xreallocarray(ib->ib_pem, 1, *len + n + 2);
+		memcpy(ib->ib_pem + *len, pem, n);
+		*len += n;
+		if (n > 0 && pem[n - 1] != '\n')
+			ib->ib_pem[(*len)++] = '\n';
+		ib->ib_pem[*len] = '\0';
+		xasprintf(&item, "%s (%s)", path, env_ca_vars[i].cv_name);
+		str_append(&ib->ib_extra, ", ", item);
+		free(item);
+		free(pem);
+	}
+	free(seen);
+}
+
 /* A new placeholder: PHANTOM_PREFIX and 32 random hex digits. */
 char *
 trust_placeholder(void)
@@ -173,9 +220,13 @@ trust_bundle(const struct policy *p, char *const *env,
 		baselen = 0;
 	} else
 		ib->ib_base = xstrdup(base);
-	ib->ib_pem = xreallocarray(ib->ib_pem, 1, baselen + 1 + calen + 1);
-	if (baselen > 0 && ib->ib_pem[baselen - 1] != '\n')
+	if (baselen > 0 && ib->ib_pem[baselen - 1] != '\n') {
+		ib->ib_pem = xreallocarray(ib->ib_pem, 1, baselen + 2);
 		ib->ib_pem[baselen++] = '\n';
+		ib->ib_pem[baselen] = '\0';
+	}
+	trust_host_cas(ib, env, &baselen);
+	ib->ib_pem = xreallocarray(ib->ib_pem, 1, baselen + 1 + calen + 1);
 	memcpy(ib->ib_pem + baselen, ca, calen + 1);
 	ib->ib_len = baselen + calen;
 	ib->ib_ca = path;
@@ -323,6 +374,7 @@ trust_bundle_clear(struct trust_bundle *ib)
 	OPENSSL_free(ib->ib_java);
 	free(ib->ib_pem);
 	free(ib->ib_base);
+	free(ib->ib_extra);
 	free(ib->ib_ca);
 	memset(ib, 0, sizeof(*ib));
 }

@@ -54,6 +54,40 @@ wspath_beneath(const char *ws, const char *dir)
 }
 
 /*
+ * Folds "." and ".." and repeated '/' out of the absolute path abs, in
+ * place, as the user reads "../x.log": the file in the parent of the
+ * current folder.  Whether it is in the workspace is then a question of
+ * its name, and a ".." is never taken for a link out of it.
+ */
+static void
+wspath_fold(char *abs)
+{
+	char	*in = abs, *out = abs, *seg;
+	size_t	 n;
+
+	while (*in != '\0') {
+		while (*in == '/')
+			in++;
+		seg = in;
+		n = strcspn(seg, "/");
+		in += n;
+		if (n == 0 || (n == 1 && seg[0] == '.'))
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			while (out > abs && *--out != '/')
+				;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, seg, n);
+		out += n;
+	}
+	if (out == abs)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/*
  * Opens the folder of path (relative to cwd, or absolute) as O_PATH,
  * beneath the workspace ws when it is in it, and fills w.  what names
  * the flag, for messages.  Returns 0, or -1 with *cause set.
@@ -62,26 +96,29 @@ int
 wspath_open(struct wspath *w, const char *ws, const char *cwd,
     const char *path, const char *what, char **cause)
 {
-	char	*abs, *slash;
-	int	 rc = -1;
+	const char	*base;
+	char		*abs, *slash;
+	int		 rc = -1;
 
 	memset(w, 0, sizeof(*w));
 	w->w_dir = -1;
+	base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+	if (base[0] == '\0' || strcmp(base, ".") == 0 ||
+	    strcmp(base, "..") == 0) {
+		xasprintf(cause, "%s %s: not a file name", what, path);
+		return -1;
+	}
 	if (path[0] == '/')
 		abs = xstrdup(path);
 	else
 		xasprintf(&abs, "%s/%s", cwd, path);
+	wspath_fold(abs);
 	slash = strrchr(abs, '/');
 	w->w_name = xstrdup(slash + 1);
 	if (slash == abs)
 		slash[1] = '\0';
 	else
 		*slash = '\0';
-	if (w->w_name[0] == '\0' || strcmp(w->w_name, ".") == 0 ||
-	    strcmp(w->w_name, "..") == 0) {
-		xasprintf(cause, "%s %s: not a file name", what, path);
-		goto out;
-	}
 	w->w_shown = xstrdup(path);
 	if (path_is_below(abs, ws))
 		w->w_dir = wspath_beneath(ws, abs);

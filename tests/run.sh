@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the cmocka unit tests named as arguments (binaries in
 # $UNIT_DIR), then the bats end-to-end tests in tests/e2e, against the
-# binary in $CORDON.  Prints what each printed, then one line of counts.
+# binary in $CORDON.  Prints what each printed, each bats test's result
+# as it ends, then one line of counts.
 # Under CI (CI=true) a skipped test counts as a failure: a missing kernel
 # feature or package there is a fault of the set-up, not a pass.
 set -u
@@ -48,9 +49,13 @@ done
 
 if ls tests/e2e/*.bats >/dev/null 2>&1; then
 	echo "# e2e: bats tests/e2e"
-	bats --tap tests/e2e >"$log" 2>&1
+	# Shown as bats writes it, through the file: a daemon a test
+	# leaves behind holding bats' output would keep a pipe open.
+	bats --tap tests/e2e >"$log" 2>&1 &
+	bpid=$!
+	tail -n +1 -s 0.2 -f --pid="$bpid" "$log"
+	wait "$bpid"
 	rc=$?
-	cat "$log"
 	count "$rc" "bats"
 fi
 

@@ -227,7 +227,7 @@ teardown() {
 	echo '{"version": 1, "network": {"mode": "sideways"}}' >"$WS/bad.json"
 	run in_sandbox --policy "$WS/bad.json" -- touch ran
 	[ "$status" -eq 125 ]
-	[[ "$output" == *"no policy, nothing run"* ]]
+	[[ "$output" == *"run: nothing run"* ]]
 	run in_sandbox --network sideways -- touch ran
 	[ "$status" -eq 125 ]
 	[ ! -e "$WS/ran" ]

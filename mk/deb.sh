@@ -1,0 +1,81 @@
+#!/bin/sh
+# make deb: a Debian binary package of the tree, from what `make install`
+# puts under a scratch root (PREFIX=/usr): the binary (stripped), the
+# man pages (gzipped), the policies, the unit, the logrotate file and
+# whatever else install ships under /etc (each a conffile), with the
+# shared libraries' packages as Depends (dpkg-shlibdeps).  Built with
+# dpkg-deb under fakeroot: no debhelper, no debian/ folder to keep.
+#
+# usage: deb.sh BIN OUTDIR MAINTAINER
+set -eu
+
+bin=${1:?usage: deb.sh BIN OUTDIR MAINTAINER}
+out=${2:?usage: deb.sh BIN OUTDIR MAINTAINER}
+maint=${3:?usage: deb.sh BIN OUTDIR MAINTAINER}
+top=$(cd "$(dirname "$0")/.." && pwd)
+version=${DEB_VERSION:-$(sed -n \
+    's/^#define CORDON_VERSION[[:space:]]*"\(.*\)"/\1/p' "$top/cordon.c")}
+arch=$(dpkg --print-architecture)
+deb="$out/cordon_${version}_$arch.deb"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+root="$stage/root"
+
+# Units go to /lib/systemd/system: Debian 12's packages ship them there.
+make -s -C "$top" install DESTDIR="$root" PREFIX=/usr \
+    UNITDIR=/lib/systemd/system BIN="$bin" -o "$bin" >/dev/null
+strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+    "$root/usr/bin/cordon"
+gzip -9n "$root"/usr/share/man/man*/*
+
+doc="$root/usr/share/doc/cordon"
+install -d -m 0755 "$doc"
+ct=$(git -C "$top" log -1 --format=%ct 2>/dev/null || date +%s)
+cat >"$doc/copyright" <<EOF
+cordon: a sandbox for the shell commands of AI coding agents.
+
+Copyright (C) $(date -u -d "@$ct" +%Y) the cordon authors.
+
+The project has not stated a license yet; see its source tree.
+EOF
+date=$(date -R -d "@$ct")
+printf 'cordon (%s) unstable; urgency=medium\n\n  * Built from the source tree (make deb).\n\n -- %s  %s\n' \
+    "$version" "$maint" "$date" | gzip -9n >"$doc/changelog.gz"
+chmod 0644 "$doc/copyright" "$doc/changelog.gz"
+
+install -d -m 0755 "$root/DEBIAN"
+# dpkg-shlibdeps wants a debian/control beside it; only for this.
+mkdir -p "$stage/debian"
+printf 'Source: cordon\n\nPackage: cordon\nArchitecture: any\n' \
+    >"$stage/debian/control"
+depends=$(cd "$stage" && dpkg-shlibdeps -O -e"root/usr/bin/cordon" \
+    2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+cat >"$root/DEBIAN/control" <<EOF
+Package: cordon
+Version: $version
+Architecture: $arch
+Maintainer: $maint
+Installed-Size: $size
+Depends: $depends
+Section: net
+Priority: optional
+Homepage: https://example.org/cordon
+Description: sandbox for the shell commands of AI coding agents
+ cordon runs a command (npm install, pip install, git fetch, test
+ runners) inside an OS sandbox (namespaces, Landlock, seccomp) whose only
+ way to the network is a loopback egress proxy with per-domain
+ allowlists, which logs every connection.  The proxy also runs alone
+ (cordon-proxy.service) for allowlisting and egress logging.
+EOF
+if [ -d "$root/etc" ]; then
+	(cd "$root" && find etc -type f | sed 's|^|/|' | sort) \
+	    >"$root/DEBIAN/conffiles"
+fi
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -print |
+    sed 's|^\./||' | sort | xargs md5sum) >"$root/DEBIAN/md5sums"
+chmod 0644 "$root/DEBIAN"/*
+find "$root" -type d -exec chmod 0755 {} +
+mkdir -p "$out"
+fakeroot dpkg-deb --build --root-owner-group -Zxz "$root" "$deb" >/dev/null
+echo "$deb"

@@ -1,0 +1,217 @@
+#!/usr/bin/env bats
+# A newcomer's make targets: what `make demo` and `make check` ask the
+# package tools for (apt-get, dpkg-query, npm and sudo replaced by
+# stand-ins that record their arguments), that `make check` shows its
+# progress while it runs, and `make install` as an unprivileged user.
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cordon_setup
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	BUILDDIR=${TOOLS_DIR%/tests/tools}
+}
+
+teardown() {
+	teardown_bg
+	[ -z "${PUBDIR:-}" ] || rm -rf "$PUBDIR"
+}
+
+# Puts stand-ins for the package tools first on PATH: each appends its
+# name and arguments to $REC, installs nothing, and says that nothing
+# is installed; sudo runs what it is given (the stand-ins, then).
+standins() {
+	local t
+	STANDIN="$BATS_TEST_TMPDIR/standin"
+	REC="$BATS_TEST_TMPDIR/asked"
+	mkdir -p "$STANDIN"
+	: >"$REC"
+	for t in apt-get apt dpkg dpkg-query npm npx yarn pip3; do
+		printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$t" "$REC" \
+		    >"$STANDIN/$t"
+	done
+	echo 'exit 1' >>"$STANDIN/dpkg-query"
+	echo '[ "$1" != ci ] || mkdir -p node_modules' >>"$STANDIN/npm"
+	printf '#!/bin/sh\necho "sudo $*" >>"%s"\nexec "$@"\n' "$REC" \
+	    >"$STANDIN/sudo"
+	chmod 755 "$STANDIN"/*
+	export PATH="$STANDIN:$PATH"
+}
+
+# The packages apt-get was asked to install, one a line, sorted.
+asked_packages() {
+	awk '$1 == "apt-get" && / install / {
+		for (i = 2; i <= NF; i++) if ($i !~ /^-/ && $i != "install")
+			print $i }' "$REC" | sort -u
+}
+
+# make with the suite's binary and tools, up to date: nothing is built.
+make_here() {
+	local t o=()
+	for t in "$TOOLS_DIR"/*; do
+		o+=(-o "$t")
+	done
+	make -s -C "$TOP" BIN="$CORDON" BUILD="$BUILDDIR" -o "$CORDON" \
+	    "${o[@]}" "$@"
+}
+
+@test "make demo asks apt-get for the build's packages, curl and jq only, and runs no npm" {
+	standins
+	run make_here demo
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cat "$REC"
+	# The demo itself ran, against the real curl and jq.
+	[[ "$output" == *"cordon: refused 1 connection: evil.example:443"* ]]
+	want="curl gcc jq libc-ares-dev libcmocka-dev libevent-dev
+libjansson-dev libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make
+passwd pkg-config util-linux zlib1g-dev"
+	[ "$(asked_packages | tr '\n' ' ')" = "$(echo $want) " ]
+	run grep -E '^(npm|npx|yarn|pip3) ' "$REC"
+	[ "$status" -eq 1 ]
+}
+
+@test "make deps-check asks for the tests' clients and servers as well" {
+	standins
+	mkdir "$BATS_TEST_TMPDIR/npm"
+	cp "$TOP"/tests/npm/package*.json "$BATS_TEST_TMPDIR/npm/"
+	run make_here deps-check NPM_TOOLS="$BATS_TEST_TMPDIR/npm"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	asked_packages >"$BATS_TEST_TMPDIR/pkgs"
+	for p in bats chromium openssh-server default-jdk-headless maven \
+	    golang-go cargo yarnpkg npm gcc libevent-dev; do
+		grep -qx "$p" "$BATS_TEST_TMPDIR/pkgs"
+	done
+	grep -qx 'npm ci --no-audit --no-fund --no-update-notifier --loglevel=error' \
+	    "$REC"
+}
+
+@test "the README says the demo creates the cordon-test user" {
+	tr '\n' ' ' <"$TOP/README.md" |
+	    grep -q 'When run as root it creates the `cordon-test` user'
+	grep -q 'useradd.*"$user"\|useradd --system' "$TOP/mk/demo.sh"
+}
+
+@test "make check shows each bats result as the test ends, then the counts" {
+	mkdir -p "$BATS_TEST_TMPDIR/t/tests/e2e"
+	flag="$BATS_TEST_TMPDIR/flag"
+	# The second test passes only if the first one's result was shown
+	# while the suite still ran (the flag is set on seeing it).  The
+	# lines are written with % for @: bats would rewrite them here.
+	sed 's/^%/@/' <<BATS | write "$BATS_TEST_TMPDIR/t/tests/e2e/a.bats"
+%test "first" { true; }
+%test "second" {
+	for i in \$(seq 100); do [ -e "$flag" ] && return 0; sleep 0.1; done
+	return 1
+}
+BATS
+	cd "$BATS_TEST_TMPDIR/t"
+	out="$BATS_TEST_TMPDIR/out"
+	# A suite of its own: none of this one's BATS_ variables (its -f).
+	env $(compgen -e | grep '^BATS_' | sed 's/^/-u /') CORDON=/bin/true \
+	    "$TOP/tests/run.sh" >"$out" 2>&1 3>&- &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q '^ok 1 first' "$out" && break
+		sleep 0.1
+	done
+	touch "$flag"
+	wait "$pid" || true
+	cat "$out"
+	grep -q '^ok 2 second' "$out"
+	[ "$(tail -n 1 "$out")" = "2 passed, 0 failed" ]
+}
+
+@test "make install PREFIX=~/.local as an unprivileged user: everything beneath the prefix" {
+	# A folder the test user can reach (the test's own is root's).
+	PUBDIR=$(mktemp -d)
+	chmod 755 "$PUBDIR"
+	src="$PUBDIR/src"
+	home="$PUBDIR/uhome"
+	mkdir -p "$src/docs" "$src/policies" "$home"
+	# The pieces install reads, where the test user can read them.
+	cp "$TOP/Makefile" "$src/"
+	cp -r "$TOP/contrib" "$src/"
+	cp "$TOP"/docs/cordon.1 "$TOP"/docs/cordon-policy.5 "$src/docs/"
+	cp "$TOP"/policies/*.json "$src/policies/"
+	cp "$CORDON" "$src/cordon"
+	chmod -R a+rX "$src"
+	run as_user "$home" make -s -C "$src" install PREFIX="$home/.local" \
+	    -o cordon
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -x "$home/.local/bin/cordon" ]
+	[ -f "$home/.local/share/man/man1/cordon.1" ]
+	[ -f "$home/.local/share/man/man5/cordon-policy.5" ]
+	[ -f "$home/.local/share/cordon/policies/default.json" ]
+	[ -f "$home/.local/etc/logrotate.d/cordon" ]
+	[ -f "$home/.local/lib/systemd/system/cordon-proxy.service" ]
+	grep -q "^ExecStart=$home/.local/bin/cordon proxy" \
+	    "$home/.local/lib/systemd/system/cordon-proxy.service"
+	# The installed binary runs, for that user.
+	run as_user "$home" "$home/.local/bin/cordon" --version
+	[ "$status" -eq 0 ]
+}
+
+# dpkg on a scratch root of its own ($R): the machine's packages untouched.
+dpkg_r() {
+	fakeroot dpkg --root="$R" --log=/dev/null --force-depends \
+	    --force-not-root --force-script-chrootless "$@"
+}
+
+@test "make deb: lintian finds no error; installs, upgrades, removes and purges cleanly" {
+	out="$BATS_TEST_TMPDIR/out"
+	run make_here deb DEB_OUT="$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	deb=$(ls "$out"/cordon_*.deb)
+	run lintian --fail-on error "$deb"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"E: "* ]]
+	dpkg-deb -c "$deb" | awk '{ print $6 }' >"$BATS_TEST_TMPDIR/files"
+	for f in ./usr/bin/cordon ./usr/share/man/man1/cordon.1.gz \
+	    ./usr/share/man/man5/cordon-policy.5.gz \
+	    ./usr/share/cordon/policies/default.json \
+	    ./lib/systemd/system/cordon-proxy.service \
+	    ./etc/logrotate.d/cordon ./usr/share/doc/cordon/copyright; do
+		grep -qxF "$f" "$BATS_TEST_TMPDIR/files"
+	done
+	[ "$(dpkg-deb -f "$deb" Package)" = cordon ]
+	[[ "$(dpkg-deb -f "$deb" Depends)" == *libevent* ]]
+
+	R="$BATS_TEST_TMPDIR/root"
+	mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
+	: >"$R/var/lib/dpkg/status"
+	run dpkg_r -i "$deb"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f='${Status}' \
+	    cordon)" = "install ok installed" ]
+	"$R/usr/bin/cordon" --version
+	grep -q "^ExecStart=/usr/bin/cordon proxy" \
+	    "$R/lib/systemd/system/cordon-proxy.service"
+	# An upgrade keeps the operator's change to a conffile.
+	echo "# local" >>"$R/etc/logrotate.d/cordon"
+	run make_here deb DEB_OUT="$out/2" DEB_VERSION=0.1.0+up1
+	[ "$status" -eq 0 ]
+	run dpkg_r -i --force-confold "$out"/2/cordon_0.1.0+up1_*.deb
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f='${Version}' \
+	    cordon)" = 0.1.0+up1 ]
+	grep -qx '# local' "$R/etc/logrotate.d/cordon"
+	# Remove: the files go, the conffile stays; purge: it goes too.
+	run dpkg_r -r cordon
+	[ "$status" -eq 0 ]
+	[ ! -e "$R/usr/bin/cordon" ]
+	[ ! -e "$R/usr/share/man/man1/cordon.1.gz" ]
+	[ -e "$R/etc/logrotate.d/cordon" ]
+	run dpkg_r --purge cordon
+	[ "$status" -eq 0 ]
+	[ ! -e "$R/etc/logrotate.d/cordon" ]
+	[ -z "$(find "$R" -type f ! -path "$R/var/lib/dpkg/*")" ]
+}
