@@ -55,6 +55,7 @@ struct tally {
 	struct netcap_drops t_drops;		/* what the capture dropped */
 	bool		 t_has_drops;		/* ... read at the end */
 	json_t		*t_scratch;		/* scratch_list's, or NULL */
+	json_t		*t_private;		/* left in /tmp, or NULL */
 	const char *const *t_hidden;		/* tools' token files hidden */
 	size_t		 t_nhidden;
 	json_t		*t_tokens;		/* secrets_json(), owned */
@@ -151,6 +152,28 @@ tally_end(struct tally *t, json_t *doc)
 	if ((s = json_object_get(doc, "scratch")) != NULL &&
 	    json_is_array(json_object_get(s, "written")))
 		t->t_scratch = json_incref(s);
+	if ((s = json_object_get(doc, "private_tmp")) != NULL &&
+	    json_is_integer(json_object_get(s, "files")))
+		t->t_private = json_incref(s);
+}
+
+/*
+ * One line, and its hint, for what the command left in the run's own
+ * /tmp and /var/tmp: a later run does not find it there.
+ */
+static void
+tally_private_line(const struct tally *t, FILE *f)
+{
+	json_int_t	 files = 0, bytes = 0;
+
+	if (t->t_private == NULL || json_unpack(t->t_private, "{s:I, s:I}",
+	    "files", &files, "bytes", &bytes) != 0 || files == 0)
+		return;
+	fprintf(f, "cordon: the command left %lld file%s (%lld bytes) in /tmp "
+	    "and /var/tmp, which are this run's own and went with it: a "
+	    "later run does not see them\ncordon: hint: write what a later "
+	    "command needs into the workspace, or a folder --write names\n",
+	    (long long)files, files == 1 ? "" : "s", (long long)bytes);
 }
 
 /*
@@ -361,6 +384,7 @@ tally_summary(const struct tally *t, FILE *f)
 		tally_scratch_lines(t, f);
 	if (t->t_has_drops)
 		tally_drops_line(t, f);
+	tally_private_line(t, f);
 	if (t->t_refused_total == 0)
 		return;
 	names = t->t_refused_names;
@@ -521,6 +545,8 @@ tally_json_more(const struct tally *t, const struct report_info *ri,
 		json_object_set_new(doc, "error", json_string(ri->ri_error));
 	if (t->t_scratch != NULL)
 		json_object_set(doc, "scratch", t->t_scratch);
+	if (t->t_private != NULL)
+		json_object_set(doc, "private_tmp", t->t_private);
 	if (t->t_tokens != NULL)
 		json_object_set(doc, "token_files", t->t_tokens);
 	if (t->t_nhidden > 0) {
@@ -632,6 +658,7 @@ tally_free(struct tally *t)
 	if (t == NULL)
 		return;
 	json_decref(t->t_scratch);
+	json_decref(t->t_private);
 	json_decref(t->t_tokens);
 	for (i = 0; i < t->t_nrefused; i++) {
 		free(t->t_refused[i].rf_host);

@@ -595,9 +595,7 @@ run_pipes(struct runner *rn)
 	}
 	if (pipe2(rn->rn_sync, O_CLOEXEC) == -1 ||
 	    pipe2(rn->rn_err, O_CLOEXEC) == -1 ||
-	    ((run->r_capture || run->r_scratch != NULL ||
-	    run->r_nsysscratch > 0 || run->r_nsyslayer > 0) &&
-	    pipe2(rn->rn_ends, O_CLOEXEC) == -1)) {
+	    pipe2(rn->rn_ends, O_CLOEXEC) == -1) {
 		log_warn("run: pipe");
 		return -1;
 	}

@@ -34,6 +34,7 @@
 #include <net/if.h>
 
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -187,6 +188,48 @@ command_exec(const struct run *run)
 	    "sandbox's PATH)" : "");
 }
 
+/* What sandbox_private counts. */
+static struct {
+	json_int_t	 pv_files, pv_bytes, pv_seen;
+} private_left;
+
+#define PRIVATE_WALK_MAX	100000	/* entries walked at most */
+
+static int
+sandbox_private_cb(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (type == FTW_F && S_ISREG(st->st_mode)) {
+		private_left.pv_files++;
+		private_left.pv_bytes += st->st_size;
+	}
+	return ++private_left.pv_seen > PRIVATE_WALK_MAX;
+}
+
+/*
+ * The files the command left in the run's private /tmp and /var/tmp,
+ * which go with the sandbox: a later run does not see them, and the
+ * summary says so.  Returns them as {"files", "bytes", "all"}, or NULL
+ * when there are none.
+ */
+static json_t *
+sandbox_private(void)
+{
+	static const char *const dirs[] = { "/tmp", "/var/tmp" };
+	size_t	 i;
+
+	for (i = 0; i < nitems(dirs); i++)
+		(void)nftw(dirs[i], sandbox_private_cb, 16, FTW_PHYS |
+		    FTW_MOUNT);
+	if (private_left.pv_files == 0)
+		return NULL;
+	return json_pack("{s:I, s:I, s:b}", "files", private_left.pv_files,
+	    "bytes", private_left.pv_bytes, "all", private_left.pv_seen <=
+	    PRIVATE_WALK_MAX);
+}
+
 /*
  * At the command's end: tells cordon run, in one JSON document, what the
  * capture dropped ("dropped") and what the scratch layer holds
@@ -196,7 +239,7 @@ static void
 sandbox_tell_end(const struct run *run)
 {
 	struct netcap_drops	 d;
-	json_t			*doc;
+	json_t			*doc, *priv;
 	char			*text;
 	size_t			 len;
 
@@ -214,6 +257,8 @@ sandbox_tell_end(const struct run *run)
 		    "other", (json_int_t)d.nd_other));
 	if (scratch.sf_n > 0)
 		json_object_set_new(doc, "scratch", scratch_list(&scratch));
+	if ((priv = sandbox_private()) != NULL)
+		json_object_set_new(doc, "private_tmp", priv);
 	text = json_dumps(doc, JSON_COMPACT);
 	len = text != NULL ? strlen(text) : 0;
 	if (text == NULL || write(run->r_endfd, text, len) != (ssize_t)len)

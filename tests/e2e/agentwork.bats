@@ -168,3 +168,20 @@ wait_file() {
 	as_me sh -c "$cmd"
 	[ "$(as_me git -C "$WS" config --get core.hooksPath)" = .husky ]
 }
+
+@test "what the command leaves in /tmp goes with the run, and the run says so once, with the fix; --dry-run says /tmp is the run's own" {
+	run in_sandbox --report "$UDIR/r.json" -- sh -c \
+	    'echo a >/tmp/a; mkdir /tmp/d; echo bb >/tmp/d/b; echo c >/var/tmp/c'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'in /tmp and /var/tmp' <<<"$output")" -eq 1 ]
+	[[ $output == *"the command left 3 files (7 bytes) in /tmp and /var/tmp, which are this run's own and went with it"* ]]
+	[[ $output == *"hint: write what a later command needs into the workspace"* ]]
+	jq -e '.private_tmp == {"files": 3, "bytes": 7, "all": true}' \
+	    "$UDIR/r.json"
+	run in_sandbox -- cat /tmp/a
+	[ "$status" -ne 0 ]
+	[[ $output != *"in /tmp and /var/tmp"* ]]
+	run in_sandbox --dry-run -- true
+	[[ $output == *"/tmp: tmpfs, writable (a private /tmp)"* ]]
+}
