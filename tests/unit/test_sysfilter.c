@@ -12,12 +12,16 @@
 #include <sys/wait.h>
 
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "runner.h"
 
 #ifndef TIOCLINUX
@@ -221,7 +225,7 @@ test_unix_denied(void **state)
 	int	 fd = filter_fd;
 
 	(void)state;
-	if ((filter_fd = sysfilter_new(SYSF_UNIX_DENY, &cause)) == -1)
+	if ((filter_fd = sysfilter_new(SYSF_UNIX_DENY, false, &cause)) == -1)
 		fail_msg("%s", cause);
 	assert_int_equal(run_probes(unix_probes, sizeof(unix_probes) /
 	    sizeof(unix_probes[0])), 0);
@@ -244,13 +248,74 @@ test_unfiltered(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/*
+ * With renames, rename, renameat and renameat2 reach the listener (for
+ * gitwrite.c), which answers here EXDEV for each; without, the kernel
+ * answers (ENOENT: no such file).
+ */
+static void
+test_renames(void **state)
+{
+	struct seccomp_notif		 req;
+	struct seccomp_notif_resp	 resp;
+	char				*cause, b;
+	int				 fd, sv[2], lfd = -1, status, i;
+	long				 nrs[] = { SYS_rename, SYS_renameat,
+					    SYS_renameat2 };
+	pid_t				 pid;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		if ((fd = sysfilter_new(SYSF_UNIX_ALLOW, i == 1, &cause)) ==
+		    -1)
+			fail_msg("%s", cause);
+		assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv),
+		    0);
+		if ((pid = fork()) == 0) {
+			close(sv[0]);
+			if (sysfilter_apply(fd, &lfd, &cause) == -1 ||
+			    fdpass_send(sv[1], lfd, "l", 1, 0) != 1)
+				_exit(2);
+			close(lfd);
+			_exit(rename("/nonexistent/a", "/nonexistent/b") ==
+			    -1 && errno == (i == 1 ? EXDEV : ENOENT) &&
+			    renameat(AT_FDCWD, "/nonexistent/a", AT_FDCWD,
+			    "b") == -1 && errno == (i == 1 ? EXDEV : ENOENT) &&
+			    syscall(SYS_renameat2, AT_FDCWD, "/nonexistent/a",
+			    AT_FDCWD, "b", 0) == -1 && errno == (i == 1 ?
+			    EXDEV : ENOENT) ? 0 : 1);
+		}
+		close(sv[1]);
+		assert_true(fdpass_recv(sv[0], &lfd, &b, 1, 0) == 1);
+		while (i == 1 && lfd != -1) {
+			memset(&req, 0, sizeof(req));
+			if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == -1)
+				break;
+			assert_true(req.data.nr == nrs[0] || req.data.nr ==
+			    nrs[1] || req.data.nr == nrs[2]);
+			memset(&resp, 0, sizeof(resp));
+			resp.id = req.id;
+			resp.error = -EXDEV;
+			ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+			if (req.data.nr == nrs[2])
+				break;
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		if (lfd != -1)
+			close(lfd);
+		close(sv[0]);
+		close(fd);
+	}
+}
+
 static int
 setup(void **state)
 {
 	char	*cause;
 
 	(void)state;
-	if ((filter_fd = sysfilter_new(SYSF_UNIX_ALLOW, &cause)) == -1) {
+	if ((filter_fd = sysfilter_new(SYSF_UNIX_ALLOW, false, &cause)) == -1) {
 		print_error("%s\n", cause);
 		return -1;
 	}
@@ -264,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_unfiltered),
 		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_unix_denied),
+		cmocka_unit_test(test_renames),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
