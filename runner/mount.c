@@ -60,6 +60,7 @@ enum step_kind {
 
 struct step {
 	const char	*s_path;
+	bool		 s_hooks;	/* SCRATCH: a git hooks folder */
 	const char	*s_from;	/* BIND_*: the source, if not s_path */
 	const char	*s_shown;	/* SCRATCH: its path in the summary */
 	const char	*s_premake;	/* SCRATCH: a folder name made root's */
@@ -369,8 +370,10 @@ mount_scratch_step(struct mounts *m, struct step *s)
 
 	src = mount_scratch(s->s_src, &m->m_scratch_tmp, &sf->sf_fd[sf->sf_n],
 	    s->s_premake);
-	if (src != -1)
+	if (src != -1) {
+		sf->sf_hooks[sf->sf_n] = s->s_hooks;
 		sf->sf_shown[sf->sf_n++] = s->s_shown;
+	}
 	close(s->s_src);
 	s->s_src = -1;
 	return src;
@@ -708,13 +711,29 @@ mount_routes(struct mounts *m, const struct run *run)
 	}
 }
 
+/*
+ * A git hooks folder the plan made read-only: a scratch layer instead,
+ * so that a tool that installs hooks (pre-commit install) succeeds, what
+ * it wrote never reaches the host (git there would run it), and the run
+ * says so (scratch.c).
+ */
+static bool
+mount_hooks(const struct fs_op *op)
+{
+	const char	*slash = strrchr(op->fo_path, '/');
+
+	return op->fo_kind == FS_RO && op->fo_dir && slash != NULL &&
+	    strcmp(slash + 1, "hooks") == 0 &&
+	    strcmp(op->fo_why, FSP_WHY_GITCODE) == 0;
+}
+
 /* The system's covers and the plan's ops, in the order they are applied. */
 static void
 mount_steps(struct mounts *m, const struct run *run)
 {
 	const char	*rd = run->r_runtime_dir;
 	mode_t		 mode;
-	size_t		 i;
+	size_t		 i, nhooks = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->m_run = run;
@@ -760,10 +779,18 @@ mount_steps(struct mounts *m, const struct run *run)
 		const struct fs_op	*op = &run->r_plan->fp_ops[i];
 		enum step_kind		 kind = mount_op_step(op, &mode);
 
-		if (op->fo_kind != FS_SKIP) {
+		if (op->fo_kind == FS_SKIP)
+			continue;
+		if (mount_hooks(op) && nhooks < RUN_HOOKS_MAX) {
+			mount_add(m, op->fo_path, STEP_SCRATCH, "git hooks, "
+			    "which run on the host: written inside, never kept",
+			    0);
+			m->m_steps[m->m_n - 1].s_shown = op->fo_path;
+			m->m_steps[m->m_n - 1].s_hooks = true;
+			nhooks++;
+		} else
 			mount_add(m, op->fo_path, kind, op->fo_why, mode);
-			m->m_steps[m->m_n - 1].s_op = op;
-		}
+		m->m_steps[m->m_n - 1].s_op = op;
 	}
 	mount_routes(m, run);
 	qsort(m->m_steps, m->m_n, sizeof(*m->m_steps), mount_cmp);

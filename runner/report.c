@@ -308,6 +308,33 @@ tally_bytes(uint64_t n, char *buf, size_t len)
 }
 
 /*
+ * The git hooks the command wrote (a scratch layer over each protected
+ * hooks folder, mount.c): never kept, and said, with the way to have
+ * them on the host; even under --quiet, since the command was told the
+ * write worked.
+ */
+void
+tally_hooks(const struct tally *t, FILE *f)
+{
+	json_t		*a = json_object_get(t->t_scratch, "written"), *e;
+	const char	*path;
+	size_t		 i, n = 0;
+
+	json_array_foreach(a, i, e) {
+		if (!json_is_true(json_object_get(e, "hooks")) ||
+		    json_unpack(e, "{s:s}", "path", &path) == -1)
+			continue;
+		fprintf(f, "%s %s", n++ == 0 ? "cordon: git hooks the command "
+		    "wrote were not kept, since git on the host would run "
+		    "them:" : ",", path);
+	}
+	if (n > 0)
+		fprintf(f, "\ncordon: hint: if you trust what wrote them "
+		    "(pre-commit install, a package's install script), run it "
+		    "again on the host\n");
+}
+
+/*
  * What the scratch layer held, biggest first, and how to keep the
  * biggest that may be kept ("keep", run_end.c): nothing written there is
  * lost silently.
@@ -318,23 +345,26 @@ tally_scratch_lines(const struct tally *t, FILE *f)
 	json_t		*a = json_object_get(t->t_scratch, "written"), *e;
 	const char	*path;
 	json_int_t	 files, bytes, removed;
-	size_t		 i, n = json_array_size(a);
+	size_t		 i, n = 0, shown = 0;
 	char		 size[32];
 
+	json_array_foreach(a, i, e)
+		n += !json_is_true(json_object_get(e, "hooks"));
 	if (n == 0)
 		return;
 	fprintf(f, "cordon: written outside the writable roots, into the "
 	    "scratch layer (discarded at exit):");
 	json_array_foreach(a, i, e) {
-		if (i == TALLY_SHOWN)
+		if (shown == TALLY_SHOWN)
 			break;
-		if (json_unpack(e, "{s:s, s:I, s:I, s:I}", "path", &path,
+		if (json_is_true(json_object_get(e, "hooks")) ||
+		    json_unpack(e, "{s:s, s:I, s:I, s:I}", "path", &path,
 		    "files", &files, "bytes", &bytes, "removed", &removed) ==
 		    -1)
 			continue;
 		tally_bytes((uint64_t)bytes, size, sizeof(size));
-		fprintf(f, "%s %s (%jd file%s, %s", i == 0 ? "" : ",", path,
-		    (intmax_t)files, files == 1 ? "" : "s", size);
+		fprintf(f, "%s %s (%jd file%s, %s", shown++ == 0 ? "" : ",",
+		    path, (intmax_t)files, files == 1 ? "" : "s", size);
 		if (removed > 0)
 			fprintf(f, ", %jd removed", (intmax_t)removed);
 		fprintf(f, ")");

@@ -175,6 +175,7 @@ run_end_report(struct runner *rn)
 	/* Held back, it was not done: said even with --quiet. */
 	if (run->r_gitwrite != NULL)
 		gitwrite_print(run->r_gitwrite, stderr);
+	tally_hooks(rn->rn_tally, stderr);
 	if (net->net_report == NULL)
 		return;
 	memset(&ri, 0, sizeof(ri));

@@ -689,12 +689,14 @@ void	tokenfile_pypirc(struct secrets_out *, const char *, size_t);
 void	tokenfile_cargo(struct secrets_out *, const char *, size_t);
 
 /* scratch.c: what the scratch layers hold, for the summary (PID 1). */
-#define RUN_SCRATCH_MAX	7	/* the home; for root, apt's two */
-				/* and the system's four */
+#define RUN_HOOKS_MAX	16	/* git hooks folders layered, at most */
+#define RUN_SCRATCH_MAX	(7 + RUN_HOOKS_MAX)	/* the home; for root, */
+				/* apt's two and the system's four; hooks */
 
 struct scratch_fds {
 	int		 sf_fd[RUN_SCRATCH_MAX];	/* each layer's folder */
 	const char	*sf_shown[RUN_SCRATCH_MAX];	/* "~/", "/var/..../" */
+	bool		 sf_hooks[RUN_SCRATCH_MAX];	/* a git hooks folder */
 	size_t		 sf_n;
 };
 
@@ -863,6 +865,7 @@ void		 tally_end(struct tally *, json_t *);
 void		 tally_hidden(struct tally *, const char *const *, size_t);
 void		 tally_tokens(struct tally *, json_t *);
 void		 tally_summary(const struct tally *, FILE *);
+void		 tally_hooks(const struct tally *, FILE *);
 int		 tally_report(const struct tally *, const struct report_info *,
 		    const char *, const struct wspath *, char **);
 void		 tally_free(struct tally *);

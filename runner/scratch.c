@@ -189,13 +189,14 @@ scratch_list(const struct scratch_fds *sf)
 		name = str_escape(w.sw_v[i].sg_name,
 		    strlen(w.sw_v[i].sg_name));
 		json_array_append_new(a, json_pack("{s:s++, s:I, s:I, s:I, "
-		    "s:b}", "path", sf->sf_shown[w.sw_v[i].sg_layer],
+		    "s:b, s:b}", "path", sf->sf_shown[w.sw_v[i].sg_layer],
 		    strcmp(sf->sf_shown[w.sw_v[i].sg_layer], "~/") == 0 ?
 		    "" : "/", name,
 		    "files", (json_int_t)w.sw_v[i].sg_files,
 		    "bytes", (json_int_t)w.sw_v[i].sg_bytes,
 		    "removed", (json_int_t)w.sw_v[i].sg_removed,
-		    "folder", w.sw_v[i].sg_folder));
+		    "folder", w.sw_v[i].sg_folder,
+		    "hooks", sf->sf_hooks[w.sw_v[i].sg_layer]));
 		free(name);
 		free(w.sw_v[i].sg_name);
 	}

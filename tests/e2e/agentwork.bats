@@ -185,3 +185,23 @@ wait_file() {
 	run in_sandbox --dry-run -- true
 	[[ $output == *"/tmp: tmpfs, writable (a private /tmp)"* ]]
 }
+
+@test "a git hook written inside (as pre-commit install writes one) runs inside, never reaches the host, and is said once with the fix" {
+	run in_sandbox -- sh -c '
+	    printf "#!/bin/sh\necho hook-ran-inside\n" >.git/hooks/pre-commit &&
+	    chmod +x .git/hooks/pre-commit &&
+	    git commit -q --allow-empty -m inside && echo committed'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *hook-ran-inside* ]]
+	[[ $output == *committed* ]]
+	[ ! -e "$WS/.git/hooks/pre-commit" ]
+	[ "$(grep -c 'git hooks the command wrote were not kept' <<<"$output")" -eq 1 ]
+	[[ $output == *"were not kept, since git on the host would run them: $WS/.git/hooks/pre-commit"* ]]
+	[[ $output == *"hint: if you trust what wrote them"*"run it again on the host"* ]]
+	# The host's commit runs no hook of the command's.
+	run as_me git -C "$WS" commit -q --allow-empty -m host
+	[ "$status" -eq 0 ]
+	[[ $output != *hook-ran-inside* ]]
+	[ "$(as_me git -C "$WS" log --format=%s -1 HEAD~1)" = inside ]
+}
