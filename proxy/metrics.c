@@ -206,20 +206,28 @@ metrics_cb(struct evhttp_request *req, void *arg)
 	evbuffer_free(b);
 }
 
-/* /healthz: the proxy's loop answers. */
+/* Answers req with code, reason and one line of text. */
 static void
-metrics_health_cb(struct evhttp_request *req, void *arg)
+metrics_reply(struct evhttp_request *req, int code, const char *reason,
+    const char *text)
 {
 	struct evbuffer	*b;
 
-	(void)arg;
 	if ((b = evbuffer_new()) == NULL) {
 		evhttp_send_error(req, HTTP_INTERNAL, NULL);
 		return;
 	}
-	evbuffer_add_printf(b, "ok\n");
-	evhttp_send_reply(req, HTTP_OK, "OK", b);
+	evbuffer_add_printf(b, "%s\n", text);
+	evhttp_send_reply(req, code, reason, b);
 	evbuffer_free(b);
+}
+
+/* /healthz: the proxy's loop answers. */
+static void
+metrics_health_cb(struct evhttp_request *req, void *arg)
+{
+	(void)arg;
+	metrics_reply(req, HTTP_OK, "OK", "ok");
 }
 
 /* /readyz: 200 while new connections are taken, else 503 and why. */
@@ -227,37 +235,23 @@ static void
 metrics_ready_cb(struct evhttp_request *req, void *arg)
 {
 	struct metrics	*m = arg;
-	struct evbuffer	*b;
 	const char	*why;
+	char		 line[256];
 
-	if ((b = evbuffer_new()) == NULL) {
-		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+	if ((why = metrics_why_not_ready(m)) == NULL) {
+		metrics_reply(req, HTTP_OK, "OK", "ready");
 		return;
 	}
-	if ((why = metrics_why_not_ready(m)) == NULL) {
-		evbuffer_add_printf(b, "ready\n");
-		evhttp_send_reply(req, HTTP_OK, "OK", b);
-	} else {
-		evbuffer_add_printf(b, "not ready: %s\n", why);
-		evhttp_send_reply(req, 503, "Service Unavailable", b);
-	}
-	evbuffer_free(b);
+	snprintf(line, sizeof(line), "not ready: %s", why);
+	metrics_reply(req, 503, "Service Unavailable", line);
 }
 
 static void
 metrics_other_cb(struct evhttp_request *req, void *arg)
 {
-	struct evbuffer	*b;
-
 	(void)arg;
-	if ((b = evbuffer_new()) == NULL) {
-		evhttp_send_error(req, HTTP_INTERNAL, NULL);
-		return;
-	}
-	evbuffer_add_printf(b, "cordon: nothing here\nhint: GET /metrics, "
-	    "/healthz or /readyz\n");
-	evhttp_send_reply(req, HTTP_NOTFOUND, "Not Found", b);
-	evbuffer_free(b);
+	metrics_reply(req, HTTP_NOTFOUND, "Not Found", "cordon: nothing "
+	    "here\nhint: GET /metrics, /healthz or /readyz");
 }
 
 /*
