@@ -91,7 +91,8 @@ DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl git wget python3 python3-pip nodejs npm chromium \
 		   openssh-client openssh-server yarnpkg golang-go cargo \
-		   default-jdk-headless maven
+		   default-jdk-headless maven cmake tmux gnupg sqlite3 \
+		   python3-venv procps
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \

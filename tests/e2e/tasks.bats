@@ -76,7 +76,8 @@ setup() {
 	    npm_config_proxy="http://127.0.0.1:$PORT"
 	    no_proxy=localhost,127.0.0.1,::1 NO_PROXY=localhost,127.0.0.1,::1)
 	ALLOW=(--policy "$UDIR/fix/env.json" --read-only "$UDIR/fix"
-	    --resolve git.test:127.0.0.1 --resolve npm.test:127.0.0.1 --allow-cidr 127.0.0.1/32
+	    --resolve git.test:127.0.0.1 --resolve npm.test:127.0.0.1
+	    --allow-cidr 127.0.0.1/32
 	    --allow-domain "git.test:$PORT" --allow-domain "npm.test:$PORT")
 }
 
@@ -86,6 +87,15 @@ teardown() {
 
 # How long one run of a task may take: the slowest takes a few seconds.
 TASK_SECS=20
+
+# What every task may use: wait_for CMD... runs CMD until it succeeds,
+# for up to 5 s.
+PRELUDE='wait_for() {
+	local i
+	for i in $(seq 250); do "$@" && return; sleep 0.02; done
+	return 1
+}'
+
 
 # Makes what every run starts from, in $TEMPLATES: the workspace (a git
 # repository with one commit), the home (~/.gitconfig, ~/.bashrc); and
@@ -102,8 +112,9 @@ mkfixtures() {
 	printf '# project\n' >"$TEMPLATES/ws/README.md"
 	"${g[@]}" -C "$TEMPLATES/ws" add README.md
 	"${g[@]}" -C "$TEMPLATES/ws" commit -qm initial
-	printf '[user]\n\tname = Agent\n\temail = agent@example.test\n[init]\n\tdefaultBranch = main\n' \
-	    >"$TEMPLATES/home/.gitconfig"
+	git config -f "$TEMPLATES/home/.gitconfig" user.name Agent
+	git config -f "$TEMPLATES/home/.gitconfig" user.email agent@example.test
+	git config -f "$TEMPLATES/home/.gitconfig" init.defaultBranch main
 	printf '# the user'"'"'s own\n' >"$TEMPLATES/home/.bashrc"
 	chown -R "$TEST_USER:" "$TEMPLATES/ws" "$TEMPLATES/home"
 	for r in app lib; do
@@ -115,10 +126,12 @@ mkfixtures() {
 	done
 	lib=$(git -C "$src/lib" rev-parse HEAD)
 	"${g[@]}" init -q "$src/super"
-	printf '[submodule "lib"]\n\tpath = lib\n\turl = http://git.test:%s/git/lib.git\n' \
-	    "$PORT" >"$src/super/.gitmodules"
+	git config -f "$src/super/.gitmodules" submodule.lib.path lib
+	git config -f "$src/super/.gitmodules" submodule.lib.url \
+	    "http://git.test:$PORT/git/lib.git"
 	"${g[@]}" -C "$src/super" add .gitmodules
-	"${g[@]}" -C "$src/super" update-index --add --cacheinfo "160000,$lib,lib"
+	"${g[@]}" -C "$src/super" update-index --add \
+	    --cacheinfo "160000,$lib,lib"
 	"${g[@]}" -C "$src/super" commit -qm "super: lib as a submodule"
 	"${g[@]}" clone -q --bare "$src/super" "$UDIR/git/super.git"
 	"${g[@]}" init -q --bare "$UDIR/git/empty.git"
@@ -154,27 +167,19 @@ fresh() {
 # that output, the workspace's files (not git's objects) and the
 # server's refs.
 run_task() {
-	local how=$1 st=0 r
+	local how=$1 st=0 r env=("${TASK_ENV[@]}")
+	local cmd=(bash -eo pipefail -c "$PRELUDE
+$TASK")
+	case $how in
+	host) env+=("${HOST_ENV[@]}") ;;
+	agent) env+=(SSH_AUTH_SOCK="$AGENT") ;&
+	sandbox) cmd=("$UCORDON" run --read-only "$UDIR/bin" "${ALLOW[@]}"
+	    -- "${cmd[@]}") ;;
+	esac
 	fresh
-	(
-		cd "$WS" || exit 1
-		case $how in
-		host)
-			as_user "$UDIR/home" env "${TASK_ENV[@]}" \
-			    "${HOST_ENV[@]}" timeout "$TASK_SECS" \
-			    bash -eo pipefail -c "$TASK" ;;
-		sandbox)
-			as_user "$UDIR/home" env "${TASK_ENV[@]}" \
-			    timeout "$TASK_SECS" "$UCORDON" run \
-			    --read-only "$UDIR/bin" "${ALLOW[@]}" \
-			    -- bash -eo pipefail -c "$TASK" ;;
-		agent)
-			as_user "$UDIR/home" env "${TASK_ENV[@]}" \
-			    SSH_AUTH_SOCK="$AGENT" timeout "$TASK_SECS" "$UCORDON" run \
-			    --read-only "$UDIR/bin" "${ALLOW[@]}" \
-			    -- bash -eo pipefail -c "$TASK" ;;
-		esac
-	) >"$OUT/$how.out" 2>"$OUT/$how.err" </dev/null || st=$?
+	(cd "$WS" && as_user "$UDIR/home" env "${env[@]}" \
+	    timeout "$TASK_SECS" "${cmd[@]}") \
+	    >"$OUT/$how.out" 2>"$OUT/$how.err" </dev/null || st=$?
 	echo "status $st"
 	echo "--- output"
 	cat "$OUT/$how.out"
@@ -235,14 +240,16 @@ held_back() {
 		cat "$OUT/host.err"
 		return 1
 	}
-	(cd "$WS" && HOME="$UDIR/home" eval "$cond") || {
+	(cd "$WS" && HOME="$UDIR/home" eval "$cond") >/dev/null || {
 		echo "# on the host, the task did not do it: $cond"
 		return 1
 	}
 	run_task sandbox >/dev/null
 	echo "# cordon said:"
 	grep '^cordon' "$OUT/sandbox.err" || true
-	if (cd "$WS" && HOME="$UDIR/home" eval "$cond"); then
+	echo "# the task's standard error ended:"
+	grep -v '^cordon' "$OUT/sandbox.err" | tail -n 4
+	if (cd "$WS" && HOME="$UDIR/home" eval "$cond") >/dev/null; then
 		echo "# the sandbox did it on the host: $cond"
 		return 1
 	fi
@@ -494,11 +501,14 @@ held_back() {
 @test "task: make -j with parallel jobs" {
 	both <<-'EOF'
 		for i in 1 2 3 4; do
-			printf 'int f%s(void) { return %s; }\n' "$i" "$i" >"f$i.c"
+			echo "int f$i(void) { return $i; }" >"f$i.c"
 		done
-		printf 'int f1(void),f2(void),f3(void),f4(void);\n' >main.c
-		printf 'int main(void){return f1()+f2()+f3()+f4()-10;}\n' >>main.c
-		printf 'OBJ=main.o f1.o f2.o f3.o f4.o\nprog: $(OBJ)\n\tcc -o $@ $(OBJ)\n' >Makefile
+		cat >main.c <<-'C'
+		int f1(void), f2(void), f3(void), f4(void);
+		int main(void) { return f1() + f2() + f3() + f4() - 10; }
+		C
+		printf 'OBJ = main.o f1.o f2.o f3.o f4.o\n' >Makefile
+		printf 'prog: $(OBJ)\n\tcc -o $@ $(OBJ)\n' >>Makefile
 		make -s -j4
 		./prog && echo ran
 	EOF
@@ -507,8 +517,15 @@ held_back() {
 @test "task: cmake configure and build" {
 	both <<-'EOF'
 		mkdir -p src
-		printf 'cmake_minimum_required(VERSION 3.13)\nproject(demo C)\nadd_executable(demo main.c)\n' >src/CMakeLists.txt
-		printf '#include <stdio.h>\nint main(void){puts("cmake ok");return 0;}\n' >src/main.c
+		cat >src/CMakeLists.txt <<-'CMAKE'
+		cmake_minimum_required(VERSION 3.13)
+		project(demo C)
+		add_executable(demo main.c)
+		CMAKE
+		cat >src/main.c <<-'C'
+		#include <stdio.h>
+		int main(void) { puts("cmake ok"); return 0; }
+		C
 		cmake -S src -B build >/dev/null
 		cmake --build build >/dev/null
 		./build/demo
@@ -528,13 +545,26 @@ held_back() {
 @test "task: go mod init and build with a local module" {
 	both <<-'EOF'
 		mkdir -p greet cmd
-		(cd greet && go mod init example.test/greet >/dev/null 2>&1)
-		printf 'package greet\n\nfunc Hello() string { return "hello from go" }\n' >greet/greet.go
+		(cd greet && go mod init example.test/greet 2>/dev/null)
+		cat >greet/greet.go <<-'GO'
+		package greet
+
+		func Hello() string { return "hello from go" }
+		GO
 		cd cmd
 		go mod init example.test/cmd 2>/dev/null
 		go mod edit -require example.test/greet@v0.0.0 \
 		    -replace example.test/greet=../greet
-		printf 'package main\n\nimport (\n\t"fmt"\n\t"example.test/greet"\n)\n\nfunc main() { fmt.Println(greet.Hello()) }\n' >main.go
+		cat >main.go <<-'GO'
+		package main
+
+		import (
+		"fmt"
+		"example.test/greet"
+		)
+
+		func main() { fmt.Println(greet.Hello()) }
+		GO
 		go build -o hello .
 		./hello
 	EOF
@@ -543,8 +573,22 @@ held_back() {
 @test "task: go test" {
 	both <<-'EOF'
 		go mod init example.test/calc 2>/dev/null
-		printf 'package calc\n\nfunc Add(a, b int) int { return a + b }\n' >calc.go
-		printf 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal("2+2")\n\t}\n}\n' >calc_test.go
+		cat >calc.go <<-'GO'
+		package calc
+
+		func Add(a, b int) int { return a + b }
+		GO
+		cat >calc_test.go <<-'GO'
+		package calc
+
+		import "testing"
+
+		func TestAdd(t *testing.T) {
+		if Add(2, 2) != 4 {
+		t.Fatal("2+2")
+		}
+		}
+		GO
 		go test -count=1 ./... | sed 's/\t[0-9.]*s$//'
 	EOF
 }
@@ -552,7 +596,7 @@ held_back() {
 @test "task: npm init and run a script" {
 	both <<-'EOF'
 		npm init -y >/dev/null
-		npm pkg set scripts.hello='node -e "console.log(\"hello from npm\")"'
+		npm pkg set scripts.hello='node -e "console.log(1 + 1)"'
 		npm run -s hello
 	EOF
 }
@@ -572,7 +616,8 @@ held_back() {
 		const { execFileSync, spawnSync } = require("child_process");
 		const fs = require("fs");
 		fs.mkdirSync("out", { recursive: true });
-		fs.writeFileSync("out/a.txt", execFileSync("git", ["log", "--format=%s"]));
+		const log = execFileSync("git", ["log", "--format=%s"]);
+		fs.writeFileSync("out/a.txt", log);
 		console.log(fs.readFileSync("out/a.txt", "utf8").trim());
 		console.log(spawnSync("sh", ["-c", "exit 3"]).status);
 		JS
@@ -583,7 +628,7 @@ held_back() {
 @test "task: python venv and pip install of a local wheel" {
 	both <<-'EOF'
 		python3 -m venv .venv
-		.venv/bin/pip install -q "$FIX"/files/cordon_wheel-1.0.0-py3-none-any.whl
+		.venv/bin/pip install -q "$FIX"/files/cordon_wheel-1.0.0-*.whl
 		.venv/bin/python -c 'import cordon_wheel; print(cordon_wheel.WHO)'
 		.venv/bin/pip list 2>/dev/null | grep cordon
 	EOF
@@ -593,7 +638,14 @@ held_back() {
 	both <<-'EOF'
 		mkdir -p tests
 		printf 'def add(a, b):\n    return a + b\n' >calc.py
-		printf 'import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 2), 4)\n' >tests/test_calc.py
+		cat >tests/test_calc.py <<-'PY'
+		import unittest
+		from calc import add
+
+		class T(unittest.TestCase):
+		    def test_add(self):
+		        self.assertEqual(add(2, 2), 4)
+		PY
 		touch tests/__init__.py
 		python3 -m unittest -q 2>&1 | grep -v '^Ran'
 	EOF
@@ -632,7 +684,8 @@ held_back() {
 		db.execute("create table t(x)")
 		db.executemany("insert into t values (?)", [(i,) for i in range(10)])
 		db.commit()
-		print(sqlite3.connect("data.db").execute("select sum(x) from t").fetchone()[0])
+		other = sqlite3.connect("data.db")
+		print(other.execute("select sum(x) from t").fetchone()[0])
 		db.close()
 		PY
 	EOF
@@ -642,9 +695,10 @@ held_back() {
 
 @test "task: background jobs and wait" {
 	both <<-'EOF'
-		(sleep 0.2; echo one >one.txt) &
-		(sleep 0.1; echo two >two.txt) &
+		(wait_for test -e go; echo one >one.txt) &
+		(wait_for test -e go; echo two >two.txt) &
 		jobs | wc -l
+		touch go
 		wait
 		cat one.txt two.txt
 	EOF
@@ -673,11 +727,11 @@ held_back() {
 	both <<-'EOF'
 		setsid nohup sh -c 'echo $$ >daemon.pid; exec sleep 60' \
 		    >/dev/null 2>&1 &
-		for i in $(seq 50); do [ -s daemon.pid ] && break; sleep 0.05; done
-		kill -0 "$(cat daemon.pid)" && echo running
-		kill "$(cat daemon.pid)"
-		for i in $(seq 50); do kill -0 "$(cat daemon.pid)" 2>/dev/null || break; sleep 0.05; done
-		kill -0 "$(cat daemon.pid)" 2>/dev/null || echo stopped
+		wait_for test -s daemon.pid
+		pid=$(cat daemon.pid)
+		kill -0 "$pid" && echo running
+		kill "$pid"
+		wait_for test ! -e "/proc/$pid" && echo stopped
 		rm daemon.pid
 	EOF
 }
@@ -693,8 +747,11 @@ held_back() {
 
 @test "task: flock between two processes" {
 	both <<-'EOF'
-		( flock 9; echo first; sleep 0.3; echo first-done ) 9>lock &
-		sleep 0.1
+		(flock 9; echo first; touch held; wait_for test -e go
+		    echo first-done) 9>lock &
+		wait_for test -e held
+		flock -n lock true || echo busy
+		touch go
 		( flock 9; echo second ) 9>lock
 		wait
 		flock -n lock true && echo free
@@ -706,7 +763,7 @@ held_back() {
 		export TMUX_TMPDIR=$(mktemp -d)
 		tmux new-session -d -s agent -x 80 -y 10
 		tmux send-keys -t agent 'echo hello-from-tmux > tmux.txt' Enter
-		for i in $(seq 50); do [ -s tmux.txt ] && break; sleep 0.05; done
+		wait_for test -s tmux.txt
 		cat tmux.txt
 		tmux list-sessions -F '#{session_name}'
 		tmux kill-server
@@ -742,7 +799,7 @@ held_back() {
 		  require("net").createServer(c => c.on("data", d => {
 		    c.end("node:" + d); process.exit(0); })).listen(process.argv[1]);
 		' "$sock" &
-		for i in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+		wait_for test -S "$sock"
 		python3 -c 'import socket, sys
 		s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
 		s.sendall(b"hi"); print(s.recv(100).decode())' "$sock"
@@ -753,9 +810,9 @@ held_back() {
 @test "task: loopback HTTP server and curl" {
 	both <<-'EOF'
 		mkdir -p site && echo 'served inside' >site/index.html
-		port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-		python3 -m http.server -b 127.0.0.1 -d site "$port" >/dev/null 2>&1 &
-		for i in $(seq 100); do curl -sf "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.05; done
+		port=$((20000 + RANDOM % 20000))
+		python3 -m http.server -b 127.0.0.1 -d site "$port" 2>/dev/null &
+		wait_for curl -sf -o /dev/null "http://127.0.0.1:$port/"
 		curl -sS "http://127.0.0.1:$port/"
 		curl -sS "http://localhost:$port/"
 		kill $!
@@ -766,7 +823,7 @@ held_back() {
 	both <<-'EOF'
 		node -e '
 		const http = require("http");
-		const srv = http.createServer((q, r) => r.end("node says " + q.url));
+		const srv = http.createServer((q, a) => a.end("node says " + q.url));
 		srv.listen(0, "127.0.0.1", () => {
 		  const port = srv.address().port;
 		  http.get("http://127.0.0.1:" + port + "/hi", r => {
@@ -780,7 +837,7 @@ held_back() {
 @test "task: curl a file from the local server" {
 	both <<-'EOF'
 		curl -sS -o probe.json "${npm_config_registry}cordon-probe"
-		python3 -c 'import json; print(json.load(open("probe.json"))["name"])'
+		jq -r .name probe.json
 	EOF
 }
 
@@ -794,7 +851,8 @@ held_back() {
 		echo data >file
 		ssh-keygen -q -Y sign -f keys/id -n file file
 		printf 'agent %s\n' "$(cut -d' ' -f1,2 keys/id.pub)" >allowed
-		ssh-keygen -q -Y verify -f allowed -I agent -n file -s file.sig <file
+		ssh-keygen -q -Y verify -f allowed -I agent -n file \
+		    -s file.sig <file
 		rm -r keys file.sig
 	EOF
 }
