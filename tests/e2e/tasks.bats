@@ -44,7 +44,7 @@ setup_file() {
 	wait_listen "tcp:127.0.0.1:$PORT"
 	export AGENT="$UDIR/agent/agent.sock"
 	mkdir -p "$UDIR/agent"
-	chown -R "$TEST_USER:" "$UDIR/agent"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/agent"
 	start_bg agent as_user "$UDIR/agent" ssh-agent -D -a "$AGENT"
 	export AGENT_PID=$BG_PID
 	wait_listen "unix:$AGENT"
@@ -57,10 +57,12 @@ teardown_file() {
 }
 
 setup() {
+	RUN_USER=$TEST_USER
+	[ "$(id -u)" -eq 0 ] || RUN_USER=$(id -un)
 	# The server's URLs, as the tasks use them; the rest makes runs
 	# repeatable (dates, so hashes) and keeps every tool off the network.
 	TASK_ENV=(LANG=C.UTF-8 TZ=UTC TERM=xterm SHELL=/bin/bash
-	    USER="$TEST_USER" LOGNAME="$TEST_USER"
+	    USER="$RUN_USER" LOGNAME="$RUN_USER"
 	    GIT_AUTHOR_DATE=2024-01-01T00:00:00Z
 	    GIT_COMMITTER_DATE=2024-01-01T00:00:00Z
 	    SRV="http://git.test:$PORT/git" FIX="$UDIR/fix"
@@ -116,7 +118,8 @@ mkfixtures() {
 	git config -f "$TEMPLATES/home/.gitconfig" user.email agent@example.test
 	git config -f "$TEMPLATES/home/.gitconfig" init.defaultBranch main
 	printf '# the user'"'"'s own\n' >"$TEMPLATES/home/.bashrc"
-	chown -R "$TEST_USER:" "$TEMPLATES/ws" "$TEMPLATES/home"
+	[ "$(id -u)" -ne 0 ] ||
+	    chown -R "$TEST_USER:" "$TEMPLATES/ws" "$TEMPLATES/home"
 	for r in app lib; do
 		"${g[@]}" init -q "$src/$r"
 		echo "$r v1" >"$src/$r/$r.txt"
