@@ -14,7 +14,7 @@ out=${2:?usage: deb.sh BIN OUTDIR MAINTAINER}
 maint=${3:?usage: deb.sh BIN OUTDIR MAINTAINER}
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=${DEB_VERSION:-$(sed -n \
-    's/^#define CORDON_VERSION[[:space:]]*"\(.*\)"/\1/p' "$top/cordon.c")}
+    's/^#define CORDON_VERSION[[:space:]]*"\(.*\)"/\1/p' "$top/lib/util.h")}
 arch=$(dpkg --print-architecture)
 deb="$out/cordon_${version}_$arch.deb"
 stage=$(mktemp -d)
