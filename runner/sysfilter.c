@@ -246,7 +246,7 @@ sysfilter_families(scmp_filter_ctx ctx, char **cause)
  * Builds the filter and returns a memfd holding its BPF program, ready
  * for sysfilter_apply(); or -1 with *cause set (caller frees).  With
  * SYSF_UNIX_DENY, no Unix socket can reach a path or an abstract name;
- * with SYSF_UNIX_ROUTES, only through cordon run's connect (notify.c).
+ * with SYSF_UNIX_NOTIFY, only through cordon run's connect (notify.c).
  * With renames, rename(2), renameat(2) and renameat2(2) go to cordon
  * run too, for the protected git configs (gitwrite.c).
  */
@@ -275,7 +275,7 @@ sysfilter_new(enum sysfilter_unix unix_mode, bool renames, char **cause)
 	    sysfilter_families(ctx, cause) == -1)
 		goto fail;
 	if (unix_mode != SYSF_UNIX_ALLOW && sysfilter_unix(ctx,
-	    unix_mode == SYSF_UNIX_ROUTES, cause) == -1)
+	    unix_mode == SYSF_UNIX_NOTIFY, cause) == -1)
 		goto fail;
 	if (renames && (sysfilter_rule(ctx, SCMP_ACT_NOTIFY, "rename", 0,
 	    NULL, cause) == -1 || sysfilter_rule(ctx, SCMP_ACT_NOTIFY,
