@@ -210,6 +210,7 @@ notify_path(struct notify *n, pid_t pid, int s, const struct notify_addr *na,
 	ne->ne_why = NOTIFY_NOTHING;
 	if ((fd = unixown_open(pid, na->na_path, &err)) == -1)
 		return err;
+	err = 0;
 	if (fstat(fd, &st) == -1)
 		err = errno;
 	else if (notify_bound(n, n->n_diag, &st) == 1) {

@@ -115,6 +115,7 @@ unixown_open(pid_t pid, const char *path, int *err)
 		*err = ECONNREFUSED;
 		return -1;
 	}
+	*err = 0;
 	return fd;
 }
 
