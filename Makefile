@@ -92,7 +92,7 @@ DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl git wget python3 python3-pip nodejs npm chromium \
 		   openssh-client openssh-server yarnpkg golang-go cargo \
-		   default-jdk-headless maven
+		   default-jdk-headless maven tmux gnupg sqlite3
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \

@@ -1,6 +1,7 @@
 /*
- * notify.c: the connect(2) calls of a sandbox whose policy lists host
- * Unix sockets, made by cordon run on the sandbox's behalf.
+ * notify.c: the connect(2) calls of a sandbox, made by cordon run on its
+ * behalf, so that a Unix socket reaches the sandbox's own sockets and
+ * the host sockets listed, and no other.
  *
  * The command's seccomp filter sends every connect(2) to a listener
  * (SECCOMP_RET_USER_NOTIF); the command hands the listener's descriptor
@@ -20,9 +21,12 @@
  *   - judges the address from those bytes alone (notify_addr.c): a
  *     malformed one gets the kernel's own answer;
  *   - on a Unix socket, connects the socket to a listed one (a route of
- *     unixroute.c) if the path is exactly a listed inside path, and
- *     answers EACCES to anything else, abstract names and relative paths
- *     included;
+ *     unixroute.c) if the path is exactly a listed inside path; else to
+ *     the sandbox's own socket at that path, looked up as the caller
+ *     sees it and judged by the network namespace it is bound in
+ *     (unixown.c), through the descriptor judged; an abstract name when
+ *     the socket was made in the sandbox's namespace; and answers
+ *     EACCES to a host socket, the kernel's errno to no socket;
  *   - on an Internet or netlink socket, connects the socket to the
  *     address as given; the socket stays in the sandbox's network
  *     namespace, so routes and the capture's rules are the sandbox's;

@@ -32,15 +32,17 @@
  *				renameat(2), renameat2(2) to cordon run
  *				(SECCOMP_RET_USER_NOTIF, gitwrite.c), which
  *				lets each through but one onto such a config
- *   Unix sockets		unless the policy allows them: socket(AF_UNIX)
+ *   Unix sockets		unless the policy allows them, on a kernel
+ *				without user notification: socket(AF_UNIX)
  *				and every socketpair(AF_UNIX) but stream and
  *				seqpacket ones (datagram and SOCK_RAW pairs,
  *				which the kernel makes datagram, can send to
  *				any path with sendto(2)); stream and seqpacket
  *				pairs, which cannot, stay for tools' own IPC
- *   ... listed ones		with filesystem.unix_sockets: socket(AF_UNIX)
- *				of stream and seqpacket type too, and every
- *				connect(2) to cordon run (SECCOMP_RET_USER_
+ *   ... judged ones		by default: socket(AF_UNIX) of stream and
+ *				seqpacket type too, and every connect(2) to
+ *				cordon run, which connects the sandbox's own
+ *				sockets and the listed host ones (SECCOMP_RET_USER_
  *				NOTIF, notify.c).  connect is the one call of
  *				these types that reaches a path: a stream
  *				socket's sendto/sendmsg with an address fails

@@ -221,7 +221,7 @@ test_unix_denied(void **state)
 	int	 fd = filter_fd;
 
 	(void)state;
-	if ((filter_fd = sysfilter_new(SYSF_UNIX_DENY, &cause)) == -1)
+	if ((filter_fd = sysfilter_new(SYSF_UNIX_DENY, false, &cause)) == -1)
 		fail_msg("%s", cause);
 	assert_int_equal(run_probes(unix_probes, sizeof(unix_probes) /
 	    sizeof(unix_probes[0])), 0);
@@ -250,7 +250,7 @@ setup(void **state)
 	char	*cause;
 
 	(void)state;
-	if ((filter_fd = sysfilter_new(SYSF_UNIX_ALLOW, &cause)) == -1) {
+	if ((filter_fd = sysfilter_new(SYSF_UNIX_ALLOW, false, &cause)) == -1) {
 		print_error("%s\n", cause);
 		return -1;
 	}
