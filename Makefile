@@ -50,7 +50,8 @@ RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/sentinel.c runner/gitcfg.c runner/gitwrite.c \
 		   runner/wspath.c runner/trust.c runner/secrets.c \
 		   runner/tokenfile.c runner/unixroute.c runner/agentmsg.c \
-		   runner/agentkey.c runner/knownhosts.c runner/notify_addr.c
+		   runner/agentkey.c runner/knownhosts.c runner/notify_addr.c \
+		   runner/unixown.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c

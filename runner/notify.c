@@ -1,6 +1,7 @@
 /*
- * notify.c: the connect(2) calls of a sandbox whose policy lists host
- * Unix sockets, made by cordon run on the sandbox's behalf.
+ * notify.c: the connect(2) calls of a sandbox, made by cordon run on its
+ * behalf, so that a Unix socket reaches the sandbox's own sockets and
+ * the host sockets listed, and no other.
  *
  * The command's seccomp filter sends every connect(2) to a listener
  * (SECCOMP_RET_USER_NOTIF); the command hands the listener's descriptor
@@ -20,9 +21,12 @@
  *   - judges the address from those bytes alone (notify_addr.c): a
  *     malformed one gets the kernel's own answer;
  *   - on a Unix socket, connects the socket to a listed one (a route of
- *     unixroute.c) if the path is exactly a listed inside path, and
- *     answers EACCES to anything else, abstract names and relative paths
- *     included;
+ *     unixroute.c) if the path is exactly a listed inside path; else to
+ *     the sandbox's own socket at that path, looked up as the caller
+ *     sees it and judged by the network namespace it is bound in
+ *     (unixown.c), through the descriptor judged; an abstract name when
+ *     the socket was made in the sandbox's namespace; and answers
+ *     EACCES to a host socket, the kernel's errno to no socket;
  *   - on an Internet or netlink socket, connects the socket to the
  *     address as given; the socket stays in the sandbox's network
  *     namespace, so routes and the capture's rules are the sandbox's;
@@ -56,8 +60,11 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 
-#include <linux/openat2.h>
 #include <linux/seccomp.h>
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE	71		/* Linux 5.14 */
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,6 +112,9 @@ struct notify {
 	int			 n_sock;	/* the sandbox's end hands */
 						/* the listener over */
 	int			 n_lfd;		/* the listener */
+	int			 n_diag;	/* UNIX_DIAG of the sandbox's */
+						/* network namespace, or -1 */
+	int			 n_hostdiag;	/* ... of cordon run's, or -1 */
 	int			 n_stop[2];	/* the loop asks the thread */
 						/* to end */
 	int			 n_events[2];	/* records to the loop */
@@ -117,21 +127,35 @@ struct notify {
 	bool			 n_stopping;
 	size_t			 n_busy;	/* workers not ended */
 	size_t			 n_dropped;	/* the pipe was full */
+	pthread_mutex_t		 n_diag_lock;	/* one dump at a time */
+	uint32_t		 n_seq;		/* the last dump's */
 	struct notify_worker	 n_workers[NOTIFY_WORKERS];
 };
 
-/* Reads what the sandbox sent: the listener, or -1 (none came). */
+/*
+ * Reads what the sandbox sent: its PID 1's UNIX_DIAG socket ("D", none
+ * with the host's network), then the command's listener ("L").  Returns
+ * the listener, or -1 (none came).
+ */
 static int
-notify_listener(int sock)
+notify_listener(struct notify *n)
 {
 	char	 b;
 	int	 fd;
 
-	if (fdpass_recv(sock, &fd, &b, 1, 0) <= 0 && fd != -1) {
-		close(fd);
-		fd = -1;
+	for (;;) {
+		if (fdpass_recv(n->n_sock, &fd, &b, 1, 0) <= 0 || fd == -1) {
+			if (fd != -1)
+				close(fd);
+			return -1;
+		}
+		if (b == 'L')
+			return fd;
+		if (b == 'D' && n->n_diag == -1)
+			n->n_diag = fd;
+		else
+			close(fd);
 	}
-	return fd;
 }
 
 /*
@@ -154,46 +178,92 @@ notify_tell(struct notify *n, const struct notify_event *ne)
 }
 
 /*
- * An unlisted path (terminated): is there anything to refuse?  A socket
- * of the host (NOTIFY_UNLISTED), a file in the sandbox's own tree, seen
- * through the caller's root with its links resolved inside it
- * (NOTIFY_INSIDE), or nothing at all (NOTIFY_NOTHING: a library looking
- * for a daemon, such as glibc for nscd, which the summary need not
- * repeat at every run).  The caller gets EACCES whichever it is.
+ * Whether a socket of diag's network namespace is bound to st's inode:
+ * 1, 0, or -1 (no answer: judged as not).
  */
-static enum notify_why
-notify_there(pid_t pid, const char *path)
+static int
+notify_bound(struct notify *n, int diag, const struct stat *st)
 {
-	struct open_how	 how;
-	struct stat	 st;
-	char		 root[64];
-	int		 dir, fd;
+	int	 rc;
 
-	if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-		return NOTIFY_UNLISTED;
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	if ((dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return NOTIFY_UNLISTED;
-	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_CLOEXEC;
-	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(SYS_openat2, dir, path + 1, &how, sizeof(how));
-	close(dir);
-	if (fd == -1)
-		return errno == ENOENT || errno == ENOTDIR ? NOTIFY_NOTHING :
-		    NOTIFY_UNLISTED;
+	if (diag == -1)
+		return 0;
+	pthread_mutex_lock(&n->n_diag_lock);
+	rc = unixown_bound(diag, ++n->n_seq, st);
+	pthread_mutex_unlock(&n->n_diag_lock);
+	if (rc == -1)
+		log_debug("%s: UNIX_DIAG: %s", __func__, strerror(errno));
+	return rc;
+}
+
+/*
+ * A path no route lists (na, terminated), opened as the caller pid sees
+ * it (unixown.c): the sandbox's own socket is connected to s through the
+ * descriptor judged; a socket of the host is refused; a file bound in
+ * neither namespace gets the kernel's answer to a socket nobody holds.
+ * Returns the errno for the command, and fills ne.
+ */
+static int
+notify_path(struct notify *n, pid_t pid, int s, const struct notify_addr *na,
+    struct notify_event *ne)
+{
+	struct sockaddr_un	 to;
+	struct stat		 st;
+	int			 fd, err;
+
+	ne->ne_why = NOTIFY_NOTHING;
+	if ((fd = unixown_open(pid, na->na_path, &err)) == -1)
+		return err;
+	err = 0;
+	if (fstat(fd, &st) == -1)
+		err = errno;
+	else if (notify_bound(n, n->n_diag, &st) == 1) {
+		ne->ne_why = NOTIFY_OWN;
+		memset(&to, 0, sizeof(to));
+		to.sun_family = AF_UNIX;
+		snprintf(to.sun_path, sizeof(to.sun_path), "/proc/self/fd/%d",
+		    fd);
+		if (connect(s, (struct sockaddr *)&to, sizeof(to)) == -1)
+			err = errno;
+	} else if (n->n_hostdiag != -1 &&
+	    notify_bound(n, n->n_hostdiag, &st) == 0)
+		err = ECONNREFUSED;
+	else {
+		ne->ne_why = na->na_path[0] == '/' ? NOTIFY_UNLISTED :
+		    NOTIFY_RELATIVE;
+		err = EACCES;
+	}
 	close(fd);
-	return NOTIFY_INSIDE;
+	return err;
+}
+
+/*
+ * Whether s was made in the sandbox's network namespace, where its
+ * abstract names are found: not with the host's network (no n_diag), nor
+ * a socket of the host handed in through a listed one (SCM_RIGHTS).  A
+ * kernel without SO_NETNS_COOKIE (Linux 5.14) cannot say: not.
+ */
+static bool
+notify_ours(const struct notify *n, int s)
+{
+	uint64_t	 a, b;
+	socklen_t	 alen = sizeof(a), blen = sizeof(b);
+
+	return n->n_diag != -1 &&
+	    getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, &a, &alen) == 0 &&
+	    getsockopt(n->n_diag, SOL_SOCKET, SO_NETNS_COOKIE, &b, &blen) ==
+	    0 && a == b;
 }
 
 /*
  * Judges a connect(2) on a Unix socket s to the path or name in na
- * (notify_addr_judge), and connects s to the listed socket if there is
- * one.  Returns the errno for the command (0: connected), and fills ne.
+ * (notify_addr_judge, from the len bytes at sa), and connects s to the
+ * listed socket, or the sandbox's own, if there is one.  Returns the
+ * errno for the command (0: connected), and fills ne.
  */
 static int
-notify_unix(struct notify *n, pid_t pid, int s, const struct notify_addr *na,
-    struct notify_event *ne)
+notify_unix(struct notify *n, pid_t pid, int s, const void *sa, int len,
+    const struct notify_addr *na, struct notify_event *ne)
 {
 	const struct unix_route	*r;
 	struct sockaddr_un	 to;
@@ -203,23 +273,25 @@ notify_unix(struct notify *n, pid_t pid, int s, const struct notify_addr *na,
 	memcpy(ne->ne_path, na->na_path, na->na_len);
 	ne->ne_pathlen = na->na_len;
 	if (na->na_kind == NOTIFY_ADDR_ABSTRACT) {
-		ne->ne_why = NOTIFY_ABSTRACT;
-		return EACCES;
+		if (!notify_ours(n, s)) {
+			ne->ne_why = NOTIFY_ABSTRACT;
+			return EACCES;
+		}
+		ne->ne_why = NOTIFY_OWN;
+		return connect(s, sa, (socklen_t)len) == -1 ? errno : 0;
 	}
-	if (na->na_path[0] != '/') {
-		ne->ne_why = NOTIFY_RELATIVE;
-		return EACCES;
-	}
-	if ((r = unixroute_find(n->n_routes, na->na_path, na->na_len)) ==
-	    NULL) {
-		ne->ne_why = notify_there(pid, na->na_path);
-		return EACCES;
-	}
+	if (na->na_path[0] != '/' || (r = unixroute_find(n->n_routes,
+	    na->na_path, na->na_len)) == NULL)
+		return notify_path(n, pid, s, na, ne);
 	ne->ne_route = (size_t)(r - n->n_routes->ur_v);
 	ne->ne_why = NOTIFY_ALLOWED;
 	memset(&to, 0, sizeof(to));
 	to.sun_family = AF_UNIX;
-	memcpy(to.sun_path, r->ur_host, strlen(r->ur_host));
+	if (r->ur_pin != -1)
+		snprintf(to.sun_path, sizeof(to.sun_path), "/proc/self/fd/%d",
+		    r->ur_pin);
+	else
+		memcpy(to.sun_path, r->ur_host, strlen(r->ur_host));
 	if (connect(s, (struct sockaddr *)&to, sizeof(to)) == -1)
 		ne->ne_errno = errno;
 	return ne->ne_errno;
@@ -280,7 +352,8 @@ notify_connect(struct notify_worker *w, int s, const void *sa, int len,
 	if (na.na_kind == NOTIFY_ADDR_PATH ||
 	    na.na_kind == NOTIFY_ADDR_ABSTRACT) {
 		ne->ne_unix = true;
-		err = notify_unix(n, (pid_t)w->nw_req.pid, s, &na, ne);
+		err = notify_unix(n, (pid_t)w->nw_req.pid, s, sa, len, &na,
+		    ne);
 	} else if (connect(s, sa, (socklen_t)len) == -1)
 		err = errno;
 	pthread_mutex_lock(&n->n_lock);
@@ -399,7 +472,8 @@ notify_work(void *arg)
 	memset(&ne, 0, sizeof(ne));
 	err = notify_judge(w, &ne);
 	notify_answer(n->n_lfd, w->nw_req.id, err);
-	if (ne.ne_unix)
+	if (ne.ne_unix && ne.ne_why != NOTIFY_OWN &&
+	    ne.ne_why != NOTIFY_NOTHING)
 		notify_tell(n, &ne);
 	pthread_mutex_lock(&n->n_lock);
 	w->nw_done = true;
@@ -532,7 +606,7 @@ notify_main(void *arg)
 	struct seccomp_notif	 req;
 	struct pollfd		 pfd[2];
 
-	if ((n->n_lfd = notify_listener(n->n_sock)) == -1)
+	if ((n->n_lfd = notify_listener(n)) == -1)
 		return NULL;
 	pfd[0].fd = n->n_lfd;
 	pfd[0].events = POLLIN;
@@ -610,10 +684,13 @@ notify_start(const struct unix_routes *routes, struct gitwrite *gw, int sock,
 	n->n_routes = routes;
 	n->n_gitwrite = gw;
 	n->n_sock = sock;
-	n->n_lfd = -1;
+	n->n_lfd = n->n_diag = -1;
+	/* Bound there: a host socket, or one of --net host's sandbox. */
+	n->n_hostdiag = unixown_diag();
 	n->n_stop[0] = n->n_stop[1] = n->n_events[0] = n->n_events[1] = -1;
 	pthread_mutex_init(&n->n_lock, NULL);
 	pthread_cond_init(&n->n_cond, NULL);
+	pthread_mutex_init(&n->n_diag_lock, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = notify_wake_cb;
 	sigfillset(&sa.sa_mask);
@@ -697,8 +774,13 @@ notify_free(struct notify *n)
 		close(n->n_events[0]);
 	if (n->n_events[1] != -1)
 		close(n->n_events[1]);
+	if (n->n_diag != -1)
+		close(n->n_diag);
+	if (n->n_hostdiag != -1)
+		close(n->n_hostdiag);
 	sigaction(NOTIFY_SIG, &n->n_oldsig, NULL);
 	pthread_cond_destroy(&n->n_cond);
 	pthread_mutex_destroy(&n->n_lock);
+	pthread_mutex_destroy(&n->n_diag_lock);
 	free(n);
 }

@@ -548,7 +548,8 @@ report_setup(const struct report_info *ri)
 	    "proxy_socket", str_or_null(ri->ri_proxy_socket),
 	    "landlock_abi", landlock_abi(),
 	    "seccomp", 1,
-	    "unix_sockets", run->r_unix ? "allow" : listed ? "listed" : "deny",
+	    "unix_sockets", run->r_unix ? "allow" : run->r_unix_mode ==
+	    SYSF_UNIX_DENY ? "deny" : listed ? "listed" : "own",
 	    "namespaces", ns);
 	if (!run->r_unix && listed) {
 		a = json_array();

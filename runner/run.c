@@ -190,13 +190,11 @@ run_unix_is_agent(const char *path)
  * that one socket: the listed spelling, when it is a listed one written
  * otherwise (routes match exactly); for the user's own ssh-agent, cordon's
  * (the real one would hand the command every key); the entry to add,
- * with what the socket gives away; for a socket the sandbox made, the one
- * setting that reaches it, said for what it is.  Returns a new string,
- * and the reason for the log in *reason.
+ * with what the socket gives away.  Returns a new string, and the reason
+ * for the log in *reason.
  */
 static char *
-run_unix_hint(const struct run *run, const char *path, enum notify_why why,
-    const char **reason)
+run_unix_hint(const struct run *run, const char *path, const char **reason)
 {
 	const struct unix_route	*r;
 	struct policy_ctx	 ctx = { .pc_workspace = "/", .pc_home = "/" };
@@ -229,11 +227,7 @@ run_unix_hint(const struct run *run, const char *path, enum notify_why why,
 			    "and signs logins to those hosts alone; listing "
 			    "the user's agent would hand the command every "
 			    "key");
-	} else if (why == NOTIFY_INSIDE)
-		hint = xstrdup("a socket made in the sandbox is reached with "
-		    "network.unix_sockets \"allow\" alone, which opens every "
-		    "socket the sandbox sees");
-	else {
+	} else {
 		risk = policy_socket_risk(it.pi_text);
 		xasprintf(&hint, "add \"%s\" to filesystem.unix_sockets in "
 		    "your own policy (--policy FILE, or the user's; a "
@@ -280,26 +274,21 @@ run_unix_event(struct runner *rn, const struct notify_event *ne)
 		break;
 	case NOTIFY_UNLISTED:
 		e.e_reason = "not in filesystem.unix_sockets";
-		hint = run_unix_hint(rn->rn_run, path, ne->ne_why,
-		    &e.e_reason);
+		hint = run_unix_hint(rn->rn_run, path, &e.e_reason);
 		break;
-	case NOTIFY_INSIDE:
-		e.e_reason = "not a host socket listed in "
-		    "filesystem.unix_sockets";
-		hint = run_unix_hint(rn->rn_run, path, ne->ne_why,
-		    &e.e_reason);
-		break;
+	case NOTIFY_OWN:
 	case NOTIFY_NOTHING:
 		free(path);
 		return;
 	case NOTIFY_ABSTRACT:
-		e.e_reason = "an abstract socket name";
-		hint = xstrdup("no setting allows one: the sandbox has its "
-		    "own network namespace; name a socket by its path in "
+		e.e_reason = "an abstract socket name of the host's network";
+		hint = xstrdup("no setting allows one: with the host's "
+		    "network (network mode host), abstract names are the "
+		    "host's; name a socket by its path in "
 		    "filesystem.unix_sockets");
 		break;
 	case NOTIFY_RELATIVE:
-		e.e_reason = "a relative socket path";
+		e.e_reason = "a host socket by a relative path";
 		hint = xstrdup("connect to the socket's absolute path, and "
 		    "list that in filesystem.unix_sockets");
 		break;
@@ -605,7 +594,7 @@ run_pipes(struct runner *rn)
 		free(cause);
 		return -1;
 	}
-	if (((run->r_routes != NULL && run->r_routes->ur_n > 0) ||
+	if ((run->r_unix_mode == SYSF_UNIX_NOTIFY ||
 	    run->r_gitwrite != NULL) &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    rn->rn_npair) == -1) {

@@ -355,30 +355,43 @@ run_prepare_env(struct run_prep *rp)
 }
 
 /*
- * Host Unix sockets: moot when every socket is allowed anyway.
- * cordon's ssh-agent is one more, routed once run.c has made it.
- * Returns 0, or -1 having said why.
+ * Unix sockets: every connect(2) judged by cordon run (notify.c), which
+ * connects the sandbox's own sockets and the host's listed ones; moot
+ * when every socket is allowed anyway.  cordon's ssh-agent is one more
+ * route, added once run.c has made it.  A kernel without what the
+ * connect thread needs denies them all, the sandbox's own too, unless
+ * the run needs a host socket: then nothing runs.  Returns 0, or -1
+ * having said why.
  */
 static int
 run_prepare_routes(struct run_prep *rp)
 {
 	struct run	*run = &rp->rp_run;
-	char		*cause;
+	char		*cause = NULL;
 
-	if (!run->r_unix && (unixroute_policy(&rp->rp_routes,
-	    rp->rp_policy, &rp->rp_plan, &cause) == -1 ||
-	    ((rp->rp_routes.ur_n > 0 || run->r_agent_real != NULL) &&
-	    notify_probe(&cause) == -1))) {
-		log_warnx("run: %s", cause);
-		if (rp->rp_routes.ur_n > 0)
-			log_warnx("hint: drop filesystem.unix_sockets from the "
-			    "policy to run without them");
-		log_warnx("run: nothing run");
-		free(cause);
-		return -1;
-	}
 	run->r_routes = &rp->rp_routes;
-	return 0;
+	run->r_unix_mode = SYSF_UNIX_ALLOW;
+	if (run->r_unix)
+		return 0;
+	run->r_unix_mode = SYSF_UNIX_NOTIFY;
+	if (unixroute_policy(&rp->rp_routes, rp->rp_policy, &rp->rp_plan,
+	    &cause) == 0 && notify_probe(&cause) == 0)
+		return 0;
+	if (rp->rp_routes.ur_n == 0 && run->r_agent_real == NULL &&
+	    rp->rp_policy->p_sockets.pl_n == 0) {
+		log_warnx("run: note: %s: the command's Unix sockets are all "
+		    "refused (socket(2): EPERM), its own too", cause);
+		free(cause);
+		run->r_unix_mode = SYSF_UNIX_DENY;
+		return 0;
+	}
+	log_warnx("run: %s", cause);
+	if (rp->rp_routes.ur_n > 0)
+		log_warnx("hint: drop filesystem.unix_sockets from the "
+		    "policy to run without them");
+	log_warnx("run: nothing run");
+	free(cause);
+	return -1;
 }
 
 /*
@@ -484,10 +497,8 @@ run_prepare_exec(struct run_prep *rp, const struct run_opts *o)
 	size_t		 i;
 
 	run_prepare_gitwrite(rp);
-	if ((run->r_seccomp = sysfilter_new(run->r_unix ? SYSF_UNIX_ALLOW :
-	    rp->rp_routes.ur_n > 0 || run->r_agent_real != NULL ?
-	    SYSF_UNIX_ROUTES : SYSF_UNIX_DENY, run->r_gitwrite != NULL,
-	    &cause)) == -1) {
+	if ((run->r_seccomp = sysfilter_new(run->r_unix_mode,
+	    run->r_gitwrite != NULL, &cause)) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
 		return RUN_EXIT_FAILURE;

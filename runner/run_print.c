@@ -159,10 +159,11 @@ run_print(const struct run *run, const struct run_net *net,
 	    "perf_event_open, userfaultfd, keyctl, kexec, modules, mount "
 	    "calls, setns, new namespaces, TIOCSTI/TIOCLINUX, socket "
 	    "families but unix/inet/inet6/netlink-route%s; other ABIs "
-	    "refused\n", run->r_unix ? "" : run->r_routes->ur_n > 0 ?
-	    ", Unix sockets but stream and seqpacket ones; every connect(2) "
-	    "made by cordon run (below)" : ", Unix sockets but stream and "
-	    "seqpacket socketpairs");
+	    "refused\n", run->r_unix_mode == SYSF_UNIX_ALLOW ? "" :
+	    run->r_unix_mode == SYSF_UNIX_NOTIFY ? ", Unix sockets but "
+	    "stream and seqpacket ones; every connect(2) made by cordon run, "
+	    "to the sandbox's own Unix sockets and the listed ones" :
+	    ", Unix sockets but stream and seqpacket socketpairs");
 	unixroute_print(run->r_routes, stdout);
 	printf("capabilities: none; no_new_privs; fds above 2 closed\n");
 	printf("after the run: a .git, .hg or bare repository made or changed "

@@ -31,7 +31,7 @@
 /* sysfilter.c: the seccomp filter, built before fork, loaded last. */
 enum sysfilter_unix {
 	SYSF_UNIX_DENY,		/* no Unix socket reaches a path */
-	SYSF_UNIX_ROUTES,	/* stream and seqpacket; connect(2) goes to */
+	SYSF_UNIX_NOTIFY,	/* stream and seqpacket; connect(2) goes to */
 				/* cordon run (notify.c) */
 	SYSF_UNIX_ALLOW
 };
@@ -52,6 +52,9 @@ struct unix_route {
 	char		*ur_inside;	/* absolute, as the command writes it */
 	char		*ur_host;	/* absolute, resolved before the run */
 	char		*ur_from;	/* the policy entry, or who added it */
+	int		 ur_pin;	/* O_PATH of a socket in a writable */
+					/* folder, pinned before the run; */
+					/* or -1 */
 };
 
 struct unix_routes {
@@ -80,10 +83,12 @@ enum notify_why {
 	NOTIFY_ALLOWED,		/* a route's inside path; ne_errno says */
 				/* how the connect went */
 	NOTIFY_UNLISTED,	/* a path no route has: a host socket */
-	NOTIFY_INSIDE,		/* ... a file only the sandbox has */
-	NOTIFY_NOTHING,		/* ... nothing there: not logged */
-	NOTIFY_ABSTRACT,	/* an abstract name */
-	NOTIFY_RELATIVE		/* a relative path */
+	NOTIFY_RELATIVE,	/* ... named by a relative path */
+	NOTIFY_OWN,		/* the sandbox's own socket: connected, */
+				/* not logged */
+	NOTIFY_NOTHING,		/* no socket there: not logged */
+	NOTIFY_ABSTRACT		/* an abstract name of the host's network */
+				/* namespace (--net host) */
 };
 
 /* sun_path's size: the longest path or abstract name the kernel reads. */
@@ -110,6 +115,14 @@ int		 notify_read(struct notify *, struct notify_event *);
 void		 notify_stop(struct notify *);
 size_t		 notify_dropped(const struct notify *);
 void		 notify_free(struct notify *);
+
+/*
+ * unixown.c: a Unix socket path of the command, opened as it sees it,
+ * and whether a socket of a network namespace is bound to that inode.
+ */
+int	unixown_open(pid_t, const char *, int *);
+int	unixown_bound(int, uint32_t, const struct stat *);
+int	unixown_diag(void);
 
 /*
  * notify_addr.c: the address a connect(2) of the command passed, judged
@@ -490,6 +503,7 @@ struct run {
 	const struct policy	 *r_policy;
 	int			  r_mode;	/* enum net_mode */
 	bool			  r_unix;	/* Unix sockets allowed */
+	enum sysfilter_unix	  r_unix_mode;	/* what seccomp does */
 	struct unix_routes	 *r_routes;	/* else these alone */
 	struct gitwrite		 *r_gitwrite;	/* protected configs the */
 						/* command's renames reach, */

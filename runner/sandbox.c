@@ -16,7 +16,7 @@
  * gets, in this order: its own session (unless it keeps the terminal),
  * no capability, every inherited descriptor marked close-on-exec,
  * Landlock, and the seccomp filter last, just before exec (with its
- * listener, when the policy lists host Unix sockets, handed to cordon
+ * listener, which judges its Unix sockets' connect(2), handed to cordon
  * run and closed).
  */
 #include <sys/types.h>
@@ -50,6 +50,7 @@
 #include "bridge.h"
 #include "capture.h"
 #include "endpoint.h"
+#include "fdpass.h"
 #include "log.h"
 #include "policy.h"
 #include "pp2.h"
@@ -485,6 +486,26 @@ sandbox_resolv_conf(const struct run *run)
 	free(real);
 }
 
+/*
+ * The sandbox's own network namespace, for the connect thread: a
+ * UNIX_DIAG socket made here, where the command's sockets will be,
+ * before the command's listener (notify.c).  With the host's network
+ * there is nothing of the sandbox's own to tell apart.
+ */
+static void
+sandbox_diag(const struct run *run)
+{
+	int	 fd;
+
+	if (run->r_notifyfd == -1 || run->r_mode == NET_HOST)
+		return;
+	if ((fd = unixown_diag()) == -1 ||
+	    fdpass_send(run->r_notifyfd, fd, "D", 1, MSG_NOSIGNAL) != 1)
+		sandbox_fail(run, RUN_EXIT_FAILURE, "the sandbox's Unix "
+		    "sockets, for cordon run: %s", strerror(errno));
+	close(fd);
+}
+
 void
 sandbox_main(struct run *run)
 {
@@ -525,6 +546,7 @@ sandbox_main(struct run *run)
 		    strerror(errno));
 	if (run->r_mode != NET_HOST)
 		loopback_up(run);
+	sandbox_diag(run);
 
 	if ((base = event_base_new()) == NULL)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "no event loop");

@@ -32,15 +32,17 @@
  *				renameat(2), renameat2(2) to cordon run
  *				(SECCOMP_RET_USER_NOTIF, gitwrite.c), which
  *				lets each through but one onto such a config
- *   Unix sockets		unless the policy allows them: socket(AF_UNIX)
+ *   Unix sockets		unless the policy allows them, on a kernel
+ *				without user notification: socket(AF_UNIX)
  *				and every socketpair(AF_UNIX) but stream and
  *				seqpacket ones (datagram and SOCK_RAW pairs,
  *				which the kernel makes datagram, can send to
  *				any path with sendto(2)); stream and seqpacket
  *				pairs, which cannot, stay for tools' own IPC
- *   ... listed ones		with filesystem.unix_sockets: socket(AF_UNIX)
- *				of stream and seqpacket type too, and every
- *				connect(2) to cordon run (SECCOMP_RET_USER_
+ *   ... judged ones		by default: socket(AF_UNIX) of stream and
+ *				seqpacket type too, and every connect(2) to
+ *				cordon run, which connects the sandbox's own
+ *				sockets and the listed host ones (SECCOMP_RET_USER_
  *				NOTIF, notify.c).  connect is the one call of
  *				these types that reaches a path: a stream
  *				socket's sendto/sendmsg with an address fails
@@ -246,7 +248,7 @@ sysfilter_families(scmp_filter_ctx ctx, char **cause)
  * Builds the filter and returns a memfd holding its BPF program, ready
  * for sysfilter_apply(); or -1 with *cause set (caller frees).  With
  * SYSF_UNIX_DENY, no Unix socket can reach a path or an abstract name;
- * with SYSF_UNIX_ROUTES, only through cordon run's connect (notify.c).
+ * with SYSF_UNIX_NOTIFY, only through cordon run's connect (notify.c).
  * With renames, rename(2), renameat(2) and renameat2(2) go to cordon
  * run too, for the protected git configs (gitwrite.c).
  */
@@ -275,7 +277,7 @@ sysfilter_new(enum sysfilter_unix unix_mode, bool renames, char **cause)
 	    sysfilter_families(ctx, cause) == -1)
 		goto fail;
 	if (unix_mode != SYSF_UNIX_ALLOW && sysfilter_unix(ctx,
-	    unix_mode == SYSF_UNIX_ROUTES, cause) == -1)
+	    unix_mode == SYSF_UNIX_NOTIFY, cause) == -1)
 		goto fail;
 	if (renames && (sysfilter_rule(ctx, SCMP_ACT_NOTIFY, "rename", 0,
 	    NULL, cause) == -1 || sysfilter_rule(ctx, SCMP_ACT_NOTIFY,

@@ -6,10 +6,11 @@
  * part of cordon may add one of its own, such as a socket in its private
  * folder answered at a path under /run/cordon.
  *
- * The host side is resolved once, before the run, and must lie outside
- * every folder the command can write: there it could remove the socket
- * and leave a symlink to another one, which the connect made outside
- * would follow.
+ * The host side is resolved once, before the run.  In a folder the
+ * command can write, it could remove the socket and leave a symlink to
+ * another one, which a connect made outside by path would follow: such
+ * a socket is pinned when the run starts (unixroute_pin), and connected
+ * through its descriptor.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -17,6 +18,7 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +111,33 @@ unixroute_add(struct unix_routes *ur, const char *inside, const char *host,
 	r->ur_inside = xstrdup(inside);
 	r->ur_host = real;
 	r->ur_from = xstrdup(from);
+	r->ur_pin = -1;
 	return 0;
+}
+
+/*
+ * A listed socket in a folder the command can write (dir), where the
+ * command could put a link to another socket in its place: the socket
+ * there now is pinned (O_PATH), and the command's connect goes to that
+ * one alone, whatever the path holds later.  One not there yet cannot
+ * be.  Returns 0, or -1 with *cause set.
+ */
+static int
+unixroute_pin(struct unix_route *r, const struct pitem *it, const char *dir,
+    char **cause)
+{
+	struct stat	 st;
+
+	r->ur_pin = open(r->ur_host, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (r->ur_pin != -1 && fstat(r->ur_pin, &st) == 0 &&
+	    S_ISSOCK(st.st_mode))
+		return 0;
+	xasprintf(cause, "filesystem.unix_sockets: %s (%s) is in %s, which "
+	    "the command can write, and %s: a socket there is taken as it "
+	    "is when the run starts; start its server first, or move the "
+	    "socket out of the writable folders", it->pi_text, it->pi_from,
+	    dir, r->ur_pin == -1 ? strerror(errno) : "not a socket");
+	return -1;
 }
 
 /*
@@ -122,7 +150,7 @@ unixroute_policy(struct unix_routes *ur, const struct policy *p,
     const struct fsplan *plan, char **cause)
 {
 	const struct pitem	*it;
-	const struct unix_route	*r;
+	struct unix_route	*r;
 	const struct fs_op	*op;
 	struct stat		 st;
 	size_t			 i, j;
@@ -133,18 +161,13 @@ unixroute_policy(struct unix_routes *ur, const struct policy *p,
 		    cause) == -1)
 			return -1;
 		r = &ur->ur_v[ur->ur_n - 1];
-		for (j = 0; j < plan->fp_nops; j++) {
+		for (j = 0; j < plan->fp_nops && r->ur_pin == -1; j++) {
 			op = &plan->fp_ops[j];
 			if (op->fo_kind != FS_RW ||
 			    !unixroute_below(r->ur_host, op->fo_path))
 				continue;
-			xasprintf(cause, "filesystem.unix_sockets: %s (%s) is "
-			    "in %s, which the command can write: it could "
-			    "put a link to another socket there; move the "
-			    "socket out of the writable folders, or drop it "
-			    "from the policy", it->pi_text, it->pi_from,
-			    op->fo_path);
-			return -1;
+			if (unixroute_pin(r, it, op->fo_path, cause) == -1)
+				return -1;
 		}
 		if (stat(r->ur_host, &st) == -1)
 			log_warnx("run: filesystem.unix_sockets: %s: %s; the "
@@ -207,6 +230,8 @@ unixroute_clear(struct unix_routes *ur)
 		free(ur->ur_v[i].ur_inside);
 		free(ur->ur_v[i].ur_host);
 		free(ur->ur_v[i].ur_from);
+		if (ur->ur_v[i].ur_pin != -1)
+			close(ur->ur_v[i].ur_pin);
 	}
 	free(ur->ur_v);
 	ur->ur_v = NULL;
