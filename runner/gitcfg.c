@@ -208,7 +208,8 @@ gitcfg_section(struct gitcfg_in *in, struct gitcfg_buf *s)
  */
 static int
 gitcfg_push(struct gitcfg *cfg, const struct gitcfg_buf *sec,
-    const struct gitcfg_buf *name, const struct gitcfg_buf *value)
+    const struct gitcfg_buf *name, const struct gitcfg_buf *raw,
+    const struct gitcfg_buf *value)
 {
 	struct gitcfg_ent	*e;
 
@@ -218,6 +219,7 @@ gitcfg_push(struct gitcfg *cfg, const struct gitcfg_buf *sec,
 	    sizeof(*cfg->gc_v));
 	e = &cfg->gc_v[cfg->gc_n++];
 	xasprintf(&e->ge_key, "%s.%s", sec->b_s, name->b_s);
+	xasprintf(&e->ge_shown, "%s.%s", sec->b_s, raw->b_s);
 	e->ge_value = value != NULL ? xstrdup(value->b_s) : NULL;
 	return 0;
 }
@@ -230,28 +232,28 @@ static int
 gitcfg_entry(struct gitcfg_in *in, int c, struct gitcfg *cfg,
     const struct gitcfg_buf *sec)
 {
-	struct gitcfg_buf	 name, value;
+	struct gitcfg_buf	 name, raw, value;
 	int			 rc = -1;
 
 	memset(&name, 0, sizeof(name));
+	memset(&raw, 0, sizeof(raw));
 	memset(&value, 0, sizeof(value));
-	gitcfg_add(&name, (char)gitcfg_lower(c));
-	for (;;) {
-		c = gitcfg_next(in);
-		if (in->i_eof || !gitcfg_keychar(c))
-			break;
+	do {
 		gitcfg_add(&name, (char)gitcfg_lower(c));
-	}
+		gitcfg_add(&raw, (char)c);
+		c = gitcfg_next(in);
+	} while (!in->i_eof && gitcfg_keychar(c));
 	while (c == ' ' || c == '\t')
 		c = gitcfg_next(in);
 	if (sec->b_len == 0)
 		goto out;		/* git: a key without a section */
 	if (c == '\n')
-		rc = gitcfg_push(cfg, sec, &name, NULL);
+		rc = gitcfg_push(cfg, sec, &name, &raw, NULL);
 	else if (c == '=' && gitcfg_value(in, &value) == 0)
-		rc = gitcfg_push(cfg, sec, &name, &value);
+		rc = gitcfg_push(cfg, sec, &name, &raw, &value);
 out:
 	free(name.b_s);
+	free(raw.b_s);
 	free(value.b_s);
 	return rc;
 }
@@ -313,6 +315,7 @@ gitcfg_clear(struct gitcfg *cfg)
 
 	for (i = 0; i < cfg->gc_n; i++) {
 		free(cfg->gc_v[i].ge_key);
+		free(cfg->gc_v[i].ge_shown);
 		free(cfg->gc_v[i].ge_value);
 	}
 	free(cfg->gc_v);
@@ -477,6 +480,7 @@ gitcfg_missing(const struct gitcfg *a, const struct gitcfg *b,
 		held->gc_v = xreallocarray(held->gc_v, held->gc_n + 1,
 		    sizeof(*held->gc_v));
 		held->gc_v[held->gc_n].ge_key = xstrdup(e->ge_key);
+		held->gc_v[held->gc_n].ge_shown = xstrdup(e->ge_shown);
 		held->gc_v[held->gc_n++].ge_value = e->ge_value != NULL ?
 		    xstrdup(e->ge_value) : NULL;
 	}
@@ -608,7 +612,7 @@ gitcfg_dir_inert(int dfd, char **why)
 		if (gitcfg_read_file(dfd, files[i], &cfg, why) == -1)
 			return false;
 		if (gitcfg_held(NULL, &cfg, &held) > 0) {
-			xasprintf(why, "%s in its %s", held.gc_v[0].ge_key,
+			xasprintf(why, "%s in its %s", held.gc_v[0].ge_shown,
 			    files[i]);
 			ok = false;
 		}

@@ -249,7 +249,7 @@ gitwrite_note(struct gitwrite *gw, const struct gitwrite_cfg *wc,
 	    sizeof(*gw->gw_changes));
 	ch = &gw->gw_changes[gw->gw_nchanges++];
 	ch->ch_cfg = (size_t)(wc - gw->gw_cfgs);
-	ch->ch_key = xstrdup(e->ge_key);
+	ch->ch_key = xstrdup(e->ge_shown != NULL ? e->ge_shown : e->ge_key);
 	ch->ch_value = e->ge_value != NULL ? xstrdup(e->ge_value) : NULL;
 	ch->ch_removed = removed;
 	ch->ch_applied = applied;
@@ -315,6 +315,7 @@ gitwrite_judge(struct gitwrite *gw, struct gitwrite_cfg *wc, const char *new,
 	pthread_mutex_lock(&gw->gw_lock);
 	if (gitcfg_parse(&cfg, new, len, &cause) == -1) {
 		bad.ge_key = xstrdup("(the file as written)");
+		bad.ge_shown = NULL;
 		bad.ge_value = cause;
 		gitwrite_note(gw, wc, &bad, false, false);
 		free(bad.ge_key);

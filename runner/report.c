@@ -329,9 +329,9 @@ tally_hooks(const struct tally *t, FILE *f)
 		    "them:" : ",", path);
 	}
 	if (n > 0)
-		fprintf(f, "\ncordon: hint: if you trust what wrote them "
-		    "(pre-commit install, a package's install script), run it "
-		    "again on the host\n");
+		fprintf(f, "\ncordon: hint: to apply them, run what wrote "
+		    "them (pre-commit install, a package's install script) "
+		    "again on the host, if you trust it\n");
 }
 
 /*

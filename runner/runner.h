@@ -774,6 +774,7 @@ void	guard_clear(struct guard *);
 
 struct gitcfg_ent {
 	char	*ge_key;	/* section[.sub].name; section, name lower */
+	char	*ge_shown;	/* the same, the name as written */
 	char	*ge_value;	/* as git reads it; NULL: a bare name */
 };
 

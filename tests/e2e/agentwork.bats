@@ -159,8 +159,8 @@ wait_file() {
 	[ ! -e "$UDIR/mark" ]
 	run in_sandbox --quiet -- git config core.hooksPath .husky
 	[[ $output == *"held back 1 change to git config that could make git on the host run a program"* ]]
-	[[ $output == *"set core.hookspath = .husky in $WS/.git/config"* ]]
-	[[ $output == *"hint: after reading it, apply it with: git config --file '$WS/.git/config' --add 'core.hookspath' '.husky'"* ]]
+	[[ $output == *"set core.hooksPath = .husky in $WS/.git/config"* ]]
+	[[ $output == *"hint: after reading it, apply it with: git config --file '$WS/.git/config' --add 'core.hooksPath' '.husky'"* ]]
 	jq -e '.git_config | map(select(.applied | not)) | length == 2' \
 	    "$UDIR/r.json"
 	# The command the hint gives does it.
@@ -198,7 +198,7 @@ wait_file() {
 	[ ! -e "$WS/.git/hooks/pre-commit" ]
 	[ "$(grep -c 'git hooks the command wrote were not kept' <<<"$output")" -eq 1 ]
 	[[ $output == *"were not kept, since git on the host would run them: $WS/.git/hooks/pre-commit"* ]]
-	[[ $output == *"hint: if you trust what wrote them"*"run it again on the host"* ]]
+	[[ $output == *"hint: to apply them, run what wrote them"*"again on the host, if you trust it"* ]]
 	# The host's commit runs no hook of the command's.
 	run as_me git -C "$WS" commit -q --allow-empty -m host
 	[ "$status" -eq 0 ]
