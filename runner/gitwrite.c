@@ -56,9 +56,32 @@
 #endif
 
 /*
- * The protected configs of the plan: each FS_RO file named "config"
- * that the plan made read-only as git code, with the identity of its
- * folder, taken now.  Returns 0.
+ * Which git config op is, if any: a repository's (git code, named
+ * "config": its inert changes are applied) or the user's own
+ * (~/.gitconfig, ~/.config/git/config, a persistence point every
+ * repository of theirs reads: nothing is applied, all is said).
+ */
+static bool
+gitwrite_is_config(const struct fs_op *op, bool *user)
+{
+	const char	*slash = strrchr(op->fo_path, '/');
+	size_t		 len = strlen(op->fo_path);
+
+	*user = false;
+	if (op->fo_kind != FS_RO || op->fo_dir || slash == NULL)
+		return false;
+	if (strcmp(slash + 1, "config") == 0 &&
+	    strcmp(op->fo_why, FSP_WHY_GITCODE) == 0)
+		return true;
+	*user = strcmp(slash + 1, ".gitconfig") == 0 || (len > 18 &&
+	    strcmp(op->fo_path + len - 18, "/.config/git/config") == 0);
+	return *user;
+}
+
+/*
+ * The protected configs of the plan, each with the identity of the
+ * file, taken now (the bind mount shows the command that very file).
+ * Returns 0.
  */
 int
 gitwrite_init(struct gitwrite *gw, const struct fsplan *plan)
@@ -66,29 +89,23 @@ gitwrite_init(struct gitwrite *gw, const struct fsplan *plan)
 	const struct fs_op	*op;
 	struct gitwrite_cfg	*wc;
 	struct stat		 st;
-	const char		*slash;
-	char			*dir;
 	size_t			 i;
+	bool			 user;
 
 	memset(gw, 0, sizeof(*gw));
 	pthread_mutex_init(&gw->gw_lock, NULL);
 	for (i = 0; i < plan->fp_nops; i++) {
 		op = &plan->fp_ops[i];
-		if (op->fo_kind != FS_RO || op->fo_dir ||
-		    strcmp(op->fo_why, FSP_WHY_GITCODE) != 0 ||
-		    (slash = strrchr(op->fo_path, '/')) == NULL ||
-		    strcmp(slash + 1, "config") != 0)
+		if (!gitwrite_is_config(op, &user) ||
+		    lstat(op->fo_path, &st) == -1 || !S_ISREG(st.st_mode))
 			continue;
-		dir = xstrndup(op->fo_path, (size_t)(slash - op->fo_path));
-		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-			gw->gw_cfgs = xreallocarray(gw->gw_cfgs,
-			    gw->gw_ncfgs + 1, sizeof(*gw->gw_cfgs));
-			wc = &gw->gw_cfgs[gw->gw_ncfgs++];
-			wc->wc_path = xstrdup(op->fo_path);
-			wc->wc_dir.fm_dev = st.st_dev;
-			wc->wc_dir.fm_ino = st.st_ino;
-		}
-		free(dir);
+		gw->gw_cfgs = xreallocarray(gw->gw_cfgs, gw->gw_ncfgs + 1,
+		    sizeof(*gw->gw_cfgs));
+		wc = &gw->gw_cfgs[gw->gw_ncfgs++];
+		wc->wc_path = xstrdup(op->fo_path);
+		wc->wc_file.fm_dev = st.st_dev;
+		wc->wc_file.fm_ino = st.st_ino;
+		wc->wc_user = user;
 	}
 	return 0;
 }
@@ -185,18 +202,18 @@ gitwrite_dir(pid_t pid, int pidfd, int dirfd, char *path, const char **name)
 	return fd;
 }
 
-/* The protected config whose git directory dirfd is, or NULL. */
+/* The protected config that name in dirfd is, or NULL. */
 static struct gitwrite_cfg *
-gitwrite_find(struct gitwrite *gw, int dirfd)
+gitwrite_find(struct gitwrite *gw, int dirfd, const char *name)
 {
 	struct stat	 st;
 	size_t		 i;
 
-	if (fstat(dirfd, &st) == -1)
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 		return NULL;
 	for (i = 0; i < gw->gw_ncfgs; i++)
-		if (gw->gw_cfgs[i].wc_dir.fm_dev == st.st_dev &&
-		    gw->gw_cfgs[i].wc_dir.fm_ino == st.st_ino)
+		if (gw->gw_cfgs[i].wc_file.fm_dev == st.st_dev &&
+		    gw->gw_cfgs[i].wc_file.fm_ino == st.st_ino)
 			return &gw->gw_cfgs[i];
 	return NULL;
 }
@@ -237,7 +254,8 @@ gitwrite_slurp(int dirfd, const char *name, size_t *len)
 /* Notes one key of a change, applied or held; takes nothing. */
 static void
 gitwrite_note(struct gitwrite *gw, const struct gitwrite_cfg *wc,
-    const struct gitcfg_ent *e, bool removed, bool applied)
+    const struct gitcfg_ent *e, const struct gitcfg_ent *was, bool removed,
+    bool applied)
 {
 	struct gitwrite_change	*ch;
 
@@ -251,6 +269,7 @@ gitwrite_note(struct gitwrite *gw, const struct gitwrite_cfg *wc,
 	ch->ch_cfg = (size_t)(wc - gw->gw_cfgs);
 	ch->ch_key = xstrdup(e->ge_shown != NULL ? e->ge_shown : e->ge_key);
 	ch->ch_value = e->ge_value != NULL ? xstrdup(e->ge_value) : NULL;
+	ch->ch_changed = was != NULL;
 	ch->ch_removed = removed;
 	ch->ch_applied = applied;
 }
@@ -270,6 +289,40 @@ gitwrite_has(const struct gitcfg *cfg, const struct gitcfg_ent *e)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Notes each key that differs between old and cfg: one whose value
+ * changed (a key that went with its old value and came with a new one)
+ * once, as changed; the rest as added or removed.
+ */
+static void
+gitwrite_notes(struct gitwrite *gw, const struct gitwrite_cfg *wc,
+    const struct gitcfg *old, const struct gitcfg *cfg, bool apply)
+{
+	const struct gitcfg_ent	*e, *was;
+	bool			*gone;
+	size_t			 i, j;
+
+	gone = xcalloc(old->gc_n + 1, sizeof(*gone));
+	for (j = 0; j < old->gc_n; j++)
+		gone[j] = !gitwrite_has(cfg, &old->gc_v[j]);
+	for (i = 0; i < cfg->gc_n; i++) {
+		e = &cfg->gc_v[i];
+		if (gitwrite_has(old, e))
+			continue;
+		for (was = NULL, j = 0; j < old->gc_n && was == NULL; j++)
+			if (gone[j] && strcmp(old->gc_v[j].ge_key,
+			    e->ge_key) == 0) {
+				was = &old->gc_v[j];
+				gone[j] = false;
+			}
+		gitwrite_note(gw, wc, e, was, false, apply);
+	}
+	for (j = 0; j < old->gc_n; j++)
+		if (gone[j])
+			gitwrite_note(gw, wc, &old->gc_v[j], NULL, true, apply);
+	free(gone);
 }
 
 /* Writes len bytes of text into the config at path, in place. */
@@ -303,7 +356,7 @@ gitwrite_judge(struct gitwrite *gw, struct gitwrite_cfg *wc, const char *new,
 	struct gitcfg		 old, cfg, held;
 	struct gitcfg_ent	 bad;
 	char			*text, *cause = NULL;
-	size_t			 olen = 0, i;
+	size_t			 olen = 0;
 	bool			 apply;
 
 	text = gitwrite_slurp(AT_FDCWD, wc->wc_path, &olen);
@@ -317,20 +370,15 @@ gitwrite_judge(struct gitwrite *gw, struct gitwrite_cfg *wc, const char *new,
 		bad.ge_key = xstrdup("(the file as written)");
 		bad.ge_shown = NULL;
 		bad.ge_value = cause;
-		gitwrite_note(gw, wc, &bad, false, false);
+		gitwrite_note(gw, wc, &bad, NULL, false, false);
 		free(bad.ge_key);
 		free(cause);
 		goto out;
 	}
-	apply = gitcfg_held(&old, &cfg, &held) == 0 &&
+	apply = !wc->wc_user && gitcfg_held(&old, &cfg, &held) == 0 &&
 	    gitwrite_put(wc->wc_path, new, len);
 	gitcfg_clear(&held);
-	for (i = 0; i < cfg.gc_n; i++)
-		if (!gitwrite_has(&old, &cfg.gc_v[i]))
-			gitwrite_note(gw, wc, &cfg.gc_v[i], false, apply);
-	for (i = 0; i < old.gc_n; i++)
-		if (!gitwrite_has(&cfg, &old.gc_v[i]))
-			gitwrite_note(gw, wc, &old.gc_v[i], true, apply);
+	gitwrite_notes(gw, wc, &old, &cfg, apply);
 	gitcfg_clear(&cfg);
 out:
 	pthread_mutex_unlock(&gw->gw_lock);
@@ -378,13 +426,14 @@ gitwrite_rename(struct gitwrite *gw, int lfd, const struct seccomp_notif *req)
 	    sizeof(newp)) != 0)
 		return rc;
 	slash = strrchr(newp, '/');
-	if (strcmp(slash != NULL ? slash + 1 : newp, "config") != 0)
+	slash = slash != NULL ? slash + 1 : newp;
+	if (strcmp(slash, "config") != 0 && strcmp(slash, ".gitconfig") != 0)
 		return rc;
 	if (gitwrite_str(pid, oldaddr, oldp, sizeof(oldp)) != 0 ||
 	    (pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1 ||
 	    !gitwrite_valid(lfd, req->id) ||
 	    (nd = gitwrite_dir(pid, pidfd, newdfd, newp, &newname)) == -1 ||
-	    (wc = gitwrite_find(gw, nd)) == NULL ||
+	    (wc = gitwrite_find(gw, nd, newname)) == NULL ||
 	    (od = gitwrite_dir(pid, pidfd, olddfd, oldp, &oldname)) == -1)
 		goto out;
 	if ((text = gitwrite_slurp(od, oldname, &len)) == NULL) {
@@ -424,8 +473,8 @@ gitwrite_command(const struct gitwrite *gw, const struct gitwrite_change *ch)
 		value = str_shell_quote(ch->ch_value != NULL ? ch->ch_value :
 		    "true");
 	xasprintf(&cmd, "git config --file %s %s%s%s%s", path,
-	    ch->ch_removed ? "--unset-all " : "--add ", key,
-	    value != NULL ? " " : "", value != NULL ? value : "");
+	    ch->ch_removed ? "--unset-all " : ch->ch_changed ? "" : "--add ",
+	    key, value != NULL ? " " : "", value != NULL ? value : "");
 	free(path);
 	free(key);
 	free(value);
@@ -448,9 +497,9 @@ gitwrite_print(struct gitwrite *gw, FILE *f)
 		n += !gw->gw_changes[i].ch_applied;
 	if (n > 0)
 		fprintf(f, "cordon: held back %zu change%s to git config that "
-		    "could make git on the host run a program (the command "
-		    "was told it succeeded; nothing was written):\n", n,
-		    n == 1 ? "" : "s");
+		    "could make git on the host run a program, or to your own "
+		    "(the command was told it succeeded; nothing was "
+		    "written):\n", n, n == 1 ? "" : "s");
 	for (i = 0; i < gw->gw_nchanges; i++) {
 		ch = &gw->gw_changes[i];
 		if (ch->ch_applied)
@@ -462,10 +511,13 @@ gitwrite_print(struct gitwrite *gw, FILE *f)
 		    strlen(gw->gw_cfgs[ch->ch_cfg].wc_path));
 		cmd = gitwrite_command(gw, ch);
 		c = str_escape(cmd, strlen(cmd));
-		fprintf(f, "cordon:   %s %s%s%s in %s\ncordon: hint: after "
+		fprintf(f, "cordon:   %s %s%s%s in %s%s\ncordon: hint: after "
 		    "reading it, apply it with: %s\n", ch->ch_removed ?
-		    "removed" : "set", k, v != NULL ? " = " : "",
-		    v != NULL ? v : "", p, c);
+		    "removed" : ch->ch_changed ? "changed" : "set", k,
+		    v != NULL ? " = " : "",
+		    v != NULL ? v : "", p, gw->gw_cfgs[ch->ch_cfg].wc_user ?
+		    " (your own, which every repository of yours reads)" : "",
+		    c);
 		free(c);
 		free(k);
 		free(v);
@@ -493,11 +545,12 @@ gitwrite_json(struct gitwrite *gw)
 		ch = &gw->gw_changes[i];
 		cmd = ch->ch_applied ? NULL : gitwrite_command(gw, ch);
 		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b, "
-		    "s:b, s:o}", "file", gw->gw_cfgs[ch->ch_cfg].wc_path,
+		    "s:b, s:b, s:o}", "file", gw->gw_cfgs[ch->ch_cfg].wc_path,
 		    "key", ch->ch_key, "value", ch->ch_value != NULL ?
 		    json_string(ch->ch_value) : json_null(), "removed",
-		    ch->ch_removed, "applied", ch->ch_applied, "apply",
-		    cmd != NULL ? json_string(cmd) : json_null()));
+		    ch->ch_removed, "changed", ch->ch_changed, "applied",
+		    ch->ch_applied, "apply", cmd != NULL ? json_string(cmd) :
+		    json_null()));
 		free(cmd);
 	}
 	pthread_mutex_unlock(&gw->gw_lock);

@@ -799,7 +799,8 @@ bool	gitcfg_dir_inert(int, char **);
 
 struct gitwrite_cfg {
 	char		*wc_path;	/* the config, as on the host */
-	struct fs_mark	 wc_dir;	/* its git directory */
+	struct fs_mark	 wc_file;	/* the file itself */
+	bool		 wc_user;	/* ~/.gitconfig: nothing applied */
 };
 
 struct gitwrite_change {
@@ -807,6 +808,7 @@ struct gitwrite_change {
 	char		*ch_key;	/* section[.sub].name */
 	char		*ch_value;	/* NULL: a bare name */
 	bool		 ch_removed;	/* the key went, else it came */
+	bool		 ch_changed;	/* it came in place of a value */
 	bool		 ch_applied;	/* written, else held back */
 };
 

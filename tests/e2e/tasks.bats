@@ -353,15 +353,6 @@ held_back() {
 	EOF
 }
 
-@test "task: git config --global in the home" {
-	both <<-'EOF'
-		git config --global user.email other@example.test
-		git config --global --get user.email
-		git commit -q --allow-empty -m 'other email'
-		git log -1 --format='%ae'
-	EOF
-}
-
 @test "task: git submodule add from the server" {
 	both <<-'EOF'
 		git submodule add -q "$SRV/lib.git" lib
@@ -959,6 +950,14 @@ held_back() {
 		printf '#!/bin/sh\nnpm test\n' >.husky/pre-commit
 		chmod +x .husky/pre-commit
 		git config core.hooksPath .husky
+	EOF
+}
+
+@test "task: git config --global in the home (held back on purpose)" {
+	held_back user.email \
+	    'git config -f "$HOME/.gitconfig" --get user.email | grep -q other' \
+	    <<-'EOF'
+		git config --global user.email other@example.test
 	EOF
 }
 
