@@ -187,6 +187,26 @@ keep_allowed(const struct run *run, const char *shown)
 	return !keep_clashes(run, shown + 1, &kc);
 }
 
+/*
+ * Whether shown, a path of the scratch layer as the summary names it
+ * ("~/.bashrc"), is one of the run's persistence points or lies below
+ * one (a file in ~/.config/fish): what a shell, a session or git on the
+ * host would run.
+ */
+bool
+keep_is_point(const struct run *run, const char *shown)
+{
+	size_t	 i;
+
+	if (strncmp(shown, "~/", 2) != 0)
+		return false;
+	for (i = 0; i < run->r_npoints; i++)
+		if (!run->r_points[i].kp_hidden &&
+		    path_is_below(shown + 1, run->r_points[i].kp_rel))
+			return true;
+	return false;
+}
+
 /* Frees the run's points. */
 void
 keep_clear(struct run *run)

@@ -727,6 +727,48 @@ mount_hooks(const struct fs_op *op)
 	    strcmp(op->fo_why, FSP_WHY_GITCODE) == 0;
 }
 
+/*
+ * The user's own git config, which stays read-only even in the layer:
+ * git's writes to it reach cordon run (gitwrite.c), which names each key
+ * held back with the command that applies it.
+ */
+static bool
+mount_git_config(const struct fs_op *op)
+{
+	size_t	 len = strlen(op->fo_path);
+
+	return (len > 11 && strcmp(op->fo_path + len - 11, "/.gitconfig") ==
+	    0) || (len > 18 && strcmp(op->fo_path + len - 18,
+	    "/.config/git/config") == 0);
+}
+
+/*
+ * Whether op, a read-only path, lies in the home's scratch layer, below
+ * no writable root nor kept folder: a write there lands in the layer,
+ * which never reaches the host, so no mount is needed to keep it off the
+ * host, and the command's write (a line added to ~/.bashrc) works inside
+ * and is listed at the end instead of failing unsaid.
+ */
+static bool
+mount_in_layer(const struct run *run, const struct fs_op *op)
+{
+	const struct fsplan	*plan = run->r_plan;
+	size_t			 i;
+
+	if (run->r_scratch == NULL || op->fo_kind != FS_RO ||
+	    !path_is_below(op->fo_path, run->r_scratch) ||
+	    strcmp(op->fo_path, run->r_scratch) == 0 || mount_git_config(op))
+		return false;
+	for (i = 0; i < plan->fp_nops; i++)
+		if (plan->fp_ops[i].fo_kind == FS_RW &&
+		    path_is_below(op->fo_path, plan->fp_ops[i].fo_path))
+			return false;
+	for (i = 0; i < run->r_nkeep; i++)
+		if (path_is_below(op->fo_path, run->r_keep[i].k_path))
+			return false;
+	return true;
+}
+
 /* The system's covers and the plan's ops, in the order they are applied. */
 static void
 mount_steps(struct mounts *m, const struct run *run)
@@ -779,7 +821,7 @@ mount_steps(struct mounts *m, const struct run *run)
 		const struct fs_op	*op = &run->r_plan->fp_ops[i];
 		enum step_kind		 kind = mount_op_step(op, &mode);
 
-		if (op->fo_kind == FS_SKIP)
+		if (op->fo_kind == FS_SKIP || mount_in_layer(run, op))
 			continue;
 		if (mount_hooks(op) && nhooks < RUN_HOOKS_MAX) {
 			mount_add(m, op->fo_path, STEP_SCRATCH, "git hooks, "

@@ -335,6 +335,33 @@ tally_hooks(const struct tally *t, FILE *f)
 }
 
 /*
+ * The persistence points (~/.bashrc, ~/.config/autostart...) the
+ * command changed in the home's scratch layer: named apart, since what
+ * the command meant to do there is one thing never to carry over
+ * unread.
+ */
+static void
+tally_points_lines(const struct tally *t, FILE *f)
+{
+	json_t		*a = json_object_get(t->t_scratch, "written"), *e;
+	const char	*path;
+	size_t		 i, n = 0;
+
+	json_array_foreach(a, i, e) {
+		if (!json_is_true(json_object_get(e, "point")) ||
+		    json_unpack(e, "{s:s}", "path", &path) == -1)
+			continue;
+		fprintf(f, "%s %s", n++ == 0 ? "cordon: the command changed "
+		    "files your shell, session or git run, in the scratch "
+		    "layer only (never the host's):" : ",", path);
+	}
+	if (n > 0)
+		fprintf(f, "\ncordon: hint: to apply such a change, make it on "
+		    "the host yourself, once you know what it does; cordon "
+		    "never keeps one (--keep refuses them)\n");
+}
+
+/*
  * What the scratch layer held, biggest first, and how to keep the
  * biggest that may be kept ("keep", run_end.c): nothing written there is
  * lost silently.
@@ -348,8 +375,10 @@ tally_scratch_lines(const struct tally *t, FILE *f)
 	size_t		 i, n = 0, shown = 0;
 	char		 size[32];
 
+	tally_points_lines(t, f);
 	json_array_foreach(a, i, e)
-		n += !json_is_true(json_object_get(e, "hooks"));
+		n += !json_is_true(json_object_get(e, "hooks")) &&
+		    !json_is_true(json_object_get(e, "point"));
 	if (n == 0)
 		return;
 	fprintf(f, "cordon: written outside the writable roots, into the "
@@ -358,6 +387,7 @@ tally_scratch_lines(const struct tally *t, FILE *f)
 		if (shown == TALLY_SHOWN)
 			break;
 		if (json_is_true(json_object_get(e, "hooks")) ||
+		    json_is_true(json_object_get(e, "point")) ||
 		    json_unpack(e, "{s:s, s:I, s:I, s:I}", "path", &path,
 		    "files", &files, "bytes", &bytes, "removed", &removed) ==
 		    -1)

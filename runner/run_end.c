@@ -54,7 +54,8 @@ run_end_errors(int fd)
  * Marks each folder the scratch layer held that --keep may keep (keep.c:
  * in the home, and neither a persistence point, a folder on PATH or a
  * hidden path nor one that holds one) "keep": true, the others false:
- * the summary suggests --keep only for those.
+ * the summary suggests --keep only for those; and each that is, or is
+ * in, a persistence point "point": true, which the summary names apart.
  */
 static void
 run_end_keepable(const struct run *run, json_t *doc)
@@ -64,11 +65,15 @@ run_end_keepable(const struct run *run, json_t *doc)
 	size_t		 i;
 
 	a = json_object_get(json_object_get(doc, "scratch"), "written");
-	json_array_foreach(a, i, e)
+	json_array_foreach(a, i, e) {
+		if (json_unpack(e, "{s:s}", "path", &path) != 0)
+			continue;
 		json_object_set_new(e, "keep", json_boolean(
 		    json_is_true(json_object_get(e, "folder")) &&
-		    json_unpack(e, "{s:s}", "path", &path) == 0 &&
 		    keep_allowed(run, path)));
+		json_object_set_new(e, "point", json_boolean(
+		    keep_is_point(run, path)));
+	}
 }
 
 /*

@@ -1074,6 +1074,7 @@ int	run_plan(struct run_prep *, const struct run_opts *);
 /* keep.c: --keep and --keep-shared, and what may be kept. */
 int	keep_plan(struct run *, const struct run_opts *, const char *);
 bool	keep_allowed(const struct run *, const char *);
+bool	keep_is_point(const struct run *, const char *);
 void	keep_clear(struct run *);
 
 /* run_print.c: --dry-run. */

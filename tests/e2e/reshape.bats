@@ -466,7 +466,7 @@ harness() {
 	done
 }
 
-@test "P1: in the home's scratch layer, a persistence point that exists is refused, not sent into the layer; what is made there never reaches the host" {
+@test "P1: in the home's scratch layer, a write to a persistence point lands in the layer and is named apart; nothing of it reaches the host" {
 	for who in $(whos); do
 		fresh "$who"
 		mkdir -p "$H/tools"
@@ -482,13 +482,18 @@ harness() {
 		    echo fine >~/.cache-ok && echo "wrote cache"'
 		echo "inside, $who: $output (status $status)"
 		[ "$status" -eq 0 ]
-		# Those that exist are read-only; one that does not is the
-		# layer's, as any other file, and listed.
-		[[ $output != *"wrote .bashrc"* && $output != *"wrote .profile"* ]]
-		[[ $output != *"wrote tools"* ]]
-		[[ $output == *"wrote .zshrc"* && $output == *"wrote cache"* ]]
-		[ "$(jq -r '[.scratch.written[].path] | sort | join(" ")' \
-		    "$WS/r.json")" = "~/.cache-ok ~/.zshrc" ]
+		# Each write works inside, in the layer, and is listed; the
+		# persistence points apart, with how to apply such a change.
+		for f in .bashrc .profile tools/ls .zshrc cache; do
+			[[ $output == *"wrote $f"* ]]
+		done
+		[[ $output == *"the command changed files your shell, session or git run, in the scratch layer only (never the host's): "* ]]
+		[[ $output == *"hint: to apply such a change, make it on the host yourself"* ]]
+		[ "$(jq -r '[.scratch.written[] | select(.point) | .path] |
+		    sort | join(" ")' "$WS/r.json")" = \
+		    "~/.bashrc ~/.profile ~/.zshrc ~/tools" ]
+		[ "$(jq -r '[.scratch.written[] | select(.point | not) |
+		    .path] | join(" ")' "$WS/r.json")" = "~/.cache-ok" ]
 		[ "$(cat "$H/.bashrc")" = "# the host's" ]
 		[ "$(cat "$H/.profile")" = "# the host's" ]
 		for p in .zshrc tools/ls .cache-ok; do
