@@ -178,6 +178,31 @@ notify_tell(struct notify *n, const struct notify_event *ne)
 }
 
 /*
+ * A TCP connect to a loopback port where nothing listens in the sandbox
+ * and the host has a server: noted (NOTIFY_HOST_PORT) for the summary,
+ * whether the connect is blocking or not; it goes on as made.
+ */
+static void
+notify_host_port(struct notify *n, int type, const void *sa, int len,
+    struct notify_event *ne)
+{
+	unsigned int	 port;
+	int		 in;
+
+	if (type != SOCK_STREAM || n->n_diag == -1 ||
+	    (port = hostport_loopback(sa, (size_t)len)) == 0 ||
+	    !hostport_listens(port))
+		return;
+	pthread_mutex_lock(&n->n_diag_lock);
+	in = hostport_inside(n->n_diag, &n->n_seq, port);
+	pthread_mutex_unlock(&n->n_diag_lock);
+	if (in == 0) {
+		ne->ne_why = NOTIFY_HOST_PORT;
+		ne->ne_port = port;
+	}
+}
+
+/*
  * Whether a socket of diag's network namespace is bound to st's inode:
  * 1, 0, or -1 (no answer: judged as not).
  */
@@ -354,8 +379,11 @@ notify_connect(struct notify_worker *w, int s, const void *sa, int len,
 		ne->ne_unix = true;
 		err = notify_unix(n, (pid_t)w->nw_req.pid, s, sa, len, &na,
 		    ne);
-	} else if (connect(s, sa, (socklen_t)len) == -1)
-		err = errno;
+	} else {
+		notify_host_port(n, type, sa, len, ne);
+		if (connect(s, sa, (socklen_t)len) == -1)
+			err = errno;
+	}
 	pthread_mutex_lock(&n->n_lock);
 	w->nw_sock = -1;
 	pthread_mutex_unlock(&n->n_lock);
@@ -472,8 +500,8 @@ notify_work(void *arg)
 	memset(&ne, 0, sizeof(ne));
 	err = notify_judge(w, &ne);
 	notify_answer(n->n_lfd, w->nw_req.id, err);
-	if (ne.ne_unix && ne.ne_why != NOTIFY_OWN &&
-	    ne.ne_why != NOTIFY_NOTHING)
+	if ((ne.ne_unix && ne.ne_why != NOTIFY_OWN &&
+	    ne.ne_why != NOTIFY_NOTHING) || ne.ne_why == NOTIFY_HOST_PORT)
 		notify_tell(n, &ne);
 	pthread_mutex_lock(&n->n_lock);
 	w->nw_done = true;

@@ -240,6 +240,33 @@ run_unix_hint(const struct run *run, const char *path, const char **reason)
 }
 
 /*
+ * A connect to a port of the sandbox's own loopback where nothing
+ * listens, and where the host has a server (hostport.c): in the summary,
+ * once, with network.host_ports as the way to the host's.
+ */
+static void
+run_host_port_event(struct runner *rn, const struct notify_event *ne)
+{
+	struct egress	 e;
+	char		*hint;
+
+	memset(&e, 0, sizeof(e));
+	gettimeofday(&e.e_start, NULL);
+	e.e_sandbox = rn->rn_run->r_id;
+	e.e_client = "loopback";
+	e.e_proto = "tcp";
+	e.e_host = "localhost";
+	e.e_hostlen = strlen(e.e_host);
+	e.e_port = (int)ne->ne_port;
+	e.e_reason = "the sandbox's loopback is its own; the host's server "
+	    "there is not reached";
+	xasprintf(&hint, "add \"localhost:%u\" to network.host_ports",
+	    ne->ne_port);
+	tally_add(rn->rn_tally, &e, hint, NULL);
+	free(hint);
+}
+
+/*
  * A connect(2) of the sandbox on a Unix socket, as notify.c decided it:
  * in the egress log (the run's own proxy's, when it writes one) and in
  * the summary, a refusal with the entry that would allow it.
@@ -251,6 +278,10 @@ run_unix_event(struct runner *rn, const struct notify_event *ne)
 	struct egress		 e;
 	char			*path, *hint = NULL;
 
+	if (ne->ne_why == NOTIFY_HOST_PORT) {
+		run_host_port_event(rn, ne);
+		return;
+	}
 	memset(&e, 0, sizeof(e));
 	gettimeofday(&e.e_start, NULL);
 	path = str_escape(ne->ne_path, ne->ne_pathlen);
@@ -278,6 +309,7 @@ run_unix_event(struct runner *rn, const struct notify_event *ne)
 		break;
 	case NOTIFY_OWN:
 	case NOTIFY_NOTHING:
+	case NOTIFY_HOST_PORT:
 		free(path);
 		return;
 	case NOTIFY_ABSTRACT:

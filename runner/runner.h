@@ -87,8 +87,10 @@ enum notify_why {
 	NOTIFY_OWN,		/* the sandbox's own socket: connected, */
 				/* not logged */
 	NOTIFY_NOTHING,		/* no socket there: not logged */
-	NOTIFY_ABSTRACT		/* an abstract name of the host's network */
+	NOTIFY_ABSTRACT,	/* an abstract name of the host's network */
 				/* namespace (--net host) */
+	NOTIFY_HOST_PORT	/* a loopback port where nothing listens */
+				/* inside, and the host has a server */
 };
 
 /* sun_path's size: the longest path or abstract name the kernel reads. */
@@ -100,11 +102,17 @@ struct notify_event {
 	int		 ne_errno;	/* NOTIFY_ALLOWED: the connect's */
 	size_t		 ne_route;	/* NOTIFY_ALLOWED: index in routes */
 	bool		 ne_unix;	/* a Unix socket's call */
+	unsigned int	 ne_port;	/* NOTIFY_HOST_PORT: the port */
 	size_t		 ne_pathlen;	/* at most NOTIFY_PATH_MAX */
 	char		 ne_path[NOTIFY_PATH_MAX]; /* not terminated */
 };
 
 struct notify;
+
+/* hostport.c: whether the host serves a loopback port the sandbox lacks. */
+bool		 hostport_listens(unsigned int);
+unsigned int	 hostport_loopback(const void *, size_t);
+int		 hostport_inside(int, uint32_t *, unsigned int);
 
 int		 notify_probe(char **);
 struct gitwrite;

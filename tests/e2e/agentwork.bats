@@ -205,3 +205,33 @@ wait_file() {
 	[[ $output != *hook-ran-inside* ]]
 	[ "$(as_me git -C "$WS" log --format=%s -1 HEAD~1)" = inside ]
 }
+
+@test "a loopback port the host serves but the sandbox does not: said once, with network.host_ports; a server inside on it is not" {
+	local port
+	port=$(free_port)
+	start_bg hostsrv python3 -m http.server "$port" --bind 127.0.0.1
+	wait_listen "tcp:127.0.0.1:$port"
+	run in_sandbox -- sh -c "
+	    curl -s --noproxy '*' http://127.0.0.1:$port/ || echo refused
+	    curl -s --noproxy '*' http://[::1]:$port/ || echo refused"
+	echo "$output"
+	[ "$(grep -c '^refused$' <<<"$output")" -eq 2 ]
+	[ "$(grep -c "to allow localhost:$port" <<<"$output")" -eq 1 ]
+	[[ $output == *"localhost:$port (the sandbox's loopback is its own; the host's server there is not reached) x2"* ]]
+	[[ $output == *"add \"localhost:$port\" to network.host_ports"* ]]
+	# The fix works...
+	printf '{"version": 1, "network": {"host_ports": ["localhost:%s"]}}\n' \
+	    "$port" >"$UDIR/hp.json"
+	chmod 644 "$UDIR/hp.json"
+	run in_sandbox --quiet --policy "$UDIR/hp.json" -- \
+	    curl -s -o /dev/null -w '%{http_code}' --noproxy '*' \
+	    "http://127.0.0.1:$port/"
+	[ "$output" = 200 ]
+	# ...and the sandbox's own server on that port is no such case.
+	run in_sandbox -- python3 -c "
+import socket
+s = socket.socket(); s.bind(('127.0.0.1', $port)); s.listen(1)
+socket.create_connection(('127.0.0.1', $port)); print('inside ok')"
+	[[ $output == *"inside ok"* ]]
+	[[ $output != *"network.host_ports"* ]]
+}
