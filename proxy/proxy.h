@@ -253,7 +253,7 @@ struct policy;
  */
 struct proxy_stats {
 	uint64_t		 ps_accepted;		/* proxy_cmd.c */
-	uint64_t		 ps_dns_failures;	/* conn_connect.c */
+	uint64_t		 ps_dns_failures;	/* conn_dial.c */
 	uint64_t		 ps_reloads_ok;		/* proxy_cmd.c */
 	uint64_t		 ps_reloads_failed;
 	time_t			 ps_loaded;		/* the policy in force */
