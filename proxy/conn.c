@@ -194,7 +194,8 @@ conn_log(struct conn *c)
 			pattern = decision_pattern(&c->c_dec);
 		}
 		proxy_observe(px, &e, hint, pattern);
-		watch_observe(px, c, &e, hint, pattern);
+		if (c->c_table->ct_observe != NULL)
+			c->c_table->ct_observe(c, &e, hint, pattern);
 		free(hint);
 		free(pattern);
 	}
@@ -221,7 +222,8 @@ conn_free(struct conn *c)
 		conn_ask_cancel(c);
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
-	watch_conn_gone(px, c);
+	if (c->c_table->ct_gone != NULL)
+		c->c_table->ct_gone(c);
 	dns_cancel(c->c_dial.cd_query);
 	if (c->c_ins.ci_sreq != NULL)
 		signer_cancel(c->c_ins.ci_sreq);
@@ -691,7 +693,9 @@ conn_tunnel(struct conn *c)
 	relay_pending(r, RELAY_DOWN, evbuffer_pullup(upin, -1),
 	    evbuffer_get_length(upin));
 	c->c_relay = r;
-	conn_ssh_watch(c, evbuffer_pullup(upin, -1), evbuffer_get_length(upin));
+	if (c->c_table->ct_tunnel != NULL)
+		c->c_table->ct_tunnel(c, evbuffer_pullup(upin, -1),
+		    evbuffer_get_length(upin));
 	/* The upstream bufferevent never wrote: nothing is lost there. */
 	bufferevent_free(c->c_bev);
 	bufferevent_free(c->c_up);

@@ -15,11 +15,11 @@
  *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
- *   conn_ssh.c		a tunnel's SSH key exchange, watched for cordon
- *			run's agent
  *
  * and the protocols, each above the core and those it builds on:
  *
+ *   conn_ssh.c		a tunnel's SSH key exchange, watched for cordon
+ *			run's agent (the table's ct_tunnel)
  *   conn_http.c	HTTP: request and response heads, bodies,
  *			keep-alive; CONNECT's answer
  *   conn_tls.c		TLS inspection, then HTTP inside (HTTPS)
@@ -245,14 +245,23 @@ struct conn_ops {
 };
 
 /*
- * Every state's handlers and every protocol's operations; and how an
- * allowed target is reached: NULL is conn_connect() (resolve, check,
- * connect), a test's makes c_up another way and calls co_connected.
+ * Every state's handlers and every protocol's operations; how an allowed
+ * target is reached: NULL is conn_connect() (resolve, check, connect), a
+ * test's makes c_up another way and calls co_connected; and who else
+ * hears of a decision logged, and of a connection gone (the run channel:
+ * watch.c), and watches a tunnel as it starts, its relay made and what
+ * the upstream sent before given (conn_ssh.c), or NULL.
  */
 struct conn_table {
 	struct conn_handlers	 ct_on[CS_COUNT];
 	const struct conn_ops	*ct_ops[PROTO_COUNT];
 	void			(*ct_dial)(struct conn *);
+	void			(*ct_observe)(const struct conn *,
+				    const struct egress *, const char *,
+				    const char *);
+	void			(*ct_gone)(const struct conn *);
+	void			(*ct_tunnel)(struct conn *, const void *,
+				    size_t);
 };
 
 /*
@@ -362,8 +371,5 @@ struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *);
 int		 conn_narrow_load(struct conn_narrow *, const char *, char *,
 		    char **);
 void		 conn_narrow_clear(struct conn_narrow *);
-
-/* conn_ssh.c */
-void	 conn_ssh_watch(struct conn *, const void *, size_t);
 
 #endif

@@ -149,6 +149,9 @@ const struct conn_table conn_accept_table = {
 		[PROTO_CAPTURE] = &conn_capture_ops,
 		[PROTO_DNS] = &conn_capture_dns_ops,
 	},
+	.ct_observe = watch_observe,
+	.ct_gone = watch_conn_gone,
+	.ct_tunnel = conn_ssh_watch,
 };
 
 /*

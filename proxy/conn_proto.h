@@ -42,6 +42,9 @@ void	 conn_tunnel_up_read(struct conn *);
 extern const struct conn_ops	conn_socks_ops;		/* PROTO_SOCKS5 */
 void	 conn_socks_read(struct conn *);
 
+/* conn_ssh.c */
+void	 conn_ssh_watch(struct conn *, const void *, size_t);
+
 /* conn_capture.c */
 extern const struct conn_ops	conn_capture_ops;	/* PROTO_CAPTURE */
 extern const struct conn_ops	conn_capture_dns_ops;	/* PROTO_DNS */
