@@ -544,7 +544,6 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	free(c->c_warning);
 	free(c->c_hint);
 	c->c_path = c->c_warning = c->c_hint = NULL;
-	c->c_proto = proto;
 	if ((c->c_ops = c->c_table->ct_ops[proto]) == NULL)
 		c->c_ops = &conn_none_ops;
 	if (hostlen >= sizeof(c->c_host))

@@ -291,8 +291,7 @@ struct conn {
 	 * fix to offer) from one filled in for a request refused before
 	 * (a bad head, a slow client), and both end in the same states.
 	 */
-	enum conn_proto		 c_proto;
-	const struct conn_ops	*c_ops;		/* c_proto's */
+	const struct conn_ops	*c_ops;		/* its protocol's */
 	struct ppolicy		*c_policy;	/* what decided it */
 	char			*c_method;
 	char			 c_host[256];	/* as sent, any bytes */

@@ -8,7 +8,7 @@
  *
  * This is the one file that names every protocol: the core (conn.c)
  * looks each state's handlers and each protocol's operations up in
- * conn_table, and names none of them.
+ * conn_accept_table, and names none of them.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

@@ -4,9 +4,9 @@
  *
  * A request head is read whole (bounded by HTTP_HEAD_MAX and the head
  * deadline) and parsed by http.c; its protocol's co_request decides on
- * it (conn_decide; inside an inspected tunnel, conn_tls.c's).  Then the head
- * is written anew for the upstream (http_out.c), and the bodies go both
- * ways as they come, through one pump, each only as far as its framing
+ * it (conn_decide; inside an inspected tunnel, conn_tls.c's).  Then the
+ * head is written anew for the upstream (http_out.c), and the bodies go
+ * both ways as they come, through one pump, each only as far as its framing
  * says (http_body.c) and with at most PROXY_BUFFER_MAX waiting on either
  * side.  When the answer is over the exchange is logged, and if both
  * sides may, the next request on the connection is read and decided
@@ -544,7 +544,8 @@ conn_http_up_event(struct conn *c, short what)
 	bool			 done;
 
 	if (c->c_dial.cd_up == CU_REUSED && !c->c_ins.ci_tls &&
-	    !h->hx_resphead && c->c_down_bytes == 0 && h->hx_req.hr_body == HTTP_BODY_NONE &&
+	    !h->hx_resphead && c->c_down_bytes == 0 &&
+	    h->hx_req.hr_body == HTTP_BODY_NONE &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0) {
 		/*
 		 * The reused connection was closed as the request went out

@@ -104,10 +104,11 @@ conn_tunnel_inspect(struct conn *c)
 
 /*
  * CONNECT, SOCKS5 and a captured tunnel, once answered: the first bytes
- * of the client decide.  A TLS ClientHello must name the host decided on, or one the
- * policy allows on its own; otherwise the tunnel is closed before one
- * byte goes upstream.  A host network.inspect names is opened instead of
- * tunnelled (conn_tls.c), and takes nothing but TLS naming it.
+ * of the client decide.  A TLS ClientHello must name the host decided
+ * on, or one the policy allows on its own; otherwise the tunnel is
+ * closed before one byte goes upstream.  A host network.inspect names is
+ * opened instead of tunnelled (conn_tls.c), and takes nothing but TLS
+ * naming it.
  */
 void
 conn_tunnel_peek(struct conn *c)
