@@ -7,11 +7,13 @@
  * (hk_observe).  What needs sockets (the relay of a tunnel, DNS, the
  * addresses checked, a kept upstream reused) is the e2e tests'.
  */
-#include "unit.h"
+#include <sys/time.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+
+#include "unit.h"
 
 #include "conn_proto.h"
 #include "jsonl.h"
@@ -384,6 +386,26 @@ test_capture(void **state)
 	assert_int_equal(t.dials, 1);
 }
 
+/* A client that sends no whole request in time is logged as what it began. */
+static void
+test_too_slow(void **state)
+{
+	struct timeval	 tv = { 1, 200000 };
+
+	(void)state;
+	t.px.px_head_secs = 1;
+	client_new(CS_SNIFF);
+	send_text(t.client, "\x05\x02", 2);	/* a greeting, cut short */
+	assert_int_equal(t.heard, 0);
+	event_base_loopexit(t.base, &tv);
+	event_base_dispatch(t.base);
+	assert_int_equal(t.heard, 1);
+	assert_string_equal(t.proto, "socks5");
+	assert_false(t.allow);
+	assert_string_equal(t.reason, "no whole request within 1 s "
+	    "(--head-secs)");
+}
+
 /* The egress log cannot be written: refused, each in its own way. */
 static void
 test_log_refusal(void **state)
@@ -431,6 +453,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_socks_connected, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_slow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_refusal, setup,
 		    teardown),
 	};
