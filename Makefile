@@ -40,8 +40,9 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/ssh_peek.c \
 		   proxy/http.c proxy/dns.c \
 		   proxy/http_body.c proxy/http_out.c proxy/http_path.c \
 		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
-		   proxy/conn.c proxy/conn_connect.c proxy/conn_http.c \
-		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_capture.c \
+		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \
+		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \
+		   proxy/conn_capture.c proxy/conn_accept.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
 		   proxy/metrics.c proxy/watch.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
@@ -79,7 +80,7 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_sysfilter test_landlock test_env test_fsplan \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
-		   test_agentmsg test_gitcfg test_ssh_peek test_notify
+		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \

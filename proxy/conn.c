@@ -18,11 +18,12 @@
  *      its Host rewritten and hop-by-hop headers dropped, send the answer
  *      back, and wait for the next request, decided anew.
  *
- * This file has the steps every protocol shares and the callbacks, which
- * hand each event on by the connection's state: steps 2 and 3 are
- * conn_connect.c's, reading an HTTP request and forwarding it
- * conn_http.c's, SOCKS5 conn_socks.c's, a tunnel's first bytes and TLS
- * inspection conn_tls.c's (conn.h).
+ * This file is the core every protocol shares: the callbacks, which
+ * hand each event to the handlers of the connection's state, a decision
+ * begun, refused (in the protocol's own way: conn_ops.co_refuse) and
+ * logged, the end of a connection and the tunnel.  Steps 1 to 3 are
+ * conn_dial.c's; the protocols are in files of their own, above the core
+ * (conn.h), and conn_accept.c chooses among them.
  *
  * Each decision ends in one egress log line.  Every path ends in
  * conn_free(), which owns and frees everything; a callback that calls it
@@ -49,9 +50,11 @@
 #include <event2/bufferevent_struct.h>	/* ev_read: conn_up_read() */
 #include <event2/event.h>
 
+#include <openssl/err.h>
 #include <openssl/ssl.h>
 
 #include "addr.h"
+#include "capture.h"
 #include "certs.h"
 #include "conn.h"
 #include "endpoint.h"
@@ -64,8 +67,20 @@
 #include "util.h"
 #include "xmalloc.h"
 
-static const char *const proto_names[] = {
-	"none", "http", "connect", "socks5", "https", "capture", "dns"
+/* A connection whose protocol is not known yet: refusing is closing. */
+static void
+conn_none_refuse(struct conn *c, enum conn_refusal why, const char *what,
+    const char *hint)
+{
+	(void)why;
+	(void)what;
+	(void)hint;
+	conn_finish(c);
+}
+
+static const struct conn_ops conn_none_ops = {
+	.co_name = "none",
+	.co_refuse = conn_none_refuse,
 };
 
 static void	conn_bev_free(struct bufferevent *);
@@ -83,7 +98,7 @@ conn_warn(struct proxy *px, const char *msg)
 }
 
 /* The egress record of the current decision, borrowing from c. */
-static void
+void
 conn_egress(const struct conn *c, struct egress *e0)
 {
 	struct egress	*e = e0;
@@ -95,7 +110,7 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_has_uid = c->c_peer.lp_known;
 	e->e_uid = c->c_peer.lp_uid;
 	e->e_command = c->c_command;
-	e->e_proto = proto_names[c->c_proto];
+	e->e_proto = c->c_ops->co_name;
 	e->e_method = c->c_method;
 	e->e_host = c->c_host;
 	e->e_hostlen = c->c_hostlen;
@@ -113,6 +128,43 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_down = c->c_down_bytes;
 	e->e_path = c->c_path;
 	e->e_warning = c->c_warning;
+}
+
+/*
+ * The fix for a refused captured connection to an address of the
+ * sandbox's pool (capture.h) that its resolver gave no name in this run
+ * (one a tool kept from another run or sandbox, or made up): it stands
+ * for no host, so the fix is the name, looked up in this run; an
+ * allow_cidrs entry for it would open an address of a range no host of
+ * the Internet has, and reach nothing meant.  Returns a new string, or
+ * NULL when c is no such connection.  (The core's: a captured HTTP
+ * request is refused by HTTP, a tunnel by the capture.)
+ */
+static char *
+conn_pool_hint(const struct conn *c)
+{
+	static const uint8_t	 p6[16] = CAPTURE_POOL6;
+	struct in_addr		 a4;
+	struct in6_addr		 a6;
+	const char		*host = c->c_cap.cc_host;
+	char			*hint;
+
+	if (c->c_cap.cc_port == 0 || strcmp(c->c_dec.d_host.h_name, host) !=
+	    0)
+		return NULL;
+	if (inet_pton(AF_INET, host, &a4) == 1) {
+		if ((ntohl(a4.s_addr) & 0xffff0000U) != CAPTURE_POOL4)
+			return NULL;
+	} else if (inet_pton(AF_INET6, host, &a6) != 1 ||
+	    memcmp(a6.s6_addr, p6, 12) != 0)
+		return NULL;
+	xasprintf(&hint, "%s is an address of the sandbox's own pool "
+	    "(198.19.0.0/16, 64:ff9b:1:1::/96), which its resolver gives "
+	    "names the policy allows; this run gave it to none (an address "
+	    "kept from another run is stale): connect by the host's name, "
+	    "looked up in this run, and allow that name if it is refused",
+	    host);
+	return hint;
 }
 
 /* Writes the egress log line of the current decision, once. */
@@ -137,19 +189,20 @@ conn_log(struct conn *c)
 			hint = xstrdup(c->c_hint);
 		else if (!e.e_allow && c->c_judged) {
 			/* A pool address: the name, never the address. */
-			if ((hint = conn_capture_hint(c)) == NULL)
+			if ((hint = conn_pool_hint(c)) == NULL)
 				hint = decision_hint(&c->c_dec);
 			pattern = decision_pattern(&c->c_dec);
 		}
 		proxy_observe(px, &e, hint, pattern);
-		watch_observe(px, c, &e, hint, pattern);
+		if (c->c_table->ct_observe != NULL)
+			c->c_table->ct_observe(c, &e, hint, pattern);
 		free(hint);
 		free(pattern);
 	}
 }
 
 /* Tells the program that c, held for its answer (CS_ASKING), goes. */
-static void
+void
 conn_ask_cancel(struct conn *c)
 {
 	struct proxy	*px = c->c_proxy;
@@ -169,7 +222,8 @@ conn_free(struct conn *c)
 		conn_ask_cancel(c);
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
-	watch_conn_gone(px, c);
+	if (c->c_table->ct_gone != NULL)
+		c->c_table->ct_gone(c);
 	dns_cancel(c->c_dial.cd_query);
 	if (c->c_ins.ci_sreq != NULL)
 		signer_cancel(c->c_ins.ci_sreq);
@@ -247,7 +301,7 @@ conn_drop_up(struct conn *c)
 		close(c->c_upfd);
 	c->c_up = NULL;
 	c->c_upfd = -1;
-	c->c_http.hx_up = HX_UP_NEW;
+	c->c_dial.cd_up = CU_NEW;
 }
 
 /*
@@ -269,6 +323,35 @@ conn_up_read(struct conn *c, bool on)
 	if ((ssl = bufferevent_openssl_get_ssl(c->c_up)) != NULL &&
 	    (SSL_pending(ssl) > 0 || SSL_has_pending(ssl)))
 		event_active(&c->c_up->ev_read, EV_READ, 1);
+}
+
+/*
+ * Whether the upstream's TLS session ended by a bare close: the socket
+ * closed with no close_notify first (OpenSSL's "unexpected eof while
+ * reading"), and no other error.  Takes the bufferevent's errors.
+ */
+bool
+conn_up_bare(struct conn *c)
+{
+	unsigned long	 e;
+	bool		 eof = false, other = false;
+
+	if (c->c_up == NULL || bufferevent_openssl_get_ssl(c->c_up) == NULL)
+		return false;
+	while ((e = bufferevent_get_openssl_error(c->c_up)) != 0) {
+		/* libevent puts SSL_get_error()'s code first. */
+		if (e == SSL_ERROR_SSL)
+			continue;
+#ifdef SSL_R_UNEXPECTED_EOF_WHILE_READING
+		if (ERR_GET_LIB(e) == ERR_LIB_SSL &&
+		    ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+			eof = true;
+			continue;
+		}
+#endif
+		other = true;
+	}
+	return eof && !other;
 }
 
 /* Sets the reason of a refusal or failure (copied). */
@@ -315,7 +398,7 @@ conn_flushed_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
  * look whole), and the TLS records are flushed first: freeing the filter
  * would drop them.
  */
-static void
+void
 conn_close(struct conn *c)
 {
 	struct bufferevent	*u;
@@ -389,7 +472,7 @@ conn_deny(struct conn *c)
 	char	*what, *hint;
 
 	what = decision_describe(&c->c_dec);
-	if ((hint = conn_capture_hint(c)) == NULL)
+	if ((hint = conn_pool_hint(c)) == NULL)
 		hint = decision_hint(&c->c_dec);
 	/* The log has the target in its own fields: keep the why. */
 	conn_reason(c, strstr(what, ": ") ? strstr(what, ": ") + 2 : what);
@@ -403,22 +486,29 @@ conn_deny(struct conn *c)
 		free(why);
 	}
 	c->c_dec.d_verdict = VERDICT_DENY;
-	if (c->c_proto == PROTO_SOCKS5)
-		conn_socks_answer(c, SOCKS5_REP_RULESET);
-	else if (c->c_state == CS_PEEK || c->c_proto == PROTO_CAPTURE)
-		conn_finish(c);		/* answered already, or never */
-	else
-		conn_http_answer(c, 403, what, hint);
+	conn_refuse(c, CONN_DENIED, what, hint);
 	free(what);
 	free(hint);
 }
 
 /*
- * The request was allowed but could not be carried out (DNS, connect):
- * 502 or 504, SOCKS5 host unreachable or refused.
+ * Says what was refused or why it failed, what is the fix (hint, or
+ * NULL), in c's protocol, and closes c.
  */
 void
-conn_fail(struct conn *c, int status, uint8_t socks, const char *why)
+conn_refuse(struct conn *c, enum conn_refusal why, const char *what,
+    const char *hint)
+{
+	c->c_ops->co_refuse(c, why, what, hint);
+}
+
+/*
+ * The request was allowed but could not be carried out (DNS, connect,
+ * the upstream), as kind says: 502 or 504, SOCKS5 host unreachable or
+ * refused.
+ */
+void
+conn_fail(struct conn *c, enum conn_refusal kind, const char *why)
 {
 	char	*what;
 
@@ -430,12 +520,7 @@ conn_fail(struct conn *c, int status, uint8_t socks, const char *why)
 		xasprintf(&what, "%s:%d: %s", c->c_dec.d_host.h_name,
 		    c->c_port, why);
 	conn_reason(c, what);
-	if (c->c_proto == PROTO_SOCKS5)
-		conn_socks_answer(c, socks);
-	else if (c->c_proto == PROTO_CAPTURE)
-		conn_finish(c);
-	else
-		conn_http_answer(c, status, what, NULL);
+	conn_refuse(c, kind, what, NULL);
 	free(what);
 }
 
@@ -459,7 +544,8 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	free(c->c_warning);
 	free(c->c_hint);
 	c->c_path = c->c_warning = c->c_hint = NULL;
-	c->c_proto = proto;
+	if ((c->c_ops = c->c_table->ct_ops[proto]) == NULL)
+		c->c_ops = &conn_none_ops;
 	if (hostlen >= sizeof(c->c_host))
 		hostlen = sizeof(c->c_host) - 1;
 	memcpy(c->c_host, host, hostlen);
@@ -477,21 +563,6 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	evtimer_del(c->c_deadline);
 }
 
-/* What the client was doing when it ran out of time, for the log. */
-static enum conn_proto
-conn_guess_proto(const struct conn *c)
-{
-	switch (c->c_state) {
-	case CS_HTTP_HEAD:
-		return PROTO_HTTP;
-	case CS_SOCKS_GREETING:
-	case CS_SOCKS_REQUEST:
-		return PROTO_SOCKS5;
-	default:
-		return PROTO_NONE;
-	}
-}
-
 /*
  * No whole request in time (a slow or silent client): closed, and
  * logged as a refusal with what was known.
@@ -502,7 +573,8 @@ conn_too_slow(struct conn *c)
 	char	*why;
 
 	if (c->c_record == CR_NONE) {
-		conn_begin(c, conn_guess_proto(c), NULL, "", 0, 0);
+		conn_begin(c, c->c_table->ct_on[c->c_state].proto, NULL, "",
+		    0, 0);
 		c->c_dec.d_verdict = VERDICT_DENY;
 		xasprintf(&why, "no whole request within %d s (--head-secs)",
 		    c->c_proxy->px_head_secs);
@@ -528,64 +600,6 @@ conn_arm_deadline(struct conn *c)
 	struct timeval	 tv = { c->c_proxy->px_head_secs, 0 };
 
 	evtimer_add(c->c_deadline, &tv);
-}
-
-static void
-conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct conn	*c = arg;
-
-	(void)fd;
-	(void)what;
-	conn_ask_cancel(c);
-	conn_deny(c);		/* out of CS_ASKING before any conn_free() */
-}
-
-/*
- * Holds a connection no rule allows while the harness is asked (cordon
- * run --ask); its answer comes through conn_answer(), or the deadline
- * refuses it.  Returns false when nobody is asked.
- */
-static bool
-conn_ask(struct conn *c)
-{
-	struct proxy	*px = c->c_proxy;
-	struct egress	 e;
-	struct timeval	 tv = { px->px_ask_secs, 0 };
-
-	if (px->px_hooks == NULL || px->px_hooks->hk_ask == NULL ||
-	    c->c_dec.d_why != WHY_NO_RULE)
-		return false;
-	conn_egress(c, &e);
-	if (!px->px_hooks->hk_ask(c, &e, px->px_hooks_arg))
-		return false;
-	if (c->c_ask_ev == NULL && (c->c_ask_ev = evtimer_new(px->px_base,
-	    conn_ask_timeout_cb, c)) == NULL)
-		fatalx("proxy: evtimer_new failed");
-	c->c_state = CS_ASKING;
-	bufferevent_disable(c->c_bev, EV_READ);
-	evtimer_add(c->c_ask_ev, &tv);
-	return true;
-}
-
-/*
- * The harness's answer for a held connection: allowed (once, or because
- * it added a rule), with why for the log, or refused.
- */
-void
-conn_answer(struct conn *c, bool allow, const char *why)
-{
-	if (c->c_state != CS_ASKING)
-		return;
-	evtimer_del(c->c_ask_ev);
-	if (!allow) {
-		conn_deny(c);
-		return;
-	}
-	c->c_dec.d_verdict = VERDICT_ALLOW;
-	c->c_dec.d_why = WHY_ALLOW_RULE;
-	conn_reason(c, why);
-	conn_connect(c);
 }
 
 /* The network.allow entry that would allow c's target, or NULL. */
@@ -621,35 +635,24 @@ conn_log_ready(struct conn *c)
 	px->px_stats.ps_log_refused++;
 	conn_reason(c, what);
 	c->c_dec.d_verdict = VERDICT_DENY;
-	if (c->c_proto == PROTO_SOCKS5)
-		conn_socks_answer(c, SOCKS5_REP_FAILURE);
-	else if (c->c_proto == PROTO_CAPTURE)
-		conn_finish(c);
-	else
-		conn_http_answer(c, 503, what, "free space where the egress log "
-		    "is written (or mend what stops writes to it); the proxy "
-		    "serves again by itself once it can write, with the lines "
-		    "held back meanwhile");
+	conn_refuse(c, CONN_UNAVAILABLE, what, "free space where the egress "
+	    "log is written (or mend what stops writes to it); the proxy "
+	    "serves again by itself once it can write, with the lines held "
+	    "back meanwhile");
 	free(what);
 	return false;
 }
 
-/* Decides on c_host:c_port, then resolves or connects. */
+/*
+ * A tunnel is answered (or, captured, needs no answer): nothing goes
+ * upstream until its first bytes are judged (CS_PEEK's handlers).
+ */
 void
-conn_decide(struct conn *c)
+conn_peek(struct conn *c)
 {
-	if (!conn_log_ready(c))
-		return;
-	c->c_judged = true;
-	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
-	    c->c_port, &c->c_dec)) {
-		if (!conn_ask(c))
-			conn_deny(c);
-		return;
-	}
-	if (c->c_proto == PROTO_HTTP && !conn_http_inspect(c))
-		return;
-	conn_connect(c);
+	c->c_state = CS_PEEK;
+	bufferevent_enable(c->c_bev, EV_READ);
+	conn_process(c);
 }
 
 static void
@@ -689,7 +692,9 @@ conn_tunnel(struct conn *c)
 	relay_pending(r, RELAY_DOWN, evbuffer_pullup(upin, -1),
 	    evbuffer_get_length(upin));
 	c->c_relay = r;
-	conn_ssh_watch(c, evbuffer_pullup(upin, -1), evbuffer_get_length(upin));
+	if (c->c_table->ct_tunnel != NULL)
+		c->c_table->ct_tunnel(c, evbuffer_pullup(upin, -1),
+		    evbuffer_get_length(upin));
 	/* The upstream bufferevent never wrote: nothing is lost there. */
 	bufferevent_free(c->c_bev);
 	bufferevent_free(c->c_up);
@@ -700,86 +705,6 @@ conn_tunnel(struct conn *c)
 	relay_idle(r, &idle);
 	if (relay_start(r) == -1)
 		fatalx("proxy: cannot start a relay");
-}
-
-/*
- * A sandbox's listener: the PROXY v2 header with its id comes first, or
- * the connection is refused (and logged, as from no known sandbox).
- */
-static void
-conn_pp2(struct conn *c)
-{
-	struct evbuffer	*in = bufferevent_get_input(c->c_bev);
-	size_t		 len = evbuffer_get_length(in), used;
-	char		 id[PP2_ID_MAX + 1], *cause, *narrow;
-	char		 command[PP2_COMMAND_MAX + 1];
-	int		 rc;
-
-	if (len == 0)
-		return;
-	if (len > PP2_HEADER_MAX)
-		len = PP2_HEADER_MAX;
-	rc = pp2_parse(evbuffer_pullup(in, (ssize_t)len), len, &used, id,
-	    sizeof(id), &narrow, &cause);
-	if (rc == PP2_PARSE_OK && narrow != NULL &&
-	    conn_narrow_load(&c->c_narrow, id, narrow, &cause) == -1)
-		rc = PP2_PARSE_ERROR;
-	if (rc == PP2_PARSE_MORE)
-		return;
-	if (rc == PP2_PARSE_ERROR) {
-		conn_begin(c, PROTO_NONE, NULL, "", 0, 0);
-		conn_reason(c, cause);
-		c->c_dec.d_verdict = VERDICT_DENY;
-		free(cause);
-		conn_free(c);
-		return;
-	}
-	pp2_command(evbuffer_pullup(in, (ssize_t)used), used, command,
-	    sizeof(command));
-	if (command[0] != '\0')
-		c->c_command = xstrdup(command);
-	c->c_sandbox = xstrdup(id);
-	if (pp2_field(evbuffer_pullup(in, (ssize_t)used), used,
-	    PP2_TYPE_CORDON_WATCH, &len) != NULL) {
-		evbuffer_drain(in, used);
-		watch_start(c);
-		return;
-	}
-	if (conn_capture(c, evbuffer_pullup(in, (ssize_t)used), used))
-		return;
-	evbuffer_drain(in, used);
-	c->c_state = CS_SNIFF;
-	conn_process(c);
-}
-
-/* CS_SNIFF: the first byte tells SOCKS from HTTP. */
-static void
-conn_sniff(struct conn *c)
-{
-	uint8_t	 first;
-
-	if (evbuffer_copyout(bufferevent_get_input(c->c_bev), &first, 1) != 1)
-		return;
-	c->c_state = first == SOCKS5_VERSION ? CS_SOCKS_GREETING :
-	    CS_HTTP_HEAD;
-	conn_process(c);
-}
-
-/* CS_PEEK: the server speaks first (SSH, SMTP): pass it on. */
-static void
-conn_peek_up_read(struct conn *c)
-{
-	struct evbuffer	*upin = bufferevent_get_input(c->c_up);
-
-	c->c_down_bytes += evbuffer_get_length(upin);
-	evbuffer_add_buffer(bufferevent_get_output(c->c_bev), upin);
-}
-
-/* Inspected, before requests: the upstream's bytes wait for them. */
-static void
-conn_tls_up_hold(struct conn *c)
-{
-	bufferevent_disable(c->c_up, EV_READ);
 }
 
 /* The client's end of file or error: c ends, saying so if need be. */
@@ -793,7 +718,7 @@ conn_gone(struct conn *c, short what)
 }
 
 /* The same, where the client's end says nothing (a peek, a flush). */
-static void
+void
 conn_gone_quietly(struct conn *c, short what)
 {
 	(void)what;
@@ -804,90 +729,28 @@ conn_gone_quietly(struct conn *c, short what)
 static void
 conn_up_unasked(struct conn *c)
 {
-	if (c->c_http.hx_up == HX_UP_KEPT)
+	if (c->c_dial.cd_up == CU_KEPT)
 		conn_drop_up(c);
 }
 
 /* The upstream's end of file, error or timeout: c ends, but a kept one. */
-static void
+void
 conn_up_gone(struct conn *c, short what)
 {
-	if (c->c_http.hx_up == HX_UP_KEPT) {
-		conn_http_kept_gone(c);
+	if (c->c_dial.cd_up == CU_KEPT) {
+		conn_drop_up(c);
 		return;
 	}
 	conn_up_reason(c, what);
 	conn_abort(c);
 }
 
-/*
- * What each state does with what happens on the client's and the
- * upstream's bufferevents.  A state's handlers are looked up here at
- * each event rather than set on the bufferevents as the state changes
- * (as httpd does): a state is often entered with its bytes read already
- * (after the PROXY v2 header, a connect, a handshake, a kept-alive
- * answer), so the code that changes it calls conn_process() at once.
- * NULL: nothing, but for on_gone (conn_gone), on_up_read
- * (conn_up_unasked) and on_up_gone (conn_up_gone).  A timeout on the
- * client's side is conn_too_slow() in every state.
- */
-struct conn_handlers {
-	void	(*on_read)(struct conn *);
-	void	(*on_write)(struct conn *);	/* room to write again */
-	void	(*on_connected)(struct conn *);	/* a TLS handshake done */
-	void	(*on_gone)(struct conn *, short);
-	void	(*on_up_read)(struct conn *);
-	void	(*on_up_write)(struct conn *);
-	void	(*on_up_gone)(struct conn *, short);
-};
-
-static const struct conn_handlers conn_handlers[] = {
-	[CS_PP2] = { .on_read = conn_pp2 },
-	[CS_SNIFF] = { .on_read = conn_sniff },
-	[CS_HTTP_HEAD] = {
-		.on_read = conn_http_head,
-		.on_gone = conn_http_head_gone,
-	},
-	[CS_SOCKS_GREETING] = { .on_read = conn_socks_read },
-	[CS_SOCKS_REQUEST] = { .on_read = conn_socks_read },
-	[CS_ASKING] = { 0 },
-	[CS_RESOLVING] = { 0 },
-	[CS_CONNECTING] = { 0 },
-	[CS_PEEK] = {
-		.on_read = conn_tls_peek,
-		.on_gone = conn_gone_quietly,
-		.on_up_read = conn_peek_up_read,
-	},
-	[CS_TUNNEL] = { 0 },
-	[CS_TLS_SETUP] = {
-		.on_up_read = conn_tls_up_hold,
-		.on_up_gone = conn_tls_up_done,
-	},
-	[CS_TLS_ACCEPT] = {
-		.on_connected = conn_tls_accepted,
-		.on_gone = conn_tls_failed,
-		.on_up_read = conn_tls_up_hold,
-		.on_up_gone = conn_tls_up_gone,
-	},
-	[CS_FORWARD] = {
-		.on_read = conn_http_forward,
-		.on_write = conn_http_forward,
-		.on_gone = conn_http_client_gone,
-		.on_up_read = conn_http_forward,
-		.on_up_write = conn_http_forward,
-		.on_up_gone = conn_http_up_event,
-	},
-	[CS_CLOSING] = { .on_write = conn_close },
-	[CS_ABORTING] = { .on_write = conn_close },
-	[CS_FLUSHING] = { .on_gone = conn_gone_quietly },
-};
-
 /* Moves c on as far as the bytes it has allow. */
 void
 conn_process(struct conn *c)
 {
-	if (conn_handlers[c->c_state].on_read != NULL)
-		conn_handlers[c->c_state].on_read(c);
+	if (c->c_table->ct_on[c->c_state].on_read != NULL)
+		c->c_table->ct_on[c->c_state].on_read(c);
 }
 
 void
@@ -903,15 +766,15 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	if (conn_handlers[c->c_state].on_write != NULL)
-		conn_handlers[c->c_state].on_write(c);
+	if (c->c_table->ct_on[c->c_state].on_write != NULL)
+		c->c_table->ct_on[c->c_state].on_write(c);
 }
 
 void
 conn_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn			*c = arg;
-	const struct conn_handlers	*h = &conn_handlers[c->c_state];
+	const struct conn_handlers	*h = &c->c_table->ct_on[c->c_state];
 
 	(void)bev;
 	if (what & BEV_EVENT_CONNECTED) {
@@ -929,8 +792,8 @@ conn_up_read_cb(struct bufferevent *bev, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	(conn_handlers[c->c_state].on_up_read != NULL ?
-	    conn_handlers[c->c_state].on_up_read : conn_up_unasked)(c);
+	(c->c_table->ct_on[c->c_state].on_up_read != NULL ?
+	    c->c_table->ct_on[c->c_state].on_up_read : conn_up_unasked)(c);
 }
 
 void
@@ -939,8 +802,8 @@ conn_up_write_cb(struct bufferevent *bev, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	if (conn_handlers[c->c_state].on_up_write != NULL)
-		conn_handlers[c->c_state].on_up_write(c);
+	if (c->c_table->ct_on[c->c_state].on_up_write != NULL)
+		c->c_table->ct_on[c->c_state].on_up_write(c);
 }
 
 void
@@ -949,8 +812,8 @@ conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	(conn_handlers[c->c_state].on_up_gone != NULL ?
-	    conn_handlers[c->c_state].on_up_gone : conn_up_gone)(c, what);
+	(c->c_table->ct_on[c->c_state].on_up_gone != NULL ?
+	    c->c_table->ct_on[c->c_state].on_up_gone : conn_up_gone)(c, what);
 }
 
 /* Names the client for the log: address and port, or "unix". */
@@ -974,28 +837,36 @@ conn_client_name(struct conn *c, const struct sockaddr *sa)
 }
 
 /*
- * A new client on fd (taken), from sa; with pp2 it must start with a
- * PROXY v2 header naming its sandbox.  On a Unix socket, the kernel says
- * who connected (listen_peer), and each line of the client carries that
- * uid: the sandbox it names is its own word, scoped to that user.
+ * A new client on fd (taken), from sa, in state (CS_PP2 or CS_SNIFF),
+ * deciding with table; NULL when there are too many already (closed,
+ * and logged like any refusal).  On a Unix socket, the kernel says who
+ * connected (listen_peer), and each line of the client carries that
+ * uid.  bev is NULL, or one end of a pair (fd -1, sa NULL) for a test
+ * with no socket.
  */
-void
-conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
-    socklen_t salen, bool pp2)
+struct conn *
+conn_new(struct proxy *px, struct bufferevent *bev, int fd,
+    const struct sockaddr *sa, const struct conn_table *table,
+    enum conn_state state)
 {
 	struct timeval	 tv = { px->px_head_secs, 0 };
 	struct conn	*c;
 
-	endpoint_nodelay(fd);
+	if (fd != -1)
+		endpoint_nodelay(fd);
 	c = xcalloc(1, sizeof(*c));
 	c->c_proxy = px;
+	c->c_table = table;
+	c->c_ops = &conn_none_ops;
 	c->c_fd = fd;
 	c->c_upfd = -1;
-	c->c_state = pp2 ? CS_PP2 : CS_SNIFF;
-	conn_client_name(c, sa);
-	listen_peer(fd, &c->c_peer);
-	(void)salen;
-	if ((c->c_bev = bufferevent_socket_new(px->px_base, fd, 0)) == NULL)
+	c->c_state = state;
+	if (sa != NULL) {
+		conn_client_name(c, sa);
+		listen_peer(fd, &c->c_peer);
+	}
+	if ((c->c_bev = bev) == NULL &&
+	    (c->c_bev = bufferevent_socket_new(px->px_base, fd, 0)) == NULL)
 		fatalx("proxy: bufferevent_socket_new failed");
 	bufferevent_setcb(c->c_bev, conn_read_cb, conn_write_cb,
 	    conn_event_cb, c);
@@ -1007,15 +878,15 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 	TAILQ_INSERT_TAIL(&px->px_conns, c, c_entry);
 	px->px_nconns++;
 	if (px->px_nconns > px->px_max) {
-		/* Logged like any refusal, then closed. */
 		conn_warn(px, "too many connections (--max-conns); closing "
 		    "new ones");
 		conn_begin(c, PROTO_NONE, NULL, "", 0, 0);
 		c->c_dec.d_verdict = VERDICT_DENY;
 		conn_reason(c, "too many connections (--max-conns)");
 		conn_free(c);
-		return;
+		return NULL;
 	}
 	conn_arm_deadline(c);
 	bufferevent_enable(c->c_bev, EV_READ | EV_WRITE);
+	return c;
 }

@@ -1,24 +1,34 @@
 /*
- * conn.h: what the files of one client connection share, and nothing
- * else sees (proxy.h has the proxy's own interface).  The connection is
- * one struct conn, followed by conn.c from accept to its log line and
- * conn_free(); each protocol's steps are in a file of its own, called
- * from conn.c's callbacks by the connection's state:
+ * conn.h: the core of a client connection, and its API: what the
+ * protocol files use, and nothing else sees (proxy.h has the proxy's own
+ * interface).  The core knows no protocol: each protocol is a table of
+ * operations (struct conn_ops), and each state's handlers a row of one
+ * table (struct conn_table), both given by conn_accept.c, the one file
+ * that names every protocol; the core calls a protocol only through
+ * them, and a protocol calls only this API (conn_proto.h says what each
+ * offers the others above it):
  *
- *   conn.c		accept, PROXY v2, decide, ask, tunnel, log, close
- *			and the one conn_free()
- *   conn_connect.c	resolve, check every address, connect to them
- *			one after the other
- *   conn_http.c	request and response heads, bodies, keep-alive
+ *   conn.c		the core: callbacks by state, a decision begun,
+ *			refused in the protocol's own way, logged; close,
+ *			tunnel, and the one conn_free()
+ *   conn_dial.c	decide, ask, resolve, check every address, connect
+ *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
+ *
+ * and the protocols, each above the core and those it builds on:
+ *
+ *   conn_ssh.c		a tunnel's SSH key exchange, watched for cordon
+ *			run's agent (the table's ct_tunnel)
+ *   conn_http.c	HTTP: request and response heads, bodies,
+ *			keep-alive; CONNECT's answer
+ *   conn_tls.c		TLS inspection, then HTTP inside (HTTPS)
+ *   conn_tunnel.c	a tunnel's first bytes (ClientHello), then the
+ *			relay or inspection
  *   conn_socks.c	the SOCKS5 greeting, request and replies
- *   conn_tls.c		the first bytes of a tunnel (ClientHello), and
- *			TLS inspection up to its requests
  *   conn_capture.c	what a sandbox's capture sends: its resolver's
  *			names, connections taken on their way out
- *   conn_ssh.c		a tunnel's SSH key exchange, watched for cordon
- *			run's agent
+ *   conn_accept.c	accept, PROXY v2, the first byte; the tables
  */
 #ifndef CORDON_CONN_H
 #define CORDON_CONN_H
@@ -45,8 +55,9 @@ struct signer_req;
 
 /*
  * Where a connection is.  The callbacks in conn.c hand each event to the
- * file whose state it is: CS_HTTP_HEAD and CS_FORWARD to conn_http.c,
- * CS_SOCKS_* to conn_socks.c, CS_PEEK and CS_TLS_* to conn_tls.c.
+ * handlers of the state in c_table (conn_accept.c fills it): the core's
+ * own for CS_ASKING to CS_CONNECTING, CS_TUNNEL and CS_CLOSING on, a
+ * protocol's for the others.
  */
 enum conn_state {
 	CS_PP2,			/* waiting for a sandbox's PROXY v2 header */
@@ -64,7 +75,8 @@ enum conn_state {
 	CS_FORWARD,		/* HTTP: request out, answer back */
 	CS_CLOSING,		/* writing a last answer, then close */
 	CS_ABORTING,		/* the same, cut short: no close_notify */
-	CS_FLUSHING		/* TLS: the last records, then close */
+	CS_FLUSHING,		/* TLS: the last records, then close */
+	CS_COUNT
 };
 
 enum conn_proto {
@@ -74,7 +86,20 @@ enum conn_proto {
 	PROTO_SOCKS5,
 	PROTO_HTTPS,		/* a request inside an inspected tunnel */
 	PROTO_CAPTURE,		/* a captured connection's tunnel */
-	PROTO_DNS		/* a name the sandbox's resolver asks about */
+	PROTO_DNS,		/* a name the sandbox's resolver asks about */
+	PROTO_COUNT
+};
+
+/*
+ * Why a request is refused, or failed, as each protocol says it in its
+ * own way (conn_ops.co_refuse): HTTP by status, SOCKS5 by reply code.
+ */
+enum conn_refusal {
+	CONN_DENIED,		/* by the policy: 403, ruleset */
+	CONN_UNAVAILABLE,	/* the egress log is not written: 503 */
+	CONN_UNREACHABLE,	/* no address, a bad upstream: 502, host */
+	CONN_REFUSED,		/* the upstream refused: 502, refused */
+	CONN_TIMEDOUT		/* the upstream took too long: 504, TTL */
 };
 
 /* The current decision's one log line. */
@@ -84,11 +109,11 @@ enum conn_record {
 	CR_LOGGED
 };
 
-/* What c_up is to the HTTP request under way. */
-enum conn_http_up {
-	HX_UP_NEW,		/* opened for it, or none */
-	HX_UP_KEPT,		/* kept from the last request, idle */
-	HX_UP_REUSED		/* kept, and carrying this request */
+/* What c_up is to the request under way. */
+enum conn_up {
+	CU_NEW,			/* opened for it, or none */
+	CU_KEPT,		/* kept from the last request, idle */
+	CU_REUSED		/* kept, and carrying this request */
 };
 
 /*
@@ -108,7 +133,6 @@ struct conn_http {
 	bool			 hx_resphead;	/* response head forwarded */
 	bool			 hx_keepalive;
 	size_t			 hx_headscan;	/* head bytes parsed before */
-	enum conn_http_up	 hx_up;
 	char			 hx_kept_host[HOST_NAME_MAX_LEN + 1];
 	int			 hx_kept_port;
 	struct scrub		*hx_scrub;	/* real values out of answers */
@@ -161,9 +185,9 @@ struct conn_narrow {
 };
 
 /*
- * Resolving and connecting (conn_connect.c): the addresses checked, the
+ * Resolving and connecting (conn_dial.c): the addresses checked, the
  * one being tried, and the one c_upfd reaches, which a kept upstream is
- * reused for.
+ * reused for (cd_up).
  */
 struct conn_dial {
 	struct dns_query	*cd_query;
@@ -173,6 +197,71 @@ struct conn_dial {
 	struct event		*cd_ev;		/* the connect's own */
 	int			 cd_error;	/* the last one's errno */
 	struct addr		 cd_upaddr;	/* what c_upfd reaches */
+	enum conn_up		 cd_up;
+};
+
+struct conn;
+
+/*
+ * What a state does with what happens on the client's and the
+ * upstream's bufferevents.  A state's handlers are looked up at each
+ * event rather than set on the bufferevents as the state changes (as
+ * httpd does): a state is often entered with its bytes read already
+ * (after the PROXY v2 header, a connect, a handshake, a kept-alive
+ * answer), so the code that changes it calls conn_process() at once.
+ * NULL: nothing, but for on_gone (conn_gone), on_up_read
+ * (conn_up_unasked) and on_up_gone (conn_up_gone).  A timeout on the
+ * client's side is conn_too_slow() in every state, which logs a client
+ * that sent no whole request as proto.
+ */
+struct conn_handlers {
+	void	(*on_read)(struct conn *);
+	void	(*on_write)(struct conn *);	/* room to write again */
+	void	(*on_connected)(struct conn *);	/* a TLS handshake done */
+	void	(*on_gone)(struct conn *, short);
+	void	(*on_up_read)(struct conn *);
+	void	(*on_up_write)(struct conn *);
+	void	(*on_up_gone)(struct conn *, short);
+	enum conn_proto	 proto;			/* what it was reading */
+};
+
+/*
+ * A protocol's operations, the steps of a decision that the core asks
+ * of it (chosen by conn_begin(), with the decision's protocol).
+ */
+struct conn_ops {
+	const char	*co_name;		/* in the log: "proto" */
+	/* A request's target is read: decide it (conn_decide, mostly). */
+	void	(*co_request)(struct conn *);
+	/* Allowed at once: false when it answered itself.  NULL: dial. */
+	bool	(*co_allowed)(struct conn *);
+	/* The addresses are checked: true when it has an upstream. */
+	bool	(*co_dial)(struct conn *);
+	/* The upstream is connected (c_up made). */
+	void	(*co_connected)(struct conn *);
+	/* Refused or failed: say so, what and how to fix it, and close. */
+	void	(*co_refuse)(struct conn *, enum conn_refusal, const char *,
+		    const char *);
+};
+
+/*
+ * Every state's handlers and every protocol's operations; how an allowed
+ * target is reached: NULL is conn_connect() (resolve, check, connect), a
+ * test's makes c_up another way and calls co_connected; and who else
+ * hears of a decision logged, and of a connection gone (the run channel:
+ * watch.c), and watches a tunnel as it starts, its relay made and what
+ * the upstream sent before given (conn_ssh.c), or NULL.
+ */
+struct conn_table {
+	struct conn_handlers	 ct_on[CS_COUNT];
+	const struct conn_ops	*ct_ops[PROTO_COUNT];
+	void			(*ct_dial)(struct conn *);
+	void			(*ct_observe)(const struct conn *,
+				    const struct egress *, const char *,
+				    const char *);
+	void			(*ct_gone)(const struct conn *);
+	void			(*ct_tunnel)(struct conn *, const void *,
+				    size_t);
 };
 
 /*
@@ -183,6 +272,7 @@ struct conn_dial {
 struct conn {
 	TAILQ_ENTRY(conn)	 c_entry;
 	struct proxy		*c_proxy;
+	const struct conn_table	*c_table;	/* conn_accept.c's */
 	enum conn_state		 c_state;
 	int			 c_fd;		/* the client */
 	struct bufferevent	*c_bev;		/* on c_fd, until a tunnel */
@@ -201,7 +291,7 @@ struct conn {
 	 * fix to offer) from one filled in for a request refused before
 	 * (a bad head, a slow client), and both end in the same states.
 	 */
-	enum conn_proto		 c_proto;
+	const struct conn_ops	*c_ops;		/* its protocol's */
 	struct ppolicy		*c_policy;	/* what decided it */
 	char			*c_method;
 	char			 c_host[256];	/* as sent, any bytes */
@@ -234,24 +324,35 @@ struct conn {
 };
 
 /* conn.c */
+struct conn	*conn_new(struct proxy *, struct bufferevent *, int,
+		    const struct sockaddr *, const struct conn_table *,
+		    enum conn_state);
 void	 conn_free(struct conn *);
 void	 conn_log(struct conn *);
+void	 conn_egress(const struct conn *, struct egress *);
+bool	 conn_log_ready(struct conn *);
 void	 conn_reason(struct conn *, const char *);
 void	 conn_up_reason(struct conn *, short);
 void	 conn_drop_up(struct conn *);
 void	 conn_up_read(struct conn *, bool);
+bool	 conn_up_bare(struct conn *);
 void	 conn_finish(struct conn *);
 void	 conn_abort(struct conn *);
+void	 conn_close(struct conn *);
+void	 conn_refuse(struct conn *, enum conn_refusal, const char *,
+	    const char *);
 void	 conn_deny(struct conn *);
-void	 conn_fail(struct conn *, int, uint8_t, const char *);
+void	 conn_fail(struct conn *, enum conn_refusal, const char *);
 void	 conn_begin(struct conn *, enum conn_proto, const char *,
 	    const char *, size_t, int);
 void	 conn_arm_deadline(struct conn *);
-bool	 conn_log_ready(struct conn *);
-void	 conn_decide(struct conn *);
+void	 conn_ask_cancel(struct conn *);
+void	 conn_peek(struct conn *);
 void	 conn_tunnel(struct conn *);
 void	 conn_process(struct conn *);
 void	 conn_gone(struct conn *, short);
+void	 conn_gone_quietly(struct conn *, short);
+void	 conn_up_gone(struct conn *, short);
 void	 conn_read_cb(struct bufferevent *, void *);
 void	 conn_write_cb(struct bufferevent *, void *);
 void	 conn_event_cb(struct bufferevent *, short, void *);
@@ -259,47 +360,15 @@ void	 conn_up_read_cb(struct bufferevent *, void *);
 void	 conn_up_write_cb(struct bufferevent *, void *);
 void	 conn_up_event_cb(struct bufferevent *, short, void *);
 
-/* conn_capture.c */
-bool	 conn_capture(struct conn *, const uint8_t *, size_t);
-char	*conn_capture_hint(const struct conn *);
-
-/* conn_connect.c */
+/* conn_dial.c */
+void	 conn_decide(struct conn *);
 void	 conn_connect(struct conn *);
 void	 conn_connect_next(struct conn *);
-
-/* conn_http.c */
-void	 conn_http_answer(struct conn *, int, const char *, const char *);
-bool	 conn_http_inspect(struct conn *);
-void	 conn_http_head(struct conn *);
-void	 conn_http_head_gone(struct conn *, short);
-void	 conn_http_client_gone(struct conn *, short);
-bool	 conn_http_reuse(struct conn *);
-void	 conn_http_start(struct conn *);
-void	 conn_http_forward(struct conn *);
-void	 conn_http_up_event(struct conn *, short);
-void	 conn_http_kept_gone(struct conn *);
 
 /* conn_narrow.c */
 struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *);
 int		 conn_narrow_load(struct conn_narrow *, const char *, char *,
 		    char **);
 void		 conn_narrow_clear(struct conn_narrow *);
-
-/* conn_ssh.c */
-void	 conn_ssh_watch(struct conn *, const void *, size_t);
-
-/* conn_socks.c */
-void	 conn_socks_answer(struct conn *, uint8_t);
-void	 conn_socks_read(struct conn *);
-void	 conn_socks_connected(struct conn *);
-
-/* conn_tls.c */
-void	 conn_tls_peek(struct conn *);
-void	 conn_tls_up_done(struct conn *, short);
-void	 conn_tls_up_gone(struct conn *, short);
-bool	 conn_tls_up_bare(struct conn *);
-void	 conn_tls_accepted(struct conn *);
-void	 conn_tls_failed(struct conn *, short);
-void	 conn_tls_head(struct conn *);
 
 #endif

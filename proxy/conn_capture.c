@@ -12,14 +12,11 @@
  *   requests whose Host header names the target (conn_http.c), and
  *   decided request by request as a proxy request is; any other port is a
  *   tunnel to host:port, decided as a CONNECT is, and its first bytes
- *   judged (conn_tls.c: a ClientHello must name the host) with nothing
+ *   judged (conn_tunnel.c: a ClientHello must name the host) with nothing
  *   answered before: the client believes it is connected already.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +24,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
-#include "capture.h"
-#include "conn.h"
+#include "conn_proto.h"
 #include "log.h"
 #include "pp2.h"
 #include "xmalloc.h"
@@ -139,38 +135,25 @@ conn_capture(struct conn *c, const uint8_t *hdr, size_t used)
 	return true;
 }
 
-/*
- * The fix for a refused captured connection to an address of the
- * sandbox's pool (capture.h) that its resolver gave no name in this run
- * (one a tool kept from another run or sandbox, or made up): it stands
- * for no host, so the fix is the name, looked up in this run; an
- * allow_cidrs entry for it would open an address of a range no host of
- * the Internet has, and reach nothing meant.  Returns a new string, or
- * NULL when c is no such connection.
- */
-char *
-conn_capture_hint(const struct conn *c)
+/* A captured client expects no answer of a proxy: closing refuses. */
+static void
+conn_capture_refuse(struct conn *c, enum conn_refusal why, const char *what,
+    const char *hint)
 {
-	static const uint8_t	 p6[16] = CAPTURE_POOL6;
-	struct in_addr		 a4;
-	struct in6_addr		 a6;
-	const char		*host = c->c_cap.cc_host;
-	char			*hint;
-
-	if (c->c_cap.cc_port == 0 || strcmp(c->c_dec.d_host.h_name, host) !=
-	    0)
-		return NULL;
-	if (inet_pton(AF_INET, host, &a4) == 1) {
-		if ((ntohl(a4.s_addr) & 0xffff0000U) != CAPTURE_POOL4)
-			return NULL;
-	} else if (inet_pton(AF_INET6, host, &a6) != 1 ||
-	    memcmp(a6.s6_addr, p6, 12) != 0)
-		return NULL;
-	xasprintf(&hint, "%s is an address of the sandbox's own pool "
-	    "(198.19.0.0/16, 64:ff9b:1:1::/96), which its resolver gives "
-	    "names the policy allows; this run gave it to none (an address "
-	    "kept from another run is stale): connect by the host's name, "
-	    "looked up in this run, and allow that name if it is refused",
-	    host);
-	return hint;
+	(void)why;
+	(void)what;
+	(void)hint;
+	conn_finish(c);
 }
+
+const struct conn_ops conn_capture_ops = {
+	.co_name = "capture",
+	.co_request = conn_decide,
+	.co_connected = conn_peek,
+	.co_refuse = conn_capture_refuse,
+};
+
+const struct conn_ops conn_capture_dns_ops = {
+	.co_name = "dns",
+	.co_refuse = conn_capture_refuse,
+};

@@ -3,9 +3,10 @@
  * those inside an inspected tunnel alike.
  *
  * A request head is read whole (bounded by HTTP_HEAD_MAX and the head
- * deadline) and parsed by http.c; conn.c decides on it.  Then the head
- * is written anew for the upstream (http_out.c), and the bodies go both
- * ways as they come, through one pump, each only as far as its framing
+ * deadline) and parsed by http.c; its protocol's co_request decides on
+ * it (conn_decide; inside an inspected tunnel, conn_tls.c's).  Then the
+ * head is written anew for the upstream (http_out.c), and the bodies go
+ * both ways as they come, through one pump, each only as far as its framing
  * says (http_body.c) and with at most PROXY_BUFFER_MAX waiting on either
  * side.  When the answer is over the exchange is logged, and if both
  * sides may, the next request on the connection is read and decided
@@ -23,7 +24,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "conn.h"
+#include "conn_proto.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -78,6 +79,22 @@ conn_http_answer(struct conn *c, int status, const char *what,
 	    what, n, body);
 	free(body);
 	conn_finish(c);
+}
+
+/* Says a refusal or failure as HTTP does: a status and a short text. */
+void
+conn_http_refuse(struct conn *c, enum conn_refusal why, const char *what,
+    const char *hint)
+{
+	static const int	 status[] = {
+		[CONN_DENIED] = 403,
+		[CONN_UNAVAILABLE] = 503,
+		[CONN_UNREACHABLE] = 502,
+		[CONN_REFUSED] = 502,
+		[CONN_TIMEDOUT] = 504
+	};
+
+	conn_http_answer(c, status[why], what, hint);
 }
 
 /*
@@ -193,10 +210,7 @@ conn_http_head(struct conn *c)
 		c->c_path = xstrndup(h->hx_req.hr_path,
 		    strcspn(h->hx_req.hr_path, "?"));
 	h->hx_keepalive = h->hx_req.hr_keepalive && !h->hx_req.hr_connect;
-	if (tls)
-		conn_tls_head(c);
-	else
-		conn_decide(c);
+	c->c_ops->co_request(c);
 }
 
 /*
@@ -204,7 +218,7 @@ conn_http_head(struct conn *c)
  * when that reaches the host and port decided on, at an address just
  * checked.  Returns false, and does nothing, when it does not.
  */
-bool
+static bool
 conn_http_reuse(struct conn *c)
 {
 	struct conn_http	*h = &c->c_http;
@@ -212,15 +226,14 @@ conn_http_reuse(struct conn *c)
 	char			 text[ADDR_STRLEN];
 	size_t			 i;
 
-	if (h->hx_up != HX_UP_KEPT || c->c_proto != PROTO_HTTP ||
-	    c->c_port != h->hx_kept_port ||
+	if (c->c_dial.cd_up != CU_KEPT || c->c_port != h->hx_kept_port ||
 	    strcmp(c->c_dec.d_host.h_name, h->hx_kept_host) != 0)
 		return false;
 	for (i = 0; i < d->cd_naddrs; i++) {
 		if (!addr_equal(&d->cd_addrs[i], &d->cd_upaddr))
 			continue;
 		/* The very address just checked: reuse it. */
-		h->hx_up = HX_UP_REUSED;
+		c->c_dial.cd_up = CU_REUSED;
 		d->cd_next = d->cd_naddrs;
 		snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
 		    addr_str(&d->cd_upaddr, text, sizeof(text)));
@@ -339,7 +352,7 @@ conn_http_bad_answer(struct conn *c, char *cause)
 	xasprintf(&msg, "a malformed answer from upstream: %s", cause);
 	free(cause);
 	if (c->c_down_bytes == 0)
-		conn_fail(c, 502, 0, msg);
+		conn_fail(c, CONN_UNREACHABLE, msg);
 	else {
 		conn_reason(c, msg);
 		conn_abort(c);
@@ -417,7 +430,7 @@ conn_http_done(struct conn *c)
 	if (h->hx_keepalive && h->hx_reqdone && h->hx_resp.hs_keepalive &&
 	    h->hx_respbody.hb_kind != HTTP_BODY_CLOSE &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0) {
-		h->hx_up = HX_UP_KEPT;
+		c->c_dial.cd_up = CU_KEPT;
 		h->hx_kept_port = c->c_port;
 		memcpy(h->hx_kept_host, c->c_dec.d_host.h_name,
 		    sizeof(h->hx_kept_host));
@@ -530,15 +543,16 @@ conn_http_up_event(struct conn *c, short what)
 	struct conn_http	*h = &c->c_http;
 	bool			 done;
 
-	if (h->hx_up == HX_UP_REUSED && !c->c_ins.ci_tls && !h->hx_resphead &&
-	    c->c_down_bytes == 0 && h->hx_req.hr_body == HTTP_BODY_NONE &&
+	if (c->c_dial.cd_up == CU_REUSED && !c->c_ins.ci_tls &&
+	    !h->hx_resphead && c->c_down_bytes == 0 &&
+	    h->hx_req.hr_body == HTTP_BODY_NONE &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0) {
 		/*
 		 * The reused connection was closed as the request went out
 		 * (the upstream's own idle timeout): nothing was answered, and
 		 * the request has no body, so send it on a new connection.
 		 */
-		conn_drop_up(c);		/* HX_UP_NEW */
+		conn_drop_up(c);		/* CU_NEW */
 		c->c_dial.cd_next = 0;
 		conn_connect_next(c);
 		return;
@@ -558,15 +572,15 @@ conn_http_up_event(struct conn *c, short what)
 			conn_http_close_end(c, false);
 			return;
 		}
-		if ((what & BEV_EVENT_ERROR) && conn_tls_up_bare(c)) {
+		if ((what & BEV_EVENT_ERROR) && conn_up_bare(c)) {
 			conn_http_close_end(c, true);
 			return;
 		}
 	}
 	conn_up_reason(c, what);
 	if (!h->hx_resphead && c->c_down_bytes == 0)
-		conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? 504 : 502, 0,
-		    c->c_reason);
+		conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? CONN_TIMEDOUT :
+		    CONN_UNREACHABLE, c->c_reason);
 	else
 		conn_abort(c);
 }
@@ -601,13 +615,43 @@ conn_http_head_gone(struct conn *c, short what)
 	conn_gone(c, what);
 }
 
-/* A kept upstream closed between requests: forget it. */
+/* The upstream's end between requests: a kept one is forgotten. */
 void
-conn_http_kept_gone(struct conn *c)
+conn_http_head_up_gone(struct conn *c, short what)
 {
+	if (c->c_dial.cd_up != CU_KEPT) {
+		conn_up_gone(c, what);
+		return;
+	}
 	conn_drop_up(c);
 	/* Inspected: the tunnel had that one; the client retries. */
 	if (c->c_ins.ci_tls && c->c_state == CS_HTTP_HEAD &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_bev)) == 0)
 		conn_finish(c);
 }
+
+/* CONNECT: the upstream is connected; the tunnel's first bytes next. */
+static void
+conn_http_connected(struct conn *c)
+{
+	c->c_status = 200;
+	bufferevent_write(c->c_bev, "HTTP/1.1 200 Connection established\r\n"
+	    "\r\n", 39);
+	conn_peek(c);
+}
+
+const struct conn_ops conn_http_ops = {
+	.co_name = "http",
+	.co_request = conn_decide,
+	.co_allowed = conn_http_inspect,
+	.co_dial = conn_http_reuse,
+	.co_connected = conn_http_start,
+	.co_refuse = conn_http_refuse,
+};
+
+const struct conn_ops conn_http_connect_ops = {
+	.co_name = "connect",
+	.co_request = conn_decide,
+	.co_connected = conn_http_connected,
+	.co_refuse = conn_http_refuse,
+};

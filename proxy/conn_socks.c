@@ -3,7 +3,8 @@
  * must offer "no authentication"; the request must be CONNECT, whose
  * host and port are then decided like any other (conn_decide).  The
  * reply comes once the upstream is connected, or with the refusal.  The
- * parsing is socks5.c's; this file only moves bytes and states.
+ * parsing is socks5.c's; this file only moves bytes and states.  Once
+ * answered, a tunnel's first bytes are judged (conn_tunnel.c).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -13,10 +14,10 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
-#include "conn.h"
+#include "conn_proto.h"
 
 /* A SOCKS5 reply with code, then close. */
-void
+static void
 conn_socks_answer(struct conn *c, uint8_t code)
 {
 	uint8_t	 buf[SOCKS5_REPLY_MAX];
@@ -106,11 +107,29 @@ conn_socks_read(struct conn *c)
 	conn_decide(c);
 }
 
+/* Says a refusal or failure as SOCKS5 does: a reply code. */
+static void
+conn_socks_refuse(struct conn *c, enum conn_refusal why, const char *what,
+    const char *hint)
+{
+	static const uint8_t	 code[] = {
+		[CONN_DENIED] = SOCKS5_REP_RULESET,
+		[CONN_UNAVAILABLE] = SOCKS5_REP_FAILURE,
+		[CONN_UNREACHABLE] = SOCKS5_REP_HOST,
+		[CONN_REFUSED] = SOCKS5_REP_REFUSED,
+		[CONN_TIMEDOUT] = SOCKS5_REP_TTL
+	};
+
+	(void)what;
+	(void)hint;
+	conn_socks_answer(c, code[why]);
+}
+
 /*
  * The upstream is connected: success, with the address the proxy
  * connected from, as RFC 1928 asks (none if it cannot be had).
  */
-void
+static void
 conn_socks_connected(struct conn *c)
 {
 	struct sockaddr_storage	 ss;
@@ -122,4 +141,12 @@ conn_socks_connected(struct conn *c)
 		len = 0;
 	bufferevent_write(c->c_bev, reply, socks5_reply(reply,
 	    SOCKS5_REP_OK, len ? (struct sockaddr *)&ss : NULL));
+	conn_peek(c);
 }
+
+const struct conn_ops conn_socks_ops = {
+	.co_name = "socks5",
+	.co_request = conn_decide,
+	.co_connected = conn_socks_connected,
+	.co_refuse = conn_socks_refuse,
+};

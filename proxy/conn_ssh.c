@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conn.h"
+#include "conn_proto.h"
 #include "relay.h"
 
 /* The relay's watcher: true while the exchange is still to come. */

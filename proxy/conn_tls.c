@@ -1,13 +1,10 @@
 /*
- * conn_tls.c: the first bytes of a tunnel, and TLS inspection.
- *
- * A CONNECT or SOCKS5 tunnel is answered, and then its first bytes are
- * judged before any goes upstream: a TLS ClientHello must name the
- * host decided on (or one the policy allows on its own).  A host that
- * network.inspect names is not tunnelled but opened: a leaf for it from
- * the signer answers the sandbox's handshake, a verified TLS connection
- * goes to the upstream, and the requests inside are read as forward ones
- * (conn_http.c), each decided again (conn_tls_head).
+ * conn_tls.c: TLS inspection.  A tunnel to a host that network.inspect
+ * names is not spliced but opened (conn_tunnel.c hands it over): a leaf
+ * for it from the signer answers the sandbox's handshake, a verified TLS
+ * connection goes to the upstream, and the requests inside are read as
+ * forward ones (conn_http.c) of their own protocol, PROTO_HTTPS, whose
+ * co_request (conn_tls_head) decides each again.
  *
  * Ownership: c_bev becomes a TLS filter that owns the client's
  * bufferevent (c_fd stays the connection's); c_up becomes a TLS
@@ -30,126 +27,10 @@
 #include <openssl/x509_vfy.h>
 
 #include "certs.h"
-#include "conn.h"
+#include "conn_proto.h"
 #include "log.h"
 #include "util.h"
 #include "xmalloc.h"
-
-static void	conn_tls_start(struct conn *);
-
-/* Refuses what was tunnelled, saying why, before a byte goes up. */
-static void __attribute__((format(printf, 2, 3)))
-conn_tls_refuse(struct conn *c, const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*why;
-
-	va_start(ap, fmt);
-	if (vasprintf(&why, fmt, ap) == -1)
-		fatalx("proxy: out of memory");
-	va_end(ap);
-	conn_reason(c, why);
-	free(why);
-	c->c_dec.d_verdict = VERDICT_DENY;
-	conn_finish(c);
-}
-
-/*
- * Whether a ClientHello's server name, sni, may go up the tunnel: it is
- * the tunnel's host, or neither is inspected (ins is the tunnel's host's
- * rules, or NULL) and the policy allows it on its own.  Refuses the
- * tunnel and returns false when not.
- */
-static bool
-conn_tls_sni(struct conn *c, const struct pinspect *ins, const char *sni,
-    size_t snilen)
-{
-	const struct policy	*pol = c->c_policy->pp_policy;
-	struct decision		 d;
-	struct host		 h;
-	char			*cause, *shown;
-	bool			 ok = false;
-
-	if (host_parse(sni, snilen, &h, &cause) == 0 &&
-	    strcmp(h.h_name, c->c_dec.d_host.h_name) == 0)
-		return true;
-	shown = str_escape(sni, snilen);
-	if (cause == NULL && (ins != NULL || (h.h_kind == HOST_NAME &&
-	    policy_inspect(pol, h.h_name) != NULL)))
-		/* Inspection is by the tunnel's host, named alike. */
-		conn_tls_refuse(c, "TLS server name \"%s\" differs "
-		    "from the tunnel's host %s, and one of them is "
-		    "inspected (network.inspect)", shown,
-		    c->c_dec.d_host.h_name);
-	else if (cause == NULL && policy_decide(pol, sni, snilen,
-	    c->c_port, &d) && d.d_host.h_kind == HOST_NAME) {
-		decision_clear(&d);
-		ok = true;
-	} else {
-		if (cause == NULL)
-			decision_clear(&d);
-		conn_tls_refuse(c, "TLS server name \"%s\" does not "
-		    "match the tunnel's host %s, and is not allowed "
-		    "itself", shown, c->c_dec.d_host.h_name);
-	}
-	free(cause);
-	free(shown);
-	return ok;
-}
-
-/*
- * CONNECT and SOCKS5, after the answer: the first bytes of the client
- * decide.  A TLS ClientHello must name the host decided on, or one the
- * policy allows on its own; otherwise the tunnel is closed before one
- * byte goes upstream.  A host network.inspect names is opened instead of
- * tunnelled (conn_tls_start), and takes nothing but TLS naming it.
- */
-void
-conn_tls_peek(struct conn *c)
-{
-	struct evbuffer		*in = bufferevent_get_input(c->c_bev);
-	const struct pinspect	*ins = NULL;
-	size_t			 len = evbuffer_get_length(in), snilen;
-	char			 sni[256];
-	int			 rc;
-
-	if (len == 0)
-		return;
-	if (len > TLS_PEEK_MAX)
-		len = TLS_PEEK_MAX;
-	if (c->c_dec.d_host.h_kind == HOST_NAME)
-		ins = policy_inspect(c->c_policy->pp_policy,
-		    c->c_dec.d_host.h_name);
-	rc = tls_peek_sni(evbuffer_pullup(in, (ssize_t)len), len, sni,
-	    sizeof(sni), &snilen);
-	switch (rc) {
-	case TLS_PEEK_MORE:
-		if (len < TLS_PEEK_MAX)
-			return;
-		/* FALLTHROUGH */
-	case TLS_PEEK_BAD:
-		conn_tls_refuse(c, "%s", "a malformed TLS ClientHello");
-		return;
-	case TLS_PEEK_SNI:
-		if (!conn_tls_sni(c, ins, sni, snilen))
-			return;
-		break;
-	default:		/* not TLS, or TLS without a name */
-		break;
-	}
-	if (ins != NULL) {
-		if (rc == TLS_PEEK_NOT_TLS) {
-			conn_tls_refuse(c, "%s is inspected (network.inspect): "
-			    "only TLS may be tunnelled to it; send plain HTTP "
-			    "as proxy requests (http_proxy), not in a tunnel",
-			    c->c_dec.d_host.h_name);
-			return;
-		}
-		conn_tls_start(c);
-		return;
-	}
-	conn_tunnel(c);
-}
 
 /* The last OpenSSL error of a TLS bufferevent, in words (static). */
 static const char *
@@ -264,35 +145,6 @@ conn_tls_up_gone(struct conn *c, short what)
 }
 
 /*
- * Whether the upstream's TLS session ended by a bare close: the socket
- * closed with no close_notify first (OpenSSL's "unexpected eof while
- * reading"), and no other error.  Takes the bufferevent's errors.
- */
-bool
-conn_tls_up_bare(struct conn *c)
-{
-	unsigned long	 e;
-	bool		 eof = false, other = false;
-
-	if (c->c_up == NULL || bufferevent_openssl_get_ssl(c->c_up) == NULL)
-		return false;
-	while ((e = bufferevent_get_openssl_error(c->c_up)) != 0) {
-		/* libevent puts SSL_get_error()'s code first. */
-		if (e == SSL_ERROR_SSL)
-			continue;
-#ifdef SSL_R_UNEXPECTED_EOF_WHILE_READING
-		if (ERR_GET_LIB(e) == ERR_LIB_SSL &&
-		    ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
-			eof = true;
-			continue;
-		}
-#endif
-		other = true;
-	}
-	return eof && !other;
-}
-
-/*
  * Starts a verified TLS connection to the upstream c_upfd reaches, by
  * ci_host (SNI and the name checked), as a TLS bufferevent that takes
  * the socket.
@@ -334,24 +186,18 @@ conn_tls_connect(struct conn *c)
 }
 
 /*
- * Opens an inspected tunnel: a leaf for the host from the signer, and a
+ * Opens an inspected tunnel (the proxy has a CA: conn_tunnel.c asks): a
+ * leaf for the host from the signer, and a
  * verified TLS connection to the upstream (by the host's name, ALPN
  * http/1.1), at once; then the sandbox's handshake.  Requests are read
  * from then on like forward ones, each decided (conn_http_inspect).
  */
-static void
+void
 conn_tls_start(struct conn *c)
 {
 	struct proxy		*px = c->c_proxy;
 	struct conn_inspect	*ci = &c->c_ins;
 
-	if (px->px_signer == NULL || px->px_tls_srv == NULL) {
-		conn_tls_refuse(c, "%s is to be inspected (network.inspect), "
-		    "but this proxy started without a CA (restart it with "
-		    "the inspecting policy, after `cordon ca init`)",
-		    c->c_dec.d_host.h_name);
-		return;
-	}
 	snprintf(ci->ci_host, sizeof(ci->ci_host), "%s",
 	    c->c_dec.d_host.h_name);
 	ci->ci_port = c->c_port;
@@ -408,7 +254,7 @@ conn_tls_failed(struct conn *c, short what)
  * the tunnel's; then network.inspect's rules; then it goes up the
  * tunnel's one upstream connection.
  */
-void
+static void
 conn_tls_head(struct conn *c)
 {
 	struct conn_inspect	*ci = &c->c_ins;
@@ -438,13 +284,27 @@ conn_tls_head(struct conn *c)
 	if (!conn_http_inspect(c))
 		return;
 	if (ci->ci_upfail != NULL) {
-		conn_fail(c, 502, 0, ci->ci_upfail);
+		conn_fail(c, CONN_UNREACHABLE, ci->ci_upfail);
 		return;
 	}
 	if (c->c_up == NULL) {
-		conn_fail(c, 502, 0, "the upstream closed the connection");
+		conn_fail(c, CONN_UNREACHABLE, "the upstream closed the "
+		    "connection");
 		return;
 	}
-	c->c_http.hx_up = HX_UP_NEW;
+	c->c_dial.cd_up = CU_NEW;
 	conn_http_start(c);
 }
+
+/* Inspected, before requests: the upstream's bytes wait for them. */
+void
+conn_tls_up_hold(struct conn *c)
+{
+	bufferevent_disable(c->c_up, EV_READ);
+}
+
+const struct conn_ops conn_tls_ops = {
+	.co_name = "https",
+	.co_request = conn_tls_head,
+	.co_refuse = conn_http_refuse,
+};

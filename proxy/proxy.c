@@ -61,22 +61,20 @@ proxy_dns(struct proxy *px, const char *servers, const char *const *pins,
 }
 
 /*
- * Ends px: every connection closed, then everything px holds freed.  Each
- * connection logs its line and the metrics and hk_observe hear of it, so
- * they must still be there; hk_drained is not called.  A caller that wants to know whether the egress log has every
- * line asks jsonl_failed() after conn_close_all(), before this.
+ * Ends px, once its caller has closed what it opened on it, from above:
+ * every connection (conn_close_all: each logs its line, and the metrics
+ * and hk_observe hear of it, so they are still there), every run channel
+ * (watch_close_all) and inspection (inspect_teardown).  Frees what px
+ * holds; hk_drained is not called.  A caller that wants to know whether
+ * the egress log has every line asks jsonl_failed() before this.
  */
 void
 proxy_clear(struct proxy *px)
 {
-	px->px_draining = false;
-	conn_close_all(px);
-	watch_close_all(px);
 	jsonl_close(px->px_log);
 	dns_free(px->px_dns);
 	ppolicy_unref(px->px_policy);
 	phantoms_free(px->px_phantoms, px->px_nphantoms);
-	inspect_teardown(px);
 	memset(px, 0, sizeof(*px));
 }
 

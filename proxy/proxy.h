@@ -253,7 +253,7 @@ struct policy;
  */
 struct proxy_stats {
 	uint64_t		 ps_accepted;		/* proxy_cmd.c */
-	uint64_t		 ps_dns_failures;	/* conn_connect.c */
+	uint64_t		 ps_dns_failures;	/* conn_dial.c */
 	uint64_t		 ps_reloads_ok;		/* proxy_cmd.c */
 	uint64_t		 ps_reloads_failed;
 	time_t			 ps_loaded;		/* the policy in force */
@@ -456,9 +456,9 @@ void		 metrics_free(struct metrics *);
 
 /* watch.c: a run's own channel, its preflight and its decisions. */
 void	 watch_start(struct conn *);
-void	 watch_observe(struct proxy *, const struct conn *,
+void	 watch_observe(const struct conn *,
 	    const struct egress *, const char *, const char *);
-void	 watch_conn_gone(struct proxy *, const struct conn *);
+void	 watch_conn_gone(const struct conn *);
 void	 watch_close_all(struct proxy *);
 
 /* proxy_cmd.c */

@@ -642,6 +642,10 @@ proxy_stop(struct proxy_run *run)
 {
 	size_t	 i;
 
+	run->pr_proxy.px_draining = false;
+	conn_close_all(&run->pr_proxy);
+	watch_close_all(&run->pr_proxy);
+	inspect_teardown(&run->pr_proxy);
 	proxy_clear(&run->pr_proxy);
 	for (i = 0; i < nitems(run->pr_sigs); i++)
 		event_free(run->pr_sigs[i]);

@@ -245,9 +245,10 @@ watch_by_run(const struct conn *c)
  * logged; hint and pattern as for hk_observe.
  */
 void
-watch_observe(struct proxy *px, const struct conn *c, const struct egress *e,
-    const char *hint, const char *pattern)
+watch_observe(const struct conn *c, const struct egress *e, const char *hint,
+    const char *pattern)
 {
+	struct proxy	*px = c->c_proxy;
 	struct watch	*w;
 	char		*host;
 	bool		 by_run = false, decided = false;
@@ -279,8 +280,9 @@ watch_observe(struct proxy *px, const struct conn *c, const struct egress *e,
 
 /* c of a run is gone: a channel waiting for its end may be answered. */
 void
-watch_conn_gone(struct proxy *px, const struct conn *c)
+watch_conn_gone(const struct conn *c)
 {
+	struct proxy	*px = c->c_proxy;
 	struct watch	*w;
 
 	if (px->px_nwatches == 0 || c->c_sandbox == NULL)

@@ -153,6 +153,8 @@ run_end_proxy(struct runner *rn)
 		    !jsonl_retry(rn->rn_proxy.px_log))
 			log_warnx("run: the egress log %s could not be "
 			    "written in full", net->net_log);
+		watch_close_all(&rn->rn_proxy);
+		inspect_teardown(&rn->rn_proxy);
 		proxy_clear(&rn->rn_proxy);
 	}
 	if (rn->rn_dir != NULL) {

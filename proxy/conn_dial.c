@@ -1,5 +1,6 @@
 /*
- * conn_connect.c: from an allowed target to an upstream connection.
+ * conn_dial.c: from a target to an upstream connection: decided by the
+ * policy (or the harness asked), resolved, checked, connected.
  *
  * A name is resolved on the proxy's loop (dns.c) and every address it
  * has is checked (policy_check_addr): one special address refuses the
@@ -7,9 +8,9 @@
  * address that is the proxy's own listener (listen.c) refuses the
  * target too: a loop.  Then the proxy connects to exactly the addresses
  * it checked, one after the other, and never looks the name up again,
- * so DNS rebinding has nothing to move.  Once connected, an HTTP request
- * is sent on (conn_http.c); a CONNECT or SOCKS5 tunnel is answered and
- * waits for its first bytes (conn_tls.c).
+ * so DNS rebinding has nothing to move.  Once connected, the protocol
+ * goes on (conn_ops.co_connected): an HTTP request is sent, a tunnel
+ * answered.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -26,7 +27,9 @@
 #include <event2/event.h>
 
 #include "conn.h"
+#include "policy.h"
 #include "endpoint.h"
+#include "jsonl.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -90,25 +93,7 @@ conn_connect_done_cb(int fd, short what, void *arg)
 		return;
 	}
 	conn_connect_bev(c);
-	switch (c->c_proto) {
-	case PROTO_HTTP:
-		conn_http_start(c);
-		return;
-	case PROTO_CONNECT:
-		c->c_status = 200;
-		bufferevent_write(c->c_bev, "HTTP/1.1 200 Connection "
-		    "established\r\n\r\n", 39);
-		break;
-	case PROTO_SOCKS5:
-		conn_socks_connected(c);
-		break;
-	default:
-		break;
-	}
-	/* Nothing goes upstream until the first bytes are judged. */
-	c->c_state = CS_PEEK;
-	bufferevent_enable(c->c_bev, EV_READ);
-	conn_process(c);
+	c->c_ops->co_connected(c);
 }
 
 /* Tries the next checked address; when none is left, fails. */
@@ -153,11 +138,11 @@ conn_connect_next(struct conn *c)
 	xasprintf(&msg, "cannot connect to %s: %s", c->c_addrtext,
 	    strerror(d->cd_error));
 	if (d->cd_error == ETIMEDOUT)
-		conn_fail(c, 504, SOCKS5_REP_TTL, msg);
+		conn_fail(c, CONN_TIMEDOUT, msg);
 	else if (d->cd_error == ECONNREFUSED)
-		conn_fail(c, 502, SOCKS5_REP_REFUSED, msg);
+		conn_fail(c, CONN_REFUSED, msg);
 	else
-		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
+		conn_fail(c, CONN_UNREACHABLE, msg);
 	free(msg);
 }
 
@@ -179,12 +164,7 @@ conn_connect_refuse_loop(struct conn *c, const struct addr *a)
 	    "deny %s:%d: %s", c->c_dec.d_host.h_name, c->c_port, why);
 	conn_reason(c, why);
 	c->c_dec.d_verdict = VERDICT_DENY;
-	if (c->c_proto == PROTO_SOCKS5)
-		conn_socks_answer(c, SOCKS5_REP_RULESET);
-	else if (c->c_proto == PROTO_CAPTURE)
-		conn_finish(c);
-	else
-		conn_http_answer(c, 403, what, "the proxy does not connect to "
+	conn_refuse(c, CONN_DENIED, what, "the proxy does not connect to "
 		    "itself; to reach a service on this machine, name its "
 		    "own port, not the proxy's");
 	free(what);
@@ -193,9 +173,8 @@ conn_connect_refuse_loop(struct conn *c, const struct addr *a)
 
 /*
  * Connects to the checked addresses, unless one is the proxy's own
- * listener; an HTTP request to the host, port and address an upstream
- * connection kept from the previous request reaches goes on that
- * connection instead.
+ * listener; the protocol may have an upstream for them already (HTTP's
+ * kept from the last request: co_dial).
  */
 static void
 conn_connect_addrs(struct conn *c)
@@ -208,7 +187,7 @@ conn_connect_addrs(struct conn *c)
 			conn_connect_refuse_loop(c, &d->cd_addrs[i]);
 			return;
 		}
-	if (conn_http_reuse(c))
+	if (c->c_ops->co_dial != NULL && c->c_ops->co_dial(c))
 		return;
 	conn_drop_up(c);
 	conn_connect_next(c);
@@ -232,7 +211,7 @@ conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 	if (n == 0) {
 		c->c_proxy->px_stats.ps_dns_failures++;
 		xasprintf(&msg, "cannot resolve: %s", why);
-		conn_fail(c, 502, SOCKS5_REP_HOST, msg);
+		conn_fail(c, CONN_UNREACHABLE, msg);
 		free(msg);
 		return;
 	}
@@ -270,3 +249,90 @@ conn_connect(struct conn *c)
 	d->cd_query = dns_resolve(px->px_dns, c->c_dec.d_host.h_name,
 	    conn_connect_resolved_cb, c);
 }
+
+/* Reaches an allowed target: by the table's way, if it has one. */
+static void
+conn_reach(struct conn *c)
+{
+	if (c->c_table->ct_dial != NULL)
+		c->c_table->ct_dial(c);
+	else
+		conn_connect(c);
+}
+
+static void
+conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)fd;
+	(void)what;
+	conn_ask_cancel(c);
+	conn_deny(c);		/* out of CS_ASKING before any conn_free() */
+}
+
+/*
+ * Holds a connection no rule allows while the harness is asked (cordon
+ * run --ask); its answer comes through conn_answer(), or the deadline
+ * refuses it.  Returns false when nobody is asked.
+ */
+static bool
+conn_ask(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+	struct egress	 e;
+	struct timeval	 tv = { px->px_ask_secs, 0 };
+
+	if (px->px_hooks == NULL || px->px_hooks->hk_ask == NULL ||
+	    c->c_dec.d_why != WHY_NO_RULE)
+		return false;
+	conn_egress(c, &e);
+	if (!px->px_hooks->hk_ask(c, &e, px->px_hooks_arg))
+		return false;
+	if (c->c_ask_ev == NULL && (c->c_ask_ev = evtimer_new(px->px_base,
+	    conn_ask_timeout_cb, c)) == NULL)
+		fatalx("proxy: evtimer_new failed");
+	c->c_state = CS_ASKING;
+	bufferevent_disable(c->c_bev, EV_READ);
+	evtimer_add(c->c_ask_ev, &tv);
+	return true;
+}
+
+/*
+ * The harness's answer for a held connection: allowed (once, or because
+ * it added a rule), with why for the log, or refused.
+ */
+void
+conn_answer(struct conn *c, bool allow, const char *why)
+{
+	if (c->c_state != CS_ASKING)
+		return;
+	evtimer_del(c->c_ask_ev);
+	if (!allow) {
+		conn_deny(c);
+		return;
+	}
+	c->c_dec.d_verdict = VERDICT_ALLOW;
+	c->c_dec.d_why = WHY_ALLOW_RULE;
+	conn_reason(c, why);
+	conn_reach(c);
+}
+
+/* Decides on c_host:c_port, then resolves or connects. */
+void
+conn_decide(struct conn *c)
+{
+	if (!conn_log_ready(c))
+		return;
+	c->c_judged = true;
+	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
+	    c->c_port, &c->c_dec)) {
+		if (!conn_ask(c))
+			conn_deny(c);
+		return;
+	}
+	if (c->c_ops->co_allowed != NULL && !c->c_ops->co_allowed(c))
+		return;
+	conn_reach(c);
+}
+

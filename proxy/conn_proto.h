@@ -1,0 +1,56 @@
+/*
+ * conn_proto.h: what each protocol of a client connection offers the
+ * files above it (conn.h has the core's API, which is all a protocol
+ * calls below it).  From the bottom up: HTTP, TLS inspection, tunnels,
+ * SOCKS5, the capture; conn_accept.c, above them all, puts their
+ * handlers and operations in the one table the core reads.
+ */
+#ifndef CORDON_CONN_PROTO_H
+#define CORDON_CONN_PROTO_H
+
+#include "conn.h"
+
+/* conn_http.c */
+extern const struct conn_ops	conn_http_ops;		/* PROTO_HTTP */
+extern const struct conn_ops	conn_http_connect_ops;	/* PROTO_CONNECT */
+void	 conn_http_answer(struct conn *, int, const char *, const char *);
+void	 conn_http_refuse(struct conn *, enum conn_refusal, const char *,
+	    const char *);
+bool	 conn_http_inspect(struct conn *);
+void	 conn_http_start(struct conn *);
+void	 conn_http_head(struct conn *);
+void	 conn_http_head_gone(struct conn *, short);
+void	 conn_http_head_up_gone(struct conn *, short);
+void	 conn_http_forward(struct conn *);
+void	 conn_http_client_gone(struct conn *, short);
+void	 conn_http_up_event(struct conn *, short);
+
+/* conn_tls.c */
+extern const struct conn_ops	conn_tls_ops;		/* PROTO_HTTPS */
+void	 conn_tls_start(struct conn *);
+void	 conn_tls_up_hold(struct conn *);
+void	 conn_tls_up_done(struct conn *, short);
+void	 conn_tls_up_gone(struct conn *, short);
+void	 conn_tls_accepted(struct conn *);
+void	 conn_tls_failed(struct conn *, short);
+
+/* conn_tunnel.c */
+void	 conn_tunnel_peek(struct conn *);
+void	 conn_tunnel_up_read(struct conn *);
+
+/* conn_socks.c */
+extern const struct conn_ops	conn_socks_ops;		/* PROTO_SOCKS5 */
+void	 conn_socks_read(struct conn *);
+
+/* conn_ssh.c */
+void	 conn_ssh_watch(struct conn *, const void *, size_t);
+
+/* conn_capture.c */
+extern const struct conn_ops	conn_capture_ops;	/* PROTO_CAPTURE */
+extern const struct conn_ops	conn_capture_dns_ops;	/* PROTO_DNS */
+bool	 conn_capture(struct conn *, const uint8_t *, size_t);
+
+/* conn_accept.c */
+extern const struct conn_table	conn_accept_table;
+
+#endif

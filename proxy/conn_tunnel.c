@@ -1,0 +1,169 @@
+/*
+ * conn_tunnel.c: the first bytes of a tunnel (CS_PEEK).  A CONNECT or
+ * SOCKS5 tunnel is answered, a captured one is not (its client believes
+ * it is connected already), and then its first bytes are judged before
+ * any goes upstream: a TLS ClientHello must name the host decided on
+ * (or one the policy allows on its own).  Then both sockets go to the
+ * relay (conn_tunnel), or, for a host that network.inspect names, the
+ * tunnel is opened (conn_tls.c).  A server that speaks first (SSH, SMTP)
+ * is passed on meanwhile.
+ */
+#include <sys/types.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "conn_proto.h"
+#include "log.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* Refuses what was tunnelled, saying why, before a byte goes up. */
+static void __attribute__((format(printf, 2, 3)))
+conn_tunnel_refuse(struct conn *c, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*why;
+
+	va_start(ap, fmt);
+	if (vasprintf(&why, fmt, ap) == -1)
+		fatalx("proxy: out of memory");
+	va_end(ap);
+	conn_reason(c, why);
+	free(why);
+	c->c_dec.d_verdict = VERDICT_DENY;
+	conn_finish(c);
+}
+
+/*
+ * Whether a ClientHello's server name, sni, may go up the tunnel: it is
+ * the tunnel's host, or neither is inspected (ins is the tunnel's host's
+ * rules, or NULL) and the policy allows it on its own.  Refuses the
+ * tunnel and returns false when not.
+ */
+static bool
+conn_tunnel_sni(struct conn *c, const struct pinspect *ins, const char *sni,
+    size_t snilen)
+{
+	const struct policy	*pol = c->c_policy->pp_policy;
+	struct decision		 d;
+	struct host		 h;
+	char			*cause, *shown;
+	bool			 ok = false;
+
+	if (host_parse(sni, snilen, &h, &cause) == 0 &&
+	    strcmp(h.h_name, c->c_dec.d_host.h_name) == 0)
+		return true;
+	shown = str_escape(sni, snilen);
+	if (cause == NULL && (ins != NULL || (h.h_kind == HOST_NAME &&
+	    policy_inspect(pol, h.h_name) != NULL)))
+		/* Inspection is by the tunnel's host, named alike. */
+		conn_tunnel_refuse(c, "TLS server name \"%s\" differs "
+		    "from the tunnel's host %s, and one of them is "
+		    "inspected (network.inspect)", shown,
+		    c->c_dec.d_host.h_name);
+	else if (cause == NULL && policy_decide(pol, sni, snilen,
+	    c->c_port, &d) && d.d_host.h_kind == HOST_NAME) {
+		decision_clear(&d);
+		ok = true;
+	} else {
+		if (cause == NULL)
+			decision_clear(&d);
+		conn_tunnel_refuse(c, "TLS server name \"%s\" does not "
+		    "match the tunnel's host %s, and is not allowed "
+		    "itself", shown, c->c_dec.d_host.h_name);
+	}
+	free(cause);
+	free(shown);
+	return ok;
+}
+
+/*
+ * Opens the tunnel to an inspected host, if this proxy can: it needs a
+ * CA to sign for it.
+ */
+static void
+conn_tunnel_inspect(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+
+	if (px->px_signer == NULL || px->px_tls_srv == NULL) {
+		conn_tunnel_refuse(c, "%s is to be inspected "
+		    "(network.inspect), but this proxy started without a CA "
+		    "(restart it with the inspecting policy, after `cordon ca "
+		    "init`)", c->c_dec.d_host.h_name);
+		return;
+	}
+	conn_tls_start(c);
+}
+
+/*
+ * CONNECT, SOCKS5 and a captured tunnel, once answered: the first bytes
+ * of the client decide.  A TLS ClientHello must name the host decided
+ * on, or one the policy allows on its own; otherwise the tunnel is
+ * closed before one byte goes upstream.  A host network.inspect names is
+ * opened instead of tunnelled (conn_tls.c), and takes nothing but TLS
+ * naming it.
+ */
+void
+conn_tunnel_peek(struct conn *c)
+{
+	struct evbuffer		*in = bufferevent_get_input(c->c_bev);
+	const struct pinspect	*ins = NULL;
+	size_t			 len = evbuffer_get_length(in), snilen;
+	char			 sni[256];
+	int			 rc;
+
+	if (len == 0)
+		return;
+	if (len > TLS_PEEK_MAX)
+		len = TLS_PEEK_MAX;
+	if (c->c_dec.d_host.h_kind == HOST_NAME)
+		ins = policy_inspect(c->c_policy->pp_policy,
+		    c->c_dec.d_host.h_name);
+	rc = tls_peek_sni(evbuffer_pullup(in, (ssize_t)len), len, sni,
+	    sizeof(sni), &snilen);
+	switch (rc) {
+	case TLS_PEEK_MORE:
+		if (len < TLS_PEEK_MAX)
+			return;
+		/* FALLTHROUGH */
+	case TLS_PEEK_BAD:
+		conn_tunnel_refuse(c, "%s", "a malformed TLS ClientHello");
+		return;
+	case TLS_PEEK_SNI:
+		if (!conn_tunnel_sni(c, ins, sni, snilen))
+			return;
+		break;
+	default:		/* not TLS, or TLS without a name */
+		break;
+	}
+	if (ins != NULL) {
+		if (rc == TLS_PEEK_NOT_TLS) {
+			conn_tunnel_refuse(c, "%s is inspected "
+			    "(network.inspect): only TLS may be tunnelled to "
+			    "it; send plain HTTP as proxy requests "
+			    "(http_proxy), not in a tunnel",
+			    c->c_dec.d_host.h_name);
+			return;
+		}
+		conn_tunnel_inspect(c);
+		return;
+	}
+	conn_tunnel(c);
+}
+
+/* CS_PEEK: the server speaks first (SSH, SMTP): pass it on. */
+void
+conn_tunnel_up_read(struct conn *c)
+{
+	struct evbuffer	*upin = bufferevent_get_input(c->c_up);
+
+	c->c_down_bytes += evbuffer_get_length(upin);
+	evbuffer_add_buffer(bufferevent_get_output(c->c_bev), upin);
+}
