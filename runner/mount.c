@@ -759,8 +759,15 @@ mount_in_layer(const struct run *run, const struct fs_op *op)
 	    !path_is_below(op->fo_path, run->r_scratch) ||
 	    strcmp(op->fo_path, run->r_scratch) == 0 || mount_git_config(op))
 		return false;
+	/*
+	 * Below a writable root the path is the host's; below a hidden or
+	 * blocked folder the bind is what shows it (known_hosts in a hidden
+	 * ~/.ssh): both keep their mount.
+	 */
 	for (i = 0; i < plan->fp_nops; i++)
-		if (plan->fp_ops[i].fo_kind == FS_RW &&
+		if ((plan->fp_ops[i].fo_kind == FS_RW ||
+		    plan->fp_ops[i].fo_kind == FS_HIDE_DIR ||
+		    plan->fp_ops[i].fo_kind == FS_BLOCK) &&
 		    path_is_below(op->fo_path, plan->fp_ops[i].fo_path))
 			return false;
 	for (i = 0; i < run->r_nkeep; i++)

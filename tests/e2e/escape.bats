@@ -445,7 +445,8 @@ peer_count() {
 	# Into the home: the scratch layer takes it; the host never sees it.
 	in_user_ok symlink "$HOME/through-link" "$WS/link"
 	[ ! -e "$HOME/through-link" ]
-	in_user symlink "$WS/.git/hooks/pre-commit" "$WS/link2"
+	# Into the hooks folder: its scratch layer takes it; never the host.
+	in_user_ok symlink "$WS/.git/hooks/pre-commit" "$WS/link2"
 	[ ! -e "$WS/.git/hooks/pre-commit" ]
 	# One that came with the repository (made outside, used inside).
 	ln -s "$HOME/through-link" "$WS/cloned-link"

@@ -109,7 +109,7 @@ teardown() {
 	[[ "$output" == *"neither filtered nor logged"* ]]
 }
 
-@test "the filesystem: root read-only, workspace writable, private /tmp, git's config and hooks kept" {
+@test "the filesystem: root read-only, workspace writable, private /tmp, git's config kept, hooks never on the host" {
 	mkdir -p "$WS/.git/hooks" "$WS/sub/.git"
 	echo '[core]' >"$WS/.git/config"
 	touch "$BATS_TEST_TMPDIR/host-tmp-file"
@@ -118,7 +118,7 @@ teardown() {
 	    echo made >made.txt && echo ws-ok
 	    touch /etc/cordon-x 2>/dev/null || echo etc-held
 	    (echo x >>.git/config) 2>/dev/null || echo git-held
-	    touch .git/hooks/pre-commit 2>/dev/null || echo hooks-held
+	    touch .git/hooks/pre-commit 2>/dev/null && echo hooks-layer
 	    touch sub/.git/config 2>/dev/null || echo nested-held
 	    mkdir .cordon 2>/dev/null; touch .cordon/policy.json 2>/dev/null ||
 	        echo cordon-held
@@ -128,11 +128,12 @@ teardown() {
 	[ "${lines[0]}" = ws-ok ]
 	[ "${lines[1]}" = etc-held ]
 	[ "${lines[2]}" = git-held ]
-	[ "${lines[3]}" = hooks-held ]
+	[ "${lines[3]}" = hooks-layer ]	# the hooks folder's scratch layer
 	[ "${lines[4]}" = nested-held ]
 	[ "${lines[5]}" = cordon-held ]
 	[ "${lines[6]}" = 0 ]
 	[ "${lines[7]}" = tmp-ok ]
+	[ ! -e "$WS/.git/hooks/pre-commit" ]
 	[ "$(cat "$WS/made.txt")" = made ]
 	[ "$(cat "$WS/.git/config")" = '[core]' ]
 	# The placeholder that kept .cordon from being made is gone.
@@ -519,12 +520,14 @@ keep_link_check() {
 	    head -c 5000 /dev/zero >~/.config/fish/config.fish'
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"discarded at exit): ~/.config/fish (1 file, 5.0 kB), ~/.npm (1 file, 2 B)"* ]]
+	# The persistence point is named apart, never with --keep.
+	[[ "$output" == *"in the scratch layer only (never the host's): ~/.config/fish"* ]]
+	[[ "$output" == *"discarded at exit): ~/.npm (1 file, 2 B)"* ]]
 	[[ "$output" == *"to keep ~/.npm between runs: pass --keep ~/.npm"* ]]
 	[[ "$output" != *"--keep ~/.config"* ]]
 	[ "$(jq -c '[.scratch.written[] | [.path, .keep]]' "$WS/r.json")" = '[["~/.config/fish",false],["~/.npm",true]]' ]
 	run in_sandbox -- sh -c 'mkdir -p ~/.local/bin && echo x >~/.local/bin/t'
-	[[ "$output" == *"~/.local/bin (1 file"* ]]
+	[[ "$output" == *"in the scratch layer only (never the host's): ~/.local/bin"* ]]
 	[[ "$output" != *"pass --keep"* ]]
 }
 
@@ -827,15 +830,18 @@ unix_peer() {
 	[[ "$output" == *"filesystem.unix_sockets: $UDIR/sock/docker.sock: No such file or directory"* ]]
 }
 
-@test "filesystem.unix_sockets: a socket the command could replace, or a file, fails closed" {
+@test "filesystem.unix_sockets: a socket the command could replace is held as it was at the start; a file fails closed" {
 	unix_peer "$WS/app.sock"
 	printf '{"version": 1, "filesystem": {"unix_sockets": ["%s"]}}\n' \
 	    "$WS/app.sock" >"$UDIR/p.json"
-	run in_sandbox --policy "$UDIR/p.json" -- touch ran
-	[ "$status" -eq 125 ]
-	[[ "$output" == *"$WS/app.sock ($UDIR/p.json: filesystem.unix_sockets[0]) is in $WS, which the command can write"* ]]
-	[[ "$output" == *"hint: drop filesystem.unix_sockets"* ]]
-	[ ! -e "$WS/ran" ]
+	# The command replaces the path with its own socket; the connect
+	# still reaches the host's, held by cordon from the start.
+	run in_sandbox --policy "$UDIR/p.json" -- sh -c "
+	    mv app.sock app.old && $UDIR/bin/probe unix $WS/app.sock; touch ran"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -e "$WS/ran" ]
+	rm -f "$WS/ran"
 	printf '{"version": 1, "filesystem": {"unix_sockets": ["%s"]}}\n' \
 	    "$UDIR/bin/cordon" >"$UDIR/p.json"
 	run in_sandbox --policy "$UDIR/p.json" -- touch ran
@@ -856,7 +862,8 @@ unix_peer() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"escaped unix: connected to $UDIR/sock/agent.sock"* ]]
-	[[ "$output" == *"held unix: EACCES (connect)"* ]]
+	# other.sock is nowhere: the kernel's answer, as without cordon.
+	[[ "$output" == *"held unix: ENOENT (connect)"* ]]
 	[[ "$output" == *hello* ]]
 	jq -s -e --arg p "$UDIR/sock/agent.sock" 'map(select(.protocol ==
 	    "unix" and .host == $p and .decision == "allow" and .rule == $p))
