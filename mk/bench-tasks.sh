@@ -82,10 +82,12 @@ install() {
 		 "filesystem": {"denyRead": [], "allowWrite": [".", "/tmp"],
 		    "denyWrite": []}}
 	EOF
-	# srt takes one string for bash -c: the arguments, quoted.
+	# srt takes one string for bash -c: the arguments, quoted.  It sets
+	# TMPDIR to /tmp/claude, which Claude Code makes and srt does not:
+	# CLAUDE_CODE_TMPDIR names /tmp instead, which it may write.
 	cat >"$scratch/wrap-srt" <<-EOF
 		#!/bin/bash
-		exec node --require "$scratch/hosts.cjs" \\
+		CLAUDE_CODE_TMPDIR=/tmp exec node --require "$scratch/hosts.cjs" \\
 		    "$scratch/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js" \\
 		    --settings "$scratch/srt.json" -c "\$(printf '%q ' "\$@")"
 	EOF

@@ -12,7 +12,7 @@ WIDTH = 70
 
 def short(why):
     """One line of a reason, without the scratch folders' names."""
-    why = re.sub(r"/tmp/tmp\.\w+/", ".../", why.strip())
+    why = re.sub(r"(/var)?/tmp/(tmp\.\w+/)+", ".../", why.strip())
     why = why.replace("|", "\\|")
     return why if len(why) <= WIDTH else why[:WIDTH - 3] + "..."
 

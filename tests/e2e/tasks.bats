@@ -218,8 +218,11 @@ why() {
 # first lines cordon wrote on its standard error, and fails.
 differs() {
 	local last
-	last=$(grep -v '^cordon' "$OUT/$2.err" | grep . | tail -n 1)
-	why "${last:-$(diff <(echo "$1") <(echo "$3") | grep -m 1 '^[<>]')}"
+	last=$(grep -v '^cordon' "$OUT/$2.err" | grep . |
+	    { grep -iE 'error|fatal|denied|not permitted|unable|cannot' ||
+	    cat "$OUT/$2.err"; } | tail -n 1)
+	why "${last:-differs: $(diff <(echo "$1") <(echo "$3") |
+	    grep -m 1 '^>' | cut -c 3-)}"
 	echo "# $2 differs from the host:"
 	diff <(echo "$1") <(echo "$3") | head -n 40
 	echo "# $2: cordon said:"
