@@ -102,11 +102,11 @@ DEB_PKG		 = dpkg-dev fakeroot lintian binutils
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
-		   util-linux
+		   util-linux ripgrep
 
 .PHONY: all deps deps-demo deps-check libs deps-fuzz check unit e2e demo \
-	bench sanitize valgrind fuzz fuzz-run lint lint-bats clean install \
-	golden macos-check deb
+	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
+	clean install golden macos-check deb
 
 all: $(BIN)
 
@@ -129,8 +129,8 @@ libs:
 		exit 1; \
 	fi
 
-ifneq ($(filter deps deps-demo deps-check check unit demo bench sanitize \
-    valgrind fuzz deb,$(MAKECMDGOALS)),)
+ifneq ($(filter deps deps-demo deps-check check unit demo bench \
+    bench-tasks sanitize valgrind fuzz deb,$(MAKECMDGOALS)),)
 libs: | deps
 endif
 
@@ -219,10 +219,20 @@ check: deps deps-check macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 demo: deps deps-demo $(BIN) $(TOOL_BINS)
 	@./mk/demo.sh $(abspath $(BIN)) $(abspath $(BUILD))/tests/tools
 
-# Against socat, squid and tinyproxy, in the same run.
-bench: deps $(BIN) $(TOOL_BINS)
+# Against socat, squid and tinyproxy, in the same run; then, unless
+# BENCH names one section, tests/e2e/tasks.bats under cordon and under
+# sandbox-runtime and Codex, from the npm registry at the versions
+# mk/bench-tasks/package-lock.json pins, into a scratch folder: the
+# table of which task passes where, also in build/bench/tasks.md.
+bench: deps deps-check $(BIN) $(TOOL_BINS)
 	@./mk/deps.sh $(DEB_BENCH)
 	@./mk/bench.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
+	@[ "$${BENCH:-all}" != all ] || ./mk/bench-tasks.sh \
+	    $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
+
+bench-tasks: deps deps-check $(BIN) $(TOOL_BINS)
+	@./mk/deps.sh $(DEB_BENCH)
+	@./mk/bench-tasks.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
 
 # The whole suite under ASan and UBSan, from its own build folder.
 sanitize: deps deps-check

@@ -23,6 +23,12 @@
 # purpose)" in their names.  They must do it on the host; inside, the
 # host must be left as it was, and cordon's standard error must name
 # what it held back and how to apply it.
+#
+# make bench runs this file under other sandboxes too (mk/bench-tasks.sh):
+# there TASKS_WRAP names an executable that runs its arguments in that
+# sandbox, in place of `cordon run`; there is no run with an ssh-agent,
+# and a held-back task passes when the host is left as it was.  With
+# TASKS_WHY naming a file, each failure adds a line there saying why.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -171,14 +177,18 @@ fresh() {
 # server's refs.
 run_task() {
 	local how=$1 st=0 r env=("${TASK_ENV[@]}")
-	local cmd=(bash -eo pipefail -c "$PRELUDE
+	local task=(bash -eo pipefail -c "$PRELUDE
 $TASK")
+	local cmd=("${task[@]}")
 	case $how in
 	host) env+=("${HOST_ENV[@]}") ;;
 	agent) env+=(SSH_AUTH_SOCK="$AGENT") ;&
 	sandbox) cmd=("$UCORDON" run --read-only "$UDIR/bin" "${ALLOW[@]}"
-	    -- "${cmd[@]}") ;;
+	    -- "${task[@]}") ;;
 	esac
+	# make bench: another sandbox in place of cordon's.
+	[ "$how" = host ] || [ -z "${TASKS_WRAP:-}" ] ||
+	    cmd=("$TASKS_WRAP" "${task[@]}")
 	fresh
 	(cd "$WS" && as_user "$UDIR/home" env "${env[@]}" \
 	    timeout "$TASK_SECS" "${cmd[@]}") \
@@ -197,9 +207,22 @@ $TASK")
 	done
 }
 
+# Adds to $TASKS_WHY, if set, a line: this test's name, a tab, and $1,
+# why it failed.
+why() {
+	[ -z "${TASKS_WHY:-}" ] ||
+	    printf '%s\t%s\n' "$BATS_TEST_DESCRIPTION" "$1" >>"$TASKS_WHY"
+}
+
 # Shows where run $2's result ($3) differs from the host's ($1), with the
 # first lines cordon wrote on its standard error, and fails.
 differs() {
+	local last
+	last=$(grep -v '^cordon' "$OUT/$2.err" | grep . |
+	    { grep -iE 'error|fatal|denied|not permitted|unable|cannot' ||
+	    cat "$OUT/$2.err"; } | tail -n 1)
+	why "${last:-differs: $(diff <(echo "$1") <(echo "$3") |
+	    grep -m 1 '^>' | cut -c 3-)}"
 	echo "# $2 differs from the host:"
 	diff <(echo "$1") <(echo "$3") | head -n 40
 	echo "# $2: cordon said:"
@@ -217,14 +240,16 @@ both() {
 	TASK=$(cat)
 	host=$(run_task host)
 	[[ "$host" == "status 0"$'\n'* ]] || {
+		why "fails on the host"
 		echo "# the task fails on the host:"
 		echo "$host" | head -n 20
 		cat "$OUT/host.err"
 		return 1
 	}
 	sandbox=$(run_task sandbox)
-	agent=$(run_task agent)
 	[ "$sandbox" = "$host" ] || differs "$host" sandbox "$sandbox" || ok=1
+	[ -z "${TASKS_WRAP:-}" ] || return "$ok"
+	agent=$(run_task agent)
 	[ "$agent" = "$host" ] || differs "$host" agent "$agent" || ok=1
 	return "$ok"
 }
@@ -239,6 +264,7 @@ held_back() {
 	TASK=$(cat)
 	host=$(run_task host)
 	[[ "$host" == "status 0"$'\n'* ]] || {
+		why "fails on the host"
 		echo "$host" | head -n 20
 		cat "$OUT/host.err"
 		return 1
@@ -253,14 +279,18 @@ held_back() {
 	echo "# the task's standard error ended:"
 	grep -v '^cordon' "$OUT/sandbox.err" | tail -n 4
 	if (cd "$WS" && HOME="$UDIR/home" eval "$cond") >/dev/null; then
+		why "the sandbox wrote $what on the host"
 		echo "# the sandbox did it on the host: $cond"
 		return 1
 	fi
+	[ -z "${TASKS_WRAP:-}" ] || return 0
 	grep '^cordon' "$OUT/sandbox.err" | grep -qF -- "$what" || {
+		why "cordon did not name $what"
 		echo "# cordon did not name $what"
 		return 1
 	}
 	grep '^cordon' "$OUT/sandbox.err" | grep -qi 'apply' || {
+		why "cordon did not say how to apply it"
 		echo "# cordon did not say how to apply it"
 		return 1
 	}
