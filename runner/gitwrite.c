@@ -75,7 +75,7 @@ gitwrite_init(struct gitwrite *gw, const struct fsplan *plan)
 	for (i = 0; i < plan->fp_nops; i++) {
 		op = &plan->fp_ops[i];
 		if (op->fo_kind != FS_RO || op->fo_dir ||
-		    strcmp(op->fo_why, FSP_WHY_GITCODE) != 0 ||
+		    strcmp(op->fo_why, FS_WHY_GITCODE) != 0 ||
 		    (slash = strrchr(op->fo_path, '/')) == NULL ||
 		    strcmp(slash + 1, "config") != 0)
 			continue;
