@@ -44,12 +44,9 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
-#include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fsorder.h"
 #include "fspath.h"

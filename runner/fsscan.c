@@ -175,7 +175,7 @@ fsscan_join(const char *dir, const char *path)
 	return s;
 }
 
-#define FSSCAN_FILE	0x1	/* fsscan_protect: if missing, blocked by a file */
+#define FSSCAN_FILE	0x1	/* fsscan_protect: missing, blocked by a file */
 #define FSSCAN_DOT	0x2	/* ... that reads "./" */
 #define FSSCAN_GIT	0x4	/* ... a git directory: its code only */
 
