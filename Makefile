@@ -47,7 +47,8 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/ssh_peek.c \
 		   proxy/metrics.c proxy/watch.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
-		   runner/fsplan.c runner/fsorder.c runner/fsscan.c runner/guard.c \
+		   runner/fspath.c runner/fsscan.c runner/fsplan.c \
+		   runner/fsorder.c runner/guard.c \
 		   runner/sentinel.c runner/gitcfg.c runner/gitwrite.c \
 		   runner/hostport.c \
 		   runner/wspath.c runner/trust.c runner/secrets.c \
@@ -77,7 +78,8 @@ CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
-		   test_sysfilter test_landlock test_env test_fsplan \
+		   test_sysfilter test_landlock test_env test_fsplan test_fsscan \
+		   test_fsorder test_fspath \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn

@@ -1,7 +1,9 @@
 /*
- * fsorder.c: the second half of the mount plan (fsplan.c).  The planner
- * has gathered candidate ops; here they get the pins that keep a
- * protected path from being renamed away (fsorder_pins), then are
+ * fsorder.c: the last step of the mount plan: candidate ops in, the
+ * plan's ops out (fsorder.h), nothing read but the identity of what
+ * each bind's source is.  The planner (fsplan.c) has gathered candidate
+ * ops; here they get the pins that keep a protected path from being
+ * renamed away (fsorder_pins), then are
  * ordered most specific last: by depth (components), then by path.  At
  * one path the stricter kind stays (enum fs_kind is in
  * order of strictness; among equals the first rule's fo_why).  An op is
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsorder.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -44,7 +47,7 @@ struct fsorder_key {
 static int
 fsorder_cand_cmp(const void *a0, const void *b0)
 {
-	const struct fsp_cand	*a = a0, *b = b0;
+	const struct fsorder_cand	*a = a0, *b = b0;
 	int			 c;
 
 	if (a->c_depth != b->c_depth)
@@ -62,6 +65,52 @@ fsorder_key_cmp(const void *a0, const void *b0)
 	const struct fsorder_key	*a = a0, *b = b0;
 
 	return strcmp(a->k_path, b->k_path);
+}
+
+/* Adds a candidate op; takes path.  Returns it, for the caller to mark. */
+struct fsorder_cand *
+fsorder_add(struct fsorder *o, char *path, enum fs_kind kind, const char *why,
+    bool dir)
+{
+	struct fsorder_cand	*c;
+	const char		*p;
+
+	o->o_v = xreallocarray(o->o_v, o->o_n + 1, sizeof(*o->o_v));
+	c = &o->o_v[o->o_n];
+	memset(c, 0, sizeof(*c));
+	c->c_op.fo_path = path;
+	c->c_op.fo_why = xstrdup(why);
+	c->c_op.fo_kind = kind;
+	c->c_op.fo_dir = dir;
+	c->c_seq = o->o_n++;
+	c->c_parent = SIZE_MAX;
+	for (p = path; *p != '\0'; p++) {
+		if (*p == '/' && p[1] != '\0')
+			c->c_depth++;
+	}
+	return c;
+}
+
+/* Frees what a candidate holds. */
+static void
+fsorder_cand_clear(struct fsorder_cand *c)
+{
+	free(c->c_op.fo_path);
+	free(c->c_op.fo_why);
+	c->c_op.fo_path = c->c_op.fo_why = NULL;
+}
+
+/* Frees the candidates and empties the list. */
+void
+fsorder_clear(struct fsorder *o)
+{
+	size_t	 i;
+
+	for (i = 0; i < o->o_n; i++)
+		fsorder_cand_clear(&o->o_v[i]);
+	free(o->o_v);
+	o->o_v = NULL;
+	o->o_n = 0;
 }
 
 /*
@@ -106,29 +155,29 @@ fsorder_keep(enum fs_kind kind, enum fs_kind above, bool scratch)
  * drops the pins that are not under a writable root.
  */
 static void
-fsorder_pins(struct fsp *f)
+fsorder_pins(struct fsorder *o, const struct fsorder_in *in)
 {
-	size_t	 i, j, n = f->f_ncands;
+	size_t	 i, j, n = o->o_n;
 	char	*up, *slash;
 	bool	 below;
 
 	for (i = 0; i < n; i++) {
-		if (f->f_cands[i].c_op.fo_kind == FS_RW ||
-		    f->f_cands[i].c_op.fo_kind == FS_PIN_DIR)
+		if (o->o_v[i].c_op.fo_kind == FS_RW ||
+		    o->o_v[i].c_op.fo_kind == FS_PIN_DIR)
 			continue;
-		up = xstrdup(f->f_cands[i].c_op.fo_path);
+		up = xstrdup(o->o_v[i].c_op.fo_path);
 		while ((slash = strrchr(up, '/')) != NULL && slash != up) {
 			*slash = '\0';
-			for (below = false, j = 0; j < f->f_nroots; j++) {
-				if (strcmp(up, f->f_roots[j]) == 0) {
+			for (below = false, j = 0; j < in->oi_nroots; j++) {
+				if (strcmp(up, in->oi_roots[j]) == 0) {
 					below = false;
 					break;
 				}
 				below = below || path_is_below(up,
-				    f->f_roots[j]);
+				    in->oi_roots[j]);
 			}
 			if (below)
-				fsplan_add(f, xstrdup(up), FS_PIN_DIR,
+				fsorder_add(o, xstrdup(up), FS_PIN_DIR,
 				    "pinned: a protected path is below", true);
 		}
 		free(up);
@@ -155,34 +204,34 @@ fsorder_identify(struct fs_op *op)
 
 /* Whether path is in (below) a folder that may be a scratch layer. */
 static bool
-fsorder_in_scratch(const struct fsp *f, const char *path)
+fsorder_in_scratch(const struct fsorder_in *in, const char *path)
 {
 	size_t	 i;
 
-	for (i = 0; i < f->f_nscratch; i++)
-		if (strcmp(path, f->f_scratch[i]) != 0 &&
-		    path_is_below(path, f->f_scratch[i]))
+	for (i = 0; i < in->oi_nscratch; i++)
+		if (strcmp(path, in->oi_scratch[i]) != 0 &&
+		    path_is_below(path, in->oi_scratch[i]))
 			return true;
 	return false;
 }
 
 /* Orders the candidates and keeps, of those on one path, the first. */
 static void
-fsorder_merge(struct fsp *f)
+fsorder_merge(struct fsorder *o)
 {
-	struct fsp_cand	*cands = f->f_cands;
+	struct fsorder_cand	*cands = o->o_v;
 	size_t		 i, n = 0;
 
-	qsort(cands, f->f_ncands, sizeof(*cands), fsorder_cand_cmp);
-	for (i = 0; i < f->f_ncands; i++) {
+	qsort(cands, o->o_n, sizeof(*cands), fsorder_cand_cmp);
+	for (i = 0; i < o->o_n; i++) {
 		if (n > 0 && strcmp(cands[n - 1].c_op.fo_path,
 		    cands[i].c_op.fo_path) == 0) {
-			fsplan_cand_clear(&cands[i]);
+			fsorder_cand_clear(&cands[i]);
 			continue;
 		}
 		cands[n++] = cands[i];
 	}
-	f->f_ncands = n;
+	o->o_n = n;
 }
 
 /*
@@ -192,8 +241,8 @@ fsorder_merge(struct fsp *f)
  * one.
  */
 static bool
-fsorder_above(struct fsp *f, const struct fsorder_key *keys, size_t nkeys,
-    struct fsp_cand *c, enum fs_kind *above)
+fsorder_above(struct fsorder *o, const struct fsorder_key *keys, size_t nkeys,
+    struct fsorder_cand *c, enum fs_kind *above)
 {
 	const struct fsorder_key	*k;
 	struct fsorder_key		 key;
@@ -210,9 +259,9 @@ fsorder_above(struct fsp *f, const struct fsorder_key *keys, size_t nkeys,
 			*slash = '\0';
 		key.k_path = up;
 		k = bsearch(&key, keys, nkeys, sizeof(*keys), fsorder_key_cmp);
-		if (k != NULL && f->f_cands[k->k_i].c_kept) {
+		if (k != NULL && o->o_v[k->k_i].c_kept) {
 			found = true;
-			*above = f->f_cands[k->k_i].c_op.fo_kind;
+			*above = o->o_v[k->k_i].c_op.fo_kind;
 			if (*above == FS_HIDE_DIR)
 				c->c_parent = k->k_i;
 			break;
@@ -227,26 +276,26 @@ fsorder_above(struct fsp *f, const struct fsorder_key *keys, size_t nkeys,
  * (c_new).  Returns how many are kept.
  */
 static size_t
-fsorder_prune(struct fsp *f)
+fsorder_prune(struct fsorder *o, const struct fsorder_in *in)
 {
-	struct fsp_cand	*c;
+	struct fsorder_cand	*c;
 	struct fsorder_key	*keys;
 	enum fs_kind	 above;
 	size_t		 i, n = 0;
 	bool		 scratch;
 
-	keys = xcalloc(f->f_ncands, sizeof(*keys));
-	for (i = 0; i < f->f_ncands; i++) {
-		keys[i].k_path = f->f_cands[i].c_op.fo_path;
+	keys = xcalloc(o->o_n, sizeof(*keys));
+	for (i = 0; i < o->o_n; i++) {
+		keys[i].k_path = o->o_v[i].c_op.fo_path;
 		keys[i].k_i = i;
 	}
-	qsort(keys, f->f_ncands, sizeof(*keys), fsorder_key_cmp);
+	qsort(keys, o->o_n, sizeof(*keys), fsorder_key_cmp);
 
 	/* Ancestors come first (lower depth): their fate is known. */
-	for (i = 0; i < f->f_ncands; i++) {
-		c = &f->f_cands[i];
-		scratch = !fsorder_above(f, keys, f->f_ncands, c, &above) &&
-		    fsorder_in_scratch(f, c->c_op.fo_path);
+	for (i = 0; i < o->o_n; i++) {
+		c = &o->o_v[i];
+		scratch = !fsorder_above(o, keys, o->o_n, c, &above) &&
+		    fsorder_in_scratch(in, c->c_op.fo_path);
 		c->c_kept = fsorder_keep(c->c_op.fo_kind, above, scratch) ||
 		    (c->c_show && above == FS_HIDE_DIR);
 		if (c->c_kept)
@@ -261,18 +310,17 @@ fsorder_prune(struct fsp *f)
  * HIDE_DIR listed in that one's fo_keep; frees the others.
  */
 static void
-fsorder_emit(struct fsp *f, size_t n)
+fsorder_emit(struct fsorder *o, size_t n, struct fsplan *plan)
 {
-	struct fsplan	*plan = f->f_plan;
-	struct fsp_cand	*c;
+	struct fsorder_cand	*c;
 	struct fs_op	*parent;
 	size_t		 i;
 
 	plan->fp_ops = xcalloc(n == 0 ? 1 : n, sizeof(*plan->fp_ops));
-	for (i = 0; i < f->f_ncands; i++) {
-		c = &f->f_cands[i];
+	for (i = 0; i < o->o_n; i++) {
+		c = &o->o_v[i];
 		if (!c->c_kept) {
-			fsplan_cand_clear(c);
+			fsorder_cand_clear(c);
 			continue;
 		}
 		plan->fp_ops[c->c_new] = c->c_op;
@@ -280,7 +328,7 @@ fsorder_emit(struct fsp *f, size_t n)
 		fsorder_identify(&plan->fp_ops[c->c_new]);
 		if (c->c_parent == SIZE_MAX)
 			continue;
-		parent = &plan->fp_ops[f->f_cands[c->c_parent].c_new];
+		parent = &plan->fp_ops[o->o_v[c->c_parent].c_new];
 		parent->fo_keep = xreallocarray(parent->fo_keep,
 		    parent->fo_nkeep + 1, sizeof(*parent->fo_keep));
 		parent->fo_keep[parent->fo_nkeep++] = c->c_new;
@@ -290,14 +338,16 @@ fsorder_emit(struct fsp *f, size_t n)
 
 /*
  * Orders the candidates, merges those on one path and keeps those that
- * change something, filling plan->fp_ops.
+ * change something, filling plan->fp_ops; empties o.
  */
 void
-fsorder_finish(struct fsp *f)
+fsorder_run(struct fsorder *o, const struct fsorder_in *in,
+    struct fsplan *plan)
 {
-	if (f->f_ncands == 0)
-		return;
-	fsorder_pins(f);
-	fsorder_merge(f);
-	fsorder_emit(f, fsorder_prune(f));
+	if (o->o_n > 0) {
+		fsorder_pins(o, in);
+		fsorder_merge(o);
+		fsorder_emit(o, fsorder_prune(o, in), plan);
+	}
+	fsorder_clear(o);
 }

@@ -1,16 +1,20 @@
 /*
  * fsplan.c: the mount plan of `cordon run`, made before anything is
- * mounted.
+ * mounted: a one-way pipeline over plain data, each step in its own
+ * file, none calling back into the one before.
  *
- * From the policy's write, read_only and deny lists and the tree on disk
- * it makes an ordered list of operations (runner.h, struct fs_op):
+ *	policy --fsp_roots--> write roots --fsscan_run--> findings
+ *	policy + findings --(here)--> candidate ops --fsorder_run--> plan
  *
- * - Every path is resolved by hand, component by component, so each
- *   symlink met is seen.  A mount target never goes through a symlink
- *   (the attack: `ws/.git -> /elsewhere`, so a read-only bind of ws/.git
- *   lands elsewhere and the real name stays writable).  A symlink met in
- *   a writable place on the way to a protected or hidden path is pinned
- *   (FS_PIN_LINK), and its target gets the protection.
+ * Every path is resolved by hand, component by component (fspath.c),
+ * so each symlink met is seen.  Here the policy's write, read_only and
+ * deny lists, the folders on PATH, and the scan's findings become
+ * candidate ops (fsorder.h):
+ *
+ * - A mount target never goes through a symlink.  A symlink met on the
+ *   way to a protected or hidden path is pinned (FS_PIN_LINK; pruning
+ *   drops those not in a writable place), and its target gets the
+ *   protection.
  * - A protected path that does not exist, inside a writable root, is
  *   blocked at its first missing component (FS_BLOCK), so the command
  *   cannot create `.cordon/policy.json` or a `.git` with hooks for the
@@ -25,12 +29,12 @@
  *   the command's (and the repository's), and a link there decides
  *   nothing (fsp_contain).  A read_only or deny rule of the untrusted
  *   workspace layer stops at a link that leads out of the workspace.
- * - The writable roots are scanned for repositories (fsscan.c).
- * - Every folder between a writable root and a protected path is pinned
- *   (FS_PIN_DIR): a mount point cannot be renamed, so the protected
- *   path cannot be replaced by renaming a folder above it (fsorder.c).
+ * - The writable roots are scanned for repositories (fsscan.c), whose
+ *   findings are protected as the policy's rules are.
  *
- * Then the ops are ordered, merged and pruned (fsorder.c).
+ * Then the ordering (fsorder.c) pins every folder between a writable
+ * root and a protected path (FS_PIN_DIR: a mount point cannot be
+ * renamed), orders, merges and prunes the candidates into the plan.
  *
  * Paths the runner mounts itself (/tmp, /dev, /proc, /run) are not
  * special here, except that a write root may not be /, nor under /proc,
@@ -39,32 +43,32 @@
  */
 #include <sys/types.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
-#include <linux/openat2.h>
-
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "fsorder.h"
+#include "fspath.h"
+#include "fsscan.h"
 #include "policy.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 
-#define FSPLAN_MAX_LINKS	40	/* symlinks in a path, as the kernel */
+#define FSP_HIDE	0x1	/* fsp_protect: hidden, not read-only */
+#define FSP_FILE	0x2	/* ... if missing, blocked by a file */
+#define FSP_DOT		0x4	/* ... that reads "./" */
 
-enum fsp_res {
-	RES_FOUND,		/* the path exists: the resolved path */
-	RES_MISSING,		/* the first missing component */
-	RES_NOTDIR,		/* a non-directory with more to come */
-	RES_SKIP		/* cannot be resolved; a note says why */
+/* The planner's state during one fsplan_build(); nobody else sees it. */
+struct fsp {
+	struct fsplan	*f_plan;	/* its notes and marks */
+	struct fsorder	 f_cands;
+	char		**f_roots;	/* existing writable folders */
+	size_t		 f_nroots;
+	char		**f_rootv;	/* per write item: resolved, or NULL */
+	const char	*f_ws;		/* the workspace, resolved, or NULL */
+	const char	*f_within;	/* fsp_protect: only inside this */
 };
 
 const char *
@@ -91,47 +95,6 @@ fsplan_kind_name(enum fs_kind kind)
 	return "?";
 }
 
-/* Adds a note for the user; the text is escaped, as it holds paths. */
-void
-fsplan_note(struct fsp *f, const char *fmt, ...)
-{
-	struct fsplan	*plan = f->f_plan;
-	va_list		 ap;
-	char		*s;
-
-	va_start(ap, fmt);
-	xvasprintf(&s, fmt, ap);
-	va_end(ap);
-	plan->fp_notes = xreallocarray(plan->fp_notes, plan->fp_nnotes + 1,
-	    sizeof(*plan->fp_notes));
-	plan->fp_notes[plan->fp_nnotes++] = str_escape(s, strlen(s));
-	free(s);
-}
-
-/* Adds a candidate op; takes path. */
-void
-fsplan_add(struct fsp *f, char *path, enum fs_kind kind, const char *why,
-    bool dir)
-{
-	struct fsp_cand	*c;
-	const char	*p;
-
-	f->f_cands = xreallocarray(f->f_cands, f->f_ncands + 1,
-	    sizeof(*f->f_cands));
-	c = &f->f_cands[f->f_ncands];
-	memset(c, 0, sizeof(*c));
-	c->c_op.fo_path = path;
-	c->c_op.fo_why = xstrdup(why);
-	c->c_op.fo_kind = kind;
-	c->c_op.fo_dir = dir;
-	c->c_seq = f->f_ncands++;
-	c->c_parent = SIZE_MAX;
-	for (p = path; *p != '\0'; p++) {
-		if (*p == '/' && p[1] != '\0')
-			c->c_depth++;
-	}
-}
-
 /* True if path is /proc, /sys or /dev, or below one of them. */
 static bool
 path_system(const char *path, const char **which)
@@ -148,274 +111,105 @@ path_system(const char *path, const char **which)
 	return false;
 }
 
-/* Returns the target of the symlink at path, or NULL with errno set. */
-static char *
-fsp_readlink(const char *path)
+/* Resolves path (fspath.c); a note says why if it cannot be. */
+static void
+fsp_resolve(struct fsp *f, const char *path, struct fspath *pr)
 {
-	char	*buf;
-	ssize_t	 n;
-
-	buf = xmalloc(PATH_MAX);
-	if ((n = readlink(path, buf, PATH_MAX)) == -1) {
-		free(buf);
-		return NULL;
-	}
-	if (n == PATH_MAX || n == 0) {
-		free(buf);
-		errno = n == 0 ? ENOENT : ENAMETOOLONG;
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
+	fspath_resolve(path, pr);
+	if (pr->pr_note != NULL)
+		fspath_note(&f->f_plan->fp_notes, &f->f_plan->fp_nnotes, "%s",
+		    pr->pr_note);
 }
 
-/* True if s holds a component other than "." (what is left to walk). */
-static bool
-more_components(const char *s)
+/* Pins the symlinks met on the way to a path protected for why. */
+static void
+fsp_pins(struct fsp *f, struct fspath *pr, const char *why)
 {
-	for (; *s != '\0'; s++) {
-		if (*s == '/')
-			continue;
-		if (s[0] == '.' && (s[1] == '/' || s[1] == '\0'))
-			continue;
-		return true;
-	}
-	return false;
-}
+	size_t	 i;
 
-/* A walk of fsp_resolve: what is resolved, and what is left of the path. */
-struct fsp_walk {
-	char		*w_done;	/* resolved so far; "" stands for "/" */
-	char		*w_todo;	/* the path being walked */
-	const char	*w_p;		/* what is left of it */
-	size_t		 w_links;	/* symlinks followed */
-};
-
-/*
- * The next component to look up, *len bytes long, or NULL at the end:
- * "." is passed over and ".." goes up from what is resolved so far, as
- * the kernel does (*dir: a folder, "/" at worst).
- */
-static const char *
-fsp_walk_next(struct fsp_walk *w, size_t *len, bool *dir)
-{
-	const char	*comp;
-
-	for (;;) {
-		while (*w->w_p == '/')
-			w->w_p++;
-		if (*w->w_p == '\0')
-			return NULL;
-		comp = w->w_p;
-		*len = strcspn(comp, "/");
-		w->w_p += *len;
-		if (*len == 1 && comp[0] == '.')
-			continue;
-		if (*len == 2 && comp[0] == '.' && comp[1] == '.') {
-			if (*w->w_done != '\0')
-				*strrchr(w->w_done, '/') = '\0';
-			*dir = true;
-			continue;
-		}
-		return comp;
+	for (i = 0; i < pr->pr_nlinks; i++) {
+		fsorder_add(&f->f_cands, pr->pr_links[i], FS_PIN_LINK, why,
+		    false);
+		pr->pr_links[i] = NULL;
 	}
 }
 
 /*
- * The walk meets the symlink cand (taken): with pin_why set it becomes
- * an FS_PIN_LINK candidate, and the walk goes on through its target.
- * Returns 0, or -1 with a note saying why it cannot be followed.
- */
-static int
-fsp_walk_link(struct fsp *f, struct fsp_walk *w, char *cand,
-    const char *pin_why)
-{
-	char	*link, *next;
-
-	link = ++w->w_links > FSPLAN_MAX_LINKS ? NULL : fsp_readlink(cand);
-	if (link == NULL)
-		fsplan_note(f, "%s: %s: left out of the plan", cand,
-		    w->w_links > FSPLAN_MAX_LINKS ? strerror(ELOOP) :
-		    strerror(errno));
-	if (pin_why != NULL)
-		fsplan_add(f, cand, FS_PIN_LINK, pin_why, false);
-	else
-		free(cand);
-	if (link == NULL)
-		return -1;
-	if (link[0] == '/')
-		*w->w_done = '\0';
-	xasprintf(&next, "%s%s", link, w->w_p);
-	free(link);
-	free(w->w_todo);
-	w->w_todo = next;
-	w->w_p = next;
-	return 0;
-}
-
-/*
- * Resolves the absolute path one component at a time, as realpath(3)
- * does, but by hand so that each symlink met is seen: with pin_why set,
- * each becomes an FS_PIN_LINK candidate (pruning drops those not in a
- * writable place).  ".." goes up from what is resolved so far, as the
- * kernel does.  On RES_FOUND, *out is the resolved path and *dir says if
- * it is a directory; on RES_MISSING, *out is the first missing
- * component and *dir says if more come after it; on RES_NOTDIR, the
- * non-directory met.  The caller frees *out.  On RES_SKIP a note says
- * why and *out is NULL.
- */
-static enum fsp_res
-fsp_resolve(struct fsp *f, const char *path, const char *pin_why,
-    char **out, bool *dir)
-{
-	struct fsp_walk	 w;
-	struct stat	 st;
-	enum fsp_res	 res;
-	const char	*comp;
-	char		*cand;
-	size_t		 len;
-
-	*out = NULL;
-	*dir = true;			/* "/" */
-	w.w_done = xstrdup("");
-	w.w_todo = xstrdup(path);
-	w.w_p = w.w_todo;
-	w.w_links = 0;
-	while ((comp = fsp_walk_next(&w, &len, dir)) != NULL) {
-		xasprintf(&cand, "%s/%.*s", w.w_done, (int)len, comp);
-		if (lstat(cand, &st) == -1) {
-			if (errno == ENOENT) {
-				*out = cand;
-				*dir = more_components(w.w_p);
-				res = RES_MISSING;
-				goto out;
-			}
-			fsplan_note(f, "%s: %s: left out of the plan", cand,
-			    strerror(errno));
-			free(cand);
-			res = RES_SKIP;
-			goto out;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			if (fsp_walk_link(f, &w, cand, pin_why) == -1) {
-				res = RES_SKIP;
-				goto out;
-			}
-			continue;
-		}
-		free(w.w_done);
-		w.w_done = cand;
-		*dir = S_ISDIR(st.st_mode);
-		if (!*dir && more_components(w.w_p)) {
-			*out = w.w_done;
-			w.w_done = NULL;
-			res = RES_NOTDIR;
-			goto out;
-		}
-	}
-	if (*w.w_done == '\0') {
-		free(w.w_done);
-		w.w_done = xstrdup("/");
-	}
-	*out = w.w_done;
-	w.w_done = NULL;
-	res = RES_FOUND;
-out:
-	free(w.w_done);
-	free(w.w_todo);
-	return res;
-}
-
-/*
- * Remembers what is at path (not following a link) for the guard
- * (guard.c), which after the run leaves alone the repositories the
- * plan protected.
+ * The op that protects the path pr leads to (taken) for the rule why,
+ * read-only or hidden (FSP_HIDE).  A missing path is blocked by an
+ * empty folder at its first missing component, or, with FSP_FILE and
+ * only its last one missing, by an empty file (~/.bashrc: a shell reads
+ * it), or one that reads "./" with FSP_DOT.
  */
 static void
-fsp_mark(struct fsp *f, const char *path)
+fsp_op(struct fsp *f, struct fspath *pr, int how, const char *why)
 {
-	struct stat	 st;
+	struct fsorder_cand	*c;
+	char			*r = pr->pr_path;
+	bool			 dir = pr->pr_dir, hide = how & FSP_HIDE;
 
-	if (lstat(path, &st) == 0)
-		fsplan_mark_add(&f->f_plan->fp_marks, &f->f_plan->fp_nmarks, &st);
-}
-
-/* Appends what st is to the list *v of *n identities. */
-void
-fsplan_mark_add(struct fs_mark **v, size_t *n, const struct stat *st)
-{
-	*v = xreallocarray(*v, *n + 1, sizeof(**v));
-	(*v)[*n].fm_dev = st->st_dev;
-	(*v)[(*n)++].fm_ino = st->st_ino;
-}
-
-/*
- * Protects path (read-only, or hidden with FSP_HIDE) for the rule why.
- * On RES_FOUND and with found set, returns the resolved path in *found
- * (the caller frees it).  With FSP_GIT, a folder is a git directory:
- * only what makes git run a program or look elsewhere is protected in
- * it (fsscan_gitdir), so that commits work.  A missing path is blocked by an empty folder at
- * its first missing component, or, with FSP_FILE and only its last one
- * missing, by an empty file (~/.bashrc: a shell reads it).
- */
-void
-fsplan_protect(struct fsp *f, const char *path, int how, const char *why,
-    char **found)
-{
-	enum fsp_res	 res;
-	char		*r;
-	bool		 dir, hide = how & FSP_HIDE;
-
-	if (found != NULL)
-		*found = NULL;
-	res = fsp_resolve(f, path, why, &r, &dir);
-	if (res != RES_SKIP && f->f_within != NULL &&
-	    !path_is_below(r, f->f_within)) {
-		fsplan_note(f, "%s: %s leads out of the workspace, to %s; a "
-		    "workspace policy names only what is inside it, so the "
-		    "rule stops at the link", why, path, r);
-		free(r);
-		return;
-	}
-	switch (res) {
-	case RES_FOUND:
-		fsp_mark(f, r);
-		if (found != NULL)
-			*found = xstrdup(r);
-		if (!hide && dir && (how & FSP_GIT)) {
-			fsscan_gitdir(f, r, 0);
-			free(r);
-		} else if (!hide)
-			fsplan_add(f, r, FS_RO, why, dir);
+	pr->pr_path = NULL;
+	switch (pr->pr_res) {
+	case FSPATH_FOUND:
+		if (!hide)
+			fsorder_add(&f->f_cands, r, FS_RO, why, dir);
 		else
-			fsplan_add(f, r, dir ? FS_HIDE_DIR : FS_HIDE_FILE, why,
-			    dir);
+			fsorder_add(&f->f_cands, r, dir ? FS_HIDE_DIR :
+			    FS_HIDE_FILE, why, dir);
 		break;
-	case RES_MISSING:
+	case FSPATH_MISSING:
 		/*
 		 * A hidden path that does not exist has nothing to hide;
 		 * blocking it would keep the command from making, say,
 		 * ~/.config in a writable home.  A protected one is blocked.
 		 */
 		if (!hide) {
-			fsplan_add(f, r, FS_BLOCK, why, dir || !(how & FSP_FILE));
-			f->f_cands[f->f_ncands - 1].c_op.fo_dot = !dir &&
-			    (how & FSP_DOT);
+			c = fsorder_add(&f->f_cands, r, FS_BLOCK, why,
+			    dir || !(how & FSP_FILE));
+			c->c_op.fo_dot = !dir && (how & FSP_DOT);
 		} else
 			free(r);
 		break;
-	case RES_NOTDIR:
-		fsplan_add(f, r, FS_RO, why, false);
+	case FSPATH_NOTDIR:
+		fsorder_add(&f->f_cands, r, FS_RO, why, false);
 		break;
-	case RES_SKIP:
+	case FSPATH_SKIP:
 		break;
 	}
 }
 
 /*
+ * Protects path (read-only, or hidden with FSP_HIDE) for the rule why,
+ * and remembers what it is for the guard (guard.c), which after the
+ * run leaves alone what the plan protected.
+ */
+static void
+fsp_protect(struct fsp *f, const char *path, int how, const char *why)
+{
+	struct fspath	 pr;
+	struct stat	 st;
+
+	fsp_resolve(f, path, &pr);
+	fsp_pins(f, &pr, why);
+	if (pr.pr_res != FSPATH_SKIP && f->f_within != NULL &&
+	    !path_is_below(pr.pr_path, f->f_within)) {
+		fspath_note(&f->f_plan->fp_notes, &f->f_plan->fp_nnotes,
+		    "%s: %s leads out of the workspace, to %s; a workspace "
+		    "policy names only what is inside it, so the rule stops "
+		    "at the link", why, path, pr.pr_path);
+		fspath_clear(&pr);
+		return;
+	}
+	if (pr.pr_res == FSPATH_FOUND && lstat(pr.pr_path, &st) == 0)
+		fspath_mark(&f->f_plan->fp_marks, &f->f_plan->fp_nmarks, &st);
+	fsp_op(f, &pr, how, why);
+	fspath_clear(&pr);
+}
+
+/*
  * The read_only or deny rules of the policy.  Those of the untrusted
  * workspace layer name only what is inside the workspace: where a link
- * there leads out, the link itself is pinned (fsp_resolve) and the rule
+ * there leads out, the link itself is pinned (fsp_pins) and the rule
  * goes no further, so a repository cannot hide /usr or protect /etc.
  */
 static void
@@ -425,9 +219,8 @@ fsp_protect_list(struct fsp *f, const struct plist *pl, bool hide)
 
 	for (i = 0; i < pl->pl_n; i++) {
 		f->f_within = pl->pl_v[i].pi_untrusted ? f->f_ws : NULL;
-		fsplan_protect(f, pl->pl_v[i].pi_text, (hide ? FSP_HIDE : 0) |
-		    (pl->pl_v[i].pi_dir ? 0 : FSP_FILE), pl->pl_v[i].pi_from,
-		    NULL);
+		fsp_protect(f, pl->pl_v[i].pi_text, (hide ? FSP_HIDE : 0) |
+		    (pl->pl_v[i].pi_dir ? 0 : FSP_FILE), pl->pl_v[i].pi_from);
 	}
 	f->f_within = NULL;
 }
@@ -460,8 +253,8 @@ fsp_protect_path(struct fsp *f, const char *path)
 		    !S_ISDIR(st.st_mode) || (project &&
 		    path_is_below(dir, f->f_ws)))
 			continue;
-		fsplan_protect(f, dir, 0, "protected: a folder on PATH, "
-		    "what it holds runs on the host", NULL);
+		fsp_protect(f, dir, 0, "protected: a folder on PATH, "
+		    "what it holds runs on the host");
 	}
 	free(copy);
 }
@@ -475,22 +268,25 @@ fsp_protect_path(struct fsp *f, const char *path)
 static void
 fsp_show(struct fsp *f, const char *path)
 {
+	struct fspath	 pr;
 	struct stat	 st;
-	char		*r;
-	bool		 dir;
 
-	if (fsp_resolve(f, path, NULL, &r, &dir) != RES_FOUND) {
-		free(r);		/* RES_MISSING, RES_NOTDIR: a path */
+	fsp_resolve(f, path, &pr);
+	if (pr.pr_res != FSPATH_FOUND) {
+		fspath_clear(&pr);
 		return;
 	}
-	if (dir || lstat(path, &st) == -1 || !S_ISREG(st.st_mode)) {
-		fsplan_note(f, "%s is not shown inside: not a file (a "
-		    "symbolic link is not followed)", path);
-		free(r);
+	if (pr.pr_dir || lstat(path, &st) == -1 || !S_ISREG(st.st_mode)) {
+		fspath_note(&f->f_plan->fp_notes, &f->f_plan->fp_nnotes,
+		    "%s is not shown inside: not a file (a symbolic link is "
+		    "not followed)", path);
+		fspath_clear(&pr);
 		return;
 	}
-	fsplan_add(f, r, FS_RO, "shown: cordon's ssh-agent needs it", false);
-	f->f_cands[f->f_ncands - 1].c_show = true;
+	fsorder_add(&f->f_cands, pr.pr_path, FS_RO,
+	    "shown: cordon's ssh-agent needs it", false)->c_show = true;
+	pr.pr_path = NULL;
+	fspath_clear(&pr);
 }
 
 /*
@@ -555,6 +351,38 @@ fsp_contain(struct fsp *f, const struct plist *pl, char **cause)
 }
 
 /*
+ * One write root, resolved to pr's path (kept): refused when that is /
+ * or under /proc, /sys or /dev, else an FS_RW candidate.  Returns 0, or
+ * -1 with *cause set.
+ */
+static int
+fsp_root(struct fsp *f, const struct pitem *pi, const struct fspath *pr,
+    char **cause)
+{
+	const char	*sys, *r = pr->pr_path;
+
+	if (strcmp(r, "/") == 0) {
+		xasprintf(cause, "%s: %s is /, and writing to / would "
+		    "make the whole filesystem writable; name folders "
+		    "instead", pi->pi_from, pi->pi_text);
+		return -1;
+	}
+	if (path_system(r, &sys)) {
+		xasprintf(cause, "%s: %s resolves to %s, under %s, "
+		    "which the sandbox has its own of and never makes "
+		    "writable", pi->pi_from, pi->pi_text, r, sys);
+		return -1;
+	}
+	if (pr->pr_dir) {
+		f->f_roots = xreallocarray(f->f_roots, f->f_nroots + 1,
+		    sizeof(*f->f_roots));
+		f->f_roots[f->f_nroots++] = xstrdup(r);
+	}
+	fsorder_add(&f->f_cands, xstrdup(r), FS_RW, pi->pi_from, pr->pr_dir);
+	return 0;
+}
+
+/*
  * Resolves the write roots into FS_RW candidates.  Refuses / and the
  * kernel's own trees; leaves out, with a note, a root that does not
  * exist.  Returns 0, or -1 with *cause set.
@@ -563,10 +391,9 @@ static int
 fsp_roots(struct fsp *f, const struct plist *pl, char **cause)
 {
 	const struct pitem	*pi;
+	struct fspath		 pr;
 	const char		*sys;
-	char			*r;
 	size_t			 i;
-	bool			 dir;
 
 	f->f_rootv = xcalloc(pl->pl_n + 1, sizeof(*f->f_rootv));
 
@@ -589,51 +416,58 @@ fsp_roots(struct fsp *f, const struct plist *pl, char **cause)
 			    pi->pi_from, pi->pi_text, sys);
 			return -1;
 		}
-		switch (fsp_resolve(f, pi->pi_text, NULL, &r, &dir)) {
-		case RES_FOUND:
-			break;
-		case RES_MISSING:
-		case RES_NOTDIR:
-			fsplan_note(f, "%s: %s does not exist, so it is not "
-			    "writable; create it first", pi->pi_from,
-			    pi->pi_text);
-			free(r);
-			continue;
-		case RES_SKIP:
+		fsp_resolve(f, pi->pi_text, &pr);
+		if (pr.pr_res == FSPATH_MISSING || pr.pr_res == FSPATH_NOTDIR)
+			fspath_note(&f->f_plan->fp_notes,
+			    &f->f_plan->fp_nnotes, "%s: %s does not exist, so "
+			    "it is not writable; create it first",
+			    pi->pi_from, pi->pi_text);
+		if (pr.pr_res != FSPATH_FOUND) {
+			fspath_clear(&pr);
 			continue;
 		}
-		if (strcmp(r, "/") == 0) {
-			xasprintf(cause, "%s: %s is /, and writing to / would "
-			    "make the whole filesystem writable; name folders "
-			    "instead", pi->pi_from, pi->pi_text);
-			free(r);
+		if (fsp_root(f, pi, &pr, cause) == -1) {
+			fspath_clear(&pr);
 			return -1;
 		}
-		if (path_system(r, &sys)) {
-			xasprintf(cause, "%s: %s resolves to %s, under %s, "
-			    "which the sandbox has its own of and never makes "
-			    "writable", pi->pi_from, pi->pi_text, r, sys);
-			free(r);
-			return -1;
-		}
-		if (dir) {
-			f->f_roots = xreallocarray(f->f_roots, f->f_nroots + 1,
-			    sizeof(*f->f_roots));
-			f->f_roots[f->f_nroots++] = xstrdup(r);
-		}
-		f->f_rootv[i] = xstrdup(r);
-		fsplan_add(f, r, FS_RW, pi->pi_from, dir);
+		f->f_rootv[i] = pr.pr_path;
+		pr.pr_path = NULL;
+		fspath_clear(&pr);
 	}
 	return fsp_contain(f, pl, cause);
 }
 
-/* Frees what a candidate holds. */
-void
-fsplan_cand_clear(struct fsp_cand *c)
+/*
+ * The scan's findings, protected as a rule of the policy is, after the
+ * policy's: each link met pinned, and the path read-only or blocked, but
+ * for a git directory, whose code its own findings protect.  Its notes
+ * and marks follow the policy's.
+ */
+static void
+fsp_findings(struct fsp *f, struct fsscan *s)
 {
-	free(c->c_op.fo_path);
-	free(c->c_op.fo_why);
-	c->c_op.fo_path = c->c_op.fo_why = NULL;
+	struct fsplan		*plan = f->f_plan;
+	struct fsscan_find	*sf;
+	size_t			 i;
+
+	for (i = 0; i < s->fs_nfinds; i++) {
+		sf = &s->fs_finds[i];
+		fsp_pins(f, &sf->sf_at, sf->sf_why);
+		if (!sf->sf_gitdir)
+			fsp_op(f, &sf->sf_at, (sf->sf_file ? FSP_FILE : 0) |
+			    (sf->sf_dot ? FSP_DOT : 0), sf->sf_why);
+	}
+	for (i = 0; i < s->fs_nnotes; i++) {
+		plan->fp_notes = xreallocarray(plan->fp_notes,
+		    plan->fp_nnotes + 1, sizeof(*plan->fp_notes));
+		plan->fp_notes[plan->fp_nnotes++] = s->fs_notes[i];
+	}
+	s->fs_nnotes = 0;
+	plan->fp_marks = xreallocarray(plan->fp_marks, plan->fp_nmarks +
+	    s->fs_nmarks + 1, sizeof(*plan->fp_marks));
+	for (i = 0; i < s->fs_nmarks; i++)
+		plan->fp_marks[plan->fp_nmarks++] = s->fs_marks[i];
+	plan->fp_scanned = s->fs_scanned;
 }
 
 /*
@@ -647,6 +481,8 @@ int
 fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 {
 	const struct policy	*p = in->fi_policy;
+	struct fsorder_in	 oi;
+	struct fsscan		 scan;
 	struct fsp		 f;
 	size_t			 i;
 	int			 rc = -1;
@@ -656,10 +492,6 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	memset(&f, 0, sizeof(f));
 	f.f_plan = plan;
 	f.f_ws = in->fi_workspace;
-	f.f_scratch = in->fi_scratch;
-	f.f_nscratch = in->fi_nscratch;
-	f.f_scan_max = in->fi_scan_max == 0 ? FSPLAN_SCAN_MAX :
-	    in->fi_scan_max;
 
 	if (fsp_roots(&f, &p->p_write, cause) == -1)
 		goto out;
@@ -668,13 +500,18 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	fsp_protect_path(&f, in->fi_path);
 	for (i = 0; i < in->fi_nshow; i++)
 		fsp_show(&f, in->fi_show[i]);
-	fsscan_run(&f);
-	fsorder_finish(&f);
+	fsscan_run((const char *const *)f.f_roots, f.f_nroots,
+	    in->fi_scan_max == 0 ? FSPLAN_SCAN_MAX : in->fi_scan_max, &scan);
+	fsp_findings(&f, &scan);
+	fsscan_clear(&scan);
+	oi.oi_roots = (const char *const *)f.f_roots;
+	oi.oi_nroots = f.f_nroots;
+	oi.oi_scratch = in->fi_scratch;
+	oi.oi_nscratch = in->fi_nscratch;
+	fsorder_run(&f.f_cands, &oi, plan);
 	rc = 0;
 out:
-	for (i = 0; i < f.f_ncands; i++)
-		fsplan_cand_clear(&f.f_cands[i]);
-	free(f.f_cands);
+	fsorder_clear(&f.f_cands);
 	for (i = 0; i < f.f_nroots; i++)
 		free(f.f_roots[i]);
 	free(f.f_roots);

@@ -1,16 +1,19 @@
 /*
  * fsscan.c: the mount plan's scan of the writable roots for the
  * repositories in them, and for what makes git run a program there.
+ * The first step of the plan: roots in, findings out (fsscan.h), paths
+ * to protect with where each leads (fspath.c) and why, and the
+ * repositories' identities; the planner (fsplan.c) protects them.
  *
  * Every writable root is scanned, breadth first and bounded, without
  * following symlinks, for `.git` (directory, symlink, or file with
  * `gitdir:`, then that gitdir's `commondir`), `.hg`, and the folders git
  * takes for a repository with no `.git` name at all (HEAD with objects
  * and refs, or with commondir).  Of a git directory, what makes git run
- * a program or read another repository is made read-only
+ * a program or read another repository is found to protect
  * (fsscan_gitdir), since a host tool runs hooks and config from there,
- * and the rest left writable, so that commits work; a `.hg` is made
- * read-only whole.  Each is remembered by identity for the check after
+ * and the rest left writable, so that commits work; a `.hg` is
+ * protected whole.  Each is remembered by identity for the check after
  * the run (guard.c).  Of a git repository, so are the hooks it runs
  * from outside it: the folder core.hooksPath names, and the target of
  * each hook that is a link.  `.git` and `.hg` are not entered by the
@@ -35,7 +38,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "fspath.h"
+#include "fsscan.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -50,7 +54,7 @@
 #define WHY_BARE	"protected: bare git repository"
 #define WHY_HOOKS	"protected: git hooks (core.hooksPath)"
 #define WHY_HOOK	"protected: target of a git hook link"
-#define WHY_GITCODE	FSP_WHY_GITCODE
+#define WHY_GITCODE	FS_WHY_GITCODE
 #define FSSCAN_MODULES_DEPTH	8	/* .git/modules/a/modules/b/... */
 
 /* A folder waiting to be scanned. */
@@ -171,6 +175,51 @@ fsscan_join(const char *dir, const char *path)
 	return s;
 }
 
+#define FSSCAN_FILE	0x1	/* fsscan_protect: missing, blocked by a file */
+#define FSSCAN_DOT	0x2	/* ... that reads "./" */
+#define FSSCAN_GIT	0x4	/* ... a git directory: its code only */
+
+static void	fsscan_gitdir(struct fsscan *, const char *, int);
+
+/*
+ * A path to protect for the rule why, as how says: where it leads
+ * (fspath.c) kept as a finding, for the planner to protect.  When it
+ * exists it is known to the guard by identity, and with FSSCAN_GIT a
+ * folder is a git directory: only what makes git run a program or look
+ * elsewhere is protected in it (fsscan_gitdir), so that commits work.
+ * Returns the resolved path when it exists (the caller frees it), else
+ * NULL.
+ */
+static char *
+fsscan_protect(struct fsscan *s, const char *path, int how, const char *why)
+{
+	struct fsscan_find	*sf;
+	struct stat		 st;
+	char			*found = NULL;
+
+	s->fs_finds = xreallocarray(s->fs_finds, s->fs_nfinds + 1,
+	    sizeof(*s->fs_finds));
+	sf = &s->fs_finds[s->fs_nfinds++];
+	memset(sf, 0, sizeof(*sf));
+	fspath_resolve(path, &sf->sf_at);
+	sf->sf_why = why;
+	sf->sf_file = how & FSSCAN_FILE;
+	sf->sf_dot = how & FSSCAN_DOT;
+	if (sf->sf_at.pr_note != NULL)
+		fspath_note(&s->fs_notes, &s->fs_nnotes, "%s",
+		    sf->sf_at.pr_note);
+	if (sf->sf_at.pr_res != FSPATH_FOUND)
+		return NULL;
+	found = xstrdup(sf->sf_at.pr_path);
+	if (lstat(found, &st) == 0)
+		fspath_mark(&s->fs_marks, &s->fs_nmarks, &st);
+	if (sf->sf_at.pr_dir && (how & FSSCAN_GIT)) {
+		sf->sf_gitdir = true;
+		fsscan_gitdir(s, found, 0);	/* moves s->fs_finds */
+	}
+	return found;
+}
+
 /* Opens a folder to list, following no symlink on the way. */
 static int
 fsscan_opendir(const char *path)
@@ -194,8 +243,8 @@ fsscan_opendir(const char *path)
  * dir is not a folder.
  */
 static void
-fsscan_each(struct fsp *f, const char *dir, mode_t type, int depth,
-    void (*fn)(struct fsp *, const char *, int))
+fsscan_each(struct fsscan *s, const char *dir, mode_t type, int depth,
+    void (*fn)(struct fsscan *, const char *, int))
 {
 	struct dirent	*de;
 	struct stat	 st;
@@ -216,7 +265,7 @@ fsscan_each(struct fsp *f, const char *dir, mode_t type, int depth,
 		    (st.st_mode & S_IFMT) != type)
 			continue;
 		xasprintf(&sub, "%s/%s", dir, de->d_name);
-		fn(f, sub, depth);
+		fn(s, sub, depth);
 		free(sub);
 	}
 	closedir(dp);
@@ -228,17 +277,17 @@ fsscan_each(struct fsp *f, const char *dir, mode_t type, int depth,
  * command could rewrite).
  */
 static void
-fsscan_hook_link(struct fsp *f, const char *link, int depth)
+fsscan_hook_link(struct fsscan *s, const char *link, int depth)
 {
 	(void)depth;
-	fsplan_protect(f, link, 0, WHY_HOOK, NULL);
+	free(fsscan_protect(s, link, 0, WHY_HOOK));
 }
 
 /* The links in the hooks folder dir (fsscan_hook_link). */
 static void
-fsscan_hook_links(struct fsp *f, const char *dir)
+fsscan_hook_links(struct fsscan *s, const char *dir)
 {
-	fsscan_each(f, dir, S_IFLNK, 0, fsscan_hook_link);
+	fsscan_each(s, dir, S_IFLNK, 0, fsscan_hook_link);
 }
 
 /*
@@ -248,13 +297,13 @@ fsscan_hook_links(struct fsp *f, const char *dir)
  * worktree: husky's .husky).
  */
 static void
-fsscan_hooks(struct fsp *f, const char *gitdir, const char *worktree)
+fsscan_hooks(struct fsscan *s, const char *gitdir, const char *worktree)
 {
 	const char	*home;
 	char		*hp, *dir, *path;
 
 	xasprintf(&dir, "%s/hooks", gitdir);
-	fsscan_hook_links(f, dir);
+	fsscan_hook_links(s, dir);
 	free(dir);
 	if ((hp = fsscan_hooks_path(gitdir)) == NULL)
 		return;
@@ -262,9 +311,9 @@ fsscan_hooks(struct fsp *f, const char *gitdir, const char *worktree)
 		xasprintf(&path, "%s%s", home, hp + 1);
 	else
 		path = fsscan_join(worktree, hp);
-	fsplan_protect(f, path, 0, WHY_HOOKS, &dir);
+	dir = fsscan_protect(s, path, 0, WHY_HOOKS);
 	if (dir != NULL)
-		fsscan_hook_links(f, dir);
+		fsscan_hook_links(s, dir);
 	free(dir);
 	free(path);
 	free(hp);
@@ -275,7 +324,7 @@ fsscan_hooks(struct fsp *f, const char *gitdir, const char *worktree)
  * gitdir it names and, if that has one, the common directory.
  */
 static void
-fsscan_gitfile(struct fsp *f, const char *dir)
+fsscan_gitfile(struct fsscan *s, const char *dir)
 {
 	char	*line, *gitdir, *common, *resolved;
 
@@ -287,18 +336,18 @@ fsscan_gitfile(struct fsp *f, const char *dir)
 	}
 	gitdir = fsscan_join(dir, line + 7 + strspn(line + 7, " \t"));
 	free(line);
-	fsplan_protect(f, gitdir, FSP_GIT, WHY_GITDIR, &resolved);
+	resolved = fsscan_protect(s, gitdir, FSSCAN_GIT, WHY_GITDIR);
 	free(gitdir);
 	if (resolved == NULL)
 		return;
-	fsscan_hooks(f, resolved, dir);
+	fsscan_hooks(s, resolved, dir);
 	if ((line = fsscan_read_line(resolved, "commondir")) != NULL) {
 		if (*line != '\0') {
 			common = fsscan_join(resolved, line);
-			fsplan_protect(f, common, FSP_GIT, WHY_COMMONDIR,
-			    &gitdir);
+			gitdir = fsscan_protect(s, common, FSSCAN_GIT,
+			    WHY_COMMONDIR);
 			if (gitdir != NULL)
-				fsscan_hooks(f, gitdir, dir);
+				fsscan_hooks(s, gitdir, dir);
 			free(gitdir);
 			free(common);
 		}
@@ -337,7 +386,7 @@ static const char *const fsscan_worktree_code[] = {
 };
 
 static void
-fsscan_protect_all(struct fsp *f, const char *dir, const char *const *v,
+fsscan_protect_all(struct fsscan *s, const char *dir, const char *const *v,
     size_t n)
 {
 	size_t	 i, len;
@@ -348,18 +397,18 @@ fsscan_protect_all(struct fsp *f, const char *dir, const char *const *v,
 		last = v[i][len - 1];
 		xasprintf(&path, "%s/%.*s", dir, (int)(last == '/' ||
 		    last == '.' ? len - 1 : len), v[i]);
-		fsplan_protect(f, path, last == '/' ? 0 : last == '.' ?
-		    FSP_FILE | FSP_DOT : FSP_FILE, WHY_GITCODE, NULL);
+		free(fsscan_protect(s, path, last == '/' ? 0 : last == '.' ?
+		    FSSCAN_FILE | FSSCAN_DOT : FSSCAN_FILE, WHY_GITCODE));
 		free(path);
 	}
 }
 
 /* A linked worktree's folder (gitdir/worktrees/NAME). */
 static void
-fsscan_worktree(struct fsp *f, const char *dir, int depth)
+fsscan_worktree(struct fsscan *s, const char *dir, int depth)
 {
 	(void)depth;
-	fsscan_protect_all(f, dir, fsscan_worktree_code,
+	fsscan_protect_all(s, dir, fsscan_worktree_code,
 	    nitems(fsscan_worktree_code));
 }
 
@@ -368,7 +417,7 @@ fsscan_worktree(struct fsp *f, const char *dir, int depth)
  * holds HEAD, else a folder of a NAME with '/' in it, looked into.
  */
 static void
-fsscan_module(struct fsp *f, const char *dir, int depth)
+fsscan_module(struct fsscan *s, const char *dir, int depth)
 {
 	struct stat	 st;
 	char		*head;
@@ -377,9 +426,9 @@ fsscan_module(struct fsp *f, const char *dir, int depth)
 		return;
 	xasprintf(&head, "%s/HEAD", dir);
 	if (lstat(head, &st) == 0)
-		fsscan_gitdir(f, dir, depth + 1);
+		fsscan_gitdir(s, dir, depth + 1);
 	else
-		fsscan_each(f, dir, S_IFDIR, depth + 1, fsscan_module);
+		fsscan_each(s, dir, S_IFDIR, depth + 1, fsscan_module);
 	free(head);
 }
 
@@ -388,18 +437,18 @@ fsscan_module(struct fsp *f, const char *dir, int depth)
  * code protected (fsscan_git_code), and so in each linked worktree's
  * folder and each submodule's git directory in it.
  */
-void
-fsscan_gitdir(struct fsp *f, const char *gitdir, int depth)
+static void
+fsscan_gitdir(struct fsscan *s, const char *gitdir, int depth)
 {
 	char	*dir;
 
-	fsscan_protect_all(f, gitdir, fsscan_git_code,
+	fsscan_protect_all(s, gitdir, fsscan_git_code,
 	    nitems(fsscan_git_code));
 	xasprintf(&dir, "%s/worktrees", gitdir);
-	fsscan_each(f, dir, S_IFDIR, depth, fsscan_worktree);
+	fsscan_each(s, dir, S_IFDIR, depth, fsscan_worktree);
 	free(dir);
 	xasprintf(&dir, "%s/modules", gitdir);
-	fsscan_each(f, dir, S_IFDIR, depth, fsscan_module);
+	fsscan_each(s, dir, S_IFDIR, depth, fsscan_module);
 	free(dir);
 }
 
@@ -419,19 +468,18 @@ fsscan_push(struct fsscan_queue *q, char *path, bool late)
  * file too, not only where it leads), and for git the hooks it runs.
  */
 static void
-fsscan_repo(struct fsp *f, const char *dir, const char *child,
+fsscan_repo(struct fsscan *s, const char *dir, const char *child,
     const struct stat *st, bool git)
 {
-	struct fsplan	*plan = f->f_plan;
 	char		*gitdir;
 
-	fsplan_mark_add(&plan->fp_marks, &plan->fp_nmarks, st);
-	fsplan_protect(f, child, git ? FSP_GIT : 0, git ? WHY_GIT : WHY_HG,
-	    &gitdir);
+	fspath_mark(&s->fs_marks, &s->fs_nmarks, st);
+	gitdir = fsscan_protect(s, child, git ? FSSCAN_GIT : 0,
+	    git ? WHY_GIT : WHY_HG);
 	if (git && S_ISREG(st->st_mode))
-		fsscan_gitfile(f, dir);
+		fsscan_gitfile(s, dir);
 	else if (git && gitdir != NULL)
-		fsscan_hooks(f, gitdir, dir);
+		fsscan_hooks(s, gitdir, dir);
 	free(gitdir);
 }
 
@@ -464,10 +512,9 @@ fsscan_bare_name(const char *name)
  * subfolders.  Returns false when the bound is reached.
  */
 static bool
-fsscan_dir(struct fsp *f, const struct fsscan_dir *d, struct fsscan_queue *now,
-    struct fsscan_queue *late)
+fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
+    struct fsscan_queue *now, struct fsscan_queue *late)
 {
-	struct fsplan	*plan = f->f_plan;
 	struct dirent	*de;
 	struct stat	 st;
 	DIR		*dp;
@@ -478,7 +525,8 @@ fsscan_dir(struct fsp *f, const struct fsscan_dir *d, struct fsscan_queue *now,
 
 	if ((fd = fsscan_opendir(d->d_path)) == -1) {
 		if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
-			fsplan_note(f, "%s: %s: not scanned for repositories",
+			fspath_note(&s->fs_notes, &s->fs_nnotes,
+			    "%s: %s: not scanned for repositories",
 			    d->d_path, strerror(errno));
 		return true;
 	}
@@ -492,11 +540,11 @@ fsscan_dir(struct fsp *f, const struct fsscan_dir *d, struct fsscan_queue *now,
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		if (plan->fp_scanned == f->f_scan_max) {
+		if (s->fs_scanned == max) {
 			more = false;
 			break;
 		}
-		plan->fp_scanned++;
+		s->fs_scanned++;
 		bare |= fsscan_bare_name(de->d_name);
 		git = strcmp(de->d_name, ".git") == 0;
 		hg = strcmp(de->d_name, ".hg") == 0;
@@ -509,7 +557,7 @@ fsscan_dir(struct fsp *f, const struct fsscan_dir *d, struct fsscan_queue *now,
 		xasprintf(&child, "%s/%s", base, de->d_name);
 		if ((git || hg) && (isdir || S_ISLNK(st.st_mode) ||
 		    (git && S_ISREG(st.st_mode)))) {
-			fsscan_repo(f, d->d_path, child, &st, git);
+			fsscan_repo(s, d->d_path, child, &st, git);
 			free(child);
 		} else if (isdir && !git && !hg) {
 			if (d->d_late ||
@@ -523,8 +571,8 @@ fsscan_dir(struct fsp *f, const struct fsscan_dir *d, struct fsscan_queue *now,
 	closedir(dp);
 	if ((bare & BARE_HEAD) && ((bare & BARE_OBJECTS && bare & BARE_REFS) ||
 	    bare & BARE_COMMONDIR)) {
-		fsplan_protect(f, d->d_path, FSP_GIT, WHY_BARE, NULL);
-		fsscan_hooks(f, d->d_path, d->d_path);
+		free(fsscan_protect(s, d->d_path, FSSCAN_GIT, WHY_BARE));
+		fsscan_hooks(s, d->d_path, d->d_path);
 	}
 	return more;
 }
@@ -535,7 +583,8 @@ fsscan_dir(struct fsp *f, const struct fsscan_dir *d, struct fsscan_queue *now,
  * inside another is scanned with it.
  */
 void
-fsscan_run(struct fsp *f)
+fsscan_run(const char *const *roots, size_t nroots, size_t max,
+    struct fsscan *s)
 {
 	struct fsscan_queue	 now, late;
 	struct fsscan_queue	*q;
@@ -543,36 +592,54 @@ fsscan_run(struct fsp *f)
 	size_t			 i, j;
 	bool			 inner, more = true;
 
+	memset(s, 0, sizeof(*s));
 	memset(&now, 0, sizeof(now));
 	memset(&late, 0, sizeof(late));
-	for (i = 0; i < f->f_nroots; i++) {
+	for (i = 0; i < nroots; i++) {
 		inner = false;
-		for (j = 0; j < f->f_nroots && !inner; j++) {
-			if (strcmp(f->f_roots[i], f->f_roots[j]) == 0)
+		for (j = 0; j < nroots && !inner; j++) {
+			if (strcmp(roots[i], roots[j]) == 0)
 				inner = j < i;
 			else
-				inner = path_is_below(f->f_roots[i],
-				    f->f_roots[j]);
+				inner = path_is_below(roots[i],
+				    roots[j]);
 		}
 		if (!inner)
-			fsscan_push(&now, xstrdup(f->f_roots[i]), false);
+			fsscan_push(&now, xstrdup(roots[i]), false);
 	}
 	while (more) {
 		q = now.q_head < now.q_n ? &now : &late;
 		if (q->q_head == q->q_n)
 			break;
 		d = q->q_v[q->q_head++];	/* q_v moves as it grows */
-		more = fsscan_dir(f, &d, &now, &late);
+		more = fsscan_dir(s, &d, max, &now, &late);
 		free(d.d_path);
 	}
 	if (!more)
-		fsplan_note(f, "the scan for repositories stopped after %zu "
+		fspath_note(&s->fs_notes, &s->fs_nnotes, "the scan for "
+		    "repositories stopped after %zu "
 		    "entries, its bound: a .git deeper in the writable "
-		    "folders may be writable", f->f_plan->fp_scanned);
+		    "folders may be writable", s->fs_scanned);
 	for (i = now.q_head; i < now.q_n; i++)
 		free(now.q_v[i].d_path);
 	for (i = late.q_head; i < late.q_n; i++)
 		free(late.q_v[i].d_path);
 	free(now.q_v);
 	free(late.q_v);
+}
+
+/* Frees what the scan found and empties it. */
+void
+fsscan_clear(struct fsscan *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->fs_nfinds; i++)
+		fspath_clear(&s->fs_finds[i].sf_at);
+	free(s->fs_finds);
+	free(s->fs_marks);
+	for (i = 0; i < s->fs_nnotes; i++)
+		free(s->fs_notes[i]);
+	free(s->fs_notes);
+	memset(s, 0, sizeof(*s));
 }

@@ -71,7 +71,7 @@ gitwrite_is_config(const struct fs_op *op, bool *user)
 	if (op->fo_kind != FS_RO || op->fo_dir || slash == NULL)
 		return false;
 	if (strcmp(slash + 1, "config") == 0 &&
-	    strcmp(op->fo_why, FSP_WHY_GITCODE) == 0)
+	    strcmp(op->fo_why, FS_WHY_GITCODE) == 0)
 		return true;
 	*user = strcmp(slash + 1, ".gitconfig") == 0 || (len > 18 &&
 	    strcmp(op->fo_path + len - 18, "/.config/git/config") == 0);

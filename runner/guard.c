@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "fspath.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -133,7 +134,7 @@ guard_know(struct guard *g, int fd)
 	struct stat	 st;
 
 	if (fd != -1 && fstat(fd, &st) == 0)
-		fsplan_mark_add(&g->g_known, &g->g_nknown, &st);
+		fspath_mark(&g->g_known, &g->g_nknown, &st);
 }
 
 /*
@@ -320,7 +321,7 @@ guard_judged(struct guard_walk *w, const struct stat *st)
 		if (w->w_judged[i].fm_dev == st->st_dev &&
 		    w->w_judged[i].fm_ino == st->st_ino)
 			return true;
-	fsplan_mark_add(&w->w_judged, &w->w_njudged, st);
+	fspath_mark(&w->w_judged, &w->w_njudged, st);
 	return false;
 }
 

@@ -724,7 +724,7 @@ mount_hooks(const struct fs_op *op)
 
 	return op->fo_kind == FS_RO && op->fo_dir && slash != NULL &&
 	    strcmp(slash + 1, "hooks") == 0 &&
-	    strcmp(op->fo_why, FSP_WHY_GITCODE) == 0;
+	    strcmp(op->fo_why, FS_WHY_GITCODE) == 0;
 }
 
 /*

@@ -263,6 +263,13 @@ struct fs_op {
 	bool		 fo_has_id;	/* which the mount must find again */
 };
 
+/*
+ * fo_why of the ops that protect what makes git run a program or look
+ * elsewhere (fsscan.c): gitwrite.c finds the protected configs by it.
+ */
+#define FS_WHY_GITCODE	"protected: what makes git run a program or look " \
+			    "elsewhere"
+
 #define FSPLAN_SCAN_MAX		100000	/* directory entries, in all roots */
 
 struct fsplan {
@@ -281,7 +288,7 @@ struct fsplan_in {
 	const char		*fi_workspace;	/* resolved, or NULL */
 	const char		*fi_path;	/* the caller's PATH, or NULL */
 	const char *const	*fi_show;	/* files shown read-only even */
-	size_t			 fi_nshow;	/* in a hidden folder: fsp_show */
+	size_t			 fi_nshow;	/* in a hidden folder */
 	const char *const	*fi_scratch;	/* folders that may be scratch */
 	size_t			 fi_nscratch;	/* layers: protect below them */
 };
@@ -289,62 +296,7 @@ struct fsplan_in {
 int		 fsplan_build(const struct fsplan_in *, struct fsplan *,
 		    char **);
 void		 fsplan_clear(struct fsplan *);
-void		 fsplan_mark_add(struct fs_mark **, size_t *,
-		    const struct stat *);
 const char	*fsplan_kind_name(enum fs_kind);
-
-/* A candidate op, before ordering and pruning. */
-struct fsp_cand {
-	struct fs_op	 c_op;
-	size_t		 c_seq;		/* order of arrival */
-	size_t		 c_depth;	/* components in the path */
-	bool		 c_kept;
-	bool		 c_show;	/* fi_show: kept below a HIDE_DIR */
-	size_t		 c_parent;	/* kept HIDE_DIR above, or SIZE_MAX */
-	size_t		 c_new;		/* index in fp_ops */
-};
-
-/*
- * The planner's state during one fsplan_build(), shared with fsscan.c
- * and fsorder.c.
- */
-struct fsp {
-	struct fsplan	*f_plan;
-	struct fsp_cand	*f_cands;
-	size_t		 f_ncands;
-	char		**f_roots;	/* existing writable folders */
-	size_t		 f_nroots;
-	char		**f_rootv;	/* per write item: resolved, or NULL */
-	const char	*f_ws;		/* the workspace, resolved, or NULL */
-	const char *const *f_scratch;	/* fi_scratch */
-	size_t		 f_nscratch;
-	const char	*f_within;	/* fsplan_protect: only inside this */
-	size_t		 f_scan_max;
-};
-
-struct plist;
-
-void		 fsplan_note(struct fsp *, const char *, ...)
-		    __attribute__((format(printf, 2, 3)));
-#define FSP_HIDE	0x1	/* fsplan_protect: hidden, not read-only */
-#define FSP_FILE	0x2	/* ... if missing, blocked by a file */
-#define FSP_GIT		0x4	/* ... a git directory: its code only */
-/* fo_why of what makes git run a program or look elsewhere (fsscan.c) */
-#define FSP_WHY_GITCODE	"protected: what makes git run a program or look " \
-			    "elsewhere"
-#define FSP_DOT		0x8	/* ... blocked by a file that reads "./" */
-void		 fsplan_protect(struct fsp *, const char *, int,
-		    const char *, char **);
-void		 fsplan_add(struct fsp *, char *, enum fs_kind, const char *,
-		    bool);
-void		 fsplan_cand_clear(struct fsp_cand *);
-
-/* fsorder.c: the candidates ordered, merged and pruned into the plan. */
-void		 fsorder_finish(struct fsp *);
-
-/* fsscan.c: the repositories in the writable roots, for the plan. */
-void		 fsscan_run(struct fsp *);
-void		 fsscan_gitdir(struct fsp *, const char *, int);
 
 /*
  * trust.c: the phantom credentials and the CA bundle of a run that

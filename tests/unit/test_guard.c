@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fspath.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -84,7 +85,7 @@ plan_of(struct fsplan *plan, const char *known)
 	xasprintf(&path, "%s/%s", base, known);
 	if (lstat(path, &st) == -1)
 		fail_msg("%s: %s", path, strerror(errno));
-	fsplan_mark_add(&plan->fp_marks, &plan->fp_nmarks, &st);
+	fspath_mark(&plan->fp_marks, &plan->fp_nmarks, &st);
 	free(path);
 }
 
@@ -98,7 +99,7 @@ know(struct fsplan *plan, const char *rel)
 	xasprintf(&path, "%s/%s", base, rel);
 	if (lstat(path, &st) == -1)
 		fail_msg("%s: %s", path, strerror(errno));
-	fsplan_mark_add(&plan->fp_marks, &plan->fp_nmarks, &st);
+	fspath_mark(&plan->fp_marks, &plan->fp_nmarks, &st);
 	free(path);
 }
 

@@ -1,0 +1,245 @@
+/*
+ * fspath.c: a path of the mount plan resolved one component at a time,
+ * as realpath(3) does, but by hand, so that each symlink met is seen:
+ * the planner pins those met in a writable place (FS_PIN_LINK), so a
+ * mount target never goes through one (the attack: `ws/.git ->
+ * /elsewhere`, so a read-only bind of ws/.git lands elsewhere and the
+ * real name stays writable).  Plain data out, nothing kept: the scan
+ * (fsscan.c) and the planner (fsplan.c) both start here.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fspath.h"
+#include "runner.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#define FSPATH_MAX_LINKS	40	/* symlinks in a path, as the kernel */
+
+/* A walk of fspath_resolve: what is resolved, and what is left. */
+struct fspath_walk {
+	char		*w_done;	/* resolved so far; "" stands for "/" */
+	char		*w_todo;	/* the path being walked */
+	const char	*w_p;		/* what is left of it */
+	size_t		 w_links;	/* symlinks followed */
+};
+
+/* Returns the target of the symlink at path, or NULL with errno set. */
+static char *
+fspath_readlink(const char *path)
+{
+	char	*buf;
+	ssize_t	 n;
+
+	buf = xmalloc(PATH_MAX);
+	if ((n = readlink(path, buf, PATH_MAX)) == -1) {
+		free(buf);
+		return NULL;
+	}
+	if (n == PATH_MAX || n == 0) {
+		free(buf);
+		errno = n == 0 ? ENOENT : ENAMETOOLONG;
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* True if s holds a component other than "." (what is left to walk). */
+static bool
+fspath_more(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '/')
+			continue;
+		if (s[0] == '.' && (s[1] == '/' || s[1] == '\0'))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The next component to look up, *len bytes long, or NULL at the end:
+ * "." is passed over and ".." goes up from what is resolved so far, as
+ * the kernel does (*dir: a folder, "/" at worst).
+ */
+static const char *
+fspath_next(struct fspath_walk *w, size_t *len, bool *dir)
+{
+	const char	*comp;
+
+	for (;;) {
+		while (*w->w_p == '/')
+			w->w_p++;
+		if (*w->w_p == '\0')
+			return NULL;
+		comp = w->w_p;
+		*len = strcspn(comp, "/");
+		w->w_p += *len;
+		if (*len == 1 && comp[0] == '.')
+			continue;
+		if (*len == 2 && comp[0] == '.' && comp[1] == '.') {
+			if (*w->w_done != '\0')
+				*strrchr(w->w_done, '/') = '\0';
+			*dir = true;
+			continue;
+		}
+		return comp;
+	}
+}
+
+/*
+ * The walk meets the symlink link (taken): it is listed in pr, and the
+ * walk goes on through its target.  Returns 0, or -1 with pr_note
+ * saying why it cannot be followed.
+ */
+static int
+fspath_link(struct fspath *pr, struct fspath_walk *w, char *link)
+{
+	char	*target, *next;
+
+	target = ++w->w_links > FSPATH_MAX_LINKS ? NULL :
+	    fspath_readlink(link);
+	if (target == NULL)
+		xasprintf(&pr->pr_note, "%s: %s: left out of the plan", link,
+		    w->w_links > FSPATH_MAX_LINKS ? strerror(ELOOP) :
+		    strerror(errno));
+	pr->pr_links = xreallocarray(pr->pr_links, pr->pr_nlinks + 1,
+	    sizeof(*pr->pr_links));
+	pr->pr_links[pr->pr_nlinks++] = link;
+	if (target == NULL)
+		return -1;
+	if (target[0] == '/')
+		*w->w_done = '\0';
+	xasprintf(&next, "%s%s", target, w->w_p);
+	free(target);
+	free(w->w_todo);
+	w->w_todo = next;
+	w->w_p = next;
+	return 0;
+}
+
+/*
+ * One component, cand, looked up: -1 when the walk ends there (pr
+ * filled), 0 when it goes on.
+ */
+static int
+fspath_step(struct fspath *pr, struct fspath_walk *w, char *cand)
+{
+	struct stat	 st;
+
+	if (lstat(cand, &st) == -1) {
+		if (errno == ENOENT) {
+			pr->pr_path = cand;
+			pr->pr_dir = fspath_more(w->w_p);
+			pr->pr_res = FSPATH_MISSING;
+		} else {
+			xasprintf(&pr->pr_note, "%s: %s: left out of the plan",
+			    cand, strerror(errno));
+			free(cand);
+			pr->pr_res = FSPATH_SKIP;
+		}
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		if (fspath_link(pr, w, cand) == -1) {
+			pr->pr_res = FSPATH_SKIP;
+			return -1;
+		}
+		return 0;
+	}
+	free(w->w_done);
+	w->w_done = cand;
+	pr->pr_dir = S_ISDIR(st.st_mode);
+	if (!pr->pr_dir && fspath_more(w->w_p)) {
+		pr->pr_path = w->w_done;
+		w->w_done = NULL;
+		pr->pr_res = FSPATH_NOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Resolves the absolute path into pr (fspath.h): each symlink met is
+ * listed, ".." goes up from what is resolved so far, as the kernel
+ * does.  Free pr with fspath_clear().
+ */
+void
+fspath_resolve(const char *path, struct fspath *pr)
+{
+	struct fspath_walk	 w;
+	const char		*comp;
+	char			*cand;
+	size_t			 len;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->pr_dir = true;		/* "/" */
+	w.w_done = xstrdup("");
+	w.w_todo = xstrdup(path);
+	w.w_p = w.w_todo;
+	w.w_links = 0;
+	while ((comp = fspath_next(&w, &len, &pr->pr_dir)) != NULL) {
+		xasprintf(&cand, "%s/%.*s", w.w_done, (int)len, comp);
+		if (fspath_step(pr, &w, cand) == -1)
+			goto out;
+	}
+	if (*w.w_done == '\0') {
+		free(w.w_done);
+		w.w_done = xstrdup("/");
+	}
+	pr->pr_path = w.w_done;
+	w.w_done = NULL;
+	pr->pr_res = FSPATH_FOUND;
+out:
+	free(w.w_done);
+	free(w.w_todo);
+}
+
+/* Frees what pr holds. */
+void
+fspath_clear(struct fspath *pr)
+{
+	size_t	 i;
+
+	free(pr->pr_path);
+	for (i = 0; i < pr->pr_nlinks; i++)
+		free(pr->pr_links[i]);
+	free(pr->pr_links);
+	free(pr->pr_note);
+	memset(pr, 0, sizeof(*pr));
+}
+
+/* Appends what st is to the list *v of *n identities. */
+void
+fspath_mark(struct fs_mark **v, size_t *n, const struct stat *st)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[*n].fm_dev = st->st_dev;
+	(*v)[(*n)++].fm_ino = st->st_ino;
+}
+
+/* Appends a note for the user to *v; escaped, as it holds paths. */
+void
+fspath_note(char ***v, size_t *n, const char *fmt, ...)
+{
+	va_list		 ap;
+	char		*s;
+
+	va_start(ap, fmt);
+	xvasprintf(&s, fmt, ap);
+	va_end(ap);
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = str_escape(s, strlen(s));
+	free(s);
+}
