@@ -17,7 +17,7 @@
  *   protection.
  * - A protected path that does not exist, inside a writable root, is
  *   blocked at its first missing component (FS_BLOCK), so the command
- *   cannot create `.cordon/policy.json` or a `.git` with hooks for the
+ *   cannot create a `.git` with hooks for the
  *   host's git to run later.  A hidden one that does not exist is left
  *   alone: there is nothing to hide, and blocking `~/.config/gcloud`
  *   would keep a writable home from getting a `~/.config`.  A
@@ -135,6 +135,29 @@ fsp_pins(struct fsp *f, struct fspath *pr, const char *why)
 }
 
 /*
+ * A missing .cordon in a writable root (the workspace's own policy
+ * folder, read by later runs) is not blocked: a placeholder there is a
+ * mount the command sees, which `git clean -fdx` cannot remove, and git
+ * on the host lists during the run.  What a later run reads from it can
+ * only narrow its policy; and the check after the run (guard.c) moves
+ * aside one the command made, and says so.
+ */
+static bool
+fsp_watched(const struct fsp *f, const char *path)
+{
+	const char	*slash = strrchr(path, '/');
+	size_t		 i;
+
+	if (slash == NULL || strcmp(slash + 1, ".cordon") != 0)
+		return false;
+	for (i = 0; i < f->f_nroots; i++)
+		if (path_is_below(path, f->f_roots[i]) &&
+		    strcmp(path, f->f_roots[i]) != 0)
+			return true;
+	return false;
+}
+
+/*
  * The op that protects the path pr leads to (taken) for the rule why,
  * read-only or hidden (FSP_HIDE).  A missing path is blocked by an
  * empty folder at its first missing component, or, with FSP_FILE and
@@ -163,12 +186,18 @@ fsp_op(struct fsp *f, struct fspath *pr, int how, const char *why)
 		 * blocking it would keep the command from making, say,
 		 * ~/.config in a writable home.  A protected one is blocked.
 		 */
-		if (!hide) {
+		if (hide)
+			free(r);
+		else if (fsp_watched(f, r)) {
+			f->f_plan->fp_watch = xreallocarray(f->f_plan->fp_watch,
+			    f->f_plan->fp_nwatch + 1,
+			    sizeof(*f->f_plan->fp_watch));
+			f->f_plan->fp_watch[f->f_plan->fp_nwatch++] = r;
+		} else {
 			c = fsorder_add(&f->f_cands, r, FS_BLOCK, why,
 			    dir || !(how & FSP_FILE));
 			c->c_op.fo_dot = !dir && (how & FSP_DOT);
-		} else
-			free(r);
+		}
 		break;
 	case FSPATH_NOTDIR:
 		fsorder_add(&f->f_cands, r, FS_RO, why, false);
@@ -541,5 +570,8 @@ fsplan_clear(struct fsplan *plan)
 	for (i = 0; i < plan->fp_nnotes; i++)
 		free(plan->fp_notes[i]);
 	free(plan->fp_notes);
+	for (i = 0; i < plan->fp_nwatch; i++)
+		free(plan->fp_watch[i]);
+	free(plan->fp_watch);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -180,8 +180,11 @@ guard_open(struct guard *g, const struct fsplan *plan, char **cause)
 		g->g_roots[g->g_nroots].gr_fd = fd;
 		g->g_roots[g->g_nroots++].gr_path = op->fo_path;
 	}
+	g->g_watch = plan->fp_watch;
+	g->g_nwatch = plan->fp_nwatch;
 	return 0;
 }
+
 
 /* Opens rel below dfd (flags: O_PATH or a folder's), following no link. */
 static int
@@ -678,6 +681,52 @@ done:
 }
 
 /*
+ * A watched path (a .cordon that was not there: fsplan.c) the command
+ * made: moved aside, as a repository is, since a later run would read
+ * it as the workspace's policy.
+ */
+static void
+guard_watched(struct guard_walk *w)
+{
+	const struct guard	*g = w->w_g;
+	const struct guard_root	*r;
+	struct stat		 st;
+	const char		*rel;
+	char			*parent, *slash;
+	size_t			 i, j;
+	int			 pfd;
+
+	for (i = 0; i < g->g_nwatch; i++)
+		for (j = 0; j < g->g_nroots; j++) {
+			r = &g->g_roots[j];
+			if (!path_is_below(g->g_watch[i], r->gr_path) ||
+			    strcmp(g->g_watch[i], r->gr_path) == 0)
+				continue;
+			rel = g->g_watch[i] + (strcmp(r->gr_path, "/") == 0 ?
+			    1 : strlen(r->gr_path) + 1);
+			if (guard_stat(r->gr_fd, rel, &st) == -1 &&
+			    errno != ELOOP)
+				break;
+			parent = xstrdup(rel);
+			if ((slash = strrchr(parent, '/')) != NULL)
+				*slash = '\0';
+			else
+				*parent = '\0';
+			if ((pfd = guard_opendir(r->gr_fd, parent)) != -1) {
+				guard_move(w, r, parent, pfd, slash != NULL ?
+				    slash + 1 : rel, "cordon's workspace policy "
+				    "folder (.cordon)", xstrdup("later runs would "
+				    "read it as this workspace's policy"));
+				w->w_g->g_finds[w->w_g->g_nfinds - 1].gf_policy =
+				    true;
+				close(pfd);
+			}
+			free(parent);
+			break;
+		}
+}
+
+/*
  * After the run: walks every writable root, breadth first, and
  * quarantines what changed.  Folders that were there unchanged before
  * the run are read up to GUARD_SCAN_MAX entries; past that, git
@@ -704,6 +753,7 @@ guard_check(struct guard *g, const char *id)
 			guard_dir(&w, &it);
 		free(it.i_rel);
 	}
+	guard_watched(&w);
 	free(w.w_q);
 	free(w.w_judged);
 	if (g->g_scanned > g->g_scan_max)
@@ -737,7 +787,13 @@ guard_print(const struct guard *g, FILE *f)
 			continue;
 		p = str_escape(gf->gf_path, strlen(gf->gf_path));
 		m = str_escape(gf->gf_moved, strlen(gf->gf_moved));
-		if (gf->gf_error == 0)
+		if (gf->gf_policy && gf->gf_error == 0)
+			fprintf(f, "cordon: moved aside %s, %s, which the command "
+			    "made (%s): now %s\ncordon: hint: look at it with: "
+			    "ls -laR %s; and only if you want its rules for later "
+			    "runs, take it back with: mv %s %s\n", p, gf->gf_what,
+			    gf->gf_why, m, m, m, p);
+		else if (gf->gf_error == 0)
 			fprintf(f, "cordon: quarantined %s, %s the command "
 			    "made or changed that could make git on the host "
 			    "run a program (%s): moved to %s, where git does "

@@ -865,6 +865,10 @@ mount_print(const struct run *run, FILE *f)
 	if (run->r_agent_real != NULL)
 		fprintf(f, "  %s: cordon's ssh-agent, bound read-only from "
 		    "the run's private folder\n", RUN_AGENT_SOCK);
+	for (i = 0; i < run->r_plan->fp_nwatch; i++)
+		fprintf(f, "  %s: not there, and not blocked: one the command "
+		    "makes is moved aside after the run\n",
+		    run->r_plan->fp_watch[i]);
 	fprintf(f, "  /dev: tmpfs, read-only: null zero full random urandom "
 	    "tty, a private pts and shm\n  /proc: this PID namespace's\n");
 	free(m.m_steps);

@@ -167,7 +167,9 @@ run_print(const struct run *run, const struct run_net *net,
 	unixroute_print(run->r_routes, stdout);
 	printf("capabilities: none; no_new_privs; fds above 2 closed\n");
 	printf("after the run: a .git, .hg or bare repository made or changed "
-	    "in the writable folders is renamed NAME%sID, and the run "
-	    "exits %d\n", ".cordon-quarantine-", RUN_EXIT_FAILURE);
+	    "in the writable folders that could make git on the host run a "
+	    "program, or a .cordon the command made, is renamed NAME%sID, and "
+	    "the run exits %d; a repository that runs nothing is kept\n",
+	    ".cordon-quarantine-", RUN_EXIT_FAILURE);
 	run_print_env(run, ib);
 }

@@ -279,6 +279,8 @@ struct fsplan {
 	size_t		 fp_nmarks;	/* .git, .hg, bare folder, gitdir */
 	char		**fp_notes;	/* for the user: rules left out, the */
 	size_t		 fp_nnotes;	/* scan bound; escaped, one line each */
+	char		**fp_watch;	/* a missing .cordon in a writable */
+	size_t		 fp_nwatch;	/* root: not blocked, watched (guard) */
 	size_t		 fp_scanned;	/* directory entries read by the scan */
 };
 
@@ -703,6 +705,7 @@ struct guard_find {
 	const char	*gf_what;
 	char		*gf_why;	/* what could run; NULL: kept */
 	bool		 gf_kept;	/* inert: the user's work */
+	bool		 gf_policy;	/* a .cordon the command made */
 	int		 gf_error;	/* the rename's errno, or 0 */
 };
 
@@ -717,6 +720,8 @@ struct guard {
 	struct guard_find *g_finds;	/* kept and moved */
 	size_t		 g_nfinds;
 	size_t		 g_nmoved;
+	char		**g_watch;	/* the plan's fp_watch, borrowed */
+	size_t		 g_nwatch;
 };
 
 int	guard_open(struct guard *, const struct fsplan *, char **);

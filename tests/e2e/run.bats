@@ -120,24 +120,26 @@ teardown() {
 	    (echo x >>.git/config) 2>/dev/null || echo git-held
 	    touch .git/hooks/pre-commit 2>/dev/null && echo hooks-layer
 	    touch sub/.git/config 2>/dev/null || echo nested-held
-	    mkdir .cordon 2>/dev/null; touch .cordon/policy.json 2>/dev/null ||
-	        echo cordon-held
+	    mkdir .cordon 2>/dev/null; touch .cordon/policy.json 2>/dev/null &&
+	        echo cordon-made
 	    ls "'"$BATS_TEST_TMPDIR"'" 2>/dev/null | grep -c host-tmp-file
 	    echo t >/tmp/inside && echo tmp-ok'
-	[ "$status" -eq 0 ]
+	# The .cordon the command made is moved aside: the run says so.
+	[ "$status" -eq 125 ]
+	[[ $output == *"moved aside $WS/.cordon, cordon's workspace policy folder (.cordon), which the command made"* ]]
 	[ "${lines[0]}" = ws-ok ]
 	[ "${lines[1]}" = etc-held ]
 	[ "${lines[2]}" = git-held ]
 	[ "${lines[3]}" = hooks-layer ]	# the hooks folder's scratch layer
 	[ "${lines[4]}" = nested-held ]
-	[ "${lines[5]}" = cordon-held ]
+	[ "${lines[5]}" = cordon-made ]	# moved aside after the run
 	[ "${lines[6]}" = 0 ]
 	[ "${lines[7]}" = tmp-ok ]
 	[ ! -e "$WS/.git/hooks/pre-commit" ]
 	[ "$(cat "$WS/made.txt")" = made ]
 	[ "$(cat "$WS/.git/config")" = '[core]' ]
-	# The placeholder that kept .cordon from being made is gone.
-	[ ! -e "$WS/.cordon" ]
+	# No placeholder was there; what the command made went aside.
+	[ ! -e "$WS/.cordon" ] && [ -d "$WS"/.cordon.cordon-quarantine-* ]
 	[ ! -e /tmp/inside ]
 }
 

@@ -508,6 +508,36 @@ test_inert(void **state)
 	fsplan_clear(&plan);
 }
 
+/*
+ * A .cordon that was not there (the plan watches it rather than block
+ * it): one the command made is moved aside and counts; none, nothing.
+ */
+static void
+test_watched(void **state)
+{
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL;
+
+	(void)state;
+	make("ws/", NULL);
+	plan_of(&plan, NULL);
+	plan.fp_watch = xcalloc(1, sizeof(*plan.fp_watch));
+	xasprintf(&plan.fp_watch[0], "%s/ws/.cordon", base);
+	plan.fp_nwatch = 1;
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	assert_int_equal(guard_check(&g, "ID"), 0);
+	guard_clear(&g);
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	make("ws/.cordon/policy.json", "{}\n");
+	assert_int_equal(guard_check(&g, "ID"), 1);
+	assert_false(exists("ws/.cordon"));
+	assert_true(exists("ws/.cordon.cordon-quarantine-ID/policy.json"));
+	assert_true(g.g_finds[0].gf_policy);
+	guard_clear(&g);
+	fsplan_clear(&plan);
+}
+
 int
 main(void)
 {
@@ -523,6 +553,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bound_made, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_inert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watched, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
