@@ -770,8 +770,11 @@ static void
 conn_peek_up_read(struct conn *c)
 {
 	struct evbuffer	*upin = bufferevent_get_input(c->c_up);
+	size_t		 len = evbuffer_get_length(upin);
 
-	c->c_down_bytes += evbuffer_get_length(upin);
+	c->c_down_bytes += len;
+	/* The watch sees them first: the tunnel's relay will not. */
+	conn_ssh_feed(c, evbuffer_pullup(upin, -1), len);
 	evbuffer_add_buffer(bufferevent_get_output(c->c_bev), upin);
 }
 

@@ -286,6 +286,7 @@ int		 conn_narrow_load(struct conn_narrow *, const char *, char *,
 void		 conn_narrow_clear(struct conn_narrow *);
 
 /* conn_ssh.c */
+void	 conn_ssh_feed(struct conn *, const void *, size_t);
 void	 conn_ssh_watch(struct conn *, const void *, size_t);
 
 /* conn_socks.c */
