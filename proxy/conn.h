@@ -262,6 +262,9 @@ struct conn_table {
 	void			(*ct_gone)(const struct conn *);
 	void			(*ct_tunnel)(struct conn *, const void *,
 				    size_t);
+	void			(*ct_early)(struct conn *, const void *,
+				    size_t);	/* a server's bytes before */
+						/* the client's first */
 };
 
 /*

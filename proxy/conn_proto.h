@@ -43,6 +43,7 @@ extern const struct conn_ops	conn_socks_ops;		/* PROTO_SOCKS5 */
 void	 conn_socks_read(struct conn *);
 
 /* conn_ssh.c */
+void	 conn_ssh_feed(struct conn *, const void *, size_t);
 void	 conn_ssh_watch(struct conn *, const void *, size_t);
 
 /* conn_capture.c */

@@ -5,14 +5,17 @@
  *
  * When px_ssh_watch is set, what the upstream of a tunnel sends goes to
  * ssh_peek.c until it has shown an SSH server's first key exchange, or
- * that it is none: the relay copies those bytes rather than splicing
- * them (lib/relay.c), at most SSH_PEEK_MAX of them a tunnel.  The agent
- * then looks for the tunnel whose server showed the host key and the
- * signature that ssh's session-bind@openssh.com carries: OpenSSH's
- * client binds with the signature of its first key exchange, so that
- * tunnel carries the session, and its destination is where the proxy
- * connected for it, whatever name ssh was told to check the key under
- * (HostKeyAlias) and whatever lies behind that destination.
+ * that it is none, each byte before the client gets it: what came while
+ * the proxy waited for the client's first bytes (conn_ssh_feed), then
+ * what the relay reads, which copies those bytes rather than splicing
+ * them (lib/relay.c), at most SSH_PEEK_MAX of them a tunnel.  So the
+ * reply is read before ssh can have it, and before ssh binds its agent.
+ * The agent then looks for the tunnel whose server showed the host key
+ * and the signature that ssh's session-bind@openssh.com carries:
+ * OpenSSH's client binds with the signature of its first key exchange,
+ * so that tunnel carries the session, and its destination is where the
+ * proxy connected for it, whatever name ssh was told to check the key
+ * under (HostKeyAlias) and whatever lies behind that destination.
  *
  * The downstream bytes come from the upstream alone: the sandbox writes
  * only the other way, so it cannot make a tunnel show a reply that its
@@ -36,19 +39,30 @@ conn_ssh_watch_cb(const void *buf, size_t len, void *arg)
 }
 
 /*
+ * Shows the watch len bytes the upstream sent before its tunnel, as
+ * they come and before they go on to the client: a server may speak
+ * before the client does (RFC 4253 section 4.2), and on a busy machine
+ * its version line, or more, often reaches the proxy while it still
+ * waits for the client's first bytes (CS_PEEK).
+ */
+void
+conn_ssh_feed(struct conn *c, const void *buf, size_t len)
+{
+	if (c->c_proxy->px_ssh_watch && len > 0)
+		(void)ssh_peek_feed(&c->c_ssh, buf, len);
+}
+
+/*
  * Watches c's tunnel (its relay made, not started) when the proxy is
- * asked to; pending is what the upstream sent before the relay took
- * over, len bytes of it.
+ * asked to, after what conn_ssh_feed() was shown; pending is what the
+ * upstream sent since and the relay is to send first, len bytes of it.
  */
 void
 conn_ssh_watch(struct conn *c, const void *pending, size_t len)
 {
-	if (!c->c_proxy->px_ssh_watch)
-		return;
-	if (len > 0 && ssh_peek_feed(&c->c_ssh, pending, len) !=
-	    SSH_PEEK_MORE)
-		return;
-	relay_watch(c->c_relay, RELAY_DOWN, conn_ssh_watch_cb, c);
+	conn_ssh_feed(c, pending, len);
+	if (c->c_proxy->px_ssh_watch && c->c_ssh.sp_done == SSH_PEEK_MORE)
+		relay_watch(c->c_relay, RELAY_DOWN, conn_ssh_watch_cb, c);
 }
 
 /*

@@ -158,12 +158,19 @@ conn_tunnel_peek(struct conn *c)
 	conn_tunnel(c);
 }
 
-/* CS_PEEK: the server speaks first (SSH, SMTP): pass it on. */
+/*
+ * CS_PEEK: the server speaks first (SSH, SMTP): pass it on, the table's
+ * watch (the run's SSH watch) seeing it first, since the tunnel's relay
+ * that it watches later will not.
+ */
 void
 conn_tunnel_up_read(struct conn *c)
 {
 	struct evbuffer	*upin = bufferevent_get_input(c->c_up);
+	size_t		 len = evbuffer_get_length(upin);
 
-	c->c_down_bytes += evbuffer_get_length(upin);
+	c->c_down_bytes += len;
+	if (c->c_table->ct_early != NULL)
+		c->c_table->ct_early(c, evbuffer_pullup(upin, -1), len);
 	evbuffer_add_buffer(bufferevent_get_output(c->c_bev), upin);
 }

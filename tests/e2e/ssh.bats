@@ -144,6 +144,35 @@ agent_run() {
 	    "$PORT" "$PORT")" ]
 }
 
+# A server's version line may come before the client's (RFC 4253
+# section 4.2: either side may send first); on a busy machine it often
+# does, as ssh reads its files between connect and its own line.  This
+# ProxyCommand holds ssh's bytes until the server's line has gone by.
+@test "git clone over SSH when the server's version line comes before the client's" {
+	start_agent user
+	cat >"$UDIR/bin/serverfirst" <<-'EOF'
+		#!/bin/bash
+		exec 3<>"/dev/tcp/$1/$2" || exit 1
+		IFS= read -r line <&3 || exit 1
+		printf '%s\n' "$line"
+		cat <&3 &
+		exec cat >&3
+	EOF
+	chmod 755 "$UDIR/bin/serverfirst"
+	run agent_run --allow-domain "git.test:$PORT" -- sh -c "
+	    export SHELL=/bin/sh GIT_SSH_COMMAND=\"$GSSH -o \
+	    ProxyCommand='$UDIR/bin/serverfirst %h %p'\"
+	    git clone -q '$URL' /tmp/r && git -C /tmp/r log --format=%s"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "over ssh" ]
+	[[ "$output" == *"ssh-agent: 1 login signed, 0 requests refused"* ]]
+	grep -q "Accepted publickey for $LOGIN" "$SSHD_LOG"
+	[ "$(jq -r 'select(.protocol == "ssh-agent") | [.method, .host,
+	    .port, .decision] | @tsv' "$ELOG")" = \
+	    "$(printf 'sign\tgit.test\t%s\tallow' "$PORT")" ]
+}
+
 @test "git clone over SSH as root, through cordon's agent" {
 	start_agent me
 	# Root's own folder: without capabilities inside, the test user's
