@@ -135,8 +135,8 @@ fsp_pins(struct fsp *f, struct fspath *pr, const char *why)
 }
 
 /*
- * A missing .cordon in a writable root (the workspace's own policy
- * folder, read by later runs) is not blocked: a placeholder there is a
+ * A missing .cordon at the workspace's root, in a writable root (the
+ * workspace's own policy folder, read by later runs) is not blocked: a placeholder there is a
  * mount the command sees, which `git clean -fdx` cannot remove, and git
  * on the host lists during the run.  What a later run reads from it can
  * only narrow its policy; and the check after the run (guard.c) moves
@@ -148,11 +148,13 @@ fsp_watched(const struct fsp *f, const char *path)
 	const char	*slash = strrchr(path, '/');
 	size_t		 i;
 
-	if (slash == NULL || strcmp(slash + 1, ".cordon") != 0)
+	if (f->f_ws == NULL || slash == NULL ||
+	    strcmp(slash + 1, ".cordon") != 0 ||
+	    (size_t)(slash - path) != strlen(f->f_ws) ||
+	    strncmp(path, f->f_ws, (size_t)(slash - path)) != 0)
 		return false;
 	for (i = 0; i < f->f_nroots; i++)
-		if (path_is_below(path, f->f_roots[i]) &&
-		    strcmp(path, f->f_roots[i]) != 0)
+		if (path_is_below(path, f->f_roots[i]))
 			return true;
 	return false;
 }

@@ -274,6 +274,38 @@ test_missing_blocked(void **state)
 }
 
 /*
+ * The workspace's own .cordon, missing, is watched (guard.c), not
+ * blocked; one below it, or anywhere else, is blocked as before.
+ */
+static void
+test_cordon_watched(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+	char		*want;
+
+	(void)state;
+	make("@/ws/sub/", NULL);
+	plan_ws = at("@/ws");
+	p = policy_new();
+	add(&p->p_write, "@/ws", "default policy: filesystem.write[0]");
+	add(&p->p_read_only, "@/ws/.cordon/", "default policy: read_only[0]");
+	add(&p->p_read_only, "@/ws/sub/.cordon/", "user: read_only[0]");
+	plan_ok(p, 0, &plan);
+	expect(&plan,
+	    "rw @/ws",
+	    "pin-dir @/ws/sub",
+	    "block @/ws/sub/.cordon",
+	    NULL);
+	assert_int_equal(plan.fp_nwatch, 1);
+	want = at("@/ws/.cordon");
+	assert_string_equal(plan.fp_watch[0], want);
+	free(want);
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/*
  * Below a folder that may be a scratch layer (fi_scratch), a protected
  * path that exists is bound read-only as below a writable root; a
  * missing one is not blocked (the layer takes it, and is discarded).
@@ -643,6 +675,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_nested_order, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_cordon_watched, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_missing_blocked, setup,
 		    teardown),
