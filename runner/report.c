@@ -308,6 +308,28 @@ tally_bytes(uint64_t n, char *buf, size_t len)
 }
 
 /*
+ * The paths of the scratch layer marked flag ("hooks", "point") on one
+ * line after head, then hint; nothing when there are none.
+ */
+static void
+tally_marked(const struct tally *t, FILE *f, const char *flag,
+    const char *head, const char *hint)
+{
+	json_t		*a = json_object_get(t->t_scratch, "written"), *e;
+	const char	*path;
+	size_t		 i, n = 0;
+
+	json_array_foreach(a, i, e) {
+		if (!json_is_true(json_object_get(e, flag)) ||
+		    json_unpack(e, "{s:s}", "path", &path) == -1)
+			continue;
+		fprintf(f, "%s %s", n++ == 0 ? head : ",", path);
+	}
+	if (n > 0)
+		fprintf(f, "\ncordon: hint: %s\n", hint);
+}
+
+/*
  * The git hooks the command wrote (a scratch layer over each protected
  * hooks folder, mount.c): never kept, and said, with the way to have
  * them on the host; even under --quiet, since the command was told the
@@ -316,22 +338,10 @@ tally_bytes(uint64_t n, char *buf, size_t len)
 void
 tally_hooks(const struct tally *t, FILE *f)
 {
-	json_t		*a = json_object_get(t->t_scratch, "written"), *e;
-	const char	*path;
-	size_t		 i, n = 0;
-
-	json_array_foreach(a, i, e) {
-		if (!json_is_true(json_object_get(e, "hooks")) ||
-		    json_unpack(e, "{s:s}", "path", &path) == -1)
-			continue;
-		fprintf(f, "%s %s", n++ == 0 ? "cordon: git hooks the command "
-		    "wrote were not kept, since git on the host would run "
-		    "them:" : ",", path);
-	}
-	if (n > 0)
-		fprintf(f, "\ncordon: hint: to apply them, run what wrote "
-		    "them (pre-commit install, a package's install script) "
-		    "again on the host, if you trust it\n");
+	tally_marked(t, f, "hooks", "cordon: git hooks the command wrote "
+	    "were not kept, since git on the host would run them:", "to "
+	    "apply them, run what wrote them (pre-commit install, a "
+	    "package's install script) again on the host, if you trust it");
 }
 
 /*
@@ -343,22 +353,11 @@ tally_hooks(const struct tally *t, FILE *f)
 static void
 tally_points_lines(const struct tally *t, FILE *f)
 {
-	json_t		*a = json_object_get(t->t_scratch, "written"), *e;
-	const char	*path;
-	size_t		 i, n = 0;
-
-	json_array_foreach(a, i, e) {
-		if (!json_is_true(json_object_get(e, "point")) ||
-		    json_unpack(e, "{s:s}", "path", &path) == -1)
-			continue;
-		fprintf(f, "%s %s", n++ == 0 ? "cordon: the command changed "
-		    "files your shell, session or git run, in the scratch "
-		    "layer only (never the host's):" : ",", path);
-	}
-	if (n > 0)
-		fprintf(f, "\ncordon: hint: to apply such a change, make it on "
-		    "the host yourself, once you know what it does; cordon "
-		    "never keeps one (--keep refuses them)\n");
+	tally_marked(t, f, "point", "cordon: the command changed files your "
+	    "shell, session or git run, in the scratch layer only (never the "
+	    "host's):", "to apply such a change, make it on the host "
+	    "yourself, once you know what it does; cordon never keeps one "
+	    "(--keep refuses them)");
 }
 
 /*
