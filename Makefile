@@ -50,7 +50,7 @@ RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/fspath.c runner/fsscan.c runner/fsplan.c \
 		   runner/fsorder.c runner/guard.c \
 		   runner/sentinel.c runner/gitcfg.c runner/gitwrite.c \
-		   runner/hostport.c \
+		   runner/hostport.c runner/sockdiag.c \
 		   runner/wspath.c runner/trust.c runner/secrets.c \
 		   runner/tokenfile.c runner/unixroute.c runner/agentmsg.c \
 		   runner/agentkey.c runner/knownhosts.c runner/notify_addr.c \

@@ -146,6 +146,16 @@ hostport_ask(int nl, uint32_t seq, int af)
 	    sizeof(to)) == (ssize_t)nlh->nlmsg_len ? 0 : -1;
 }
 
+/* Is the answer nlh a socket on the port *arg? */
+static bool
+hostport_match(const struct nlmsghdr *nlh, const void *arg)
+{
+	const struct inet_diag_msg	*m = mnl_nlmsg_get_payload(nlh);
+
+	return nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(*m)) &&
+	    ntohs(m->id.idiag_sport) == *(const unsigned int *)arg;
+}
+
 /*
  * Whether a TCP socket of nl's network namespace (NETLINK_SOCK_DIAG, the
  * sandbox's) listens on port, in family af.  One caller at a time per
@@ -154,37 +164,9 @@ hostport_ask(int nl, uint32_t seq, int af)
 static int
 hostport_dump(int nl, uint32_t seq, int af, unsigned int port)
 {
-	char			 buf[8192];
-	const struct nlmsghdr	*nlh;
-	const struct inet_diag_msg *m;
-	ssize_t			 n;
-	int			 left, found = 0;
-
 	if (hostport_ask(nl, seq, af) == -1)
 		return -1;
-	for (;;) {
-		if ((n = recv(nl, buf, sizeof(buf), 0)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		left = (int)n;
-		for (nlh = (struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, left);
-		    nlh = mnl_nlmsg_next(nlh, &left)) {
-			if (nlh->nlmsg_seq != seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_DONE)
-				return found;
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				errno = EPROTO;
-				return -1;
-			}
-			m = mnl_nlmsg_get_payload(nlh);
-			if (nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(*m)) &&
-			    ntohs(m->id.idiag_sport) == port)
-				found = 1;
-		}
-	}
+	return sockdiag_read(nl, seq, hostport_match, &port);
 }
 
 /*

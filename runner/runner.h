@@ -110,6 +110,9 @@ struct notify_event {
 struct notify;
 
 /* hostport.c: whether the host serves a loopback port the sandbox lacks. */
+struct nlmsghdr;
+int		 sockdiag_read(int, uint32_t, bool (*)(const struct nlmsghdr *,
+		    const void *), const void *);
 bool		 hostport_listens(unsigned int);
 unsigned int	 hostport_loopback(const void *, size_t);
 int		 hostport_inside(int, uint32_t *, unsigned int);

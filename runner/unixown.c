@@ -43,7 +43,6 @@
 
 #include "runner.h"
 
-#define UNIXOWN_BUF	32768		/* one read of a dump */
 
 /*
  * The absolute form of path as pid sees it, into buf: path itself, or
@@ -142,10 +141,17 @@ unixown_ask(int nl, uint32_t seq)
 	    sizeof(to)) == (ssize_t)nlh->nlmsg_len ? 0 : -1;
 }
 
-/* Whether one answer of the dump names the inode (kdev, ino). */
+/* The inode an answer must name: the kernel's dev encoding, and ino. */
+struct unixown_vfs {
+	uint32_t	 v_kdev;
+	uint32_t	 v_ino;
+};
+
+/* Whether one answer of the dump names the inode *arg. */
 static bool
-unixown_match(const struct nlmsghdr *nlh, uint32_t kdev, uint32_t ino)
+unixown_match(const struct nlmsghdr *nlh, const void *arg)
 {
+	const struct unixown_vfs	*want = arg;
 	const struct unix_diag_vfs	*vfs;
 	const struct nlattr		*a;
 
@@ -156,7 +162,8 @@ unixown_match(const struct nlmsghdr *nlh, uint32_t kdev, uint32_t ino)
 		    mnl_attr_get_payload_len(a) < sizeof(*vfs))
 			continue;
 		vfs = mnl_attr_get_payload(a);
-		if (vfs->udiag_vfs_ino == ino && vfs->udiag_vfs_dev == kdev)
+		if (vfs->udiag_vfs_ino == want->v_ino &&
+		    vfs->udiag_vfs_dev == want->v_kdev)
 			return true;
 	}
 	return false;
@@ -170,37 +177,14 @@ unixown_match(const struct nlmsghdr *nlh, uint32_t kdev, uint32_t ino)
 int
 unixown_bound(int nl, uint32_t seq, const struct stat *st)
 {
-	char			 buf[UNIXOWN_BUF];
-	const struct nlmsghdr	*nlh;
-	uint32_t		 kdev;
-	ssize_t			 n;
-	int			 left, found = 0;
+	struct unixown_vfs	 want;
 
-	kdev = (uint32_t)(major(st->st_dev) << 20 | minor(st->st_dev));
+	want.v_kdev = (uint32_t)(major(st->st_dev) << 20 |
+	    minor(st->st_dev));
+	want.v_ino = (uint32_t)st->st_ino;
 	if (unixown_ask(nl, seq) == -1)
 		return -1;
-	for (;;) {
-		if ((n = recv(nl, buf, sizeof(buf), 0)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		left = (int)n;
-		for (nlh = (struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, left);
-		    nlh = mnl_nlmsg_next(nlh, &left)) {
-			if (nlh->nlmsg_seq != seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_DONE)
-				return found;
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				errno = EPROTO;
-				return -1;
-			}
-			if (!found && unixown_match(nlh, kdev,
-			    (uint32_t)st->st_ino))
-				found = 1;
-		}
-	}
+	return sockdiag_read(nl, seq, unixown_match, &want);
 }
 
 /* A diagnostic socket of this process's network namespace, or -1. */
