@@ -617,22 +617,24 @@ keep_link_check() {
 
 @test "overlapping runs: one run's end does not lift another's cover" {
 	cd "$WS"
-	# A makes the placeholder for the missing .cordon and waits.
-	start_bg a as_user "$UDIR/home" "$UCORDON" run --quiet -- sh -c \
+	# A makes the placeholder for a missing read-only path, and waits.
+	start_bg a as_user "$UDIR/home" "$UCORDON" run --quiet \
+	    --read-only "$WS/prot/" -- sh -c \
 	    'while [ ! -e go ]; do sleep 0.05; done'
 	a=$BG_PID
-	for i in $(seq 100); do [ -d "$WS/.cordon" ] && break; sleep 0.05; done
-	[ -d "$WS/.cordon" ]
-	# B starts while A runs, lets A end, then tries to make .cordon.
-	start_bg b as_user "$UDIR/home" "$UCORDON" run --quiet -- sh -c '
+	for i in $(seq 100); do [ -d "$WS/prot" ] && break; sleep 0.05; done
+	[ -d "$WS/prot" ]
+	# B starts while A runs, lets A end, then tries to make it.
+	start_bg b as_user "$UDIR/home" "$UCORDON" run --quiet \
+	    --read-only "$WS/prot/" -- sh -c '
 	    touch go; while [ ! -e a-done ]; do sleep 0.05; done
-	    (mkdir -p .cordon/x) 2>/dev/null && echo escaped || echo held'
+	    (mkdir -p prot/x) 2>/dev/null && echo escaped || echo held'
 	b=$BG_PID
 	wait "$a"
 	touch "$WS/a-done"
 	wait "$b"
 	[ "$(cat "$BATS_TEST_TMPDIR/b.log")" = held ]
-	[ ! -e "$WS/.cordon/x" ]
+	[ ! -e "$WS/prot/x" ]
 }
 
 @test "a workspace on a read-only filesystem runs; nothing to block there" {
