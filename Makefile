@@ -25,8 +25,8 @@ PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Iplan \
-		   -Isshagent -Igit -Iprofile -Ilogs -Icerts -I. $(PKG_CFLAGS) \
-		   $(EXTRA_CFLAGS) $(CFLAGS)
+		   -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
+		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
@@ -51,17 +51,18 @@ PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
 GIT_SRCS	 = git/gitcfg.c
+SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/guard.c runner/sentinel.c runner/gitwrite.c \
-		   runner/hostport.c runner/wspath.c runner/trust.c runner/secrets.c \
-		   runner/tokenfile.c runner/unixroute.c runner/notify_addr.c \
-		   runner/unixown.c
+		   runner/hostport.c runner/wspath.c runner/trust.c \
+		   runner/unixroute.c runner/notify_addr.c runner/unixown.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c \
-		   runner/run_prepare.c runner/run_plan.c runner/keep.c \
+		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
+		   runner/keep.c \
 		   runner/run_print.c \
 		   runner/block.c runner/run.c runner/run_control.c \
 		   runner/run_end.c runner/run_feed.c runner/sandbox.c runner/netcap.c \
@@ -73,8 +74,8 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
-		   $(GIT_SRCS) $(RUNNER_SRCS) $(PROFILE_SRCS) $(LOGS_SRCS) \
-		   $(CERTS_SRCS)) \
+		   $(GIT_SRCS) $(SECRETS_SRCS) $(RUNNER_SRCS) $(PROFILE_SRCS) \
+		   $(LOGS_SRCS) $(CERTS_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
@@ -268,13 +269,12 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
-		   -Iplan -Isshagent -Igit $(PKG_CFLAGS)
+		   -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
-		   runner/secrets.c runner/tokenfile.c runner/trust.c \
-		   runner/notify_addr.c
+		   $(SECRETS_SRCS) runner/trust.c runner/notify_addr.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
-		   plan/*.h sshagent/*.h git/*.h logs/*.h)
+		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 
 fuzz: deps deps-fuzz
