@@ -24,8 +24,9 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Iprofile -Ilogs -Icerts -I. $(PKG_CFLAGS) \
-		   $(EXTRA_CFLAGS) $(CFLAGS)
+		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Iplan \
+		   -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
+		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
@@ -46,21 +47,23 @@ PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/ssh_peek.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
 		   proxy/metrics.c proxy/watch.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
+PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
+SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
+		   sshagent/knownhosts.c
+GIT_SRCS	 = git/gitcfg.c
+SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
-		   runner/fspath.c runner/fsscan.c runner/fsplan.c \
-		   runner/fsorder.c runner/guard.c \
-		   runner/sentinel.c runner/gitcfg.c runner/gitwrite.c \
-		   runner/hostport.c runner/sockdiag.c \
-		   runner/wspath.c runner/trust.c runner/secrets.c \
-		   runner/tokenfile.c runner/unixroute.c runner/agentmsg.c \
-		   runner/agentkey.c runner/knownhosts.c runner/notify_addr.c \
-		   runner/unixown.c
+		   runner/guard.c runner/sentinel.c runner/gitwrite.c \
+		   runner/hostport.c runner/sockdiag.c runner/wspath.c \
+		   runner/trust.c \
+		   runner/unixroute.c runner/notify_addr.c runner/unixown.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c \
-		   runner/run_prepare.c runner/run_plan.c runner/keep.c \
+		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
+		   runner/keep.c \
 		   runner/run_print.c \
 		   runner/block.c runner/run.c runner/run_control.c \
 		   runner/run_end.c runner/run_feed.c runner/sandbox.c runner/netcap.c \
@@ -71,7 +74,8 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
-		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(RUNNER_SRCS) $(PROFILE_SRCS) \
+		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
+		   $(GIT_SRCS) $(SECRETS_SRCS) $(RUNNER_SRCS) $(PROFILE_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
@@ -266,13 +270,12 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
-		   $(PKG_CFLAGS)
+		   -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
-		   $(LOGS_SRCS) runner/secrets.c runner/tokenfile.c \
-		   runner/trust.c runner/agentmsg.c runner/agentkey.c \
-		   runner/knownhosts.c runner/gitcfg.c runner/notify_addr.c
+		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
+		   $(SECRETS_SRCS) runner/trust.c runner/notify_addr.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
-		   logs/*.h)
+		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 
 fuzz: deps deps-fuzz

@@ -58,6 +58,7 @@
 #include "policy.h"
 #include "proxy.h"
 #include "runner.h"
+#include "sshagent.h"
 #include "util.h"
 #include "xmalloc.h"
 

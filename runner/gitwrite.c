@@ -46,6 +46,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "git.h"
 #include "log.h"
 #include "runner.h"
 #include "util.h"

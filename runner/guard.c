@@ -57,6 +57,7 @@
 
 #include "log.h"
 #include "fspath.h"
+#include "git.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"

@@ -58,7 +58,7 @@ struct tally {
 	json_t		*t_private;		/* left in /tmp, or NULL */
 	const char *const *t_hidden;		/* tools' token files hidden */
 	size_t		 t_nhidden;
-	json_t		*t_tokens;		/* secrets_json(), owned */
+	json_t		*t_tokens;		/* run_secrets_json(), owned */
 };
 
 struct tally *
@@ -235,7 +235,10 @@ tally_hidden_line(const struct tally *t, FILE *f)
 	    ", credentials), which the proxy fills in for that host alone\n");
 }
 
-/* Takes tokens (secrets_json(), may be NULL) for the summary and report. */
+/*
+ * Takes tokens (run_secrets_json(), may be NULL) for the summary and
+ * report.
+ */
 void
 tally_tokens(struct tally *t, json_t *tokens)
 {

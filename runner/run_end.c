@@ -176,7 +176,7 @@ run_end_report(struct runner *rn)
 	char			*cause;
 
 	tally_hidden(rn->rn_tally, run->r_hidden_cfg, run->r_nhidden_cfg);
-	tally_tokens(rn->rn_tally, secrets_json(run));
+	tally_tokens(rn->rn_tally, run_secrets_json(run));
 	if (!net->net_quiet)
 		tally_summary(rn->rn_tally, stderr);
 	/* Held back, it was not done: said even with --quiet. */

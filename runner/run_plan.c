@@ -155,8 +155,8 @@ run_plan_sysscratch(struct run *run, const struct fsplan *plan)
 }
 
 /*
- * The tools' token files of the home: those secrets_prepare() copied are
- * bound over the plan's hiding of them (tf_bound); the others that exist
+ * The tools' token files of the home: those run_secrets_prepare() copied
+ * are bound over the plan's hiding of them (tf_bound); the others that exist
  * and that the plan hides are said in the summary (tally_hidden):
  * "~/.npmrc (npm)".
  */
@@ -286,7 +286,7 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	const char		*cand[5];
 	char			*cause, *msg;
 
-	secrets_prepare(run, p, run->r_mode == NET_PROXY &&
+	run_secrets_prepare(run, p, run->r_mode == NET_PROXY &&
 	    rp->rp_net.net_socket == NULL);
 	trust_hide_ca(p);
 	memset(&fin, 0, sizeof(fin));

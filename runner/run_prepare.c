@@ -314,7 +314,7 @@ run_prepare_env(struct run_prep *rp)
 	if (run->r_mode == NET_PROXY && rp->rp_net.net_socket == NULL) {
 		trust_phantoms(p, environ, &run->r_phantoms,
 		    &run->r_nphantoms);
-		secrets_phantoms(run);
+		run_secrets_phantoms(run);
 		rp->rp_ep.ep_phantoms = run->r_phantoms;
 		rp->rp_ep.ep_nphantoms = run->r_nphantoms;
 	}

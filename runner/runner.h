@@ -25,8 +25,10 @@
 #include <jansson.h>
 
 #include "endpoint.h"
+#include "plan.h"
 #include "policy.h"
 #include "proxy.h"
+#include "secrets.h"
 
 /* sysfilter.c: the seccomp filter, built before fork, loaded last. */
 enum sysfilter_unix {
@@ -207,103 +209,6 @@ void	  env_free(char **);
 char	 *env_dropped(const struct policy *, char *const *);
 
 /*
- * fsplan.c: the mount plan of a run, from the policy's filesystem lists
- * and what is on disk.  Pure planning: it reads the tree (lstat,
- * readlink, a bounded scan for repositories) and mounts nothing.
- *
- * The runner applies fp_ops in order on a new root that starts
- * read-only.  Each op's source is the host's tree as it was before the
- * first op (open_tree(2) it first, or bind from the old root as bwrap
- * does); its target is the same path in the tree being built.  Paths
- * are resolved: no component is a symlink, except the last one of an
- * FS_PIN_LINK.  The plan is only as good as the tree it was made from:
- * the runner mounts through descriptors opened without following
- * symlinks (openat2 RESOLVE_NO_SYMLINKS) and refuses if one appears.
- *
- * The enum is in order of strictness: two rules on one path leave the
- * stricter, so a workspace layer's read_only or deny narrows a write.
- */
-enum fs_kind {
-	FS_RW,		/* bind the path onto itself, writable, recursive */
-	FS_PIN_DIR,	/* a folder in a writable root on the way to a   */
-			/* protected path: bound onto itself, writable,   */
-			/* so that it cannot be renamed away (a mount     */
-			/* point cannot) and the path replaced            */
-	FS_RO,		/* bind the path onto itself, read-only, recursive */
-	FS_PIN_LINK,	/* a symlink in a writable place on the way to a */
-			/* protected path: cover the link itself so it    */
-			/* cannot be replaced; if that fails, do not run  */
-	FS_BLOCK,	/* a protected path that does not exist: make an */
-			/* empty directory here for the run, cover it     */
-			/* read-only, remove it after the run             */
-	FS_HIDE_DIR,	/* cover a directory with an empty read-only tmpfs */
-	FS_HIDE_FILE,	/* cover a non-directory with an empty read-only file */
-	FS_SKIP		/* not made by the planner: an FS_BLOCK the runner */
-			/* found needless (a read-only filesystem)         */
-};
-
-/* A file the plan found, by identity. */
-struct fs_mark {
-	dev_t		 fm_dev;
-	ino_t		 fm_ino;
-};
-
-/*
- * An FS_HIDE_DIR with fo_nkeep > 0 has write roots (FS_RW) or files of
- * fi_show (FS_RO) below it, later in fp_ops: before making its tmpfs
- * read-only the runner creates, for each, the mount point in the tmpfs (a directory if its
- * fo_dir, else an empty file; parents as directories).
- */
-struct fs_op {
-	char		*fo_path;	/* absolute, resolved */
-	char		*fo_why;	/* pi_from, or "protected: ..." */
-	enum fs_kind	 fo_kind;
-	bool		 fo_dir;	/* a directory (FS_BLOCK: to be) */
-	bool		 fo_dot;	/* FS_BLOCK file: reads "./", not empty */
-	size_t		*fo_keep;	/* FS_HIDE_DIR: indices in fp_ops */
-	size_t		 fo_nkeep;
-	struct fs_mark	 fo_id;		/* binds: what the plan saw there, */
-	bool		 fo_has_id;	/* which the mount must find again */
-};
-
-/*
- * fo_why of the ops that protect what makes git run a program or look
- * elsewhere (fsscan.c): gitwrite.c finds the protected configs by it.
- */
-#define FS_WHY_GITCODE	"protected: what makes git run a program or look " \
-			    "elsewhere"
-
-#define FSPLAN_SCAN_MAX		100000	/* directory entries, in all roots */
-
-struct fsplan {
-	struct fs_op	*fp_ops;	/* in the order to apply */
-	size_t		 fp_nops;
-	struct fs_mark	*fp_marks;	/* repositories protected: their */
-	size_t		 fp_nmarks;	/* .git, .hg, bare folder, gitdir */
-	char		**fp_notes;	/* for the user: rules left out, the */
-	size_t		 fp_nnotes;	/* scan bound; escaped, one line each */
-	char		**fp_watch;	/* a missing .cordon in a writable */
-	size_t		 fp_nwatch;	/* root: not blocked, watched (guard) */
-	size_t		 fp_scanned;	/* directory entries read by the scan */
-};
-
-struct fsplan_in {
-	const struct policy	*fi_policy;	/* the filesystem lists */
-	size_t			 fi_scan_max;	/* 0: FSPLAN_SCAN_MAX */
-	const char		*fi_workspace;	/* resolved, or NULL */
-	const char		*fi_path;	/* the caller's PATH, or NULL */
-	const char *const	*fi_show;	/* files shown read-only even */
-	size_t			 fi_nshow;	/* in a hidden folder */
-	const char *const	*fi_scratch;	/* folders that may be scratch */
-	size_t			 fi_nscratch;	/* layers: protect below them */
-};
-
-int		 fsplan_build(const struct fsplan_in *, struct fsplan *,
-		    char **);
-void		 fsplan_clear(struct fsplan *);
-const char	*fsplan_kind_name(enum fs_kind);
-
-/*
  * trust.c: the phantom credentials and the CA bundle of a run that
  * inspects TLS, made outside before the clone.
  */
@@ -328,103 +233,6 @@ void	trust_hide_ca(struct policy *);
 int	trust_bundle(const struct policy *, char *const *,
 	    struct trust_bundle *, char **);
 void	trust_bundle_clear(struct trust_bundle *);
-
-/*
- * agentmsg.c: the ssh-agent protocol's messages (OpenSSH's
- * PROTOCOL.agent and draft-miller-ssh-agent), parsed without I/O.
- * What a parse hands out points into the caller's buffer.
- */
-#define AGENT_MSG_MAX		(256 * 1024)	/* a message, as OpenSSH */
-#define AGENT_SID_MAX		128	/* a session identifier: a hash */
-#define AGENT_KEYS_MAX		1024	/* keys in an identities answer */
-#define AGENT_FAILURE		5
-#define AGENT_SUCCESS		6
-#define AGENT_REQUEST_IDENTITIES 11
-#define AGENT_IDENTITIES_ANSWER	12
-#define AGENT_SIGN_REQUEST	13
-#define AGENT_SIGN_RESPONSE	14
-#define AGENT_EXTENSION		27
-#define AGENT_RSA_SHA2_MASK	0x06	/* SSH_AGENT_RSA_SHA2_256 | _512 */
-#define AGENT_USERAUTH_REQUEST	50	/* SSH2_MSG_USERAUTH_REQUEST */
-#define AGENT_SESSION_BIND	"session-bind@openssh.com"
-#define AGENT_HOSTBOUND		"publickey-hostbound-v00@openssh.com"
-
-struct agent_rd {
-	const uint8_t	*ar_p;
-	size_t		 ar_len;
-};
-
-struct agent_bind {
-	const uint8_t	*ab_hostkey;
-	size_t		 ab_hostkeylen;
-	const uint8_t	*ab_sid;
-	size_t		 ab_sidlen;
-	const uint8_t	*ab_sig;
-	size_t		 ab_siglen;
-	bool		 ab_forwarding;
-};
-
-struct agent_sign {
-	const uint8_t	*as_key;
-	size_t		 as_keylen;
-	const uint8_t	*as_data;
-	size_t		 as_datalen;
-	uint32_t	 as_flags;
-};
-
-struct agent_auth {
-	const uint8_t	*aa_sid;
-	size_t		 aa_sidlen;
-	const uint8_t	*aa_user;
-	size_t		 aa_userlen;
-	const uint8_t	*aa_service;
-	size_t		 aa_servicelen;
-	const uint8_t	*aa_alg;
-	size_t		 aa_alglen;
-	const uint8_t	*aa_key;
-	size_t		 aa_keylen;
-	const uint8_t	*aa_hostkey;	/* the host-bound method's, or NULL */
-	size_t		 aa_hostkeylen;
-};
-
-int	agentmsg_u32(struct agent_rd *, uint32_t *);
-int	agentmsg_u8(struct agent_rd *, uint8_t *);
-int	agentmsg_string(struct agent_rd *, const uint8_t **, size_t *);
-bool	agentmsg_is(const uint8_t *, size_t, const char *);
-int	agentmsg_frame(const uint8_t *, size_t, uint8_t *, struct agent_rd *,
-	    size_t *);
-int	agentmsg_bind(struct agent_rd *, struct agent_bind *, const char **);
-int	agentmsg_sign(struct agent_rd *, struct agent_sign *, const char **);
-int	agentmsg_userauth(const uint8_t *, size_t, struct agent_auth *,
-	    const char **);
-int	agentmsg_idents(struct agent_rd *, void (*)(const uint8_t *, size_t,
-	    void *), void *);
-
-/* agentkey.c: a host key's signature, checked with OpenSSL. */
-#define AGENTKEY_FP_LEN		64	/* "SHA256:" and base64, with NUL */
-
-int	agentkey_verify(const uint8_t *, size_t, const uint8_t *, size_t,
-	    const uint8_t *, size_t, const char **);
-void	agentkey_fingerprint(const uint8_t *, size_t, char *, size_t);
-
-/* knownhosts.c: whether, and the names, a host key is known under. */
-#define KNOWNHOSTS_FILE_MAX	(8 * 1024 * 1024)
-#define KNOWNHOSTS_LINE_MAX	(64 * 1024)
-#define KNOWNHOSTS_LINES_MAX	100000
-#define KNOWNHOSTS_NAMES_MAX	64	/* names returned for one key */
-
-struct knownhosts;
-
-struct knownhosts *knownhosts_new(void);
-void	knownhosts_parse(struct knownhosts *, const char *, size_t);
-int	knownhosts_load(struct knownhosts *, const char *, char **);
-bool	knownhosts_revoked(const struct knownhosts *, const uint8_t *,
-	    size_t);
-bool	knownhosts_known(const struct knownhosts *, const uint8_t *, size_t,
-	    const char *);
-void	knownhosts_names(const struct knownhosts *, const uint8_t *, size_t,
-	    const char *const *, size_t, char ***, size_t *);
-void	knownhosts_free(struct knownhosts *);
 
 /*
  * The run: everything the sandbox needs, decided outside before the
@@ -597,75 +405,12 @@ void	publish_forget(struct publish *);
 int	publish_inside(struct event_base *, int);
 
 /*
- * secrets.c: the tools' token files, given to the sandbox as copies whose
- * tokens are placeholders the proxy fills in for one host each.
+ * run_secrets.c: what a run makes of the tools' token files (secrets.h):
+ * the hosts to inspect, the phantoms, the summary's and report's list.
  */
-#define SECRETS_FILE_MAX	(1024 * 1024)	/* bytes of one token file */
-
-struct secret {
-	char		*se_host;	/* a name, lower case, no port */
-	char		*se_user;	/* Basic: the user; NULL: se_format */
-	const char	*se_format;	/* the header's value, one "%s" */
-	char		*se_value;	/* the real token; wiped when freed */
-	char		*se_placeholder;
-};
-
-struct secrets_out;
-struct secret_format {
-	const char	*sk_name;	/* below the home: ".npmrc" */
-	const char	*sk_tool;	/* who reads it: "npm" */
-	void		(*sk_parse)(struct secrets_out *, const char *,
-			    size_t);
-};
-
-struct secret_file {
-	const struct secret_format *tf_kind;
-	char		*tf_path;	/* the host's file, resolved */
-	char		*tf_text;	/* the copy the sandbox reads */
-	size_t		 tf_len;
-	struct secret	*tf_secrets;	/* the tokens taken out of it */
-	size_t		 tf_nsecrets;
-	char		**tf_left;	/* what the copy leaves out, said */
-	size_t		 tf_nleft;
-	bool		 tf_bound;	/* the plan hides tf_path: PID 1 binds */
-					/* the copy there */
-};
-
-typedef char	*(*placeholder_fn)(void);
-
-/* What is being built: the copy, and the tokens taken out of it. */
-struct secrets_out {
-	FILE			*sx_f;		/* open_memstream of tf_text */
-	struct secret_file	*sx_sf;
-	placeholder_fn		 sx_new;
-};
-
-extern const struct secret_format	secret_formats[];
-extern const size_t		secret_nformats;
-
-void	secrets_wipe(char *);
-void	secrets_left(struct secret_file *, const char *, ...)
-	    __attribute__((format(printf, 2, 3)));
-const char	*secrets_take(struct secrets_out *, const char *,
-	    const char *, const char *, const char *, size_t);
-void	secrets_parse(const struct secret_format *, const char *, size_t,
-	    placeholder_fn, struct secret_file *);
-void	secrets_read(const char *, const struct policy *, placeholder_fn,
-	    struct secret_file **, size_t *);
-void	secrets_clear(struct secret_file *);
-void	secrets_prepare(struct run *, struct policy *, bool);
-void	secrets_phantoms(struct run *);
-json_t	*secrets_json(const struct run *);
-
-/*
- * tokenfile.c: one parser per token file format, each a secret_format's
- * sk_parse: text in, the copy and its tokens out (secrets_parse()).
- */
-void	tokenfile_npmrc(struct secrets_out *, const char *, size_t);
-void	tokenfile_netrc(struct secrets_out *, const char *, size_t);
-void	tokenfile_gitcred(struct secrets_out *, const char *, size_t);
-void	tokenfile_pypirc(struct secrets_out *, const char *, size_t);
-void	tokenfile_cargo(struct secrets_out *, const char *, size_t);
+void	run_secrets_prepare(struct run *, struct policy *, bool);
+void	run_secrets_phantoms(struct run *);
+json_t	*run_secrets_json(const struct run *);
 
 /* scratch.c: what the scratch layers hold, for the summary (PID 1). */
 #define RUN_HOOKS_MAX	16	/* git hooks folders layered, at most */
@@ -732,31 +477,6 @@ void	guard_know(struct guard *, int);
 int	guard_check(struct guard *, const char *);
 void	guard_print(const struct guard *, FILE *);
 void	guard_clear(struct guard *);
-
-/*
- * gitcfg.c: a git config file read as git reads it; which keys are
- * inert (make git run no program).
- */
-#define GITCFG_MAX	4096	/* entries: more is an error */
-#define GITCFG_FILE_MAX	(256 * 1024)	/* bytes of a config file read */
-
-struct gitcfg_ent {
-	char	*ge_key;	/* section[.sub].name; section, name lower */
-	char	*ge_shown;	/* the same, the name as written */
-	char	*ge_value;	/* as git reads it; NULL: a bare name */
-};
-
-struct gitcfg {
-	struct gitcfg_ent	*gc_v;
-	size_t			 gc_n;
-};
-
-int	gitcfg_parse(struct gitcfg *, const char *, size_t, char **);
-void	gitcfg_clear(struct gitcfg *);
-bool	gitcfg_inert(const char *, const char *);
-size_t	gitcfg_held(const struct gitcfg *, const struct gitcfg *,
-	    struct gitcfg *);
-bool	gitcfg_dir_inert(int, char **);
 
 /*
  * gitwrite.c: a protected git config the command writes, applied for it

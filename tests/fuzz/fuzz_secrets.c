@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "secrets.h"
 #include "xmalloc.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

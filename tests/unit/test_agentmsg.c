@@ -8,7 +8,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "runner.h"
+#include "sshagent.h"
 #include "util.h"
 #include "xmalloc.h"
 

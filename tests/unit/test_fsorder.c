@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "fsorder.h"
-#include "runner.h"
+#include "plan.h"
 #include "util.h"
 #include "xmalloc.h"
 

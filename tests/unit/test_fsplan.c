@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "policy.h"
-#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

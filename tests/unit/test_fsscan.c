@@ -15,7 +15,7 @@
 
 #include "fspath.h"
 #include "fsscan.h"
-#include "runner.h"
+#include "plan.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "git.h"
 #include "xmalloc.h"
 
 /* A text, and whether git reads it (ours must agree, or be stricter). */

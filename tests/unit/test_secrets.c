@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "secrets.h"
 #include "xmalloc.h"
 
 static int	 next_ph;

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "fsorder.h"
-#include "runner.h"
+#include "plan.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -51,8 +51,8 @@
 #include "fsorder.h"
 #include "fspath.h"
 #include "fsscan.h"
+#include "plan.h"
 #include "policy.h"
-#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

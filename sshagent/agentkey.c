@@ -26,7 +26,7 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 
-#include "runner.h"
+#include "sshagent.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "fspath.h"
-#include "runner.h"
+#include "plan.h"
 #include "util.h"
 #include "xmalloc.h"
 

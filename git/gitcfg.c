@@ -26,7 +26,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "git.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runner.h"
+#include "sshagent.h"
 #include "xmalloc.h"
 
 /* Reads a uint32 from r; -1 when fewer than four bytes are left. */

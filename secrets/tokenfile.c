@@ -16,7 +16,7 @@
 
 #include <openssl/evp.h>
 
-#include "runner.h"
+#include "secrets.h"
 #include "xmalloc.h"
 
 /*

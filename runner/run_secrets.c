@@ -1,0 +1,164 @@
+/*
+ * run_secrets.c: what a run makes of the tools' token files (secrets.c
+ * reads and copies them): before the plan, the files and the hosts to
+ * inspect for them; the phantom credentials the proxy fills in; the
+ * files for the summary and the report.  Outside, before the clone;
+ * nothing here needs privileges.
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "certs.h"
+#include "log.h"
+#include "policy.h"
+#include "proxy.h"
+#include "runner.h"
+#include "secrets.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* An inspect entry for host, from file name, unless p inspects it. */
+static void
+run_secrets_inspect(struct policy *p, const char *host, const char *name)
+{
+	struct pinspect	 in = { 0 };
+	char		*cause;
+
+	if (policy_inspect(p, host) != NULL)
+		return;
+	if (policy_parse_pattern(host, &in.in_host, &cause) == -1) {
+		log_info("run: %s: %s", name, cause);
+		free(cause);
+		return;
+	}
+	xasprintf(&in.in_host.pi_from, "%s (a token for it)", name);
+	in.in_any = true;
+	p->p_inspect = xreallocarray(p->p_inspect, p->p_ninspect + 1,
+	    sizeof(in));
+	p->p_inspect[p->p_ninspect++] = in;
+}
+
+/*
+ * Before the plan: the token files of the caller's home (secrets_read)
+ * into run->r_secrets.  With fill (the run's own proxy) and cordon's CA
+ * there to inspect TLS with, the proxy is to fill their tokens in: each
+ * token's host is inspected (an entry added to p unless p has one), and
+ * the CA is hidden as for any inspection (trust_hide_ca, after this).
+ */
+void
+run_secrets_prepare(struct run *run, struct policy *p, bool fill)
+{
+	const char	*home = getenv("HOME");
+	char		*dir, *ca, *cause, name[PATH_MAX];
+	size_t		 i, j;
+
+	if (home == NULL || home[0] != '/')
+		return;
+	secrets_read(home, p, trust_placeholder, &run->r_secrets,
+	    &run->r_nsecrets);
+	if (run->r_nsecrets == 0)
+		return;
+	if ((dir = ca_dir_policy(p, &cause)) == NULL) {
+		free(cause);
+		return;
+	}
+	xasprintf(&ca, "%s/%s", dir, CA_CERT_FILE);
+	run->r_secrets_filled = fill && access(ca, R_OK) == 0;
+	free(ca);
+	free(dir);
+	for (i = 0; run->r_secrets_filled && i < run->r_nsecrets; i++) {
+		snprintf(name, sizeof(name), "~/%s",
+		    run->r_secrets[i].tf_kind->sk_name);
+		for (j = 0; j < run->r_secrets[i].tf_nsecrets; j++)
+			run_secrets_inspect(p,
+			    run->r_secrets[i].tf_secrets[j].se_host, name);
+	}
+}
+
+/*
+ * The phantom credentials of the tokens run_secrets_prepare() found,
+ * added to run->r_phantoms, when the proxy fills them in.
+ */
+void
+run_secrets_phantoms(struct run *run)
+{
+	const struct secret_file *tf;
+	const struct secret	*se;
+	struct phantom		*ph;
+	char			*cause;
+	size_t			 i, j;
+
+	for (i = 0; run->r_secrets_filled && i < run->r_nsecrets; i++) {
+		tf = &run->r_secrets[i];
+		for (j = 0; j < tf->tf_nsecrets; j++) {
+			se = &tf->tf_secrets[j];
+			run->r_phantoms = xreallocarray(run->r_phantoms,
+			    run->r_nphantoms + 1, sizeof(*run->r_phantoms));
+			ph = &run->r_phantoms[run->r_nphantoms];
+			memset(ph, 0, sizeof(*ph));
+			if (policy_parse_pattern(se->se_host, &ph->ph_host,
+			    &cause) == -1) {
+				free(cause);
+				continue;
+			}
+			run->r_nphantoms++;
+			xasprintf(&ph->ph_file, "~/%s", tf->tf_kind->sk_name);
+			ph->ph_header = xstrdup("Authorization");
+			if (se->se_user != NULL)
+				ph->ph_user = xstrdup(se->se_user);
+			else
+				ph->ph_format = xstrdup(se->se_format);
+			ph->ph_placeholder = xstrdup(se->se_placeholder);
+			ph->ph_value = xstrdup(se->se_value);
+		}
+	}
+}
+
+/*
+ * The token files copied into the sandbox, for the summary and the
+ * report (tally_tokens): [{"file", "tool", "hosts", "filled", "left"}]
+ * for each that held a token or lost a line; NULL when none did.
+ */
+json_t *
+run_secrets_json(const struct run *run)
+{
+	const struct secret_file *tf;
+	json_t			*a = NULL, *hosts, *left, *h;
+	char			 name[PATH_MAX];
+	size_t			 i, j, k;
+
+	for (i = 0; i < run->r_nsecrets; i++) {
+		tf = &run->r_secrets[i];
+		if (!tf->tf_bound || (tf->tf_nsecrets == 0 &&
+		    tf->tf_nleft == 0))
+			continue;
+		hosts = json_array();
+		for (j = 0; j < tf->tf_nsecrets; j++) {
+			json_array_foreach(hosts, k, h)
+				if (strcmp(json_string_value(h),
+				    tf->tf_secrets[j].se_host) == 0)
+					break;
+			if (k == json_array_size(hosts))
+				json_array_append_new(hosts, json_string(
+				    tf->tf_secrets[j].se_host));
+		}
+		left = json_array();
+		for (j = 0; j < tf->tf_nleft; j++)
+			json_array_append_new(left, json_string(tf->tf_left[j]));
+		snprintf(name, sizeof(name), "~/%s", tf->tf_kind->sk_name);
+		if (a == NULL)
+			a = json_array();
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b, s:o}",
+		    "file", name, "tool", tf->tf_kind->sk_tool, "hosts", hosts,
+		    "filled", run->r_secrets_filled && tf->tf_nsecrets > 0,
+		    "left", left));
+	}
+	return a;
+}
