@@ -763,6 +763,9 @@ held_back() {
 @test "task: ps finds its own children" {
 	both <<-'EOF'
 		sleep 30 &
+		# Until the child has run exec, ps names it bash: not a race
+		# of the task's own.
+		wait_for sh -c "ps -o comm= -p $! | grep -qx sleep"
 		ps -o comm= -p $!
 		ps -o args= --ppid $$ | grep -c 'sleep 30'
 		kill $!
