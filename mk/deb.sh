@@ -3,7 +3,8 @@
 # puts under a scratch root (PREFIX=/usr): the binary (stripped), the
 # man pages (gzipped), the policies, the unit, the logrotate file and
 # whatever else install ships under /etc (each a conffile), with the
-# shared libraries' packages as Depends (dpkg-shlibdeps).  Built with
+# shared libraries' packages as Depends (dpkg-shlibdeps), and a postinst
+# (contrib/deb/postinst) that runs systemd-sysusers and systemd-tmpfiles.  Built with
 # dpkg-deb under fakeroot: no debhelper, no debian/ folder to keep.
 #
 # usage: deb.sh BIN OUTDIR MAINTAINER
@@ -75,6 +76,7 @@ fi
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -print |
     sed 's|^\./||' | sort | xargs md5sum) >"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN"/*
+install -m 0755 "$top/contrib/deb/postinst" "$root/DEBIAN/postinst"
 find "$root" -type d -exec chmod 0755 {} +
 mkdir -p "$out"
 fakeroot dpkg-deb --build --root-owner-group -Zxz "$root" "$deb" >/dev/null

@@ -364,6 +364,30 @@ tally_points_lines(const struct tally *t, FILE *f)
 }
 
 /*
+ * npm ends a failure with "A complete log of this run can be found in
+ * ~/.npm/_logs/...": a path in the scratch layer, gone when the run is.
+ */
+static void
+tally_npm_logs_line(json_t *a, FILE *f)
+{
+	json_t		*e;
+	const char	*path;
+	size_t		 i;
+
+	json_array_foreach(a, i, e) {
+		if (json_unpack(e, "{s:s}", "path", &path) == -1 ||
+		    strcmp(path, "~/.npm") != 0 ||
+		    !json_is_true(json_object_get(e, "logs")))
+			continue;
+		fprintf(f, "cordon: npm's logs (~/.npm/_logs, where npm says "
+		    "\"A complete log of this run can be found\") went with "
+		    "the scratch layer; to keep them: pass --keep ~/.npm, or "
+		    "set npm_config_logs_dir to a folder in the workspace\n");
+		break;
+	}
+}
+
+/*
  * What the scratch layer held, biggest first, and how to keep the
  * biggest that may be kept ("keep", run_end.c): nothing written there is
  * lost silently.
@@ -417,6 +441,7 @@ tally_scratch_lines(const struct tally *t, FILE *f)
 		    path, path, path);
 		break;
 	}
+	tally_npm_logs_line(a, f);
 }
 
 /* The target of rf as the summary says it: "host:port", a name alone. */

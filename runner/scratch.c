@@ -43,6 +43,7 @@ struct scratch_group {
 	uint64_t	 sg_bytes;
 	uint64_t	 sg_removed;	/* whiteouts: host files made absent */
 	bool		 sg_folder;	/* the group is a folder, not a file */
+	bool		 sg_logs;	/* ~/.npm: held npm's _logs */
 	size_t		 sg_layer;	/* in scratch_fds */
 };
 
@@ -128,6 +129,10 @@ scratch_dir(struct scratch_walk *w, int dfd, const char *rel,
 		    scratch_deeper(crel)) &&
 		    (cg = scratch_group(w, crel)) != NULL)
 			cg->sg_folder = S_ISDIR(st.st_mode);
+		/* npm points at its log there ("A complete log ..."). */
+		if (cg != NULL && S_ISDIR(st.st_mode) &&
+		    strcmp(crel, ".npm/_logs") == 0)
+			cg->sg_logs = true;
 		if (S_ISDIR(st.st_mode)) {
 			if ((cfd = openat(dirfd(d), de->d_name, O_RDONLY |
 			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1 &&
@@ -160,7 +165,8 @@ scratch_cmp(const void *a0, const void *b0)
 /*
  * What the scratch layers hold (each one's upper folder is "upper" in its
  * tmpfs): {"written": [{"path": "~/.npm", "files", "bytes", "removed",
- * "folder"}, ...], "partial": bool}, biggest first.  Folders made only to
+ * "folder", "hooks", "logs"}, ...], "partial": bool}, biggest first; "logs":
+ * the group held npm's _logs folder.  Folders made only to
  * hold a deeper one count with it; a group of folders alone is left out.
  */
 json_t *
@@ -189,14 +195,15 @@ scratch_list(const struct scratch_fds *sf)
 		name = str_escape(w.sw_v[i].sg_name,
 		    strlen(w.sw_v[i].sg_name));
 		json_array_append_new(a, json_pack("{s:s++, s:I, s:I, s:I, "
-		    "s:b, s:b}", "path", sf->sf_shown[w.sw_v[i].sg_layer],
+		    "s:b, s:b, s:b}", "path", sf->sf_shown[w.sw_v[i].sg_layer],
 		    strcmp(sf->sf_shown[w.sw_v[i].sg_layer], "~/") == 0 ?
 		    "" : "/", name,
 		    "files", (json_int_t)w.sw_v[i].sg_files,
 		    "bytes", (json_int_t)w.sw_v[i].sg_bytes,
 		    "removed", (json_int_t)w.sw_v[i].sg_removed,
 		    "folder", w.sw_v[i].sg_folder,
-		    "hooks", sf->sf_hooks[w.sw_v[i].sg_layer]));
+		    "hooks", sf->sf_hooks[w.sw_v[i].sg_layer],
+		    "logs", w.sw_v[i].sg_logs));
 		free(name);
 		free(w.sw_v[i].sg_name);
 	}

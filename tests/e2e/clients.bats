@@ -187,6 +187,11 @@ probe_installed() {
 	[[ "$output" == *"npm error"* ]]
 	[ ! -e "$WS/node_modules/cordon-probe" ]
 	refused evil.test "$PORT"
+	# npm's "A complete log of this run" is in ~/.npm/_logs, in the
+	# scratch layer: the summary says so, and how to keep such logs.
+	[[ "$output" == *"A complete log of this run can be found in"* ]]
+	[[ "$output" == *"cordon: npm's logs (~/.npm/_logs, where npm says \"A complete log of this run can be found\") went with the scratch layer; to keep them: pass --keep ~/.npm, or set npm_config_logs_dir to a folder in the workspace"* ]]
+	[ ! -e "$UDIR/home/.npm" ]
 }
 
 # --- pnpm (from the npm registry, pinned in tests/npm) -------------------

@@ -183,12 +183,48 @@ dpkg_r() {
 	[ "$(dpkg-deb -f "$deb" Package)" = cordon ]
 	[[ "$(dpkg-deb -f "$deb" Depends)" == *libevent* ]]
 
+	# The postinst, on configure, runs systemd-sysusers and
+	# systemd-tmpfiles (stubs here, which log their arguments), and
+	# passes when they are missing or fail.
+	ctl="$BATS_TEST_TMPDIR/ctl" stub="$BATS_TEST_TMPDIR/stub"
+	calls="$BATS_TEST_TMPDIR/calls"
+	dpkg-deb -e "$deb" "$ctl"
+	[ -x "$ctl/postinst" ]
+	mkdir -p "$stub" "$BATS_TEST_TMPDIR/empty"
+	for t in systemd-sysusers systemd-tmpfiles; do
+		printf '#!/bin/sh\necho "${0##*/} $*" >>"%s"\nexit ${STUB_RC:-0}\n' \
+		    "$calls" >"$stub/$t"
+		chmod +x "$stub/$t"
+	done
+	run env -u DPKG_ROOT PATH="$stub" /bin/sh "$ctl/postinst" configure
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$calls")" = "systemd-sysusers cordon.conf
+systemd-tmpfiles --create cordon.conf" ]
+	rm "$calls"
+	run env -u DPKG_ROOT STUB_RC=1 PATH="$stub" /bin/sh "$ctl/postinst" \
+	    configure
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"systemd-sysusers cordon.conf failed"* ]]
+	rm "$calls"
+	run env -u DPKG_ROOT PATH="$BATS_TEST_TMPDIR/empty" /bin/sh \
+	    "$ctl/postinst" configure
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run env -u DPKG_ROOT PATH="$stub" /bin/sh "$ctl/postinst" remove
+	[ "$status" -eq 0 ]
+	[ ! -e "$calls" ]
+
+	# Under dpkg --root the postinst runs (DPKG_ROOT set) and leaves the
+	# running system alone: the stubs first on PATH are not called.
 	R="$BATS_TEST_TMPDIR/root"
 	mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
 	: >"$R/var/lib/dpkg/status"
-	run dpkg_r -i "$deb"
+	PATH="$stub:$PATH" run dpkg_r -i "$deb"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[ -x "$R/var/lib/dpkg/info/cordon.postinst" ]
+	[ ! -e "$calls" ]
 	[ "$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f='${Status}' \
 	    cordon)" = "install ok installed" ]
 	"$R/usr/bin/cordon" --version
