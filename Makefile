@@ -66,7 +66,8 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/keep.c \
 		   runner/run_print.c \
 		   runner/block.c runner/run.c runner/run_control.c \
-		   runner/run_end.c runner/run_feed.c runner/sandbox.c runner/netcap.c \
+		   runner/run_end.c runner/run_feed.c runner/sandbox.c \
+		   runner/sandbox_fail.c runner/netcap.c \
 		   runner/mount.c \
 		   runner/report.c runner/scratch.c runner/publish.c \
 		   runner/control.c runner/notify.c runner/agent.c \

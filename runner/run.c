@@ -351,7 +351,7 @@ run_notify_cb(evutil_socket_t fd, short what, void *arg)
  * waiting (a listed socket's full backlog) is cut short, not waited for:
  * the sandbox is gone by now.
  */
-void
+static void
 run_notify_end(struct runner *rn)
 {
 	size_t	 n;
@@ -481,19 +481,6 @@ run_exited_cb(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(rn->rn_base, NULL);
 }
 
-/* Fills set with the signals passed on to the command. */
-int
-run_sigset(sigset_t *set)
-{
-	static const int	 sigs[] = RUN_FORWARDED;
-	size_t			 i;
-
-	sigemptyset(set);
-	for (i = 0; i < nitems(sigs); i++)
-		sigaddset(set, sigs[i]);
-	return 0;
-}
-
 /*
  * A signal for the command, passed to PID 1, which passes it on.  One
  * the terminal sent (SI_KERNEL) reached the command itself when it shares
@@ -517,16 +504,6 @@ run_signal_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* Milliseconds on the monotonic clock, for the report's duration. */
-long long
-run_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * rn before any step: nothing made but the tally and the event loop,
  * every descriptor -1.  Returns 0, or -1 having said why (no loop).
@@ -535,7 +512,7 @@ static int
 run_init(struct runner *rn, struct run *run, const struct run_net *net)
 {
 	memset(rn, 0, sizeof(*rn));
-	rn->rn_start = run_ms();
+	clock_gettime(CLOCK_MONOTONIC, &rn->rn_start);
 	rn->rn_pub.pb_pair = -1;
 	rn->rn_tally = tally_new();
 	rn->rn_run = run;
@@ -607,7 +584,7 @@ run_pipes(struct runner *rn)
 	sigset_t	 fwd;
 	char		*cause;
 
-	run_sigset(&fwd);
+	sandbox_sigset(&fwd);
 	sigprocmask(SIG_BLOCK, &fwd, NULL);
 	if ((rn->rn_sfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC)) ==
 	    -1) {

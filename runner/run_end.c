@@ -166,6 +166,17 @@ run_end_proxy(struct runner *rn)
 	endpoint_clear(&rn->rn_ep);
 }
 
+/* Milliseconds since start, on the monotonic clock. */
+static long long
+run_end_ms(const struct timespec *start)
+{
+	struct timespec	 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)(now.tv_sec - start->tv_sec) * 1000 +
+	    (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
 /* The refusal summary on stderr (unless --quiet), and --report. */
 static void
 run_end_report(struct runner *rn)
@@ -188,7 +199,7 @@ run_end_report(struct runner *rn)
 	memset(&ri, 0, sizeof(ri));
 	ri.ri_run = run;
 	ri.ri_status = rn->rn_status;
-	ri.ri_duration_ms = run_ms() - rn->rn_start;
+	ri.ri_duration_ms = run_end_ms(&rn->rn_start);
 	ri.ri_own_proxy = rn->rn_own_proxy;
 	ri.ri_proxy_socket = net->net_socket;
 	ri.ri_error = rn->rn_setup_error;
@@ -222,7 +233,6 @@ run_end(struct runner *rn)
 	struct run	*run = rn->rn_run;
 	int		 i;
 
-	run_notify_end(rn);
 	for (i = 0; i < 2; i++)
 		run_end_close(&rn->rn_npair[i]);
 	run_feed_end(rn);

@@ -347,7 +347,7 @@ struct run {
 #define RUN_FORWARDED	{ SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, \
 			    SIGUSR2, SIGWINCH }
 
-int	run_sigset(sigset_t *);
+int	sandbox_sigset(sigset_t *);
 
 /* sandbox.c: runs in the sandbox as its PID 1; never returns. */
 void	sandbox_main(struct run *) __attribute__((noreturn));
@@ -667,7 +667,7 @@ struct runner {
 	int			 rn_pidfd;
 	int			 rn_status;	/* exit code, once known */
 	bool			 rn_done;
-	long long		 rn_start;	/* run_ms(), for the report */
+	struct timespec		 rn_start;	/* for the report's duration */
 	char			*rn_setup_error; /* PID 1's first line */
 	int			 rn_sfd;	/* the signalfd */
 	int			 rn_sync[2];	/* our go to PID 1 */
@@ -690,8 +690,6 @@ struct runner {
 	bool			 rn_feed_ended;
 };
 
-void		run_notify_end(struct runner *);
-long long	run_ms(void);
 int		run_exec(struct run *, struct policy *, const struct run_net *);
 
 /* run_control.c: the harness's side (--control, --ask). */

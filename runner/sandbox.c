@@ -69,27 +69,19 @@ static pid_t	 command_pid = -1;
 static struct scratch_fds scratch;	/* the scratch layers' tmpfs */
 
 /*
- * Ends the run from inside: the reason goes to the parent, which prints
- * it, and this process exits with code.
+ * Fills set with the signals passed on to the command: cordon run reads
+ * them from a signalfd and hands them to PID 1, which passes them on.
  */
-void
-sandbox_fail(const struct run *run, int code, const char *fmt, ...)
+int
+sandbox_sigset(sigset_t *set)
 {
-	va_list	 ap;
-	char	*msg, *line;
-	int	 n;
+	static const int	 sigs[] = RUN_FORWARDED;
+	size_t			 i;
 
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) == -1)
-		msg = NULL;
-	va_end(ap);
-	n = asprintf(&line, "cordon: run: %s\n", msg != NULL ? msg :
-	    "out of memory");
-	/* Nobody else to tell if this fails. */
-	if (n > 0 && write(run->r_errfd != -1 ? run->r_errfd : 2, line,
-	    (size_t)n) != n)
-		_exit(code);
-	_exit(code);
+	sigemptyset(set);
+	for (i = 0; i < nitems(sigs); i++)
+		sigaddset(set, sigs[i]);
+	return 0;
 }
 
 /* Brings `lo` up: the only interface of the new network namespace. */
@@ -561,7 +553,7 @@ sandbox_main(struct run *run)
 	 * The forwarded signals came blocked from cordon run; they stay so
 	 * here, read from a signalfd, and the command unblocks them.
 	 */
-	run_sigset(&fwd);
+	sandbox_sigset(&fwd);
 	sigprocmask(SIG_BLOCK, &fwd, NULL);
 	if ((sfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "signalfd: %s",
