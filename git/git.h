@@ -32,5 +32,7 @@ bool	gitcfg_inert(const char *, const char *);
 size_t	gitcfg_held(const struct gitcfg *, const struct gitcfg *,
 	    struct gitcfg *);
 bool	gitcfg_dir_inert(int, char **);
+char	*gitcfg_read_text(int, const char *, size_t *);
+bool	gitcfg_has(const struct gitcfg *, const struct gitcfg_ent *);
 
 #endif

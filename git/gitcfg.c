@@ -456,6 +456,18 @@ gitcfg_same(const struct gitcfg_ent *a, const struct gitcfg_ent *b)
 	return strcmp(a->ge_value, b->ge_value) == 0;
 }
 
+/* Does cfg hold e, key and value alike? */
+bool
+gitcfg_has(const struct gitcfg *cfg, const struct gitcfg_ent *e)
+{
+	size_t	 i;
+
+	for (i = 0; i < cfg->gc_n; i++)
+		if (gitcfg_same(&cfg->gc_v[i], e))
+			return true;
+	return false;
+}
+
 /* Entries of a that b does not have (as multisets), not inert, to held. */
 static void
 gitcfg_missing(const struct gitcfg *a, const struct gitcfg *b,
@@ -508,6 +520,44 @@ gitcfg_held(const struct gitcfg *old, const struct gitcfg *cfg,
 }
 
 /*
+ * The text of the regular file name below dfd (AT_FDCWD: a path), at
+ * most GITCFG_FILE_MAX bytes, following no link, terminated; *len its
+ * length.  Returns it, or NULL with errno set: the open's, EINVAL when
+ * it is no regular file or too large, EAGAIN when it changed while read.
+ */
+char *
+gitcfg_read_text(int dfd, const char *name, size_t *len)
+{
+	struct stat	 st;
+	char		*text = NULL;
+	ssize_t		 n;
+	int		 fd, saved;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > GITCFG_FILE_MAX)
+		errno = EINVAL;
+	else {
+		text = xmalloc((size_t)st.st_size + 1);
+		if ((n = read(fd, text, (size_t)st.st_size + 1)) !=
+		    st.st_size) {
+			free(text);
+			text = NULL;
+			errno = EAGAIN;
+		} else {
+			text[n] = '\0';
+			*len = (size_t)n;
+		}
+	}
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return text;
+}
+
+/*
  * Reads the config file name of the git directory dfd into cfg (empty
  * when there is none).  Returns 0, or -1 with *why set: a link, not a
  * file, too large, or not read as git reads it.
@@ -515,41 +565,33 @@ gitcfg_held(const struct gitcfg *old, const struct gitcfg *cfg,
 static int
 gitcfg_read_file(int dfd, const char *name, struct gitcfg *cfg, char **why)
 {
-	struct stat	 st;
-	char		*text = NULL, *cause;
-	ssize_t		 n = 0;
-	int		 fd, rc = -1;
+	char		*text, *cause;
+	size_t		 len = 0;
+	int		 rc = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
-	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1) {
+	if ((text = gitcfg_read_text(dfd, name, &len)) == NULL) {
 		if (errno == ENOENT)
 			return 0;
-		xasprintf(why, "its %s cannot be opened (%s)", name,
-		    errno == ELOOP ? "a symbolic link" : strerror(errno));
+		if (errno == EINVAL)
+			xasprintf(why, "its %s is not a file git would read as "
+			    "one, or is larger than %d bytes", name,
+			    GITCFG_FILE_MAX);
+		else if (errno == EAGAIN)
+			xasprintf(why, "its %s changed while read", name);
+		else
+			xasprintf(why, "its %s cannot be opened (%s)", name,
+			    errno == ELOOP ? "a symbolic link" :
+			    strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > GITCFG_FILE_MAX) {
-		xasprintf(why, "its %s is not a file git would read as one, "
-		    "or is larger than %d bytes", name, GITCFG_FILE_MAX);
-		goto out;
-	}
-	text = xmalloc((size_t)st.st_size + 1);
-	if ((n = read(fd, text, (size_t)st.st_size + 1)) != st.st_size) {
-		xasprintf(why, "its %s changed while read", name);
-		goto out;
-	}
-	if (gitcfg_parse(cfg, text, (size_t)n, &cause) == -1) {
+	if (gitcfg_parse(cfg, text, len, &cause) == -1) {
 		xasprintf(why, "its %s is not read as git reads it (%s)", name,
 		    cause);
 		free(cause);
-		goto out;
+		rc = -1;
 	}
-	rc = 0;
-out:
 	free(text);
-	close(fd);
 	return rc;
 }
 

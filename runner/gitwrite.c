@@ -57,6 +57,19 @@
 #endif
 
 /*
+ * Whether path is the user's own git config (~/.gitconfig, or
+ * ~/.config/git/config), which every repository of theirs reads.
+ */
+bool
+gitwrite_user_config(const char *path)
+{
+	size_t	 len = strlen(path);
+
+	return (len > 11 && strcmp(path + len - 11, "/.gitconfig") == 0) ||
+	    (len > 18 && strcmp(path + len - 18, "/.config/git/config") == 0);
+}
+
+/*
  * Which git config op is, if any: a repository's (git code, named
  * "config": its inert changes are applied) or the user's own
  * (~/.gitconfig, ~/.config/git/config, a persistence point every
@@ -66,7 +79,6 @@ static bool
 gitwrite_is_config(const struct fs_op *op, bool *user)
 {
 	const char	*slash = strrchr(op->fo_path, '/');
-	size_t		 len = strlen(op->fo_path);
 
 	*user = false;
 	if (op->fo_kind != FS_RO || op->fo_dir || slash == NULL)
@@ -74,8 +86,7 @@ gitwrite_is_config(const struct fs_op *op, bool *user)
 	if (strcmp(slash + 1, "config") == 0 &&
 	    strcmp(op->fo_why, FS_WHY_GITCODE) == 0)
 		return true;
-	*user = strcmp(slash + 1, ".gitconfig") == 0 || (len > 18 &&
-	    strcmp(op->fo_path + len - 18, "/.config/git/config") == 0);
+	*user = gitwrite_user_config(op->fo_path);
 	return *user;
 }
 
@@ -219,39 +230,6 @@ gitwrite_find(struct gitwrite *gw, int dirfd, const char *name)
 	return NULL;
 }
 
-/*
- * Reads the regular file name below dirfd (at most GITCFG_FILE_MAX
- * bytes, following no link) into a new buffer; *len its length.
- * Returns it, or NULL.
- */
-static char *
-gitwrite_slurp(int dirfd, const char *name, size_t *len)
-{
-	struct stat	 st;
-	char		*buf;
-	ssize_t		 n;
-	int		 fd;
-
-	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
-		return NULL;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > GITCFG_FILE_MAX) {
-		close(fd);
-		return NULL;
-	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	n = pread(fd, buf, (size_t)st.st_size + 1, 0);
-	close(fd);
-	if (n < 0 || n > st.st_size) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = (size_t)n;
-	return buf;
-}
-
 /* Notes one key of a change, applied or held; takes nothing. */
 static void
 gitwrite_note(struct gitwrite *gw, const struct gitwrite_cfg *wc,
@@ -275,23 +253,6 @@ gitwrite_note(struct gitwrite *gw, const struct gitwrite_cfg *wc,
 	ch->ch_applied = applied;
 }
 
-/* Does cfg hold e, key and value? */
-static bool
-gitwrite_has(const struct gitcfg *cfg, const struct gitcfg_ent *e)
-{
-	const struct gitcfg_ent	*c;
-	size_t			 i;
-
-	for (i = 0; i < cfg->gc_n; i++) {
-		c = &cfg->gc_v[i];
-		if (strcmp(c->ge_key, e->ge_key) == 0 && (c->ge_value ==
-		    NULL ? e->ge_value == NULL : e->ge_value != NULL &&
-		    strcmp(c->ge_value, e->ge_value) == 0))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Notes each key that differs between old and cfg: one whose value
  * changed (a key that went with its old value and came with a new one)
@@ -307,10 +268,10 @@ gitwrite_notes(struct gitwrite *gw, const struct gitwrite_cfg *wc,
 
 	gone = xcalloc(old->gc_n + 1, sizeof(*gone));
 	for (j = 0; j < old->gc_n; j++)
-		gone[j] = !gitwrite_has(cfg, &old->gc_v[j]);
+		gone[j] = !gitcfg_has(cfg, &old->gc_v[j]);
 	for (i = 0; i < cfg->gc_n; i++) {
 		e = &cfg->gc_v[i];
-		if (gitwrite_has(old, e))
+		if (gitcfg_has(old, e))
 			continue;
 		for (was = NULL, j = 0; j < old->gc_n && was == NULL; j++)
 			if (gone[j] && strcmp(old->gc_v[j].ge_key,
@@ -360,7 +321,7 @@ gitwrite_judge(struct gitwrite *gw, struct gitwrite_cfg *wc, const char *new,
 	size_t			 olen = 0;
 	bool			 apply;
 
-	text = gitwrite_slurp(AT_FDCWD, wc->wc_path, &olen);
+	text = gitcfg_read_text(AT_FDCWD, wc->wc_path, &olen);
 	if (text == NULL || gitcfg_parse(&old, text, olen, &cause) == -1)
 		memset(&old, 0, sizeof(old));
 	free(cause);
@@ -437,7 +398,7 @@ gitwrite_rename(struct gitwrite *gw, int lfd, const struct seccomp_notif *req)
 	    (wc = gitwrite_find(gw, nd, newname)) == NULL ||
 	    (od = gitwrite_dir(pid, pidfd, olddfd, oldp, &oldname)) == -1)
 		goto out;
-	if ((text = gitwrite_slurp(od, oldname, &len)) == NULL) {
+	if ((text = gitcfg_read_text(od, oldname, &len)) == NULL) {
 		rc = errno != 0 ? errno : EINVAL;
 		goto out;
 	}

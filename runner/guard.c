@@ -374,10 +374,10 @@ guard_note(struct guard_walk *w, const struct guard_root *r,
 
 /*
  * Renames dfd/name (in folder rel) out of git's sight and notes it;
- * takes why.  A folder moved gets a .gitignore that ignores it all, so
+ * takes why; returns the note.  A folder moved gets a .gitignore that ignores it all, so
  * that git status in a repository around it does not list its insides.
  */
-static void
+static struct guard_find *
 guard_move(struct guard_walk *w, const struct guard_root *r,
     const char *rel, int dfd, const char *name, const char *what, char *why)
 {
@@ -405,6 +405,7 @@ guard_move(struct guard_walk *w, const struct guard_root *r,
 		close(fd);
 	}
 	free(to);
+	return gf;
 }
 
 /* Acts on a verdict on dfd/name: moves, or notes as kept; takes why. */
@@ -422,6 +423,35 @@ guard_act(struct guard_walk *w, const struct guard_root *r, const char *rel,
 }
 
 /*
+ * Renames rel (not the root itself) below root r, through its parent;
+ * takes why.  Returns the note, or NULL when the parent cannot be
+ * opened.
+ */
+static struct guard_find *
+guard_move_rel(struct guard_walk *w, const struct guard_root *r,
+    const char *rel, const char *what, char *why)
+{
+	struct guard_find	*gf = NULL;
+	const char		*name = rel;
+	char			*parent, *slash;
+	int			 pfd;
+
+	parent = xstrdup(rel);
+	if ((slash = strrchr(parent, '/')) != NULL) {
+		*slash = '\0';
+		name = rel + (slash + 1 - parent);
+	} else
+		*parent = '\0';
+	if ((pfd = guard_opendir(r->gr_fd, parent)) != -1) {
+		gf = guard_move(w, r, parent, pfd, name, what, why);
+		close(pfd);
+	} else
+		free(why);
+	free(parent);
+	return gf;
+}
+
+/*
  * Renames the git directory rel itself, through its parent: its HEAD
  * at a root, which cannot move.
  */
@@ -432,26 +462,11 @@ guard_move_self(struct guard_walk *w, size_t i, const char *rel, int dfd,
 	static const char	 what[] = "a git directory (in another's "
 	    "modules or worktrees, or named by a .git file or commondir)";
 	const struct guard_root	*r = &w->w_g->g_roots[i];
-	const char		*name = rel;
-	char			*parent, *slash;
-	int			 pfd;
 
-	if (*rel == '\0') {
-		guard_move(w, r, rel, dfd, "HEAD", what, why);
-		return;
-	}
-	parent = xstrdup(rel);
-	if ((slash = strrchr(parent, '/')) != NULL) {
-		*slash = '\0';
-		name = rel + (slash + 1 - parent);
-	} else
-		*parent = '\0';
-	if ((pfd = guard_opendir(r->gr_fd, parent)) != -1) {
-		guard_move(w, r, parent, pfd, name, what, why);
-		close(pfd);
-	} else
-		free(why);
-	free(parent);
+	if (*rel == '\0')
+		(void)guard_move(w, r, rel, dfd, "HEAD", what, why);
+	else
+		(void)guard_move_rel(w, r, rel, what, why);
 }
 
 /*
@@ -691,11 +706,10 @@ guard_watched(struct guard_walk *w)
 {
 	const struct guard	*g = w->w_g;
 	const struct guard_root	*r;
+	struct guard_find	*gf;
 	struct stat		 st;
 	const char		*rel;
-	char			*parent, *slash;
 	size_t			 i, j;
-	int			 pfd;
 
 	for (i = 0; i < g->g_nwatch; i++)
 		for (j = 0; j < g->g_nroots; j++) {
@@ -708,21 +722,10 @@ guard_watched(struct guard_walk *w)
 			if (guard_stat(r->gr_fd, rel, &st) == -1 &&
 			    errno != ELOOP)
 				break;
-			parent = xstrdup(rel);
-			if ((slash = strrchr(parent, '/')) != NULL)
-				*slash = '\0';
-			else
-				*parent = '\0';
-			if ((pfd = guard_opendir(r->gr_fd, parent)) != -1) {
-				guard_move(w, r, parent, pfd, slash != NULL ?
-				    slash + 1 : rel, "cordon's workspace policy "
-				    "folder (.cordon)", xstrdup("later runs would "
-				    "read it as this workspace's policy"));
-				w->w_g->g_finds[w->w_g->g_nfinds - 1].gf_policy =
-				    true;
-				close(pfd);
-			}
-			free(parent);
+			if ((gf = guard_move_rel(w, r, rel, "cordon's workspace "
+			    "policy folder (.cordon)", xstrdup("later runs would "
+			    "read it as this workspace's policy"))) != NULL)
+				gf->gf_policy = true;
 			break;
 		}
 }

@@ -37,7 +37,6 @@
 static bool
 hostport_reaches(const char *hex, size_t len)
 {
-	static const char *const v4[] = { "00000000" };
 	static const char *const v6[] = {
 		"00000000000000000000000000000000",	/* :: */
 		"00000000000000000000000001000000",	/* ::1 */
@@ -45,8 +44,8 @@ hostport_reaches(const char *hex, size_t len)
 	size_t	 i;
 
 	if (len == 8)	/* 127.x.y.z is 7F in its last byte */
-		return strncmp(hex, v4[0], 8) == 0 || strncmp(hex + 6, "7F",
-		    2) == 0;
+		return strncmp(hex, "00000000", 8) == 0 ||
+		    strncmp(hex + 6, "7F", 2) == 0;
 	if (len != 32)
 		return false;
 	for (i = 0; i < nitems(v6); i++)

@@ -728,26 +728,14 @@ mount_hooks(const struct fs_op *op)
 }
 
 /*
- * The user's own git config, which stays read-only even in the layer:
- * git's writes to it reach cordon run (gitwrite.c), which names each key
- * held back with the command that applies it.
- */
-static bool
-mount_git_config(const struct fs_op *op)
-{
-	size_t	 len = strlen(op->fo_path);
-
-	return (len > 11 && strcmp(op->fo_path + len - 11, "/.gitconfig") ==
-	    0) || (len > 18 && strcmp(op->fo_path + len - 18,
-	    "/.config/git/config") == 0);
-}
-
-/*
  * Whether op, a read-only path, lies in the home's scratch layer, below
  * no writable root nor kept folder: a write there lands in the layer,
  * which never reaches the host, so no mount is needed to keep it off the
  * host, and the command's write (a line added to ~/.bashrc) works inside
- * and is listed at the end instead of failing unsaid.
+ * and is listed at the end instead of failing unsaid.  The user's own git
+ * config stays read-only: git's writes to it reach cordon run
+ * (gitwrite.c), which names each key held back with the command that
+ * applies it.
  */
 static bool
 mount_in_layer(const struct run *run, const struct fs_op *op)
@@ -757,7 +745,8 @@ mount_in_layer(const struct run *run, const struct fs_op *op)
 
 	if (run->r_scratch == NULL || op->fo_kind != FS_RO ||
 	    !path_is_below(op->fo_path, run->r_scratch) ||
-	    strcmp(op->fo_path, run->r_scratch) == 0 || mount_git_config(op))
+	    strcmp(op->fo_path, run->r_scratch) == 0 ||
+	    gitwrite_user_config(op->fo_path))
 		return false;
 	/*
 	 * Below a writable root the path is the host's; below a hidden or

@@ -190,13 +190,17 @@ notify_host_port(struct notify *n, int type, const void *sa, int len,
 	int		 in;
 
 	if (type != SOCK_STREAM || n->n_diag == -1 ||
-	    (port = hostport_loopback(sa, (size_t)len)) == 0 ||
-	    !hostport_listens(port))
+	    (port = hostport_loopback(sa, (size_t)len)) == 0)
 		return;
+	/*
+	 * The sandbox's own listeners first: a short dump, where a server
+	 * the command runs is the common case; the host's table, which may
+	 * be long, only when none listens inside.
+	 */
 	pthread_mutex_lock(&n->n_diag_lock);
 	in = hostport_inside(n->n_diag, &n->n_seq, port);
 	pthread_mutex_unlock(&n->n_diag_lock);
-	if (in == 0) {
+	if (in == 0 && hostport_listens(port)) {
 		ne->ne_why = NOTIFY_HOST_PORT;
 		ne->ne_port = port;
 	}

@@ -511,6 +511,7 @@ struct gitwrite {
 
 struct seccomp_notif;
 int	gitwrite_init(struct gitwrite *, const struct fsplan *);
+bool	gitwrite_user_config(const char *);
 int	gitwrite_rename(struct gitwrite *, int, const struct seccomp_notif *);
 void	gitwrite_print(struct gitwrite *, FILE *);
 json_t	*gitwrite_json(struct gitwrite *);

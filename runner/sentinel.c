@@ -131,6 +131,17 @@ sentinel_main(struct guard *g, const char *id, int fd, int pidfd)
 	_exit(rc == 0 ? 0 : RUN_EXIT_FAILURE);
 }
 
+/* Closes our end and waits for the sentinel, which then ends. */
+static void
+sentinel_reap(struct sentinel *s)
+{
+	close(s->s_fd);
+	s->s_fd = -1;
+	while (waitpid(s->s_pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	s->s_pid = -1;
+}
+
 /*
  * Forks the sentinel of the run id, which watches the sandbox behind
  * pidfd and holds g's descriptors (g is copied, not taken), and waits
@@ -179,8 +190,12 @@ sentinel_start(struct sentinel *s, struct guard *g, const char *id,
 	while (read(s->s_fd, &b, 1) == -1 && errno == EINTR)
 		;
 	if (b != SENTINEL_READY) {
-		xasprintf(cause, "the sentinel did not start");
-		sentinel_done(s);
+		xasprintf(cause, "the sentinel ended before it was ready");
+		/* Dead, as a rule; if not, the byte ends it, unsaid. */
+		b = SENTINEL_DONE;
+		if (write(s->s_fd, &b, 1) == -1)
+			log_debug("%s: the sentinel is gone", __func__);
+		sentinel_reap(s);
 		return -1;
 	}
 	return 0;
@@ -200,9 +215,5 @@ sentinel_done(struct sentinel *s)
 		return;
 	if (write(s->s_fd, &b, 1) != 1)
 		log_warn("run: telling the sentinel the check is made");
-	close(s->s_fd);
-	s->s_fd = -1;
-	while (waitpid(s->s_pid, NULL, 0) == -1 && errno == EINTR)
-		;
-	s->s_pid = -1;
+	sentinel_reap(s);
 }
