@@ -333,6 +333,8 @@ gitwrite_judge(struct gitwrite *gw, struct gitwrite_cfg *wc, const char *new,
 		bad.ge_shown = NULL;
 		bad.ge_value = cause;
 		gitwrite_note(gw, wc, &bad, NULL, false, false);
+		if (gw->gw_nchanges > 0 && !gw->gw_more)
+			gw->gw_changes[gw->gw_nchanges - 1].ch_unread = true;
 		free(bad.ge_key);
 		free(cause);
 		goto out;
@@ -444,15 +446,50 @@ gitwrite_command(const struct gitwrite *gw, const struct gitwrite_change *ch)
 }
 
 /*
+ * One change held back, with the command that applies it; a text git
+ * would not read has none: the change is for the user to make.
+ */
+static void
+gitwrite_print_one(const struct gitwrite *gw, const struct gitwrite_change *ch,
+    FILE *f)
+{
+	const struct gitwrite_cfg	*wc = &gw->gw_cfgs[ch->ch_cfg];
+	char				*k, *v, *p, *cmd, *c;
+
+	k = str_escape(ch->ch_key, strlen(ch->ch_key));
+	v = ch->ch_value != NULL ? str_escape(ch->ch_value,
+	    strlen(ch->ch_value)) : NULL;
+	p = str_escape(wc->wc_path, strlen(wc->wc_path));
+	if (ch->ch_unread) {
+		fprintf(f, "cordon:   a text for %s that git would not read "
+		    "(%s)\ncordon: hint: make the change on the host with git "
+		    "config, which writes only what it reads\n", p,
+		    v != NULL ? v : "");
+		goto out;
+	}
+	cmd = gitwrite_command(gw, ch);
+	c = str_escape(cmd, strlen(cmd));
+	fprintf(f, "cordon:   %s %s%s%s in %s%s\ncordon: hint: after reading "
+	    "it, apply it with: %s\n", ch->ch_removed ? "removed" :
+	    ch->ch_changed ? "changed" : "set", k, v != NULL ? " = " : "",
+	    v != NULL ? v : "", p, wc->wc_user ? " (your own, which every "
+	    "repository of yours reads)" : "", c);
+	free(c);
+	free(cmd);
+out:
+	free(k);
+	free(v);
+	free(p);
+}
+
+/*
  * Says, once, which changes to git configs were held back, with the
  * command that applies each; those applied are in the report only.
  */
 void
 gitwrite_print(struct gitwrite *gw, FILE *f)
 {
-	const struct gitwrite_change	*ch;
-	char				*k, *v, *p, *cmd, *c;
-	size_t				 i, n = 0;
+	size_t	 i, n = 0;
 
 	pthread_mutex_lock(&gw->gw_lock);
 	for (i = 0; i < gw->gw_nchanges; i++)
@@ -462,30 +499,9 @@ gitwrite_print(struct gitwrite *gw, FILE *f)
 		    "could make git on the host run a program, or to your own "
 		    "(the command was told it succeeded; nothing was "
 		    "written):\n", n, n == 1 ? "" : "s");
-	for (i = 0; i < gw->gw_nchanges; i++) {
-		ch = &gw->gw_changes[i];
-		if (ch->ch_applied)
-			continue;
-		k = str_escape(ch->ch_key, strlen(ch->ch_key));
-		v = ch->ch_value != NULL ? str_escape(ch->ch_value,
-		    strlen(ch->ch_value)) : NULL;
-		p = str_escape(gw->gw_cfgs[ch->ch_cfg].wc_path,
-		    strlen(gw->gw_cfgs[ch->ch_cfg].wc_path));
-		cmd = gitwrite_command(gw, ch);
-		c = str_escape(cmd, strlen(cmd));
-		fprintf(f, "cordon:   %s %s%s%s in %s%s\ncordon: hint: after "
-		    "reading it, apply it with: %s\n", ch->ch_removed ?
-		    "removed" : ch->ch_changed ? "changed" : "set", k,
-		    v != NULL ? " = " : "",
-		    v != NULL ? v : "", p, gw->gw_cfgs[ch->ch_cfg].wc_user ?
-		    " (your own, which every repository of yours reads)" : "",
-		    c);
-		free(c);
-		free(k);
-		free(v);
-		free(p);
-		free(cmd);
-	}
+	for (i = 0; i < gw->gw_nchanges; i++)
+		if (!gw->gw_changes[i].ch_applied)
+			gitwrite_print_one(gw, &gw->gw_changes[i], f);
 	if (gw->gw_more)
 		fprintf(f, "cordon: more changes to git config were made than "
 		    "cordon lists (%d)\n", GITWRITE_CHANGES_MAX);
@@ -505,7 +521,8 @@ gitwrite_json(struct gitwrite *gw)
 	pthread_mutex_lock(&gw->gw_lock);
 	for (i = 0; i < gw->gw_nchanges; i++) {
 		ch = &gw->gw_changes[i];
-		cmd = ch->ch_applied ? NULL : gitwrite_command(gw, ch);
+		cmd = ch->ch_applied || ch->ch_unread ? NULL :
+		    gitwrite_command(gw, ch);
 		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b, "
 		    "s:b, s:b, s:o}", "file", gw->gw_cfgs[ch->ch_cfg].wc_path,
 		    "key", ch->ch_key, "value", ch->ch_value != NULL ?

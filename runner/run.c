@@ -700,6 +700,9 @@ run_sentinel_begin(struct runner *rn)
 	    rn->rn_pidfd, &cause) == -1) {
 		log_warnx("run: %s; nothing run, since the check of the "
 		    "writable folders could not follow a killed run", cause);
+		log_warnx("hint: a fork failed: if your process limit (ulimit "
+		    "-u) or the system's is reached, end other processes and "
+		    "run again");
 		free(cause);
 		kill(rn->rn_pid, SIGKILL);
 		rn->rn_step_failed = true;

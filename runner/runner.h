@@ -497,6 +497,8 @@ struct gitwrite_change {
 	char		*ch_value;	/* NULL: a bare name */
 	bool		 ch_removed;	/* the key went, else it came */
 	bool		 ch_changed;	/* it came in place of a value */
+	bool		 ch_unread;	/* the text git would not read: */
+					/* ch_value says why, no command */
 	bool		 ch_applied;	/* written, else held back */
 };
 

@@ -235,3 +235,18 @@ socket.create_connection(('127.0.0.1', $port)); print('inside ok')"
 	[[ $output == *"inside ok"* ]]
 	[[ $output != *"network.host_ports"* ]]
 }
+
+@test "a config text git would not read, renamed over the protected config, is not written and is said without a command to apply" {
+	cp "$WS/.git/config" "$UDIR/config.before"
+	run in_sandbox --quiet --report "$UDIR/r.json" -- sh -c \
+	    "printf '[core\n' >.git/config.lock && mv .git/config.lock .git/config && echo moved"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *moved* ]]
+	cmp "$UDIR/config.before" "$WS/.git/config"
+	[[ $output == *"a text for $WS/.git/config that git would not read ("* ]]
+	[[ $output == *"hint: make the change on the host with git config"* ]]
+	[[ $output != *"apply it with"* ]]
+	jq -e '.git_config | length == 1 and .[0].applied == false and
+	    .[0].apply == null' "$UDIR/r.json"
+}
