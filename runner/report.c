@@ -594,7 +594,8 @@ report_setup(const struct report_info *ri)
 	size_t			 i;
 	bool			 listed;
 
-	listed = run->r_sb.sb_view.sv_routes != NULL && run->r_sb.sb_view.sv_routes->ur_n > 0;
+	listed = run->r_sb.sb_view.sv_routes != NULL &&
+	    run->r_sb.sb_view.sv_routes->ur_n > 0;
 	ns = json_pack("[s, s, s, s, s, s]", "user", "mount", "pid", "ipc",
 	    "uts", "cgroup");
 	if (run->r_sb.sb_net.sn_mode != NET_HOST)
@@ -666,7 +667,8 @@ tally_json(const struct tally *t, const struct report_info *ri)
 
 	cmd = json_array();
 	for (i = 0; run->r_sb.sb_cmd.sc_argv[i] != NULL; i++)
-		json_array_append_new(cmd, json_string(run->r_sb.sb_cmd.sc_argv[i]));
+		json_array_append_new(cmd,
+		    json_string(run->r_sb.sb_cmd.sc_argv[i]));
 	refused = tally_refused_json(t);
 	allowed = tally_allowed_json(t);
 	setup = report_setup(ri);

@@ -69,20 +69,23 @@ run_agent_start(struct runner *rn, char **cause)
 	struct stat	 st;
 
 	if ((rn->rn_agent = agent_new(&rn->rn_proxy, rn->rn_dir,
-	    run->r_sb.sb_view.sv_agent_real, run->r_sb.sb_id, run->r_sb.sb_cmd.sc_name[0] != '\0' ?
+	    run->r_sb.sb_view.sv_agent_real, run->r_sb.sb_id,
+	    run->r_sb.sb_cmd.sc_name[0] != '\0' ?
 	    run->r_sb.sb_cmd.sc_name : NULL, cause)) == NULL)
 		return -1;
 	run->r_sb.sb_view.sv_agent_sock = agent_path(rn->rn_agent);
 	/* The agent names a session by the tunnel that carried it. */
 	rn->rn_proxy.px_ssh_watch = true;
 	if (lstat(run->r_sb.sb_view.sv_agent_sock, &st) == -1) {
-		xasprintf(cause, "%s: %s", run->r_sb.sb_view.sv_agent_sock, strerror(errno));
+		xasprintf(cause, "%s: %s", run->r_sb.sb_view.sv_agent_sock,
+		    strerror(errno));
 		return -1;
 	}
 	run->r_sb.sb_view.sv_agent_id.fm_dev = st.st_dev;
 	run->r_sb.sb_view.sv_agent_id.fm_ino = st.st_ino;
 	/* The command's connect to RUN_AGENT_SOCK, made outside (notify.c). */
-	if (!run->r_unix && unixroute_add(run->r_sb.sb_view.sv_routes, RUN_AGENT_SOCK,
+	if (!run->r_unix && unixroute_add(run->r_sb.sb_view.sv_routes,
+	    RUN_AGENT_SOCK,
 	    run->r_sb.sb_view.sv_agent_sock, "cordon's ssh-agent", cause) == -1)
 		return -1;
 	return 0;
@@ -145,7 +148,8 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 		xasprintf(cause, "cannot watch the proxy's socket");
 		goto fail;
 	}
-	if (rn->rn_run->r_sb.sb_view.sv_agent_real != NULL && run_agent_start(rn, cause) ==
+	if (rn->rn_run->r_sb.sb_view.sv_agent_real != NULL &&
+	    run_agent_start(rn, cause) ==
 	    -1)
 		return -1;		/* the listener has fd now */
 	/* The real values live in the proxy from here on, freed with it. */
@@ -394,7 +398,8 @@ run_proxy_dir(struct runner *rn, const char *socket, char **cause)
 		run->r_sb.sb_net.sn_proxy_name = socket + (slash - dir) + 1;
 		slash[slash == dir ? 1 : 0] = '\0';
 	}
-	run->r_sb.sb_net.sn_proxy_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	run->r_sb.sb_net.sn_proxy_dir = open(dir,
+	    O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (run->r_sb.sb_net.sn_proxy_dir == -1)
 		xasprintf(cause, "%s: %s", dir, strerror(errno));
 	free(dir);
@@ -743,12 +748,14 @@ run_maps(struct runner *rn)
 	char		 map[64];
 	int		 rc;
 
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)run->r_sb.sb_cmd.sc_uid,
+	snprintf(map, sizeof(map), "%u %u 1\n",
+	    (unsigned int)run->r_sb.sb_cmd.sc_uid,
 	    (unsigned int)run->r_sb.sb_cmd.sc_uid);
 	rc = run_write_map(rn->rn_pid, "uid_map", map);
 	if (rc == 0)
 		rc = run_write_map(rn->rn_pid, "setgroups", "deny");
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)run->r_sb.sb_cmd.sc_gid,
+	snprintf(map, sizeof(map), "%u %u 1\n",
+	    (unsigned int)run->r_sb.sb_cmd.sc_gid,
 	    (unsigned int)run->r_sb.sb_cmd.sc_gid);
 	if (rc == 0)
 		rc = run_write_map(rn->rn_pid, "gid_map", map);

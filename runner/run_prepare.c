@@ -104,8 +104,10 @@ run_prepare_host_ports(struct run *run, const struct policy *p)
 	run->r_sb.sb_net.sn_host_ports = xreallocarray(NULL, pl->pl_n,
 	    sizeof(*run->r_sb.sb_net.sn_host_ports));
 	for (i = 0; i < pl->pl_n; i++) {
-		run->r_sb.sb_net.sn_host_ports[i].nr_lo = (uint16_t)pl->pl_v[i].pi_port;
-		run->r_sb.sb_net.sn_host_ports[i].nr_hi = (uint16_t)pl->pl_v[i].pi_port_hi;
+		run->r_sb.sb_net.sn_host_ports[i].nr_lo =
+		    (uint16_t)pl->pl_v[i].pi_port;
+		run->r_sb.sb_net.sn_host_ports[i].nr_hi =
+		    (uint16_t)pl->pl_v[i].pi_port_hi;
 	}
 	run->r_sb.sb_net.sn_nhost_ports = pl->pl_n;
 	return 0;
@@ -209,7 +211,8 @@ run_prepare_policy(struct run_prep *rp)
 	}
 	run->r_sb.sb_net.sn_mode = p->p_mode.ps_value;
 	run->r_unix = p->p_unix.ps_value == UNIX_ALLOW;
-	run->r_sb.sb_net.sn_capture = run->r_sb.sb_net.sn_mode == NET_PROXY && policy_capture(p);
+	run->r_sb.sb_net.sn_capture = run->r_sb.sb_net.sn_mode == NET_PROXY &&
+	    policy_capture(p);
 	if (run_prepare_host_ports(run, p) == -1)
 		return -1;
 	if (run->r_npublish > 0 && run->r_sb.sb_net.sn_mode == NET_HOST) {
@@ -236,14 +239,16 @@ run_prepare_socket(struct run_prep *rp)
 	char			*cause;
 
 	if (net->net_socket != NULL && run->r_sb.sb_net.sn_mode == NET_PROXY &&
-	    run_prepare_narrowing(&rp->rp_layers, p, &run->r_sb.sb_net.sn_narrow,
+	    run_prepare_narrowing(&rp->rp_layers, p,
+	    &run->r_sb.sb_net.sn_narrow,
 	    &cause) == -1) {
 		log_warnx_lines(cause);
 		log_warnx("run: the rules for --proxy-socket do not load, "
 		    "nothing run");
 		return -1;
 	}
-	if (run->r_sb.sb_net.sn_narrow != NULL && strlen(run->r_sb.sb_net.sn_narrow) > PP2_NARROW_MAX) {
+	if (run->r_sb.sb_net.sn_narrow != NULL &&
+	    strlen(run->r_sb.sb_net.sn_narrow) > PP2_NARROW_MAX) {
 		log_warnx("run: the policy's network.deny entries and the "
 		    "allow lists of the flags and the workspace policy come "
 		    "to more than %d bytes, more than a connection to "
@@ -291,7 +296,8 @@ run_prepare_run(struct run_prep *rp, const struct run_opts *o)
 	run->r_sb.sb_cmd.sc_gid = getgid();
 	run->r_sb.sb_cmd.sc_tty = isatty(0) || isatty(1) || isatty(2);
 	rd = getenv("XDG_RUNTIME_DIR");
-	run->r_sb.sb_view.sv_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
+	run->r_sb.sb_view.sv_runtime_dir = rd != NULL &&
+	    rd[0] == '/' ? rd : NULL;
 	/* A random id, in the egress log and the bridge's header. */
 	if (hex_random(run->r_sb.sb_id, RUN_ID_LEN) == -1)
 		fatal("run: getrandom");
@@ -311,7 +317,8 @@ run_prepare_env(struct run_prep *rp)
 	struct policy	*p = rp->rp_policy;
 	char		*cause;
 
-	if (run->r_sb.sb_net.sn_mode == NET_PROXY && rp->rp_net.net_socket == NULL) {
+	if (run->r_sb.sb_net.sn_mode == NET_PROXY &&
+	    rp->rp_net.net_socket == NULL) {
 		trust_phantoms(p, environ, &run->r_phantoms,
 		    &run->r_nphantoms);
 		run_secrets_phantoms(run);
@@ -344,7 +351,8 @@ run_prepare_env(struct run_prep *rp)
 	}
 	if (run->r_sb.sb_view.sv_nsysscratch > 0)
 		rp->rp_ep.ep_apt_conf = RUN_APT_CONF;
-	if ((run->r_sb.sb_cmd.sc_env = env_build(p, environ, run->r_sb.sb_net.sn_mode == NET_PROXY ?
+	if ((run->r_sb.sb_cmd.sc_env = env_build(p, environ,
+	    run->r_sb.sb_net.sn_mode == NET_PROXY ?
 	    &rp->rp_ep : NULL, &cause)) == NULL) {
 		log_warnx("run: %s", cause);
 		free(cause);
@@ -377,7 +385,8 @@ run_prepare_routes(struct run_prep *rp)
 	if (unixroute_policy(&rp->rp_routes, rp->rp_policy, &rp->rp_plan,
 	    &cause) == 0 && notify_probe(&cause) == 0)
 		return 0;
-	if (rp->rp_routes.ur_n == 0 && run->r_sb.sb_view.sv_agent_real == NULL &&
+	if (rp->rp_routes.ur_n == 0 &&
+	    run->r_sb.sb_view.sv_agent_real == NULL &&
 	    rp->rp_policy->p_sockets.pl_n == 0) {
 		log_warnx("run: note: %s: the command's Unix sockets are all "
 		    "refused (socket(2): EPERM), its own too", cause);
@@ -410,7 +419,9 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 	rp->rp_layers = o->ro_layers;
 	rp->rp_ep.ep_port = RUN_BRIDGE_PORT;
 	run->r_sb.sb_cmd.sc_seccomp = -1;
-	run->r_sb.sb_pipes.sp_sync = run->r_sb.sb_pipes.sp_errfd = run->r_sb.sb_pipes.sp_endfd = run->r_sb.sb_pipes.sp_pubfd = -1;
+	run->r_sb.sb_pipes.sp_sync = run->r_sb.sb_pipes.sp_errfd = -1;
+	run->r_sb.sb_pipes.sp_endfd = run->r_sb.sb_pipes.sp_pubfd = -1;
+	run->r_sb.sb_cmd.sc_errfd = -1;
 	run->r_sb.sb_cmd.sc_notifyfd = -1;
 	run->r_npublish = o->ro_npublish;
 	run->r_publish = o->ro_npublish > 0 ? o->ro_publish : NULL;

@@ -36,7 +36,8 @@ run_print_net(const struct run *run, const struct run_net *net)
 		if (net->net_socket != NULL)
 			printf("  proxy: %s (an operator's proxy; its policy "
 			    "decides, narrowed by the run's own rules: %s)\n",
-			    net->net_socket, run->r_sb.sb_net.sn_narrow != NULL ?
+			    net->net_socket,
+			    run->r_sb.sb_net.sn_narrow != NULL ?
 			    run->r_sb.sb_net.sn_narrow : "none");
 		else
 			printf("  proxy: cordon's own, in the run's process, "
@@ -110,7 +111,8 @@ run_print_env(const struct run *run, const struct trust_bundle *ib)
 	printf("environment:\n");
 	for (i = 0; run->r_sb.sb_cmd.sc_env[i] != NULL; i++) {
 		/* Never the value: a placeholder is new each run anyway. */
-		if ((ph = run_print_phantom(run, run->r_sb.sb_cmd.sc_env[i])) != NULL)
+		if ((ph = run_print_phantom(run,
+		    run->r_sb.sb_cmd.sc_env[i])) != NULL)
 			printf("  %s=%s<32 hex digits, new each run> "
 			    "(phantom credential: the proxy puts the real "
 			    "value in %s for %s)\n", ph->ph_env,
@@ -137,8 +139,10 @@ run_print(const struct run *run, const struct run_net *net,
 
 	printf("sandbox %s\n", run->r_sb.sb_id);
 	printf("namespaces: user (uid %u, gid %u), mount, pid, ipc, uts, "
-	    "cgroup%s\n", (unsigned int)run->r_sb.sb_cmd.sc_uid, (unsigned int)run->r_sb.sb_cmd.sc_gid,
-	    run->r_sb.sb_net.sn_mode == NET_HOST ? "; the host's network" : ", network");
+	    "cgroup%s\n", (unsigned int)run->r_sb.sb_cmd.sc_uid,
+	    (unsigned int)run->r_sb.sb_cmd.sc_gid,
+	    run->r_sb.sb_net.sn_mode == NET_HOST ? "; the host's network" :
+	    ", network");
 	run_print_net(run, net);
 	printf("mounts, in order:\n");
 	mount_print(&run->r_sb, stdout);
@@ -151,7 +155,8 @@ run_print(const struct run *run, const struct run_net *net,
 		printf("ABI %d; read everywhere, write below:", abi);
 		for (i = 0; i < run->r_sb.sb_cmd.sc_nll; i++)
 			if (run->r_sb.sb_cmd.sc_ll[i].lr_write)
-				printf(" %s", run->r_sb.sb_cmd.sc_ll[i].lr_path);
+				printf(" %s",
+				    run->r_sb.sb_cmd.sc_ll[i].lr_path);
 		printf("%s\n", abi >= 6 ? "; abstract Unix sockets and "
 		    "signals scoped to the sandbox" : "");
 	}

@@ -47,9 +47,9 @@ run_secrets_inspect(struct policy *p, const char *host, const char *name)
 
 /*
  * Before the plan: the token files of the caller's home (secrets_read)
- * into run->r_sb.sb_view.sv_secrets.  With fill (the run's own proxy) and cordon's CA
- * there to inspect TLS with, the proxy is to fill their tokens in: each
- * token's host is inspected (an entry added to p unless p has one), and
+ * into the view's sv_secrets.  With fill (the run's own proxy) and
+ * cordon's CA there to inspect TLS with, the proxy is to fill their
+ * tokens in: each token's host is inspected (an entry added to p unless p has one), and
  * the CA is hidden as for any inspection (trust_hide_ca, after this).
  */
 void
@@ -73,7 +73,8 @@ run_secrets_prepare(struct run *run, struct policy *p, bool fill)
 	run->r_secrets_filled = fill && access(ca, R_OK) == 0;
 	free(ca);
 	free(dir);
-	for (i = 0; run->r_secrets_filled && i < run->r_sb.sb_view.sv_nsecrets; i++) {
+	for (i = 0; run->r_secrets_filled &&
+	    i < run->r_sb.sb_view.sv_nsecrets; i++) {
 		snprintf(name, sizeof(name), "~/%s",
 		    run->r_sb.sb_view.sv_secrets[i].tf_kind->sk_name);
 		for (j = 0; j < run->r_sb.sb_view.sv_secrets[i].tf_nsecrets; j++)
@@ -95,7 +96,8 @@ run_secrets_phantoms(struct run *run)
 	char			*cause;
 	size_t			 i, j;
 
-	for (i = 0; run->r_secrets_filled && i < run->r_sb.sb_view.sv_nsecrets; i++) {
+	for (i = 0; run->r_secrets_filled &&
+	    i < run->r_sb.sb_view.sv_nsecrets; i++) {
 		tf = &run->r_sb.sb_view.sv_secrets[i];
 		for (j = 0; j < tf->tf_nsecrets; j++) {
 			se = &tf->tf_secrets[j];

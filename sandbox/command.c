@@ -39,12 +39,14 @@ caps_drop(const struct sandbox_cmd *cmd)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
 			if (errno == EINVAL && cap > 0)
 				break;
-			sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "dropping "
+			sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
+			    "dropping "
 			    "capability %d: %s", cap, strerror(errno));
 		}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 &&
 	    errno != EINVAL)
-		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "clearing ambient "
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
+		    "clearing ambient "
 		    "capabilities: %s", strerror(errno));
 	memset(&hdr, 0, sizeof(hdr));
 	memset(data, 0, sizeof(data));
@@ -72,7 +74,8 @@ command_exec(const struct sandbox_cmd *cmd)
 		    strerror(errno));
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (chdir(cmd->sc_cwd) == -1)
-		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "the command's folder %s "
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
+		    "the command's folder %s "
 		    "is not reachable in the sandbox (%s); run it from the "
 		    "workspace or a folder the policy leaves readable",
 		    cmd->sc_cwd, strerror(errno));
@@ -82,15 +85,18 @@ command_exec(const struct sandbox_cmd *cmd)
 		    strerror(errno));
 	if (landlock_abi() > 0 &&
 	    (abi = landlock_apply(cmd->sc_ll, cmd->sc_nll, true, &cause)) == -1)
-		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "Landlock: %s", cause);
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "Landlock: %s",
+		    cause);
 	if (sysfilter_apply(cmd->sc_seccomp, cmd->sc_notifyfd != -1 ?
 	    &listener : NULL, &cause) == -1)
-		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "%s; nothing run", cause);
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "%s; nothing run",
+		    cause);
 	/* The listener is cordon run's alone: the command must not answer. */
 	if (cmd->sc_notifyfd != -1) {
 		if (sysfilter_send_listener(cmd->sc_notifyfd, listener,
 		    &cause) == -1)
-			sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "%s; nothing run",
+			sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
+			    "%s; nothing run",
 			    cause);
 		close(listener);
 		close(cmd->sc_notifyfd);
@@ -98,7 +104,8 @@ command_exec(const struct sandbox_cmd *cmd)
 	environ = cmd->sc_env;
 	execvp(cmd->sc_argv[0], cmd->sc_argv);
 	err = errno;
-	sandbox_fail(cmd->sc_errfd, err == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC,
+	sandbox_fail(cmd->sc_errfd,
+	    err == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC,
 	    "%s: %s%s", cmd->sc_argv[0], strerror(err), err == ENOENT &&
 	    strchr(cmd->sc_argv[0], '/') == NULL ? " (not found in the "
 	    "sandbox's PATH)" : "");

@@ -132,7 +132,8 @@ mount_make_target(const struct mounts *m, const struct step *s)
 			cover = &m->m_steps[i];
 	}
 	if (cover == NULL)
-		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s (%s): it does not "
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): it does not "
 		    "exist any more; it changed while the sandbox was being "
 		    "built: try again", s->s_path, s->s_why);
 	if (s->s_src != -1 && fstat(s->s_src, &st) == 0)
@@ -140,13 +141,15 @@ mount_make_target(const struct mounts *m, const struct step *s)
 	else if (s->s_kind == STEP_HIDE_FILE || s->s_kind == STEP_BLOCK_FILE)
 		dir = false;
 	if (snprintf(buf, sizeof(buf), "%s", s->s_path) >= (int)sizeof(buf))
-		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: path too long",
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s: path too long",
 		    s->s_path);
 	for (p = buf + strlen(cover->s_path) + 1; (p = strchr(p, '/')) !=
 	    NULL; p++) {
 		*p = '\0';
 		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-			sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "making %s in "
+			sandbox_fail(m->m_sb->sb_pipes.sp_errfd,
+			    RUN_EXIT_FAILURE, "making %s in "
 			    "the sandbox: %s", buf, strerror(errno));
 		*p = '/';
 	}
@@ -155,7 +158,8 @@ mount_make_target(const struct mounts *m, const struct step *s)
 	else if ((fd = open(buf, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) != -1)
 		close(fd);
 	if (fd == -1)
-		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "making %s in the "
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "making %s in the "
 		    "sandbox: %s", buf, strerror(errno));
 }
 
@@ -273,12 +277,14 @@ mount_target(const struct mounts *m, const struct step *s, struct stat *st)
 		target = mount_open(s->s_path, false);
 	}
 	if (target == -1)
-		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s (%s): %s%s",
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): %s%s",
 		    s->s_path, s->s_why, strerror(errno), errno == ELOOP ?
 		    ": a symbolic link appeared in the path while the sandbox "
 		    "was being built; refusing to follow it" : "");
 	if (fstat(target, st) == -1)
-		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s", s->s_path,
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s: %s", s->s_path,
 		    strerror(errno));
 	return target;
 }
@@ -407,7 +413,8 @@ mount_apply(struct mounts *m, struct step *s)
 	close(target);
 	return;
 fail:
-	sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s (%s): %s: %s", s->s_path,
+	sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+	    "%s (%s): %s: %s", s->s_path,
 	    s->s_why, what, strerror(errno));
 }
 
@@ -423,7 +430,8 @@ mount_clone(struct mounts *m, struct step *s)
 		return;
 	if ((fd = mount_open(s->s_from != NULL ? s->s_from : s->s_path,
 	    false)) == -1)
-		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s (%s): %s%s",
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): %s%s",
 		    s->s_from != NULL ? s->s_from : s->s_path, s->s_why,
 		    strerror(errno), errno == ELOOP ?
 		    ": a symbolic link appeared in the path; refusing to "
@@ -431,14 +439,16 @@ mount_clone(struct mounts *m, struct step *s)
 	if (s->s_op != NULL && s->s_op->fo_has_id && (fstat(fd, &st) == -1 ||
 	    st.st_dev != s->s_op->fo_id.fm_dev ||
 	    st.st_ino != s->s_op->fo_id.fm_ino))
-		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s (%s): something "
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): something "
 		    "else is there than when the run was planned (moved in "
 		    "meanwhile); refusing to mount it: try again", s->s_path,
 		    s->s_why);
 	s->s_src = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_RECURSIVE | AT_EMPTY_PATH);
 	if (s->s_src == -1)
-		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s (%s): open_tree: "
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): open_tree: "
 		    "%s", s->s_path, s->s_why, strerror(errno));
 	close(fd);
 }
@@ -457,29 +467,34 @@ mount_dev(const struct sandbox *sb, const int *nodes)
 
 	if ((dev = mount_tmpfs(0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) ==
 	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "/dev: tmpfs: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev: tmpfs: %s",
 		    strerror(errno));
 	for (i = 0; i < nitems(dev_nodes); i++) {
 		if (nodes[i] == -1)
 			continue;
 		if ((fd = openat(dev, dev_nodes[i], O_CREAT | O_WRONLY |
 		    O_CLOEXEC, 0666)) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "/dev/%s: %s",
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "/dev/%s: %s",
 			    dev_nodes[i], strerror(errno));
 		close(fd);
 		if (move_mount(nodes[i], "", dev, dev_nodes[i],
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "/dev/%s: "
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "/dev/%s: "
 			    "move_mount: %s", dev_nodes[i], strerror(errno));
 		close(nodes[i]);
 	}
 	for (i = 0; i < nitems(links); i++)
 		if (symlinkat(links[i][1], dev, links[i][0]) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "/dev/%s: %s",
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "/dev/%s: %s",
 			    links[i][0], strerror(errno));
 	if (mkdirat(dev, "pts", 0755) == -1 || mkdirat(dev, "shm", 01777) ==
 	    -1 || fchmodat(dev, "shm", 01777, 0) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "/dev: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev: %s",
 		    strerror(errno));
 
 	/* A devpts of its own: the host's terminals are not listed. */
@@ -491,21 +506,24 @@ mount_dev(const struct sandbox *sb, const int *nodes)
 	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NOEXEC)) == -1 ||
 	    move_mount(mnt, "", dev, "pts", MOVE_MOUNT_F_EMPTY_PATH) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "/dev/pts: devpts: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev/pts: devpts: %s",
 		    strerror(errno));
 	close(fs);
 	close(mnt);
 	if ((mnt = mount_tmpfs(01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
 	    -1 || move_mount(mnt, "", dev, "shm", MOVE_MOUNT_F_EMPTY_PATH) ==
 	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "/dev/shm: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev/shm: %s",
 		    strerror(errno));
 	close(mnt);
 
 	if (mount_attrs(dev, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) == -1 ||
 	    (fd = mount_open("/dev", false)) == -1 || mount_move(dev, fd) ==
 	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "/dev: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev: %s",
 		    strerror(errno));
 	close(fd);
 	close(dev);
@@ -528,7 +546,8 @@ mount_proc(const struct sandbox *sb)
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
 	    (fd = mount_open("/proc", false)) == -1 ||
 	    mount_move(mnt, fd) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "/proc: %s%s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/proc: %s%s",
 		    strerror(errno), errno == EPERM ? " (the kernel refuses "
 		    "a new procfs when the host's /proc is partly covered, "
 		    "as in some containers; run on the host or in a container "
@@ -543,7 +562,8 @@ mount_proc(const struct sandbox *sb)
 		    AT_RECURSIVE | AT_EMPTY_PATH)) == -1 ||
 		    mount_attrs(t, "", AT_EMPTY_PATH | AT_RECURSIVE,
 		    MOUNT_ATTR_RDONLY, 0) == -1 || mount_move(t, fd) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: read-only: %s",
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "%s: read-only: %s",
 			    ro[i], strerror(errno));
 		close(t);
 		close(fd);
@@ -595,16 +615,20 @@ mount_agent_open(const struct sandbox *sb)
 
 	if ((fd = mount_open(sb->sb_view.sv_agent_sock, true)) == -1 ||
 	    fstat(fd, &st) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "cordon's ssh-agent %s: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "cordon's ssh-agent %s: %s",
 		    sb->sb_view.sv_agent_sock, strerror(errno));
-	if (!S_ISSOCK(st.st_mode) || st.st_dev != sb->sb_view.sv_agent_id.fm_dev ||
+	if (!S_ISSOCK(st.st_mode) ||
+	    st.st_dev != sb->sb_view.sv_agent_id.fm_dev ||
 	    st.st_ino != sb->sb_view.sv_agent_id.fm_ino)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "cordon's ssh-agent %s: "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "cordon's ssh-agent %s: "
 		    "not the socket cordon made; refusing to bind it",
 		    sb->sb_view.sv_agent_sock);
 	if ((tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_EMPTY_PATH)) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "cordon's ssh-agent: "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "cordon's ssh-agent: "
 		    "open_tree: %s", strerror(errno));
 	close(fd);
 	return tree;
@@ -624,12 +648,14 @@ mount_agent(const struct sandbox *sb, int tree)
 	    (fd = open(RUN_AGENT_SOCK, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1 || close(fd) == -1 ||
 	    (fd = mount_open(RUN_AGENT_SOCK, false)) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s", RUN_AGENT_SOCK,
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
+		    RUN_AGENT_SOCK,
 		    strerror(errno));
 	if (mount_attrs(tree, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0) ==
 	    -1 || mount_move(tree, fd) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: binding cordon's "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s: binding cordon's "
 		    "ssh-agent: %s", RUN_AGENT_SOCK, strerror(errno));
 	close(fd);
 	close(tree);
@@ -649,7 +675,8 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	size_t		 i;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "making the mounts "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "making the mounts "
 		    "private: %s", strerror(errno));
 
 	/* The device nodes and the plan's sources, from the host's tree. */
@@ -660,7 +687,8 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 		nodes[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE |
 		    OPEN_TREE_CLOEXEC);
 		if (nodes[i] == -1 && errno == ENOSYS)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "this kernel lacks "
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "this kernel lacks "
 			    "the mount API cordon uses (open_tree, "
 			    "mount_setattr: Linux 5.12 or later)");
 	}
@@ -689,12 +717,14 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	    mount_tokens(sb, m.m_empty) == -1 ||
 	    mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
 	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "tmpfs: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "tmpfs: %s",
 		    strerror(errno));
 
 	if (mount_attrs(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID, 0) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "making / read-only: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "making / read-only: %s",
 		    strerror(errno));
 	for (i = 0; i < m.m_n; i++)
 		mount_apply(&m, &m.m_steps[i]);
@@ -705,7 +735,8 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) && mount_attrs(
 		    AT_FDCWD, m.m_steps[i].s_path, 0, MOUNT_ATTR_RDONLY, 0) ==
 		    -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: read-only: %s",
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "%s: read-only: %s",
 			    m.m_steps[i].s_path, strerror(errno));
 	if (agent != -1)
 		mount_agent(sb, agent);

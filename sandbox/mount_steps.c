@@ -134,7 +134,8 @@ mount_routes(struct mounts *m, const struct sandbox *sb)
 	struct stat		 st;
 	size_t			 i;
 
-	for (i = 0; sb->sb_view.sv_routes != NULL && i < sb->sb_view.sv_routes->ur_n; i++) {
+	for (i = 0; sb->sb_view.sv_routes != NULL &&
+	    i < sb->sb_view.sv_routes->ur_n; i++) {
 		r = &sb->sb_view.sv_routes->ur_v[i];
 		if (strncmp(r->ur_inside, RUN_OWN_DIR "/",
 		    sizeof(RUN_OWN_DIR)) == 0 || lstat(r->ur_host, &st) == -1 ||
@@ -222,18 +223,21 @@ mount_steps(struct mounts *m, const struct sandbox *sb)
 	if (rd != NULL && mount_is_dir(rd))
 		mount_add(m, rd, STEP_TMPFS, "$XDG_RUNTIME_DIR", 0700);
 	if (sb->sb_view.sv_scratch != NULL) {
-		mount_add(m, sb->sb_view.sv_scratch, STEP_SCRATCH, "the home folder, "
+		mount_add(m, sb->sb_view.sv_scratch, STEP_SCRATCH,
+		    "the home folder, "
 		    "outside the writable roots", 0);
 		m->m_steps[m->m_n - 1].s_shown = "~/";
 	}
 	for (i = 0; i < sb->sb_view.sv_nsysscratch; i++) {
-		mount_add(m, sb->sb_view.sv_sysscratch[i], STEP_SCRATCH, "apt's, for "
+		mount_add(m, sb->sb_view.sv_sysscratch[i], STEP_SCRATCH,
+		    "apt's, for "
 		    "root: apt-get update and download work", 0);
 		m->m_steps[m->m_n - 1].s_shown = sb->sb_view.sv_sysscratch[i];
 		m->m_steps[m->m_n - 1].s_premake = "partial";
 	}
 	for (i = 0; i < sb->sb_view.sv_nsyslayer; i++) {
-		mount_add(m, sb->sb_view.sv_syslayer[i], STEP_SCRATCH, "the system's, "
+		mount_add(m, sb->sb_view.sv_syslayer[i], STEP_SCRATCH,
+		    "the system's, "
 		    "for root: installs succeed", 0);
 		m->m_steps[m->m_n - 1].s_shown = sb->sb_view.sv_syslayer[i];
 	}

@@ -106,10 +106,12 @@ loopback_up(const struct sandbox *sb)
 	strncpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name) - 1);
 	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
 	    ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "lo: %s", strerror(errno));
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "lo: %s",
+		    strerror(errno));
 	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
 	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "bringing lo up: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "bringing lo up: %s",
 		    strerror(errno));
 	close(s);
 }
@@ -187,7 +189,8 @@ sandbox_tell_end(const struct sandbox *sb)
 		json_object_set_new(doc, "private_tmp", priv);
 	text = json_dumps(doc, JSON_COMPACT);
 	len = text != NULL ? strlen(text) : 0;
-	if (text == NULL || write(sb->sb_pipes.sp_endfd, text, len) != (ssize_t)len)
+	if (text == NULL || write(sb->sb_pipes.sp_endfd, text,
+	    len) != (ssize_t)len)
 		dprintf(2, "cordon: run: what the capture dropped and the "
 		    "scratch layer holds could not be passed on: %s\n",
 		    strerror(errno));
@@ -249,17 +252,20 @@ sandbox_bridge(const struct sandbox *sb, struct event_base *base)
 	if (sb->sb_net.sn_capture) {
 		if (netcap_setup(RUN_BRIDGE_PORT, sb->sb_net.sn_host_ports,
 		    sb->sb_net.sn_nhost_ports, &cause) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "the capture: %s; "
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "the capture: %s; "
 			    "%s", cause, SANDBOX_NOCAPTURE);
 		cp = capture_new();
 	}
 
 	if (fchdir(sb->sb_net.sn_proxy_dir) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "the proxy's folder: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the proxy's folder: %s",
 		    strerror(errno));
 	xasprintf(&cause, "unix:%s", sb->sb_net.sn_proxy_name);
 	if (endpoint_parse(cause, &target, &cause) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s", cause);
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s",
+		    cause);
 	/* What a failure names: the proxy, not a path relative to here. */
 	free(target.ep_text);
 	xasprintf(&target.ep_text, "the proxy at %s, the sandbox's only way "
@@ -267,9 +273,12 @@ sandbox_bridge(const struct sandbox *sb, struct event_base *base)
 	snprintf(text, sizeof(text), "tcp:127.0.0.1:%d", RUN_BRIDGE_PORT);
 	if (endpoint_parse(text, &listen4, &cause) == -1 ||
 	    (b = bridge_new(base, &listen4, &target, BRIDGE_MAX_CONNS,
-	    &cause)) == NULL || bridge_proxy_id(b, sb->sb_id, sb->sb_net.sn_narrow,
-	    sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name : NULL, &cause) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+	    &cause)) == NULL || bridge_proxy_id(b, sb->sb_id,
+	    sb->sb_net.sn_narrow,
+	    sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name : NULL,
+	    &cause) == -1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the bridge: %s", cause);
 	if (cp != NULL) {
 		bridge_capture(b, capture_target, cp);
 		po.po_id = sb->sb_id;
@@ -277,20 +286,24 @@ sandbox_bridge(const struct sandbox *sb, struct event_base *base)
 		po.po_command = sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name :
 		    NULL;
 		if (resolver_new(base, cp, &target, &po, &cause) == NULL)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "the sandbox's "
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "the sandbox's "
 			    "resolver: %s", cause);
 	}
 	snprintf(text, sizeof(text), "tcp:[::1]:%d", RUN_BRIDGE_PORT);
 	if (endpoint_parse(text, &listen6, &cause) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the bridge: %s", cause);
 	if ((b = bridge_new(base, &listen6, &target, BRIDGE_MAX_CONNS,
 	    &cause)) == NULL) {
 		/* A kernel without IPv6: 127.0.0.1 is enough. */
 		log_debug("%s: %s", __func__, cause);
 		free(cause);
 	} else if (bridge_proxy_id(b, sb->sb_id, sb->sb_net.sn_narrow,
-	    sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name : NULL, &cause) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+	    sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name : NULL,
+	    &cause) == -1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the bridge: %s", cause);
 	else if (cp != NULL)
 		bridge_capture(b, capture_target, cp);
 }
@@ -309,19 +322,22 @@ sandbox_own_file(const struct sandbox *sb, int dirfd, const char *path,
 
 	if ((fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0444)) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s", path,
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
+		    path,
 		    strerror(errno));
 	while (off < len) {
 		if ((n = write(fd, data + off, len - off)) == -1 &&
 		    errno == EINTR)
 			continue;
 		if (n <= 0)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s", path,
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "%s: %s", path,
 			    strerror(errno));
 		off += (size_t)n;
 	}
 	if (fchmod(fd, 0444) == -1 || close(fd) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s", path,
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
+		    path,
 		    strerror(errno));
 }
 
@@ -334,7 +350,8 @@ sandbox_own_dir(const struct sandbox *sb)
 {
 	if ((mkdir(RUN_OWN_DIR, 0755) == -1 && errno != EEXIST) ||
 	    chmod(RUN_OWN_DIR, 0755) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s", RUN_OWN_DIR,
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
+		    RUN_OWN_DIR,
 		    strerror(errno));
 }
 
@@ -405,7 +422,8 @@ sandbox_resolv_conf(const struct sandbox *sb)
 	    (mount(RUN_RESOLV_CONF, real, NULL, MS_BIND, NULL) == -1 ||
 	    mount(NULL, real, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
 	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1))
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "the capture: covering %s "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the capture: covering %s "
 		    "with the sandbox's resolv.conf: %s; %s", real,
 		    strerror(errno), SANDBOX_NOCAPTURE);
 	free(real);
@@ -426,7 +444,8 @@ sandbox_diag(const struct sandbox *sb)
 		return;
 	if ((fd = sandbox_unixdiag()) == -1 ||
 	    fdpass_send(sb->sb_cmd.sc_notifyfd, fd, "D", 1, MSG_NOSIGNAL) != 1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "the sandbox's Unix "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the sandbox's Unix "
 		    "sockets, for cordon run: %s", strerror(errno));
 	close(fd);
 }
@@ -452,7 +471,8 @@ sandbox_main(const struct sandbox *sb)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	mount_sandbox(sb, &scratch);
-	if (sb->sb_view.sv_ca_pem != NULL || sb->sb_net.sn_capture || sb->sb_view.sv_nsysscratch > 0)
+	if (sb->sb_view.sv_ca_pem != NULL || sb->sb_net.sn_capture ||
+	    sb->sb_view.sv_nsysscratch > 0)
 		sandbox_own_dir(sb);
 	/*
 	 * apt as root drops to its _apt user to fetch; in a sandbox that
@@ -463,26 +483,31 @@ sandbox_main(const struct sandbox *sb)
 		sandbox_own_file(sb, AT_FDCWD, RUN_APT_CONF, sandbox_apt,
 		    sizeof(sandbox_apt) - 1);
 	if (sb->sb_view.sv_ca_pem != NULL) {
-		sandbox_own_file(sb, AT_FDCWD, RUN_CA_BUNDLE, sb->sb_view.sv_ca_pem,
+		sandbox_own_file(sb, AT_FDCWD, RUN_CA_BUNDLE,
+		    sb->sb_view.sv_ca_pem,
 		    sb->sb_view.sv_ca_len);
 		sandbox_own_file(sb, AT_FDCWD, RUN_CA_JAVA,
-		    (const char *)sb->sb_view.sv_ca_java, sb->sb_view.sv_ca_java_len);
+		    (const char *)sb->sb_view.sv_ca_java,
+		    sb->sb_view.sv_ca_java_len);
 	}
 	if (sb->sb_net.sn_capture)
 		sandbox_resolv_conf(sb);
 	if (sethostname("cordon", 6) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "sethostname: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "sethostname: %s",
 		    strerror(errno));
 	if (sb->sb_net.sn_mode != NET_HOST)
 		loopback_up(sb);
 	sandbox_diag(sb);
 
 	if ((base = event_base_new()) == NULL)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "no event loop");
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "no event loop");
 	if (sb->sb_net.sn_mode == NET_PROXY)
 		sandbox_bridge(sb, base);
 	if (publish_inside(base, sb->sb_pipes.sp_pubfd) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "--publish: no event for "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "--publish: no event for "
 		    "the published ports");
 	signal(SIGPIPE, SIG_IGN);
 
@@ -493,16 +518,19 @@ sandbox_main(const struct sandbox *sb)
 	sandbox_sigset(&fwd);
 	sigprocmask(SIG_BLOCK, &fwd, NULL);
 	if ((sfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "signalfd: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "signalfd: %s",
 		    strerror(errno));
 	if ((ev = evsignal_new(base, SIGCHLD, sandbox_child_cb,
 	    (void *)(uintptr_t)sb)) ==
 	    NULL || evsignal_add(ev, NULL) == -1 ||
 	    (ev = event_new(base, sfd, EV_READ | EV_PERSIST,
 	    sandbox_signal_cb, NULL)) == NULL || event_add(ev, NULL) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "cannot watch signals");
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "cannot watch signals");
 	if ((command_pid = fork()) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "fork: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "fork: %s",
 		    strerror(errno));
 	if (command_pid == 0)
 		command_exec(&sb->sb_cmd);

@@ -68,7 +68,8 @@ sysfilter_apply(int fd, int *listener, char **cause)
 	else {
 		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER |
 		    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
-		rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+		rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags,
+		    &prog);
 		if (rc == -1 && errno == EINVAL) {
 			flags &= ~SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
 			rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
