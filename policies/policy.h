@@ -178,30 +178,6 @@ int		 policy_list_load(const char *, struct plist *,
 int		 policy_list_buffer(const char *, size_t, const char *,
 		    struct plist *, char **);
 
-/* policy_merge.c */
-struct policy_layers {
-	const char	**ly_args;	/* pairs, in order: "--policy" FILE, */
-	size_t		  ly_nargs;	/* "--allow-domain" P, ...          */
-	const char	 *ly_workspace;	/* NULL: the current folder */
-	bool		  ly_only;	/* only ly_args: no built-in, system, */
-					/* user or workspace layer          */
-	bool		  ly_no_workspace; /* no workspace layer (a daemon) */
-};
-
-void		 policy_layers_add(struct policy_layers *, const char *,
-		    const char *);
-int		 policy_add_flag(struct policy *, const char *, const char *,
-		    const struct policy_ctx *, char **);
-void		 policy_merge(struct policy *, const struct policy *);
-void		 policy_narrow(struct policy *, const struct policy *);
-struct policy	*policy_defaults(const struct policy_ctx *, char **);
-struct policy	*policy_build(const struct policy_layers *, struct policy **,
-		    char **);
-struct policy	*policy_build_narrowing(const struct policy_layers *,
-		    const struct policy *, char **);
-int		 policy_ctx_init(struct policy_ctx *, const char *, char **);
-void		 policy_ctx_clear(struct policy_ctx *);
-
 /*
  * policy_flag.c: the policy flags the commands share, in one table.  A
  * command takes some sets of them, added to its getopt_long table.
@@ -233,11 +209,39 @@ struct policy_flag {
 
 struct option;
 
+/*
+ * What a command's flags said, in the order given: policy_flag.c writes
+ * it, policy_build() (policy_merge.c) reads it as the layer of the flags.
+ */
+struct policy_layers {
+	const char	**ly_args;	/* pairs, in order: "--policy" FILE, */
+	size_t		  ly_nargs;	/* "--allow-domain" P, ...          */
+	const char	 *ly_workspace;	/* NULL: the current folder */
+	bool		  ly_only;	/* only ly_args: no built-in, system, */
+					/* user or workspace layer          */
+	bool		  ly_no_workspace; /* no workspace layer (a daemon) */
+};
+
 void		 policy_flag_options(struct option *, size_t,
 		    const struct option *, unsigned int);
 const struct policy_flag *policy_flag_find(int);
 const struct policy_flag *policy_flag_named(const char *);
+void		 policy_layers_add(struct policy_layers *, const char *,
+		    const char *);
 bool		 policy_flag_take(struct policy_layers *, int, const char *);
+
+/* policy_merge.c */
+int		 policy_add_flag(struct policy *, const char *, const char *,
+		    const struct policy_ctx *, char **);
+void		 policy_merge(struct policy *, const struct policy *);
+void		 policy_narrow(struct policy *, const struct policy *);
+struct policy	*policy_defaults(const struct policy_ctx *, char **);
+struct policy	*policy_build(const struct policy_layers *, struct policy **,
+		    char **);
+struct policy	*policy_build_narrowing(const struct policy_layers *,
+		    const struct policy *, char **);
+int		 policy_ctx_init(struct policy_ctx *, const char *, char **);
+void		 policy_ctx_clear(struct policy_ctx *);
 
 /* policy_match.c */
 enum verdict {

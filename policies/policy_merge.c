@@ -248,20 +248,6 @@ policy_narrow(struct policy *dst, const struct policy *ws)
 	 */
 }
 
-/*
- * Appends a flag and its argument to the ordered layer arguments
- * (ly_args grows; the strings are borrowed).
- */
-void
-policy_layers_add(struct policy_layers *pl, const char *flag,
-    const char *arg)
-{
-	pl->ly_args = xreallocarray(pl->ly_args, pl->ly_nargs + 2,
-	    sizeof(*pl->ly_args));
-	pl->ly_args[pl->ly_nargs++] = flag;
-	pl->ly_args[pl->ly_nargs++] = arg;
-}
-
 /* --network MODE: replaces the mode, like a later trusted layer. */
 static int
 policy_flag_mode(struct policy *p, const char *arg, char **cause)
