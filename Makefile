@@ -32,7 +32,7 @@ ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
 		   lib/log.c lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c \
 		   lib/dnsmsg.c lib/opt.c
-POLICY_SRCS	 = policies/policy_data.c policies/policy_parse.c \
+POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
@@ -58,7 +58,7 @@ RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/trust.c \
 		   runner/unixroute.c runner/notify_addr.c runner/unixown.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
-LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
+LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c \

@@ -323,7 +323,7 @@ policy_socket_risk(const char *path)
 
 /* Says whether s is an RFC 9110 token (tchar, 1 to 64 bytes). */
 bool
-policy_http_token(const char *s)
+policy_parse_http_token(const char *s)
 {
 	size_t	 n = strlen(s);
 

@@ -231,7 +231,7 @@ struct conn_handlers {
  */
 struct conn_ops {
 	const char	*co_name;		/* in the log: "proto" */
-	/* A request's target is read: decide it (conn_decide, mostly). */
+	/* A request's target is read: decide it (conn_dial_decide, mostly). */
 	void	(*co_request)(struct conn *);
 	/* Allowed at once: false when it answered itself.  NULL: dial. */
 	bool	(*co_allowed)(struct conn *);
@@ -246,7 +246,7 @@ struct conn_ops {
 
 /*
  * Every state's handlers and every protocol's operations; how an allowed
- * target is reached: NULL is conn_connect() (resolve, check, connect), a
+ * target is reached: NULL is conn_dial_connect() (resolve, check, connect), a
  * test's makes c_up another way and calls co_connected; and who else
  * hears of a decision logged, and of a connection gone (the run channel:
  * watch.c), and watches a tunnel as it starts, its relay made and what
@@ -364,9 +364,9 @@ void	 conn_up_write_cb(struct bufferevent *, void *);
 void	 conn_up_event_cb(struct bufferevent *, short, void *);
 
 /* conn_dial.c */
-void	 conn_decide(struct conn *);
-void	 conn_connect(struct conn *);
-void	 conn_connect_next(struct conn *);
+void	 conn_dial_decide(struct conn *);
+void	 conn_dial_connect(struct conn *);
+void	 conn_dial_next(struct conn *);
 
 /* conn_narrow.c */
 struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *);

@@ -4,7 +4,7 @@
  *
  * A request head is read whole (bounded by HTTP_HEAD_MAX and the head
  * deadline) and parsed by http.c; its protocol's co_request decides on
- * it (conn_decide; inside an inspected tunnel, conn_tls.c's).  Then the
+ * it (conn_dial_decide; inside an inspected tunnel, conn_tls.c's).  Then the
  * head is written anew for the upstream (http_out.c), and the bodies go
  * both ways as they come, through one pump, each only as far as its framing
  * says (http_body.c) and with at most PROXY_BUFFER_MAX waiting on either
@@ -130,7 +130,7 @@ conn_http_inspect(struct conn *c)
 	scrub_free(h->hx_scrub);
 	h->hx_scrub = NULL;
 	if (px->px_nphantoms > 0) {
-		status = phantom_apply(req, px->px_phantoms,
+		status = inspect_phantom_apply(req, px->px_phantoms,
 		    px->px_nphantoms, c->c_dec.d_host.h_kind == HOST_NAME ?
 		    c->c_dec.d_host.h_name : c->c_host, c->c_ins.ci_tls,
 		    &c->c_warning);
@@ -257,7 +257,7 @@ conn_http_start(struct conn *c)
 	h->hx_resphead = false;
 	http_body_init(&h->hx_reqbody, h->hx_req.hr_body,
 	    h->hx_req.hr_length);
-	head = http_request_head(&h->hx_req, h->hx_keepalive, &len);
+	head = http_out_request_head(&h->hx_req, h->hx_keepalive, &len);
 	/*
 	 * An HTTP/1.0 client cannot read a chunked answer: ask upstream as
 	 * a 1.0 client, so that it does not send one.
@@ -335,7 +335,7 @@ conn_http_send_head(struct conn *c, bool keepalive)
 	char	*head;
 	size_t	 len;
 
-	head = http_response_head(&c->c_http.hx_resp, keepalive, &len);
+	head = http_out_response_head(&c->c_http.hx_resp, keepalive, &len);
 	evbuffer_add(bufferevent_get_output(c->c_bev), head, len);
 	free(head);
 }
@@ -554,7 +554,7 @@ conn_http_up_event(struct conn *c, short what)
 		 */
 		conn_drop_up(c);		/* CU_NEW */
 		c->c_dial.cd_next = 0;
-		conn_connect_next(c);
+		conn_dial_next(c);
 		return;
 	}
 	if (conn_http_up_rest(c, &done) == -1)
@@ -642,7 +642,7 @@ conn_http_connected(struct conn *c)
 
 const struct conn_ops conn_http_ops = {
 	.co_name = "http",
-	.co_request = conn_decide,
+	.co_request = conn_dial_decide,
 	.co_allowed = conn_http_inspect,
 	.co_dial = conn_http_reuse,
 	.co_connected = conn_http_start,
@@ -651,7 +651,7 @@ const struct conn_ops conn_http_ops = {
 
 const struct conn_ops conn_http_connect_ops = {
 	.co_name = "connect",
-	.co_request = conn_decide,
+	.co_request = conn_dial_decide,
 	.co_connected = conn_http_connected,
 	.co_refuse = conn_http_refuse,
 };

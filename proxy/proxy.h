@@ -97,8 +97,8 @@ bool	 http_list_next(const char **, const char **, size_t *);
  * http_out.c: the heads sent on, without hop-by-hop headers and with a
  * Connection header of cordon's own.
  */
-char	*http_request_head(const struct http_request *, bool, size_t *);
-char	*http_response_head(const struct http_response *, bool, size_t *);
+char	*http_out_request_head(const struct http_request *, bool, size_t *);
+char	*http_out_response_head(const struct http_response *, bool, size_t *);
 
 /*
  * http_body.c: where a body ends.  Chunked and length-delimited bodies
@@ -389,7 +389,7 @@ struct ppolicy *ppolicy_new(struct policy *);
 struct ppolicy *ppolicy_ref(struct ppolicy *);
 void	 ppolicy_unref(struct ppolicy *);
 void	 phantoms_free(struct phantom *, size_t);
-const char *phantom_name(const struct phantom *);
+const char *proxy_phantom_name(const struct phantom *);
 
 /* conn.c */
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,
@@ -417,9 +417,9 @@ bool	 conn_ssh_find(struct proxy *, const char *, const uint8_t *, size_t,
  */
 bool	 inspect_allows(const struct pinspect *, const struct http_request *,
 	    int *, char **, char **);
-int	 phantom_apply(struct http_request *, const struct phantom *, size_t,
-	    const char *, bool, char **);
-char	*phantom_format(const struct phantom *, const char *);
+int	 inspect_phantom_apply(struct http_request *, const struct phantom *,
+	    size_t, const char *, bool, char **);
+char	*inspect_phantom_format(const struct phantom *, const char *);
 int	 inspect_tls_init(struct proxy *, const char *, char **);
 void	 inspect_tls_free(struct proxy *);
 int	 inspect_setup(struct proxy *, const struct policy *, const char *,
