@@ -52,6 +52,12 @@ SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
 GIT_SRCS	 = git/gitcfg.c
 SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
+# The objects the unit tests and fuzz targets link against, folder by
+# folder: no main() and no command's option parsing, so that a test
+# binary can link them all.  RUNNER_SRCS is the part of runner/ a unit
+# test or a fuzz target reaches (the syscall filter, Landlock, the
+# environment, the guards, ...); the rest of runner/, the host side of
+# `cordon run` and the sandbox's setup, is in CMD_SRCS below.
 RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/guard.c runner/sentinel.c runner/gitwrite.c \
 		   runner/hostport.c runner/sockdiag.c runner/wspath.c \
@@ -60,6 +66,10 @@ RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
+# The subcommands and what only they call: linked into ./cordon alone,
+# never into a unit test (they hold main(), the option parsers and the
+# processes of a run).  A file moves up to its folder's *_SRCS when a
+# unit test needs it.
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
@@ -81,6 +91,18 @@ CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
+# Adding a test (README.md, "Tests", says the same):
+# - a unit test: tests/unit/test_NAME.c, cmocka, includes unit.h, links
+#   against every object above; add test_NAME to UNIT_TESTS.  `make
+#   unit` builds and runs them all; build/tests/unit/test_NAME runs one.
+# - a fuzz target: tests/fuzz/fuzz_NAME.c with LLVMFuzzerTestOneInput,
+#   its seeds in tests/fuzz/corpus/fuzz_NAME/, a dictionary in
+#   tests/fuzz/dict/fuzz_NAME.dict if it helps; add fuzz_NAME to
+#   FUZZ_TARGETS.  `make fuzz` builds them, `make fuzz-run` runs them.
+# - an end-to-end test: a @test in tests/e2e/*.bats (a new file is found
+#   by itself), with tests/e2e/helpers.bash; a peer it needs is a
+#   tests/tools/NAME.c added to TOOLS.  `make e2e` runs them, `make
+#   check` runs the unit tests and then them.
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan test_fsscan \
@@ -95,11 +117,14 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify
 
 # Debian packages: the build's (make deps), the demo's (make demo: only
-# these two lists), and the tests' (make check installs those too).
+# these two lists), the unit tests' (make unit: git, which test_gitcfg
+# reads the same files with), and the end-to-end tests' (make e2e and
+# make check install those too).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
 		   libmnl-dev libnftnl-dev
 DEB_DEMO	 = curl jq util-linux passwd
+DEB_UNIT	 = git
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl git wget python3 python3-pip nodejs npm chromium \
 		   openssh-client openssh-server yarnpkg golang-go cargo \
@@ -111,7 +136,8 @@ DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux ripgrep
 
-.PHONY: all deps deps-demo deps-check libs deps-fuzz check unit e2e demo \
+.PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
+	e2e demo \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
 	clean install golden macos-check deb
 
@@ -136,7 +162,7 @@ libs:
 		exit 1; \
 	fi
 
-ifneq ($(filter deps deps-demo deps-check check unit demo bench \
+ifneq ($(filter deps deps-demo deps-unit deps-check check unit e2e demo bench \
     bench-tasks sanitize valgrind fuzz deb,$(MAKECMDGOALS)),)
 libs: | deps
 endif
@@ -194,10 +220,23 @@ deps-check: deps
 	@./mk/deps.sh $(DEB_TEST) $(DEB_PKG)
 	@./mk/npm-tools.sh $(NPM_TOOLS)
 
+deps-unit: deps
+	@./mk/deps.sh $(DEB_UNIT)
+
 deps-fuzz: deps
 	@./mk/deps.sh $(DEB_FUZZ)
 
-unit: deps $(UNIT_BINS)
+# The unit tests alone: built, then run, with the one package they need
+# beyond the build's; UNIT_TESTS=test_x runs some.
+unit: deps deps-unit $(UNIT_BINS)
+	@UNIT_DIR=$(BUILD)/tests/unit CORDON=$(abspath $(BIN)) E2E=no \
+	    ./tests/run.sh $(UNIT_TESTS)
+
+# The bats suite alone (tests/e2e), with the clients and servers it
+# drives; bats -f picks tests when run by hand (README.md, "Tests").
+e2e: deps deps-check lint-bats $(BIN) $(TOOL_BINS)
+	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
+	    ./tests/run.sh
 
 # runner/run_macos.c is built on macOS only; here it is compiled for
 # syntax and types against the same headers, as macOS would see it.
