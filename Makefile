@@ -38,7 +38,8 @@ POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c policies/policy_flag.c
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/ssh_peek.c \
-		   proxy/http.c proxy/dns.c \
+		   proxy/http.c proxy/http_request.c \
+		   proxy/http_target.c proxy/dns.c \
 		   proxy/http_body.c proxy/http_out.c proxy/http_path.c \
 		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
 		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \

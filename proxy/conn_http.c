@@ -178,8 +178,10 @@ conn_http_head(struct conn *c)
 		len = HTTP_HEAD_MAX + 4;
 	data = (const char *)evbuffer_pullup(in, (ssize_t)len);
 	/*
-	 * The parser keeps no state: parse again only when a line ended
-	 * since, or a client sending a byte at a time costs quadratic time.
+	 * The parser reads the head from its first byte on each call (it
+	 * keeps nothing between calls), so it runs again only when a line
+	 * has ended since the last try (hx_headscan): otherwise a client
+	 * sending a byte at a time would cost quadratic time.
 	 */
 	if (len > h->hx_headscan && len <= HTTP_HEAD_MAX &&
 	    memchr(data + h->hx_headscan, '\n', len - h->hx_headscan) ==
@@ -190,7 +192,7 @@ conn_http_head(struct conn *c)
 	h->hx_headscan = len;
 	http_request_clear(&h->hx_req);
 	if (tls || c->c_cap.cc_port != 0)
-		rc = http_origin_request_parse(data, len, tls ? 443 :
+		rc = http_request_parse_origin(data, len, tls ? 443 :
 		    c->c_cap.cc_port, &h->hx_req, &used, &status, &cause);
 	else
 		rc = http_request_parse(data, len, &h->hx_req, &used, &status,

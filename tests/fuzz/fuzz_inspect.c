@@ -91,7 +91,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((buf = malloc(size == 0 ? 1 : size)) == NULL)
 		abort();
 	memcpy(buf, data, size);
-	if (http_origin_request_parse(buf, size, 443, &req, &used, &status,
+	if (http_request_parse_origin(buf, size, 443, &req, &used, &status,
 	    &cause) != HTTP_PARSE_OK) {
 		free(cause);
 		free(buf);

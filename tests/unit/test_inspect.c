@@ -26,7 +26,7 @@ parse_ok(const char *in, struct http_request *req)
 	int	 status, rc;
 	char	*cause;
 
-	rc = http_origin_request_parse(in, strlen(in), 443, req, &used,
+	rc = http_request_parse_origin(in, strlen(in), 443, req, &used,
 	    &status, &cause);
 	if (rc != HTTP_PARSE_OK)
 		fail_msg("%s: %s", in, cause ? cause : "more");
@@ -41,7 +41,7 @@ parse_bad(const char *in, const char *why)
 	int			 status, rc;
 	char			*cause = NULL;
 
-	rc = http_origin_request_parse(in, strlen(in), 443, &req, &used,
+	rc = http_request_parse_origin(in, strlen(in), 443, &req, &used,
 	    &status, &cause);
 	if (rc != HTTP_PARSE_ERROR)
 		fail_msg("accepted: %s", in);
