@@ -42,7 +42,7 @@ policy_parse_url(const char *text, char **cause)
 		return 0;
 	p += 3;
 	n = strcspn(p, "/?#");
-	/* user:password@ before the host is no part of it. */
+	/* user:password@ before the host is the userinfo: skipped. */
 	if ((at = memchr(p, '@', n)) != NULL) {
 		n -= (size_t)(at + 1 - p);
 		p = at + 1;

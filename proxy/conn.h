@@ -120,9 +120,11 @@ enum conn_up {
  * An HTTP exchange (conn_http.c): the request and its answer being
  * forwarded, an upstream connection kept between requests with what it
  * reaches, and what takes the phantom credentials' real values out of
- * the answers.  hx_reqdone and hx_resphead are no states: in CS_FORWARD
- * the request's body and the answer move at once (an upstream may answer
- * before the body is all sent), each side as far as it has come.
+ * the answers.  hx_reqdone and hx_resphead are two flags beside
+ * c_state, one per direction, rather than states of their own: in
+ * CS_FORWARD the request's body and the answer move at once (an upstream
+ * may answer before the body is all sent), so each side keeps how far it
+ * has come.
  */
 struct conn_http {
 	struct http_request	 hx_req;
@@ -146,11 +148,12 @@ struct conn_http {
  * handshake begins, c_bev a TLS filter over the client's bufferevent
  * (which it owns; c_fd stays the connection's).
  *
- * ci_tls is no state of its own: it holds from then on, through reading
- * heads, forwarding and closing, which a plain connection goes through
- * too; it says what c_bev is.  Nor is ci_up_ready: the leaf and the
- * upstream's handshake come in either order, and the sandbox's handshake
- * starts when both are in (conn_tls_accept).
+ * ci_tls is a flag beside c_state: once set it holds through reading
+ * heads, forwarding and closing, the states a plain connection goes
+ * through too, and it says that c_bev is a TLS filter.  ci_up_ready is a
+ * flag for the same reason: the leaf and the upstream's handshake come
+ * in either order, and the sandbox's handshake starts when both are in
+ * (conn_tls_accept).
  */
 struct conn_inspect {
 	char			 ci_host[HOST_NAME_MAX_LEN + 1];
