@@ -32,13 +32,14 @@ ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
 		   lib/log.c lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c \
 		   lib/dnsmsg.c lib/opt.c
-POLICY_SRCS	 = policies/policy_data.c policies/policy_parse.c \
+POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c policies/policy_flag.c
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/ssh_peek.c \
-		   proxy/http.c proxy/dns.c \
+		   proxy/http.c proxy/http_request.c \
+		   proxy/http_target.c proxy/dns.c \
 		   proxy/http_body.c proxy/http_out.c proxy/http_path.c \
 		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
 		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \
@@ -52,22 +53,30 @@ SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
 GIT_SRCS	 = git/gitcfg.c
 SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
-# What runs inside the sandbox (PID 1, the command's last steps); the
-# part unit tests link is here, the rest is in SANDBOX_CMD_SRCS.
+# The objects the unit tests and fuzz targets link against, folder by
+# folder: no main() and no command's option parsing, so that a test
+# binary can link them all.  SANDBOX_SRCS is the part of what runs inside
+# the sandbox (sandbox/) a unit test reaches; the rest of sandbox/, PID 1
+# and the command's last steps, is in SANDBOX_CMD_SRCS.
 SANDBOX_SRCS	 = sandbox/landlock.c sandbox/sysfilter_apply.c
 SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/command.c sandbox/sandbox_fail.c \
 		   sandbox/mount.c sandbox/mount_steps.c sandbox/netcap.c \
 		   sandbox/scratch.c sandbox/publish_inside.c
-# cordon run on the host: RUNNER_SRCS are linked into unit tests too,
-# the run's orchestration is in CMD_SRCS.
+# RUNNER_SRCS is the part of runner/ (cordon run on the host) a unit test
+# or a fuzz target reaches (the syscall filter, the environment, the
+# guards, ...); the run's orchestration is in CMD_SRCS below.
 RUNNER_SRCS	 = runner/sysfilter.c runner/env.c \
 		   runner/guard.c runner/sentinel.c runner/gitwrite.c \
 		   runner/hostport.c runner/sockdiag.c runner/wspath.c \
 		   runner/trust.c \
 		   runner/unixroute.c runner/notify_addr.c runner/unixown.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
-LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
+LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
+# The subcommands and what only they call: linked into ./cordon alone,
+# never into a unit test (they hold main(), the option parsers and the
+# processes of a run).  A file moves up to its folder's *_SRCS when a
+# unit test needs it.
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
@@ -88,6 +97,18 @@ CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
+# Adding a test (README.md, "Tests", says the same):
+# - a unit test: tests/unit/test_NAME.c, cmocka, includes unit.h, links
+#   against every object above; add test_NAME to UNIT_TESTS.  `make
+#   unit` builds and runs them all; build/tests/unit/test_NAME runs one.
+# - a fuzz target: tests/fuzz/fuzz_NAME.c with LLVMFuzzerTestOneInput,
+#   its seeds in tests/fuzz/corpus/fuzz_NAME/, a dictionary in
+#   tests/fuzz/dict/fuzz_NAME.dict if it helps; add fuzz_NAME to
+#   FUZZ_TARGETS.  `make fuzz` builds them, `make fuzz-run` runs them.
+# - an end-to-end test: a @test in tests/e2e/*.bats (a new file is found
+#   by itself), with tests/e2e/helpers.bash; a peer it needs is a
+#   tests/tools/NAME.c added to TOOLS.  `make e2e` runs them, `make
+#   check` runs the unit tests and then them.
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan test_fsscan \
@@ -102,11 +123,14 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify
 
 # Debian packages: the build's (make deps), the demo's (make demo: only
-# these two lists), and the tests' (make check installs those too).
+# these two lists), the unit tests' (make unit: git, which test_gitcfg
+# reads the same files with), and the end-to-end tests' (make e2e and
+# make check install those too).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
 		   libmnl-dev libnftnl-dev
 DEB_DEMO	 = curl jq util-linux passwd
+DEB_UNIT	 = git
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl git wget python3 python3-pip nodejs npm chromium \
 		   openssh-client openssh-server yarnpkg golang-go cargo \
@@ -118,7 +142,8 @@ DEB_VALGRIND	 = valgrind curl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux ripgrep
 
-.PHONY: all deps deps-demo deps-check libs deps-fuzz check unit e2e demo \
+.PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
+	e2e demo \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
 	clean install golden macos-check deb
 
@@ -143,7 +168,7 @@ libs:
 		exit 1; \
 	fi
 
-ifneq ($(filter deps deps-demo deps-check check unit demo bench \
+ifneq ($(filter deps deps-demo deps-unit deps-check check unit e2e demo bench \
     bench-tasks sanitize valgrind fuzz deb,$(MAKECMDGOALS)),)
 libs: | deps
 endif
@@ -201,10 +226,23 @@ deps-check: deps
 	@./mk/deps.sh $(DEB_TEST) $(DEB_PKG)
 	@./mk/npm-tools.sh $(NPM_TOOLS)
 
+deps-unit: deps
+	@./mk/deps.sh $(DEB_UNIT)
+
 deps-fuzz: deps
 	@./mk/deps.sh $(DEB_FUZZ)
 
-unit: deps $(UNIT_BINS)
+# The unit tests alone: built, then run, with the one package they need
+# beyond the build's; UNIT_TESTS=test_x runs some.
+unit: deps deps-unit $(UNIT_BINS)
+	@UNIT_DIR=$(BUILD)/tests/unit CORDON=$(abspath $(BIN)) E2E=no \
+	    ./tests/run.sh $(UNIT_TESTS)
+
+# The bats suite alone (tests/e2e), with the clients and servers it
+# drives; bats -f picks tests when run by hand (README.md, "Tests").
+e2e: deps deps-check lint-bats $(BIN) $(TOOL_BINS)
+	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
+	    ./tests/run.sh
 
 # runner/run_macos.c is built on macOS only; here it is compiled for
 # syntax and types against the same headers, as macOS would see it.

@@ -29,7 +29,7 @@
  * made printable, so a line is a line on any terminal.
  */
 void
-elog_format(const struct elog_record *r, char *buf, size_t size)
+elog_tail_format(const struct elog_record *r, char *buf, size_t size)
 {
 	char	*sandbox, *method, *host, *reason = NULL;
 	bool	 v6;
@@ -68,7 +68,7 @@ tail_line(const char *path, const char *line, size_t len)
 		free(cause);
 		return;
 	}
-	elog_format(&r, out, sizeof(out));
+	elog_tail_format(&r, out, sizeof(out));
 	elog_record_clear(&r);
 	printf("%s\n", out);
 }

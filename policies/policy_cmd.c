@@ -118,7 +118,7 @@ policy_check(int argc, char **argv)
 
 	if ((i = policy_check_opts(argc, argv)) != -1)
 		return i;
-	if (policy_ctx_init(&ctx, NULL, &cause) == -1) {
+	if (policy_merge_ctx_init(&ctx, NULL, &cause) == -1) {
 		print_cause(cause);
 		free(cause);
 		return EXIT_ERROR;
@@ -158,7 +158,7 @@ policy_check(int argc, char **argv)
 		policy_free(p);
 	}
 	pitem_clear(&abs);
-	policy_ctx_clear(&ctx);
+	policy_merge_ctx_clear(&ctx);
 	return rc;
 }
 
@@ -365,7 +365,7 @@ policy_show(int argc, char **argv)
 		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
-	j = policy_to_json(p, !plain);
+	j = policy_show_json(p, !plain);
 	if (json_dumpf(j, stdout, JSON_INDENT(2)) == -1)
 		log_warnx("writing the policy failed");
 	putchar('\n');

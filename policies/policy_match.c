@@ -42,7 +42,7 @@ port_matches(int rule, int port, bool deny)
  * its port; an address pattern admits no name.
  */
 bool
-pattern_admits_name(const struct pitem *it, const char *name)
+policy_match_admits_name(const struct pitem *it, const char *name)
 {
 	switch (it->pi_kind) {
 	case PAT_NAME:
@@ -60,7 +60,8 @@ host_matches(const struct pitem *it, const struct host *h)
 	if (it->pi_kind == PAT_ADDR)
 		return h->h_kind == HOST_ADDR &&
 		    addr_equal(&it->pi_addr, &h->h_ip);
-	return h->h_kind == HOST_NAME && pattern_admits_name(it, h->h_name);
+	return h->h_kind == HOST_NAME &&
+	    policy_match_admits_name(it, h->h_name);
 }
 
 /*
@@ -122,7 +123,7 @@ host_port_match(const struct policy *p, int port)
 	return NULL;
 }
 
-/* policy_decide(), and a name alone (port 0) for policy_decide_name(). */
+/* policy_decide(), and a name alone (port 0) for policy_match_name(). */
 static bool
 decide(const struct policy *p, const char *host, size_t len, int port,
     bool name, struct decision *d)
@@ -205,7 +206,7 @@ policy_decide(const struct policy *p, const char *host, size_t len, int port,
  * without a port.
  */
 bool
-policy_decide_name(const struct policy *p, const char *host, size_t len,
+policy_match_name(const struct policy *p, const char *host, size_t len,
     struct decision *d)
 {
 	return decide(p, host, len, 0, true, d);
@@ -250,7 +251,7 @@ policy_check_addr(const struct policy *p, const struct addr *a,
 			return d->d_verdict == VERDICT_ALLOW;
 	}
 	for (i = 0; i < p->p_cidrs.pl_n; i++) {
-		if (cidr_contains(&p->p_cidrs.pl_v[i].pi_cidr, &u)) {
+		if (addr_cidr_contains(&p->p_cidrs.pl_v[i].pi_cidr, &u)) {
 			d->d_cidr = &p->p_cidrs.pl_v[i];
 			return d->d_verdict == VERDICT_ALLOW;
 		}
@@ -482,7 +483,7 @@ port_intersect(int a, int b, int *out)
  * without its query, once the proxy has decoded and normalised it.
  */
 bool
-policy_path_match(const char *rule, const char *path)
+policy_match_path(const char *rule, const char *path)
 {
 	size_t	 n = strlen(rule);
 
@@ -492,7 +493,7 @@ policy_path_match(const char *rule, const char *path)
 }
 
 bool
-pattern_intersect(const struct pitem *a, const struct pitem *b,
+policy_match_intersect(const struct pitem *a, const struct pitem *b,
     struct pitem *out)
 {
 	const struct pitem	*narrow;
@@ -559,7 +560,7 @@ policy_inspect(const struct policy *p, const char *host)
 
 	for (i = 0; i < p->p_ninspect; i++) {
 		in = &p->p_inspect[i];
-		if (!pattern_admits_name(&in->in_host, host))
+		if (!policy_match_admits_name(&in->in_host, host))
 			continue;
 		if (in->in_host.pi_kind == PAT_NAME)
 			return in;	/* an exact name wins */

@@ -171,12 +171,12 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 			narrow = NULL;
 			switch (how) {
 			case MEET_PATTERN:
-				if (pattern_intersect(a, b, &tmp))
+				if (policy_match_intersect(a, b, &tmp))
 					*plist_add(&out) = tmp;
 				continue;
 			case MEET_CIDR:
-				if (!cidr_intersect(&a->pi_cidr, &b->pi_cidr,
-				    &c))
+				if (!addr_cidr_intersect(&a->pi_cidr,
+				    &b->pi_cidr, &c))
 					continue;
 				narrow = a->pi_cidr.c_prefix >=
 				    b->pi_cidr.c_prefix ? a : b;
@@ -204,7 +204,7 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 			if (how == MEET_CIDR) {
 				it->pi_cidr = c;
 				free(it->pi_text);
-				it->pi_text = xstrdup(cidr_str(&c, buf,
+				it->pi_text = xstrdup(addr_cidr_str(&c, buf,
 				    sizeof(buf)));
 			}
 		}
@@ -220,7 +220,7 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
  * Adds the untrusted workspace layer ws to dst: it can only take away.
  */
 void
-policy_narrow(struct policy *dst, const struct policy *ws)
+policy_merge_narrow(struct policy *dst, const struct policy *ws)
 {
 	size_t	 i;
 
@@ -246,20 +246,6 @@ policy_narrow(struct policy *dst, const struct policy *ws)
 	 * nothing to narrow.  A layer that has them anyway (built in
 	 * memory) adds nothing here.
 	 */
-}
-
-/*
- * Appends a flag and its argument to the ordered layer arguments
- * (ly_args grows; the strings are borrowed).
- */
-void
-policy_layers_add(struct policy_layers *pl, const char *flag,
-    const char *arg)
-{
-	pl->ly_args = xreallocarray(pl->ly_args, pl->ly_nargs + 2,
-	    sizeof(*pl->ly_args));
-	pl->ly_args[pl->ly_nargs++] = flag;
-	pl->ly_args[pl->ly_nargs++] = arg;
 }
 
 /* --network MODE: replaces the mode, like a later trusted layer. */
@@ -335,8 +321,8 @@ policy_add_flag(struct policy *p, const char *flag, const char *arg,
 	if (pf->pf_path)
 		rc = policy_parse_path(arg, ctx, it, &why);
 	else if (pf->pf_adds == PFLAG_CIDR) {
-		if ((rc = cidr_parse(arg, &it->pi_cidr, &why)) == 0)
-			it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf,
+		if ((rc = addr_cidr_parse(arg, &it->pi_cidr, &why)) == 0)
+			it->pi_text = xstrdup(addr_cidr_str(&it->pi_cidr, buf,
 			    sizeof(buf)));
 	} else
 		rc = policy_parse_pattern(arg, it, &why);
@@ -355,7 +341,7 @@ policy_add_flag(struct policy *p, const char *flag, const char *arg,
 
 /* The built-in defaults, as a layer. */
 struct policy *
-policy_defaults(const struct policy_ctx *ctx, char **cause)
+policy_merge_defaults(const struct policy_ctx *ctx, char **cause)
 {
 	return policy_load_buffer(policy_default_json,
 	    (size_t)(policy_default_json_end - policy_default_json),
@@ -367,7 +353,8 @@ policy_defaults(const struct policy_ctx *ctx, char **cause)
  * exist; it is made absolute.  Returns 0, or -1 with *cause set.
  */
 int
-policy_ctx_init(struct policy_ctx *ctx, const char *workspace, char **cause)
+policy_merge_ctx_init(struct policy_ctx *ctx, const char *workspace,
+    char **cause)
 {
 	const char	*home;
 	struct passwd	*pw;
@@ -397,7 +384,7 @@ policy_ctx_init(struct policy_ctx *ctx, const char *workspace, char **cause)
 }
 
 void
-policy_ctx_clear(struct policy_ctx *ctx)
+policy_merge_ctx_clear(struct policy_ctx *ctx)
 {
 	free(ctx->pc_owned[0]);
 	free(ctx->pc_owned[1]);
@@ -530,12 +517,12 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	*cause = NULL;
 	if (trustedp != NULL)
 		*trustedp = NULL;
-	if (policy_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
+	if (policy_merge_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
 		return NULL;
 
 	if (pl->ly_only)
 		p = policy_new();
-	else if ((p = policy_defaults(&ctx, &why)) == NULL) {
+	else if ((p = policy_merge_defaults(&ctx, &why)) == NULL) {
 		errlist_add(&errors, "%s", why);
 		free(why);
 		goto out;
@@ -553,11 +540,11 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	/* Last, the untrusted workspace layer, which only tightens. */
 	if (!pl->ly_only && !pl->ly_no_workspace &&
 	    (layer = policy_load_workspace(&ctx, &errors)) != NULL) {
-		policy_narrow(p, layer);
+		policy_merge_narrow(p, layer);
 		policy_free(layer);
 	}
 out:
-	policy_ctx_clear(&ctx);
+	policy_merge_ctx_clear(&ctx);
 	if (errors.el_count != 0) {
 		policy_free(p);
 		if (trustedp != NULL) {
@@ -605,7 +592,7 @@ policy_build_narrowing(const struct policy_layers *pl,
 	size_t			 i;
 
 	*cause = NULL;
-	if (policy_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
+	if (policy_merge_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
 		return NULL;
 	p = policy_new();
 	for (i = 0; i + 1 < pl->ly_nargs; i += 2) {
@@ -625,7 +612,7 @@ policy_build_narrowing(const struct policy_layers *pl,
 	}
 	plist_append(&p->p_deny, &merged->p_deny);
 	p->p_deny.pl_set = p->p_deny.pl_n > 0;
-	policy_ctx_clear(&ctx);
+	policy_merge_ctx_clear(&ctx);
 	if (errors.el_count != 0) {
 		policy_free(p);
 		*cause = errlist_steal(&errors);

@@ -120,9 +120,11 @@ enum conn_up {
  * An HTTP exchange (conn_http.c): the request and its answer being
  * forwarded, an upstream connection kept between requests with what it
  * reaches, and what takes the phantom credentials' real values out of
- * the answers.  hx_reqdone and hx_resphead are no states: in CS_FORWARD
- * the request's body and the answer move at once (an upstream may answer
- * before the body is all sent), each side as far as it has come.
+ * the answers.  hx_reqdone and hx_resphead are two flags beside
+ * c_state, one per direction, rather than states of their own: in
+ * CS_FORWARD the request's body and the answer move at once (an upstream
+ * may answer before the body is all sent), so each side keeps how far it
+ * has come.
  */
 struct conn_http {
 	struct http_request	 hx_req;
@@ -146,11 +148,12 @@ struct conn_http {
  * handshake begins, c_bev a TLS filter over the client's bufferevent
  * (which it owns; c_fd stays the connection's).
  *
- * ci_tls is no state of its own: it holds from then on, through reading
- * heads, forwarding and closing, which a plain connection goes through
- * too; it says what c_bev is.  Nor is ci_up_ready: the leaf and the
- * upstream's handshake come in either order, and the sandbox's handshake
- * starts when both are in (conn_tls_accept).
+ * ci_tls is a flag beside c_state: once set it holds through reading
+ * heads, forwarding and closing, the states a plain connection goes
+ * through too, and it says that c_bev is a TLS filter.  ci_up_ready is a
+ * flag for the same reason: the leaf and the upstream's handshake come
+ * in either order, and the sandbox's handshake starts when both are in
+ * (conn_tls_accept).
  */
 struct conn_inspect {
 	char			 ci_host[HOST_NAME_MAX_LEN + 1];
@@ -231,7 +234,7 @@ struct conn_handlers {
  */
 struct conn_ops {
 	const char	*co_name;		/* in the log: "proto" */
-	/* A request's target is read: decide it (conn_decide, mostly). */
+	/* A request's target is read: decide it (conn_dial_decide, mostly). */
 	void	(*co_request)(struct conn *);
 	/* Allowed at once: false when it answered itself.  NULL: dial. */
 	bool	(*co_allowed)(struct conn *);
@@ -246,7 +249,7 @@ struct conn_ops {
 
 /*
  * Every state's handlers and every protocol's operations; how an allowed
- * target is reached: NULL is conn_connect() (resolve, check, connect), a
+ * target is reached: NULL is conn_dial_connect() (resolve, check, connect), a
  * test's makes c_up another way and calls co_connected; and who else
  * hears of a decision logged, and of a connection gone (the run channel:
  * watch.c), and watches a tunnel as it starts, its relay made and what
@@ -364,9 +367,9 @@ void	 conn_up_write_cb(struct bufferevent *, void *);
 void	 conn_up_event_cb(struct bufferevent *, short, void *);
 
 /* conn_dial.c */
-void	 conn_decide(struct conn *);
-void	 conn_connect(struct conn *);
-void	 conn_connect_next(struct conn *);
+void	 conn_dial_decide(struct conn *);
+void	 conn_dial_connect(struct conn *);
+void	 conn_dial_next(struct conn *);
 
 /* conn_narrow.c */
 struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *);

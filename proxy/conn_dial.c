@@ -89,7 +89,7 @@ conn_connect_done_cb(int fd, short what, void *arg)
 		close(c->c_upfd);
 		c->c_upfd = -1;
 		c->c_dial.cd_error = error;
-		conn_connect_next(c);
+		conn_dial_next(c);
 		return;
 	}
 	conn_connect_bev(c);
@@ -98,7 +98,7 @@ conn_connect_done_cb(int fd, short what, void *arg)
 
 /* Tries the next checked address; when none is left, fails. */
 void
-conn_connect_next(struct conn *c)
+conn_dial_next(struct conn *c)
 {
 	struct sockaddr_storage	 ss;
 	struct conn_dial	*d = &c->c_dial;
@@ -190,7 +190,7 @@ conn_connect_addrs(struct conn *c)
 	if (c->c_ops->co_dial != NULL && c->c_ops->co_dial(c))
 		return;
 	conn_drop_up(c);
-	conn_connect_next(c);
+	conn_dial_next(c);
 }
 
 /*
@@ -233,7 +233,7 @@ conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 
 /* Resolves the allowed c_host, or connects to the literal. */
 void
-conn_connect(struct conn *c)
+conn_dial_connect(struct conn *c)
 {
 	struct proxy		*px = c->c_proxy;
 	struct conn_dial	*d = &c->c_dial;
@@ -257,7 +257,7 @@ conn_reach(struct conn *c)
 	if (c->c_table->ct_dial != NULL)
 		c->c_table->ct_dial(c);
 	else
-		conn_connect(c);
+		conn_dial_connect(c);
 }
 
 static void
@@ -320,7 +320,7 @@ conn_answer(struct conn *c, bool allow, const char *why)
 
 /* Decides on c_host:c_port, then resolves or connects. */
 void
-conn_decide(struct conn *c)
+conn_dial_decide(struct conn *c)
 {
 	if (!conn_log_ready(c))
 		return;

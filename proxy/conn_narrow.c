@@ -27,7 +27,7 @@ conn_narrow_policy(struct conn_narrow *n, struct ppolicy *base)
 	if (n->cn_policy == NULL || n->cn_base != base) {
 		p = policy_new();
 		policy_merge(p, base->pp_policy);
-		policy_narrow(p, n->cn_rules);
+		policy_merge_narrow(p, n->cn_rules);
 		ppolicy_unref(n->cn_policy);
 		ppolicy_unref(n->cn_base);
 		n->cn_policy = ppolicy_new(p);

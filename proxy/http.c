@@ -13,8 +13,11 @@
  * removed before a head is sent on.  Nothing here is decoded: the host,
  * the path and the header values are kept as the bytes that came in.
  *
- * Nothing here touches a socket; the functions work on buffers and are
- * unit-tested and fuzzed that way.
+ * Here are the pieces every head has (its end, its field lines, what its
+ * framing headers say) and a response; a request is read by
+ * http_request.c, its target (where it goes: host, port, path) by
+ * http_target.c.  These files touch no socket: they work on buffers, and
+ * are unit-tested and fuzzed that way.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -27,19 +30,6 @@
 #include "proxy.h"
 #include "util.h"
 #include "xmalloc.h"
-
-/* What the framing headers of a head say. */
-struct http_framing {
-	bool		 hf_te;		/* Transfer-Encoding present */
-	bool		 hf_chunked;	/* ... and chunked is its last coding */
-	bool		 hf_unknown;	/* ... one cordon does not know */
-	bool		 hf_notlast;	/* ... chunked, then another */
-	bool		 hf_cl;		/* Content-Length present */
-	uint64_t	 hf_length;
-	bool		 hf_close;	/* Connection: close */
-	bool		 hf_keepalive;	/* Connection: keep-alive */
-	int		 hf_hosts;	/* Host header lines */
-};
 
 /* The transfer codings RFC 9112 section 7 and the registry know. */
 static const char *const http_codings[] = {
@@ -135,7 +125,7 @@ http_list_next(const char **sp, const char **elem, size_t *elen)
  * answer to a request carrying a credential's real value may hold it
  * anywhere, and the cause goes back to the sandbox and into the log.
  */
-static void
+void
 http_cause(char **cause, bool up, const char *before, const char *s,
     size_t len, const char *after)
 {
@@ -160,7 +150,7 @@ http_cause(char **cause, bool up, const char *before, const char *s,
  * CR or LF is refused as soon as it is seen: a lenient reader would end
  * a line there, cordon would not.
  */
-static int
+int
 http_head_find(const char *buf, size_t len, bool request, size_t *skip,
     size_t *used, int *status, char **cause)
 {
@@ -227,7 +217,7 @@ http_head_find(const char *buf, size_t len, bool request, size_t *skip,
  * up) into *minor.  Returns 0, or -1 with *status (505 for another
  * version, 400 for what is not a version at all) and *cause.
  */
-static int
+int
 http_version(const char *s, size_t len, bool up, int *minor, int *status,
     char **cause)
 {
@@ -307,7 +297,7 @@ http_field_parse(const char *p, size_t len, bool up, struct http_header *hh,
  * CRLF, into a new array (*hdrs, *nhdrs).  Returns 0, or -1 with *status
  * and *cause; on failure the caller frees what was stored so far.
  */
-static int
+int
 http_fields_parse(const char *p, const char *end, bool up,
     struct http_header **hdrs, size_t *nhdrs, int *status, char **cause)
 {
@@ -364,216 +354,6 @@ http_length(const char *s, bool up, uint64_t *n, char **cause)
 		}
 		*n = *n * 10 + d;
 	}
-	return 0;
-}
-
-/* Reads a port, 1-65535 without sign or leading zero, from len bytes. */
-static int
-http_port(const char *s, size_t len)
-{
-	size_t	 i;
-	int	 n = 0;
-
-	if (len == 0 || len > 5 || s[0] < '1' || s[0] > '9')
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		n = n * 10 + (s[i] - '0');
-	}
-	return n <= 65535 ? n : -1;
-}
-
-/*
- * Takes the host and port from len bytes of authority a: "host",
- * "host:port", "[v6]" or "[v6]:port"; needport is for CONNECT.  The host
- * bytes are kept as they are (the policy checks them); brackets must hold
- * a ':' so that the host can be written back the same way.  Returns 0, or
- * -1 with *cause set.
- */
-static int
-http_authority(struct http_request *req, const char *a, size_t len,
-    bool needport, char **cause)
-{
-	const char	*h, *end, *colon, *port = NULL;
-	size_t		 hlen, plen = 0;
-
-	if (memchr(a, '@', len) != NULL) {
-		xasprintf(cause, "user information (user@) in the request "
-		    "target is refused");
-		return -1;
-	}
-	if (len > 0 && a[0] == '[') {
-		if ((end = memchr(a, ']', len)) == NULL) {
-			xasprintf(cause, "'[' without ']' in the host");
-			return -1;
-		}
-		h = a + 1;
-		hlen = (size_t)(end - h);
-		if (memchr(h, ':', hlen) == NULL ||
-		    memchr(h, '[', hlen) != NULL) {
-			http_cause(cause, false, "", h, hlen, " in brackets "
-			    "is not an IPv6 literal");
-			return -1;
-		}
-		if (end + 1 < a + len) {
-			if (end[1] != ':') {
-				xasprintf(cause, "text after ']' that is not "
-				    ":port");
-				return -1;
-			}
-			port = end + 2;
-			plen = (size_t)(a + len - port);
-		}
-	} else {
-		h = a;
-		if ((colon = memchr(a, ':', len)) != NULL) {
-			port = colon + 1;
-			plen = (size_t)(a + len - port);
-		}
-		hlen = colon != NULL ? (size_t)(colon - a) : len;
-		if (memchr(h, '[', hlen) != NULL ||
-		    memchr(h, ']', hlen) != NULL) {
-			xasprintf(cause, "'[' or ']' in a host name");
-			return -1;
-		}
-	}
-	if (hlen == 0) {
-		xasprintf(cause, "empty host in the request target");
-		return -1;
-	}
-	if (port == NULL) {
-		if (needport) {
-			xasprintf(cause, "CONNECT needs a port (host:port)");
-			return -1;
-		}
-		req->hr_port = 80;
-	} else if ((req->hr_port = http_port(port, plen)) == -1) {
-		http_cause(cause, false, "port ", port, plen, " is not a "
-		    "number from 1 to 65535");
-		return -1;
-	}
-	req->hr_host = xstrndup(h, hlen);
-	req->hr_hostlen = hlen;
-	return 0;
-}
-
-/*
- * Takes host, port and path from the request target.  A forward proxy
- * is sent absolute-form (http://host/path) or, for CONNECT, authority-form
- * (host:port); origin-form and asterisk-form are for origin servers, and
- * https:// belongs in a CONNECT tunnel.  Returns 0, or -1 with *cause.
- */
-static int
-http_target_parse(struct http_request *req, char **cause)
-{
-	const char	*t = req->hr_target, *a, *end;
-	size_t		 n;
-
-	if (strchr(t, '#') != NULL) {
-		xasprintf(cause, "fragment ('#') in the request target");
-		return -1;
-	}
-	if (req->hr_connect) {
-		if (strpbrk(t, "/?") != NULL) {
-			xasprintf(cause, "CONNECT needs an authority-form "
-			    "target (host:port)");
-			return -1;
-		}
-		return http_authority(req, t, strlen(t), true, cause);
-	}
-	if (strcmp(t, "*") == 0) {
-		xasprintf(cause, "asterisk-form target (*): cordon is a "
-		    "forward proxy and needs absolute-form (http://host/path)");
-		return -1;
-	}
-	if (t[0] == '/') {
-		xasprintf(cause, "origin-form target: cordon is a forward "
-		    "proxy and needs absolute-form (http://host/path)");
-		return -1;
-	}
-	for (n = 0; (t[n] >= 'a' && t[n] <= 'z') || (t[n] >= 'A' &&
-	    t[n] <= 'Z') || (n > 0 && ((t[n] >= '0' && t[n] <= '9') ||
-	    t[n] == '+' || t[n] == '-' || t[n] == '.')); n++)
-		;
-	if (n == 0 || t[n] != ':') {
-		xasprintf(cause, "the request target is not absolute-form "
-		    "(http://host/path)");
-		return -1;
-	}
-	if (http_eq(t, n, "https")) {
-		xasprintf(cause, "https:// target: clients must use CONNECT "
-		    "for https");
-		return -1;
-	}
-	if (!http_eq(t, n, "http")) {
-		http_cause(cause, false, "scheme ", t, n, " is not supported "
-		    "(http:// only; CONNECT for https)");
-		return -1;
-	}
-	if (t[n + 1] != '/' || t[n + 2] != '/') {
-		xasprintf(cause, "no \"//\" after \"http:\" in the request "
-		    "target");
-		return -1;
-	}
-	a = t + n + 3;
-	end = a + strcspn(a, "/?");
-	if (http_authority(req, a, (size_t)(end - a), false, cause) == -1)
-		return -1;
-	if (*end == '\0')
-		req->hr_path = xstrdup("/");
-	else if (*end == '?')
-		xasprintf(&req->hr_path, "/%s", end);
-	else
-		req->hr_path = xstrdup(end);
-	return 0;
-}
-
-/*
- * Parses the request line, len bytes at p without its CRLF: method SP
- * request-target SP HTTP-version, single spaces, nothing else.  Fills
- * hr_method, hr_target, hr_minor.  Returns 0, or -1 with *status and
- * *cause.
- */
-static int
-http_request_line(const char *p, size_t len, struct http_request *req,
-    int *status, char **cause)
-{
-	size_t		 i, t, end;
-	unsigned char	 ch;
-
-	*status = 400;
-	for (i = 0; i < len && char_is_tchar((unsigned char)p[i]); i++)
-		;
-	if (i == 0 || i == len || p[i] != ' ') {
-		xasprintf(cause, "the request line does not start with a "
-		    "method and one space");
-		return -1;
-	}
-	t = i + 1;
-	for (end = t; end < len && p[end] != ' '; end++)
-		;
-	if (end == t) {
-		xasprintf(cause, "empty request target");
-		return -1;
-	}
-	if (end == len) {
-		xasprintf(cause, "the request line has no HTTP version");
-		return -1;
-	}
-	if (http_version(p + end + 1, len - end - 1, false, &req->hr_minor,
-	    status, cause) == -1)
-		return -1;
-	for (i = t; i < end; i++) {
-		ch = (unsigned char)p[i];
-		if (ch <= 0x20 || ch >= 0x7f) {
-			xasprintf(cause, "byte 0x%02x in the request target",
-			    ch);
-			return -1;
-		}
-	}
-	req->hr_method = xstrndup(p, t - 1);
-	req->hr_target = xstrndup(p + t, end - t);
 	return 0;
 }
 
@@ -658,7 +438,7 @@ http_connection_add(const char *value, bool up, struct http_framing *hf,
  * the same value) and Content-Length beside Transfer-Encoding.  Returns
  * 0, or -1 with *cause.
  */
-static int
+int
 http_framing(const struct http_header *hdrs, size_t n, bool up,
     struct http_framing *hf, char **cause)
 {
@@ -695,167 +475,7 @@ http_framing(const struct http_header *hdrs, size_t n, bool up,
 	return 0;
 }
 
-/*
- * Parses one request head from the len bytes at buf, which may hold more
- * after it.  On HTTP_PARSE_OK, fills req (http_request_clear frees it)
- * and sets *used to the length of the head, the empty line included.  On
- * HTTP_PARSE_MORE, nothing is kept; call again with more bytes.  On
- * HTTP_PARSE_ERROR, *status is the status to answer (400, 414, 431, 501,
- * 505) and *cause says why (caller frees).  req is overwritten, so clear
- * it first if it held an earlier request.
- */
-static int	http_request_parse1(const char *, size_t, int,
-		    struct http_request *, size_t *, int *, char **);
-
-int
-http_request_parse(const char *buf, size_t len, struct http_request *req,
-    size_t *used, int *status, char **cause)
-{
-	return http_request_parse1(buf, len, 0, req, used, status, cause);
-}
-
-/*
- * The same, for a request an origin server would get: inside an inspected
- * TLS connection, whose scheme's port is defport (443).  The target is
- * origin-form ("/path?query"); the host and port come from the one Host
- * header (required, even from HTTP/1.0: the proxy must know which host
- * the client means), and the port, when the Host header has none, is
- * defport.
- */
-int
-http_origin_request_parse(const char *buf, size_t len, int defport,
-    struct http_request *req, size_t *used, int *status, char **cause)
-{
-	return http_request_parse1(buf, len, defport, req, used, status,
-	    cause);
-}
-
-/* Host and port from the one Host header of an origin-form request. */
-static int
-http_origin_target(struct http_request *req, int defport, char **cause)
-{
-	const struct http_header	*hh = NULL;
-	size_t				 i;
-
-	if (req->hr_connect) {
-		xasprintf(cause, "CONNECT inside an inspected TLS connection");
-		return -1;
-	}
-	if (req->hr_target[0] != '/') {
-		xasprintf(cause, "the request target is not origin-form "
-		    "(/path), as a server is sent");
-		return -1;
-	}
-	if (strchr(req->hr_target, '#') != NULL) {
-		xasprintf(cause, "fragment ('#') in the request target");
-		return -1;
-	}
-	for (i = 0; i < req->hr_nheaders; i++)
-		if (http_name_is(req->hr_headers[i].hh_name, "Host")) {
-			if (hh != NULL) {
-				xasprintf(cause, "several Host headers");
-				return -1;
-			}
-			hh = &req->hr_headers[i];
-		}
-	if (hh == NULL) {
-		xasprintf(cause, "no Host header");
-		return -1;
-	}
-	if (http_authority(req, hh->hh_value, strlen(hh->hh_value), false,
-	    cause) == -1)
-		return -1;
-	if (strchr(hh->hh_value, ':') == NULL ||
-	    hh->hh_value[strlen(hh->hh_value) - 1] == ']')
-		req->hr_port = defport;
-	req->hr_defport = defport;
-	req->hr_path = xstrdup(req->hr_target);
-	return 0;
-}
-
-static int
-http_request_parse1(const char *buf, size_t len, int defport,
-    struct http_request *req, size_t *used, int *status, char **cause)
-{
-	struct http_framing	 hf;
-	const char		*line, *eol, *end;
-	size_t			 skip, headlen;
-	int			 rc;
-
-	memset(req, 0, sizeof(*req));
-	*used = 0;
-	*status = 0;
-	*cause = NULL;
-	if ((rc = http_head_find(buf, len, true, &skip, &headlen, status,
-	    cause)) != HTTP_PARSE_OK)
-		return rc;
-
-	line = buf + skip;
-	eol = memchr(line, '\r', headlen - skip);
-	end = buf + headlen - 2;
-	if (http_request_line(line, (size_t)(eol - line), req, status,
-	    cause) == -1)
-		goto fail;
-	if (http_fields_parse(eol + 2, end, false, &req->hr_headers,
-	    &req->hr_nheaders, status, cause) == -1)
-		goto fail;
-
-	*status = 400;
-	req->hr_connect = strcmp(req->hr_method, "CONNECT") == 0;
-	if (defport != 0) {
-		if (http_origin_target(req, defport, cause) == -1)
-			goto fail;
-	} else if (http_target_parse(req, cause) == -1)
-		goto fail;
-	else
-		req->hr_defport = 80;
-	if (http_framing(req->hr_headers, req->hr_nheaders, false, &hf,
-	    cause) == -1)
-		goto fail;
-	if (hf.hf_hosts > 1) {
-		xasprintf(cause, "several Host headers");
-		goto fail;
-	}
-	if (hf.hf_te) {
-		/* RFC 9112 section 6.1: faulty framing in HTTP/1.0. */
-		if (req->hr_minor == 0) {
-			xasprintf(cause, "Transfer-Encoding in an HTTP/1.0 "
-			    "request");
-			goto fail;
-		}
-		if (hf.hf_unknown) {
-			*status = 501;
-			xasprintf(cause, "unknown transfer coding (chunked, "
-			    "gzip, deflate and compress are known)");
-			goto fail;
-		}
-		/* Section 6.3: no chunked at the end, no length. */
-		if (!hf.hf_chunked || hf.hf_notlast) {
-			xasprintf(cause, "chunked must be the last transfer "
-			    "coding, and come once");
-			goto fail;
-		}
-		req->hr_body = HTTP_BODY_CHUNKED;
-	} else if (hf.hf_cl) {
-		req->hr_body = HTTP_BODY_LENGTH;
-		req->hr_length = hf.hf_length;
-	} else
-		req->hr_body = HTTP_BODY_NONE;
-	if (req->hr_minor == 1)
-		req->hr_keepalive = !hf.hf_close;
-	else
-		req->hr_keepalive = hf.hf_keepalive && !hf.hf_close;
-
-	*status = 0;
-	*used = headlen;
-	return HTTP_PARSE_OK;
-
-fail:
-	http_request_clear(req);
-	return HTTP_PARSE_ERROR;
-}
-
-static void
+void
 http_headers_free(struct http_header *hdrs, size_t n)
 {
 	size_t	 i;
@@ -865,18 +485,6 @@ http_headers_free(struct http_header *hdrs, size_t n)
 		free(hdrs[i].hh_value);
 	}
 	free(hdrs);
-}
-
-/* Frees what req holds and zeroes it; a cleared req may be cleared again. */
-void
-http_request_clear(struct http_request *req)
-{
-	free(req->hr_method);
-	free(req->hr_target);
-	free(req->hr_host);
-	free(req->hr_path);
-	http_headers_free(req->hr_headers, req->hr_nheaders);
-	memset(req, 0, sizeof(*req));
 }
 
 /*

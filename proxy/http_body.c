@@ -58,7 +58,7 @@ http_body_init(struct http_body *hb, enum http_body_kind kind,
     uint64_t length)
 {
 	memset(hb, 0, sizeof(*hb));
-	/* A length of 0 is no body: done before a byte arrives. */
+	/* A length of 0 is an empty body: done before a byte arrives. */
 	hb->hb_kind = kind == HTTP_BODY_LENGTH && length == 0 ?
 	    HTTP_BODY_NONE : kind;
 	hb->hb_left = kind == HTTP_BODY_LENGTH ? length : 0;

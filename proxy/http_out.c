@@ -122,7 +122,7 @@ http_out_fields(struct http_out *o, const struct http_header *hdrs,
  * keepalive.
  */
 char *
-http_request_head(const struct http_request *req, bool keepalive,
+http_out_request_head(const struct http_request *req, bool keepalive,
     size_t *len)
 {
 	struct http_out	 o = { NULL, 0, 0 };
@@ -161,7 +161,7 @@ http_request_head(const struct http_request *req, bool keepalive,
  * order and a Connection header saying keepalive.
  */
 char *
-http_response_head(const struct http_response *resp, bool keepalive,
+http_out_response_head(const struct http_response *resp, bool keepalive,
     size_t *len)
 {
 	struct http_out	 o = { NULL, 0, 0 };

@@ -130,7 +130,7 @@ phantoms_free(struct phantom *ph, size_t n)
 
 /* What a phantom is called in warnings: its variable, or its file. */
 const char *
-phantom_name(const struct phantom *ph)
+proxy_phantom_name(const struct phantom *ph)
 {
 	return ph->ph_env != NULL ? ph->ph_env : ph->ph_file;
 }

@@ -78,11 +78,19 @@ struct http_response {
 	bool		 hs_keepalive;	/* the upstream keeps the connection */
 };
 
-int	 http_request_parse(const char *, size_t, struct http_request *,
-	    size_t *, int *, char **);
-int	 http_origin_request_parse(const char *, size_t, int,
-	    struct http_request *, size_t *, int *, char **);
-void	 http_request_clear(struct http_request *);
+/* What the framing headers of a head say. */
+struct http_framing {
+	bool		 hf_te;		/* Transfer-Encoding present */
+	bool		 hf_chunked;	/* ... and chunked is its last coding */
+	bool		 hf_unknown;	/* ... one cordon does not know */
+	bool		 hf_notlast;	/* ... chunked, then another */
+	bool		 hf_cl;		/* Content-Length present */
+	uint64_t	 hf_length;
+	bool		 hf_close;	/* Connection: close */
+	bool		 hf_keepalive;	/* Connection: keep-alive */
+	int		 hf_hosts;	/* Host header lines */
+};
+
 int	 http_response_parse(const char *, size_t, const char *,
 	    struct http_response *, size_t *, char **);
 void	 http_response_clear(struct http_response *);
@@ -92,13 +100,40 @@ int	 http_hex(unsigned char);
 bool	 http_eq(const char *, size_t, const char *);
 bool	 http_name_is(const char *, const char *);
 bool	 http_list_next(const char **, const char **, size_t *);
+void	 http_cause(char **, bool, const char *, const char *, size_t,
+	    const char *);
+int	 http_head_find(const char *, size_t, bool, size_t *, size_t *, int *,
+	    char **);
+int	 http_version(const char *, size_t, bool, int *, int *, char **);
+int	 http_fields_parse(const char *, const char *, bool,
+	    struct http_header **, size_t *, int *, char **);
+int	 http_framing(const struct http_header *, size_t, bool,
+	    struct http_framing *, char **);
+void	 http_headers_free(struct http_header *, size_t);
+
+/*
+ * http_request.c: a request's head, as a forward proxy is sent it or, in
+ * an inspected TLS connection, as an origin server would be.
+ */
+int	 http_request_parse(const char *, size_t, struct http_request *,
+	    size_t *, int *, char **);
+int	 http_request_parse_origin(const char *, size_t, int,
+	    struct http_request *, size_t *, int *, char **);
+void	 http_request_clear(struct http_request *);
+
+/*
+ * http_target.c: the host, port and path of a request, from its target
+ * (or, inside an inspected TLS connection, its Host header).
+ */
+int	 http_target_parse(struct http_request *, char **);
+int	 http_target_origin(struct http_request *, int, char **);
 
 /*
  * http_out.c: the heads sent on, without hop-by-hop headers and with a
  * Connection header of cordon's own.
  */
-char	*http_request_head(const struct http_request *, bool, size_t *);
-char	*http_response_head(const struct http_response *, bool, size_t *);
+char	*http_out_request_head(const struct http_request *, bool, size_t *);
+char	*http_out_response_head(const struct http_response *, bool, size_t *);
 
 /*
  * http_body.c: where a body ends.  Chunked and length-delimited bodies
@@ -389,7 +424,7 @@ struct ppolicy *ppolicy_new(struct policy *);
 struct ppolicy *ppolicy_ref(struct ppolicy *);
 void	 ppolicy_unref(struct ppolicy *);
 void	 phantoms_free(struct phantom *, size_t);
-const char *phantom_name(const struct phantom *);
+const char *proxy_phantom_name(const struct phantom *);
 
 /* conn.c */
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,
@@ -417,9 +452,9 @@ bool	 conn_ssh_find(struct proxy *, const char *, const uint8_t *, size_t,
  */
 bool	 inspect_allows(const struct pinspect *, const struct http_request *,
 	    int *, char **, char **);
-int	 phantom_apply(struct http_request *, const struct phantom *, size_t,
-	    const char *, bool, char **);
-char	*phantom_format(const struct phantom *, const char *);
+int	 inspect_phantom_apply(struct http_request *, const struct phantom *,
+	    size_t, const char *, bool, char **);
+char	*inspect_phantom_format(const struct phantom *, const char *);
 int	 inspect_tls_init(struct proxy *, const char *, char **);
 void	 inspect_tls_free(struct proxy *);
 int	 inspect_setup(struct proxy *, const struct policy *, const char *,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# A newcomer's make targets: what `make demo` and `make check` ask the
-# package tools for (apt-get, dpkg-query, npm and sudo replaced by
-# stand-ins that record their arguments), that `make check` shows its
+# A newcomer's make targets: what `make demo`, `make unit` and `make
+# check` ask the package tools for (apt-get, dpkg-query, npm and sudo
+# replaced by stand-ins that record their arguments), what `make e2e`
+# runs, that `make check` shows its
 # progress while it runs, and `make install` as an unprivileged user.
 
 load helpers
@@ -71,6 +72,34 @@ passwd pkg-config util-linux zlib1g-dev"
 	[ "$(asked_packages | tr '\n' ' ')" = "$(echo $want) " ]
 	run grep -E '^(npm|npx|yarn|pip3) ' "$REC"
 	[ "$status" -eq 1 ]
+}
+
+@test "make unit asks apt-get for the build's packages and git only, and runs the unit tests" {
+	standins
+	run make_here unit UNIT_TESTS=test_host \
+	    -o "$BUILDDIR/tests/unit/test_host"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	ran=$output
+	cat "$REC"
+	want="gcc git libc-ares-dev libcmocka-dev libevent-dev libjansson-dev
+libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make pkg-config
+zlib1g-dev"
+	[ "$(asked_packages | tr '\n' ' ')" = "$(echo $want) " ]
+	run grep -E '^(npm|npx|yarn|pip3) ' "$REC"
+	[ "$status" -eq 1 ]
+	# test_host ran, and the bats suite did not.
+	[[ "$ran" == *"# unit: test_host"* ]]
+	[[ "$ran" != *"# e2e:"* ]]
+	[[ "$(tail -n 1 <<<"$ran")" =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]]
+}
+
+@test "make e2e runs the bats suite, after the tests' clients and servers" {
+	run make -n -s -C "$TOP" e2e
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mk/deps.sh"*"bats"*"chromium"* ]]
+	[[ "$output" == *"./tests/run.sh"* ]]
 }
 
 @test "make deps-check asks for the tests' clients and servers as well" {

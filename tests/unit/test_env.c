@@ -225,7 +225,7 @@ test_defaults(void **state)
 
 	(void)state;
 	host = strv_dup(hostv);
-	if ((p = policy_defaults(&ctx, &cause)) == NULL)
+	if ((p = policy_merge_defaults(&ctx, &cause)) == NULL)
 		fail_msg("%s", cause);
 	env = build(p, host, 0);
 	assert_int_equal(count(env), 3);

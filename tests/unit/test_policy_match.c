@@ -300,20 +300,20 @@ test_names_alone(void **state)
 	char		*what, *hint;
 
 	(void)state;
-	assert_true(policy_decide_name(p, "github.com", 10, &d));
+	assert_true(policy_match_name(p, "github.com", 10, &d));
 	decision_clear(&d);
 	/* Allowed on port 22 only: the name resolves. */
-	assert_true(policy_decide_name(p, "ssh.test", 8, &d));
+	assert_true(policy_match_name(p, "ssh.test", 8, &d));
 	decision_clear(&d);
 	/* A deny rule on one port leaves the name; one on every port not. */
-	assert_true(policy_decide_name(p, "x.corp.test", 11, &d));
+	assert_true(policy_match_name(p, "x.corp.test", 11, &d));
 	decision_clear(&d);
-	assert_false(policy_decide_name(p, "y.corp.test", 11, &d));
+	assert_false(policy_match_name(p, "y.corp.test", 11, &d));
 	assert_int_equal(d.d_why, WHY_DENY_RULE);
 	decision_clear(&d);
-	assert_false(policy_decide_name(p, "gist.github.com", 15, &d));
+	assert_false(policy_match_name(p, "gist.github.com", 15, &d));
 	decision_clear(&d);
-	assert_false(policy_decide_name(p, "evil.test", 9, &d));
+	assert_false(policy_match_name(p, "evil.test", 9, &d));
 	assert_int_equal(d.d_why, WHY_NO_RULE);
 	what = decision_describe(&d);
 	hint = decision_hint(&d);

@@ -1,5 +1,5 @@
 /*
- * policy_data.c: a policy as plain data (policy.h): its names, making,
+ * policy.c: a policy as plain data (policy.h): its names, making,
  * copying and freeing its lists and records.  No JSON here: loading is
  * policy_load.c's and policy_rec.c's, parsing a rule's text
  * policy_parse.c's.

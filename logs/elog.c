@@ -1,5 +1,5 @@
 /*
- * elog_read.c: egress log records, read back.
+ * elog.c: egress log records, read back.
  *
  * The reader is strict about the fields it uses and lenient about the
  * rest: a line that is not a JSON object, or lacks a field `cordon log`
