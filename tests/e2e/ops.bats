@@ -785,6 +785,49 @@ PY
 	    .sandbox != $a) | .decision' "$LOG")" = deny ]
 }
 
+@test "--proxy-socket: a malformed line on a run's channel closes it, logged, and refuses the connection it held" {
+	sandbox_setup
+	sock="$UDIR/proxy.sock"
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --log "$LOG" --resolve two.test:127.0.0.1 \
+	    --allow-cidr 127.0.0.1/32 --allow-domain "two.test:$UP"
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	# A run of its own words: its channel asks; a connection of its id
+	# that its rules narrow is held; then a line no run sends.
+	cat >"$UDIR/bin/badrun.py" <<'PY'
+import json, socket, struct, sys, time
+path, port = sys.argv[1], sys.argv[2]
+def header(tlvs):
+	body = b"".join(bytes([t]) + struct.pack(">H", len(v)) + v for t, v in tlvs)
+	return b"\r\n\r\n\x00\r\nQUIT\n" + b"\x21\x00" + struct.pack(">H", len(body)) + body
+ch = socket.socket(socket.AF_UNIX); ch.connect(path)
+ch.sendall(header([(0x05, b"badrun"), (0xe4, b"1")]) + b'{"ask": 30}\n')
+f = ch.makefile("rb")
+print(f.readline().decode().strip(), f.readline().decode().strip())
+narrow = json.dumps({"version": 1, "network": {"allow": ["up.test"]}}).encode()
+c = socket.socket(socket.AF_UNIX); c.connect(path)
+c.sendall(header([(0x05, b"badrun"), (0xe0, narrow)]) +
+    b"GET http://two.test:%s/ HTTP/1.1\r\nHost: two.test\r\n\r\n" % port.encode())
+print(f.readline().decode().strip())
+t = time.time()
+ch.sendall(b'{"allow": "two.test", "n": 1, "sandbox": "other"}\n')
+print(f.readline().decode().strip())
+print(c.recv(4096).split(b"\r\n")[0].decode(), "after %d s" % (time.time() - t))
+PY
+	run as_user "$UDIR/home" timeout 20 python3 "$UDIR/bin/badrun.py" "$sock" "$UP"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 'cordon-proxy watch 1 {"event":"asking","secs":30}' ]
+	[[ "${lines[1]}" == '{"event":"ask","id":"p1","host":"two.test","port":'"$UP"* ]]
+	[[ "${lines[2]}" == '{"event":"closed","reason":"{\"allow\": P, \"n\": N} has those two keys'* ]]
+	# Refused at once, not after the 30 s it was held for.
+	[ "${lines[3]}" = "HTTP/1.1 403 Forbidden after 0 s" ]
+	grep -q 'the run channel of sandbox badrun (uid [0-9]*): {"allow": P, "n": N} has those two keys.*; closed' \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	[ "$(jq -r 'select(.host == "two.test") | .decision' "$LOG")" = deny ]
+}
+
 @test "readiness: /healthz, /readyz (not while draining), cordon_build_info" {
 	start_proxy --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
 	run curl -sS -w ' %{http_code}' "http://127.0.0.1:$METRICS/healthz"
