@@ -411,7 +411,9 @@ run_feed_event_cb(struct bufferevent *bev, short what, void *arg)
 	(void)what;
 	if (!rn->rn_feed_ended && !rn->rn_done)
 		log_warnx("run: the proxy closed the run's channel; the "
-		    "summary and --report miss what it decided since");
+		    "summary and --report miss what it decided since%s",
+		    rn->rn_control != NULL ? ", and the control channel's "
+		    "live rules and questions are gone with it" : "");
 	rn->rn_feed_ended = true;
 	bufferevent_disable(bev, EV_READ);
 	event_base_loopbreak(rn->rn_base);
