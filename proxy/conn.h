@@ -250,8 +250,8 @@ struct conn_ops {
  * target is reached: NULL is conn_connect() (resolve, check, connect), a
  * test's makes c_up another way and calls co_connected; and who else
  * hears of a decision logged, and of a connection gone, and holds the
- * live rules of a connection's run (the run channel: watch.c), and
- * watches a tunnel as it starts, its relay made and what
+ * live rules of a connection's run and says whether it asks about a
+ * name (the run channel: watch.c), and watches a tunnel as it starts, its relay made and what
  * the upstream sent before given (conn_ssh.c), or NULL.
  */
 struct conn_table {
@@ -263,6 +263,7 @@ struct conn_table {
 				    const char *);
 	void			(*ct_gone)(const struct conn *);
 	struct ppolicy		*(*ct_live)(const struct conn *);
+	bool			(*ct_asks_name)(const struct conn *);
 	void			(*ct_tunnel)(struct conn *, const void *,
 				    size_t);
 	void			(*ct_early)(struct conn *, const void *,

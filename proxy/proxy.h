@@ -490,6 +490,7 @@ void	 watch_observe(const struct conn *,
 	    const struct egress *, const char *, const char *);
 void	 watch_conn_gone(const struct conn *);
 struct ppolicy *watch_live(const struct conn *);
+bool	 watch_asks_name(const struct conn *);
 int	 watch_ask(struct conn *, const struct egress *, void *);
 void	 watch_ask_cancel(struct conn *, void *);
 void	 watch_close_all(struct proxy *);

@@ -568,6 +568,27 @@ watch_live(const struct conn *c)
 }
 
 /*
+ * Whether a name c's run refused by its own narrowing (no rule of the
+ * run's admits it) resolves, so that the connection that follows can be
+ * asked about: the run asks, and the operator's policy allows the name.
+ */
+bool
+watch_asks_name(const struct conn *c)
+{
+	struct watch	*w = watch_of(c);
+	struct decision	 d;
+	bool		 ok;
+
+	if (w == NULL || w->w_ask_secs == 0 || c->c_narrow.cn_base == NULL)
+		return false;
+	memset(&d, 0, sizeof(d));
+	ok = policy_decide_name(c->c_narrow.cn_base->pp_policy, c->c_host,
+	    c->c_hostlen, &d);
+	decision_clear(&d);
+	return ok;
+}
+
+/*
  * cordon proxy's hk_ask: a connection that c's run refused by its own
  * narrowing, and that the operator's policy allows, is held while that
  * run is asked, if it asks (--ask).  Returns the seconds it is held, or

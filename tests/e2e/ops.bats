@@ -752,7 +752,8 @@ PY
 	    --ask-secs 1 -- sh -c "
 	    w() { for i in \$(seq 200); do [ -e m/\$1 ] && return; sleep 0.05; done; echo \"no \$1\"; }
 	    c() { curl -s -o /dev/null -w '%{http_code} ' http://\$1:$UP/; }
-	    c two.test; c two.test; c two.test; c two.test
+	    n() { curl -s -o /dev/null -w '%{http_code} ' --noproxy '*' http://\$1:$UP/; }
+	    c two.test; c two.test; n two.test; c two.test
 	    w applied.1; c two.test; : >m/go
 	    w applied.2; c two.test
 	    w applied.3; c two.test; c evil.test"
@@ -760,11 +761,14 @@ PY
 	echo "$stderr"
 	cat "$EVENTS"
 	[ "$status" -eq 0 ]
-	# no answer in time, deny, allow-once, allow-run; the run's rule
-	# holds; the live deny; the allow back; the operator's deny.
+	# no answer in time, deny, allow-once (the capture's: curl told to
+	# ignore the proxy variables; its name resolves, since the run asks),
+	# allow-run; the run's rule holds; the live deny; the allow back;
+	# the operator's deny.
 	[ "$output" = "403 403 200 200 200 403 200 403 " ]
 	[ "$(grep -c '"event":"ask"' "$EVENTS")" -eq 4 ]
 	grep -q '"event":"ask","id":"a[0-9]*","host":"two.test","port":'"$UP" "$EVENTS"
+	grep -q '"event":"ask","id":"a[0-9]*","host":"two.test","port":'"$UP"',"protocol":"capture"' "$EVENTS"
 	grep -q '"event":"applied","allow":"two.test:'"$UP"'"' "$EVENTS"
 	grep -q '"event":"applied","deny":"two.test:'"$UP"'"' "$EVENTS"
 	# The allow past the operator's policy: refused, the operator's rule
