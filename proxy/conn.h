@@ -251,8 +251,9 @@ struct conn_ops {
  * test's makes c_up another way and calls co_connected; and who else
  * hears of a decision logged, and of a connection gone, and holds the
  * live rules of a connection's run and says whether it asks about a
- * name (the run channel: watch.c), and watches a tunnel as it starts, its relay made and what
- * the upstream sent before given (conn_ssh.c), or NULL.
+ * name (the run channel: watch.c), and watches a tunnel as it starts,
+ * its relay made and what the upstream sent before given (conn_ssh.c),
+ * or NULL.
  */
 struct conn_table {
 	struct conn_handlers	 ct_on[CS_COUNT];

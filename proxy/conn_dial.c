@@ -273,8 +273,9 @@ conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 /*
  * Holds a connection no rule allows while the harness is asked (cordon
- * run --ask, or its run through the run channel: watch.c); its answer comes through conn_answer(), or the deadline
- * refuses it.  Returns false when nobody is asked.
+ * run --ask, or its run through the run channel: watch.c); its answer
+ * comes through conn_answer(), or the deadline refuses it.  Returns
+ * false when nobody is asked.
  */
 static bool
 conn_ask(struct conn *c)

@@ -526,7 +526,8 @@ watch_answer(struct watch *w, const struct watch_msg *m)
 		pattern = conn_pattern(c);
 		ok = pattern != NULL && watch_rule(w, true, pattern, -1) == 0;
 		free(pattern);
-		conn_answer(c, ok, "allowed for the run by its harness (--ask)");
+		conn_answer(c, ok, "allowed for the run by its harness "
+		    "(--ask)");
 		break;
 	default:
 		conn_answer(c, false, NULL);
