@@ -235,6 +235,8 @@ int		 policy_add_flag(struct policy *, const char *, const char *,
 		    const struct policy_ctx *, char **);
 void		 policy_merge(struct policy *, const struct policy *);
 void		 policy_merge_narrow(struct policy *, const struct policy *);
+void		 policy_merge_live(struct policy *, const struct policy *,
+		    const struct policy *);
 struct policy	*policy_merge_defaults(const struct policy_ctx *, char **);
 struct policy	*policy_build(const struct policy_layers *, struct policy **,
 		    char **);

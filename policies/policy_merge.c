@@ -248,6 +248,39 @@ policy_merge_narrow(struct policy *dst, const struct policy *ws)
 	 */
 }
 
+/*
+ * A run's live rules (cordon proxy's run channel: watch.c) on dst, the
+ * operator's policy base already narrowed by the run's own rules: each
+ * allow entry of live counts only as far as an allow entry of base
+ * admits it (their meet), so it can give back what the run's narrowing
+ * took, never more than base allows; base's deny entries stay in dst,
+ * and live's deny entries join them.
+ */
+void
+policy_merge_live(struct policy *dst, const struct policy *base,
+    const struct policy *live)
+{
+	const struct pitem	*a, *b;
+	struct pitem		 tmp, *it;
+	size_t			 i, j;
+
+	for (i = 0; i < live->p_allow.pl_n; i++) {
+		a = &live->p_allow.pl_v[i];
+		for (j = 0; j < base->p_allow.pl_n; j++) {
+			b = &base->p_allow.pl_v[j];
+			if (!policy_match_intersect(b, a, &tmp))
+				continue;
+			it = plist_add(&dst->p_allow);
+			*it = tmp;
+			free(it->pi_from);
+			xasprintf(&it->pi_from, "%s, within %s", a->pi_from,
+			    b->pi_from);
+			dst->p_allow.pl_set = true;
+		}
+	}
+	plist_append(&dst->p_deny, &live->p_deny);
+}
+
 /* --network MODE: replaces the mode, like a later trusted layer. */
 static int
 policy_flag_mode(struct policy *p, const char *arg, char **cause)

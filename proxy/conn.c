@@ -534,7 +534,8 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	/* The policy in force now decides, even if it is reloaded later. */
 	ppolicy_unref(c->c_policy);
 	c->c_policy = ppolicy_ref(conn_narrow_policy(&c->c_narrow,
-	    c->c_proxy->px_policy));
+	    c->c_proxy->px_policy, c->c_table->ct_live != NULL ?
+	    c->c_table->ct_live(c) : NULL));
 	free(c->c_method);
 	c->c_method = method != NULL ? xstrdup(method) : NULL;
 	free(c->c_reason_buf);

@@ -185,6 +185,7 @@ struct conn_narrow {
 	struct policy		*cn_rules;	/* NULL: none sent */
 	struct ppolicy		*cn_base;	/* what cn_policy narrows */
 	struct ppolicy		*cn_policy;	/* that, narrowed */
+	struct ppolicy		*cn_live;	/* the run's live rules in it */
 };
 
 /*
@@ -251,9 +252,11 @@ struct conn_ops {
  * Every state's handlers and every protocol's operations; how an allowed
  * target is reached: NULL is conn_dial_connect() (resolve, check, connect), a
  * test's makes c_up another way and calls co_connected; and who else
- * hears of a decision logged, and of a connection gone (the run channel:
- * watch.c), and watches a tunnel as it starts, its relay made and what
- * the upstream sent before given (conn_ssh.c), or NULL.
+ * hears of a decision logged, and of a connection gone, and holds the
+ * live rules of a connection's run and says whether it asks about a
+ * name (the run channel: watch.c), and watches a tunnel as it starts,
+ * its relay made and what the upstream sent before given (conn_ssh.c),
+ * or NULL.
  */
 struct conn_table {
 	struct conn_handlers	 ct_on[CS_COUNT];
@@ -263,6 +266,8 @@ struct conn_table {
 				    const struct egress *, const char *,
 				    const char *);
 	void			(*ct_gone)(const struct conn *);
+	struct ppolicy		*(*ct_live)(const struct conn *);
+	bool			(*ct_asks_name)(const struct conn *);
 	void			(*ct_tunnel)(struct conn *, const void *,
 				    size_t);
 	void			(*ct_early)(struct conn *, const void *,
@@ -372,7 +377,8 @@ void	 conn_dial_connect(struct conn *);
 void	 conn_dial_next(struct conn *);
 
 /* conn_narrow.c */
-struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *);
+struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *,
+		    struct ppolicy *);
 int		 conn_narrow_load(struct conn_narrow *, const char *, char *,
 		    char **);
 void		 conn_narrow_clear(struct conn_narrow *);

@@ -151,6 +151,8 @@ const struct conn_table conn_accept_table = {
 	},
 	.ct_observe = watch_observe,
 	.ct_gone = watch_conn_gone,
+	.ct_live = watch_live,
+	.ct_asks_name = watch_asks_name,
 	.ct_tunnel = conn_ssh_watch,
 	.ct_early = conn_ssh_feed,
 };

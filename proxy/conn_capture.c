@@ -41,7 +41,8 @@ conn_capture_name(struct conn *c, const char *name)
 	ok = policy_match_name(c->c_policy->pp_policy, name, strlen(name),
 	    &c->c_dec);
 	/* With a harness to ask, the connection that follows is asked. */
-	if (!ok && c->c_dec.d_why == WHY_NO_RULE && px->px_ask_names)
+	if (!ok && c->c_dec.d_why == WHY_NO_RULE && (px->px_ask_names ||
+	    (c->c_table->ct_asks_name != NULL && c->c_table->ct_asks_name(c))))
 		ok = true;
 	if (ok) {
 		c->c_record = CR_NONE;	/* the connection is logged, later */

@@ -273,21 +273,22 @@ conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 /*
  * Holds a connection no rule allows while the harness is asked (cordon
- * run --ask); its answer comes through conn_answer(), or the deadline
- * refuses it.  Returns false when nobody is asked.
+ * run --ask, or its run through the run channel: watch.c); its answer
+ * comes through conn_answer(), or the deadline refuses it.  Returns
+ * false when nobody is asked.
  */
 static bool
 conn_ask(struct conn *c)
 {
 	struct proxy	*px = c->c_proxy;
 	struct egress	 e;
-	struct timeval	 tv = { px->px_ask_secs, 0 };
+	struct timeval	 tv = { 0, 0 };
 
 	if (px->px_hooks == NULL || px->px_hooks->hk_ask == NULL ||
 	    c->c_dec.d_why != WHY_NO_RULE)
 		return false;
 	conn_egress(c, &e);
-	if (!px->px_hooks->hk_ask(c, &e, px->px_hooks_arg))
+	if ((tv.tv_sec = px->px_hooks->hk_ask(c, &e, px->px_hooks_arg)) <= 0)
 		return false;
 	if (c->c_ask_ev == NULL && (c->c_ask_ev = evtimer_new(px->px_base,
 	    conn_ask_timeout_cb, c)) == NULL)

@@ -362,10 +362,11 @@ struct proxy_hooks {
 	void	(*hk_observe)(const struct egress *, const char *,
 		    const char *, void *);
 	/*
-	 * Before a connection no rule allows is refused: true if the answer
-	 * will come through conn_answer() within px_ask_secs.
+	 * Before a connection no rule allows is refused: the seconds within
+	 * which the answer will come through conn_answer(), or 0: nobody is
+	 * asked.
 	 */
-	bool	(*hk_ask)(struct conn *, const struct egress *, void *);
+	int	(*hk_ask)(struct conn *, const struct egress *, void *);
 	/* The connection asked about went before its answer. */
 	void	(*hk_ask_cancel)(struct conn *, void *);
 	/* The last connection went, after proxy_drain(). */
@@ -392,7 +393,6 @@ struct proxy {
 	bool			 px_draining;	/* proxy_drain() was called */
 	bool			 px_listening;	/* its listeners are up */
 	struct metrics		*px_metrics;	/* NULL: not served */
-	int			 px_ask_secs;	/* hk_ask's deadline */
 	bool			 px_ask_names;	/* a name without a rule resolves:
 						   its connection is asked */
 	bool			 px_ssh_watch;	/* tunnels' SSH key exchanges
@@ -489,11 +489,45 @@ struct metrics	*metrics_new(struct proxy *, int, char **);
 void		 metrics_count(struct metrics *, const struct egress *);
 void		 metrics_free(struct metrics *);
 
+/* watch_msg.c: what a run sends on its channel, read. */
+#define WATCH_MSG_MAX		1024	/* a line */
+#define WATCH_MSG_TEXT_MAX	300	/* a pattern, "*.NAME:PORT" */
+#define WATCH_ASK_ID_MAX	23
+#define WATCH_ASK_SECS_MAX	3600	/* as cordon run --ask-secs */
+
+enum watch_msg_kind {
+	WM_END,
+	WM_ASK,
+	WM_ALLOW,
+	WM_DENY,
+	WM_ANSWER
+};
+
+enum watch_msg_decision {
+	WMD_ALLOW_ONCE,
+	WMD_ALLOW_RUN,
+	WMD_DENY
+};
+
+struct watch_msg {
+	enum watch_msg_kind	 wm_kind;
+	int			 wm_secs;	/* WM_ASK */
+	long long		 wm_n;		/* WM_ALLOW, WM_DENY */
+	enum watch_msg_decision	 wm_decision;	/* WM_ANSWER */
+	char			 wm_text[WATCH_MSG_TEXT_MAX + 1]; /* P, ID */
+};
+
+int	 watch_msg_parse(const char *, size_t, struct watch_msg *, char **);
+
 /* watch.c: a run's own channel, its preflight and its decisions. */
 void	 watch_start(struct conn *);
 void	 watch_observe(const struct conn *,
 	    const struct egress *, const char *, const char *);
 void	 watch_conn_gone(const struct conn *);
+struct ppolicy *watch_live(const struct conn *);
+bool	 watch_asks_name(const struct conn *);
+int	 watch_ask(struct conn *, const struct egress *, void *);
+void	 watch_ask_cancel(struct conn *, void *);
 void	 watch_close_all(struct proxy *);
 
 /* proxy_cmd.c */

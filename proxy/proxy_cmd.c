@@ -170,6 +170,8 @@ proxy_drained(void *arg)
 }
 
 static const struct proxy_hooks proxy_cmd_hooks = {
+	.hk_ask = watch_ask,
+	.hk_ask_cancel = watch_ask_cancel,
 	.hk_drained = proxy_drained,
 };
 

@@ -19,10 +19,15 @@
 #include "util.h"
 #include "xmalloc.h"
 
-/* A connection held while the harness is asked (--ask). */
+/*
+ * A connection held while the harness is asked (--ask): by the run's own
+ * proxy (as_conn), or by the operator's, which asked as as_remote
+ * (run_feed.c).
+ */
 struct ask {
 	char		 as_id[24];
 	struct conn	*as_conn;
+	char		 as_remote[24];
 };
 
 /* Each decision of the run's proxy: counted, and told to the harness. */
@@ -50,8 +55,11 @@ run_control_observe(const struct egress *e, const char *hint,
 	free(host);
 }
 
-/* --ask: a connection no rule allows waits while the harness is asked. */
-static bool
+/*
+ * --ask: a connection no rule allows waits while the harness is asked;
+ * returns the seconds it waits, or 0.
+ */
+static int
 run_control_ask(struct conn *c, const struct egress *e, void *arg)
 {
 	struct runner	*rn = arg;
@@ -59,10 +67,11 @@ run_control_ask(struct conn *c, const struct egress *e, void *arg)
 	char		*host;
 
 	if (!rn->rn_net->net_ask || !control_alive(rn->rn_control))
-		return false;
+		return 0;
 	rn->rn_asks = xreallocarray(rn->rn_asks, rn->rn_nasks + 1,
 	    sizeof(*rn->rn_asks));
 	as = &rn->rn_asks[rn->rn_nasks++];
+	memset(as, 0, sizeof(*as));
 	snprintf(as->as_id, sizeof(as->as_id), "a%lu", ++rn->rn_seq);
 	as->as_conn = c;
 	host = str_escape(e->e_host != NULL ? e->e_host : "",
@@ -72,7 +81,7 @@ run_control_ask(struct conn *c, const struct egress *e, void *arg)
 	    "port", e->e_port, "protocol", e->e_proto != NULL ?
 	    e->e_proto : "", "timeout_secs", rn->rn_net->net_ask_secs));
 	free(host);
-	return true;
+	return rn->rn_net->net_ask_secs;
 }
 
 /* Forgets the ask of c (answered, timed out, or the client went). */
@@ -96,6 +105,91 @@ const struct proxy_hooks run_proxy_hooks = {
 	.hk_ask_cancel = run_control_ask_cancel,
 };
 
+/*
+ * {"allow": P} or {"deny": P} with --proxy-socket: checked here, then
+ * sent to the operator's proxy, which holds the run's rules; its answer
+ * comes back to run_control_remote_said().  Returns 0, or -1 with *cause.
+ */
+static int
+run_control_remote_rule(struct runner *rn, bool allow, const char *pattern,
+    char **cause)
+{
+	struct pitem	 it;
+
+	if (rn->rn_feed == NULL || rn->rn_feed_ended) {
+		xasprintf(cause, "%s: the run's channel to the operator's "
+		    "proxy is closed; nothing changed", allow ? "allow" :
+		    "deny");
+		return -1;
+	}
+	memset(&it, 0, sizeof(it));
+	if (policy_parse_pattern(pattern, &it, cause) == -1)
+		return -1;
+	pitem_clear(&it);
+	run_feed_rule(rn, allow, pattern);
+	return 0;
+}
+
+/* The operator's proxy applied the run's rule, or refused it (why). */
+void
+run_control_remote_said(struct runner *rn, bool allow, const char *pattern,
+    const char *why)
+{
+	json_t	*line;
+	char	*text;
+
+	if (why == NULL) {
+		log_info("run: %s %s, from the control channel, in the "
+		    "operator's proxy", allow ? "allow" : "deny", pattern);
+		control_send(rn->rn_control, json_pack("{s:s, s:s}", "event",
+		    "applied", allow ? "allow" : "deny", pattern));
+		return;
+	}
+	line = json_pack("{s:s}", allow ? "allow" : "deny", pattern);
+	text = json_dumps(line, JSON_COMPACT);
+	json_decref(line);
+	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s}", "event",
+	    "error", "message", why, "line", text != NULL ? text : ""));
+	free(text);
+}
+
+/* The operator's proxy holds a connection and asks (as id). */
+void
+run_control_remote_ask(struct runner *rn, const char *id,
+    const struct egress *e, int secs)
+{
+	struct ask	*as;
+
+	if (!rn->rn_net->net_ask || !control_alive(rn->rn_control)) {
+		run_feed_answer(rn, id, "deny");
+		return;
+	}
+	rn->rn_asks = xreallocarray(rn->rn_asks, rn->rn_nasks + 1,
+	    sizeof(*rn->rn_asks));
+	as = &rn->rn_asks[rn->rn_nasks++];
+	memset(as, 0, sizeof(*as));
+	snprintf(as->as_id, sizeof(as->as_id), "a%lu", ++rn->rn_seq);
+	snprintf(as->as_remote, sizeof(as->as_remote), "%s", id);
+	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
+	    "s:i}", "event", "ask", "id", as->as_id, "host", e->e_host,
+	    "port", e->e_port, "protocol", e->e_proto != NULL ?
+	    e->e_proto : "", "timeout_secs", secs));
+}
+
+/* The operator's proxy no longer holds what it asked as id. */
+void
+run_control_remote_gone(struct runner *rn, const char *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < rn->rn_nasks; i++)
+		if (rn->rn_asks[i].as_conn == NULL &&
+		    strcmp(rn->rn_asks[i].as_remote, id) == 0) {
+			rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
+			return;
+		}
+}
+
 /* {"allow": P} or {"deny": P}: the run's policy, with one rule more. */
 static int
 run_control_rule(bool allow, const char *pattern, void *arg, char **cause)
@@ -106,12 +200,8 @@ run_control_rule(bool allow, const char *pattern, void *arg, char **cause)
 	struct plist	*pl;
 	const char	*flag = allow ? "--allow-domain" : "--deny-domain";
 
-	if (!rn->rn_own_proxy) {
-		xasprintf(cause, "%s: the operator's proxy decides for this "
-		    "run (--proxy-socket); ask its operator", allow ? "allow" :
-		    "deny");
-		return -1;
-	}
+	if (!rn->rn_own_proxy)
+		return run_control_remote_rule(rn, allow, pattern, cause);
 	p = policy_new();
 	policy_merge(p, px->px_policy->pp_policy);
 	if (policy_add_flag(p, flag, pattern, NULL, cause) == -1) {
@@ -149,6 +239,12 @@ run_control_answer(const char *id, const char *decision, void *arg,
 		return -1;
 	}
 	c = rn->rn_asks[i].as_conn;
+	if (c == NULL) {
+		/* The operator's proxy holds it, and hears the answer. */
+		run_feed_answer(rn, rn->rn_asks[i].as_remote, decision);
+		rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
+		return 0;
+	}
 	rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
 	if (strcmp(decision, "allow-run") == 0) {
 		pattern = conn_pattern(c);
@@ -179,7 +275,11 @@ run_control_closed(void *arg)
 
 	while (rn->rn_nasks > 0) {
 		c = rn->rn_asks[--rn->rn_nasks].as_conn;
-		conn_answer(c, false, NULL);
+		if (c != NULL)
+			conn_answer(c, false, NULL);
+		else
+			run_feed_answer(rn,
+			    rn->rn_asks[rn->rn_nasks].as_remote, "deny");
 	}
 }
 

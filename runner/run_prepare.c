@@ -426,11 +426,9 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 	run->r_npublish = o->ro_npublish;
 	run->r_publish = o->ro_npublish > 0 ? o->ro_publish : NULL;
 
-	if (rp->rp_net.net_ask && (rp->rp_net.net_control == NULL ||
-	    rp->rp_net.net_socket != NULL)) {
-		log_warnx("run: --ask needs --control, and the run's own proxy "
-		    "(not --proxy-socket): it asks the harness on that "
-		    "channel before its proxy refuses");
+	if (rp->rp_net.net_ask && rp->rp_net.net_control == NULL) {
+		log_warnx("run: --ask needs --control: it asks the harness on "
+		    "that channel before the proxy refuses");
 		return -1;
 	}
 	if (run_prepare_workspace(rp, o) == -1 ||

@@ -547,11 +547,18 @@ int		run_exec(struct run *, struct policy *, const struct run_net *);
 /* run_control.c: the harness's side (--control, --ask). */
 extern const struct proxy_hooks run_proxy_hooks;	/* hooks: rn */
 int	run_control_start(struct runner *);
+void	run_control_remote_said(struct runner *, bool, const char *,
+	    const char *);
+void	run_control_remote_ask(struct runner *, const char *,
+	    const struct egress *, int);
+void	run_control_remote_gone(struct runner *, const char *);
 
 /* run_feed.c: the operator's proxy's preflight and feed (--proxy-socket). */
 int	run_feed_open(struct runner *);
 void	run_feed_start(struct runner *);
 void	run_feed_end(struct runner *);
+void	run_feed_rule(struct runner *, bool, const char *);
+void	run_feed_answer(struct runner *, const char *, const char *);
 
 /* run_end.c: what the sandbox left, the summary, the report, the end. */
 void	run_end_collect(struct runner *);
