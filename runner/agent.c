@@ -53,11 +53,11 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "agent.h"
 #include "jsonl.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
-#include "runner.h"
 #include "sshagent.h"
 #include "util.h"
 #include "xmalloc.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "guard.h"
 #include "xmalloc.h"
 
 #define BLOCK_DOT	"./\n"		/* as mount.c's cover */

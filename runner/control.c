@@ -25,8 +25,8 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "control.h"
 #include "log.h"
-#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -39,9 +39,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "policy.h"
 #include "proxy.h"
-#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -41,14 +41,15 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "git.h"
+#include "guard.h"
 #include "log.h"
-#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

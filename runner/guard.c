@@ -55,10 +55,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "fspath.h"
 #include "git.h"
-#include "runner.h"
+#include "guard.h"
+#include "log.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -25,7 +25,7 @@
 
 #include <libmnl/libmnl.h>
 
-#include "runner.h"
+#include "sockdiag.h"
 #include "util.h"
 
 #define HOSTPORT_LISTEN	0x0a	/* TCP_LISTEN in /proc/net/tcp's "st" */

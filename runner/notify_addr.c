@@ -34,9 +34,10 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "runner.h"
+#include "notify_addr.h"
 
 /* Whether the length a command gave could be an address at all. */
 bool

@@ -16,8 +16,10 @@
 
 #include <jansson.h>
 
+#include "guard.h"
 #include "jsonl.h"
 #include "policy.h"
+#include "report.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"

@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "policy.h"
-#include "runner.h"
 #include "opt.h"
+#include "policy.h"
+#include "run_prep.h"
+#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

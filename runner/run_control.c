@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control.h"
 #include "jsonl.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
+#include "report.h"
+#include "run_host.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"

@@ -17,10 +17,14 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "agent.h"
+#include "control.h"
 #include "endpoint.h"
 #include "jsonl.h"
 #include "log.h"
 #include "proxy.h"
+#include "report.h"
+#include "run_host.h"
 #include "runner.h"
 #include "xmalloc.h"
 

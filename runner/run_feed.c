@@ -39,6 +39,7 @@
 #include "log.h"
 #include "pp2.h"
 #include "proxy.h"
+#include "run_host.h"
 #include "runner.h"
 #include "xmalloc.h"
 

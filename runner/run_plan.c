@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "log.h"
 #include "policy.h"
+#include "run_prep.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"

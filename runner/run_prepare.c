@@ -17,8 +17,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "notify.h"
 #include "policy.h"
 #include "proxy.h"
+#include "run_host.h"
+#include "run_prep.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"

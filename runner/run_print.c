@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "env.h"
 #include "policy.h"
 #include "proxy.h"
 #include "runner.h"
+#include "trust.h"
 
 /* The phantom credential whose variable is env's "NAME=...", or NULL. */
 static const struct phantom *

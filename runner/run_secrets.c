@@ -21,6 +21,7 @@
 #include "proxy.h"
 #include "runner.h"
 #include "secrets.h"
+#include "trust.h"
 #include "util.h"
 #include "xmalloc.h"
 

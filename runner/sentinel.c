@@ -41,8 +41,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "log.h"
-#include "runner.h"
+#include "sandbox.h"
 #include "util.h"
 #include "xmalloc.h"
 

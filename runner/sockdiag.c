@@ -14,7 +14,7 @@
 
 #include <libmnl/libmnl.h>
 
-#include "runner.h"
+#include "sockdiag.h"
 
 #define SOCKDIAG_BUF	32768		/* one read of a dump */
 

@@ -24,10 +24,11 @@
 #include <openssl/x509.h>
 
 #include "certs.h"
+#include "env.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
-#include "runner.h"
+#include "trust.h"
 #include "util.h"
 #include "xmalloc.h"
 

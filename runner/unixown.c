@@ -41,7 +41,8 @@
 
 #include <libmnl/libmnl.h>
 
-#include "runner.h"
+#include "notify_addr.h"
+#include "sockdiag.h"
 
 
 /*
