@@ -56,8 +56,8 @@ SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
 # part unit tests link is here, the rest is in SANDBOX_CMD_SRCS.
 SANDBOX_SRCS	 = sandbox/landlock.c sandbox/sysfilter_apply.c
 SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/command.c sandbox/sandbox_fail.c \
-		   sandbox/mount.c sandbox/mount_steps.c sandbox/netcap.c \
-		   sandbox/scratch.c sandbox/publish_inside.c
+		   sandbox/mount.c sandbox/mount_steps.c sandbox/mount_sys.c \
+		   sandbox/netcap.c sandbox/scratch.c sandbox/publish_inside.c
 # cordon run on the host: RUNNER_SRCS are linked into unit tests too,
 # the run's orchestration is in CMD_SRCS.
 RUNNER_SRCS	 = runner/sysfilter.c runner/env.c \
