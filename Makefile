@@ -75,7 +75,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_print.c \
 		   runner/block.c runner/run.c runner/run_control.c \
 		   runner/run_end.c runner/run_feed.c \
-		   runner/report.c runner/publish.c \
+		   runner/tally.c runner/publish.c \
 		   runner/control.c runner/notify.c runner/agent.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c $(SANDBOX_CMD_SRCS)

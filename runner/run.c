@@ -45,9 +45,9 @@
 #include "notify.h"
 #include "policy.h"
 #include "proxy.h"
-#include "report.h"
 #include "run_host.h"
 #include "runner.h"
+#include "tally.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -16,9 +16,9 @@
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
-#include "report.h"
 #include "run_host.h"
 #include "runner.h"
+#include "tally.h"
 #include "util.h"
 #include "xmalloc.h"
 

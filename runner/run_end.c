@@ -23,9 +23,9 @@
 #include "jsonl.h"
 #include "log.h"
 #include "proxy.h"
-#include "report.h"
 #include "run_host.h"
 #include "runner.h"
+#include "tally.h"
 #include "xmalloc.h"
 
 /*

@@ -147,7 +147,7 @@ run_print(const struct run *run, const struct run_net *net,
 	    ", network");
 	run_print_net(run, net);
 	printf("mounts, in order:\n");
-	mount_print(&run->r_sb, stdout);
+	mount_steps_print(&run->r_sb, stdout);
 	for (i = 0; i < run->r_sb.sb_view.sv_plan->fp_nnotes; i++)
 		printf("  note: %s\n", run->r_sb.sb_view.sv_plan->fp_notes[i]);
 	printf("Landlock: ");

@@ -320,7 +320,7 @@ mount_cover_file(const struct mounts *m, const struct step *s)
 	char	 name[32];
 	ssize_t	 tok;
 
-	tok = s->s_kind == STEP_HIDE_FILE ? mount_token(m->m_sb, s->s_path) :
+	tok = s->s_kind == STEP_HIDE_FILE ? mount_steps_token(m->m_sb, s->s_path) :
 	    -1;
 	snprintf(name, sizeof(name), "token-%zd", tok);
 	return open_tree(m->m_empty, tok != -1 ? name :

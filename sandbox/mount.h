@@ -70,7 +70,7 @@ void	mount_sys_dev(const struct sandbox *, const int *);
 void	mount_sys_proc(const struct sandbox *);
 
 /* mount_steps.c */
-ssize_t	mount_token(const struct sandbox *, const char *);
+ssize_t	mount_steps_token(const struct sandbox *, const char *);
 void	mount_steps(struct mounts *, const struct sandbox *);
 
 #endif

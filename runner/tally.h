@@ -1,17 +1,17 @@
 /*
- * report.h: the proxy's decisions of a run, counted by cordon run on the
- * host as they are logged (report.c), for the summary on stderr and the
+ * tally.h: the proxy's decisions of a run, counted by cordon run on the
+ * host as they are logged (tally.c), for the summary on stderr and the
  * --report JSON document.
  */
-#ifndef CORDON_REPORT_H
-#define CORDON_REPORT_H
+#ifndef CORDON_TALLY_H
+#define CORDON_TALLY_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
 #include <jansson.h>
 
-/* report.c: the proxy's decisions, counted; the summary and --report. */
+/* tally.c: the proxy's decisions, counted; the summary and --report. */
 #define REPORT_VERSION	1
 
 struct egress;

@@ -1,5 +1,5 @@
 /*
- * report.c: what the run's proxy decided, counted as it happens, for
+ * tally.c: what the run's proxy decided, counted as it happens, for
  * the summary on stderr at exit and for --report, one JSON document a
  * harness reads instead of scraping text.  The document's fields are
  * documented, with its version, in docs/agents.md.
@@ -19,8 +19,8 @@
 #include "guard.h"
 #include "jsonl.h"
 #include "policy.h"
-#include "report.h"
 #include "runner.h"
+#include "tally.h"
 #include "util.h"
 #include "xmalloc.h"
 
