@@ -35,6 +35,8 @@
  * of the egress log (protocol "ssh-agent"); a refusal the policy made
  * reaches the summary with its fix.  Never blocks: both sides are
  * nonblocking bufferevents.
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/queue.h>

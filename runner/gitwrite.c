@@ -27,6 +27,9 @@
  *
  * Privileges: cordon run's own, outside the sandbox; it reads the
  * command's memory and takes its descriptors as notify.c does.
+ *
+ * Runs in: cordon run on the host: its connect thread applies a
+ *   write; the event loop prints and reports them.
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>

@@ -7,6 +7,8 @@
  * there were none; network.host_ports is the way to the host's.  cordon
  * run, in the host's network namespace, reads its listening TCP sockets
  * (/proc/net/tcp, tcp6) to tell the user so, once.
+ *
+ * Runs in: cordon run's connect thread (notify.c).
  */
 #include <sys/types.h>
 #include <sys/socket.h>

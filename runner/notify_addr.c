@@ -25,6 +25,8 @@
  *
  * An Internet or netlink socket's address goes to the kernel as given,
  * from cordon run's copy: the kernel answers a short one itself.
+ *
+ * Runs in: cordon run's connect thread (notify.c); pure.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

@@ -3,6 +3,8 @@
  * and the run's steps in order: run_prepare() decides everything that
  * can fail before the sandbox exists, --dry-run prints it, and
  * run_prepare_exec() runs it; run_prepare_clear() frees it all.
+ *
+ * Runs in: cordon run on the host, from main().
  */
 #include <sys/types.h>
 

@@ -4,6 +4,8 @@
  * the command's end, the guard's check), the agent's and the proxy's
  * last words, the refusal summary and --report, and the one cleanup of
  * what struct runner owns.
+ *
+ * Runs in: cordon run on the host, after the sandbox ends.
  */
 #include <sys/types.h>
 #include <sys/queue.h>

@@ -14,6 +14,8 @@
  * The operator's policy decides; a run's rules only narrow it.  So a
  * refusal the run did not make itself is told with a fix for the
  * operator, never with a flag that cannot widen anything.
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

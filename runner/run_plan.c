@@ -4,6 +4,8 @@
  * scratch layers, the token files the plan hides, --keep's folders
  * (keep.c) and Landlock's rules.  Decided outside, before the clone; nothing is
  * mounted here.
+ *
+ * Runs in: cordon run on the host, before the clone.
  */
 #include <sys/types.h>
 #include <sys/stat.h>

@@ -1,6 +1,8 @@
 /*
  * run_print.c: --dry-run, what a run would do, in the order it would do
  * it, from what run_prepare() decided; nothing is made or changed.
+ *
+ * Runs in: cordon run on the host (--dry-run: no clone).
  */
 #include <sys/types.h>
 

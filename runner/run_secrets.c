@@ -4,6 +4,8 @@
  * inspect for them; the phantom credentials the proxy fills in; the
  * files for the summary and the report.  Outside, before the clone;
  * nothing here needs privileges.
+ *
+ * Runs in: cordon run on the host, before the clone and at the end.
  */
 
 #include <limits.h>

@@ -10,7 +10,8 @@
  * is used: run_prep.h (the run decided before the clone), run_host.h (the
  * process outside), notify.h, notify_addr.h and sockdiag.h (the connect
  * thread), guard.h (the check after the run, the sentinel, git configs,
- * placeholders), tally.h (the summary and --report), control.h, agent.h, env.h, trust.h.
+ * placeholders), tally.h (the summary and --report), control.h,
+ * agent.h, env.h, trust.h.
  */
 #ifndef CORDON_RUNNER_H
 #define CORDON_RUNNER_H

@@ -3,6 +3,8 @@
  * the summary on stderr at exit and for --report, one JSON document a
  * harness reads instead of scraping text.  The document's fields are
  * documented, with its version, in docs/agents.md.
+ *
+ * Runs in: cordon run on the host, on its event loop and at the end.
  */
 #include <sys/types.h>
 

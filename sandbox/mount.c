@@ -23,6 +23,8 @@
  * mount moved onto that very file: a folder swapped for a symbolic link
  * between the plan and the mount is refused, not followed.  Any failure
  * ends the run (sandbox_fail); nothing here degrades quietly.
+ *
+ * Runs in: the sandbox's PID 1, before it forks the command.
  */
 #include <sys/types.h>
 #include <sys/mount.h>

@@ -4,6 +4,9 @@
  * last.  PID 1 makes the list and mount.c applies it; cordon run, on the
  * host, makes the same list for --dry-run (mount_steps_print).  Nothing here
  * mounts or changes a file.
+ *
+ * Runs in: the sandbox's PID 1 (mount.c), and cordon run on the
+ *   host for --dry-run.
  */
 #include <sys/types.h>
 #include <sys/stat.h>

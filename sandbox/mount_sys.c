@@ -5,6 +5,8 @@
  * host's, a devpts of its own, a private shm; read-only) and a /proc of
  * the new PID namespace, whose knobs (/proc/sys and its kin) are
  * read-only.  Any failure ends the run (sandbox_fail).
+ *
+ * Runs in: the sandbox's PID 1, before it forks the command.
  */
 #include <sys/types.h>
 #include <sys/mount.h>
