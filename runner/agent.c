@@ -35,6 +35,8 @@
  * of the egress log (protocol "ssh-agent"); a refusal the policy made
  * reaches the summary with its fix.  Never blocks: both sides are
  * nonblocking bufferevents.
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -53,11 +55,11 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "agent.h"
 #include "jsonl.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
-#include "runner.h"
 #include "sshagent.h"
 #include "util.h"
 #include "xmalloc.h"

@@ -7,6 +7,8 @@
  * run has mounted over would lift its cover there; so every run holds a
  * shared lock on each protected folder it mounts, and the run that made
  * a placeholder removes it only when it can take the lock alone.
+ *
+ * Runs in: cordon run on the host, before the clone and after the run.
  */
 #include <sys/types.h>
 #include <sys/file.h>
@@ -19,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "guard.h"
 #include "xmalloc.h"
 
 #define BLOCK_DOT	"./\n"		/* as mount.c's cover */

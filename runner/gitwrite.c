@@ -27,6 +27,9 @@
  *
  * Privileges: cordon run's own, outside the sandbox; it reads the
  * command's memory and takes its descriptors as notify.c does.
+ *
+ * Runs in: cordon run on the host: its connect thread applies a
+ *   write; the event loop prints and reports them.
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -41,14 +44,15 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "git.h"
+#include "guard.h"
 #include "log.h"
-#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

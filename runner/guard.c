@@ -38,6 +38,9 @@
  * The command is dead by then (its PID namespace went with PID 1), so
  * the tree holds still; another run in the same folders could still
  * change it, which the threat model says.
+ *
+ * Runs in: cordon run on the host after the run, or the sentinel
+ *   (sentinel.c) if cordon run ended first.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -55,10 +58,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "fspath.h"
 #include "git.h"
-#include "runner.h"
+#include "guard.h"
+#include "log.h"
 #include "util.h"
 #include "xmalloc.h"
 

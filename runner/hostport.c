@@ -7,6 +7,8 @@
  * there were none; network.host_ports is the way to the host's.  cordon
  * run, in the host's network namespace, reads its listening TCP sockets
  * (/proc/net/tcp, tcp6) to tell the user so, once.
+ *
+ * Runs in: cordon run's connect thread (notify.c).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -25,7 +27,7 @@
 
 #include <libmnl/libmnl.h>
 
-#include "runner.h"
+#include "sockdiag.h"
 #include "util.h"
 
 #define HOSTPORT_LISTEN	0x0a	/* TCP_LISTEN in /proc/net/tcp's "st" */

@@ -78,8 +78,11 @@
 #include <unistd.h>
 
 #include "fdpass.h"
+#include "guard.h"
 #include "log.h"
+#include "notify.h"
 #include "runner.h"
+#include "sockdiag.h"
 #include "util.h"
 #include "xmalloc.h"
 

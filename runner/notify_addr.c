@@ -25,6 +25,8 @@
  *
  * An Internet or netlink socket's address goes to the kernel as given,
  * from cordon run's copy: the kernel answers a short one itself.
+ *
+ * Runs in: cordon run's connect thread (notify.c); pure.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -34,9 +36,10 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "runner.h"
+#include "notify_addr.h"
 
 /* Whether the length a command gave could be an address at all. */
 bool

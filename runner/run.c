@@ -38,12 +38,16 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "agent.h"
 #include "endpoint.h"
 #include "jsonl.h"
 #include "log.h"
+#include "notify.h"
 #include "policy.h"
 #include "proxy.h"
+#include "run_host.h"
 #include "runner.h"
+#include "tally.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -3,6 +3,8 @@
  * and the run's steps in order: run_prepare() decides everything that
  * can fail before the sandbox exists, --dry-run prints it, and
  * run_prepare_exec() runs it; run_prepare_clear() frees it all.
+ *
+ * Runs in: cordon run on the host, from main().
  */
 #include <sys/types.h>
 
@@ -15,9 +17,10 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "policy.h"
-#include "runner.h"
 #include "opt.h"
+#include "policy.h"
+#include "run_prep.h"
+#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -2,6 +2,8 @@
  * run_control.c: the harness's side of a run (--control, --ask): each
  * decision of the run's proxy counted and told to it, connections held
  * while it is asked, and the rules and answers it sends back.
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -11,11 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control.h"
 #include "jsonl.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
+#include "run_host.h"
 #include "runner.h"
+#include "tally.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -21,6 +21,8 @@
  * own narrowing refused; {"allow": P, "n": N} and {"deny": P, "n": N},
  * answered "rule" (applied, or refused with the operator's rule); and
  * {"answer": ID, "decision": D} for its questions (proxy/watch_msg.c).
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -46,6 +48,7 @@
 #include "log.h"
 #include "pp2.h"
 #include "proxy.h"
+#include "run_host.h"
 #include "runner.h"
 #include "xmalloc.h"
 

@@ -6,6 +6,8 @@
  * where failing is cheap and the message is plain.  A struct run_prep
  * owns all of it, the policy too until run_exec() takes it, and
  * run_prepare_clear() frees it, in one place.
+ *
+ * Runs in: cordon run on the host, before the clone.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -17,8 +19,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "notify.h"
 #include "policy.h"
 #include "proxy.h"
+#include "run_host.h"
+#include "run_prep.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"

@@ -4,6 +4,8 @@
  * inspect for them; the phantom credentials the proxy fills in; the
  * files for the summary and the report.  Outside, before the clone;
  * nothing here needs privileges.
+ *
+ * Runs in: cordon run on the host, before the clone and at the end.
  */
 
 #include <limits.h>
@@ -21,6 +23,7 @@
 #include "proxy.h"
 #include "runner.h"
 #include "secrets.h"
+#include "trust.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -25,6 +25,9 @@
  * What it does not survive (a kill of every process of the user or of
  * the cgroup, power loss) the threat model names.
  * Privileges: cordon run's own, outside the sandbox.
+ *
+ * Runs in: cordon run on the host forks the sentinel; the sentinel
+ *   process runs the rest.
  */
 #include <sys/types.h>
 #include <sys/prctl.h>
@@ -41,8 +44,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "log.h"
-#include "runner.h"
+#include "sandbox.h"
 #include "util.h"
 #include "xmalloc.h"
 

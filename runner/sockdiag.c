@@ -2,6 +2,8 @@
  * sockdiag.c: the answers of one NETLINK_SOCK_DIAG dump, read until its
  * end, for unixown.c (Unix sockets) and hostport.c (TCP listeners), both
  * asking through the sandbox's diagnostic socket.
+ *
+ * Runs in: cordon run's connect thread (notify.c).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -14,7 +16,7 @@
 
 #include <libmnl/libmnl.h>
 
-#include "runner.h"
+#include "sockdiag.h"
 
 #define SOCKDIAG_BUF	32768		/* one read of a dump */
 

@@ -5,6 +5,8 @@
  * system's certificates and cordon's CA, as one PEM text that PID 1
  * writes to RUN_CA_BUNDLE).  Only ca.crt is read here, never ca.key.
  * Nothing here needs privileges.
+ *
+ * Runs in: cordon run on the host, before the clone.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -24,10 +26,11 @@
 #include <openssl/x509.h>
 
 #include "certs.h"
+#include "env.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
-#include "runner.h"
+#include "trust.h"
 #include "util.h"
 #include "xmalloc.h"
 

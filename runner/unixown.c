@@ -19,6 +19,8 @@
  *
  * The kernel reports a dentry's s_dev, in its own encoding (major << 20
  * | minor), not the encoding stat(2) gives.
+ *
+ * Runs in: cordon run's connect thread (notify.c).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -41,7 +43,8 @@
 
 #include <libmnl/libmnl.h>
 
-#include "runner.h"
+#include "notify_addr.h"
+#include "sockdiag.h"
 
 
 /*

@@ -11,6 +11,9 @@
  * another one, which a connect made outside by path would follow: such
  * a socket is pinned when the run starts (unixroute_pin), and connected
  * through its descriptor.
+ *
+ * Runs in: cordon run on the host: made before the clone, read by
+ *   the connect thread.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

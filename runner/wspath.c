@@ -12,6 +12,9 @@
  * renamed over the name (rename(2) replaces a link or a FIFO, it does
  * not follow or open it); the log is opened there without following a
  * link, and only if it is a regular file.
+ *
+ * Runs in: cordon run on the host: opened before the clone, written
+ *   during and after the run.
  */
 #include <sys/types.h>
 #include <sys/stat.h>

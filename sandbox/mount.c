@@ -1,6 +1,7 @@
 /*
  * mount.c: the sandbox's view of the filesystem, built by its PID 1 in
- * a new mount namespace, before the command runs.
+ * a new mount namespace, before the command runs, from the steps
+ * mount_steps.c lists.
  *
  * The order is the whole design:
  *
@@ -15,12 +16,15 @@
  *      scratch.c), by depth, most specific last: writable roots
  *      are moved over their paths, protected paths over them read-only,
  *      hidden ones covered by an empty, unreadable tmpfs or file;
- *   5. a minimal /dev and a fresh /proc for the new PID namespace.
+ *   5. a minimal /dev and a fresh /proc for the new PID namespace
+ *      (mount_sys.c).
  *
  * Every target is opened with openat2(RESOLVE_NO_SYMLINKS) and the
  * mount moved onto that very file: a folder swapped for a symbolic link
  * between the plan and the mount is refused, not followed.  Any failure
  * ends the run (sandbox_fail); nothing here degrades quietly.
+ *
+ * Runs in: the sandbox's PID 1, before it forks the command.
  */
 #include <sys/types.h>
 #include <sys/mount.h>
@@ -47,12 +51,8 @@
 
 #include "mount.h"
 
-static const char *const dev_nodes[] = {
-	"null", "zero", "full", "random", "urandom", "tty"
-};
-
 /* Opens path as O_PATH, refusing a symbolic link in any component. */
-static int
+int
 mount_open(const char *path, bool link_itself)
 {
 	struct open_how	 how;
@@ -64,7 +64,7 @@ mount_open(const char *path, bool link_itself)
 }
 
 /* A detached tmpfs mount, or -1 with errno set. */
-static int
+int
 mount_tmpfs(mode_t mode, unsigned int attrs)
 {
 	char	 opt[16];
@@ -89,7 +89,7 @@ mount_tmpfs(mode_t mode, unsigned int attrs)
 }
 
 /* Sets attributes on a mount (fd, or path from AT_FDCWD). */
-static int
+int
 mount_attrs(int fd, const char *path, unsigned int flags, uint64_t set,
     uint64_t clr)
 {
@@ -102,7 +102,7 @@ mount_attrs(int fd, const char *path, unsigned int flags, uint64_t set,
 }
 
 /* Moves the detached mount src onto the already opened target. */
-static int
+int
 mount_move(int src, int target)
 {
 	return move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH |
@@ -322,7 +322,7 @@ mount_cover_file(const struct mounts *m, const struct step *s)
 	char	 name[32];
 	ssize_t	 tok;
 
-	tok = s->s_kind == STEP_HIDE_FILE ? mount_token(m->m_sb, s->s_path) :
+	tok = s->s_kind == STEP_HIDE_FILE ? mount_steps_token(m->m_sb, s->s_path) :
 	    -1;
 	snprintf(name, sizeof(name), "token-%zd", tok);
 	return open_tree(m->m_empty, tok != -1 ? name :
@@ -453,123 +453,6 @@ mount_clone(struct mounts *m, struct step *s)
 	close(fd);
 }
 
-/* A minimal /dev: the usual nodes, a private devpts, shm; read-only. */
-static void
-mount_dev(const struct sandbox *sb, const int *nodes)
-{
-	static const char *const links[][2] = {
-		{ "ptmx", "pts/ptmx" }, { "fd", "/proc/self/fd" },
-		{ "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
-		{ "stderr", "/proc/self/fd/2" }
-	};
-	size_t	 i;
-	int	 dev, fs, mnt, fd;
-
-	if ((dev = mount_tmpfs(0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) ==
-	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev: tmpfs: %s",
-		    strerror(errno));
-	for (i = 0; i < nitems(dev_nodes); i++) {
-		if (nodes[i] == -1)
-			continue;
-		if ((fd = openat(dev, dev_nodes[i], O_CREAT | O_WRONLY |
-		    O_CLOEXEC, 0666)) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "/dev/%s: %s",
-			    dev_nodes[i], strerror(errno));
-		close(fd);
-		if (move_mount(nodes[i], "", dev, dev_nodes[i],
-		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "/dev/%s: "
-			    "move_mount: %s", dev_nodes[i], strerror(errno));
-		close(nodes[i]);
-	}
-	for (i = 0; i < nitems(links); i++)
-		if (symlinkat(links[i][1], dev, links[i][0]) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "/dev/%s: %s",
-			    links[i][0], strerror(errno));
-	if (mkdirat(dev, "pts", 0755) == -1 || mkdirat(dev, "shm", 01777) ==
-	    -1 || fchmodat(dev, "shm", 01777, 0) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev: %s",
-		    strerror(errno));
-
-	/* A devpts of its own: the host's terminals are not listed. */
-	if ((fs = fsopen("devpts", FSOPEN_CLOEXEC)) == -1 ||
-	    fsconfig(fs, FSCONFIG_SET_FLAG, "newinstance", NULL, 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0620", 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
-	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NOEXEC)) == -1 ||
-	    move_mount(mnt, "", dev, "pts", MOVE_MOUNT_F_EMPTY_PATH) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev/pts: devpts: %s",
-		    strerror(errno));
-	close(fs);
-	close(mnt);
-	if ((mnt = mount_tmpfs(01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
-	    -1 || move_mount(mnt, "", dev, "shm", MOVE_MOUNT_F_EMPTY_PATH) ==
-	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev/shm: %s",
-		    strerror(errno));
-	close(mnt);
-
-	if (mount_attrs(dev, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) == -1 ||
-	    (fd = mount_open("/dev", false)) == -1 || mount_move(dev, fd) ==
-	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev: %s",
-		    strerror(errno));
-	close(fd);
-	close(dev);
-}
-
-/* A fresh /proc: this PID namespace's processes only; knobs read-only. */
-static void
-mount_proc(const struct sandbox *sb)
-{
-	static const char *const ro[] = {
-		"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
-		"/proc/fs"
-	};
-	size_t	 i;
-	int	 fs, mnt, fd, t;
-
-	if ((fs = fsopen("proc", FSOPEN_CLOEXEC)) == -1 ||
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
-	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
-	    (fd = mount_open("/proc", false)) == -1 ||
-	    mount_move(mnt, fd) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/proc: %s%s",
-		    strerror(errno), errno == EPERM ? " (the kernel refuses "
-		    "a new procfs when the host's /proc is partly covered, "
-		    "as in some containers; run on the host or in a container "
-		    "with an uncovered /proc)" : "");
-	close(fs);
-	close(mnt);
-	close(fd);
-	for (i = 0; i < nitems(ro); i++) {
-		if ((fd = mount_open(ro[i], false)) == -1)
-			continue;
-		if ((t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-		    AT_RECURSIVE | AT_EMPTY_PATH)) == -1 ||
-		    mount_attrs(t, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		    MOUNT_ATTR_RDONLY, 0) == -1 || mount_move(t, fd) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "%s: read-only: %s",
-			    ro[i], strerror(errno));
-		close(t);
-		close(fd);
-	}
-}
-
 /*
  * The copies of the tools' token files (their tokens placeholders), as
  * "token-N" in dir, readable by all: each covers the host's file where
@@ -671,7 +554,7 @@ void
 mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 {
 	struct mounts	 m;
-	int		 nodes[nitems(dev_nodes)], fd, agent = -1;
+	int		 nodes[MOUNT_SYS_NODES], fd, agent = -1;
 	size_t		 i;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
@@ -680,18 +563,7 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 		    "private: %s", strerror(errno));
 
 	/* The device nodes and the plan's sources, from the host's tree. */
-	for (i = 0; i < nitems(dev_nodes); i++) {
-		char	 path[32];
-
-		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
-		nodes[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE |
-		    OPEN_TREE_CLOEXEC);
-		if (nodes[i] == -1 && errno == ENOSYS)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "this kernel lacks "
-			    "the mount API cordon uses (open_tree, "
-			    "mount_setattr: Linux 5.12 or later)");
-	}
+	mount_sys_nodes(sb, nodes);
 	if (sb->sb_view.sv_agent_sock != NULL)
 		agent = mount_agent_open(sb);
 	mount_steps(&m, sb);
@@ -740,8 +612,8 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 			    m.m_steps[i].s_path, strerror(errno));
 	if (agent != -1)
 		mount_agent(sb, agent);
-	mount_dev(sb, nodes);
-	mount_proc(sb);
+	mount_sys_dev(sb, nodes);
+	mount_sys_proc(sb);
 	close(m.m_empty);
 	if (m.m_scratch_tmp != -1)
 		close(m.m_scratch_tmp);

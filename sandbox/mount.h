@@ -1,7 +1,8 @@
 /*
- * mount.h: the steps of the sandbox's mounts, shared by the two files
- * of PID 1's filesystem view: mount_steps.c lists them from the plan
- * (and prints them for --dry-run), mount.c applies them.
+ * mount.h: the steps of the sandbox's mounts, shared by the files of
+ * PID 1's filesystem view: mount_steps.c lists them from the plan (and
+ * the host prints them for --dry-run), mount.c applies them, mount_sys.c
+ * makes /dev and /proc last.
  */
 #ifndef CORDON_MOUNT_H
 #define CORDON_MOUNT_H
@@ -10,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct fs_op;
 struct sandbox;
@@ -54,8 +56,21 @@ struct mounts {
 	int		 m_scratch_tmp;	/* the tmpfs they share, or -1 */
 };
 
+/* mount.c: the helpers mount_sys.c shares. */
+int	mount_open(const char *, bool);
+int	mount_tmpfs(mode_t, unsigned int);
+int	mount_attrs(int, const char *, unsigned int, uint64_t, uint64_t);
+int	mount_move(int, int);
+
+/* mount_sys.c: /dev and /proc. */
+#define MOUNT_SYS_NODES	6	/* null, zero, full, random, urandom, tty */
+
+void	mount_sys_nodes(const struct sandbox *, int *);
+void	mount_sys_dev(const struct sandbox *, const int *);
+void	mount_sys_proc(const struct sandbox *);
+
 /* mount_steps.c */
-ssize_t	mount_token(const struct sandbox *, const char *);
+ssize_t	mount_steps_token(const struct sandbox *, const char *);
 void	mount_steps(struct mounts *, const struct sandbox *);
 
 #endif

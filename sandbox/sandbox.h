@@ -240,6 +240,6 @@ void	 scratch_system(const struct fsplan *, const char *const *, size_t,
  * mount_steps.c: the list of its steps, which --dry-run prints.
  */
 void	mount_sandbox(const struct sandbox *, struct scratch_fds *);
-void	mount_print(const struct sandbox *, FILE *);
+void	mount_steps_print(const struct sandbox *, FILE *);
 
 #endif

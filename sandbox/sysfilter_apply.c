@@ -3,6 +3,8 @@
  * in the sandbox just before exec (command.c): the program that
  * sysfilter.c built on the host, loaded from its memfd, and the
  * listener, when there is one, handed to cordon run.
+ *
+ * Runs in: the command, before exec (command.c).
  */
 #include <sys/types.h>
 #include <sys/prctl.h>

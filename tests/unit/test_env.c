@@ -3,6 +3,8 @@
  * refused as a secret, what the policy and the proxy set, and the limits.
  */
 #include "unit.h"
+#include "env.h"
+#include "trust.h"
 
 #include <sys/types.h>
 

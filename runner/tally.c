@@ -1,8 +1,10 @@
 /*
- * report.c: what the run's proxy decided, counted as it happens, for
+ * tally.c: what the run's proxy decided, counted as it happens, for
  * the summary on stderr at exit and for --report, one JSON document a
  * harness reads instead of scraping text.  The document's fields are
  * documented, with its version, in docs/agents.md.
+ *
+ * Runs in: cordon run on the host, on its event loop and at the end.
  */
 #include <sys/types.h>
 
@@ -16,9 +18,11 @@
 
 #include <jansson.h>
 
+#include "guard.h"
 #include "jsonl.h"
 #include "policy.h"
 #include "runner.h"
+#include "tally.h"
 #include "util.h"
 #include "xmalloc.h"
 
