@@ -60,7 +60,8 @@ SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
 # and the command's last steps, is in SANDBOX_CMD_SRCS.
 SANDBOX_SRCS	 = sandbox/landlock.c sandbox/sysfilter_apply.c
 SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/command.c sandbox/sandbox_fail.c \
-		   sandbox/mount.c sandbox/mount_steps.c sandbox/mount_sys.c \
+		   sandbox/mount.c sandbox/mount_fd.c sandbox/mount_steps.c \
+		   sandbox/mount_sys.c \
 		   sandbox/netcap.c sandbox/scratch.c sandbox/publish_inside.c
 # RUNNER_SRCS is the part of runner/ (cordon run on the host) a unit test
 # or a fuzz target reaches (the syscall filter, the environment, the
@@ -82,7 +83,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
 		   runner/keep.c \
 		   runner/run_print.c \
-		   runner/block.c runner/run.c runner/run_control.c \
+		   runner/block.c runner/run.c runner/run_control.c runner/run_harness.c \
 		   runner/run_end.c runner/run_feed.c \
 		   runner/tally.c runner/publish.c \
 		   runner/control.c runner/notify.c runner/agent.c \

@@ -130,7 +130,7 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	    cause)) == -1)
 		return -1;
 
-	px->px_hooks = &run_proxy_hooks;
+	px->px_hooks = &run_control_proxy_hooks;
 	px->px_hooks_arg = rn;
 	px->px_ask_names = net->net_ask;
 	if (proxy_dns(px, net->net_dns, net->net_pins, net->net_npins, cause) ==

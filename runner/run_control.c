@@ -25,42 +25,6 @@
 #include "xmalloc.h"
 
 /*
- * A connection held while the harness is asked (--ask): by the run's own
- * proxy (as_conn), or by the operator's, which asked as as_remote
- * (run_feed.c).
- */
-struct ask {
-	char		 as_id[24];
-	struct conn	*as_conn;
-	char		 as_remote[24];
-};
-
-/* Each decision of the run's proxy: counted, and told to the harness. */
-static void
-run_control_observe(const struct egress *e, const char *hint,
-    const char *pattern, void *arg)
-{
-	struct runner	*rn = arg;
-	char		*host, id[24];
-
-	tally_add(rn->rn_tally, e, hint, pattern);
-	if (e->e_allow || !control_alive(rn->rn_control))
-		return;
-	host = str_escape(e->e_host != NULL ? e->e_host : "",
-	    e->e_host != NULL ? e->e_hostlen : 0);
-	snprintf(id, sizeof(id), "r%lu", ++rn->rn_seq);
-	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
-	    "s:s, s:o, s:o, s:o}", "event", "refused", "id", id,
-	    "host", host, "port", e->e_port,
-	    "protocol", e->e_proto != NULL ? e->e_proto : "",
-	    "reason", e->e_reason != NULL ? e->e_reason : "refused",
-	    "rule", e->e_rule != NULL ? json_string(e->e_rule) : json_null(),
-	    "fix", hint != NULL ? json_string(hint) : json_null(),
-	    "allow", pattern != NULL ? json_string(pattern) : json_null()));
-	free(host);
-}
-
-/*
  * --ask: a connection no rule allows waits while the harness is asked;
  * returns the seconds it waits, or 0.
  */
@@ -104,8 +68,8 @@ run_control_ask_cancel(struct conn *c, void *arg)
 }
 
 /* What the run's proxy tells cordon run, and asks it. */
-const struct proxy_hooks run_proxy_hooks = {
-	.hk_observe = run_control_observe,
+const struct proxy_hooks run_control_proxy_hooks = {
+	.hk_observe = run_harness_observe,
 	.hk_ask = run_control_ask,
 	.hk_ask_cancel = run_control_ask_cancel,
 };
@@ -113,7 +77,7 @@ const struct proxy_hooks run_proxy_hooks = {
 /*
  * {"allow": P} or {"deny": P} with --proxy-socket: checked here, then
  * sent to the operator's proxy, which holds the run's rules; its answer
- * comes back to run_control_remote_said().  Returns 0, or -1 with *cause.
+ * comes back to run_harness_said().  Returns 0, or -1 with *cause.
  */
 static int
 run_control_remote_rule(struct runner *rn, bool allow, const char *pattern,
@@ -133,66 +97,6 @@ run_control_remote_rule(struct runner *rn, bool allow, const char *pattern,
 	pitem_clear(&it);
 	run_feed_rule(rn, allow, pattern);
 	return 0;
-}
-
-/* The operator's proxy applied the run's rule, or refused it (why). */
-void
-run_control_remote_said(struct runner *rn, bool allow, const char *pattern,
-    const char *why)
-{
-	json_t	*line;
-	char	*text;
-
-	if (why == NULL) {
-		log_info("run: %s %s, from the control channel, in the "
-		    "operator's proxy", allow ? "allow" : "deny", pattern);
-		control_send(rn->rn_control, json_pack("{s:s, s:s}", "event",
-		    "applied", allow ? "allow" : "deny", pattern));
-		return;
-	}
-	line = json_pack("{s:s}", allow ? "allow" : "deny", pattern);
-	text = json_dumps(line, JSON_COMPACT);
-	json_decref(line);
-	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s}", "event",
-	    "error", "message", why, "line", text != NULL ? text : ""));
-	free(text);
-}
-
-/* The operator's proxy holds a connection and asks (as id). */
-void
-run_control_remote_ask(struct runner *rn, const char *id,
-    const struct egress *e, int secs)
-{
-	struct ask	*as;
-
-	if (!rn->rn_net->net_ask || !control_alive(rn->rn_control)) {
-		run_feed_answer(rn, id, "deny");
-		return;
-	}
-	rn->rn_asks = xreallocarray(rn->rn_asks, rn->rn_nasks + 1,
-	    sizeof(*rn->rn_asks));
-	as = &rn->rn_asks[rn->rn_nasks++];
-	memset(as, 0, sizeof(*as));
-	snprintf(as->as_id, sizeof(as->as_id), "a%lu", ++rn->rn_seq);
-	snprintf(as->as_remote, sizeof(as->as_remote), "%s", id);
-	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
-	    "s:i}", "event", "ask", "id", as->as_id, "host", e->e_host,
-	    "port", e->e_port, "protocol", e->e_proto != NULL ?
-	    e->e_proto : "", "timeout_secs", secs));
-}
-
-/* The operator's proxy no longer holds what it asked as id. */
-void
-run_control_remote_gone(struct runner *rn, const char *id)
-{
-	size_t	 i;
-
-	for (i = 0; i < rn->rn_nasks; i++)
-		if (rn->rn_asks[i].as_conn == NULL &&
-		    strcmp(rn->rn_asks[i].as_remote, id) == 0) {
-			rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
-			return;
-		}
 }
 
 /* {"allow": P} or {"deny": P}: the run's policy, with one rule more. */

@@ -44,6 +44,7 @@
 
 #include <jansson.h>
 
+#include "control.h"
 #include "jsonl.h"
 #include "log.h"
 #include "pp2.h"
@@ -328,7 +329,7 @@ run_feed_decision(struct runner *rn, const json_t *doc)
 		    e.e_rule, e.e_rule_from != NULL ? e.e_rule_from : "it");
 		fix = opfix;
 	}
-	run_proxy_hooks.hk_observe(&e, fix, pattern, rn);
+	run_harness_observe(&e, fix, pattern, rn);
 	free(opfix);
 }
 
@@ -346,8 +347,12 @@ run_feed_ask(struct runner *rn, const json_t *doc)
 	e.e_hostlen = strlen(e.e_host);
 	e.e_port = (int)run_feed_int(doc, "port");
 	e.e_proto = run_feed_str(doc, "protocol");
-	run_control_remote_ask(rn, id, &e,
-	    (int)run_feed_int(doc, "timeout_secs"));
+	/* Nobody to ask: the run's answer is no. */
+	if (!rn->rn_net->net_ask || !control_alive(rn->rn_control)) {
+		run_feed_answer(rn, id, "deny");
+		return;
+	}
+	run_harness_ask(rn, id, &e, (int)run_feed_int(doc, "timeout_secs"));
 }
 
 /* The proxy's answer to a live rule: applied, or why not. */
@@ -360,7 +365,7 @@ run_feed_said(struct runner *rn, const json_t *doc)
 	deny = run_feed_str(doc, "deny");
 	if (allow == NULL && deny == NULL)
 		return;
-	run_control_remote_said(rn, allow != NULL, allow != NULL ? allow :
+	run_harness_said(rn, allow != NULL, allow != NULL ? allow :
 	    deny, run_feed_str(doc, "error"));
 }
 
@@ -388,7 +393,7 @@ run_feed_read_cb(struct bufferevent *bev, void *arg)
 			run_feed_ask(rn, doc);
 		else if (strcmp(event, "unasked") == 0 && json_unpack(doc,
 		    "{s:s}", "id", &reason) == 0)
-			run_control_remote_gone(rn, reason);
+			run_harness_gone(rn, reason);
 		else if (strcmp(event, "rule") == 0)
 			run_feed_said(rn, doc);
 		else if (strcmp(event, "end") == 0) {

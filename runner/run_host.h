@@ -19,13 +19,23 @@
 #include "runner.h"
 
 struct agent;
-struct ask;
 struct bufferevent;
 struct control;
 struct event;
 struct evconnlistener;
 struct notify;
 struct tally;
+
+/*
+ * A connection held while the harness is asked (--ask): by the run's own
+ * proxy (as_conn), or by the operator's, which asked as as_remote
+ * (run_feed.c).
+ */
+struct ask {
+	char		 as_id[24];
+	struct conn	*as_conn;
+	char		 as_remote[24];
+};
 
 /*
  * A run seen from outside, from run_exec() to run_end(): what a step
@@ -70,13 +80,19 @@ struct runner {
 int		run_exec(struct run *, struct policy *, const struct run_net *);
 
 /* run_control.c: the harness's side (--control, --ask). */
-extern const struct proxy_hooks run_proxy_hooks;	/* hooks: rn */
+extern const struct proxy_hooks run_control_proxy_hooks;	/* hooks: rn */
 int	run_control_start(struct runner *);
-void	run_control_remote_said(struct runner *, bool, const char *,
-	    const char *);
-void	run_control_remote_ask(struct runner *, const char *,
-	    const struct egress *, int);
-void	run_control_remote_gone(struct runner *, const char *);
+
+/*
+ * run_harness.c: what the harness hears: each decision (the proxy's
+ * hk_observe), and the operator's proxy's answers and questions.
+ */
+void	run_harness_observe(const struct egress *, const char *, const char *,
+	    void *);
+void	run_harness_said(struct runner *, bool, const char *, const char *);
+void	run_harness_ask(struct runner *, const char *, const struct egress *,
+	    int);
+void	run_harness_gone(struct runner *, const char *);
 
 /* run_feed.c: the operator's proxy's preflight and feed (--proxy-socket). */
 int	run_feed_open(struct runner *);

@@ -50,64 +50,8 @@
 #include "xmalloc.h"
 
 #include "mount.h"
-
-/* Opens path as O_PATH, refusing a symbolic link in any component. */
-int
-mount_open(const char *path, bool link_itself)
-{
-	struct open_how	 how;
-
-	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_CLOEXEC | (link_itself ? O_NOFOLLOW : 0);
-	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-}
-
-/* A detached tmpfs mount, or -1 with errno set. */
-int
-mount_tmpfs(mode_t mode, unsigned int attrs)
-{
-	char	 opt[16];
-	int	 fs, mnt, saved;
-
-	if ((fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) == -1)
-		return -1;
-	snprintf(opt, sizeof(opt), "%o", (unsigned int)mode);
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", opt, 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_SET_STRING, "size", "50%", 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1) {
-		saved = errno;
-		close(fs);
-		errno = saved;
-		return -1;
-	}
-	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
-	saved = errno;
-	close(fs);
-	errno = saved;
-	return mnt;
-}
-
-/* Sets attributes on a mount (fd, or path from AT_FDCWD). */
-int
-mount_attrs(int fd, const char *path, unsigned int flags, uint64_t set,
-    uint64_t clr)
-{
-	struct mount_attr	 ma;
-
-	memset(&ma, 0, sizeof(ma));
-	ma.attr_set = set;
-	ma.attr_clr = clr;
-	return mount_setattr(fd, path, flags, &ma, sizeof(ma));
-}
-
-/* Moves the detached mount src onto the already opened target. */
-int
-mount_move(int src, int target)
-{
-	return move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH |
-	    MOVE_MOUNT_T_EMPTY_PATH);
-}
+#include "mount_fd.h"
+#include "mount_sys.h"
 
 /*
  * The step's target inside a tmpfs this run mounted (a private /tmp,
@@ -232,7 +176,7 @@ mount_scratch(int lower, int *shared, int *tmp, const char *premake)
 	int			 fs, mnt = -1, saved;
 
 	if (fstat(lower, &st) == -1 || (*shared == -1 && (*shared =
-	    mount_tmpfs(0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) == -1))
+	    mount_fd_tmpfs(0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) == -1))
 		return -1;
 	snprintf(name, sizeof(name), "%u", layer++);
 	if (mkdirat(*shared, name, 0700) == -1 ||
@@ -271,10 +215,10 @@ mount_target(const struct mounts *m, const struct step *s, struct stat *st)
 {
 	int	 target;
 
-	if ((target = mount_open(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
+	if ((target = mount_fd_open(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
 	    -1 && errno == ENOENT && s->s_kind != STEP_PIN_LINK) {
 		mount_make_target(m, s);
-		target = mount_open(s->s_path, false);
+		target = mount_fd_open(s->s_path, false);
 	}
 	if (target == -1)
 		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
@@ -347,7 +291,7 @@ mount_source(struct mounts *m, struct step *s, const struct stat *st,
 	case STEP_BIND_RO:
 		src = s->s_src;
 		s->s_src = -1;
-		if (s->s_kind == STEP_BIND_RO && mount_attrs(src, "",
+		if (s->s_kind == STEP_BIND_RO && mount_fd_attrs(src, "",
 		    AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0) == -1) {
 			*what = "making it read-only";
 			return -1;
@@ -360,7 +304,7 @@ mount_source(struct mounts *m, struct step *s, const struct stat *st,
 			errno = ENOTDIR;
 			return -1;
 		}
-		if ((src = mount_tmpfs(s->s_mode, MOUNT_ATTR_NOSUID |
+		if ((src = mount_fd_tmpfs(s->s_mode, MOUNT_ATTR_NOSUID |
 		    MOUNT_ATTR_NODEV)) == -1) {
 			*what = "tmpfs";
 			return -1;
@@ -405,7 +349,7 @@ mount_apply(struct mounts *m, struct step *s)
 	target = mount_target(m, s, &st);
 	if ((src = mount_source(m, s, &st, &what)) == -1)
 		goto fail;
-	if (mount_move(src, target) == -1) {
+	if (mount_fd_move(src, target) == -1) {
 		what = "move_mount";
 		goto fail;
 	}
@@ -428,7 +372,7 @@ mount_clone(struct mounts *m, struct step *s)
 	if (s->s_kind != STEP_BIND_RW && s->s_kind != STEP_BIND_RO &&
 	    s->s_kind != STEP_SCRATCH)
 		return;
-	if ((fd = mount_open(s->s_from != NULL ? s->s_from : s->s_path,
+	if ((fd = mount_fd_open(s->s_from != NULL ? s->s_from : s->s_path,
 	    false)) == -1)
 		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "%s (%s): %s%s",
@@ -496,7 +440,7 @@ mount_agent_open(const struct sandbox *sb)
 	struct stat	 st;
 	int		 fd, tree;
 
-	if ((fd = mount_open(sb->sb_view.sv_agent_sock, true)) == -1 ||
+	if ((fd = mount_fd_open(sb->sb_view.sv_agent_sock, true)) == -1 ||
 	    fstat(fd, &st) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "cordon's ssh-agent %s: %s",
@@ -530,13 +474,13 @@ mount_agent(const struct sandbox *sb, int tree)
 	if ((mkdir(RUN_OWN_DIR, 0755) == -1 && errno != EEXIST) ||
 	    (fd = open(RUN_AGENT_SOCK, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1 || close(fd) == -1 ||
-	    (fd = mount_open(RUN_AGENT_SOCK, false)) == -1)
+	    (fd = mount_fd_open(RUN_AGENT_SOCK, false)) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
 		    RUN_AGENT_SOCK,
 		    strerror(errno));
-	if (mount_attrs(tree, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
+	if (mount_fd_attrs(tree, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0) ==
-	    -1 || mount_move(tree, fd) == -1)
+	    -1 || mount_fd_move(tree, fd) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "%s: binding cordon's "
 		    "ssh-agent: %s", RUN_AGENT_SOCK, strerror(errno));
@@ -578,7 +522,7 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	 * directory itself, as if it were not there; libgit2, unlike git,
 	 * no longer finds the repository when it reads ".").
 	 */
-	if ((m.m_empty = mount_tmpfs(0755, MOUNT_ATTR_NOSUID |
+	if ((m.m_empty = mount_fd_tmpfs(0755, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
 	    (fd = openat(m.m_empty, "hidden", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0)) == -1 || close(fd) == -1 ||
@@ -587,13 +531,13 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	    (fd = openat(m.m_empty, "dot", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0444)) == -1 || write(fd, "./\n", 3) != 3 || close(fd) == -1 ||
 	    mount_tokens(sb, m.m_empty) == -1 ||
-	    mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
+	    mount_fd_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
 	    -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "tmpfs: %s",
 		    strerror(errno));
 
-	if (mount_attrs(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
+	if (mount_fd_attrs(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID, 0) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "making / read-only: %s",
@@ -604,7 +548,7 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	/* Covers were writable for what a deeper rule made in them. */
 	for (i = 0; i < m.m_n; i++)
 		if ((m.m_steps[i].s_kind == STEP_HIDE_DIR ||
-		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) && mount_attrs(
+		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) && mount_fd_attrs(
 		    AT_FDCWD, m.m_steps[i].s_path, 0, MOUNT_ATTR_RDONLY, 0) ==
 		    -1)
 			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,

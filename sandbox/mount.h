@@ -1,8 +1,7 @@
 /*
  * mount.h: the steps of the sandbox's mounts, shared by the files of
  * PID 1's filesystem view: mount_steps.c lists them from the plan (and
- * the host prints them for --dry-run), mount.c applies them, mount_sys.c
- * makes /dev and /proc last.
+ * the host prints them for --dry-run), mount.c applies them.
  */
 #ifndef CORDON_MOUNT_H
 #define CORDON_MOUNT_H
@@ -55,19 +54,6 @@ struct mounts {
 	struct scratch_fds *m_scratch;	/* the scratch layers' folders */
 	int		 m_scratch_tmp;	/* the tmpfs they share, or -1 */
 };
-
-/* mount.c: the helpers mount_sys.c shares. */
-int	mount_open(const char *, bool);
-int	mount_tmpfs(mode_t, unsigned int);
-int	mount_attrs(int, const char *, unsigned int, uint64_t, uint64_t);
-int	mount_move(int, int);
-
-/* mount_sys.c: /dev and /proc. */
-#define MOUNT_SYS_NODES	6	/* null, zero, full, random, urandom, tty */
-
-void	mount_sys_nodes(const struct sandbox *, int *);
-void	mount_sys_dev(const struct sandbox *, const int *);
-void	mount_sys_proc(const struct sandbox *);
 
 /* mount_steps.c */
 ssize_t	mount_steps_token(const struct sandbox *, const char *);

@@ -21,7 +21,8 @@
 #include "sandbox.h"
 #include "util.h"
 
-#include "mount.h"
+#include "mount_fd.h"
+#include "mount_sys.h"
 
 static const char *const sys_nodes[MOUNT_SYS_NODES] = {
 	"null", "zero", "full", "random", "urandom", "tty"
@@ -62,7 +63,7 @@ mount_sys_dev(const struct sandbox *sb, const int *nodes)
 	size_t	 i;
 	int	 dev, fs, mnt, fd;
 
-	if ((dev = mount_tmpfs(0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) ==
+	if ((dev = mount_fd_tmpfs(0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) ==
 	    -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "/dev: tmpfs: %s",
@@ -108,7 +109,7 @@ mount_sys_dev(const struct sandbox *sb, const int *nodes)
 		    strerror(errno));
 	close(fs);
 	close(mnt);
-	if ((mnt = mount_tmpfs(01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
+	if ((mnt = mount_fd_tmpfs(01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
 	    -1 || move_mount(mnt, "", dev, "shm", MOVE_MOUNT_F_EMPTY_PATH) ==
 	    -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
@@ -116,8 +117,8 @@ mount_sys_dev(const struct sandbox *sb, const int *nodes)
 		    strerror(errno));
 	close(mnt);
 
-	if (mount_attrs(dev, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) == -1 ||
-	    (fd = mount_open("/dev", false)) == -1 || mount_move(dev, fd) ==
+	if (mount_fd_attrs(dev, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) == -1 ||
+	    (fd = mount_fd_open("/dev", false)) == -1 || mount_fd_move(dev, fd) ==
 	    -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "/dev: %s",
@@ -141,8 +142,8 @@ mount_sys_proc(const struct sandbox *sb)
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
 	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
-	    (fd = mount_open("/proc", false)) == -1 ||
-	    mount_move(mnt, fd) == -1)
+	    (fd = mount_fd_open("/proc", false)) == -1 ||
+	    mount_fd_move(mnt, fd) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "/proc: %s%s",
 		    strerror(errno), errno == EPERM ? " (the kernel refuses "
@@ -153,12 +154,12 @@ mount_sys_proc(const struct sandbox *sb)
 	close(mnt);
 	close(fd);
 	for (i = 0; i < nitems(ro); i++) {
-		if ((fd = mount_open(ro[i], false)) == -1)
+		if ((fd = mount_fd_open(ro[i], false)) == -1)
 			continue;
 		if ((t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 		    AT_RECURSIVE | AT_EMPTY_PATH)) == -1 ||
-		    mount_attrs(t, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		    MOUNT_ATTR_RDONLY, 0) == -1 || mount_move(t, fd) == -1)
+		    mount_fd_attrs(t, "", AT_EMPTY_PATH | AT_RECURSIVE,
+		    MOUNT_ATTR_RDONLY, 0) == -1 || mount_fd_move(t, fd) == -1)
 			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 			    "%s: read-only: %s",
 			    ro[i], strerror(errno));
