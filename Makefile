@@ -24,8 +24,8 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Isandbox -Iplan \
-		   -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
+		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Inotify -Iguard -Isandbox \
+		   -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
@@ -66,11 +66,13 @@ SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/command.c sandbox/sandbox_fail.c \
 # RUNNER_SRCS is the part of runner/ (cordon run on the host) a unit test
 # or a fuzz target reaches (the syscall filter, the environment, the
 # guards, ...); the run's orchestration is in CMD_SRCS below.
-RUNNER_SRCS	 = runner/sysfilter.c runner/env.c \
-		   runner/guard.c runner/sentinel.c runner/gitwrite.c \
-		   runner/hostport.c runner/sockdiag.c runner/wspath.c \
-		   runner/trust.c \
-		   runner/unixroute.c runner/notify_addr.c runner/unixown.c
+RUNNER_SRCS	 = runner/sysfilter.c runner/env.c runner/wspath.c \
+		   runner/trust.c
+# The checks after a run (guard/) and the connect thread's parts a unit
+# test reaches (notify/); both run on the host, for cordon run.
+GUARD_SRCS	 = guard/guard.c guard/sentinel.c guard/gitwrite.c
+NOTIFY_SRCS	 = notify/hostport.c notify/sockdiag.c notify/unixroute.c \
+		   notify/notify_addr.c notify/unixown.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
@@ -83,16 +85,17 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
 		   runner/keep.c \
 		   runner/run_print.c \
-		   runner/block.c runner/run.c runner/run_control.c runner/run_harness.c \
+		   guard/block.c runner/run.c runner/run_control.c runner/run_harness.c \
 		   runner/run_end.c runner/run_feed.c \
 		   runner/tally.c runner/publish.c \
-		   runner/control.c runner/notify.c runner/agent.c \
+		   runner/control.c notify/notify.c runner/agent.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c $(SANDBOX_CMD_SRCS)
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
 		   $(GIT_SRCS) $(SECRETS_SRCS) $(SANDBOX_SRCS) $(RUNNER_SRCS) \
+		   $(GUARD_SRCS) $(NOTIFY_SRCS) \
 		   $(PROFILE_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
 		   $(BUILD)/policies/default_json.o
@@ -319,13 +322,13 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
-		   -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
+		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
 		   $(SECRETS_SRCS) runner/trust.c runner/env.c \
-		   runner/notify_addr.c
+		   notify/notify_addr.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
-		   sandbox/*.h \
+		   sandbox/*.h notify/*.h guard/*.h \
 		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 

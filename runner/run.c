@@ -48,6 +48,7 @@
 #include "run_host.h"
 #include "runner.h"
 #include "tally.h"
+#include "unixroute.h"
 #include "util.h"
 #include "xmalloc.h"
 

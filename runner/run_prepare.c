@@ -25,6 +25,7 @@
 #include "run_host.h"
 #include "run_prep.h"
 #include "runner.h"
+#include "unixroute.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -14,6 +14,7 @@
 #include "proxy.h"
 #include "runner.h"
 #include "trust.h"
+#include "unixroute.h"
 
 /* The phantom credential whose variable is env's "NAME=...", or NULL. */
 static const struct phantom *

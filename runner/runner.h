@@ -44,27 +44,6 @@ enum sysfilter_unix {
 int	sysfilter_new(enum sysfilter_unix, bool, char **);
 
 /*
- * unixroute.c: the host Unix sockets the sandbox may connect to.  Each
- * route is a path inside, which the command connects to, and a socket
- * of the host that cordon run connects for it; the policy's
- * filesystem.unix_sockets gives routes with the same path on both sides.
- * Another part of cordon may add its own with unixroute_add (a socket in
- * its private folder, answered inside at a path under /run/cordon).
- * struct unix_route is sandbox.h's: mount.c reads the routes too.
- */
-struct fsplan;
-struct policy;
-
-int	unixroute_add(struct unix_routes *, const char *, const char *,
-	    const char *, char **);
-int	unixroute_policy(struct unix_routes *, const struct policy *,
-	    const struct fsplan *, char **);
-const struct unix_route *unixroute_find(const struct unix_routes *,
-	    const char *, size_t);
-void	unixroute_print(const struct unix_routes *, FILE *);
-void	unixroute_clear(struct unix_routes *);
-
-/*
  * The run, on the host: the sandbox's description (sandbox.h), decided
  * before the clone, and what only cordon run reads: the policy, the
  * guard, the renames' configs, the phantoms, what none may keep.

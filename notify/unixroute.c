@@ -30,7 +30,7 @@
 
 #include "log.h"
 #include "policy.h"
-#include "runner.h"
+#include "unixroute.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -81,8 +81,8 @@
 #include "guard.h"
 #include "log.h"
 #include "notify.h"
-#include "runner.h"
 #include "sockdiag.h"
+#include "unixroute.h"
 #include "util.h"
 #include "xmalloc.h"
 
