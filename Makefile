@@ -24,7 +24,7 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Inotify -Iguard -Isandbox \
+		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Irunner -Inotify -Iguard -Isandbox \
 		   -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
@@ -37,10 +37,11 @@ POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/policy_show.c policies/policy_flag.c
-PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/ssh_peek.c \
-		   proxy/http.c proxy/http_request.c \
-		   proxy/http_target.c proxy/dns.c \
-		   proxy/http_body.c proxy/http_out.c proxy/http_path.c \
+# The protocols' bytes, parsed (wire/): no socket, fuzzed on buffers.
+WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
+		   wire/http.c wire/http_request.c wire/http_target.c \
+		   wire/http_body.c wire/http_out.c wire/http_path.c
+PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
 		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
 		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \
@@ -321,13 +322,13 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
+		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
 		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
 		   $(SECRETS_SRCS) runner/trust.c runner/env.c \
 		   notify/notify_addr.c
-FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
+FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h wire/*.h proxy/*.h certs/*.h runner/*.h \
 		   sandbox/*.h notify/*.h guard/*.h \
 		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))

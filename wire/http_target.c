@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy.h"
+#include "wire.h"
 #include "util.h"
 #include "xmalloc.h"
 

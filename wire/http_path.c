@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy.h"
+#include "wire.h"
 #include "xmalloc.h"
 
 /*

@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "proxy.h"
+#include "wire.h"
 #include "xmalloc.h"
 
 #define SOCKS5_METHOD_NOAUTH	0x00

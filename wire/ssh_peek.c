@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy.h"
+#include "wire.h"
 #include "xmalloc.h"
 
 #define SSH_PEEK_LINE_MAX	255	/* RFC 4253 section 4.2 */

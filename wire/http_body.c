@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "proxy.h"
+#include "wire.h"
 #include "util.h"
 
 #define HTTP_CHUNK_LINE_MAX	4096	/* chunk-size line with extensions */
