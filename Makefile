@@ -146,13 +146,17 @@ DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 DEB_PKG		 = dpkg-dev fakeroot lintian binutils
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
+# make image and make fleet-check (docs/fleet.md): the image's tools,
+# the container runtime that runs it, and the manifests' renderer.
+DEB_FLEET	 = mmdebstrap buildah podman crun conmon slirp4netns uidmap \
+		   bats curl jq nodejs npm
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux ripgrep
 
 .PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
 	e2e demo \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
-	clean install golden macos-check deb
+	clean install golden macos-check deb image deps-fleet fleet-check
 
 all: $(BIN)
 
@@ -176,7 +180,7 @@ libs:
 	fi
 
 ifneq ($(filter deps deps-demo deps-unit deps-check check unit e2e demo bench \
-    bench-tasks sanitize valgrind fuzz deb,$(MAKECMDGOALS)),)
+    bench-tasks sanitize valgrind fuzz deb image fleet-check,$(MAKECMDGOALS)),)
 libs: | deps
 endif
 
@@ -232,6 +236,15 @@ NPM_TOOLS	?= tests/npm
 deps-check: deps
 	@./mk/deps.sh $(DEB_TEST) $(DEB_PKG)
 	@./mk/npm-tools.sh $(NPM_TOOLS)
+
+# kubectl renders deploy/ (kubectl kustomize): Debian's kubernetes-client
+# unless a kubectl is there already (one from another archive owns the
+# same file).  The manifests' validator is pinned in tests/fleet.
+deps-fleet: deps
+	@./mk/deps.sh $(DEB_FLEET) $(DEB_PKG)
+	@command -v kubectl >/dev/null 2>&1 || \
+	    ./mk/deps.sh kubernetes-client
+	@./mk/npm-tools.sh tests/fleet
 
 deps-unit: deps
 	@./mk/deps.sh $(DEB_UNIT)
@@ -396,7 +409,30 @@ deb: deps $(BIN)
 	    "$(DEB_MAINTAINER)") && echo "  DEB     $$deb" && \
 	    lintian --fail-on error "$$deb"
 
+# make image: the proxy's OCI image (mk/image.sh, docs/fleet.md) from
+# make deb's package, into IMAGE_OUT/cordon-proxy.tar and a store of its
+# own there, which podman reads with IMAGE_STORE_FLAGS.  fleet-check
+# runs it with podman and renders and validates deploy/ (tests/fleet).
+IMAGE_OUT	?= $(BUILD)/image
+IMAGE_TAG	?= localhost/cordon-proxy:latest
+IMAGE_RUNROOT	?= /run/cordon-image.$(shell echo $(abspath $(IMAGE_OUT)) | \
+		   sha256sum | cut -c1-8)
+IMAGE_STORE_FLAGS = --root $(abspath $(IMAGE_OUT))/storage \
+		   --runroot $(IMAGE_RUNROOT) --storage-driver vfs
+image: deb deps-fleet
+	@IMAGE_RUNROOT=$(IMAGE_RUNROOT) ./mk/image.sh \
+	    $$(ls -t $(abspath $(DEB_OUT))/cordon_*.deb | head -1) \
+	    $(abspath $(IMAGE_OUT)) $(IMAGE_TAG)
+
+fleet-check: image $(BIN)
+	@echo "  LINT    tests/fleet/*.bats"
+	$(Q)./mk/lint-bats.sh tests/fleet/*.bats
+	@CORDON=$(abspath $(BIN)) IMAGE_TAG=$(IMAGE_TAG) \
+	    IMAGE_STORE_FLAGS="$(IMAGE_STORE_FLAGS)" \
+	    bats tests/fleet
+
 clean:
 	rm -rf build build-san build-fuzz cordon
 
--include $(shell find build build-san -name '*.d' 2>/dev/null)
+-include $(shell find build build-san -path build/image -prune -o \
+    -name '*.d' -type f -print 2>/dev/null)
