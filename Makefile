@@ -148,7 +148,7 @@ DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
 # make image and make fleet-check (docs/fleet.md): the image's tools,
 # the container runtime that runs it, and the manifests' renderer.
-DEB_FLEET	 = mmdebstrap buildah podman crun conmon slirp4netns uidmap \
+DEB_FLEET	 = mmdebstrap buildah podman runc conmon slirp4netns \
 		   bats curl jq nodejs npm
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux ripgrep
@@ -424,10 +424,11 @@ image: deb deps-fleet
 	    $$(ls -t $(abspath $(DEB_OUT))/cordon_*.deb | head -1) \
 	    $(abspath $(IMAGE_OUT)) $(IMAGE_TAG)
 
-fleet-check: image $(BIN)
+fleet-check: image $(BIN) $(TOOL_BINS)
 	@echo "  LINT    tests/fleet/*.bats"
 	$(Q)./mk/lint-bats.sh tests/fleet/*.bats
 	@CORDON=$(abspath $(BIN)) IMAGE_TAG=$(IMAGE_TAG) \
+	    TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
 	    IMAGE_STORE_FLAGS="$(IMAGE_STORE_FLAGS)" \
 	    bats tests/fleet
 
