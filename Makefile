@@ -240,11 +240,12 @@ deps-check: deps
 # kubectl renders deploy/ (kubectl kustomize): Debian's kubernetes-client
 # unless a kubectl is there already (one from another archive owns the
 # same file).  The manifests' validator is pinned in tests/fleet.
+FLEET_NPM	?= tests/fleet
 deps-fleet: deps
 	@./mk/deps.sh $(DEB_FLEET) $(DEB_PKG)
 	@command -v kubectl >/dev/null 2>&1 || \
 	    ./mk/deps.sh kubernetes-client
-	@./mk/npm-tools.sh tests/fleet
+	@./mk/npm-tools.sh $(FLEET_NPM)
 
 deps-unit: deps
 	@./mk/deps.sh $(DEB_UNIT)
