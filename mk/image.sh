@@ -25,6 +25,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
+# shellcheck disable=SC1091
 . /etc/os-release
 suite=${IMAGE_SUITE:-$VERSION_CODENAME}
 mirror=${IMAGE_MIRROR:-http://deb.debian.org/debian}
