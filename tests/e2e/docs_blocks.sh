@@ -111,7 +111,10 @@ show)
 	id=$2
 	shift 2
 	blocks "$@" | awk -F '\t' -v m="example $id" '
-	$2 == m { n++; body = $3 }
+	$2 == m {
+		n++
+		body = substr($0, length($1) + length($2) + 3)
+	}
 	END {
 		if (n != 1) {
 			printf "docs_blocks.sh: %d examples named %s\n", n,

@@ -317,3 +317,87 @@ alice_home() {
 	run replay policy-shipped
 	same_as_page policy-shipped
 }
+
+# --- docs/egress-log.md -------------------------------------------------
+
+# The session the page's questions are asked of: through `cordon proxy`,
+# names from dnsmasq, the origin tests/tools/httpd on a port the page
+# calls 24443; plain HTTP, CONNECT, then SOCKS5 (the page's --arg since
+# is the moment between).  Each exchange the page's answers name:
+# meta.test is the cloud metadata address, nx.test does not resolve, a
+# tunnel to api.test says "other.test" in its ClientHello, *.evil.test is
+# denied by flag, nope.test and example.com by no rule; the three slowest
+# take 300, 150 and 60 ms (the origin waits that long to answer).
+egress_session() {
+	local c
+	command -v dnsmasq >/dev/null || {
+		echo "missing dnsmasq: run 'make deps'" >&2
+		return 1
+	}
+	UP=$(free_port)
+	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
+	DNS=$(free_port)
+	start_bg dnsmasq dnsmasq --no-daemon --port="$DNS" \
+	    --listen-address=127.0.0.1 --bind-interfaces --no-resolv \
+	    --no-hosts --user="$(id -un)" --pid-file= \
+	    --address=/api.test/127.0.0.1 --address=/files.test/127.0.0.1 \
+	    --address=/meta.test/169.254.169.254 --address=/nx.test/
+	P=$(free_port)
+	start_bg proxy "$CORDON" proxy --listen "tcp:127.0.0.1:$P" \
+	    --log egress.log --dns "127.0.0.1:$DNS" --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "api.test:$UP" --allow-domain "files.test:$UP" \
+	    --allow-domain meta.test --allow-domain nx.test \
+	    --deny-domain '*.evil.test'
+	wait_listen "tcp:127.0.0.1:$UP"
+	wait_listen "tcp:127.0.0.1:$P"
+	for i in $(seq 100); do
+		[ "$(dig +short -p "$DNS" @127.0.0.1 api.test 2>/dev/null)" = \
+		    127.0.0.1 ] && break
+		sleep 0.05
+	done
+	# One request a curl, a fixed User-Agent: the bytes up are the same
+	# whatever curl's version.
+	c=(curl -sS -o /dev/null -A doc -x "http://127.0.0.1:$P")
+	"${c[@]}" http://meta.test/ || true
+	"${c[@]}" http://nx.test/ || true
+	"${c[@]}" -p --connect-to "other.test:$UP:api.test:$UP" -k \
+	    "https://other.test:$UP/" || true
+	"${c[@]}" "http://files.test:$UP/bytes/1000000"
+	"${c[@]}" "http://api.test:$UP/slow/300"
+	"${c[@]}" "http://files.test:$UP/slow/60"
+	"${c[@]}" http://upload.evil.test/ || true
+	"${c[@]}" http://upload.evil.test/ || true
+	"${c[@]}" -p https://example.com/ || true
+	sleep 0.01
+	SINCE=$(date -u +%Y-%m-%dT%H:%M:%S.%3N)
+	sleep 0.01
+	c=(curl -sS -o /dev/null -A doc --socks5-hostname "127.0.0.1:$P")
+	"${c[@]}" http://x.evil.test/ || true
+	"${c[@]}" "http://api.test:$UP/slow/150"
+	"${c[@]}" http://nope.test/ || true
+	[ "$(wc -l <egress.log)" -eq 12 ]
+}
+
+@test "egress-log.md: the jq questions, asked of a session's log, answer as the page shows" {
+	egress_session
+	cat egress.log
+	# Normalised: the test's ports are the page's (the origin's 24443),
+	# times and durations are T and N, and --arg since is the moment
+	# between the session's HTTP and SOCKS5 requests.
+	local n="s/:$UP\\b/:24443/g; s/\\t$UP\\t/\\t24443\\t/g"
+	n="$n; s/\"time\":\"[^\"]*\"/\"time\":\"T\"/g"
+	n="$n; s/\"duration_ms\":[0-9]*/\"duration_ms\":N/g"
+	local id
+	for id in log-refused log-refused-hosts log-flags log-failed \
+	    log-bytes log-slowest; do
+		run replay "$id"
+		same_as_page "$id" "$n"
+	done
+	run replay log-since "s/--arg since [^ ]*/--arg since $SINCE/"
+	same_as_page log-since "$n"
+	# A refusal while tail follows the file, then tail is stopped.
+	(sleep 0.5; curl -sS -o /dev/null -x "http://127.0.0.1:$P" \
+	    http://example.com/ 3>&-) &
+	run replay log-follow "s/^tail /timeout 2 tail /"
+	same_as_page log-follow "$n"
+}
