@@ -42,6 +42,7 @@ blocks() {
 			printf "%s:%d\t%s\t%s\n", file, start, m, body
 		inb = 0
 		ind = 0
+		prev = ""
 	}
 	FNR == 1 {
 		if (ind)

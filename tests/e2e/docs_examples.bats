@@ -138,34 +138,41 @@ dl_after() {
 	    "$BATS_TEST_DIRNAME"/*.bats -- "$REPO/README.md" "$REPO"/docs/*.md
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# What the check reads: a page with one example of each kind.
+	# What the check reads: a page with one example of each kind, and
+	# a test that runs one of them.
 	write page.md <<-'EOF2'
 	<!-- not run: needs what a CI machine lacks -->
 	```console
 	$ a
 	```
 
-	<!-- example: no-such-test -->
+	<!-- example: page-b -->
 	```sh
 	b
 	```
+
+	<!-- example: page-c -->
 
 	```
 	$ c
 	```
 
+	```
+	$ d
+	```
+
 	Text:
 
-	    $ d
+	    $ e
 	EOF2
-	run "$REPO/tests/e2e/docs_blocks.sh" check \
-	    "$BATS_TEST_DIRNAME"/*.bats -- page.md
+	printf '@test "c" {\n\treplay page-c\n}\n' >t.bats
+	run "$REPO/tests/e2e/docs_blocks.sh" check t.bats -- page.md
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "${lines[0]}" = "page.md:7: example no-such-test: no test names it" ]
-	[ "${lines[1]}" = "page.md:12: a shell example neither run by a test nor marked" ]
-	[ "${lines[3]}" = "page.md:18: a shell example neither run by a test nor marked" ]
-	[ "${lines[5]}" = "4 examples: 0 run, 1 not run" ]
+	[ "${lines[0]}" = "page.md:7: example page-b: no test names it" ]
+	[ "${lines[1]}" = "page.md:17: a shell example neither run by a test nor marked" ]
+	[ "${lines[3]}" = "page.md:23: a shell example neither run by a test nor marked" ]
+	[ "${lines[5]}" = "5 examples: 1 run, 1 not run" ]
 }
 
 # --- README.md ----------------------------------------------------------
@@ -400,4 +407,70 @@ egress_session() {
 	    http://example.com/ 3>&-) &
 	run replay log-follow "s/^tail /timeout 2 tail /"
 	same_as_page log-follow "$n"
+}
+
+# --- docs/agents.md -----------------------------------------------------
+
+@test "agents.md: the shell script reports what npm install was refused, and exits with npm's status" {
+	command -v npm >/dev/null || {
+		echo "missing npm: run 'make deps'" >&2
+		return 1
+	}
+	mkdir -p bin app
+	ln -s "$CORDON" bin/cordon
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH"
+	cd app
+	# A project with one dependency; npm does not retry (it would wait
+	# for minutes).  Nothing leaves: the proxy refuses the name unasked.
+	printf '{"name": "app", "version": "1.0.0",
+	    "dependencies": {"left-pad": "1.3.0"}}\n' >package.json
+	printf 'fetch-retries=0\n' >.npmrc
+	# The test's folder for /tmp.
+	run --separate-stderr sh -c "$(example agents-report |
+	    sed "s|/tmp/|$BATS_TEST_TMPDIR/|g")"
+	echo "$stderr"
+	[ "$status" -eq 1 ]	# npm's
+	[ "$output" = "registry.npmjs.org:443 refused: no network.allow entry matches (default deny); allow with --allow-domain registry.npmjs.org" ]
+	[[ "$stderr" == *"npm error 403"* ]]
+}
+
+# --- docs/operations.md -------------------------------------------------
+
+@test "operations.md: one run's lines on a shared proxy, read by its uid and sandbox id" {
+	[ "$(id -u)" -eq 0 ] || skip "two users: needs root"
+	UP=$(free_port)
+	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
+	sock="$UDIR/proxy.sock"
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --log "$BATS_TEST_TMPDIR/egress.log" \
+	    --resolve up.test:127.0.0.1 --resolve two.test:127.0.0.1 \
+	    --allow-cidr 127.0.0.1/32 --allow-domain "up.test:$UP" \
+	    --allow-domain "two.test:$UP"
+	wait_listen "tcp:127.0.0.1:$UP"
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	# Root's run refuses itself two.test...
+	run in_sandbox_as_me --quiet --proxy-socket "$sock" \
+	    --deny-domain two.test -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$output" = "200 403" ]
+	aid=$(jq -r .sandbox "$BATS_TEST_TMPDIR/egress.log" | sort -u)
+	[ "${#aid}" -eq 16 ]
+	# ...then the test user names the same id, and is allowed two.test.
+	F=$(free_port)
+	start_bg forged as_user "$UDIR/home" "$UCORDON" bridge \
+	    --listen "tcp:127.0.0.1:$F" --connect "unix:$sock" --proxy-id "$aid"
+	wait_listen "tcp:127.0.0.1:$F"
+	run curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$F" \
+	    "http://two.test:$UP/"
+	[ "$output" = 200 ]
+	for i in $(seq 50); do
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/egress.log")" -eq 3 ] && break
+		sleep 0.05
+	done
+	cd "$BATS_TEST_TMPDIR"
+	# The run's id is the page's, the test user's uid its 995.
+	run replay ops-uid "s/61dea934320e3300/$aid/g"
+	same_as_page ops-uid "s/$aid/61dea934320e3300/g; s/,$(id -u "$TEST_USER"),/,995,/g"
 }
