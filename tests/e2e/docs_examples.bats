@@ -6,10 +6,10 @@
 # Also cordon(1)'s and cordon-policy(5)'s commands (man_examples.bats
 # checks the policies of cordon-policy(5)).
 #
-# What is normalised, and only there: the test's home folder is
-# /home/alice, temporary folders are the page's, the ports the test's
-# servers got are the page's, and in egress-log.md's answers times and
-# durations (each test says which).
+# What is normalised, and only where a test says so: the test's home is
+# the page's /home/alice, its folder the page's /tmp, the ports its
+# servers got the page's; in egress-log.md's answers times and durations;
+# in operations.md's the run's id and the test user's uid (995 there).
 
 load helpers
 
@@ -67,7 +67,8 @@ replay() {
 		printf 'printf "%%s\\n" %q\n' "$shown" >>"$script"
 		case $cmd in
 		*'&')
-			printf '{ %s\n} >>bg.log 2>&1 3>&- &\n' "${cmd%&}"
+			# A simple command, as on the pages: $! is its pid.
+			printf '%s >>bg.log 2>&1 3>&- &\n' "${cmd%&}"
 			printf 'echo $! >>%q\n' "$BATS_TEST_TMPDIR/replay.pids"
 			printf 'replay_started\n'
 			;;
@@ -211,7 +212,8 @@ same_as_page() {
 		wait_listen "tcp:127.0.0.1:$P"
 	}
 	# The test's port for 3128.
-	run replay readme-proxy "s/proxy --allow/proxy --listen tcp:127.0.0.1:$P --allow/; s/127\.0\.0\.1:3128/127.0.0.1:$P/g"
+	local sed="s/proxy --allow/proxy --listen tcp:127.0.0.1:$P --allow/"
+	run replay readme-proxy "$sed; s/127\.0\.0\.1:3128/127.0.0.1:$P/g"
 	same_as_page readme-proxy
 }
 
@@ -228,11 +230,14 @@ same_as_page() {
 		WAITS=("${WAITS[@]:1}")
 	}
 	# The test's ports for 3128 and 8080, its folder for /tmp.
-	run replay readme-bridge "s/127\.0\.0\.1:3128/127.0.0.1:$P/; s/127\.0\.0\.1:8080/127.0.0.1:$B/; s|/tmp/|$BATS_TEST_TMPDIR/|g"
+	local sed="s/127\.0\.0\.1:3128/127.0.0.1:$P/"
+	sed="$sed; s/127\.0\.0\.1:8080/127.0.0.1:$B/"
+	run replay readme-bridge "$sed; s|/tmp/|$BATS_TEST_TMPDIR/|g"
 	same_as_page readme-bridge
 	# The proxy answers through both bridges.
 	run curl -sS -x "http://127.0.0.1:$B" http://example.com/
-	[ "${lines[0]}" = "cordon: deny example.com:80: no network.allow entry matches (default deny)" ]
+	[ "${lines[0]}" = "cordon: deny example.com:80: no network.allow entry \
+matches (default deny)" ]
 	[ "$(jq -r .host egress.log)" = example.com ]
 }
 
@@ -316,7 +321,8 @@ alice_home() {
 	example policy-show >shown
 	[ "$(tail -n 1 shown)" = ... ]
 	diff <(sed '$d' shown) \
-	    <(printf '%s\n' "$output" | sed "$ALICE" | head -n $(($(wc -l <shown) - 1)))
+	    <(printf '%s\n' "$output" | sed "$ALICE" |
+	    head -n $(($(wc -l <shown) - 1)))
 }
 
 @test "policy.md: the shipped policies check, and dev.json leaves SSH out" {
@@ -430,7 +436,8 @@ egress_session() {
 	    sed "s|/tmp/|$BATS_TEST_TMPDIR/|g")"
 	echo "$stderr"
 	[ "$status" -eq 1 ]	# npm's
-	[ "$output" = "registry.npmjs.org:443 refused: no network.allow entry matches (default deny); allow with --allow-domain registry.npmjs.org" ]
+	[ "$output" = "registry.npmjs.org:443 refused: no network.allow entry \
+matches (default deny); allow with --allow-domain registry.npmjs.org" ]
 	[[ "$stderr" == *"npm error 403"* ]]
 }
 
@@ -472,5 +479,6 @@ egress_session() {
 	cd "$BATS_TEST_TMPDIR"
 	# The run's id is the page's, the test user's uid its 995.
 	run replay ops-uid "s/61dea934320e3300/$aid/g"
-	same_as_page ops-uid "s/$aid/61dea934320e3300/g; s/,$(id -u "$TEST_USER"),/,995,/g"
+	same_as_page ops-uid \
+	    "s/$aid/61dea934320e3300/g; s/,$(id -u "$TEST_USER"),/,995,/g"
 }
