@@ -1,9 +1,9 @@
 /*
  * policy_match.c: pure decisions on a merged policy.
  *
- * The proxy decides on the name and port first (policy_decide), before any
+ * The proxy decides on the name and port first (policy_match_host), before any
  * lookup, so that a refused name never reaches a resolver; then on each
- * address it would connect to (policy_check_addr).  Deny beats allow; no
+ * address it would connect to (policy_match_addr).  Deny beats allow; no
  * match is a refusal.  Nothing here allocates except the texts of
  * decision_describe and decision_hint.
  */
@@ -123,7 +123,7 @@ host_port_match(const struct policy *p, int port)
 	return NULL;
 }
 
-/* policy_decide(), and a name alone (port 0) for policy_match_name(). */
+/* policy_match_host(), and a name alone (port 0) for policy_match_name(). */
 static bool
 decide(const struct policy *p, const char *host, size_t len, int port,
     bool name, struct decision *d)
@@ -182,7 +182,7 @@ decide(const struct policy *p, const char *host, size_t len, int port,
 	d->d_key = "network.allow";
 	d->d_verdict = VERDICT_ALLOW;
 	if (d->d_host.h_kind == HOST_ADDR)
-		return policy_check_addr(p, &d->d_host.h_ip, d);
+		return policy_match_addr(p, &d->d_host.h_ip, d);
 	return true;
 }
 
@@ -190,11 +190,11 @@ decide(const struct policy *p, const char *host, size_t len, int port,
  * Decides on len bytes of host (which may hold anything a client sent)
  * and port, before any lookup.  Fills d (decision_clear frees it) and
  * returns whether the connection may go on.  For an IP literal the
- * address check (policy_check_addr) is part of the decision.
+ * address check (policy_match_addr) is part of the decision.
  */
 bool
-policy_decide(const struct policy *p, const char *host, size_t len, int port,
-    struct decision *d)
+policy_match_host(const struct policy *p, const char *host, size_t len,
+    int port, struct decision *d)
 {
 	return decide(p, host, len, port, false, d);
 }
@@ -220,7 +220,7 @@ policy_match_name(const struct policy *p, const char *host, size_t len,
  * needed allow_cidrs), so the name's rule stays in d.
  */
 bool
-policy_check_addr(const struct policy *p, const struct addr *a,
+policy_match_addr(const struct policy *p, const struct addr *a,
     struct decision *d)
 {
 	struct addr	 u = *a;
@@ -473,7 +473,7 @@ port_intersect(int a, int b, int *out)
 
 /*
  * The allow rule that admits exactly what both a and b admit, when it is
- * not empty; out gets a fresh item (pitem_clear frees it) whose origin
+ * not empty; out gets a fresh item (policy_pitem_clear frees it) whose origin
  * names both.  Returns whether the intersection is non-empty.
  */
 /*
@@ -553,7 +553,7 @@ policy_match_intersect(const struct pitem *a, const struct pitem *b,
  * before the longest *.suffix; NULL when the host is not inspected.
  */
 const struct pinspect *
-policy_inspect(const struct policy *p, const char *host)
+policy_match_inspect(const struct policy *p, const char *host)
 {
 	const struct pinspect	*in, *best = NULL;
 	size_t			 i;

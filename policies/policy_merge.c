@@ -44,7 +44,7 @@ plist_append(struct plist *dst, const struct plist *src)
 	size_t	 i;
 
 	for (i = 0; i < src->pl_n; i++)
-		pitem_copy(plist_add(dst), &src->pl_v[i]);
+		policy_pitem_copy(policy_plist_add(dst), &src->pl_v[i]);
 	dst->pl_set |= src->pl_set;
 }
 
@@ -87,10 +87,10 @@ policy_merge(struct policy *dst, const struct policy *layer)
 			    it->pi_text) == 0)
 				break;
 		if (j < dst->p_env_set.pl_n)
-			pitem_clear(&dst->p_env_set.pl_v[j]);
+			policy_pitem_clear(&dst->p_env_set.pl_v[j]);
 		else
-			plist_add(&dst->p_env_set);
-		pitem_copy(&dst->p_env_set.pl_v[j], it);
+			policy_plist_add(&dst->p_env_set);
+		policy_pitem_copy(&dst->p_env_set.pl_v[j], it);
 	}
 	dst->p_env_set.pl_set |= layer->p_env_set.pl_set;
 
@@ -102,7 +102,7 @@ policy_merge(struct policy *dst, const struct policy *layer)
 	for (i = 0; i < layer->p_ninspect; i++) {
 		memset(&dst->p_inspect[dst->p_ninspect], 0,
 		    sizeof(*dst->p_inspect));
-		pinspect_copy(&dst->p_inspect[dst->p_ninspect++],
+		policy_pinspect_copy(&dst->p_inspect[dst->p_ninspect++],
 		    &layer->p_inspect[i]);
 	}
 	if (layer->p_ncreds != 0)
@@ -111,12 +111,12 @@ policy_merge(struct policy *dst, const struct policy *layer)
 	for (i = 0; i < layer->p_ncreds; i++) {
 		memset(&dst->p_creds[dst->p_ncreds], 0,
 		    sizeof(*dst->p_creds));
-		pcred_copy(&dst->p_creds[dst->p_ncreds++],
+		policy_pcred_copy(&dst->p_creds[dst->p_ncreds++],
 		    &layer->p_creds[i]);
 	}
 	if (layer->p_ca_dir.pl_n != 0) {
 		for (i = 0; i < dst->p_ca_dir.pl_n; i++)
-			pitem_clear(&dst->p_ca_dir.pl_v[i]);
+			policy_pitem_clear(&dst->p_ca_dir.pl_v[i]);
 		dst->p_ca_dir.pl_n = 0;
 		plist_append(&dst->p_ca_dir, &layer->p_ca_dir);
 	}
@@ -172,7 +172,7 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 			switch (how) {
 			case MEET_PATTERN:
 				if (policy_match_intersect(a, b, &tmp))
-					*plist_add(&out) = tmp;
+					*policy_plist_add(&out) = tmp;
 				continue;
 			case MEET_CIDR:
 				if (!addr_cidr_intersect(&a->pi_cidr,
@@ -196,8 +196,8 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 			}
 			if (narrow == NULL)
 				continue;
-			it = plist_add(&out);
-			pitem_copy(it, narrow);
+			it = policy_plist_add(&out);
+			policy_pitem_copy(it, narrow);
 			free(it->pi_from);
 			xasprintf(&it->pi_from, "%s, narrowed by %s",
 			    a->pi_from, b->pi_from);
@@ -210,7 +210,7 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 		}
 	}
 	for (i = 0; i < dst->pl_n; i++)
-		pitem_clear(&dst->pl_v[i]);
+		policy_pitem_clear(&dst->pl_v[i]);
 	free(dst->pl_v);
 	out.pl_set = true;
 	*dst = out;
@@ -298,7 +298,7 @@ policy_merge_list(struct policy *p, enum policy_flag_adds adds)
  * *cause set.
  */
 int
-policy_add_flag(struct policy *p, const char *flag, const char *arg,
+policy_merge_flag(struct policy *p, const char *flag, const char *arg,
     const struct policy_ctx *ctx, char **cause)
 {
 	const struct policy_flag	*pf;
@@ -316,7 +316,7 @@ policy_add_flag(struct policy *p, const char *flag, const char *arg,
 	if (pf->pf_adds == PFLAG_MODE)
 		return policy_flag_mode(p, arg, cause);
 	pl = policy_merge_list(p, pf->pf_adds);
-	it = plist_add(pl);
+	it = policy_plist_add(pl);
 	it->pi_from = xstrdup(flag);
 	if (pf->pf_path)
 		rc = policy_parse_path(arg, ctx, it, &why);
@@ -332,7 +332,7 @@ policy_add_flag(struct policy *p, const char *flag, const char *arg,
 		xasprintf(cause, "%s \"%s\": %s", flag, shown, why);
 		free(shown);
 		free(why);
-		pitem_clear(&pl->pl_v[--pl->pl_n]);
+		policy_pitem_clear(&pl->pl_v[--pl->pl_n]);
 		return -1;
 	}
 	pl->pl_set = true;
@@ -463,7 +463,7 @@ policy_merge_args(struct policy *p, const struct policy_layers *pl,
 		if ((pf = policy_flag_named(flag)) != NULL &&
 		    pf->pf_adds == PFLAG_FILE)
 			policy_merge_file(p, arg, ctx, errors);
-		else if (policy_add_flag(p, flag, arg, ctx, &why) == -1) {
+		else if (policy_merge_flag(p, flag, arg, ctx, &why) == -1) {
 			errlist_add(errors, "%s", why);
 			free(why);
 		}
@@ -506,7 +506,7 @@ policy_load_workspace(struct policy_ctx *ctx, struct errlist *errors)
  * NULL with every error in *cause (caller frees).
  */
 struct policy *
-policy_build(const struct policy_layers *pl, struct policy **trustedp,
+policy_merge_layers(const struct policy_layers *pl, struct policy **trustedp,
     char **cause)
 {
 	struct policy_ctx	 ctx;
@@ -581,7 +581,7 @@ plist_meet(struct plist *dst, const struct plist *ws, enum meet how)
  * in *cause (caller frees).
  */
 struct policy *
-policy_build_narrowing(const struct policy_layers *pl,
+policy_merge_layers_narrowing(const struct policy_layers *pl,
     const struct policy *merged, char **cause)
 {
 	const struct policy_flag *pf;
@@ -598,7 +598,7 @@ policy_build_narrowing(const struct policy_layers *pl,
 	for (i = 0; i + 1 < pl->ly_nargs; i += 2) {
 		pf = policy_flag_named(pl->ly_args[i]);
 		if (pf != NULL && (pf->pf_adds == PFLAG_ALLOW ||
-		    pf->pf_adds == PFLAG_CIDR) && policy_add_flag(p,
+		    pf->pf_adds == PFLAG_CIDR) && policy_merge_flag(p,
 		    pl->ly_args[i], pl->ly_args[i + 1], &ctx, &why) == -1) {
 			errlist_add(&errors, "%s", why);
 			free(why);

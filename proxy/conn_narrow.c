@@ -28,10 +28,10 @@ conn_narrow_policy(struct conn_narrow *n, struct ppolicy *base)
 		p = policy_new();
 		policy_merge(p, base->pp_policy);
 		policy_merge_narrow(p, n->cn_rules);
-		ppolicy_unref(n->cn_policy);
-		ppolicy_unref(n->cn_base);
-		n->cn_policy = ppolicy_new(p);
-		n->cn_base = ppolicy_ref(base);
+		proxy_policy_unref(n->cn_policy);
+		proxy_policy_unref(n->cn_base);
+		n->cn_policy = proxy_policy_new(p);
+		n->cn_base = proxy_policy_ref(base);
 	}
 	return n->cn_policy;
 }
@@ -64,7 +64,7 @@ conn_narrow_load(struct conn_narrow *n, const char *id, char *narrow,
 void
 conn_narrow_clear(struct conn_narrow *n)
 {
-	ppolicy_unref(n->cn_policy);
-	ppolicy_unref(n->cn_base);
+	proxy_policy_unref(n->cn_policy);
+	proxy_policy_unref(n->cn_base);
 	policy_free(n->cn_rules);
 }

@@ -234,7 +234,7 @@ watch_by_run(const struct conn *c)
 	    !c->c_judged)
 		return false;
 	memset(&d, 0, sizeof(d));
-	ok = policy_decide(c->c_narrow.cn_base->pp_policy, c->c_host,
+	ok = policy_match_host(c->c_narrow.cn_base->pp_policy, c->c_host,
 	    c->c_hostlen, c->c_port, &d);
 	decision_clear(&d);
 	return ok;

@@ -19,7 +19,7 @@ static void
 plist_drop(struct plist *pl)
 {
 	while (pl->pl_n > 0)
-		pitem_clear(&pl->pl_v[--pl->pl_n]);
+		policy_pitem_clear(&pl->pl_v[--pl->pl_n]);
 	free(pl->pl_v);
 	pl->pl_v = NULL;
 }
@@ -61,7 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lines++;
 
 	/* An entry already there, as from an earlier list. */
-	it = plist_add(&pl);
+	it = policy_plist_add(&pl);
 	if (policy_parse_pattern("before.test", it, &cause) != 0)
 		abort();
 	if (policy_list_buffer(buf, size, "list", &pl, &cause) == -1) {
