@@ -36,6 +36,7 @@ POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
+		   policies/decision.c \
 		   policies/policy_show.c policies/policy_flag.c
 PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/ssh_peek.c \
 		   proxy/http.c proxy/http_request.c \

@@ -285,16 +285,18 @@ bool		 policy_match_name(const struct policy *, const char *,
 		    size_t, struct decision *);
 bool		 policy_match_addr(const struct policy *, const struct addr *,
 		    struct decision *);
-char		*decision_describe(const struct decision *);
-char		*decision_hint(const struct decision *);
-char		*decision_pattern(const struct decision *);
-void		 decision_clear(struct decision *);
 bool		 policy_match_path(const char *, const char *);
 bool		 policy_match_admits_name(const struct pitem *, const char *);
 const struct pinspect *policy_match_inspect(const struct policy *,
 		    const char *);
 bool		 policy_match_intersect(const struct pitem *,
 		    const struct pitem *, struct pitem *);
+
+/* decision.c: what a decision says to a person */
+char		*decision_describe(const struct decision *);
+char		*decision_hint(const struct decision *);
+char		*decision_pattern(const struct decision *);
+void		 decision_clear(struct decision *);
 
 /* policy_show.c */
 json_t		*policy_show_json(const struct policy *, bool);
