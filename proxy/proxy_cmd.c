@@ -522,7 +522,7 @@ proxy_setup(struct proxy_run *run, const struct proxy_opts *o)
 	if ((p = proxy_policy(run)) == NULL)
 		fatalx("proxy: no policy, not starting");
 
-	fd_limit_raise();
+	file_limit_raise();
 	signal(SIGPIPE, SIG_IGN);
 	if ((run->pr_base = event_base_new()) == NULL)
 		fatalx("proxy: cannot make an event loop");

@@ -299,7 +299,7 @@ run_prepare_run(struct run_prep *rp, const struct run_opts *o)
 	run->r_sb.sb_view.sv_runtime_dir = rd != NULL &&
 	    rd[0] == '/' ? rd : NULL;
 	/* A random id, in the egress log and the bridge's header. */
-	if (hex_random(run->r_sb.sb_id, RUN_ID_LEN) == -1)
+	if (str_random_hex(run->r_sb.sb_id, RUN_ID_LEN) == -1)
 		fatal("run: getrandom");
 	run_prepare_name(run->r_sb.sb_cmd.sc_argv[0], run->r_sb.sb_cmd.sc_name,
 	    sizeof(run->r_sb.sb_cmd.sc_name));

@@ -109,7 +109,7 @@ trust_placeholder(void)
 
 	s = xmalloc(off + PHANTOM_HEX + 1);
 	memcpy(s, PHANTOM_PREFIX, off);
-	if (hex_random(s + off, PHANTOM_HEX) == -1)
+	if (str_random_hex(s + off, PHANTOM_HEX) == -1)
 		fatal("run: getrandom");
 	return s;
 }
