@@ -30,12 +30,14 @@ ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
-		   lib/log.c lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c \
-		   lib/dnsmsg.c lib/opt.c
+		   lib/log.c lib/pp2.c lib/relay.c lib/xmalloc.c \
+		   lib/dnsmsg.c lib/opt.c lib/errlist.c lib/str.c lib/file.c \
+		   lib/path.c
 POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
+		   policies/decision.c \
 		   policies/policy_show.c policies/policy_flag.c
 # The protocols' bytes, parsed (wire/): no socket, fuzzed on buffers.
 WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
@@ -152,6 +154,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 .PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
 	e2e demo \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
+	lint-exports \
 	clean install golden macos-check deb
 
 all: $(BIN)
@@ -347,8 +350,14 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps deps-check lint-bats
+lint: deps deps-check lint-bats lint-exports
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
+
+# Every export carries its file's name (mk/exports.sh says which do not,
+# its few exceptions and why); it reads the objects, so the build first.
+lint-exports: $(BIN)
+	@echo "  LINT    exports"
+	$(Q)./mk/exports.sh $(BUILD)
 
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin

@@ -5,10 +5,10 @@
  * (a forward request in absolute form, or CONNECT).  Then, for every
  * protocol alike:
  *
- *   1. decide on the name and port (policy_decide): a refused name is
+ *   1. decide on the name and port (policy_match_host): a refused name is
  *      answered at once and never looked up;
  *   2. resolve an allowed name on the loop (dns.c) and check every
- *      address it has (policy_check_addr): one special address refuses
+ *      address it has (policy_match_addr): one special address refuses
  *      the lot;
  *   3. connect to exactly the addresses checked, one after the other;
  *   4. CONNECT and SOCKS5: answer, then read the client's first bytes
@@ -249,7 +249,7 @@ conn_free(struct conn *c)
 	}
 	decision_clear(&c->c_dec);
 	ssh_peek_clear(&c->c_ssh);
-	ppolicy_unref(c->c_policy);
+	proxy_policy_unref(c->c_policy);
 	conn_narrow_clear(&c->c_narrow);
 	http_request_clear(&c->c_http.hx_req);
 	http_response_clear(&c->c_http.hx_resp);
@@ -532,8 +532,8 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	decision_clear(&c->c_dec);
 	memset(&c->c_dec, 0, sizeof(c->c_dec));
 	/* The policy in force now decides, even if it is reloaded later. */
-	ppolicy_unref(c->c_policy);
-	c->c_policy = ppolicy_ref(conn_narrow_policy(&c->c_narrow,
+	proxy_policy_unref(c->c_policy);
+	c->c_policy = proxy_policy_ref(conn_narrow_policy(&c->c_narrow,
 	    c->c_proxy->px_policy, c->c_table->ct_live != NULL ?
 	    c->c_table->ct_live(c) : NULL));
 	free(c->c_method);

@@ -29,7 +29,7 @@ proxy_init(struct proxy *px, struct event_base *base, struct policy *p)
 {
 	memset(px, 0, sizeof(*px));
 	px->px_base = base;
-	px->px_policy = ppolicy_new(p);
+	px->px_policy = proxy_policy_new(p);
 	TAILQ_INIT(&px->px_conns);
 	TAILQ_INIT(&px->px_watches);
 	px->px_max = PROXY_MAX_CONNS;
@@ -73,14 +73,14 @@ proxy_clear(struct proxy *px)
 {
 	jsonl_close(px->px_log);
 	dns_free(px->px_dns);
-	ppolicy_unref(px->px_policy);
-	phantoms_free(px->px_phantoms, px->px_nphantoms);
+	proxy_policy_unref(px->px_policy);
+	proxy_phantoms_free(px->px_phantoms, px->px_nphantoms);
 	memset(px, 0, sizeof(*px));
 }
 
 /* Wraps a policy (taken) for sharing between connections. */
 struct ppolicy *
-ppolicy_new(struct policy *p)
+proxy_policy_new(struct policy *p)
 {
 	struct ppolicy	*pp;
 
@@ -91,14 +91,14 @@ ppolicy_new(struct policy *p)
 }
 
 struct ppolicy *
-ppolicy_ref(struct ppolicy *pp)
+proxy_policy_ref(struct ppolicy *pp)
 {
 	pp->pp_refs++;
 	return pp;
 }
 
 void
-ppolicy_unref(struct ppolicy *pp)
+proxy_policy_unref(struct ppolicy *pp)
 {
 	if (pp == NULL || --pp->pp_refs > 0)
 		return;
@@ -108,12 +108,12 @@ ppolicy_unref(struct ppolicy *pp)
 
 /* Frees n phantom credentials, wiping the real values first. */
 void
-phantoms_free(struct phantom *ph, size_t n)
+proxy_phantoms_free(struct phantom *ph, size_t n)
 {
 	size_t	 i;
 
 	for (i = 0; i < n; i++) {
-		pitem_clear(&ph[i].ph_host);
+		policy_pitem_clear(&ph[i].ph_host);
 		free(ph[i].ph_env);
 		free(ph[i].ph_file);
 		free(ph[i].ph_user);

@@ -75,7 +75,7 @@ struct proxy_stats {
  * real value in the header ph_header: ph_format with it for %s, or, with
  * ph_user, "Basic " and the base64 of "ph_user:value".  Anywhere else the
  * placeholder is left as it is and a warning logged.  ph_value is wiped
- * when freed (phantoms_free).
+ * when freed (proxy_phantoms_free).
  */
 struct phantom {
 	struct pitem		 ph_host;	/* a name or *.suffix */
@@ -136,7 +136,7 @@ struct proxy_hooks {
 		    const char *, void *);
 	/*
 	 * Before a connection no rule allows is refused: the seconds within
-	 * which the answer will come through conn_answer(), or 0: nobody is
+	 * which the answer will come through conn_dial_answer(), or 0: nobody is
 	 * asked.
 	 */
 	int	(*hk_ask)(struct conn *, const struct egress *, void *);
@@ -193,17 +193,17 @@ bool	 proxy_observed(const struct proxy *);
 void	 proxy_observe(struct proxy *, const struct egress *, const char *,
 	    const char *);
 bool	 proxy_drain(struct proxy *);
-struct ppolicy *ppolicy_new(struct policy *);
-struct ppolicy *ppolicy_ref(struct ppolicy *);
-void	 ppolicy_unref(struct ppolicy *);
-void	 phantoms_free(struct phantom *, size_t);
+struct ppolicy *proxy_policy_new(struct policy *);
+struct ppolicy *proxy_policy_ref(struct ppolicy *);
+void	 proxy_policy_unref(struct ppolicy *);
+void	 proxy_phantoms_free(struct phantom *, size_t);
 const char *proxy_phantom_name(const struct phantom *);
 
 /* conn.c */
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,
 	    socklen_t, bool);
 void	 conn_close_all(struct proxy *);
-void	 conn_answer(struct conn *, bool, const char *);
+void	 conn_dial_answer(struct conn *, bool, const char *);
 char	*conn_pattern(const struct conn *);
 
 /*

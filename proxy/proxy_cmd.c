@@ -120,7 +120,7 @@ proxy_policy(struct proxy_run *run)
 	struct policy	*p;
 	char		*cause;
 
-	if ((p = policy_build(&run->pr_layers, NULL, &cause)) != NULL)
+	if ((p = policy_merge_layers(&run->pr_layers, NULL, &cause)) != NULL)
 		return p;
 	log_warnx_lines(cause);
 	return NULL;
@@ -148,8 +148,8 @@ proxy_hup_cb(evutil_socket_t sig, short what, void *arg)
 		px->px_stats.ps_reloads_failed++;
 		log_warnx("proxy: reload failed; the policy in force stays");
 	} else {
-		ppolicy_unref(px->px_policy);
-		px->px_policy = ppolicy_new(p);
+		proxy_policy_unref(px->px_policy);
+		px->px_policy = proxy_policy_new(p);
 		px->px_stats.ps_reloads_ok++;
 		px->px_stats.ps_loaded = time(NULL);
 		log_info("proxy: policy reloaded");
@@ -524,7 +524,7 @@ proxy_setup(struct proxy_run *run, const struct proxy_opts *o)
 	if ((p = proxy_policy(run)) == NULL)
 		fatalx("proxy: no policy, not starting");
 
-	fd_limit_raise();
+	file_limit_raise();
 	signal(SIGPIPE, SIG_IGN);
 	if ((run->pr_base = event_base_new()) == NULL)
 		fatalx("proxy: cannot make an event loop");
