@@ -110,6 +110,7 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_has_uid = c->c_peer.lp_known;
 	e->e_uid = c->c_peer.lp_uid;
 	e->e_command = c->c_command;
+	e->e_identity = c->c_identity;
 	e->e_proto = c->c_ops->co_name;
 	e->e_method = c->c_method;
 	e->e_host = c->c_host;
@@ -261,6 +262,7 @@ conn_free(struct conn *c)
 	free(c->c_reason_buf);
 	free(c->c_sandbox);
 	free(c->c_command);
+	free(c->c_identity);
 	free(c);
 	if (px->px_draining && px->px_nconns == 0 && px->px_hooks != NULL &&
 	    px->px_hooks->hk_drained != NULL)
@@ -404,7 +406,7 @@ conn_close(struct conn *c)
 	struct bufferevent	*u;
 	struct evbuffer		*uout;
 
-	if (!c->c_ins.ci_tls) {
+	if (!c->c_ins.ci_tls && !c->c_mtls) {
 		conn_free(c);
 		return;
 	}
@@ -678,6 +680,11 @@ conn_tunnel(struct conn *c)
 	struct evbuffer	*in, *out, *upin;
 	struct relay	*r;
 
+	/* A TLS client's bytes are records: no splice. */
+	if (c->c_mtls) {
+		conn_pump(c);
+		return;
+	}
 	in = bufferevent_get_input(c->c_bev);
 	out = bufferevent_get_output(c->c_bev);
 	upin = bufferevent_get_input(c->c_up);
