@@ -165,8 +165,8 @@ proxy_reload(struct proxy_run *run, const char *what)
 	}
 	if (p == NULL) {
 		px->px_stats.ps_reloads_failed++;
-		log_warnx("proxy: reload (%s) failed; the policy in force stays "
-		    "(%s)", what, px->px_stats.ps_digest);
+		log_warnx("proxy: reload failed; the policy in force stays "
+		    "(%s; %s)", px->px_stats.ps_digest, what);
 		return;
 	}
 	proxy_digest(p, px->px_stats.ps_digest, sizeof(px->px_stats.ps_digest));
@@ -174,8 +174,8 @@ proxy_reload(struct proxy_run *run, const char *what)
 	px->px_policy = ppolicy_new(p);
 	px->px_stats.ps_reloads_ok++;
 	px->px_stats.ps_loaded = time(NULL);
-	log_warnx("proxy: policy reloaded (%s): %s", what,
-	    px->px_stats.ps_digest);
+	log_info("proxy: policy reloaded (%s; %s)", px->px_stats.ps_digest,
+	    what);
 }
 
 /* --policy-watch: a file of the policy was replaced. */

@@ -299,7 +299,7 @@ digest_change() {
 	done
 	[ "$(metric 'cordon_policy_reloads_total{result="failed"}')" = 1 ]
 	[ "$(digest_change "$d1")" = "$d1" ]
-	grep -q "reload (a policy file changed) failed; the policy in force stays ($d1)" \
+	grep -q "reload failed; the policy in force stays ($d1; a policy file changed)" \
 	    "$BATS_TEST_TMPDIR/proxy.log"
 	run client ci a get "http://127.0.0.1:$other/"
 	[[ "$output" == "HTTP/1.1 200"* ]]
