@@ -5,7 +5,8 @@
 # with no certificate, another CA's, an expired or a revoked one; a CRL
 # read again on SIGHUP; --policy-watch reloading a policy replaced by
 # mv or by a ConfigMap's symbolic link swap, a broken one kept out; the
-# policy's digest and the identities' counters in /metrics.  Real
+# policy's digest and the identities' counters in /metrics; TLS
+# inspection inside a tls: client's tunnel.  Real
 # processes on 127.0.0.1: openssl makes the certificates (openssl ca),
 # a python3 ssl client sends the PROXY v2 header inside TLS, then a
 # request through the proxy to a local server.
@@ -332,4 +333,42 @@ digest_change() {
 	[[ "$output" != *'"one"'* ]]
 	[[ "$output" != *"three"* ]]
 	[[ "$output" == *'cordon_policy_info{digest="sha256:'* ]]
+}
+
+@test "fleet: an inspected tunnel inside a tls: client's TLS: two layers, every byte, closed cleanly" {
+	local T="$BATS_TEST_TMPDIR/tls" port
+	mkdir -p "$T"
+	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" api.test
+	port=$(free_port)
+	start_bg origin "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$port" \
+	    --tls-cert "$T/origin.pem" --tls-key "$T/origin.key"
+	wait_listen "tcp:127.0.0.1:$port"
+	"$CORDON" ca init --dir "$T/ca" >/dev/null
+	write "$T/policy.json" <<-EOF
+	{"version": 1,
+	 "network": {"allow": ["api.test:$port"],
+	   "allow_cidrs": ["127.0.0.1/32"],
+	   "inspect": [{"host": "api.test", "methods": ["GET"],
+	     "paths": ["/bytes/*"]}]},
+	 "tls": {"ca_dir": "$T/ca"}}
+	EOF
+	start_tls_proxy --only --policy "$T/policy.json" \
+	    --resolve api.test:127.0.0.1 --upstream-ca "$T/origin-ca.pem"
+	# 3 MiB: more than the proxy buffers each way, ended by a close.
+	run client ci ci-9 inspect "api.test:$port" /bytes/3145728 \
+	    "$T/ca/ca.crt"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "HTTP/1.1 200 OK" ]
+	[ "${lines[1]}" = 3145728 ]
+	log_lines 1
+	[ "$(last protocol)" = https ]
+	[ "$(last identity)" = spiffe://corp/ci/runner ]
+	[ "$(last sandbox)" = ci-9 ]
+	[ "$(last bytes_down)" -eq 3145728 ]
+	# A path the rules do not admit: refused inside, and logged so.
+	run client ci ci-9 inspect "api.test:$port" /secret "$T/ca/ca.crt"
+	[ "${lines[0]}" = "HTTP/1.1 403 Forbidden" ]
+	log_lines 2
+	[ "$(last decision)" = deny ]
+	[ "$(last identity)" = spiffe://corp/ci/runner ]
 }

@@ -7,6 +7,11 @@ PP2_TYPE_UNIQUE_ID field), then one request.
 
 usage: mtls_client.py PORT CA CERT|- KEY|- SANDBOX get URL
        mtls_client.py PORT CA CERT|- KEY|- SANDBOX connect HOST:PORT
+       mtls_client.py PORT CA CERT|- KEY|- SANDBOX inspect HOST:PORT PATH CA2
+
+inspect: a CONNECT, then TLS inside the tunnel (verified against CA2,
+the proxy's inspection CA), then GET PATH; prints the status line and
+the number of body bytes.
 
 MTLS_REPEAT=N in the environment: N times over.  Prints the proxy's status line (and, through a CONNECT, what the echo
 server sent back); exits 0 when an answer came, 3 when the TLS session
@@ -40,6 +45,46 @@ def read_all(t):
     return data
 
 
+def inner_get(t, host, path, ca2):
+    """TLS inside the TLS stream t (SSLObject over memory BIOs), one GET:
+    returns the whole answer."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.load_verify_locations(ca2)
+    inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = ctx.wrap_bio(inc, out, server_hostname=host.rsplit(":", 1)[0])
+
+    def pump(step):
+        while True:
+            try:
+                return step()
+            except ssl.SSLWantReadError:
+                if out.pending:
+                    t.sendall(out.read())
+                chunk = t.recv(65536)
+                if not chunk:
+                    inc.write_eof()
+                else:
+                    inc.write(chunk)
+            finally:
+                if out.pending:
+                    t.sendall(out.read())
+
+    pump(obj.do_handshake)
+    pump(lambda: obj.write(("GET %s HTTP/1.1\r\nHost: %s\r\n"
+                            "Connection: close\r\n\r\n" % (path, host))
+                           .encode()))
+    data = b""
+    while True:
+        try:
+            chunk = pump(lambda: obj.read(65536))
+        except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def main():
     port, ca, cert, key, sandbox, mode, arg = sys.argv[1:8]
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -55,6 +100,24 @@ def main():
                    % (arg, hostport)).encode()
             t.sendall(pp2(sandbox) + req)
             data = read_all(t)
+        elif mode == "inspect":
+            req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
+                   % (arg, arg)).encode()
+            t.sendall(pp2(sandbox) + req)
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = t.recv(1)
+                if not chunk:
+                    break
+                head += chunk
+            if not head.startswith(b"HTTP/1.1 200"):
+                print(head.split(b"\r\n")[0].decode("latin-1"))
+                return 4
+            data = inner_get(t, arg, sys.argv[8], sys.argv[9])
+            status, _, body = data.partition(b"\r\n\r\n")
+            print(status.split(b"\r\n")[0].decode("latin-1"))
+            print(len(body))
+            return 0
         else:
             req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                    % (arg, arg)).encode()
