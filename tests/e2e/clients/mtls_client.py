@@ -8,7 +8,10 @@ PP2_TYPE_UNIQUE_ID field), then one request.
 usage: mtls_client.py PORT CA CERT|- KEY|- SANDBOX get URL
        mtls_client.py PORT CA CERT|- KEY|- SANDBOX connect HOST:PORT
        mtls_client.py PORT CA CERT|- KEY|- SANDBOX inspect HOST:PORT PATH CA2
+       mtls_client.py PORT CA CERT|- KEY|- SANDBOX tunnel HOST:PORT PATH
 
+tunnel: a CONNECT, then a plain GET PATH inside it, read slowly at
+first; prints the status line and the number of body bytes.
 inspect: a CONNECT, then TLS inside the tunnel (verified against CA2,
 the proxy's inspection CA), then GET PATH; prints the status line and
 the number of body bytes.
@@ -22,6 +25,7 @@ import socket
 import ssl
 import struct
 import sys
+import time
 
 SIG = b"\r\n\r\n\x00\r\nQUIT\n"
 
@@ -100,6 +104,28 @@ def main():
                    % (arg, hostport)).encode()
             t.sendall(pp2(sandbox) + req)
             data = read_all(t)
+        elif mode == "tunnel":
+            req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
+                   % (arg, arg)).encode()
+            t.sendall(pp2(sandbox) + req)
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = t.recv(1)
+                if not chunk:
+                    break
+                head += chunk
+            if not head.startswith(b"HTTP/1.1 200"):
+                print(head.split(b"\r\n")[0].decode("latin-1"))
+                return 4
+            t.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: "
+                       "close\r\n\r\n" % (sys.argv[8], arg)).encode())
+            # Let the proxy's buffers fill: it must stop reading, not grow.
+            time.sleep(1)
+            data = read_all(t)
+            status, _, body = data.partition(b"\r\n\r\n")
+            print(status.split(b"\r\n")[0].decode("latin-1"))
+            print(len(body))
+            return 0
         elif mode == "inspect":
             req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                    % (arg, arg)).encode()
