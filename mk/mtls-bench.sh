@@ -34,7 +34,10 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 port=$((30000 + RANDOM % 10000))
-next_port() { port=$((port + 1)); while tcp_listening "$port"; do port=$((port + 1)); done; }
+next_port() {
+	port=$((port + 1))
+	while tcp_listening "$port"; do port=$((port + 1)); done
+}
 
 sh "$here/../tests/e2e/clients/mkpki.sh" "$tmp/pki" >/dev/null
 next_port; up=$port

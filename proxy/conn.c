@@ -417,8 +417,9 @@ conn_flushed_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 
 /*
  * Everything c had to say is in its output: close.  A TLS client (an
- * inspected one, or a tls: listener's) gets close_notify (unless the answer was cut short, when it must not
- * look whole), and the TLS records are flushed first: freeing the filter
+ * inspected one, or a tls: listener's) gets close_notify (unless the
+ * answer was cut short, when it must not look whole), and the TLS
+ * records are flushed first, through every layer: freeing the filter
  * would drop them.
  */
 void

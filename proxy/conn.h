@@ -292,8 +292,8 @@ struct conn {
 	char			*c_sandbox;	/* from the PROXY v2 header */
 	struct listen_peer	 c_peer;	/* a Unix client's uid */
 	char			*c_command;	/* the same: the command */
-	char			*c_identity;	/* a tls: client's certificate's */
-	bool			 c_mtls;	/* c_bev is its TLS: no splice */
+	char			*c_identity;	/* its certificate's (tls:) */
+	bool			 c_mtls;	/* c_bev is TLS: no splice */
 	bool			 c_pump_eof;	/* CS_PUMP: the client's end
 						   passed on */
 

@@ -47,7 +47,7 @@ static const char *const mtls_words[MTLS_R_COUNT] = {
 	"no client certificate",
 	"a certificate of an unknown CA",
 	"an expired certificate",
-	"a revoked certificate (--crl)",
+	"a revoked certificate",
 	"a certificate not valid yet",
 	"an invalid certificate",
 	"a certificate that names no usable identity",

@@ -258,8 +258,8 @@ struct proxy_stats {
 	uint64_t		 ps_reloads_failed;
 	time_t			 ps_loaded;		/* the policy in force */
 	uint64_t		 ps_log_refused;	/* conn.c: log failing */
-	char			 ps_digest[7 + 64 + 1];	/* "sha256:" the
-							   policy's (proxy_cmd.c) */
+	/* "sha256:" and the policy's digest (proxy_cmd.c) */
+	char			 ps_digest[7 + 64 + 1];
 };
 
 /*
