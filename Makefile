@@ -49,7 +49,8 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
-		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c
+		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
+		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
@@ -123,7 +124,7 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \
-		   test_watch_msg
+		   test_watch_msg test_mtls
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \

@@ -10,9 +10,13 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <jansson.h>
+#include <openssl/evp.h>
 
 #include "jsonl.h"
 #include "policy.h"
@@ -76,6 +80,36 @@ proxy_clear(struct proxy *px)
 	proxy_policy_unref(px->px_policy);
 	proxy_phantoms_free(px->px_phantoms, px->px_nphantoms);
 	memset(px, 0, sizeof(*px));
+}
+
+/*
+ * Writes "sha256:" and the hex digest of p as `cordon policy show
+ * --plain` would print it, compact with sorted keys, to out: the same
+ * rules give the same digest on every replica, wherever their files
+ * are (the annotations, which name the files, are left out).  Empty
+ * when it cannot be made.
+ */
+void
+proxy_digest(const struct policy *p, char *out, size_t size)
+{
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0, i;
+	json_t		*j;
+	char		*text = NULL;
+	size_t		 off;
+
+	out[0] = '\0';
+	if ((j = policy_show_json(p, false)) == NULL)
+		return;
+	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	if (text != NULL && EVP_Digest(text, strlen(text), md, &mdlen,
+	    EVP_sha256(), NULL) == 1 && size >= 7 + 2 * mdlen + 1) {
+		off = (size_t)snprintf(out, size, "sha256:");
+		for (i = 0; i < mdlen; i++, off += 2)
+			snprintf(out + off, size - off, "%02x", md[i]);
+	}
+	free(text);
 }
 
 /* Wraps a policy (taken) for sharing between connections. */
