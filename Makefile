@@ -155,7 +155,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 .PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
 	e2e demo \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
-	lint-exports \
+	lint-exports lint-map \
 	clean install golden macos-check deb
 
 all: $(BIN)
@@ -274,7 +274,7 @@ lint-bats:
 	@echo "  LINT    tests/e2e/*.bats"
 	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
 
-check: deps deps-check macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+check: deps deps-check macos-check lint-bats lint-exports lint-map $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
@@ -351,7 +351,7 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps deps-check lint-bats lint-exports
+lint: deps deps-check lint-bats lint-exports lint-map
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
 
 # Every export carries its file's name (mk/exports.sh says which do not,
@@ -359,6 +359,12 @@ lint: deps deps-check lint-bats lint-exports
 lint-exports: $(BIN)
 	@echo "  LINT    exports"
 	$(Q)./mk/exports.sh $(BUILD)
+
+# docs/architecture.md's file map is each file's own first sentence
+# (mk/map.sh): a file added, moved or renamed without it goes red.
+lint-map:
+	@echo "  LINT    map"
+	$(Q)./mk/map.sh --check
 
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
