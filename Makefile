@@ -30,12 +30,14 @@ ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
-		   lib/log.c lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c \
-		   lib/dnsmsg.c lib/opt.c
+		   lib/log.c lib/pp2.c lib/relay.c lib/xmalloc.c \
+		   lib/dnsmsg.c lib/opt.c lib/errlist.c lib/str.c lib/file.c \
+		   lib/path.c
 POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
+		   policies/decision.c \
 		   policies/policy_show.c policies/policy_flag.c
 # The protocols' bytes, parsed (wire/): no socket, fuzzed on buffers.
 WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
@@ -47,7 +49,8 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
-		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c
+		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
+		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
@@ -121,7 +124,7 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \
-		   test_watch_msg
+		   test_watch_msg test_mtls
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
@@ -156,6 +159,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 .PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
 	e2e demo \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
+	lint-exports lint-map \
 	clean install golden macos-check deb image deps-fleet fleet-check
 
 all: $(BIN)
@@ -284,7 +288,7 @@ lint-bats:
 	@echo "  LINT    tests/e2e/*.bats"
 	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
 
-check: deps deps-check macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+check: deps deps-check macos-check lint-bats lint-exports lint-map $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
@@ -361,8 +365,20 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps deps-check lint-bats
+lint: deps deps-check lint-bats lint-exports lint-map
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
+
+# Every export carries its file's name (mk/exports.sh says which do not,
+# its few exceptions and why); it reads the objects, so the build first.
+lint-exports: $(BIN)
+	@echo "  LINT    exports"
+	$(Q)./mk/exports.sh $(BUILD)
+
+# docs/architecture.md's file map is each file's own first sentence
+# (mk/map.sh): a file added, moved or renamed without it goes red.
+lint-map:
+	@echo "  LINT    map"
+	$(Q)./mk/map.sh --check
 
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin

@@ -142,6 +142,12 @@ elog_parse(const char *line, size_t len, struct elog_record *r,
 	r->er_down = (uint64_t)n;
 	/* Added later than the rest: a log without it still reads. */
 	r->er_ms = elog_integer(o, "duration_ms", 0, INT64_MAX, &n) ? n : -1;
+	/* Later still, and only a tls: listener's lines have one. */
+	if (json_object_get(o, "identity") != NULL &&
+	    !elog_string(o, "identity", true, &r->er_identity)) {
+		why = "\"identity\" not text";
+		goto bad;
+	}
 	free(s);
 	json_decref(o);
 	return 0;
@@ -161,6 +167,7 @@ elog_record_clear(struct elog_record *r)
 	free(r->er_method);
 	free(r->er_host);
 	free(r->er_reason);
+	free(r->er_identity);
 	memset(r, 0, sizeof(*r));
 }
 

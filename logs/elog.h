@@ -31,6 +31,7 @@ struct elog_record {
 	uint64_t	 er_up;
 	uint64_t	 er_down;
 	int64_t		 er_ms;
+	char		*er_identity;	/* a tls: client's; NULL: none */
 };
 
 struct elog_file;

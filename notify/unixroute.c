@@ -219,7 +219,7 @@ unixroute_print(const struct unix_routes *ur, FILE *f)
 		else
 			fprintf(f, "  %s: the host's %s (%s)\n", r->ur_inside,
 			    r->ur_host, r->ur_from);
-		if ((risk = policy_socket_risk(r->ur_host)) != NULL)
+		if ((risk = policy_parse_socket_risk(r->ur_host)) != NULL)
 			fprintf(f, "    warning: %s\n", risk);
 	}
 }

@@ -54,7 +54,7 @@ policy_new(void)
 }
 
 void
-pitem_clear(struct pitem *it)
+policy_pitem_clear(struct pitem *it)
 {
 	free(it->pi_text);
 	free(it->pi_from);
@@ -65,7 +65,7 @@ pitem_clear(struct pitem *it)
 
 /* Makes dst a deep copy of src. */
 void
-pitem_copy(struct pitem *dst, const struct pitem *src)
+policy_pitem_copy(struct pitem *dst, const struct pitem *src)
 {
 	*dst = *src;
 	dst->pi_text = src->pi_text ? xstrdup(src->pi_text) : NULL;
@@ -76,7 +76,7 @@ pitem_copy(struct pitem *dst, const struct pitem *src)
 
 /* Returns a new zeroed item at the end of pl. */
 struct pitem *
-plist_add(struct plist *pl)
+policy_plist_add(struct plist *pl)
 {
 	struct pitem	*it;
 
@@ -87,49 +87,49 @@ plist_add(struct plist *pl)
 }
 
 void
-plist_free(struct plist *pl)
+policy_plist_free(struct plist *pl)
 {
 	size_t	 i;
 
 	for (i = 0; i < pl->pl_n; i++)
-		pitem_clear(&pl->pl_v[i]);
+		policy_pitem_clear(&pl->pl_v[i]);
 	free(pl->pl_v);
 	memset(pl, 0, sizeof(*pl));
 }
 
 void
-pinspect_clear(struct pinspect *in)
+policy_pinspect_clear(struct pinspect *in)
 {
-	pitem_clear(&in->in_host);
-	plist_free(&in->in_methods);
-	plist_free(&in->in_paths);
+	policy_pitem_clear(&in->in_host);
+	policy_plist_free(&in->in_methods);
+	policy_plist_free(&in->in_paths);
 }
 
 static void
-plist_copy(struct plist *dst, const struct plist *src)
+policy_plist_copy(struct plist *dst, const struct plist *src)
 {
 	size_t	 i;
 
 	memset(dst, 0, sizeof(*dst));
 	for (i = 0; i < src->pl_n; i++)
-		pitem_copy(plist_add(dst), &src->pl_v[i]);
+		policy_pitem_copy(policy_plist_add(dst), &src->pl_v[i]);
 	dst->pl_set = src->pl_set;
 }
 
 /* Makes dst a deep copy of src. */
 void
-pinspect_copy(struct pinspect *dst, const struct pinspect *src)
+policy_pinspect_copy(struct pinspect *dst, const struct pinspect *src)
 {
-	pitem_copy(&dst->in_host, &src->in_host);
-	plist_copy(&dst->in_methods, &src->in_methods);
-	plist_copy(&dst->in_paths, &src->in_paths);
+	policy_pitem_copy(&dst->in_host, &src->in_host);
+	policy_plist_copy(&dst->in_methods, &src->in_methods);
+	policy_plist_copy(&dst->in_paths, &src->in_paths);
 	dst->in_any = src->in_any;
 }
 
 void
-pcred_clear(struct pcred *cr)
+policy_pcred_clear(struct pcred *cr)
 {
-	pitem_clear(&cr->cr_host);
+	policy_pitem_clear(&cr->cr_host);
 	free(cr->cr_env);
 	free(cr->cr_header);
 	free(cr->cr_format);
@@ -138,9 +138,9 @@ pcred_clear(struct pcred *cr)
 
 /* Makes dst a deep copy of src. */
 void
-pcred_copy(struct pcred *dst, const struct pcred *src)
+policy_pcred_copy(struct pcred *dst, const struct pcred *src)
 {
-	pitem_copy(&dst->cr_host, &src->cr_host);
+	policy_pitem_copy(&dst->cr_host, &src->cr_host);
 	dst->cr_env = xstrdup(src->cr_env);
 	dst->cr_header = xstrdup(src->cr_header);
 	dst->cr_format = xstrdup(src->cr_format);
@@ -154,24 +154,24 @@ policy_free(struct policy *p)
 	if (p == NULL)
 		return;
 	for (i = 0; i < p->p_ninspect; i++)
-		pinspect_clear(&p->p_inspect[i]);
+		policy_pinspect_clear(&p->p_inspect[i]);
 	free(p->p_inspect);
 	for (i = 0; i < p->p_ncreds; i++)
-		pcred_clear(&p->p_creds[i]);
+		policy_pcred_clear(&p->p_creds[i]);
 	free(p->p_creds);
-	plist_free(&p->p_ca_dir);
+	policy_plist_free(&p->p_ca_dir);
 	free(p->p_mode.ps_from);
 	free(p->p_unix.ps_from);
 	free(p->p_capture.ps_from);
-	plist_free(&p->p_allow);
-	plist_free(&p->p_deny);
-	plist_free(&p->p_cidrs);
-	plist_free(&p->p_host_ports);
-	plist_free(&p->p_write);
-	plist_free(&p->p_read_only);
-	plist_free(&p->p_hide);
-	plist_free(&p->p_sockets);
-	plist_free(&p->p_env_pass);
-	plist_free(&p->p_env_set);
+	policy_plist_free(&p->p_allow);
+	policy_plist_free(&p->p_deny);
+	policy_plist_free(&p->p_cidrs);
+	policy_plist_free(&p->p_host_ports);
+	policy_plist_free(&p->p_write);
+	policy_plist_free(&p->p_read_only);
+	policy_plist_free(&p->p_hide);
+	policy_plist_free(&p->p_sockets);
+	policy_plist_free(&p->p_env_pass);
+	policy_plist_free(&p->p_env_set);
 	free(p);
 }

@@ -3,8 +3,8 @@
  * --allow-domain, --write, ...), in one table: their names, what they
  * take, and what each adds to the layers of a run.  A flag only adds
  * an entry to a struct policy_layers, which this file owns and writes
- * (policy_layers_add); policy_build() in policy_merge.c reads the
- * entries in order, as the layer of the flags (policy_add_flag), so the
+ * (policy_flag_add); policy_merge_layers() in policy_merge.c reads the
+ * entries in order, as the layer of the flags (policy_merge_flag), so the
  * calls run one way: the merge asks this table, never the reverse.  As in tmux, where
  * each command's cmd_entry names its flags and args_parse() reads them,
  * a command adds the sets of flags it takes to its own getopt_long
@@ -94,7 +94,7 @@ policy_flag_named(const char *flag)
  * (ly_args grows; the strings are borrowed).
  */
 void
-policy_layers_add(struct policy_layers *pl, const char *flag,
+policy_flag_add(struct policy_layers *pl, const char *flag,
     const char *arg)
 {
 	pl->ly_args = xreallocarray(pl->ly_args, pl->ly_nargs + 2,
@@ -114,6 +114,6 @@ policy_flag_take(struct policy_layers *pl, int ch, const char *arg)
 
 	if ((pf = policy_flag_find(ch)) == NULL)
 		return false;
-	policy_layers_add(pl, pf->pf_flag, arg);
+	policy_flag_add(pl, pf->pf_flag, arg);
 	return true;
 }

@@ -172,7 +172,7 @@ load_item(struct loader *l, const struct key *k, const char *path,
 		policy_load_error(l, path, NULL, "too many entries");
 		return NULL;
 	}
-	it = plist_add(pl);
+	it = policy_plist_add(pl);
 	if (from != NULL)
 		it->pi_from = xstrdup(from);
 	else
@@ -186,7 +186,7 @@ load_drop(struct loader *l, const struct key *k)
 {
 	struct plist	*pl = policy_field(l, k);
 
-	pitem_clear(&pl->pl_v[--pl->pl_n]);
+	policy_pitem_clear(&pl->pl_v[--pl->pl_n]);
 }
 
 static void
@@ -563,15 +563,15 @@ key_ca_dir(struct loader *l, const struct key *k, const char *path,
 	if (policy_parse_path(text, l->l_ctx, &it, &cause) == -1) {
 		policy_load_error(l, path, text, cause);
 		free(cause);
-		pitem_clear(&it);
+		policy_pitem_clear(&it);
 		return;
 	}
 	if (from != NULL)
 		it.pi_from = xstrdup(from);
 	else
 		xasprintf(&it.pi_from, "%s: %s", l->l_name, path);
-	plist_free(pl);
-	*plist_add(pl) = it;
+	policy_plist_free(pl);
+	*policy_plist_add(pl) = it;
 	pl->pl_set = true;
 }
 
@@ -781,7 +781,7 @@ out:
 
 /*
  * Loads the rules a run sends its proxy (cordon run --proxy-socket, in
- * the PROXY v2 header; policy_build_narrowing() makes them), named from
+ * the PROXY v2 header; policy_merge_layers_narrowing() makes them), named from
  * in messages, as a workspace layer: they may only narrow.  A run may
  * send no more than network.mode, allow, deny and allow_cidrs: nothing
  * that would make the proxy read a file a client names.  Returns the

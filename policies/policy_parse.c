@@ -282,7 +282,7 @@ policy_parse_socket(const char *text, const struct policy_ctx *ctx,
  * sentence, or NULL.
  */
 const char *
-policy_socket_risk(const char *path)
+policy_parse_socket_risk(const char *path)
 {
 	static const char *const engines[][2] = {
 		{ "docker.sock", "Docker" },

@@ -190,7 +190,7 @@ rec_strings(struct loader *l, json_t *obj, const char *path,
 				for (j = 0; methods && up[j] != '\0'; j++)
 					if (up[j] >= 'a' && up[j] <= 'z')
 						up[j] -= 'a' - 'A';
-				plist_add(pl)->pi_text = up;
+				policy_plist_add(pl)->pi_text = up;
 			}
 			free(elem);
 		}
@@ -226,7 +226,7 @@ policy_rec_inspect(struct loader *l, const char *path, const char *from,
 	    l->l_policy->p_ninspect >= POLICY_MAX_ITEMS) {
 		if (l->l_errors.el_count == errors)
 			policy_load_error(l, path, NULL, "too many entries");
-		pinspect_clear(&in);
+		policy_pinspect_clear(&in);
 		return;
 	}
 	l->l_policy->p_inspect = xreallocarray(l->l_policy->p_inspect,
@@ -320,7 +320,7 @@ policy_rec_cred(struct loader *l, const char *path, const char *from,
 	    l->l_policy->p_ncreds >= POLICY_MAX_ITEMS) {
 		if (l->l_errors.el_count == errors)
 			policy_load_error(l, path, NULL, "too many entries");
-		pcred_clear(&cr);
+		policy_pcred_clear(&cr);
 		return;
 	}
 	cr.cr_env = xstrdup(env);

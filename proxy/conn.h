@@ -15,6 +15,8 @@
  *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
+ *   conn_pump.c	a tunnel of a client splice(2) cannot carry (its
+ *			bytes are TLS records: a tls: listener's)
  *
  * and the protocols, each above the core and those it builds on:
  *
@@ -28,6 +30,7 @@
  *   conn_socks.c	the SOCKS5 greeting, request and replies
  *   conn_capture.c	what a sandbox's capture sends: its resolver's
  *			names, connections taken on their way out
+ *   conn_mtls.c	a tls: listener's handshake, the client's identity
  *   conn_accept.c	accept, PROXY v2, the first byte; the tables
  */
 #ifndef CORDON_CONN_H
@@ -76,6 +79,8 @@ enum conn_state {
 	CS_CLOSING,		/* writing a last answer, then close */
 	CS_ABORTING,		/* the same, cut short: no close_notify */
 	CS_FLUSHING,		/* TLS: the last records, then close */
+	CS_MTLS,		/* a tls: listener's handshake (conn_mtls.c) */
+	CS_PUMP,		/* a tunnel of a TLS client (conn_pump.c) */
 	CS_COUNT
 };
 
@@ -295,6 +300,10 @@ struct conn {
 	char			*c_sandbox;	/* from the PROXY v2 header */
 	struct listen_peer	 c_peer;	/* a Unix client's uid */
 	char			*c_command;	/* the same: the command */
+	char			*c_identity;	/* its certificate's (tls:) */
+	bool			 c_mtls;	/* c_bev is TLS: no splice */
+	bool			 c_pump_eof;	/* CS_PUMP: the client's end
+						   passed on */
 
 	/*
 	 * The request being decided, and the decision.  c_judged is no
@@ -370,6 +379,20 @@ void	 conn_event_cb(struct bufferevent *, short, void *);
 void	 conn_up_read_cb(struct bufferevent *, void *);
 void	 conn_up_write_cb(struct bufferevent *, void *);
 void	 conn_up_event_cb(struct bufferevent *, short, void *);
+
+/* conn_mtls.c */
+void	 conn_mtls_start(struct conn *);
+void	 conn_mtls_verified(struct conn *);
+void	 conn_mtls_failed(struct conn *, short);
+
+/* conn_pump.c */
+void	 conn_pump(struct conn *);
+void	 conn_pump_up(struct conn *);
+void	 conn_pump_down(struct conn *);
+void	 conn_pump_wrote(struct conn *);
+void	 conn_pump_up_wrote(struct conn *);
+void	 conn_pump_gone(struct conn *, short);
+void	 conn_pump_up_gone(struct conn *, short);
 
 /* conn_dial.c */
 void	 conn_dial_decide(struct conn *);

@@ -3,8 +3,8 @@
  * policy (or the harness asked), resolved, checked, connected.
  *
  * A name is resolved on the proxy's loop (dns.c) and every address it
- * has is checked (policy_check_addr): one special address refuses the
- * lot; a literal was checked with the decision (policy_decide).  An
+ * has is checked (policy_match_addr): one special address refuses the
+ * lot; a literal was checked with the decision (policy_match_host).  An
  * address that is the proxy's own listener (listen.c) refuses the
  * target too: a loop.  Then the proxy connects to exactly the addresses
  * it checked, one after the other, and never looks the name up again,
@@ -219,7 +219,7 @@ conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 		a = addrs[i];
 		addr_unmap(&a);
 		if (c->c_dec.d_why != WHY_MODE_HOST &&
-		    !policy_check_addr(c->c_policy->pp_policy, &a, &c->c_dec)) {
+		    !policy_match_addr(c->c_policy->pp_policy, &a, &c->c_dec)) {
 			/* One special address refuses them all. */
 			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
 			    addr_str(&a, text, sizeof(text)));
@@ -274,7 +274,7 @@ conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
 /*
  * Holds a connection no rule allows while the harness is asked (cordon
  * run --ask, or its run through the run channel: watch.c); its answer
- * comes through conn_answer(), or the deadline refuses it.  Returns
+ * comes through conn_dial_answer(), or the deadline refuses it.  Returns
  * false when nobody is asked.
  */
 static bool
@@ -304,7 +304,7 @@ conn_ask(struct conn *c)
  * it added a rule), with why for the log, or refused.
  */
 void
-conn_answer(struct conn *c, bool allow, const char *why)
+conn_dial_answer(struct conn *c, bool allow, const char *why)
 {
 	if (c->c_state != CS_ASKING)
 		return;
@@ -326,7 +326,7 @@ conn_dial_decide(struct conn *c)
 	if (!conn_log_ready(c))
 		return;
 	c->c_judged = true;
-	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
+	if (!policy_match_host(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
 	    c->c_port, &c->c_dec)) {
 		if (!conn_ask(c))
 			conn_deny(c);

@@ -113,7 +113,7 @@ conn_http_inspect(struct conn *c)
 	int			 status;
 
 	if (c->c_dec.d_host.h_kind == HOST_NAME &&
-	    (ins = policy_inspect(c->c_policy->pp_policy,
+	    (ins = policy_match_inspect(c->c_policy->pp_policy,
 	    c->c_dec.d_host.h_name)) != NULL &&
 	    !inspect_allows(ins, req, &status, &why, &hint)) {
 		xasprintf(&what, "%s %s%s: %s", req->hr_method,

@@ -34,12 +34,12 @@ conn_narrow_policy(struct conn_narrow *n, struct ppolicy *base,
 			policy_merge_narrow(p, n->cn_rules);
 		if (live != NULL)
 			policy_merge_live(p, base->pp_policy, live->pp_policy);
-		ppolicy_unref(n->cn_policy);
-		ppolicy_unref(n->cn_base);
-		ppolicy_unref(n->cn_live);
-		n->cn_policy = ppolicy_new(p);
-		n->cn_base = ppolicy_ref(base);
-		n->cn_live = live != NULL ? ppolicy_ref(live) : NULL;
+		proxy_policy_unref(n->cn_policy);
+		proxy_policy_unref(n->cn_base);
+		proxy_policy_unref(n->cn_live);
+		n->cn_policy = proxy_policy_new(p);
+		n->cn_base = proxy_policy_ref(base);
+		n->cn_live = live != NULL ? proxy_policy_ref(live) : NULL;
 	}
 	return n->cn_policy;
 }
@@ -72,8 +72,8 @@ conn_narrow_load(struct conn_narrow *n, const char *id, char *narrow,
 void
 conn_narrow_clear(struct conn_narrow *n)
 {
-	ppolicy_unref(n->cn_policy);
-	ppolicy_unref(n->cn_base);
-	ppolicy_unref(n->cn_live);
+	proxy_policy_unref(n->cn_policy);
+	proxy_policy_unref(n->cn_base);
+	proxy_policy_unref(n->cn_live);
 	policy_free(n->cn_rules);
 }

@@ -66,6 +66,8 @@ struct proxy_stats {
 	uint64_t		 ps_reloads_failed;
 	time_t			 ps_loaded;		/* the policy in force */
 	uint64_t		 ps_log_refused;	/* conn.c: log failing */
+	/* "sha256:" and the policy's digest (proxy_cmd.c) */
+	char			 ps_digest[7 + 64 + 1];
 };
 
 /*
@@ -75,7 +77,7 @@ struct proxy_stats {
  * real value in the header ph_header: ph_format with it for %s, or, with
  * ph_user, "Basic " and the base64 of "ph_user:value".  Anywhere else the
  * placeholder is left as it is and a warning logged.  ph_value is wiped
- * when freed (phantoms_free).
+ * when freed (proxy_phantoms_free).
  */
 struct phantom {
 	struct pitem		 ph_host;	/* a name or *.suffix */
@@ -119,6 +121,7 @@ struct ppolicy {
 
 struct conn;
 struct metrics;
+struct mtls;
 struct watch;
 
 /*
@@ -136,7 +139,7 @@ struct proxy_hooks {
 		    const char *, void *);
 	/*
 	 * Before a connection no rule allows is refused: the seconds within
-	 * which the answer will come through conn_answer(), or 0: nobody is
+	 * which the answer will come through conn_dial_answer(), or 0: nobody is
 	 * asked.
 	 */
 	int	(*hk_ask)(struct conn *, const struct egress *, void *);
@@ -179,6 +182,7 @@ struct proxy {
 	size_t			 px_nphantoms;
 	struct listen_addr	 px_own[PROXY_MAX_OWN];	/* listen_note() */
 	size_t			 px_nown;
+	struct mtls		*px_mtls;	/* tls: listeners'; NULL: none */
 };
 
 /*
@@ -193,17 +197,19 @@ bool	 proxy_observed(const struct proxy *);
 void	 proxy_observe(struct proxy *, const struct egress *, const char *,
 	    const char *);
 bool	 proxy_drain(struct proxy *);
-struct ppolicy *ppolicy_new(struct policy *);
-struct ppolicy *ppolicy_ref(struct ppolicy *);
-void	 ppolicy_unref(struct ppolicy *);
-void	 phantoms_free(struct phantom *, size_t);
+struct ppolicy *proxy_policy_new(struct policy *);
+struct ppolicy *proxy_policy_ref(struct ppolicy *);
+void	 proxy_policy_unref(struct ppolicy *);
+void	 proxy_phantoms_free(struct phantom *, size_t);
 const char *proxy_phantom_name(const struct phantom *);
+void	 proxy_digest(const struct policy *, char *, size_t);
 
 /* conn.c */
 void	 conn_accept(struct proxy *, int, const struct sockaddr *,
 	    socklen_t, bool);
+void	 conn_accept_tls(struct proxy *, int, const struct sockaddr *);
 void	 conn_close_all(struct proxy *);
-void	 conn_answer(struct conn *, bool, const char *);
+void	 conn_dial_answer(struct conn *, bool, const char *);
 char	*conn_pattern(const struct conn *);
 
 /*
@@ -254,6 +260,64 @@ void		 scrub_warn(struct scrub *, char **);
 void	 listen_note(struct proxy *, int);
 bool	 listen_is_own(const struct proxy *, const struct addr *, int);
 void	 listen_peer(int, struct listen_peer *);
+
+/*
+ * mtls.c: a tls: listener's context (--tls-cert, --tls-key, --client-ca,
+ * --crl), read again on SIGHUP; the identity of a client's certificate;
+ * why a handshake was refused, and how often that is written.
+ */
+#define MTLS_IDENTITY_MAX	255
+#define MTLS_LINES_MAX		5	/* refusals written a second, a reason */
+
+enum mtls_reason {
+	MTLS_R_NO_CERT,
+	MTLS_R_UNKNOWN_CA,
+	MTLS_R_EXPIRED,
+	MTLS_R_REVOKED,
+	MTLS_R_NOT_YET_VALID,
+	MTLS_R_INVALID,		/* any other verification error */
+	MTLS_R_NO_IDENTITY,	/* verified, but names no usable identity */
+	MTLS_R_HANDSHAKE,	/* not TLS, an old version, no shared cipher */
+	MTLS_R_COUNT
+};
+
+struct mtls_files {
+	const char		*mf_cert;
+	const char		*mf_key;
+	const char		*mf_ca;
+	const char		*mf_crl;	/* NULL: none */
+};
+
+struct mtls {
+	struct mtls_files	 mt_files;
+	struct ssl_ctx_st	*mt_ctx;	/* replaced on reload */
+	uint64_t		 mt_refused[MTLS_R_COUNT];
+	uint64_t		 mt_quiet[MTLS_R_COUNT];	/* not written */
+	time_t			 mt_second[MTLS_R_COUNT];
+	unsigned int		 mt_lines[MTLS_R_COUNT];	/* in it */
+};
+
+struct ssl_st;
+struct x509_st;
+
+struct mtls	*mtls_new(const struct mtls_files *, char **);
+int		 mtls_reload(struct mtls *, char **);
+void		 mtls_free(struct mtls *);
+struct ssl_st	*mtls_session(struct mtls *);
+char		*mtls_identity(struct x509_st *);
+enum mtls_reason mtls_why(struct ssl_st *, unsigned long, const char **);
+const char	*mtls_failed_subject(struct ssl_st *);
+const char	*mtls_label(enum mtls_reason);
+const char	*mtls_words_of(enum mtls_reason);
+const char	*mtls_hint(enum mtls_reason);
+bool		 mtls_refusal(struct mtls *, enum mtls_reason, uint64_t *);
+
+/* pwatch.c: --policy-watch, the folders of the policy's files. */
+struct pwatch;
+
+struct pwatch	*pwatch_new(struct event_base *, const char *const *, size_t,
+		    void (*)(void *), void *, char **);
+void		 pwatch_free(struct pwatch *);
 
 /* metrics.c */
 struct metrics;

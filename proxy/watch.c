@@ -98,7 +98,7 @@ watch_refuse_asks(struct watch *w)
 
 	while (w->w_nasks > 0) {
 		c = w->w_asks[--w->w_nasks].wa_conn;
-		conn_answer(c, false, NULL);
+		conn_dial_answer(c, false, NULL);
 	}
 }
 
@@ -107,7 +107,7 @@ watch_free(struct watch *w)
 {
 	watch_unlist(w);
 	watch_refuse_asks(w);
-	ppolicy_unref(w->w_live);
+	proxy_policy_unref(w->w_live);
 	bufferevent_free(w->w_bev);
 	close(w->w_fd);
 	free(w);
@@ -329,7 +329,7 @@ watch_by_run(const struct conn *c)
 	    c->c_narrow.cn_base == NULL || !c->c_judged)
 		return false;
 	memset(&d, 0, sizeof(d));
-	ok = policy_decide(c->c_narrow.cn_base->pp_policy, c->c_host,
+	ok = policy_match_host(c->c_narrow.cn_base->pp_policy, c->c_host,
 	    c->c_hostlen, c->c_port, &d);
 	decision_clear(&d);
 	return ok;
@@ -421,10 +421,10 @@ watch_rule_outside(const struct policy *base, const struct pitem *it)
 
 	for (i = 0; i < base->p_allow.pl_n && !any; i++)
 		if ((any = policy_match_intersect(&base->p_allow.pl_v[i], it, &tmp)))
-			pitem_clear(&tmp);
+			policy_pitem_clear(&tmp);
 	if (it->pi_kind == PAT_NAME || it->pi_kind == PAT_ADDR) {
 		memset(&d, 0, sizeof(d));
-		if (!policy_decide(base, it->pi_host, strlen(it->pi_host),
+		if (!policy_match_host(base, it->pi_host, strlen(it->pi_host),
 		    it->pi_port > 0 ? it->pi_port : 443, &d))
 			what = decision_describe(&d);
 		decision_clear(&d);
@@ -449,7 +449,7 @@ watch_rule_drop(struct plist *pl, const char *text)
 
 	for (i = 0; i < pl->pl_n; )
 		if (strcmp(pl->pl_v[i].pi_text, text) == 0) {
-			pitem_clear(&pl->pl_v[i]);
+			policy_pitem_clear(&pl->pl_v[i]);
 			pl->pl_v[i] = pl->pl_v[--pl->pl_n];
 		} else
 			i++;
@@ -481,7 +481,7 @@ watch_rule(struct watch *w, bool allow, const char *pattern, long long n)
 	if (why != NULL) {
 		watch_rule_said(w, allow, pattern, n, why);
 		free(why);
-		pitem_clear(&it);
+		policy_pitem_clear(&it);
 		return -1;
 	}
 	p = policy_new();
@@ -490,9 +490,9 @@ watch_rule(struct watch *w, bool allow, const char *pattern, long long n)
 	watch_rule_drop(&p->p_allow, it.pi_text);
 	watch_rule_drop(&p->p_deny, it.pi_text);
 	it.pi_from = xstrdup("the run's control channel");
-	*plist_add(allow ? &p->p_allow : &p->p_deny) = it;
-	ppolicy_unref(w->w_live);
-	w->w_live = ppolicy_new(p);
+	*policy_plist_add(allow ? &p->p_allow : &p->p_deny) = it;
+	proxy_policy_unref(w->w_live);
+	w->w_live = proxy_policy_new(p);
 	id = str_escape(w->w_id, strlen(w->w_id));
 	log_info("proxy: sandbox %s (uid %u): %s %s, from its run", id,
 	    (unsigned int)w->w_uid, allow ? "allow" : "deny", it.pi_text);
@@ -519,18 +519,18 @@ watch_answer(struct watch *w, const struct watch_msg *m)
 	w->w_asks[i] = w->w_asks[--w->w_nasks];
 	switch (m->wm_decision) {
 	case WMD_ALLOW_ONCE:
-		conn_answer(c, true, "allowed once by the run's harness "
+		conn_dial_answer(c, true, "allowed once by the run's harness "
 		    "(--ask)");
 		break;
 	case WMD_ALLOW_RUN:
 		pattern = conn_pattern(c);
 		ok = pattern != NULL && watch_rule(w, true, pattern, -1) == 0;
 		free(pattern);
-		conn_answer(c, ok, "allowed for the run by its harness "
+		conn_dial_answer(c, ok, "allowed for the run by its harness "
 		    "(--ask)");
 		break;
 	default:
-		conn_answer(c, false, NULL);
+		conn_dial_answer(c, false, NULL);
 		break;
 	}
 }

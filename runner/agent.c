@@ -230,10 +230,10 @@ agent_allowed(const struct agent *ag, const char *host, int port,
 {
 	const struct policy	*p = ag->ag_proxy->px_policy->pp_policy;
 
-	if (!policy_decide(p, host, strlen(host), port, d))
+	if (!policy_match_host(p, host, strlen(host), port, d))
 		return false;
 	if (d->d_host.h_kind == HOST_ADDR && d->d_why != WHY_MODE_HOST &&
-	    !policy_check_addr(p, &d->d_host.h_ip, d))
+	    !policy_match_addr(p, &d->d_host.h_ip, d))
 		return false;
 	return true;
 }

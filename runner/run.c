@@ -188,7 +188,7 @@ run_unix_is_agent(const char *path)
 	}
 	same = strcmp(it.pi_text, path) == 0 || (realpath(sock, a) != NULL &&
 	    realpath(path, b) != NULL && strcmp(a, b) == 0);
-	pitem_clear(&it);
+	policy_pitem_clear(&it);
 	return same;
 }
 
@@ -236,14 +236,14 @@ run_unix_hint(const struct run *run, const char *path, const char **reason)
 			    "the user's agent would hand the command every "
 			    "key");
 	} else {
-		risk = policy_socket_risk(it.pi_text);
+		risk = policy_parse_socket_risk(it.pi_text);
 		xasprintf(&hint, "add \"%s\" to filesystem.unix_sockets in "
 		    "your own policy (--policy FILE, or the user's; a "
 		    "workspace policy may not)%s%s", it.pi_text,
 		    risk != NULL ? "; mind that it is " : "",
 		    risk != NULL ? risk : "");
 	}
-	pitem_clear(&it);
+	policy_pitem_clear(&it);
 	return hint;
 }
 

@@ -105,7 +105,7 @@ run_opts_policy(struct run_opts *o, int ch, const char *arg)
 		return false;
 	if (pf->pf_path)
 		arg = run_abs(arg, o->ro_cwd, &o->ro_owned, &o->ro_nowned);
-	policy_layers_add(&o->ro_layers, pf->pf_flag, arg);
+	policy_flag_add(&o->ro_layers, pf->pf_flag, arg);
 	return true;
 }
 

@@ -94,7 +94,7 @@ run_control_remote_rule(struct runner *rn, bool allow, const char *pattern,
 	memset(&it, 0, sizeof(it));
 	if (policy_parse_pattern(pattern, &it, cause) == -1)
 		return -1;
-	pitem_clear(&it);
+	policy_pitem_clear(&it);
 	run_feed_rule(rn, allow, pattern);
 	return 0;
 }
@@ -113,15 +113,15 @@ run_control_rule(bool allow, const char *pattern, void *arg, char **cause)
 		return run_control_remote_rule(rn, allow, pattern, cause);
 	p = policy_new();
 	policy_merge(p, px->px_policy->pp_policy);
-	if (policy_add_flag(p, flag, pattern, NULL, cause) == -1) {
+	if (policy_merge_flag(p, flag, pattern, NULL, cause) == -1) {
 		policy_free(p);
 		return -1;
 	}
 	pl = allow ? &p->p_allow : &p->p_deny;
 	free(pl->pl_v[pl->pl_n - 1].pi_from);
 	pl->pl_v[pl->pl_n - 1].pi_from = xstrdup("the control channel");
-	ppolicy_unref(px->px_policy);
-	px->px_policy = ppolicy_new(p);
+	proxy_policy_unref(px->px_policy);
+	px->px_policy = proxy_policy_new(p);
 	log_info("run: %s %s, from the control channel", allow ? "allow" :
 	    "deny", pattern);
 	control_send(rn->rn_control, json_pack("{s:s, s:s}", "event",
@@ -162,16 +162,17 @@ run_control_answer(const char *id, const char *decision, void *arg,
 			if (pattern == NULL)
 				xasprintf(cause, "no single rule allows it");
 			free(pattern);
-			conn_answer(c, false, NULL);
+			conn_dial_answer(c, false, NULL);
 			return -1;
 		}
 		free(pattern);
-		conn_answer(c, true, "allowed for the run by the harness "
+		conn_dial_answer(c, true, "allowed for the run by the harness "
 		    "(--ask)");
 	} else if (strcmp(decision, "allow-once") == 0)
-		conn_answer(c, true, "allowed once by the harness (--ask)");
+		conn_dial_answer(c, true,
+		    "allowed once by the harness (--ask)");
 	else
-		conn_answer(c, false, NULL);
+		conn_dial_answer(c, false, NULL);
 	return 0;
 }
 
@@ -185,7 +186,7 @@ run_control_closed(void *arg)
 	while (rn->rn_nasks > 0) {
 		c = rn->rn_asks[--rn->rn_nasks].as_conn;
 		if (c != NULL)
-			conn_answer(c, false, NULL);
+			conn_dial_answer(c, false, NULL);
 		else
 			run_feed_answer(rn,
 			    rn->rn_asks[rn->rn_nasks].as_remote, "deny");

@@ -123,7 +123,7 @@ run_prepare_host_ports(struct run *run, const struct policy *p)
  * With --proxy-socket, the run's network rules travel to the operator's
  * proxy with each connection (bridge.c, conn.c), which can only narrow
  * its own policy with them: its deny entries, and the allow lists of its
- * flags and workspace layer (policy_build_narrowing), as a JSON policy
+ * flags and workspace layer (policy_merge_layers_narrowing), as a JSON policy
  * of "allow", "deny" and "allow_cidrs" (no list files: their entries).
  * Sets *text to it, or to NULL when there are none; returns 0, or -1
  * with *cause set.
@@ -139,7 +139,7 @@ run_prepare_narrowing(const struct policy_layers *layers,
 	size_t			 i, j;
 
 	*text = NULL;
-	if ((n = policy_build_narrowing(layers, merged, cause)) == NULL)
+	if ((n = policy_merge_layers_narrowing(layers, merged, cause)) == NULL)
 		return -1;
 	net = json_object();
 	for (i = 0; i < nitems(keys); i++) {
@@ -209,7 +209,7 @@ run_prepare_policy(struct run_prep *rp)
 	struct policy	*p;
 	char		*cause;
 
-	if ((p = rp->rp_policy = policy_build(&rp->rp_layers, NULL,
+	if ((p = rp->rp_policy = policy_merge_layers(&rp->rp_layers, NULL,
 	    &cause)) == NULL) {
 		log_warnx_lines(cause);
 		log_warnx("run: nothing run");
@@ -305,7 +305,7 @@ run_prepare_run(struct run_prep *rp, const struct run_opts *o)
 	run->r_sb.sb_view.sv_runtime_dir = rd != NULL &&
 	    rd[0] == '/' ? rd : NULL;
 	/* A random id, in the egress log and the bridge's header. */
-	if (hex_random(run->r_sb.sb_id, RUN_ID_LEN) == -1)
+	if (str_random_hex(run->r_sb.sb_id, RUN_ID_LEN) == -1)
 		fatal("run: getrandom");
 	run_prepare_name(run->r_sb.sb_cmd.sc_argv[0], run->r_sb.sb_cmd.sc_name,
 	    sizeof(run->r_sb.sb_cmd.sc_name));
@@ -556,7 +556,7 @@ run_prepare_clear(struct run_prep *rp)
 		close(run->r_sb.sb_cmd.sc_seccomp);
 	env_free(run->r_sb.sb_cmd.sc_env);
 	free(run->r_env_dropped);
-	phantoms_free(run->r_phantoms, run->r_nphantoms);
+	proxy_phantoms_free(run->r_phantoms, run->r_nphantoms);
 	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++)
 		secrets_clear(&run->r_sb.sb_view.sv_secrets[i]);
 	free(run->r_sb.sb_view.sv_secrets);

@@ -34,7 +34,7 @@ run_secrets_inspect(struct policy *p, const char *host, const char *name)
 	struct pinspect	 in = { 0 };
 	char		*cause;
 
-	if (policy_inspect(p, host) != NULL)
+	if (policy_match_inspect(p, host) != NULL)
 		return;
 	if (policy_parse_pattern(host, &in.in_host, &cause) == -1) {
 		log_info("run: %s: %s", name, cause);

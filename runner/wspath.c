@@ -199,7 +199,7 @@ wspath_replace(const struct wspath *w, const char *text, size_t len,
 	int		 fd = -1, tries;
 
 	for (tries = 0; fd == -1 && tries < 8; tries++) {
-		if (hex_random(r, 8) == -1)
+		if (str_random_hex(r, 8) == -1)
 			break;
 		snprintf(tmp, sizeof(tmp), ".cordon-report.%s", r);
 		fd = openat(w->w_dir, tmp, O_WRONLY | O_CREAT | O_EXCL |

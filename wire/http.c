@@ -255,7 +255,7 @@ http_field_parse(const char *p, size_t len, bool up, struct http_header *hh,
 		    "(obs-fold and leading white space are refused)");
 		return -1;
 	}
-	for (i = 0; i < len && char_is_tchar((unsigned char)p[i]); i++)
+	for (i = 0; i < len && str_is_tchar((unsigned char)p[i]); i++)
 		;
 	if (i == len) {
 		http_cause(cause, up, "header line ", p, len, " has no ':'");

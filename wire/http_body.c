@@ -83,13 +83,13 @@ http_chunk_ext_byte(struct http_body *hb, unsigned char ch)
 			return -1;
 		return 0;
 	case CHUNK_EXT_NAME_START:
-		if (char_is_tchar(ch))
+		if (str_is_tchar(ch))
 			hb->hb_state = CHUNK_EXT_NAME;
 		else if (!http_ws((char)ch))
 			return -1;
 		return 0;
 	case CHUNK_EXT_NAME:
-		if (char_is_tchar(ch))
+		if (str_is_tchar(ch))
 			return 0;
 		if (http_ws((char)ch))
 			hb->hb_state = CHUNK_EXT_NAME_WS;
@@ -113,13 +113,13 @@ http_chunk_ext_byte(struct http_body *hb, unsigned char ch)
 	case CHUNK_EXT_VALUE_START:
 		if (ch == '"')
 			hb->hb_state = CHUNK_EXT_QUOTED;
-		else if (char_is_tchar(ch))
+		else if (str_is_tchar(ch))
 			hb->hb_state = CHUNK_EXT_TOKEN;
 		else if (!http_ws((char)ch))
 			return -1;
 		return 0;
 	case CHUNK_EXT_TOKEN:
-		if (char_is_tchar(ch))
+		if (str_is_tchar(ch))
 			return 0;
 		if (http_ws((char)ch))
 			hb->hb_state = CHUNK_SEMI_WS;
@@ -226,7 +226,7 @@ http_chunk_byte(struct http_body *hb, unsigned char ch)
 	case CHUNK_TRAILER_START:
 		if (ch == '\r')
 			hb->hb_state = CHUNK_FINAL_LF;
-		else if (char_is_tchar(ch))
+		else if (str_is_tchar(ch))
 			hb->hb_state = CHUNK_TRAILER_NAME;
 		else
 			return -1;
@@ -234,7 +234,7 @@ http_chunk_byte(struct http_body *hb, unsigned char ch)
 	case CHUNK_TRAILER_NAME:
 		if (ch == ':')
 			hb->hb_state = CHUNK_TRAILER_VALUE;
-		else if (!char_is_tchar(ch))
+		else if (!str_is_tchar(ch))
 			return -1;
 		return 0;
 	case CHUNK_TRAILER_VALUE:

@@ -30,7 +30,7 @@ http_request_line(const char *p, size_t len, struct http_request *req,
 	unsigned char	 ch;
 
 	*status = 400;
-	for (i = 0; i < len && char_is_tchar((unsigned char)p[i]); i++)
+	for (i = 0; i < len && str_is_tchar((unsigned char)p[i]); i++)
 		;
 	if (i == 0 || i == len || p[i] != ' ') {
 		xasprintf(cause, "the request line does not start with a "

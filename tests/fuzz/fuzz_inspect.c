@@ -104,7 +104,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(path);
 	} else
 		free(cause);
-	in = policy_inspect(pol, "api.test");
+	in = policy_match_inspect(pol, "api.test");
 	if (inspect_allows(in, &req, &status, &why, &hint)) {
 		if (http_path_normalise(req.hr_path, &path, &cause) != 0)
 			abort();	/* admitted, yet not judgeable */

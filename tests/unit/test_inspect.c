@@ -239,10 +239,10 @@ test_inspect_rules(void **state)
 	    "{\"host\":\"*.test\",\"methods\":[\"GET\"],\"paths\":[\"/\"]},"
 	    "{\"host\":\"api.test\",\"methods\":[\"GET\",\"HEAD\"],"
 	    "\"paths\":[\"/repos/org/*\",\"/user\"]}]}}");
-	assert_null(policy_inspect(p, "test"));
-	in = policy_inspect(p, "x.api.test");
+	assert_null(policy_match_inspect(p, "test"));
+	in = policy_match_inspect(p, "x.api.test");
 	assert_string_equal(in->in_host.pi_text, "*.test");
-	in = policy_inspect(p, "api.test");
+	in = policy_match_inspect(p, "api.test");
 	assert_string_equal(in->in_host.pi_text, "api.test");
 	for (i = 0; i < nitems(cases); i++) {
 		xasprintf(&head, "%s\r\nHost: api.test" END, cases[i].head);
@@ -360,7 +360,7 @@ test_phantoms(void **state)
 	    &warning), 0);
 	assert_null(warning);
 	http_request_clear(&req);
-	phantoms_free(ph, 1);
+	proxy_phantoms_free(ph, 1);
 }
 
 /*
@@ -502,7 +502,7 @@ test_scrub(void **state)
 	assert_int_equal(scrub_head(s, &resp, &cause, &hint), 0);
 	http_response_clear(&resp);
 	scrub_free(s);
-	phantoms_free(ph, 2);
+	proxy_phantoms_free(ph, 2);
 }
 
 /*
@@ -552,7 +552,7 @@ test_scrub_basic(void **state)
 	free(text);
 	free(real);
 	free(put);
-	phantoms_free(ph, 1);
+	proxy_phantoms_free(ph, 1);
 }
 
 int

@@ -573,13 +573,15 @@ test_unix_sockets_load(void **state)
 	    "of the host (filesystem.unix_sockets)");
 	free(cause);
 
-	assert_non_null(policy_socket_risk("/run/docker.sock"));
-	assert_contains(policy_socket_risk("/home/u/.docker/run/docker.sock"),
+	assert_non_null(policy_parse_socket_risk("/run/docker.sock"));
+	assert_contains(
+	    policy_parse_socket_risk("/home/u/.docker/run/docker.sock"),
 	    "root on the host");
-	assert_contains(policy_socket_risk("/run/podman/podman.sock"),
+	assert_contains(policy_parse_socket_risk("/run/podman/podman.sock"),
 	    "Podman");
-	assert_null(policy_socket_risk("/run/user/1000/gnupg/S.gpg-agent"));
-	assert_null(policy_socket_risk("/run/not-docker.sock"));
+	assert_null(
+	    policy_parse_socket_risk("/run/user/1000/gnupg/S.gpg-agent"));
+	assert_null(policy_parse_socket_risk("/run/not-docker.sock"));
 }
 
 /* Writes text to a new file under dir and returns its path. */

@@ -36,7 +36,7 @@ allows(const struct policy *p, const char *host, int port)
 	struct decision	 d;
 	bool		 ok;
 
-	ok = policy_decide(p, host, strlen(host), port, &d);
+	ok = policy_match_host(p, host, strlen(host), port, &d);
 	decision_clear(&d);
 	return ok;
 }
@@ -232,9 +232,9 @@ test_pattern_intersect(void **state)
 			assert_string_equal(out.pi_from, "A, narrowed by B");
 		}
 		if (got)
-			pitem_clear(&out);
-		pitem_clear(&a);
-		pitem_clear(&b);
+			policy_pitem_clear(&out);
+		policy_pitem_clear(&a);
+		policy_pitem_clear(&b);
 	}
 }
 
@@ -441,9 +441,9 @@ narrowing(const char *ws_text, const char **args, size_t nargs)
 	pl.ly_args = args;
 	pl.ly_nargs = nargs;
 	pl.ly_workspace = dir;
-	if ((merged = policy_build(&pl, NULL, &cause)) == NULL)
+	if ((merged = policy_merge_layers(&pl, NULL, &cause)) == NULL)
 		fail_msg("%s", cause);
-	p = policy_build_narrowing(&pl, merged, &cause);
+	p = policy_merge_layers_narrowing(&pl, merged, &cause);
 	policy_free(merged);
 	xasprintf(&cmd, "rm -rf %s", dir);
 	if (chdir("/") == -1 || system(cmd) != 0)
