@@ -38,7 +38,8 @@ POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/decision.c \
-		   policies/policy_show.c policies/policy_flag.c
+		   policies/policy_show.c policies/policy_flag.c \
+		   policies/policy_ident.c
 # The protocols' bytes, parsed (wire/): no socket, fuzzed on buffers.
 WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
 		   wire/http.c wire/http_request.c wire/http_target.c \
