@@ -51,7 +51,8 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
 		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
-		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c
+		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c \
+		   proxy/ident.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \

@@ -92,7 +92,8 @@ policy_ident_glob_ok(const char *g, char **cause)
 		end = strchr(seg, '/');
 		n = end != NULL ? (size_t)(end - seg) : strlen(seg);
 		if (memchr(seg, '*', n) != NULL && !(n == 1 ||
-		    (n == 2 && seg[1] == '*' && end == NULL))) {
+		    (n == 2 && seg[0] == '*' && seg[1] == '*' &&
+		    end == NULL))) {
 			*cause = xstrdup("'*' may only be a whole segment, or "
 			    "\"**\" the last one (the rest of the identity)");
 			return -1;
