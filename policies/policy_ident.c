@@ -382,8 +382,9 @@ policy_ident_find(const struct policy *p, const char *id)
 
 /*
  * A new policy: op joined by the layer of rule (see the top), for
- * identity id, without identities of its own.  A "deny" rule makes
- * network.mode "none", from a text that says so.
+ * identity id (or NULL: any the rule takes), without identities of
+ * its own.  A "deny" rule makes network.mode "none", from a text that
+ * says so.
  */
 struct policy *
 policy_ident_join(const struct policy *op, const struct pident *rule,
@@ -399,11 +400,12 @@ policy_ident_join(const struct policy *op, const struct pident *rule,
 	policy_ident_unref(p->p_idents);
 	p->p_idents = NULL;
 	if (rule->id_layer == NULL) {
-		shown = str_escape(id, strlen(id));
+		shown = id != NULL ? str_escape(id, strlen(id)) : NULL;
 		free(p->p_mode.ps_from);
 		xasprintf(&p->p_mode.ps_from, "%s is \"deny\", and no rule "
-		    "matches the identity %s; add a rule for it", rule->id_from,
-		    shown);
+		    "matches the identity%s%s; add a rule for it",
+		    rule->id_from, shown != NULL ? " " : "",
+		    shown != NULL ? shown : "");
 		free(shown);
 		p->p_mode.ps_value = NET_NONE;
 		p->p_mode.ps_set = true;
