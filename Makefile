@@ -132,7 +132,7 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
 		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify \
-		   fuzz_watch_msg
+		   fuzz_watch_msg fuzz_policy_ident
 
 # Debian packages: the build's (make deps), the demo's (make demo: only
 # these two lists), the unit tests' (make unit: git, which test_gitcfg
