@@ -15,6 +15,8 @@
  *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
+ *   ident.c		(proxy.h) a tls: client's identity: its rule's
+ *			policy, "report", its limits
  *   conn_pump.c	a tunnel of a client splice(2) cannot carry (its
  *			bytes are TLS records: a tls: listener's)
  *
