@@ -118,7 +118,7 @@ enum ident_action {
 struct pident {
 	char			*id_match;	/* a glob; NULL: the default */
 	char			*id_file;	/* NULL: "deny" */
-	char			*id_from;	/* "FILE: identities.rules[0]" */
+	char			*id_from;	/* FILE: identities.rules[0] */
 	enum ident_action	 id_action;
 	unsigned int		 id_max_tunnels;	/* 0: no limit */
 	unsigned int		 id_new_per_second;	/* 0: no limit */

@@ -115,7 +115,8 @@ metrics_count(struct metrics *m, const struct egress *e)
 		mi->mi_decisions[e->e_allow]++;
 		mi->mi_report += e->e_report;
 		if (e->e_limit != NULL)
-			mi->mi_limited[strcmp(e->e_limit, "max_tunnels") != 0]++;
+			mi->mi_limited[strcmp(e->e_limit,
+			    "max_tunnels") != 0]++;
 	}
 	if (e->e_allow && e->e_reason != NULL)
 		m->m_failed++;

@@ -124,7 +124,7 @@ struct ppolicy {
 	struct ppolicy		**pp_idents;	/* [rule], the default last */
 	size_t			 pp_nidents;
 	struct pidents		*pp_rules;	/* a join: what pp_rule is in */
-	const struct pident	*pp_rule;	/* a join: its rule, else NULL */
+	const struct pident	*pp_rule;	/* a join: its rule, or NULL */
 };
 
 struct ident_count;
@@ -193,7 +193,7 @@ struct proxy {
 	struct listen_addr	 px_own[PROXY_MAX_OWN];	/* listen_note() */
 	size_t			 px_nown;
 	struct mtls		*px_mtls;	/* tls: listeners'; NULL: none */
-	struct ident_count	*px_icounts;	/* identities' limits (ident.c) */
+	struct ident_count	*px_icounts;	/* limits' counts (ident.c) */
 	size_t			 px_nicounts;
 };
 
