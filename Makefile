@@ -25,7 +25,7 @@ PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Iplan \
-		   -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
+		   -Isshagent -Isession -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
@@ -57,6 +57,7 @@ RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
 		   runner/hostport.c runner/sockdiag.c runner/wspath.c \
 		   runner/trust.c \
 		   runner/unixroute.c runner/notify_addr.c runner/unixown.c
+SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
@@ -71,12 +72,14 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/mount.c \
 		   runner/report.c runner/scratch.c runner/publish.c \
 		   runner/control.c runner/notify.c runner/agent.c \
+		   runner/keeper.c runner/sandbox_session.c session/session_cmd.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
 		   $(GIT_SRCS) $(SECRETS_SRCS) $(RUNNER_SRCS) $(PROFILE_SRCS) \
+		   $(SESSION_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))

@@ -290,6 +290,10 @@ run_prepare_run(struct run_prep *rp, const struct run_opts *o)
 	run->r_uid = getuid();
 	run->r_gid = getgid();
 	run->r_tty = isatty(0) || isatty(1) || isatty(2);
+	run->r_session = -1;
+	run->r_session_opts = o->ro_session;
+	if (o->ro_session != NULL)
+		run->r_tty = false;	/* each command says its own */
 	rd = getenv("XDG_RUNTIME_DIR");
 	run->r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
 	/* A random id, in the egress log and the bridge's header. */
@@ -351,6 +355,7 @@ run_prepare_env(struct run_prep *rp)
 		return -1;
 	}
 	run->r_env_dropped = env_dropped(p, environ);
+	run->r_ep = run->r_mode == NET_PROXY ? &rp->rp_ep : NULL;
 	return 0;
 }
 

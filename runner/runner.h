@@ -269,6 +269,15 @@ struct keep_point {
 
 struct fsplan;
 
+/* `cordon session start`'s own options (session_cmd.c). */
+struct session_opts {
+	const char	*so_name;	/* --name, or NULL */
+	long		 so_idle;	/* --idle SECONDS, or 0 */
+	char		 so_id[17];	/* the session's id */
+	char		 so_dir[PATH_MAX]; /* the user's sessions' folder */
+	int		 so_ready;	/* write end: the id, once ready */
+};
+
 struct run {
 	char			**r_argv;	/* the command */
 	char			**r_env;	/* env_build() */
@@ -336,6 +345,10 @@ struct run {
 	struct fs_mark		  r_agent_id;	/* ... and what must be there */
 	struct phantom		 *r_phantoms;	/* owned until run_exec() */
 	size_t			  r_nphantoms;	/* hands them to the proxy */
+	const struct session_opts *r_session_opts; /* a session's, or NULL */
+	int			  r_session;	/* PID 1: its pair with the */
+						/* keeper, or -1 */
+	const struct env_proxy	 *r_ep;		/* what env_build adds */
 };
 
 /*
@@ -351,6 +364,17 @@ int	sandbox_sigset(sigset_t *);
 
 /* sandbox.c: runs in the sandbox as its PID 1; never returns. */
 void	sandbox_main(struct run *) __attribute__((noreturn));
+void	sandbox_command_exec(const struct run *) __attribute__((noreturn));
+void	sandbox_tell_end(const struct run *);
+
+/*
+ * sandbox_session.c: PID 1 of a session: no command of its own, but
+ * each the keeper asks for, forked and reaped here.
+ */
+struct event_base;
+void	sandbox_session(struct run *, struct event_base *)
+	    __attribute__((noreturn));
+void	sandbox_session_reaped(const struct run *, pid_t, int);
 void	sandbox_fail(const struct run *, int, const char *, ...)
 	    __attribute__((format(printf, 3, 4), noreturn));
 
@@ -691,9 +715,21 @@ struct runner {
 	unsigned long		 rn_seq;	/* ids of events */
 	struct bufferevent	*rn_feed;	/* --proxy-socket: run_feed.c */
 	bool			 rn_feed_ended;
+	struct keeper		*rn_keeper;	/* a session's, or NULL */
+	struct policy		*rn_env_policy;	/* a session's, without */
+						/* a proxy of its own */
 };
 
 int		run_exec(struct run *, struct policy *, const struct run_net *);
+
+/* keeper.c: a session's side outside: its socket, its clients. */
+struct egress;
+int	keeper_open(struct runner *);
+void	keeper_start(struct runner *);
+void	keeper_signal(struct runner *, int);
+void	keeper_tally(struct runner *, const struct egress *, const char *,
+	    const char *);
+void	keeper_end(struct runner *);
 
 /* run_control.c: the harness's side (--control, --ask). */
 extern const struct proxy_hooks run_proxy_hooks;	/* hooks: rn */
@@ -727,9 +763,11 @@ struct run_opts {
 	size_t			  ro_nkeep;
 	bool			  ro_dry;	/* --dry-run */
 	bool			  ro_no_landlock; /* --allow-no-landlock */
+	const struct session_opts *ro_session;	/* session start, or NULL */
 };
 
 int	run_cmd(int, char **);
+int	run_cmd_session(int, char **, const struct session_opts *);
 
 /*
  * run_prepare.c: a run, decided before the clone.  It owns all it

@@ -131,9 +131,9 @@ caps_drop(const struct run *run)
 		    strerror(errno));
 }
 
-/* The command's side of the fork: never returns. */
-static void __attribute__((noreturn))
-command_exec(const struct run *run)
+/* The command's side of the fork (a session's too): never returns. */
+void
+sandbox_command_exec(const struct run *run)
 {
 	sigset_t	 none;
 	char		*cause;
@@ -228,7 +228,7 @@ sandbox_private(void)
  * capture dropped ("dropped") and what the scratch layer holds
  * ("scratch"), for the summary.  A failure is said, not hidden.
  */
-static void
+void
 sandbox_tell_end(const struct run *run)
 {
 	struct netcap_drops	 d;
@@ -273,6 +273,8 @@ sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 	(void)sig;
 	(void)what;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (run->r_session != -1)
+			sandbox_session_reaped(run, pid, status);
 		if (pid != command_pid)
 			continue;
 		sandbox_tell_end(run);
@@ -563,11 +565,13 @@ sandbox_main(struct run *run)
 	    (ev = event_new(base, sfd, EV_READ | EV_PERSIST,
 	    sandbox_signal_cb, NULL)) == NULL || event_add(ev, NULL) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "cannot watch signals");
+	if (run->r_session != -1)
+		sandbox_session(run, base);
 	if ((command_pid = fork()) == -1)
 		sandbox_fail(run, RUN_EXIT_FAILURE, "fork: %s",
 		    strerror(errno));
 	if (command_pid == 0)
-		command_exec(run);
+		sandbox_command_exec(run);
 	if (run->r_notifyfd != -1)
 		close(run->r_notifyfd);	/* the command's to send on */
 	close(run->r_errfd);
