@@ -24,7 +24,7 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Iplan \
+		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Isandbox -Iplan \
 		   -Isshagent -Isession -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
@@ -52,7 +52,16 @@ SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
 GIT_SRCS	 = git/gitcfg.c
 SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
-RUNNER_SRCS	 = runner/sysfilter.c runner/landlock.c runner/env.c \
+# What runs inside the sandbox (PID 1, the command's last steps); the
+# part unit tests link is here, the rest is in SANDBOX_CMD_SRCS.
+SANDBOX_SRCS	 = sandbox/landlock.c sandbox/sysfilter_apply.c
+SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/command.c sandbox/sandbox_fail.c \
+		   sandbox/sandbox_session.c \
+		   sandbox/mount.c sandbox/mount_steps.c sandbox/netcap.c \
+		   sandbox/scratch.c sandbox/publish_inside.c
+# cordon run on the host: RUNNER_SRCS are linked into unit tests too,
+# the run's orchestration is in CMD_SRCS.
+RUNNER_SRCS	 = runner/sysfilter.c runner/env.c \
 		   runner/guard.c runner/sentinel.c runner/gitwrite.c \
 		   runner/hostport.c runner/sockdiag.c runner/wspath.c \
 		   runner/trust.c \
@@ -67,19 +76,17 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/keep.c \
 		   runner/run_print.c \
 		   runner/block.c runner/run.c runner/run_control.c \
-		   runner/run_end.c runner/run_feed.c runner/sandbox.c \
-		   runner/sandbox_fail.c runner/netcap.c \
-		   runner/mount.c \
-		   runner/report.c runner/scratch.c runner/publish.c \
+		   runner/run_end.c runner/run_feed.c \
+		   runner/report.c runner/publish.c \
 		   runner/control.c runner/notify.c runner/agent.c \
-		   runner/keeper.c runner/sandbox_session.c session/session_cmd.c \
+		   runner/keeper.c session/session_cmd.c \
 		   profile/profile_cmd.c \
-		   logs/log_cmd.c certs/ca_cmd.c
+		   logs/log_cmd.c certs/ca_cmd.c $(SANDBOX_CMD_SRCS)
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
-		   $(GIT_SRCS) $(SECRETS_SRCS) $(RUNNER_SRCS) $(PROFILE_SRCS) \
-		   $(SESSION_SRCS) \
+		   $(GIT_SRCS) $(SECRETS_SRCS) $(SANDBOX_SRCS) $(RUNNER_SRCS) \
+		   $(PROFILE_SRCS) $(SESSION_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
@@ -274,12 +281,13 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
-		   -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
+		   -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
 		   $(SECRETS_SRCS) runner/trust.c runner/env.c \
 		   runner/notify_addr.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
+		   sandbox/*.h \
 		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 

@@ -34,5 +34,6 @@ size_t	gitcfg_held(const struct gitcfg *, const struct gitcfg *,
 bool	gitcfg_dir_inert(int, char **);
 char	*gitcfg_read_text(int, const char *, size_t *);
 bool	gitcfg_has(const struct gitcfg *, const struct gitcfg_ent *);
+bool	gitcfg_user_config(const char *);
 
 #endif

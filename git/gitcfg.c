@@ -663,3 +663,16 @@ gitcfg_dir_inert(int dfd, char **why)
 	}
 	return ok && gitcfg_hooks_inert(dfd, why);
 }
+
+/*
+ * Whether path is the user's own git config (~/.gitconfig, or
+ * ~/.config/git/config), which every repository of theirs reads.
+ */
+bool
+gitcfg_user_config(const char *path)
+{
+	size_t	 len = strlen(path);
+
+	return (len > 11 && strcmp(path + len - 11, "/.gitconfig") == 0) ||
+	    (len > 18 && strcmp(path + len - 18, "/.config/git/config") == 0);
+}

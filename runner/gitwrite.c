@@ -57,19 +57,6 @@
 #endif
 
 /*
- * Whether path is the user's own git config (~/.gitconfig, or
- * ~/.config/git/config), which every repository of theirs reads.
- */
-bool
-gitwrite_user_config(const char *path)
-{
-	size_t	 len = strlen(path);
-
-	return (len > 11 && strcmp(path + len - 11, "/.gitconfig") == 0) ||
-	    (len > 18 && strcmp(path + len - 18, "/.config/git/config") == 0);
-}
-
-/*
  * Which git config op is, if any: a repository's (git code, named
  * "config": its inert changes are applied) or the user's own
  * (~/.gitconfig, ~/.config/git/config, a persistence point every
@@ -86,7 +73,7 @@ gitwrite_is_config(const struct fs_op *op, bool *user)
 	if (strcmp(slash + 1, "config") == 0 &&
 	    strcmp(op->fo_why, FS_WHY_GITCODE) == 0)
 		return true;
-	*user = gitwrite_user_config(op->fo_path);
+	*user = gitcfg_user_config(op->fo_path);
 	return *user;
 }
 

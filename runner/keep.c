@@ -94,11 +94,13 @@ keep_points_list(struct run *run, const struct plist *pl, const char *raw,
 	size_t		 i;
 
 	for (i = 0; i < pl->pl_n; i++) {
-		if ((rel = keep_in_home(pl->pl_v[i].pi_text, run->r_scratch,
+		if ((rel = keep_in_home(pl->pl_v[i].pi_text,
+		    run->r_sb.sb_view.sv_scratch,
 		    raw)) != NULL)
 			keep_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
 		if (realpath(pl->pl_v[i].pi_text, real) != NULL &&
-		    (rel = keep_in_home(real, run->r_scratch, NULL)) != NULL)
+		    (rel = keep_in_home(real, run->r_sb.sb_view.sv_scratch,
+		    NULL)) != NULL)
 			keep_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
 	}
 }
@@ -137,9 +139,11 @@ keep_points(struct run *run)
 			continue;
 		/* Where it leads, or, not there yet, as PATH spells it. */
 		if (realpath(dir, real) != NULL)
-			rel = keep_in_home(real, run->r_scratch, NULL);
+			rel = keep_in_home(real, run->r_sb.sb_view.sv_scratch,
+			    NULL);
 		else
-			rel = keep_in_home(dir, run->r_scratch, raw);
+			rel = keep_in_home(dir, run->r_sb.sb_view.sv_scratch,
+			    raw);
 		if (rel != NULL)
 			keep_point_add(run, rel, "a folder on PATH, what it "
 			    "holds runs when its name is typed", false);
@@ -181,7 +185,8 @@ keep_allowed(const struct run *run, const char *shown)
 {
 	struct keep_clash	 kc;
 
-	if (run->r_scratch == NULL || strncmp(shown, "~/", 2) != 0 ||
+	if (run->r_sb.sb_view.sv_scratch == NULL || strncmp(shown, "~/",
+	    2) != 0 ||
 	    strstr(shown, "/../") != NULL || strstr(shown, "/./") != NULL)
 		return false;
 	return !keep_clashes(run, shown + 1, &kc);
@@ -328,16 +333,18 @@ keep_data_dir(const struct run *run, int *fd, char **dir)
 		*dir = xstrdup(real);
 		return 0;
 	}
-	if ((home = open(run->r_scratch, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	if ((home = open(run->r_sb.sb_view.sv_scratch,
+	    O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1 || (*fd = keep_mkdirs(home, ".local/share",
 	    &at)) == -1) {
-		log_warn("run: --keep: %s/.local/share", run->r_scratch);
+		log_warn("run: --keep: %s/.local/share",
+		    run->r_sb.sb_view.sv_scratch);
 		if (home != -1)
 			close(home);
 		return -1;
 	}
 	close(home);
-	xasprintf(dir, "%s/.local/share", run->r_scratch);
+	xasprintf(dir, "%s/.local/share", run->r_sb.sb_view.sv_scratch);
 	return 0;
 }
 
@@ -398,8 +405,8 @@ keep_refuse(const char *arg, const struct keep_clash *kc)
 }
 
 /*
- * One --keep (shared: --keep-shared) into run->r_keep: checked, and its
- * copy made below data.  Returns 0, or -1 having said why.
+ * One --keep (shared: --keep-shared) into the view's sv_keep: checked,
+ * and its copy made below data.  Returns 0, or -1 having said why.
  */
 static int
 keep_one(struct run *run, const char *arg, bool shared, const char *workspace,
@@ -408,16 +415,17 @@ keep_one(struct run *run, const char *arg, bool shared, const char *workspace,
 	struct policy_ctx	 ctx = { .pc_workspace = workspace };
 	struct pitem		 it = { 0 };
 	struct keep_clash	 kc;
-	struct run_keep		*k;
+	struct sandbox_keep		*k;
 	char			*cause, *scope;
 	const char		*rel;
 
-	ctx.pc_home = run->r_scratch;
+	ctx.pc_home = run->r_sb.sb_view.sv_scratch;
 	if (policy_parse_path(arg, &ctx, &it, &cause) == -1 ||
-	    (rel = keep_in_home(it.pi_text, run->r_scratch, NULL)) == NULL ||
+	    (rel = keep_in_home(it.pi_text, run->r_sb.sb_view.sv_scratch,
+	    NULL)) == NULL ||
 	    rel[0] == '\0') {
 		log_warnx("run: --keep %s: not a folder in the home folder "
-		    "(%s); nothing run", arg, run->r_scratch);
+		    "(%s); nothing run", arg, run->r_sb.sb_view.sv_scratch);
 		log_warnx("hint: --keep names a folder below the home, where "
 		    "tools keep their caches (--keep ~/.npm); a folder "
 		    "elsewhere is written with --write");
@@ -431,7 +439,7 @@ keep_one(struct run *run, const char *arg, bool shared, const char *workspace,
 		return -1;
 	}
 	scope = shared ? xstrdup("shared") : keep_ws_dir(workspace);
-	k = &run->r_keep[run->r_nkeep++];
+	k = &run->r_sb.sb_view.sv_keep[run->r_sb.sb_view.sv_nkeep++];
 	k->k_path = it.pi_text;
 	k->k_shared = shared;
 	xasprintf(&k->k_from, "%s/cordon/keep/%s%s", datadir, scope, rel);
@@ -445,8 +453,8 @@ keep_one(struct run *run, const char *arg, bool shared, const char *workspace,
 
 /*
  * --keep and --keep-shared: the folders of o, each checked and its copy
- * made, into run->r_keep.  The home must be a scratch layer of the run
- * (run->r_scratch).  Returns 0, or -1 having said why.
+ * made, into the view's sv_keep.  The home must be a scratch layer of
+ * the run (the view's sv_scratch).  Returns 0, or -1 having said why.
  */
 int
 keep_plan(struct run *run, const struct run_opts *o, const char *workspace)
@@ -455,11 +463,11 @@ keep_plan(struct run *run, const struct run_opts *o, const char *workspace)
 	size_t	 i;
 	int	 data, rc = 0;
 
-	if (run->r_scratch != NULL)
+	if (run->r_sb.sb_view.sv_scratch != NULL)
 		keep_points(run);
 	if (o->ro_nkeep == 0)
 		return 0;
-	if (run->r_scratch == NULL) {
+	if (run->r_sb.sb_view.sv_scratch == NULL) {
 		log_warnx("run: --keep %s: the home folder is no scratch layer "
 		    "in this run (a write, read_only or deny rule covers it, "
 		    "or HOME is not set): nothing to keep; drop --keep",
@@ -468,7 +476,8 @@ keep_plan(struct run *run, const struct run_opts *o, const char *workspace)
 	}
 	if (keep_data_dir(run, &data, &datadir) == -1)
 		return -1;
-	run->r_keep = xcalloc(o->ro_nkeep, sizeof(*run->r_keep));
+	run->r_sb.sb_view.sv_keep = xcalloc(o->ro_nkeep,
+	    sizeof(*run->r_sb.sb_view.sv_keep));
 	for (i = 0; i < o->ro_nkeep && rc == 0; i++)
 		rc = keep_one(run, o->ro_keep[i], o->ro_keep_shared[i],
 		    workspace, data, datadir);

@@ -349,7 +349,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	if (kc == NULL)
 		return;
 	kc->kc_running = false;
-	rc = guard_check(run->r_guard, run->r_id);
+	rc = guard_check(run->r_guard, run->r_sb.sb_id);
 	/* This command's finds alone (the guard's list is the session's). */
 	view = *run->r_guard;
 	view.g_finds += kc->kc_finds;
@@ -486,7 +486,8 @@ keeper_open(struct runner *rn)
 		log_warn("session: %s", k->k_sock);
 		return -1;
 	}
-	rn->rn_run->r_session = k->k_pair[1];
+	rn->rn_run->r_sb.sb_pipes.sp_session = k->k_pair[1];
+	rn->rn_run->r_sb.sb_pipes.sp_ready = so->so_ready;
 	return 0;
 }
 
@@ -500,7 +501,7 @@ keeper_start(struct runner *rn)
 	struct keeper	*k = rn->rn_keeper;
 
 	close(k->k_pair[1]);
-	k->k_pair[1] = rn->rn_run->r_session = -1;
+	k->k_pair[1] = rn->rn_run->r_sb.sb_pipes.sp_session = -1;
 	if ((k->k_pair_ev = event_new(rn->rn_base, k->k_pair[0], EV_READ |
 	    EV_PERSIST, keeper_pair_cb, k)) == NULL ||
 	    event_add(k->k_pair_ev, NULL) == -1 ||

@@ -851,7 +851,7 @@ notify_start(const struct unix_routes *routes, struct gitwrite *gw, int sock,
 	n->n_sock = sock;
 	n->n_diag = -1;
 	/* Bound there: a host socket, or one of --net host's sandbox. */
-	n->n_hostdiag = unixown_diag();
+	n->n_hostdiag = sandbox_unixdiag();
 	n->n_stop[0] = n->n_stop[1] = n->n_events[0] = n->n_events[1] = -1;
 	pthread_mutex_init(&n->n_lock, NULL);
 	pthread_cond_init(&n->n_cond, NULL);

@@ -594,13 +594,14 @@ report_setup(const struct report_info *ri)
 	size_t			 i;
 	bool			 listed;
 
-	listed = run->r_routes != NULL && run->r_routes->ur_n > 0;
+	listed = run->r_sb.sb_view.sv_routes != NULL &&
+	    run->r_sb.sb_view.sv_routes->ur_n > 0;
 	ns = json_pack("[s, s, s, s, s, s]", "user", "mount", "pid", "ipc",
 	    "uts", "cgroup");
-	if (run->r_mode != NET_HOST)
+	if (run->r_sb.sb_net.sn_mode != NET_HOST)
 		json_array_append_new(ns, json_string("network"));
 	setup = json_pack("{s:s, s:b, s:o, s:i, s:b, s:s, s:o}",
-	    "network", policy_mode_name(run->r_mode),
+	    "network", policy_mode_name(run->r_sb.sb_net.sn_mode),
 	    "own_proxy", ri->ri_own_proxy,
 	    "proxy_socket", str_or_null(ri->ri_proxy_socket),
 	    "landlock_abi", landlock_abi(),
@@ -610,9 +611,9 @@ report_setup(const struct report_info *ri)
 	    "namespaces", ns);
 	if (!run->r_unix && listed) {
 		a = json_array();
-		for (i = 0; i < run->r_routes->ur_n; i++)
+		for (i = 0; i < run->r_sb.sb_view.sv_routes->ur_n; i++)
 			json_array_append_new(a, json_string(
-			    run->r_routes->ur_v[i].ur_inside));
+			    run->r_sb.sb_view.sv_routes->ur_v[i].ur_inside));
 		json_object_set_new(setup, "unix_sockets_listed", a);
 	}
 	return setup;
@@ -665,15 +666,16 @@ tally_json(const struct tally *t, const struct report_info *ri)
 	size_t			 i;
 
 	cmd = json_array();
-	for (i = 0; run->r_argv[i] != NULL; i++)
-		json_array_append_new(cmd, json_string(run->r_argv[i]));
+	for (i = 0; run->r_sb.sb_cmd.sc_argv[i] != NULL; i++)
+		json_array_append_new(cmd,
+		    json_string(run->r_sb.sb_cmd.sc_argv[i]));
 	refused = tally_refused_json(t);
 	allowed = tally_allowed_json(t);
 	setup = report_setup(ri);
 	doc = json_pack("{s:i, s:s, s:o, s:o, s:i, s:I, s:I, s:o, s:o, "
 	    "s:o}",
-	    "version", REPORT_VERSION, "sandbox", run->r_id,
-	    "command", cmd, "cwd", json_string(run->r_cwd),
+	    "version", REPORT_VERSION, "sandbox", run->r_sb.sb_id,
+	    "command", cmd, "cwd", json_string(run->r_sb.sb_cmd.sc_cwd),
 	    "exit_status", ri->ri_status,
 	    "duration_ms", (json_int_t)ri->ri_duration_ms,
 	    "refused_total", (json_int_t)t->t_refused_total,

@@ -69,21 +69,24 @@ run_agent_start(struct runner *rn, char **cause)
 	struct stat	 st;
 
 	if ((rn->rn_agent = agent_new(&rn->rn_proxy, rn->rn_dir,
-	    run->r_agent_real, run->r_id, run->r_command[0] != '\0' ?
-	    run->r_command : NULL, cause)) == NULL)
+	    run->r_sb.sb_view.sv_agent_real, run->r_sb.sb_id,
+	    run->r_sb.sb_cmd.sc_name[0] != '\0' ?
+	    run->r_sb.sb_cmd.sc_name : NULL, cause)) == NULL)
 		return -1;
-	run->r_agent_sock = agent_path(rn->rn_agent);
+	run->r_sb.sb_view.sv_agent_sock = agent_path(rn->rn_agent);
 	/* The agent names a session by the tunnel that carried it. */
 	rn->rn_proxy.px_ssh_watch = true;
-	if (lstat(run->r_agent_sock, &st) == -1) {
-		xasprintf(cause, "%s: %s", run->r_agent_sock, strerror(errno));
+	if (lstat(run->r_sb.sb_view.sv_agent_sock, &st) == -1) {
+		xasprintf(cause, "%s: %s", run->r_sb.sb_view.sv_agent_sock,
+		    strerror(errno));
 		return -1;
 	}
-	run->r_agent_id.fm_dev = st.st_dev;
-	run->r_agent_id.fm_ino = st.st_ino;
+	run->r_sb.sb_view.sv_agent_id.fm_dev = st.st_dev;
+	run->r_sb.sb_view.sv_agent_id.fm_ino = st.st_ino;
 	/* The command's connect to RUN_AGENT_SOCK, made outside (notify.c). */
-	if (!run->r_unix && unixroute_add(run->r_routes, RUN_AGENT_SOCK,
-	    run->r_agent_sock, "cordon's ssh-agent", cause) == -1)
+	if (!run->r_unix && unixroute_add(run->r_sb.sb_view.sv_routes,
+	    RUN_AGENT_SOCK,
+	    run->r_sb.sb_view.sv_agent_sock, "cordon's ssh-agent", cause) == -1)
 		return -1;
 	return 0;
 }
@@ -145,7 +148,8 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 		xasprintf(cause, "cannot watch the proxy's socket");
 		goto fail;
 	}
-	if (rn->rn_run->r_agent_real != NULL && run_agent_start(rn, cause) ==
+	if (rn->rn_run->r_sb.sb_view.sv_agent_real != NULL &&
+	    run_agent_start(rn, cause) ==
 	    -1)
 		return -1;		/* the listener has fd now */
 	/* The real values live in the proxy from here on, freed with it. */
@@ -206,7 +210,7 @@ run_unix_hint(const struct run *run, const char *path, const char **reason)
 		free(cause);
 		return xstrdup("name the socket by a plain absolute path");
 	}
-	if ((r = unixroute_find(run->r_routes, it.pi_text,
+	if ((r = unixroute_find(run->r_sb.sb_view.sv_routes, it.pi_text,
 	    strlen(it.pi_text))) != NULL) {
 		*reason = "a listed socket, spelt otherwise";
 		xasprintf(&hint, "connect to \"%s\" as listed (%s): a listed "
@@ -214,7 +218,7 @@ run_unix_hint(const struct run *run, const char *path, const char **reason)
 		    r->ur_from);
 	} else if (run_unix_is_agent(it.pi_text)) {
 		*reason = "the user's ssh-agent, never listed";
-		if (run->r_agent_real != NULL)
+		if (run->r_sb.sb_view.sv_agent_real != NULL)
 			xasprintf(&hint, "use cordon's ssh-agent, the "
 			    "command's SSH_AUTH_SOCK (%s): it signs logins to "
 			    "the hosts the policy allows; listing the user's "
@@ -252,7 +256,7 @@ run_host_port_event(struct runner *rn, const struct notify_event *ne)
 
 	memset(&e, 0, sizeof(e));
 	gettimeofday(&e.e_start, NULL);
-	e.e_sandbox = rn->rn_run->r_id;
+	e.e_sandbox = rn->rn_run->r_sb.sb_id;
 	e.e_client = "loopback";
 	e.e_proto = "tcp";
 	e.e_host = "localhost";
@@ -285,16 +289,16 @@ run_unix_event(struct runner *rn, const struct notify_event *ne)
 	memset(&e, 0, sizeof(e));
 	gettimeofday(&e.e_start, NULL);
 	path = str_escape(ne->ne_path, ne->ne_pathlen);
-	e.e_sandbox = rn->rn_run->r_id;
-	e.e_command = rn->rn_run->r_command[0] != '\0' ?
-	    rn->rn_run->r_command : NULL;
+	e.e_sandbox = rn->rn_run->r_sb.sb_id;
+	e.e_command = rn->rn_run->r_sb.sb_cmd.sc_name[0] != '\0' ?
+	    rn->rn_run->r_sb.sb_cmd.sc_name : NULL;
 	e.e_client = "unix";
 	e.e_proto = "unix";
 	e.e_host = ne->ne_path;
 	e.e_hostlen = ne->ne_pathlen;
 	switch (ne->ne_why) {
 	case NOTIFY_ALLOWED:
-		r = &rn->rn_run->r_routes->ur_v[ne->ne_route];
+		r = &rn->rn_run->r_sb.sb_view.sv_routes->ur_v[ne->ne_route];
 		e.e_allow = true;
 		e.e_addr = r->ur_host;
 		e.e_rule = r->ur_inside;
@@ -384,21 +388,22 @@ run_proxy_dir(struct runner *rn, const char *socket, char **cause)
 		xasprintf(cause, "the proxy socket %s: not a socket", socket);
 		return -1;
 	}
-	run->r_proxy_path = socket;
+	run->r_sb.sb_net.sn_proxy_path = socket;
 	dir = xstrdup(socket);
 	if ((slash = strrchr(dir, '/')) == NULL) {
 		free(dir);
 		dir = xstrdup(".");
-		run->r_proxy_name = socket;
+		run->r_sb.sb_net.sn_proxy_name = socket;
 	} else {
-		run->r_proxy_name = socket + (slash - dir) + 1;
+		run->r_sb.sb_net.sn_proxy_name = socket + (slash - dir) + 1;
 		slash[slash == dir ? 1 : 0] = '\0';
 	}
-	run->r_proxy_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (run->r_proxy_dir == -1)
+	run->r_sb.sb_net.sn_proxy_dir = open(dir,
+	    O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (run->r_sb.sb_net.sn_proxy_dir == -1)
 		xasprintf(cause, "%s: %s", dir, strerror(errno));
 	free(dir);
-	return run->r_proxy_dir == -1 ? -1 : 0;
+	return run->r_sb.sb_net.sn_proxy_dir == -1 ? -1 : 0;
 }
 
 /* Why a user namespace could not be made, and what to do about it. */
@@ -496,7 +501,7 @@ run_signal_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		sig = (int)si.ssi_signo;
-		if (si.ssi_code == SI_KERNEL && rn->rn_run->r_tty)
+		if (si.ssi_code == SI_KERNEL && rn->rn_run->r_sb.sb_cmd.sc_tty)
 			continue;
 		if (rn->rn_keeper != NULL) {
 			keeper_signal(rn, sig);
@@ -527,7 +532,7 @@ run_init(struct runner *rn, struct run *run, const struct run_net *net)
 	rn->rn_ends[0] = rn->rn_ends[1] = -1;
 	rn->rn_npair[0] = rn->rn_npair[1] = -1;
 	rn->rn_status = RUN_EXIT_FAILURE;
-	run->r_proxy_dir = -1;
+	run->r_sb.sb_net.sn_proxy_dir = -1;
 	signal(SIGPIPE, SIG_IGN);
 	if ((rn->rn_base = event_base_new()) == NULL) {
 		log_warnx("run: no event loop");
@@ -551,7 +556,7 @@ run_proxy_setup(struct runner *rn, struct policy *policy)
 	char			*cause;
 	int			 rc;
 
-	if (run->r_mode == NET_PROXY && net->net_socket == NULL)
+	if (run->r_sb.sb_net.sn_mode == NET_PROXY && net->net_socket == NULL)
 		rc = run_proxy_start(rn, policy, &cause) == -1 ||
 		    run_proxy_dir(rn, rn->rn_ep.ep_path, &cause) == -1 ? -1 : 0;
 	else {
@@ -560,7 +565,7 @@ run_proxy_setup(struct runner *rn, struct policy *policy)
 			rn->rn_env_policy = policy;
 		else
 			policy_free(policy);
-		rc = run->r_mode == NET_PROXY && run_proxy_dir(rn,
+		rc = run->r_sb.sb_net.sn_mode == NET_PROXY && run_proxy_dir(rn,
 		    net->net_socket, &cause) == -1 ? -1 : 0;
 	}
 	run->r_policy = NULL;
@@ -570,7 +575,7 @@ run_proxy_setup(struct runner *rn, struct policy *policy)
 		return -1;
 	}
 	/* The operator's proxy must answer as a sandbox listener does. */
-	if (run->r_mode == NET_PROXY && net->net_socket != NULL &&
+	if (run->r_sb.sb_net.sn_mode == NET_PROXY && net->net_socket != NULL &&
 	    run_feed_open(rn) == -1) {
 		log_warnx("run: nothing run");
 		return -1;
@@ -606,7 +611,7 @@ run_pipes(struct runner *rn)
 		return -1;
 	}
 	if (publish_open(&rn->rn_pub, run->r_publish, run->r_npublish,
-	    &run->r_pubfd, &cause) == -1) {
+	    &run->r_sb.sb_pipes.sp_pubfd, &cause) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
 		return -1;
@@ -631,11 +636,12 @@ run_child(struct runner *rn)
 	close(rn->rn_err[0]);
 	if (rn->rn_ends[0] != -1)
 		close(rn->rn_ends[0]);
-	run->r_sync = rn->rn_sync[0];
-	run->r_errfd = rn->rn_err[1];
-	run->r_endfd = rn->rn_ends[1];
+	run->r_sb.sb_pipes.sp_sync = rn->rn_sync[0];
+	run->r_sb.sb_pipes.sp_errfd = rn->rn_err[1];
+	run->r_sb.sb_cmd.sc_errfd = rn->rn_err[1];	/* one pipe for both */
+	run->r_sb.sb_pipes.sp_endfd = rn->rn_ends[1];
 	publish_forget(&rn->rn_pub);
-	sandbox_main(run);
+	sandbox_main(&run->r_sb);
 }
 
 /*
@@ -650,11 +656,11 @@ run_clone(struct runner *rn)
 	struct clone_args	 ca;
 	int			 pidfd = -1, saved;
 
-	run->r_notifyfd = rn->rn_npair[1];
+	run->r_sb.sb_cmd.sc_notifyfd = rn->rn_npair[1];
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	    CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD;
-	if (run->r_mode != NET_HOST)
+	if (run->r_sb.sb_net.sn_mode != NET_HOST)
 		ca.flags |= CLONE_NEWNET;
 	ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	ca.exit_signal = SIGCHLD;
@@ -668,11 +674,11 @@ run_clone(struct runner *rn)
 	rn->rn_sync[0] = rn->rn_err[1] = -1;
 	if (rn->rn_npair[1] != -1) {
 		close(rn->rn_npair[1]);
-		rn->rn_npair[1] = run->r_notifyfd = -1;
+		rn->rn_npair[1] = run->r_sb.sb_cmd.sc_notifyfd = -1;
 	}
-	if (run->r_pubfd != -1) {
-		close(run->r_pubfd);
-		run->r_pubfd = -1;
+	if (run->r_sb.sb_pipes.sp_pubfd != -1) {
+		close(run->r_sb.sb_pipes.sp_pubfd);
+		run->r_sb.sb_pipes.sp_pubfd = -1;
 	}
 	if (rn->rn_ends[1] != -1)
 		close(rn->rn_ends[1]);
@@ -704,7 +710,7 @@ run_sentinel_begin(struct runner *rn)
 
 	if (run->r_guard == NULL)
 		return;
-	if (sentinel_start(&rn->rn_sentinel, run->r_guard, run->r_id,
+	if (sentinel_start(&rn->rn_sentinel, run->r_guard, run->r_sb.sb_id,
 	    rn->rn_pidfd, &cause) == -1) {
 		log_warnx("run: %s; nothing run, since the check of the "
 		    "writable folders could not follow a killed run", cause);
@@ -729,7 +735,7 @@ run_notify_begin(struct runner *rn)
 
 	if (rn->rn_npair[0] == -1)
 		return;
-	rn->rn_notify = notify_start(rn->rn_run->r_routes,
+	rn->rn_notify = notify_start(rn->rn_run->r_sb.sb_view.sv_routes,
 	    rn->rn_run->r_gitwrite, rn->rn_npair[0],
 	    &cause);
 	rn->rn_npair[0] = -1;
@@ -750,13 +756,15 @@ run_maps(struct runner *rn)
 	char		 map[64];
 	int		 rc;
 
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)run->r_uid,
-	    (unsigned int)run->r_uid);
+	snprintf(map, sizeof(map), "%u %u 1\n",
+	    (unsigned int)run->r_sb.sb_cmd.sc_uid,
+	    (unsigned int)run->r_sb.sb_cmd.sc_uid);
 	rc = run_write_map(rn->rn_pid, "uid_map", map);
 	if (rc == 0)
 		rc = run_write_map(rn->rn_pid, "setgroups", "deny");
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned int)run->r_gid,
-	    (unsigned int)run->r_gid);
+	snprintf(map, sizeof(map), "%u %u 1\n",
+	    (unsigned int)run->r_sb.sb_cmd.sc_gid,
+	    (unsigned int)run->r_sb.sb_cmd.sc_gid);
 	if (rc == 0)
 		rc = run_write_map(rn->rn_pid, "gid_map", map);
 	if (rc == -1 || write(rn->rn_sync[1], "g", 1) != 1) {

@@ -204,6 +204,7 @@ run_control_start(struct runner *rn)
 		return -1;
 	}
 	control_send(rn->rn_control, json_pack("{s:s, s:s, s:i}", "event",
-	    "start", "sandbox", rn->rn_run->r_id, "version", REPORT_VERSION));
+	    "start", "sandbox", rn->rn_run->r_sb.sb_id, "version",
+	    REPORT_VERSION));
 	return 0;
 }

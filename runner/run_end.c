@@ -122,7 +122,7 @@ run_end_collect(struct runner *rn)
 	close(rn->rn_err[0]);
 	rn->rn_err[0] = -1;
 	run_end_read(rn->rn_ends[0], run, rn->rn_tally);
-	if (guard_check(run->r_guard, run->r_id) != 0) {
+	if (guard_check(run->r_guard, run->r_sb.sb_id) != 0) {
 		guard_print(run->r_guard, stderr);
 		rn->rn_status = RUN_EXIT_FAILURE;
 	}
@@ -142,7 +142,7 @@ run_end_proxy(struct runner *rn)
 		agent_summary(rn->rn_agent, stderr);
 	agent_free(rn->rn_agent);
 	rn->rn_agent = NULL;
-	rn->rn_run->r_agent_sock = NULL;
+	rn->rn_run->r_sb.sb_view.sv_agent_sock = NULL;
 	if (rn->rn_own_proxy) {
 		if (rn->rn_listener != NULL)
 			evconnlistener_free(rn->rn_listener);
@@ -246,8 +246,8 @@ run_end(struct runner *rn)
 	policy_free(rn->rn_env_policy);
 	free(rn->rn_asks);
 	free(rn->rn_setup_error);
-	run_end_close(&run->r_proxy_dir);
-	run_end_close(&run->r_pubfd);
+	run_end_close(&run->r_sb.sb_net.sn_proxy_dir);
+	run_end_close(&run->r_sb.sb_pipes.sp_pubfd);
 	publish_close(&rn->rn_pub);
 	run_end_close(&rn->rn_pidfd);
 	for (i = 0; i < 2; i++) {

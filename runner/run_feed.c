@@ -88,8 +88,8 @@ run_feed_connect(const struct run *run, const char *path)
 		rc = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	else
 		rc = snprintf(sun.sun_path, sizeof(sun.sun_path),
-		    "/proc/self/fd/%d/%s", run->r_proxy_dir,
-		    run->r_proxy_name);
+		    "/proc/self/fd/%d/%s", run->r_sb.sb_net.sn_proxy_dir,
+		    run->r_sb.sb_net.sn_proxy_name);
 	if (rc < 0 || (size_t)rc >= sizeof(sun.sun_path)) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -181,7 +181,7 @@ run_feed_open(struct runner *rn)
 		return -1;
 	}
 	memset(&po, 0, sizeof(po));
-	po.po_id = rn->rn_run->r_id;
+	po.po_id = rn->rn_run->r_sb.sb_id;
 	po.po_watch = PP2_WATCH_VERSION;
 	if ((hdr = pp2_header(&po, &len, &cause)) == NULL)
 		fatalx("run: %s", cause);
@@ -263,7 +263,7 @@ run_feed_decision(struct runner *rn, const json_t *doc)
 	e.e_reason = run_feed_str(doc, "reason");
 	e.e_rule = run_feed_str(doc, "rule");
 	e.e_rule_from = run_feed_str(doc, "rule_from");
-	e.e_sandbox = rn->rn_run->r_id;
+	e.e_sandbox = rn->rn_run->r_sb.sb_id;
 	fix = run_feed_str(doc, "fix");
 	pattern = run_feed_str(doc, "pattern");
 	if (e.e_allow || fix == NULL)

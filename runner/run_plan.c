@@ -32,7 +32,7 @@ static void
 run_plan_reveal(const struct run *run, struct fsplan *plan)
 {
 	const char		*covers[] = { "/tmp", "/var/tmp", "/run",
-				    run->r_runtime_dir };
+				    run->r_sb.sb_view.sv_runtime_dir };
 	const struct pitem	*it;
 	struct fs_op		*op;
 	struct stat		 st;
@@ -137,7 +137,7 @@ run_plan_sysscratch(struct run *run, const struct fsplan *plan)
 	size_t		 i, j;
 	bool		 covered;
 
-	if (run->r_uid != 0)
+	if (run->r_sb.sb_cmd.sc_uid != 0)
 		return;
 	for (i = 0; i < nitems(apt); i++) {
 		if (lstat(apt[i], &st) == -1 || !S_ISDIR(st.st_mode))
@@ -148,10 +148,12 @@ run_plan_sysscratch(struct run *run, const struct fsplan *plan)
 			    (path_is_below(apt[i], plan->fp_ops[j].fo_path) ||
 			    path_is_below(plan->fp_ops[j].fo_path, apt[i]));
 		if (!covered)
-			run->r_sysscratch[run->r_nsysscratch++] = apt[i];
+			run->r_sb.sb_view.sv_sysscratch[
+			    run->r_sb.sb_view.sv_nsysscratch++] = apt[i];
 	}
-	scratch_system(plan, run->r_sysdirs, run->r_nsysdirs, run->r_syslayer,
-	    &run->r_nsyslayer);
+	scratch_system(plan, run->r_sysdirs, run->r_nsysdirs,
+	    run->r_sb.sb_view.sv_syslayer,
+	    &run->r_sb.sb_view.sv_nsyslayer);
 }
 
 /*
@@ -179,8 +181,8 @@ run_plan_hidden(struct run *run, const struct fsplan *plan)
 	char		 home[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
 	size_t		 i, j;
 
-	for (i = 0; i < run->r_nsecrets; i++) {
-		tf = &run->r_secrets[i];
+	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
 		op = run_plan_over(plan, tf->tf_path, RUN_OP(FS_HIDE_FILE));
 		tf->tf_bound = op != NULL && strcmp(op->fo_path,
 		    tf->tf_path) == 0;
@@ -194,12 +196,13 @@ run_plan_hidden(struct run *run, const struct fsplan *plan)
 		    RUN_OP(FS_HIDE_DIR)) == NULL ||
 		    run->r_nhidden_cfg >= nitems(run->r_hidden_cfg))
 			continue;
-		for (j = 0; j < run->r_nsecrets; j++)
-			if (run->r_secrets[j].tf_bound &&
+		for (j = 0; j < run->r_sb.sb_view.sv_nsecrets; j++)
+			if (run->r_sb.sb_view.sv_secrets[j].tf_bound &&
 			    realpath(path, real) != NULL &&
-			    strcmp(real, run->r_secrets[j].tf_path) == 0)
+			    strcmp(real,
+			    run->r_sb.sb_view.sv_secrets[j].tf_path) == 0)
 				break;
-		if (j == run->r_nsecrets)
+		if (j == run->r_sb.sb_view.sv_nsecrets)
 			run->r_hidden_cfg[run->r_nhidden_cfg++] = cfg[i][1];
 	}
 }
@@ -235,40 +238,42 @@ run_plan_landlock(struct run *run)
 	static const char *const writable[] = {
 		"/tmp", "/var/tmp", "/dev", "/run", "/var/run"
 	};
-	const struct fsplan	*plan = run->r_plan;
+	const struct sandbox_view *sv = &run->r_sb.sb_view;
+	const struct fsplan	*plan = sv->sv_plan;
+	struct landlock_rule	*ll;
 	size_t			 i, n = 0;
 
-	run->r_ll = xcalloc(plan->fp_nops + nitems(writable) + 3 +
-	    nitems(run->r_sysscratch) + nitems(run->r_syslayer),
-	    sizeof(*run->r_ll));
-	run->r_ll[n++].lr_path = "/";
+	ll = xcalloc(plan->fp_nops + nitems(writable) + 3 +
+	    nitems(sv->sv_sysscratch) + nitems(sv->sv_syslayer), sizeof(*ll));
+	ll[n++].lr_path = "/";
 	for (i = 0; i < nitems(writable); i++) {
-		run->r_ll[n].lr_path = writable[i];
-		run->r_ll[n++].lr_write = true;
+		ll[n].lr_path = writable[i];
+		ll[n++].lr_write = true;
 	}
-	if (run->r_runtime_dir != NULL) {
-		run->r_ll[n].lr_path = run->r_runtime_dir;
-		run->r_ll[n++].lr_write = true;
+	if (sv->sv_runtime_dir != NULL) {
+		ll[n].lr_path = sv->sv_runtime_dir;
+		ll[n++].lr_write = true;
 	}
 	/* Writes there land in the scratch layer, not on the host. */
-	if (run->r_scratch != NULL) {
-		run->r_ll[n].lr_path = run->r_scratch;
-		run->r_ll[n++].lr_write = true;
+	if (sv->sv_scratch != NULL) {
+		ll[n].lr_path = sv->sv_scratch;
+		ll[n++].lr_write = true;
 	}
-	for (i = 0; i < run->r_nsysscratch; i++) {
-		run->r_ll[n].lr_path = run->r_sysscratch[i];
-		run->r_ll[n++].lr_write = true;
+	for (i = 0; i < sv->sv_nsysscratch; i++) {
+		ll[n].lr_path = sv->sv_sysscratch[i];
+		ll[n++].lr_write = true;
 	}
-	for (i = 0; i < run->r_nsyslayer; i++) {
-		run->r_ll[n].lr_path = run->r_syslayer[i];
-		run->r_ll[n++].lr_write = true;
+	for (i = 0; i < sv->sv_nsyslayer; i++) {
+		ll[n].lr_path = sv->sv_syslayer[i];
+		ll[n++].lr_write = true;
 	}
 	for (i = 0; i < plan->fp_nops; i++)
 		if (plan->fp_ops[i].fo_kind == FS_RW) {
-			run->r_ll[n].lr_path = plan->fp_ops[i].fo_path;
-			run->r_ll[n++].lr_write = true;
+			ll[n].lr_path = plan->fp_ops[i].fo_path;
+			ll[n++].lr_write = true;
 		}
-	run->r_nll = n;
+	run->r_sb.sb_cmd.sc_ll = ll;
+	run->r_sb.sb_cmd.sc_nll = n;
 }
 
 /*
@@ -286,7 +291,7 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	const char		*cand[5];
 	char			*cause, *msg;
 
-	run_secrets_prepare(run, p, run->r_mode == NET_PROXY &&
+	run_secrets_prepare(run, p, run->r_sb.sb_net.sn_mode == NET_PROXY &&
 	    rp->rp_net.net_socket == NULL);
 	trust_hide_ca(p);
 	memset(&fin, 0, sizeof(fin));
@@ -294,9 +299,10 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	fin.fi_workspace = rp->rp_workspace;
 	fin.fi_path = getenv("PATH");
 	run_plan_candidates(run, rp->rp_home, cand, &fin);
-	if (run->r_mode == NET_PROXY && rp->rp_net.net_socket == NULL &&
-	    p->p_allow.pl_n > 0 &&
-	    (run->r_agent_real = run_plan_agent(rp->rp_known)) != NULL) {
+	if (run->r_sb.sb_net.sn_mode == NET_PROXY &&
+	    rp->rp_net.net_socket == NULL && p->p_allow.pl_n > 0 &&
+	    (run->r_sb.sb_view.sv_agent_real =
+	    run_plan_agent(rp->rp_known)) != NULL) {
 		fin.fi_show = (const char *const *)rp->rp_known;
 		fin.fi_nshow = 2;
 		rp->rp_ep.ep_agent_sock = RUN_AGENT_SOCK;
@@ -307,9 +313,10 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 		log_warnx_lines(msg);
 		return -1;
 	}
-	run->r_plan = &rp->rp_plan;
+	run->r_sb.sb_view.sv_plan = &rp->rp_plan;
 	run_plan_reveal(run, &rp->rp_plan);
-	run->r_scratch = run_plan_scratch(&rp->rp_plan, rp->rp_home);
+	run->r_sb.sb_view.sv_scratch = run_plan_scratch(&rp->rp_plan,
+	    rp->rp_home);
 	run_plan_sysscratch(run, &rp->rp_plan);
 	run_plan_hidden(run, &rp->rp_plan);
 	if (keep_plan(run, o, rp->rp_workspace) == -1)

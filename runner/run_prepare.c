@@ -91,9 +91,9 @@ run_prepare_host_ports(struct run *run, const struct policy *p)
 	const struct plist	*pl = &p->p_host_ports;
 	size_t			 i;
 
-	if (pl->pl_n == 0 || run->r_mode != NET_PROXY)
+	if (pl->pl_n == 0 || run->r_sb.sb_net.sn_mode != NET_PROXY)
 		return 0;
-	if (!run->r_capture) {
+	if (!run->r_sb.sb_net.sn_capture) {
 		log_warnx("run: network.host_ports (%s, from %s) needs the "
 		    "capture, and network.capture is \"off\"; nothing run",
 		    pl->pl_v[0].pi_text, pl->pl_v[0].pi_from);
@@ -101,13 +101,15 @@ run_prepare_host_ports(struct run *run, const struct policy *p)
 		    "network.host_ports");
 		return -1;
 	}
-	run->r_host_ports = xreallocarray(NULL, pl->pl_n,
-	    sizeof(*run->r_host_ports));
+	run->r_sb.sb_net.sn_host_ports = xreallocarray(NULL, pl->pl_n,
+	    sizeof(*run->r_sb.sb_net.sn_host_ports));
 	for (i = 0; i < pl->pl_n; i++) {
-		run->r_host_ports[i].nr_lo = (uint16_t)pl->pl_v[i].pi_port;
-		run->r_host_ports[i].nr_hi = (uint16_t)pl->pl_v[i].pi_port_hi;
+		run->r_sb.sb_net.sn_host_ports[i].nr_lo =
+		    (uint16_t)pl->pl_v[i].pi_port;
+		run->r_sb.sb_net.sn_host_ports[i].nr_hi =
+		    (uint16_t)pl->pl_v[i].pi_port_hi;
 	}
-	run->r_nhost_ports = pl->pl_n;
+	run->r_sb.sb_net.sn_nhost_ports = pl->pl_n;
 	return 0;
 }
 
@@ -207,12 +209,13 @@ run_prepare_policy(struct run_prep *rp)
 		log_warnx("run: nothing run");
 		return -1;
 	}
-	run->r_mode = p->p_mode.ps_value;
+	run->r_sb.sb_net.sn_mode = p->p_mode.ps_value;
 	run->r_unix = p->p_unix.ps_value == UNIX_ALLOW;
-	run->r_capture = run->r_mode == NET_PROXY && policy_capture(p);
+	run->r_sb.sb_net.sn_capture = run->r_sb.sb_net.sn_mode == NET_PROXY &&
+	    policy_capture(p);
 	if (run_prepare_host_ports(run, p) == -1)
 		return -1;
-	if (run->r_npublish > 0 && run->r_mode == NET_HOST) {
+	if (run->r_npublish > 0 && run->r_sb.sb_net.sn_mode == NET_HOST) {
 		log_warnx("run: --publish: with network mode \"host\" the "
 		    "command's servers are on the host's network already; "
 		    "drop --publish");
@@ -235,15 +238,17 @@ run_prepare_socket(struct run_prep *rp)
 	const struct pcred	*cr;
 	char			*cause;
 
-	if (net->net_socket != NULL && run->r_mode == NET_PROXY &&
-	    run_prepare_narrowing(&rp->rp_layers, p, &run->r_narrow,
+	if (net->net_socket != NULL && run->r_sb.sb_net.sn_mode == NET_PROXY &&
+	    run_prepare_narrowing(&rp->rp_layers, p,
+	    &run->r_sb.sb_net.sn_narrow,
 	    &cause) == -1) {
 		log_warnx_lines(cause);
 		log_warnx("run: the rules for --proxy-socket do not load, "
 		    "nothing run");
 		return -1;
 	}
-	if (run->r_narrow != NULL && strlen(run->r_narrow) > PP2_NARROW_MAX) {
+	if (run->r_sb.sb_net.sn_narrow != NULL &&
+	    strlen(run->r_sb.sb_net.sn_narrow) > PP2_NARROW_MAX) {
 		log_warnx("run: the policy's network.deny entries and the "
 		    "allow lists of the flags and the workspace policy come "
 		    "to more than %d bytes, more than a connection to "
@@ -253,7 +258,7 @@ run_prepare_socket(struct run_prep *rp)
 		    "reads them all)");
 		return -1;
 	}
-	if (net->net_socket != NULL && run->r_mode == NET_PROXY &&
+	if (net->net_socket != NULL && run->r_sb.sb_net.sn_mode == NET_PROXY &&
 	    p->p_ncreds > 0) {
 		cr = &p->p_creds[0];
 		log_warnx("run: the policy has credentials (%s, from %s), but "
@@ -283,24 +288,24 @@ run_prepare_run(struct run_prep *rp, const struct run_opts *o)
 	struct run	*run = &rp->rp_run;
 	const char	*rd;
 
-	run->r_argv = o->ro_argv;
-	run->r_cwd = o->ro_cwd;
+	run->r_sb.sb_cmd.sc_argv = o->ro_argv;
+	run->r_sb.sb_cmd.sc_cwd = o->ro_cwd;
 	run->r_workspace = rp->rp_workspace;
 	run->r_policy = rp->rp_policy;
-	run->r_uid = getuid();
-	run->r_gid = getgid();
-	run->r_tty = isatty(0) || isatty(1) || isatty(2);
-	run->r_session = -1;
+	run->r_sb.sb_cmd.sc_uid = getuid();
+	run->r_sb.sb_cmd.sc_gid = getgid();
+	run->r_sb.sb_cmd.sc_tty = isatty(0) || isatty(1) || isatty(2);
 	run->r_session_opts = o->ro_session;
 	if (o->ro_session != NULL)
-		run->r_tty = false;	/* each command says its own */
+		run->r_sb.sb_cmd.sc_tty = false;	/* each command its own */
 	rd = getenv("XDG_RUNTIME_DIR");
-	run->r_runtime_dir = rd != NULL && rd[0] == '/' ? rd : NULL;
+	run->r_sb.sb_view.sv_runtime_dir = rd != NULL &&
+	    rd[0] == '/' ? rd : NULL;
 	/* A random id, in the egress log and the bridge's header. */
-	if (hex_random(run->r_id, RUN_ID_LEN) == -1)
+	if (hex_random(run->r_sb.sb_id, RUN_ID_LEN) == -1)
 		fatal("run: getrandom");
-	run_prepare_name(run->r_argv[0], run->r_command,
-	    sizeof(run->r_command));
+	run_prepare_name(run->r_sb.sb_cmd.sc_argv[0], run->r_sb.sb_cmd.sc_name,
+	    sizeof(run->r_sb.sb_cmd.sc_name));
 }
 
 /*
@@ -315,7 +320,8 @@ run_prepare_env(struct run_prep *rp)
 	struct policy	*p = rp->rp_policy;
 	char		*cause;
 
-	if (run->r_mode == NET_PROXY && rp->rp_net.net_socket == NULL) {
+	if (run->r_sb.sb_net.sn_mode == NET_PROXY &&
+	    rp->rp_net.net_socket == NULL) {
 		trust_phantoms(p, environ, &run->r_phantoms,
 		    &run->r_nphantoms);
 		run_secrets_phantoms(run);
@@ -327,7 +333,7 @@ run_prepare_env(struct run_prep *rp)
 	 * system layer both read): its ca.crt, which the operator makes
 	 * readable by leaving the folder 0711.
 	 */
-	if (run->r_mode == NET_PROXY && trust_wanted(p)) {
+	if (run->r_sb.sb_net.sn_mode == NET_PROXY && trust_wanted(p)) {
 		if (trust_bundle(p, environ, &rp->rp_ib, &cause) == -1) {
 			log_warnx("run: %s", cause);
 			if (rp->rp_net.net_socket != NULL)
@@ -339,23 +345,24 @@ run_prepare_env(struct run_prep *rp)
 			free(cause);
 			return -1;
 		}
-		run->r_ca_pem = rp->rp_ib.ib_pem;
-		run->r_ca_len = rp->rp_ib.ib_len;
-		run->r_ca_java = rp->rp_ib.ib_java;
-		run->r_ca_java_len = rp->rp_ib.ib_java_len;
+		run->r_sb.sb_view.sv_ca_pem = rp->rp_ib.ib_pem;
+		run->r_sb.sb_view.sv_ca_len = rp->rp_ib.ib_len;
+		run->r_sb.sb_view.sv_ca_java = rp->rp_ib.ib_java;
+		run->r_sb.sb_view.sv_ca_java_len = rp->rp_ib.ib_java_len;
 		rp->rp_ep.ep_ca_bundle = RUN_CA_BUNDLE;
 		rp->rp_ep.ep_ca_java = RUN_CA_JAVA;
 	}
-	if (run->r_nsysscratch > 0)
+	if (run->r_sb.sb_view.sv_nsysscratch > 0)
 		rp->rp_ep.ep_apt_conf = RUN_APT_CONF;
-	if ((run->r_env = env_build(p, environ, run->r_mode == NET_PROXY ?
+	if ((run->r_sb.sb_cmd.sc_env = env_build(p, environ,
+	    run->r_sb.sb_net.sn_mode == NET_PROXY ?
 	    &rp->rp_ep : NULL, &cause)) == NULL) {
 		log_warnx("run: %s", cause);
 		free(cause);
 		return -1;
 	}
 	run->r_env_dropped = env_dropped(p, environ);
-	run->r_ep = run->r_mode == NET_PROXY ? &rp->rp_ep : NULL;
+	run->r_ep = run->r_sb.sb_net.sn_mode == NET_PROXY ? &rp->rp_ep : NULL;
 	return 0;
 }
 
@@ -374,7 +381,7 @@ run_prepare_routes(struct run_prep *rp)
 	struct run	*run = &rp->rp_run;
 	char		*cause = NULL;
 
-	run->r_routes = &rp->rp_routes;
+	run->r_sb.sb_view.sv_routes = &rp->rp_routes;
 	run->r_unix_mode = SYSF_UNIX_ALLOW;
 	if (run->r_unix)
 		return 0;
@@ -382,7 +389,8 @@ run_prepare_routes(struct run_prep *rp)
 	if (unixroute_policy(&rp->rp_routes, rp->rp_policy, &rp->rp_plan,
 	    &cause) == 0 && notify_probe(&cause) == 0)
 		return 0;
-	if (rp->rp_routes.ur_n == 0 && run->r_agent_real == NULL &&
+	if (rp->rp_routes.ur_n == 0 &&
+	    run->r_sb.sb_view.sv_agent_real == NULL &&
 	    rp->rp_policy->p_sockets.pl_n == 0) {
 		log_warnx("run: note: %s: the command's Unix sockets are all "
 		    "refused (socket(2): EPERM), its own too", cause);
@@ -414,9 +422,12 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 	rp->rp_net.net_report_at.w_dir = rp->rp_net.net_log_at.w_dir = -1;
 	rp->rp_layers = o->ro_layers;
 	rp->rp_ep.ep_port = RUN_BRIDGE_PORT;
-	run->r_seccomp = -1;
-	run->r_sync = run->r_errfd = run->r_endfd = run->r_pubfd = -1;
-	run->r_notifyfd = -1;
+	run->r_sb.sb_cmd.sc_seccomp = -1;
+	run->r_sb.sb_pipes.sp_sync = run->r_sb.sb_pipes.sp_errfd = -1;
+	run->r_sb.sb_pipes.sp_endfd = run->r_sb.sb_pipes.sp_pubfd = -1;
+	run->r_sb.sb_pipes.sp_session = run->r_sb.sb_pipes.sp_ready = -1;
+	run->r_sb.sb_cmd.sc_errfd = -1;
+	run->r_sb.sb_cmd.sc_notifyfd = -1;
 	run->r_npublish = o->ro_npublish;
 	run->r_publish = o->ro_npublish > 0 ? o->ro_publish : NULL;
 
@@ -445,7 +456,7 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 static int
 run_prepare_weaker(const struct run *run, bool no_landlock)
 {
-	if (run->r_mode == NET_HOST)
+	if (run->r_sb.sb_net.sn_mode == NET_HOST)
 		log_warnx("run: network mode host: the command uses the host's "
 		    "network directly; its connections are neither filtered "
 		    "nor logged");
@@ -502,7 +513,7 @@ run_prepare_exec(struct run_prep *rp, const struct run_opts *o)
 	size_t		 i;
 
 	run_prepare_gitwrite(rp);
-	if ((run->r_seccomp = sysfilter_new(run->r_unix_mode,
+	if ((run->r_sb.sb_cmd.sc_seccomp = sysfilter_new(run->r_unix_mode,
 	    run->r_gitwrite != NULL, &cause)) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
@@ -512,7 +523,7 @@ run_prepare_exec(struct run_prep *rp, const struct run_opts *o)
 		return RUN_EXIT_FAILURE;
 	for (i = 0; i < rp->rp_plan.fp_nnotes; i++)
 		log_warnx("run: note: %s", rp->rp_plan.fp_notes[i]);
-	log_info("run: sandbox %s", run->r_id);
+	log_info("run: sandbox %s", run->r_sb.sb_id);
 
 	if (guard_open(&rp->rp_guard, &rp->rp_plan, &cause) == -1 ||
 	    block_prepare(&rp->rp_plan, &rp->rp_blocks, &rp->rp_guard,
@@ -542,28 +553,28 @@ run_prepare_clear(struct run_prep *rp)
 	block_cleanup(&rp->rp_plan, &rp->rp_blocks);
 	guard_clear(&rp->rp_guard);
 	gitwrite_clear(&rp->rp_gitwrite);	/* zeroed if never begun */
-	if (run->r_seccomp != -1)
-		close(run->r_seccomp);
-	env_free(run->r_env);
+	if (run->r_sb.sb_cmd.sc_seccomp != -1)
+		close(run->r_sb.sb_cmd.sc_seccomp);
+	env_free(run->r_sb.sb_cmd.sc_env);
 	free(run->r_env_dropped);
 	phantoms_free(run->r_phantoms, run->r_nphantoms);
-	for (i = 0; i < run->r_nsecrets; i++)
-		secrets_clear(&run->r_secrets[i]);
-	free(run->r_secrets);
+	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++)
+		secrets_clear(&run->r_sb.sb_view.sv_secrets[i]);
+	free(run->r_sb.sb_view.sv_secrets);
 	trust_bundle_clear(&rp->rp_ib);
-	free(run->r_ll);
-	free(run->r_host_ports);
+	free(run->r_sb.sb_cmd.sc_ll);
+	free(run->r_sb.sb_net.sn_host_ports);
 	unixroute_clear(&rp->rp_routes);
-	for (i = 0; i < run->r_nkeep; i++) {
-		free(run->r_keep[i].k_path);
-		free(run->r_keep[i].k_from);
+	for (i = 0; i < run->r_sb.sb_view.sv_nkeep; i++) {
+		free(run->r_sb.sb_view.sv_keep[i].k_path);
+		free(run->r_sb.sb_view.sv_keep[i].k_from);
 	}
-	free(run->r_keep);
+	free(run->r_sb.sb_view.sv_keep);
 	keep_clear(run);
 	fsplan_clear(&rp->rp_plan);
 	free(rp->rp_known[0]);
 	free(rp->rp_known[1]);
-	free(run->r_narrow);
+	free(run->r_sb.sb_net.sn_narrow);
 	wspath_clear(&rp->rp_net.net_report_at);
 	wspath_clear(&rp->rp_net.net_log_at);
 	policy_free(rp->rp_policy);

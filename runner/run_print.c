@@ -31,19 +31,20 @@ run_print_net(const struct run *run, const struct run_net *net)
 {
 	size_t	 i;
 
-	printf("network: %s\n", policy_mode_name(run->r_mode));
-	if (run->r_mode == NET_PROXY) {
+	printf("network: %s\n", policy_mode_name(run->r_sb.sb_net.sn_mode));
+	if (run->r_sb.sb_net.sn_mode == NET_PROXY) {
 		if (net->net_socket != NULL)
 			printf("  proxy: %s (an operator's proxy; its policy "
 			    "decides, narrowed by the run's own rules: %s)\n",
-			    net->net_socket, run->r_narrow != NULL ?
-			    run->r_narrow : "none");
+			    net->net_socket,
+			    run->r_sb.sb_net.sn_narrow != NULL ?
+			    run->r_sb.sb_net.sn_narrow : "none");
 		else
 			printf("  proxy: cordon's own, in the run's process, "
 			    "on a private Unix socket\n");
 		printf("  bridge: 127.0.0.1:%d and [::1]:%d inside, to the "
 		    "proxy\n", RUN_BRIDGE_PORT, RUN_BRIDGE_PORT);
-		if (run->r_capture)
+		if (run->r_sb.sb_net.sn_capture)
 			printf("  capture: lo with %s and %s, default routes; "
 			    "nftables: every TCP connection off the sandbox "
 			    "to the bridge, every DNS query to its resolver "
@@ -56,22 +57,22 @@ run_print_net(const struct run *run, const struct run_net *net)
 			printf("  capture: off (network.capture); only "
 			    "programs that read the proxy variables get "
 			    "out\n");
-		for (i = 0; i < run->r_nhost_ports; i++)
+		for (i = 0; i < run->r_sb.sb_net.sn_nhost_ports; i++)
 			printf("  host ports %u-%u: the sandbox's loopback "
 			    "there is the host's, through the proxy "
 			    "(network.host_ports)\n",
-			    run->r_host_ports[i].nr_lo,
-			    run->r_host_ports[i].nr_hi);
-		if (run->r_agent_real != NULL)
+			    run->r_sb.sb_net.sn_host_ports[i].nr_lo,
+			    run->r_sb.sb_net.sn_host_ports[i].nr_hi);
+		if (run->r_sb.sb_view.sv_agent_real != NULL)
 			printf("  ssh-agent: cordon's, at %s (SSH_AUTH_SOCK): "
 			    "signs a login with the keys of %s only for a "
 			    "host the policy allows, known by its key in "
 			    "~/.ssh/known_hosts; lists keys only to such a "
 			    "login; adds, removes, locks nothing\n",
-			    RUN_AGENT_SOCK, run->r_agent_real);
+			    RUN_AGENT_SOCK, run->r_sb.sb_view.sv_agent_real);
 		if (net->net_log != NULL)
 			printf("  egress log: %s\n", net->net_log);
-	} else if (run->r_mode == NET_NONE)
+	} else if (run->r_sb.sb_net.sn_mode == NET_NONE)
 		printf("  only lo, up; no way out\n");
 	else
 		printf("  unfiltered: not through the proxy, not logged\n");
@@ -108,23 +109,24 @@ run_print_env(const struct run *run, const struct trust_bundle *ib)
 			    run->r_phantoms[i].ph_user != NULL ?
 			    " (Basic, with its user)" : "");
 	printf("environment:\n");
-	for (i = 0; run->r_env[i] != NULL; i++) {
+	for (i = 0; run->r_sb.sb_cmd.sc_env[i] != NULL; i++) {
 		/* Never the value: a placeholder is new each run anyway. */
-		if ((ph = run_print_phantom(run, run->r_env[i])) != NULL)
+		if ((ph = run_print_phantom(run,
+		    run->r_sb.sb_cmd.sc_env[i])) != NULL)
 			printf("  %s=%s<32 hex digits, new each run> "
 			    "(phantom credential: the proxy puts the real "
 			    "value in %s for %s)\n", ph->ph_env,
 			    PHANTOM_PREFIX, ph->ph_header, ph->ph_host.pi_text);
 		else
-			printf("  %s\n", run->r_env[i]);
+			printf("  %s\n", run->r_sb.sb_cmd.sc_env[i]);
 	}
 	if (run->r_env_dropped != NULL)
 		printf("dropped from the host's environment (names only):\n"
 		    "  %s\n", run->r_env_dropped);
 	printf("command:");
-	for (i = 0; run->r_argv[i] != NULL; i++)
-		printf(" %s", run->r_argv[i]);
-	printf("\n  in %s\n", run->r_cwd);
+	for (i = 0; run->r_sb.sb_cmd.sc_argv[i] != NULL; i++)
+		printf(" %s", run->r_sb.sb_cmd.sc_argv[i]);
+	printf("\n  in %s\n", run->r_sb.sb_cmd.sc_cwd);
 }
 
 /* --dry-run: what the run would do, in the order it would do it. */
@@ -135,23 +137,26 @@ run_print(const struct run *run, const struct run_net *net,
 	size_t	 i;
 	int	 abi = landlock_abi();
 
-	printf("sandbox %s\n", run->r_id);
+	printf("sandbox %s\n", run->r_sb.sb_id);
 	printf("namespaces: user (uid %u, gid %u), mount, pid, ipc, uts, "
-	    "cgroup%s\n", (unsigned int)run->r_uid, (unsigned int)run->r_gid,
-	    run->r_mode == NET_HOST ? "; the host's network" : ", network");
+	    "cgroup%s\n", (unsigned int)run->r_sb.sb_cmd.sc_uid,
+	    (unsigned int)run->r_sb.sb_cmd.sc_gid,
+	    run->r_sb.sb_net.sn_mode == NET_HOST ? "; the host's network" :
+	    ", network");
 	run_print_net(run, net);
 	printf("mounts, in order:\n");
-	mount_print(run, stdout);
-	for (i = 0; i < run->r_plan->fp_nnotes; i++)
-		printf("  note: %s\n", run->r_plan->fp_notes[i]);
+	mount_print(&run->r_sb, stdout);
+	for (i = 0; i < run->r_sb.sb_view.sv_plan->fp_nnotes; i++)
+		printf("  note: %s\n", run->r_sb.sb_view.sv_plan->fp_notes[i]);
 	printf("Landlock: ");
 	if (abi == 0)
 		printf("not in this kernel (the mounts alone limit writes)\n");
 	else {
 		printf("ABI %d; read everywhere, write below:", abi);
-		for (i = 0; i < run->r_nll; i++)
-			if (run->r_ll[i].lr_write)
-				printf(" %s", run->r_ll[i].lr_path);
+		for (i = 0; i < run->r_sb.sb_cmd.sc_nll; i++)
+			if (run->r_sb.sb_cmd.sc_ll[i].lr_write)
+				printf(" %s",
+				    run->r_sb.sb_cmd.sc_ll[i].lr_path);
 		printf("%s\n", abi >= 6 ? "; abstract Unix sockets and "
 		    "signals scoped to the sandbox" : "");
 	}
@@ -164,7 +169,7 @@ run_print(const struct run *run, const struct run_net *net,
 	    "stream and seqpacket ones; every connect(2) made by cordon run, "
 	    "to the sandbox's own Unix sockets and the listed ones" :
 	    ", Unix sockets but stream and seqpacket socketpairs");
-	unixroute_print(run->r_routes, stdout);
+	unixroute_print(run->r_sb.sb_view.sv_routes, stdout);
 	printf("capabilities: none; no_new_privs; fds above 2 closed\n");
 	printf("after the run: a .git, .hg or bare repository made or changed "
 	    "in the writable folders that could make git on the host run a "

@@ -47,9 +47,9 @@ run_secrets_inspect(struct policy *p, const char *host, const char *name)
 
 /*
  * Before the plan: the token files of the caller's home (secrets_read)
- * into run->r_secrets.  With fill (the run's own proxy) and cordon's CA
- * there to inspect TLS with, the proxy is to fill their tokens in: each
- * token's host is inspected (an entry added to p unless p has one), and
+ * into the view's sv_secrets.  With fill (the run's own proxy) and
+ * cordon's CA there to inspect TLS with, the proxy is to fill their
+ * tokens in: each token's host is inspected (an entry added to p unless p has one), and
  * the CA is hidden as for any inspection (trust_hide_ca, after this).
  */
 void
@@ -61,9 +61,9 @@ run_secrets_prepare(struct run *run, struct policy *p, bool fill)
 
 	if (home == NULL || home[0] != '/')
 		return;
-	secrets_read(home, p, trust_placeholder, &run->r_secrets,
-	    &run->r_nsecrets);
-	if (run->r_nsecrets == 0)
+	secrets_read(home, p, trust_placeholder, &run->r_sb.sb_view.sv_secrets,
+	    &run->r_sb.sb_view.sv_nsecrets);
+	if (run->r_sb.sb_view.sv_nsecrets == 0)
 		return;
 	if ((dir = ca_dir_policy(p, &cause)) == NULL) {
 		free(cause);
@@ -73,12 +73,13 @@ run_secrets_prepare(struct run *run, struct policy *p, bool fill)
 	run->r_secrets_filled = fill && access(ca, R_OK) == 0;
 	free(ca);
 	free(dir);
-	for (i = 0; run->r_secrets_filled && i < run->r_nsecrets; i++) {
+	for (i = 0; run->r_secrets_filled &&
+	    i < run->r_sb.sb_view.sv_nsecrets; i++) {
 		snprintf(name, sizeof(name), "~/%s",
-		    run->r_secrets[i].tf_kind->sk_name);
-		for (j = 0; j < run->r_secrets[i].tf_nsecrets; j++)
+		    run->r_sb.sb_view.sv_secrets[i].tf_kind->sk_name);
+		for (j = 0; j < run->r_sb.sb_view.sv_secrets[i].tf_nsecrets; j++)
 			run_secrets_inspect(p,
-			    run->r_secrets[i].tf_secrets[j].se_host, name);
+			    run->r_sb.sb_view.sv_secrets[i].tf_secrets[j].se_host, name);
 	}
 }
 
@@ -95,8 +96,9 @@ run_secrets_phantoms(struct run *run)
 	char			*cause;
 	size_t			 i, j;
 
-	for (i = 0; run->r_secrets_filled && i < run->r_nsecrets; i++) {
-		tf = &run->r_secrets[i];
+	for (i = 0; run->r_secrets_filled &&
+	    i < run->r_sb.sb_view.sv_nsecrets; i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
 		for (j = 0; j < tf->tf_nsecrets; j++) {
 			se = &tf->tf_secrets[j];
 			run->r_phantoms = xreallocarray(run->r_phantoms,
@@ -134,8 +136,8 @@ run_secrets_json(const struct run *run)
 	char			 name[PATH_MAX];
 	size_t			 i, j, k;
 
-	for (i = 0; i < run->r_nsecrets; i++) {
-		tf = &run->r_secrets[i];
+	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
 		if (!tf->tf_bound || (tf->tf_nsecrets == 0 &&
 		    tf->tf_nleft == 0))
 			continue;

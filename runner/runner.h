@@ -28,6 +28,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "proxy.h"
+#include "sandbox.h"
 #include "secrets.h"
 
 /* sysfilter.c: the seccomp filter, built before fork, loaded last. */
@@ -39,8 +40,6 @@ enum sysfilter_unix {
 };
 
 int	sysfilter_new(enum sysfilter_unix, bool, char **);
-int	sysfilter_apply(int, int *, char **);
-int	sysfilter_send_listener(int, int, char **);
 
 /*
  * unixroute.c: the host Unix sockets the sandbox may connect to.  Each
@@ -49,21 +48,8 @@ int	sysfilter_send_listener(int, int, char **);
  * filesystem.unix_sockets gives routes with the same path on both sides.
  * Another part of cordon may add its own with unixroute_add (a socket in
  * its private folder, answered inside at a path under /run/cordon).
+ * struct unix_route is sandbox.h's: mount.c reads the routes too.
  */
-struct unix_route {
-	char		*ur_inside;	/* absolute, as the command writes it */
-	char		*ur_host;	/* absolute, resolved before the run */
-	char		*ur_from;	/* the policy entry, or who added it */
-	int		 ur_pin;	/* O_PATH of a socket in a writable */
-					/* folder, pinned before the run; */
-					/* or -1 */
-};
-
-struct unix_routes {
-	struct unix_route *ur_v;
-	size_t		 ur_n;
-};
-
 struct fsplan;
 struct policy;
 
@@ -135,7 +121,6 @@ void		 notify_free(struct notify *);
  */
 int	unixown_open(pid_t, const char *, int *);
 int	unixown_bound(int, uint32_t, const struct stat *);
-int	unixown_diag(void);
 
 /*
  * notify_addr.c: the address a connect(2) of the command passed, judged
@@ -161,15 +146,6 @@ struct notify_addr {
 
 bool	notify_addr_len_ok(int);
 int	notify_addr_judge(const void *, int, int, int, struct notify_addr *);
-
-/* landlock.c: the second filesystem layer, and scoping. */
-struct landlock_rule {
-	const char	*lr_path;
-	bool		 lr_write;	/* else read (and execute) only */
-};
-
-int	landlock_abi(void);
-int	landlock_apply(const struct landlock_rule *, size_t, bool, char **);
 
 /* env.c: the sandboxed command's environment, from host and policy. */
 #define ENV_MAX_VARS	4096
@@ -235,27 +211,11 @@ int	trust_bundle(const struct policy *, char *const *,
 void	trust_bundle_clear(struct trust_bundle *);
 
 /*
- * The run: everything the sandbox needs, decided outside before the
- * clone, so that nothing inside allocates a policy or parses a file.
+ * The run, on the host: the sandbox's description (sandbox.h), decided
+ * before the clone, and what only cordon run reads: the policy, the
+ * guard, the renames' configs, the phantoms, what none may keep.
  */
-#define RUN_ID_LEN		16	/* hex digits */
-#define RUN_BRIDGE_PORT		3128	/* inside: 127.0.0.1 and [::1] */
-#define RUN_EXIT_FAILURE	125	/* cordon's own failure */
 #define RUN_ASK_SECS		60	/* --ask: how long a connection waits */
-#define RUN_EXIT_NOEXEC		126
-#define RUN_EXIT_NOTFOUND	127
-#define RUN_OWN_DIR		"/run/cordon"	/* inside: the private /run */
-#define RUN_CA_BUNDLE		RUN_OWN_DIR "/ca-bundle.pem"
-#define RUN_CA_JAVA		RUN_OWN_DIR "/ca-bundle.p12"
-#define RUN_RESOLV_CONF		RUN_OWN_DIR "/resolv.conf"
-#define RUN_APT_CONF		RUN_OWN_DIR "/apt.conf"
-
-/* --keep: a folder of the home, bound from cordon's own copy of it. */
-struct run_keep {
-	char		*k_path;	/* in the home, resolved */
-	char		*k_from;	/* cordon's copy, made (keep.c) */
-	bool		 k_shared;	/* --keep-shared: every workspace's */
-};
 
 /*
  * What no kept folder may be or hold (keep.c): a path below the home
@@ -279,130 +239,31 @@ struct session_opts {
 };
 
 struct run {
-	char			**r_argv;	/* the command */
-	char			**r_env;	/* env_build() */
+	struct sandbox		  r_sb;		/* what crosses the clone */
 	char			 *r_env_dropped; /* env_dropped(), or NULL */
 	const struct policy	 *r_policy;
-	int			  r_mode;	/* enum net_mode */
 	bool			  r_unix;	/* Unix sockets allowed */
 	enum sysfilter_unix	  r_unix_mode;	/* what seccomp does */
-	struct unix_routes	 *r_routes;	/* else these alone */
 	struct gitwrite		 *r_gitwrite;	/* protected configs the */
 						/* command's renames reach, */
 						/* or NULL */
-	int			  r_notifyfd;	/* the command sends its */
-						/* listener on it */
-	const char		 *r_cwd;	/* where the command starts */
 	const char		 *r_workspace;
-	const char		 *r_runtime_dir; /* $XDG_RUNTIME_DIR, or NULL */
-	struct fsplan		 *r_plan;
-	struct landlock_rule	 *r_ll;		/* the writable roots */
-	size_t			  r_nll;
-	int			  r_seccomp;	/* sysfilter_new() memfd */
-	char			  r_id[RUN_ID_LEN + 1];
-	int			  r_proxy_dir;	/* O_PATH: the socket's folder */
-	const char		 *r_proxy_name;	/* the socket, in that folder */
-	const char		 *r_proxy_path;	/* the same, whole, for messages */
-	char			 *r_narrow;	/* --proxy-socket: the run's rules */
-	bool			  r_capture;	/* every TCP connection, DNS too */
-	const char		 *r_scratch;	/* the home, overlaid, or NULL */
-	const char		 *r_sysscratch[2]; /* root: apt's, overlaid */
-	size_t			  r_nsysscratch;
 	const char		 *r_sysdirs[4];	/* root: /usr, /etc, ... that */
 	size_t			  r_nsysdirs;	/* may be scratch layers */
-	const char		 *r_syslayer[4];	/* those that are, */
-	size_t			  r_nsyslayer;	/* overlaid (scratch layers) */
-	struct netcap_range	 *r_host_ports;	/* with the capture */
-	size_t			  r_nhost_ports;
-	struct secret_file	 *r_secrets;	/* tools' token files, copied */
-	size_t			  r_nsecrets;
 	bool			  r_secrets_filled; /* the proxy fills them */
 	const char		 *r_hidden_cfg[8]; /* tools' token files hidden */
 	size_t			  r_nhidden_cfg;
-	struct run_keep		 *r_keep;	/* --keep: in the scratch layer */
-	size_t			  r_nkeep;
 	struct keep_point	 *r_points;	/* what none may be or hold */
 	size_t			  r_npoints;
 	const uint16_t		 *r_publish;	/* --publish: ports served inside */
 	size_t			  r_npublish;
-	int			  r_pubfd;	/* PID 1: their connections */
-	char			  r_command[65];	/* argv[0]'s name, for the log */
-	uid_t			  r_uid;
-	gid_t			  r_gid;
-	bool			  r_tty;	/* the command keeps the terminal */
-	int			  r_sync;	/* read end: the parent's go */
-	int			  r_errfd;	/* write end: why setup failed */
-	int			  r_endfd;	/* write end: the drops, at exit */
-	const char		 *r_ca_pem;	/* NULL, or the CA bundle */
-	size_t			  r_ca_len;	/* PID 1 writes: RUN_CA_BUNDLE */
-	const unsigned char	 *r_ca_java;	/* the same for Java: */
-	size_t			  r_ca_java_len; /* RUN_CA_JAVA */
 	struct guard		 *r_guard;	/* checks the roots after */
-	const char		 *r_agent_real;	/* the user's SSH_AUTH_SOCK, */
-						/* when cordon's agent is on */
-	const char		 *r_agent_sock;	/* run_exec: its socket, which */
-						/* PID 1 binds at RUN_AGENT_SOCK */
-	struct fs_mark		  r_agent_id;	/* ... and what must be there */
 	struct phantom		 *r_phantoms;	/* owned until run_exec() */
 	size_t			  r_nphantoms;	/* hands them to the proxy */
 	const struct session_opts *r_session_opts; /* a session's, or NULL */
-	int			  r_session;	/* PID 1: its pair with the */
-						/* keeper, or -1 */
 	const struct env_proxy	 *r_ep;		/* what env_build adds */
 };
 
-/*
- * The signals passed on to the command.  Both cordon run and PID 1 read
- * them from a signalfd(2), which says who sent each: a signal the
- * terminal sent (SI_KERNEL) reached the command's process group itself
- * when the command shares the terminal, and is not passed again.
- */
-#define RUN_FORWARDED	{ SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, \
-			    SIGUSR2, SIGWINCH }
-
-int	sandbox_sigset(sigset_t *);
-
-/* sandbox.c: runs in the sandbox as its PID 1; never returns. */
-void	sandbox_main(struct run *) __attribute__((noreturn));
-void	sandbox_command_exec(const struct run *) __attribute__((noreturn));
-void	sandbox_tell_end(const struct run *);
-
-/*
- * sandbox_session.c: PID 1 of a session: no command of its own, but
- * each the keeper asks for, forked and reaped here.
- */
-struct event_base;
-void	sandbox_session(struct run *, struct event_base *)
-	    __attribute__((noreturn));
-void	sandbox_session_reaped(const struct run *, pid_t, int);
-void	sandbox_fail(const struct run *, int, const char *, ...)
-	    __attribute__((format(printf, 3, 4), noreturn));
-
-/*
- * netcap.c: the capture's address, routes and nftables rules, set up by
- * PID 1 in the sandbox's network namespace.  The addresses are of ranges
- * no host of the Internet has (RFC 2544's 198.18.0.0/15, RFC 8215's
- * 64:ff9b:1::/48), and only the sandbox sees them.
- */
-#define NETCAP_ADDR4	"198.18.0.1"
-#define NETCAP_ADDR6	"64:ff9b:1::1"
-
-/* Packets the capture dropped: only TCP and DNS leave the sandbox. */
-struct netcap_drops {
-	uint64_t	 nd_quic;	/* UDP to port 443 */
-	uint64_t	 nd_udp;	/* other UDP (DNS is answered inside) */
-	uint64_t	 nd_other;	/* ICMP and the rest */
-};
-
-/* Ports of the host's loopback the sandbox reaches (network.host_ports). */
-struct netcap_range {
-	uint16_t	 nr_lo;
-	uint16_t	 nr_hi;
-};
-
-int	netcap_setup(unsigned short, const struct netcap_range *, size_t,
-	    char **);
-int	netcap_drops(struct netcap_drops *);
 
 /* publish.c: --publish, the host's 127.0.0.1:PORT to the sandbox's. */
 #define PUBLISH_MAX	16
@@ -426,7 +287,6 @@ int	publish_open(struct publish *, const uint16_t *, size_t, int *,
 int	publish_start(struct publish *, struct event_base *);
 void	publish_close(struct publish *);
 void	publish_forget(struct publish *);
-int	publish_inside(struct event_base *, int);
 
 /*
  * run_secrets.c: what a run makes of the tools' token files (secrets.h):
@@ -435,28 +295,6 @@ int	publish_inside(struct event_base *, int);
 void	run_secrets_prepare(struct run *, struct policy *, bool);
 void	run_secrets_phantoms(struct run *);
 json_t	*run_secrets_json(const struct run *);
-
-/* scratch.c: what the scratch layers hold, for the summary (PID 1). */
-#define RUN_HOOKS_MAX	16	/* git hooks folders layered, at most */
-#define RUN_SCRATCH_MAX	(7 + RUN_HOOKS_MAX)	/* the home; for root, */
-				/* apt's two and the system's four; hooks */
-
-struct scratch_fds {
-	int		 sf_fd[RUN_SCRATCH_MAX];	/* each layer's folder */
-	const char	*sf_shown[RUN_SCRATCH_MAX];	/* "~/", "/var/..../" */
-	bool		 sf_hooks[RUN_SCRATCH_MAX];	/* a git hooks folder */
-	size_t		 sf_n;
-};
-
-json_t	*scratch_list(const struct scratch_fds *);
-struct fsplan;
-void	 scratch_system_dirs(const char **, size_t *);
-void	 scratch_system(const struct fsplan *, const char *const *, size_t,
-	    const char **, size_t *);
-
-/* mount.c: the sandbox's filesystem, in its own mount namespace. */
-void	mount_sandbox(const struct run *, struct scratch_fds *);
-void	mount_print(const struct run *, FILE *);
 
 /*
  * guard.c: after the run, the repositories the command made or changed
@@ -537,7 +375,6 @@ struct gitwrite {
 
 struct seccomp_notif;
 int	gitwrite_init(struct gitwrite *, const struct fsplan *);
-bool	gitwrite_user_config(const char *);
 int	gitwrite_rename(struct gitwrite *, int, const struct seccomp_notif *);
 void	gitwrite_print(struct gitwrite *, FILE *);
 json_t	*gitwrite_json(struct gitwrite *);
@@ -627,7 +464,6 @@ void		 control_free(struct control *);
  * allows.  Its socket is in the run's private folder; the sandbox sees
  * it at RUN_AGENT_SOCK.
  */
-#define RUN_AGENT_SOCK		RUN_OWN_DIR "/ssh-agent.sock"
 #define AGENT_CONNS_MAX		32
 
 struct agent;

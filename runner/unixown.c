@@ -186,10 +186,3 @@ unixown_bound(int nl, uint32_t seq, const struct stat *st)
 		return -1;
 	return sockdiag_read(nl, seq, unixown_match, &want);
 }
-
-/* A diagnostic socket of this process's network namespace, or -1. */
-int
-unixown_diag(void)
-{
-	return socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-}

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "sandbox.h"
 #include "xmalloc.h"
 
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE

@@ -30,7 +30,7 @@
 
 #include "log.h"
 
-#include "runner.h"
+#include "sandbox.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -31,6 +31,8 @@
 #include <sys/wait.h>
 
 #include <linux/close_range.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <net/if.h>
 
 #include <errno.h>
@@ -39,6 +41,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +57,7 @@
 #include "log.h"
 #include "policy.h"
 #include "pp2.h"
-#include "runner.h"
+#include "sandbox.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -62,8 +65,6 @@
 #define SANDBOX_NOCAPTURE	"to run with the proxy variables alone, set " \
 	"\"capture\": \"off\" under \"network\" in a policy (--policy " \
 	"FILE, or the user's)"
-
-extern char **environ;
 
 static pid_t	 command_pid = -1;
 static struct scratch_fds scratch;	/* the scratch layers' tmpfs */
@@ -84,9 +85,19 @@ sandbox_sigset(sigset_t *set)
 	return 0;
 }
 
+/*
+ * A diagnostic socket of this process's network namespace, or -1: PID 1
+ * makes the sandbox's (sandbox_diag), the connect thread the host's.
+ */
+int
+sandbox_unixdiag(void)
+{
+	return socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+}
+
 /* Brings `lo` up: the only interface of the new network namespace. */
 static void
-loopback_up(const struct run *run)
+loopback_up(const struct sandbox *sb)
 {
 	struct ifreq	 ifr;
 	int		 s;
@@ -95,90 +106,14 @@ loopback_up(const struct run *run)
 	strncpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name) - 1);
 	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
 	    ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "lo: %s", strerror(errno));
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "lo: %s",
+		    strerror(errno));
 	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
 	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "bringing lo up: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "bringing lo up: %s",
 		    strerror(errno));
 	close(s);
-}
-
-/* Drops every capability, for now and across exec (root included). */
-static void
-caps_drop(const struct run *run)
-{
-	struct __user_cap_header_struct	 hdr;
-	struct __user_cap_data_struct	 data[2];
-	int				 cap;
-
-	/* Capabilities are numbered from 0; EINVAL: past the last one. */
-	for (cap = 0; cap < 64; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
-			if (errno == EINVAL && cap > 0)
-				break;
-			sandbox_fail(run, RUN_EXIT_FAILURE, "dropping "
-			    "capability %d: %s", cap, strerror(errno));
-		}
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 &&
-	    errno != EINVAL)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "clearing ambient "
-		    "capabilities: %s", strerror(errno));
-	memset(&hdr, 0, sizeof(hdr));
-	memset(data, 0, sizeof(data));
-	hdr.version = _LINUX_CAPABILITY_VERSION_3;
-	if (syscall(SYS_capset, &hdr, data) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "capset: %s",
-		    strerror(errno));
-}
-
-/* The command's side of the fork (a session's too): never returns. */
-void
-sandbox_command_exec(const struct run *run)
-{
-	sigset_t	 none;
-	char		*cause;
-	int		 abi, err, sig, listener = -1;
-
-	/* Default dispositions and nothing blocked, as a shell would. */
-	for (sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (!run->r_tty && setsid() == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "setsid: %s",
-		    strerror(errno));
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (chdir(run->r_cwd) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "the command's folder %s "
-		    "is not reachable in the sandbox (%s); run it from the "
-		    "workspace or a folder the policy leaves readable",
-		    run->r_cwd, strerror(errno));
-	caps_drop(run);
-	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "close_range: %s",
-		    strerror(errno));
-	if (landlock_abi() > 0 &&
-	    (abi = landlock_apply(run->r_ll, run->r_nll, true, &cause)) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "Landlock: %s", cause);
-	if (sysfilter_apply(run->r_seccomp, run->r_notifyfd != -1 ?
-	    &listener : NULL, &cause) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s; nothing run", cause);
-	/* The listener is cordon run's alone: the command must not answer. */
-	if (run->r_notifyfd != -1) {
-		if (sysfilter_send_listener(run->r_notifyfd, listener,
-		    &cause) == -1)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "%s; nothing run",
-			    cause);
-		close(listener);
-		close(run->r_notifyfd);
-	}
-	environ = run->r_env;
-	execvp(run->r_argv[0], run->r_argv);
-	err = errno;
-	sandbox_fail(run, err == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC,
-	    "%s: %s%s", run->r_argv[0], strerror(err), err == ENOENT &&
-	    strchr(run->r_argv[0], '/') == NULL ? " (not found in the "
-	    "sandbox's PATH)" : "");
 }
 
 /* What sandbox_private counts. */
@@ -229,21 +164,21 @@ sandbox_private(void)
  * ("scratch"), for the summary.  A failure is said, not hidden.
  */
 void
-sandbox_tell_end(const struct run *run)
+sandbox_tell_end(const struct sandbox *sb)
 {
 	struct netcap_drops	 d;
 	json_t			*doc, *priv;
 	char			*text;
 	size_t			 len;
 
-	if (run->r_endfd == -1)
+	if (sb->sb_pipes.sp_endfd == -1)
 		return;
 	doc = json_object();
-	if (run->r_capture && netcap_drops(&d) == -1)
+	if (sb->sb_net.sn_capture && netcap_drops(&d) == -1)
 		dprintf(2, "cordon: run: the capture's counters could not be "
 		    "read (%s): what it dropped is not in the summary\n",
 		    strerror(errno));
-	else if (run->r_capture)
+	else if (sb->sb_net.sn_capture)
 		json_object_set_new(doc, "dropped", json_pack("{s:I, s:I, "
 		    "s:I}", "quic", (json_int_t)d.nd_quic,
 		    "udp", (json_int_t)d.nd_udp,
@@ -254,7 +189,8 @@ sandbox_tell_end(const struct run *run)
 		json_object_set_new(doc, "private_tmp", priv);
 	text = json_dumps(doc, JSON_COMPACT);
 	len = text != NULL ? strlen(text) : 0;
-	if (text == NULL || write(run->r_endfd, text, len) != (ssize_t)len)
+	if (text == NULL || write(sb->sb_pipes.sp_endfd, text,
+	    len) != (ssize_t)len)
 		dprintf(2, "cordon: run: what the capture dropped and the "
 		    "scratch layer holds could not be passed on: %s\n",
 		    strerror(errno));
@@ -266,18 +202,18 @@ sandbox_tell_end(const struct run *run)
 static void
 sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 {
-	const struct run	*run = arg;
+	const struct sandbox	*sb = arg;
 	pid_t			 pid;
 	int			 status;
 
 	(void)sig;
 	(void)what;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (run->r_session != -1)
-			sandbox_session_reaped(run, pid, status);
+		if (sb->sb_pipes.sp_session != -1)
+			sandbox_session_reaped(sb, pid, status);
 		if (pid != command_pid)
 			continue;
-		sandbox_tell_end(run);
+		sandbox_tell_end(sb);
 		if (WIFSIGNALED(status))
 			_exit(128 + WTERMSIG(status));
 		_exit(WEXITSTATUS(status));
@@ -307,7 +243,7 @@ sandbox_signal_cb(evutil_socket_t fd, short what, void *arg)
  * the capture, it takes the connections the rules send it too.
  */
 static void
-sandbox_bridge(const struct run *run, struct event_base *base)
+sandbox_bridge(const struct sandbox *sb, struct event_base *base)
 {
 	static struct endpoint	 listen4, listen6, target;
 	static struct pp2_out	 po;
@@ -315,51 +251,61 @@ sandbox_bridge(const struct run *run, struct event_base *base)
 	struct capture		*cp = NULL;
 	char			*cause, text[64];
 
-	if (run->r_capture) {
-		if (netcap_setup(RUN_BRIDGE_PORT, run->r_host_ports,
-		    run->r_nhost_ports, &cause) == -1)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "the capture: %s; "
+	if (sb->sb_net.sn_capture) {
+		if (netcap_setup(RUN_BRIDGE_PORT, sb->sb_net.sn_host_ports,
+		    sb->sb_net.sn_nhost_ports, &cause) == -1)
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "the capture: %s; "
 			    "%s", cause, SANDBOX_NOCAPTURE);
 		cp = capture_new();
 	}
 
-	if (fchdir(run->r_proxy_dir) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "the proxy's folder: %s",
+	if (fchdir(sb->sb_net.sn_proxy_dir) == -1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the proxy's folder: %s",
 		    strerror(errno));
-	xasprintf(&cause, "unix:%s", run->r_proxy_name);
+	xasprintf(&cause, "unix:%s", sb->sb_net.sn_proxy_name);
 	if (endpoint_parse(cause, &target, &cause) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s", cause);
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s",
+		    cause);
 	/* What a failure names: the proxy, not a path relative to here. */
 	free(target.ep_text);
 	xasprintf(&target.ep_text, "the proxy at %s, the sandbox's only way "
-	    "out", run->r_proxy_path);
+	    "out", sb->sb_net.sn_proxy_path);
 	snprintf(text, sizeof(text), "tcp:127.0.0.1:%d", RUN_BRIDGE_PORT);
 	if (endpoint_parse(text, &listen4, &cause) == -1 ||
 	    (b = bridge_new(base, &listen4, &target, BRIDGE_MAX_CONNS,
-	    &cause)) == NULL || bridge_proxy_id(b, run->r_id, run->r_narrow,
-	    run->r_command[0] != '\0' ? run->r_command : NULL, &cause) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+	    &cause)) == NULL || bridge_proxy_id(b, sb->sb_id,
+	    sb->sb_net.sn_narrow,
+	    sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name : NULL,
+	    &cause) == -1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the bridge: %s", cause);
 	if (cp != NULL) {
 		bridge_capture(b, capture_target, cp);
-		po.po_id = run->r_id;
-		po.po_narrow = run->r_narrow;
-		po.po_command = run->r_command[0] != '\0' ? run->r_command :
+		po.po_id = sb->sb_id;
+		po.po_narrow = sb->sb_net.sn_narrow;
+		po.po_command = sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name :
 		    NULL;
 		if (resolver_new(base, cp, &target, &po, &cause) == NULL)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "the sandbox's "
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "the sandbox's "
 			    "resolver: %s", cause);
 	}
 	snprintf(text, sizeof(text), "tcp:[::1]:%d", RUN_BRIDGE_PORT);
 	if (endpoint_parse(text, &listen6, &cause) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the bridge: %s", cause);
 	if ((b = bridge_new(base, &listen6, &target, BRIDGE_MAX_CONNS,
 	    &cause)) == NULL) {
 		/* A kernel without IPv6: 127.0.0.1 is enough. */
 		log_debug("%s: %s", __func__, cause);
 		free(cause);
-	} else if (bridge_proxy_id(b, run->r_id, run->r_narrow,
-	    run->r_command[0] != '\0' ? run->r_command : NULL, &cause) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "the bridge: %s", cause);
+	} else if (bridge_proxy_id(b, sb->sb_id, sb->sb_net.sn_narrow,
+	    sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name : NULL,
+	    &cause) == -1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the bridge: %s", cause);
 	else if (cp != NULL)
 		bridge_capture(b, capture_target, cp);
 }
@@ -369,7 +315,7 @@ sandbox_bridge(const struct run *run, struct event_base *base)
  * dirfd), read-only: what PID 1 gives the command, before it exists.
  */
 static void
-sandbox_own_file(const struct run *run, int dirfd, const char *path,
+sandbox_own_file(const struct sandbox *sb, int dirfd, const char *path,
     const char *data, size_t len)
 {
 	size_t	 off = 0;
@@ -378,19 +324,22 @@ sandbox_own_file(const struct run *run, int dirfd, const char *path,
 
 	if ((fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0444)) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", path,
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
+		    path,
 		    strerror(errno));
 	while (off < len) {
 		if ((n = write(fd, data + off, len - off)) == -1 &&
 		    errno == EINTR)
 			continue;
 		if (n <= 0)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", path,
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "%s: %s", path,
 			    strerror(errno));
 		off += (size_t)n;
 	}
 	if (fchmod(fd, 0444) == -1 || close(fd) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", path,
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
+		    path,
 		    strerror(errno));
 }
 
@@ -399,11 +348,12 @@ sandbox_own_file(const struct run *run, int dirfd, const char *path,
  * The user's, so a tool cannot change them by mistake (read-only files).
  */
 static void
-sandbox_own_dir(const struct run *run)
+sandbox_own_dir(const struct sandbox *sb)
 {
 	if ((mkdir(RUN_OWN_DIR, 0755) == -1 && errno != EEXIST) ||
 	    chmod(RUN_OWN_DIR, 0755) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_OWN_DIR,
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
+		    RUN_OWN_DIR,
 		    strerror(errno));
 }
 
@@ -425,7 +375,7 @@ static const char sandbox_resolv[] =
  * then resolvers ask 127.0.0.1 anyway).
  */
 static void
-sandbox_resolv_link(const struct run *run)
+sandbox_resolv_link(const struct sandbox *sb)
 {
 	char	 target[PATH_MAX], *p;
 	ssize_t	 n;
@@ -445,7 +395,7 @@ sandbox_resolv_link(const struct run *run)
 		}
 		*p = '/';
 	}
-	sandbox_own_file(run, etc, target, sandbox_resolv,
+	sandbox_own_file(sb, etc, target, sandbox_resolv,
 	    sizeof(sandbox_resolv) - 1);
 	close(etc);
 }
@@ -457,24 +407,25 @@ sandbox_resolv_link(const struct run *run)
  * a link leads to) is covered with ours, read-only.
  */
 static void
-sandbox_resolv_conf(const struct run *run)
+sandbox_resolv_conf(const struct sandbox *sb)
 {
 	struct stat	 st;
 	char		*real;
 
-	sandbox_own_file(run, AT_FDCWD, RUN_RESOLV_CONF, sandbox_resolv,
+	sandbox_own_file(sb, AT_FDCWD, RUN_RESOLV_CONF, sandbox_resolv,
 	    sizeof(sandbox_resolv) - 1);
 	if ((real = realpath("/etc/resolv.conf", NULL)) == NULL) {
 		if (errno == ENOENT && lstat("/etc/resolv.conf", &st) == 0 &&
 		    S_ISLNK(st.st_mode))
-			sandbox_resolv_link(run);
+			sandbox_resolv_link(sb);
 		return;
 	}
 	if (stat(real, &st) == 0 && S_ISREG(st.st_mode) &&
 	    (mount(RUN_RESOLV_CONF, real, NULL, MS_BIND, NULL) == -1 ||
 	    mount(NULL, real, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
 	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1))
-		sandbox_fail(run, RUN_EXIT_FAILURE, "the capture: covering %s "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the capture: covering %s "
 		    "with the sandbox's resolv.conf: %s; %s", real,
 		    strerror(errno), SANDBOX_NOCAPTURE);
 	free(real);
@@ -487,21 +438,26 @@ sandbox_resolv_conf(const struct run *run)
  * there is nothing of the sandbox's own to tell apart.
  */
 static void
-sandbox_diag(const struct run *run)
+sandbox_diag(const struct sandbox *sb)
 {
 	int	 fd;
 
-	if (run->r_notifyfd == -1 || run->r_mode == NET_HOST)
+	if (sb->sb_cmd.sc_notifyfd == -1 || sb->sb_net.sn_mode == NET_HOST)
 		return;
-	if ((fd = unixown_diag()) == -1 ||
-	    fdpass_send(run->r_notifyfd, fd, "D", 1, MSG_NOSIGNAL) != 1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "the sandbox's Unix "
+	if ((fd = sandbox_unixdiag()) == -1 ||
+	    fdpass_send(sb->sb_cmd.sc_notifyfd, fd, "D", 1, MSG_NOSIGNAL) != 1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the sandbox's Unix "
 		    "sockets, for cordon run: %s", strerror(errno));
 	close(fd);
 }
 
+/*
+ * PID 1, from the clone to the command's end: the filesystem, the
+ * network, the bridge, then the command (command_exec) and its wait.
+ */
 void
-sandbox_main(struct run *run)
+sandbox_main(const struct sandbox *sb)
 {
 	struct event_base	*base;
 	struct event		*ev;
@@ -511,43 +467,49 @@ sandbox_main(struct run *run)
 
 	/* The parent writes our maps, then one byte; EOF: it is gone. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (read(run->r_sync, &go, 1) != 1)
+	if (read(sb->sb_pipes.sp_sync, &go, 1) != 1)
 		_exit(RUN_EXIT_FAILURE);
-	close(run->r_sync);
+	close(sb->sb_pipes.sp_sync);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-	mount_sandbox(run, &scratch);
-	if (run->r_ca_pem != NULL || run->r_capture || run->r_nsysscratch > 0)
-		sandbox_own_dir(run);
+	mount_sandbox(sb, &scratch);
+	if (sb->sb_view.sv_ca_pem != NULL || sb->sb_net.sn_capture ||
+	    sb->sb_view.sv_nsysscratch > 0)
+		sandbox_own_dir(sb);
 	/*
 	 * apt as root drops to its _apt user to fetch; in a sandbox that
 	 * maps root alone it cannot, and fails.  Root it stays (APT_CONFIG,
 	 * set unless the user passed one).
 	 */
-	if (run->r_nsysscratch > 0)
-		sandbox_own_file(run, AT_FDCWD, RUN_APT_CONF, sandbox_apt,
+	if (sb->sb_view.sv_nsysscratch > 0)
+		sandbox_own_file(sb, AT_FDCWD, RUN_APT_CONF, sandbox_apt,
 		    sizeof(sandbox_apt) - 1);
-	if (run->r_ca_pem != NULL) {
-		sandbox_own_file(run, AT_FDCWD, RUN_CA_BUNDLE, run->r_ca_pem,
-		    run->r_ca_len);
-		sandbox_own_file(run, AT_FDCWD, RUN_CA_JAVA,
-		    (const char *)run->r_ca_java, run->r_ca_java_len);
+	if (sb->sb_view.sv_ca_pem != NULL) {
+		sandbox_own_file(sb, AT_FDCWD, RUN_CA_BUNDLE,
+		    sb->sb_view.sv_ca_pem,
+		    sb->sb_view.sv_ca_len);
+		sandbox_own_file(sb, AT_FDCWD, RUN_CA_JAVA,
+		    (const char *)sb->sb_view.sv_ca_java,
+		    sb->sb_view.sv_ca_java_len);
 	}
-	if (run->r_capture)
-		sandbox_resolv_conf(run);
+	if (sb->sb_net.sn_capture)
+		sandbox_resolv_conf(sb);
 	if (sethostname("cordon", 6) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "sethostname: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "sethostname: %s",
 		    strerror(errno));
-	if (run->r_mode != NET_HOST)
-		loopback_up(run);
-	sandbox_diag(run);
+	if (sb->sb_net.sn_mode != NET_HOST)
+		loopback_up(sb);
+	sandbox_diag(sb);
 
 	if ((base = event_base_new()) == NULL)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "no event loop");
-	if (run->r_mode == NET_PROXY)
-		sandbox_bridge(run, base);
-	if (publish_inside(base, run->r_pubfd) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "--publish: no event for "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "no event loop");
+	if (sb->sb_net.sn_mode == NET_PROXY)
+		sandbox_bridge(sb, base);
+	if (publish_inside(base, sb->sb_pipes.sp_pubfd) == -1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "--publish: no event for "
 		    "the published ports");
 	signal(SIGPIPE, SIG_IGN);
 
@@ -558,26 +520,29 @@ sandbox_main(struct run *run)
 	sandbox_sigset(&fwd);
 	sigprocmask(SIG_BLOCK, &fwd, NULL);
 	if ((sfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "signalfd: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "signalfd: %s",
 		    strerror(errno));
-	if ((ev = evsignal_new(base, SIGCHLD, sandbox_child_cb, run)) ==
+	if ((ev = evsignal_new(base, SIGCHLD, sandbox_child_cb,
+	    (void *)(uintptr_t)sb)) ==
 	    NULL || evsignal_add(ev, NULL) == -1 ||
 	    (ev = event_new(base, sfd, EV_READ | EV_PERSIST,
 	    sandbox_signal_cb, NULL)) == NULL || event_add(ev, NULL) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "cannot watch signals");
-	if (run->r_session != -1)
-		sandbox_session(run, base);
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "cannot watch signals");
+	if (sb->sb_pipes.sp_session != -1)
+		sandbox_session(sb, base);
 	if ((command_pid = fork()) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "fork: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "fork: %s",
 		    strerror(errno));
 	if (command_pid == 0)
-		sandbox_command_exec(run);
-	if (run->r_notifyfd != -1)
-		close(run->r_notifyfd);	/* the command's to send on */
-	close(run->r_errfd);
-	run->r_errfd = -1;
+		command_exec(&sb->sb_cmd);
+	if (sb->sb_cmd.sc_notifyfd != -1)
+		close(sb->sb_cmd.sc_notifyfd);	/* the command's to send on */
+	close(sb->sb_pipes.sp_errfd);
 	/* A SIGCHLD before the loop runs is seen by the loop: look once. */
-	sandbox_child_cb(SIGCHLD, 0, run);
+	sandbox_child_cb(SIGCHLD, 0, (void *)(uintptr_t)sb);
 	event_base_dispatch(base);
 	_exit(RUN_EXIT_FAILURE);
 }

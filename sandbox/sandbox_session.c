@@ -5,7 +5,7 @@
  * on their pair for requests.  Each request brings the command (a blob:
  * folder, argv, the environment the keeper built by the policy) and the
  * client's stdin, stdout and stderr; PID 1 forks, and the child takes
- * the same last steps as a run's command (sandbox_command_exec: its own
+ * the same last steps as a run's command (command_exec: its own
  * session and process group, no capability, Landlock, seccomp with a
  * listener of its own sent to the keeper, exec).  PID 1 reaps it and
  * tells the keeper its status; what the command left running stays, in
@@ -30,7 +30,7 @@
 
 #include <event2/event.h>
 
-#include "runner.h"
+#include "sandbox.h"
 #include "sess.h"
 #include "xmalloc.h"
 
@@ -45,7 +45,7 @@ static size_t		 sbs_ncmds;
 
 /* Tells the keeper m; a keeper gone is seen as EOF on the pair. */
 static void
-sbs_tell(const struct run *run, uint32_t type, uint32_t id, int arg)
+sbs_tell(const struct sandbox *sb, uint32_t type, uint32_t id, int arg)
 {
 	struct sessmsg	 m;
 
@@ -53,7 +53,7 @@ sbs_tell(const struct run *run, uint32_t type, uint32_t id, int arg)
 	m.sm_type = type;
 	m.sm_id = id;
 	m.sm_arg = arg;
-	(void)sessmsg_send(run->r_session, &m, NULL, NULL, 0);
+	(void)sessmsg_send(sb->sb_pipes.sp_session, &m, NULL, NULL, 0);
 }
 
 /*
@@ -61,14 +61,14 @@ sbs_tell(const struct run *run, uint32_t type, uint32_t id, int arg)
  * to the keeper (128 + the signal's number when one killed it).
  */
 void
-sandbox_session_reaped(const struct run *run, pid_t pid, int status)
+sandbox_session_reaped(const struct sandbox *sb, pid_t pid, int status)
 {
 	size_t	 i;
 
 	for (i = 0; i < sbs_ncmds; i++) {
 		if (sbs_cmds[i].sc_pid != pid)
 			continue;
-		sbs_tell(run, SESS_ENDED, sbs_cmds[i].sc_id,
+		sbs_tell(sb, SESS_ENDED, sbs_cmds[i].sc_id,
 		    WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
 		    WEXITSTATUS(status));
 		sbs_cmds[i] = sbs_cmds[--sbs_ncmds];
@@ -78,51 +78,55 @@ sandbox_session_reaped(const struct run *run, pid_t pid, int status)
 
 /*
  * The command's side of the fork: the client's descriptors as 0, 1, 2,
- * what the request says, then a run's last steps.  A failure goes to
- * the client's stderr (r_errfd is -1 here).
+ * what the request says, then a run's last steps (the same Landlock
+ * rules, seccomp program and listener's way out).  A failure goes to
+ * the client's stderr (sc_errfd -1).
  */
 static void __attribute__((noreturn))
-sbs_child(struct run *run, const struct sessblob *sb, const int *fds)
+sbs_child(const struct sandbox *sb, const struct sessblob *req,
+    const int *fds)
 {
-	int	 i;
+	struct sandbox_cmd	 cmd = sb->sb_cmd;
+	int			 i;
 
 	for (i = 0; i < 3; i++)
 		if (dup2(fds[1 + i], i) == -1)
 			_exit(RUN_EXIT_FAILURE);
-	run->r_argv = sb->sb_argv;
-	run->r_env = sb->sb_env;
-	run->r_cwd = sb->sb_cwd;
-	run->r_tty = false;	/* not this terminal's session: its own */
-	run->r_errfd = -1;
-	sandbox_command_exec(run);
+	cmd.sc_argv = req->sb_argv;
+	cmd.sc_env = req->sb_env;
+	cmd.sc_cwd = req->sb_cwd;
+	cmd.sc_tty = false;	/* not in the terminal's session: its own */
+	cmd.sc_errfd = -1;
+	command_exec(&cmd);
 }
 
 /* A request to run: forked, its pid told to the keeper. */
 static void
-sbs_run(struct run *run, const struct sessmsg *m, int *fds, int nfds)
+sbs_run(const struct sandbox *sb, const struct sessmsg *m, int *fds,
+    int nfds)
 {
-	struct sessblob	 sb;
+	struct sessblob	 req;
 	pid_t		 pid;
 
 	if (nfds < 4 || sessmsg_blob_read(fds[0], m->sm_argc, m->sm_envc,
-	    &sb) == -1) {
-		sbs_tell(run, SESS_ENDED, m->sm_id, RUN_EXIT_FAILURE);
+	    &req) == -1) {
+		sbs_tell(sb, SESS_ENDED, m->sm_id, RUN_EXIT_FAILURE);
 		return;
 	}
 	if ((pid = fork()) == -1) {
 		dprintf(fds[3], "cordon: run: fork in the session: %s\n",
 		    strerror(errno));
-		sbs_tell(run, SESS_ENDED, m->sm_id, RUN_EXIT_FAILURE);
+		sbs_tell(sb, SESS_ENDED, m->sm_id, RUN_EXIT_FAILURE);
 	} else if (pid == 0)
-		sbs_child(run, &sb, fds);
+		sbs_child(sb, &req, fds);
 	else {
 		sbs_cmds = xreallocarray(sbs_cmds, sbs_ncmds + 1,
 		    sizeof(*sbs_cmds));
 		sbs_cmds[sbs_ncmds].sc_pid = pid;
 		sbs_cmds[sbs_ncmds++].sc_id = m->sm_id;
-		sbs_tell(run, SESS_STARTED, m->sm_id, (int)pid);
+		sbs_tell(sb, SESS_STARTED, m->sm_id, (int)pid);
 	}
-	sessmsg_blob_clear(&sb);
+	sessmsg_blob_clear(&req);
 }
 
 /* A signal for request id's command: to its process group. */
@@ -143,8 +147,8 @@ sbs_signal(uint32_t id, int sig)
 static void
 sbs_read_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct run	*run = arg;
-	struct sessmsg	 m;
+	const struct sandbox	*sb = arg;
+	struct sessmsg		 m;
 	char		 text[64];
 	int		 fds[SESS_FDS_MAX], nfds;
 	ssize_t		 n;
@@ -157,13 +161,13 @@ sbs_read_cb(evutil_socket_t fd, short what, void *arg)
 		_exit(RUN_EXIT_FAILURE);
 	switch (m.sm_type) {
 	case SESS_RUN:
-		sbs_run(run, &m, fds, nfds);
+		sbs_run(sb, &m, fds, nfds);
 		break;
 	case SESS_SIGNAL:
 		sbs_signal(m.sm_id, m.sm_arg);
 		break;
 	case SESS_QUIT:
-		sandbox_tell_end(run);
+		sandbox_tell_end(sb);
 		_exit(0);
 	}
 	sessmsg_close(fds, nfds);
@@ -175,25 +179,25 @@ sbs_read_cb(evutil_socket_t fd, short what, void *arg)
  * would wait for the session's end), and serves requests.
  */
 void
-sandbox_session(struct run *run, struct event_base *base)
+sandbox_session(const struct sandbox *sb, struct event_base *base)
 {
 	struct event	*ev;
 	int		 fd, i;
 
-	if (run->r_session_opts != NULL && run->r_session_opts->so_ready != -1)
-		close(run->r_session_opts->so_ready);
-	if (run->r_errfd != -1)
-		close(run->r_errfd);
-	run->r_errfd = -1;
+	if (sb->sb_pipes.sp_ready != -1)
+		close(sb->sb_pipes.sp_ready);
+	if (sb->sb_pipes.sp_errfd != -1)
+		close(sb->sb_pipes.sp_errfd);
 	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
 		for (i = 0; i < 3; i++)
 			(void)dup2(fd, i);
 		close(fd);
 	}
-	if ((ev = event_new(base, run->r_session, EV_READ | EV_PERSIST,
-	    sbs_read_cb, run)) == NULL || event_add(ev, NULL) == -1)
+	if ((ev = event_new(base, sb->sb_pipes.sp_session, EV_READ |
+	    EV_PERSIST, sbs_read_cb, (void *)(uintptr_t)sb)) == NULL ||
+	    event_add(ev, NULL) == -1)
 		_exit(RUN_EXIT_FAILURE);
-	sbs_tell(run, SESS_READY, 0, 0);
+	sbs_tell(sb, SESS_READY, 0, 0);
 	event_base_dispatch(base);
 	_exit(RUN_EXIT_FAILURE);
 }

@@ -45,7 +45,7 @@
 #include <libnftnl/table.h>
 
 #include "log.h"
-#include "runner.h"
+#include "sandbox.h"
 #include "xmalloc.h"
 
 #define NETCAP_TABLE	"cordon"

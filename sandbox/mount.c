@@ -41,89 +41,15 @@
 
 #include "log.h"
 #include "policy.h"
-#include "runner.h"
+#include "sandbox.h"
 #include "util.h"
 #include "xmalloc.h"
 
-/* One step of the mount sequence, plan ops and the system's alike. */
-enum step_kind {
-	STEP_BIND_RW,		/* the source clone, as it was on the host */
-	STEP_BIND_RO,
-	STEP_HIDE_DIR,		/* empty tmpfs, mode 000, read-only */
-	STEP_HIDE_FILE,		/* empty file, mode 000, read-only */
-	STEP_PIN_LINK,		/* the symbolic link itself, covered */
-	STEP_BLOCK_DIR,		/* empty tmpfs, readable, read-only */
-	STEP_BLOCK_FILE,	/* empty file, readable, read-only */
-	STEP_TMPFS,		/* empty writable tmpfs (/tmp, /run, ...) */
-	STEP_SCRATCH		/* overlay: the clone below, a tmpfs above */
-};
-
-struct step {
-	const char	*s_path;
-	bool		 s_hooks;	/* SCRATCH: a git hooks folder */
-	const char	*s_from;	/* BIND_*: the source, if not s_path */
-	const char	*s_shown;	/* SCRATCH: its path in the summary */
-	const char	*s_premake;	/* SCRATCH: a folder name made root's */
-	enum step_kind	 s_kind;
-	const char	*s_why;
-	int		 s_src;		/* BIND_*: open_tree clone, else -1 */
-	mode_t		 s_mode;	/* TMPFS: the root's mode */
-	size_t		 s_depth;
-	size_t		 s_order;	/* stable sort */
-	bool		 s_covers;	/* a tmpfs we made, writable for now */
-	const struct fs_op *s_op;	/* the plan's, or NULL (system) */
-};
-
-struct mounts {
-	const struct run *m_run;
-	struct step	*m_steps;
-	size_t		 m_n;
-	int		 m_empty;	/* a detached tmpfs: "hidden" (mode 0), */
-					/* "blank" (mode 0444), both empty    */
-	struct scratch_fds *m_scratch;	/* the scratch layers' folders */
-	int		 m_scratch_tmp;	/* the tmpfs they share, or -1 */
-};
-
-/*
- * The tools' token file whose copy covers the plan's hiding of path
- * (secrets.c, tf_bound), as its index in r_secrets; -1 if none.
- */
-static ssize_t
-mount_token(const struct run *run, const char *path)
-{
-	size_t	 i;
-
-	for (i = 0; i < run->r_nsecrets; i++)
-		if (run->r_secrets[i].tf_bound &&
-		    strcmp(run->r_secrets[i].tf_path, path) == 0)
-			return (ssize_t)i;
-	return -1;
-}
+#include "mount.h"
 
 static const char *const dev_nodes[] = {
 	"null", "zero", "full", "random", "urandom", "tty"
 };
-
-static size_t
-mount_depth(const char *path)
-{
-	size_t	 n = 0;
-
-	for (; *path != '\0'; path++)
-		if (*path == '/' && path[1] != '\0')
-			n++;
-	return n;
-}
-
-static int
-mount_cmp(const void *a, const void *b)
-{
-	const struct step	*x = a, *y = b;
-
-	if (x->s_depth != y->s_depth)
-		return x->s_depth < y->s_depth ? -1 : 1;
-	return x->s_order < y->s_order ? -1 : x->s_order > y->s_order;
-}
 
 /* Opens path as O_PATH, refusing a symbolic link in any component. */
 static int
@@ -206,7 +132,8 @@ mount_make_target(const struct mounts *m, const struct step *s)
 			cover = &m->m_steps[i];
 	}
 	if (cover == NULL)
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): it does not "
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): it does not "
 		    "exist any more; it changed while the sandbox was being "
 		    "built: try again", s->s_path, s->s_why);
 	if (s->s_src != -1 && fstat(s->s_src, &st) == 0)
@@ -214,13 +141,15 @@ mount_make_target(const struct mounts *m, const struct step *s)
 	else if (s->s_kind == STEP_HIDE_FILE || s->s_kind == STEP_BLOCK_FILE)
 		dir = false;
 	if (snprintf(buf, sizeof(buf), "%s", s->s_path) >= (int)sizeof(buf))
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s: path too long",
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s: path too long",
 		    s->s_path);
 	for (p = buf + strlen(cover->s_path) + 1; (p = strchr(p, '/')) !=
 	    NULL; p++) {
 		*p = '\0';
 		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-			sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "making %s in "
+			sandbox_fail(m->m_sb->sb_pipes.sp_errfd,
+			    RUN_EXIT_FAILURE, "making %s in "
 			    "the sandbox: %s", buf, strerror(errno));
 		*p = '/';
 	}
@@ -229,7 +158,8 @@ mount_make_target(const struct mounts *m, const struct step *s)
 	else if ((fd = open(buf, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) != -1)
 		close(fd);
 	if (fd == -1)
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "making %s in the "
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "making %s in the "
 		    "sandbox: %s", buf, strerror(errno));
 }
 
@@ -347,12 +277,14 @@ mount_target(const struct mounts *m, const struct step *s, struct stat *st)
 		target = mount_open(s->s_path, false);
 	}
 	if (target == -1)
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s%s",
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): %s%s",
 		    s->s_path, s->s_why, strerror(errno), errno == ELOOP ?
 		    ": a symbolic link appeared in the path while the sandbox "
 		    "was being built; refusing to follow it" : "");
 	if (fstat(target, st) == -1)
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s: %s", s->s_path,
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s: %s", s->s_path,
 		    strerror(errno));
 	return target;
 }
@@ -390,7 +322,7 @@ mount_cover_file(const struct mounts *m, const struct step *s)
 	char	 name[32];
 	ssize_t	 tok;
 
-	tok = s->s_kind == STEP_HIDE_FILE ? mount_token(m->m_run, s->s_path) :
+	tok = s->s_kind == STEP_HIDE_FILE ? mount_token(m->m_sb, s->s_path) :
 	    -1;
 	snprintf(name, sizeof(name), "token-%zd", tok);
 	return open_tree(m->m_empty, tok != -1 ? name :
@@ -481,28 +413,9 @@ mount_apply(struct mounts *m, struct step *s)
 	close(target);
 	return;
 fail:
-	sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s: %s", s->s_path,
+	sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+	    "%s (%s): %s: %s", s->s_path,
 	    s->s_why, what, strerror(errno));
-}
-
-/* Adds a step. */
-static void
-mount_add(struct mounts *m, const char *path, enum step_kind kind,
-    const char *why, mode_t mode)
-{
-	struct step	*s;
-
-	m->m_steps = xreallocarray(m->m_steps, m->m_n + 1,
-	    sizeof(*m->m_steps));
-	s = &m->m_steps[m->m_n];
-	memset(s, 0, sizeof(*s));
-	s->s_path = path;
-	s->s_kind = kind;
-	s->s_why = why;
-	s->s_src = -1;
-	s->s_mode = mode;
-	s->s_depth = mount_depth(path);
-	s->s_order = m->m_n++;
 }
 
 /* Clones a bind's source now, from the host's tree as it is. */
@@ -517,7 +430,8 @@ mount_clone(struct mounts *m, struct step *s)
 		return;
 	if ((fd = mount_open(s->s_from != NULL ? s->s_from : s->s_path,
 	    false)) == -1)
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): %s%s",
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): %s%s",
 		    s->s_from != NULL ? s->s_from : s->s_path, s->s_why,
 		    strerror(errno), errno == ELOOP ?
 		    ": a symbolic link appeared in the path; refusing to "
@@ -525,30 +439,23 @@ mount_clone(struct mounts *m, struct step *s)
 	if (s->s_op != NULL && s->s_op->fo_has_id && (fstat(fd, &st) == -1 ||
 	    st.st_dev != s->s_op->fo_id.fm_dev ||
 	    st.st_ino != s->s_op->fo_id.fm_ino))
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): something "
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): something "
 		    "else is there than when the run was planned (moved in "
 		    "meanwhile); refusing to mount it: try again", s->s_path,
 		    s->s_why);
 	s->s_src = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_RECURSIVE | AT_EMPTY_PATH);
 	if (s->s_src == -1)
-		sandbox_fail(m->m_run, RUN_EXIT_FAILURE, "%s (%s): open_tree: "
+		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s (%s): open_tree: "
 		    "%s", s->s_path, s->s_why, strerror(errno));
 	close(fd);
 }
 
-/* Is path a folder (not a link) on the host? */
-static bool
-mount_is_dir(const char *path)
-{
-	struct stat	 st;
-
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* A minimal /dev: the usual nodes, a private devpts, shm; read-only. */
 static void
-mount_dev(const struct run *run, const int *nodes)
+mount_dev(const struct sandbox *sb, const int *nodes)
 {
 	static const char *const links[][2] = {
 		{ "ptmx", "pts/ptmx" }, { "fd", "/proc/self/fd" },
@@ -560,29 +467,34 @@ mount_dev(const struct run *run, const int *nodes)
 
 	if ((dev = mount_tmpfs(0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) ==
 	    -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev: tmpfs: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev: tmpfs: %s",
 		    strerror(errno));
 	for (i = 0; i < nitems(dev_nodes); i++) {
 		if (nodes[i] == -1)
 			continue;
 		if ((fd = openat(dev, dev_nodes[i], O_CREAT | O_WRONLY |
 		    O_CLOEXEC, 0666)) == -1)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/%s: %s",
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "/dev/%s: %s",
 			    dev_nodes[i], strerror(errno));
 		close(fd);
 		if (move_mount(nodes[i], "", dev, dev_nodes[i],
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/%s: "
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "/dev/%s: "
 			    "move_mount: %s", dev_nodes[i], strerror(errno));
 		close(nodes[i]);
 	}
 	for (i = 0; i < nitems(links); i++)
 		if (symlinkat(links[i][1], dev, links[i][0]) == -1)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/%s: %s",
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "/dev/%s: %s",
 			    links[i][0], strerror(errno));
 	if (mkdirat(dev, "pts", 0755) == -1 || mkdirat(dev, "shm", 01777) ==
 	    -1 || fchmodat(dev, "shm", 01777, 0) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev: %s",
 		    strerror(errno));
 
 	/* A devpts of its own: the host's terminals are not listed. */
@@ -594,21 +506,24 @@ mount_dev(const struct run *run, const int *nodes)
 	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NOEXEC)) == -1 ||
 	    move_mount(mnt, "", dev, "pts", MOVE_MOUNT_F_EMPTY_PATH) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/pts: devpts: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev/pts: devpts: %s",
 		    strerror(errno));
 	close(fs);
 	close(mnt);
 	if ((mnt = mount_tmpfs(01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
 	    -1 || move_mount(mnt, "", dev, "shm", MOVE_MOUNT_F_EMPTY_PATH) ==
 	    -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev/shm: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev/shm: %s",
 		    strerror(errno));
 	close(mnt);
 
 	if (mount_attrs(dev, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) == -1 ||
 	    (fd = mount_open("/dev", false)) == -1 || mount_move(dev, fd) ==
 	    -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "/dev: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/dev: %s",
 		    strerror(errno));
 	close(fd);
 	close(dev);
@@ -616,7 +531,7 @@ mount_dev(const struct run *run, const int *nodes)
 
 /* A fresh /proc: this PID namespace's processes only; knobs read-only. */
 static void
-mount_proc(const struct run *run)
+mount_proc(const struct sandbox *sb)
 {
 	static const char *const ro[] = {
 		"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
@@ -631,7 +546,8 @@ mount_proc(const struct run *run)
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
 	    (fd = mount_open("/proc", false)) == -1 ||
 	    mount_move(mnt, fd) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "/proc: %s%s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "/proc: %s%s",
 		    strerror(errno), errno == EPERM ? " (the kernel refuses "
 		    "a new procfs when the host's /proc is partly covered, "
 		    "as in some containers; run on the host or in a container "
@@ -646,221 +562,12 @@ mount_proc(const struct run *run)
 		    AT_RECURSIVE | AT_EMPTY_PATH)) == -1 ||
 		    mount_attrs(t, "", AT_EMPTY_PATH | AT_RECURSIVE,
 		    MOUNT_ATTR_RDONLY, 0) == -1 || mount_move(t, fd) == -1)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: read-only: %s",
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "%s: read-only: %s",
 			    ro[i], strerror(errno));
 		close(t);
 		close(fd);
 	}
-}
-
-/* Maps a plan op to a step, and the mode of a tmpfs it makes. */
-static enum step_kind
-mount_op_step(const struct fs_op *op, mode_t *mode)
-{
-	*mode = 0;
-	switch (op->fo_kind) {
-	case FS_RW:
-	case FS_PIN_DIR:
-		return STEP_BIND_RW;
-	case FS_RO:
-		return STEP_BIND_RO;
-	case FS_HIDE_FILE:
-		return STEP_HIDE_FILE;
-	case FS_PIN_LINK:
-		return STEP_PIN_LINK;
-	case FS_BLOCK:
-		*mode = 0555;
-		return op->fo_dir ? STEP_BLOCK_DIR : STEP_BLOCK_FILE;
-	case FS_SKIP:	/* mount_steps leaves it out */
-	case FS_HIDE_DIR:
-		/* Folders kept writable below: reachable, not listable. */
-		*mode = op->fo_nkeep > 0 ? 0111 : 0;
-		break;
-	}
-	return STEP_HIDE_DIR;
-}
-
-static const char *const step_names[] = {
-	"bind, writable", "bind, read-only", "hidden (empty, unreadable)",
-	"hidden (empty, unreadable)", "link pinned (covered)",
-	"blocked (empty folder, read-only)", "blocked (empty file, read-only)",
-	"tmpfs, writable", "scratch layer: writes succeed, discarded at exit"
-};
-
-/*
- * The host sockets filesystem.unix_sockets lists, bound read-only where
- * they are on the host, so a client that looks before it connects finds
- * them (its connect is made outside anyway: notify.c).  cordon's own
- * (the agent's, on the private /run) has its own step; a listed socket
- * not there yet is left out.
- */
-static void
-mount_routes(struct mounts *m, const struct run *run)
-{
-	const struct unix_route	*r;
-	struct stat		 st;
-	size_t			 i;
-
-	for (i = 0; run->r_routes != NULL && i < run->r_routes->ur_n; i++) {
-		r = &run->r_routes->ur_v[i];
-		if (strncmp(r->ur_inside, RUN_OWN_DIR "/",
-		    sizeof(RUN_OWN_DIR)) == 0 || lstat(r->ur_host, &st) == -1 ||
-		    !S_ISSOCK(st.st_mode))
-			continue;
-		mount_add(m, r->ur_host, STEP_BIND_RO, r->ur_from, 0);
-	}
-}
-
-/*
- * A git hooks folder the plan made read-only: a scratch layer instead,
- * so that a tool that installs hooks (pre-commit install) succeeds, what
- * it wrote never reaches the host (git there would run it), and the run
- * says so (scratch.c).
- */
-static bool
-mount_hooks(const struct fs_op *op)
-{
-	const char	*slash = strrchr(op->fo_path, '/');
-
-	return op->fo_kind == FS_RO && op->fo_dir && slash != NULL &&
-	    strcmp(slash + 1, "hooks") == 0 &&
-	    strcmp(op->fo_why, FS_WHY_GITCODE) == 0;
-}
-
-/*
- * Whether op, a read-only path, lies in the home's scratch layer, below
- * no writable root nor kept folder: a write there lands in the layer,
- * which never reaches the host, so no mount is needed to keep it off the
- * host, and the command's write (a line added to ~/.bashrc) works inside
- * and is listed at the end instead of failing unsaid.  The user's own git
- * config stays read-only: git's writes to it reach cordon run
- * (gitwrite.c), which names each key held back with the command that
- * applies it.
- */
-static bool
-mount_in_layer(const struct run *run, const struct fs_op *op)
-{
-	const struct fsplan	*plan = run->r_plan;
-	size_t			 i;
-
-	if (run->r_scratch == NULL || op->fo_kind != FS_RO ||
-	    !path_is_below(op->fo_path, run->r_scratch) ||
-	    strcmp(op->fo_path, run->r_scratch) == 0 ||
-	    gitwrite_user_config(op->fo_path))
-		return false;
-	/*
-	 * Below a writable root the path is the host's; below a hidden or
-	 * blocked folder the bind is what shows it (known_hosts in a hidden
-	 * ~/.ssh): both keep their mount.
-	 */
-	for (i = 0; i < plan->fp_nops; i++)
-		if ((plan->fp_ops[i].fo_kind == FS_RW ||
-		    plan->fp_ops[i].fo_kind == FS_HIDE_DIR ||
-		    plan->fp_ops[i].fo_kind == FS_BLOCK) &&
-		    path_is_below(op->fo_path, plan->fp_ops[i].fo_path))
-			return false;
-	for (i = 0; i < run->r_nkeep; i++)
-		if (path_is_below(op->fo_path, run->r_keep[i].k_path))
-			return false;
-	return true;
-}
-
-/* The system's covers and the plan's ops, in the order they are applied. */
-static void
-mount_steps(struct mounts *m, const struct run *run)
-{
-	const char	*rd = run->r_runtime_dir;
-	mode_t		 mode;
-	size_t		 i, nhooks = 0;
-
-	memset(m, 0, sizeof(*m));
-	m->m_run = run;
-	m->m_empty = -1;
-	m->m_scratch_tmp = -1;
-	mount_add(m, "/tmp", STEP_TMPFS, "a private /tmp", 01777);
-	if (mount_is_dir("/var/tmp"))
-		mount_add(m, "/var/tmp", STEP_TMPFS, "a private /var/tmp",
-		    01777);
-	if (mount_is_dir("/run"))
-		mount_add(m, "/run", STEP_TMPFS, "host sockets hidden", 0755);
-	if (mount_is_dir("/var/run"))	/* usually a link to /run */
-		mount_add(m, "/var/run", STEP_TMPFS, "host sockets hidden",
-		    0755);
-	if (rd != NULL && mount_is_dir(rd))
-		mount_add(m, rd, STEP_TMPFS, "$XDG_RUNTIME_DIR", 0700);
-	if (run->r_scratch != NULL) {
-		mount_add(m, run->r_scratch, STEP_SCRATCH, "the home folder, "
-		    "outside the writable roots", 0);
-		m->m_steps[m->m_n - 1].s_shown = "~/";
-	}
-	for (i = 0; i < run->r_nsysscratch; i++) {
-		mount_add(m, run->r_sysscratch[i], STEP_SCRATCH, "apt's, for "
-		    "root: apt-get update and download work", 0);
-		m->m_steps[m->m_n - 1].s_shown = run->r_sysscratch[i];
-		m->m_steps[m->m_n - 1].s_premake = "partial";
-	}
-	for (i = 0; i < run->r_nsyslayer; i++) {
-		mount_add(m, run->r_syslayer[i], STEP_SCRATCH, "the system's, "
-		    "for root: installs succeed", 0);
-		m->m_steps[m->m_n - 1].s_shown = run->r_syslayer[i];
-	}
-
-	for (i = 0; i < run->r_nkeep; i++) {
-		mount_add(m, run->r_keep[i].k_path, STEP_BIND_RW,
-		    run->r_keep[i].k_shared ? "kept between the runs of every "
-		    "workspace (--keep-shared): cordon's own copy" :
-		    "kept between this workspace's runs (--keep): cordon's "
-		    "own copy", 0);
-		m->m_steps[m->m_n - 1].s_from = run->r_keep[i].k_from;
-	}
-	for (i = 0; i < run->r_plan->fp_nops; i++) {
-		const struct fs_op	*op = &run->r_plan->fp_ops[i];
-		enum step_kind		 kind = mount_op_step(op, &mode);
-
-		if (op->fo_kind == FS_SKIP || mount_in_layer(run, op))
-			continue;
-		if (mount_hooks(op) && nhooks < RUN_HOOKS_MAX) {
-			mount_add(m, op->fo_path, STEP_SCRATCH, "git hooks, "
-			    "which run on the host: written inside, never kept",
-			    0);
-			m->m_steps[m->m_n - 1].s_shown = op->fo_path;
-			m->m_steps[m->m_n - 1].s_hooks = true;
-			nhooks++;
-		} else
-			mount_add(m, op->fo_path, kind, op->fo_why, mode);
-		m->m_steps[m->m_n - 1].s_op = op;
-	}
-	mount_routes(m, run);
-	qsort(m->m_steps, m->m_n, sizeof(*m->m_steps), mount_cmp);
-}
-
-/* --dry-run: the mount steps, one a line. */
-void
-mount_print(const struct run *run, FILE *f)
-{
-	struct mounts	 m;
-	size_t		 i;
-
-	fprintf(f, "  /: the host's, read-only, nosuid\n");
-	mount_steps(&m, run);
-	for (i = 0; i < m.m_n; i++)
-		fprintf(f, "  %s: %s (%s)\n", m.m_steps[i].s_path,
-		    m.m_steps[i].s_op != NULL && m.m_steps[i].s_op->fo_dot ?
-		    "blocked (a file that reads \"./\", read-only)" :
-		    m.m_steps[i].s_kind == STEP_HIDE_FILE &&
-		    mount_token(run, m.m_steps[i].s_path) != -1 ?
-		    "a copy, its tokens placeholders, read-only" :
-		    step_names[m.m_steps[i].s_kind], m.m_steps[i].s_why);
-	if (run->r_agent_real != NULL)
-		fprintf(f, "  %s: cordon's ssh-agent, bound read-only from "
-		    "the run's private folder\n", RUN_AGENT_SOCK);
-	for (i = 0; i < run->r_plan->fp_nwatch; i++)
-		fprintf(f, "  %s: not there, and not blocked: one the command "
-		    "makes is moved aside after the run\n",
-		    run->r_plan->fp_watch[i]);
-	fprintf(f, "  /dev: tmpfs, read-only: null zero full random urandom "
-	    "tty, a private pts and shm\n  /proc: this PID namespace's\n");
-	free(m.m_steps);
 }
 
 /*
@@ -869,15 +576,15 @@ mount_print(const struct run *run, FILE *f)
  * the plan hid it.  Returns 0, or -1 with errno set.
  */
 static int
-mount_tokens(const struct run *run, int dir)
+mount_tokens(const struct sandbox *sb, int dir)
 {
 	const struct secret_file *tf;
 	char			 name[32];
 	size_t			 i;
 	int			 fd;
 
-	for (i = 0; i < run->r_nsecrets; i++) {
-		tf = &run->r_secrets[i];
+	for (i = 0; i < sb->sb_view.sv_nsecrets; i++) {
+		tf = &sb->sb_view.sv_secrets[i];
 		if (!tf->tf_bound)
 			continue;
 		snprintf(name, sizeof(name), "token-%zu", i);
@@ -901,23 +608,27 @@ mount_tokens(const struct run *run, int dir)
  * the covers hide its folder; it must be the socket run.c made.
  */
 static int
-mount_agent_open(const struct run *run)
+mount_agent_open(const struct sandbox *sb)
 {
 	struct stat	 st;
 	int		 fd, tree;
 
-	if ((fd = mount_open(run->r_agent_sock, true)) == -1 ||
+	if ((fd = mount_open(sb->sb_view.sv_agent_sock, true)) == -1 ||
 	    fstat(fd, &st) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "cordon's ssh-agent %s: %s",
-		    run->r_agent_sock, strerror(errno));
-	if (!S_ISSOCK(st.st_mode) || st.st_dev != run->r_agent_id.fm_dev ||
-	    st.st_ino != run->r_agent_id.fm_ino)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "cordon's ssh-agent %s: "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "cordon's ssh-agent %s: %s",
+		    sb->sb_view.sv_agent_sock, strerror(errno));
+	if (!S_ISSOCK(st.st_mode) ||
+	    st.st_dev != sb->sb_view.sv_agent_id.fm_dev ||
+	    st.st_ino != sb->sb_view.sv_agent_id.fm_ino)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "cordon's ssh-agent %s: "
 		    "not the socket cordon made; refusing to bind it",
-		    run->r_agent_sock);
+		    sb->sb_view.sv_agent_sock);
 	if ((tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_EMPTY_PATH)) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "cordon's ssh-agent: "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "cordon's ssh-agent: "
 		    "open_tree: %s", strerror(errno));
 	close(fd);
 	return tree;
@@ -929,7 +640,7 @@ mount_agent_open(const struct run *run)
  * connected to.
  */
 static void
-mount_agent(const struct run *run, int tree)
+mount_agent(const struct sandbox *sb, int tree)
 {
 	int	 fd;
 
@@ -937,12 +648,14 @@ mount_agent(const struct run *run, int tree)
 	    (fd = open(RUN_AGENT_SOCK, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1 || close(fd) == -1 ||
 	    (fd = mount_open(RUN_AGENT_SOCK, false)) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: %s", RUN_AGENT_SOCK,
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
+		    RUN_AGENT_SOCK,
 		    strerror(errno));
 	if (mount_attrs(tree, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0) ==
 	    -1 || mount_move(tree, fd) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "%s: binding cordon's "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s: binding cordon's "
 		    "ssh-agent: %s", RUN_AGENT_SOCK, strerror(errno));
 	close(fd);
 	close(tree);
@@ -955,14 +668,15 @@ mount_agent(const struct run *run, int tree)
  * layers' tmpfs, for scratch_list.
  */
 void
-mount_sandbox(const struct run *run, struct scratch_fds *sf)
+mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 {
 	struct mounts	 m;
 	int		 nodes[nitems(dev_nodes)], fd, agent = -1;
 	size_t		 i;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "making the mounts "
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "making the mounts "
 		    "private: %s", strerror(errno));
 
 	/* The device nodes and the plan's sources, from the host's tree. */
@@ -973,13 +687,14 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 		nodes[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE |
 		    OPEN_TREE_CLOEXEC);
 		if (nodes[i] == -1 && errno == ENOSYS)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "this kernel lacks "
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "this kernel lacks "
 			    "the mount API cordon uses (open_tree, "
 			    "mount_setattr: Linux 5.12 or later)");
 	}
-	if (run->r_agent_sock != NULL)
-		agent = mount_agent_open(run);
-	mount_steps(&m, run);
+	if (sb->sb_view.sv_agent_sock != NULL)
+		agent = mount_agent_open(sb);
+	mount_steps(&m, sb);
 	memset(sf, 0, sizeof(*sf));
 	m.m_scratch = sf;
 	for (i = 0; i < m.m_n; i++)
@@ -999,15 +714,17 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 	    0444)) == -1 || close(fd) == -1 ||
 	    (fd = openat(m.m_empty, "dot", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0444)) == -1 || write(fd, "./\n", 3) != 3 || close(fd) == -1 ||
-	    mount_tokens(run, m.m_empty) == -1 ||
+	    mount_tokens(sb, m.m_empty) == -1 ||
 	    mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
 	    -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "tmpfs: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "tmpfs: %s",
 		    strerror(errno));
 
 	if (mount_attrs(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID, 0) == -1)
-		sandbox_fail(run, RUN_EXIT_FAILURE, "making / read-only: %s",
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "making / read-only: %s",
 		    strerror(errno));
 	for (i = 0; i < m.m_n; i++)
 		mount_apply(&m, &m.m_steps[i]);
@@ -1018,12 +735,13 @@ mount_sandbox(const struct run *run, struct scratch_fds *sf)
 		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) && mount_attrs(
 		    AT_FDCWD, m.m_steps[i].s_path, 0, MOUNT_ATTR_RDONLY, 0) ==
 		    -1)
-			sandbox_fail(run, RUN_EXIT_FAILURE, "%s: read-only: %s",
+			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+			    "%s: read-only: %s",
 			    m.m_steps[i].s_path, strerror(errno));
 	if (agent != -1)
-		mount_agent(run, agent);
-	mount_dev(run, nodes);
-	mount_proc(run);
+		mount_agent(sb, agent);
+	mount_dev(sb, nodes);
+	mount_proc(sb);
 	close(m.m_empty);
 	if (m.m_scratch_tmp != -1)
 		close(m.m_scratch_tmp);

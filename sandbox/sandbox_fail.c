@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "sandbox.h"
 
 /*
  * Ends the run from inside: the reason goes to the parent, which prints
  * it, and this process exits with code.
  */
 void
-sandbox_fail(const struct run *run, int code, const char *fmt, ...)
+sandbox_fail(int errfd, int code, const char *fmt, ...)
 {
 	va_list	 ap;
 	char	*msg, *line;
@@ -29,7 +29,7 @@ sandbox_fail(const struct run *run, int code, const char *fmt, ...)
 	n = asprintf(&line, "cordon: run: %s\n", msg != NULL ? msg :
 	    "out of memory");
 	/* Nobody else to tell if this fails. */
-	if (n > 0 && write(run->r_errfd != -1 ? run->r_errfd : 2, line,
+	if (n > 0 && write(errfd != -1 ? errfd : 2, line,
 	    (size_t)n) != n)
 		_exit(code);
 	_exit(code);

@@ -1,0 +1,113 @@
+/*
+ * command.c: a command's last steps, in its own process, forked by the
+ * sandbox's PID 1 (sandbox.c); it reads the command's part of the
+ * sandbox (struct sandbox_cmd) alone.
+ *
+ * The command gets, in this order: default signal dispositions, its own
+ * session (unless it keeps the terminal), its folder, no capability,
+ * every inherited descriptor marked close-on-exec, Landlock, and the
+ * seccomp filter last, just before exec (with its listener, which judges
+ * its Unix sockets' connect(2), handed to cordon run and closed).  A
+ * failure goes to the command's error pipe (sandbox_fail): nothing runs.
+ */
+#include <sys/types.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include <linux/close_range.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+extern char **environ;
+
+/* Drops every capability, for now and across exec (root included). */
+static void
+caps_drop(const struct sandbox_cmd *cmd)
+{
+	struct __user_cap_header_struct	 hdr;
+	struct __user_cap_data_struct	 data[2];
+	int				 cap;
+
+	/* Capabilities are numbered from 0; EINVAL: past the last one. */
+	for (cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
+			if (errno == EINVAL && cap > 0)
+				break;
+			sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
+			    "dropping "
+			    "capability %d: %s", cap, strerror(errno));
+		}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 &&
+	    errno != EINVAL)
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
+		    "clearing ambient "
+		    "capabilities: %s", strerror(errno));
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capset, &hdr, data) == -1)
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "capset: %s",
+		    strerror(errno));
+}
+
+/* The command's side of the fork: never returns. */
+void
+command_exec(const struct sandbox_cmd *cmd)
+{
+	sigset_t	 none;
+	char		*cause;
+	int		 abi, err, sig, listener = -1;
+
+	/* Default dispositions and nothing blocked, as a shell would. */
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (!cmd->sc_tty && setsid() == -1)
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "setsid: %s",
+		    strerror(errno));
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (chdir(cmd->sc_cwd) == -1)
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
+		    "the command's folder %s "
+		    "is not reachable in the sandbox (%s); run it from the "
+		    "workspace or a folder the policy leaves readable",
+		    cmd->sc_cwd, strerror(errno));
+	caps_drop(cmd);
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "close_range: %s",
+		    strerror(errno));
+	if (landlock_abi() > 0 &&
+	    (abi = landlock_apply(cmd->sc_ll, cmd->sc_nll, true, &cause)) == -1)
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "Landlock: %s",
+		    cause);
+	if (sysfilter_apply(cmd->sc_seccomp, cmd->sc_notifyfd != -1 ?
+	    &listener : NULL, &cause) == -1)
+		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "%s; nothing run",
+		    cause);
+	/* The listener is cordon run's alone: the command must not answer. */
+	if (cmd->sc_notifyfd != -1) {
+		if (sysfilter_send_listener(cmd->sc_notifyfd, listener,
+		    &cause) == -1)
+			sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
+			    "%s; nothing run",
+			    cause);
+		close(listener);
+		close(cmd->sc_notifyfd);
+	}
+	environ = cmd->sc_env;
+	execvp(cmd->sc_argv[0], cmd->sc_argv);
+	err = errno;
+	sandbox_fail(cmd->sc_errfd,
+	    err == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC,
+	    "%s: %s%s", cmd->sc_argv[0], strerror(err), err == ENOENT &&
+	    strchr(cmd->sc_argv[0], '/') == NULL ? " (not found in the "
+	    "sandbox's PATH)" : "");
+}
+
