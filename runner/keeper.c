@@ -57,6 +57,7 @@ struct kclient {
 	int			 kc_err;	/* the client's stderr */
 	int			 kc_report;	/* --report's file, or -1 */
 	struct tally		*kc_tally;	/* refused in its time */
+	struct sessblob		 kc_req;	/* its argv and folder */
 	size_t			 kc_finds;	/* the guard's, before */
 	size_t			 kc_moved;
 	struct timespec		 kc_start;
@@ -121,6 +122,7 @@ keeper_client_free(struct kclient *kc)
 	if (kc->kc_report != -1)
 		close(kc->kc_report);
 	tally_free(kc->kc_tally);
+	sessmsg_blob_clear(&kc->kc_req);
 	free(kc);
 }
 
@@ -235,6 +237,8 @@ keeper_run(struct kclient *kc, const struct sessmsg *m, int *fds, int nfds)
 			fds[4] = -1;
 		}
 		kc->kc_tally = tally_new();
+		kc->kc_req = sb;	/* for its report */
+		memset(&sb, 0, sizeof(sb));
 	}
 	close(send[0]);
 out:
@@ -334,6 +338,7 @@ static void
 keeper_ended(struct keeper *k, uint32_t id, int status)
 {
 	struct run		*run = k->k_rn->rn_run;
+	struct run		 cmd_run;
 	struct kclient		*kc;
 	struct guard		 view;
 	struct report_info	 ri;
@@ -365,7 +370,11 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	if (kc->kc_report != -1) {
 		memset(&ri, 0, sizeof(ri));
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		ri.ri_run = run;
+		/* The session's run, with this command's argv and folder. */
+		cmd_run = *run;
+		cmd_run.r_sb.sb_cmd.sc_argv = kc->kc_req.sb_argv;
+		cmd_run.r_sb.sb_cmd.sc_cwd = kc->kc_req.sb_cwd;
+		ri.ri_run = &cmd_run;
 		ri.ri_status = status;
 		ri.ri_duration_ms = (long long)(now.tv_sec -
 		    kc->kc_start.tv_sec) * 1000 + (now.tv_nsec -
