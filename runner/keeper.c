@@ -585,11 +585,9 @@ keeper_end(struct runner *rn)
 		}
 	}
 	unlink(k->k_sock);
+	/* NAME.name stays: the next client by name hears why, too. */
 	keeper_file(k, "json", path, sizeof(path));
 	unlink(path);
-	if (k->k_so->so_name != NULL && sessdir_file(path, sizeof(path),
-	    k->k_so->so_dir, k->k_so->so_name, "name") == 0)
-		unlink(path);
 	if (k->k_pair_ev != NULL)
 		event_free(k->k_pair_ev);
 	if (k->k_lev != NULL)
