@@ -54,6 +54,7 @@ struct kclient {
 	uint32_t		 kc_id;		/* its request to PID 1 */
 	bool			 kc_running;	/* sent, not yet ended */
 	bool			 kc_stopper;	/* its end is the session's */
+	bool			 kc_refused;	/* not the owner's */
 	int			 kc_err;	/* the client's stderr */
 	int			 kc_report;	/* --report's file, or -1 */
 	struct tally		*kc_tally;	/* refused in its time */
@@ -273,6 +274,16 @@ keeper_client_cb(evutil_socket_t fd, short what, void *arg)
 			keeper_client_free(kc);
 		return;
 	}
+	if (kc->kc_refused) {
+		/* Answered once its request is read: unread, it would reset. */
+		keeper_refuse(kc->kc_fd, "cordon: session %s is not yours "
+		    "(it is uid %u's): refused\nhint: start a session of your "
+		    "own with: cordon session start\n", k->k_so->so_id,
+		    (unsigned int)getuid());
+		sessmsg_close(fds, nfds);
+		keeper_client_free(kc);
+		return;
+	}
 	switch (m.sm_type) {
 	case SESS_RUN:
 		keeper_run(kc, &m, fds, nfds);
@@ -306,18 +317,14 @@ keeper_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	(void)what;
 	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1)
 		return;
+	kc = xcalloc(1, sizeof(*kc));
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1 ||
 	    cr.uid != getuid()) {
 		log_warnx("session %s: refused a client of uid %u (pid %d): "
 		    "only the session's owner may use it", k->k_so->so_id,
 		    (unsigned int)cr.uid, (int)cr.pid);
-		keeper_refuse(fd, "cordon: session %s is not yours (uid %u): "
-		    "refused\nhint: start a session of your own with: cordon "
-		    "session start\n", k->k_so->so_id, (unsigned int)getuid());
-		close(fd);
-		return;
+		kc->kc_refused = true;
 	}
-	kc = xcalloc(1, sizeof(*kc));
 	kc->kc_k = k;
 	kc->kc_fd = fd;
 	kc->kc_err = kc->kc_report = -1;
