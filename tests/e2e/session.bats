@@ -16,8 +16,12 @@ setup() {
 
 teardown() {
 	local sid
+	# Whoever started it (a test may have switched $AS since).
 	for sid in "${SIDS[@]}"; do
-		as_who "$UCORDON" session stop "$sid" >/dev/null 2>&1 || true
+		AS=user as_who timeout 20 "$UCORDON" session stop "$sid" \
+		    >/dev/null 2>&1 ||
+		    timeout 20 "$UCORDON" session stop "$sid" >/dev/null 2>&1 ||
+		    true
 	done
 	teardown_bg
 	sandbox_teardown
@@ -230,7 +234,7 @@ pid1_of() {
 	[ "$status" -eq 0 ]
 	pgrep -f "$tok" >/dev/null
 	cd "$WS"
-	run as_who "$UCORDON" session stop "$SID"
+	run as_who timeout 20 "$UCORDON" session stop "$SID"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"left 1 file"* ]]
 	run pgrep -f "$tok"
