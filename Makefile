@@ -67,6 +67,7 @@ RUNNER_SRCS	 = runner/sysfilter.c runner/env.c \
 		   runner/trust.c \
 		   runner/unixroute.c runner/notify_addr.c runner/unixown.c
 SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c
+SESSION_EXEC	 = $(BUILD)/cordon-session-exec
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
@@ -125,11 +126,17 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
 	clean install golden macos-check deb
 
-all: $(BIN)
+all: $(BIN) $(SESSION_EXEC)
 
 $(BIN): $(CORE_OBJS) $(CMD_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
+
+# cordon run --session alone, with the C library only: it starts fast.
+$(SESSION_EXEC): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) \
+    session/session_exec.c)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
 
 # A plain make only builds: it names the libraries pkg-config cannot
 # find, and the target that installs them, and installs nothing.  The
@@ -311,6 +318,7 @@ lint: deps deps-check lint-bats
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
 DATADIR		?= $(PREFIX)/share
+LIBEXECDIR	?= $(PREFIX)/libexec
 MANDIR		?= $(DATADIR)/man
 # logrotate reads /etc/logrotate.d only; systemd reads units under
 # /usr/local/lib/systemd/system as well as /usr/lib/systemd/system.
@@ -320,13 +328,15 @@ SYSCONFDIR	?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR	?= $(PREFIX)/lib/tmpfiles.d
-install: $(BIN)
+install: $(BIN) $(SESSION_EXEC)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cordon/policies \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
 	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	    $(DESTDIR)$(SYSCONFDIR)/cordon
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cordon
+	install -d $(DESTDIR)$(LIBEXECDIR)/cordon
+	install -m 0755 $(SESSION_EXEC) $(DESTDIR)$(LIBEXECDIR)/cordon/
 	install -m 0644 docs/cordon.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 policies/*.json $(DESTDIR)$(DATADIR)/cordon/policies/
