@@ -279,3 +279,20 @@ pid1_of() {
 	[[ "$output" == *"no session 0123456789abcdef is running"* ]]
 	[[ "$output" == *"hint:"* ]]
 }
+
+@test "agents.md: the Python harness runs as written, as the user" {
+	REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+	awk '/^## Sessions/ { s = 1 } s && /^```python/ { p = 1; next }
+	    p && /^```/ { exit } p { print }' "$REPO/docs/agents.md" \
+	    >"$UDIR/harness.py"
+	[ -s "$UDIR/harness.py" ]
+	chmod 644 "$UDIR/harness.py"
+	cd "$WS"
+	run as_who env PATH="$UDIR/bin:/usr/bin:/bin" python3 "$UDIR/harness.py"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"server answered"* ]]
+	[ -s "$WS/report.json" ]
+	jq -e '.exit_status == 0' "$WS/report.json"
+	run pgrep -f "http.server 8731"
+	[ "$status" -ne 0 ]
+}
