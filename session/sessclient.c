@@ -281,7 +281,7 @@ sessclient_main(int argc, char **argv, const char *prog)
 	fds[2] = 1;
 	fds[3] = 2;
 	if (report != NULL) {
-		/* Opened here, before the command: it cannot put a link there. */
+		/* Opened now, before the command can put a link there. */
 		if ((fds[4] = open(report, O_WRONLY | O_CREAT | O_TRUNC |
 		    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1) {
 			fprintf(stderr, "cordon: --report %s: %s\n", report,

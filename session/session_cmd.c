@@ -84,9 +84,9 @@ session_start_opts(int *argc, char **argv, struct session_opts *so)
 			if (sessdir_id_ok(so->so_name) || so->so_name[0] ==
 			    '\0' || strlen(so->so_name) > SESS_NAME_MAX ||
 			    strpbrk(so->so_name, "/.") != NULL) {
-				log_warnx("session start: --name \"%s\": a name "
-				    "is 1 to %d characters, without / or . "
-				    "and not an id", so->so_name,
+				log_warnx("session start: --name \"%s\": a "
+				    "name is 1 to %d characters, without / "
+				    "or . and not an id", so->so_name,
 				    SESS_NAME_MAX);
 				return -1;
 			}
