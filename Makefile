@@ -24,62 +24,78 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Irunner -Isandbox -Iplan \
-		   -Isshagent -Isession -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
+		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Irunner -Inotify -Iguard -Isandbox \
+		   -Isession -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
-		   lib/log.c lib/pp2.c lib/relay.c lib/util.c lib/xmalloc.c \
-		   lib/dnsmsg.c lib/opt.c
-POLICY_SRCS	 = policies/policy_data.c policies/policy_parse.c \
+		   lib/log.c lib/pp2.c lib/relay.c lib/xmalloc.c \
+		   lib/dnsmsg.c lib/opt.c lib/errlist.c lib/str.c lib/file.c \
+		   lib/path.c
+POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
+		   policies/decision.c \
 		   policies/policy_show.c policies/policy_flag.c
-PROXY_SRCS	 = proxy/socks5.c proxy/tls_peek.c proxy/ssh_peek.c \
-		   proxy/http.c proxy/dns.c \
-		   proxy/http_body.c proxy/http_out.c proxy/http_path.c \
+# The protocols' bytes, parsed (wire/): no socket, fuzzed on buffers.
+WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
+		   wire/http.c wire/http_request.c wire/http_target.c \
+		   wire/http_body.c wire/http_out.c wire/http_path.c
+PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
 		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
 		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
-		   proxy/metrics.c proxy/watch.c
+		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
+		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
 GIT_SRCS	 = git/gitcfg.c
 SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
-# What runs inside the sandbox (PID 1, the command's last steps); the
-# part unit tests link is here, the rest is in SANDBOX_CMD_SRCS.
+# The objects the unit tests and fuzz targets link against, folder by
+# folder: no main() and no command's option parsing, so that a test
+# binary can link them all.  SANDBOX_SRCS is the part of what runs inside
+# the sandbox (sandbox/) a unit test reaches; the rest of sandbox/, PID 1
+# and the command's last steps, is in SANDBOX_CMD_SRCS.
 SANDBOX_SRCS	 = sandbox/landlock.c sandbox/sysfilter_apply.c
 SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/command.c sandbox/sandbox_fail.c \
 		   sandbox/sandbox_session.c \
-		   sandbox/mount.c sandbox/mount_steps.c sandbox/netcap.c \
-		   sandbox/scratch.c sandbox/publish_inside.c
-# cordon run on the host: RUNNER_SRCS are linked into unit tests too,
-# the run's orchestration is in CMD_SRCS.
-RUNNER_SRCS	 = runner/sysfilter.c runner/env.c \
-		   runner/guard.c runner/sentinel.c runner/gitwrite.c \
-		   runner/hostport.c runner/sockdiag.c runner/wspath.c \
-		   runner/trust.c \
-		   runner/unixroute.c runner/notify_addr.c runner/unixown.c
+		   sandbox/mount.c sandbox/mount_fd.c sandbox/mount_steps.c \
+		   sandbox/mount_sys.c \
+		   sandbox/netcap.c sandbox/scratch.c sandbox/publish_inside.c
+# RUNNER_SRCS is the part of runner/ (cordon run on the host) a unit test
+# or a fuzz target reaches (the syscall filter, the environment, the
+# guards, ...); the run's orchestration is in CMD_SRCS below.
+RUNNER_SRCS	 = runner/sysfilter.c runner/env.c runner/wspath.c \
+		   runner/trust.c
+# The checks after a run (guard/) and the connect thread's parts a unit
+# test reaches (notify/); both run on the host, for cordon run.
+GUARD_SRCS	 = guard/guard.c guard/sentinel.c guard/gitwrite.c
+NOTIFY_SRCS	 = notify/hostport.c notify/sockdiag.c notify/unixroute.c \
+		   notify/notify_addr.c notify/unixown.c
 SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c
 SESSION_EXEC	 = $(BUILD)/cordon-session-exec
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
-LOGS_SRCS	 = logs/elog_read.c logs/elog_summary.c logs/elog_tail.c
+LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
+# The subcommands and what only they call: linked into ./cordon alone,
+# never into a unit test (they hold main(), the option parsers and the
+# processes of a run).  A file moves up to its folder's *_SRCS when a
+# unit test needs it.
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxy/proxy_cmd.c runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
 		   runner/keep.c \
 		   runner/run_print.c \
-		   runner/block.c runner/run.c runner/run_control.c \
+		   guard/block.c runner/run.c runner/run_control.c runner/run_harness.c \
 		   runner/run_end.c runner/run_feed.c \
-		   runner/report.c runner/publish.c \
-		   runner/control.c runner/notify.c runner/agent.c \
+		   runner/tally.c runner/publish.c \
+		   runner/control.c notify/notify.c runner/agent.c \
 		   runner/keeper.c session/session_cmd.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c $(SANDBOX_CMD_SRCS)
@@ -87,11 +103,24 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
 		   $(GIT_SRCS) $(SECRETS_SRCS) $(SANDBOX_SRCS) $(RUNNER_SRCS) \
+		   $(GUARD_SRCS) $(NOTIFY_SRCS) \
 		   $(PROFILE_SRCS) $(SESSION_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
+# Adding a test (README.md, "Tests", says the same):
+# - a unit test: tests/unit/test_NAME.c, cmocka, includes unit.h, links
+#   against every object above; add test_NAME to UNIT_TESTS.  `make
+#   unit` builds and runs them all; build/tests/unit/test_NAME runs one.
+# - a fuzz target: tests/fuzz/fuzz_NAME.c with LLVMFuzzerTestOneInput,
+#   its seeds in tests/fuzz/corpus/fuzz_NAME/, a dictionary in
+#   tests/fuzz/dict/fuzz_NAME.dict if it helps; add fuzz_NAME to
+#   FUZZ_TARGETS.  `make fuzz` builds them, `make fuzz-run` runs them.
+# - an end-to-end test: a @test in tests/e2e/*.bats (a new file is found
+#   by itself), with tests/e2e/helpers.bash; a peer it needs is a
+#   tests/tools/NAME.c added to TOOLS.  `make e2e` runs them, `make
+#   check` runs the unit tests and then them.
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan test_fsscan \
@@ -99,19 +128,24 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \
+		   test_watch_msg test_mtls \
 		   test_sessmsg
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
-		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify
+		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify \
+		   fuzz_watch_msg
 
 # Debian packages: the build's (make deps), the demo's (make demo: only
-# these two lists), and the tests' (make check installs those too).
+# these two lists), the unit tests' (make unit: git, which test_gitcfg
+# reads the same files with), and the end-to-end tests' (make e2e and
+# make check install those too).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
 		   libmnl-dev libnftnl-dev
 DEB_DEMO	 = curl jq util-linux passwd
+DEB_UNIT	 = git
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl git wget python3 python3-pip nodejs npm chromium \
 		   openssh-client openssh-server yarnpkg golang-go cargo \
@@ -120,12 +154,18 @@ DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 DEB_PKG		 = dpkg-dev fakeroot lintian binutils
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
+# make image and make fleet-check (docs/fleet.md): the image's tools,
+# the container runtime that runs it, and the manifests' renderer.
+DEB_FLEET	 = mmdebstrap buildah podman runc conmon slirp4netns \
+		   bats curl jq nodejs npm
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux ripgrep
 
-.PHONY: all deps deps-demo deps-check libs deps-fuzz check unit e2e demo \
+.PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
+	e2e demo \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
-	clean install golden macos-check deb
+	lint-exports lint-map \
+	clean install golden macos-check deb image deps-fleet fleet-check
 
 all: $(BIN) $(SESSION_EXEC)
 
@@ -154,8 +194,8 @@ libs:
 		exit 1; \
 	fi
 
-ifneq ($(filter deps deps-demo deps-check check unit demo bench \
-    bench-tasks sanitize valgrind fuzz deb,$(MAKECMDGOALS)),)
+ifneq ($(filter deps deps-demo deps-unit deps-check check unit e2e demo bench \
+    bench-tasks sanitize valgrind fuzz deb image fleet-check,$(MAKECMDGOALS)),)
 libs: | deps
 endif
 
@@ -212,10 +252,33 @@ deps-check: deps
 	@./mk/deps.sh $(DEB_TEST) $(DEB_PKG)
 	@./mk/npm-tools.sh $(NPM_TOOLS)
 
+# kubectl renders deploy/ (kubectl kustomize): Debian's kubernetes-client
+# unless a kubectl is there already (one from another archive owns the
+# same file).  The manifests' validator is pinned in tests/fleet.
+FLEET_NPM	?= tests/fleet
+deps-fleet: deps
+	@./mk/deps.sh $(DEB_FLEET) $(DEB_PKG)
+	@command -v kubectl >/dev/null 2>&1 || \
+	    ./mk/deps.sh kubernetes-client
+	@./mk/npm-tools.sh $(FLEET_NPM)
+
+deps-unit: deps
+	@./mk/deps.sh $(DEB_UNIT)
+
 deps-fuzz: deps
 	@./mk/deps.sh $(DEB_FUZZ)
 
-unit: deps $(UNIT_BINS)
+# The unit tests alone: built, then run, with the one package they need
+# beyond the build's; UNIT_TESTS=test_x runs some.
+unit: deps deps-unit $(UNIT_BINS)
+	@UNIT_DIR=$(BUILD)/tests/unit CORDON=$(abspath $(BIN)) E2E=no \
+	    ./tests/run.sh $(UNIT_TESTS)
+
+# The bats suite alone (tests/e2e), with the clients and servers it
+# drives; bats -f picks tests when run by hand (README.md, "Tests").
+e2e: deps deps-check lint-bats $(BIN) $(TOOL_BINS)
+	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
+	    ./tests/run.sh
 
 # runner/run_macos.c is built on macOS only; here it is compiled for
 # syntax and types against the same headers, as macOS would see it.
@@ -236,7 +299,7 @@ lint-bats:
 	@echo "  LINT    tests/e2e/*.bats"
 	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
 
-check: deps deps-check macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+check: deps deps-check macos-check lint-bats lint-exports lint-map $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
@@ -288,14 +351,14 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
-		   -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
+		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
+		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
 		   $(SECRETS_SRCS) runner/trust.c runner/env.c \
-		   runner/notify_addr.c
-FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h proxy/*.h certs/*.h runner/*.h \
-		   sandbox/*.h \
+		   notify/notify_addr.c
+FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h wire/*.h proxy/*.h certs/*.h runner/*.h \
+		   sandbox/*.h notify/*.h guard/*.h \
 		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 
@@ -313,8 +376,20 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps deps-check lint-bats
+lint: deps deps-check lint-bats lint-exports lint-map
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
+
+# Every export carries its file's name (mk/exports.sh says which do not,
+# its few exceptions and why); it reads the objects, so the build first.
+lint-exports: $(BIN)
+	@echo "  LINT    exports"
+	$(Q)./mk/exports.sh $(BUILD)
+
+# docs/architecture.md's file map is each file's own first sentence
+# (mk/map.sh): a file added, moved or renamed without it goes red.
+lint-map:
+	@echo "  LINT    map"
+	$(Q)./mk/map.sh --check
 
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
@@ -365,7 +440,31 @@ deb: deps $(BIN)
 	    "$(DEB_MAINTAINER)") && echo "  DEB     $$deb" && \
 	    lintian --fail-on error "$$deb"
 
+# make image: the proxy's OCI image (mk/image.sh, docs/fleet.md) from
+# make deb's package, into IMAGE_OUT/cordon-proxy.tar and a store of its
+# own there, which podman reads with IMAGE_STORE_FLAGS.  fleet-check
+# runs it with podman and renders and validates deploy/ (tests/fleet).
+IMAGE_OUT	?= $(BUILD)/image
+IMAGE_TAG	?= localhost/cordon-proxy:latest
+IMAGE_RUNROOT	?= /run/cordon-image.$(shell echo $(abspath $(IMAGE_OUT)) | \
+		   sha256sum | cut -c1-8)
+IMAGE_STORE_FLAGS = --root $(abspath $(IMAGE_OUT))/storage \
+		   --runroot $(IMAGE_RUNROOT) --storage-driver vfs
+image: deb deps-fleet
+	@IMAGE_RUNROOT=$(IMAGE_RUNROOT) ./mk/image.sh \
+	    $$(ls -t $(abspath $(DEB_OUT))/cordon_*.deb | head -1) \
+	    $(abspath $(IMAGE_OUT)) $(IMAGE_TAG)
+
+fleet-check: image $(BIN) $(TOOL_BINS)
+	@echo "  LINT    tests/fleet/*.bats"
+	$(Q)./mk/lint-bats.sh tests/fleet/*.bats
+	@CORDON=$(abspath $(BIN)) IMAGE_TAG=$(IMAGE_TAG) \
+	    TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
+	    IMAGE_STORE_FLAGS="$(IMAGE_STORE_FLAGS)" \
+	    bats tests/fleet
+
 clean:
 	rm -rf build build-san build-fuzz cordon
 
--include $(shell find build build-san -name '*.d' 2>/dev/null)
+-include $(shell find build build-san -path build/image -prune -o \
+    -name '*.d' -type f -print 2>/dev/null)

@@ -186,7 +186,7 @@ bridge_setup(struct bridge_run *run, const struct bridge_opts *o)
 {
 	char	*cause;
 
-	fd_limit_raise();
+	file_limit_raise();
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);	/* nothing to reload or reopen */
 	if ((run->br_base = event_base_new()) == NULL)

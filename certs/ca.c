@@ -150,7 +150,7 @@ ca_dir_make(const char *dir, char **cause)
 
 /* Gives cert a random, positive 128-bit serial number. */
 int
-cert_serial_random(X509 *cert)
+ca_serial_random(X509 *cert)
 {
 	BIGNUM		*bn;
 	int		 rc = -1;
@@ -174,7 +174,7 @@ out:
  * issuer (cert itself when self-signed).
  */
 int
-cert_ext_add(X509 *cert, X509 *issuer, int nid, const char *value)
+ca_ext_add(X509 *cert, X509 *issuer, int nid, const char *value)
 {
 	X509V3_CTX	 ctx;
 	X509_EXTENSION	*ext;
@@ -225,7 +225,7 @@ ca_cert_make(EVP_PKEY *key)
 	if ((cert = X509_new()) == NULL)
 		return NULL;
 	ca_common_name(cn, sizeof(cn), now);
-	if (X509_set_version(cert, 2) != 1 || cert_serial_random(cert) == -1)
+	if (X509_set_version(cert, 2) != 1 || ca_serial_random(cert) == -1)
 		goto fail;
 	if (X509_time_adj_ex(X509_getm_notBefore(cert), 0,
 	    -LEAF_BACKDATE_SECS, &now) == NULL ||
@@ -238,11 +238,11 @@ ca_cert_make(EVP_PKEY *key)
 	    X509_set_issuer_name(cert, name) != 1 ||
 	    X509_set_pubkey(cert, key) != 1)
 		goto fail;
-	if (cert_ext_add(cert, cert, NID_basic_constraints,
+	if (ca_ext_add(cert, cert, NID_basic_constraints,
 	    "critical,CA:TRUE,pathlen:0") == -1 ||
-	    cert_ext_add(cert, cert, NID_key_usage,
+	    ca_ext_add(cert, cert, NID_key_usage,
 	    "critical,keyCertSign,cRLSign") == -1 ||
-	    cert_ext_add(cert, cert, NID_subject_key_identifier,
+	    ca_ext_add(cert, cert, NID_subject_key_identifier,
 	    "hash") == -1)
 		goto fail;
 	if (X509_sign(cert, key, EVP_sha256()) == 0)

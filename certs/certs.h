@@ -36,8 +36,8 @@ int	 ca_init(const char *, bool, char **);
 int	 ca_load(const char *, X509 **, EVP_PKEY **, char **);
 int	 ca_show(const char *, FILE *, char **);
 int	 ca_fingerprint(X509 *, char *, size_t);
-int	 cert_serial_random(X509 *);
-int	 cert_ext_add(X509 *, X509 *, int, const char *);
+int	 ca_serial_random(X509 *);
+int	 ca_ext_add(X509 *, X509 *, int, const char *);
 
 /* ca_cmd.c */
 int	 ca_cmd(int, char **);
@@ -45,12 +45,12 @@ int	 ca_cmd(int, char **);
 /* leaf.c */
 struct leafcache;
 
-struct leafcache *leafcache_new(X509 *, EVP_PKEY *, size_t, char **);
-void	 leafcache_free(struct leafcache *);
+struct leafcache *leaf_cache_new(X509 *, EVP_PKEY *, size_t, char **);
+void	 leaf_cache_free(struct leafcache *);
 int	 leaf_get(struct leafcache *, const char *, X509 **, EVP_PKEY **,
 	    char **);
-size_t	 leafcache_count(const struct leafcache *);
-EVP_PKEY *leafcache_key(const struct leafcache *);	/* borrowed */
+size_t	 leaf_cache_count(const struct leafcache *);
+EVP_PKEY *leaf_cache_key(const struct leafcache *);	/* borrowed */
 
 /*
  * signer.c: the signing process.  signer_start() forks it; it alone

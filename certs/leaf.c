@@ -87,7 +87,7 @@ leaf_hash(const char *s)
  * to the certificate or the shared leaf key cannot be made.
  */
 struct leafcache *
-leafcache_new(X509 *ca_cert, EVP_PKEY *ca_key, size_t max, char **cause)
+leaf_cache_new(X509 *ca_cert, EVP_PKEY *ca_key, size_t max, char **cause)
 {
 	struct leafcache	*lc;
 	struct tm		 tm;
@@ -121,7 +121,7 @@ leafcache_new(X509 *ca_cert, EVP_PKEY *ca_key, size_t max, char **cause)
 	if ((lc->lc_key = EVP_EC_gen("P-256")) == NULL) {
 		ERR_clear_error();
 		xasprintf(cause, "EC P-256 key generation failed");
-		leafcache_free(lc);
+		leaf_cache_free(lc);
 		return NULL;
 	}
 	X509_up_ref(ca_cert);
@@ -133,7 +133,7 @@ leafcache_new(X509 *ca_cert, EVP_PKEY *ca_key, size_t max, char **cause)
 
 /* Frees every leaf and the cache's references; accepts NULL. */
 void
-leafcache_free(struct leafcache *lc)
+leaf_cache_free(struct leafcache *lc)
 {
 	struct leaf	*l;
 
@@ -152,7 +152,7 @@ leafcache_free(struct leafcache *lc)
 
 /* The number of leaves held now. */
 size_t
-leafcache_count(const struct leafcache *lc)
+leaf_cache_count(const struct leafcache *lc)
 {
 	return lc->lc_count;
 }
@@ -162,7 +162,7 @@ leafcache_count(const struct leafcache *lc)
  * hand to the proxy once at start.
  */
 EVP_PKEY *
-leafcache_key(const struct leafcache *lc)
+leaf_cache_key(const struct leafcache *lc)
 {
 	return lc->lc_key;
 }
@@ -215,7 +215,7 @@ leaf_mint(struct leafcache *lc, const struct host *h, time_t now,
 
 	if ((cert = X509_new()) == NULL)
 		return NULL;
-	if (X509_set_version(cert, 2) != 1 || cert_serial_random(cert) == -1)
+	if (X509_set_version(cert, 2) != 1 || ca_serial_random(cert) == -1)
 		goto fail;
 	if (X509_time_adj_ex(X509_getm_notBefore(cert), 0,
 	    -LEAF_BACKDATE_SECS, &now) == NULL ||
@@ -230,15 +230,15 @@ leaf_mint(struct leafcache *lc, const struct host *h, time_t now,
 	    X509_get_subject_name(lc->lc_ca_cert)) != 1 ||
 	    X509_set_pubkey(cert, lc->lc_key) != 1)
 		goto fail;
-	if (cert_ext_add(cert, lc->lc_ca_cert, NID_basic_constraints,
+	if (ca_ext_add(cert, lc->lc_ca_cert, NID_basic_constraints,
 	    "critical,CA:FALSE") == -1 ||
-	    cert_ext_add(cert, lc->lc_ca_cert, NID_key_usage,
+	    ca_ext_add(cert, lc->lc_ca_cert, NID_key_usage,
 	    "critical,digitalSignature") == -1 ||
-	    cert_ext_add(cert, lc->lc_ca_cert, NID_ext_key_usage,
+	    ca_ext_add(cert, lc->lc_ca_cert, NID_ext_key_usage,
 	    "serverAuth") == -1 ||
-	    cert_ext_add(cert, lc->lc_ca_cert, NID_subject_key_identifier,
+	    ca_ext_add(cert, lc->lc_ca_cert, NID_subject_key_identifier,
 	    "hash") == -1 ||
-	    cert_ext_add(cert, lc->lc_ca_cert, NID_authority_key_identifier,
+	    ca_ext_add(cert, lc->lc_ca_cert, NID_authority_key_identifier,
 	    "keyid:always") == -1 ||
 	    leaf_san_add(cert, h) == -1)
 		goto fail;

@@ -322,7 +322,7 @@ child_main(int fd, pid_t ppid, const char *ca_dir)
 		child_send_text(SIGNER_MSG_ERROR, cause);
 		child_exit(1);
 	}
-	lc = leafcache_new(ca, key, LEAF_CACHE_MAX, &cause);
+	lc = leaf_cache_new(ca, key, LEAF_CACHE_MAX, &cause);
 	EVP_PKEY_free(key);		/* lc holds its own reference */
 	if (lc == NULL) {
 		child_send_text(SIGNER_MSG_ERROR, cause);
@@ -337,7 +337,7 @@ child_main(int fd, pid_t ppid, const char *ca_dir)
 		child_send_text(SIGNER_MSG_ERROR, cause);
 		child_exit(1);
 	}
-	if (child_ready(ca, leafcache_key(lc)) == -1)
+	if (child_ready(ca, leaf_cache_key(lc)) == -1)
 		child_exit(1);
 	X509_free(ca);
 	child_serve(lc);

@@ -249,7 +249,7 @@ addr_special(const struct addr *a)
 
 	if (!ready) {
 		for (i = 0; i < nitems(specials); i++)
-			if (cidr_parse(specials[i].sp_cidr, &table[i],
+			if (addr_cidr_parse(specials[i].sp_cidr, &table[i],
 			    &cause) == -1)
 				abort();	/* the table is wrong */
 		ready = 1;
@@ -258,7 +258,7 @@ addr_special(const struct addr *a)
 	    memcmp(a->a_bytes, mapped_prefix, sizeof(mapped_prefix)) == 0)
 		return "IPv4-mapped IPv6";
 	for (i = 0; i < nitems(specials); i++) {
-		if (!cidr_contains(&table[i], a))
+		if (!addr_cidr_contains(&table[i], a))
 			continue;
 		if (specials[i].sp_embedded < 0)
 			return specials[i].sp_what;
@@ -294,7 +294,7 @@ addr_mask(struct addr *a, int prefix)
  * unmapped before they are compared).  Host bits must be zero.  On error returns -1 and sets *cause (caller frees).
  */
 int
-cidr_parse(const char *s, struct cidr *c, char **cause)
+addr_cidr_parse(const char *s, struct cidr *c, char **cause)
 {
 	char		 buf[64], *slash, *end;
 	struct addr	 a, masked;
@@ -353,7 +353,7 @@ cidr_parse(const char *s, struct cidr *c, char **cause)
 
 /* Says whether a lies in c; an IPv4-mapped a is judged as IPv4. */
 bool
-cidr_contains(const struct cidr *c, const struct addr *a)
+addr_cidr_contains(const struct cidr *c, const struct addr *a)
 {
 	struct addr	 b = *a;
 
@@ -370,15 +370,16 @@ cidr_contains(const struct cidr *c, const struct addr *a)
  * other, and empty otherwise.  Returns whether it is non-empty.
  */
 bool
-cidr_intersect(const struct cidr *a, const struct cidr *b, struct cidr *out)
+addr_cidr_intersect(const struct cidr *a, const struct cidr *b,
+    struct cidr *out)
 {
 	if (a->c_addr.a_family != b->c_addr.a_family)
 		return false;
-	if (a->c_prefix >= b->c_prefix && cidr_contains(b, &a->c_addr)) {
+	if (a->c_prefix >= b->c_prefix && addr_cidr_contains(b, &a->c_addr)) {
 		*out = *a;
 		return true;
 	}
-	if (b->c_prefix >= a->c_prefix && cidr_contains(a, &b->c_addr)) {
+	if (b->c_prefix >= a->c_prefix && addr_cidr_contains(a, &b->c_addr)) {
 		*out = *b;
 		return true;
 	}
@@ -387,7 +388,7 @@ cidr_intersect(const struct cidr *a, const struct cidr *b, struct cidr *out)
 
 /* Writes c as "ADDR/PREFIX" into buf; returns buf. */
 const char *
-cidr_str(const struct cidr *c, char *buf, size_t len)
+addr_cidr_str(const struct cidr *c, char *buf, size_t len)
 {
 	char	 text[ADDR_STRLEN];
 

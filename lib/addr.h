@@ -27,10 +27,10 @@ bool		 addr_equal(const struct addr *, const struct addr *);
 const char	*addr_str(const struct addr *, char *, size_t);
 const char	*addr_special(const struct addr *);
 
-int		 cidr_parse(const char *, struct cidr *, char **);
-bool		 cidr_contains(const struct cidr *, const struct addr *);
-bool		 cidr_intersect(const struct cidr *, const struct cidr *,
+int		 addr_cidr_parse(const char *, struct cidr *, char **);
+bool		 addr_cidr_contains(const struct cidr *, const struct addr *);
+bool		 addr_cidr_intersect(const struct cidr *, const struct cidr *,
 		     struct cidr *);
-const char	*cidr_str(const struct cidr *, char *, size_t);
+const char	*addr_cidr_str(const struct cidr *, char *, size_t);
 
 #endif

@@ -11,6 +11,7 @@
  */
 #include <sys/socket.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,4 +203,26 @@ host_port(const char *s)
 		n = n * 10 + (s[i] - '0');
 	}
 	return n <= 65535 ? (int)n : -1;
+}
+
+/*
+ * Is h the host's own loopback: the name localhost, or an address in
+ * 127.0.0.0/8 or ::1, however spelled (::ffff:127.0.0.1 is 127.0.0.1),
+ * or the unspecified address, which a connect turns into the loopback?
+ */
+bool
+host_is_loopback(const struct host *h)
+{
+	static const uint8_t	 v6_loopback[16] = { [15] = 1 };
+	static const uint8_t	 zero[16];
+	struct addr		 u;
+
+	if (h->h_kind == HOST_NAME)
+		return strcmp(h->h_name, "localhost") == 0;
+	u = h->h_ip;
+	addr_unmap(&u);
+	if (u.a_family == AF_INET)
+		return u.a_bytes[0] == 127 || memcmp(u.a_bytes, zero, 4) == 0;
+	return memcmp(u.a_bytes, v6_loopback, 16) == 0 ||
+	    memcmp(u.a_bytes, zero, 16) == 0;
 }

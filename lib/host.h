@@ -27,5 +27,6 @@ int	 host_parse(const char *, size_t, struct host *, char **);
 bool	 host_in_suffix(const char *, const char *);
 int	 host_split(const char *, size_t *, const char **, char **);
 int	 host_port(const char *);
+bool	 host_is_loopback(const struct host *);
 
 #endif

@@ -333,6 +333,9 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	json_object_set_new(o, "bytes_down",
 	    json_integer((json_int_t)e->e_down));
 	json_object_set_new(o, "duration_ms", json_integer(ms < 0 ? 0 : ms));
+	/* Last, so that readers of the twenty fields before still read. */
+	jsonl_text(o, "identity", e->e_identity, e->e_identity ?
+	    strlen(e->e_identity) : 0);
 	line = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (line == NULL)

@@ -37,6 +37,8 @@ struct egress {
 	int		 e_status;	/* HTTP status or SOCKS5 reply */
 	uint64_t	 e_up;		/* bytes client to upstream */
 	uint64_t	 e_down;	/* bytes upstream to client */
+	const char	*e_identity;	/* a tls: client's certificate's, or
+					   NULL */
 };
 
 struct jsonl	*jsonl_open(const char *, char **);

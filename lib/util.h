@@ -1,5 +1,7 @@
 /*
- * util.h: small helpers shared by every part of cordon.
+ * util.h: small helpers shared by every part of cordon, one header for
+ * the few files that define them, each named for what it exports:
+ * errlist.c, str.c, path.c and file.c.
  */
 #ifndef CORDON_UTIL_H
 #define CORDON_UTIL_H
@@ -15,8 +17,9 @@
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
 /*
- * errlist: a list of messages collected while checking something, so that
- * every error is reported before giving up (tmux cfg.c does the same).
+ * errlist.c: a list of messages collected while checking something, so
+ * that every error is reported before giving up (tmux cfg.c does the
+ * same).
  */
 struct errlist {
 	char	*el_buf;	/* messages joined by '\n', or NULL */
@@ -29,8 +32,9 @@ void	 errlist_add(struct errlist *, const char *, ...)
 char	*errlist_steal(struct errlist *);
 
 /*
- * What str_escape_as does with the backslash and the double quote; a
- * byte outside printable ASCII becomes \xNN in every mode.
+ * str.c: strings escaped for a log or a shell, RFC 9110 tokens, random
+ * hex, lists.  What str_escape_as does with the backslash and the double
+ * quote; a byte outside printable ASCII becomes \xNN in every mode.
  */
 enum str_esc {
 	STR_ESC_QUOTE,		/* both get a backslash: \\ and \" */
@@ -42,13 +46,15 @@ char	*str_escape(const char *, size_t);
 char	*str_shell_quote(const char *);
 char	*str_escape_as(const char *, size_t, enum str_esc);
 void	 str_append(char **, const char *, const char *);
-bool	 path_is_below(const char *, const char *);
-bool	 char_is_tchar(unsigned char);
+bool	 str_is_tchar(unsigned char);
 bool	 str_is_token(const char *, size_t);
+int	 str_random_hex(char *, size_t);
 
-int	 hex_random(char *, size_t);
+/* path.c */
+bool	 path_is_below(const char *, const char *);
 
-void	 fd_limit_raise(void);
+/* file.c */
 char	*file_read(const char *, size_t, const char *, size_t *, char **);
+void	 file_limit_raise(void);
 
 #endif

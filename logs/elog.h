@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /*
- * elog_read.c: one record from one line, and files read line by line,
+ * elog.c: one record from one line, and files read line by line,
  * plain or gzip-compressed alike (zlib reads both).
  */
 #define ELOG_LINE_MAX		(256 * 1024)	/* longer: malformed */
@@ -31,6 +31,7 @@ struct elog_record {
 	uint64_t	 er_up;
 	uint64_t	 er_down;
 	int64_t		 er_ms;
+	char		*er_identity;	/* a tls: client's; NULL: none */
 };
 
 struct elog_file;
@@ -55,7 +56,7 @@ int	 elog_summary(char **, int, bool);
  * elog_tail.c: records as readable lines, the last few and then more as
  * they come, across rotation.
  */
-void	 elog_format(const struct elog_record *, char *, size_t);
+void	 elog_tail_format(const struct elog_record *, char *, size_t);
 int	 elog_tail(const char *, long, bool);
 
 /* log_cmd.c */

@@ -24,17 +24,24 @@
 #define TAIL_POLL_USECS		200000
 
 /*
- * One record on one line: time, sandbox, decision, method (or protocol),
+ * One record on one line: time, sandbox (SANDBOX@IDENTITY for a tls:
+ * client's: its id is scoped to it), decision, method (or protocol),
  * host:port, status, bytes up and down, and the reason if any.  Text is
  * made printable, so a line is a line on any terminal.
  */
 void
-elog_format(const struct elog_record *r, char *buf, size_t size)
+elog_tail_format(const struct elog_record *r, char *buf, size_t size)
 {
-	char	*sandbox, *method, *host, *reason = NULL;
+	char	*sandbox, *method, *host, *reason = NULL, *scoped;
 	bool	 v6;
 
 	sandbox = elog_printable(r->er_sandbox != NULL ? r->er_sandbox : "-");
+	if (r->er_identity != NULL) {
+		xasprintf(&scoped, "%s@%s", sandbox, r->er_identity);
+		free(sandbox);
+		sandbox = elog_printable(scoped);
+		free(scoped);
+	}
 	method = elog_printable(r->er_method != NULL ? r->er_method :
 	    r->er_protocol);
 	host = elog_printable(r->er_host[0] != '\0' ? r->er_host : "-");
@@ -68,7 +75,7 @@ tail_line(const char *path, const char *line, size_t len)
 		free(cause);
 		return;
 	}
-	elog_format(&r, out, sizeof(out));
+	elog_tail_format(&r, out, sizeof(out));
 	elog_record_clear(&r);
 	printf("%s\n", out);
 }

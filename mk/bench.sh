@@ -123,7 +123,7 @@ ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
 CONC=${CONC:-16}			# ab's concurrency (proxy)
 TINYPROXY_LOGLEVEL=${TINYPROXY_LOGLEVEL:-Connect}
 STARTS=${STARTS:-100}			# runs per command, sandbox start
-BENCH=${BENCH:-all}			# all, or start, ttfb, inspect or load:
+BENCH=${BENCH:-all}			# all, or start, ttfb, inspect, mtls or load:
 					# that alone
 tmp=$(mktemp -d)
 pids=()
@@ -275,6 +275,12 @@ fi
 # TLS inspection: its own script (mk/inspect-bench.sh).
 if [ "$BENCH" = inspect ]; then
 	bash "$(dirname "$self")/inspect-bench.sh" "$cordon" "$tools"
+	exit
+fi
+
+# A tls: listener's handshake against a plain one: mk/mtls-bench.sh.
+if [ "$BENCH" = mtls ]; then
+	bash "$(dirname "$self")/mtls-bench.sh" "$cordon" "$tools"
 	exit
 fi
 
@@ -711,6 +717,8 @@ ttfb_report
 
 if [ "$BENCH" = all ]; then
 	bash "$(dirname "$self")/inspect-bench.sh" "$cordon" "$tools" || true
+	echo
+	bash "$(dirname "$self")/mtls-bench.sh" "$cordon" "$tools" || true
 	echo
 	bash "$(dirname "$self")/load.sh" "$cordon" "$tools"
 fi

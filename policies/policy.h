@@ -94,7 +94,7 @@ struct pinspect {
 /*
  * credentials[]: a variable the runner replaces by a placeholder, and
  * the header the proxy fills from it for one host (runner/trust.c,
- * proxy/inspect.c's phantom_apply).
+ * proxy/inspect.c's inspect_phantom_apply).
  */
 struct pcred {
 	struct pitem	 cr_host;	/* as in_host, with pi_from */
@@ -133,10 +133,10 @@ struct policy_ctx {
 	const char	*pc_home;	/* absolute */
 	const char	*pc_dir;	/* the policy file's folder, for lists */
 	bool		 pc_untrusted;
-	char		*pc_owned[2];	/* what policy_ctx_init allocated */
+	char		*pc_owned[2];	/* policy_merge_ctx_init's */
 };
 
-/* policy_data.c */
+/* policy.c */
 extern const char *const policy_mode_names[3];	/* enum net_mode's */
 extern const char *const policy_unix_names[2];	/* enum unix_sockets's */
 extern const char *const policy_capture_names[2]; /* enum capture_mode's */
@@ -146,14 +146,15 @@ const char	*policy_mode_name(int);
 const char	*policy_unix_name(int);
 const char	*policy_capture_name(int);
 bool		 policy_capture(const struct policy *);
-void		 pitem_clear(struct pitem *);
-void		 pitem_copy(struct pitem *, const struct pitem *);
-struct pitem	*plist_add(struct plist *);
-void		 plist_free(struct plist *);
-void		 pinspect_clear(struct pinspect *);
-void		 pinspect_copy(struct pinspect *, const struct pinspect *);
-void		 pcred_clear(struct pcred *);
-void		 pcred_copy(struct pcred *, const struct pcred *);
+void		 policy_pitem_clear(struct pitem *);
+void		 policy_pitem_copy(struct pitem *, const struct pitem *);
+struct pitem	*policy_plist_add(struct plist *);
+void		 policy_plist_free(struct plist *);
+void		 policy_pinspect_clear(struct pinspect *);
+void		 policy_pinspect_copy(struct pinspect *,
+		    const struct pinspect *);
+void		 policy_pcred_clear(struct pcred *);
+void		 policy_pcred_copy(struct pcred *, const struct pcred *);
 
 /* policy_parse.c */
 int		 policy_parse_pattern(const char *, struct pitem *, char **);
@@ -162,8 +163,8 @@ int		 policy_parse_path(const char *, const struct policy_ctx *,
 int		 policy_parse_host_port(const char *, struct pitem *, char **);
 int		 policy_parse_socket(const char *, const struct policy_ctx *,
 		    struct pitem *, char **);
-const char	*policy_socket_risk(const char *);
-bool		 policy_http_token(const char *);
+const char	*policy_parse_socket_risk(const char *);
+bool		 policy_parse_http_token(const char *);
 
 /* policy_load.c */
 struct policy	*policy_load_buffer(const char *, size_t, const char *,
@@ -177,30 +178,6 @@ int		 policy_list_load(const char *, struct plist *,
 		    const struct policy_ctx *, char **);
 int		 policy_list_buffer(const char *, size_t, const char *,
 		    struct plist *, char **);
-
-/* policy_merge.c */
-struct policy_layers {
-	const char	**ly_args;	/* pairs, in order: "--policy" FILE, */
-	size_t		  ly_nargs;	/* "--allow-domain" P, ...          */
-	const char	 *ly_workspace;	/* NULL: the current folder */
-	bool		  ly_only;	/* only ly_args: no built-in, system, */
-					/* user or workspace layer          */
-	bool		  ly_no_workspace; /* no workspace layer (a daemon) */
-};
-
-void		 policy_layers_add(struct policy_layers *, const char *,
-		    const char *);
-int		 policy_add_flag(struct policy *, const char *, const char *,
-		    const struct policy_ctx *, char **);
-void		 policy_merge(struct policy *, const struct policy *);
-void		 policy_narrow(struct policy *, const struct policy *);
-struct policy	*policy_defaults(const struct policy_ctx *, char **);
-struct policy	*policy_build(const struct policy_layers *, struct policy **,
-		    char **);
-struct policy	*policy_build_narrowing(const struct policy_layers *,
-		    const struct policy *, char **);
-int		 policy_ctx_init(struct policy_ctx *, const char *, char **);
-void		 policy_ctx_clear(struct policy_ctx *);
 
 /*
  * policy_flag.c: the policy flags the commands share, in one table.  A
@@ -233,11 +210,43 @@ struct policy_flag {
 
 struct option;
 
+/*
+ * What a command's flags said, in the order given: policy_flag.c writes
+ * it, policy_merge_layers() (policy_merge.c) reads it as the layer of
+ * the flags.
+ */
+struct policy_layers {
+	const char	**ly_args;	/* pairs, in order: "--policy" FILE, */
+	size_t		  ly_nargs;	/* "--allow-domain" P, ...          */
+	const char	 *ly_workspace;	/* NULL: the current folder */
+	bool		  ly_only;	/* only ly_args: no built-in, system, */
+					/* user or workspace layer          */
+	bool		  ly_no_workspace; /* no workspace layer (a daemon) */
+};
+
 void		 policy_flag_options(struct option *, size_t,
 		    const struct option *, unsigned int);
 const struct policy_flag *policy_flag_find(int);
 const struct policy_flag *policy_flag_named(const char *);
+void		 policy_flag_add(struct policy_layers *, const char *,
+		    const char *);
 bool		 policy_flag_take(struct policy_layers *, int, const char *);
+
+/* policy_merge.c */
+int		 policy_merge_flag(struct policy *, const char *, const char *,
+		    const struct policy_ctx *, char **);
+void		 policy_merge(struct policy *, const struct policy *);
+void		 policy_merge_narrow(struct policy *, const struct policy *);
+void		 policy_merge_live(struct policy *, const struct policy *,
+		    const struct policy *);
+struct policy	*policy_merge_defaults(const struct policy_ctx *, char **);
+struct policy	*policy_merge_layers(const struct policy_layers *,
+		    struct policy **, char **);
+struct policy	*policy_merge_layers_narrowing(const struct policy_layers *,
+		    const struct policy *, char **);
+int		 policy_merge_ctx_init(struct policy_ctx *, const char *,
+		    char **);
+void		 policy_merge_ctx_clear(struct policy_ctx *);
 
 /* policy_match.c */
 enum verdict {
@@ -272,24 +281,27 @@ struct decision {
 	char			*d_cause;	/* WHY_BAD_NAME */
 };
 
-bool		 policy_decide(const struct policy *, const char *, size_t,
+bool		 policy_match_host(const struct policy *, const char *, size_t,
 		    int, struct decision *);
-bool		 policy_decide_name(const struct policy *, const char *,
+bool		 policy_match_name(const struct policy *, const char *,
 		    size_t, struct decision *);
-bool		 policy_check_addr(const struct policy *, const struct addr *,
+bool		 policy_match_addr(const struct policy *, const struct addr *,
 		    struct decision *);
+bool		 policy_match_path(const char *, const char *);
+bool		 policy_match_admits_name(const struct pitem *, const char *);
+const struct pinspect *policy_match_inspect(const struct policy *,
+		    const char *);
+bool		 policy_match_intersect(const struct pitem *,
+		    const struct pitem *, struct pitem *);
+
+/* decision.c: what a decision says to a person */
 char		*decision_describe(const struct decision *);
 char		*decision_hint(const struct decision *);
 char		*decision_pattern(const struct decision *);
 void		 decision_clear(struct decision *);
-bool		 policy_path_match(const char *, const char *);
-bool		 pattern_admits_name(const struct pitem *, const char *);
-const struct pinspect *policy_inspect(const struct policy *, const char *);
-bool		 pattern_intersect(const struct pitem *, const struct pitem *,
-		    struct pitem *);
 
 /* policy_show.c */
-json_t		*policy_to_json(const struct policy *, bool);
+json_t		*policy_show_json(const struct policy *, bool);
 
 /* policy_cmd.c */
 int		 policy_cmd(int, char **);

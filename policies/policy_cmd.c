@@ -49,7 +49,7 @@ print_cause(const char *cause)
 }
 
 /*
- * A listed socket that gives away the host (policy_socket_risk): said
+ * A listed socket that gives away the host (policy_parse_socket_risk): said
  * at every check, as it is easy to list one without knowing.
  */
 static void
@@ -61,7 +61,7 @@ policy_check_sockets(const char *file, const struct policy *p)
 
 	for (i = 0; i < p->p_sockets.pl_n; i++) {
 		it = &p->p_sockets.pl_v[i];
-		if ((risk = policy_socket_risk(it->pi_text)) != NULL)
+		if ((risk = policy_parse_socket_risk(it->pi_text)) != NULL)
 			printf("%s: warning: %s (%s): %s; the sandbox no "
 			    "longer holds a command that can reach it\n",
 			    file, it->pi_text, it->pi_from, risk);
@@ -118,7 +118,7 @@ policy_check(int argc, char **argv)
 
 	if ((i = policy_check_opts(argc, argv)) != -1)
 		return i;
-	if (policy_ctx_init(&ctx, NULL, &cause) == -1) {
+	if (policy_merge_ctx_init(&ctx, NULL, &cause) == -1) {
 		print_cause(cause);
 		free(cause);
 		return EXIT_ERROR;
@@ -157,8 +157,8 @@ policy_check(int argc, char **argv)
 		policy_check_sockets(argv[i], p);
 		policy_free(p);
 	}
-	pitem_clear(&abs);
-	policy_ctx_clear(&ctx);
+	policy_pitem_clear(&abs);
+	policy_merge_ctx_clear(&ctx);
 	return rc;
 }
 
@@ -247,7 +247,7 @@ explain_inspect(const struct policy *p, const char *host)
 	const struct pinspect	*in;
 	size_t			 i;
 
-	if ((in = policy_inspect(p, host)) == NULL)
+	if ((in = policy_match_inspect(p, host)) == NULL)
 		return;
 	printf("inspected: %s (%s): methods", in->in_host.pi_text,
 	    in->in_host.pi_from);
@@ -268,10 +268,10 @@ explain_print(const struct policy *p, const struct policy *trusted,
 	char		*line, *hint;
 	int		 rc;
 
-	rc = policy_decide(p, host, strlen(host), port, &d) ?
+	rc = policy_match_host(p, host, strlen(host), port, &d) ?
 	    EXIT_ALLOW : EXIT_DENY;
 	if (d.d_why == WHY_NO_RULE && trusted != NULL &&
-	    policy_decide(trusted, host, strlen(host), port, &t)) {
+	    policy_match_host(trusted, host, strlen(host), port, &t)) {
 		/* Allowed before the workspace layer took it away. */
 		line = decision_describe(&t);
 		printf("deny %s:%d: the workspace policy (.cordon/policy.json) "
@@ -326,7 +326,7 @@ policy_explain(int argc, char **argv)
 		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
-	if ((p = policy_build(&pl, &trusted, &cause)) == NULL) {
+	if ((p = policy_merge_layers(&pl, &trusted, &cause)) == NULL) {
 		print_cause(cause);
 		free(cause);
 		free(host);
@@ -359,13 +359,13 @@ policy_show(int argc, char **argv)
 		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
-	if ((p = policy_build(&pl, NULL, &cause)) == NULL) {
+	if ((p = policy_merge_layers(&pl, NULL, &cause)) == NULL) {
 		print_cause(cause);
 		free(cause);
 		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
-	j = policy_to_json(p, !plain);
+	j = policy_show_json(p, !plain);
 	if (json_dumpf(j, stdout, JSON_INDENT(2)) == -1)
 		log_warnx("writing the policy failed");
 	putchar('\n');

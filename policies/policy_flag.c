@@ -2,8 +2,10 @@
  * policy_flag.c: the policy flags the commands share (--policy,
  * --allow-domain, --write, ...), in one table: their names, what they
  * take, and what each adds to the layers of a run.  A flag only adds
- * an entry to a struct policy_layers; policy_build() reads them in
- * order, as the layer of the flags (policy_add_flag).  As in tmux, where
+ * an entry to a struct policy_layers, which this file owns and writes
+ * (policy_flag_add); policy_merge_layers() in policy_merge.c reads the
+ * entries in order, as the layer of the flags (policy_merge_flag), so the
+ * calls run one way: the merge asks this table, never the reverse.  As in tmux, where
  * each command's cmd_entry names its flags and args_parse() reads them,
  * a command adds the sets of flags it takes to its own getopt_long
  * table (policy_flag_options) and hands what getopt_long returns to
@@ -17,6 +19,7 @@
 #include "log.h"
 #include "policy.h"
 #include "util.h"
+#include "xmalloc.h"
 
 static const struct policy_flag policy_flags[] = {
 	{ "--policy", required_argument, POLICY_FLAGS_NET, PFLAG_FILE, true },
@@ -87,6 +90,20 @@ policy_flag_named(const char *flag)
 }
 
 /*
+ * Appends a flag and its argument to the ordered layer arguments
+ * (ly_args grows; the strings are borrowed).
+ */
+void
+policy_flag_add(struct policy_layers *pl, const char *flag,
+    const char *arg)
+{
+	pl->ly_args = xreallocarray(pl->ly_args, pl->ly_nargs + 2,
+	    sizeof(*pl->ly_args));
+	pl->ly_args[pl->ly_nargs++] = flag;
+	pl->ly_args[pl->ly_nargs++] = arg;
+}
+
+/*
  * A policy flag into pl, its argument borrowed as it is; false when ch
  * is another flag, left to the command.
  */
@@ -97,6 +114,6 @@ policy_flag_take(struct policy_layers *pl, int ch, const char *arg)
 
 	if ((pf = policy_flag_find(ch)) == NULL)
 		return false;
-	policy_layers_add(pl, pf->pf_flag, arg);
+	policy_flag_add(pl, pf->pf_flag, arg);
 	return true;
 }

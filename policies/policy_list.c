@@ -64,7 +64,7 @@ policy_list_buffer(const char *buf, size_t len, const char *name,
 			free(text);
 			break;
 		} else {
-			it = plist_add(pl);
+			it = policy_plist_add(pl);
 			xasprintf(&it->pi_from, "%s:%zu", name, lineno);
 			if (policy_parse_pattern(text, it, &pcause) == -1) {
 				shown = str_escape(text, strlen(text));
@@ -72,7 +72,7 @@ policy_list_buffer(const char *buf, size_t len, const char *name,
 				    lineno, shown, pcause);
 				free(shown);
 				free(pcause);
-				pitem_clear(&pl->pl_v[--pl->pl_n]);
+				policy_pitem_clear(&pl->pl_v[--pl->pl_n]);
 			}
 		}
 		free(text);
@@ -81,7 +81,7 @@ policy_list_buffer(const char *buf, size_t len, const char *name,
 	if (errors.el_count == 0)
 		return 0;
 	while (pl->pl_n > first)
-		pitem_clear(&pl->pl_v[--pl->pl_n]);
+		policy_pitem_clear(&pl->pl_v[--pl->pl_n]);
 	*cause = errlist_steal(&errors);
 	return -1;
 }

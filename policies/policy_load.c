@@ -104,7 +104,7 @@ static const struct key network_keys[] = {
 	    NULL },
 	{ "unix_sockets", KEY_STRING, key_unix, AT(p_unix), NULL, NULL },
 	{ "capture", KEY_STRING, key_capture, AT(p_capture), NULL, NULL },
-	{ "inspect", KEY_RECORDS, NULL, 0, NULL, rec_inspect },
+	{ "inspect", KEY_RECORDS, NULL, 0, NULL, policy_rec_inspect },
 	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
@@ -132,7 +132,7 @@ static const struct key top_keys[] = {
 	{ "network", KEY_SECTION, NULL, 0, network_keys, NULL },
 	{ "filesystem", KEY_SECTION, NULL, 0, filesystem_keys, NULL },
 	{ "env", KEY_SECTION, NULL, 0, env_keys, NULL },
-	{ "credentials", KEY_RECORDS, NULL, 0, NULL, rec_cred },
+	{ "credentials", KEY_RECORDS, NULL, 0, NULL, policy_rec_cred },
 	{ "tls", KEY_SECTION, NULL, 0, tls_keys, NULL },
 	{ NULL, 0, NULL, 0, NULL, NULL }
 };
@@ -145,7 +145,7 @@ policy_field(struct loader *l, const struct key *k)
 
 /* Records an error about the value at path. */
 void
-load_error(struct loader *l, const char *path, const char *text,
+policy_load_error(struct loader *l, const char *path, const char *text,
     const char *cause)
 {
 	char	*shown;
@@ -169,10 +169,10 @@ load_item(struct loader *l, const struct key *k, const char *path,
 	struct pitem	*it;
 
 	if (pl->pl_n >= POLICY_MAX_ITEMS) {
-		load_error(l, path, NULL, "too many entries");
+		policy_load_error(l, path, NULL, "too many entries");
 		return NULL;
 	}
-	it = plist_add(pl);
+	it = policy_plist_add(pl);
 	if (from != NULL)
 		it->pi_from = xstrdup(from);
 	else
@@ -186,7 +186,7 @@ load_drop(struct loader *l, const struct key *k)
 {
 	struct plist	*pl = policy_field(l, k);
 
-	pitem_clear(&pl->pl_v[--pl->pl_n]);
+	policy_pitem_clear(&pl->pl_v[--pl->pl_n]);
 }
 
 static void
@@ -210,12 +210,14 @@ load_scalar(struct loader *l, const struct key *k, const char *path,
 		return;
 	}
 	if (nnames == 3)
-		load_error(l, path, text, "expected \"none\", \"proxy\" or "
+		policy_load_error(l, path, text, "expected \"none\", \"proxy\" "
+		    "or "
 		    "\"host\"");
 	else if (names == policy_capture_names)
-		load_error(l, path, text, "expected \"on\" or \"off\"");
+		policy_load_error(l, path, text, "expected \"on\" or \"off\"");
 	else
-		load_error(l, path, text, "expected \"deny\" or \"allow\"");
+		policy_load_error(l, path, text, "expected \"deny\" or "
+		    "\"allow\"");
 }
 
 static void
@@ -254,7 +256,7 @@ key_pattern(struct loader *l, const struct key *k, const char *path,
 	if ((it = load_item(l, k, path, from)) == NULL)
 		return;
 	if (policy_parse_pattern(text, it, &cause) == -1) {
-		load_error(l, path, text, cause);
+		policy_load_error(l, path, text, cause);
 		free(cause);
 		load_drop(l, k);
 	}
@@ -273,7 +275,8 @@ key_list_file(struct loader *l, const struct key *k, const char *path,
 	(void)value;
 	/* Below .cordon/, without "..", and no links (file_read). */
 	if (l->l_ctx->pc_untrusted && (text[0] == '/' || text[0] == '~')) {
-		load_error(l, path, text, "a workspace policy may only name "
+		policy_load_error(l, path, text, "a workspace policy may only "
+		    "name "
 		    "list files inside its own folder");
 		return;
 	}
@@ -282,13 +285,13 @@ key_list_file(struct loader *l, const struct key *k, const char *path,
 	if (dctx.pc_dir != NULL)
 		dctx.pc_workspace = dctx.pc_dir;
 	if (policy_parse_path(text, &dctx, &tmp, &cause) == -1) {
-		load_error(l, path, text, cause);
+		policy_load_error(l, path, text, cause);
 		free(cause);
 		return;
 	}
 	file = tmp.pi_text;
 	if (policy_list_load(file, pl, l->l_ctx, &cause) == -1) {
-		load_error(l, path, text, cause);
+		policy_load_error(l, path, text, cause);
 		free(cause);
 	}
 	free(file);
@@ -304,13 +307,13 @@ key_cidr(struct loader *l, const struct key *k, const char *path,
 	(void)value;
 	if ((it = load_item(l, k, path, from)) == NULL)
 		return;
-	if (cidr_parse(text, &it->pi_cidr, &cause) == -1) {
-		load_error(l, path, text, cause);
+	if (addr_cidr_parse(text, &it->pi_cidr, &cause) == -1) {
+		policy_load_error(l, path, text, cause);
 		free(cause);
 		load_drop(l, k);
 		return;
 	}
-	it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf, sizeof(buf)));
+	it->pi_text = xstrdup(addr_cidr_str(&it->pi_cidr, buf, sizeof(buf)));
 }
 
 /*
@@ -326,7 +329,7 @@ load_refuse_untrusted(struct loader *l, const char *path, const char *what)
 		return false;
 	xasprintf(&msg, "a workspace policy may not open %s: put it in your "
 	    "own policy or pass --policy", what);
-	load_error(l, path, NULL, msg);
+	policy_load_error(l, path, NULL, msg);
 	free(msg);
 	return true;
 }
@@ -338,7 +341,7 @@ load_parsed(struct loader *l, const struct key *k, const char *path,
 {
 	if (rc == 0)
 		return;
-	load_error(l, path, text, cause);
+	policy_load_error(l, path, text, cause);
 	free(cause);
 	load_drop(l, k);
 }
@@ -394,7 +397,7 @@ key_socket(struct loader *l, const struct key *k, const char *path,
 
 /* Says whether s is a variable name, with a final '*' if glob is set. */
 bool
-load_env_name_ok(const char *s, bool glob)
+policy_load_env_name_ok(const char *s, bool glob)
 {
 	size_t	 i, n = strlen(s);
 
@@ -417,8 +420,9 @@ key_env_pass(struct loader *l, const struct key *k, const char *path,
 	struct pitem	*it;
 
 	(void)value;
-	if (!load_env_name_ok(text, true)) {
-		load_error(l, path, text, "not a variable name (letters, "
+	if (!policy_load_env_name_ok(text, true)) {
+		policy_load_error(l, path, text, "not a variable name "
+		    "(letters, "
 		    "digits and '_', optionally ending in '*')");
 		return;
 	}
@@ -433,17 +437,20 @@ key_env_set(struct loader *l, const struct key *k, const char *path,
 	struct pitem	*it;
 
 	if (l->l_ctx->pc_untrusted) {
-		load_error(l, path, NULL, "a workspace policy may not set "
+		policy_load_error(l, path, NULL, "a workspace policy may not "
+		    "set "
 		    "variables (it can only make a policy stricter)");
 		return;
 	}
-	if (!load_env_name_ok(name, false)) {
-		load_error(l, path, name, "not a variable name (letters, "
+	if (!policy_load_env_name_ok(name, false)) {
+		policy_load_error(l, path, name, "not a variable name "
+		    "(letters, "
 		    "digits and '_')");
 		return;
 	}
 	if (strlen(value) > MAX_ENV_VALUE) {
-		load_error(l, path, NULL, "value longer than 32768 bytes");
+		policy_load_error(l, path, NULL, "value longer than 32768 "
+		    "bytes");
 		return;
 	}
 	if ((it = load_item(l, k, path, from)) != NULL) {
@@ -470,7 +477,7 @@ load_unwrap(struct loader *l, json_t *v, const char *path, const char **from)
 	origin = json_object_get(v, "from");
 	if (json_object_size(v) != (origin != NULL ? 2u : 1u) ||
 	    (origin != NULL && !json_is_string(origin))) {
-		load_error(l, path, NULL, "an annotated value has only "
+		policy_load_error(l, path, NULL, "an annotated value has only "
 		    "\"value\" and a \"from\" string");
 		return NULL;
 	}
@@ -478,13 +485,15 @@ load_unwrap(struct loader *l, json_t *v, const char *path, const char **from)
 		return value;
 	/* An origin is printed as it is: it may not fake lines or colours. */
 	if (l->l_ctx->pc_untrusted) {
-		load_error(l, path, NULL, "a workspace policy may not annotate "
+		policy_load_error(l, path, NULL, "a workspace policy may not "
+		    "annotate "
 		    "where a value came from");
 		return NULL;
 	}
 	for (p = json_string_value(origin); *p != '\0'; p++) {
 		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-			load_error(l, path, NULL, "a \"from\" text may not "
+			policy_load_error(l, path, NULL, "a \"from\" text may "
+			    "not "
 			    "hold control characters");
 			return NULL;
 		}
@@ -519,7 +528,7 @@ static void	load_object(struct loader *, json_t *, const struct key *,
 
 /* Says whether v has the type wanted, reporting it when not. */
 bool
-load_expect(struct loader *l, const json_t *v, json_type type,
+policy_load_expect(struct loader *l, const json_t *v, json_type type,
     const char *path, const char *what)
 {
 	char	*msg;
@@ -527,7 +536,7 @@ load_expect(struct loader *l, const json_t *v, json_type type,
 	if (json_typeof(v) == type)
 		return true;
 	xasprintf(&msg, "expected %s, found %s", what, load_json_type(v));
-	load_error(l, path, NULL, msg);
+	policy_load_error(l, path, NULL, msg);
 	free(msg);
 	return false;
 }
@@ -546,22 +555,23 @@ key_ca_dir(struct loader *l, const struct key *k, const char *path,
 
 	(void)value;
 	if (l->l_ctx->pc_untrusted) {
-		load_error(l, path, NULL, "a workspace policy may not name "
+		policy_load_error(l, path, NULL, "a workspace policy may not "
+		    "name "
 		    "the CA; put it in your user policy or a --policy file");
 		return;
 	}
 	if (policy_parse_path(text, l->l_ctx, &it, &cause) == -1) {
-		load_error(l, path, text, cause);
+		policy_load_error(l, path, text, cause);
 		free(cause);
-		pitem_clear(&it);
+		policy_pitem_clear(&it);
 		return;
 	}
 	if (from != NULL)
 		it.pi_from = xstrdup(from);
 	else
 		xasprintf(&it.pi_from, "%s: %s", l->l_name, path);
-	plist_free(pl);
-	*plist_add(pl) = it;
+	policy_plist_free(pl);
+	*policy_plist_add(pl) = it;
 	pl->pl_set = true;
 }
 
@@ -573,7 +583,7 @@ load_string(struct loader *l, const struct key *k, json_t *v,
 	const char	*from;
 
 	if ((v = load_unwrap(l, v, path, &from)) == NULL ||
-	    !load_expect(l, v, JSON_STRING, path, "a string"))
+	    !policy_load_expect(l, v, JSON_STRING, path, "a string"))
 		return;
 	if (name != NULL)
 		k->k_fn(l, k, path, from, name, json_string_value(v));
@@ -597,26 +607,26 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 		    "chooses what TLS is opened, with which CA and secrets); "
 		    "put it in your user policy or a --policy file",
 		    k->k_name);
-		load_error(l, path, NULL, sub);
+		policy_load_error(l, path, NULL, sub);
 		free(sub);
 		return;
 	}
 	switch (k->k_kind) {
 	case KEY_SECTION:
-		if (load_expect(l, v, JSON_OBJECT, path, "an object"))
+		if (policy_load_expect(l, v, JSON_OBJECT, path, "an object"))
 			load_object(l, v, k->k_table, path);
 		return;
 	case KEY_VERSION:
 		if (!json_is_integer(v) ||
 		    json_integer_value(v) != POLICY_VERSION)
-			load_error(l, path, NULL, "this cordon reads "
+			policy_load_error(l, path, NULL, "this cordon reads "
 			    "\"version\": 1");
 		return;
 	case KEY_STRING:
 		load_string(l, k, v, path, NULL);
 		return;
 	case KEY_LIST:
-		if (!load_expect(l, v, JSON_ARRAY, path,
+		if (!policy_load_expect(l, v, JSON_ARRAY, path,
 		    "an array of strings"))
 			return;
 		((struct plist *)policy_field(l, k))->pl_set = true;
@@ -627,7 +637,7 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 		}
 		return;
 	case KEY_MAP:
-		if (!load_expect(l, v, JSON_OBJECT, path,
+		if (!policy_load_expect(l, v, JSON_OBJECT, path,
 		    "an object of strings"))
 			return;
 		((struct plist *)policy_field(l, k))->pl_set = true;
@@ -638,14 +648,14 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 		}
 		return;
 	case KEY_RECORDS:
-		if (!load_expect(l, v, JSON_ARRAY, path,
+		if (!policy_load_expect(l, v, JSON_ARRAY, path,
 		    "an array of objects"))
 			return;
 		json_array_foreach(v, i, elem) {
 			xasprintf(&sub, "%s[%zu]", path, i);
 			if ((elem = load_unwrap(l, elem, sub, &name)) !=
-			    NULL && load_expect(l, elem, JSON_OBJECT, sub,
-			    "an object"))
+			    NULL && policy_load_expect(l, elem, JSON_OBJECT,
+			    sub, "an object"))
 				k->k_rec(l, sub, name, elem);
 			free(sub);
 		}
@@ -771,7 +781,7 @@ out:
 
 /*
  * Loads the rules a run sends its proxy (cordon run --proxy-socket, in
- * the PROXY v2 header; policy_build_narrowing() makes them), named from
+ * the PROXY v2 header; policy_merge_layers_narrowing() makes them), named from
  * in messages, as a workspace layer: they may only narrow.  A run may
  * send no more than network.mode, allow, deny and allow_cidrs: nothing
  * that would make the proxy read a file a client names.  Returns the

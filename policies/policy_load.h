@@ -23,16 +23,16 @@ struct loader {
 };
 
 /* policy_load.c */
-void		 load_error(struct loader *, const char *, const char *,
+void		 policy_load_error(struct loader *, const char *, const char *,
 		    const char *);
-bool		 load_env_name_ok(const char *, bool);
-bool		 load_expect(struct loader *, const json_t *, json_type,
+bool		 policy_load_env_name_ok(const char *, bool);
+bool		 policy_load_expect(struct loader *, const json_t *, json_type,
 		    const char *, const char *);
 
 /* policy_rec.c */
-void		 rec_inspect(struct loader *, const char *, const char *,
+void		 policy_rec_inspect(struct loader *, const char *, const char *,
 		    json_t *);
-void		 rec_cred(struct loader *, const char *, const char *,
+void		 policy_rec_cred(struct loader *, const char *, const char *,
 		    json_t *);
 
 #endif

@@ -1,11 +1,11 @@
 /*
  * policy_match.c: pure decisions on a merged policy.
  *
- * The proxy decides on the name and port first (policy_decide), before any
- * lookup, so that a refused name never reaches a resolver; then on each
- * address it would connect to (policy_check_addr).  Deny beats allow; no
- * match is a refusal.  Nothing here allocates except the texts of
- * decision_describe and decision_hint.
+ * The proxy decides on the name and port first (policy_match_host),
+ * before any lookup, so that a refused name never reaches a resolver;
+ * then on each address it would connect to (policy_match_addr).  Deny
+ * beats allow; no match is a refusal.  Nothing here allocates but a bad
+ * name's d_cause; what a decision says to a person is decision.c's.
  */
 #include <sys/socket.h>
 
@@ -42,7 +42,7 @@ port_matches(int rule, int port, bool deny)
  * its port; an address pattern admits no name.
  */
 bool
-pattern_admits_name(const struct pitem *it, const char *name)
+policy_match_admits_name(const struct pitem *it, const char *name)
 {
 	switch (it->pi_kind) {
 	case PAT_NAME:
@@ -60,7 +60,8 @@ host_matches(const struct pitem *it, const struct host *h)
 	if (it->pi_kind == PAT_ADDR)
 		return h->h_kind == HOST_ADDR &&
 		    addr_equal(&it->pi_addr, &h->h_ip);
-	return h->h_kind == HOST_NAME && pattern_admits_name(it, h->h_name);
+	return h->h_kind == HOST_NAME &&
+	    policy_match_admits_name(it, h->h_name);
 }
 
 /*
@@ -69,7 +70,7 @@ host_matches(const struct pitem *it, const struct host *h)
  * the rule a reader would expect; NULL when none does.
  */
 static const struct pitem *
-plist_match(const struct plist *pl, const struct host *h, int port, bool deny)
+policy_plist_match(const struct plist *pl, const struct host *h, int port, bool deny)
 {
 	const struct pitem	*it, *best = NULL;
 	size_t			 i;
@@ -87,28 +88,6 @@ plist_match(const struct plist *pl, const struct host *h, int port, bool deny)
 	return best;
 }
 
-/*
- * Is h the host's own loopback: the name localhost, or an address in
- * 127.0.0.0/8 or ::1, however spelled (::ffff:127.0.0.1 is 127.0.0.1),
- * or the unspecified address, which a connect turns into the loopback?
- */
-static bool
-host_is_loopback(const struct host *h)
-{
-	static const uint8_t	 v6_loopback[16] = { [15] = 1 };
-	static const uint8_t	 zero[16];
-	struct addr		 u;
-
-	if (h->h_kind == HOST_NAME)
-		return strcmp(h->h_name, "localhost") == 0;
-	u = h->h_ip;
-	addr_unmap(&u);
-	if (u.a_family == AF_INET)
-		return u.a_bytes[0] == 127 || memcmp(u.a_bytes, zero, 4) == 0;
-	return memcmp(u.a_bytes, v6_loopback, 16) == 0 ||
-	    memcmp(u.a_bytes, zero, 16) == 0;
-}
-
 /* The network.host_ports entry that opens port of the host, or NULL. */
 static const struct pitem *
 host_port_match(const struct policy *p, int port)
@@ -122,7 +101,7 @@ host_port_match(const struct policy *p, int port)
 	return NULL;
 }
 
-/* policy_decide(), and a name alone (port 0) for policy_decide_name(). */
+/* policy_match_host(), and a name alone (port 0) for policy_match_name(). */
 static bool
 decide(const struct policy *p, const char *host, size_t len, int port,
     bool name, struct decision *d)
@@ -156,7 +135,7 @@ decide(const struct policy *p, const char *host, size_t len, int port,
 		d->d_verdict = VERDICT_ALLOW;
 		return true;
 	}
-	if ((it = plist_match(&p->p_deny, &d->d_host, port, true)) != NULL) {
+	if ((it = policy_plist_match(&p->p_deny, &d->d_host, port, true)) != NULL) {
 		d->d_why = WHY_DENY_RULE;
 		d->d_rule = it;
 		d->d_key = "network.deny";
@@ -172,7 +151,7 @@ decide(const struct policy *p, const char *host, size_t len, int port,
 		d->d_verdict = VERDICT_ALLOW;
 		return true;
 	}
-	if ((it = plist_match(&p->p_allow, &d->d_host, port, false)) == NULL) {
+	if ((it = policy_plist_match(&p->p_allow, &d->d_host, port, false)) == NULL) {
 		d->d_why = WHY_NO_RULE;
 		return false;
 	}
@@ -181,7 +160,7 @@ decide(const struct policy *p, const char *host, size_t len, int port,
 	d->d_key = "network.allow";
 	d->d_verdict = VERDICT_ALLOW;
 	if (d->d_host.h_kind == HOST_ADDR)
-		return policy_check_addr(p, &d->d_host.h_ip, d);
+		return policy_match_addr(p, &d->d_host.h_ip, d);
 	return true;
 }
 
@@ -189,11 +168,11 @@ decide(const struct policy *p, const char *host, size_t len, int port,
  * Decides on len bytes of host (which may hold anything a client sent)
  * and port, before any lookup.  Fills d (decision_clear frees it) and
  * returns whether the connection may go on.  For an IP literal the
- * address check (policy_check_addr) is part of the decision.
+ * address check (policy_match_addr) is part of the decision.
  */
 bool
-policy_decide(const struct policy *p, const char *host, size_t len, int port,
-    struct decision *d)
+policy_match_host(const struct policy *p, const char *host, size_t len,
+    int port, struct decision *d)
 {
 	return decide(p, host, len, port, false, d);
 }
@@ -205,7 +184,7 @@ policy_decide(const struct policy *p, const char *host, size_t len, int port,
  * without a port.
  */
 bool
-policy_decide_name(const struct policy *p, const char *host, size_t len,
+policy_match_name(const struct policy *p, const char *host, size_t len,
     struct decision *d)
 {
 	return decide(p, host, len, 0, true, d);
@@ -219,7 +198,7 @@ policy_decide_name(const struct policy *p, const char *host, size_t len,
  * needed allow_cidrs), so the name's rule stays in d.
  */
 bool
-policy_check_addr(const struct policy *p, const struct addr *a,
+policy_match_addr(const struct policy *p, const struct addr *a,
     struct decision *d)
 {
 	struct addr	 u = *a;
@@ -250,7 +229,7 @@ policy_check_addr(const struct policy *p, const struct addr *a,
 			return d->d_verdict == VERDICT_ALLOW;
 	}
 	for (i = 0; i < p->p_cidrs.pl_n; i++) {
-		if (cidr_contains(&p->p_cidrs.pl_v[i].pi_cidr, &u)) {
+		if (addr_cidr_contains(&p->p_cidrs.pl_v[i].pi_cidr, &u)) {
 			d->d_cidr = &p->p_cidrs.pl_v[i];
 			return d->d_verdict == VERDICT_ALLOW;
 		}
@@ -260,191 +239,6 @@ policy_check_addr(const struct policy *p, const struct addr *a,
 	d->d_rule = NULL;
 	d->d_key = NULL;
 	return false;
-}
-
-void
-decision_clear(struct decision *d)
-{
-	free(d->d_cause);
-	d->d_cause = NULL;
-}
-
-/* The host:port of d as a person writes it ("[::1]:443"; a name alone). */
-static void
-decision_target(const struct decision *d, char *buf, size_t len)
-{
-	if (d->d_port == 0)
-		snprintf(buf, len, "%s", d->d_host.h_name);
-	else if (d->d_host.h_kind == HOST_ADDR &&
-	    d->d_host.h_ip.a_family == AF_INET6)
-		snprintf(buf, len, "[%s]:%d", d->d_host.h_name, d->d_port);
-	else
-		snprintf(buf, len, "%s:%d", d->d_host.h_name, d->d_port);
-}
-
-/*
- * One line: the verdict, the target, the rule and where it came from.
- * Caller frees.
- */
-char *
-decision_describe(const struct decision *d)
-{
-	const char	*verdict = d->d_verdict == VERDICT_ALLOW ?
-			    "allow" : "deny";
-	char		 target[HOST_NAME_MAX_LEN + 16], *out, *tmp;
-	char		 text[ADDR_STRLEN];
-
-	decision_target(d, target, sizeof(target));
-	switch (d->d_why) {
-	case WHY_BAD_NAME:
-		xasprintf(&out, "deny: bad host name: %s", d->d_cause);
-		break;
-	case WHY_BAD_PORT:
-		xasprintf(&out, "deny %s: bad port %d", d->d_host.h_name,
-		    d->d_port);
-		break;
-	case WHY_MODE_NONE:
-		xasprintf(&out, "deny %s: network.mode is \"none\" (from %s)",
-		    target, d->d_mode_from);
-		break;
-	case WHY_MODE_HOST:
-		xasprintf(&out, "allow %s: network.mode is \"host\", no "
-		    "filtering (from %s)", target, d->d_mode_from);
-		break;
-	case WHY_NO_RULE:
-		xasprintf(&out, "deny %s: no network.allow entry matches "
-		    "(default deny)", target);
-		break;
-	case WHY_SPECIAL_ADDR:
-		if (d->d_host.h_kind == HOST_NAME && d->d_addr_set)
-			xasprintf(&out, "deny %s: its address %s is %s, and "
-			    "not in network.allow_cidrs", target,
-			    addr_str(&d->d_addr, text, sizeof(text)),
-			    d->d_special);
-		else
-			xasprintf(&out, "deny %s: the address is %s, and not "
-			    "in network.allow_cidrs", target, d->d_special);
-		break;
-	case WHY_DENY_RULE:
-	case WHY_ALLOW_RULE:
-	default:
-		xasprintf(&out, "%s %s: by %s \"%s\" (from %s)", verdict,
-		    target, d->d_key, d->d_rule->pi_text, d->d_rule->pi_from);
-		if (d->d_cidr != NULL) {
-			xasprintf(&tmp, "%s; the address is %s, allowed by "
-			    "network.allow_cidrs \"%s\" (from %s)", out,
-			    d->d_special, d->d_cidr->pi_text,
-			    d->d_cidr->pi_from);
-			free(out);
-			out = tmp;
-		}
-		break;
-	}
-	return out;
-}
-
-/* The network.allow pattern naming d's target: the port only if unusual. */
-static void
-decision_pattern_fill(const struct decision *d, char *buf, size_t len)
-{
-	bool	 v6 = d->d_host.h_kind == HOST_ADDR &&
-		    d->d_host.h_ip.a_family == AF_INET6;
-
-	if (d->d_port == 0 || d->d_port == 80 || d->d_port == 443)
-		snprintf(buf, len, "%s%s%s", v6 ? "[" : "", d->d_host.h_name,
-		    v6 ? "]" : "");
-	else
-		decision_target(d, buf, len);
-}
-
-/*
- * The network.allow entry that alone would allow what d refused, or NULL
- * when one entry would not (a deny rule, a special address, mode none, a
- * bad name).  Caller frees.
- */
-char *
-decision_pattern(const struct decision *d)
-{
-	char	 pattern[HOST_NAME_MAX_LEN + 16];
-
-	if (d->d_verdict == VERDICT_ALLOW || d->d_why != WHY_NO_RULE ||
-	    (d->d_host.h_kind == HOST_ADDR &&
-	    addr_special(&d->d_host.h_ip) != NULL))
-		return NULL;
-	decision_pattern_fill(d, pattern, sizeof(pattern));
-	return xstrdup(pattern);
-}
-
-/*
- * How to allow what d refused, as one line, or NULL when there is no
- * simple way (a bad name) or nothing was refused.  Caller frees.
- */
-char *
-decision_hint(const struct decision *d)
-{
-	char	 pattern[HOST_NAME_MAX_LEN + 16], text[HOST_NAME_MAX_LEN + 1];
-	char	*out = NULL;
-	bool	 v6 = d->d_host.h_kind == HOST_ADDR &&
-		    d->d_host.h_ip.a_family == AF_INET6;
-
-	if (d->d_verdict == VERDICT_ALLOW)
-		return NULL;
-	decision_pattern_fill(d, pattern, sizeof(pattern));
-	/*
-	 * The host's loopback that no rule names: the key made for it.  One
-	 * an allow rule names, refused for its range, keeps the range's fix.
-	 */
-	if (d->d_port != 0 && d->d_why == WHY_NO_RULE &&
-	    host_is_loopback(&d->d_host)) {
-		xasprintf(&out, "to reach port %d of the host's own loopback "
-		    "(a database, a dev server), add \"localhost:%d\" to "
-		    "network.host_ports in your policy (a workspace policy "
-		    "may not)", d->d_port, d->d_port);
-		return out;
-	}
-
-	switch (d->d_why) {
-	case WHY_NO_RULE:
-		if (d->d_host.h_kind == HOST_ADDR &&
-		    addr_special(&d->d_host.h_ip) != NULL)
-			xasprintf(&out, "add \"%s\" to network.allow and "
-			    "\"%s/%d\" to network.allow_cidrs, or pass "
-			    "--allow-domain %s --allow-cidr %s/%d", pattern,
-			    d->d_host.h_name, v6 ? 128 : 32, pattern,
-			    d->d_host.h_name, v6 ? 128 : 32);
-		else
-			xasprintf(&out, "add \"%s\" to network.allow, or pass "
-			    "--allow-domain %s", pattern, pattern);
-		break;
-	case WHY_DENY_RULE:
-		xasprintf(&out, "\"%s\" is refused on purpose by %s; remove "
-		    "it there if that is wrong", d->d_rule->pi_text,
-		    d->d_rule->pi_from);
-		break;
-	case WHY_SPECIAL_ADDR:
-		/* The address judged: the literal, or what the name gave. */
-		if (d->d_addr_set) {
-			addr_str(&d->d_addr, text, sizeof(text));
-			v6 = d->d_addr.a_family == AF_INET6;
-		} else
-			snprintf(text, sizeof(text), "%s", d->d_host.h_name);
-		xasprintf(&out, "to reach it on purpose, add \"%s/%d\" to "
-		    "network.allow_cidrs, or pass --allow-cidr %s/%d", text,
-		    v6 ? 128 : 32, text, v6 ? 128 : 32);
-		break;
-	case WHY_MODE_NONE:
-		xasprintf(&out, "network.mode \"none\" refuses every "
-		    "connection; change it to \"proxy\" where it is set (%s)",
-		    d->d_mode_from);
-		break;
-	case WHY_BAD_NAME:
-		xasprintf(&out, "no rule can allow a malformed name: it is "
-		    "refused before any rule or lookup");
-		break;
-	default:
-		break;
-	}
-	return out;
 }
 
 /* The ports both rules admit, as a rule port; false if none (allow lists). */
@@ -472,7 +266,7 @@ port_intersect(int a, int b, int *out)
 
 /*
  * The allow rule that admits exactly what both a and b admit, when it is
- * not empty; out gets a fresh item (pitem_clear frees it) whose origin
+ * not empty; out gets a fresh item (policy_pitem_clear frees it) whose origin
  * names both.  Returns whether the intersection is non-empty.
  */
 /*
@@ -482,7 +276,7 @@ port_intersect(int a, int b, int *out)
  * without its query, once the proxy has decoded and normalised it.
  */
 bool
-policy_path_match(const char *rule, const char *path)
+policy_match_path(const char *rule, const char *path)
 {
 	size_t	 n = strlen(rule);
 
@@ -492,7 +286,7 @@ policy_path_match(const char *rule, const char *path)
 }
 
 bool
-pattern_intersect(const struct pitem *a, const struct pitem *b,
+policy_match_intersect(const struct pitem *a, const struct pitem *b,
     struct pitem *out)
 {
 	const struct pitem	*narrow;
@@ -552,14 +346,14 @@ pattern_intersect(const struct pitem *a, const struct pitem *b,
  * before the longest *.suffix; NULL when the host is not inspected.
  */
 const struct pinspect *
-policy_inspect(const struct policy *p, const char *host)
+policy_match_inspect(const struct policy *p, const char *host)
 {
 	const struct pinspect	*in, *best = NULL;
 	size_t			 i;
 
 	for (i = 0; i < p->p_ninspect; i++) {
 		in = &p->p_inspect[i];
-		if (!pattern_admits_name(&in->in_host, host))
+		if (!policy_match_admits_name(&in->in_host, host))
 			continue;
 		if (in->in_host.pi_kind == PAT_NAME)
 			return in;	/* an exact name wins */

@@ -39,12 +39,12 @@ extern const char	 policy_default_json[];
 extern const char	 policy_default_json_end[];
 
 static void
-plist_append(struct plist *dst, const struct plist *src)
+policy_plist_append(struct plist *dst, const struct plist *src)
 {
 	size_t	 i;
 
 	for (i = 0; i < src->pl_n; i++)
-		pitem_copy(plist_add(dst), &src->pl_v[i]);
+		policy_pitem_copy(policy_plist_add(dst), &src->pl_v[i]);
 	dst->pl_set |= src->pl_set;
 }
 
@@ -69,15 +69,15 @@ policy_merge(struct policy *dst, const struct policy *layer)
 	pscalar_set(&dst->p_mode, &layer->p_mode);
 	pscalar_set(&dst->p_unix, &layer->p_unix);
 	pscalar_set(&dst->p_capture, &layer->p_capture);
-	plist_append(&dst->p_allow, &layer->p_allow);
-	plist_append(&dst->p_deny, &layer->p_deny);
-	plist_append(&dst->p_cidrs, &layer->p_cidrs);
-	plist_append(&dst->p_host_ports, &layer->p_host_ports);
-	plist_append(&dst->p_write, &layer->p_write);
-	plist_append(&dst->p_read_only, &layer->p_read_only);
-	plist_append(&dst->p_hide, &layer->p_hide);
-	plist_append(&dst->p_sockets, &layer->p_sockets);
-	plist_append(&dst->p_env_pass, &layer->p_env_pass);
+	policy_plist_append(&dst->p_allow, &layer->p_allow);
+	policy_plist_append(&dst->p_deny, &layer->p_deny);
+	policy_plist_append(&dst->p_cidrs, &layer->p_cidrs);
+	policy_plist_append(&dst->p_host_ports, &layer->p_host_ports);
+	policy_plist_append(&dst->p_write, &layer->p_write);
+	policy_plist_append(&dst->p_read_only, &layer->p_read_only);
+	policy_plist_append(&dst->p_hide, &layer->p_hide);
+	policy_plist_append(&dst->p_sockets, &layer->p_sockets);
+	policy_plist_append(&dst->p_env_pass, &layer->p_env_pass);
 
 	/* A later value for the same variable replaces the earlier one. */
 	for (i = 0; i < layer->p_env_set.pl_n; i++) {
@@ -87,10 +87,10 @@ policy_merge(struct policy *dst, const struct policy *layer)
 			    it->pi_text) == 0)
 				break;
 		if (j < dst->p_env_set.pl_n)
-			pitem_clear(&dst->p_env_set.pl_v[j]);
+			policy_pitem_clear(&dst->p_env_set.pl_v[j]);
 		else
-			plist_add(&dst->p_env_set);
-		pitem_copy(&dst->p_env_set.pl_v[j], it);
+			policy_plist_add(&dst->p_env_set);
+		policy_pitem_copy(&dst->p_env_set.pl_v[j], it);
 	}
 	dst->p_env_set.pl_set |= layer->p_env_set.pl_set;
 
@@ -102,7 +102,7 @@ policy_merge(struct policy *dst, const struct policy *layer)
 	for (i = 0; i < layer->p_ninspect; i++) {
 		memset(&dst->p_inspect[dst->p_ninspect], 0,
 		    sizeof(*dst->p_inspect));
-		pinspect_copy(&dst->p_inspect[dst->p_ninspect++],
+		policy_pinspect_copy(&dst->p_inspect[dst->p_ninspect++],
 		    &layer->p_inspect[i]);
 	}
 	if (layer->p_ncreds != 0)
@@ -111,14 +111,14 @@ policy_merge(struct policy *dst, const struct policy *layer)
 	for (i = 0; i < layer->p_ncreds; i++) {
 		memset(&dst->p_creds[dst->p_ncreds], 0,
 		    sizeof(*dst->p_creds));
-		pcred_copy(&dst->p_creds[dst->p_ncreds++],
+		policy_pcred_copy(&dst->p_creds[dst->p_ncreds++],
 		    &layer->p_creds[i]);
 	}
 	if (layer->p_ca_dir.pl_n != 0) {
 		for (i = 0; i < dst->p_ca_dir.pl_n; i++)
-			pitem_clear(&dst->p_ca_dir.pl_v[i]);
+			policy_pitem_clear(&dst->p_ca_dir.pl_v[i]);
 		dst->p_ca_dir.pl_n = 0;
-		plist_append(&dst->p_ca_dir, &layer->p_ca_dir);
+		policy_plist_append(&dst->p_ca_dir, &layer->p_ca_dir);
 	}
 }
 
@@ -153,7 +153,7 @@ enum meet {
 };
 
 static void
-plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
+policy_plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 {
 	struct plist		 out = { 0 };
 	const struct pitem	*a, *b, *narrow;
@@ -171,12 +171,12 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 			narrow = NULL;
 			switch (how) {
 			case MEET_PATTERN:
-				if (pattern_intersect(a, b, &tmp))
-					*plist_add(&out) = tmp;
+				if (policy_match_intersect(a, b, &tmp))
+					*policy_plist_add(&out) = tmp;
 				continue;
 			case MEET_CIDR:
-				if (!cidr_intersect(&a->pi_cidr, &b->pi_cidr,
-				    &c))
+				if (!addr_cidr_intersect(&a->pi_cidr,
+				    &b->pi_cidr, &c))
 					continue;
 				narrow = a->pi_cidr.c_prefix >=
 				    b->pi_cidr.c_prefix ? a : b;
@@ -196,21 +196,21 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
 			}
 			if (narrow == NULL)
 				continue;
-			it = plist_add(&out);
-			pitem_copy(it, narrow);
+			it = policy_plist_add(&out);
+			policy_pitem_copy(it, narrow);
 			free(it->pi_from);
 			xasprintf(&it->pi_from, "%s, narrowed by %s",
 			    a->pi_from, b->pi_from);
 			if (how == MEET_CIDR) {
 				it->pi_cidr = c;
 				free(it->pi_text);
-				it->pi_text = xstrdup(cidr_str(&c, buf,
+				it->pi_text = xstrdup(addr_cidr_str(&c, buf,
 				    sizeof(buf)));
 			}
 		}
 	}
 	for (i = 0; i < dst->pl_n; i++)
-		pitem_clear(&dst->pl_v[i]);
+		policy_pitem_clear(&dst->pl_v[i]);
 	free(dst->pl_v);
 	out.pl_set = true;
 	*dst = out;
@@ -220,26 +220,26 @@ plist_intersect(struct plist *dst, const struct plist *ws, enum meet how)
  * Adds the untrusted workspace layer ws to dst: it can only take away.
  */
 void
-policy_narrow(struct policy *dst, const struct policy *ws)
+policy_merge_narrow(struct policy *dst, const struct policy *ws)
 {
 	size_t	 i;
 
 	pscalar_narrow(&dst->p_mode, &ws->p_mode);
 	pscalar_narrow(&dst->p_unix, &ws->p_unix);
 	pscalar_narrow(&dst->p_capture, &ws->p_capture);
-	plist_intersect(&dst->p_allow, &ws->p_allow, MEET_PATTERN);
-	plist_append(&dst->p_deny, &ws->p_deny);
-	plist_intersect(&dst->p_cidrs, &ws->p_cidrs, MEET_CIDR);
-	plist_intersect(&dst->p_write, &ws->p_write, MEET_PATH);
+	policy_plist_intersect(&dst->p_allow, &ws->p_allow, MEET_PATTERN);
+	policy_plist_append(&dst->p_deny, &ws->p_deny);
+	policy_plist_intersect(&dst->p_cidrs, &ws->p_cidrs, MEET_CIDR);
+	policy_plist_intersect(&dst->p_write, &ws->p_write, MEET_PATH);
 	i = dst->p_read_only.pl_n;
-	plist_append(&dst->p_read_only, &ws->p_read_only);
+	policy_plist_append(&dst->p_read_only, &ws->p_read_only);
 	for (; i < dst->p_read_only.pl_n; i++)
 		dst->p_read_only.pl_v[i].pi_untrusted = true;
 	i = dst->p_hide.pl_n;
-	plist_append(&dst->p_hide, &ws->p_hide);
+	policy_plist_append(&dst->p_hide, &ws->p_hide);
 	for (; i < dst->p_hide.pl_n; i++)
 		dst->p_hide.pl_v[i].pi_untrusted = true;
-	plist_intersect(&dst->p_env_pass, &ws->p_env_pass, MEET_ENV);
+	policy_plist_intersect(&dst->p_env_pass, &ws->p_env_pass, MEET_ENV);
 	/*
 	 * network.inspect, credentials, tls and filesystem.unix_sockets:
 	 * the loader refuses them in the workspace layer, so there is
@@ -249,17 +249,36 @@ policy_narrow(struct policy *dst, const struct policy *ws)
 }
 
 /*
- * Appends a flag and its argument to the ordered layer arguments
- * (ly_args grows; the strings are borrowed).
+ * A run's live rules (cordon proxy's run channel: watch.c) on dst, the
+ * operator's policy base already narrowed by the run's own rules: each
+ * allow entry of live counts only as far as an allow entry of base
+ * admits it (their meet), so it can give back what the run's narrowing
+ * took, never more than base allows; base's deny entries stay in dst,
+ * and live's deny entries join them.
  */
 void
-policy_layers_add(struct policy_layers *pl, const char *flag,
-    const char *arg)
+policy_merge_live(struct policy *dst, const struct policy *base,
+    const struct policy *live)
 {
-	pl->ly_args = xreallocarray(pl->ly_args, pl->ly_nargs + 2,
-	    sizeof(*pl->ly_args));
-	pl->ly_args[pl->ly_nargs++] = flag;
-	pl->ly_args[pl->ly_nargs++] = arg;
+	const struct pitem	*a, *b;
+	struct pitem		 tmp, *it;
+	size_t			 i, j;
+
+	for (i = 0; i < live->p_allow.pl_n; i++) {
+		a = &live->p_allow.pl_v[i];
+		for (j = 0; j < base->p_allow.pl_n; j++) {
+			b = &base->p_allow.pl_v[j];
+			if (!policy_match_intersect(b, a, &tmp))
+				continue;
+			it = policy_plist_add(&dst->p_allow);
+			*it = tmp;
+			free(it->pi_from);
+			xasprintf(&it->pi_from, "%s, within %s", a->pi_from,
+			    b->pi_from);
+			dst->p_allow.pl_set = true;
+		}
+	}
+	policy_plist_append(&dst->p_deny, &live->p_deny);
 }
 
 /* --network MODE: replaces the mode, like a later trusted layer. */
@@ -312,7 +331,7 @@ policy_merge_list(struct policy *p, enum policy_flag_adds adds)
  * *cause set.
  */
 int
-policy_add_flag(struct policy *p, const char *flag, const char *arg,
+policy_merge_flag(struct policy *p, const char *flag, const char *arg,
     const struct policy_ctx *ctx, char **cause)
 {
 	const struct policy_flag	*pf;
@@ -330,13 +349,13 @@ policy_add_flag(struct policy *p, const char *flag, const char *arg,
 	if (pf->pf_adds == PFLAG_MODE)
 		return policy_flag_mode(p, arg, cause);
 	pl = policy_merge_list(p, pf->pf_adds);
-	it = plist_add(pl);
+	it = policy_plist_add(pl);
 	it->pi_from = xstrdup(flag);
 	if (pf->pf_path)
 		rc = policy_parse_path(arg, ctx, it, &why);
 	else if (pf->pf_adds == PFLAG_CIDR) {
-		if ((rc = cidr_parse(arg, &it->pi_cidr, &why)) == 0)
-			it->pi_text = xstrdup(cidr_str(&it->pi_cidr, buf,
+		if ((rc = addr_cidr_parse(arg, &it->pi_cidr, &why)) == 0)
+			it->pi_text = xstrdup(addr_cidr_str(&it->pi_cidr, buf,
 			    sizeof(buf)));
 	} else
 		rc = policy_parse_pattern(arg, it, &why);
@@ -346,7 +365,7 @@ policy_add_flag(struct policy *p, const char *flag, const char *arg,
 		xasprintf(cause, "%s \"%s\": %s", flag, shown, why);
 		free(shown);
 		free(why);
-		pitem_clear(&pl->pl_v[--pl->pl_n]);
+		policy_pitem_clear(&pl->pl_v[--pl->pl_n]);
 		return -1;
 	}
 	pl->pl_set = true;
@@ -355,7 +374,7 @@ policy_add_flag(struct policy *p, const char *flag, const char *arg,
 
 /* The built-in defaults, as a layer. */
 struct policy *
-policy_defaults(const struct policy_ctx *ctx, char **cause)
+policy_merge_defaults(const struct policy_ctx *ctx, char **cause)
 {
 	return policy_load_buffer(policy_default_json,
 	    (size_t)(policy_default_json_end - policy_default_json),
@@ -367,7 +386,8 @@ policy_defaults(const struct policy_ctx *ctx, char **cause)
  * exist; it is made absolute.  Returns 0, or -1 with *cause set.
  */
 int
-policy_ctx_init(struct policy_ctx *ctx, const char *workspace, char **cause)
+policy_merge_ctx_init(struct policy_ctx *ctx, const char *workspace,
+    char **cause)
 {
 	const char	*home;
 	struct passwd	*pw;
@@ -397,7 +417,7 @@ policy_ctx_init(struct policy_ctx *ctx, const char *workspace, char **cause)
 }
 
 void
-policy_ctx_clear(struct policy_ctx *ctx)
+policy_merge_ctx_clear(struct policy_ctx *ctx)
 {
 	free(ctx->pc_owned[0]);
 	free(ctx->pc_owned[1]);
@@ -476,7 +496,7 @@ policy_merge_args(struct policy *p, const struct policy_layers *pl,
 		if ((pf = policy_flag_named(flag)) != NULL &&
 		    pf->pf_adds == PFLAG_FILE)
 			policy_merge_file(p, arg, ctx, errors);
-		else if (policy_add_flag(p, flag, arg, ctx, &why) == -1) {
+		else if (policy_merge_flag(p, flag, arg, ctx, &why) == -1) {
 			errlist_add(errors, "%s", why);
 			free(why);
 		}
@@ -519,7 +539,7 @@ policy_load_workspace(struct policy_ctx *ctx, struct errlist *errors)
  * NULL with every error in *cause (caller frees).
  */
 struct policy *
-policy_build(const struct policy_layers *pl, struct policy **trustedp,
+policy_merge_layers(const struct policy_layers *pl, struct policy **trustedp,
     char **cause)
 {
 	struct policy_ctx	 ctx;
@@ -530,12 +550,12 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	*cause = NULL;
 	if (trustedp != NULL)
 		*trustedp = NULL;
-	if (policy_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
+	if (policy_merge_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
 		return NULL;
 
 	if (pl->ly_only)
 		p = policy_new();
-	else if ((p = policy_defaults(&ctx, &why)) == NULL) {
+	else if ((p = policy_merge_defaults(&ctx, &why)) == NULL) {
 		errlist_add(&errors, "%s", why);
 		free(why);
 		goto out;
@@ -553,11 +573,11 @@ policy_build(const struct policy_layers *pl, struct policy **trustedp,
 	/* Last, the untrusted workspace layer, which only tightens. */
 	if (!pl->ly_only && !pl->ly_no_workspace &&
 	    (layer = policy_load_workspace(&ctx, &errors)) != NULL) {
-		policy_narrow(p, layer);
+		policy_merge_narrow(p, layer);
 		policy_free(layer);
 	}
 out:
-	policy_ctx_clear(&ctx);
+	policy_merge_ctx_clear(&ctx);
 	if (errors.el_count != 0) {
 		policy_free(p);
 		if (trustedp != NULL) {
@@ -572,12 +592,12 @@ out:
 
 /* As plist_intersect, but a dst no layer set takes ws as it is. */
 static void
-plist_meet(struct plist *dst, const struct plist *ws, enum meet how)
+policy_plist_meet(struct plist *dst, const struct plist *ws, enum meet how)
 {
 	if (dst->pl_set)
-		plist_intersect(dst, ws, how);
+		policy_plist_intersect(dst, ws, how);
 	else
-		plist_append(dst, ws);
+		policy_plist_append(dst, ws);
 }
 
 /*
@@ -594,7 +614,7 @@ plist_meet(struct plist *dst, const struct plist *ws, enum meet how)
  * in *cause (caller frees).
  */
 struct policy *
-policy_build_narrowing(const struct policy_layers *pl,
+policy_merge_layers_narrowing(const struct policy_layers *pl,
     const struct policy *merged, char **cause)
 {
 	const struct policy_flag *pf;
@@ -605,13 +625,13 @@ policy_build_narrowing(const struct policy_layers *pl,
 	size_t			 i;
 
 	*cause = NULL;
-	if (policy_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
+	if (policy_merge_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
 		return NULL;
 	p = policy_new();
 	for (i = 0; i + 1 < pl->ly_nargs; i += 2) {
 		pf = policy_flag_named(pl->ly_args[i]);
 		if (pf != NULL && (pf->pf_adds == PFLAG_ALLOW ||
-		    pf->pf_adds == PFLAG_CIDR) && policy_add_flag(p,
+		    pf->pf_adds == PFLAG_CIDR) && policy_merge_flag(p,
 		    pl->ly_args[i], pl->ly_args[i + 1], &ctx, &why) == -1) {
 			errlist_add(&errors, "%s", why);
 			free(why);
@@ -619,13 +639,13 @@ policy_build_narrowing(const struct policy_layers *pl,
 	}
 	if (!pl->ly_only && !pl->ly_no_workspace &&
 	    (ws = policy_load_workspace(&ctx, &errors)) != NULL) {
-		plist_meet(&p->p_allow, &ws->p_allow, MEET_PATTERN);
-		plist_meet(&p->p_cidrs, &ws->p_cidrs, MEET_CIDR);
+		policy_plist_meet(&p->p_allow, &ws->p_allow, MEET_PATTERN);
+		policy_plist_meet(&p->p_cidrs, &ws->p_cidrs, MEET_CIDR);
 		policy_free(ws);
 	}
-	plist_append(&p->p_deny, &merged->p_deny);
+	policy_plist_append(&p->p_deny, &merged->p_deny);
 	p->p_deny.pl_set = p->p_deny.pl_n > 0;
-	policy_ctx_clear(&ctx);
+	policy_merge_ctx_clear(&ctx);
 	if (errors.el_count != 0) {
 		policy_free(p);
 		*cause = errlist_steal(&errors);

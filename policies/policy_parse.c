@@ -42,7 +42,7 @@ policy_parse_url(const char *text, char **cause)
 		return 0;
 	p += 3;
 	n = strcspn(p, "/?#");
-	/* user:password@ before the host is no part of it. */
+	/* user:password@ before the host is the userinfo: skipped. */
 	if ((at = memchr(p, '@', n)) != NULL) {
 		n -= (size_t)(at + 1 - p);
 		p = at + 1;
@@ -282,7 +282,7 @@ policy_parse_socket(const char *text, const struct policy_ctx *ctx,
  * sentence, or NULL.
  */
 const char *
-policy_socket_risk(const char *path)
+policy_parse_socket_risk(const char *path)
 {
 	static const char *const engines[][2] = {
 		{ "docker.sock", "Docker" },
@@ -323,7 +323,7 @@ policy_socket_risk(const char *path)
 
 /* Says whether s is an RFC 9110 token (tchar, 1 to 64 bytes). */
 bool
-policy_http_token(const char *s)
+policy_parse_http_token(const char *s)
 {
 	size_t	 n = strlen(s);
 

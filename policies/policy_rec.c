@@ -72,8 +72,8 @@ rec_string(struct loader *l, json_t *obj, const char *path,
 
 	xasprintf(&sub, "%s.%s", path, name);
 	if ((v = json_object_get(obj, name)) == NULL)
-		load_error(l, sub, NULL, "missing");
-	else if (load_expect(l, v, JSON_STRING, sub, "a string"))
+		policy_load_error(l, sub, NULL, "missing");
+	else if (policy_load_expect(l, v, JSON_STRING, sub, "a string"))
 		s = json_string_value(v);
 	free(sub);
 	return s;
@@ -95,13 +95,15 @@ rec_host(struct loader *l, json_t *obj, const char *path, const char *from,
 		return -1;
 	xasprintf(&sub, "%s.host", path);
 	if (policy_parse_pattern(text, it, &cause) == -1) {
-		load_error(l, sub, text, cause);
+		policy_load_error(l, sub, text, cause);
 		free(cause);
 	} else if (it->pi_kind == PAT_ADDR)
-		load_error(l, sub, text, "a host name or \"*.suffix\", not "
+		policy_load_error(l, sub, text, "a host name or \"*.suffix\", "
+		    "not "
 		    "an address (inspection works on names)");
 	else if (it->pi_port != PORT_UNSET)
-		load_error(l, sub, text, "no port here: the rule holds on "
+		policy_load_error(l, sub, text, "no port here: the rule holds "
+		    "on "
 		    "every port network.allow admits");
 	else
 		rc = 0;
@@ -157,34 +159,38 @@ rec_strings(struct loader *l, json_t *obj, const char *path,
 
 	xasprintf(&sub, "%s.%s", path, name);
 	if ((arr = json_object_get(obj, name)) == NULL)
-		load_error(l, sub, NULL, "missing (list what is allowed)");
-	else if (load_expect(l, arr, JSON_ARRAY, sub, "an array of strings")
+		policy_load_error(l, sub, NULL, "missing (list what is "
+		    "allowed)");
+	else if (policy_load_expect(l, arr, JSON_ARRAY, sub, "an array of "
+	    "strings")
 	    && json_array_size(arr) == 0)
-		load_error(l, sub, NULL, "empty: an inspected host with "
+		policy_load_error(l, sub, NULL, "empty: an inspected host with "
 		    "nothing allowed is a deny; use network.deny");
 	else if (json_is_array(arr)) {
 		json_array_foreach(arr, i, v) {
 			xasprintf(&elem, "%s[%zu]", sub, i);
-			if (!load_expect(l, v, JSON_STRING, elem,
+			if (!policy_load_expect(l, v, JSON_STRING, elem,
 			    "a string")) {
 				free(elem);
 				continue;
 			}
 			text = json_string_value(v);
-			if (methods && !policy_http_token(text))
-				load_error(l, elem, text, "not a method (an "
+			if (methods && !policy_parse_http_token(text))
+				policy_load_error(l, elem, text, "not a method "
+				    "(an "
 				    "RFC 9110 token, as GET)");
 			else if (!methods &&
 			    (why = rec_path_rule_error(text)) != NULL)
-				load_error(l, elem, text, why);
+				policy_load_error(l, elem, text, why);
 			else if (pl->pl_n >= 1000)
-				load_error(l, elem, NULL, "too many entries");
+				policy_load_error(l, elem, NULL, "too many "
+				    "entries");
 			else {
 				up = xstrdup(text);
 				for (j = 0; methods && up[j] != '\0'; j++)
 					if (up[j] >= 'a' && up[j] <= 'z')
 						up[j] -= 'a' - 'A';
-				plist_add(pl)->pi_text = up;
+				policy_plist_add(pl)->pi_text = up;
 			}
 			free(elem);
 		}
@@ -199,14 +205,15 @@ static const char *const inspect_names[] = {
 
 /* network.inspect[i]: {"host", "methods", "paths"}. */
 void
-rec_inspect(struct loader *l, const char *path, const char *from,
+policy_rec_inspect(struct loader *l, const char *path, const char *from,
     json_t *obj)
 {
 	struct pinspect	 in = { 0 };
 	size_t		 errors = l->l_errors.el_count;
 
 	if (l->l_ctx->pc_untrusted) {
-		load_error(l, path, NULL, "a workspace policy may not add "
+		policy_load_error(l, path, NULL, "a workspace policy may not "
+		    "add "
 		    "TLS inspection rules; put them in your user policy or a "
 		    "--policy file");
 		return;
@@ -218,8 +225,8 @@ rec_inspect(struct loader *l, const char *path, const char *from,
 	if (l->l_errors.el_count != errors ||
 	    l->l_policy->p_ninspect >= POLICY_MAX_ITEMS) {
 		if (l->l_errors.el_count == errors)
-			load_error(l, path, NULL, "too many entries");
-		pinspect_clear(&in);
+			policy_load_error(l, path, NULL, "too many entries");
+		policy_pinspect_clear(&in);
 		return;
 	}
 	l->l_policy->p_inspect = xreallocarray(l->l_policy->p_inspect,
@@ -265,7 +272,7 @@ static const char *const cred_names[] = {
 
 /* credentials[i]: {"host", "env", "header", "format"}. */
 void
-rec_cred(struct loader *l, const char *path, const char *from,
+policy_rec_cred(struct loader *l, const char *path, const char *from,
     json_t *obj)
 {
 	struct pcred		 cr = { 0 };
@@ -275,7 +282,8 @@ rec_cred(struct loader *l, const char *path, const char *from,
 	size_t			 errors = l->l_errors.el_count;
 
 	if (l->l_ctx->pc_untrusted) {
-		load_error(l, path, NULL, "a workspace policy may not add "
+		policy_load_error(l, path, NULL, "a workspace policy may not "
+		    "add "
 		    "credentials; put them in your user policy or a --policy "
 		    "file");
 		return;
@@ -284,8 +292,8 @@ rec_cred(struct loader *l, const char *path, const char *from,
 	rec_host(l, obj, path, from, &cr.cr_host);
 	xasprintf(&sub, "%s.env", path);
 	if ((env = rec_string(l, obj, path, "env")) != NULL &&
-	    !load_env_name_ok(env, false))
-		load_error(l, sub, env, "not a variable name (letters, "
+	    !policy_load_env_name_ok(env, false))
+		policy_load_error(l, sub, env, "not a variable name (letters, "
 		    "digits and '_')");
 	free(sub);
 	xasprintf(&sub, "%s.header", path);
@@ -293,24 +301,26 @@ rec_cred(struct loader *l, const char *path, const char *from,
 		for (h = cred_bad_headers; *h != NULL; h++)
 			if (strcasecmp(*h, header) == 0)
 				break;
-		if (!policy_http_token(header))
-			load_error(l, sub, header, "not a header name (an "
+		if (!policy_parse_http_token(header))
+			policy_load_error(l, sub, header, "not a header name "
+			    "(an "
 			    "RFC 9110 token)");
 		else if (*h != NULL)
-			load_error(l, sub, header, "a hop-by-hop or framing "
+			policy_load_error(l, sub, header, "a hop-by-hop or "
+			    "framing "
 			    "header cannot carry a credential");
 	}
 	free(sub);
 	xasprintf(&sub, "%s.format", path);
 	if ((format = rec_string(l, obj, path, "format")) != NULL &&
 	    (why = rec_format_error(format)) != NULL)
-		load_error(l, sub, format, why);
+		policy_load_error(l, sub, format, why);
 	free(sub);
 	if (l->l_errors.el_count != errors ||
 	    l->l_policy->p_ncreds >= POLICY_MAX_ITEMS) {
 		if (l->l_errors.el_count == errors)
-			load_error(l, path, NULL, "too many entries");
-		pcred_clear(&cr);
+			policy_load_error(l, path, NULL, "too many entries");
+		policy_pcred_clear(&cr);
 		return;
 	}
 	cr.cr_env = xstrdup(env);

@@ -110,7 +110,7 @@ show_tls(json_t *root, json_t *net, const struct policy *p, bool annotate)
 
 /* Returns the policy as a new JSON object (caller json_decref()s it). */
 json_t *
-policy_to_json(const struct policy *p, bool annotate)
+policy_show_json(const struct policy *p, bool annotate)
 {
 	json_t	*root, *net, *fs, *env, *set;
 	size_t	 i;

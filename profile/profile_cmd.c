@@ -1,6 +1,6 @@
 /*
  * profile_cmd.c: `cordon profile seatbelt | windows-firewall`, options
- * only.  The policy is merged as `cordon run` merges it (policy_build);
+ * only.  The policy is merged as `cordon run` merges it (policy_merge_layers);
  * the text comes from seatbelt.c and winfw.c and goes to stdout.
  */
 #include <getopt.h>
@@ -163,7 +163,7 @@ profile_make(struct profile_args *pa, bool winfw)
 		text = winfw_remove();
 		goto print;
 	}
-	if ((p = policy_build(&pa->pa_layers, NULL, &cause)) == NULL) {
+	if ((p = policy_merge_layers(&pa->pa_layers, NULL, &cause)) == NULL) {
 		log_warnx_lines(cause);
 		return EXIT_USAGE;
 	}

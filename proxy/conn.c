@@ -5,10 +5,10 @@
  * (a forward request in absolute form, or CONNECT).  Then, for every
  * protocol alike:
  *
- *   1. decide on the name and port (policy_decide): a refused name is
+ *   1. decide on the name and port (policy_match_host): a refused name is
  *      answered at once and never looked up;
  *   2. resolve an allowed name on the loop (dns.c) and check every
- *      address it has (policy_check_addr): one special address refuses
+ *      address it has (policy_match_addr): one special address refuses
  *      the lot;
  *   3. connect to exactly the addresses checked, one after the other;
  *   4. CONNECT and SOCKS5: answer, then read the client's first bytes
@@ -110,6 +110,7 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_has_uid = c->c_peer.lp_known;
 	e->e_uid = c->c_peer.lp_uid;
 	e->e_command = c->c_command;
+	e->e_identity = c->c_identity;
 	e->e_proto = c->c_ops->co_name;
 	e->e_method = c->c_method;
 	e->e_host = c->c_host;
@@ -249,7 +250,7 @@ conn_free(struct conn *c)
 	}
 	decision_clear(&c->c_dec);
 	ssh_peek_clear(&c->c_ssh);
-	ppolicy_unref(c->c_policy);
+	proxy_policy_unref(c->c_policy);
 	conn_narrow_clear(&c->c_narrow);
 	http_request_clear(&c->c_http.hx_req);
 	http_response_clear(&c->c_http.hx_resp);
@@ -261,6 +262,7 @@ conn_free(struct conn *c)
 	free(c->c_reason_buf);
 	free(c->c_sandbox);
 	free(c->c_command);
+	free(c->c_identity);
 	free(c);
 	if (px->px_draining && px->px_nconns == 0 && px->px_hooks != NULL &&
 	    px->px_hooks->hk_drained != NULL)
@@ -380,39 +382,59 @@ conn_close_cb(evutil_socket_t fd, short what, void *arg)
 	conn_free(arg);
 }
 
-/* The TLS records under an inspected connection are all written. */
+/*
+ * Bytes not written yet beneath c_bev's TLS: in every bufferevent under
+ * it (an inspected tunnel of a tls: listener's client has two TLS
+ * layers over its socket).  *bottom is the socket's.
+ */
+static size_t
+conn_unflushed(struct conn *c, struct bufferevent **bottom)
+{
+	struct bufferevent	*u;
+	size_t			 n = 0;
+
+	for (u = bufferevent_get_underlying(c->c_bev); u != NULL;
+	    u = bufferevent_get_underlying(u)) {
+		n += evbuffer_get_length(bufferevent_get_output(u));
+		*bottom = u;
+	}
+	return n;
+}
+
+/* The TLS records under a TLS client are all written. */
 static void
 conn_flushed_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
     void *arg)
 {
-	struct conn	*c = arg;
+	struct conn		*c = arg;
+	struct bufferevent	*bottom;
 
 	(void)info;
-	if (evbuffer_get_length(buf) == 0 && c->c_state == CS_FLUSHING)
+	if (evbuffer_get_length(buf) == 0 && c->c_state == CS_FLUSHING &&
+	    conn_unflushed(c, &bottom) == 0)
 		event_active(c->c_ins.ci_close_ev, EV_TIMEOUT, 1);
 }
 
 /*
- * Everything c had to say is in its output: close.  An inspected client
- * gets close_notify (unless the answer was cut short, when it must not
- * look whole), and the TLS records are flushed first: freeing the filter
+ * Everything c had to say is in its output: close.  A TLS client (an
+ * inspected one, or a tls: listener's) gets close_notify (unless the
+ * answer was cut short, when it must not look whole), and the TLS
+ * records are flushed first, through every layer: freeing the filter
  * would drop them.
  */
 void
 conn_close(struct conn *c)
 {
-	struct bufferevent	*u;
+	struct bufferevent	*bottom = NULL;
 	struct evbuffer		*uout;
 
-	if (!c->c_ins.ci_tls) {
+	if (!c->c_ins.ci_tls && !c->c_mtls) {
 		conn_free(c);
 		return;
 	}
 	if (c->c_state != CS_ABORTING)
 		SSL_shutdown(bufferevent_openssl_get_ssl(c->c_bev));
-	u = bufferevent_get_underlying(c->c_bev);
-	uout = bufferevent_get_output(u);
-	if (evbuffer_get_length(uout) == 0) {
+	if (conn_unflushed(c, &bottom) == 0 || bottom == NULL) {
 		conn_free(c);
 		return;
 	}
@@ -421,6 +443,7 @@ conn_close(struct conn *c)
 		fatalx("proxy: event_new failed");
 	c->c_state = CS_FLUSHING;
 	bufferevent_disable(c->c_bev, EV_READ);
+	uout = bufferevent_get_output(bottom);
 	evbuffer_add_cb(uout, conn_flushed_cb, c);
 	/* the deadline still runs: a client that never reads is dropped */
 	conn_arm_deadline(c);
@@ -532,9 +555,10 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	decision_clear(&c->c_dec);
 	memset(&c->c_dec, 0, sizeof(c->c_dec));
 	/* The policy in force now decides, even if it is reloaded later. */
-	ppolicy_unref(c->c_policy);
-	c->c_policy = ppolicy_ref(conn_narrow_policy(&c->c_narrow,
-	    c->c_proxy->px_policy));
+	proxy_policy_unref(c->c_policy);
+	c->c_policy = proxy_policy_ref(conn_narrow_policy(&c->c_narrow,
+	    c->c_proxy->px_policy, c->c_table->ct_live != NULL ?
+	    c->c_table->ct_live(c) : NULL));
 	free(c->c_method);
 	c->c_method = method != NULL ? xstrdup(method) : NULL;
 	free(c->c_reason_buf);
@@ -678,6 +702,11 @@ conn_tunnel(struct conn *c)
 	struct evbuffer	*in, *out, *upin;
 	struct relay	*r;
 
+	/* A TLS client's bytes are records: no splice. */
+	if (c->c_mtls) {
+		conn_pump(c);
+		return;
+	}
 	in = bufferevent_get_input(c->c_bev);
 	out = bufferevent_get_output(c->c_bev);
 	upin = bufferevent_get_input(c->c_up);

@@ -15,6 +15,8 @@
  *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
+ *   conn_pump.c	a tunnel of a client splice(2) cannot carry (its
+ *			bytes are TLS records: a tls: listener's)
  *
  * and the protocols, each above the core and those it builds on:
  *
@@ -28,6 +30,7 @@
  *   conn_socks.c	the SOCKS5 greeting, request and replies
  *   conn_capture.c	what a sandbox's capture sends: its resolver's
  *			names, connections taken on their way out
+ *   conn_mtls.c	a tls: listener's handshake, the client's identity
  *   conn_accept.c	accept, PROXY v2, the first byte; the tables
  */
 #ifndef CORDON_CONN_H
@@ -76,6 +79,8 @@ enum conn_state {
 	CS_CLOSING,		/* writing a last answer, then close */
 	CS_ABORTING,		/* the same, cut short: no close_notify */
 	CS_FLUSHING,		/* TLS: the last records, then close */
+	CS_MTLS,		/* a tls: listener's handshake (conn_mtls.c) */
+	CS_PUMP,		/* a tunnel of a TLS client (conn_pump.c) */
 	CS_COUNT
 };
 
@@ -120,9 +125,11 @@ enum conn_up {
  * An HTTP exchange (conn_http.c): the request and its answer being
  * forwarded, an upstream connection kept between requests with what it
  * reaches, and what takes the phantom credentials' real values out of
- * the answers.  hx_reqdone and hx_resphead are no states: in CS_FORWARD
- * the request's body and the answer move at once (an upstream may answer
- * before the body is all sent), each side as far as it has come.
+ * the answers.  hx_reqdone and hx_resphead are two flags beside
+ * c_state, one per direction, rather than states of their own: in
+ * CS_FORWARD the request's body and the answer move at once (an upstream
+ * may answer before the body is all sent), so each side keeps how far it
+ * has come.
  */
 struct conn_http {
 	struct http_request	 hx_req;
@@ -146,11 +153,12 @@ struct conn_http {
  * handshake begins, c_bev a TLS filter over the client's bufferevent
  * (which it owns; c_fd stays the connection's).
  *
- * ci_tls is no state of its own: it holds from then on, through reading
- * heads, forwarding and closing, which a plain connection goes through
- * too; it says what c_bev is.  Nor is ci_up_ready: the leaf and the
- * upstream's handshake come in either order, and the sandbox's handshake
- * starts when both are in (conn_tls_accept).
+ * ci_tls is a flag beside c_state: once set it holds through reading
+ * heads, forwarding and closing, the states a plain connection goes
+ * through too, and it says that c_bev is a TLS filter.  ci_up_ready is a
+ * flag for the same reason: the leaf and the upstream's handshake come
+ * in either order, and the sandbox's handshake starts when both are in
+ * (conn_tls_accept).
  */
 struct conn_inspect {
 	char			 ci_host[HOST_NAME_MAX_LEN + 1];
@@ -182,6 +190,7 @@ struct conn_narrow {
 	struct policy		*cn_rules;	/* NULL: none sent */
 	struct ppolicy		*cn_base;	/* what cn_policy narrows */
 	struct ppolicy		*cn_policy;	/* that, narrowed */
+	struct ppolicy		*cn_live;	/* the run's live rules in it */
 };
 
 /*
@@ -231,7 +240,7 @@ struct conn_handlers {
  */
 struct conn_ops {
 	const char	*co_name;		/* in the log: "proto" */
-	/* A request's target is read: decide it (conn_decide, mostly). */
+	/* A request's target is read: decide it (conn_dial_decide, mostly). */
 	void	(*co_request)(struct conn *);
 	/* Allowed at once: false when it answered itself.  NULL: dial. */
 	bool	(*co_allowed)(struct conn *);
@@ -246,11 +255,13 @@ struct conn_ops {
 
 /*
  * Every state's handlers and every protocol's operations; how an allowed
- * target is reached: NULL is conn_connect() (resolve, check, connect), a
+ * target is reached: NULL is conn_dial_connect() (resolve, check, connect), a
  * test's makes c_up another way and calls co_connected; and who else
- * hears of a decision logged, and of a connection gone (the run channel:
- * watch.c), and watches a tunnel as it starts, its relay made and what
- * the upstream sent before given (conn_ssh.c), or NULL.
+ * hears of a decision logged, and of a connection gone, and holds the
+ * live rules of a connection's run and says whether it asks about a
+ * name (the run channel: watch.c), and watches a tunnel as it starts,
+ * its relay made and what the upstream sent before given (conn_ssh.c),
+ * or NULL.
  */
 struct conn_table {
 	struct conn_handlers	 ct_on[CS_COUNT];
@@ -260,6 +271,8 @@ struct conn_table {
 				    const struct egress *, const char *,
 				    const char *);
 	void			(*ct_gone)(const struct conn *);
+	struct ppolicy		*(*ct_live)(const struct conn *);
+	bool			(*ct_asks_name)(const struct conn *);
 	void			(*ct_tunnel)(struct conn *, const void *,
 				    size_t);
 	void			(*ct_early)(struct conn *, const void *,
@@ -287,6 +300,10 @@ struct conn {
 	char			*c_sandbox;	/* from the PROXY v2 header */
 	struct listen_peer	 c_peer;	/* a Unix client's uid */
 	char			*c_command;	/* the same: the command */
+	char			*c_identity;	/* its certificate's (tls:) */
+	bool			 c_mtls;	/* c_bev is TLS: no splice */
+	bool			 c_pump_eof;	/* CS_PUMP: the client's end
+						   passed on */
 
 	/*
 	 * The request being decided, and the decision.  c_judged is no
@@ -363,13 +380,28 @@ void	 conn_up_read_cb(struct bufferevent *, void *);
 void	 conn_up_write_cb(struct bufferevent *, void *);
 void	 conn_up_event_cb(struct bufferevent *, short, void *);
 
+/* conn_mtls.c */
+void	 conn_mtls_start(struct conn *);
+void	 conn_mtls_verified(struct conn *);
+void	 conn_mtls_failed(struct conn *, short);
+
+/* conn_pump.c */
+void	 conn_pump(struct conn *);
+void	 conn_pump_up(struct conn *);
+void	 conn_pump_down(struct conn *);
+void	 conn_pump_wrote(struct conn *);
+void	 conn_pump_up_wrote(struct conn *);
+void	 conn_pump_gone(struct conn *, short);
+void	 conn_pump_up_gone(struct conn *, short);
+
 /* conn_dial.c */
-void	 conn_decide(struct conn *);
-void	 conn_connect(struct conn *);
-void	 conn_connect_next(struct conn *);
+void	 conn_dial_decide(struct conn *);
+void	 conn_dial_connect(struct conn *);
+void	 conn_dial_next(struct conn *);
 
 /* conn_narrow.c */
-struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *);
+struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *,
+		    struct ppolicy *);
 int		 conn_narrow_load(struct conn_narrow *, const char *, char *,
 		    char **);
 void		 conn_narrow_clear(struct conn_narrow *);

@@ -140,6 +140,18 @@ const struct conn_table conn_accept_table = {
 		[CS_CLOSING] = { .on_write = conn_close },
 		[CS_ABORTING] = { .on_write = conn_close },
 		[CS_FLUSHING] = { .on_gone = conn_gone_quietly },
+		[CS_MTLS] = {
+			.on_connected = conn_mtls_verified,
+			.on_gone = conn_mtls_failed,
+		},
+		[CS_PUMP] = {
+			.on_read = conn_pump_up,
+			.on_write = conn_pump_wrote,
+			.on_gone = conn_pump_gone,
+			.on_up_read = conn_pump_down,
+			.on_up_write = conn_pump_up_wrote,
+			.on_up_gone = conn_pump_up_gone,
+		},
 	},
 	.ct_ops = {
 		[PROTO_HTTP] = &conn_http_ops,
@@ -151,6 +163,8 @@ const struct conn_table conn_accept_table = {
 	},
 	.ct_observe = watch_observe,
 	.ct_gone = watch_conn_gone,
+	.ct_live = watch_live,
+	.ct_asks_name = watch_asks_name,
 	.ct_tunnel = conn_ssh_watch,
 	.ct_early = conn_ssh_feed,
 };
@@ -167,4 +181,18 @@ conn_accept(struct proxy *px, int fd, const struct sockaddr *sa,
 	(void)salen;
 	(void)conn_new(px, NULL, fd, sa, &conn_accept_table, pp2 ? CS_PP2 :
 	    CS_SNIFF);
+}
+
+/*
+ * A new client of a tls: listener on fd (taken), from sa: its handshake
+ * first (conn_mtls.c), then its PROXY v2 header inside the TLS stream.
+ */
+void
+conn_accept_tls(struct proxy *px, int fd, const struct sockaddr *sa)
+{
+	struct conn	*c;
+
+	if ((c = conn_new(px, NULL, fd, sa, &conn_accept_table, CS_MTLS)) !=
+	    NULL)
+		conn_mtls_start(c);
 }

@@ -3,7 +3,7 @@
  * cordon's own in the PROXY v2 header (lib/pp2.c):
  *
  * - a name its resolver asks about (PP2_TYPE_CORDON_NAME): decided alone,
- *   before any lookup (policy_decide_name), answered with one line,
+ *   before any lookup (policy_match_name), answered with one line,
  *   "allowed" or "refused", and a refusal logged as any other, with its
  *   fix; nothing is looked up here either;
  * - a connection the capture took on its way to host:port
@@ -38,10 +38,11 @@ conn_capture_name(struct conn *c, const char *name)
 
 	conn_begin(c, PROTO_DNS, NULL, name, strlen(name), 0);
 	c->c_judged = true;
-	ok = policy_decide_name(c->c_policy->pp_policy, name, strlen(name),
+	ok = policy_match_name(c->c_policy->pp_policy, name, strlen(name),
 	    &c->c_dec);
 	/* With a harness to ask, the connection that follows is asked. */
-	if (!ok && c->c_dec.d_why == WHY_NO_RULE && px->px_ask_names)
+	if (!ok && c->c_dec.d_why == WHY_NO_RULE && (px->px_ask_names ||
+	    (c->c_table->ct_asks_name != NULL && c->c_table->ct_asks_name(c))))
 		ok = true;
 	if (ok) {
 		c->c_record = CR_NONE;	/* the connection is logged, later */
@@ -107,7 +108,7 @@ conn_capture_target(struct conn *c, const char *target)
 	}
 	conn_begin(c, PROTO_CAPTURE, NULL, c->c_cap.cc_host,
 	    strlen(c->c_cap.cc_host), c->c_cap.cc_port);
-	conn_decide(c);
+	conn_dial_decide(c);
 }
 
 /*
@@ -148,7 +149,7 @@ conn_capture_refuse(struct conn *c, enum conn_refusal why, const char *what,
 
 const struct conn_ops conn_capture_ops = {
 	.co_name = "capture",
-	.co_request = conn_decide,
+	.co_request = conn_dial_decide,
 	.co_connected = conn_peek,
 	.co_refuse = conn_capture_refuse,
 };

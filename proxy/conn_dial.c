@@ -3,8 +3,8 @@
  * policy (or the harness asked), resolved, checked, connected.
  *
  * A name is resolved on the proxy's loop (dns.c) and every address it
- * has is checked (policy_check_addr): one special address refuses the
- * lot; a literal was checked with the decision (policy_decide).  An
+ * has is checked (policy_match_addr): one special address refuses the
+ * lot; a literal was checked with the decision (policy_match_host).  An
  * address that is the proxy's own listener (listen.c) refuses the
  * target too: a loop.  Then the proxy connects to exactly the addresses
  * it checked, one after the other, and never looks the name up again,
@@ -89,7 +89,7 @@ conn_connect_done_cb(int fd, short what, void *arg)
 		close(c->c_upfd);
 		c->c_upfd = -1;
 		c->c_dial.cd_error = error;
-		conn_connect_next(c);
+		conn_dial_next(c);
 		return;
 	}
 	conn_connect_bev(c);
@@ -98,7 +98,7 @@ conn_connect_done_cb(int fd, short what, void *arg)
 
 /* Tries the next checked address; when none is left, fails. */
 void
-conn_connect_next(struct conn *c)
+conn_dial_next(struct conn *c)
 {
 	struct sockaddr_storage	 ss;
 	struct conn_dial	*d = &c->c_dial;
@@ -190,7 +190,7 @@ conn_connect_addrs(struct conn *c)
 	if (c->c_ops->co_dial != NULL && c->c_ops->co_dial(c))
 		return;
 	conn_drop_up(c);
-	conn_connect_next(c);
+	conn_dial_next(c);
 }
 
 /*
@@ -219,7 +219,7 @@ conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 		a = addrs[i];
 		addr_unmap(&a);
 		if (c->c_dec.d_why != WHY_MODE_HOST &&
-		    !policy_check_addr(c->c_policy->pp_policy, &a, &c->c_dec)) {
+		    !policy_match_addr(c->c_policy->pp_policy, &a, &c->c_dec)) {
 			/* One special address refuses them all. */
 			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
 			    addr_str(&a, text, sizeof(text)));
@@ -233,7 +233,7 @@ conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 
 /* Resolves the allowed c_host, or connects to the literal. */
 void
-conn_connect(struct conn *c)
+conn_dial_connect(struct conn *c)
 {
 	struct proxy		*px = c->c_proxy;
 	struct conn_dial	*d = &c->c_dial;
@@ -257,7 +257,7 @@ conn_reach(struct conn *c)
 	if (c->c_table->ct_dial != NULL)
 		c->c_table->ct_dial(c);
 	else
-		conn_connect(c);
+		conn_dial_connect(c);
 }
 
 static void
@@ -273,21 +273,22 @@ conn_ask_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 /*
  * Holds a connection no rule allows while the harness is asked (cordon
- * run --ask); its answer comes through conn_answer(), or the deadline
- * refuses it.  Returns false when nobody is asked.
+ * run --ask, or its run through the run channel: watch.c); its answer
+ * comes through conn_dial_answer(), or the deadline refuses it.  Returns
+ * false when nobody is asked.
  */
 static bool
 conn_ask(struct conn *c)
 {
 	struct proxy	*px = c->c_proxy;
 	struct egress	 e;
-	struct timeval	 tv = { px->px_ask_secs, 0 };
+	struct timeval	 tv = { 0, 0 };
 
 	if (px->px_hooks == NULL || px->px_hooks->hk_ask == NULL ||
 	    c->c_dec.d_why != WHY_NO_RULE)
 		return false;
 	conn_egress(c, &e);
-	if (!px->px_hooks->hk_ask(c, &e, px->px_hooks_arg))
+	if ((tv.tv_sec = px->px_hooks->hk_ask(c, &e, px->px_hooks_arg)) <= 0)
 		return false;
 	if (c->c_ask_ev == NULL && (c->c_ask_ev = evtimer_new(px->px_base,
 	    conn_ask_timeout_cb, c)) == NULL)
@@ -303,7 +304,7 @@ conn_ask(struct conn *c)
  * it added a rule), with why for the log, or refused.
  */
 void
-conn_answer(struct conn *c, bool allow, const char *why)
+conn_dial_answer(struct conn *c, bool allow, const char *why)
 {
 	if (c->c_state != CS_ASKING)
 		return;
@@ -320,12 +321,12 @@ conn_answer(struct conn *c, bool allow, const char *why)
 
 /* Decides on c_host:c_port, then resolves or connects. */
 void
-conn_decide(struct conn *c)
+conn_dial_decide(struct conn *c)
 {
 	if (!conn_log_ready(c))
 		return;
 	c->c_judged = true;
-	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
+	if (!policy_match_host(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
 	    c->c_port, &c->c_dec)) {
 		if (!conn_ask(c))
 			conn_deny(c);

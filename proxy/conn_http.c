@@ -4,7 +4,7 @@
  *
  * A request head is read whole (bounded by HTTP_HEAD_MAX and the head
  * deadline) and parsed by http.c; its protocol's co_request decides on
- * it (conn_decide; inside an inspected tunnel, conn_tls.c's).  Then the
+ * it (conn_dial_decide; inside an inspected tunnel, conn_tls.c's).  Then the
  * head is written anew for the upstream (http_out.c), and the bodies go
  * both ways as they come, through one pump, each only as far as its framing
  * says (http_body.c) and with at most PROXY_BUFFER_MAX waiting on either
@@ -113,7 +113,7 @@ conn_http_inspect(struct conn *c)
 	int			 status;
 
 	if (c->c_dec.d_host.h_kind == HOST_NAME &&
-	    (ins = policy_inspect(c->c_policy->pp_policy,
+	    (ins = policy_match_inspect(c->c_policy->pp_policy,
 	    c->c_dec.d_host.h_name)) != NULL &&
 	    !inspect_allows(ins, req, &status, &why, &hint)) {
 		xasprintf(&what, "%s %s%s: %s", req->hr_method,
@@ -130,7 +130,7 @@ conn_http_inspect(struct conn *c)
 	scrub_free(h->hx_scrub);
 	h->hx_scrub = NULL;
 	if (px->px_nphantoms > 0) {
-		status = phantom_apply(req, px->px_phantoms,
+		status = inspect_phantom_apply(req, px->px_phantoms,
 		    px->px_nphantoms, c->c_dec.d_host.h_kind == HOST_NAME ?
 		    c->c_dec.d_host.h_name : c->c_host, c->c_ins.ci_tls,
 		    &c->c_warning);
@@ -178,8 +178,10 @@ conn_http_head(struct conn *c)
 		len = HTTP_HEAD_MAX + 4;
 	data = (const char *)evbuffer_pullup(in, (ssize_t)len);
 	/*
-	 * The parser keeps no state: parse again only when a line ended
-	 * since, or a client sending a byte at a time costs quadratic time.
+	 * The parser reads the head from its first byte on each call (it
+	 * keeps nothing between calls), so it runs again only when a line
+	 * has ended since the last try (hx_headscan): otherwise a client
+	 * sending a byte at a time would cost quadratic time.
 	 */
 	if (len > h->hx_headscan && len <= HTTP_HEAD_MAX &&
 	    memchr(data + h->hx_headscan, '\n', len - h->hx_headscan) ==
@@ -190,7 +192,7 @@ conn_http_head(struct conn *c)
 	h->hx_headscan = len;
 	http_request_clear(&h->hx_req);
 	if (tls || c->c_cap.cc_port != 0)
-		rc = http_origin_request_parse(data, len, tls ? 443 :
+		rc = http_request_parse_origin(data, len, tls ? 443 :
 		    c->c_cap.cc_port, &h->hx_req, &used, &status, &cause);
 	else
 		rc = http_request_parse(data, len, &h->hx_req, &used, &status,
@@ -257,7 +259,7 @@ conn_http_start(struct conn *c)
 	h->hx_resphead = false;
 	http_body_init(&h->hx_reqbody, h->hx_req.hr_body,
 	    h->hx_req.hr_length);
-	head = http_request_head(&h->hx_req, h->hx_keepalive, &len);
+	head = http_out_request_head(&h->hx_req, h->hx_keepalive, &len);
 	/*
 	 * An HTTP/1.0 client cannot read a chunked answer: ask upstream as
 	 * a 1.0 client, so that it does not send one.
@@ -335,7 +337,7 @@ conn_http_send_head(struct conn *c, bool keepalive)
 	char	*head;
 	size_t	 len;
 
-	head = http_response_head(&c->c_http.hx_resp, keepalive, &len);
+	head = http_out_response_head(&c->c_http.hx_resp, keepalive, &len);
 	evbuffer_add(bufferevent_get_output(c->c_bev), head, len);
 	free(head);
 }
@@ -554,7 +556,7 @@ conn_http_up_event(struct conn *c, short what)
 		 */
 		conn_drop_up(c);		/* CU_NEW */
 		c->c_dial.cd_next = 0;
-		conn_connect_next(c);
+		conn_dial_next(c);
 		return;
 	}
 	if (conn_http_up_rest(c, &done) == -1)
@@ -642,7 +644,7 @@ conn_http_connected(struct conn *c)
 
 const struct conn_ops conn_http_ops = {
 	.co_name = "http",
-	.co_request = conn_decide,
+	.co_request = conn_dial_decide,
 	.co_allowed = conn_http_inspect,
 	.co_dial = conn_http_reuse,
 	.co_connected = conn_http_start,
@@ -651,7 +653,7 @@ const struct conn_ops conn_http_ops = {
 
 const struct conn_ops conn_http_connect_ops = {
 	.co_name = "connect",
-	.co_request = conn_decide,
+	.co_request = conn_dial_decide,
 	.co_connected = conn_http_connected,
 	.co_refuse = conn_http_refuse,
 };

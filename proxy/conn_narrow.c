@@ -14,24 +14,32 @@
 
 /*
  * The policy in force: base, the proxy's, or, for a run that sent rules
- * of its own, base narrowed by them (as a workspace layer narrows: allow
- * lists meet, deny lists join), made again after a reload.  Lends it.
+ * of its own or changed them live (live: the run channel's, watch.c),
+ * base narrowed by them (as a workspace layer narrows: allow lists
+ * meet, deny lists join; policy_merge_live), made again after a reload or a
+ * live change.  Lends it.
  */
 struct ppolicy *
-conn_narrow_policy(struct conn_narrow *n, struct ppolicy *base)
+conn_narrow_policy(struct conn_narrow *n, struct ppolicy *base,
+    struct ppolicy *live)
 {
 	struct policy	*p;
 
-	if (n->cn_rules == NULL)
+	if (n->cn_rules == NULL && live == NULL)
 		return base;
-	if (n->cn_policy == NULL || n->cn_base != base) {
+	if (n->cn_policy == NULL || n->cn_base != base || n->cn_live != live) {
 		p = policy_new();
 		policy_merge(p, base->pp_policy);
-		policy_narrow(p, n->cn_rules);
-		ppolicy_unref(n->cn_policy);
-		ppolicy_unref(n->cn_base);
-		n->cn_policy = ppolicy_new(p);
-		n->cn_base = ppolicy_ref(base);
+		if (n->cn_rules != NULL)
+			policy_merge_narrow(p, n->cn_rules);
+		if (live != NULL)
+			policy_merge_live(p, base->pp_policy, live->pp_policy);
+		proxy_policy_unref(n->cn_policy);
+		proxy_policy_unref(n->cn_base);
+		proxy_policy_unref(n->cn_live);
+		n->cn_policy = proxy_policy_new(p);
+		n->cn_base = proxy_policy_ref(base);
+		n->cn_live = live != NULL ? proxy_policy_ref(live) : NULL;
 	}
 	return n->cn_policy;
 }
@@ -64,7 +72,8 @@ conn_narrow_load(struct conn_narrow *n, const char *id, char *narrow,
 void
 conn_narrow_clear(struct conn_narrow *n)
 {
-	ppolicy_unref(n->cn_policy);
-	ppolicy_unref(n->cn_base);
+	proxy_policy_unref(n->cn_policy);
+	proxy_policy_unref(n->cn_base);
+	proxy_policy_unref(n->cn_live);
 	policy_free(n->cn_rules);
 }

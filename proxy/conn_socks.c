@@ -1,7 +1,7 @@
 /*
  * conn_socks.c: a SOCKS5 client (RFC 1928) of the proxy.  The greeting
  * must offer "no authentication"; the request must be CONNECT, whose
- * host and port are then decided like any other (conn_decide).  The
+ * host and port are then decided like any other (conn_dial_decide).  The
  * reply comes once the upstream is connected, or with the refusal.  The
  * parsing is socks5.c's; this file only moves bytes and states.  Once
  * answered, a tunnel's first bytes are judged (conn_tunnel.c).
@@ -104,7 +104,7 @@ conn_socks_read(struct conn *c)
 		conn_socks_answer(c, code);
 		return;
 	}
-	conn_decide(c);
+	conn_dial_decide(c);
 }
 
 /* Says a refusal or failure as SOCKS5 does: a reply code. */
@@ -146,7 +146,7 @@ conn_socks_connected(struct conn *c)
 
 const struct conn_ops conn_socks_ops = {
 	.co_name = "socks5",
-	.co_request = conn_decide,
+	.co_request = conn_dial_decide,
 	.co_connected = conn_socks_connected,
 	.co_refuse = conn_socks_refuse,
 };

@@ -264,7 +264,7 @@ conn_tls_head(struct conn *c)
 	if (!conn_log_ready(c))
 		return;
 	c->c_judged = true;
-	if (!policy_decide(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
+	if (!policy_match_host(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
 	    c->c_port, &c->c_dec)) {
 		conn_deny(c);
 		return;

@@ -61,13 +61,13 @@ conn_tunnel_sni(struct conn *c, const struct pinspect *ins, const char *sni,
 		return true;
 	shown = str_escape(sni, snilen);
 	if (cause == NULL && (ins != NULL || (h.h_kind == HOST_NAME &&
-	    policy_inspect(pol, h.h_name) != NULL)))
+	    policy_match_inspect(pol, h.h_name) != NULL)))
 		/* Inspection is by the tunnel's host, named alike. */
 		conn_tunnel_refuse(c, "TLS server name \"%s\" differs "
 		    "from the tunnel's host %s, and one of them is "
 		    "inspected (network.inspect)", shown,
 		    c->c_dec.d_host.h_name);
-	else if (cause == NULL && policy_decide(pol, sni, snilen,
+	else if (cause == NULL && policy_match_host(pol, sni, snilen,
 	    c->c_port, &d) && d.d_host.h_kind == HOST_NAME) {
 		decision_clear(&d);
 		ok = true;
@@ -124,7 +124,7 @@ conn_tunnel_peek(struct conn *c)
 	if (len > TLS_PEEK_MAX)
 		len = TLS_PEEK_MAX;
 	if (c->c_dec.d_host.h_kind == HOST_NAME)
-		ins = policy_inspect(c->c_policy->pp_policy,
+		ins = policy_match_inspect(c->c_policy->pp_policy,
 		    c->c_dec.d_host.h_name);
 	rc = tls_peek_sni(evbuffer_pullup(in, (ssize_t)len), len, sni,
 	    sizeof(sni), &snilen);

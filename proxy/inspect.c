@@ -127,7 +127,7 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 		return false;
 	}
 	for (i = 0; i < in->in_paths.pl_n && !ok; i++)
-		ok = policy_path_match(in->in_paths.pl_v[i].pi_text, path);
+		ok = policy_match_path(in->in_paths.pl_v[i].pi_text, path);
 	if (!ok) {
 		char	*shown = str_escape(path, strlen(path));
 
@@ -149,7 +149,7 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
  * and the base64 of "ph_user:value"; scrub.c looks for that part).
  */
 char *
-phantom_format(const struct phantom *ph, const char *value)
+inspect_phantom_format(const struct phantom *ph, const char *value)
 {
 	const char	*s;
 	char		*out, *pair;
@@ -226,8 +226,8 @@ phantom_identity(struct http_request *req)
  * coding (phantom_identity).  Returns how many headers were filled.
  */
 int
-phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
-    const char *host, bool inspected, char **warning)
+inspect_phantom_apply(struct http_request *req, const struct phantom *ph,
+    size_t n, const char *host, bool inspected, char **warning)
 {
 	struct http_header	*hh;
 	char			*want, *w;
@@ -241,38 +241,41 @@ phantom_apply(struct http_request *req, const struct phantom *ph, size_t n,
 		if (strstr(req->hr_target, ph[j].ph_placeholder) != NULL) {
 			xasprintf(&w, "the placeholder of %s was sent to %s "
 			    "in the request target; not replaced",
-			    phantom_name(&ph[j]), host);
+			    proxy_phantom_name(&ph[j]), host);
 			phantom_warn(warning, w);
 		}
 		/* Basic's placeholder is seen only whole, in base64. */
-		want = phantom_format(&ph[j], ph[j].ph_placeholder);
+		want = inspect_phantom_format(&ph[j], ph[j].ph_placeholder);
 		for (i = 0; i < req->hr_nheaders; i++) {
 			hh = &req->hr_headers[i];
 			if (strstr(hh->hh_value, ph[j].ph_placeholder) == NULL &&
 			    strcmp(hh->hh_value, want) != 0)
 				continue;
-			if (inspected && pattern_admits_name(&ph[j].ph_host,
-			    host) && strcasecmp(hh->hh_name,
+			if (inspected && policy_match_admits_name(
+			    &ph[j].ph_host, host) && strcasecmp(hh->hh_name,
 			    ph[j].ph_header) == 0 &&
 			    strcmp(hh->hh_value, want) == 0) {
 				explicit_bzero(hh->hh_value,
 				    strlen(hh->hh_value));
 				free(hh->hh_value);
-				hh->hh_value = phantom_format(&ph[j],
+				hh->hh_value = inspect_phantom_format(&ph[j],
 				    ph[j].ph_value);
 				filled++;
-			} else if (inspected && pattern_admits_name(
+			} else if (inspected && policy_match_admits_name(
 			    &ph[j].ph_host, host) && strcasecmp(hh->hh_name,
 			    ph[j].ph_header) == 0) {
 				xasprintf(&w, "the placeholder of %s was sent "
 				    "to %s in %s, not in the credential's "
-				    "format; not replaced", phantom_name(&ph[j]),
+				    "format; not "
+				    "replaced", proxy_phantom_name(&ph[j]),
 				    host, ph[j].ph_header);
 				phantom_warn(warning, w);
 			} else {
-				xasprintf(&w, "the placeholder of %s was sent to "
+				xasprintf(&w, "the placeholder of %s was sent "
+				    "to "
 				    "%s in header %s; not replaced",
-				    phantom_name(&ph[j]), host, hh->hh_name);
+				    proxy_phantom_name(&ph[j]), host,
+				    hh->hh_name);
 				phantom_warn(warning, w);
 			}
 		}

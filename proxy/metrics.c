@@ -30,6 +30,13 @@
 
 #define METRICS_TIMEOUT_SECS	10	/* a scrape that stalls is dropped */
 #define METRICS_HEADERS_MAX	8192
+/*
+ * Identities counted apart; the connections of any after them count
+ * under identity="_other", so that a CA issuing many certificates
+ * cannot grow the proxy's memory or the scrape without bound.
+ */
+#define METRICS_IDENTITIES_MAX	256	/* said in the metric's help */
+#define METRICS_OTHER		"_other"
 
 enum {
 	MP_NONE,
@@ -46,6 +53,11 @@ static const char *const metrics_protos[MP_COUNT] = {
 	"none", "http", "connect", "socks5", "https", "capture", "dns"
 };
 
+struct metrics_id {
+	char		*mi_name;
+	uint64_t	 mi_decisions[2];	/* [allow] */
+};
+
 struct metrics {
 	struct proxy	*m_proxy;	/* borrowed */
 	struct evhttp	*m_http;
@@ -54,7 +66,34 @@ struct metrics {
 	uint64_t	 m_up;
 	uint64_t	 m_down;
 	time_t		 m_started;
+	struct metrics_id *m_ids;	/* the last is METRICS_OTHER's */
+	size_t		 m_nids;
 };
+
+/* The counters of identity id: its own, or past the cap, _other's. */
+static struct metrics_id *
+metrics_id(struct metrics *m, const char *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < m->m_nids; i++)
+		if (strcmp(m->m_ids[i].mi_name, id) == 0)
+			return &m->m_ids[i];
+	if (m->m_nids == METRICS_IDENTITIES_MAX + 1)
+		return &m->m_ids[METRICS_IDENTITIES_MAX];
+	if (m->m_ids == NULL) {
+		m->m_ids = xcalloc(METRICS_IDENTITIES_MAX + 1,
+		    sizeof(*m->m_ids));
+		m->m_ids[METRICS_IDENTITIES_MAX].mi_name =
+		    xstrdup(METRICS_OTHER);
+	}
+	if (m->m_nids == METRICS_IDENTITIES_MAX) {
+		m->m_nids++;
+		return &m->m_ids[METRICS_IDENTITIES_MAX];
+	}
+	m->m_ids[m->m_nids].mi_name = xstrdup(id);
+	return &m->m_ids[m->m_nids++];
+}
 
 /* Counts one logged decision (proxy_observe). */
 void
@@ -68,6 +107,8 @@ metrics_count(struct metrics *m, const struct egress *e)
 	if (p == MP_COUNT)
 		p = MP_NONE;
 	m->m_decisions[e->e_allow][p]++;
+	if (e->e_identity != NULL)
+		metrics_id(m, e->e_identity)->mi_decisions[e->e_allow]++;
 	if (e->e_allow && e->e_reason != NULL)
 		m->m_failed++;
 	m->m_up += e->e_up;
@@ -102,6 +143,41 @@ metrics_why_not_ready(struct metrics *m)
 		return "the egress log cannot be written: new requests are "
 		    "refused";
 	return NULL;
+}
+
+/*
+ * The metrics of a fleet's replica: the digest of its policy (replicas
+ * that disagree show two), the decisions of each identity (never of a
+ * sandbox id, which the client chooses) and the TLS clients refused.
+ */
+static void
+metrics_fleet(struct metrics *m, struct evbuffer *b)
+{
+	struct proxy	*px = m->m_proxy;
+	size_t		 i, a;
+
+	metrics_head(b, "cordon_policy_info", "gauge",
+	    "The policy in force, by the digest of its rules; always 1.");
+	evbuffer_add_printf(b, "cordon_policy_info{digest=\"%s\"} 1\n",
+	    px->px_stats.ps_digest);
+	if (px->px_mtls == NULL)
+		return;
+	metrics_head(b, "cordon_identity_connections_total", "counter",
+	    "Decisions logged for TLS clients, by their certificate's "
+	    "identity (at most 256 apart; the rest are \"_other\").");
+	/* _other, once used, is the last: m_ids[METRICS_IDENTITIES_MAX]. */
+	for (i = 0; i < m->m_nids; i++)
+		for (a = 0; a < 2; a++)
+			evbuffer_add_printf(b, "cordon_identity_connections_"
+			    "total{identity=\"%s\",decision=\"%s\"} %llu\n",
+			    m->m_ids[i].mi_name, a ? "allow" : "deny",
+			    (unsigned long long)m->m_ids[i].mi_decisions[a]);
+	metrics_head(b, "cordon_tls_refused_total", "counter",
+	    "TLS clients refused at their handshake, by reason.");
+	for (i = 0; i < MTLS_R_COUNT; i++)
+		evbuffer_add_printf(b, "cordon_tls_refused_total"
+		    "{reason=\"%s\"} %llu\n", mtls_label(i),
+		    (unsigned long long)px->px_mtls->mt_refused[i]);
 }
 
 /* Writes every metric, in the text format (version 0.0.4). */
@@ -187,6 +263,7 @@ metrics_text(struct metrics *m, struct evbuffer *b)
 	    "When the proxy started.");
 	evbuffer_add_printf(b, "cordon_start_time_seconds %lld\n",
 	    (long long)m->m_started);
+	metrics_fleet(m, b);
 }
 
 static void
@@ -297,11 +374,17 @@ fail:
 void
 metrics_free(struct metrics *m)
 {
+	size_t	 i;
+
 	if (m == NULL)
 		return;
 	if (m->m_proxy->px_metrics == m)
 		m->m_proxy->px_metrics = NULL;
 	if (m->m_http != NULL)
 		evhttp_free(m->m_http);		/* closes the listener */
+	if (m->m_ids != NULL)
+		for (i = 0; i <= METRICS_IDENTITIES_MAX; i++)
+			free(m->m_ids[i].mi_name);
+	free(m->m_ids);
 	free(m);
 }

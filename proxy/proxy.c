@@ -10,9 +10,13 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <jansson.h>
+#include <openssl/evp.h>
 
 #include "jsonl.h"
 #include "policy.h"
@@ -29,7 +33,7 @@ proxy_init(struct proxy *px, struct event_base *base, struct policy *p)
 {
 	memset(px, 0, sizeof(*px));
 	px->px_base = base;
-	px->px_policy = ppolicy_new(p);
+	px->px_policy = proxy_policy_new(p);
 	TAILQ_INIT(&px->px_conns);
 	TAILQ_INIT(&px->px_watches);
 	px->px_max = PROXY_MAX_CONNS;
@@ -73,14 +77,44 @@ proxy_clear(struct proxy *px)
 {
 	jsonl_close(px->px_log);
 	dns_free(px->px_dns);
-	ppolicy_unref(px->px_policy);
-	phantoms_free(px->px_phantoms, px->px_nphantoms);
+	proxy_policy_unref(px->px_policy);
+	proxy_phantoms_free(px->px_phantoms, px->px_nphantoms);
 	memset(px, 0, sizeof(*px));
+}
+
+/*
+ * Writes "sha256:" and the hex digest of p as `cordon policy show
+ * --plain` would print it, compact with sorted keys, to out: the same
+ * rules give the same digest on every replica, wherever their files
+ * are (the annotations, which name the files, are left out).  Empty
+ * when it cannot be made.
+ */
+void
+proxy_digest(const struct policy *p, char *out, size_t size)
+{
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0, i;
+	json_t		*j;
+	char		*text = NULL;
+	size_t		 off;
+
+	out[0] = '\0';
+	if ((j = policy_show_json(p, false)) == NULL)
+		return;
+	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	if (text != NULL && EVP_Digest(text, strlen(text), md, &mdlen,
+	    EVP_sha256(), NULL) == 1 && size >= 7 + 2 * mdlen + 1) {
+		off = (size_t)snprintf(out, size, "sha256:");
+		for (i = 0; i < mdlen; i++, off += 2)
+			snprintf(out + off, size - off, "%02x", md[i]);
+	}
+	free(text);
 }
 
 /* Wraps a policy (taken) for sharing between connections. */
 struct ppolicy *
-ppolicy_new(struct policy *p)
+proxy_policy_new(struct policy *p)
 {
 	struct ppolicy	*pp;
 
@@ -91,14 +125,14 @@ ppolicy_new(struct policy *p)
 }
 
 struct ppolicy *
-ppolicy_ref(struct ppolicy *pp)
+proxy_policy_ref(struct ppolicy *pp)
 {
 	pp->pp_refs++;
 	return pp;
 }
 
 void
-ppolicy_unref(struct ppolicy *pp)
+proxy_policy_unref(struct ppolicy *pp)
 {
 	if (pp == NULL || --pp->pp_refs > 0)
 		return;
@@ -108,12 +142,12 @@ ppolicy_unref(struct ppolicy *pp)
 
 /* Frees n phantom credentials, wiping the real values first. */
 void
-phantoms_free(struct phantom *ph, size_t n)
+proxy_phantoms_free(struct phantom *ph, size_t n)
 {
 	size_t	 i;
 
 	for (i = 0; i < n; i++) {
-		pitem_clear(&ph[i].ph_host);
+		policy_pitem_clear(&ph[i].ph_host);
 		free(ph[i].ph_env);
 		free(ph[i].ph_file);
 		free(ph[i].ph_user);
@@ -130,7 +164,7 @@ phantoms_free(struct phantom *ph, size_t n)
 
 /* What a phantom is called in warnings: its variable, or its file. */
 const char *
-phantom_name(const struct phantom *ph)
+proxy_phantom_name(const struct phantom *ph)
 {
 	return ph->ph_env != NULL ? ph->ph_env : ph->ph_file;
 }

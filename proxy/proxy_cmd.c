@@ -39,7 +39,11 @@ proxy_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: cordon proxy [--listen tcp:HOST:PORT|unix:PATH]...\n"
-	    "                    [--listen-sandbox tcp:HOST:PORT|unix:PATH]...\n"
+	    "                    [--listen-sandbox tcp:HOST:PORT|unix:PATH|"
+	    "tls:HOST:PORT]...\n"
+	    "                    [--tls-cert FILE --tls-key FILE "
+	    "--client-ca FILE\n"
+	    "                    [--crl FILE]] [--policy-watch]\n"
 	    "                    [--policy FILE]... [--allow-domain P]...\n"
 	    "                    [--deny-domain P]... [--allow-cidr CIDR]...\n"
 	    "                    [--log FILE|-] [--dns HOST[:PORT]]...\n"
@@ -58,6 +62,10 @@ struct proxy_run {
 	struct endpoint		 pr_eps[PROXY_MAX_LISTEN];
 	struct evconnlistener	*pr_listeners[PROXY_MAX_LISTEN];
 	bool			 pr_pp2[PROXY_MAX_LISTEN];
+	bool			 pr_tls[PROXY_MAX_LISTEN];	/* tls: */
+	struct mtls_files	 pr_tls_files;
+	bool			 pr_policy_watch;
+	struct pwatch		*pr_pwatch;
 	size_t			 pr_nlisten;
 	/* The limits given (proxy_limits); 0 keeps proxy_init()'s. */
 	size_t			 pr_max;
@@ -76,6 +84,7 @@ struct proxy_run {
 /* `cordon proxy`'s options that only its start needs. */
 struct proxy_opts {
 	const char	 *po_listens[PROXY_MAX_LISTEN];
+	char		 *po_tcp[PROXY_MAX_LISTEN];	/* tls:'s, as tcp: */
 	size_t		  po_nlisten;
 	const char	 *po_log;	/* --log, "-" for stdout */
 	const char	**po_pins;	/* --resolve NAME:ADDR */
@@ -101,8 +110,11 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		if (run->pr_listeners[i] == l)
 			break;
 	run->pr_proxy.px_stats.ps_accepted++;
-	conn_accept(&run->pr_proxy, fd, sa, (socklen_t)salen,
-	    i < run->pr_nlisten && run->pr_pp2[i]);
+	if (i < run->pr_nlisten && run->pr_tls[i])
+		conn_accept_tls(&run->pr_proxy, fd, sa);
+	else
+		conn_accept(&run->pr_proxy, fd, sa, (socklen_t)salen,
+		    i < run->pr_nlisten && run->pr_pp2[i]);
 }
 
 static void
@@ -120,24 +132,32 @@ proxy_policy(struct proxy_run *run)
 	struct policy	*p;
 	char		*cause;
 
-	if ((p = policy_build(&run->pr_layers, NULL, &cause)) != NULL)
+	if ((p = policy_merge_layers(&run->pr_layers, NULL, &cause)) != NULL)
 		return p;
 	log_warnx_lines(cause);
 	return NULL;
 }
 
-/* SIGHUP: read the policy again and reopen the log; keep the old on error. */
+/*
+ * Reads the policy again (on SIGHUP, or because a file of it was
+ * replaced: what says which); keeps the old one on error.  A policy
+ * whose digest is the one in force is no reload, unless on SIGHUP.
+ */
 static void
-proxy_hup_cb(evutil_socket_t sig, short what, void *arg)
+proxy_reload(struct proxy_run *run, const char *what)
 {
-	struct proxy_run	*run = arg;
 	struct proxy		*px = &run->pr_proxy;
 	struct policy		*p;
-	char			*cause;
+	char			*cause, digest[sizeof(px->px_stats.ps_digest)];
 
-	(void)sig;
-	(void)what;
-	if ((p = proxy_policy(run)) != NULL &&
+	if ((p = proxy_policy(run)) != NULL && strcmp(what, "SIGHUP") != 0) {
+		proxy_digest(p, digest, sizeof(digest));
+		if (strcmp(digest, px->px_stats.ps_digest) == 0) {
+			policy_free(p);
+			return;
+		}
+	}
+	if (p != NULL &&
 	    inspect_setup(px, p, run->pr_upstream_ca, &cause) == -1) {
 		log_warnx("proxy: %s", cause);
 		free(cause);
@@ -146,14 +166,45 @@ proxy_hup_cb(evutil_socket_t sig, short what, void *arg)
 	}
 	if (p == NULL) {
 		px->px_stats.ps_reloads_failed++;
-		log_warnx("proxy: reload failed; the policy in force stays");
-	} else {
-		ppolicy_unref(px->px_policy);
-		px->px_policy = ppolicy_new(p);
-		px->px_stats.ps_reloads_ok++;
-		px->px_stats.ps_loaded = time(NULL);
-		log_info("proxy: policy reloaded");
+		log_warnx("proxy: reload failed; the policy in force stays "
+		    "(%s; %s)", px->px_stats.ps_digest, what);
+		return;
 	}
+	proxy_digest(p, px->px_stats.ps_digest, sizeof(px->px_stats.ps_digest));
+	proxy_policy_unref(px->px_policy);
+	px->px_policy = proxy_policy_new(p);
+	px->px_stats.ps_reloads_ok++;
+	px->px_stats.ps_loaded = time(NULL);
+	log_info("proxy: policy reloaded (%s; %s)", px->px_stats.ps_digest,
+	    what);
+}
+
+/* --policy-watch: a file of the policy was replaced. */
+static void
+proxy_watched(void *arg)
+{
+	proxy_reload(arg, "a policy file changed");
+}
+
+/*
+ * SIGHUP: read the policy, the TLS files and reopen the log; what does
+ * not load keeps the old.
+ */
+static void
+proxy_hup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct proxy_run	*run = arg;
+	struct proxy		*px = &run->pr_proxy;
+	char			*cause;
+
+	(void)sig;
+	(void)what;
+	proxy_reload(run, "SIGHUP");
+	if (px->px_mtls != NULL && mtls_reload(px->px_mtls, &cause) == -1) {
+		log_warnx("proxy: %s; the TLS files in force stay", cause);
+		free(cause);
+	} else if (px->px_mtls != NULL)
+		log_info("proxy: TLS files read again");
 	if (px->px_log != NULL && jsonl_reopen(px->px_log, &cause) == -1) {
 		log_warnx("proxy: %s; still writing to the old file", cause);
 		free(cause);
@@ -170,6 +221,8 @@ proxy_drained(void *arg)
 }
 
 static const struct proxy_hooks proxy_cmd_hooks = {
+	.hk_ask = watch_ask,
+	.hk_ask_cancel = watch_ask_cancel,
 	.hk_drained = proxy_drained,
 };
 
@@ -366,7 +419,33 @@ proxy_opts_flag(struct proxy_run *run, struct proxy_opts *o, int ch,
 		if (o->po_nlisten == PROXY_MAX_LISTEN)
 			fatalx("proxy: at most %d listeners", PROXY_MAX_LISTEN);
 		run->pr_pp2[o->po_nlisten] = ch == 'S';
+		if (strncmp(arg, "tls:", 4) == 0) {
+			if (ch != 'S') {
+				log_warnx("proxy: --listen %s: a tls: listener "
+				    "reads sandboxes' headers", arg);
+				log_warnx("hint: use --listen-sandbox %s", arg);
+				return -1;
+			}
+			run->pr_tls[o->po_nlisten] = true;
+			xasprintf(&o->po_tcp[o->po_nlisten], "tcp:%s", arg + 4);
+			arg = o->po_tcp[o->po_nlisten];
+		}
 		o->po_listens[o->po_nlisten++] = arg;
+		break;
+	case 'T':
+		run->pr_tls_files.mf_cert = arg;
+		break;
+	case 'K':
+		run->pr_tls_files.mf_key = arg;
+		break;
+	case 'Q':
+		run->pr_tls_files.mf_ca = arg;
+		break;
+	case 'R':
+		run->pr_tls_files.mf_crl = arg;
+		break;
+	case 'W':
+		run->pr_policy_watch = true;
 		break;
 	case 'U':
 		run->pr_upstream_ca = arg;
@@ -418,6 +497,36 @@ proxy_opts_flag(struct proxy_run *run, struct proxy_opts *o, int ch,
 }
 
 /*
+ * The TLS files go with a tls: listener, --policy-watch with a --policy
+ * file; said and -1 if not.
+ */
+static int
+proxy_opts_tls(struct proxy_run *run, const struct proxy_opts *o)
+{
+	const struct mtls_files	*mf = &run->pr_tls_files;
+	size_t			 i;
+	bool			 tls = false, files = false;
+
+	for (i = 0; i < o->po_nlisten; i++)
+		tls |= run->pr_tls[i];
+	if (!tls && (mf->mf_cert != NULL || mf->mf_key != NULL ||
+	    mf->mf_ca != NULL || mf->mf_crl != NULL)) {
+		log_warnx("proxy: --tls-cert, --tls-key, --client-ca and --crl "
+		    "are a tls: listener's, and there is none");
+		log_warnx("hint: add --listen-sandbox tls:HOST:PORT");
+		return -1;
+	}
+	for (i = 0; i + 1 < run->pr_layers.ly_nargs; i += 2)
+		files |= strcmp(run->pr_layers.ly_args[i], "--policy") == 0;
+	if (run->pr_policy_watch && !files) {
+		log_warnx("proxy: --policy-watch: no --policy FILE to watch");
+		log_warnx("hint: name the policy with --policy FILE");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Reads `cordon proxy`'s options into run (its policy flags and limits)
  * and o, which proxy_opts_clear() frees after, whatever this returns.
  * Returns 0 when the proxy starts, or -1 with *status set to the exit
@@ -445,6 +554,11 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 		{ "socket-group", required_argument, NULL, 'g' },
 		{ "upstream-ca", required_argument, NULL, 'U' },
 		{ "pid-file", required_argument, NULL, 'P' },
+		{ "tls-cert", required_argument, NULL, 'T' },
+		{ "tls-key", required_argument, NULL, 'K' },
+		{ "client-ca", required_argument, NULL, 'Q' },
+		{ "crl", required_argument, NULL, 'R' },
+		{ "policy-watch", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -481,6 +595,8 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 	if (o->po_sockgroup != NULL && proxy_socket_group(o->po_sockgroup,
 	    &o->po_gid) == -1)
 		return -1;
+	if (proxy_opts_tls(run, o) == -1)
+		return -1;
 	/* A group alone means its members may connect. */
 	if (o->po_gid != (gid_t)-1 && o->po_mode == (mode_t)-1)
 		o->po_mode = 0660;
@@ -491,9 +607,75 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 static void
 proxy_opts_clear(struct proxy_run *run, struct proxy_opts *o)
 {
+	size_t	 i;
+
 	free(run->pr_layers.ly_args);
 	free(o->po_pins);
 	free(o->po_dns);
+	for (i = 0; i < PROXY_MAX_LISTEN; i++)
+		free(o->po_tcp[i]);
+}
+
+/*
+ * A tls: listener that cannot be served: said, with the fix, and the
+ * proxy does not start (125: cordon's own failure, as `cordon run`'s).
+ */
+static void __attribute__((noreturn))
+proxy_tls_refuse(const char *what, const char *hint)
+{
+	log_warnx("proxy: %s", what);
+	log_warnx("hint: %s", hint);
+	exit(125);
+}
+
+/* The TLS of the tls: listeners, if any; exits 125 when it cannot be. */
+static void
+proxy_tls(struct proxy_run *run, const struct proxy_opts *o)
+{
+	const struct mtls_files	*mf = &run->pr_tls_files;
+	char			*cause;
+	size_t			 i;
+	bool			 tls = false;
+
+	for (i = 0; i < o->po_nlisten; i++)
+		tls |= run->pr_tls[i];
+	if (!tls)
+		return;
+	if (mf->mf_cert == NULL || mf->mf_key == NULL || mf->mf_ca == NULL)
+		proxy_tls_refuse("a tls: listener needs --tls-cert, --tls-key "
+		    "and --client-ca", "give the server's certificate and key, "
+		    "and the CA that issues its clients' certificates "
+		    "(--crl FILE adds that CA's revocation list)");
+	if ((run->pr_proxy.px_mtls = mtls_new(mf, &cause)) == NULL)
+		proxy_tls_refuse(cause, "each file must be readable by this "
+		    "user and in PEM: openssl x509 -in CERT -noout, openssl "
+		    "pkey -in KEY -noout and openssl crl -in CRL -noout read "
+		    "them; the key must be the certificate's");
+}
+
+/*
+ * --policy-watch: the folders of the --policy files; fatal if they
+ * cannot be watched.
+ */
+static void
+proxy_policy_watch(struct proxy_run *run)
+{
+	const struct policy_layers	*pl = &run->pr_layers;
+	const char			**files;
+	char				*cause;
+	size_t				 i, n = 0;
+
+	if (!run->pr_policy_watch)
+		return;
+	files = xcalloc(pl->ly_nargs, sizeof(*files));
+	for (i = 0; i + 1 < pl->ly_nargs; i += 2)
+		if (strcmp(pl->ly_args[i], "--policy") == 0)
+			files[n++] = pl->ly_args[i + 1];
+	run->pr_pwatch = pwatch_new(run->pr_base, files, n, proxy_watched,
+	    run, &cause);
+	free(files);
+	if (run->pr_pwatch == NULL)
+		fatalx("proxy: %s", cause);
 }
 
 /* The egress log while the proxy starts: removed if made and empty. */
@@ -522,7 +704,7 @@ proxy_setup(struct proxy_run *run, const struct proxy_opts *o)
 	if ((p = proxy_policy(run)) == NULL)
 		fatalx("proxy: no policy, not starting");
 
-	fd_limit_raise();
+	file_limit_raise();
 	signal(SIGPIPE, SIG_IGN);
 	if ((run->pr_base = event_base_new()) == NULL)
 		fatalx("proxy: cannot make an event loop");
@@ -538,6 +720,8 @@ proxy_setup(struct proxy_run *run, const struct proxy_opts *o)
 	atexit(proxy_start_failed);
 	if (inspect_setup(px, p, run->pr_upstream_ca, &cause) == -1)
 		fatalx("proxy: %s", cause);
+	proxy_digest(p, px->px_stats.ps_digest, sizeof(px->px_stats.ps_digest));
+	proxy_tls(run, o);
 	if (p->p_ncreds > 0)
 		log_warnx("proxy: credentials are filled in by the proxy of "
 		    "`cordon run` only, which knows the run's placeholders; "
@@ -573,14 +757,17 @@ proxy_listen(struct proxy_run *run, const struct proxy_opts *o)
 		ep = &run->pr_eps[i];
 		if (endpoint_parse(o->po_listens[i], ep, &cause) == -1)
 			fatalx("proxy: --listen %s", cause);
-		if (!o->po_remote && !endpoint_is_loopback(ep))
+		/* A tls: client proves who it is: it may come from afar. */
+		if (!o->po_remote && !run->pr_tls[i] &&
+		    !endpoint_is_loopback(ep))
 			fatalx("proxy: refusing to listen on %s, which is not "
 			    "a loopback address: anyone who can reach it "
 			    "could use the proxy\ncordon: hint: listen on "
 			    "127.0.0.1, ::1 or a Unix socket, or pass "
 			    "--allow-non-loopback if that is what you mean",
 			    ep->ep_text);
-		if (run->pr_pp2[i] && ep->ep_family != AF_UNIX)
+		if (run->pr_pp2[i] && !run->pr_tls[i] &&
+		    ep->ep_family != AF_UNIX)
 			proxy_listen_tcp_sandbox(ep);
 		if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
 			fatalx("proxy: %s", cause);
@@ -646,6 +833,9 @@ proxy_stop(struct proxy_run *run)
 	conn_close_all(&run->pr_proxy);
 	watch_close_all(&run->pr_proxy);
 	inspect_teardown(&run->pr_proxy);
+	mtls_free(run->pr_proxy.px_mtls);
+	run->pr_proxy.px_mtls = NULL;
+	pwatch_free(run->pr_pwatch);
 	proxy_clear(&run->pr_proxy);
 	for (i = 0; i < nitems(run->pr_sigs); i++)
 		event_free(run->pr_sigs[i]);
@@ -676,6 +866,7 @@ proxy_cmd(int argc, char **argv)
 		if (o.po_metrics != NULL)
 			proxy_metrics(&run, o.po_metrics, o.po_remote);
 		proxy_signals(&run);
+		proxy_policy_watch(&run);
 		proxy_pidfile(o.po_pidfile);
 		proxy_starting_log = NULL;
 		event_base_dispatch(run.pr_base);

@@ -19,7 +19,7 @@
  * seen too: the last (longest form - 1) bytes are held back until more
  * come or the body ends.  A compressed answer cannot be searched byte
  * by byte: the request that carried a real value asked for none
- * (phantom_apply), and a compressed answer to it is refused
+ * (inspect_phantom_apply), and a compressed answer to it is refused
  * (scrub_head).
  */
 #include <sys/types.h>
@@ -83,7 +83,7 @@ scrub_form_add(struct scrub *s, size_t j, char *real, char *put)
 
 /*
  * The forms of s's real values, the longest first where one may hold
- * another: for Basic the base64 of "user:value" (phantom_format's after
+ * another: for Basic the base64 of "user:value" (inspect_phantom_format's after
  * "Basic "), then for each the value itself.  Any other form the proxy
  * sent holds one of these.
  */
@@ -98,8 +98,8 @@ scrub_forms(struct scrub *s)
 		ph = &s->sc_ph[j];
 		if (!scrub_wanted(ph) || ph->ph_user == NULL)
 			continue;
-		real = phantom_format(ph, ph->ph_value);
-		put = phantom_format(ph, ph->ph_placeholder);
+		real = inspect_phantom_format(ph, ph->ph_value);
+		put = inspect_phantom_format(ph, ph->ph_placeholder);
 		scrub_form_add(s, j, xstrdup(real + 6), xstrdup(put + 6));
 		explicit_bzero(real, strlen(real));
 		free(real);
@@ -357,7 +357,7 @@ scrub_warn(struct scrub *s, char **warning)
 		if (s->sc_seen[j] == 0)
 			continue;
 		xasprintf(&w, "the real value of %s came back in the answer "
-		    "%llu time%s; taken out", phantom_name(&s->sc_ph[j]),
+		    "%llu time%s; taken out", proxy_phantom_name(&s->sc_ph[j]),
 		    (unsigned long long)s->sc_seen[j],
 		    s->sc_seen[j] == 1 ? "" : "s");
 		log_warnx("proxy: %s", w);

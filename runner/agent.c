@@ -35,6 +35,8 @@
  * of the egress log (protocol "ssh-agent"); a refusal the policy made
  * reaches the summary with its fix.  Never blocks: both sides are
  * nonblocking bufferevents.
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -53,11 +55,11 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "agent.h"
 #include "jsonl.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
-#include "runner.h"
 #include "sshagent.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -228,10 +230,10 @@ agent_allowed(const struct agent *ag, const char *host, int port,
 {
 	const struct policy	*p = ag->ag_proxy->px_policy->pp_policy;
 
-	if (!policy_decide(p, host, strlen(host), port, d))
+	if (!policy_match_host(p, host, strlen(host), port, d))
 		return false;
 	if (d->d_host.h_kind == HOST_ADDR && d->d_why != WHY_MODE_HOST &&
-	    !policy_check_addr(p, &d->d_host.h_ip, d))
+	    !policy_match_addr(p, &d->d_host.h_ip, d))
 		return false;
 	return true;
 }

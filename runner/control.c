@@ -9,6 +9,8 @@
  * policy input, whole, before anything of it is applied: an unknown
  * key, a wrong type or a bad pattern is an "error" event and changes
  * nothing.  The protocol is documented in docs/agents.md.
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -25,8 +27,8 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "control.h"
 #include "log.h"
-#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

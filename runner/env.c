@@ -28,6 +28,8 @@
  * a policy with many or long env.set values could otherwise build an
  * environment that execve(2) refuses with E2BIG, or one that crowds out
  * the arguments.  Nothing here needs privileges or touches the kernel.
+ *
+ * Runs in: cordon run on the host, before the clone.
  */
 #include <sys/types.h>
 
@@ -39,9 +41,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "policy.h"
 #include "proxy.h"
-#include "runner.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -19,6 +19,8 @@
  * one repository's run leaves what the next repository's runs find.
  *
  * Runs with the caller's privileges, before any namespace.
+ *
+ * Runs in: cordon run on the host, before the clone and after the run.
  */
 #include <sys/types.h>
 #include <sys/stat.h>

@@ -38,11 +38,15 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "env.h"
+#include "guard.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
+#include "run_host.h"
 #include "runner.h"
 #include "sess.h"
+#include "tally.h"
 #include "xmalloc.h"
 
 /* A client's connection: one request (a command, or stop). */

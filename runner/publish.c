@@ -10,6 +10,8 @@
  * (SCM_RIGHTS), to PID 1, which connects to 127.0.0.1:PORT inside and
  * relays the two.  Nothing else crosses: the pair carries descriptors of
  * connections to the published ports only, from outside in.
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

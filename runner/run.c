@@ -38,12 +38,17 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "agent.h"
 #include "endpoint.h"
 #include "jsonl.h"
 #include "log.h"
+#include "notify.h"
 #include "policy.h"
 #include "proxy.h"
+#include "run_host.h"
 #include "runner.h"
+#include "tally.h"
+#include "unixroute.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -126,9 +131,8 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	    cause)) == -1)
 		return -1;
 
-	px->px_hooks = &run_proxy_hooks;
+	px->px_hooks = &run_control_proxy_hooks;
 	px->px_hooks_arg = rn;
-	px->px_ask_secs = net->net_ask_secs;
 	px->px_ask_names = net->net_ask;
 	if (proxy_dns(px, net->net_dns, net->net_pins, net->net_npins, cause) ==
 	    -1)
@@ -184,7 +188,7 @@ run_unix_is_agent(const char *path)
 	}
 	same = strcmp(it.pi_text, path) == 0 || (realpath(sock, a) != NULL &&
 	    realpath(path, b) != NULL && strcmp(a, b) == 0);
-	pitem_clear(&it);
+	policy_pitem_clear(&it);
 	return same;
 }
 
@@ -232,14 +236,14 @@ run_unix_hint(const struct run *run, const char *path, const char **reason)
 			    "the user's agent would hand the command every "
 			    "key");
 	} else {
-		risk = policy_socket_risk(it.pi_text);
+		risk = policy_parse_socket_risk(it.pi_text);
 		xasprintf(&hint, "add \"%s\" to filesystem.unix_sockets in "
 		    "your own policy (--policy FILE, or the user's; a "
 		    "workspace policy may not)%s%s", it.pi_text,
 		    risk != NULL ? "; mind that it is " : "",
 		    risk != NULL ? risk : "");
 	}
-	pitem_clear(&it);
+	policy_pitem_clear(&it);
 	return hint;
 }
 

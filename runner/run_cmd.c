@@ -3,6 +3,8 @@
  * and the run's steps in order: run_prepare() decides everything that
  * can fail before the sandbox exists, --dry-run prints it, and
  * run_prepare_exec() runs it; run_prepare_clear() frees it all.
+ *
+ * Runs in: cordon run on the host, from main().
  */
 #include <sys/types.h>
 
@@ -15,10 +17,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "opt.h"
 #include "policy.h"
+#include "run_prep.h"
 #include "runner.h"
 #include "sess.h"
-#include "opt.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -103,7 +106,7 @@ run_opts_policy(struct run_opts *o, int ch, const char *arg)
 		return false;
 	if (pf->pf_path)
 		arg = run_abs(arg, o->ro_cwd, &o->ro_owned, &o->ro_nowned);
-	policy_layers_add(&o->ro_layers, pf->pf_flag, arg);
+	policy_flag_add(&o->ro_layers, pf->pf_flag, arg);
 	return true;
 }
 

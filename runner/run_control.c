@@ -2,6 +2,8 @@
  * run_control.c: the harness's side of a run (--control, --ask): each
  * decision of the run's proxy counted and told to it, connections held
  * while it is asked, and the rules and answers it sends back.
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -11,48 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control.h"
 #include "jsonl.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
+#include "run_host.h"
 #include "runner.h"
+#include "tally.h"
 #include "util.h"
 #include "xmalloc.h"
 
-/* A connection held while the harness is asked (--ask). */
-struct ask {
-	char		 as_id[24];
-	struct conn	*as_conn;
-};
-
-/* Each decision of the run's proxy: counted, and told to the harness. */
-static void
-run_control_observe(const struct egress *e, const char *hint,
-    const char *pattern, void *arg)
-{
-	struct runner	*rn = arg;
-	char		*host, id[24];
-
-	tally_add(rn->rn_tally, e, hint, pattern);
-	keeper_tally(rn, e, hint, pattern);
-	if (e->e_allow || !control_alive(rn->rn_control))
-		return;
-	host = str_escape(e->e_host != NULL ? e->e_host : "",
-	    e->e_host != NULL ? e->e_hostlen : 0);
-	snprintf(id, sizeof(id), "r%lu", ++rn->rn_seq);
-	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
-	    "s:s, s:o, s:o, s:o}", "event", "refused", "id", id,
-	    "host", host, "port", e->e_port,
-	    "protocol", e->e_proto != NULL ? e->e_proto : "",
-	    "reason", e->e_reason != NULL ? e->e_reason : "refused",
-	    "rule", e->e_rule != NULL ? json_string(e->e_rule) : json_null(),
-	    "fix", hint != NULL ? json_string(hint) : json_null(),
-	    "allow", pattern != NULL ? json_string(pattern) : json_null()));
-	free(host);
-}
-
-/* --ask: a connection no rule allows waits while the harness is asked. */
-static bool
+/*
+ * --ask: a connection no rule allows waits while the harness is asked;
+ * returns the seconds it waits, or 0.
+ */
+static int
 run_control_ask(struct conn *c, const struct egress *e, void *arg)
 {
 	struct runner	*rn = arg;
@@ -60,10 +36,11 @@ run_control_ask(struct conn *c, const struct egress *e, void *arg)
 	char		*host;
 
 	if (!rn->rn_net->net_ask || !control_alive(rn->rn_control))
-		return false;
+		return 0;
 	rn->rn_asks = xreallocarray(rn->rn_asks, rn->rn_nasks + 1,
 	    sizeof(*rn->rn_asks));
 	as = &rn->rn_asks[rn->rn_nasks++];
+	memset(as, 0, sizeof(*as));
 	snprintf(as->as_id, sizeof(as->as_id), "a%lu", ++rn->rn_seq);
 	as->as_conn = c;
 	host = str_escape(e->e_host != NULL ? e->e_host : "",
@@ -73,7 +50,7 @@ run_control_ask(struct conn *c, const struct egress *e, void *arg)
 	    "port", e->e_port, "protocol", e->e_proto != NULL ?
 	    e->e_proto : "", "timeout_secs", rn->rn_net->net_ask_secs));
 	free(host);
-	return true;
+	return rn->rn_net->net_ask_secs;
 }
 
 /* Forgets the ask of c (answered, timed out, or the client went). */
@@ -91,11 +68,36 @@ run_control_ask_cancel(struct conn *c, void *arg)
 }
 
 /* What the run's proxy tells cordon run, and asks it. */
-const struct proxy_hooks run_proxy_hooks = {
-	.hk_observe = run_control_observe,
+const struct proxy_hooks run_control_proxy_hooks = {
+	.hk_observe = run_harness_observe,
 	.hk_ask = run_control_ask,
 	.hk_ask_cancel = run_control_ask_cancel,
 };
+
+/*
+ * {"allow": P} or {"deny": P} with --proxy-socket: checked here, then
+ * sent to the operator's proxy, which holds the run's rules; its answer
+ * comes back to run_harness_said().  Returns 0, or -1 with *cause.
+ */
+static int
+run_control_remote_rule(struct runner *rn, bool allow, const char *pattern,
+    char **cause)
+{
+	struct pitem	 it;
+
+	if (rn->rn_feed == NULL || rn->rn_feed_ended) {
+		xasprintf(cause, "%s: the run's channel to the operator's "
+		    "proxy is closed; nothing changed", allow ? "allow" :
+		    "deny");
+		return -1;
+	}
+	memset(&it, 0, sizeof(it));
+	if (policy_parse_pattern(pattern, &it, cause) == -1)
+		return -1;
+	policy_pitem_clear(&it);
+	run_feed_rule(rn, allow, pattern);
+	return 0;
+}
 
 /* {"allow": P} or {"deny": P}: the run's policy, with one rule more. */
 static int
@@ -107,23 +109,19 @@ run_control_rule(bool allow, const char *pattern, void *arg, char **cause)
 	struct plist	*pl;
 	const char	*flag = allow ? "--allow-domain" : "--deny-domain";
 
-	if (!rn->rn_own_proxy) {
-		xasprintf(cause, "%s: the operator's proxy decides for this "
-		    "run (--proxy-socket); ask its operator", allow ? "allow" :
-		    "deny");
-		return -1;
-	}
+	if (!rn->rn_own_proxy)
+		return run_control_remote_rule(rn, allow, pattern, cause);
 	p = policy_new();
 	policy_merge(p, px->px_policy->pp_policy);
-	if (policy_add_flag(p, flag, pattern, NULL, cause) == -1) {
+	if (policy_merge_flag(p, flag, pattern, NULL, cause) == -1) {
 		policy_free(p);
 		return -1;
 	}
 	pl = allow ? &p->p_allow : &p->p_deny;
 	free(pl->pl_v[pl->pl_n - 1].pi_from);
 	pl->pl_v[pl->pl_n - 1].pi_from = xstrdup("the control channel");
-	ppolicy_unref(px->px_policy);
-	px->px_policy = ppolicy_new(p);
+	proxy_policy_unref(px->px_policy);
+	px->px_policy = proxy_policy_new(p);
 	log_info("run: %s %s, from the control channel", allow ? "allow" :
 	    "deny", pattern);
 	control_send(rn->rn_control, json_pack("{s:s, s:s}", "event",
@@ -150,6 +148,12 @@ run_control_answer(const char *id, const char *decision, void *arg,
 		return -1;
 	}
 	c = rn->rn_asks[i].as_conn;
+	if (c == NULL) {
+		/* The operator's proxy holds it, and hears the answer. */
+		run_feed_answer(rn, rn->rn_asks[i].as_remote, decision);
+		rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
+		return 0;
+	}
 	rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
 	if (strcmp(decision, "allow-run") == 0) {
 		pattern = conn_pattern(c);
@@ -158,16 +162,17 @@ run_control_answer(const char *id, const char *decision, void *arg,
 			if (pattern == NULL)
 				xasprintf(cause, "no single rule allows it");
 			free(pattern);
-			conn_answer(c, false, NULL);
+			conn_dial_answer(c, false, NULL);
 			return -1;
 		}
 		free(pattern);
-		conn_answer(c, true, "allowed for the run by the harness "
+		conn_dial_answer(c, true, "allowed for the run by the harness "
 		    "(--ask)");
 	} else if (strcmp(decision, "allow-once") == 0)
-		conn_answer(c, true, "allowed once by the harness (--ask)");
+		conn_dial_answer(c, true,
+		    "allowed once by the harness (--ask)");
 	else
-		conn_answer(c, false, NULL);
+		conn_dial_answer(c, false, NULL);
 	return 0;
 }
 
@@ -180,7 +185,11 @@ run_control_closed(void *arg)
 
 	while (rn->rn_nasks > 0) {
 		c = rn->rn_asks[--rn->rn_nasks].as_conn;
-		conn_answer(c, false, NULL);
+		if (c != NULL)
+			conn_dial_answer(c, false, NULL);
+		else
+			run_feed_answer(rn,
+			    rn->rn_asks[rn->rn_nasks].as_remote, "deny");
 	}
 }
 

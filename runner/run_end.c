@@ -4,6 +4,8 @@
  * the command's end, the guard's check), the agent's and the proxy's
  * last words, the refusal summary and --report, and the one cleanup of
  * what struct runner owns.
+ *
+ * Runs in: cordon run on the host, after the sandbox ends.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -17,11 +19,15 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "agent.h"
+#include "control.h"
 #include "endpoint.h"
 #include "jsonl.h"
 #include "log.h"
 #include "proxy.h"
+#include "run_host.h"
 #include "runner.h"
+#include "tally.h"
 #include "xmalloc.h"
 
 /*

@@ -14,6 +14,15 @@
  * The operator's policy decides; a run's rules only narrow it.  So a
  * refusal the run did not make itself is told with a fix for the
  * operator, never with a flag that cannot widen anything.
+ *
+ * The harness's live rules and answers (--control, --ask) travel on the
+ * same channel: {"ask": SECS} in the preflight, answered "asking", so
+ * that the proxy holds, and asks the run about, a connection the run's
+ * own narrowing refused; {"allow": P, "n": N} and {"deny": P, "n": N},
+ * answered "rule" (applied, or refused with the operator's rule); and
+ * {"answer": ID, "decision": D} for its questions (proxy/watch_msg.c).
+ *
+ * Runs in: cordon run on the host, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -35,16 +44,19 @@
 
 #include <jansson.h>
 
+#include "control.h"
 #include "jsonl.h"
 #include "log.h"
 #include "pp2.h"
 #include "proxy.h"
+#include "run_host.h"
 #include "runner.h"
 #include "xmalloc.h"
 
 #define FEED_HELLO_SECS		5	/* the preflight's answer */
 #define FEED_END_SECS		5	/* the last decisions, at the end */
 #define FEED_LINE_MAX		(64 * 1024)
+#define FEED_ASKING		"{\"event\":\"asking\","
 
 /* Says why path refused the connect (err), with the fix. */
 static void
@@ -105,20 +117,35 @@ run_feed_connect(const struct run *run, const char *path)
 	return fd;
 }
 
+/* Says whether buf's first off bytes hold lines lines. */
+static bool
+run_feed_lines(const char *buf, size_t off, int lines)
+{
+	const char	*nl;
+
+	while (lines-- > 0) {
+		if ((nl = memchr(buf, '\n', off)) == NULL)
+			return false;
+		off -= (size_t)(nl + 1 - buf);
+		buf = nl + 1;
+	}
+	return true;
+}
+
 /*
- * Reads the proxy's first line into buf (size bytes), waiting up to
- * FEED_HELLO_SECS; returns its length (0: the proxy closed), or -1 on
- * timeout or error (errno).
+ * Reads the proxy's first lines (lines of them) into buf (size bytes),
+ * waiting up to FEED_HELLO_SECS; returns their length (0: the proxy
+ * closed), or -1 on timeout or error (errno).
  */
 static ssize_t
-run_feed_hello(int fd, char *buf, size_t size)
+run_feed_hello(int fd, char *buf, size_t size, int lines)
 {
 	struct pollfd	 pfd = { fd, POLLIN, 0 };
 	size_t		 off = 0;
 	ssize_t		 n;
 	int		 rc;
 
-	while (off + 1 < size && memchr(buf, '\n', off) == NULL) {
+	while (off + 1 < size && !run_feed_lines(buf, off, lines)) {
 		if ((rc = poll(&pfd, 1, FEED_HELLO_SECS * 1000)) == 0) {
 			errno = ETIMEDOUT;
 			return -1;
@@ -171,7 +198,8 @@ run_feed_open(struct runner *rn)
 {
 	const char	*path = rn->rn_net->net_socket;
 	struct pp2_out	 po;
-	char		*hdr, *cause, answer[256];
+	char		*hdr, *cause, answer[512], *ask = NULL;
+	const char	*asking = NULL;
 	size_t		 len;
 	ssize_t		 n;
 	int		 fd;
@@ -185,8 +213,17 @@ run_feed_open(struct runner *rn)
 	po.po_watch = PP2_WATCH_VERSION;
 	if ((hdr = pp2_header(&po, &len, &cause)) == NULL)
 		fatalx("run: %s", cause);
+	/* --ask: the proxy must say it holds and asks before the command. */
+	if (rn->rn_net->net_ask) {
+		xasprintf(&ask, "{\"ask\":%d}\n", rn->rn_net->net_ask_secs);
+		hdr = xreallocarray(hdr, len + strlen(ask), 1);
+		memcpy(hdr + len, ask, strlen(ask));
+		len += strlen(ask);
+		free(ask);
+	}
 	n = send(fd, hdr, len, MSG_NOSIGNAL) == (ssize_t)len ?
-	    run_feed_hello(fd, answer, sizeof(answer)) : -1;
+	    run_feed_hello(fd, answer, sizeof(answer), rn->rn_net->net_ask ?
+	    2 : 1) : -1;
 	free(hdr);
 	if (n <= 0 || strncmp(answer, PP2_WATCH_HELLO,
 	    strlen(PP2_WATCH_HELLO)) != 0) {
@@ -194,11 +231,24 @@ run_feed_open(struct runner *rn)
 		close(fd);
 		return -1;
 	}
+	len = strlen(PP2_WATCH_HELLO);
+	if (rn->rn_net->net_ask) {
+		asking = answer + len;
+		if (strncmp(asking, FEED_ASKING, strlen(FEED_ASKING)) != 0) {
+			log_warnx("run: the proxy at %s does not hold and ask "
+			    "about connections (--ask): a cordon proxy older "
+			    "than this run", path);
+			log_warnx("hint: run without --ask, or ask its "
+			    "operator to update cordon");
+			close(fd);
+			return -1;
+		}
+		len += (size_t)(strchr(asking, '\n') + 1 - asking);
+	}
 	if ((rn->rn_feed = bufferevent_socket_new(rn->rn_base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL)
 		fatalx("run: bufferevent_socket_new failed");
 	/* What came after the hello is the first of the feed. */
-	len = strlen(PP2_WATCH_HELLO);
 	if ((size_t)n > len)
 		evbuffer_add(bufferevent_get_input(rn->rn_feed), answer + len,
 		    (size_t)n - len);
@@ -273,13 +323,50 @@ run_feed_decision(struct runner *rn, const json_t *doc)
 		    e.e_rule_from, pattern);
 	else if (e.e_rule != NULL) {
 		/* The run's own deny entry: the operator's policy allows. */
-		xasprintf(&opfix, "this run's own rules refuse it (\"%s\": "
-		    "its --deny-domain, policy or workspace policy); remove it "
-		    "there if that is wrong", e.e_rule);
+		xasprintf(&opfix, "this run's own rules refuse it (\"%s\", "
+		    "from %s: its --deny-domain, policy, workspace policy or "
+		    "control channel); remove it there if that is wrong",
+		    e.e_rule, e.e_rule_from != NULL ? e.e_rule_from : "it");
 		fix = opfix;
 	}
-	run_proxy_hooks.hk_observe(&e, fix, pattern, rn);
+	run_harness_observe(&e, fix, pattern, rn);
 	free(opfix);
+}
+
+/* The operator's proxy holds a connection of the run and asks. */
+static void
+run_feed_ask(struct runner *rn, const json_t *doc)
+{
+	struct egress	 e;
+	const char	*id;
+
+	memset(&e, 0, sizeof(e));
+	if ((id = run_feed_str(doc, "id")) == NULL ||
+	    (e.e_host = run_feed_str(doc, "host")) == NULL)
+		return;
+	e.e_hostlen = strlen(e.e_host);
+	e.e_port = (int)run_feed_int(doc, "port");
+	e.e_proto = run_feed_str(doc, "protocol");
+	/* Nobody to ask: the run's answer is no. */
+	if (!rn->rn_net->net_ask || !control_alive(rn->rn_control)) {
+		run_feed_answer(rn, id, "deny");
+		return;
+	}
+	run_harness_ask(rn, id, &e, (int)run_feed_int(doc, "timeout_secs"));
+}
+
+/* The proxy's answer to a live rule: applied, or why not. */
+static void
+run_feed_said(struct runner *rn, const json_t *doc)
+{
+	const char	*allow, *deny;
+
+	allow = run_feed_str(doc, "allow");
+	deny = run_feed_str(doc, "deny");
+	if (allow == NULL && deny == NULL)
+		return;
+	run_harness_said(rn, allow != NULL, allow != NULL ? allow :
+	    deny, run_feed_str(doc, "error"));
 }
 
 static void
@@ -302,6 +389,13 @@ run_feed_read_cb(struct bufferevent *bev, void *arg)
 		}
 		if (strcmp(event, "decision") == 0)
 			run_feed_decision(rn, doc);
+		else if (strcmp(event, "ask") == 0)
+			run_feed_ask(rn, doc);
+		else if (strcmp(event, "unasked") == 0 && json_unpack(doc,
+		    "{s:s}", "id", &reason) == 0)
+			run_harness_gone(rn, reason);
+		else if (strcmp(event, "rule") == 0)
+			run_feed_said(rn, doc);
 		else if (strcmp(event, "end") == 0) {
 			rn->rn_feed_ended = true;
 			event_base_loopbreak(rn->rn_base);
@@ -325,7 +419,9 @@ run_feed_event_cb(struct bufferevent *bev, short what, void *arg)
 	(void)what;
 	if (!rn->rn_feed_ended && !rn->rn_done)
 		log_warnx("run: the proxy closed the run's channel; the "
-		    "summary and --report miss what it decided since");
+		    "summary and --report miss what it decided since%s",
+		    rn->rn_control != NULL ? ", and the control channel's "
+		    "live rules and questions are gone with it" : "");
 	rn->rn_feed_ended = true;
 	bufferevent_disable(bev, EV_READ);
 	event_base_loopbreak(rn->rn_base);
@@ -368,4 +464,39 @@ run_feed_end(struct runner *rn)
 	}
 	bufferevent_free(rn->rn_feed);
 	rn->rn_feed = NULL;
+}
+
+/* Sends the harness's live rule to the operator's proxy. */
+void
+run_feed_rule(struct runner *rn, bool allow, const char *pattern)
+{
+	json_t	*msg;
+	char	*text;
+
+	msg = json_pack("{s:s, s:I}", allow ? "allow" : "deny", pattern,
+	    "n", (json_int_t)++rn->rn_seq);
+	if ((text = json_dumps(msg, JSON_COMPACT)) != NULL) {
+		bufferevent_write(rn->rn_feed, text, strlen(text));
+		bufferevent_write(rn->rn_feed, "\n", 1);
+		free(text);
+	}
+	json_decref(msg);
+}
+
+/* Sends the harness's decision on the proxy's question id. */
+void
+run_feed_answer(struct runner *rn, const char *id, const char *decision)
+{
+	json_t	*msg;
+	char	*text;
+
+	if (rn->rn_feed == NULL || rn->rn_feed_ended)
+		return;
+	msg = json_pack("{s:s, s:s}", "answer", id, "decision", decision);
+	if ((text = json_dumps(msg, JSON_COMPACT)) != NULL) {
+		bufferevent_write(rn->rn_feed, text, strlen(text));
+		bufferevent_write(rn->rn_feed, "\n", 1);
+		free(text);
+	}
+	json_decref(msg);
 }

@@ -6,6 +6,8 @@
  * it with -D__APPLE__ -fsyntax-only, which is why it uses POSIX calls
  * alone.  No privilege is held or needed: sandbox-exec applies the
  * profile to itself, then executes the command, which inherits it.
+ *
+ * Runs in: cordon run on macOS, in place of the clone.
  */
 #ifdef __APPLE__
 

@@ -4,6 +4,8 @@
  * scratch layers, the token files the plan hides, --keep's folders
  * (keep.c) and Landlock's rules.  Decided outside, before the clone; nothing is
  * mounted here.
+ *
+ * Runs in: cordon run on the host, before the clone.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -14,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "log.h"
 #include "policy.h"
+#include "run_prep.h"
 #include "runner.h"
 #include "util.h"
 #include "xmalloc.h"

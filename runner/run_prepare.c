@@ -6,6 +6,8 @@
  * where failing is cheap and the message is plain.  A struct run_prep
  * owns all of it, the policy too until run_exec() takes it, and
  * run_prepare_clear() frees it, in one place.
+ *
+ * Runs in: cordon run on the host, before the clone.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -17,9 +19,13 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "notify.h"
 #include "policy.h"
 #include "proxy.h"
+#include "run_host.h"
+#include "run_prep.h"
 #include "runner.h"
+#include "unixroute.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -117,7 +123,7 @@ run_prepare_host_ports(struct run *run, const struct policy *p)
  * With --proxy-socket, the run's network rules travel to the operator's
  * proxy with each connection (bridge.c, conn.c), which can only narrow
  * its own policy with them: its deny entries, and the allow lists of its
- * flags and workspace layer (policy_build_narrowing), as a JSON policy
+ * flags and workspace layer (policy_merge_layers_narrowing), as a JSON policy
  * of "allow", "deny" and "allow_cidrs" (no list files: their entries).
  * Sets *text to it, or to NULL when there are none; returns 0, or -1
  * with *cause set.
@@ -133,7 +139,7 @@ run_prepare_narrowing(const struct policy_layers *layers,
 	size_t			 i, j;
 
 	*text = NULL;
-	if ((n = policy_build_narrowing(layers, merged, cause)) == NULL)
+	if ((n = policy_merge_layers_narrowing(layers, merged, cause)) == NULL)
 		return -1;
 	net = json_object();
 	for (i = 0; i < nitems(keys); i++) {
@@ -203,7 +209,7 @@ run_prepare_policy(struct run_prep *rp)
 	struct policy	*p;
 	char		*cause;
 
-	if ((p = rp->rp_policy = policy_build(&rp->rp_layers, NULL,
+	if ((p = rp->rp_policy = policy_merge_layers(&rp->rp_layers, NULL,
 	    &cause)) == NULL) {
 		log_warnx_lines(cause);
 		log_warnx("run: nothing run");
@@ -302,7 +308,7 @@ run_prepare_run(struct run_prep *rp, const struct run_opts *o)
 	run->r_sb.sb_view.sv_runtime_dir = rd != NULL &&
 	    rd[0] == '/' ? rd : NULL;
 	/* A random id, in the egress log and the bridge's header. */
-	if (hex_random(run->r_sb.sb_id, RUN_ID_LEN) == -1)
+	if (str_random_hex(run->r_sb.sb_id, RUN_ID_LEN) == -1)
 		fatal("run: getrandom");
 	run_prepare_name(run->r_sb.sb_cmd.sc_argv[0], run->r_sb.sb_cmd.sc_name,
 	    sizeof(run->r_sb.sb_cmd.sc_name));
@@ -431,11 +437,9 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 	run->r_npublish = o->ro_npublish;
 	run->r_publish = o->ro_npublish > 0 ? o->ro_publish : NULL;
 
-	if (rp->rp_net.net_ask && (rp->rp_net.net_control == NULL ||
-	    rp->rp_net.net_socket != NULL)) {
-		log_warnx("run: --ask needs --control, and the run's own proxy "
-		    "(not --proxy-socket): it asks the harness on that "
-		    "channel before its proxy refuses");
+	if (rp->rp_net.net_ask && rp->rp_net.net_control == NULL) {
+		log_warnx("run: --ask needs --control: it asks the harness on "
+		    "that channel before the proxy refuses");
 		return -1;
 	}
 	if (run_prepare_workspace(rp, o) == -1 ||
@@ -557,7 +561,7 @@ run_prepare_clear(struct run_prep *rp)
 		close(run->r_sb.sb_cmd.sc_seccomp);
 	env_free(run->r_sb.sb_cmd.sc_env);
 	free(run->r_env_dropped);
-	phantoms_free(run->r_phantoms, run->r_nphantoms);
+	proxy_phantoms_free(run->r_phantoms, run->r_nphantoms);
 	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++)
 		secrets_clear(&run->r_sb.sb_view.sv_secrets[i]);
 	free(run->r_sb.sb_view.sv_secrets);

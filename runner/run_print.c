@@ -1,15 +1,20 @@
 /*
  * run_print.c: --dry-run, what a run would do, in the order it would do
  * it, from what run_prepare() decided; nothing is made or changed.
+ *
+ * Runs in: cordon run on the host (--dry-run: no clone).
  */
 #include <sys/types.h>
 
 #include <stdio.h>
 #include <string.h>
 
+#include "env.h"
 #include "policy.h"
 #include "proxy.h"
 #include "runner.h"
+#include "trust.h"
+#include "unixroute.h"
 
 /* The phantom credential whose variable is env's "NAME=...", or NULL. */
 static const struct phantom *
@@ -145,7 +150,7 @@ run_print(const struct run *run, const struct run_net *net,
 	    ", network");
 	run_print_net(run, net);
 	printf("mounts, in order:\n");
-	mount_print(&run->r_sb, stdout);
+	mount_steps_print(&run->r_sb, stdout);
 	for (i = 0; i < run->r_sb.sb_view.sv_plan->fp_nnotes; i++)
 		printf("  note: %s\n", run->r_sb.sb_view.sv_plan->fp_notes[i]);
 	printf("Landlock: ");

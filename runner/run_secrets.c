@@ -4,6 +4,8 @@
  * inspect for them; the phantom credentials the proxy fills in; the
  * files for the summary and the report.  Outside, before the clone;
  * nothing here needs privileges.
+ *
+ * Runs in: cordon run on the host, before the clone and at the end.
  */
 
 #include <limits.h>
@@ -21,6 +23,7 @@
 #include "proxy.h"
 #include "runner.h"
 #include "secrets.h"
+#include "trust.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -31,7 +34,7 @@ run_secrets_inspect(struct policy *p, const char *host, const char *name)
 	struct pinspect	 in = { 0 };
 	char		*cause;
 
-	if (policy_inspect(p, host) != NULL)
+	if (policy_match_inspect(p, host) != NULL)
 		return;
 	if (policy_parse_pattern(host, &in.in_host, &cause) == -1) {
 		log_info("run: %s: %s", name, cause);

@@ -54,6 +54,9 @@
  *
  * clone3 gets ENOSYS instead: its flags are in memory the filter cannot
  * read, and C libraries fall back to clone, whose flags it can.
+ *
+ * Runs in: cordon run on the host, before the clone (the command
+ *   loads the program: sysfilter_apply.c).
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>

@@ -5,6 +5,8 @@
  * system's certificates and cordon's CA, as one PEM text that PID 1
  * writes to RUN_CA_BUNDLE).  Only ca.crt is read here, never ca.key.
  * Nothing here needs privileges.
+ *
+ * Runs in: cordon run on the host, before the clone.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -24,10 +26,11 @@
 #include <openssl/x509.h>
 
 #include "certs.h"
+#include "env.h"
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
-#include "runner.h"
+#include "trust.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -109,7 +112,7 @@ trust_placeholder(void)
 
 	s = xmalloc(off + PHANTOM_HEX + 1);
 	memcpy(s, PHANTOM_PREFIX, off);
-	if (hex_random(s + off, PHANTOM_HEX) == -1)
+	if (str_random_hex(s + off, PHANTOM_HEX) == -1)
 		fatal("run: getrandom");
 	return s;
 }
@@ -119,7 +122,7 @@ trust_placeholder(void)
  * values are read from env (the runner's own environment).  An entry
  * whose variable env does not hold gets none (said with -v).  Entries
  * naming one variable share one placeholder.  Sets *ph (the caller
- * frees it with phantoms_free) and *n.
+ * frees it with proxy_phantoms_free) and *n.
  */
 void
 trust_phantoms(const struct policy *p, char *const *env,
@@ -143,7 +146,7 @@ trust_phantoms(const struct policy *p, char *const *env,
 		*ph = xreallocarray(*ph, *n + 1, sizeof(**ph));
 		e = &(*ph)[(*n)++];
 		memset(e, 0, sizeof(*e));
-		pitem_copy(&e->ph_host, &cr->cr_host);
+		policy_pitem_copy(&e->ph_host, &cr->cr_host);
 		e->ph_env = xstrdup(cr->cr_env);
 		e->ph_header = xstrdup(cr->cr_header);
 		e->ph_format = xstrdup(cr->cr_format);
@@ -400,7 +403,7 @@ trust_hide_ca(struct policy *p)
 		return;
 	}
 	if (dir[0] == '/' && stat(dir, &st) == 0) {
-		it = plist_add(&p->p_hide);
+		it = policy_plist_add(&p->p_hide);
 		it->pi_text = dir;
 		it->pi_from = xstrdup("protected: the CA of network.inspect");
 		return;

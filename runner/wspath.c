@@ -12,6 +12,9 @@
  * renamed over the name (rename(2) replaces a link or a FIFO, it does
  * not follow or open it); the log is opened there without following a
  * link, and only if it is a regular file.
+ *
+ * Runs in: cordon run on the host: opened before the clone, written
+ *   during and after the run.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -196,7 +199,7 @@ wspath_replace(const struct wspath *w, const char *text, size_t len,
 	int		 fd = -1, tries;
 
 	for (tries = 0; fd == -1 && tries < 8; tries++) {
-		if (hex_random(r, 8) == -1)
+		if (str_random_hex(r, 8) == -1)
 			break;
 		snprintf(tmp, sizeof(tmp), ".cordon-report.%s", r);
 		fd = openat(w->w_dir, tmp, O_WRONLY | O_CREAT | O_EXCL |

@@ -9,6 +9,9 @@
  * defined here).  Where the kernel has them (ABI 6), abstract Unix
  * sockets and signals are scoped to the sandbox: it can neither connect
  * to a host's abstract socket nor signal a host process.
+ *
+ * Runs in: the command, before exec (command.c); the host only
+ *   probes the kernel.
  */
 #include <sys/types.h>
 #include <sys/prctl.h>

@@ -1,6 +1,7 @@
 /*
  * mount.c: the sandbox's view of the filesystem, built by its PID 1 in
- * a new mount namespace, before the command runs.
+ * a new mount namespace, before the command runs, from the steps
+ * mount_steps.c lists.
  *
  * The order is the whole design:
  *
@@ -15,12 +16,15 @@
  *      scratch.c), by depth, most specific last: writable roots
  *      are moved over their paths, protected paths over them read-only,
  *      hidden ones covered by an empty, unreadable tmpfs or file;
- *   5. a minimal /dev and a fresh /proc for the new PID namespace.
+ *   5. a minimal /dev and a fresh /proc for the new PID namespace
+ *      (mount_sys.c).
  *
  * Every target is opened with openat2(RESOLVE_NO_SYMLINKS) and the
  * mount moved onto that very file: a folder swapped for a symbolic link
  * between the plan and the mount is refused, not followed.  Any failure
  * ends the run (sandbox_fail); nothing here degrades quietly.
+ *
+ * Runs in: the sandbox's PID 1, before it forks the command.
  */
 #include <sys/types.h>
 #include <sys/mount.h>
@@ -46,68 +50,8 @@
 #include "xmalloc.h"
 
 #include "mount.h"
-
-static const char *const dev_nodes[] = {
-	"null", "zero", "full", "random", "urandom", "tty"
-};
-
-/* Opens path as O_PATH, refusing a symbolic link in any component. */
-static int
-mount_open(const char *path, bool link_itself)
-{
-	struct open_how	 how;
-
-	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_CLOEXEC | (link_itself ? O_NOFOLLOW : 0);
-	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-}
-
-/* A detached tmpfs mount, or -1 with errno set. */
-static int
-mount_tmpfs(mode_t mode, unsigned int attrs)
-{
-	char	 opt[16];
-	int	 fs, mnt, saved;
-
-	if ((fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) == -1)
-		return -1;
-	snprintf(opt, sizeof(opt), "%o", (unsigned int)mode);
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", opt, 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_SET_STRING, "size", "50%", 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1) {
-		saved = errno;
-		close(fs);
-		errno = saved;
-		return -1;
-	}
-	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
-	saved = errno;
-	close(fs);
-	errno = saved;
-	return mnt;
-}
-
-/* Sets attributes on a mount (fd, or path from AT_FDCWD). */
-static int
-mount_attrs(int fd, const char *path, unsigned int flags, uint64_t set,
-    uint64_t clr)
-{
-	struct mount_attr	 ma;
-
-	memset(&ma, 0, sizeof(ma));
-	ma.attr_set = set;
-	ma.attr_clr = clr;
-	return mount_setattr(fd, path, flags, &ma, sizeof(ma));
-}
-
-/* Moves the detached mount src onto the already opened target. */
-static int
-mount_move(int src, int target)
-{
-	return move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH |
-	    MOVE_MOUNT_T_EMPTY_PATH);
-}
+#include "mount_fd.h"
+#include "mount_sys.h"
 
 /*
  * The step's target inside a tmpfs this run mounted (a private /tmp,
@@ -232,7 +176,7 @@ mount_scratch(int lower, int *shared, int *tmp, const char *premake)
 	int			 fs, mnt = -1, saved;
 
 	if (fstat(lower, &st) == -1 || (*shared == -1 && (*shared =
-	    mount_tmpfs(0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) == -1))
+	    mount_fd_tmpfs(0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) == -1))
 		return -1;
 	snprintf(name, sizeof(name), "%u", layer++);
 	if (mkdirat(*shared, name, 0700) == -1 ||
@@ -271,10 +215,10 @@ mount_target(const struct mounts *m, const struct step *s, struct stat *st)
 {
 	int	 target;
 
-	if ((target = mount_open(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
+	if ((target = mount_fd_open(s->s_path, s->s_kind == STEP_PIN_LINK)) ==
 	    -1 && errno == ENOENT && s->s_kind != STEP_PIN_LINK) {
 		mount_make_target(m, s);
-		target = mount_open(s->s_path, false);
+		target = mount_fd_open(s->s_path, false);
 	}
 	if (target == -1)
 		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
@@ -322,7 +266,7 @@ mount_cover_file(const struct mounts *m, const struct step *s)
 	char	 name[32];
 	ssize_t	 tok;
 
-	tok = s->s_kind == STEP_HIDE_FILE ? mount_token(m->m_sb, s->s_path) :
+	tok = s->s_kind == STEP_HIDE_FILE ? mount_steps_token(m->m_sb, s->s_path) :
 	    -1;
 	snprintf(name, sizeof(name), "token-%zd", tok);
 	return open_tree(m->m_empty, tok != -1 ? name :
@@ -347,7 +291,7 @@ mount_source(struct mounts *m, struct step *s, const struct stat *st,
 	case STEP_BIND_RO:
 		src = s->s_src;
 		s->s_src = -1;
-		if (s->s_kind == STEP_BIND_RO && mount_attrs(src, "",
+		if (s->s_kind == STEP_BIND_RO && mount_fd_attrs(src, "",
 		    AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0) == -1) {
 			*what = "making it read-only";
 			return -1;
@@ -360,7 +304,7 @@ mount_source(struct mounts *m, struct step *s, const struct stat *st,
 			errno = ENOTDIR;
 			return -1;
 		}
-		if ((src = mount_tmpfs(s->s_mode, MOUNT_ATTR_NOSUID |
+		if ((src = mount_fd_tmpfs(s->s_mode, MOUNT_ATTR_NOSUID |
 		    MOUNT_ATTR_NODEV)) == -1) {
 			*what = "tmpfs";
 			return -1;
@@ -405,7 +349,7 @@ mount_apply(struct mounts *m, struct step *s)
 	target = mount_target(m, s, &st);
 	if ((src = mount_source(m, s, &st, &what)) == -1)
 		goto fail;
-	if (mount_move(src, target) == -1) {
+	if (mount_fd_move(src, target) == -1) {
 		what = "move_mount";
 		goto fail;
 	}
@@ -428,7 +372,7 @@ mount_clone(struct mounts *m, struct step *s)
 	if (s->s_kind != STEP_BIND_RW && s->s_kind != STEP_BIND_RO &&
 	    s->s_kind != STEP_SCRATCH)
 		return;
-	if ((fd = mount_open(s->s_from != NULL ? s->s_from : s->s_path,
+	if ((fd = mount_fd_open(s->s_from != NULL ? s->s_from : s->s_path,
 	    false)) == -1)
 		sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "%s (%s): %s%s",
@@ -451,123 +395,6 @@ mount_clone(struct mounts *m, struct step *s)
 		    "%s (%s): open_tree: "
 		    "%s", s->s_path, s->s_why, strerror(errno));
 	close(fd);
-}
-
-/* A minimal /dev: the usual nodes, a private devpts, shm; read-only. */
-static void
-mount_dev(const struct sandbox *sb, const int *nodes)
-{
-	static const char *const links[][2] = {
-		{ "ptmx", "pts/ptmx" }, { "fd", "/proc/self/fd" },
-		{ "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
-		{ "stderr", "/proc/self/fd/2" }
-	};
-	size_t	 i;
-	int	 dev, fs, mnt, fd;
-
-	if ((dev = mount_tmpfs(0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) ==
-	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev: tmpfs: %s",
-		    strerror(errno));
-	for (i = 0; i < nitems(dev_nodes); i++) {
-		if (nodes[i] == -1)
-			continue;
-		if ((fd = openat(dev, dev_nodes[i], O_CREAT | O_WRONLY |
-		    O_CLOEXEC, 0666)) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "/dev/%s: %s",
-			    dev_nodes[i], strerror(errno));
-		close(fd);
-		if (move_mount(nodes[i], "", dev, dev_nodes[i],
-		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "/dev/%s: "
-			    "move_mount: %s", dev_nodes[i], strerror(errno));
-		close(nodes[i]);
-	}
-	for (i = 0; i < nitems(links); i++)
-		if (symlinkat(links[i][1], dev, links[i][0]) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "/dev/%s: %s",
-			    links[i][0], strerror(errno));
-	if (mkdirat(dev, "pts", 0755) == -1 || mkdirat(dev, "shm", 01777) ==
-	    -1 || fchmodat(dev, "shm", 01777, 0) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev: %s",
-		    strerror(errno));
-
-	/* A devpts of its own: the host's terminals are not listed. */
-	if ((fs = fsopen("devpts", FSOPEN_CLOEXEC)) == -1 ||
-	    fsconfig(fs, FSCONFIG_SET_FLAG, "newinstance", NULL, 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0620", 0) == -1 ||
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
-	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NOEXEC)) == -1 ||
-	    move_mount(mnt, "", dev, "pts", MOVE_MOUNT_F_EMPTY_PATH) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev/pts: devpts: %s",
-		    strerror(errno));
-	close(fs);
-	close(mnt);
-	if ((mnt = mount_tmpfs(01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) ==
-	    -1 || move_mount(mnt, "", dev, "shm", MOVE_MOUNT_F_EMPTY_PATH) ==
-	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev/shm: %s",
-		    strerror(errno));
-	close(mnt);
-
-	if (mount_attrs(dev, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) == -1 ||
-	    (fd = mount_open("/dev", false)) == -1 || mount_move(dev, fd) ==
-	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/dev: %s",
-		    strerror(errno));
-	close(fd);
-	close(dev);
-}
-
-/* A fresh /proc: this PID namespace's processes only; knobs read-only. */
-static void
-mount_proc(const struct sandbox *sb)
-{
-	static const char *const ro[] = {
-		"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
-		"/proc/fs"
-	};
-	size_t	 i;
-	int	 fs, mnt, fd, t;
-
-	if ((fs = fsopen("proc", FSOPEN_CLOEXEC)) == -1 ||
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1 ||
-	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
-	    (fd = mount_open("/proc", false)) == -1 ||
-	    mount_move(mnt, fd) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "/proc: %s%s",
-		    strerror(errno), errno == EPERM ? " (the kernel refuses "
-		    "a new procfs when the host's /proc is partly covered, "
-		    "as in some containers; run on the host or in a container "
-		    "with an uncovered /proc)" : "");
-	close(fs);
-	close(mnt);
-	close(fd);
-	for (i = 0; i < nitems(ro); i++) {
-		if ((fd = mount_open(ro[i], false)) == -1)
-			continue;
-		if ((t = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-		    AT_RECURSIVE | AT_EMPTY_PATH)) == -1 ||
-		    mount_attrs(t, "", AT_EMPTY_PATH | AT_RECURSIVE,
-		    MOUNT_ATTR_RDONLY, 0) == -1 || mount_move(t, fd) == -1)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "%s: read-only: %s",
-			    ro[i], strerror(errno));
-		close(t);
-		close(fd);
-	}
 }
 
 /*
@@ -613,7 +440,7 @@ mount_agent_open(const struct sandbox *sb)
 	struct stat	 st;
 	int		 fd, tree;
 
-	if ((fd = mount_open(sb->sb_view.sv_agent_sock, true)) == -1 ||
+	if ((fd = mount_fd_open(sb->sb_view.sv_agent_sock, true)) == -1 ||
 	    fstat(fd, &st) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "cordon's ssh-agent %s: %s",
@@ -647,13 +474,13 @@ mount_agent(const struct sandbox *sb, int tree)
 	if ((mkdir(RUN_OWN_DIR, 0755) == -1 && errno != EEXIST) ||
 	    (fd = open(RUN_AGENT_SOCK, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1 || close(fd) == -1 ||
-	    (fd = mount_open(RUN_AGENT_SOCK, false)) == -1)
+	    (fd = mount_fd_open(RUN_AGENT_SOCK, false)) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s: %s",
 		    RUN_AGENT_SOCK,
 		    strerror(errno));
-	if (mount_attrs(tree, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
+	if (mount_fd_attrs(tree, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0) ==
-	    -1 || mount_move(tree, fd) == -1)
+	    -1 || mount_fd_move(tree, fd) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "%s: binding cordon's "
 		    "ssh-agent: %s", RUN_AGENT_SOCK, strerror(errno));
@@ -671,7 +498,7 @@ void
 mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 {
 	struct mounts	 m;
-	int		 nodes[nitems(dev_nodes)], fd, agent = -1;
+	int		 nodes[MOUNT_SYS_NODES], fd, agent = -1;
 	size_t		 i;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
@@ -680,18 +507,7 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 		    "private: %s", strerror(errno));
 
 	/* The device nodes and the plan's sources, from the host's tree. */
-	for (i = 0; i < nitems(dev_nodes); i++) {
-		char	 path[32];
-
-		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
-		nodes[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE |
-		    OPEN_TREE_CLOEXEC);
-		if (nodes[i] == -1 && errno == ENOSYS)
-			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-			    "this kernel lacks "
-			    "the mount API cordon uses (open_tree, "
-			    "mount_setattr: Linux 5.12 or later)");
-	}
+	mount_sys_nodes(sb, nodes);
 	if (sb->sb_view.sv_agent_sock != NULL)
 		agent = mount_agent_open(sb);
 	mount_steps(&m, sb);
@@ -706,7 +522,7 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	 * directory itself, as if it were not there; libgit2, unlike git,
 	 * no longer finds the repository when it reads ".").
 	 */
-	if ((m.m_empty = mount_tmpfs(0755, MOUNT_ATTR_NOSUID |
+	if ((m.m_empty = mount_fd_tmpfs(0755, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
 	    (fd = openat(m.m_empty, "hidden", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0)) == -1 || close(fd) == -1 ||
@@ -715,13 +531,13 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	    (fd = openat(m.m_empty, "dot", O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0444)) == -1 || write(fd, "./\n", 3) != 3 || close(fd) == -1 ||
 	    mount_tokens(sb, m.m_empty) == -1 ||
-	    mount_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
+	    mount_fd_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
 	    -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "tmpfs: %s",
 		    strerror(errno));
 
-	if (mount_attrs(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
+	if (mount_fd_attrs(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID, 0) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "making / read-only: %s",
@@ -732,7 +548,7 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	/* Covers were writable for what a deeper rule made in them. */
 	for (i = 0; i < m.m_n; i++)
 		if ((m.m_steps[i].s_kind == STEP_HIDE_DIR ||
-		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) && mount_attrs(
+		    m.m_steps[i].s_kind == STEP_BLOCK_DIR) && mount_fd_attrs(
 		    AT_FDCWD, m.m_steps[i].s_path, 0, MOUNT_ATTR_RDONLY, 0) ==
 		    -1)
 			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
@@ -740,8 +556,8 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 			    m.m_steps[i].s_path, strerror(errno));
 	if (agent != -1)
 		mount_agent(sb, agent);
-	mount_dev(sb, nodes);
-	mount_proc(sb);
+	mount_sys_dev(sb, nodes);
+	mount_sys_proc(sb);
 	close(m.m_empty);
 	if (m.m_scratch_tmp != -1)
 		close(m.m_scratch_tmp);

@@ -1,7 +1,7 @@
 /*
- * mount.h: the steps of the sandbox's mounts, shared by the two files
- * of PID 1's filesystem view: mount_steps.c lists them from the plan
- * (and prints them for --dry-run), mount.c applies them.
+ * mount.h: the steps of the sandbox's mounts, shared by the files of
+ * PID 1's filesystem view: mount_steps.c lists them from the plan (and
+ * the host prints them for --dry-run), mount.c applies them.
  */
 #ifndef CORDON_MOUNT_H
 #define CORDON_MOUNT_H
@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct fs_op;
 struct sandbox;
@@ -55,7 +56,7 @@ struct mounts {
 };
 
 /* mount_steps.c */
-ssize_t	mount_token(const struct sandbox *, const char *);
+ssize_t	mount_steps_token(const struct sandbox *, const char *);
 void	mount_steps(struct mounts *, const struct sandbox *);
 
 #endif

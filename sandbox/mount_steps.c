@@ -2,8 +2,11 @@
  * mount_steps.c: the sandbox's mounts as a list of steps, made from the
  * plan (fsplan.c) and the system's own covers, by depth, most specific
  * last.  PID 1 makes the list and mount.c applies it; cordon run, on the
- * host, makes the same list for --dry-run (mount_print).  Nothing here
+ * host, makes the same list for --dry-run (mount_steps_print).  Nothing here
  * mounts or changes a file.
+ *
+ * Runs in: the sandbox's PID 1 (mount.c), and cordon run on the
+ *   host for --dry-run.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -25,7 +28,7 @@
  * (secrets.c, tf_bound), as its index in r_secrets; -1 if none.
  */
 ssize_t
-mount_token(const struct sandbox *sb, const char *path)
+mount_steps_token(const struct sandbox *sb, const char *path)
 {
 	size_t	 i;
 
@@ -273,7 +276,7 @@ mount_steps(struct mounts *m, const struct sandbox *sb)
 
 /* --dry-run: the mount steps, one a line. */
 void
-mount_print(const struct sandbox *sb, FILE *f)
+mount_steps_print(const struct sandbox *sb, FILE *f)
 {
 	struct mounts	 m;
 	size_t		 i;
@@ -285,7 +288,7 @@ mount_print(const struct sandbox *sb, FILE *f)
 		    m.m_steps[i].s_op != NULL && m.m_steps[i].s_op->fo_dot ?
 		    "blocked (a file that reads \"./\", read-only)" :
 		    m.m_steps[i].s_kind == STEP_HIDE_FILE &&
-		    mount_token(sb, m.m_steps[i].s_path) != -1 ?
+		    mount_steps_token(sb, m.m_steps[i].s_path) != -1 ?
 		    "a copy, its tokens placeholders, read-only" :
 		    step_names[m.m_steps[i].s_kind], m.m_steps[i].s_why);
 	if (sb->sb_view.sv_agent_real != NULL)

@@ -18,6 +18,8 @@
  * so without the rules nothing leaves either; they make what is allowed
  * work.  The command gets no capability, and its filter refuses netlink
  * but routing's, so it cannot change them.
+ *
+ * Runs in: the sandbox's PID 1, before it forks the command.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

@@ -2,6 +2,8 @@
  * publish_inside.c: --publish inside the sandbox, run by PID 1: each
  * connection cordon run accepted on the host's 127.0.0.1:PORT (publish.c)
  * comes over a socket pair and is relayed to 127.0.0.1:PORT inside.
+ *
+ * Runs in: the sandbox's PID 1, on its event loop.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

@@ -202,7 +202,7 @@ void	command_exec(const struct sandbox_cmd *) __attribute__((noreturn));
 
 /* sysfilter_apply.c: the seccomp program (sysfilter.c), loaded last. */
 int	sysfilter_apply(int, int *, char **);
-int	sysfilter_send_listener(int, int, char **);
+int	sysfilter_apply_send_listener(int, int, char **);
 
 /*
  * netcap.c: the capture's address, routes and nftables rules, set up by
@@ -252,6 +252,6 @@ void	 scratch_system(const struct fsplan *, const char *const *, size_t,
  * mount_steps.c: the list of its steps, which --dry-run prints.
  */
 void	mount_sandbox(const struct sandbox *, struct scratch_fds *);
-void	mount_print(const struct sandbox *, FILE *);
+void	mount_steps_print(const struct sandbox *, FILE *);
 
 #endif

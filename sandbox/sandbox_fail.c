@@ -3,6 +3,8 @@
  * every file of the inside (sandbox.c, mount.c): the reason to cordon
  * run, which prints it, and the exit.  A file of its own, so that those
  * files need not call each other back.
+ *
+ * Runs in: the sandbox's PID 1 and the command before exec.
  */
 #include <stdarg.h>
 #include <stdio.h>

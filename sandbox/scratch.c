@@ -12,6 +12,8 @@
  * grouped by the folder a user would name in --keep: ~/.npm, and one
  * level deeper under ~/.cache, ~/.config, ~/.local and the toolchains'
  * ~/go, ~/.cargo, ~/.gradle and ~/.m2 (~/go/pkg, ~/.cargo/registry).
+ *
+ * Runs in: the sandbox's PID 1, when the command ends.
  */
 #include <sys/types.h>
 #include <sys/stat.h>

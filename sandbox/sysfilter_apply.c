@@ -3,6 +3,8 @@
  * in the sandbox just before exec (command.c): the program that
  * sysfilter.c built on the host, loaded from its memfd, and the
  * listener, when there is one, handed to cordon run.
+ *
+ * Runs in: the command, before exec (command.c).
  */
 #include <sys/types.h>
 #include <sys/prctl.h>
@@ -100,7 +102,7 @@ sysfilter_apply(int fd, int *listener, char **cause)
  * Returns 0, or -1 with *cause set.
  */
 int
-sysfilter_send_listener(int sock, int listener, char **cause)
+sysfilter_apply_send_listener(int sock, int listener, char **cause)
 {
 	if (fdpass_send(sock, listener, "L", 1, MSG_NOSIGNAL) != 1) {
 		xasprintf(cause, "handing the seccomp listener to cordon run: "

@@ -3,7 +3,7 @@
  * outside before the clone and given to the sandbox as copies whose
  * tokens are placeholders.  Each token becomes a phantom credential for
  * the one host the file ties it to, which the proxy fills in over TLS it
- * inspects (inspect.c, phantom_apply): the command can use the token and
+ * inspects (inspect_phantom_apply): the command can use the token and
  * never read it.  A token the file ties to no host (npm's unscoped
  * _authToken, netrc's default entry, git's http:// lines) is left out of
  * the copy and said so.  Each format's parser is in tokenfile.c, pure:
@@ -122,7 +122,7 @@ secrets_take(struct secrets_out *so, const char *host, const char *user,
 
 /* --- the files ------------------------------------------------------- */
 
-const struct secret_format secret_formats[] = {
+const struct secret_format secrets_formats[] = {
 	{ ".npmrc", "npm", tokenfile_npmrc },
 	{ ".netrc", "curl, git, pip", tokenfile_netrc },
 	{ ".git-credentials", "git", tokenfile_gitcred },
@@ -131,7 +131,7 @@ const struct secret_format secret_formats[] = {
 	{ ".cargo/credentials.toml", "cargo", tokenfile_cargo },
 	{ ".cargo/credentials", "cargo", tokenfile_cargo },
 };
-const size_t secret_nformats = nitems(secret_formats);
+const size_t secrets_nformats = nitems(secrets_formats);
 
 /*
  * Parses text (len bytes, a file of format k) into tf: the copy the
@@ -186,7 +186,7 @@ secrets_hidden_by_default(const struct policy *p, const char *path)
 }
 
 /*
- * Reads the tools' token files of home (secret_formats) that policy p
+ * Reads the tools' token files of home (secrets_formats) that policy p
  * hides by its built-in defaults, and parses each into a copy with
  * placeholders from fn.  Sets *files (the caller frees each with
  * secrets_clear, then the array) and *n.  A file that cannot be read is
@@ -203,8 +203,8 @@ secrets_read(const char *home, const struct policy *p, placeholder_fn fn,
 
 	*files = NULL;
 	*n = 0;
-	for (i = 0; i < secret_nformats; i++) {
-		xasprintf(&path, "%s/%s", home, secret_formats[i].sk_name);
+	for (i = 0; i < secrets_nformats; i++) {
+		xasprintf(&path, "%s/%s", home, secrets_formats[i].sk_name);
 		if (lstat(path, &st) == -1 ||
 		    !secrets_hidden_by_default(p, path)) {
 			free(path);
@@ -217,14 +217,14 @@ secrets_read(const char *home, const struct policy *p, placeholder_fn fn,
 			if (tf.tf_path == NULL)
 				xasprintf(&why, "%s", strerror(errno));
 			log_info("run: ~/%s stays hidden: %s",
-			    secret_formats[i].sk_name, why);
+			    secrets_formats[i].sk_name, why);
 			free(why);
 			free(tf.tf_path);
 			free(path);
 			continue;
 		}
 		free(path);
-		secrets_parse(&secret_formats[i], text, len, fn, &tf);
+		secrets_parse(&secrets_formats[i], text, len, fn, &tf);
 		explicit_bzero(text, len);
 		free(text);
 		*files = xreallocarray(*files, *n + 1, sizeof(**files));

@@ -57,8 +57,8 @@ struct secrets_out {
 	placeholder_fn		 sx_new;
 };
 
-extern const struct secret_format	secret_formats[];
-extern const size_t		secret_nformats;
+extern const struct secret_format	secrets_formats[];
+extern const size_t		secrets_nformats;
 
 void	secrets_wipe(char *);
 void	secrets_left(struct secret_file *, const char *, ...)

@@ -174,7 +174,7 @@ session_start(int argc, char **argv)
 		log_warnx("session start: %s", cause);
 		return RUN_EXIT_FAILURE;
 	}
-	if (hex_random(so.so_id, SESS_ID_LEN) == -1)
+	if (str_random_hex(so.so_id, SESS_ID_LEN) == -1)
 		fatal("session: getrandom");
 	so.so_id[SESS_ID_LEN] = '\0';
 	sessdir_file(log, sizeof(log), so.so_dir, so.so_id, "log");

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# A newcomer's make targets: what `make demo` and `make check` ask the
-# package tools for (apt-get, dpkg-query, npm and sudo replaced by
-# stand-ins that record their arguments), that `make check` shows its
-# progress while it runs, and `make install` as an unprivileged user.
+# A newcomer's make targets: what `make demo`, `make unit`, `make check`
+# and `make deps-fleet` ask the package tools for (apt-get, dpkg-query,
+# npm and sudo replaced by stand-ins that record their arguments), what
+# `make e2e` runs, that `make check` shows its progress while it runs,
+# and `make install` as an unprivileged user.
 
 load helpers
 
@@ -73,6 +74,34 @@ passwd pkg-config util-linux zlib1g-dev"
 	[ "$status" -eq 1 ]
 }
 
+@test "make unit asks apt-get for the build's packages and git only, and runs the unit tests" {
+	standins
+	run make_here unit UNIT_TESTS=test_host \
+	    -o "$BUILDDIR/tests/unit/test_host"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	ran=$output
+	cat "$REC"
+	want="gcc git libc-ares-dev libcmocka-dev libevent-dev libjansson-dev
+libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make pkg-config
+zlib1g-dev"
+	[ "$(asked_packages | tr '\n' ' ')" = "$(echo $want) " ]
+	run grep -E '^(npm|npx|yarn|pip3) ' "$REC"
+	[ "$status" -eq 1 ]
+	# test_host ran, and the bats suite did not.
+	[[ "$ran" == *"# unit: test_host"* ]]
+	[[ "$ran" != *"# e2e:"* ]]
+	[[ "$(tail -n 1 <<<"$ran")" =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]]
+}
+
+@test "make e2e runs the bats suite, after the tests' clients and servers" {
+	run make -n -s -C "$TOP" e2e
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mk/deps.sh"*"bats"*"chromium"* ]]
+	[[ "$output" == *"./tests/run.sh"* ]]
+}
+
 @test "make deps-check asks for the tests' clients and servers as well" {
 	standins
 	mkdir "$BATS_TEST_TMPDIR/npm"
@@ -83,6 +112,26 @@ passwd pkg-config util-linux zlib1g-dev"
 	asked_packages >"$BATS_TEST_TMPDIR/pkgs"
 	for p in bats chromium openssh-server default-jdk-headless maven \
 	    golang-go cargo yarnpkg npm gcc libevent-dev; do
+		grep -qx "$p" "$BATS_TEST_TMPDIR/pkgs"
+	done
+	grep -qx 'npm ci --no-audit --no-fund --no-update-notifier --loglevel=error' \
+	    "$REC"
+	# The image's tools are make fleet-check's, not make check's.
+	run grep -xE 'mmdebstrap|buildah|podman|runc|slirp4netns' \
+	    "$BATS_TEST_TMPDIR/pkgs"
+	[ "$status" -eq 1 ]
+}
+
+@test "make deps-fleet asks for the image's tools and the runtime, and npm ci for the manifests' validator" {
+	standins
+	mkdir "$BATS_TEST_TMPDIR/fleet"
+	cp "$TOP"/tests/fleet/package*.json "$BATS_TEST_TMPDIR/fleet/"
+	run make_here deps-fleet FLEET_NPM="$BATS_TEST_TMPDIR/fleet"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	asked_packages >"$BATS_TEST_TMPDIR/pkgs"
+	for p in mmdebstrap buildah podman runc slirp4netns conmon bats jq \
+	    nodejs dpkg-dev fakeroot; do
 		grep -qx "$p" "$BATS_TEST_TMPDIR/pkgs"
 	done
 	grep -qx 'npm ci --no-audit --no-fund --no-update-notifier --loglevel=error' \

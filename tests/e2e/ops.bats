@@ -666,6 +666,172 @@ unit_command() {
 	[[ "$output" == *"hint: no proxy listens there"* ]]
 }
 
+# A harness in Python on the control socket $1: every event a line in
+# $2, and a file m/EVENT.N in the workspace for the Nth of each, which
+# the sandboxed command waits for; each "ask" takes the next --answer
+# (none: no answer), --after EVENT.N JSON sends JSON after it, and
+# --file NAME JSON once the command made m/NAME.
+write_pyharness() {
+	cat >"$UDIR/bin/pyharness.py" <<'PY'
+import json, os, select, socket, sys
+path, events, marks = sys.argv[1:4]
+answers, after, files, a = [], {}, {}, 4
+while a < len(sys.argv):
+	if sys.argv[a] == "--answer":
+		answers.append(sys.argv[a + 1]); a += 2
+	elif sys.argv[a] == "--file":
+		files[sys.argv[a + 1]] = sys.argv[a + 2]; a += 3
+	else:
+		after[sys.argv[a + 1]] = sys.argv[a + 2]; a += 3
+s = socket.socket(socket.AF_UNIX)
+s.bind(path); s.listen(1)
+c, _ = s.accept()
+seen, buf, log = {}, b"", open(events, "a", buffering=1)
+while True:
+	for name in [f for f in files if os.path.exists(os.path.join(marks, f))]:
+		c.sendall(files.pop(name).encode() + b"\n")
+	if not select.select([c], [], [], 0.05)[0]:
+		continue
+	data = c.recv(65536)
+	if not data:
+		break
+	buf += data
+	while b"\n" in buf:
+		line, buf = buf.split(b"\n", 1)
+		log.write(line.decode() + "\n")
+		ev = json.loads(line)
+		name = ev.get("event")
+		seen[name] = seen.get(name, 0) + 1
+		key = "%s.%d" % (name, seen[name])
+		if name == "ask" and answers:
+			d = answers.pop(0)
+			if d != "none":
+				c.sendall(json.dumps({"answer": ev["id"],
+				    "decision": d}).encode() + b"\n")
+		if key in after:
+			c.sendall(after[key].encode() + b"\n")
+		open(os.path.join(marks, key), "w").close()
+PY
+}
+
+@test "--proxy-socket: --ask and live allow/deny change the run's narrowing in the operator's proxy, for its sandbox alone, never past the operator's policy" {
+	sandbox_setup
+	write_pyharness
+	sock="$UDIR/proxy.sock"
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --log "$LOG" --resolve up.test:127.0.0.1 \
+	    --resolve two.test:127.0.0.1 --resolve evil.test:127.0.0.1 \
+	    --allow-cidr 127.0.0.1/32 --allow-domain "up.test:$UP" \
+	    --allow-domain "two.test:$UP" --deny-domain evil.test
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	mkdir -p "$WS/m"
+	chmod 777 "$WS/m"
+	CTL="$UDIR/ctl.sock"
+	EVENTS="$UDIR/events.log"
+	# The run narrows the operator's policy to up.test; two.test, which
+	# the operator allows, is asked about; evil.test is the operator's.
+	start_bg harness as_user "$UDIR/home" python3 "$UDIR/bin/pyharness.py" \
+	    "$CTL" "$EVENTS" "$WS/m" --answer none --answer deny \
+	    --answer allow-once --answer allow-run \
+	    --file go "{\"deny\": \"two.test:$UP\"}" \
+	    --after refused.3 '{"allow": "evil.test"}' \
+	    --after error.1 "{\"allow\": \"two.test:$UP\"}"
+	wait_listen "unix:$CTL"
+	# A second sandbox of the same user through the same proxy, with the
+	# same narrowing and no harness: what A's harness allows is not B's.
+	start_bg b as_user "$UDIR/home" sh -c "cd '$WS' && exec '$UCORDON' run \
+	    --quiet --read-only '$UDIR/bin' --proxy-socket '$sock' \
+	    --allow-domain 'up.test:$UP' -- sh -c '
+	    for i in \$(seq 200); do [ -e m/applied.1 ] && break; sleep 0.05; done
+	    curl -s -o /dev/null -w \"%{http_code} \" http://two.test:$UP/
+	    curl -s -o /dev/null -w \"%{http_code}\" http://up.test:$UP/'"
+	B=$BG_PID
+	run --separate-stderr in_sandbox --quiet --proxy-socket "$sock" \
+	    --allow-domain "up.test:$UP" --control "$CTL" --ask \
+	    --ask-secs 1 -- sh -c "
+	    w() { for i in \$(seq 200); do [ -e m/\$1 ] && return; sleep 0.05; done; echo \"no \$1\"; }
+	    c() { curl -s -o /dev/null -w '%{http_code} ' http://\$1:$UP/; }
+	    n() { curl -s -o /dev/null -w '%{http_code} ' --noproxy '*' http://\$1:$UP/; }
+	    c two.test; c two.test; n two.test; c two.test
+	    w applied.1; c two.test; : >m/go
+	    w applied.2; c two.test
+	    w applied.3; c two.test; c evil.test"
+	echo "$output"
+	echo "$stderr"
+	cat "$EVENTS"
+	[ "$status" -eq 0 ]
+	# no answer in time, deny, allow-once (the capture's: curl told to
+	# ignore the proxy variables; its name resolves, since the run asks),
+	# allow-run; the run's rule holds; the live deny; the allow back;
+	# the operator's deny.
+	[ "$output" = "403 403 200 200 200 403 200 403 " ]
+	[ "$(grep -c '"event":"ask"' "$EVENTS")" -eq 4 ]
+	grep -q '"event":"ask","id":"a[0-9]*","host":"two.test","port":'"$UP" "$EVENTS"
+	grep -q '"event":"ask","id":"a[0-9]*","host":"two.test","port":'"$UP"',"protocol":"capture"' "$EVENTS"
+	grep -q '"event":"applied","allow":"two.test:'"$UP"'"' "$EVENTS"
+	grep -q '"event":"applied","deny":"two.test:'"$UP"'"' "$EVENTS"
+	# The allow past the operator's policy: refused, the operator's rule
+	# named, and who alone can allow it.
+	grep '"event":"error"' "$EVENTS" | grep -q \
+	    'evil.test.*network.deny \\"evil.test\\" (from --deny-domain).*only its operator can allow it'
+	[ "$(grep -c '"event":"error"' "$EVENTS")" -eq 1 ]
+	wait "$B" || true
+	cat "$BATS_TEST_TMPDIR/b.log"
+	[ "$(cat "$BATS_TEST_TMPDIR/b.log")" = "403 200" ]
+	# The log: B's two.test refused by its own narrowing, A's allowed
+	# by its harness.
+	aid=$(jq -r 'select(.event == "start") | .sandbox' "$EVENTS")
+	[ "$(jq -r --arg a "$aid" 'select(.host == "two.test" and
+	    .sandbox == $a) | .decision' "$LOG" | sort | uniq -c |
+	    awk '{ printf "%s %s ", $1, $2 }')" = "4 allow 3 deny " ]
+	[ "$(jq -r --arg a "$aid" 'select(.host == "two.test" and
+	    .sandbox != $a) | .decision' "$LOG")" = deny ]
+}
+
+@test "--proxy-socket: a malformed line on a run's channel closes it, logged, and refuses the connection it held" {
+	sandbox_setup
+	sock="$UDIR/proxy.sock"
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --log "$LOG" --resolve two.test:127.0.0.1 \
+	    --allow-cidr 127.0.0.1/32 --allow-domain "two.test:$UP"
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	# A run of its own words: its channel asks; a connection of its id
+	# that its rules narrow is held; then a line no run sends.
+	cat >"$UDIR/bin/badrun.py" <<'PY'
+import json, socket, struct, sys, time
+path, port = sys.argv[1], sys.argv[2]
+def header(tlvs):
+	body = b"".join(bytes([t]) + struct.pack(">H", len(v)) + v for t, v in tlvs)
+	return b"\r\n\r\n\x00\r\nQUIT\n" + b"\x21\x00" + struct.pack(">H", len(body)) + body
+ch = socket.socket(socket.AF_UNIX); ch.connect(path)
+ch.sendall(header([(0x05, b"badrun"), (0xe4, b"1")]) + b'{"ask": 30}\n')
+f = ch.makefile("rb")
+print(f.readline().decode().strip(), f.readline().decode().strip())
+narrow = json.dumps({"version": 1, "network": {"allow": ["up.test"]}}).encode()
+c = socket.socket(socket.AF_UNIX); c.connect(path)
+c.sendall(header([(0x05, b"badrun"), (0xe0, narrow)]) +
+    b"GET http://two.test:%s/ HTTP/1.1\r\nHost: two.test\r\n\r\n" % port.encode())
+print(f.readline().decode().strip())
+t = time.time()
+ch.sendall(b'{"allow": "two.test", "n": 1, "sandbox": "other"}\n')
+print(f.readline().decode().strip())
+print(c.recv(4096).split(b"\r\n")[0].decode(), "after %d s" % (time.time() - t))
+PY
+	run as_user "$UDIR/home" timeout 20 python3 "$UDIR/bin/badrun.py" "$sock" "$UP"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 'cordon-proxy watch 1 {"event":"asking","secs":30}' ]
+	[[ "${lines[1]}" == '{"event":"ask","id":"p1","host":"two.test","port":'"$UP"* ]]
+	[[ "${lines[2]}" == '{"event":"closed","reason":"{\"allow\": P, \"n\": N} has those two keys'* ]]
+	# Refused at once, not after the 30 s it was held for.
+	[ "${lines[3]}" = "HTTP/1.1 403 Forbidden after 0 s" ]
+	grep -q 'the run channel of sandbox badrun (uid [0-9]*): {"allow": P, "n": N} has those two keys.*; closed' \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	[ "$(jq -r 'select(.host == "two.test") | .decision' "$LOG")" = deny ]
+}
+
 @test "readiness: /healthz, /readyz (not while draining), cordon_build_info" {
 	start_proxy --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
 	run curl -sS -w ' %{http_code}' "http://127.0.0.1:$METRICS/healthz"

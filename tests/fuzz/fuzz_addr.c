@@ -1,6 +1,6 @@
 /*
  * fuzz_addr.c: IP literals (addr_parse, in every inet_aton spelling and
- * IPv6 with or without brackets) and CIDR ranges (cidr_parse) on
+ * IPv6 with or without brackets) and CIDR ranges (addr_cidr_parse) on
  * arbitrary bytes, as they come in host names, SOCKS5 requests and
  * allow_cidrs.  Checks: an accepted literal means what the C library
  * (or, for a bare "0x", a browser) reads in it, and its canonical text parses back to it; a range prints
@@ -134,7 +134,7 @@ check_cidr(const char *s)
 	char		 text[ADDR_STRLEN + 8], *cause;
 	int		 max;
 
-	if (cidr_parse(s, &c, &cause) != 0) {
+	if (addr_cidr_parse(s, &c, &cause) != 0) {
 		if (cause == NULL)
 			abort();
 		free(cause);
@@ -143,15 +143,15 @@ check_cidr(const char *s)
 	max = c.c_addr.a_family == AF_INET ? 32 : 128;
 	if (cause != NULL || c.c_prefix < 0 || c.c_prefix > max)
 		abort();
-	cidr_str(&c, text, sizeof(text));
-	if (cidr_parse(text, &back, &cause) != 0 ||
+	addr_cidr_str(&c, text, sizeof(text));
+	if (addr_cidr_parse(text, &back, &cause) != 0 ||
 	    back.c_prefix != c.c_prefix ||
 	    !addr_equal(&back.c_addr, &c.c_addr))
 		abort();	/* a range prints as another */
-	if (!cidr_contains(&c, &c.c_addr))
+	if (!addr_cidr_contains(&c, &c.c_addr))
 		abort();
-	if (!cidr_intersect(&c, &c, &both) || both.c_prefix != c.c_prefix ||
-	    !addr_equal(&both.c_addr, &c.c_addr))
+	if (!addr_cidr_intersect(&c, &c, &both) ||
+	    both.c_prefix != c.c_prefix || !addr_equal(&both.c_addr, &c.c_addr))
 		abort();
 }
 

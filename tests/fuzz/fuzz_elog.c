@@ -77,7 +77,7 @@ check_record(const struct elog_record *r)
 	if (r->er_reason != NULL)
 		check_shown(r->er_reason);
 	memset(out, 'x', sizeof(out));
-	elog_format(r, out, sizeof(out));
+	elog_tail_format(r, out, sizeof(out));
 	if (memchr(out, '\0', sizeof(out)) == NULL)
 		abort();
 	check_printable(out);

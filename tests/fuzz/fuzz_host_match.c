@@ -57,8 +57,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();	/* canonical form refused */
 		if (strcmp(h.h_name, again.h_name) != 0)
 			abort();	/* canonical form not a fixed point */
-		a1 = policy_decide(policy, (const char *)data, size, port, &d1);
-		a2 = policy_decide(policy, h.h_name, strlen(h.h_name), port,
+		a1 = policy_match_host(policy, (const char *)data, size, port,
+		    &d1);
+		a2 = policy_match_host(policy, h.h_name, strlen(h.h_name), port,
 		    &d2);
 		if (a1 != a2 || d1.d_rule != d2.d_rule)
 			abort();	/* spelling changed the decision */
@@ -79,10 +80,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (policy_parse_pattern(it.pi_text, &back, &cause) != 0 ||
 		    strcmp(it.pi_text, back.pi_text) != 0)
 			abort();	/* canonical pattern not stable */
-		pitem_clear(&back);
+		policy_pitem_clear(&back);
 	} else if (strlen(text) == size)
 		free(cause);
-	pitem_clear(&it);
+	policy_pitem_clear(&it);
 	free(text);
 	return 0;
 }

@@ -158,7 +158,7 @@ fuzz_request(const char *buf, size_t len, bool keepalive, uint32_t seed)
 	free(part);
 
 	/* What is sent upstream says the same. */
-	head = http_request_head(&req, keepalive, &hlen);
+	head = http_out_request_head(&req, keepalive, &hlen);
 	if (hlen != strlen(head))
 		abort();
 	abs = absolute_form(head, req.hr_connect);
@@ -232,7 +232,7 @@ fuzz_response(const char *buf, size_t len, const char *method,
 		abort();
 	free(part);
 
-	head = http_response_head(&resp, keepalive, &hlen);
+	head = http_out_response_head(&resp, keepalive, &hlen);
 	if (hlen != strlen(head))
 		abort();
 	rc = http_response_parse(head, hlen, method, &back, &again, &cause);

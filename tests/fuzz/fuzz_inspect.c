@@ -91,7 +91,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((buf = malloc(size == 0 ? 1 : size)) == NULL)
 		abort();
 	memcpy(buf, data, size);
-	if (http_origin_request_parse(buf, size, 443, &req, &used, &status,
+	if (http_request_parse_origin(buf, size, 443, &req, &used, &status,
 	    &cause) != HTTP_PARSE_OK) {
 		free(cause);
 		free(buf);
@@ -104,7 +104,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(path);
 	} else
 		free(cause);
-	in = policy_inspect(pol, "api.test");
+	in = policy_match_inspect(pol, "api.test");
 	if (inspect_allows(in, &req, &status, &why, &hint)) {
 		if (http_path_normalise(req.hr_path, &path, &cause) != 0)
 			abort();	/* admitted, yet not judgeable */
@@ -114,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(hint);
 	/* The client's own bytes may hold the secret's text: skip those. */
 	if (memmem(data, size, SECRET, strlen(SECRET)) == NULL) {
-		filled = phantom_apply(&req, ph, 1, "api.test", true,
+		filled = inspect_phantom_apply(&req, ph, 1, "api.test", true,
 		    &warning);
 		for (i = 0, seen = 0; i < req.hr_nheaders; i++) {
 			if (strstr(req.hr_headers[i].hh_value, SECRET) == NULL)

@@ -16,10 +16,10 @@
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static void
-plist_drop(struct plist *pl)
+policy_plist_drop(struct plist *pl)
 {
 	while (pl->pl_n > 0)
-		pitem_clear(&pl->pl_v[--pl->pl_n]);
+		policy_pitem_clear(&pl->pl_v[--pl->pl_n]);
 	free(pl->pl_v);
 	pl->pl_v = NULL;
 }
@@ -61,7 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lines++;
 
 	/* An entry already there, as from an earlier list. */
-	it = plist_add(&pl);
+	it = policy_plist_add(&pl);
 	if (policy_parse_pattern("before.test", it, &cause) != 0)
 		abort();
 	if (policy_list_buffer(buf, size, "list", &pl, &cause) == -1) {
@@ -70,7 +70,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    strcmp(pl.pl_v[0].pi_text, "before.test") != 0)
 			abort();	/* a failed list left entries */
 		free(cause);
-		plist_drop(&pl);
+		policy_plist_drop(&pl);
 		return 0;
 	}
 	free(buf);
@@ -112,7 +112,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();	/* an entry changed on the way back */
 	}
 	free(text);
-	plist_drop(&back);
-	plist_drop(&pl);
+	policy_plist_drop(&back);
+	policy_plist_drop(&pl);
 	return 0;
 }

@@ -32,14 +32,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(cause);
 		return 0;
 	}
-	j = policy_to_json(p, true);
+	j = policy_show_json(p, true);
 	s1 = json_dumps(j, 0);
 	json_decref(j);
 	ctx.pc_untrusted = false;
 	if ((back = policy_load_buffer(s1, strlen(s1), "shown", &ctx,
 	    &cause)) == NULL)
 		abort();	/* show printed what does not load */
-	j = policy_to_json(back, true);
+	j = policy_show_json(back, true);
 	s2 = json_dumps(j, 0);
 	json_decref(j);
 	if (strcmp(s1, s2) != 0)
@@ -48,7 +48,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Merging and narrowing must not crash either. */
 	merged = policy_new();
 	policy_merge(merged, p);
-	policy_narrow(merged, back);
+	policy_merge_narrow(merged, back);
 	policy_free(merged);
 
 	free(s1);

@@ -38,7 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memset(&tf, 0, sizeof(tf));
 	next_ph = 0;
-	secrets_parse(&secret_formats[data[0] % secret_nformats],
+	secrets_parse(&secrets_formats[data[0] % secrets_nformats],
 	    (const char *)data + 1, size - 1, counted, &tf);
 	if (tf.tf_text == NULL || strlen(tf.tf_text) > tf.tf_len)
 		abort();

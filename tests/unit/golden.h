@@ -82,7 +82,7 @@ golden_policy(const char *json)
 	struct policy		*p, *layer;
 	char			*cause;
 
-	if ((p = policy_defaults(&ctx, &cause)) == NULL ||
+	if ((p = policy_merge_defaults(&ctx, &cause)) == NULL ||
 	    (layer = policy_load_buffer(json, strlen(json), "t.json", &ctx,
 	    &cause)) == NULL)
 		fail_msg("%s", cause);
@@ -103,7 +103,7 @@ golden_load(struct golden *g, const char *name)
 
 	memset(g, 0, sizeof(*g));
 	xasprintf(&g->g_dir, "%s/%s", golden_root(), name);
-	if ((g->g_policy = policy_defaults(&ctx, &cause)) == NULL)
+	if ((g->g_policy = policy_merge_defaults(&ctx, &cause)) == NULL)
 		fail_msg("defaults: %s", cause);
 	xasprintf(&path, "%s/policy.json", g->g_dir);
 	ctx.pc_dir = g->g_dir;

@@ -23,7 +23,7 @@ C(const char *s)
 	struct cidr	 c;
 	char		*cause;
 
-	if (cidr_parse(s, &c, &cause) == -1)
+	if (addr_cidr_parse(s, &c, &cause) == -1)
 		fail_msg("\"%s\": %s", s, cause);
 	return c;
 }
@@ -59,15 +59,15 @@ test_cidr_parse(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (cases[i].out == NULL) {
-			if (cidr_parse(cases[i].in, &c, &cause) != -1)
+			if (addr_cidr_parse(cases[i].in, &c, &cause) != -1)
 				fail_msg("\"%s\" was accepted", cases[i].in);
 			assert_contains(cause, cases[i].cause);
 			free(cause);
 			continue;
 		}
-		if (cidr_parse(cases[i].in, &c, &cause) == -1)
+		if (addr_cidr_parse(cases[i].in, &c, &cause) == -1)
 			fail_msg("\"%s\": %s", cases[i].in, cause);
-		assert_string_equal(cidr_str(&c, buf, sizeof(buf)),
+		assert_string_equal(addr_cidr_str(&c, buf, sizeof(buf)),
 		    cases[i].out);
 	}
 }
@@ -80,16 +80,16 @@ test_cidr_contains(void **state)
 
 	(void)state;
 	a = A("10.1.2.3");
-	assert_true(cidr_contains(&c8, &a));
+	assert_true(addr_cidr_contains(&c8, &a));
 	a = A("11.0.0.0");
-	assert_false(cidr_contains(&c8, &a));
+	assert_false(addr_cidr_contains(&c8, &a));
 	a = A("::ffff:10.9.9.9");
-	assert_true(cidr_contains(&c8, &a));	/* mapped is IPv4 */
+	assert_true(addr_cidr_contains(&c8, &a));	/* mapped is IPv4 */
 	a = A("::1");
-	assert_false(cidr_contains(&c8, &a));
-	assert_true(cidr_contains(&all, &a) == false);
+	assert_false(addr_cidr_contains(&c8, &a));
+	assert_true(addr_cidr_contains(&all, &a) == false);
 	a = A("203.0.113.7");
-	assert_true(cidr_contains(&all, &a));
+	assert_true(addr_cidr_contains(&all, &a));
 }
 
 static void
@@ -100,12 +100,14 @@ test_cidr_intersect(void **state)
 	char		 buf[64];
 
 	(void)state;
-	assert_true(cidr_intersect(&a, &b, &out));
-	assert_string_equal(cidr_str(&out, buf, sizeof(buf)), "10.1.0.0/16");
-	assert_true(cidr_intersect(&b, &a, &out));
-	assert_string_equal(cidr_str(&out, buf, sizeof(buf)), "10.1.0.0/16");
-	assert_false(cidr_intersect(&a, &c, &out));
-	assert_false(cidr_intersect(&a, &d, &out));
+	assert_true(addr_cidr_intersect(&a, &b, &out));
+	assert_string_equal(addr_cidr_str(&out, buf, sizeof(buf)),
+	    "10.1.0.0/16");
+	assert_true(addr_cidr_intersect(&b, &a, &out));
+	assert_string_equal(addr_cidr_str(&out, buf, sizeof(buf)),
+	    "10.1.0.0/16");
+	assert_false(addr_cidr_intersect(&a, &c, &out));
+	assert_false(addr_cidr_intersect(&a, &d, &out));
 }
 
 static void

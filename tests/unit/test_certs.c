@@ -217,7 +217,7 @@ test_leaf_name(void **state)
 	time_t			 now = time(NULL), t;
 	char			*cause, cn[128];
 
-	assert_non_null(lc = leafcache_new(f->cert, f->key, 4, &cause));
+	assert_non_null(lc = leaf_cache_new(f->cert, f->key, 4, &cause));
 	assert_int_equal(leaf_get(lc, "API.GitHub.com.", &leaf, &key,
 	    &cause), 0);
 	assert_int_equal(verify(f, leaf), 1);
@@ -252,7 +252,7 @@ test_leaf_name(void **state)
 
 	X509_free(leaf);
 	EVP_PKEY_free(key);
-	leafcache_free(lc);
+	leaf_cache_free(lc);
 }
 
 static void
@@ -266,7 +266,7 @@ test_leaf_ip(void **state)
 	GENERAL_NAME		*gn;
 	char			*cause;
 
-	assert_non_null(lc = leafcache_new(f->cert, f->key, 4, &cause));
+	assert_non_null(lc = leaf_cache_new(f->cert, f->key, 4, &cause));
 	assert_int_equal(leaf_get(lc, "127.0.0.1", &leaf, &key, &cause), 0);
 	assert_int_equal(verify(f, leaf), 1);
 	assert_int_equal(X509_check_ip_asc(leaf, "127.0.0.1", 0), 1);
@@ -292,7 +292,7 @@ test_leaf_ip(void **state)
 	assert_int_equal(verify(f, leaf), 1);
 	X509_free(leaf);
 	EVP_PKEY_free(key);
-	leafcache_free(lc);
+	leaf_cache_free(lc);
 }
 
 static void
@@ -305,14 +305,14 @@ test_leaf_cache(void **state)
 	char			*cause, name[32];
 	int			 i;
 
-	assert_non_null(lc = leafcache_new(f->cert, f->key, 2, &cause));
+	assert_non_null(lc = leaf_cache_new(f->cert, f->key, 2, &cause));
 	assert_int_equal(leaf_get(lc, "a.test", &a, &ka, &cause), 0);
 	assert_int_equal(leaf_get(lc, "A.TEST.", &b, &kb, &cause), 0);
 	assert_ptr_equal(a, b);
 	assert_ptr_equal(ka, kb);		/* one key for the cache */
 	X509_free(b);
 	EVP_PKEY_free(kb);
-	assert_int_equal(leafcache_count(lc), 1);
+	assert_int_equal(leaf_cache_count(lc), 1);
 
 	/* b.test then c.test: a.test, least recently used, goes. */
 	assert_int_equal(leaf_get(lc, "b.test", &b, &kb, &cause), 0);
@@ -325,7 +325,7 @@ test_leaf_cache(void **state)
 	assert_int_equal(leaf_get(lc, "c.test", &c, &kb, &cause), 0);
 	EVP_PKEY_free(kb);
 	X509_free(c);
-	assert_int_equal(leafcache_count(lc), 2);
+	assert_int_equal(leaf_cache_count(lc), 2);
 	assert_int_equal(leaf_get(lc, "a.test", &c, &kb, &cause), 0);
 	assert_ptr_not_equal(a, c);		/* minted anew */
 	assert_int_equal(X509_cmp(a, c) != 0, 1);
@@ -343,8 +343,8 @@ test_leaf_cache(void **state)
 		X509_free(a);
 		EVP_PKEY_free(ka);
 	}
-	assert_int_equal(leafcache_count(lc), 2);
-	leafcache_free(lc);
+	assert_int_equal(leaf_cache_count(lc), 2);
+	leaf_cache_free(lc);
 }
 
 static void
@@ -362,7 +362,7 @@ test_leaf_refused(void **state)
 	char			*cause;
 	size_t			 i;
 
-	assert_non_null(lc = leafcache_new(f->cert, f->key, 4, &cause));
+	assert_non_null(lc = leaf_cache_new(f->cert, f->key, 4, &cause));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cause = NULL;
 		assert_int_equal(leaf_get(lc, bad[i], &leaf, &key, &cause),
@@ -372,8 +372,8 @@ test_leaf_refused(void **state)
 		assert_null(key);
 		free(cause);
 	}
-	assert_int_equal(leafcache_count(lc), 0);
-	leafcache_free(lc);
+	assert_int_equal(leaf_cache_count(lc), 0);
+	leaf_cache_free(lc);
 }
 
 static void
@@ -383,11 +383,11 @@ test_leafcache_new_refuses(void **state)
 	EVP_PKEY	*other;
 	char		*cause;
 
-	assert_null(leafcache_new(f->cert, f->key, 0, &cause));
+	assert_null(leaf_cache_new(f->cert, f->key, 0, &cause));
 	assert_contains(cause, "leaf cache size");
 	free(cause);
 	other = EVP_EC_gen("P-256");
-	assert_null(leafcache_new(f->cert, other, 4, &cause));
+	assert_null(leaf_cache_new(f->cert, other, 4, &cause));
 	assert_contains(cause, "does not match");
 	free(cause);
 	EVP_PKEY_free(other);

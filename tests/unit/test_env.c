@@ -3,6 +3,8 @@
  * refused as a secret, what the policy and the proxy set, and the limits.
  */
 #include "unit.h"
+#include "env.h"
+#include "trust.h"
 
 #include <sys/types.h>
 
@@ -225,7 +227,7 @@ test_defaults(void **state)
 
 	(void)state;
 	host = strv_dup(hostv);
-	if ((p = policy_defaults(&ctx, &cause)) == NULL)
+	if ((p = policy_merge_defaults(&ctx, &cause)) == NULL)
 		fail_msg("%s", cause);
 	env = build(p, host, 0);
 	assert_int_equal(count(env), 3);
@@ -548,7 +550,7 @@ test_malformed(void **state)
 	 * come from the loader) still skips the name-less entries.
 	 */
 	p = policy_new();
-	plist_add(&p->p_env_pass)->pi_text = xstrdup("*");
+	policy_plist_add(&p->p_env_pass)->pi_text = xstrdup("*");
 	env = build(p, host, 0);
 	assert_int_equal(count(env), 3);
 	assert_string_equal(env[0], "EMPTY=");
@@ -742,9 +744,9 @@ test_phantoms(void **state)
 		assert_int_equal(n2, 2);
 		assert_string_not_equal(ph2[0].ph_placeholder,
 		    ph[0].ph_placeholder);
-		phantoms_free(ph2, n2);
+		proxy_phantoms_free(ph2, n2);
 	}
-	phantoms_free(ph, n);
+	proxy_phantoms_free(ph, n);
 	env_free(host);
 	policy_free(p);
 }

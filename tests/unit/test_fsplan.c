@@ -83,7 +83,7 @@ add(struct plist *pl, const char *rel, const char *from)
 	struct pitem	*pi;
 	size_t		 n = strlen(rel);
 
-	pi = plist_add(pl);
+	pi = policy_plist_add(pl);
 	pi->pi_text = at(rel);
 	/* "@/ws/.git/": a folder, as the loader reads a final '/'. */
 	if ((pi->pi_dir = n > 1 && rel[n - 1] == '/'))

@@ -10,6 +10,7 @@
  * past it.
  */
 #include "unit.h"
+#include "guard.h"
 
 #include <sys/stat.h>
 

@@ -525,7 +525,7 @@ request_head(const char *in, bool keepalive, size_t *len)
 	if (http_request_parse(in, strlen(in), &req, &used, &status,
 	    &cause) != HTTP_PARSE_OK)
 		fail_msg("refused (%d): %s", status, cause);
-	head = http_request_head(&req, keepalive, len);
+	head = http_out_request_head(&req, keepalive, len);
 	assert_int_equal(*len, strlen(head));
 	http_request_clear(&req);
 	return head;
@@ -652,7 +652,7 @@ test_request_head_reparse(void **state)
 		assert_int_equal(http_request_parse(good_requests[i].in,
 		    strlen(good_requests[i].in), &a, &used, &status, &cause),
 		    HTTP_PARSE_OK);
-		head = http_request_head(&a, a.hr_keepalive, &len);
+		head = http_out_request_head(&a, a.hr_keepalive, &len);
 		sp = strchr(head, ' ');
 		host = strstr(head, "\r\nHost: ") + 8;
 		eol = strstr(host, "\r\n");
@@ -919,7 +919,7 @@ test_response_head(void **state)
 	    &resp, &used, &cause), HTTP_PARSE_OK);
 	assert_int_equal(used, sizeof(in) - 3);
 	assert_true(resp.hs_keepalive);
-	head = http_response_head(&resp, false, &len);
+	head = http_out_response_head(&resp, false, &len);
 	assert_string_equal(head, want);
 	assert_int_equal(len, strlen(want));
 	free(head);
@@ -927,7 +927,7 @@ test_response_head(void **state)
 
 	assert_int_equal(http_response_parse("HTTP/1.1 204 " END, 17, NULL,
 	    &resp, &used, &cause), HTTP_PARSE_OK);
-	head = http_response_head(&resp, true, &len);
+	head = http_out_response_head(&resp, true, &len);
 	assert_string_equal(head, "HTTP/1.1 204 " CRLF
 	    "Connection: keep-alive" END);
 	free(head);

@@ -26,7 +26,7 @@ parse_ok(const char *in, struct http_request *req)
 	int	 status, rc;
 	char	*cause;
 
-	rc = http_origin_request_parse(in, strlen(in), 443, req, &used,
+	rc = http_request_parse_origin(in, strlen(in), 443, req, &used,
 	    &status, &cause);
 	if (rc != HTTP_PARSE_OK)
 		fail_msg("%s: %s", in, cause ? cause : "more");
@@ -41,7 +41,7 @@ parse_bad(const char *in, const char *why)
 	int			 status, rc;
 	char			*cause = NULL;
 
-	rc = http_origin_request_parse(in, strlen(in), 443, &req, &used,
+	rc = http_request_parse_origin(in, strlen(in), 443, &req, &used,
 	    &status, &cause);
 	if (rc != HTTP_PARSE_ERROR)
 		fail_msg("accepted: %s", in);
@@ -61,7 +61,7 @@ test_origin_form(void **state)
 	assert_string_equal(req.hr_host, "Api.Test");
 	assert_int_equal(req.hr_port, 443);
 	assert_string_equal(req.hr_path, "/a/b?c=d");
-	head = http_request_head(&req, true, &len);
+	head = http_out_request_head(&req, true, &len);
 	/* The default port is not written back. */
 	assert_contains(head, "GET /a/b?c=d HTTP/1.1\r\nHost: Api.Test\r\n");
 	free(head);
@@ -69,7 +69,7 @@ test_origin_form(void **state)
 
 	parse_ok("GET / HTTP/1.1\r\nHost: api.test:8443" END, &req);
 	assert_int_equal(req.hr_port, 8443);
-	head = http_request_head(&req, true, &len);
+	head = http_out_request_head(&req, true, &len);
 	assert_contains(head, "Host: api.test:8443\r\n");
 	free(head);
 	http_request_clear(&req);
@@ -155,7 +155,8 @@ test_path_normalise(void **state)
 		rc = http_path_normalise(cases[i].in, &out, &cause);
 		if (cases[i].out == NULL) {
 			if (rc != -1)
-				fail_msg("%s: accepted as %s", cases[i].in, out);
+				fail_msg("%s: accepted as "
+				    "%s", cases[i].in, out);
 			assert_non_null(cause);
 			free(cause);
 			continue;
@@ -238,10 +239,10 @@ test_inspect_rules(void **state)
 	    "{\"host\":\"*.test\",\"methods\":[\"GET\"],\"paths\":[\"/\"]},"
 	    "{\"host\":\"api.test\",\"methods\":[\"GET\",\"HEAD\"],"
 	    "\"paths\":[\"/repos/org/*\",\"/user\"]}]}}");
-	assert_null(policy_inspect(p, "test"));
-	in = policy_inspect(p, "x.api.test");
+	assert_null(policy_match_inspect(p, "test"));
+	in = policy_match_inspect(p, "x.api.test");
 	assert_string_equal(in->in_host.pi_text, "*.test");
-	in = policy_inspect(p, "api.test");
+	in = policy_match_inspect(p, "api.test");
 	assert_string_equal(in->in_host.pi_text, "api.test");
 	for (i = 0; i < nitems(cases); i++) {
 		xasprintf(&head, "%s\r\nHost: api.test" END, cases[i].head);
@@ -298,7 +299,7 @@ test_phantoms(void **state)
 	/* Inspected, the right host, header and shape: filled in. */
 	parse_ok("GET / HTTP/1.1\r\nHost: api.test\r\nauthorization: Bearer "
 	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
-	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", true,
+	assert_int_equal(inspect_phantom_apply(&req, ph, 1, "api.test", true,
 	    &warning), 1);
 	assert_null(warning);
 	assert_string_equal(header_of(&req, "Authorization"),
@@ -311,7 +312,7 @@ test_phantoms(void **state)
 	parse_ok("GET / HTTP/1.1\r\nHost: api.test\r\nAccept-Encoding: gzip, "
 	    "br\r\nAuthorization: Bearer "
 	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
-	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", true,
+	assert_int_equal(inspect_phantom_apply(&req, ph, 1, "api.test", true,
 	    &warning), 1);
 	assert_string_equal(header_of(&req, "Accept-Encoding"), "identity");
 	assert_int_equal(req.hr_nheaders, 3);
@@ -320,7 +321,7 @@ test_phantoms(void **state)
 	/* Not inspected: never, and said. */
 	parse_ok("GET / HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
 	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
-	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", false,
+	assert_int_equal(inspect_phantom_apply(&req, ph, 1, "api.test", false,
 	    &warning), 0);
 	assert_contains(warning, "placeholder of TOKEN was sent to api.test");
 	assert_contains(header_of(&req, "Authorization"), placeholder);
@@ -331,7 +332,7 @@ test_phantoms(void **state)
 	/* Another host. */
 	parse_ok("GET / HTTP/1.1\r\nHost: evil.test\r\nAuthorization: Bearer "
 	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
-	assert_int_equal(phantom_apply(&req, ph, 1, "evil.test", true,
+	assert_int_equal(inspect_phantom_apply(&req, ph, 1, "evil.test", true,
 	    &warning), 0);
 	assert_contains(warning, "to evil.test in header Authorization");
 	free(warning);
@@ -343,7 +344,7 @@ test_phantoms(void **state)
 	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef\r\n"
 	    "Authorization: token "
 	    PHANTOM_PREFIX "0123456789abcdef0123456789abcdef" END, &req);
-	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", true,
+	assert_int_equal(inspect_phantom_apply(&req, ph, 1, "api.test", true,
 	    &warning), 0);
 	assert_contains(warning, "in the request target");
 	assert_contains(warning, "in header X-Token");
@@ -355,11 +356,11 @@ test_phantoms(void **state)
 	/* No placeholder: nothing to say. */
 	parse_ok("GET / HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer x"
 	    END, &req);
-	assert_int_equal(phantom_apply(&req, ph, 1, "api.test", true,
+	assert_int_equal(inspect_phantom_apply(&req, ph, 1, "api.test", true,
 	    &warning), 0);
 	assert_null(warning);
 	http_request_clear(&req);
-	phantoms_free(ph, 1);
+	proxy_phantoms_free(ph, 1);
 }
 
 /*
@@ -385,7 +386,7 @@ scrub_through(struct scrub *s, const char *text, size_t step, bool close)
 		fail_msg("%s", text);
 	if (scrub_head(s, &resp, &cause, &hint) == -1)
 		fail_msg("%s", cause);
-	head = http_response_head(&resp, true, &hlen);
+	head = http_out_response_head(&resp, true, &hlen);
 	evbuffer_add(out, head, hlen);
 	free(head);
 	http_body_init(&hb, resp.hs_body, resp.hs_length);
@@ -501,7 +502,7 @@ test_scrub(void **state)
 	assert_int_equal(scrub_head(s, &resp, &cause, &hint), 0);
 	http_response_clear(&resp);
 	scrub_free(s);
-	phantoms_free(ph, 2);
+	proxy_phantoms_free(ph, 2);
 }
 
 /*
@@ -525,8 +526,8 @@ test_scrub_basic(void **state)
 	ph[0].ph_user = xstrdup("alice");
 	ph[0].ph_placeholder = xstrdup(PHANTOM_PREFIX "0123");
 	ph[0].ph_value = xstrdup("pw-1");
-	real = phantom_format(&ph[0], ph[0].ph_value);
-	put = phantom_format(&ph[0], ph[0].ph_placeholder);
+	real = inspect_phantom_format(&ph[0], ph[0].ph_value);
+	put = inspect_phantom_format(&ph[0], ph[0].ph_placeholder);
 	assert_string_equal(real, "Basic YWxpY2U6cHctMQ==");
 	xasprintf(&text, "HTTP/1.1 200 OK\r\nX-Echo: Authorization: %s\r\n"
 	    "Content-Length: 50\r\n\r\n[Authorization: %s] alice:pw-1",
@@ -551,7 +552,7 @@ test_scrub_basic(void **state)
 	free(text);
 	free(real);
 	free(put);
-	phantoms_free(ph, 1);
+	proxy_phantoms_free(ph, 1);
 }
 
 int

@@ -6,6 +6,7 @@
  * malformed address must get the kernel's own errno, never a crash.
  */
 #include "unit.h"
+#include "notify_addr.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>

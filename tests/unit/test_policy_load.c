@@ -55,7 +55,8 @@ test_version(void **state)
 {
 	(void)state;
 	refused("{}", "missing \"version\": 1");
-	refused("{\"version\": 2}", "version: this cordon reads \"version\": 1");
+	refused("{\"version\": 2}", "version: this cordon reads \"version\": "
+	    "1");
 	refused("{\"version\": \"1\"}", "reads \"version\": 1");
 }
 
@@ -108,7 +109,8 @@ test_values(void **state)
 	    "'*' may only stand");
 	refused("{\"version\": 1, \"network\": {\"allow\": [\"a.test:0\"]}}",
 	    "bad port \"0\"");
-	refused("{\"version\": 1, \"network\": {\"allow\": [\"a.test:99999\"]}}",
+	refused("{\"version\": 1, \"network\": {\"allow\": "
+	    "[\"a.test:99999\"]}}",
 	    "bad port \"99999\"");
 	refused("{\"version\": 1, \"network\": {\"allow\": [\"a.test:\"]}}",
 	    "bad port \"\"");
@@ -142,7 +144,8 @@ test_annotated(void **state)
 	(void)state;
 	p = load("{\"version\": 1, \"network\": {"
 	    "\"mode\": {\"value\": \"none\", \"from\": \"ops.json\"},"
-	    "\"allow\": [{\"value\": \"A.Test.\", \"from\": \"--allow-domain\"},"
+	    "\"allow\": [{\"value\": \"A.Test.\", \"from\": "
+	    "\"--allow-domain\"},"
 	    " {\"value\": \"b.test\"}]}}", &cause);
 	if (p == NULL)
 		fail_msg("%s", cause);
@@ -160,7 +163,8 @@ test_annotated(void **state)
 	refused("{\"version\": 1, \"network\": {\"allow\": [{\"value\": "
 	    "\"a.test\", \"why\": \"x\"}]}}", "an annotated value has only");
 	refused("{\"version\": 1, \"network\": {\"allow\": [{\"from\": "
-	    "\"x\"}]}}", "network.allow[0]: expected a string, found an object");
+	    "\"x\"}]}}", "network.allow[0]: expected a string, found an "
+	    "object");
 }
 
 static void
@@ -174,9 +178,11 @@ test_good(void **state)
 	    " \"network\": {\"mode\": \"proxy\", \"allow\": [\"GitHub.com\","
 	    "  \"*.githubusercontent.com\", \"api.test:8443\", \"any.test:*\","
 	    "  \"0x7f.1\", \"[::1]:80\"], \"deny\": [\"gist.github.com\"],"
-	    "  \"allow_cidrs\": [\"127.0.0.1/32\"], \"unix_sockets\": \"deny\"},"
+	    "  \"allow_cidrs\": [\"127.0.0.1/32\"], \"unix_sockets\": "
+	    "\"deny\"},"
 	    " \"filesystem\": {\"write\": [\".\", \"sub/../out\"],"
-	    "  \"read_only\": [\".git\"], \"deny\": [\"~/.ssh\", \"/a//b/./c/\"]},"
+	    "  \"read_only\": [\".git\"], \"deny\": [\"~/.ssh\", "
+	    "\"/a//b/./c/\"]},"
 	    " \"env\": {\"pass\": [\"PATH\", \"LC_*\"], \"set\": {\"FOO\": "
 	    "\"bar\"}}}", &cause);
 	if (p == NULL)
@@ -432,16 +438,16 @@ static void
 test_path_match(void **state)
 {
 	(void)state;
-	assert_true(policy_path_match("/user", "/user"));
-	assert_false(policy_path_match("/user", "/user/"));
-	assert_false(policy_path_match("/user", "/users"));
-	assert_false(policy_path_match("/user", "/USER"));
-	assert_true(policy_path_match("/repos/myorg/*", "/repos/myorg/"));
-	assert_true(policy_path_match("/repos/myorg/*", "/repos/myorg/x/y"));
-	assert_false(policy_path_match("/repos/myorg/*", "/repos/myorg"));
-	assert_false(policy_path_match("/repos/myorg/*", "/repos/myorgx"));
-	assert_true(policy_path_match("/repos*", "/reposx"));
-	assert_true(policy_path_match("/*", "/"));
+	assert_true(policy_match_path("/user", "/user"));
+	assert_false(policy_match_path("/user", "/user/"));
+	assert_false(policy_match_path("/user", "/users"));
+	assert_false(policy_match_path("/user", "/USER"));
+	assert_true(policy_match_path("/repos/myorg/*", "/repos/myorg/"));
+	assert_true(policy_match_path("/repos/myorg/*", "/repos/myorg/x/y"));
+	assert_false(policy_match_path("/repos/myorg/*", "/repos/myorg"));
+	assert_false(policy_match_path("/repos/myorg/*", "/repos/myorgx"));
+	assert_true(policy_match_path("/repos*", "/reposx"));
+	assert_true(policy_match_path("/*", "/"));
 }
 
 /* A final '/' says folder: kept as pi_dir, shown back, not in the text. */
@@ -567,13 +573,15 @@ test_unix_sockets_load(void **state)
 	    "of the host (filesystem.unix_sockets)");
 	free(cause);
 
-	assert_non_null(policy_socket_risk("/run/docker.sock"));
-	assert_contains(policy_socket_risk("/home/u/.docker/run/docker.sock"),
+	assert_non_null(policy_parse_socket_risk("/run/docker.sock"));
+	assert_contains(
+	    policy_parse_socket_risk("/home/u/.docker/run/docker.sock"),
 	    "root on the host");
-	assert_contains(policy_socket_risk("/run/podman/podman.sock"),
+	assert_contains(policy_parse_socket_risk("/run/podman/podman.sock"),
 	    "Podman");
-	assert_null(policy_socket_risk("/run/user/1000/gnupg/S.gpg-agent"));
-	assert_null(policy_socket_risk("/run/not-docker.sock"));
+	assert_null(
+	    policy_parse_socket_risk("/run/user/1000/gnupg/S.gpg-agent"));
+	assert_null(policy_parse_socket_risk("/run/not-docker.sock"));
 }
 
 /* Writes text to a new file under dir and returns its path. */
@@ -706,7 +714,8 @@ test_narrowing(void **state)
 
 	(void)state;
 	for (i = 0; i < nitems(refused_texts); i++) {
-		p = policy_load_narrowing(refused_texts[i], "sandbox x", &cause);
+		p = policy_load_narrowing(refused_texts[i], "sandbox "
+		    "x", &cause);
 		if (p != NULL)
 			fail_msg("accepted: %s", refused_texts[i]);
 		assert_contains(cause, "only network.mode, allow, deny and "

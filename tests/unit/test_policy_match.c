@@ -30,7 +30,7 @@ expect(const struct policy *p, const char *host, size_t len, int port,
 	struct decision	 d;
 	bool		 got;
 
-	got = policy_decide(p, host, len ? len : strlen(host), port, &d);
+	got = policy_match_host(p, host, len ? len : strlen(host), port, &d);
 	if (got != allow || d.d_why != why)
 		fail_msg("%s:%d: got %s (why %d), want %s (why %d)", host, port,
 		    got ? "allow" : "deny", d.d_why, allow ? "allow" : "deny",
@@ -161,14 +161,14 @@ test_host_ports(void **state)
 	expect(p, "db.test", 0, 5432, false, WHY_NO_RULE, NULL);
 	expect(p, "127.0.0.1", 0, 3333, false, WHY_DENY_RULE, NULL);
 	/* What localhost resolves to passes the address check; not more. */
-	assert_true(policy_decide(p, "localhost", 9, 5432, &d));
+	assert_true(policy_match_host(p, "localhost", 9, 5432, &d));
 	assert_int_equal(addr_parse("127.0.0.1", 9, &a), 0);
-	assert_true(policy_check_addr(p, &a, &d));
+	assert_true(policy_match_addr(p, &a, &d));
 	assert_int_equal(addr_parse("192.168.1.5", 11, &a), 0);
-	assert_false(policy_check_addr(p, &a, &d));
+	assert_false(policy_match_addr(p, &a, &d));
 	decision_clear(&d);
 	/* The hint for a port not opened names the key. */
-	assert_false(policy_decide(p, "127.0.0.1", 9, 6379, &d));
+	assert_false(policy_match_host(p, "127.0.0.1", 9, 6379, &d));
 	hint = decision_hint(&d);
 	assert_non_null(strstr(hint, "add \"localhost:6379\" to "
 	    "network.host_ports"));
@@ -186,34 +186,34 @@ test_addresses(void **state)
 
 	(void)state;
 	/* An allowed name whose address is private is refused... */
-	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_true(policy_match_host(p, "github.com", 10, 443, &d));
 	assert_int_equal(addr_parse("10.0.0.5", 8, &a), 0);
-	assert_false(policy_check_addr(p, &a, &d));
+	assert_false(policy_match_addr(p, &a, &d));
 	assert_int_equal(d.d_why, WHY_SPECIAL_ADDR);
 	assert_contains(d.d_special, "private");
 	decision_clear(&d);
 	/* ... metadata too, and mapped forms of both ... */
-	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_true(policy_match_host(p, "github.com", 10, 443, &d));
 	assert_int_equal(addr_parse("::ffff:169.254.169.254", 22, &a), 0);
-	assert_false(policy_check_addr(p, &a, &d));
+	assert_false(policy_match_addr(p, &a, &d));
 	decision_clear(&d);
 	/* ... unless allow_cidrs covers it, keeping the name's rule ... */
-	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_true(policy_match_host(p, "github.com", 10, 443, &d));
 	assert_int_equal(addr_parse("127.0.0.9", 9, &a), 0);
-	assert_true(policy_check_addr(p, &a, &d));
+	assert_true(policy_match_addr(p, &a, &d));
 	assert_string_equal(d.d_rule->pi_text, "github.com");
 	assert_string_equal(d.d_cidr->pi_text, "127.0.0.0/8");
 	decision_clear(&d);
 	/* ... a public address passes ... */
-	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_true(policy_match_host(p, "github.com", 10, 443, &d));
 	assert_int_equal(addr_parse("140.82.112.3", 12, &a), 0);
-	assert_true(policy_check_addr(p, &a, &d));
+	assert_true(policy_match_addr(p, &a, &d));
 	assert_int_equal(d.d_why, WHY_ALLOW_RULE);
 	decision_clear(&d);
 	/* ... and a denied literal refuses names that resolve to it. */
-	assert_true(policy_decide(p, "github.com", 10, 443, &d));
+	assert_true(policy_match_host(p, "github.com", 10, 443, &d));
 	assert_int_equal(addr_parse("203.0.113.9", 11, &a), 0);
-	assert_false(policy_check_addr(p, &a, &d));
+	assert_false(policy_match_addr(p, &a, &d));
 	assert_int_equal(d.d_why, WHY_DENY_RULE);
 	decision_clear(&d);
 	policy_free(p);
@@ -246,7 +246,7 @@ test_describe(void **state)
 	char		*s;
 
 	(void)state;
-	policy_decide(p, "evil.test", 9, 443, &d);
+	policy_match_host(p, "evil.test", 9, 443, &d);
 	s = decision_describe(&d);
 	assert_string_equal(s, "deny evil.test:443: no network.allow entry "
 	    "matches (default deny)");
@@ -257,13 +257,13 @@ test_describe(void **state)
 	free(s);
 	decision_clear(&d);
 
-	policy_decide(p, "evil.test", 9, 8443, &d);
+	policy_match_host(p, "evil.test", 9, 8443, &d);
 	s = decision_hint(&d);
 	assert_contains(s, "\"evil.test:8443\"");
 	free(s);
 	decision_clear(&d);
 
-	policy_decide(p, "gist.github.com", 15, 443, &d);
+	policy_match_host(p, "gist.github.com", 15, 443, &d);
 	s = decision_describe(&d);
 	assert_string_equal(s, "deny gist.github.com:443: by network.deny "
 	    "\"gist.github.com\" (from t.json: network.deny[0])");
@@ -271,13 +271,13 @@ test_describe(void **state)
 	decision_clear(&d);
 
 	/* The host's own loopback: the key made for it. */
-	policy_decide(p, "::1", 3, 443, &d);
+	policy_match_host(p, "::1", 3, 443, &d);
 	s = decision_hint(&d);
 	assert_contains(s, "add \"localhost:443\" to network.host_ports");
 	free(s);
 	decision_clear(&d);
 
-	policy_decide(p, "10.1.2.3", 8, 443, &d);
+	policy_match_host(p, "10.1.2.3", 8, 443, &d);
 	s = decision_describe(&d);
 	assert_contains(s, "deny 10.1.2.3:443: the address is private (RFC "
 	    "1918), and not in network.allow_cidrs");
@@ -300,20 +300,20 @@ test_names_alone(void **state)
 	char		*what, *hint;
 
 	(void)state;
-	assert_true(policy_decide_name(p, "github.com", 10, &d));
+	assert_true(policy_match_name(p, "github.com", 10, &d));
 	decision_clear(&d);
 	/* Allowed on port 22 only: the name resolves. */
-	assert_true(policy_decide_name(p, "ssh.test", 8, &d));
+	assert_true(policy_match_name(p, "ssh.test", 8, &d));
 	decision_clear(&d);
 	/* A deny rule on one port leaves the name; one on every port not. */
-	assert_true(policy_decide_name(p, "x.corp.test", 11, &d));
+	assert_true(policy_match_name(p, "x.corp.test", 11, &d));
 	decision_clear(&d);
-	assert_false(policy_decide_name(p, "y.corp.test", 11, &d));
+	assert_false(policy_match_name(p, "y.corp.test", 11, &d));
 	assert_int_equal(d.d_why, WHY_DENY_RULE);
 	decision_clear(&d);
-	assert_false(policy_decide_name(p, "gist.github.com", 15, &d));
+	assert_false(policy_match_name(p, "gist.github.com", 15, &d));
 	decision_clear(&d);
-	assert_false(policy_decide_name(p, "evil.test", 9, &d));
+	assert_false(policy_match_name(p, "evil.test", 9, &d));
 	assert_int_equal(d.d_why, WHY_NO_RULE);
 	what = decision_describe(&d);
 	hint = decision_hint(&d);
@@ -325,7 +325,7 @@ test_names_alone(void **state)
 	free(hint);
 	decision_clear(&d);
 	/* Port 0 stays a bad port for a connection. */
-	assert_false(policy_decide(p, "github.com", 10, 0, &d));
+	assert_false(policy_match_host(p, "github.com", 10, 0, &d));
 	assert_int_equal(d.d_why, WHY_BAD_PORT);
 	decision_clear(&d);
 	policy_free(p);

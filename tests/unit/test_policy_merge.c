@@ -36,7 +36,7 @@ allows(const struct policy *p, const char *host, int port)
 	struct decision	 d;
 	bool		 ok;
 
-	ok = policy_decide(p, host, strlen(host), port, &d);
+	ok = policy_match_host(p, host, strlen(host), port, &d);
 	decision_clear(&d);
 	return ok;
 }
@@ -83,7 +83,7 @@ narrowed(const char *ws_text)
 	t = load_as(trusted_text, false);
 	ws = load_as(ws_text, true);
 	policy_merge(p, t);
-	policy_narrow(p, ws);
+	policy_merge_narrow(p, ws);
 	policy_free(t);
 	policy_free(ws);
 	return p;
@@ -220,7 +220,7 @@ test_pattern_intersect(void **state)
 		    0);
 		a.pi_from = strdup("A");
 		b.pi_from = strdup("B");
-		got = pattern_intersect(&a, &b, &out);
+		got = policy_match_intersect(&a, &b, &out);
 		if (cases[i].want == NULL && got)
 			fail_msg("%s ^ %s = %s", cases[i].a, cases[i].b,
 			    out.pi_text);
@@ -232,9 +232,9 @@ test_pattern_intersect(void **state)
 			assert_string_equal(out.pi_from, "A, narrowed by B");
 		}
 		if (got)
-			pitem_clear(&out);
-		pitem_clear(&a);
-		pitem_clear(&b);
+			policy_pitem_clear(&out);
+		policy_pitem_clear(&a);
+		policy_pitem_clear(&b);
 	}
 }
 
@@ -248,12 +248,12 @@ test_show_roundtrip(void **state)
 	(void)state;
 	p = narrowed("{\"version\": 1, \"network\": {\"allow\": "
 	    "[\"*.github.com\"]}}");
-	j1 = policy_to_json(p, true);
+	j1 = policy_show_json(p, true);
 	s1 = json_dumps(j1, JSON_INDENT(2));
 	if ((back = policy_load_buffer(s1, strlen(s1), "shown.json", &ctx,
 	    &cause)) == NULL)
 		fail_msg("%s", cause);
-	j2 = policy_to_json(back, true);
+	j2 = policy_show_json(back, true);
 	s2 = json_dumps(j2, JSON_INDENT(2));
 	assert_string_equal(s1, s2);
 	assert_contains(s1, "\"from\": \"t.json: network.allow[1], narrowed "
@@ -319,18 +319,18 @@ test_tls_keys_merge(void **state)
 	/* The workspace layer changes none of them. */
 	ws = load_as("{\"version\": 1, \"network\": {\"allow\": "
 	    "[\"api.github.com\"]}}", true);
-	policy_narrow(p, ws);
+	policy_merge_narrow(p, ws);
 	assert_int_equal(p->p_ninspect, 2);
 	assert_int_equal(p->p_ncreds, 2);
 	assert_int_equal(p->p_ca_dir.pl_n, 1);
 	policy_free(ws);
 
-	j1 = policy_to_json(p, true);
+	j1 = policy_show_json(p, true);
 	s1 = json_dumps(j1, JSON_INDENT(2));
 	if ((back = policy_load_buffer(s1, strlen(s1), "shown.json", &ctx,
 	    &cause)) == NULL)
 		fail_msg("%s", cause);
-	j2 = policy_to_json(back, true);
+	j2 = policy_show_json(back, true);
 	s2 = json_dumps(j2, JSON_INDENT(2));
 	assert_string_equal(s1, s2);
 	assert_contains(s1, "\"format\": \"Bearer %s\"");
@@ -342,7 +342,7 @@ test_tls_keys_merge(void **state)
 	json_decref(j2);
 
 	/* Plain output too, and no keys when none were set. */
-	j1 = policy_to_json(back, false);
+	j1 = policy_show_json(back, false);
 	s1 = json_dumps(j1, JSON_COMPACT);
 	assert_contains(s1, "\"methods\":[\"GET\",\"HEAD\"]");
 	assert_contains(s1, "\"tls\":{\"ca_dir\":\"/h/ca\"}");
@@ -350,7 +350,7 @@ test_tls_keys_merge(void **state)
 	json_decref(j1);
 	policy_free(back);
 	back = policy_new();
-	j1 = policy_to_json(back, false);
+	j1 = policy_show_json(back, false);
 	assert_null(json_object_get(j1, "credentials"));
 	assert_null(json_object_get(j1, "tls"));
 	assert_null(json_object_get(json_object_get(j1, "network"),
@@ -372,7 +372,7 @@ test_defaults(void **state)
 	bool		 ssh = false, git = false, cordon = false, bashrc = false;
 
 	(void)state;
-	if ((p = policy_defaults(&ctx, &cause)) == NULL)
+	if ((p = policy_merge_defaults(&ctx, &cause)) == NULL)
 		fail_msg("%s", cause);
 	assert_int_equal(p->p_mode.ps_value, NET_PROXY);
 	assert_int_equal(p->p_unix.ps_value, UNIX_DENY);
@@ -441,9 +441,9 @@ narrowing(const char *ws_text, const char **args, size_t nargs)
 	pl.ly_args = args;
 	pl.ly_nargs = nargs;
 	pl.ly_workspace = dir;
-	if ((merged = policy_build(&pl, NULL, &cause)) == NULL)
+	if ((merged = policy_merge_layers(&pl, NULL, &cause)) == NULL)
 		fail_msg("%s", cause);
-	p = policy_build_narrowing(&pl, merged, &cause);
+	p = policy_merge_layers_narrowing(&pl, merged, &cause);
 	policy_free(merged);
 	xasprintf(&cmd, "rm -rf %s", dir);
 	if (chdir("/") == -1 || system(cmd) != 0)

@@ -32,11 +32,11 @@ parse(const char *name, const char *text, struct secret_file *tf)
 
 	next_ph = 0;
 	memset(tf, 0, sizeof(*tf));
-	for (i = 0; i < secret_nformats; i++)
-		if (strcmp(secret_formats[i].sk_name, name) == 0)
+	for (i = 0; i < secrets_nformats; i++)
+		if (strcmp(secrets_formats[i].sk_name, name) == 0)
 			break;
-	assert_true(i < secret_nformats);
-	secrets_parse(&secret_formats[i], text, strlen(text), counted, tf);
+	assert_true(i < secrets_nformats);
+	secrets_parse(&secrets_formats[i], text, strlen(text), counted, tf);
 	assert_non_null(tf->tf_text);
 	assert_int_equal(strlen(tf->tf_text), tf->tf_len);
 }
@@ -218,13 +218,13 @@ test_odd(void **state)
 	size_t			 i;
 
 	(void)state;
-	for (i = 0; i < secret_nformats; i++) {
+	for (i = 0; i < secrets_nformats; i++) {
 		memset(&tf, 0, sizeof(tf));
-		secrets_parse(&secret_formats[i], "", 0, counted, &tf);
+		secrets_parse(&secrets_formats[i], "", 0, counted, &tf);
 		assert_int_equal(tf.tf_nsecrets, 0);
 		secrets_clear(&tf);
 		memset(&tf, 0, sizeof(tf));
-		secrets_parse(&secret_formats[i], "\0\0\0", 3, counted, &tf);
+		secrets_parse(&secrets_formats[i], "\0\0\0", 3, counted, &tf);
 		assert_int_equal(tf.tf_nsecrets, 0);
 		secrets_clear(&tf);
 	}

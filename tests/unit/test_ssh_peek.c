@@ -1,6 +1,6 @@
 /*
  * test_ssh_peek.c: an SSH server's first key exchange read from its
- * bytes (proxy/ssh_peek.c): the host key and signature found whole or
+ * bytes (wire/ssh_peek.c): the host key and signature found whole or
  * fed a byte at a time, the group exchange's GROUP passed over, and
  * what is no SSH server's ending the watch.
  */

@@ -1,5 +1,6 @@
 /*
- * test_util.c: the small helpers of lib/util.c that several parts share.
+ * test_util.c: the small helpers of util.h (lib/str.c, lib/path.c, lib/file.c,
+ * lib/errlist.c) that several parts share.
  */
 #include "unit.h"
 
@@ -139,13 +140,13 @@ test_hex_random(void **state)
 	(void)state;
 	for (n = 0; n < sizeof(a); n++) {
 		memset(a, 'X', sizeof(a));
-		assert_int_equal(hex_random(a, n), 0);
+		assert_int_equal(str_random_hex(a, n), 0);
 		all_hex(a, n);
 		if (n + 1 < sizeof(a))
 			assert_int_equal(a[n + 1], 'X');
 	}
-	assert_int_equal(hex_random(a, 32), 0);
-	assert_int_equal(hex_random(b, 32), 0);
+	assert_int_equal(str_random_hex(a, 32), 0);
+	assert_int_equal(str_random_hex(b, 32), 0);
 	assert_string_not_equal(a, b);
 }
 
@@ -160,10 +161,10 @@ test_token(void **state)
 
 	(void)state;
 	for (ch = 0; ch < 256; ch++) {
-		if (char_is_tchar((unsigned char)ch) != (ch != 0 &&
+		if (str_is_tchar((unsigned char)ch) != (ch != 0 &&
 		    strchr(tchars, (int)ch) != NULL))
 			fail_msg("byte 0x%02x", ch);
-		n += char_is_tchar((unsigned char)ch);
+		n += str_is_tchar((unsigned char)ch);
 	}
 	assert_int_equal(n, sizeof(tchars) - 1);
 

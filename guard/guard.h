@@ -1,0 +1,136 @@
+/*
+ * guard.h: what keeps the host's git repositories and protected files
+ * safe from what the command wrote.  guard.c checks the writable roots
+ * after the run (cordon run on the host, or the sentinel if cordon run
+ * died: sentinel.c); gitwrite.c applies or holds back the command's
+ * renames onto protected git configs (cordon run's connect thread);
+ * block.c makes the placeholders of protected paths before the clone.
+ */
+#ifndef CORDON_GUARD_H
+#define CORDON_GUARD_H
+
+#include <sys/types.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "plan.h"
+
+/*
+ * guard.c: after the run, the repositories the command made or changed
+ * in the writable roots, and the git directories git reaches from them
+ * (modules, worktrees, .git files, commondir), renamed out of git's
+ * sight and reported.
+ */
+#define GUARD_SCAN_MAX	1000000		/* entries of folders there before */
+
+struct guard_root {
+	int		 gr_fd;		/* O_PATH, opened before the run */
+	const char	*gr_path;	/* the plan's */
+};
+
+struct guard_find {
+	char		*gf_path;	/* the marker: .git, .hg, a HEAD */
+	char		*gf_moved;	/* its new name; NULL: kept */
+	const char	*gf_what;
+	char		*gf_why;	/* what could run; NULL: kept */
+	bool		 gf_kept;	/* inert: the user's work */
+	bool		 gf_policy;	/* a .cordon the command made */
+	int		 gf_error;	/* the rename's errno, or 0 */
+};
+
+struct guard {
+	struct guard_root *g_roots;
+	size_t		 g_nroots;
+	struct fs_mark	*g_known;	/* protected or made before the run */
+	size_t		 g_nknown;
+	time_t		 g_start;	/* changed from then: the command's */
+	size_t		 g_scan_max;	/* GUARD_SCAN_MAX, but in tests */
+	size_t		 g_scanned;
+	struct guard_find *g_finds;	/* kept and moved */
+	size_t		 g_nfinds;
+	size_t		 g_nmoved;
+	char		**g_watch;	/* the plan's fp_watch, borrowed */
+	size_t		 g_nwatch;
+};
+
+int	guard_open(struct guard *, const struct fsplan *, char **);
+void	guard_know(struct guard *, int);
+int	guard_check(struct guard *, const char *);
+void	guard_print(const struct guard *, FILE *);
+void	guard_clear(struct guard *);
+
+/*
+ * gitwrite.c: a protected git config the command writes, applied for it
+ * when every key it changes is inert, held back and listed otherwise.
+ */
+#define GITWRITE_CONTINUE	(-1)	/* not ours: the kernel does it */
+#define GITWRITE_CHANGES_MAX	256	/* keys noted; past it, gw_more */
+
+struct gitwrite_cfg {
+	char		*wc_path;	/* the config, as on the host */
+	struct fs_mark	 wc_file;	/* the file itself */
+	bool		 wc_user;	/* ~/.gitconfig: nothing applied */
+};
+
+struct gitwrite_change {
+	size_t		 ch_cfg;	/* in gw_cfgs */
+	char		*ch_key;	/* section[.sub].name */
+	char		*ch_value;	/* NULL: a bare name */
+	bool		 ch_removed;	/* the key went, else it came */
+	bool		 ch_changed;	/* it came in place of a value */
+	bool		 ch_unread;	/* the text git would not read: */
+					/* ch_value says why, no command */
+	bool		 ch_applied;	/* written, else held back */
+};
+
+struct gitwrite {
+	struct gitwrite_cfg	*gw_cfgs;	/* set before the run */
+	size_t			 gw_ncfgs;
+	pthread_mutex_t		 gw_lock;	/* guards what follows */
+	struct gitwrite_change	*gw_changes;
+	size_t			 gw_nchanges;
+	bool			 gw_more;	/* some not noted */
+};
+
+struct seccomp_notif;
+int	gitwrite_init(struct gitwrite *, const struct fsplan *);
+int	gitwrite_rename(struct gitwrite *, int, const struct seccomp_notif *);
+void	gitwrite_print(struct gitwrite *, FILE *);
+json_t	*gitwrite_json(struct gitwrite *);
+void	gitwrite_clear(struct gitwrite *);
+
+/*
+ * sentinel.c: a process outside the run's process group that makes the
+ * guard's check when cordon run ends before it could.
+ */
+struct sentinel {
+	pid_t	 s_pid;		/* -1: none */
+	int	 s_fd;		/* our end: one byte, the check is made */
+};
+
+int	sentinel_start(struct sentinel *, struct guard *, const char *, int,
+	    char **);
+void	sentinel_done(struct sentinel *);
+
+/*
+ * block.c: the placeholders of protected paths that do not exist yet,
+ * made for the run and removed after it.
+ */
+struct blocks {
+	int	*b_fd;		/* per op: the locked folder, or -1 */
+	int	*b_up;		/* per op: the folder it is in, if made */
+	bool	*b_made;	/* per op: this run made it */
+	size_t	 b_n;
+};
+
+int	block_prepare(struct fsplan *, struct blocks *, struct guard *,
+	    char **);
+void	block_cleanup(struct fsplan *, struct blocks *);
+
+#endif

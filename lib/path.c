@@ -1,0 +1,22 @@
+/*
+ * path.c: absolute, normalised paths compared as text.
+ */
+#include <string.h>
+
+#include "util.h"
+
+/*
+ * Says whether path is dir or lies below it: both absolute and
+ * normalised (no "." or ".." component, no repeated or trailing '/'),
+ * compared as text, so "/a/bc" is not below "/a/b".
+ */
+bool
+path_is_below(const char *path, const char *dir)
+{
+	size_t	 n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/');
+}

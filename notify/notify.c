@@ -1,0 +1,955 @@
+/*
+ * notify.c: the connect(2) calls of a sandbox, made by cordon run on its
+ * behalf, so that a Unix socket reaches the sandbox's own sockets and
+ * the host sockets listed, and no other.
+ *
+ * The command's seccomp filter sends every connect(2) to a listener
+ * (SECCOMP_RET_USER_NOTIF); the command hands the listener's descriptor
+ * to cordon run before exec.  A thread of cordon run, not its event loop
+ * (a connect may block, and the loop is the proxy's), receives each call
+ * and hands it to a worker thread of its own, so that a connect that
+ * waits (a listener's full backlog, a SYN nobody answers) holds only its
+ * own caller.  At most NOTIFY_WORKERS calls are in hand at once; past
+ * that, the receiving thread takes no more until one ends, and the
+ * kernel keeps the next calls waiting, in order: none is refused for
+ * it.  Each worker:
+ *
+ *   - reads the address once, from the caller's memory, and takes the
+ *     caller's socket itself (pidfd_getfd: the same open file), checking
+ *     after each step that the call is still waiting (NOTIF_ID_VALID), so
+ *     that a pid reused in between is never read;
+ *   - judges the address from those bytes alone (notify_addr.c): a
+ *     malformed one gets the kernel's own answer;
+ *   - on a Unix socket, connects the socket to a listed one (a route of
+ *     unixroute.c) if the path is exactly a listed inside path; else to
+ *     the sandbox's own socket at that path, looked up as the caller
+ *     sees it and judged by the network namespace it is bound in
+ *     (unixown.c), through the descriptor judged; an abstract name when
+ *     the socket was made in the sandbox's namespace; and answers
+ *     EACCES to a host socket, the kernel's errno to no socket;
+ *   - on an Internet or netlink socket, connects the socket to the
+ *     address as given; the socket stays in the sandbox's network
+ *     namespace, so routes and the capture's rules are the sandbox's;
+ *   - answers the call itself (SECCOMP_IOCTL_NOTIF_SEND).
+ *
+ * The command's socket is never made non-blocking: it is the command's
+ * open file, and the flag would be its too.  A worker still in connect
+ * when the run ends (the sandbox's processes dead, the listener of a
+ * host socket still not accepting) is woken: its socket is shut down
+ * (a TCP connect in SYN_SENT ends) and it gets NOTIFY_SIG, whose handler
+ * does nothing but end the wait with EINTR (a Unix connect waiting for
+ * room in a backlog), until it has ended.
+ *
+ * It never answers "continue": the kernel would then read the address
+ * and the descriptor again, after the check, and another thread of the
+ * command could have changed either (a Unix socket put in place of the
+ * Internet one checked, a path rewritten) in between.
+ *
+ * What it decided goes to the event loop as fixed-size records on a
+ * pipe (one write each, under PIPE_BUF, so writers do not interleave):
+ * the loop logs and counts them.  Privileges: cordon run's own, outside
+ * the sandbox; it owns the sandbox's user namespace, so it may take
+ * descriptors from, and read the memory of, the command even when the
+ * command is not dumpable.
+ */
+#include <sys/types.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#include <linux/seccomp.h>
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE	71		/* Linux 5.14 */
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fdpass.h"
+#include "guard.h"
+#include "log.h"
+#include "notify.h"
+#include "sockdiag.h"
+#include "unixroute.h"
+#include "util.h"
+#include "xmalloc.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD	O_EXCL		/* Linux 6.9: a thread's pidfd */
+#endif
+
+#define NOTIFY_WORKERS	64		/* calls in hand at once */
+#define NOTIFY_STACK	(256 * 1024)	/* a worker's: small frames only */
+#define NOTIFY_SIG	SIGURG		/* ends a worker's wait in connect; */
+					/* ignored by default, never */
+					/* passed on to the command */
+#define NOTIFY_WAKE_MS	50		/* how often, at the end */
+
+struct notify;
+
+/* A command's listener, closed once it hung up and no worker holds it. */
+struct notify_lfd {
+	int		 nl_fd;
+	bool		 nl_hup;
+	size_t		 nl_busy;	/* workers answering on it */
+};
+
+struct notify_worker {
+	struct notify		*nw_n;
+	struct seccomp_notif	 nw_req;	/* the call in hand */
+	pthread_t		 nw_thread;
+	bool			 nw_busy;	/* started, not yet joined */
+	bool			 nw_done;	/* ended: to be joined */
+	int			 nw_lfd;	/* the listener it answers */
+	int			 nw_sock;	/* the socket taken, while */
+						/* it connects */
+};
+
+struct notify {
+	const struct unix_routes *n_routes;	/* borrowed, read-only */
+	struct gitwrite		*n_gitwrite;	/* borrowed, or NULL */
+	int			 n_sock;	/* the sandbox's end hands */
+						/* the listener over */
+	struct notify_lfd	*n_lfds;	/* the listeners: one per */
+	size_t			 n_nlfds;	/* command (a session runs */
+						/* many), each till POLLHUP */
+	bool			 n_sock_open;	/* more may come on n_sock */
+	int			 n_diag;	/* UNIX_DIAG of the sandbox's */
+						/* network namespace, or -1 */
+	int			 n_hostdiag;	/* ... of cordon run's, or -1 */
+	int			 n_stop[2];	/* the loop asks the thread */
+						/* to end */
+	int			 n_events[2];	/* records to the loop */
+	pthread_t		 n_thread;
+	bool			 n_started;
+	struct sigaction	 n_oldsig;	/* NOTIFY_SIG's, before */
+
+	pthread_mutex_t		 n_lock;	/* guards what follows */
+	pthread_cond_t		 n_cond;	/* a worker ended; the end */
+	bool			 n_stopping;
+	size_t			 n_busy;	/* workers not ended */
+	size_t			 n_dropped;	/* the pipe was full */
+	pthread_mutex_t		 n_diag_lock;	/* one dump at a time */
+	uint32_t		 n_seq;		/* the last dump's */
+	struct notify_worker	 n_workers[NOTIFY_WORKERS];
+};
+
+/*
+ * Reads one message the sandbox sent: its PID 1's UNIX_DIAG socket
+ * ("D", none with the host's network), or a command's listener ("L"),
+ * added to the set (each command of a session sends its own).  Returns
+ * 0, or -1 at the end (no more will come).
+ */
+static int
+notify_listener(struct notify *n)
+{
+	char	 b;
+	int	 fd;
+
+	if (fdpass_recv(n->n_sock, &fd, &b, 1, MSG_DONTWAIT) <= 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return 0;
+		return -1;
+	}
+	if (fd == -1)
+		return 0;
+	if (b == 'L') {
+		pthread_mutex_lock(&n->n_lock);
+		n->n_lfds = xreallocarray(n->n_lfds, n->n_nlfds + 1,
+		    sizeof(*n->n_lfds));
+		n->n_lfds[n->n_nlfds].nl_fd = fd;
+		n->n_lfds[n->n_nlfds].nl_hup = false;
+		n->n_lfds[n->n_nlfds++].nl_busy = 0;
+		pthread_mutex_unlock(&n->n_lock);
+	} else if (b == 'D' && n->n_diag == -1)
+		n->n_diag = fd;
+	else
+		close(fd);
+	return 0;
+}
+
+/*
+ * Closes the listeners that hung up (their command and all it started
+ * are gone) and that no worker still answers on.  Holds n_lock.
+ */
+static void
+notify_prune(struct notify *n)
+{
+	size_t	 i = 0;
+
+	while (i < n->n_nlfds) {
+		if (!n->n_lfds[i].nl_hup || n->n_lfds[i].nl_busy > 0) {
+			i++;
+			continue;
+		}
+		close(n->n_lfds[i].nl_fd);
+		n->n_lfds[i] = n->n_lfds[--n->n_nlfds];
+	}
+}
+
+/* Counts a worker on, or off, the listener lfd.  Holds n_lock. */
+static void
+notify_hold(struct notify *n, int lfd, bool on)
+{
+	size_t	 i;
+
+	for (i = 0; i < n->n_nlfds; i++)
+		if (n->n_lfds[i].nl_fd == lfd) {
+			if (on)
+				n->n_lfds[i].nl_busy++;
+			else
+				n->n_lfds[i].nl_busy--;
+			return;
+		}
+}
+
+/*
+ * Passes ne to the loop.  A worker never waits for the loop: with the
+ * pipe full, the record is counted instead (notify_dropped).
+ */
+static void
+notify_tell(struct notify *n, const struct notify_event *ne)
+{
+	ssize_t	 w;
+
+	while ((w = write(n->n_events[1], ne, sizeof(*ne))) == -1 &&
+	    errno == EINTR)
+		;
+	if (w != (ssize_t)sizeof(*ne)) {
+		pthread_mutex_lock(&n->n_lock);
+		n->n_dropped++;
+		pthread_mutex_unlock(&n->n_lock);
+	}
+}
+
+/*
+ * A TCP connect to a loopback port where nothing listens in the sandbox
+ * and the host has a server: noted (NOTIFY_HOST_PORT) for the summary,
+ * whether the connect is blocking or not; it goes on as made.
+ */
+static void
+notify_host_port(struct notify *n, int type, const void *sa, int len,
+    struct notify_event *ne)
+{
+	unsigned int	 port;
+	int		 in;
+
+	if (type != SOCK_STREAM || n->n_diag == -1 ||
+	    (port = hostport_loopback(sa, (size_t)len)) == 0)
+		return;
+	/*
+	 * The sandbox's own listeners first: a short dump, where a server
+	 * the command runs is the common case; the host's table, which may
+	 * be long, only when none listens inside.
+	 */
+	pthread_mutex_lock(&n->n_diag_lock);
+	in = hostport_inside(n->n_diag, &n->n_seq, port);
+	pthread_mutex_unlock(&n->n_diag_lock);
+	if (in == 0 && hostport_listens(port)) {
+		ne->ne_why = NOTIFY_HOST_PORT;
+		ne->ne_port = port;
+	}
+}
+
+/*
+ * Whether a socket of diag's network namespace is bound to st's inode:
+ * 1, 0, or -1 (no answer: judged as not).
+ */
+static int
+notify_bound(struct notify *n, int diag, const struct stat *st)
+{
+	int	 rc;
+
+	if (diag == -1)
+		return 0;
+	pthread_mutex_lock(&n->n_diag_lock);
+	rc = unixown_bound(diag, ++n->n_seq, st);
+	pthread_mutex_unlock(&n->n_diag_lock);
+	if (rc == -1)
+		log_debug("%s: UNIX_DIAG: %s", __func__, strerror(errno));
+	return rc;
+}
+
+/*
+ * A path no route lists (na, terminated), opened as the caller pid sees
+ * it (unixown.c): the sandbox's own socket is connected to s through the
+ * descriptor judged; a socket of the host is refused; a file bound in
+ * neither namespace gets the kernel's answer to a socket nobody holds.
+ * Returns the errno for the command, and fills ne.
+ */
+static int
+notify_path(struct notify *n, pid_t pid, int s, const struct notify_addr *na,
+    struct notify_event *ne)
+{
+	struct sockaddr_un	 to;
+	struct stat		 st;
+	int			 fd, err;
+
+	ne->ne_why = NOTIFY_NOTHING;
+	if ((fd = unixown_open(pid, na->na_path, &err)) == -1)
+		return err;
+	err = 0;
+	if (fstat(fd, &st) == -1)
+		err = errno;
+	else if (notify_bound(n, n->n_diag, &st) == 1) {
+		ne->ne_why = NOTIFY_OWN;
+		memset(&to, 0, sizeof(to));
+		to.sun_family = AF_UNIX;
+		snprintf(to.sun_path, sizeof(to.sun_path), "/proc/self/fd/%d",
+		    fd);
+		if (connect(s, (struct sockaddr *)&to, sizeof(to)) == -1)
+			err = errno;
+	} else if (n->n_hostdiag != -1 &&
+	    notify_bound(n, n->n_hostdiag, &st) == 0)
+		err = ECONNREFUSED;
+	else {
+		ne->ne_why = na->na_path[0] == '/' ? NOTIFY_UNLISTED :
+		    NOTIFY_RELATIVE;
+		err = EACCES;
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * Whether s was made in the sandbox's network namespace, where its
+ * abstract names are found: not with the host's network (no n_diag), nor
+ * a socket of the host handed in through a listed one (SCM_RIGHTS).  A
+ * kernel without SO_NETNS_COOKIE (Linux 5.14) cannot say: not.
+ */
+static bool
+notify_ours(const struct notify *n, int s)
+{
+	uint64_t	 a, b;
+	socklen_t	 alen = sizeof(a), blen = sizeof(b);
+
+	return n->n_diag != -1 &&
+	    getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, &a, &alen) == 0 &&
+	    getsockopt(n->n_diag, SOL_SOCKET, SO_NETNS_COOKIE, &b, &blen) ==
+	    0 && a == b;
+}
+
+/*
+ * Judges a connect(2) on a Unix socket s to the path or name in na
+ * (notify_addr_judge, from the len bytes at sa), and connects s to the
+ * listed socket, or the sandbox's own, if there is one.  Returns the
+ * errno for the command (0: connected), and fills ne.
+ */
+static int
+notify_unix(struct notify *n, pid_t pid, int s, const void *sa, int len,
+    const struct notify_addr *na, struct notify_event *ne)
+{
+	const struct unix_route	*r;
+	struct sockaddr_un	 to;
+
+	_Static_assert(sizeof(ne->ne_path) >= sizeof(na->na_path) - 1,
+	    "a judged path fits in a record");
+	memcpy(ne->ne_path, na->na_path, na->na_len);
+	ne->ne_pathlen = na->na_len;
+	if (na->na_kind == NOTIFY_ADDR_ABSTRACT) {
+		if (!notify_ours(n, s)) {
+			ne->ne_why = NOTIFY_ABSTRACT;
+			return EACCES;
+		}
+		ne->ne_why = NOTIFY_OWN;
+		return connect(s, sa, (socklen_t)len) == -1 ? errno : 0;
+	}
+	if (na->na_path[0] != '/' || (r = unixroute_find(n->n_routes,
+	    na->na_path, na->na_len)) == NULL)
+		return notify_path(n, pid, s, na, ne);
+	ne->ne_route = (size_t)(r - n->n_routes->ur_v);
+	ne->ne_why = NOTIFY_ALLOWED;
+	memset(&to, 0, sizeof(to));
+	to.sun_family = AF_UNIX;
+	if (r->ur_pin != -1)
+		snprintf(to.sun_path, sizeof(to.sun_path), "/proc/self/fd/%d",
+		    r->ur_pin);
+	else
+		memcpy(to.sun_path, r->ur_host, strlen(r->ur_host));
+	if (connect(s, (struct sockaddr *)&to, sizeof(to)) == -1)
+		ne->ne_errno = errno;
+	return ne->ne_errno;
+}
+
+/* Whether the call id still waits (its task, and so its pid, is there). */
+static bool
+notify_valid(int lfd, uint64_t id)
+{
+	return ioctl(lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/*
+ * Reads len bytes at the command's addr into sa, once.  Returns 0 or
+ * EFAULT, as the kernel's copy from the caller would.
+ */
+static int
+notify_read_addr(pid_t pid, uint64_t addr, void *sa, int len)
+{
+	struct iovec	 local, remote;
+
+	if (len == 0)
+		return 0;
+	local.iov_base = sa;
+	local.iov_len = (size_t)len;
+	remote.iov_base = (void *)(uintptr_t)addr;
+	remote.iov_len = (size_t)len;
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+		return EFAULT;
+	return 0;
+}
+
+/*
+ * Makes the call's connect on s, the command's socket, as judged from
+ * the len bytes at sa.  The socket is w's until it returns, for
+ * notify_wake to shut down.  Returns the errno for the command.
+ */
+static int
+notify_connect(struct notify_worker *w, int s, const void *sa, int len,
+    struct notify_event *ne)
+{
+	struct notify		*n = w->nw_n;
+	struct notify_addr	 na;
+	socklen_t		 olen = sizeof(int);
+	int			 domain, type, err;
+
+	if (getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &olen) == -1 ||
+	    getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &olen) == -1)
+		return errno;
+	if ((err = notify_addr_judge(sa, len, domain, type, &na)) != 0)
+		return err;
+	pthread_mutex_lock(&n->n_lock);
+	if (!n->n_stopping)
+		w->nw_sock = s;
+	pthread_mutex_unlock(&n->n_lock);
+	if (w->nw_sock == -1)
+		return EINTR;		/* the run ends */
+	if (na.na_kind == NOTIFY_ADDR_PATH ||
+	    na.na_kind == NOTIFY_ADDR_ABSTRACT) {
+		ne->ne_unix = true;
+		err = notify_unix(n, (pid_t)w->nw_req.pid, s, sa, len, &na,
+		    ne);
+	} else {
+		notify_host_port(n, type, sa, len, ne);
+		if (connect(s, sa, (socklen_t)len) == -1)
+			err = errno;
+	}
+	pthread_mutex_lock(&n->n_lock);
+	w->nw_sock = -1;
+	pthread_mutex_unlock(&n->n_lock);
+	return err;
+}
+
+/*
+ * Answers w's call: the command's socket taken, its address read once,
+ * the decision made.  Returns the errno for the command, in the order
+ * the kernel finds them: the descriptor, the length, the address.
+ */
+static int
+notify_judge(struct notify_worker *w, struct notify_event *ne)
+{
+	const struct seccomp_notif	*req = &w->nw_req;
+	struct sockaddr_storage		 sa;
+	int				 lfd = w->nw_lfd;
+	int				 len = (int)req->data.args[2];
+	int				 pidfd, s = -1, err;
+
+	_Static_assert(sizeof(sa) == NOTIFY_ADDR_MAX, "the kernel's bound");
+	ne->ne_pid = (int)req->pid;
+	if ((pidfd = (int)syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD)) ==
+	    -1 && errno == EINVAL)
+		pidfd = (int)syscall(SYS_pidfd_open, req->pid, 0);
+	if (pidfd == -1 || !notify_valid(lfd, req->id)) {
+		err = ESRCH;
+		goto out;
+	}
+	if ((s = (int)syscall(SYS_pidfd_getfd, pidfd,
+	    (int)req->data.args[0], 0)) == -1) {
+		err = errno == EBADF ? EBADF : EPERM;
+		goto out;
+	}
+	if (!notify_addr_len_ok(len)) {
+		err = EINVAL;
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	if ((err = notify_read_addr((pid_t)req->pid, req->data.args[1], &sa,
+	    len)) != 0)
+		goto out;
+	if (!notify_valid(lfd, req->id))
+		err = ESRCH;
+	else
+		err = notify_connect(w, s, &sa, len, ne);
+out:
+	if (s != -1)
+		close(s);
+	if (pidfd != -1)
+		close(pidfd);
+	return err;
+}
+
+/* Answers the call id with err (0: success). */
+static void
+notify_answer(int lfd, uint64_t id, int err)
+{
+	struct seccomp_notif_resp	 resp;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.id = id;
+	resp.error = err != 0 ? -err : 0;
+	/* ENOENT: the caller went (a fatal signal); nothing to do. */
+	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/*
+ * A rename (gitwrite.c), answered here and at once: nothing in it waits
+ * on another process.  All but one onto a protected git config go on as
+ * the command made them.
+ */
+static void
+notify_rename(struct notify *n, int lfd, const struct seccomp_notif *req)
+{
+	struct seccomp_notif_resp	 resp;
+	int				 rc = GITWRITE_CONTINUE;
+
+	if (n->n_gitwrite != NULL)
+		rc = gitwrite_rename(n->n_gitwrite, lfd, req);
+	if (rc != GITWRITE_CONTINUE) {
+		notify_answer(lfd, req->id, rc);
+		return;
+	}
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req->id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* NOTIFY_SIG: nothing; its arrival ends a worker's wait in connect. */
+static void
+notify_wake_cb(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A worker: one call, answered, told to the loop.  All signals but
+ * NOTIFY_SIG stay blocked (they are the loop's, through its signalfd).
+ */
+static void *
+notify_work(void *arg)
+{
+	struct notify_worker	*w = arg;
+	struct notify		*n = w->nw_n;
+	struct notify_event	 ne;
+	sigset_t		 wake;
+	int			 err;
+
+	sigemptyset(&wake);
+	sigaddset(&wake, NOTIFY_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
+	memset(&ne, 0, sizeof(ne));
+	err = notify_judge(w, &ne);
+	notify_answer(w->nw_lfd, w->nw_req.id, err);
+	if ((ne.ne_unix && ne.ne_why != NOTIFY_OWN &&
+	    ne.ne_why != NOTIFY_NOTHING) || ne.ne_why == NOTIFY_HOST_PORT)
+		notify_tell(n, &ne);
+	pthread_mutex_lock(&n->n_lock);
+	notify_hold(n, w->nw_lfd, false);
+	w->nw_done = true;
+	n->n_busy--;
+	pthread_cond_broadcast(&n->n_cond);
+	pthread_mutex_unlock(&n->n_lock);
+	return NULL;
+}
+
+/* Joins the workers that ended, freeing their places.  Holds n_lock. */
+static void
+notify_reap(struct notify *n)
+{
+	struct notify_worker	*w;
+	size_t			 i;
+
+	for (i = 0; i < NOTIFY_WORKERS; i++) {
+		w = &n->n_workers[i];
+		if (w->nw_busy && w->nw_done) {
+			pthread_join(w->nw_thread, NULL);
+			w->nw_busy = w->nw_done = false;
+		}
+	}
+}
+
+/*
+ * Waits for a free place (NOTIFY_WORKERS calls in hand: the next wait in
+ * the kernel meanwhile), and joins the workers that ended.  Returns
+ * false when the run ends instead.
+ */
+static bool
+notify_room(struct notify *n)
+{
+	bool	 ok;
+
+	pthread_mutex_lock(&n->n_lock);
+	while (n->n_busy == NOTIFY_WORKERS && !n->n_stopping)
+		pthread_cond_wait(&n->n_cond, &n->n_lock);
+	notify_reap(n);
+	ok = !n->n_stopping;
+	pthread_mutex_unlock(&n->n_lock);
+	return ok;
+}
+
+/*
+ * Hands req to a worker in a free place (notify_room made one).  A
+ * worker that cannot start gets the call answered EAGAIN, the kernel's
+ * word for resources it lacks.
+ */
+static void
+notify_dispatch(struct notify *n, int lfd, const struct seccomp_notif *req)
+{
+	struct notify_worker	*w = NULL;
+	pthread_attr_t		 attr;
+	size_t			 i;
+	int			 rc;
+
+	pthread_mutex_lock(&n->n_lock);
+	for (i = 0; i < NOTIFY_WORKERS && w == NULL; i++)
+		if (!n->n_workers[i].nw_busy)
+			w = &n->n_workers[i];
+	w->nw_n = n;
+	w->nw_req = *req;
+	w->nw_busy = true;
+	w->nw_done = false;
+	w->nw_sock = -1;
+	w->nw_lfd = lfd;
+	notify_hold(n, lfd, true);
+	n->n_busy++;
+	pthread_mutex_unlock(&n->n_lock);
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, NOTIFY_STACK);
+	rc = pthread_create(&w->nw_thread, &attr, notify_work, w);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		log_warnx("run: a connect's thread: %s", strerror(rc));
+		pthread_mutex_lock(&n->n_lock);
+		w->nw_busy = false;
+		n->n_busy--;
+		notify_hold(n, lfd, false);
+		pthread_mutex_unlock(&n->n_lock);
+		notify_answer(lfd, req->id, EAGAIN);
+	}
+}
+
+/*
+ * The run ends: wakes every worker still at work until none is, then
+ * joins them all.  A connect that waits is cut short: its socket shut
+ * down, the thread sent NOTIFY_SIG, again each NOTIFY_WAKE_MS in case
+ * it had not yet begun to wait.
+ */
+static void
+notify_wake(struct notify *n)
+{
+	struct notify_worker	*w;
+	struct timespec		 ts;
+	size_t			 i;
+
+	pthread_mutex_lock(&n->n_lock);
+	n->n_stopping = true;
+	while (n->n_busy > 0) {
+		for (i = 0; i < NOTIFY_WORKERS; i++) {
+			w = &n->n_workers[i];
+			if (!w->nw_busy || w->nw_done)
+				continue;
+			if (w->nw_sock != -1)
+				shutdown(w->nw_sock, SHUT_RDWR);
+			pthread_kill(w->nw_thread, NOTIFY_SIG);
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += NOTIFY_WAKE_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&n->n_cond, &n->n_lock, &ts);
+	}
+	notify_reap(n);
+	pthread_mutex_unlock(&n->n_lock);
+}
+
+/*
+ * One call waiting on the listener lfd: a rename answered here, a
+ * connect handed to a worker.
+ */
+static void
+notify_call(struct notify *n, int lfd)
+{
+	struct seccomp_notif	 req;
+
+	memset(&req, 0, sizeof(req));	/* the kernel insists */
+	if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == -1)
+		return;		/* EINTR, or ENOENT: the caller went */
+	if (req.data.nr == SYS_rename || req.data.nr == SYS_renameat ||
+	    req.data.nr == SYS_renameat2)
+		notify_rename(n, lfd, &req);
+	else
+		notify_dispatch(n, lfd, &req);
+}
+
+/*
+ * Fills pfd (room for n_nlfds + 2) with what the thread waits on: the
+ * loop's stop, the sandbox's socket while it is open, and the live
+ * listeners.  Returns how many.
+ */
+static nfds_t
+notify_pollset(struct notify *n, struct pollfd *pfd)
+{
+	nfds_t	 k = 0;
+	size_t	 i;
+
+	pfd[k].fd = n->n_stop[0];
+	pfd[k++].events = POLLIN;
+	if (n->n_sock_open) {
+		pfd[k].fd = n->n_sock;
+		pfd[k++].events = POLLIN;
+	}
+	pthread_mutex_lock(&n->n_lock);
+	for (i = 0; i < n->n_nlfds; i++)
+		if (!n->n_lfds[i].nl_hup) {
+			pfd[k].fd = n->n_lfds[i].nl_fd;
+			pfd[k++].events = POLLIN;
+		}
+	pthread_mutex_unlock(&n->n_lock);
+	return k;
+}
+
+/* Marks the listener fd as hung up, and closes what may be. */
+static void
+notify_hup(struct notify *n, int fd)
+{
+	size_t	 i;
+
+	pthread_mutex_lock(&n->n_lock);
+	for (i = 0; i < n->n_nlfds; i++)
+		if (n->n_lfds[i].nl_fd == fd)
+			n->n_lfds[i].nl_hup = true;
+	pthread_mutex_unlock(&n->n_lock);
+}
+
+/* Whether a listener is still live, or more may come. */
+static bool
+notify_live(struct notify *n)
+{
+	bool	 live;
+	size_t	 i;
+
+	pthread_mutex_lock(&n->n_lock);
+	notify_prune(n);
+	live = n->n_sock_open;
+	for (i = 0; i < n->n_nlfds && !live; i++)
+		live = !n->n_lfds[i].nl_hup;
+	pthread_mutex_unlock(&n->n_lock);
+	return live;
+}
+
+/*
+ * The receiving thread: the listeners from the sandbox (one per
+ * command: a session sends many), then each call, to a worker, until
+ * the sandbox is gone or the loop asks it to end; then its workers end.
+ * Blocks all signals (they are the loop's, through its signalfd).
+ */
+static void *
+notify_main(void *arg)
+{
+	struct notify		*n = arg;
+	struct pollfd		*pfd = NULL;
+	nfds_t			 k, np;
+
+	n->n_sock_open = true;
+	while (notify_room(n) && notify_live(n)) {
+		pfd = xreallocarray(pfd, n->n_nlfds + 2, sizeof(*pfd));
+		np = notify_pollset(n, pfd);
+		if (poll(pfd, np, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents != 0)
+			break;
+		for (k = 1; k < np; k++) {
+			if (pfd[k].revents == 0)
+				continue;
+			if (pfd[k].fd == n->n_sock) {
+				if ((pfd[k].revents & POLLIN) == 0 ||
+				    notify_listener(n) == -1)
+					n->n_sock_open = false;
+			} else if ((pfd[k].revents & POLLIN) != 0)
+				notify_call(n, pfd[k].fd);
+			else
+				notify_hup(n, pfd[k].fd);
+		}
+	}
+	free(pfd);
+	notify_wake(n);
+	pthread_mutex_lock(&n->n_lock);
+	while (n->n_nlfds > 0)
+		close(n->n_lfds[--n->n_nlfds].nl_fd);
+	pthread_mutex_unlock(&n->n_lock);
+	return NULL;
+}
+
+/*
+ * Probes what the listener needs: seccomp user notification (Linux 5.0),
+ * pidfd_open (5.3) and pidfd_getfd (5.6).  Returns 0, or -1 with *cause
+ * set.
+ */
+int
+notify_probe(char **cause)
+{
+	struct seccomp_notif_sizes	 sz;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) == -1) {
+		xasprintf(cause, "this kernel has no seccomp user "
+		    "notification (Linux 5.0 or later): %s", strerror(errno));
+		return -1;
+	}
+	if (sz.seccomp_notif > sizeof(struct seccomp_notif) ||
+	    sz.seccomp_notif_resp > sizeof(struct seccomp_notif_resp))
+		log_debug("%s: the kernel's notification structures are "
+		    "larger than ours (read as ours)", __func__);
+	if (syscall(SYS_pidfd_getfd, -1, 0, 0) == -1 && errno == ENOSYS) {
+		xasprintf(cause, "this kernel has no pidfd_getfd (Linux 5.6 "
+		    "or later)");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Starts the thread.  Takes sock (cordon run's end of the pair whose
+ * other end the sandbox has); borrows routes until notify_stop.  Returns
+ * the notify, or NULL with *cause set (sock closed).
+ */
+struct notify *
+notify_start(const struct unix_routes *routes, struct gitwrite *gw, int sock,
+    char **cause)
+{
+	struct notify		*n;
+	struct sigaction	 sa;
+	sigset_t		 all, old;
+	int			 rc;
+
+	n = xcalloc(1, sizeof(*n));
+	n->n_routes = routes;
+	n->n_gitwrite = gw;
+	n->n_sock = sock;
+	n->n_diag = -1;
+	/* Bound there: a host socket, or one of --net host's sandbox. */
+	n->n_hostdiag = sandbox_unixdiag();
+	n->n_stop[0] = n->n_stop[1] = n->n_events[0] = n->n_events[1] = -1;
+	pthread_mutex_init(&n->n_lock, NULL);
+	pthread_cond_init(&n->n_cond, NULL);
+	pthread_mutex_init(&n->n_diag_lock, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = notify_wake_cb;
+	sigfillset(&sa.sa_mask);
+	/* No SA_RESTART: the wait in connect must end. */
+	if (sigaction(NOTIFY_SIG, &sa, &n->n_oldsig) == -1 ||
+	    pipe2(n->n_stop, O_CLOEXEC) == -1 ||
+	    pipe2(n->n_events, O_CLOEXEC | O_NONBLOCK) == -1) {
+		xasprintf(cause, "pipe, or %s's handler: %s",
+		    strsignal(NOTIFY_SIG), strerror(errno));
+		notify_free(n);
+		return NULL;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&n->n_thread, NULL, notify_main, n);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		xasprintf(cause, "pthread_create: %s", strerror(rc));
+		notify_free(n);
+		return NULL;
+	}
+	n->n_started = true;
+	return n;
+}
+
+/* The descriptor the loop reads struct notify_event records from. */
+int
+notify_events_fd(const struct notify *n)
+{
+	return n->n_events[0];
+}
+
+/* Reads one record; returns 1, or 0 when there is none (yet). */
+int
+notify_read(struct notify *n, struct notify_event *ne)
+{
+	return read(n->n_events[0], ne, sizeof(*ne)) == (ssize_t)sizeof(*ne);
+}
+
+/*
+ * Ends the thread and its workers; a connect still waiting is cut short
+ * (notify_wake): the sandbox's processes are gone or going by now.  The
+ * records they sent stay to be read (notify_read), then notify_free.
+ */
+void
+notify_stop(struct notify *n)
+{
+	if (n == NULL || !n->n_started)
+		return;
+	pthread_mutex_lock(&n->n_lock);
+	n->n_stopping = true;
+	pthread_cond_broadcast(&n->n_cond);
+	pthread_mutex_unlock(&n->n_lock);
+	if (write(n->n_stop[1], "x", 1) == -1)
+		log_warn("run: telling the connect thread to end");
+	/* The sandbox may never have sent the listener: wake recvmsg. */
+	shutdown(n->n_sock, SHUT_RDWR);
+	pthread_join(n->n_thread, NULL);
+	n->n_started = false;
+}
+
+/* Records the workers could not pass on; read after notify_stop. */
+size_t
+notify_dropped(const struct notify *n)
+{
+	return n->n_dropped;
+}
+
+void
+notify_free(struct notify *n)
+{
+	if (n == NULL)
+		return;
+	notify_stop(n);
+	close(n->n_sock);
+	if (n->n_stop[0] != -1)
+		close(n->n_stop[0]);
+	if (n->n_stop[1] != -1)
+		close(n->n_stop[1]);
+	if (n->n_events[0] != -1)
+		close(n->n_events[0]);
+	if (n->n_events[1] != -1)
+		close(n->n_events[1]);
+	if (n->n_diag != -1)
+		close(n->n_diag);
+	if (n->n_hostdiag != -1)
+		close(n->n_hostdiag);
+	sigaction(NOTIFY_SIG, &n->n_oldsig, NULL);
+	free(n->n_lfds);
+	pthread_cond_destroy(&n->n_cond);
+	pthread_mutex_destroy(&n->n_lock);
+	pthread_mutex_destroy(&n->n_diag_lock);
+	free(n);
+}

@@ -1,0 +1,107 @@
+/*
+ * run_harness.c: what the harness hears of a run's decisions, on the
+ * control channel (--control): each refusal as a "refused" event (and
+ * every decision counted for the summary), and, with --proxy-socket, the
+ * operator's proxy's questions and its answers to the harness's live
+ * rules (run_feed.c reads them off the run's channel).
+ *
+ * Runs in: cordon run on the host, on its event loop.
+ */
+#include <sys/types.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+#include "jsonl.h"
+#include "log.h"
+#include "proxy.h"
+#include "run_host.h"
+#include "runner.h"
+#include "tally.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* Each decision of the run's proxy: counted, and told to the harness. */
+void
+run_harness_observe(const struct egress *e, const char *hint,
+    const char *pattern, void *arg)
+{
+	struct runner	*rn = arg;
+	char		*host, id[24];
+
+	tally_add(rn->rn_tally, e, hint, pattern);
+	keeper_tally(rn, e, hint, pattern);
+	if (e->e_allow || !control_alive(rn->rn_control))
+		return;
+	host = str_escape(e->e_host != NULL ? e->e_host : "",
+	    e->e_host != NULL ? e->e_hostlen : 0);
+	snprintf(id, sizeof(id), "r%lu", ++rn->rn_seq);
+	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
+	    "s:s, s:o, s:o, s:o}", "event", "refused", "id", id,
+	    "host", host, "port", e->e_port,
+	    "protocol", e->e_proto != NULL ? e->e_proto : "",
+	    "reason", e->e_reason != NULL ? e->e_reason : "refused",
+	    "rule", e->e_rule != NULL ? json_string(e->e_rule) : json_null(),
+	    "fix", hint != NULL ? json_string(hint) : json_null(),
+	    "allow", pattern != NULL ? json_string(pattern) : json_null()));
+	free(host);
+}
+
+/* The operator's proxy applied the run's rule, or refused it (why). */
+void
+run_harness_said(struct runner *rn, bool allow, const char *pattern,
+    const char *why)
+{
+	json_t	*line;
+	char	*text;
+
+	if (why == NULL) {
+		log_info("run: %s %s, from the control channel, in the "
+		    "operator's proxy", allow ? "allow" : "deny", pattern);
+		control_send(rn->rn_control, json_pack("{s:s, s:s}", "event",
+		    "applied", allow ? "allow" : "deny", pattern));
+		return;
+	}
+	line = json_pack("{s:s}", allow ? "allow" : "deny", pattern);
+	text = json_dumps(line, JSON_COMPACT);
+	json_decref(line);
+	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s}", "event",
+	    "error", "message", why, "line", text != NULL ? text : ""));
+	free(text);
+}
+
+/* The operator's proxy holds a connection and asks (as id). */
+void
+run_harness_ask(struct runner *rn, const char *id,
+    const struct egress *e, int secs)
+{
+	struct ask	*as;
+
+	rn->rn_asks = xreallocarray(rn->rn_asks, rn->rn_nasks + 1,
+	    sizeof(*rn->rn_asks));
+	as = &rn->rn_asks[rn->rn_nasks++];
+	memset(as, 0, sizeof(*as));
+	snprintf(as->as_id, sizeof(as->as_id), "a%lu", ++rn->rn_seq);
+	snprintf(as->as_remote, sizeof(as->as_remote), "%s", id);
+	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s, s:i, s:s, "
+	    "s:i}", "event", "ask", "id", as->as_id, "host", e->e_host,
+	    "port", e->e_port, "protocol", e->e_proto != NULL ?
+	    e->e_proto : "", "timeout_secs", secs));
+}
+
+/* The operator's proxy no longer holds what it asked as id. */
+void
+run_harness_gone(struct runner *rn, const char *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < rn->rn_nasks; i++)
+		if (rn->rn_asks[i].as_conn == NULL &&
+		    strcmp(rn->rn_asks[i].as_remote, id) == 0) {
+			rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
+			return;
+		}
+}

@@ -1,0 +1,119 @@
+/*
+ * run_host.h: the process outside, cordon run on the host from run_exec() to
+ * run_end(): the proxy, the clone, the wait (run.c), the harness's side
+ * (run_control.c), the operator's proxy's feed (run_feed.c), and the end
+ * (run_end.c).
+ */
+#ifndef CORDON_RUN_HOST_H
+#define CORDON_RUN_HOST_H
+
+#include <sys/types.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "endpoint.h"
+#include "guard.h"
+#include "proxy.h"
+#include "runner.h"
+
+struct agent;
+struct bufferevent;
+struct control;
+struct event;
+struct evconnlistener;
+struct notify;
+struct tally;
+
+/*
+ * A connection held while the harness is asked (--ask): by the run's own
+ * proxy (as_conn), or by the operator's, which asked as as_remote
+ * (run_feed.c).
+ */
+struct ask {
+	char		 as_id[24];
+	struct conn	*as_conn;
+	char		 as_remote[24];
+};
+
+/*
+ * A run seen from outside, from run_exec() to run_end(): what a step
+ * made is here, and run_end() frees it; what none made is NULL or -1.
+ */
+struct runner {
+	struct run		*rn_run;
+	const struct run_net	*rn_net;
+	struct event_base	*rn_base;	/* the process's one loop */
+	struct proxy		 rn_proxy;	/* made when rn_own_proxy */
+	bool			 rn_own_proxy;
+	struct endpoint		 rn_ep;
+	struct evconnlistener	*rn_listener;
+	char			*rn_dir;	/* the socket's private folder */
+	pid_t			 rn_pid;
+	int			 rn_pidfd;
+	int			 rn_status;	/* exit code, once known */
+	bool			 rn_done;
+	struct timespec		 rn_start;	/* for the report's duration */
+	char			*rn_setup_error; /* PID 1's first line */
+	int			 rn_sfd;	/* the signalfd */
+	int			 rn_sync[2];	/* our go to PID 1 */
+	int			 rn_err[2];	/* why its setup failed */
+	int			 rn_ends[2];	/* what it said at the end */
+	int			 rn_npair[2];	/* the seccomp listener's way */
+	struct publish		 rn_pub;	/* --publish */
+	struct event		*rn_evs[3];	/* run_watch() to run_wait() */
+	size_t			 rn_nev;
+	bool			 rn_step_failed; /* after the clone: the run fails */
+	struct tally		*rn_tally;
+	struct notify		*rn_notify;	/* the sandbox's connects */
+	struct sentinel		 rn_sentinel;	/* checks if we cannot */
+	struct agent		*rn_agent;	/* cordon's ssh-agent, or NULL */
+	struct control		*rn_control;
+	struct ask		*rn_asks;
+	size_t			 rn_nasks;
+	unsigned long		 rn_seq;	/* ids of events */
+	struct bufferevent	*rn_feed;	/* --proxy-socket: run_feed.c */
+	bool			 rn_feed_ended;
+	struct keeper		*rn_keeper;	/* a session's, or NULL */
+	struct policy		*rn_env_policy;	/* a session's, without */
+						/* a proxy of its own */
+};
+
+int		run_exec(struct run *, struct policy *, const struct run_net *);
+
+/* keeper.c: a session's side outside: its socket, its clients. */
+int	keeper_open(struct runner *);
+void	keeper_start(struct runner *);
+void	keeper_signal(struct runner *, int);
+void	keeper_tally(struct runner *, const struct egress *, const char *,
+	    const char *);
+void	keeper_end(struct runner *);
+
+/* run_control.c: the harness's side (--control, --ask). */
+extern const struct proxy_hooks run_control_proxy_hooks;	/* hooks: rn */
+int	run_control_start(struct runner *);
+
+/*
+ * run_harness.c: what the harness hears: each decision (the proxy's
+ * hk_observe), and the operator's proxy's answers and questions.
+ */
+void	run_harness_observe(const struct egress *, const char *, const char *,
+	    void *);
+void	run_harness_said(struct runner *, bool, const char *, const char *);
+void	run_harness_ask(struct runner *, const char *, const struct egress *,
+	    int);
+void	run_harness_gone(struct runner *, const char *);
+
+/* run_feed.c: the operator's proxy's preflight and feed (--proxy-socket). */
+int	run_feed_open(struct runner *);
+void	run_feed_start(struct runner *);
+void	run_feed_end(struct runner *);
+void	run_feed_rule(struct runner *, bool, const char *);
+void	run_feed_answer(struct runner *, const char *, const char *);
+
+/* run_end.c: what the sandbox left, the summary, the report, the end. */
+void	run_end_collect(struct runner *);
+int	run_end(struct runner *);
+
+#endif

@@ -1,0 +1,383 @@
+#!/usr/bin/env bats
+# Beyond one machine, the first pieces: `cordon proxy --listen-sandbox
+# tls:` asks every client for a certificate of --client-ca, logs the
+# identity it names on each line, and refuses (and logs why) a client
+# with no certificate, another CA's, an expired or a revoked one; a CRL
+# read again on SIGHUP; --policy-watch reloading a policy replaced by
+# mv or by a ConfigMap's symbolic link swap, a broken one kept out; the
+# policy's digest and the identities' counters in /metrics; TLS
+# inspection inside a tls: client's tunnel.  Real
+# processes on 127.0.0.1: openssl makes the certificates (openssl ca),
+# a python3 ssl client sends the PROXY v2 header inside TLS, then a
+# request through the proxy to a local server.
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+CLIENT="$BATS_TEST_DIRNAME/clients/mtls_client.py"
+
+setup_file() {
+	sh "$BATS_TEST_DIRNAME/clients/mkpki.sh" "$BATS_FILE_TMPDIR/pki"
+}
+
+setup() {
+	cordon_setup
+	PKI="$BATS_TEST_TMPDIR/pki"
+	cp -r "$BATS_FILE_TMPDIR/pki" "$PKI"
+	LOG="$BATS_TEST_TMPDIR/egress.log"
+	UP=$(free_port)
+	ECHO=$(free_port)
+	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
+	start_bg echo "$NETCHECK" echo "tcp:127.0.0.1:$ECHO"
+	wait_listen "tcp:127.0.0.1:$UP"
+	wait_listen "tcp:127.0.0.1:$ECHO"
+}
+
+teardown() {
+	teardown_bg
+	if [ -n "${UDIR:-}" ]; then
+		sandbox_teardown
+	fi
+}
+
+# Starts the proxy with a tls: listener (TLS on its port, metrics on
+# METRICS) and the flags given.
+start_tls_proxy() {
+	TLS=$(free_port)
+	METRICS=$(free_port)
+	start_bg proxy "$CORDON" proxy --listen-sandbox "tls:127.0.0.1:$TLS" \
+	    --tls-cert "$PKI/server.crt" --tls-key "$PKI/server.key" \
+	    --client-ca "$PKI/ca.crt" --metrics "tcp:127.0.0.1:$METRICS" \
+	    --log "$LOG" "$@"
+	PROXY_PID=$BG_PID
+	wait_listen "tcp:127.0.0.1:$TLS"
+	wait_listen "tcp:127.0.0.1:$METRICS"
+}
+
+# client NAME SANDBOX get URL | connect HOST:PORT; NAME - for none.
+client() {
+	local name=$1
+	shift
+	if [ "$name" = - ]; then
+		python3 "$CLIENT" "$TLS" "$PKI/ca.crt" - - "$@"
+	else
+		python3 "$CLIENT" "$TLS" "$PKI/ca.crt" "$PKI/$name.crt" \
+		    "$PKI/$name.key" "$@"
+	fi
+}
+
+# Waits up to 5 s for the log to have $1 lines.
+log_lines() {
+	for i in $(seq 100); do
+		[ "$(wc -l <"$LOG")" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "$(wc -l <"$LOG") lines in $LOG, not $1" >&2
+	return 1
+}
+
+# Prints the value of metric line $1 (name with labels, as printed).
+metric() {
+	curl -sS "http://127.0.0.1:$METRICS/metrics" |
+	    awk -v m="$1" '$1 == m { print $2 }'
+}
+
+# The last line of the log, field $1.
+last() {
+	tail -n 1 "$LOG" | jq -r ".$1"
+}
+
+@test "fleet: an identity on every line of a tls: client; CONNECT and GET through it" {
+	start_tls_proxy --allow-domain "127.0.0.1:$UP" \
+	    --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32 \
+	    --crl "$PKI/crl.pem"
+	run client ci ci-7 get "http://127.0.0.1:$UP/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	log_lines 1
+	[ "$(last identity)" = spiffe://corp/ci/runner ]
+	[ "$(last sandbox)" = ci-7 ]
+	[ "$(last decision)" = allow ]
+	# The tunnel: no splice over TLS, the bytes go both ways.
+	run client ci ci-7 connect "127.0.0.1:$ECHO"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "HTTP/1.1 200 Connection established" ]
+	[ "${lines[1]}" = "ping through the tunnel" ]
+	log_lines 2
+	[ "$(last identity)" = spiffe://corp/ci/runner ]
+	[ "$(last protocol)" = connect ]
+	[ "$(last bytes_up)" -eq 24 ]
+	[ "$(last bytes_down)" -eq 24 ]
+	# 32 MiB down a tunnel whose client reads late: held at the bound
+	# each way (the proxy stays small), every byte delivered.
+	run client ci ci-7 tunnel "127.0.0.1:$UP" /bytes/33554432
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "HTTP/1.1 200 OK" ]
+	[ "${lines[1]}" = 33554432 ]
+	[ "$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$PROXY_PID/status")" -lt 24576 ]
+	log_lines 3
+	[ "$(last bytes_down)" -gt 33554432 ]
+	# A CN-only certificate: its CN; a refusal by the policy names it.
+	run client dev dev-1 get "http://127.0.0.1:$((UP + 1))/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	log_lines 4
+	[ "$(last identity)" = dev-laptop ]
+	[ "$(last decision)" = deny ]
+	# Every line has the twenty-one fields, identity last.
+	run jq -c 'keys_unsorted | length' "$LOG"
+	[ "$output" = "$(printf '21\n21\n21\n21')" ]
+	run jq -r 'keys_unsorted | last' "$LOG"
+	[ "${lines[0]}" = identity ]
+	# cordon log reads the lines; tail scopes the id to its identity.
+	run "$CORDON" log summary "$LOG"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"127.0.0.1"* ]]
+	run "$CORDON" log tail -n 4 "$LOG"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *" ci-7@spiffe://corp/ci/runner allow GET 127.0.0.1:$UP 200 "* ]]
+	[[ "${lines[3]}" == *" dev-1@dev-laptop deny  GET "* ]]
+}
+
+@test "fleet: no certificate, another CA's, expired, revoked: refused and logged why" {
+	start_tls_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr \
+	    127.0.0.1/32 --crl "$PKI/crl.pem"
+	local n=0 who why
+	for who in -:no-certificate stranger:unknown-ca expired:expired \
+	    revoked:revoked; do
+		run client "${who%%:*}" s get "http://127.0.0.1:$UP/"
+		[ "$status" -ne 0 ]
+		[[ "$output" != *"HTTP/1.1"* ]]
+		n=$((n + 1))
+		log_lines "$n"
+		[ "$(last decision)" = deny ]
+		[ "$(last identity)" = null ]
+		[ "$(last sandbox)" = null ]
+	done
+	run jq -r .reason "$LOG"
+	[[ "${lines[0]}" == "TLS client refused: no client certificate"* ]]
+	[[ "${lines[1]}" == "TLS client refused: a certificate of an unknown CA"*"subject /CN=stranger" ]]
+	[[ "${lines[2]}" == "TLS client refused: an expired certificate"* ]]
+	[[ "${lines[3]}" == "TLS client refused: a revoked certificate"* ]]
+	for why in no-certificate unknown-ca expired revoked; do
+		[ "$(metric "cordon_tls_refused_total{reason=\"$why\"}")" = 1 ]
+	done
+	# Each said on standard error too, with the fix.
+	grep -q "hint: renew the client's certificate" \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	# A client retrying in a loop: a few lines a second, not one each.
+	MTLS_REPEAT=50 client expired s get "http://127.0.0.1:$UP/" \
+	    >/dev/null || true
+	[ "$(metric 'cordon_tls_refused_total{reason="expired"}')" = 51 ]
+	[ "$(grep -c 'an expired certificate' "$LOG")" -lt 20 ]
+	# The next one written says how many were not.
+	sleep 1.1
+	client expired s get "http://127.0.0.1:$UP/" >/dev/null || true
+	log_lines 5
+	[[ "$(last warning)" == *"more refusal(s) for the same reason were not logged"* ]]
+}
+
+@test "fleet: SIGHUP with a new CRL refuses a certificate that worked" {
+	start_tls_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr \
+	    127.0.0.1/32 --crl "$PKI/crl.pem"
+	run client ci2 a get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	# ca.cnf reads SAN from the environment (mkpki.sh).
+	(cd "$PKI" && export SAN=URI:unused &&
+	    openssl ca -batch -config ca.cnf -revoke ci2.crt &&
+	    openssl ca -batch -config ca.cnf -gencrl -out crl.new) >/dev/null 2>&1
+	# A broken CRL first: the one in force stays, and it says why.
+	echo garbage >"$PKI/crl.pem"
+	kill -HUP "$PROXY_PID"
+	sleep 0.3
+	grep -q -- "--crl .*crl.pem: no CRL could be read from it.*the TLS files in force stay" \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	run client ci2 a get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	mv "$PKI/crl.new" "$PKI/crl.pem"
+	kill -HUP "$PROXY_PID"
+	sleep 0.3
+	run client ci2 a get "http://127.0.0.1:$UP/"
+	[ "$status" -ne 0 ]
+	log_lines 3
+	[[ "$(last reason)" == "TLS client refused: a revoked certificate"* ]]
+	run client ci a get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+}
+
+@test "fleet: a tls: listener without its files, with a key not its certificate's, or files unreadable: exit 125 and a hint" {
+	local port
+	port=$(free_port)
+	run -125 "$CORDON" proxy --listen-sandbox "tls:127.0.0.1:$port" \
+	    --tls-cert "$PKI/server.crt" --tls-key "$PKI/server.key"
+	[[ "$output" == *"a tls: listener needs --tls-cert, --tls-key and --client-ca"* ]]
+	[[ "$output" == *"hint: "* ]]
+	run -125 "$CORDON" proxy --listen-sandbox "tls:127.0.0.1:$port" \
+	    --tls-cert "$PKI/server.crt" --tls-key "$PKI/ci.key" \
+	    --client-ca "$PKI/ca.crt"
+	[[ "$output" == *"--tls-key $PKI/ci.key is not the key of --tls-cert"* ]]
+	run -125 "$CORDON" proxy --listen-sandbox "tls:127.0.0.1:$port" \
+	    --tls-cert "$PKI/server.crt" --tls-key "$PKI/server.key" \
+	    --client-ca "$PKI/nonexistent.crt"
+	[[ "$output" == *"--client-ca $PKI/nonexistent.crt"* ]]
+	[[ "$output" == *"hint: each file must be readable"* ]]
+	run -125 "$CORDON" proxy --listen-sandbox "tls:127.0.0.1:$port" \
+	    --tls-cert "$PKI/server.crt" --tls-key "$PKI/server.key" \
+	    --client-ca "$PKI/ca.crt" --crl "$PKI/ca.key"
+	[[ "$output" == *"--crl $PKI/ca.key: no CRL could be read"* ]]
+	# A key the user who runs it cannot read.
+	sandbox_setup
+	cp "$PKI/server.crt" "$PKI/server.key" "$PKI/ca.crt" "$UDIR/"
+	chmod 000 "$UDIR/server.key"
+	[ "$(id -u)" -ne 0 ] || chown root: "$UDIR/server.key"
+	run -125 as_user "$UDIR/home" "$UCORDON" proxy \
+	    --listen-sandbox "tls:127.0.0.1:$port" \
+	    --tls-cert "$UDIR/server.crt" --tls-key "$UDIR/server.key" \
+	    --client-ca "$UDIR/ca.crt"
+	[[ "$output" == *"--tls-key $UDIR/server.key: "*"ermission denied"* ]]
+	sandbox_teardown
+	# TLS files without a tls: listener are a usage error.
+	run -2 "$CORDON" proxy --listen "tcp:127.0.0.1:$port" \
+	    --tls-cert "$PKI/server.crt"
+	[[ "$output" == *"hint: add --listen-sandbox tls:HOST:PORT"* ]]
+}
+
+# write_policy FILE PORT: a policy allowing 127.0.0.1:PORT.
+write_policy() {
+	cat >"$1" <<-EOF
+	{"version": 1, "network": {"allow": ["127.0.0.1:$2"],
+	 "allow_cidrs": ["127.0.0.1/32"]}}
+	EOF
+}
+
+# Waits up to 5 s for the digest in /metrics to differ from $1; prints it.
+digest_change() {
+	local d
+	for i in $(seq 100); do
+		d=$(curl -sS "http://127.0.0.1:$METRICS/metrics" |
+		    sed -n 's/^cordon_policy_info{digest="\(.*\)"} 1$/\1/p')
+		if [ "$d" != "$1" ]; then
+			echo "$d"
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo "$1"
+}
+
+@test "fleet: --policy-watch reloads a policy replaced by mv and by a ConfigMap's symlink swap; a broken one is kept out" {
+	local cm="$BATS_TEST_TMPDIR/cm" d0 d1 d2 d3 other
+	other=$(free_port)
+	start_bg other "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$other"
+	wait_listen "tcp:127.0.0.1:$other"
+	# A ConfigMap volume: policy.json -> ..data/policy.json, ..data ->
+	# a timestamped folder, swapped by renaming a new link over it.
+	mkdir -p "$cm/..2026_1"
+	write_policy "$cm/..2026_1/policy.json" "$UP"
+	ln -s ..2026_1 "$cm/..data"
+	ln -s ..data/policy.json "$cm/policy.json"
+	start_tls_proxy --policy "$cm/policy.json" --policy-watch
+	d0=$(digest_change "")
+	[[ "$d0" == sha256:* ]]
+	run client ci a get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	run client ci a get "http://127.0.0.1:$other/"
+	[[ "$output" == "HTTP/1.1 403"* ]]
+
+	# The swap, as the kubelet does it.
+	mkdir "$cm/..2026_2"
+	write_policy "$cm/..2026_2/policy.json" "$other"
+	ln -s ..2026_2 "$cm/..data_tmp"
+	mv -T "$cm/..data_tmp" "$cm/..data"
+	d1=$(digest_change "$d0")
+	[ "$d1" != "$d0" ]
+	run client ci a get "http://127.0.0.1:$other/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 1 ]
+
+	# A broken revision: the one in force stays, and it says why.
+	mkdir "$cm/..2026_3"
+	echo '{"version": 1, "network": {"allow": [' \
+	    >"$cm/..2026_3/policy.json"
+	ln -s ..2026_3 "$cm/..data_tmp"
+	mv -T "$cm/..data_tmp" "$cm/..data"
+	for i in $(seq 100); do
+		[ "$(metric 'cordon_policy_reloads_total{result="failed"}')" = 1 ] &&
+		    break
+		sleep 0.05
+	done
+	[ "$(metric 'cordon_policy_reloads_total{result="failed"}')" = 1 ]
+	[ "$(digest_change "$d1")" = "$d1" ]
+	grep -q "reload failed; the policy in force stays ($d1; a policy file changed)" \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	run client ci a get "http://127.0.0.1:$other/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+
+	# A plain file replaced by mv, in another proxy.
+	kill "$PROXY_PID"
+	write_policy "$BATS_TEST_TMPDIR/plain.json" "$UP"
+	start_tls_proxy --policy "$BATS_TEST_TMPDIR/plain.json" --policy-watch
+	d2=$(digest_change "")
+	write_policy "$BATS_TEST_TMPDIR/new.json" "$other"
+	mv "$BATS_TEST_TMPDIR/new.json" "$BATS_TEST_TMPDIR/plain.json"
+	d3=$(digest_change "$d2")
+	[ "$d3" != "$d2" ]
+	# The same rules as the swapped ConfigMap's: the same digest.
+	[ "$d3" = "$d1" ]
+	run client ci a get "http://127.0.0.1:$other/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+}
+
+@test "fleet: metrics count decisions by identity, never by sandbox id" {
+	start_tls_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr \
+	    127.0.0.1/32
+	client ci one get "http://127.0.0.1:$UP/"
+	client ci two get "http://127.0.0.1:$UP/"
+	client dev three get "http://127.0.0.1:$((UP + 1))/"
+	log_lines 3
+	[ "$(metric 'cordon_identity_connections_total{identity="spiffe://corp/ci/runner",decision="allow"}')" = 2 ]
+	[ "$(metric 'cordon_identity_connections_total{identity="dev-laptop",decision="deny"}')" = 1 ]
+	run curl -sS "http://127.0.0.1:$METRICS/metrics"
+	[[ "$output" != *'"one"'* ]]
+	[[ "$output" != *"three"* ]]
+	[[ "$output" == *'cordon_policy_info{digest="sha256:'* ]]
+}
+
+@test "fleet: an inspected tunnel inside a tls: client's TLS: two layers, every byte, closed cleanly" {
+	local T="$BATS_TEST_TMPDIR/tls" port
+	mkdir -p "$T"
+	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" api.test
+	port=$(free_port)
+	start_bg origin "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$port" \
+	    --tls-cert "$T/origin.pem" --tls-key "$T/origin.key"
+	wait_listen "tcp:127.0.0.1:$port"
+	"$CORDON" ca init --dir "$T/ca" >/dev/null
+	write "$T/policy.json" <<-EOF
+	{"version": 1,
+	 "network": {"allow": ["api.test:$port"],
+	   "allow_cidrs": ["127.0.0.1/32"],
+	   "inspect": [{"host": "api.test", "methods": ["GET"],
+	     "paths": ["/bytes/*"]}]},
+	 "tls": {"ca_dir": "$T/ca"}}
+	EOF
+	start_tls_proxy --only --policy "$T/policy.json" \
+	    --resolve api.test:127.0.0.1 --upstream-ca "$T/origin-ca.pem"
+	# 3 MiB: more than the proxy buffers each way, ended by a close.
+	run client ci ci-9 inspect "api.test:$port" /bytes/3145728 \
+	    "$T/ca/ca.crt"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "HTTP/1.1 200 OK" ]
+	[ "${lines[1]}" = 3145728 ]
+	log_lines 1
+	[ "$(last protocol)" = https ]
+	[ "$(last identity)" = spiffe://corp/ci/runner ]
+	[ "$(last sandbox)" = ci-9 ]
+	[ "$(last bytes_down)" -eq 3145728 ]
+	# A path the rules do not admit: refused inside, and logged so.
+	run client ci ci-9 inspect "api.test:$port" /secret "$T/ca/ca.crt"
+	[ "${lines[0]}" = "HTTP/1.1 403 Forbidden" ]
+	log_lines 2
+	[ "$(last decision)" = deny ]
+	[ "$(last identity)" = spiffe://corp/ci/runner ]
+}
