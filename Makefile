@@ -25,7 +25,7 @@ PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Irunner -Inotify -Iguard -Isandbox \
-		   -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
+		   -Isession -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
@@ -66,6 +66,7 @@ SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
 # and the command's last steps, is in SANDBOX_CMD_SRCS.
 SANDBOX_SRCS	 = sandbox/landlock.c sandbox/sysfilter_apply.c
 SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/command.c sandbox/sandbox_fail.c \
+		   sandbox/sandbox_session.c \
 		   sandbox/mount.c sandbox/mount_fd.c sandbox/mount_steps.c \
 		   sandbox/mount_sys.c \
 		   sandbox/netcap.c sandbox/scratch.c sandbox/publish_inside.c
@@ -79,6 +80,8 @@ RUNNER_SRCS	 = runner/sysfilter.c runner/env.c runner/wspath.c \
 GUARD_SRCS	 = guard/guard.c guard/sentinel.c guard/gitwrite.c
 NOTIFY_SRCS	 = notify/hostport.c notify/sockdiag.c notify/unixroute.c \
 		   notify/notify_addr.c notify/unixown.c
+SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c
+SESSION_EXEC	 = $(BUILD)/cordon-session-exec
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
 CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
@@ -95,6 +98,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_end.c runner/run_feed.c \
 		   runner/tally.c runner/publish.c \
 		   runner/control.c notify/notify.c runner/agent.c \
+		   runner/keeper.c session/session_cmd.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c $(SANDBOX_CMD_SRCS)
 
@@ -102,7 +106,7 @@ CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
 		   $(GIT_SRCS) $(SECRETS_SRCS) $(SANDBOX_SRCS) $(RUNNER_SRCS) \
 		   $(GUARD_SRCS) $(NOTIFY_SRCS) \
-		   $(PROFILE_SRCS) \
+		   $(PROFILE_SRCS) $(SESSION_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
 		   $(BUILD)/policies/default_json.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
@@ -126,7 +130,7 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \
-		   test_watch_msg test_mtls test_policy_ident
+		   test_watch_msg test_mtls test_policy_ident test_sessmsg
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
@@ -164,11 +168,17 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 	lint-exports lint-map \
 	clean install golden macos-check deb image deps-fleet fleet-check
 
-all: $(BIN)
+all: $(BIN) $(SESSION_EXEC)
 
 $(BIN): $(CORE_OBJS) $(CMD_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
+
+# cordon run --session alone, with the C library only: it starts fast.
+$(SESSION_EXEC): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) \
+    session/session_exec.c)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
 
 # A plain make only builds: it names the libraries pkg-config cannot
 # find, and the target that installs them, and installs nothing.  The
@@ -385,6 +395,7 @@ lint-map:
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
 DATADIR		?= $(PREFIX)/share
+LIBEXECDIR	?= $(PREFIX)/libexec
 MANDIR		?= $(DATADIR)/man
 # logrotate reads /etc/logrotate.d only; systemd reads units under
 # /usr/local/lib/systemd/system as well as /usr/lib/systemd/system.
@@ -394,13 +405,15 @@ SYSCONFDIR	?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR	?= $(PREFIX)/lib/tmpfiles.d
-install: $(BIN)
+install: $(BIN) $(SESSION_EXEC)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cordon/policies \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
 	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	    $(DESTDIR)$(SYSCONFDIR)/cordon
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cordon
+	install -d $(DESTDIR)$(LIBEXECDIR)/cordon
+	install -m 0755 $(SESSION_EXEC) $(DESTDIR)$(LIBEXECDIR)/cordon/
 	install -m 0644 docs/cordon.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 policies/*.json $(DESTDIR)$(DATADIR)/cordon/policies/

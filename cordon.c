@@ -13,6 +13,7 @@
 #include "profile.h"
 #include "proxy.h"
 #include "runner.h"
+#include "sess.h"
 #include "util.h"
 
 struct subcommand {
@@ -24,6 +25,9 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "run", run_cmd,
 	    "run [--network none|proxy|host] [--allow-domain P]... -- CMD..." },
+	{ "session", session_cmd,
+	    "session start [run's options] [--name N] [--idle S] | stop ID "
+	    "| list [--json]" },
 	{ "policy", policy_cmd,
 	    "policy check FILE... | explain HOST[:PORT] | show" },
 	{ "proxy", proxy_cmd,

@@ -380,6 +380,35 @@ guard_note(struct guard_walk *w, const struct guard_root *r,
  * takes why; returns the note.  A folder moved gets a .gitignore that ignores it all, so
  * that git status in a repository around it does not list its insides.
  */
+/*
+ * What the guard moved is its own from then on: the folder fd and what
+ * it holds are known, so that a later check (after a session's next
+ * command) does not judge the quarantine itself (a bare layout's HEAD
+ * in it) again.  It stays under its quarantine name, where git does
+ * not look for a repository, whatever a later command writes in it.
+ */
+static void
+guard_know_moved(struct guard *g, int fd)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	int		 dfd;
+
+	guard_know(g, fd);
+	if ((dfd = dup(fd)) == -1 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0 && fstatat(fd, de->d_name,
+		    &st, AT_SYMLINK_NOFOLLOW) == 0)
+			fspath_mark(&g->g_known, &g->g_nknown, &st);
+	closedir(d);
+}
+
 static struct guard_find *
 guard_move(struct guard_walk *w, const struct guard_root *r,
     const char *rel, int dfd, const char *name, const char *what, char *why)
@@ -405,6 +434,7 @@ guard_move(struct guard_walk *w, const struct guard_root *r,
 				log_debug("%s: .gitignore", __func__);
 			close(ign);
 		}
+		guard_know_moved(w->w_g, fd);
 		close(fd);
 	}
 	free(to);

@@ -13,7 +13,7 @@ set -eu
 # exec, as every other line does.
 start_cmds() {
 	local cordon=$1
-	start_labels=(true unshare bwrap none plain proxy)
+	start_labels=(true unshare bwrap none plain proxy session)
 	start_cmd_true=("$(type -P true)")
 	start_cmd_unshare=(unshare -Urnmpf true)
 	start_cmd_bwrap=(bwrap --unshare-all --ro-bind / / true)
@@ -23,6 +23,9 @@ start_cmds() {
 	# runs keep apt's layers in both).
 	start_cmd_plain=(env -u HOME "$cordon" run --network none -- true)
 	start_cmd_proxy=("$cordon" run -- true)
+	# A command in a session (--network none, as none's), through the
+	# C-library-only client; the session is started once, by --starts.
+	start_cmd_session=("${sessexec:-false}" --session "${sid:-none}" -- true)
 }
 
 # The pids of $1's children, one a line.
@@ -44,6 +47,9 @@ hwm() { awk '$1 == "VmHWM:" { print $2; f = 1 } END { if (!f) print "-" }' \
 if [ "${1:-}" = --starts ]; then
 	cordon=$2 runs=$3
 	gnutime=$(type -P time) || { echo "bench: no time(1)" >&2; exit 1; }
+	sessexec=$(dirname "$cordon")/build/cordon-session-exec
+	[ -x "$sessexec" ] || sessexec=$(dirname "$cordon")/cordon-session-exec
+	sid=$("$cordon" session start --network none 2>/dev/null) || sid=
 	start_cmds "$cordon"
 	declare -A us
 	for _ in $(seq "$runs"); do
@@ -101,6 +107,7 @@ if [ "${1:-}" = --starts ]; then
 		echo "hwm.outer.$mode $(cut -d' ' -f1 "hwm.$mode" | median)"
 		echo "hwm.pid1.$mode $(cut -d' ' -f2 "hwm.$mode" | median)"
 	done
+	[ -z "$sid" ] || "$cordon" session stop "$sid" >/dev/null 2>&1 || true
 	exit 0
 fi
 
@@ -194,12 +201,13 @@ start_report() {
 	    [bwrap]="bwrap --unshare-all --ro-bind / / true"
 	    [none]="cordon run --network none -- true"
 	    [plain]="  the same, no HOME (no home layer)"
-	    [proxy]="cordon run -- true (proxy)")
+	    [proxy]="cordon run -- true (proxy)"
+	    [session]="cordon-session-exec --session ID -- true")
 	local -A add
 	t0=$(start_fig "$who" time.true)
 	printf '%-40s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
 	    "/bwrap" "/unshare"
-	for l in true unshare bwrap none plain proxy; do
+	for l in true unshare bwrap none plain proxy session; do
 		t=$(start_fig "$who" "time.$l")
 		if is_num "$t" && is_num "$t0"; then
 			add[$l]=$(echo "($t - $t0) / 1000" | bc -l)
@@ -210,7 +218,7 @@ start_report() {
 			printf '%-40s %9s %9s' "${name[$l]}" "$t" -
 		fi
 		case $l in
-		none|plain|proxy) printf ' %9s %9s\n' \
+		none|plain|proxy|session) printf ' %9s %9s\n' \
 		    "$(ratio "${add[$l]}" "${add[bwrap]}")" \
 		    "$(ratio "${add[$l]}" "${add[unshare]}")" ;;
 		*) echo ;;

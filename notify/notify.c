@@ -99,12 +99,20 @@
 
 struct notify;
 
+/* A command's listener, closed once it hung up and no worker holds it. */
+struct notify_lfd {
+	int		 nl_fd;
+	bool		 nl_hup;
+	size_t		 nl_busy;	/* workers answering on it */
+};
+
 struct notify_worker {
 	struct notify		*nw_n;
 	struct seccomp_notif	 nw_req;	/* the call in hand */
 	pthread_t		 nw_thread;
 	bool			 nw_busy;	/* started, not yet joined */
 	bool			 nw_done;	/* ended: to be joined */
+	int			 nw_lfd;	/* the listener it answers */
 	int			 nw_sock;	/* the socket taken, while */
 						/* it connects */
 };
@@ -114,7 +122,10 @@ struct notify {
 	struct gitwrite		*n_gitwrite;	/* borrowed, or NULL */
 	int			 n_sock;	/* the sandbox's end hands */
 						/* the listener over */
-	int			 n_lfd;		/* the listener */
+	struct notify_lfd	*n_lfds;	/* the listeners: one per */
+	size_t			 n_nlfds;	/* command (a session runs */
+						/* many), each till POLLHUP */
+	bool			 n_sock_open;	/* more may come on n_sock */
 	int			 n_diag;	/* UNIX_DIAG of the sandbox's */
 						/* network namespace, or -1 */
 	int			 n_hostdiag;	/* ... of cordon run's, or -1 */
@@ -136,9 +147,10 @@ struct notify {
 };
 
 /*
- * Reads what the sandbox sent: its PID 1's UNIX_DIAG socket ("D", none
- * with the host's network), then the command's listener ("L").  Returns
- * the listener, or -1 (none came).
+ * Reads one message the sandbox sent: its PID 1's UNIX_DIAG socket
+ * ("D", none with the host's network), or a command's listener ("L"),
+ * added to the set (each command of a session sends its own).  Returns
+ * 0, or -1 at the end (no more will come).
  */
 static int
 notify_listener(struct notify *n)
@@ -146,19 +158,61 @@ notify_listener(struct notify *n)
 	char	 b;
 	int	 fd;
 
-	for (;;) {
-		if (fdpass_recv(n->n_sock, &fd, &b, 1, 0) <= 0 || fd == -1) {
-			if (fd != -1)
-				close(fd);
-			return -1;
-		}
-		if (b == 'L')
-			return fd;
-		if (b == 'D' && n->n_diag == -1)
-			n->n_diag = fd;
-		else
-			close(fd);
+	if (fdpass_recv(n->n_sock, &fd, &b, 1, MSG_DONTWAIT) <= 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return 0;
+		return -1;
 	}
+	if (fd == -1)
+		return 0;
+	if (b == 'L') {
+		pthread_mutex_lock(&n->n_lock);
+		n->n_lfds = xreallocarray(n->n_lfds, n->n_nlfds + 1,
+		    sizeof(*n->n_lfds));
+		n->n_lfds[n->n_nlfds].nl_fd = fd;
+		n->n_lfds[n->n_nlfds].nl_hup = false;
+		n->n_lfds[n->n_nlfds++].nl_busy = 0;
+		pthread_mutex_unlock(&n->n_lock);
+	} else if (b == 'D' && n->n_diag == -1)
+		n->n_diag = fd;
+	else
+		close(fd);
+	return 0;
+}
+
+/*
+ * Closes the listeners that hung up (their command and all it started
+ * are gone) and that no worker still answers on.  Holds n_lock.
+ */
+static void
+notify_prune(struct notify *n)
+{
+	size_t	 i = 0;
+
+	while (i < n->n_nlfds) {
+		if (!n->n_lfds[i].nl_hup || n->n_lfds[i].nl_busy > 0) {
+			i++;
+			continue;
+		}
+		close(n->n_lfds[i].nl_fd);
+		n->n_lfds[i] = n->n_lfds[--n->n_nlfds];
+	}
+}
+
+/* Counts a worker on, or off, the listener lfd.  Holds n_lock. */
+static void
+notify_hold(struct notify *n, int lfd, bool on)
+{
+	size_t	 i;
+
+	for (i = 0; i < n->n_nlfds; i++)
+		if (n->n_lfds[i].nl_fd == lfd) {
+			if (on)
+				n->n_lfds[i].nl_busy++;
+			else
+				n->n_lfds[i].nl_busy--;
+			return;
+		}
 }
 
 /*
@@ -407,7 +461,7 @@ notify_judge(struct notify_worker *w, struct notify_event *ne)
 {
 	const struct seccomp_notif	*req = &w->nw_req;
 	struct sockaddr_storage		 sa;
-	int				 lfd = w->nw_n->n_lfd;
+	int				 lfd = w->nw_lfd;
 	int				 len = (int)req->data.args[2];
 	int				 pidfd, s = -1, err;
 
@@ -464,21 +518,21 @@ notify_answer(int lfd, uint64_t id, int err)
  * the command made them.
  */
 static void
-notify_rename(struct notify *n, const struct seccomp_notif *req)
+notify_rename(struct notify *n, int lfd, const struct seccomp_notif *req)
 {
 	struct seccomp_notif_resp	 resp;
 	int				 rc = GITWRITE_CONTINUE;
 
 	if (n->n_gitwrite != NULL)
-		rc = gitwrite_rename(n->n_gitwrite, n->n_lfd, req);
+		rc = gitwrite_rename(n->n_gitwrite, lfd, req);
 	if (rc != GITWRITE_CONTINUE) {
-		notify_answer(n->n_lfd, req->id, rc);
+		notify_answer(lfd, req->id, rc);
 		return;
 	}
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req->id;
 	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	ioctl(n->n_lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
 /* NOTIFY_SIG: nothing; its arrival ends a worker's wait in connect. */
@@ -506,11 +560,12 @@ notify_work(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
 	memset(&ne, 0, sizeof(ne));
 	err = notify_judge(w, &ne);
-	notify_answer(n->n_lfd, w->nw_req.id, err);
+	notify_answer(w->nw_lfd, w->nw_req.id, err);
 	if ((ne.ne_unix && ne.ne_why != NOTIFY_OWN &&
 	    ne.ne_why != NOTIFY_NOTHING) || ne.ne_why == NOTIFY_HOST_PORT)
 		notify_tell(n, &ne);
 	pthread_mutex_lock(&n->n_lock);
+	notify_hold(n, w->nw_lfd, false);
 	w->nw_done = true;
 	n->n_busy--;
 	pthread_cond_broadcast(&n->n_cond);
@@ -559,7 +614,7 @@ notify_room(struct notify *n)
  * word for resources it lacks.
  */
 static void
-notify_dispatch(struct notify *n, const struct seccomp_notif *req)
+notify_dispatch(struct notify *n, int lfd, const struct seccomp_notif *req)
 {
 	struct notify_worker	*w = NULL;
 	pthread_attr_t		 attr;
@@ -575,6 +630,8 @@ notify_dispatch(struct notify *n, const struct seccomp_notif *req)
 	w->nw_busy = true;
 	w->nw_done = false;
 	w->nw_sock = -1;
+	w->nw_lfd = lfd;
+	notify_hold(n, lfd, true);
 	n->n_busy++;
 	pthread_mutex_unlock(&n->n_lock);
 
@@ -587,8 +644,9 @@ notify_dispatch(struct notify *n, const struct seccomp_notif *req)
 		pthread_mutex_lock(&n->n_lock);
 		w->nw_busy = false;
 		n->n_busy--;
+		notify_hold(n, lfd, false);
 		pthread_mutex_unlock(&n->n_lock);
-		notify_answer(n->n_lfd, req->id, EAGAIN);
+		notify_answer(lfd, req->id, EAGAIN);
 	}
 }
 
@@ -629,48 +687,123 @@ notify_wake(struct notify *n)
 }
 
 /*
- * The receiving thread: the listener from the sandbox, then each call,
- * to a worker, until the sandbox is gone or the loop asks it to end;
- * then its workers end.  Blocks all signals (they are the loop's,
- * through its signalfd).
+ * One call waiting on the listener lfd: a rename answered here, a
+ * connect handed to a worker.
+ */
+static void
+notify_call(struct notify *n, int lfd)
+{
+	struct seccomp_notif	 req;
+
+	memset(&req, 0, sizeof(req));	/* the kernel insists */
+	if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == -1)
+		return;		/* EINTR, or ENOENT: the caller went */
+	if (req.data.nr == SYS_rename || req.data.nr == SYS_renameat ||
+	    req.data.nr == SYS_renameat2)
+		notify_rename(n, lfd, &req);
+	else
+		notify_dispatch(n, lfd, &req);
+}
+
+/*
+ * Fills pfd (room for n_nlfds + 2) with what the thread waits on: the
+ * loop's stop, the sandbox's socket while it is open, and the live
+ * listeners.  Returns how many.
+ */
+static nfds_t
+notify_pollset(struct notify *n, struct pollfd *pfd)
+{
+	nfds_t	 k = 0;
+	size_t	 i;
+
+	pfd[k].fd = n->n_stop[0];
+	pfd[k++].events = POLLIN;
+	if (n->n_sock_open) {
+		pfd[k].fd = n->n_sock;
+		pfd[k++].events = POLLIN;
+	}
+	pthread_mutex_lock(&n->n_lock);
+	for (i = 0; i < n->n_nlfds; i++)
+		if (!n->n_lfds[i].nl_hup) {
+			pfd[k].fd = n->n_lfds[i].nl_fd;
+			pfd[k++].events = POLLIN;
+		}
+	pthread_mutex_unlock(&n->n_lock);
+	return k;
+}
+
+/* Marks the listener fd as hung up, and closes what may be. */
+static void
+notify_hup(struct notify *n, int fd)
+{
+	size_t	 i;
+
+	pthread_mutex_lock(&n->n_lock);
+	for (i = 0; i < n->n_nlfds; i++)
+		if (n->n_lfds[i].nl_fd == fd)
+			n->n_lfds[i].nl_hup = true;
+	pthread_mutex_unlock(&n->n_lock);
+}
+
+/* Whether a listener is still live, or more may come. */
+static bool
+notify_live(struct notify *n)
+{
+	bool	 live;
+	size_t	 i;
+
+	pthread_mutex_lock(&n->n_lock);
+	notify_prune(n);
+	live = n->n_sock_open;
+	for (i = 0; i < n->n_nlfds && !live; i++)
+		live = !n->n_lfds[i].nl_hup;
+	pthread_mutex_unlock(&n->n_lock);
+	return live;
+}
+
+/*
+ * The receiving thread: the listeners from the sandbox (one per
+ * command: a session sends many), then each call, to a worker, until
+ * the sandbox is gone or the loop asks it to end; then its workers end.
+ * Blocks all signals (they are the loop's, through its signalfd).
  */
 static void *
 notify_main(void *arg)
 {
 	struct notify		*n = arg;
-	struct seccomp_notif	 req;
-	struct pollfd		 pfd[2];
+	struct pollfd		*pfd = NULL;
+	nfds_t			 k, np;
 
-	if ((n->n_lfd = notify_listener(n)) == -1)
-		return NULL;
-	pfd[0].fd = n->n_lfd;
-	pfd[0].events = POLLIN;
-	pfd[1].fd = n->n_stop[0];
-	pfd[1].events = POLLIN;
-	while (notify_room(n)) {
-		if (poll(pfd, 2, -1) == -1) {
+	n->n_sock_open = true;
+	while (notify_room(n) && notify_live(n)) {
+		pfd = xreallocarray(pfd, n->n_nlfds + 2, sizeof(*pfd));
+		np = notify_pollset(n, pfd);
+		if (poll(pfd, np, -1) == -1) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (pfd[1].revents != 0 ||
-		    (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0)
+		if (pfd[0].revents != 0)
 			break;
-		memset(&req, 0, sizeof(req));	/* the kernel insists */
-		if (ioctl(n->n_lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) == -1) {
-			if (errno == EINTR || errno == ENOENT)
+		for (k = 1; k < np; k++) {
+			if (pfd[k].revents == 0)
 				continue;
-			break;
+			if (pfd[k].fd == n->n_sock) {
+				if ((pfd[k].revents & POLLIN) == 0 ||
+				    notify_listener(n) == -1)
+					n->n_sock_open = false;
+			} else if ((pfd[k].revents & POLLIN) != 0)
+				notify_call(n, pfd[k].fd);
+			else
+				notify_hup(n, pfd[k].fd);
 		}
-		if (req.data.nr == SYS_rename || req.data.nr == SYS_renameat ||
-		    req.data.nr == SYS_renameat2)
-			notify_rename(n, &req);
-		else
-			notify_dispatch(n, &req);
 	}
+	free(pfd);
 	notify_wake(n);
-	close(n->n_lfd);
-	n->n_lfd = -1;
+	pthread_mutex_lock(&n->n_lock);
+	while (n->n_nlfds > 0)
+		close(n->n_lfds[--n->n_nlfds].nl_fd);
+	pthread_mutex_unlock(&n->n_lock);
 	return NULL;
 }
 
@@ -719,7 +852,7 @@ notify_start(const struct unix_routes *routes, struct gitwrite *gw, int sock,
 	n->n_routes = routes;
 	n->n_gitwrite = gw;
 	n->n_sock = sock;
-	n->n_lfd = n->n_diag = -1;
+	n->n_diag = -1;
 	/* Bound there: a host socket, or one of --net host's sandbox. */
 	n->n_hostdiag = sandbox_unixdiag();
 	n->n_stop[0] = n->n_stop[1] = n->n_events[0] = n->n_events[1] = -1;
@@ -814,6 +947,7 @@ notify_free(struct notify *n)
 	if (n->n_hostdiag != -1)
 		close(n->n_hostdiag);
 	sigaction(NOTIFY_SIG, &n->n_oldsig, NULL);
+	free(n->n_lfds);
 	pthread_cond_destroy(&n->n_cond);
 	pthread_mutex_destroy(&n->n_lock);
 	pthread_mutex_destroy(&n->n_diag_lock);

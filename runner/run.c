@@ -507,6 +507,10 @@ run_signal_cb(evutil_socket_t fd, short what, void *arg)
 		sig = (int)si.ssi_signo;
 		if (si.ssi_code == SI_KERNEL && rn->rn_run->r_sb.sb_cmd.sc_tty)
 			continue;
+		if (rn->rn_keeper != NULL) {
+			keeper_signal(rn, sig);
+			continue;
+		}
 		if (syscall(SYS_pidfd_send_signal, rn->rn_pidfd, sig, NULL,
 		    0) == -1 && errno != ESRCH)
 			log_warn("run: passing %s on", strsignal(sig));
@@ -560,7 +564,11 @@ run_proxy_setup(struct runner *rn, struct policy *policy)
 		rc = run_proxy_start(rn, policy, &cause) == -1 ||
 		    run_proxy_dir(rn, rn->rn_ep.ep_path, &cause) == -1 ? -1 : 0;
 	else {
-		policy_free(policy);
+		/* A session builds each command's environment by it. */
+		if (run->r_session_opts != NULL)
+			rn->rn_env_policy = policy;
+		else
+			policy_free(policy);
 		rc = run->r_sb.sb_net.sn_mode == NET_PROXY && run_proxy_dir(rn,
 		    net->net_socket, &cause) == -1 ? -1 : 0;
 	}
@@ -844,12 +852,16 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		return RUN_EXIT_FAILURE;
 	}
 	if (run_proxy_setup(&rn, policy) == 0 && run_control_start(&rn) ==
-	    0 && run_pipes(&rn) == 0 && run_clone(&rn) == 0) {
+	    0 && run_pipes(&rn) == 0 && (run->r_session_opts == NULL ||
+	    keeper_open(&rn) == 0) && run_clone(&rn) == 0) {
 		run_sentinel_begin(&rn);
 		run_notify_begin(&rn);
 		run_maps(&rn);
 		run_watch(&rn);
+		if (rn.rn_keeper != NULL)
+			keeper_start(&rn);
 		run_wait(&rn);
+		keeper_end(&rn);
 		run_end_collect(&rn);
 	}
 	return run_end(&rn);

@@ -21,6 +21,7 @@
 #include "policy.h"
 #include "run_prep.h"
 #include "runner.h"
+#include "sess.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -206,8 +207,11 @@ run_opts_flag(struct run_opts *o, int ch, char *arg, int *status)
  * with *status set to the exit status (0 after --help).
  */
 static int
-run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
+run_opts_parse(struct run_opts *o, int argc, char **argv,
+    const struct session_opts *so, int *status)
 {
+	static char	 session_name[] = "session";
+	static char	*session_argv[] = { session_name, NULL };
 	static const struct option opts[] = {
 		{ "workspace", required_argument, NULL, 'W' },
 		{ "resolve", required_argument, NULL, 'R' },
@@ -250,13 +254,23 @@ run_opts_parse(struct run_opts *o, int argc, char **argv, int *status)
 		} else if (!run_opts_policy(o, ch, optarg) &&
 		    run_opts_flag(o, ch, optarg, status) == -1)
 			return -1;
-	if (optind == argc) {
+	o->ro_session = so;
+	if (so != NULL && optind < argc) {
+		log_warnx("session start: no command is given to a session "
+		    "as it starts; run one in it with: cordon run --session "
+		    "ID -- CMD");
+		*status = 2;
+		return -1;
+	}
+	if (so != NULL)
+		o->ro_argv = session_argv;
+	else if (optind == argc) {
 		log_warnx("run: no command given; put it after --");
 		run_usage(stderr);
 		*status = 2;
 		return -1;
-	}
-	o->ro_argv = argv + optind;
+	} else
+		o->ro_argv = argv + optind;
 	o->ro_net.net_dns = o->ro_dns;
 	if (o->ro_net.net_ask_secs == 0)
 		o->ro_net.net_ask_secs = RUN_ASK_SECS;
@@ -277,14 +291,39 @@ run_opts_clear(struct run_opts *o)
 	free(o->ro_dns);
 }
 
+/* Whether the options before the command name a session (--session). */
+static bool
+run_cmd_in_session(int argc, char **argv)
+{
+	int	 i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--session") == 0 ||
+		    strncmp(argv[i], "--session=", 10) == 0)
+			return true;
+	return false;
+}
+
 int
 run_cmd(int argc, char **argv)
+{
+	if (run_cmd_in_session(argc, argv))
+		return sessclient_main(argc, argv, "run");
+	return run_cmd_session(argc, argv, NULL);
+}
+
+/*
+ * `cordon run`, or with so the sandbox of `cordon session start`, which
+ * runs no command of its own.  Returns the exit status.
+ */
+int
+run_cmd_session(int argc, char **argv, const struct session_opts *so)
 {
 	struct run_opts	 o;
 	struct run_prep	 rp;
 	int		 rc;
 
-	if (run_opts_parse(&o, argc, argv, &rc) == -1) {
+	if (run_opts_parse(&o, argc, argv, so, &rc) == -1) {
 		run_opts_clear(&o);
 		return rc;
 	}

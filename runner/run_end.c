@@ -248,6 +248,8 @@ run_end(struct runner *rn)
 	    "status", rn->rn_status));
 	control_free(rn->rn_control);
 	tally_free(rn->rn_tally);
+	keeper_end(rn);
+	policy_free(rn->rn_env_policy);
 	free(rn->rn_asks);
 	free(rn->rn_setup_error);
 	run_end_close(&run->r_sb.sb_net.sn_proxy_dir);

@@ -33,6 +33,7 @@ run_harness_observe(const struct egress *e, const char *hint,
 	char		*host, id[24];
 
 	tally_add(rn->rn_tally, e, hint, pattern);
+	keeper_tally(rn, e, hint, pattern);
 	if (e->e_allow || !control_alive(rn->rn_control))
 		return;
 	host = str_escape(e->e_host != NULL ? e->e_host : "",

@@ -75,9 +75,20 @@ struct runner {
 	unsigned long		 rn_seq;	/* ids of events */
 	struct bufferevent	*rn_feed;	/* --proxy-socket: run_feed.c */
 	bool			 rn_feed_ended;
+	struct keeper		*rn_keeper;	/* a session's, or NULL */
+	struct policy		*rn_env_policy;	/* a session's, without */
+						/* a proxy of its own */
 };
 
 int		run_exec(struct run *, struct policy *, const struct run_net *);
+
+/* keeper.c: a session's side outside: its socket, its clients. */
+int	keeper_open(struct runner *);
+void	keeper_start(struct runner *);
+void	keeper_signal(struct runner *, int);
+void	keeper_tally(struct runner *, const struct egress *, const char *,
+	    const char *);
+void	keeper_end(struct runner *);
 
 /* run_control.c: the harness's side (--control, --ask). */
 extern const struct proxy_hooks run_control_proxy_hooks;	/* hooks: rn */

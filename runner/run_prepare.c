@@ -301,6 +301,9 @@ run_prepare_run(struct run_prep *rp, const struct run_opts *o)
 	run->r_sb.sb_cmd.sc_uid = getuid();
 	run->r_sb.sb_cmd.sc_gid = getgid();
 	run->r_sb.sb_cmd.sc_tty = isatty(0) || isatty(1) || isatty(2);
+	run->r_session_opts = o->ro_session;
+	if (o->ro_session != NULL)
+		run->r_sb.sb_cmd.sc_tty = false;	/* each command its own */
 	rd = getenv("XDG_RUNTIME_DIR");
 	run->r_sb.sb_view.sv_runtime_dir = rd != NULL &&
 	    rd[0] == '/' ? rd : NULL;
@@ -365,6 +368,7 @@ run_prepare_env(struct run_prep *rp)
 		return -1;
 	}
 	run->r_env_dropped = env_dropped(p, environ);
+	run->r_ep = run->r_sb.sb_net.sn_mode == NET_PROXY ? &rp->rp_ep : NULL;
 	return 0;
 }
 
@@ -427,6 +431,7 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 	run->r_sb.sb_cmd.sc_seccomp = -1;
 	run->r_sb.sb_pipes.sp_sync = run->r_sb.sb_pipes.sp_errfd = -1;
 	run->r_sb.sb_pipes.sp_endfd = run->r_sb.sb_pipes.sp_pubfd = -1;
+	run->r_sb.sb_pipes.sp_session = run->r_sb.sb_pipes.sp_ready = -1;
 	run->r_sb.sb_cmd.sc_errfd = -1;
 	run->r_sb.sb_cmd.sc_notifyfd = -1;
 	run->r_npublish = o->ro_npublish;

@@ -65,6 +65,15 @@ struct gitwrite;
 struct guard;
 struct phantom;
 
+/* `cordon session start`'s own options (session_cmd.c). */
+struct session_opts {
+	const char	*so_name;	/* --name, or NULL */
+	long		 so_idle;	/* --idle SECONDS, or 0 */
+	char		 so_id[17];	/* the session's id */
+	char		 so_dir[PATH_MAX]; /* the user's sessions' folder */
+	int		 so_ready;	/* write end: the id, once ready */
+};
+
 struct run {
 	struct sandbox		  r_sb;		/* what crosses the clone */
 	char			 *r_env_dropped; /* env_dropped(), or NULL */
@@ -87,6 +96,8 @@ struct run {
 	struct guard		 *r_guard;	/* checks the roots after */
 	struct phantom		 *r_phantoms;	/* owned until run_exec() */
 	size_t			  r_nphantoms;	/* hands them to the proxy */
+	const struct session_opts *r_session_opts; /* a session's, or NULL */
+	const struct env_proxy	 *r_ep;		/* what env_build adds */
 };
 
 /* publish.c: --publish, the host's 127.0.0.1:PORT to the sandbox's. */
@@ -174,9 +185,11 @@ struct run_opts {
 	size_t			  ro_nkeep;
 	bool			  ro_dry;	/* --dry-run */
 	bool			  ro_no_landlock; /* --allow-no-landlock */
+	const struct session_opts *ro_session;	/* session start, or NULL */
 };
 
 int	run_cmd(int, char **);
+int	run_cmd_session(int, char **, const struct session_opts *);
 
 /* keep.c: --keep and --keep-shared, and what may be kept. */
 int	keep_plan(struct run *, const struct run_opts *, const char *);

@@ -163,7 +163,7 @@ sandbox_private(void)
  * capture dropped ("dropped") and what the scratch layer holds
  * ("scratch"), for the summary.  A failure is said, not hidden.
  */
-static void
+void
 sandbox_tell_end(const struct sandbox *sb)
 {
 	struct netcap_drops	 d;
@@ -209,6 +209,8 @@ sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 	(void)sig;
 	(void)what;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (sb->sb_pipes.sp_session != -1)
+			sandbox_session_reaped(sb, pid, status);
 		if (pid != command_pid)
 			continue;
 		sandbox_tell_end(sb);
@@ -528,6 +530,8 @@ sandbox_main(const struct sandbox *sb)
 	    sandbox_signal_cb, NULL)) == NULL || event_add(ev, NULL) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "cannot watch signals");
+	if (sb->sb_pipes.sp_session != -1)
+		sandbox_session(sb, base);
 	if ((command_pid = fork()) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "fork: %s",

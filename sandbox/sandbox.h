@@ -144,6 +144,9 @@ struct sandbox_pipes {
 	int			  sp_errfd;	/* write end: why setup failed */
 	int			  sp_endfd;	/* write end: the drops, at exit */
 	int			  sp_pubfd;	/* --publish: their connections */
+	int			  sp_session;	/* a session's pair with the */
+						/* keeper, or -1 */
+	int			  sp_ready;	/* session start's, to close */
 };
 
 /*
@@ -179,6 +182,16 @@ struct sandbox {
 int	sandbox_sigset(sigset_t *);
 int	sandbox_unixdiag(void);
 void	sandbox_main(const struct sandbox *) __attribute__((noreturn));
+void	sandbox_tell_end(const struct sandbox *);
+
+/*
+ * sandbox_session.c: PID 1 of a session: no command of its own, but
+ * each the keeper asks for, forked and reaped here.
+ */
+struct event_base;
+void	sandbox_session(const struct sandbox *, struct event_base *)
+	    __attribute__((noreturn));
+void	sandbox_session_reaped(const struct sandbox *, pid_t, int);
 
 /* sandbox_fail.c: a step inside failed: the reason to errfd, and exit. */
 void	sandbox_fail(int, int, const char *, ...)
@@ -212,7 +225,6 @@ int	netcap_setup(unsigned short, const struct netcap_range *, size_t,
 int	netcap_drops(struct netcap_drops *);
 
 /* publish_inside.c: --publish, PID 1's end. */
-struct event_base;
 int	publish_inside(struct event_base *, int);
 
 /*

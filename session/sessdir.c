@@ -1,0 +1,97 @@
+/*
+ * sessdir.c: the folder of the user's sessions, where each keeper's
+ * socket (ID.sock), log (ID.log), description (ID.json) and, once it
+ * ended, the reason (ID.end) are: $XDG_RUNTIME_DIR/cordon/sessions,
+ * which systemd makes the user's alone and empties at logout, or
+ * /tmp/cordon-UID/sessions.  Every folder of it is the user's and
+ * entered by no one else (checked, not assumed: another user could
+ * have made /tmp/cordon-UID first); a symbolic link is refused.
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sess.h"
+
+/*
+ * Makes path (when create) and checks it: a folder, not a link, the
+ * user's, mode 0700 or stricter.  Returns 0, or -1 with cause written.
+ */
+static int
+sessdir_check(const char *path, bool create, char *cause, size_t clen)
+{
+	struct stat	 st;
+
+	if (create && mkdir(path, 0700) == -1 && errno != EEXIST) {
+		snprintf(cause, clen, "making %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (lstat(path, &st) == -1) {
+		snprintf(cause, clen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077) != 0) {
+		snprintf(cause, clen, "%s is not a folder of yours that only "
+		    "you can enter (owner %u, mode %03o); a session's socket "
+		    "is not kept there\nhint: remove it, or set "
+		    "XDG_RUNTIME_DIR to a folder of yours", path,
+		    (unsigned int)st.st_uid, (unsigned int)st.st_mode & 0777);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The sessions' folder into buf: made when create, checked always.
+ * Returns 0, or -1 with the reason (and a hint line) in cause.
+ */
+int
+sessdir_path(char *buf, size_t len, bool create, char *cause, size_t clen)
+{
+	const char	*xdg = getenv("XDG_RUNTIME_DIR");
+	char		 top[256];
+	struct stat	 st;
+
+	if (xdg != NULL && xdg[0] == '/' && strlen(xdg) < 128 &&
+	    stat(xdg, &st) == 0 && st.st_uid == getuid())
+		snprintf(top, sizeof(top), "%s/cordon", xdg);
+	else
+		snprintf(top, sizeof(top), "/tmp/cordon-%u",
+		    (unsigned int)getuid());
+	if (sessdir_check(top, create, cause, clen) == -1)
+		return -1;
+	if ((size_t)snprintf(buf, len, "%s/sessions", top) >= len) {
+		snprintf(cause, clen, "%s: too long", top);
+		return -1;
+	}
+	return sessdir_check(buf, create, cause, clen);
+}
+
+/* dir/id.suffix into buf; -1 if it does not fit. */
+int
+sessdir_file(char *buf, size_t len, const char *dir, const char *id,
+    const char *suffix)
+{
+	return (size_t)snprintf(buf, len, "%s/%s.%s", dir, id, suffix) >= len ?
+	    -1 : 0;
+}
+
+/* Whether s is a session's id: SESS_ID_LEN hex digits. */
+bool
+sessdir_id_ok(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < SESS_ID_LEN; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return s[i] == '\0';
+}

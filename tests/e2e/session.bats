@@ -1,0 +1,298 @@
+#!/usr/bin/env bats
+# cordon session: one sandbox for many commands.  Sessions run as the
+# test user (when the suite runs as root) and, where it says so, as root
+# too; clients are real processes (python's http.server, curl, git,
+# script for a terminal).
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cordon_setup
+	sandbox_setup
+	SIDS=()
+	AS=user
+}
+
+teardown() {
+	local sid
+	# Whoever started it (a test may have switched $AS since).
+	for sid in "${SIDS[@]}"; do
+		AS=user as_who timeout 20 "$UCORDON" session stop "$sid" \
+		    >/dev/null 2>&1 ||
+		    timeout 20 "$UCORDON" session stop "$sid" >/dev/null 2>&1 ||
+		    true
+	done
+	teardown_bg
+	sandbox_teardown
+}
+
+# Runs ARGS as the session's owner: the test user ($AS=user) or whoever
+# runs the tests ($AS=root).
+as_who() {
+	if [ "$AS" = root ]; then
+		"$@"
+	else
+		(as_user "$UDIR/home" "$@")
+	fi
+}
+
+# Starts a session in the workspace (options: session start's); its id
+# in $SID.
+session_start() {
+	cd "$WS" || return 1
+	SID=$(as_who "$UCORDON" session start --read-only "$UDIR/bin" "$@" \
+	    2>"$BATS_TEST_TMPDIR/start.err" 3>&-)
+	[ -n "$SID" ] || { cat "$BATS_TEST_TMPDIR/start.err"; return 1; }
+	SIDS+=("$SID")
+}
+
+# Runs `cordon run --session $SID ARGS...` in the workspace.
+in_session() {
+	cd "$WS" || return 1
+	as_who "$UCORDON" run --session "$SID" "$@"
+}
+
+# The same as a command line for script(1): its terminal's client.
+who_cmd() {
+	if [ "$AS" = user ] && [ "$(id -u)" -eq 0 ]; then
+		echo "setpriv --reuid=$TEST_USER --regid=$TEST_USER" \
+		    "--clear-groups --reset-env env HOME=$UDIR/home $*"
+	else
+		echo "$*"
+	fi
+}
+
+# The keeper's pid, and the sandbox's PID 1 (its child whose pid is 1
+# in its own namespace).
+keeper_pid() {
+	as_who "$UCORDON" session list --json |
+	    jq -r --arg id "$SID" '.[] | select(.id == $id) | .pid'
+}
+
+pid1_of() {
+	local p
+	for p in $(pgrep -P "$1"); do
+		grep -qE '^NSpid:.*[[:space:]]1$' "/proc/$p/status" && echo "$p"
+	done
+	return 0
+}
+
+@test "a background server started by one command answers the next; /tmp and ~/.local last, and never reach the host (user and root)" {
+	for AS in user root; do
+		port=$(free_port)
+		tok="s$RANDOM$RANDOM"
+		session_start
+		run in_session -- sh -c "python3 -m http.server $port \
+		    --bind 127.0.0.1 >/dev/null 2>&1 &
+		    echo $tok >/tmp/$tok; mkdir -p ~/.local &&
+		    echo $tok >~/.local/$tok"
+		[ "$status" -eq 0 ]
+		run in_session -- sh -c "for i in \$(seq 50); do
+		    curl -s -o /dev/null -w '%{http_code}' \
+		    http://127.0.0.1:$port/ && exit 0; sleep 0.1; done; exit 1"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *200 ]]
+		# The server is the sandbox's: the host's port stays free.
+		run tcp_listening "$port"
+		[ "$status" -ne 0 ]
+		run in_session -- sh -c "cat /tmp/$tok ~/.local/$tok"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$tok"$'\n'"$tok" ]
+		[ ! -e "/tmp/$tok" ]
+		[ ! -e "$UDIR/home/.local/$tok" ] && [ ! -e "$HOME/.local/$tok" ]
+		cd "$WS"
+		as_who "$UCORDON" session stop "$SID" 2>/dev/null
+		[ ! -e "/tmp/$tok" ]
+	done
+}
+
+@test "exit statuses and signals: the command's own; Ctrl-C at a terminal and kill -INT reach the command, not the session (user and root)" {
+	for AS in user root; do
+	session_start
+	run in_session -- sh -c 'exit 7'
+	[ "$status" -eq 7 ]
+	run in_session -- sh -c 'kill -TERM $$'
+	[ "$status" -eq 143 ]
+	run -127 in_session -- no-such-command-here
+	[ "$status" -eq 127 ]
+	[[ "$output" == *"no-such-command-here: No such file or directory"* ]]
+	cmd='trap "echo got-INT; exit 9" INT; sleep 5 & wait'
+	# ^C typed at the client's terminal: the terminal signals the client,
+	# which passes it on to the command's process group.
+	run bash -c '(sleep 0.7; printf "\003"; sleep 2) | script -qec "$0" /dev/null' \
+	    "$(who_cmd "$UCORDON" run --session "$SID" -- sh -c "'$cmd'")"
+	[ "$(grep -c got-INT <<<"$output")" -eq 1 ]
+	start_bg noterm as_who "$UCORDON" run --session "$SID" -- sh -c "$cmd" \
+	    </dev/null
+	sleep 0.7
+	pkill -INT -P "$BG_PID" -x cordon 2>/dev/null || kill -INT "$BG_PID"
+	wait "$BG_PID" || rc=$?
+	[ "${rc:-0}" -eq 9 ]
+	grep -q got-INT "$BATS_TEST_TMPDIR/noterm.log"
+	# The session is still there.
+	run in_session -- echo alive
+	[ "$status" -eq 0 ]
+	[ "$output" = alive ]
+	unset rc
+	done
+}
+
+@test "a terminal: the command's stdin is the client's terminal, as in a fresh run" {
+	AS=root
+	session_start
+	probe='[ -t 0 ] && echo isatty || echo notatty; stty size'
+	run script -qec "$UCORDON run --session $SID -- sh -c '$probe'" /dev/null
+	[ "$status" -eq 0 ]
+	session_out=$output
+	run script -qec "$UCORDON run --quiet -- sh -c '$probe'" /dev/null
+	[ "$output" = "$session_out" ]
+	[[ "$session_out" == *isatty* ]]
+	run in_session -- sh -c "$probe" </dev/null
+	[[ "$output" == *notatty* ]]
+}
+
+@test "two commands at once: each waits on the other, each gets its own status" {
+	session_start
+	start_bg first as_who "$UCORDON" run --session "$SID" -- sh -c \
+	    'for i in $(seq 100); do [ -e /tmp/go ] && exit 3; sleep 0.05; done; exit 1'
+	first=$BG_PID
+	run in_session -- sh -c 'touch /tmp/go; exit 4'
+	[ "$status" -eq 4 ]
+	wait "$first" || rc=$?
+	[ "${rc:-0}" -eq 3 ]
+}
+
+@test "a command in a session has the seccomp filter, no_new_privs and capabilities of a fresh run (user and root)" {
+	for AS in user root; do
+		session_start
+		fields='^(Seccomp|Seccomp_filters|NoNewPrivs|CapInh|CapPrm|CapEff|CapBnd|CapAmb):'
+		run in_session -- grep -E "$fields" /proc/self/status
+		[ "$status" -eq 0 ]
+		in=$output
+		cd "$WS"
+		run as_who "$UCORDON" run --quiet --read-only "$UDIR/bin" -- \
+		    grep -E "$fields" /proc/self/status
+		[ "$output" = "$in" ]
+		[[ "$in" == *"Seccomp:	2"* ]]
+		[[ "$in" == *"NoNewPrivs:	1"* ]]
+		[[ "$in" == *"CapEff:	0000000000000000"* ]]
+	done
+}
+
+@test "another user cannot use the session: refused by its peer's uid, and logged" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to be the other user"
+	session_start
+	uid=$(id -u "$TEST_USER")
+	sock=/tmp/cordon-$uid/sessions/$SID.sock
+	[ -S "$sock" ]
+	# Root passes the folder's mode; the keeper still refuses.
+	run "$UCORDON" run --session "$sock" -- touch "$WS/by-root"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"is not yours"* ]]
+	[[ "$output" == *"hint:"* ]]
+	[ ! -e "$WS/by-root" ]
+	grep -q "refused a client of uid 0" "/tmp/cordon-$uid/sessions/$SID.log"
+	[ "$(stat -c %a "/tmp/cordon-$uid/sessions")" = 700 ]
+}
+
+@test "a repository planted with core.fsmonitor is quarantined before that command's cordon run --session returns" {
+	session_start
+	run in_session -- sh -c "git init -q evil &&
+	    git -C evil config core.fsmonitor 'touch $WS/pwned'"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/evil/.git"* ]]
+	[ ! -e "$WS/evil/.git" ]
+	git -C "$WS/evil" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/pwned" ]
+	# The next command is not blamed for it.
+	run in_session -- true
+	[ "$status" -eq 0 ]
+}
+
+@test "--report per command: its status, what was quarantined, what was refused in its time" {
+	session_start
+	rep=$UDIR/rep.json
+	run in_session --report "$rep" -- sh -c "curl -s -m 5 \
+	    http://denied.test/ >/dev/null; git init -q r2 &&
+	    git -C r2 config core.fsmonitor true; exit 0"
+	[ "$status" -eq 125 ]
+	jq -e '.exit_status == 125' "$rep"
+	jq -e '.command[0] == "sh"' "$rep"
+	jq -e '[.refused[].host] | index("denied.test") != null' "$rep"
+	jq -e '.repositories.quarantined | length == 1' "$rep"
+	run in_session --report "$rep" -- true
+	jq -e '.exit_status == 0 and .refused_total == 0' "$rep"
+	jq -e '.repositories.quarantined | length == 0' "$rep"
+}
+
+@test "stop ends every process of the session and prints its summary; the idle limit does too" {
+	tok="m$RANDOM$RANDOM"
+	session_start
+	run in_session -- sh -c "python3 -c 'import time; time.sleep(1000)' \
+	    $tok >/dev/null 2>&1 & echo x >/tmp/left"
+	[ "$status" -eq 0 ]
+	pgrep -f "$tok" >/dev/null
+	cd "$WS"
+	run as_who timeout 20 "$UCORDON" session stop "$SID"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"left 1 file"* ]]
+	run pgrep -f "$tok"
+	[ "$status" -ne 0 ]
+	run in_session -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"has ended: it was stopped"* ]]
+
+	session_start --idle 1
+	run in_session -- sh -c "python3 -c 'import time; time.sleep(1000)' \
+	    $tok >/dev/null 2>&1 &"
+	pgrep -f "$tok" >/dev/null
+	for i in $(seq 40); do
+		pgrep -f "$tok" >/dev/null || break
+		sleep 0.1
+	done
+	run pgrep -f "$tok"
+	[ "$status" -ne 0 ]
+	run in_session -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"idle longer than its --idle limit"* ]]
+}
+
+@test "a session whose PID 1 died, or none by that id: cordon run --session fails with the reason and the fix" {
+	session_start
+	keeper=$(keeper_pid)
+	[ -n "$keeper" ]
+	pid1=$(pid1_of "$keeper")
+	[ -n "$pid1" ]
+	kill -KILL "$pid1"
+	for i in $(seq 40); do
+		kill -0 "$keeper" 2>/dev/null || break
+		sleep 0.05
+	done
+	run in_session -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"has ended: its sandbox's PID 1 ended"* ]]
+	[[ "$output" == *"hint: start another"* ]]
+	SID=0123456789abcdef
+	run in_session -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"no session 0123456789abcdef is running"* ]]
+	[[ "$output" == *"hint:"* ]]
+}
+
+@test "agents.md: the Python harness runs as written, as the user" {
+	REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+	awk '/^## Sessions/ { s = 1 } s && /^```python/ { p = 1; next }
+	    p && /^```/ { exit } p { print }' "$REPO/docs/agents.md" \
+	    >"$UDIR/harness.py"
+	[ -s "$UDIR/harness.py" ]
+	chmod 644 "$UDIR/harness.py"
+	cd "$WS"
+	run as_who env PATH="$UDIR/bin:/usr/bin:/bin" python3 "$UDIR/harness.py"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"server answered"* ]]
+	[ -s "$WS/report.json" ]
+	jq -e '.exit_status == 0' "$WS/report.json"
+	run pgrep -f "http.server 8731"
+	[ "$status" -ne 0 ]
+}
