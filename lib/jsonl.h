@@ -39,6 +39,7 @@ struct egress {
 	uint64_t	 e_down;	/* bytes upstream to client */
 	const char	*e_identity;	/* a tls: client's certificate's, or
 					   NULL */
+	const char	*e_origin_uid;	/* the originator's word, or NULL */
 };
 
 struct jsonl	*jsonl_open(const char *, char **);

@@ -301,6 +301,7 @@ struct conn {
 	struct listen_peer	 c_peer;	/* a Unix client's uid */
 	char			*c_command;	/* the same: the command */
 	char			*c_identity;	/* its certificate's (tls:) */
+	char			*c_origin_uid;	/* PP2_TYPE_CORDON_ORIGIN's */
 	bool			 c_mtls;	/* c_bev is TLS: no splice */
 	bool			 c_pump_eof;	/* CS_PUMP: the client's end
 						   passed on */
