@@ -17,6 +17,7 @@
 #include "guard.h"
 #include "proxy.h"
 #include "runner.h"
+#include "tlsup.h"
 
 struct agent;
 struct bufferevent;
@@ -74,10 +75,16 @@ struct runner {
 	size_t			 rn_nasks;
 	unsigned long		 rn_seq;	/* ids of events */
 	struct bufferevent	*rn_feed;	/* --proxy-socket: run_feed.c */
+	struct tlsup		*rn_remote;	/* --proxy tls://: run_remote.c */
 	bool			 rn_feed_ended;
 };
 
 int		run_exec(struct run *, struct policy *, const struct run_net *);
+int		run_proxy_socket(struct runner *, char **);
+
+/* run_remote.c: the relay to a remote tier (--proxy tls://). */
+int	run_remote_start(struct runner *);
+int	run_remote_dial(struct runner *, SSL **);
 
 /* run_control.c: the harness's side (--control, --ask). */
 extern const struct proxy_hooks run_control_proxy_hooks;	/* hooks: rn */
