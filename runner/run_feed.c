@@ -188,6 +188,11 @@ run_feed_wrong(const char *path, const char *answer, ssize_t n)
 		log_warnx("run: the proxy at %s listens with --listen, not "
 		    "--listen-sandbox: it reads no sandbox header, and would "
 		    "answer each of the command's requests 400", path);
+	else if (n == 0 && strncmp(path, "tls:", 4) == 0)
+		log_warnx("run: the tier at %s closed the preflight without "
+		    "an answer: it refused the client certificate (another "
+		    "CA's, expired, revoked) or the run's header (its log "
+		    "says why)", path);
 	else if (n == 0)
 		log_warnx("run: the proxy at %s closed the preflight without "
 		    "an answer: a cordon proxy too old for --proxy-socket, or "
