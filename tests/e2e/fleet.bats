@@ -381,3 +381,152 @@ digest_change() {
 	[ "$(last decision)" = deny ]
 	[ "$(last identity)" = spiffe://corp/ci/runner ]
 }
+
+# Remote sandboxes: `cordon run --proxy tls://` reaches a tier.  The
+# tier: a tls: listener with the operator's policy (up.test allowed,
+# two.test denied by name), names resolved to the local server.
+start_tier() {
+	cat >"$BATS_TEST_TMPDIR/op.json" <<-EOF2
+	{"version": 1, "network": {"allow": ["up.test:$UP"],
+	 "deny": ["two.test"], "allow_cidrs": ["127.0.0.1/32"]}}
+	EOF2
+	start_tls_proxy --policy "$BATS_TEST_TMPDIR/op.json" \
+	    --resolve up.test:127.0.0.1 --resolve two.test:127.0.0.1 "$@"
+}
+
+# The run's files, where the test user may read them; RFILES the flags.
+remote_files() {
+	mkdir -p "$UDIR/pki"
+	cp "$PKI"/ca.crt "$PKI"/other-ca.crt "$PKI"/ci.crt "$PKI"/ci.key \
+	    "$PKI"/stranger.crt "$PKI"/stranger.key "$UDIR/pki/"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/pki"
+	RFILES=(--client-cert "$UDIR/pki/ci.crt" --client-key
+	    "$UDIR/pki/ci.key" --proxy-ca "$UDIR/pki/ca.crt")
+}
+
+# remote_run USER|me ARGS... -- CMD: cordon run as the test user or as
+# whoever runs the tests.
+remote_run() {
+	local who=$1
+	shift
+	if [ "$who" = me ]; then
+		in_sandbox_as_me "$@"
+	else
+		in_sandbox "$@"
+	fi
+}
+
+@test "remote: cordon run --proxy tls:// as spiffe://corp/ci/runner: allowed, refused with the operator's fix, the report, the capture, --deny-domain narrowing; as root and as the test user" {
+	start_tier
+	sandbox_setup
+	remote_files
+	local who
+	for who in me user; do
+		: >"$LOG"
+		run --separate-stderr remote_run "$who" \
+		    --proxy "tls://127.0.0.1:$TLS" "${RFILES[@]}" \
+		    --report "$WS/r.json" -- sh -c "
+		    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+		    curl -s -o /dev/null -w '%{http_code} ' http://two.test:$UP/
+		    curl --noproxy '*' -s -o /dev/null -w '%{http_code}' \
+		        http://up.test:$UP/"
+		[ "$status" -eq 0 ]
+		[ "$output" = "200 403 200" ]
+		# The summary: the operator's rule, and the fix is theirs.
+		[[ "$stderr" == *"refused 1 connection: two.test:$UP"* ]]
+		[[ "$stderr" == *"the operator's proxy (tls://127.0.0.1:$TLS) refuses it by \"two.test\""*"ask its operator"* ]]
+		[ "$(jq -r '.refused[0].host' "$WS/r.json")" = two.test ]
+		[ "$(jq -r '.refused[0].rule' "$WS/r.json")" = two.test ]
+		[ "$(jq -r '.setup.proxy_socket' "$WS/r.json")" = \
+		    "tls://127.0.0.1:$TLS" ]
+		# The tier: the identity on each line, the capture's too.
+		log_lines 3
+		[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+		[ "$(jq -r .protocol "$LOG" | tr '\n' ' ')" = \
+		    "http http capture " ]
+		[ "$(jq -r .sandbox "$LOG" | sort -u | wc -l)" -eq 1 ]
+		# The run's own narrowing: up.test refused, the fix is the run's.
+		run --separate-stderr remote_run "$who" \
+		    --proxy "tls://127.0.0.1:$TLS" "${RFILES[@]}" \
+		    --deny-domain up.test -- \
+		    curl -s -o /dev/null -w '%{http_code}' "http://up.test:$UP/"
+		[ "$output" = 403 ]
+		[[ "$stderr" == *"this run's own rules refuse it (\"up.test\""* ]]
+	done
+}
+
+@test "remote: preflight: another CA, no certificate, a certificate of another CA, a plain listener: nothing runs (125) and a hint" {
+	start_tier
+	sandbox_setup
+	remote_files
+	local plain
+	plain=$(free_port)
+	start_bg plain "$CORDON" proxy --listen-sandbox "tcp:127.0.0.1:$plain" \
+	    --allow-domain up.test
+	wait_listen "tcp:127.0.0.1:$plain"
+	run -125 remote_run user --proxy "tls://127.0.0.1:$TLS" \
+	    --client-cert "$UDIR/pki/ci.crt" --client-key "$UDIR/pki/ci.key" \
+	    --proxy-ca "$UDIR/pki/other-ca.crt" -- sh -c 'echo ran >ran'
+	[[ "$output" == *"shows a certificate that does not verify against --proxy-ca"* ]]
+	[[ "$output" == *"hint: --proxy-ca must be the CA that signed"* ]]
+	run -125 remote_run user --proxy "tls://127.0.0.1:$TLS" \
+	    --proxy-ca "$UDIR/pki/ca.crt" -- sh -c 'echo ran >ran'
+	[[ "$output" == *"the tier needs a client certificate"* ]]
+	[[ "$output" == *"hint: add --client-cert FILE"* ]]
+	run -125 remote_run user --proxy "tls://127.0.0.1:$TLS" \
+	    --client-cert "$UDIR/pki/stranger.crt" \
+	    --client-key "$UDIR/pki/stranger.key" \
+	    --proxy-ca "$UDIR/pki/ca.crt" -- sh -c 'echo ran >ran'
+	[[ "$output" == *"it refused the client certificate"* ]]
+	run -125 remote_run user --proxy "tls://127.0.0.1:$plain" \
+	    "${RFILES[@]}" -- sh -c 'echo ran >ran'
+	[[ "$output" == *"no TLS session with the tier 127.0.0.1:$plain"* ]]
+	[[ "$output" == *"hint: the tier must be a cordon proxy listening with --listen-sandbox tls:"* ]]
+	[ ! -e "$WS/ran" ]
+}
+
+@test "remote: a user who may not read the key is told of the node-local originator; through it the run works, the tier logs the user's uid under the host's identity" {
+	start_tier
+	sandbox_setup
+	remote_files
+	local tuid sock="$UDIR/orig/proxy.sock"
+	tuid=$(id -u "$TEST_USER" 2>/dev/null || id -u)
+	if [ "$(id -u)" -eq 0 ]; then
+		chown root: "$UDIR/pki/ci.key"
+		chmod 600 "$UDIR/pki/ci.key"
+		run -125 remote_run user --proxy "tls://127.0.0.1:$TLS" \
+		    "${RFILES[@]}" -- sh -c 'echo ran >ran'
+		[[ "$output" == *"the client key $UDIR/pki/ci.key cannot be read"*"ermission denied"* ]]
+		[[ "$output" == *"hint: "*"node-local originator: run with --proxy-socket PATH of it"* ]]
+		[ ! -e "$WS/ran" ]
+	fi
+	# The originator holds the key (root's, when root).
+	mkdir -p "$UDIR/orig"
+	start_bg orig "$CORDON" bridge --listen "unix:$sock" \
+	    --connect "tls:127.0.0.1:$TLS" "${RFILES[@]}"
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	: >"$LOG"
+	run --separate-stderr remote_run user --proxy-socket "$sock" \
+	    --report "$WS/r.json" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 403" ]
+	[[ "$stderr" == *"refuses it by \"two.test\""* ]]
+	[ "$(jq -r '.refused[0].host' "$WS/r.json")" = two.test ]
+	log_lines 2
+	[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+	[ "$(jq -r .origin_uid "$LOG" | sort -u)" = "$tuid" ]
+	[ "$(jq -r .uid "$LOG" | sort -u)" = null ]
+	# A header that names an origin uid of its own is refused there.
+	run python3 -c '
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+tlv = bytes([0x05, 0, 2]) + b"id" + bytes([0xe5, 0, 1]) + b"0"
+hdr = b"\r\n\r\n\x00\r\nQUIT\n" + bytes([0x21, 0]) + struct.pack("!H", len(tlv)) + tlv
+s.sendall(hdr + b"GET http://up.test/ HTTP/1.1\r\nHost: up.test\r\n\r\n")
+print(len(s.recv(100)))' "$sock"
+	[ "$output" = 0 ]
+}
