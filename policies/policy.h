@@ -103,6 +103,20 @@ struct pcred {
 	char		*cr_format;	/* exactly one "%s" */
 };
 
+/*
+ * tier: the remote egress tier a run reaches when no --proxy or
+ * --proxy-socket is given (cordon run --proxy tls://), one value each,
+ * in policy_tier_keys' order; the workspace layer may not name it.
+ */
+enum policy_tier {
+	POLICY_TIER_PROXY,		/* "tls://HOST:PORT" */
+	POLICY_TIER_CERT,		/* client_cert, a path */
+	POLICY_TIER_KEY,		/* client_key, a path */
+	POLICY_TIER_CA,			/* proxy_ca, a path */
+	POLICY_TIER_N
+};
+extern const char *const policy_tier_keys[POLICY_TIER_N];
+
 struct policy {
 	struct pscalar	 p_mode;	/* enum net_mode */
 	struct pscalar	 p_unix;	/* enum unix_sockets */
@@ -122,6 +136,7 @@ struct policy {
 	struct pcred	*p_creds;	/* credentials */
 	size_t		 p_ncreds;
 	struct plist	 p_ca_dir;	/* tls.ca_dir: at most one path */
+	struct plist	 p_tier[POLICY_TIER_N];	/* tier.*: one each */
 };
 
 /*

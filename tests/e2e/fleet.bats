@@ -530,3 +530,53 @@ s.sendall(hdr + b"GET http://up.test/ HTTP/1.1\r\nHost: up.test\r\n\r\n")
 print(len(s.recv(100)))' "$sock"
 	[ "$output" = 0 ]
 }
+
+@test "remote: the system policy's tier: a run without flags goes there; a user who may not read its key is told of the originator (125); a workspace may not name one" {
+	start_tier
+	sandbox_setup
+	remote_files
+	local sys="$UDIR/system.json"
+	cat >"$sys" <<-EOF2
+	{"version": 1, "tier": {"proxy": "tls://127.0.0.1:$TLS",
+	 "client_cert": "$UDIR/pki/ci.crt", "client_key": "$UDIR/pki/ci.key",
+	 "proxy_ca": "$UDIR/pki/ca.crt"}}
+	EOF2
+	chmod 644 "$sys"
+	CORDON_SYSTEM_POLICY="$sys" run "$CORDON" policy show
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .tier.proxy.value <<<"$output")" = "tls://127.0.0.1:$TLS" ]
+	[ "$(jq -r .tier.client_key.from <<<"$output")" = \
+	    "$sys: tier.client_key" ]
+	cd "$WS"
+	: >"$LOG"
+	CORDON_SYSTEM_POLICY="$sys" run --separate-stderr "$UCORDON" run \
+	    --read-only "$UDIR/bin" --report "$WS/r.json" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 403" ]
+	[[ "$stderr" == *"the operator's proxy (tls://127.0.0.1:$TLS) refuses it by \"two.test\""* ]]
+	log_lines 2
+	[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+	if [ "$(id -u)" -eq 0 ]; then
+		# The key is root's: the test user is sent to the originator.
+		chown root: "$UDIR/pki/ci.key"
+		chmod 600 "$UDIR/pki/ci.key"
+		run -125 as_user "$UDIR/home" env CORDON_SYSTEM_POLICY="$sys" \
+		    "$UCORDON" run --read-only "$UDIR/bin" -- \
+		    sh -c 'echo ran >ran'
+		[[ "$output" == *"the client key $UDIR/pki/ci.key cannot be read"* ]]
+		[[ "$output" == *"node-local originator: run with --proxy-socket PATH of it"* ]]
+		[ ! -e "$WS/ran" ]
+	fi
+	# Half a tier is no tier.
+	echo '{"version": 1, "tier": {"proxy": "tls://127.0.0.1:1"}}' >"$sys"
+	CORDON_SYSTEM_POLICY="$sys" run -125 "$UCORDON" run -- true
+	[[ "$output" == *"has no tier.client_cert"* ]]
+	# A workspace policy may not pick the tier.
+	mkdir -p "$WS/.cordon"
+	echo '{"version": 1, "tier": {"proxy": "tls://127.0.0.1:1"}}' \
+	    >"$WS/.cordon/policy.json"
+	run -125 "$UCORDON" run -- true
+	[[ "$output" == *"a workspace policy may not name the egress tier"* ]]
+}
