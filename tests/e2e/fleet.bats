@@ -125,11 +125,13 @@ last() {
 	log_lines 4
 	[ "$(last identity)" = dev-laptop ]
 	[ "$(last decision)" = deny ]
-	# Every line has the twenty-one fields, identity last.
+	# Every line has the twenty-two fields, identity and origin_uid
+	# last.
 	run jq -c 'keys_unsorted | length' "$LOG"
-	[ "$output" = "$(printf '21\n21\n21\n21')" ]
-	run jq -r 'keys_unsorted | last' "$LOG"
-	[ "${lines[0]}" = identity ]
+	[ "$output" = "$(printf '22\n22\n22\n22')" ]
+	run jq -r 'keys_unsorted | .[-2:] | join(" ")' "$LOG"
+	[ "${lines[0]}" = "identity origin_uid" ]
+	[ "$(last origin_uid)" = null ]
 	# cordon log reads the lines; tail scopes the id to its identity.
 	run "$CORDON" log summary "$LOG"
 	[ "$status" -eq 0 ]
