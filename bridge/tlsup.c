@@ -45,6 +45,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include "endpoint.h"
 #include "log.h"
 #include "pp2.h"
 #include "tlsup.h"
@@ -262,7 +263,9 @@ tlsup_dial(struct tlsup *t, int secs, SSL **sslp, char **cause, char **hint)
 
 	*sslp = NULL;
 	if ((fd = socket(t->t_ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1 || tlsup_connect(t, fd, secs) == -1) {
+	    SOCK_CLOEXEC, 0)) != -1)
+		endpoint_nodelay(fd);
+	if (fd == -1 || tlsup_connect(t, fd, secs) == -1) {
 		xasprintf(cause, "cannot connect to the tier %s: %s",
 		    t->t_where, strerror(errno));
 		xasprintf(hint, "is a cordon proxy listening there "
@@ -449,6 +452,7 @@ tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	struct tlsup_pair	*p;
 	struct ucred		 cr;
 	socklen_t		 len = sizeof(cr);
+	int			 up;
 
 	(void)l;
 	(void)sa;
@@ -466,9 +470,17 @@ tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		    (unsigned int)cr.uid);
 		p->p_head = true;
 	}
+	/* Each TLS flight goes when written: no delayed-ACK wait. */
+	if ((up = socket(t->t_ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1) {
+		close(fd);
+		free(p);
+		return;
+	}
+	endpoint_nodelay(up);
 	TAILQ_INSERT_TAIL(&t->t_pairs, p, p_entry);
 	p->p_a = bufferevent_socket_new(t->t_base, fd, BEV_OPT_CLOSE_ON_FREE);
-	p->p_b = bufferevent_openssl_socket_new(t->t_base, -1,
+	p->p_b = bufferevent_openssl_socket_new(t->t_base, up,
 	    tlsup_session(t), BUFFEREVENT_SSL_CONNECTING,
 	    BEV_OPT_CLOSE_ON_FREE);
 	if (p->p_a == NULL || p->p_b == NULL)
