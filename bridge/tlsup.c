@@ -73,6 +73,7 @@ struct tlsup_pair {
 	struct bufferevent	*p_a;
 	struct bufferevent	*p_b;
 	bool			 p_a_eof;	/* the client's end seen */
+	bool			 p_a_gone;	/* it cannot be written to */
 	bool			 p_b_eof;	/* the tier's end seen */
 	bool			 p_shut;	/* close_notify sent the tier */
 	bool			 p_head;	/* the header not yet passed */
@@ -315,13 +316,14 @@ tlsup_pair_free(struct tlsup_pair *p)
 }
 
 /*
- * Whether p is done: the tier's end seen and all it sent passed on (the
- * client's end alone is passed on as close_notify: the answer comes).
+ * Whether p is done: the tier's end seen and all it sent passed on to a
+ * client still there (the client's end alone is passed on as
+ * close_notify: the answer still comes).
  */
 static bool
 tlsup_pair_done(struct tlsup_pair *p)
 {
-	return p->p_b_eof && (p->p_a_eof || evbuffer_get_length(
+	return p->p_b_eof && (p->p_a_gone || evbuffer_get_length(
 	    bufferevent_get_output(p->p_a)) == 0);
 }
 
@@ -433,7 +435,7 @@ tlsup_event_cb(struct bufferevent *bev, short what, void *arg)
 		p->p_a_eof = true;
 		bufferevent_disable(bev, EV_READ);
 		if (what & BEV_EVENT_ERROR)
-			p->p_b_eof = true;	/* nobody to answer */
+			p->p_a_gone = p->p_b_eof = true; /* nobody to answer */
 		tlsup_pair_shut(p);
 	} else {
 		p->p_b_eof = true;

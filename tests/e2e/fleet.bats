@@ -389,7 +389,7 @@ digest_change() {
 # two.test denied by name), names resolved to the local server.
 start_tier() {
 	cat >"$BATS_TEST_TMPDIR/op.json" <<-EOF2
-	{"version": 1, "network": {"allow": ["up.test:$UP"],
+	{"version": 1, "network": {"allow": ["up.test:$UP", "up.test:$ECHO"],
 	 "deny": ["two.test"], "allow_cidrs": ["127.0.0.1/32"]}}
 	EOF2
 	start_tls_proxy --policy "$BATS_TEST_TMPDIR/op.json" \
@@ -455,6 +455,30 @@ remote_run() {
 		[ "$output" = 403 ]
 		[[ "$stderr" == *"this run's own rules refuse it (\"up.test\""* ]]
 	done
+	# A client that ends its side of a tunnel still gets the answer:
+	# its end reaches the tier as close_notify.
+	cat >"$WS/half.py" <<-EOF2
+	import os, socket
+	h, p = os.environ["http_proxy"].split("//")[1].rstrip("/").rsplit(":", 1)
+	s = socket.create_connection((h, int(p)))
+	s.sendall(b"CONNECT up.test:$ECHO HTTP/1.1\r\nHost: up.test\r\n\r\n")
+	buf = b""
+	while b"\r\n\r\n" not in buf:
+	    buf += s.recv(100)
+	data = buf.split(b"\r\n\r\n", 1)[1]
+	s.sendall(b"ping, then my end\n")
+	s.shutdown(socket.SHUT_WR)
+	while True:
+	    d = s.recv(100)
+	    if not d:
+	        break
+	    data += d
+	print(data.decode(), end="")
+	EOF2
+	run remote_run user --quiet --proxy "tls://127.0.0.1:$TLS" \
+	    "${RFILES[@]}" -- timeout 10 python3 half.py
+	[ "$status" -eq 0 ]
+	[ "$output" = "ping, then my end" ]
 }
 
 @test "remote: preflight: another CA, no certificate, a certificate of another CA, a plain listener: nothing runs (125) and a hint" {
