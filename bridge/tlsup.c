@@ -52,6 +52,9 @@
 #include "xmalloc.h"
 
 #define TLSUP_BUFFER_MAX	(256 * 1024)	/* held for a slow reader */
+#define TLSUP_CONNECT_SECS	10		/* to the tier, TLS done */
+#define TLSUP_PAIRS_MAX		4096		/* relays at once */
+#define TLSUP_PAUSE_SECS	1		/* accept again, out of fds */
 
 struct tlsup {
 	struct event_base	*t_base;
@@ -64,6 +67,8 @@ struct tlsup {
 	bool			 t_origin;	/* add the client's uid */
 	bool			 t_warned;
 	TAILQ_HEAD(, tlsup_pair) t_pairs;
+	size_t			 t_npairs;
+	struct event		*t_resume;	/* accept again after EMFILE */
 };
 
 /* One relayed connection: the Unix client (a) and the tier (b). */
@@ -310,6 +315,7 @@ static void
 tlsup_pair_free(struct tlsup_pair *p)
 {
 	TAILQ_REMOVE(&p->p_up->t_pairs, p, p_entry);
+	p->p_up->t_npairs--;
 	bufferevent_free(p->p_a);
 	bufferevent_free(p->p_b);
 	free(p);
@@ -331,7 +337,7 @@ tlsup_pair_done(struct tlsup_pair *p)
 static void
 tlsup_pair_shut(struct tlsup_pair *p)
 {
-	if (!p->p_a_eof || p->p_shut || evbuffer_get_length(
+	if (!p->p_a_eof || p->p_shut || !p->p_up_ok || evbuffer_get_length(
 	    bufferevent_get_output(p->p_b)) > 0)
 		return;
 	p->p_shut = true;
@@ -420,7 +426,10 @@ tlsup_event_cb(struct bufferevent *bev, short what, void *arg)
 	unsigned long		 e;
 
 	if (what & BEV_EVENT_CONNECTED) {
+		/* From now on a tunnel may idle as long as it likes. */
 		p->p_up_ok = true;
+		bufferevent_set_timeouts(bev, NULL, NULL);
+		tlsup_pair_shut(p);
 		return;
 	}
 	/* Once: the preflight said the tier takes us; this is news. */
@@ -456,9 +465,15 @@ tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	socklen_t		 len = sizeof(cr);
 	int			 up;
 
+	struct timeval		 tv = { TLSUP_CONNECT_SECS, 0 };
+
 	(void)l;
 	(void)sa;
 	(void)salen;
+	if (t->t_npairs >= TLSUP_PAIRS_MAX) {
+		close(fd);
+		return;
+	}
 	p = xcalloc(1, sizeof(*p));
 	p->p_up = t;
 	if (t->t_origin) {
@@ -481,6 +496,7 @@ tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	}
 	endpoint_nodelay(up);
 	TAILQ_INSERT_TAIL(&t->t_pairs, p, p_entry);
+	t->t_npairs++;
 	p->p_a = bufferevent_socket_new(t->t_base, fd, BEV_OPT_CLOSE_ON_FREE);
 	p->p_b = bufferevent_openssl_socket_new(t->t_base, up,
 	    tlsup_session(t), BUFFEREVENT_SSL_CONNECTING,
@@ -492,6 +508,7 @@ tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	    tlsup_event_cb, p);
 	bufferevent_setcb(p->p_b, tlsup_read_cb, tlsup_write_cb,
 	    tlsup_event_cb, p);
+	bufferevent_set_timeouts(p->p_b, &tv, &tv);
 	if (bufferevent_socket_connect(p->p_b, (struct sockaddr *)&t->t_ss,
 	    (int)t->t_sslen) == -1) {
 		tlsup_pair_free(p);
@@ -499,6 +516,28 @@ tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	}
 	bufferevent_enable(p->p_a, EV_READ | EV_WRITE);
 	bufferevent_enable(p->p_b, EV_READ | EV_WRITE);
+}
+
+static void
+tlsup_resume_cb(int fd, short what, void *arg)
+{
+	struct tlsup	*t = arg;
+
+	(void)fd;
+	(void)what;
+	evconnlistener_enable(t->t_listener);
+}
+
+/* Out of descriptors: accept again in a moment, not in a busy loop. */
+static void
+tlsup_accept_error_cb(struct evconnlistener *l, void *arg)
+{
+	struct tlsup	*t = arg;
+	struct timeval	 tv = { TLSUP_PAUSE_SECS, 0 };
+
+	log_warn("tlsup: accept");
+	evconnlistener_disable(l);
+	evtimer_add(t->t_resume, &tv);
 }
 
 /*
@@ -517,6 +556,10 @@ tlsup_listen(struct tlsup *t, int lfd, bool origin, char **cause)
 		xasprintf(cause, "cannot watch the relay's socket");
 		return -1;
 	}
+	if ((t->t_resume = evtimer_new(t->t_base, tlsup_resume_cb, t)) ==
+	    NULL)
+		fatalx("tlsup: cannot make a timer");
+	evconnlistener_set_error_cb(t->t_listener, tlsup_accept_error_cb);
 	return 0;
 }
 
@@ -537,6 +580,8 @@ tlsup_free(struct tlsup *t)
 		tlsup_pair_free(TAILQ_FIRST(&t->t_pairs));
 	if (t->t_listener != NULL)
 		evconnlistener_free(t->t_listener);
+	if (t->t_resume != NULL)
+		event_free(t->t_resume);
 	SSL_CTX_free(t->t_ctx);
 	free(t->t_host);
 	free(t->t_where);

@@ -17,8 +17,9 @@
  * uid, with the local uid a node-local originator adds
  * (PP2_TYPE_CORDON_ORIGIN: its word, scoped under its identity): a
  * channel hears (identity, origin uid, id).  On TCP there is neither:
- * such a channel is answered, then closed.  A channel that does not read has its lines dropped past
- * WATCH_BUFFER_MAX, never the proxy's memory.
+ * such a channel is answered, then closed.  A channel that does not
+ * read has its lines dropped past WATCH_BUFFER_MAX, never the proxy's
+ * memory.
  *
  * The channel carries the run's harness too (cordon run --control,
  * --ask): the run's live allow and deny rules (w_live), which narrow

@@ -75,7 +75,7 @@ struct runner {
 	size_t			 rn_nasks;
 	unsigned long		 rn_seq;	/* ids of events */
 	struct bufferevent	*rn_feed;	/* --proxy-socket: run_feed.c */
-	struct tlsup		*rn_remote;	/* --proxy tls://: run_remote.c */
+	struct tlsup		*rn_remote;	/* --proxy: run_remote.c */
 	bool			 rn_feed_ended;
 };
 

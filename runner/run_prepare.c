@@ -218,8 +218,8 @@ run_prepare_tier(struct run_prep *rp)
 			log_warnx("run: the tier %s (from %s) has no "
 			    "tier.%s; nothing run", pl->pl_v[0].pi_text,
 			    pl->pl_v[0].pi_from, policy_tier_keys[i]);
-			log_warnx("hint: the policy that names tier.proxy names "
-			    "tier.client_cert, tier.client_key and "
+			log_warnx("hint: the policy that names tier.proxy "
+			    "names tier.client_cert, tier.client_key and "
 			    "tier.proxy_ca with it");
 			return -1;
 		}

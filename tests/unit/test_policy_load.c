@@ -440,9 +440,10 @@ test_tier_keys(void **state)
 	struct policy_ctx	 wctx = ctx;
 	struct policy		*p;
 	char			*cause;
-	const char		*text = "{\"version\": 1, \"tier\": {\"proxy\": "
-	    "\"tls://tier.test:8443\", \"client_cert\": \"/etc/h.crt\", "
-	    "\"client_key\": \"~/h.key\", \"proxy_ca\": \"/etc/ca.crt\"}}";
+	const char		*text = "{\"version\": 1, \"tier\": "
+	    "{\"proxy\": \"tls://tier.test:8443\", \"client_cert\": "
+	    "\"/etc/h.crt\", \"client_key\": \"~/h.key\", \"proxy_ca\": "
+	    "\"/etc/ca.crt\"}}";
 
 	(void)state;
 	if ((p = load(text, &cause)) == NULL)
