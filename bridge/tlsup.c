@@ -363,6 +363,10 @@ tlsup_pair_head(struct tlsup_pair *p)
 	rc = pp2_parse(h, len, &used, id, sizeof(id), &narrow, &cause);
 	free(narrow);
 	free(cause);
+	/* No room for the field in a header as long as the longest. */
+	if (rc == PP2_PARSE_MORE && len == PP2_HEADER_MAX - 3 -
+	    PP2_ORIGIN_MAX)
+		return -1;
 	if (rc == PP2_PARSE_MORE)
 		return 0;
 	if (rc == PP2_PARSE_ERROR || pp2_field(h, used,
@@ -422,7 +426,6 @@ tlsup_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct tlsup_pair	*p = arg;
 	struct tlsup		*t = p->p_up;
-
 	unsigned long		 e;
 
 	if (what & BEV_EVENT_CONNECTED) {
@@ -463,9 +466,8 @@ tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	struct tlsup_pair	*p;
 	struct ucred		 cr;
 	socklen_t		 len = sizeof(cr);
-	int			 up;
-
 	struct timeval		 tv = { TLSUP_CONNECT_SECS, 0 };
+	int			 up;
 
 	(void)l;
 	(void)sa;
