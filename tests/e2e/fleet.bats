@@ -389,11 +389,13 @@ digest_change() {
 # two.test denied by name), names resolved to the local server.
 start_tier() {
 	cat >"$BATS_TEST_TMPDIR/op.json" <<-EOF2
-	{"version": 1, "network": {"allow": ["up.test:$UP", "up.test:$ECHO"],
-	 "deny": ["two.test"], "allow_cidrs": ["127.0.0.1/32"]}}
+	{"version": 1, "network": {"allow": ["up.test:$UP", "up.test:$ECHO",
+	 "three.test:$UP"], "deny": ["two.test"],
+	 "allow_cidrs": ["127.0.0.1/32"]}}
 	EOF2
 	start_tls_proxy --policy "$BATS_TEST_TMPDIR/op.json" \
-	    --resolve up.test:127.0.0.1 --resolve two.test:127.0.0.1 "$@"
+	    --resolve up.test:127.0.0.1 --resolve two.test:127.0.0.1 \
+	    --resolve three.test:127.0.0.1 "$@"
 }
 
 # The run's files, where the test user may read them; RFILES the flags.
@@ -456,7 +458,10 @@ remote_run() {
 		[[ "$stderr" == *"this run's own rules refuse it (\"up.test\""* ]]
 	done
 	# A client that ends its side of a tunnel still gets the answer:
-	# its end reaches the tier as close_notify.
+	# its end reaches the tier as close_notify.  (Its first bytes are
+	# echoed before: a tls: client's end that comes with the first
+	# bytes of a tunnel, before the tier has judged them, ends the
+	# tunnel on the tier.)
 	cat >"$WS/half.py" <<-EOF2
 	import os, socket
 	h, p = os.environ["http_proxy"].split("//")[1].rstrip("/").rsplit(":", 1)
@@ -466,7 +471,10 @@ remote_run() {
 	while b"\r\n\r\n" not in buf:
 	    buf += s.recv(100)
 	data = buf.split(b"\r\n\r\n", 1)[1]
-	s.sendall(b"ping, then my end\n")
+	s.sendall(b"ping, ")
+	while len(data) < 6:
+	    data += s.recv(100)
+	s.sendall(b"then my end\n")
 	s.shutdown(socket.SHUT_WR)
 	while True:
 	    d = s.recv(100)
@@ -479,6 +487,21 @@ remote_run() {
 	    "${RFILES[@]}" -- timeout 10 python3 half.py
 	[ "$status" -eq 0 ]
 	[ "$output" = "ping, then my end" ]
+	# --ask over the run's TLS channel: three.test, which the operator
+	# allows and the run's narrowing does not, is asked about.
+	CTL="$UDIR/ctl.sock"
+	start_bg harness as_user "$UDIR/home" "$UDIR/bin/harness" \
+	    --listen "$CTL" --answer allow-once --answer deny
+	wait_listen "unix:$CTL"
+	run --separate-stderr remote_run user --quiet \
+	    --proxy "tls://127.0.0.1:$TLS" "${RFILES[@]}" \
+	    --allow-domain "up.test:$UP" --control "$CTL" --ask --ask-secs 5 \
+	    -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://three.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://three.test:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 403" ]
+	[ "$(grep -c '"event":"ask"' "$BATS_TEST_TMPDIR/harness.log")" -eq 2 ]
 }
 
 @test "remote: preflight: another CA, no certificate, a certificate of another CA, a plain listener: nothing runs (125) and a hint" {
