@@ -53,7 +53,8 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
 		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
 		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c \
 		   proxy/ident.c
-BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
+BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c \
+		   bridge/tlsup.c
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
@@ -95,7 +96,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/keep.c \
 		   runner/run_print.c \
 		   guard/block.c runner/run.c runner/run_control.c runner/run_harness.c \
-		   runner/run_end.c runner/run_feed.c \
+		   runner/run_end.c runner/run_feed.c runner/run_remote.c \
 		   runner/tally.c runner/publish.c \
 		   runner/control.c notify/notify.c runner/agent.c \
 		   runner/keeper.c session/session_cmd.c \

@@ -1,12 +1,18 @@
 /*
- * bridge_cmd.c: `cordon bridge --listen EP --connect EP`, options only.
+ * bridge_cmd.c: `cordon bridge --listen EP --connect EP`, options only;
+ * and, with --connect tls:HOST:PORT, the node-local originator: the
+ * relay of `cordon run --proxy tls://` (tlsup.c) as a daemon holding
+ * the host's client key, for users who may not read it.
  */
+
+#include <sys/socket.h>
 
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -14,7 +20,9 @@
 #include "endpoint.h"
 #include "log.h"
 #include "opt.h"
+#include "tlsup.h"
 #include "util.h"
+#include "xmalloc.h"
 
 static void
 bridge_usage(FILE *f)
@@ -23,6 +31,9 @@ bridge_usage(FILE *f)
 	    "usage: cordon bridge --listen EP --connect EP [--max-conns N]\n"
 	    "                     [--drain-secs N] [--proxy-id ID]\n"
 	    "                     [--allow-non-loopback]\n"
+	    "       cordon bridge --listen unix:PATH --connect tls:HOST:PORT\n"
+	    "                     --client-cert FILE --client-key FILE\n"
+	    "                     --proxy-ca FILE\n"
 	    "an endpoint EP is tcp:HOST:PORT or unix:PATH\n");
 }
 
@@ -34,6 +45,7 @@ struct bridge_opts {
 	long		 bo_max;	/* --max-conns */
 	int		 bo_drain_secs;	/* --drain-secs */
 	bool		 bo_remote;	/* --allow-non-loopback */
+	struct tlsup_files bo_files;	/* --connect tls: */
 };
 
 struct bridge_run {
@@ -107,6 +119,9 @@ bridge_opts_parse(struct bridge_opts *o, int argc, char **argv,
 		{ "drain-secs", required_argument, NULL, 'd' },
 		{ "allow-non-loopback", no_argument, NULL, 'A' },
 		{ "proxy-id", required_argument, NULL, 'p' },
+		{ "client-cert", required_argument, NULL, 'C' },
+		{ "client-key", required_argument, NULL, 'K' },
+		{ "proxy-ca", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -135,6 +150,15 @@ bridge_opts_parse(struct bridge_opts *o, int argc, char **argv,
 			break;
 		case 'p':
 			o->bo_proxy_id = optarg;
+			break;
+		case 'C':
+			o->bo_files.tf_cert = optarg;
+			break;
+		case 'K':
+			o->bo_files.tf_key = optarg;
+			break;
+		case 'P':
+			o->bo_files.tf_ca = optarg;
 			break;
 		case 'h':
 			bridge_usage(stdout);
@@ -219,6 +243,94 @@ bridge_stop(struct bridge_run *run)
 	endpoint_clear(&run->br_connect);
 }
 
+static void
+bridge_stop_cb(int sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	event_base_loopexit(arg, NULL);
+}
+
+/*
+ * Checks the tier once (the files, its certificate, ours accepted).
+ * Returns 0, or -1 having said why.
+ */
+static int
+bridge_tls_check(struct tlsup *t)
+{
+	SSL	*ssl;
+	char	*cause, *hint;
+	int	 fd;
+
+	if ((fd = tlsup_dial(t, TLSUP_DIAL_SECS, &ssl, &cause, &hint)) ==
+	    -1) {
+		log_warnx("bridge: %s", cause);
+		log_warnx("hint: %s", hint);
+		free(cause);
+		free(hint);
+		return -1;
+	}
+	SSL_free(ssl);
+	close(fd);
+	return 0;
+}
+
+/*
+ * The node-local originator: each local user's connection on the Unix
+ * socket goes to the tier under this host's certificate, with the
+ * user's uid (SO_PEERCRED) in its header, the originator's word that
+ * the tier logs and scopes under the certificate's identity.  Returns
+ * the exit status.
+ */
+static int
+bridge_tls(const struct bridge_opts *o)
+{
+	struct event_base	*base;
+	struct endpoint		 ep;
+	struct tlsup		*t = NULL;
+	struct event		*sigs[2];
+	char			*cause = NULL;
+	int			 fd = -1, rc = 1;
+
+	memset(&ep, 0, sizeof(ep));
+	if (o->bo_files.tf_cert == NULL || o->bo_files.tf_key == NULL ||
+	    o->bo_files.tf_ca == NULL) {
+		log_warnx("bridge: --connect %s needs --client-cert, "
+		    "--client-key and --proxy-ca", o->bo_connect);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if ((base = event_base_new()) == NULL)
+		fatalx("bridge: cannot make an event loop");
+	if (strncmp(o->bo_listen, "unix:", 5) != 0)
+		xasprintf(&cause, "--listen %s: the originator listens on "
+		    "unix:PATH only (the tier logs each user's uid)",
+		    o->bo_listen);
+	else if ((t = tlsup_new(base, o->bo_connect, &o->bo_files,
+	    &cause)) != NULL && bridge_tls_check(t) == 0 &&
+	    endpoint_parse(o->bo_listen, &ep, &cause) != -1 &&
+	    (fd = endpoint_listen(&ep, SOMAXCONN, &cause)) != -1)
+		rc = tlsup_listen(t, fd, true, &cause) == -1 ? 1 : 0;
+	if (rc == 0) {
+		sigs[0] = evsignal_new(base, SIGTERM, bridge_stop_cb, base);
+		sigs[1] = evsignal_new(base, SIGINT, bridge_stop_cb, base);
+		evsignal_add(sigs[0], NULL);
+		evsignal_add(sigs[1], NULL);
+		log_info("bridge: relaying %s to the tier %s", ep.ep_text,
+		    tlsup_where(t));
+		event_base_dispatch(base);
+		event_free(sigs[0]);
+		event_free(sigs[1]);
+	} else if (cause != NULL)
+		log_warnx("bridge: %s", cause);
+	free(cause);
+	tlsup_free(t);
+	endpoint_unlink(&ep);
+	endpoint_clear(&ep);
+	event_base_free(base);
+	return rc;
+}
+
 int
 bridge_cmd(int argc, char **argv)
 {
@@ -228,6 +340,8 @@ bridge_cmd(int argc, char **argv)
 
 	if (bridge_opts_parse(&o, argc, argv, &status) == -1)
 		return status;
+	if (strncmp(o.bo_connect, "tls:", 4) == 0)
+		return bridge_tls(&o);
 	memset(&run, 0, sizeof(run));
 	run.br_drain_secs = o.bo_drain_secs;
 	if (bridge_endpoints(&run, &o) == -1)

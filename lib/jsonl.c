@@ -336,6 +336,9 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	/* Last, so that readers of the twenty fields before still read. */
 	jsonl_text(o, "identity", e->e_identity, e->e_identity ?
 	    strlen(e->e_identity) : 0);
+	/* Behind a node-local originator: its word, not the kernel's. */
+	jsonl_text(o, "origin_uid", e->e_origin_uid, e->e_origin_uid ?
+	    strlen(e->e_origin_uid) : 0);
 	line = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (line == NULL)

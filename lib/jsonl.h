@@ -41,6 +41,7 @@ struct egress {
 					   NULL */
 	bool		 e_report;	/* allowed by an identity's "report" */
 	const char	*e_limit;	/* refused by this identity limit */
+	const char	*e_origin_uid;	/* the originator's word, or NULL */
 };
 
 struct jsonl	*jsonl_open(const char *, char **);

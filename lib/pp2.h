@@ -16,9 +16,11 @@
 #define PP2_TARGET_MAX		(255 + 8)	/* "[host]:port" */
 #define PP2_NAME_MAX		253
 #define PP2_WATCH_MAX		16
+#define PP2_ORIGIN_MAX		16	/* a uid, in decimal */
 #define PP2_HEADER_MAX		(16 + 3 + PP2_ID_MAX + 3 + PP2_NARROW_MAX + \
 				    3 + PP2_COMMAND_MAX + 3 + PP2_TARGET_MAX + \
-				    3 + PP2_NAME_MAX + 3 + PP2_WATCH_MAX)
+				    3 + PP2_NAME_MAX + 3 + PP2_WATCH_MAX + \
+				    3 + PP2_ORIGIN_MAX)
 
 #define PP2_TYPE_UNIQUE_ID	0x05
 /* Fields of cordon's own, from PP2_TYPE_MIN_CUSTOM (0xe0) up. */
@@ -27,6 +29,12 @@
 #define PP2_TYPE_CORDON_TARGET	0xe2	/* a captured connection's host:port */
 #define PP2_TYPE_CORDON_NAME	0xe3	/* a name the sandbox's resolver asks */
 #define PP2_TYPE_CORDON_WATCH	0xe4	/* a run's own channel (watch.c) */
+/*
+ * The local user a node-local originator (cordon bridge --connect tls:)
+ * took the connection from, by SO_PEERCRED, in decimal: its word, read
+ * only on tls: listeners, scoped under its certificate's identity.
+ */
+#define PP2_TYPE_CORDON_ORIGIN	0xe5
 
 /*
  * A sandbox listener's first answer on a connection whose header asks

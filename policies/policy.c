@@ -13,6 +13,9 @@
 #include "xmalloc.h"
 
 const char *const policy_mode_names[3] = { "none", "proxy", "host" };
+const char *const policy_tier_keys[POLICY_TIER_N] = {
+	"proxy", "client_cert", "client_key", "proxy_ca"
+};
 const char *const policy_unix_names[2] = { "deny", "allow" };
 const char *const policy_capture_names[2] = { "off", "on" };
 
@@ -160,6 +163,8 @@ policy_free(struct policy *p)
 		policy_pcred_clear(&p->p_creds[i]);
 	free(p->p_creds);
 	policy_plist_free(&p->p_ca_dir);
+	for (i = 0; i < POLICY_TIER_N; i++)
+		policy_plist_free(&p->p_tier[i]);
 	free(p->p_mode.ps_from);
 	free(p->p_unix.ps_from);
 	free(p->p_capture.ps_from);

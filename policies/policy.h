@@ -136,6 +136,20 @@ struct pidents {
 #define IDENT_MAX_RULES		1024
 #define IDENT_LIMIT_MAX		1000000
 
+/*
+ * tier: the remote egress tier a run reaches when no --proxy or
+ * --proxy-socket is given (cordon run --proxy tls://), one value each,
+ * in policy_tier_keys' order; the workspace layer may not name it.
+ */
+enum policy_tier {
+	POLICY_TIER_PROXY,		/* "tls://HOST:PORT" */
+	POLICY_TIER_CERT,		/* client_cert, a path */
+	POLICY_TIER_KEY,		/* client_key, a path */
+	POLICY_TIER_CA,			/* proxy_ca, a path */
+	POLICY_TIER_N
+};
+extern const char *const policy_tier_keys[POLICY_TIER_N];
+
 struct policy {
 	struct pscalar	 p_mode;	/* enum net_mode */
 	struct pscalar	 p_unix;	/* enum unix_sockets */
@@ -156,6 +170,7 @@ struct policy {
 	size_t		 p_ncreds;
 	struct plist	 p_ca_dir;	/* tls.ca_dir: at most one path */
 	struct pidents	*p_idents;	/* identities; NULL: none */
+	struct plist	 p_tier[POLICY_TIER_N];	/* tier.*: one each */
 };
 
 /*

@@ -91,6 +91,8 @@ static void	key_env_set(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
 static void	key_ca_dir(struct loader *, const struct key *, const char *,
 		    const char *, const char *, const char *);
+static void	key_tier(struct loader *, const struct key *, const char *,
+		    const char *, const char *, const char *);
 
 #define AT(field)	offsetof(struct policy, field)
 
@@ -128,6 +130,18 @@ static const struct key tls_keys[] = {
 	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
+static const struct key tier_keys[] = {
+	{ "proxy", KEY_STRING, key_tier, AT(p_tier[POLICY_TIER_PROXY]), NULL,
+	    NULL },
+	{ "client_cert", KEY_STRING, key_tier, AT(p_tier[POLICY_TIER_CERT]),
+	    NULL, NULL },
+	{ "client_key", KEY_STRING, key_tier, AT(p_tier[POLICY_TIER_KEY]),
+	    NULL, NULL },
+	{ "proxy_ca", KEY_STRING, key_tier, AT(p_tier[POLICY_TIER_CA]), NULL,
+	    NULL },
+	{ NULL, 0, NULL, 0, NULL, NULL }
+};
+
 static const struct key top_keys[] = {
 	{ "version", KEY_VERSION, NULL, 0, NULL, NULL },
 	{ "network", KEY_SECTION, NULL, 0, network_keys, NULL },
@@ -136,6 +150,7 @@ static const struct key top_keys[] = {
 	{ "credentials", KEY_RECORDS, NULL, 0, NULL, policy_rec_cred },
 	{ "tls", KEY_SECTION, NULL, 0, tls_keys, NULL },
 	{ "identities", KEY_OBJECT, NULL, 0, NULL, policy_ident_load },
+	{ "tier", KEY_SECTION, NULL, 0, tier_keys, NULL },
 	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
@@ -563,6 +578,51 @@ key_ca_dir(struct loader *l, const struct key *k, const char *path,
 		return;
 	}
 	if (policy_parse_path(text, l->l_ctx, &it, &cause) == -1) {
+		policy_load_error(l, path, text, cause);
+		free(cause);
+		policy_pitem_clear(&it);
+		return;
+	}
+	if (from != NULL)
+		it.pi_from = xstrdup(from);
+	else
+		xasprintf(&it.pi_from, "%s: %s", l->l_name, path);
+	policy_plist_free(pl);
+	*policy_plist_add(pl) = it;
+	pl->pl_set = true;
+}
+
+/*
+ * tier.proxy ("tls://HOST:PORT") and its files (paths): one value each,
+ * a later trusted layer replaces them.  A workspace may not name a tier:
+ * it would pick where the run's traffic goes, and with what key.
+ */
+static void
+key_tier(struct loader *l, const struct key *k, const char *path,
+    const char *from, const char *text, const char *value)
+{
+	struct plist	*pl = policy_field(l, k);
+	struct pitem	 it = { 0 };
+	const char	*colon;
+	char		*cause;
+
+	(void)value;
+	if (l->l_ctx->pc_untrusted) {
+		policy_load_error(l, path, NULL, "a workspace policy may not "
+		    "name the egress tier; put it in the system policy");
+		return;
+	}
+	if (strcmp(k->k_name, "proxy") == 0) {
+		colon = strrchr(text, ':');
+		if (strncmp(text, "tls://", 6) != 0 || colon == NULL ||
+		    colon < text + 7 || colon[1] == '\0' ||
+		    strspn(colon + 1, "0123456789") != strlen(colon + 1)) {
+			policy_load_error(l, path, text, "not "
+			    "tls://HOST:PORT");
+			return;
+		}
+		it.pi_text = xstrdup(text);
+	} else if (policy_parse_path(text, l->l_ctx, &it, &cause) == -1) {
 		policy_load_error(l, path, text, cause);
 		free(cause);
 		policy_pitem_clear(&it);

@@ -125,6 +125,12 @@ policy_merge(struct policy *dst, const struct policy *layer)
 		policy_ident_unref(dst->p_idents);
 		dst->p_idents = policy_ident_ref(layer->p_idents);
 	}
+	/* The tier: a later layer that names it names all of it. */
+	if (layer->p_tier[POLICY_TIER_PROXY].pl_n != 0)
+		for (i = 0; i < POLICY_TIER_N; i++) {
+			policy_plist_free(&dst->p_tier[i]);
+			policy_plist_append(&dst->p_tier[i], &layer->p_tier[i]);
+		}
 }
 
 /* A single value moves only toward the stricter (smaller) one. */

@@ -106,6 +106,16 @@ show_tls(json_t *root, json_t *net, const struct policy *p, bool annotate)
 		    annotate));
 		json_object_set_new(root, "tls", tls);
 	}
+	if (p->p_tier[POLICY_TIER_PROXY].pl_n != 0) {
+		tls = json_object();
+		for (i = 0; i < POLICY_TIER_N; i++)
+			if (p->p_tier[i].pl_n != 0)
+				json_object_set_new(tls, policy_tier_keys[i],
+				    show_value(json_string(
+				    p->p_tier[i].pl_v[0].pi_text),
+				    p->p_tier[i].pl_v[0].pi_from, annotate));
+		json_object_set_new(root, "tier", tls);
+	}
 }
 
 /* Returns the policy as a new JSON object (caller json_decref()s it). */

@@ -111,6 +111,7 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_uid = c->c_peer.lp_uid;
 	e->e_command = c->c_command;
 	e->e_identity = c->c_identity;
+	e->e_origin_uid = c->c_origin_uid;
 	e->e_proto = c->c_ops->co_name;
 	e->e_method = c->c_method;
 	e->e_host = c->c_host;
@@ -267,6 +268,7 @@ conn_free(struct conn *c)
 	free(c->c_sandbox);
 	free(c->c_command);
 	free(c->c_identity);
+	free(c->c_origin_uid);
 	free(c);
 	if (px->px_draining && px->px_nconns == 0 && px->px_hooks != NULL &&
 	    px->px_hooks->hk_drained != NULL)

@@ -309,6 +309,7 @@ struct conn {
 	bool			 c_ident_held;	/* one of its tunnels */
 	bool			 c_report;	/* allowed by "report" */
 	const char		*c_limit;	/* refused by this limit */
+	char			*c_origin_uid;	/* PP2_TYPE_CORDON_ORIGIN's */
 	bool			 c_mtls;	/* c_bev is TLS: no splice */
 	bool			 c_pump_eof;	/* CS_PUMP: the client's end
 						   passed on */

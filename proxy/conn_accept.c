@@ -34,6 +34,7 @@ conn_pp2(struct conn *c)
 	size_t		 len = evbuffer_get_length(in), used;
 	char		 id[PP2_ID_MAX + 1], *cause, *narrow;
 	char		 command[PP2_COMMAND_MAX + 1];
+	char		 origin[PP2_ORIGIN_MAX + 1];
 	int		 rc;
 
 	if (len == 0)
@@ -60,6 +61,11 @@ conn_pp2(struct conn *c)
 	if (command[0] != '\0')
 		c->c_command = xstrdup(command);
 	c->c_sandbox = xstrdup(id);
+	/* An originator's word on its local user: behind a certificate only. */
+	if (c->c_identity != NULL && pp2_text(evbuffer_pullup(in,
+	    (ssize_t)used), used, PP2_TYPE_CORDON_ORIGIN, origin,
+	    sizeof(origin)) == 0)
+		c->c_origin_uid = xstrdup(origin);
 	if (pp2_field(evbuffer_pullup(in, (ssize_t)used), used,
 	    PP2_TYPE_CORDON_WATCH, &len) != NULL) {
 		evbuffer_drain(in, used);

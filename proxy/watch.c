@@ -13,9 +13,13 @@
  * A run is its uid and id together (listen.c): the id is the client's
  * word, the uid the kernel's.  A channel hears only the connections of
  * its own (uid, id), so naming another user's id shows nothing of
- * theirs.  On TCP there is no uid: such a channel is answered, then
- * closed.  A channel that does not read has its lines dropped past
- * WATCH_BUFFER_MAX, never the proxy's memory.
+ * theirs.  On a tls: listener the certificate's identity stands for the
+ * uid, with the local uid a node-local originator adds
+ * (PP2_TYPE_CORDON_ORIGIN: its word, scoped under its identity): a
+ * channel hears (identity, origin uid, id).  On TCP there is neither:
+ * such a channel is answered, then closed.  A channel that does not
+ * read has its lines dropped past WATCH_BUFFER_MAX, never the proxy's
+ * memory.
  *
  * The channel carries the run's harness too (cordon run --control,
  * --ask): the run's live allow and deny rules (w_live), which narrow
@@ -68,6 +72,8 @@ struct watch {
 	bool			 w_closing;	/* freed once written */
 	bool			 w_ending;	/* "end" asked, not answered */
 	uid_t			 w_uid;
+	char			*w_identity;	/* tls:, or NULL: w_uid */
+	char			*w_origin;	/* tls: the originator's uid */
 	char			 w_id[PP2_ID_MAX + 1];
 	uint64_t		 w_dropped;
 	int			 w_ask_secs;	/* 0: the run does not ask */
@@ -108,6 +114,8 @@ watch_free(struct watch *w)
 	watch_unlist(w);
 	watch_refuse_asks(w);
 	proxy_policy_unref(w->w_live);
+	free(w->w_identity);
+	free(w->w_origin);
 	bufferevent_free(w->w_bev);
 	close(w->w_fd);
 	free(w);
@@ -139,14 +147,49 @@ watch_send(struct watch *w, json_t *doc)
 	json_decref(doc);
 }
 
-/* The channel of the run (uid, id), or NULL. */
+/* Whether two strings, either NULL, are the same. */
+static bool
+watch_same(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/*
+ * Whether the connection or record (its egress record e: the uid the
+ * kernel gave, or the identity its certificate named and the origin uid
+ * its originator said, and its id) is of w's run.
+ */
+static bool
+watch_is_run(const struct watch *w, const struct egress *e)
+{
+	if (e->e_sandbox == NULL || strcmp(w->w_id, e->e_sandbox) != 0)
+		return false;
+	if (w->w_identity != NULL)
+		return watch_same(w->w_identity, e->e_identity) &&
+		    watch_same(w->w_origin, e->e_origin_uid);
+	return e->e_has_uid && e->e_identity == NULL && w->w_uid == e->e_uid;
+}
+
+/* The run key of c, as an egress record (borrowing from c). */
+static void
+watch_key(const struct conn *c, struct egress *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->e_sandbox = c->c_sandbox;
+	e->e_has_uid = c->c_peer.lp_known;
+	e->e_uid = c->c_peer.lp_uid;
+	e->e_identity = c->c_identity;
+	e->e_origin_uid = c->c_origin_uid;
+}
+
+/* The channel of the run with key e, or NULL. */
 static struct watch *
-watch_find(struct proxy *px, uid_t uid, const char *id)
+watch_find(struct proxy *px, const struct egress *e)
 {
 	struct watch	*w;
 
 	TAILQ_FOREACH(w, &px->px_watches, w_entry)
-		if (w->w_uid == uid && strcmp(w->w_id, id) == 0)
+		if (watch_is_run(w, e))
 			return w;
 	return NULL;
 }
@@ -155,10 +198,12 @@ watch_find(struct proxy *px, uid_t uid, const char *id)
 static struct watch *
 watch_of(const struct conn *c)
 {
-	if (c->c_proxy->px_nwatches == 0 || c->c_sandbox == NULL ||
-	    !c->c_peer.lp_known)
+	struct egress	 e;
+
+	if (c->c_proxy->px_nwatches == 0 || c->c_sandbox == NULL)
 		return NULL;
-	return watch_find(c->c_proxy, c->c_peer.lp_uid, c->c_sandbox);
+	watch_key(c, &e);
+	return watch_find(c->c_proxy, &e);
 }
 
 /* Says whether a connection of w's run is still open. */
@@ -166,13 +211,34 @@ static bool
 watch_busy(const struct watch *w)
 {
 	const struct conn	*c;
+	struct egress		 e;
 
-	TAILQ_FOREACH(c, &w->w_proxy->px_conns, c_entry)
-		if (c->c_sandbox != NULL && c->c_peer.lp_known &&
-		    c->c_peer.lp_uid == w->w_uid &&
-		    strcmp(c->c_sandbox, w->w_id) == 0)
+	TAILQ_FOREACH(c, &w->w_proxy->px_conns, c_entry) {
+		watch_key(c, &e);
+		if (watch_is_run(w, &e))
 			return true;
+	}
 	return false;
+}
+
+/*
+ * Who w's run is, for the proxy's messages (caller frees): its id and
+ * uid, or identity and the originator's uid.
+ */
+static char *
+watch_who(const struct watch *w)
+{
+	char	*id = str_escape(w->w_id, strlen(w->w_id)), *who;
+
+	if (w->w_identity != NULL)
+		xasprintf(&who, "sandbox %s (identity %s%s%s)", id,
+		    w->w_identity, w->w_origin != NULL ? ", origin uid " : "",
+		    w->w_origin != NULL ? w->w_origin : "");
+	else
+		xasprintf(&who, "sandbox %s (uid %u)", id,
+		    (unsigned int)w->w_uid);
+	free(id);
+	return who;
 }
 
 /* "end" is answered once the run's connections are gone. */
@@ -193,11 +259,10 @@ watch_try_end(struct watch *w)
 static void
 watch_bad(struct watch *w, const char *why)
 {
-	char	*id = str_escape(w->w_id, strlen(w->w_id));
+	char	*who = watch_who(w);
 
-	log_warnx("proxy: the run channel of sandbox %s (uid %u): %s; closed",
-	    id, (unsigned int)w->w_uid, why);
-	free(id);
+	log_warnx("proxy: the run channel of %s: %s; closed", who, why);
+	free(who);
 	watch_unlist(w);
 	watch_refuse_asks(w);
 	bufferevent_disable(w->w_bev, EV_READ);
@@ -257,20 +322,29 @@ watch_start(struct conn *c)
 {
 	struct proxy	*px = c->c_proxy;
 	struct watch	*w;
+	struct egress	 e;
 	const char	*why = NULL;
 
-	if (!c->c_peer.lp_known)
+	watch_key(c, &e);
+	if (!c->c_peer.lp_known && c->c_identity == NULL)
 		why = "this listener gives no peer credentials (TCP): a run's "
-		    "channel needs its uid; use --listen-sandbox unix:PATH";
+		    "channel needs its uid or a client certificate; use "
+		    "--listen-sandbox unix:PATH or tls:HOST:PORT";
 	else if (px->px_nwatches >= px->px_max)
 		why = "too many runs' channels (--max-conns)";
-	else if (watch_find(px, c->c_peer.lp_uid, c->c_sandbox) != NULL)
-		why = "this run (its uid and id) has its channel open already";
+	else if (watch_find(px, &e) != NULL)
+		why = "this run (its uid or identity, and id) has its channel "
+		    "open already";
 	w = xcalloc(1, sizeof(*w));
 	w->w_proxy = px;
 	w->w_bev = c->c_bev;
 	w->w_fd = c->c_fd;
 	w->w_uid = c->c_peer.lp_uid;
+	if (c->c_identity != NULL) {
+		w->w_identity = xstrdup(c->c_identity);
+		if (c->c_origin_uid != NULL)
+			w->w_origin = xstrdup(c->c_origin_uid);
+	}
 	snprintf(w->w_id, sizeof(w->w_id), "%s", c->c_sandbox);
 	c->c_bev = NULL;
 	c->c_fd = -1;
@@ -348,12 +422,12 @@ watch_observe(const struct conn *c, const struct egress *e, const char *hint,
 	char		*host;
 	bool		 by_run = false, decided = false;
 
-	if (px->px_nwatches == 0 || e->e_sandbox == NULL || !e->e_has_uid)
+	if (px->px_nwatches == 0 || e->e_sandbox == NULL)
 		return;
 	host = str_escape(e->e_host != NULL ? e->e_host : "",
 	    e->e_host != NULL ? e->e_hostlen : 0);
 	TAILQ_FOREACH(w, &px->px_watches, w_entry) {
-		if (w->w_uid != e->e_uid || strcmp(w->w_id, e->e_sandbox) != 0)
+		if (!watch_is_run(w, e))
 			continue;
 		if (!decided && !e->e_allow)
 			by_run = watch_by_run(c);
@@ -379,13 +453,13 @@ watch_conn_gone(const struct conn *c)
 {
 	struct proxy	*px = c->c_proxy;
 	struct watch	*w;
+	struct egress	 e;
 
 	if (px->px_nwatches == 0 || c->c_sandbox == NULL)
 		return;
+	watch_key(c, &e);
 	TAILQ_FOREACH(w, &px->px_watches, w_entry)
-		if (w->w_ending && c->c_peer.lp_known &&
-		    c->c_peer.lp_uid == w->w_uid &&
-		    strcmp(c->c_sandbox, w->w_id) == 0)
+		if (w->w_ending && watch_is_run(w, &e))
 			watch_try_end(w);
 }
 
@@ -493,9 +567,9 @@ watch_rule(struct watch *w, bool allow, const char *pattern, long long n)
 	*policy_plist_add(allow ? &p->p_allow : &p->p_deny) = it;
 	proxy_policy_unref(w->w_live);
 	w->w_live = proxy_policy_new(p);
-	id = str_escape(w->w_id, strlen(w->w_id));
-	log_info("proxy: sandbox %s (uid %u): %s %s, from its run", id,
-	    (unsigned int)w->w_uid, allow ? "allow" : "deny", it.pi_text);
+	id = watch_who(w);
+	log_info("proxy: %s: %s %s, from its run", id, allow ? "allow" :
+	    "deny", it.pi_text);
 	free(id);
 	watch_rule_said(w, allow, it.pi_text, n, NULL);
 	return 0;

@@ -97,21 +97,15 @@ run_agent_start(struct runner *rn, char **cause)
 }
 
 /*
- * The run's own proxy: the run's policy, on a Unix socket in a private
- * folder.  Returns 0, or -1 with *cause set.
+ * The socket the sandbox reaches (rn_ep), in a private folder (rn_dir,
+ * 0700), listening.  Returns it, or -1 with *cause set.
  */
-static int
-run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
+int
+run_proxy_socket(struct runner *rn, char **cause)
 {
-	const struct run_net	*net = rn->rn_net;
-	struct proxy		*px = &rn->rn_proxy;
-	const char		*base;
-	char			*text;
-	int			 fd, lfd;
-
-	/* Ours from here, whatever fails: run_end() frees it all. */
-	proxy_init(px, rn->rn_base, policy);
-	rn->rn_own_proxy = true;
+	const char	*base;
+	char		*text;
+	int		 fd;
 
 	base = getenv("XDG_RUNTIME_DIR");
 	if (base == NULL || base[0] != '/' || access(base, W_OK | X_OK) == -1 ||
@@ -127,8 +121,26 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	xasprintf(&text, "unix:%s/proxy.sock", rn->rn_dir);
 	fd = endpoint_parse(text, &rn->rn_ep, cause);
 	free(text);
-	if (fd == -1 || (fd = endpoint_listen(&rn->rn_ep, SOMAXCONN,
-	    cause)) == -1)
+	if (fd == -1)
+		return -1;
+	return endpoint_listen(&rn->rn_ep, SOMAXCONN, cause);
+}
+
+/*
+ * The run's own proxy: the run's policy, on a Unix socket in a private
+ * folder.  Returns 0, or -1 with *cause set.
+ */
+static int
+run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
+{
+	const struct run_net	*net = rn->rn_net;
+	struct proxy		*px = &rn->rn_proxy;
+	int			 fd, lfd;
+
+	/* Ours from here, whatever fails: run_end() frees it all. */
+	proxy_init(px, rn->rn_base, policy);
+	rn->rn_own_proxy = true;
+	if ((fd = run_proxy_socket(rn, cause)) == -1)
 		return -1;
 
 	px->px_hooks = &run_control_proxy_hooks;
@@ -557,7 +569,7 @@ run_proxy_setup(struct runner *rn, struct policy *policy)
 {
 	struct run		*run = rn->rn_run;
 	const struct run_net	*net = rn->rn_net;
-	char			*cause;
+	char			*cause = NULL;
 	int			 rc;
 
 	if (run->r_sb.sb_net.sn_mode == NET_PROXY && net->net_socket == NULL)
@@ -569,15 +581,22 @@ run_proxy_setup(struct runner *rn, struct policy *policy)
 			rn->rn_env_policy = policy;
 		else
 			policy_free(policy);
-		rc = run->r_sb.sb_net.sn_mode == NET_PROXY && run_proxy_dir(rn,
-		    net->net_socket, &cause) == -1 ? -1 : 0;
+		if (run->r_sb.sb_net.sn_mode == NET_PROXY &&
+		    net->net_remote != NULL)
+			rc = run_remote_start(rn) == -1 || run_proxy_dir(rn,
+			    rn->rn_ep.ep_path, &cause) == -1 ? -1 : 0;
+		else
+			rc = run->r_sb.sb_net.sn_mode == NET_PROXY &&
+			    run_proxy_dir(rn, net->net_socket, &cause) == -1 ?
+			    -1 : 0;
 	}
 	run->r_policy = NULL;
-	if (rc == -1) {
+	if (rc == -1 && cause != NULL) {
 		log_warnx("run: %s", cause);
 		free(cause);
-		return -1;
 	}
+	if (rc == -1)
+		return -1;
 	/* The operator's proxy must answer as a sandbox listener does. */
 	if (run->r_sb.sb_net.sn_mode == NET_PROXY && net->net_socket != NULL &&
 	    run_feed_open(rn) == -1) {

@@ -22,8 +22,15 @@
 #include "run_prep.h"
 #include "runner.h"
 #include "sess.h"
+#include "tlsup.h"
 #include "util.h"
 #include "xmalloc.h"
+
+/* Long options without a letter, above every character. */
+#define RUN_OPT_PROXY	0x200
+#define RUN_OPT_CERT	0x201
+#define RUN_OPT_KEY	0x202
+#define RUN_OPT_CA	0x203
 
 static void
 run_usage(FILE *f)
@@ -36,6 +43,8 @@ run_usage(FILE *f)
 	    "                  [--network none|proxy|host] [--workspace DIR]\n"
 	    "                  [--write PATH]... [--read-only PATH]...\n"
 	    "                  [--deny-path PATH]... [--proxy-socket PATH]\n"
+	    "                  [--proxy tls://HOST:PORT --client-cert FILE\n"
+	    "                   --client-key FILE --proxy-ca FILE]\n"
 	    "                  [--log FILE] [--dry-run] [--quiet]\n"
 	    "                  [--allow-no-landlock] [--report PATH|fd:N]\n"
 	    "                  [--control PATH|fd:N [--ask [--ask-secs N]]]\n"
@@ -153,7 +162,28 @@ run_opts_flag(struct run_opts *o, int ch, char *arg, int *status)
 		net->net_upstream_ca = arg;
 		break;
 	case 'S':
+	case RUN_OPT_PROXY:
+		if (net->net_socket != NULL) {
+			log_warnx("run: --proxy and --proxy-socket name one "
+			    "proxy: give one of them, once");
+			*status = 2;
+			return -1;
+		}
 		net->net_socket = arg;
+		if (ch == RUN_OPT_PROXY)
+			net->net_remote = arg;
+		break;
+	case RUN_OPT_CERT:
+		net->net_cert = run_abs(arg, o->ro_cwd, &o->ro_owned,
+		    &o->ro_nowned);
+		break;
+	case RUN_OPT_KEY:
+		net->net_key = run_abs(arg, o->ro_cwd, &o->ro_owned,
+		    &o->ro_nowned);
+		break;
+	case RUN_OPT_CA:
+		net->net_ca = run_abs(arg, o->ro_cwd, &o->ro_owned,
+		    &o->ro_nowned);
 		break;
 	case 'L':
 		net->net_log = arg;
@@ -202,6 +232,46 @@ run_opts_flag(struct run_opts *o, int ch, char *arg, int *status)
 }
 
 /*
+ * --proxy tls:// needs its three files, and they make sense with it
+ * only.  Returns 0, or -1 with *status set, having said why.
+ */
+static int
+run_opts_remote(const struct run_net *net, int *status)
+{
+	char	*host, *port, *cause;
+
+	*status = 2;
+	if (net->net_remote == NULL && (net->net_cert != NULL ||
+	    net->net_key != NULL || net->net_ca != NULL)) {
+		log_warnx("run: --client-cert, --client-key and --proxy-ca "
+		    "go with --proxy tls://HOST:PORT");
+		return -1;
+	}
+	if (net->net_remote == NULL)
+		return 0;
+	if (tlsup_parse(net->net_remote, &host, &port, &cause) == -1) {
+		log_warnx("run: --proxy %s", cause);
+		free(cause);
+		return -1;
+	}
+	free(host);
+	free(port);
+	if (net->net_cert == NULL || net->net_key == NULL ||
+	    net->net_ca == NULL) {
+		log_warnx("run: --proxy %s: the tier needs a client "
+		    "certificate, and its own CA to be checked; nothing run",
+		    net->net_remote);
+		log_warnx("hint: add --client-cert FILE --client-key FILE "
+		    "--proxy-ca FILE, or, without the key, run with "
+		    "--proxy-socket PATH of the host's node-local originator "
+		    "(cordon bridge --connect tls:)");
+		*status = RUN_EXIT_FAILURE;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Reads `cordon run`'s options into o, which run_opts_clear() frees
  * after, whatever this returns.  Returns 0 when the run goes on, or -1
  * with *status set to the exit status (0 after --help).
@@ -218,6 +288,10 @@ run_opts_parse(struct run_opts *o, int argc, char **argv,
 		{ "dns", required_argument, NULL, 'D' },
 		{ "upstream-ca", required_argument, NULL, 'U' },
 		{ "proxy-socket", required_argument, NULL, 'S' },
+		{ "proxy", required_argument, NULL, RUN_OPT_PROXY },
+		{ "client-cert", required_argument, NULL, RUN_OPT_CERT },
+		{ "client-key", required_argument, NULL, RUN_OPT_KEY },
+		{ "proxy-ca", required_argument, NULL, RUN_OPT_CA },
 		{ "log", required_argument, NULL, 'L' },
 		{ "dry-run", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -271,6 +345,8 @@ run_opts_parse(struct run_opts *o, int argc, char **argv,
 		return -1;
 	} else
 		o->ro_argv = argv + optind;
+	if (run_opts_remote(&o->ro_net, status) == -1)
+		return -1;
 	o->ro_net.net_dns = o->ro_dns;
 	if (o->ro_net.net_ask_secs == 0)
 		o->ro_net.net_ask_secs = RUN_ASK_SECS;

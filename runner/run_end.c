@@ -28,6 +28,7 @@
 #include "run_host.h"
 #include "runner.h"
 #include "tally.h"
+#include "tlsup.h"
 #include "xmalloc.h"
 
 /*
@@ -163,6 +164,8 @@ run_end_proxy(struct runner *rn)
 		inspect_teardown(&rn->rn_proxy);
 		proxy_clear(&rn->rn_proxy);
 	}
+	tlsup_free(rn->rn_remote);
+	rn->rn_remote = NULL;
 	if (rn->rn_dir != NULL) {
 		endpoint_unlink(&rn->rn_ep);
 		rmdir(rn->rn_dir);

@@ -40,7 +40,11 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+#include <event2/util.h>
+
+#include <openssl/ssl.h>
 
 #include <jansson.h>
 
@@ -135,10 +139,11 @@ run_feed_lines(const char *buf, size_t off, int lines)
 /*
  * Reads the proxy's first lines (lines of them) into buf (size bytes),
  * waiting up to FEED_HELLO_SECS; returns their length (0: the proxy
- * closed), or -1 on timeout or error (errno).
+ * closed), or -1 on timeout or error (errno).  With ssl (a remote
+ * tier), through it: its socket blocks FEED_HELLO_SECS at most.
  */
 static ssize_t
-run_feed_hello(int fd, char *buf, size_t size, int lines)
+run_feed_hello(int fd, SSL *ssl, char *buf, size_t size, int lines)
 {
 	struct pollfd	 pfd = { fd, POLLIN, 0 };
 	size_t		 off = 0;
@@ -146,6 +151,13 @@ run_feed_hello(int fd, char *buf, size_t size, int lines)
 	int		 rc;
 
 	while (off + 1 < size && !run_feed_lines(buf, off, lines)) {
+		if (ssl != NULL) {
+			if ((rc = SSL_read(ssl, buf + off, (int)(size - 1 -
+			    off))) <= 0)
+				break;
+			off += (size_t)rc;
+			continue;
+		}
 		if ((rc = poll(&pfd, 1, FEED_HELLO_SECS * 1000)) == 0) {
 			errno = ETIMEDOUT;
 			return -1;
@@ -176,6 +188,11 @@ run_feed_wrong(const char *path, const char *answer, ssize_t n)
 		log_warnx("run: the proxy at %s listens with --listen, not "
 		    "--listen-sandbox: it reads no sandbox header, and would "
 		    "answer each of the command's requests 400", path);
+	else if (n == 0 && strncmp(path, "tls:", 4) == 0)
+		log_warnx("run: the tier at %s closed the preflight without "
+		    "an answer: it refused the client certificate (another "
+		    "CA's, expired, revoked) or the run's header (its log "
+		    "says why)", path);
 	else if (n == 0)
 		log_warnx("run: the proxy at %s closed the preflight without "
 		    "an answer: a cordon proxy too old for --proxy-socket, or "
@@ -184,8 +201,50 @@ run_feed_wrong(const char *path, const char *answer, ssize_t n)
 	else
 		log_warnx("run: the proxy at %s answered the preflight with "
 		    "something else than a cordon proxy's answer", path);
-	log_warnx("hint: start the proxy with --listen-sandbox unix:%s, as "
-	    "cordon-proxy.service does", path);
+	if (strncmp(path, "tls:", 4) == 0)
+		log_warnx("hint: the tier must be a cordon proxy listening "
+		    "with --listen-sandbox tls:HOST:PORT");
+	else
+		log_warnx("hint: start the proxy with --listen-sandbox "
+		    "unix:%s, as cordon-proxy.service does", path);
+}
+
+/* Sends len bytes of buf to the proxy.  Returns 0, or -1. */
+static int
+run_feed_send(int fd, SSL *ssl, const char *buf, size_t len)
+{
+	if (ssl != NULL)
+		return SSL_write(ssl, buf, (int)len) == (int)len ? 0 : -1;
+	return send(fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+/* The feed's bufferevent on fd (and ssl, the handshake done). */
+static struct bufferevent *
+run_feed_bev(struct runner *rn, int fd, SSL *ssl)
+{
+	struct bufferevent	*bev;
+
+	if (ssl == NULL)
+		bev = bufferevent_socket_new(rn->rn_base, fd,
+		    BEV_OPT_CLOSE_ON_FREE);
+	else {
+		evutil_make_socket_nonblocking(fd);
+		bev = bufferevent_openssl_socket_new(rn->rn_base, fd, ssl,
+		    BUFFEREVENT_SSL_OPEN, BEV_OPT_CLOSE_ON_FREE);
+		if (bev != NULL)
+			bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+	}
+	if (bev == NULL)
+		fatalx("run: cannot make the feed's bufferevent");
+	return bev;
+}
+
+/* Closes the preflight's connection. */
+static void
+run_feed_close(int fd, SSL *ssl)
+{
+	SSL_free(ssl);
+	close(fd);
 }
 
 /*
@@ -200,11 +259,15 @@ run_feed_open(struct runner *rn)
 	struct pp2_out	 po;
 	char		*hdr, *cause, answer[512], *ask = NULL;
 	const char	*asking = NULL;
+	SSL		*ssl = NULL;
 	size_t		 len;
 	ssize_t		 n;
 	int		 fd;
 
-	if ((fd = run_feed_connect(rn->rn_run, path)) == -1) {
+	if (rn->rn_remote != NULL) {
+		if ((fd = run_remote_dial(rn, &ssl)) == -1)
+			return -1;
+	} else if ((fd = run_feed_connect(rn->rn_run, path)) == -1) {
 		run_feed_connect_failed(path, errno);
 		return -1;
 	}
@@ -221,14 +284,13 @@ run_feed_open(struct runner *rn)
 		len += strlen(ask);
 		free(ask);
 	}
-	n = send(fd, hdr, len, MSG_NOSIGNAL) == (ssize_t)len ?
-	    run_feed_hello(fd, answer, sizeof(answer), rn->rn_net->net_ask ?
-	    2 : 1) : -1;
+	n = run_feed_send(fd, ssl, hdr, len) == 0 ? run_feed_hello(fd, ssl,
+	    answer, sizeof(answer), rn->rn_net->net_ask ? 2 : 1) : -1;
 	free(hdr);
 	if (n <= 0 || strncmp(answer, PP2_WATCH_HELLO,
 	    strlen(PP2_WATCH_HELLO)) != 0) {
 		run_feed_wrong(path, answer, n);
-		close(fd);
+		run_feed_close(fd, ssl);
 		return -1;
 	}
 	len = strlen(PP2_WATCH_HELLO);
@@ -240,14 +302,12 @@ run_feed_open(struct runner *rn)
 			    "than this run", path);
 			log_warnx("hint: run without --ask, or ask its "
 			    "operator to update cordon");
-			close(fd);
+			run_feed_close(fd, ssl);
 			return -1;
 		}
 		len += (size_t)(strchr(asking, '\n') + 1 - asking);
 	}
-	if ((rn->rn_feed = bufferevent_socket_new(rn->rn_base, fd,
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL)
-		fatalx("run: bufferevent_socket_new failed");
+	rn->rn_feed = run_feed_bev(rn, fd, ssl);
 	/* What came after the hello is the first of the feed. */
 	if ((size_t)n > len)
 		evbuffer_add(bufferevent_get_input(rn->rn_feed), answer + len,

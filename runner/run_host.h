@@ -17,6 +17,7 @@
 #include "guard.h"
 #include "proxy.h"
 #include "runner.h"
+#include "tlsup.h"
 
 struct agent;
 struct bufferevent;
@@ -74,6 +75,7 @@ struct runner {
 	size_t			 rn_nasks;
 	unsigned long		 rn_seq;	/* ids of events */
 	struct bufferevent	*rn_feed;	/* --proxy-socket: run_feed.c */
+	struct tlsup		*rn_remote;	/* --proxy: run_remote.c */
 	bool			 rn_feed_ended;
 	struct keeper		*rn_keeper;	/* a session's, or NULL */
 	struct policy		*rn_env_policy;	/* a session's, without */
@@ -81,6 +83,11 @@ struct runner {
 };
 
 int		run_exec(struct run *, struct policy *, const struct run_net *);
+int		run_proxy_socket(struct runner *, char **);
+
+/* run_remote.c: the relay to a remote tier (--proxy tls://). */
+int	run_remote_start(struct runner *);
+int	run_remote_dial(struct runner *, SSL **);
 
 /* keeper.c: a session's side outside: its socket, its clients. */
 int	keeper_open(struct runner *);

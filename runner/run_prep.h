@@ -33,6 +33,7 @@ struct run_prep {
 	char			 rp_workspace[PATH_MAX];
 	char			 rp_home[PATH_MAX];	/* the scratch layer's */
 	char			*rp_known[2];	/* known_hosts, for the agent */
+	char			*rp_tier[POLICY_TIER_N]; /* the policy's tier */
 };
 
 int	run_prepare(struct run_prep *, const struct run_opts *);

@@ -198,6 +198,41 @@ run_prepare_workspace(struct run_prep *rp, const struct run_opts *o)
 }
 
 /*
+ * The policy's tier (the system policy's, as a rule), when no --proxy
+ * or --proxy-socket was given: the run goes there as with --proxy, with
+ * the files it names.  Returns 0, or -1 having said why.
+ */
+static int
+run_prepare_tier(struct run_prep *rp)
+{
+	const struct policy	*p = rp->rp_policy;
+	struct run_net		*net = &rp->rp_net;
+	const struct plist	*pl = &p->p_tier[POLICY_TIER_PROXY];
+	int			 i;
+
+	if (net->net_socket != NULL || pl->pl_n == 0 ||
+	    rp->rp_run.r_sb.sb_net.sn_mode != NET_PROXY)
+		return 0;
+	for (i = 0; i < POLICY_TIER_N; i++) {
+		if (p->p_tier[i].pl_n == 0) {
+			log_warnx("run: the tier %s (from %s) has no "
+			    "tier.%s; nothing run", pl->pl_v[0].pi_text,
+			    pl->pl_v[0].pi_from, policy_tier_keys[i]);
+			log_warnx("hint: the policy that names tier.proxy "
+			    "names tier.client_cert, tier.client_key and "
+			    "tier.proxy_ca with it");
+			return -1;
+		}
+		rp->rp_tier[i] = xstrdup(p->p_tier[i].pl_v[0].pi_text);
+	}
+	net->net_socket = net->net_remote = rp->rp_tier[POLICY_TIER_PROXY];
+	net->net_cert = rp->rp_tier[POLICY_TIER_CERT];
+	net->net_key = rp->rp_tier[POLICY_TIER_KEY];
+	net->net_ca = rp->rp_tier[POLICY_TIER_CA];
+	return 0;
+}
+
+/*
  * The merged policy, owned by rp, and what the run takes from it at
  * once: the network mode, Unix sockets, the capture and its host ports.
  * Returns 0, or -1 having said why.
@@ -216,6 +251,8 @@ run_prepare_policy(struct run_prep *rp)
 		return -1;
 	}
 	run->r_sb.sb_net.sn_mode = p->p_mode.ps_value;
+	if (run_prepare_tier(rp) == -1)
+		return -1;
 	run->r_unix = p->p_unix.ps_value == UNIX_ALLOW;
 	run->r_sb.sb_net.sn_capture = run->r_sb.sb_net.sn_mode == NET_PROXY &&
 	    policy_capture(p);
@@ -581,5 +618,7 @@ run_prepare_clear(struct run_prep *rp)
 	free(run->r_sb.sb_net.sn_narrow);
 	wspath_clear(&rp->rp_net.net_report_at);
 	wspath_clear(&rp->rp_net.net_log_at);
+	for (i = 0; i < POLICY_TIER_N; i++)
+		free(rp->rp_tier[i]);
 	policy_free(rp->rp_policy);
 }

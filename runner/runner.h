@@ -152,6 +152,10 @@ void	wspath_clear(struct wspath *);
 /* run.c: the proxy's and the report's options, for the process outside. */
 struct run_net {
 	const char	 *net_socket;	/* --proxy-socket, or NULL: our own */
+	const char	 *net_remote;	/* --proxy tls://, also net_socket */
+	const char	 *net_cert;	/* --client-cert */
+	const char	 *net_key;	/* --client-key */
+	const char	 *net_ca;	/* --proxy-ca */
 	const char	 *net_dns;	/* servers, comma-separated, or NULL */
 	const char	**net_pins;	/* --resolve NAME:ADDR */
 	const char	 *net_upstream_ca; /* --upstream-ca FILE */

@@ -125,11 +125,13 @@ last() {
 	log_lines 4
 	[ "$(last identity)" = dev-laptop ]
 	[ "$(last decision)" = deny ]
-	# Every line has the twenty-one fields, identity last.
+	# Every line has the twenty-two fields, identity and origin_uid
+	# last.
 	run jq -c 'keys_unsorted | length' "$LOG"
-	[ "$output" = "$(printf '21\n21\n21\n21')" ]
-	run jq -r 'keys_unsorted | last' "$LOG"
-	[ "${lines[0]}" = identity ]
+	[ "$output" = "$(printf '22\n22\n22\n22')" ]
+	run jq -r 'keys_unsorted | .[-2:] | join(" ")' "$LOG"
+	[ "${lines[0]}" = "identity origin_uid" ]
+	[ "$(last origin_uid)" = null ]
 	# cordon log reads the lines; tail scopes the id to its identity.
 	run "$CORDON" log summary "$LOG"
 	[ "$status" -eq 0 ]
@@ -380,4 +382,250 @@ digest_change() {
 	log_lines 2
 	[ "$(last decision)" = deny ]
 	[ "$(last identity)" = spiffe://corp/ci/runner ]
+}
+
+# Remote sandboxes: `cordon run --proxy tls://` reaches a tier.  The
+# tier: a tls: listener with the operator's policy (up.test allowed,
+# two.test denied by name), names resolved to the local server.
+start_tier() {
+	cat >"$BATS_TEST_TMPDIR/op.json" <<-EOF2
+	{"version": 1, "network": {"allow": ["up.test:$UP", "up.test:$ECHO",
+	 "three.test:$UP"], "deny": ["two.test"],
+	 "allow_cidrs": ["127.0.0.1/32"]}}
+	EOF2
+	start_tls_proxy --policy "$BATS_TEST_TMPDIR/op.json" \
+	    --resolve up.test:127.0.0.1 --resolve two.test:127.0.0.1 \
+	    --resolve three.test:127.0.0.1 "$@"
+}
+
+# The run's files, where the test user may read them; RFILES the flags.
+remote_files() {
+	mkdir -p "$UDIR/pki"
+	cp "$PKI"/ca.crt "$PKI"/other-ca.crt "$PKI"/ci.crt "$PKI"/ci.key \
+	    "$PKI"/stranger.crt "$PKI"/stranger.key "$UDIR/pki/"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/pki"
+	RFILES=(--client-cert "$UDIR/pki/ci.crt" --client-key
+	    "$UDIR/pki/ci.key" --proxy-ca "$UDIR/pki/ca.crt")
+}
+
+# remote_run USER|me ARGS... -- CMD: cordon run as the test user or as
+# whoever runs the tests.
+remote_run() {
+	local who=$1
+	shift
+	if [ "$who" = me ]; then
+		in_sandbox_as_me "$@"
+	else
+		in_sandbox "$@"
+	fi
+}
+
+@test "remote: cordon run --proxy tls:// as spiffe://corp/ci/runner: allowed, refused with the operator's fix, the report, the capture, --deny-domain narrowing; as root and as the test user" {
+	start_tier
+	sandbox_setup
+	remote_files
+	local who
+	for who in me user; do
+		: >"$LOG"
+		run --separate-stderr remote_run "$who" \
+		    --proxy "tls://127.0.0.1:$TLS" "${RFILES[@]}" \
+		    --report "$WS/r.json" -- sh -c "
+		    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+		    curl -s -o /dev/null -w '%{http_code} ' http://two.test:$UP/
+		    curl --noproxy '*' -s -o /dev/null -w '%{http_code}' \
+		        http://up.test:$UP/"
+		[ "$status" -eq 0 ]
+		[ "$output" = "200 403 200" ]
+		# The summary: the operator's rule, and the fix is theirs.
+		[[ "$stderr" == *"refused 1 connection: two.test:$UP"* ]]
+		[[ "$stderr" == *"the operator's proxy (tls://127.0.0.1:$TLS) refuses it by \"two.test\""*"ask its operator"* ]]
+		[ "$(jq -r '.refused[0].host' "$WS/r.json")" = two.test ]
+		[ "$(jq -r '.refused[0].rule' "$WS/r.json")" = two.test ]
+		[ "$(jq -r '.setup.proxy_socket' "$WS/r.json")" = \
+		    "tls://127.0.0.1:$TLS" ]
+		# The tier: the identity on each line, the capture's too.
+		log_lines 3
+		[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+		[ "$(jq -r .protocol "$LOG" | tr '\n' ' ')" = \
+		    "http http capture " ]
+		[ "$(jq -r .sandbox "$LOG" | sort -u | wc -l)" -eq 1 ]
+		# The run's own narrowing: up.test refused, the fix is the run's.
+		run --separate-stderr remote_run "$who" \
+		    --proxy "tls://127.0.0.1:$TLS" "${RFILES[@]}" \
+		    --deny-domain up.test -- \
+		    curl -s -o /dev/null -w '%{http_code}' "http://up.test:$UP/"
+		[ "$output" = 403 ]
+		[[ "$stderr" == *"this run's own rules refuse it (\"up.test\""* ]]
+	done
+	# A client that ends its side of a tunnel still gets the answer:
+	# its end reaches the tier as close_notify.  (Its first bytes are
+	# echoed before: a tls: client's end that comes with the first
+	# bytes of a tunnel, before the tier has judged them, ends the
+	# tunnel on the tier.)
+	cat >"$WS/half.py" <<-EOF2
+	import os, socket
+	h, p = os.environ["http_proxy"].split("//")[1].rstrip("/").rsplit(":", 1)
+	s = socket.create_connection((h, int(p)))
+	s.sendall(b"CONNECT up.test:$ECHO HTTP/1.1\r\nHost: up.test\r\n\r\n")
+	buf = b""
+	while b"\r\n\r\n" not in buf:
+	    buf += s.recv(100)
+	data = buf.split(b"\r\n\r\n", 1)[1]
+	s.sendall(b"ping, ")
+	while len(data) < 6:
+	    data += s.recv(100)
+	s.sendall(b"then my end\n")
+	s.shutdown(socket.SHUT_WR)
+	while True:
+	    d = s.recv(100)
+	    if not d:
+	        break
+	    data += d
+	print(data.decode(), end="")
+	EOF2
+	run remote_run user --quiet --proxy "tls://127.0.0.1:$TLS" \
+	    "${RFILES[@]}" -- timeout 10 python3 half.py
+	[ "$status" -eq 0 ]
+	[ "$output" = "ping, then my end" ]
+	# --ask over the run's TLS channel: three.test, which the operator
+	# allows and the run's narrowing does not, is asked about.
+	CTL="$UDIR/ctl.sock"
+	start_bg harness as_user "$UDIR/home" "$UDIR/bin/harness" \
+	    --listen "$CTL" --answer allow-once --answer deny
+	wait_listen "unix:$CTL"
+	run --separate-stderr remote_run user --quiet \
+	    --proxy "tls://127.0.0.1:$TLS" "${RFILES[@]}" \
+	    --allow-domain "up.test:$UP" --control "$CTL" --ask --ask-secs 5 \
+	    -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://three.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://three.test:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 403" ]
+	[ "$(grep -c '"event":"ask"' "$BATS_TEST_TMPDIR/harness.log")" -eq 2 ]
+}
+
+@test "remote: preflight: another CA, no certificate, a certificate of another CA, a plain listener: nothing runs (125) and a hint" {
+	start_tier
+	sandbox_setup
+	remote_files
+	local plain
+	plain=$(free_port)
+	start_bg plain "$CORDON" proxy --listen-sandbox "tcp:127.0.0.1:$plain" \
+	    --allow-domain up.test
+	wait_listen "tcp:127.0.0.1:$plain"
+	run -125 remote_run user --proxy "tls://127.0.0.1:$TLS" \
+	    --client-cert "$UDIR/pki/ci.crt" --client-key "$UDIR/pki/ci.key" \
+	    --proxy-ca "$UDIR/pki/other-ca.crt" -- sh -c 'echo ran >ran'
+	[[ "$output" == *"shows a certificate that does not verify against --proxy-ca"* ]]
+	[[ "$output" == *"hint: --proxy-ca must be the CA that signed"* ]]
+	run -125 remote_run user --proxy "tls://127.0.0.1:$TLS" \
+	    --proxy-ca "$UDIR/pki/ca.crt" -- sh -c 'echo ran >ran'
+	[[ "$output" == *"the tier needs a client certificate"* ]]
+	[[ "$output" == *"hint: add --client-cert FILE"* ]]
+	run -125 remote_run user --proxy "tls://127.0.0.1:$TLS" \
+	    --client-cert "$UDIR/pki/stranger.crt" \
+	    --client-key "$UDIR/pki/stranger.key" \
+	    --proxy-ca "$UDIR/pki/ca.crt" -- sh -c 'echo ran >ran'
+	[[ "$output" == *"it refused the client certificate"* ]]
+	run -125 remote_run user --proxy "tls://127.0.0.1:$plain" \
+	    "${RFILES[@]}" -- sh -c 'echo ran >ran'
+	[[ "$output" == *"no TLS session with the tier 127.0.0.1:$plain"* ]]
+	[[ "$output" == *"hint: the tier must be a cordon proxy listening with --listen-sandbox tls:"* ]]
+	[ ! -e "$WS/ran" ]
+}
+
+@test "remote: a user who may not read the key is told of the node-local originator; through it the run works, the tier logs the user's uid under the host's identity" {
+	start_tier
+	sandbox_setup
+	remote_files
+	local tuid sock="$UDIR/orig/proxy.sock"
+	tuid=$(id -u "$TEST_USER" 2>/dev/null || id -u)
+	if [ "$(id -u)" -eq 0 ]; then
+		chown root: "$UDIR/pki/ci.key"
+		chmod 600 "$UDIR/pki/ci.key"
+		run -125 remote_run user --proxy "tls://127.0.0.1:$TLS" \
+		    "${RFILES[@]}" -- sh -c 'echo ran >ran'
+		[[ "$output" == *"the client key $UDIR/pki/ci.key cannot be read"*"ermission denied"* ]]
+		[[ "$output" == *"hint: "*"node-local originator: run with --proxy-socket PATH of it"* ]]
+		[ ! -e "$WS/ran" ]
+	fi
+	# The originator holds the key (root's, when root).
+	mkdir -p "$UDIR/orig"
+	start_bg orig "$CORDON" bridge --listen "unix:$sock" \
+	    --connect "tls:127.0.0.1:$TLS" "${RFILES[@]}"
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	: >"$LOG"
+	run --separate-stderr remote_run user --proxy-socket "$sock" \
+	    --report "$WS/r.json" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 403" ]
+	[[ "$stderr" == *"refuses it by \"two.test\""* ]]
+	[ "$(jq -r '.refused[0].host' "$WS/r.json")" = two.test ]
+	log_lines 2
+	[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+	[ "$(jq -r .origin_uid "$LOG" | sort -u)" = "$tuid" ]
+	[ "$(jq -r .uid "$LOG" | sort -u)" = null ]
+	# A header that names an origin uid of its own is refused there.
+	run python3 -c '
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+tlv = bytes([0x05, 0, 2]) + b"id" + bytes([0xe5, 0, 1]) + b"0"
+hdr = b"\r\n\r\n\x00\r\nQUIT\n" + bytes([0x21, 0]) + struct.pack("!H", len(tlv)) + tlv
+s.sendall(hdr + b"GET http://up.test/ HTTP/1.1\r\nHost: up.test\r\n\r\n")
+print(len(s.recv(100)))' "$sock"
+	[ "$output" = 0 ]
+}
+
+@test "remote: the system policy's tier: a run without flags goes there; a user who may not read its key is told of the originator (125); a workspace may not name one" {
+	start_tier
+	sandbox_setup
+	remote_files
+	local sys="$UDIR/system.json"
+	cat >"$sys" <<-EOF2
+	{"version": 1, "tier": {"proxy": "tls://127.0.0.1:$TLS",
+	 "client_cert": "$UDIR/pki/ci.crt", "client_key": "$UDIR/pki/ci.key",
+	 "proxy_ca": "$UDIR/pki/ca.crt"}}
+	EOF2
+	chmod 644 "$sys"
+	CORDON_SYSTEM_POLICY="$sys" run "$CORDON" policy show
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .tier.proxy.value <<<"$output")" = "tls://127.0.0.1:$TLS" ]
+	[ "$(jq -r .tier.client_key.from <<<"$output")" = \
+	    "$sys: tier.client_key" ]
+	cd "$WS"
+	: >"$LOG"
+	CORDON_SYSTEM_POLICY="$sys" run --separate-stderr "$UCORDON" run \
+	    --read-only "$UDIR/bin" --report "$WS/r.json" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 403" ]
+	[[ "$stderr" == *"the operator's proxy (tls://127.0.0.1:$TLS) refuses it by \"two.test\""* ]]
+	log_lines 2
+	[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+	if [ "$(id -u)" -eq 0 ]; then
+		# The key is root's: the test user is sent to the originator.
+		chown root: "$UDIR/pki/ci.key"
+		chmod 600 "$UDIR/pki/ci.key"
+		run -125 as_user "$UDIR/home" env CORDON_SYSTEM_POLICY="$sys" \
+		    "$UCORDON" run --read-only "$UDIR/bin" -- \
+		    sh -c 'echo ran >ran'
+		[[ "$output" == *"the client key $UDIR/pki/ci.key cannot be read"* ]]
+		[[ "$output" == *"node-local originator: run with --proxy-socket PATH of it"* ]]
+		[ ! -e "$WS/ran" ]
+	fi
+	# Half a tier is no tier.
+	echo '{"version": 1, "tier": {"proxy": "tls://127.0.0.1:1"}}' >"$sys"
+	CORDON_SYSTEM_POLICY="$sys" run -125 "$UCORDON" run -- true
+	[[ "$output" == *"has no tier.client_cert"* ]]
+	# A workspace policy may not pick the tier.
+	mkdir -p "$WS/.cordon"
+	echo '{"version": 1, "tier": {"proxy": "tls://127.0.0.1:1"}}' \
+	    >"$WS/.cordon/policy.json"
+	run -125 "$UCORDON" run -- true
+	[[ "$output" == *"a workspace policy may not name the egress tier"* ]]
 }

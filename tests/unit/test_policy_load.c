@@ -67,7 +67,7 @@ test_unknown_keys(void **state)
 	refused("{\"version\": 1, \"netwrk\": {}}",
 	    "unknown key \"netwrk\" (known here: \"version\", \"network\", "
 	    "\"filesystem\", \"env\", \"credentials\", \"tls\", "
-	    "\"identities\")");
+	    "\"identities\", \"tier\")");
 	refused("{\"version\": 1, \"network\": {\"alow\": []}}",
 	    "unknown key \"network.alow\" (known here: \"mode\", \"allow\"");
 	refused("{\"version\": 1, \"filesystem\": {\"writable\": []}}",
@@ -434,6 +434,43 @@ test_tls_keys_workspace(void **state)
 	}
 }
 
+/* tier: read in a trusted layer, checked, refused in the workspace's. */
+static void
+test_tier_keys(void **state)
+{
+	struct policy_ctx	 wctx = ctx;
+	struct policy		*p;
+	char			*cause;
+	const char		*text = "{\"version\": 1, \"tier\": "
+	    "{\"proxy\": \"tls://tier.test:8443\", \"client_cert\": "
+	    "\"/etc/h.crt\", \"client_key\": \"~/h.key\", \"proxy_ca\": "
+	    "\"/etc/ca.crt\"}}";
+
+	(void)state;
+	if ((p = load(text, &cause)) == NULL)
+		fail_msg("%s", cause);
+	assert_string_equal(p->p_tier[POLICY_TIER_PROXY].pl_v[0].pi_text,
+	    "tls://tier.test:8443");
+	assert_string_equal(p->p_tier[POLICY_TIER_KEY].pl_v[0].pi_text,
+	    "/home/user/h.key");
+	assert_string_equal(p->p_tier[POLICY_TIER_CA].pl_v[0].pi_from,
+	    "test.json: tier.proxy_ca");
+	policy_free(p);
+	refused("{\"version\": 1, \"tier\": {\"proxy\": \"tier.test:1\"}}",
+	    "tier.proxy: \"tier.test:1\": not tls://HOST:PORT");
+	refused("{\"version\": 1, \"tier\": {\"proxy\": \"tls://t:x\"}}",
+	    "not tls://HOST:PORT");
+	refused("{\"version\": 1, \"tier\": {\"client_key\": \"\"}}",
+	    "tier.client_key: \"\": empty path");
+	wctx.pc_untrusted = true;
+	p = policy_load_buffer(text, strlen(text), ".cordon/policy.json",
+	    &wctx, &cause);
+	assert_null(p);
+	assert_contains(cause, "a workspace policy may not name the egress "
+	    "tier");
+	free(cause);
+}
+
 /* The documented matching rule of network.inspect paths. */
 static void
 test_path_match(void **state)
@@ -756,6 +793,7 @@ main(void)
 		cmocka_unit_test(test_tls_keys_good),
 		cmocka_unit_test(test_tls_keys_refused),
 		cmocka_unit_test(test_tls_keys_workspace),
+		cmocka_unit_test(test_tier_keys),
 		cmocka_unit_test(test_path_match),
 		cmocka_unit_test(test_path_folder),
 		cmocka_unit_test(test_host_ports_load),

@@ -1,0 +1,32 @@
+/*
+ * tlsup.h: a host's way to a remote egress tier over mutual TLS
+ * (cordon run --proxy tls://, cordon bridge --connect tls:).
+ */
+#ifndef CORDON_TLSUP_H
+#define CORDON_TLSUP_H
+
+#include <stdbool.h>
+
+#include <openssl/ssl.h>
+
+struct event_base;
+struct tlsup;
+
+/* The files a host shows the tier, and the CA the tier must show. */
+struct tlsup_files {
+	const char	*tf_cert;	/* --client-cert */
+	const char	*tf_key;	/* --client-key */
+	const char	*tf_ca;		/* --proxy-ca */
+};
+
+#define TLSUP_DIAL_SECS		5
+
+int		 tlsup_parse(const char *, char **, char **, char **);
+struct tlsup	*tlsup_new(struct event_base *, const char *,
+		    const struct tlsup_files *, char **);
+int		 tlsup_dial(struct tlsup *, int, SSL **, char **, char **);
+int		 tlsup_listen(struct tlsup *, int, bool, char **);
+const char	*tlsup_where(const struct tlsup *);
+void		 tlsup_free(struct tlsup *);
+
+#endif
