@@ -149,11 +149,14 @@ DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 DEB_PKG		 = dpkg-dev fakeroot lintian binutils
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
+# The tier's engines, for make fleet-tier (not make check): HAProxy,
+# etcd, Prometheus and rsyslog, each started by the tests by hand.
+DEB_FLEET	 = haproxy etcd-server etcd-client prometheus rsyslog
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux ripgrep
 
 .PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
-	e2e demo \
+	e2e demo deps-fleet fleet-tier \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
 	lint-exports \
 	clean install golden macos-check deb
@@ -180,7 +183,7 @@ libs:
 	fi
 
 ifneq ($(filter deps deps-demo deps-unit deps-check check unit e2e demo bench \
-    bench-tasks sanitize valgrind fuzz deb,$(MAKECMDGOALS)),)
+    bench-tasks sanitize valgrind fuzz deb deps-fleet fleet-tier,$(MAKECMDGOALS)),)
 libs: | deps
 endif
 
@@ -243,6 +246,9 @@ deps-unit: deps
 deps-fuzz: deps
 	@./mk/deps.sh $(DEB_FUZZ)
 
+deps-fleet: deps deps-check
+	@./mk/deps.sh $(DEB_FLEET)
+
 # The unit tests alone: built, then run, with the one package they need
 # beyond the build's; UNIT_TESTS=test_x runs some.
 unit: deps deps-unit $(UNIT_BINS)
@@ -254,6 +260,14 @@ unit: deps deps-unit $(UNIT_BINS)
 e2e: deps deps-check lint-bats $(BIN) $(TOOL_BINS)
 	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
 	    ./tests/run.sh
+
+# The tier of issue 31 on real engines (tests/fleet/*.bats): HAProxy in
+# front of three replicas, policy through etcd, Prometheus, rsyslog; all
+# on 127.0.0.1, started and ended by the tests.  make fleet-check runs it.
+fleet-tier: deps deps-fleet $(BIN) $(TOOL_BINS)
+	@./mk/lint-bats.sh tests/fleet/*.bats
+	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
+	    bats --timing tests/fleet
 
 # runner/run_macos.c is built on macOS only; here it is compiled for
 # syntax and types against the same headers, as macOS would see it.
