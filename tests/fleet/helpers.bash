@@ -33,7 +33,7 @@ start_replica() {
 	shift
 	R_TLS[n]=$(free_port)
 	R_MET[n]=$(free_port)
-	start_bg "r$n" "$CORDON" proxy \
+	start_bg "replica$n" "$CORDON" proxy \
 	    --listen-sandbox "tls:127.0.0.1:${R_TLS[n]}" \
 	    --tls-cert "$PKI/server.crt" --tls-key "$PKI/server.key" \
 	    --client-ca "$PKI/ca.crt" --crl "$PKI/crl.pem" \

@@ -29,7 +29,8 @@ setup() {
 	for n in 1 2 3; do
 		start_replica "$n" --allow-domain "127.0.0.1:$UP" \
 		    --allow-domain "127.0.0.1:$CIONLY" \
-		    --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
+		    --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32 \
+		    --drain-secs 30
 	done
 	start_replica 4 --allow-domain "127.0.0.1:$UP" \
 	    --allow-cidr 127.0.0.1/32
@@ -97,8 +98,8 @@ server_is() {
 	[ "$(haproxy_status "$F/haproxy.sock" "$1" "$2")" = "$3" ]
 }
 
-@test "fleet tier: HAProxy spreads runs over three mTLS replicas; a host allowed for ci, refused for dev; each line names its identity" {
-	local i n
+@test "fleet tier: HAProxy spreads runs over three mTLS replicas; a host allowed for ci, refused for dev; each line names its identity; bad certificates refused" {
+	local i n who
 	for i in 1 2 3 4 5 6; do
 		run fleet_run "$CI" ci "ci-$i" "http://127.0.0.1:$UP/"
 		[ "$status" -eq 0 ]
@@ -127,6 +128,15 @@ server_is() {
 	[ "$status" -ne 0 ]
 	[[ "$output" != *"HTTP/1.1"* ]]
 	until_true 5 grep -q 'no client certificate' "$F"/r[123].log
+	# Nor another CA's, an expired or a revoked one (--crl).
+	for who in "stranger:a certificate of an unknown CA" \
+	    "expired:an expired certificate" "revoked:a revoked certificate"; do
+		run fleet_run "$CI" "${who%%:*}" s "http://127.0.0.1:$UP/"
+		[ "$status" -ne 0 ]
+		[[ "$output" != *"HTTP/1.1"* ]]
+		until_true 5 grep -q "TLS client refused: ${who#*:}" \
+		    "$F"/r[123].log
+	done
 }
 
 # load_worker I PORT URL: runs one after another until $F/stop exists;
@@ -203,4 +213,48 @@ load_worker() {
 			[ "$t" -ge $((OK_AT_DOWN[i] + 5)) ]
 		fi
 	done
+}
+
+@test "fleet tier: a replica drained (SIGTERM): /readyz 503, HAProxy marks it DOWN, its open tunnel echoes on through the drain, no run after DOWN is lost" {
+	local i n before mine="" down t
+	for i in 1 2 3; do
+		before=$(tcp_established "${R_TLS[2]}")
+		start_bg "hold$i" python3 "$HOLD" "$CI" "$PKI/ca.crt" \
+		    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "127.0.0.1:$ECHO"
+		until_true 5 grep -q '^ok 1$' "$F/hold$i.log"
+		[ "$(tcp_established "${R_TLS[2]}")" -eq "$before" ] ||
+		    mine=$i
+	done
+	[ -n "$mine" ]
+	for i in 1 2 3; do
+		start_bg "load$i" load_worker "$i" "$CI" "http://127.0.0.1:$UP/"
+		LOAD_PID[i]=$BG_PID
+	done
+	sleep 1
+	kill -TERM "${R_PID[2]}"
+	until_true 5 server_is ci r2 DOWN
+	down=$(date +%s%N)
+	run curl -sS -o /dev/null -w '%{http_code}' \
+	    "http://127.0.0.1:${R_MET[2]}/readyz"
+	[ "$output" = 503 ]
+	t=$(grep -c '^ok ' "$F/hold$mine.log")
+	sleep 2
+	# Still draining (30 s): the tunnel it holds carries on.
+	kill -0 "${R_PID[2]}"
+	run grep -c '^lost' "$F/hold$mine.log"
+	[ "$output" -eq 0 ]
+	[ "$(grep -c '^ok ' "$F/hold$mine.log")" -ge $((t + 5)) ]
+	# A run HAProxy sent to it between SIGTERM and DOWN may wait in
+	# its listen queue (the listener is disabled, not closed) until the
+	# client gives up (10 s); it started before DOWN.
+	touch "$F/stop"
+	for i in 1 2 3; do
+		wait "${LOAD_PID[i]}"
+	done
+	cat "$F"/runs.* >"$F/runs"
+	run awk -v d="$down" '$1 > d { n++; if ($2 != 0 || $4 != 200) bad++ }
+	    END { print n + 0, bad + 0 }' "$F/runs"
+	echo "runs after DOWN, failed: $output"
+	[ "${output% *}" -ge 10 ]
+	[ "${output#* }" -eq 0 ]
 }
