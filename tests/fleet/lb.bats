@@ -226,7 +226,9 @@ load_worker() {
 		    mine=$i
 	done
 	[ -n "$mine" ]
-	for i in 1 2 3; do
+	# Five workers: those HAProxy sends to the replica between SIGTERM
+	# and DOWN may wait there (below).
+	for i in 1 2 3 4 5; do
 		start_bg "load$i" load_worker "$i" "$CI" "http://127.0.0.1:$UP/"
 		LOAD_PID[i]=$BG_PID
 	done
@@ -248,7 +250,7 @@ load_worker() {
 	# its listen queue (the listener is disabled, not closed) until the
 	# client gives up (10 s); it started before DOWN.
 	touch "$F/stop"
-	for i in 1 2 3; do
+	for i in 1 2 3 4 5; do
 		wait "${LOAD_PID[i]}"
 	done
 	cat "$F"/runs.* >"$F/runs"
