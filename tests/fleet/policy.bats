@@ -105,6 +105,7 @@ all_digests_are() {
 	for n in 1 2 3; do
 		start_bg "watch$n" env CORDON="$CORDON" sh "$WATCH" "$KEY" \
 		    "$F/policy$n.json" "$ETCD"
+		WATCH_PID[n]=$BG_PID
 		until_true 5 test -s "$F/policy$n.json"
 		start_replica "$n" --only --policy "$F/policy$n.json" \
 		    --policy-watch
@@ -158,4 +159,15 @@ all_digests_are() {
 	[ "$output" = 1 ]
 	run query "count(cordon_policy_info{digest=\"$d3\"})"
 	[ "$output" = 3 ]
+
+	# A watcher stopped takes its etcdctl watch with it.
+	[ "$(etcdctl_watches)" -eq 3 ]
+	kill -TERM "${WATCH_PID[1]}"
+	wait "${WATCH_PID[1]}" || true
+	until_true 5 eval '[ "$(etcdctl_watches)" -eq 2 ]'
+}
+
+# Counts the etcdctl watch processes on this test's etcd.
+etcdctl_watches() {
+	ps -eo args | grep -c "^etcdctl $ETCD watch $KEY "
 }
