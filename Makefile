@@ -38,7 +38,8 @@ POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/decision.c \
-		   policies/policy_show.c policies/policy_flag.c
+		   policies/policy_show.c policies/policy_flag.c \
+		   policies/policy_ident.c
 # The protocols' bytes, parsed (wire/): no socket, fuzzed on buffers.
 WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
 		   wire/http.c wire/http_request.c wire/http_target.c \
@@ -50,7 +51,8 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
 		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
-		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c
+		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c \
+		   proxy/ident.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
@@ -124,13 +126,13 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_seatbelt test_winfw test_certs test_inspect test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \
-		   test_watch_msg test_mtls
+		   test_watch_msg test_mtls test_policy_ident
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
 		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify \
-		   fuzz_watch_msg
+		   fuzz_watch_msg fuzz_policy_ident
 
 # Debian packages: the build's (make deps), the demo's (make demo: only
 # these two lists), the unit tests' (make unit: git, which test_gitcfg
@@ -149,17 +151,23 @@ DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 DEB_PKG		 = dpkg-dev fakeroot lintian binutils
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl
-# The tier's engines, for make fleet-tier (not make check): HAProxy,
-# etcd, Prometheus and rsyslog, each started by the tests by hand.
-DEB_FLEET	 = haproxy etcd-server etcd-client prometheus rsyslog
+# make image and make fleet-check (docs/fleet.md): the image's tools,
+# the container runtime that runs it, and the manifests' renderer.
+DEB_FLEET	 = mmdebstrap buildah podman runc conmon slirp4netns \
+		   bats curl jq nodejs npm
+# make fleet-tier (and fleet-check, not make check): the engines the
+# tier runs behind and with, HAProxy, etcd, Prometheus and rsyslog,
+# each started by the tests by hand.
+DEB_TIER	 = haproxy etcd-server etcd-client prometheus rsyslog bats curl \
+		   jq python3 openssl
 DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux ripgrep
 
 .PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
-	e2e demo deps-fleet fleet-tier \
+	e2e demo deps-tier fleet-tier \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
-	lint-exports \
-	clean install golden macos-check deb
+	lint-exports lint-map \
+	clean install golden macos-check deb image deps-fleet fleet-check
 
 all: $(BIN)
 
@@ -183,7 +191,8 @@ libs:
 	fi
 
 ifneq ($(filter deps deps-demo deps-unit deps-check check unit e2e demo bench \
-    bench-tasks sanitize valgrind fuzz deb deps-fleet fleet-tier,$(MAKECMDGOALS)),)
+    bench-tasks sanitize valgrind fuzz deb image fleet-check deps-tier \
+    fleet-tier,$(MAKECMDGOALS)),)
 libs: | deps
 endif
 
@@ -240,14 +249,24 @@ deps-check: deps
 	@./mk/deps.sh $(DEB_TEST) $(DEB_PKG)
 	@./mk/npm-tools.sh $(NPM_TOOLS)
 
+# kubectl renders deploy/ (kubectl kustomize): Debian's kubernetes-client
+# unless a kubectl is there already (one from another archive owns the
+# same file).  The manifests' validator is pinned in tests/fleet.
+FLEET_NPM	?= tests/fleet
+deps-fleet: deps
+	@./mk/deps.sh $(DEB_FLEET) $(DEB_PKG)
+	@command -v kubectl >/dev/null 2>&1 || \
+	    ./mk/deps.sh kubernetes-client
+	@./mk/npm-tools.sh $(FLEET_NPM)
+
 deps-unit: deps
 	@./mk/deps.sh $(DEB_UNIT)
 
 deps-fuzz: deps
 	@./mk/deps.sh $(DEB_FUZZ)
 
-deps-fleet: deps deps-check
-	@./mk/deps.sh $(DEB_FLEET)
+deps-tier: deps
+	@./mk/deps.sh $(DEB_TIER)
 
 # The unit tests alone: built, then run, with the one package they need
 # beyond the build's; UNIT_TESTS=test_x runs some.
@@ -261,13 +280,17 @@ e2e: deps deps-check lint-bats $(BIN) $(TOOL_BINS)
 	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
 	    ./tests/run.sh
 
-# The tier of issue 31 on real engines (tests/fleet/*.bats): HAProxy in
-# front of three replicas, policy through etcd, Prometheus, rsyslog; all
-# on 127.0.0.1, started and ended by the tests.  make fleet-check runs it.
-fleet-tier: deps deps-fleet $(BIN) $(TOOL_BINS)
-	@./mk/lint-bats.sh tests/fleet/*.bats
+# The tier of issue 31 on real engines: HAProxy in front of three
+# replicas, policy through etcd, Prometheus, rsyslog; all on 127.0.0.1,
+# started and ended by the tests (docs/fleet.md).  make fleet-check runs
+# these with the rest of tests/fleet.
+TIER_BATS	 = tests/fleet/lb.bats tests/fleet/policy.bats \
+		   tests/fleet/logs.bats
+fleet-tier: deps deps-tier $(BIN) $(TOOL_BINS)
+	@echo "  LINT    $(TIER_BATS)"
+	$(Q)./mk/lint-bats.sh $(TIER_BATS)
 	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
-	    bats --timing tests/fleet
+	    bats --timing $(TIER_BATS)
 
 # runner/run_macos.c is built on macOS only; here it is compiled for
 # syntax and types against the same headers, as macOS would see it.
@@ -288,7 +311,7 @@ lint-bats:
 	@echo "  LINT    tests/e2e/*.bats"
 	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
 
-check: deps deps-check macos-check lint-bats $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+check: deps deps-check macos-check lint-bats lint-exports lint-map $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
@@ -365,7 +388,7 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps deps-check lint-bats lint-exports
+lint: deps deps-check lint-bats lint-exports lint-map
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
 
 # Every export carries its file's name (mk/exports.sh says which do not,
@@ -373,6 +396,12 @@ lint: deps deps-check lint-bats lint-exports
 lint-exports: $(BIN)
 	@echo "  LINT    exports"
 	$(Q)./mk/exports.sh $(BUILD)
+
+# docs/architecture.md's file map is each file's own first sentence
+# (mk/map.sh): a file added, moved or renamed without it goes red.
+lint-map:
+	@echo "  LINT    map"
+	$(Q)./mk/map.sh --check
 
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
@@ -420,7 +449,31 @@ deb: deps $(BIN)
 	    "$(DEB_MAINTAINER)") && echo "  DEB     $$deb" && \
 	    lintian --fail-on error "$$deb"
 
+# make image: the proxy's OCI image (mk/image.sh, docs/fleet.md) from
+# make deb's package, into IMAGE_OUT/cordon-proxy.tar and a store of its
+# own there, which podman reads with IMAGE_STORE_FLAGS.  fleet-check
+# runs it with podman and renders and validates deploy/ (tests/fleet).
+IMAGE_OUT	?= $(BUILD)/image
+IMAGE_TAG	?= localhost/cordon-proxy:latest
+IMAGE_RUNROOT	?= /run/cordon-image.$(shell echo $(abspath $(IMAGE_OUT)) | \
+		   sha256sum | cut -c1-8)
+IMAGE_STORE_FLAGS = --root $(abspath $(IMAGE_OUT))/storage \
+		   --runroot $(IMAGE_RUNROOT) --storage-driver vfs
+image: deb deps-fleet
+	@IMAGE_RUNROOT=$(IMAGE_RUNROOT) ./mk/image.sh \
+	    $$(ls -t $(abspath $(DEB_OUT))/cordon_*.deb | head -1) \
+	    $(abspath $(IMAGE_OUT)) $(IMAGE_TAG)
+
+fleet-check: image deps-tier $(BIN) $(TOOL_BINS)
+	@echo "  LINT    tests/fleet/*.bats"
+	$(Q)./mk/lint-bats.sh tests/fleet/*.bats
+	@CORDON=$(abspath $(BIN)) IMAGE_TAG=$(IMAGE_TAG) \
+	    TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
+	    IMAGE_STORE_FLAGS="$(IMAGE_STORE_FLAGS)" \
+	    bats tests/fleet
+
 clean:
 	rm -rf build build-san build-fuzz cordon
 
--include $(shell find build build-san -name '*.d' 2>/dev/null)
+-include $(shell find build build-san -path build/image -prune -o \
+    -name '*.d' -type f -print 2>/dev/null)

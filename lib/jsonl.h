@@ -39,6 +39,8 @@ struct egress {
 	uint64_t	 e_down;	/* bytes upstream to client */
 	const char	*e_identity;	/* a tls: client's certificate's, or
 					   NULL */
+	bool		 e_report;	/* allowed by an identity's "report" */
+	const char	*e_limit;	/* refused by this identity limit */
 };
 
 struct jsonl	*jsonl_open(const char *, char **);

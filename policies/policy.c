@@ -173,5 +173,6 @@ policy_free(struct policy *p)
 	policy_plist_free(&p->p_sockets);
 	policy_plist_free(&p->p_env_pass);
 	policy_plist_free(&p->p_env_set);
+	policy_ident_unref(p->p_idents);
 	free(p);
 }

@@ -64,6 +64,7 @@ struct pitem {
 	bool		 pi_untrusted;	/* from the workspace layer */
 	int		 pi_port_hi;	/* host_ports: the range's last port */
 	bool		 pi_dir;	/* a path written with a final '/' */
+	bool		 pi_ident;	/* from an identity's layer */
 };
 
 struct plist {
@@ -103,6 +104,38 @@ struct pcred {
 	char		*cr_format;	/* exactly one "%s" */
 };
 
+/*
+ * identities (policy_ident.c): the layer that joins the operator's
+ * policy for a tls: client whose certificate's identity id_match
+ * matches, the first that does; id_layer holds only network.allow and
+ * network.deny entries, loaded with the policy.
+ */
+enum ident_action {
+	IDENT_ENFORCE,
+	IDENT_REPORT		/* refusals it may lift are allowed, warned */
+};
+
+struct pident {
+	char			*id_match;	/* a glob; NULL: the default */
+	char			*id_file;	/* NULL: "deny" */
+	char			*id_from;	/* FILE: identities.rules[0] */
+	enum ident_action	 id_action;
+	unsigned int		 id_max_tunnels;	/* 0: no limit */
+	unsigned int		 id_new_per_second;	/* 0: no limit */
+	struct policy		*id_layer;	/* NULL: "deny" */
+};
+
+/* The whole identities key of one layer, shared by the policies merged. */
+struct pidents {
+	unsigned int		 is_refs;
+	struct pident		*is_v;
+	size_t			 is_n;
+	struct pident		 is_default;	/* id_match NULL */
+};
+
+#define IDENT_MAX_RULES		1024
+#define IDENT_LIMIT_MAX		1000000
+
 struct policy {
 	struct pscalar	 p_mode;	/* enum net_mode */
 	struct pscalar	 p_unix;	/* enum unix_sockets */
@@ -122,6 +155,7 @@ struct policy {
 	struct pcred	*p_creds;	/* credentials */
 	size_t		 p_ncreds;
 	struct plist	 p_ca_dir;	/* tls.ca_dir: at most one path */
+	struct pidents	*p_idents;	/* identities; NULL: none */
 };
 
 /*
@@ -299,6 +333,18 @@ char		*decision_describe(const struct decision *);
 char		*decision_hint(const struct decision *);
 char		*decision_pattern(const struct decision *);
 void		 decision_clear(struct decision *);
+
+/* policy_ident.c: identities, their globs, the layer joined */
+int		 policy_ident_glob_ok(const char *, char **);
+bool		 policy_ident_match(const char *, const char *);
+const struct pident *policy_ident_find(const struct policy *,
+		    const char *);
+struct policy	*policy_ident_join(const struct policy *,
+		    const struct pident *, const char *);
+bool		 policy_ident_liftable(const struct decision *);
+struct pidents	*policy_ident_ref(struct pidents *);
+void		 policy_ident_unref(struct pidents *);
+json_t		*policy_ident_show(const struct pidents *, bool);
 
 /* policy_show.c */
 json_t		*policy_show_json(const struct policy *, bool);

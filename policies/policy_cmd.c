@@ -24,7 +24,8 @@ policy_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: cordon policy check FILE...\n"
-	    "       cordon policy explain [LAYER OPTIONS] HOST[:PORT]\n"
+	    "       cordon policy explain [LAYER OPTIONS] [--identity ID] "
+	    "HOST[:PORT]\n"
 	    "       cordon policy show [LAYER OPTIONS] [--plain]\n"
 	    "layer options, applied in order after the system and user "
 	    "policies:\n"
@@ -165,13 +166,15 @@ policy_check(int argc, char **argv)
 enum {
 	OPT_WORKSPACE = 256,
 	OPT_ONLY,
-	OPT_PLAIN
+	OPT_PLAIN,
+	OPT_IDENTITY
 };
 
 static const struct option layer_options[] = {
 	{ "workspace", required_argument, NULL, OPT_WORKSPACE },
 	{ "only", no_argument, NULL, OPT_ONLY },
 	{ "plain", no_argument, NULL, OPT_PLAIN },
+	{ "identity", required_argument, NULL, OPT_IDENTITY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -182,7 +185,7 @@ static const struct option layer_options[] = {
  */
 static int
 policy_layer_opts(const char *cmd, int argc, char **argv,
-    struct policy_layers *pl, bool *plain)
+    struct policy_layers *pl, bool *plain, const char **identity)
 {
 	struct option	 all[POLICY_FLAGS_N + nitems(layer_options)];
 	int		 ch;
@@ -203,6 +206,14 @@ policy_layer_opts(const char *cmd, int argc, char **argv,
 			break;
 		case OPT_PLAIN:
 			*plain = true;
+			break;
+		case OPT_IDENTITY:
+			if (identity == NULL) {
+				log_warnx("%s: --identity is explain's alone",
+				    cmd);
+				return -1;
+			}
+			*identity = optarg;
 			break;
 		case 'h':
 			policy_usage(stdout);
@@ -303,17 +314,68 @@ explain_print(const struct policy *p, const struct policy *trusted,
 	return rc;
 }
 
+/*
+ * The decision for a tls: client of identity id (--identity): which
+ * rule of p's identities it gets, and the decision of the operator's
+ * policy joined by that rule's layer, as the proxy makes it ("report"
+ * lets through what it may, warned).  Returns the exit status.
+ */
+static int
+explain_identity(const struct policy *p, const char *id, const char *host,
+    int port)
+{
+	const struct pident	*rule;
+	struct policy		*j;
+	struct decision		 d;
+	char			*line;
+	int			 rc;
+
+	if (p->p_idents == NULL) {
+		log_warnx("policy explain: --identity %s: the policy has no "
+		    "\"identities\"", id);
+		log_warnx("hint: name the proxy's policy with --policy FILE");
+		return EXIT_ERROR;
+	}
+	rule = policy_ident_find(p, id);
+	if (rule->id_match != NULL)
+		printf("identity %s: %s (\"match\": \"%s\", ", id,
+		    rule->id_from, rule->id_match);
+	else
+		printf("identity %s: no rule matches: %s (", id,
+		    rule->id_from);
+	printf("\"action\": \"%s\", policy %s)\n", rule->id_action ==
+	    IDENT_REPORT ? "report" : "enforce", rule->id_file != NULL ?
+	    rule->id_file : "\"deny\"");
+	j = policy_ident_join(p, rule, id);
+	if (!policy_match_host(j, host, strlen(host), port, &d) &&
+	    rule->id_action == IDENT_REPORT && policy_ident_liftable(&d)) {
+		line = decision_describe(&d);
+		printf("allow %s:%d: %s has \"action\": \"report\"\n",
+		    d.d_host.h_name, port, rule->id_from);
+		printf("warning: report: would be refused (%s)\n", line);
+		free(line);
+		decision_clear(&d);
+		policy_free(j);
+		return EXIT_ALLOW;
+	}
+	decision_clear(&d);
+	rc = explain_print(j, NULL, host, port);
+	policy_free(j);
+	return rc;
+}
+
 static int
 policy_explain(int argc, char **argv)
 {
 	struct policy_layers	 pl;
 	struct policy		*p, *trusted;
+	const char		*identity = NULL;
 	char			*cause, *host = NULL;
 	bool			 plain = false;
 	int			 first, port, rc;
 
 	if ((first = policy_layer_opts("policy explain", argc, argv, &pl,
-	    &plain)) == -1) {
+	    &plain, &identity)) == -1) {
 		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
@@ -333,7 +395,10 @@ policy_explain(int argc, char **argv)
 		free(pl.ly_args);
 		return EXIT_ERROR;
 	}
-	rc = explain_print(p, trusted, host, port);
+	if (identity != NULL)
+		rc = explain_identity(p, identity, host, port);
+	else
+		rc = explain_print(p, trusted, host, port);
 	policy_free(p);
 	policy_free(trusted);
 	free(host);
@@ -352,7 +417,7 @@ policy_show(int argc, char **argv)
 	int			 first;
 
 	if ((first = policy_layer_opts("policy show", argc, argv, &pl,
-	    &plain)) == -1 ||
+	    &plain, NULL)) == -1 ||
 	    first != argc) {
 		if (first != -1)
 			policy_usage(stderr);

@@ -37,7 +37,8 @@ enum key_kind {
 	KEY_STRING,		/* one string */
 	KEY_LIST,		/* an array of strings */
 	KEY_MAP,		/* an object of strings */
-	KEY_RECORDS		/* an array of objects, each to k_rec */
+	KEY_RECORDS,		/* an array of objects, each to k_rec */
+	KEY_OBJECT		/* one object, to k_rec */
 };
 
 struct key;
@@ -63,7 +64,7 @@ struct key {
 	key_fn			 k_fn;
 	size_t			 k_offset;	/* of a plist or pscalar */
 	const struct key	*k_table;	/* KEY_SECTION */
-	rec_fn			 k_rec;		/* KEY_RECORDS */
+	rec_fn			 k_rec;		/* KEY_RECORDS, KEY_OBJECT */
 };
 
 static void	key_mode(struct loader *, const struct key *, const char *,
@@ -134,6 +135,7 @@ static const struct key top_keys[] = {
 	{ "env", KEY_SECTION, NULL, 0, env_keys, NULL },
 	{ "credentials", KEY_RECORDS, NULL, 0, NULL, policy_rec_cred },
 	{ "tls", KEY_SECTION, NULL, 0, tls_keys, NULL },
+	{ "identities", KEY_OBJECT, NULL, 0, NULL, policy_ident_load },
 	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 
@@ -600,6 +602,13 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 	char		*sub;
 	size_t		 i;
 
+	/* Identities are the operator's: they choose whole layers. */
+	if (l->l_ctx->pc_untrusted && k->k_kind == KEY_OBJECT) {
+		policy_load_error(l, path, NULL, "a workspace policy may not "
+		    "use \"identities\" (they choose a tls: client's policy); "
+		    "put it in the proxy's own policy");
+		return;
+	}
 	/* TLS inspection is the trusted layers' alone, even empty. */
 	if (l->l_ctx->pc_untrusted && (k->k_kind == KEY_RECORDS ||
 	    k->k_table == tls_keys)) {
@@ -659,6 +668,11 @@ load_key(struct loader *l, const struct key *k, json_t *v, const char *path)
 				k->k_rec(l, sub, name, elem);
 			free(sub);
 		}
+		return;
+	case KEY_OBJECT:
+		if ((v = load_unwrap(l, v, path, &name)) != NULL &&
+		    policy_load_expect(l, v, JSON_OBJECT, path, "an object"))
+			k->k_rec(l, path, name, v);
 		return;
 	}
 }

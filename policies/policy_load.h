@@ -35,4 +35,8 @@ void		 policy_rec_inspect(struct loader *, const char *, const char *,
 void		 policy_rec_cred(struct loader *, const char *, const char *,
 		    json_t *);
 
+/* policy_ident.c */
+void		 policy_ident_load(struct loader *, const char *, const char *,
+		    json_t *);
+
 #endif

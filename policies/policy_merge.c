@@ -120,6 +120,11 @@ policy_merge(struct policy *dst, const struct policy *layer)
 		dst->p_ca_dir.pl_n = 0;
 		policy_plist_append(&dst->p_ca_dir, &layer->p_ca_dir);
 	}
+	/* identities: a later layer's replace an earlier one's whole. */
+	if (layer->p_idents != NULL) {
+		policy_ident_unref(dst->p_idents);
+		dst->p_idents = policy_ident_ref(layer->p_idents);
+	}
 }
 
 /* A single value moves only toward the stricter (smaller) one. */

@@ -154,5 +154,8 @@ policy_show_json(const struct policy *p, bool annotate)
 	json_object_set_new(env, "set", set);
 	json_object_set_new(root, "env", env);
 	show_tls(root, net, p, annotate);
+	if (p->p_idents != NULL)
+		json_object_set_new(root, "identities",
+		    policy_ident_show(p->p_idents, annotate));
 	return root;
 }

@@ -129,6 +129,8 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_down = c->c_down_bytes;
 	e->e_path = c->c_path;
 	e->e_warning = c->c_warning;
+	e->e_report = c->c_report;
+	e->e_limit = c->c_limit;
 }
 
 /*
@@ -251,6 +253,8 @@ conn_free(struct conn *c)
 	decision_clear(&c->c_dec);
 	ssh_peek_clear(&c->c_ssh);
 	proxy_policy_unref(c->c_policy);
+	ident_release(c);
+	proxy_policy_unref(c->c_ident);
 	conn_narrow_clear(&c->c_narrow);
 	http_request_clear(&c->c_http.hx_req);
 	http_response_clear(&c->c_http.hx_resp);
@@ -552,13 +556,24 @@ void
 conn_begin(struct conn *c, enum conn_proto proto, const char *method,
     const char *host, size_t hostlen, int port)
 {
+	struct ppolicy	*base;
+
 	decision_clear(&c->c_dec);
 	memset(&c->c_dec, 0, sizeof(c->c_dec));
-	/* The policy in force now decides, even if it is reloaded later. */
+	/*
+	 * The policy in force now decides, even if it is reloaded later:
+	 * for a tls: client, the one its identity's rule joins (ident.c).
+	 */
+	base = ident_policy(c->c_proxy->px_policy, c->c_identity);
+	proxy_policy_unref(c->c_ident);
+	c->c_ident = base != c->c_proxy->px_policy ? proxy_policy_ref(base) :
+	    NULL;
+	c->c_report = false;
+	c->c_limit = NULL;
 	proxy_policy_unref(c->c_policy);
 	c->c_policy = proxy_policy_ref(conn_narrow_policy(&c->c_narrow,
-	    c->c_proxy->px_policy, c->c_table->ct_live != NULL ?
-	    c->c_table->ct_live(c) : NULL));
+	    base, c->c_table->ct_live != NULL ? c->c_table->ct_live(c) :
+	    NULL));
 	free(c->c_method);
 	c->c_method = method != NULL ? xstrdup(method) : NULL;
 	free(c->c_reason_buf);

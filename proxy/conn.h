@@ -15,6 +15,8 @@
  *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
+ *   ident.c		(proxy.h) a tls: client's identity: its rule's
+ *			policy, "report", its limits
  *   conn_pump.c	a tunnel of a client splice(2) cannot carry (its
  *			bytes are TLS records: a tls: listener's)
  *
@@ -104,7 +106,9 @@ enum conn_refusal {
 	CONN_UNAVAILABLE,	/* the egress log is not written: 503 */
 	CONN_UNREACHABLE,	/* no address, a bad upstream: 502, host */
 	CONN_REFUSED,		/* the upstream refused: 502, refused */
-	CONN_TIMEDOUT		/* the upstream took too long: 504, TTL */
+	CONN_TIMEDOUT,		/* the upstream took too long: 504, TTL */
+	CONN_LIMITED		/* the identity's limit (ident.c): 429, */
+				/* general failure */
 };
 
 /* The current decision's one log line. */
@@ -301,6 +305,10 @@ struct conn {
 	struct listen_peer	 c_peer;	/* a Unix client's uid */
 	char			*c_command;	/* the same: the command */
 	char			*c_identity;	/* its certificate's (tls:) */
+	struct ppolicy		*c_ident;	/* its rule's join (ident.c) */
+	bool			 c_ident_held;	/* one of its tunnels */
+	bool			 c_report;	/* allowed by "report" */
+	const char		*c_limit;	/* refused by this limit */
 	bool			 c_mtls;	/* c_bev is TLS: no splice */
 	bool			 c_pump_eof;	/* CS_PUMP: the client's end
 						   passed on */

@@ -326,8 +326,10 @@ conn_dial_decide(struct conn *c)
 	if (!conn_log_ready(c))
 		return;
 	c->c_judged = true;
+	if (!ident_admit(c))
+		return;
 	if (!policy_match_host(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
-	    c->c_port, &c->c_dec)) {
+	    c->c_port, &c->c_dec) && !ident_report(c)) {
 		if (!conn_ask(c))
 			conn_deny(c);
 		return;

@@ -37,6 +37,8 @@ conn_http_title(int status)
 	switch (status) {
 	case 403:
 		return "Forbidden";
+	case 429:
+		return "Too Many Requests";
 	case 414:
 		return "URI Too Long";
 	case 431:
@@ -91,7 +93,8 @@ conn_http_refuse(struct conn *c, enum conn_refusal why, const char *what,
 		[CONN_UNAVAILABLE] = 503,
 		[CONN_UNREACHABLE] = 502,
 		[CONN_REFUSED] = 502,
-		[CONN_TIMEDOUT] = 504
+		[CONN_TIMEDOUT] = 504,
+		[CONN_LIMITED] = 429
 	};
 
 	conn_http_answer(c, status[why], what, hint);

@@ -117,7 +117,8 @@ conn_socks_refuse(struct conn *c, enum conn_refusal why, const char *what,
 		[CONN_UNAVAILABLE] = SOCKS5_REP_FAILURE,
 		[CONN_UNREACHABLE] = SOCKS5_REP_HOST,
 		[CONN_REFUSED] = SOCKS5_REP_REFUSED,
-		[CONN_TIMEDOUT] = SOCKS5_REP_TTL
+		[CONN_TIMEDOUT] = SOCKS5_REP_TTL,
+		[CONN_LIMITED] = SOCKS5_REP_FAILURE
 	};
 
 	(void)what;

@@ -56,6 +56,8 @@ static const char *const metrics_protos[MP_COUNT] = {
 struct metrics_id {
 	char		*mi_name;
 	uint64_t	 mi_decisions[2];	/* [allow] */
+	uint64_t	 mi_report;	/* allowed by "report" */
+	uint64_t	 mi_limited[2];	/* [max_tunnels, new_per_second] */
 };
 
 struct metrics {
@@ -99,6 +101,7 @@ metrics_id(struct metrics *m, const char *id)
 void
 metrics_count(struct metrics *m, const struct egress *e)
 {
+	struct metrics_id *mi;
 	size_t		 p;
 
 	for (p = 0; p < MP_COUNT; p++)
@@ -107,8 +110,14 @@ metrics_count(struct metrics *m, const struct egress *e)
 	if (p == MP_COUNT)
 		p = MP_NONE;
 	m->m_decisions[e->e_allow][p]++;
-	if (e->e_identity != NULL)
-		metrics_id(m, e->e_identity)->mi_decisions[e->e_allow]++;
+	if (e->e_identity != NULL) {
+		mi = metrics_id(m, e->e_identity);
+		mi->mi_decisions[e->e_allow]++;
+		mi->mi_report += e->e_report;
+		if (e->e_limit != NULL)
+			mi->mi_limited[strcmp(e->e_limit,
+			    "max_tunnels") != 0]++;
+	}
 	if (e->e_allow && e->e_reason != NULL)
 		m->m_failed++;
 	m->m_up += e->e_up;
@@ -172,6 +181,22 @@ metrics_fleet(struct metrics *m, struct evbuffer *b)
 			    "total{identity=\"%s\",decision=\"%s\"} %llu\n",
 			    m->m_ids[i].mi_name, a ? "allow" : "deny",
 			    (unsigned long long)m->m_ids[i].mi_decisions[a]);
+	metrics_head(b, "cordon_identity_report_total", "counter",
+	    "Connections of an identity whose rule has \"action\": "
+	    "\"report\" allowed although its policy refuses them.");
+	for (i = 0; i < m->m_nids; i++)
+		evbuffer_add_printf(b, "cordon_identity_report_total"
+		    "{identity=\"%s\"} %llu\n", m->m_ids[i].mi_name,
+		    (unsigned long long)m->m_ids[i].mi_report);
+	metrics_head(b, "cordon_identity_limited_total", "counter",
+	    "Requests of an identity refused at one of its rule's limits.");
+	for (i = 0; i < m->m_nids; i++)
+		for (a = 0; a < 2; a++)
+			evbuffer_add_printf(b, "cordon_identity_limited_total"
+			    "{identity=\"%s\",limit=\"%s\"} %llu\n",
+			    m->m_ids[i].mi_name, a ? "new_per_second" :
+			    "max_tunnels",
+			    (unsigned long long)m->m_ids[i].mi_limited[a]);
 	metrics_head(b, "cordon_tls_refused_total", "counter",
 	    "TLS clients refused at their handshake, by reason.");
 	for (i = 0; i < MTLS_R_COUNT; i++)

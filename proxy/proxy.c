@@ -79,15 +79,34 @@ proxy_clear(struct proxy *px)
 	dns_free(px->px_dns);
 	proxy_policy_unref(px->px_policy);
 	proxy_phantoms_free(px->px_phantoms, px->px_nphantoms);
+	ident_counts_free(px);
 	memset(px, 0, sizeof(*px));
+}
+
+/* The rules of each identity's layer, the default's last (or null). */
+static json_t *
+proxy_digest_layers(const struct pidents *is)
+{
+	json_t	*a = json_array();
+	size_t	 i;
+
+	for (i = 0; i <= is->is_n; i++) {
+		const struct pident *id = i < is->is_n ? &is->is_v[i] :
+		    &is->is_default;
+
+		json_array_append_new(a, id->id_layer != NULL ?
+		    policy_show_json(id->id_layer, false) : json_null());
+	}
+	return a;
 }
 
 /*
  * Writes "sha256:" and the hex digest of p as `cordon policy show
  * --plain` would print it, compact with sorted keys, to out: the same
  * rules give the same digest on every replica, wherever their files
- * are (the annotations, which name the files, are left out).  Empty
- * when it cannot be made.
+ * are (the annotations, which name the files, are left out); with the
+ * rules of the identities' layers, so that a layer changed is a new
+ * digest (and a reload).  Empty when it cannot be made.
  */
 void
 proxy_digest(const struct policy *p, char *out, size_t size)
@@ -101,6 +120,9 @@ proxy_digest(const struct policy *p, char *out, size_t size)
 	out[0] = '\0';
 	if ((j = policy_show_json(p, false)) == NULL)
 		return;
+	if (p->p_idents != NULL)
+		json_object_set_new(j, "identity_layers",
+		    proxy_digest_layers(p->p_idents));
 	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	if (text != NULL && EVP_Digest(text, strlen(text), md, &mdlen,
@@ -136,6 +158,7 @@ proxy_policy_unref(struct ppolicy *pp)
 {
 	if (pp == NULL || --pp->pp_refs > 0)
 		return;
+	ident_policy_clear(pp);
 	policy_free(pp->pp_policy);
 	free(pp);
 }

@@ -113,11 +113,21 @@ struct listen_peer {
 	pid_t			 lp_pid;
 };
 
-/* A policy and the connections deciding with it (it outlives a reload). */
+/*
+ * A policy and the connections deciding with it (it outlives a reload).
+ * An operator's with identities keeps the policy of each rule, joined
+ * (ident.c), made at its first use; a joined one keeps its rule.
+ */
 struct ppolicy {
 	struct policy		*pp_policy;
 	unsigned int		 pp_refs;
+	struct ppolicy		**pp_idents;	/* [rule], the default last */
+	size_t			 pp_nidents;
+	struct pidents		*pp_rules;	/* a join: what pp_rule is in */
+	const struct pident	*pp_rule;	/* a join: its rule, or NULL */
 };
+
+struct ident_count;
 
 struct conn;
 struct metrics;
@@ -183,6 +193,8 @@ struct proxy {
 	struct listen_addr	 px_own[PROXY_MAX_OWN];	/* listen_note() */
 	size_t			 px_nown;
 	struct mtls		*px_mtls;	/* tls: listeners'; NULL: none */
+	struct ident_count	*px_icounts;	/* limits' counts (ident.c) */
+	size_t			 px_nicounts;
 };
 
 /*
@@ -311,6 +323,17 @@ const char	*mtls_label(enum mtls_reason);
 const char	*mtls_words_of(enum mtls_reason);
 const char	*mtls_hint(enum mtls_reason);
 bool		 mtls_refusal(struct mtls *, enum mtls_reason, uint64_t *);
+
+/*
+ * ident.c: a tls: client's identity: its rule's policy, "report", its
+ * limits.
+ */
+struct ppolicy	*ident_policy(struct ppolicy *, const char *);
+void		 ident_policy_clear(struct ppolicy *);
+bool		 ident_admit(struct conn *);
+void		 ident_release(struct conn *);
+void		 ident_counts_free(struct proxy *);
+bool		 ident_report(struct conn *);
 
 /* pwatch.c: --policy-watch, the folders of the policy's files. */
 struct pwatch;

@@ -661,16 +661,24 @@ static void
 proxy_policy_watch(struct proxy_run *run)
 {
 	const struct policy_layers	*pl = &run->pr_layers;
-	const char			**files;
+	const struct pidents		*is;
+	const char			**files, *f;
 	char				*cause;
 	size_t				 i, n = 0;
 
 	if (!run->pr_policy_watch)
 		return;
-	files = xcalloc(pl->ly_nargs, sizeof(*files));
+	is = run->pr_proxy.px_policy->pp_policy->p_idents;
+	files = xcalloc(pl->ly_nargs + (is != NULL ? is->is_n + 1 : 0),
+	    sizeof(*files));
 	for (i = 0; i + 1 < pl->ly_nargs; i += 2)
 		if (strcmp(pl->ly_args[i], "--policy") == 0)
 			files[n++] = pl->ly_args[i + 1];
+	/* The identities' layers at start: their folders are watched too. */
+	for (i = 0; is != NULL && i <= is->is_n; i++)
+		if ((f = (i < is->is_n ? is->is_v[i].id_file :
+		    is->is_default.id_file)) != NULL)
+			files[n++] = f;
 	run->pr_pwatch = pwatch_new(run->pr_base, files, n, proxy_watched,
 	    run, &cause);
 	free(files);

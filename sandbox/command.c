@@ -93,7 +93,7 @@ command_exec(const struct sandbox_cmd *cmd)
 		    cause);
 	/* The listener is cordon run's alone: the command must not answer. */
 	if (cmd->sc_notifyfd != -1) {
-		if (sysfilter_send_listener(cmd->sc_notifyfd, listener,
+		if (sysfilter_apply_send_listener(cmd->sc_notifyfd, listener,
 		    &cause) == -1)
 			sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
 			    "%s; nothing run",

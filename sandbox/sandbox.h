@@ -189,7 +189,7 @@ void	command_exec(const struct sandbox_cmd *) __attribute__((noreturn));
 
 /* sysfilter_apply.c: the seccomp program (sysfilter.c), loaded last. */
 int	sysfilter_apply(int, int *, char **);
-int	sysfilter_send_listener(int, int, char **);
+int	sysfilter_apply_send_listener(int, int, char **);
 
 /*
  * netcap.c: the capture's address, routes and nftables rules, set up by

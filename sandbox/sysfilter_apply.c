@@ -102,7 +102,7 @@ sysfilter_apply(int fd, int *listener, char **cause)
  * Returns 0, or -1 with *cause set.
  */
 int
-sysfilter_send_listener(int sock, int listener, char **cause)
+sysfilter_apply_send_listener(int sock, int listener, char **cause)
 {
 	if (fdpass_send(sock, listener, "L", 1, MSG_NOSIGNAL) != 1) {
 		xasprintf(cause, "handing the seccomp listener to cordon run: "

@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
-# A newcomer's make targets: what `make demo`, `make unit` and `make
-# check` ask the package tools for (apt-get, dpkg-query, npm and sudo
-# replaced by stand-ins that record their arguments), what `make e2e`
-# runs, that `make check` shows its
-# progress while it runs, and `make install` as an unprivileged user.
+# A newcomer's make targets: what `make demo`, `make unit`, `make check`
+# and `make deps-fleet` ask the package tools for (apt-get, dpkg-query,
+# npm and sudo replaced by stand-ins that record their arguments), what
+# `make e2e` runs, that `make check` shows its progress while it runs,
+# and `make install` as an unprivileged user.
 
 load helpers
 
@@ -112,6 +112,26 @@ zlib1g-dev"
 	asked_packages >"$BATS_TEST_TMPDIR/pkgs"
 	for p in bats chromium openssh-server default-jdk-headless maven \
 	    golang-go cargo yarnpkg npm gcc libevent-dev; do
+		grep -qx "$p" "$BATS_TEST_TMPDIR/pkgs"
+	done
+	grep -qx 'npm ci --no-audit --no-fund --no-update-notifier --loglevel=error' \
+	    "$REC"
+	# The image's tools are make fleet-check's, not make check's.
+	run grep -xE 'mmdebstrap|buildah|podman|runc|slirp4netns' \
+	    "$BATS_TEST_TMPDIR/pkgs"
+	[ "$status" -eq 1 ]
+}
+
+@test "make deps-fleet asks for the image's tools and the runtime, and npm ci for the manifests' validator" {
+	standins
+	mkdir "$BATS_TEST_TMPDIR/fleet"
+	cp "$TOP"/tests/fleet/package*.json "$BATS_TEST_TMPDIR/fleet/"
+	run make_here deps-fleet FLEET_NPM="$BATS_TEST_TMPDIR/fleet"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	asked_packages >"$BATS_TEST_TMPDIR/pkgs"
+	for p in mmdebstrap buildah podman runc slirp4netns conmon bats jq \
+	    nodejs dpkg-dev fakeroot; do
 		grep -qx "$p" "$BATS_TEST_TMPDIR/pkgs"
 	done
 	grep -qx 'npm ci --no-audit --no-fund --no-update-notifier --loglevel=error' \

@@ -66,7 +66,8 @@ test_unknown_keys(void **state)
 	(void)state;
 	refused("{\"version\": 1, \"netwrk\": {}}",
 	    "unknown key \"netwrk\" (known here: \"version\", \"network\", "
-	    "\"filesystem\", \"env\", \"credentials\", \"tls\")");
+	    "\"filesystem\", \"env\", \"credentials\", \"tls\", "
+	    "\"identities\")");
 	refused("{\"version\": 1, \"network\": {\"alow\": []}}",
 	    "unknown key \"network.alow\" (known here: \"mode\", \"allow\"");
 	refused("{\"version\": 1, \"filesystem\": {\"writable\": []}}",

@@ -1,0 +1,278 @@
+#!/usr/bin/env bats
+# A policy per identity: `cordon proxy --listen-sandbox tls:` decides a
+# client with the operator's policy joined by the layer of the first
+# "identities" rule its certificate's identity matches; "report" lets
+# through, warned, what that would refuse; a rule's limits refuse a
+# tunnel past max_tunnels or a request past new_per_second (429, SOCKS5
+# general failure); `policy explain --identity` says the same; a layer
+# replaced is reloaded (--policy-watch), a broken one kept out.  Real
+# processes on 127.0.0.1: openssl makes the certificates, python3 ssl
+# clients send the PROXY v2 header inside TLS, then requests.
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+CLIENT="$BATS_TEST_DIRNAME/clients/mtls_client.py"
+TUNNELS="$BATS_TEST_DIRNAME/clients/ident_tunnels.py"
+
+setup_file() {
+	sh "$BATS_TEST_DIRNAME/clients/mkpki.sh" "$BATS_FILE_TMPDIR/pki"
+}
+
+setup() {
+	cordon_setup
+	PKI="$BATS_TEST_TMPDIR/pki"
+	cp -r "$BATS_FILE_TMPDIR/pki" "$PKI"
+	LOG="$BATS_TEST_TMPDIR/egress.log"
+	POL="$BATS_TEST_TMPDIR/policy"
+	mkdir -p "$POL"
+	UP=$(free_port)
+	ECHO=$(free_port)
+	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
+	start_bg echo "$NETCHECK" echo "tcp:127.0.0.1:$ECHO"
+	wait_listen "tcp:127.0.0.1:$UP"
+	wait_listen "tcp:127.0.0.1:$ECHO"
+}
+
+teardown() {
+	teardown_bg
+}
+
+# The operator's policy: 127.0.0.1 may be reached (allow_cidrs) but no
+# port of it is allowed, and the echo server's is denied outright; ci's
+# layer allows both ports, dev's nothing; $1 is dev's action, $2 ci's
+# limits (a JSON object), $3 the default.
+write_policies() {
+	write "$POL/op.json" <<-EOF
+	{"version": 1,
+	 "network": {"allow_cidrs": ["127.0.0.1/32"],
+	             "deny": ["127.0.0.1:$ECHO"]},
+	 "identities": {
+	   "rules": [
+	     {"match": "spiffe://corp/ci/runner", "policy": "ci.json",
+	      "limits": ${2:-{\}}},
+	     {"match": "dev-laptop", "policy": "dev.json",
+	      "action": "${1:-enforce}"}],
+	   "default": ${3:-\"deny\"}}}
+	EOF
+	write "$POL/ci.json" <<-EOF
+	{"version": 1, "network": {"allow": ["127.0.0.1:$UP",
+	                                     "127.0.0.1:$ECHO"]}}
+	EOF
+	echo '{"version": 1, "network": {"deny": ["127.0.0.1:1"]}}' \
+	    >"$POL/dev.json"
+}
+
+start_tls_proxy() {
+	TLS=$(free_port)
+	METRICS=$(free_port)
+	start_bg proxy "$CORDON" proxy --listen-sandbox "tls:127.0.0.1:$TLS" \
+	    --tls-cert "$PKI/server.crt" --tls-key "$PKI/server.key" \
+	    --client-ca "$PKI/ca.crt" --metrics "tcp:127.0.0.1:$METRICS" \
+	    --log "$LOG" --only --policy "$POL/op.json" "$@"
+	PROXY_PID=$BG_PID
+	wait_listen "tcp:127.0.0.1:$TLS"
+	wait_listen "tcp:127.0.0.1:$METRICS"
+}
+
+# client NAME SANDBOX get URL | connect HOST:PORT
+client() {
+	local name=$1
+	shift
+	python3 "$CLIENT" "$TLS" "$PKI/ca.crt" "$PKI/$name.crt" \
+	    "$PKI/$name.key" "$@"
+}
+
+# tunnels NAME connect|socks N HOST:PORT [HOLD]
+tunnels() {
+	local name=$1
+	shift
+	python3 "$TUNNELS" "$TLS" "$PKI/ca.crt" "$PKI/$name.crt" \
+	    "$PKI/$name.key" "$@"
+}
+
+log_lines() {
+	for i in $(seq 100); do
+		[ "$(wc -l <"$LOG")" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "$(wc -l <"$LOG") lines in $LOG, not $1" >&2
+	return 1
+}
+
+metric() {
+	curl -sS "http://127.0.0.1:$METRICS/metrics" |
+	    awk -v m="$1" '$1 == m { print $2 }'
+}
+
+last() {
+	tail -n 1 "$LOG" | jq -r ".$1"
+}
+
+explain() {
+	"$CORDON" policy explain --only --policy "$POL/op.json" "$@"
+}
+
+@test "identity: ci is allowed a host dev is refused; the operator's deny beats ci's allow; no rule: the default refuses" {
+	write_policies
+	start_tls_proxy
+	run client ci ci-1 get "http://127.0.0.1:$UP/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	log_lines 1
+	[ "$(last identity)" = spiffe://corp/ci/runner ]
+	[ "$(last decision)" = allow ]
+	[ "$(last rule)" = "127.0.0.1:$UP" ]
+	[[ "$(last rule_from)" == *"/ci.json: network.allow[0]" ]]
+	# dev: the operator's policy and dev's layer allow no port of it.
+	run client dev dev-1 get "http://127.0.0.1:$UP/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	log_lines 2
+	[ "$(last identity)" = dev-laptop ]
+	[ "$(last decision)" = deny ]
+	# ci's layer allows the echo server, the operator denies it.
+	run client ci ci-1 connect "127.0.0.1:$ECHO"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "HTTP/1.1 403"* ]]
+	log_lines 3
+	[ "$(last decision)" = deny ]
+	[[ "$(last rule_from)" == *"/op.json: network.deny[0]" ]]
+	# ci2 is of the same CA, but no rule matches it: "deny".
+	run client ci2 ci2-1 get "http://127.0.0.1:$UP/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	log_lines 4
+	[ "$(last identity)" = spiffe://corp/ci/other ]
+	[[ "$(last reason)" == *'identities.default is "deny", and no rule matches'* ]]
+	# policy explain says the same, rule by rule.
+	run -0 explain --identity spiffe://corp/ci/runner "127.0.0.1:$UP"
+	[[ "${lines[0]}" == *'identities.rules[0] ("match": "spiffe://corp/ci/runner", "action": "enforce"'* ]]
+	[[ "${lines[1]}" == "allow 127.0.0.1:$UP: "* ]]
+	run -1 explain --identity dev-laptop "127.0.0.1:$UP"
+	[[ "${lines[1]}" == "deny 127.0.0.1:$UP: "* ]]
+	run -1 explain --identity spiffe://corp/ci/runner "127.0.0.1:$ECHO"
+	[[ "${lines[1]}" == *"by network.deny"*"op.json: network.deny[0]"* ]]
+	run -1 explain --identity spiffe://corp/ci/other "127.0.0.1:$UP"
+	[[ "${lines[0]}" == *"no rule matches"* ]]
+	run -2 "$CORDON" policy explain --only --identity x "127.0.0.1:$UP"
+	[[ "$output" == *'the policy has no "identities"'* ]]
+	run -0 curl -sS "http://127.0.0.1:$METRICS/metrics"
+	[[ "$output" == *'cordon_identity_connections_total{identity="dev-laptop",decision="deny"} 1'* ]]
+}
+
+@test "identity: report lets through what dev's policy refuses, warned with the rule; never the operator's deny" {
+	write_policies report
+	start_tls_proxy
+	run client dev dev-1 get "http://127.0.0.1:$UP/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	log_lines 1
+	[ "$(last identity)" = dev-laptop ]
+	[ "$(last decision)" = allow ]
+	[ "$(last status)" = 200 ]
+	[[ "$(last warning)" == "report: would be refused (deny 127.0.0.1:$UP: no network.allow entry matches (default deny)); allowed, as "*"op.json: identities.rules[1] has \"action\": \"report\"" ]]
+	# dev's own deny entry: lifted too, warned with that entry.
+	run client dev dev-1 connect "127.0.0.1:1"
+	log_lines 2
+	[ "$(last decision)" = allow ]
+	[[ "$(last warning)" == *'by network.deny "127.0.0.1:1"'*"dev.json: network.deny[0]"* ]]
+	# The operator's deny is not dev's to lift.
+	run client dev dev-1 connect "127.0.0.1:$ECHO"
+	[[ "${lines[0]}" == "HTTP/1.1 403"* ]]
+	log_lines 3
+	[ "$(last decision)" = deny ]
+	[ "$(last warning)" = null ]
+	[ "$(metric 'cordon_identity_report_total{identity="dev-laptop"}')" = 2 ]
+	run -0 explain --identity dev-laptop "127.0.0.1:$UP"
+	[[ "${lines[1]}" == "allow 127.0.0.1:$UP: "*'has "action": "report"' ]]
+	[[ "${lines[2]}" == "warning: report: would be refused (deny 127.0.0.1:$UP: no network.allow entry matches"* ]]
+	run -1 explain --identity dev-laptop "127.0.0.1:$ECHO"
+}
+
+@test "identity: more tunnels than max_tunnels held open: 429 and a SOCKS5 failure, named, counted; freed when they close" {
+	write_policies enforce '{"max_tunnels": 2}'
+	start_tls_proxy
+	run -0 tunnels ci connect 3 "127.0.0.1:$UP" 1
+	[ "${lines[0]}" = "HTTP/1.1 200 Connection established" ]
+	[ "${lines[1]}" = "HTTP/1.1 200 Connection established" ]
+	[ "${lines[2]}" = "HTTP/1.1 429 Too Many Requests" ]
+	log_lines 3
+	run jq -r 'select(.decision == "deny") | .reason' "$LOG"
+	[[ "$output" == "identity spiffe://corp/ci/runner is at its limit max_tunnels (2; "*"op.json: identities.rules[0].limits)" ]]
+	grep -q "hint: retry later, or raise limits.max_tunnels of that rule" \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	[ "$(metric 'cordon_identity_limited_total{identity="spiffe://corp/ci/runner",limit="max_tunnels"}')" = 1 ]
+	# Closed, the tunnels are the identity's again; SOCKS5 says 1.
+	run -0 tunnels ci socks 3 "127.0.0.1:$UP" 0
+	[ "${lines[*]}" = "socks 0 socks 0 socks 1" ]
+	# Another identity has its own count.
+	run -0 tunnels dev connect 1 "127.0.0.1:$ECHO" 0
+	[[ "${lines[0]}" == "HTTP/1.1 403"* ]]
+	[ "$(metric 'cordon_identity_limited_total{identity="spiffe://corp/ci/runner",limit="max_tunnels"}')" = 2 ]
+}
+
+@test "identity: a burst past new_per_second is refused with 429, a second's worth goes through" {
+	write_policies enforce '{"new_per_second": 4}'
+	start_tls_proxy
+	run -0 tunnels ci connect 12 "127.0.0.1:$UP" 0
+	[ "${lines[0]}" = "HTTP/1.1 200 Connection established" ]
+	[ "${lines[3]}" = "HTTP/1.1 200 Connection established" ]
+	ok=$(printf '%s\n' "${lines[@]}" | grep -c " 200 ")
+	limited=$(printf '%s\n' "${lines[@]}" | grep -c " 429 ")
+	[ "$((ok + limited))" -eq 12 ]
+	[ "$limited" -ge 4 ]
+	log_lines 12
+	run jq -r 'select(.decision == "deny") | .reason' "$LOG"
+	[[ "${lines[0]}" == *"is at its limit new_per_second (4; "* ]]
+	[ "$(metric 'cordon_identity_limited_total{identity="spiffe://corp/ci/runner",limit="new_per_second"}')" = "$limited" ]
+	# A second later the bucket is full again.
+	sleep 1.1
+	run -0 tunnels ci connect 1 "127.0.0.1:$UP" 0
+	[ "${lines[0]}" = "HTTP/1.1 200 Connection established" ]
+}
+
+@test "identity: a layer replaced is reloaded (--policy-watch); a broken one keeps the whole policy in force" {
+	write_policies
+	start_tls_proxy --policy-watch
+	run client ci ci-1 get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	digest=$(metric 'cordon_policy_info{digest="'"$(curl -sS "http://127.0.0.1:$METRICS/metrics" | sed -n 's/^cordon_policy_info{digest="\([^"]*\)"}.*/\1/p')"'"}')
+	[ "$digest" = 1 ]
+	before=$(curl -sS "http://127.0.0.1:$METRICS/metrics" | sed -n 's/^cordon_policy_info{digest="\([^"]*\)"}.*/\1/p')
+	# ci's layer no longer allows the port: replaced as a ConfigMap is.
+	echo '{"version": 1, "network": {"allow": ["127.0.0.1:1"]}}' \
+	    >"$POL/ci.json.new"
+	mv "$POL/ci.json.new" "$POL/ci.json"
+	for i in $(seq 100); do
+		grep -q "policy reloaded" "$BATS_TEST_TMPDIR/proxy.log" && break
+		sleep 0.05
+	done
+	run client ci ci-1 get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	after=$(curl -sS "http://127.0.0.1:$METRICS/metrics" | sed -n 's/^cordon_policy_info{digest="\([^"]*\)"}.*/\1/p')
+	[ "$after" != "$before" ]
+	# A broken layer: the reload fails, the policy in force stays.
+	echo '{"version": 1, "network": {"mode": "host"}}' >"$POL/ci.json.new"
+	mv "$POL/ci.json.new" "$POL/ci.json"
+	for i in $(seq 100); do
+		grep -q "reload failed" "$BATS_TEST_TMPDIR/proxy.log" && break
+		sleep 0.05
+	done
+	grep -q "an identity's policy may hold only" "$BATS_TEST_TMPDIR/proxy.log"
+	run client ci ci-1 get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	[ "$(metric cordon_reloads_total'{result="failed"}')" -ge 1 ] ||
+	    grep -q "reload failed; the policy in force stays" \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	# Fixed, and SIGHUP: ci is allowed again.
+	write_policies
+	kill -HUP "$PROXY_PID"
+	for i in $(seq 100); do
+		[ "$(grep -c "policy reloaded" "$BATS_TEST_TMPDIR/proxy.log")" -ge 2 ] && break
+		sleep 0.05
+	done
+	run client ci ci-1 get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+}
