@@ -241,6 +241,19 @@ matches (default deny)" ]
 	[ "$(jq -r .host egress.log)" = example.com ]
 }
 
+@test "README: a server one command of a session starts answers the next" {
+	readme_tree
+	P=$(free_port)
+	# The test's port for the page's 8000.
+	run replay readme-session "s/8000/$P/g"
+	same_as_page readme-session
+	# Stopped: the session is gone, its server with it.
+	run ! curl -s -o /dev/null "http://127.0.0.1:$P/"
+	run "$CORDON" session list --json
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | jq '[.[] | select(.alive)] | length')" -eq 0 ]
+}
+
 # --- docs/policy.md -----------------------------------------------------
 
 # The page's home: the user policy with its list file, the projects
