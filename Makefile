@@ -457,7 +457,7 @@ install: $(BIN) $(SESSION_EXEC)
 # removes it under a scratch root.
 DEB_OUT		?= $(BUILD)/deb
 DEB_MAINTAINER	?= cordon maintainers <cordon@example.org>
-deb: deps $(BIN)
+deb: deps $(BIN) $(SESSION_EXEC)
 	@./mk/deps.sh $(DEB_PKG)
 	@deb=$$(./mk/deb.sh $(abspath $(BIN)) $(abspath $(DEB_OUT)) \
 	    "$(DEB_MAINTAINER)") && echo "  DEB     $$deb" && \

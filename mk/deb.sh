@@ -26,7 +26,7 @@ root="$stage/root"
 make -s -C "$top" install DESTDIR="$root" PREFIX=/usr \
     UNITDIR=/lib/systemd/system BIN="$bin" -o "$bin" >/dev/null
 strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-    "$root/usr/bin/cordon"
+    "$root/usr/bin/cordon" "$root/usr/libexec/cordon/cordon-session-exec"
 gzip -9n "$root"/usr/share/man/man*/*
 
 doc="$root/usr/share/doc/cordon"
@@ -50,6 +50,7 @@ mkdir -p "$stage/debian"
 printf 'Source: cordon\n\nPackage: cordon\nArchitecture: any\n' \
     >"$stage/debian/control"
 depends=$(cd "$stage" && dpkg-shlibdeps -O -e"root/usr/bin/cordon" \
+    -e"root/usr/libexec/cordon/cordon-session-exec" \
     2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat >"$root/DEBIAN/control" <<EOF

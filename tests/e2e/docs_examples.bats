@@ -243,6 +243,9 @@ matches (default deny)" ]
 
 @test "README: a server one command of a session starts answers the next" {
 	readme_tree
+	# Sessions of this test alone: its own runtime folder, as a user's.
+	mkdir -m 700 "$BATS_TEST_TMPDIR/xdg"
+	export XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg"
 	P=$(free_port)
 	# The test's port for the page's 8000.
 	run replay readme-session "s/8000/$P/g"

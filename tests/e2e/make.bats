@@ -187,12 +187,15 @@ BATS
 	cp "$TOP"/docs/cordon.1 "$TOP"/docs/cordon-policy.5 "$src/docs/"
 	cp "$TOP"/policies/*.json "$src/policies/"
 	cp "$CORDON" "$src/cordon"
+	mkdir -p "$src/build"
+	cp "$TOP/build/cordon-session-exec" "$src/build/"
 	chmod -R a+rX "$src"
 	run as_user "$home" make -s -C "$src" install PREFIX="$home/.local" \
-	    -o cordon
+	    -o cordon -o build/cordon-session-exec
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -x "$home/.local/bin/cordon" ]
+	[ -x "$home/.local/libexec/cordon/cordon-session-exec" ]
 	[ -f "$home/.local/share/man/man1/cordon.1" ]
 	[ -f "$home/.local/share/man/man5/cordon-policy.5" ]
 	[ -f "$home/.local/share/cordon/policies/default.json" ]
