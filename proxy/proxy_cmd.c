@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <signal.h>
@@ -53,7 +54,8 @@ proxy_usage(FILE *f)
 	    "                    [--only] [--allow-non-loopback]\n"
 	    "                    [--metrics tcp:HOST:PORT|unix:PATH]\n"
 	    "                    [--socket-mode MODE] [--socket-group GROUP]\n"
-	    "                    [--upstream-ca FILE] [--pid-file FILE]\n");
+	    "                    [--upstream-ca FILE] [--pid-file FILE]\n"
+	    "                    [--workers N]\n");
 }
 
 struct proxy_run {
@@ -61,6 +63,7 @@ struct proxy_run {
 	struct policy_layers	 pr_layers;
 	struct endpoint		 pr_eps[PROXY_MAX_LISTEN];
 	struct evconnlistener	*pr_listeners[PROXY_MAX_LISTEN];
+	int			 pr_fds[PROXY_MAX_LISTEN];	/* listening */
 	bool			 pr_pp2[PROXY_MAX_LISTEN];
 	bool			 pr_tls[PROXY_MAX_LISTEN];	/* tls: */
 	struct mtls_files	 pr_tls_files;
@@ -75,6 +78,9 @@ struct proxy_run {
 	int			 pr_drain_secs;
 	struct event		*pr_drain_ev;
 	struct endpoint		 pr_metrics_ep;
+	int			 pr_metrics_fd;	/* workers: the parent's */
+	size_t			 pr_workers;	/* --workers */
+	bool			 pr_worker;	/* this is one of them */
 	struct metrics		*pr_metrics;
 	const char		*pr_upstream_ca;
 	struct event_base	*pr_base;
@@ -110,6 +116,7 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		if (run->pr_listeners[i] == l)
 			break;
 	run->pr_proxy.px_stats.ps_accepted++;
+	metrics_sync(run->pr_proxy.px_metrics);
 	if (i < run->pr_nlisten && run->pr_tls[i])
 		conn_accept_tls(&run->pr_proxy, fd, sa);
 	else
@@ -177,6 +184,7 @@ proxy_reload(struct proxy_run *run, const char *what)
 	px->px_stats.ps_loaded = time(NULL);
 	log_info("proxy: policy reloaded (%s; %s)", px->px_stats.ps_digest,
 	    what);
+	metrics_sync(px->px_metrics);
 }
 
 /* --policy-watch: a file of the policy was replaced. */
@@ -255,7 +263,8 @@ proxy_term_cb(evutil_socket_t sig, short what, void *arg)
 	log_info("proxy: %s: no new connections; %zu open",
 	    strsignal((int)sig), px->px_nconns);
 	for (i = 0; i < run->pr_nlisten; i++)
-		evconnlistener_disable(run->pr_listeners[i]);
+		if (run->pr_listeners[i] != NULL)
+			evconnlistener_disable(run->pr_listeners[i]);
 	if (proxy_drain(px)) {
 		event_base_loopexit(px->px_base, NULL);
 		return;
@@ -350,9 +359,12 @@ proxy_limits(struct proxy_run *run)
 		px->px_idle_secs = run->pr_idle_secs;
 }
 
-/* --metrics: a loopback listener for Prometheus; fatal on any error. */
-static void
-proxy_metrics(struct proxy_run *run, const char *text, bool remote)
+/*
+ * --metrics: a loopback listener for Prometheus, served by the proxy
+ * alone, or by the parent of its workers; fatal on any error.
+ */
+static int
+proxy_metrics_open(struct proxy_run *run, const char *text, bool remote)
 {
 	struct endpoint	*ep = &run->pr_metrics_ep;
 	char		*cause;
@@ -367,11 +379,22 @@ proxy_metrics(struct proxy_run *run, const char *text, bool remote)
 		    "a tunnel or a local agent", ep->ep_text);
 	if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
 		fatalx("proxy: --metrics %s", cause);
+	log_info("proxy: metrics on %s/metrics", ep->ep_text);
+	return fd;
+}
+
+/* --metrics served by the proxy alone. */
+static void
+proxy_metrics(struct proxy_run *run, const char *text, bool remote)
+{
+	char	*cause;
+	int	 fd;
+
+	fd = proxy_metrics_open(run, text, remote);
 	listen_note(&run->pr_proxy, fd);
 	if ((run->pr_metrics = metrics_new(&run->pr_proxy, fd, &cause)) ==
 	    NULL)
 		fatalx("proxy: %s", cause);
-	log_info("proxy: metrics on %s/metrics", ep->ep_text);
 }
 
 /*
@@ -485,6 +508,8 @@ proxy_opts_flag(struct proxy_run *run, struct proxy_opts *o, int ch,
 	case 'P':
 		o->po_pidfile = arg;
 		break;
+	case 'w':
+		return workers_parse(arg, &run->pr_workers);
 	case 'h':
 		proxy_usage(stdout);
 		*status = 0;
@@ -559,6 +584,7 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 		{ "client-ca", required_argument, NULL, 'Q' },
 		{ "crl", required_argument, NULL, 'R' },
 		{ "policy-watch", no_argument, NULL, 'W' },
+		{ "workers", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -567,6 +593,7 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 
 	memset(run, 0, sizeof(*run));
 	run->pr_drain_secs = PROXY_DRAIN_SECS;
+	run->pr_metrics_fd = -1;
 	run->pr_layers.ly_no_workspace = true;
 	memset(o, 0, sizeof(*o));
 	o->po_log = "-";
@@ -589,6 +616,8 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 	}
 	if (o->po_nlisten == 0)
 		o->po_listens[o->po_nlisten++] = "tcp:127.0.0.1:3128";
+	if (run->pr_workers == 0)
+		run->pr_workers = workers_default();
 	if (o->po_sockmode != NULL && proxy_socket_mode(o->po_sockmode,
 	    o->po_remote, &o->po_mode) == -1)
 		return -1;
@@ -744,9 +773,12 @@ proxy_listen_tcp_sandbox(const struct endpoint *ep)
 	    "users are all trusted");
 }
 
-/* The listeners (--listen, --listen-sandbox); fatal on any error. */
+/*
+ * The listening sockets (--listen, --listen-sandbox), in pr_fds, opened
+ * once, before any worker; fatal on any error.
+ */
 static void
-proxy_listen(struct proxy_run *run, const struct proxy_opts *o)
+proxy_listen_open(struct proxy_run *run, const struct proxy_opts *o)
 {
 	struct endpoint	*ep;
 	char		*cause;
@@ -771,17 +803,46 @@ proxy_listen(struct proxy_run *run, const struct proxy_opts *o)
 			proxy_listen_tcp_sandbox(ep);
 		if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
 			fatalx("proxy: %s", cause);
-		listen_note(&run->pr_proxy, fd);
+		run->pr_fds[i] = fd;
 		run->pr_nlisten++;
 		proxy_socket_perms(ep, o->po_mode, o->po_gid);
-		/* Backlog 0: it listens already. */
-		if ((run->pr_listeners[i] = evconnlistener_new(run->pr_base,
-		    proxy_accept_cb, run, LEV_OPT_CLOSE_ON_FREE |
-		    LEV_OPT_CLOSE_ON_EXEC, 0, fd)) == NULL)
-			fatalx("proxy: cannot watch %s", ep->ep_text);
-		evconnlistener_set_error_cb(run->pr_listeners[i],
-		    proxy_accept_error_cb);
 		log_info("proxy: listening on %s", ep->ep_text);
+	}
+}
+
+/*
+ * Whether worker i leaves listener l to worker 0: a Unix sandbox
+ * listener carries the runs' channels (watch.c), whose decisions, asks
+ * and live rules hold for their sandbox's connections only on the
+ * worker that holds the channel; so a run's channel and its sandbox's
+ * connections are served by one worker, worker 0.
+ */
+static bool
+proxy_listen_pinned(const struct proxy_run *run, size_t i, size_t l)
+{
+	return run->pr_worker && i != 0 && run->pr_pp2[l] &&
+	    run->pr_eps[l].ep_family == AF_UNIX;
+}
+
+/* Watches the listeners on the loop (worker i's); fatal on any error. */
+static void
+proxy_listen(struct proxy_run *run, size_t i)
+{
+	size_t	 l;
+
+	for (l = 0; l < run->pr_nlisten; l++) {
+		listen_note(&run->pr_proxy, run->pr_fds[l]);
+		if (proxy_listen_pinned(run, i, l)) {
+			close(run->pr_fds[l]);
+			continue;
+		}
+		/* Backlog 0: it listens already. */
+		if ((run->pr_listeners[l] = evconnlistener_new(run->pr_base,
+		    proxy_accept_cb, run, LEV_OPT_CLOSE_ON_FREE |
+		    LEV_OPT_CLOSE_ON_EXEC, 0, run->pr_fds[l])) == NULL)
+			fatalx("proxy: cannot watch %s", run->pr_eps[l].ep_text);
+		evconnlistener_set_error_cb(run->pr_listeners[l],
+		    proxy_accept_error_cb);
 	}
 }
 
@@ -842,14 +903,107 @@ proxy_stop(struct proxy_run *run)
 	if (run->pr_drain_ev != NULL)
 		event_free(run->pr_drain_ev);
 	for (i = 0; i < run->pr_nlisten; i++) {
-		evconnlistener_free(run->pr_listeners[i]);
-		endpoint_unlink(&run->pr_eps[i]);
+		if (run->pr_listeners[i] != NULL)
+			evconnlistener_free(run->pr_listeners[i]);
+		/* The parent's to remove: the other workers still serve. */
+		if (!run->pr_worker)
+			endpoint_unlink(&run->pr_eps[i]);
 		endpoint_clear(&run->pr_eps[i]);
 	}
 	metrics_free(run->pr_metrics);
-	endpoint_unlink(&run->pr_metrics_ep);
+	if (!run->pr_worker)
+		endpoint_unlink(&run->pr_metrics_ep);
 	endpoint_clear(&run->pr_metrics_ep);
 	event_base_free(run->pr_base);
+}
+
+/* What proxy_worker() is given: the options, parsed. */
+struct proxy_job {
+	struct proxy_run	*pj_run;
+	const struct proxy_opts	*pj_opts;
+};
+
+/*
+ * Worker i of --workers N, in its own process: the proxy alone's start
+ * (its policy, log, resolver, signals, --policy-watch) on the listeners
+ * the parent opened, counting into its slot of slots; it ends as the proxy alone
+ * does, and exits.
+ */
+static void
+proxy_worker(size_t i, struct metrics_slot *slots, void *arg)
+{
+	struct proxy_job	*pj = arg;
+	struct proxy_run	*run = pj->pj_run;
+
+	proxy_setup(run, pj->pj_opts);
+	proxy_listen(run, i);
+	if (run->pr_metrics_fd != -1) {
+		listen_note(&run->pr_proxy, run->pr_metrics_fd);
+		close(run->pr_metrics_fd);
+	}
+	run->pr_proxy.px_listening = true;
+	proxy_signals(run);
+	proxy_policy_watch(run);
+	proxy_starting_log = NULL;
+	run->pr_metrics = metrics_attach(&run->pr_proxy, slots, i);
+	event_base_dispatch(run->pr_base);
+	proxy_stop(run);
+}
+
+/*
+ * --workers N, N > 1: the policy checked and the listeners opened here,
+ * then workers_run() until they have drained.  Returns the exit status.
+ */
+static int
+proxy_workers(struct proxy_run *run, const struct proxy_opts *o)
+{
+	struct proxy_job	 pj = { run, o };
+	struct policy		*p;
+	size_t			 i;
+	int			 status, mfd = -1;
+
+	if ((p = proxy_policy(run)) == NULL)
+		fatalx("proxy: no policy, not starting");
+	policy_free(p);
+	proxy_listen_open(run, o);
+	if (o->po_metrics != NULL) {
+		mfd = proxy_metrics_open(run, o->po_metrics, o->po_remote);
+		/* Each worker notes its address, so that none dials it. */
+		if ((run->pr_metrics_fd = fcntl(mfd, F_DUPFD_CLOEXEC, 0)) ==
+		    -1)
+			fatal("proxy: --metrics: dup");
+	}
+	proxy_pidfile(o->po_pidfile);
+	run->pr_worker = true;
+	status = workers_run(run->pr_workers, mfd, proxy_worker, &pj);
+	for (i = 0; i < run->pr_nlisten; i++) {
+		close(run->pr_fds[i]);
+		endpoint_unlink(&run->pr_eps[i]);
+		endpoint_clear(&run->pr_eps[i]);
+	}
+	if (run->pr_metrics_fd != -1)
+		close(run->pr_metrics_fd);
+	endpoint_unlink(&run->pr_metrics_ep);
+	endpoint_clear(&run->pr_metrics_ep);
+	return status;
+}
+
+/* The proxy alone, in this process (--workers 1). */
+static void
+proxy_alone(struct proxy_run *run, const struct proxy_opts *o)
+{
+	proxy_setup(run, o);
+	proxy_listen_open(run, o);
+	proxy_listen(run, 0);
+	run->pr_proxy.px_listening = true;
+	if (o->po_metrics != NULL)
+		proxy_metrics(run, o->po_metrics, o->po_remote);
+	proxy_signals(run);
+	proxy_policy_watch(run);
+	proxy_pidfile(o->po_pidfile);
+	proxy_starting_log = NULL;
+	event_base_dispatch(run->pr_base);
+	proxy_stop(run);
 }
 
 int
@@ -860,20 +1014,13 @@ proxy_cmd(int argc, char **argv)
 	int			 status;
 
 	if (proxy_opts_parse(&run, &o, argc, argv, &status) == 0) {
-		proxy_setup(&run, &o);
-		proxy_listen(&run, &o);
-		run.pr_proxy.px_listening = true;
-		if (o.po_metrics != NULL)
-			proxy_metrics(&run, o.po_metrics, o.po_remote);
-		proxy_signals(&run);
-		proxy_policy_watch(&run);
-		proxy_pidfile(o.po_pidfile);
-		proxy_starting_log = NULL;
-		event_base_dispatch(run.pr_base);
-		proxy_stop(&run);
+		status = 0;
+		if (run.pr_workers > 1)
+			status = proxy_workers(&run, &o);
+		else
+			proxy_alone(&run, &o);
 		if (o.po_pidfile != NULL)
 			unlink(o.po_pidfile);
-		status = 0;
 	}
 	proxy_opts_clear(&run, &o);
 	return status;
