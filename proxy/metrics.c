@@ -115,6 +115,7 @@ struct metrics {
 	size_t		 m_nslots;
 	bool		 m_shared;	/* m_slots is the workers' region */
 	struct metrics_slot *m_retired;	/* the parent's */
+	uint64_t	(*m_seats)[2];	/* reloads of each worker's seat */
 	uint64_t	 m_restarts;	/* the parent's */
 	bool		 m_draining;	/* the parent's */
 	time_t		 m_started;
@@ -284,8 +285,6 @@ metrics_add(struct metrics_slot *sum, const struct metrics_slot *s,
 	sum->ms_down += s->ms_down;
 	t->ps_accepted += u->ps_accepted;
 	t->ps_dns_failures += u->ps_dns_failures;
-	t->ps_reloads_ok += u->ps_reloads_ok;
-	t->ps_reloads_failed += u->ps_reloads_failed;
 	t->ps_log_refused += u->ps_log_refused;
 	sum->ms_log_lost += s->ms_log_lost;
 	for (i = 0; i < MTLS_R_COUNT; i++)
@@ -340,6 +339,30 @@ metrics_why_workers(struct metrics *m, struct metrics_view *v)
 	}
 }
 
+/*
+ * The reloads of the workers' proxy: those every worker made (the
+ * fewest of any worker's seat, which keeps the counts of the workers
+ * that held it before), not their sum: one SIGHUP is one reload, and
+ * it is counted once it has reached them all.
+ */
+static void
+metrics_reloads(struct metrics *m, struct metrics_view *v)
+{
+	struct proxy_stats	*t = &v->mv_sum.ms_stats;
+	uint64_t		 ok, failed;
+	size_t			 i;
+
+	for (i = 0; i < v->mv_n; i++) {
+		ok = m->m_seats[i][0] + v->mv_each[i].ms_stats.ps_reloads_ok;
+		failed = m->m_seats[i][1] +
+		    v->mv_each[i].ms_stats.ps_reloads_failed;
+		if (i == 0 || ok < t->ps_reloads_ok)
+			t->ps_reloads_ok = ok;
+		if (i == 0 || failed < t->ps_reloads_failed)
+			t->ps_reloads_failed = failed;
+	}
+}
+
 /* What a scrape shows now (v zeroed by the caller). */
 static void
 metrics_view(struct metrics *m, struct metrics_view *v)
@@ -362,6 +385,7 @@ metrics_view(struct metrics *m, struct metrics_view *v)
 		if (v->mv_each[i].ms_pid != 0)
 			metrics_add(&v->mv_sum, &v->mv_each[i], true);
 	}
+	metrics_reloads(m, v);
 	metrics_why_workers(m, v);
 }
 
@@ -752,6 +776,7 @@ metrics_serve(struct event_base *base, int fd, struct metrics_slot *slots,
 	m->m_nslots = n;
 	m->m_shared = true;
 	m->m_retired = xcalloc(1, sizeof(*m->m_retired));
+	m->m_seats = xcalloc(n, sizeof(*m->m_seats));
 	if (metrics_http(m, base, fd, cause) == -1) {
 		metrics_free(m);
 		return NULL;
@@ -774,6 +799,8 @@ metrics_retire(struct metrics_slot *slots, size_t i, struct metrics *m,
 		s = xcalloc(1, sizeof(*s));
 		metrics_copy(s, &slots[i]);
 		metrics_add(m->m_retired, s, false);
+		m->m_seats[i][0] += s->ms_stats.ps_reloads_ok;
+		m->m_seats[i][1] += s->ms_stats.ps_reloads_failed;
 		free(s);
 		m->m_restarts += restarted;
 	}
@@ -802,6 +829,7 @@ metrics_free(struct metrics *m)
 	if (!m->m_shared)
 		free(m->m_slots);
 	free(m->m_retired);
+	free(m->m_seats);
 	free(m);
 }
 
