@@ -66,7 +66,7 @@ ab_once() {
 	fi
 	rps=$(awk '/^Requests per second:/ { print $4 }' "$tmp/ab.out")
 	# -g: starttime seconds ctime dtime ttime wait, one request a line.
-	tail -n +2 "$g" | awk '{ print $6 }' | sort -n | awk -v r="$rps" \
+	tail -n +2 "$g" | awk -F '\t' '{ print $6 }' | sort -n | awk -v r="$rps" \
 	    '{ v[NR] = $1 } END { printf "%s %s %s\n", r,
 	    v[int(NR * 0.5 + 0.5)], v[int(NR * 0.99 + 0.5)] }'
 }
@@ -74,7 +74,7 @@ ab_once() {
 declare -A runs
 for _ in $(seq "$RUNS"); do
 	for w in 1 "$ncpu"; do
-		read -r rps p50 p99 <<<"$(ab_once "${pport[$w]}") - -"
+		read -r rps p50 p99 _ <<<"$(ab_once "${pport[$w]}") - -"
 		runs[rps.$w]+="$rps "
 		runs[p50.$w]+="$p50 "
 		runs[p99.$w]+="$p99 "
