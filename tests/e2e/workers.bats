@@ -100,16 +100,28 @@ times() { printf "$2 %.0s" $(seq "$1"); }
 	echo '{"version": 1, "network": {"allow": ["other.test",
 	    "127.0.0.1:'"$UP"'"]}}' >"$pol"
 	kill -HUP "$PROXY_PID"
-	# One reload, counted once it has reached both workers.
+	# Given time to reach both (not asserted here: the connections
+	# below are what must show it).
 	for _ in $(seq 100); do
-		[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 1 ] &&
-		    break
+		[ "$(grep -c 'policy reloaded' "$BATS_TEST_TMPDIR/proxy.log")" \
+		    -ge 2 ] && break
 		sleep 0.05
 	done
+	a0=$(metric 'cordon_worker_accepted_total{worker="0"}')
+	a1=$(metric 'cordon_worker_accepted_total{worker="1"}')
+	# Every new connection allowed, whichever worker took it ...
+	[ "$(gets 60 "http://127.0.0.1:$UP/")" = "$(times 60 200)" ]
+	# ... and both took some: a worker the reload missed would have
+	# answered 403.
+	b0=$(metric 'cordon_worker_accepted_total{worker="0"}')
+	b1=$(metric 'cordon_worker_accepted_total{worker="1"}')
+	echo "after the reload: worker 0 took $((b0 - a0)), worker 1 $((b1 - a1))"
+	[ $((b0 - a0)) -gt 0 ]
+	[ $((b1 - a1)) -gt 0 ]
+	# One reload, counted once: it reached both workers.
 	[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 1 ]
 	[ "$(grep -c 'policy reloaded' "$BATS_TEST_TMPDIR/proxy.log")" -eq 2 ]
 	wait_ready
-	[ "$(gets 30 "http://127.0.0.1:$UP/")" = "$(times 30 200)" ]
 }
 
 @test "workers: kill -9 of a worker: started again, logged, no listener lost, no count lost" {
@@ -118,8 +130,10 @@ times() { printf "$2 %.0s" $(seq "$1"); }
 	victim=$(workers | head -n 1)
 	kill -9 "$victim"
 	for _ in $(seq 100); do
-		[ "$(workers | wc -l)" -eq 2 ] && ! workers | grep -qx "$victim" &&
-		    break
+		if [ "$(workers | wc -l)" -eq 2 ] &&
+		    ! workers | grep -qx "$victim"; then
+			break
+		fi
 		sleep 0.05
 	done
 	workers
