@@ -191,7 +191,7 @@ PY
 	[ "$(jq -r .protocol "$LOG")" = connect ]
 }
 
-@test "workers: a run's live deny (--proxy-socket --control) holds for every connection of its sandbox" {
+@test "workers: a run's live deny (--proxy-socket --control) holds for every connection of its sandbox, all served by worker 0" {
 	sandbox_setup
 	sock="$UDIR/proxy.sock"
 	PROXY=$(free_port)
@@ -208,7 +208,7 @@ PY
 	chmod 777 "$WS/m"
 	CTL="$UDIR/ctl.sock"
 	# The harness: denies up.test once the run has made its first
-	# connection (m/first), and says so (m/denied) once applied.
+	# connections (m/first), and says so (m/denied) once applied.
 	cat >"$UDIR/bin/deny.py" <<'PY'
 import json, os, socket, sys, time
 ctl, marks, pattern = sys.argv[1:4]
@@ -233,15 +233,25 @@ PY
 	start_bg harness as_user "$UDIR/home" python3 "$UDIR/bin/deny.py" \
 	    "$CTL" "$WS/m" "up.test:$UP"
 	wait_listen "unix:$CTL"
+	# 40 connections at once, before the deny and after: were the
+	# listener served by both workers, both would take some.
 	run --separate-stderr in_sandbox --quiet --proxy-socket "$sock" \
 	    --control "$CTL" -- sh -c "
 	    c() { curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/; }
-	    c; : >m/first
+	    burst() { for i in \$(seq 40); do c & done; wait; }
+	    burst; echo; : >m/first
 	    for i in \$(seq 200); do [ -e m/denied ] && break; sleep 0.05; done
-	    for i in \$(seq 30); do c; done"
+	    burst"
 	echo "$output"
 	echo "$stderr"
-	[ "$output" = "200 $(times 30 403)" ]
+	[ "$(echo "$output" | sed -n 1p)" = "$(times 40 200)" ]
+	[ "$(echo "$output" | sed -n 2p)" = "$(times 40 403)" ]
+	# Every one of them, and the run's channel, accepted by worker 0.
+	w0=$(metric 'cordon_worker_accepted_total{worker="0"}')
+	w1=$(metric 'cordon_worker_accepted_total{worker="1"}')
+	echo "worker 0: $w0, worker 1: $w1"
+	[ "$w0" -ge 80 ]
+	[ "$w1" -eq 0 ]
 	# The same host, through the TCP listener, for no run: the deny was
 	# the run's alone.
 	[ "$(gets 10 "http://up.test:$UP/")" = "$(times 10 200)" ]
