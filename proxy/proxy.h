@@ -60,7 +60,7 @@ struct policy;
  * counted where it happens.
  */
 struct proxy_stats {
-	uint64_t		 ps_accepted;		/* proxy_cmd.c */
+	uint64_t		 ps_accepted;		/* proxy_listen.c */
 	uint64_t		 ps_dns_failures;	/* conn_dial.c */
 	uint64_t		 ps_reloads_ok;		/* proxy_cmd.c */
 	uint64_t		 ps_reloads_failed;

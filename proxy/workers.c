@@ -2,7 +2,7 @@
  * workers.c: `cordon proxy --workers N`, one proxy served by N worker
  * processes, so that every core of the machine is used.
  *
- * The parent opens every listener (proxy_cmd.c), then forks the
+ * The parent opens every listener (proxy_listen.c), then forks the
  * workers: each inherits the listening sockets and accepts on them
  * (one accept queue per listener, shared: a worker that dies takes no
  * queued connection with it, and the listener outlives it), loads the
