@@ -22,6 +22,11 @@
 #include "proxy.h"
 #include "proxy_cmd.h"
 
+/*
+ * A connection accepted: counted (this worker's accept counter, which
+ * /metrics shows per worker), then the proxy's, as its listener says:
+ * TLS first, or a PROXY v2 header first, or neither.
+ */
 static void
 proxy_listen_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
@@ -41,6 +46,7 @@ proxy_listen_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		    i < run->pr_nlisten && run->pr_pp2[i]);
 }
 
+/* accept(2) failed (out of descriptors): said, and the loop goes on. */
 static void
 proxy_listen_accept_error_cb(struct evconnlistener *l, void *arg)
 {
