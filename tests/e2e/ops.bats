@@ -307,8 +307,11 @@ start_proxy_logfs() {
 	wait_listen "tcp:127.0.0.1:$METRICS"
 }
 
+# Unprivileged, into the user namespace too, keeping our ids: that
+# namespace denies setgroups(2), which nsenter would call otherwise.
 in_logfs() {
-	nsenter -t "$PROXY_PID" -m ${LOGFS_USERNS:+-U} -- "$@"
+	nsenter -t "$PROXY_PID" -m \
+	    ${LOGFS_USERNS:+-U --preserve-credentials} -- "$@"
 }
 
 @test "full disk: the log's ENOSPC refuses new requests with 503, then service resumes by itself" {
