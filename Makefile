@@ -91,7 +91,8 @@ CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 # processes of a run).  A file moves up to its folder's *_SRCS when a
 # unit test needs it.
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
-		   proxy/proxy_cmd.c runner/run_cmd.c \
+		   proxy/proxy_cmd.c proxy/proxy_listen.c proxy/workers.c \
+		   runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
 		   runner/keep.c \
 		   runner/run_print.c \

@@ -123,7 +123,7 @@ ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
 CONC=${CONC:-16}			# ab's concurrency (proxy)
 TINYPROXY_LOGLEVEL=${TINYPROXY_LOGLEVEL:-Connect}
 STARTS=${STARTS:-100}			# runs per command, sandbox start
-BENCH=${BENCH:-all}			# all, or start, ttfb, inspect, mtls or load:
+BENCH=${BENCH:-all}			# all, or start, ttfb, inspect, mtls, workers or load:
 					# that alone
 tmp=$(mktemp -d)
 pids=()
@@ -281,6 +281,12 @@ fi
 # A tls: listener's handshake against a plain one: mk/mtls-bench.sh.
 if [ "$BENCH" = mtls ]; then
 	bash "$(dirname "$self")/mtls-bench.sh" "$cordon" "$tools"
+	exit
+fi
+
+# New connections a second with 1 and N workers: mk/workers-bench.sh.
+if [ "$BENCH" = workers ]; then
+	bash "$(dirname "$self")/workers-bench.sh" "$cordon" "$tools"
 	exit
 fi
 
@@ -719,6 +725,8 @@ if [ "$BENCH" = all ]; then
 	bash "$(dirname "$self")/inspect-bench.sh" "$cordon" "$tools" || true
 	echo
 	bash "$(dirname "$self")/mtls-bench.sh" "$cordon" "$tools" || true
+	echo
+	bash "$(dirname "$self")/workers-bench.sh" "$cordon" "$tools" || true
 	echo
 	bash "$(dirname "$self")/load.sh" "$cordon" "$tools"
 fi

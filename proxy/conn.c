@@ -226,6 +226,7 @@ conn_free(struct conn *c)
 		conn_ask_cancel(c);
 	TAILQ_REMOVE(&px->px_conns, c, c_entry);
 	px->px_nconns--;
+	metrics_sync(px->px_metrics);
 	if (c->c_table->ct_gone != NULL)
 		c->c_table->ct_gone(c);
 	dns_cancel(c->c_dial.cd_query);
@@ -923,6 +924,7 @@ conn_new(struct proxy *px, struct bufferevent *bev, int fd,
 		fatalx("proxy: evtimer_new failed");
 	TAILQ_INSERT_TAIL(&px->px_conns, c, c_entry);
 	px->px_nconns++;
+	metrics_sync(px->px_metrics);
 	if (px->px_nconns > px->px_max) {
 		conn_warn(px, "too many connections (--max-conns); closing "
 		    "new ones");

@@ -60,7 +60,7 @@ struct policy;
  * counted where it happens.
  */
 struct proxy_stats {
-	uint64_t		 ps_accepted;		/* proxy_cmd.c */
+	uint64_t		 ps_accepted;		/* proxy_listen.c */
 	uint64_t		 ps_dns_failures;	/* conn_dial.c */
 	uint64_t		 ps_reloads_ok;		/* proxy_cmd.c */
 	uint64_t		 ps_reloads_failed;
@@ -345,7 +345,19 @@ void		 pwatch_free(struct pwatch *);
 /* metrics.c */
 struct metrics;
 
+struct metrics_slot;
+
 struct metrics	*metrics_new(struct proxy *, int, char **);
+struct metrics	*metrics_attach(struct proxy *, struct metrics_slot *, size_t);
+struct metrics_slot *metrics_slots_new(size_t);
+void		 metrics_slots_free(struct metrics_slot *, size_t);
+struct metrics	*metrics_serve(struct event_base *, int,
+		    struct metrics_slot *, size_t, char **);
+void		 metrics_retire(struct metrics_slot *, size_t,
+		    struct metrics *, bool);
+void		 metrics_draining(struct metrics *);
+pid_t		 metrics_slot_pid(struct metrics_slot *, size_t);
+void		 metrics_sync(struct metrics *);
 void		 metrics_count(struct metrics *, const struct egress *);
 void		 metrics_free(struct metrics *);
 
@@ -389,6 +401,15 @@ bool	 watch_asks_name(const struct conn *);
 int	 watch_ask(struct conn *, const struct egress *, void *);
 void	 watch_ask_cancel(struct conn *, void *);
 void	 watch_close_all(struct proxy *);
+
+/* workers.c: --workers N, one proxy served by N processes. */
+#define WORKERS_MAX		256
+
+typedef void	(*workers_main_fn)(size_t, struct metrics_slot *, void *);
+
+int		 workers_parse(const char *, size_t *);
+size_t		 workers_default(void);
+int		 workers_run(size_t, int, workers_main_fn, void *);
 
 /* proxy_cmd.c */
 int	 proxy_cmd(int, char **);

@@ -1,17 +1,15 @@
 /*
  * proxy_cmd.c: `cordon proxy`: its options, read into a struct
  * proxy_opts and the run's limits, then its start (the policy, the
- * proxy, the listeners, the metrics, the signals), the loop, and one
- * end, proxy_stop().
+ * proxy, the listeners of proxy_listen.c, the metrics, the signals),
+ * alone or as --workers, the loop, and one end, proxy_stop().
  */
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 
-#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +25,12 @@
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
+#include "proxy_cmd.h"
 #include "opt.h"
 #include "util.h"
 #include "xmalloc.h"
 
 #define PROXY_DRAIN_SECS	10
-#define PROXY_MAX_LISTEN	16
 
 static void
 proxy_usage(FILE *f)
@@ -53,76 +51,8 @@ proxy_usage(FILE *f)
 	    "                    [--only] [--allow-non-loopback]\n"
 	    "                    [--metrics tcp:HOST:PORT|unix:PATH]\n"
 	    "                    [--socket-mode MODE] [--socket-group GROUP]\n"
-	    "                    [--upstream-ca FILE] [--pid-file FILE]\n");
-}
-
-struct proxy_run {
-	struct proxy		 pr_proxy;
-	struct policy_layers	 pr_layers;
-	struct endpoint		 pr_eps[PROXY_MAX_LISTEN];
-	struct evconnlistener	*pr_listeners[PROXY_MAX_LISTEN];
-	bool			 pr_pp2[PROXY_MAX_LISTEN];
-	bool			 pr_tls[PROXY_MAX_LISTEN];	/* tls: */
-	struct mtls_files	 pr_tls_files;
-	bool			 pr_policy_watch;
-	struct pwatch		*pr_pwatch;
-	size_t			 pr_nlisten;
-	/* The limits given (proxy_limits); 0 keeps proxy_init()'s. */
-	size_t			 pr_max;
-	int			 pr_head_secs;
-	int			 pr_connect_secs;
-	int			 pr_idle_secs;
-	int			 pr_drain_secs;
-	struct event		*pr_drain_ev;
-	struct endpoint		 pr_metrics_ep;
-	struct metrics		*pr_metrics;
-	const char		*pr_upstream_ca;
-	struct event_base	*pr_base;
-	struct event		*pr_sigs[3];	/* HUP, TERM, INT */
-};
-
-/* `cordon proxy`'s options that only its start needs. */
-struct proxy_opts {
-	const char	 *po_listens[PROXY_MAX_LISTEN];
-	char		 *po_tcp[PROXY_MAX_LISTEN];	/* tls:'s, as tcp: */
-	size_t		  po_nlisten;
-	const char	 *po_log;	/* --log, "-" for stdout */
-	const char	**po_pins;	/* --resolve NAME:ADDR */
-	size_t		  po_npins;
-	char		 *po_dns;	/* --dns, comma-joined */
-	const char	 *po_metrics;	/* --metrics, or NULL */
-	const char	 *po_sockmode;	/* --socket-mode, as given */
-	const char	 *po_sockgroup;	/* --socket-group, as given */
-	const char	 *po_pidfile;	/* --pid-file, or NULL */
-	mode_t		  po_mode;	/* Unix listeners', or -1 */
-	gid_t		  po_gid;	/* Unix listeners', or -1 */
-	bool		  po_remote;	/* --allow-non-loopback */
-};
-
-static void
-proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
-    struct sockaddr *sa, int salen, void *arg)
-{
-	struct proxy_run	*run = arg;
-	size_t			 i;
-
-	for (i = 0; i < run->pr_nlisten; i++)
-		if (run->pr_listeners[i] == l)
-			break;
-	run->pr_proxy.px_stats.ps_accepted++;
-	if (i < run->pr_nlisten && run->pr_tls[i])
-		conn_accept_tls(&run->pr_proxy, fd, sa);
-	else
-		conn_accept(&run->pr_proxy, fd, sa, (socklen_t)salen,
-		    i < run->pr_nlisten && run->pr_pp2[i]);
-}
-
-static void
-proxy_accept_error_cb(struct evconnlistener *l, void *arg)
-{
-	(void)l;
-	(void)arg;
-	log_warn("proxy: accept");
+	    "                    [--upstream-ca FILE] [--pid-file FILE]\n"
+	    "                    [--workers N]\n");
 }
 
 /* Builds the policy from the layers; NULL with every error printed. */
@@ -177,6 +107,7 @@ proxy_reload(struct proxy_run *run, const char *what)
 	px->px_stats.ps_loaded = time(NULL);
 	log_info("proxy: policy reloaded (%s; %s)", px->px_stats.ps_digest,
 	    what);
+	metrics_sync(px->px_metrics);
 }
 
 /* --policy-watch: a file of the policy was replaced. */
@@ -255,7 +186,8 @@ proxy_term_cb(evutil_socket_t sig, short what, void *arg)
 	log_info("proxy: %s: no new connections; %zu open",
 	    strsignal((int)sig), px->px_nconns);
 	for (i = 0; i < run->pr_nlisten; i++)
-		evconnlistener_disable(run->pr_listeners[i]);
+		if (run->pr_listeners[i] != NULL)
+			evconnlistener_disable(run->pr_listeners[i]);
 	if (proxy_drain(px)) {
 		event_base_loopexit(px->px_base, NULL);
 		return;
@@ -264,74 +196,6 @@ proxy_term_cb(evutil_socket_t sig, short what, void *arg)
 	    run);
 	if (run->pr_drain_ev != NULL)
 		evtimer_add(run->pr_drain_ev, &tv);
-}
-
-/*
- * --socket-mode: octal permission bits for Unix listeners.  Others may
- * not write (connect): anyone on the host could use the proxy.
- */
-static int
-proxy_socket_mode(const char *text, bool remote, mode_t *mode)
-{
-	char	*end;
-	long	 n;
-
-	n = strtol(text, &end, 8);
-	if (*text == '\0' || *end != '\0' || n < 0 || n > 0777) {
-		log_warnx("proxy: --socket-mode: \"%s\" is not an octal mode "
-		    "from 0 to 0777", text);
-		return -1;
-	}
-	if ((n & 0002) && !remote) {
-		log_warnx("proxy: --socket-mode %s lets every user on this "
-		    "host use the proxy", text);
-		log_warnx("hint: give a group access with --socket-group "
-		    "GROUP --socket-mode 0660, or pass --allow-non-loopback "
-		    "if that is what you mean");
-		return -1;
-	}
-	*mode = (mode_t)n;
-	return 0;
-}
-
-/* --socket-group: a group name or number. */
-static int
-proxy_socket_group(const char *text, gid_t *gid)
-{
-	struct group	*gr;
-	char		*end;
-	long		 n;
-
-	errno = 0;
-	if ((gr = getgrnam(text)) != NULL) {
-		*gid = gr->gr_gid;
-		return 0;
-	}
-	n = strtol(text, &end, 10);
-	if (*text != '\0' && *end == '\0' && n >= 0 && n < 0x7fffffff) {
-		*gid = (gid_t)n;
-		return 0;
-	}
-	log_warnx("proxy: --socket-group: no group \"%s\"", text);
-	log_warnx("hint: name a group of this system (getent group lists "
-	    "them) or its number; groupadd %s makes one, and usermod -aG "
-	    "%s USER puts a user in it", text, text);
-	return -1;
-}
-
-/*
- * Gives a Unix listener its mode and group, so that the users of a group
- * can connect (connecting needs write permission on the socket file).
- */
-static void
-proxy_socket_perms(const struct endpoint *ep, mode_t mode, gid_t gid)
-{
-	if (ep->ep_family != AF_UNIX)
-		return;
-	if (gid != (gid_t)-1 && lchown(ep->ep_path, (uid_t)-1, gid) == -1)
-		fatal("proxy: --socket-group: chown %s", ep->ep_text);
-	if (mode != (mode_t)-1 && chmod(ep->ep_path, mode) == -1)
-		fatal("proxy: --socket-mode: chmod %s", ep->ep_text);
 }
 
 /* The limits given, in place of proxy_init()'s defaults. */
@@ -348,30 +212,6 @@ proxy_limits(struct proxy_run *run)
 		px->px_connect_secs = run->pr_connect_secs;
 	if (run->pr_idle_secs != 0)
 		px->px_idle_secs = run->pr_idle_secs;
-}
-
-/* --metrics: a loopback listener for Prometheus; fatal on any error. */
-static void
-proxy_metrics(struct proxy_run *run, const char *text, bool remote)
-{
-	struct endpoint	*ep = &run->pr_metrics_ep;
-	char		*cause;
-	int		 fd;
-
-	if (endpoint_parse(text, ep, &cause) == -1)
-		fatalx("proxy: --metrics %s", cause);
-	if (!remote && !endpoint_is_loopback(ep))
-		fatalx("proxy: refusing to serve metrics on %s, which is not "
-		    "a loopback address\ncordon: hint: use 127.0.0.1, ::1 "
-		    "or a Unix socket, and let the scraper reach it through "
-		    "a tunnel or a local agent", ep->ep_text);
-	if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
-		fatalx("proxy: --metrics %s", cause);
-	listen_note(&run->pr_proxy, fd);
-	if ((run->pr_metrics = metrics_new(&run->pr_proxy, fd, &cause)) ==
-	    NULL)
-		fatalx("proxy: %s", cause);
-	log_info("proxy: metrics on %s/metrics", ep->ep_text);
 }
 
 /*
@@ -485,6 +325,8 @@ proxy_opts_flag(struct proxy_run *run, struct proxy_opts *o, int ch,
 	case 'P':
 		o->po_pidfile = arg;
 		break;
+	case 'w':
+		return workers_parse(arg, &run->pr_workers);
 	case 'h':
 		proxy_usage(stdout);
 		*status = 0;
@@ -559,6 +401,7 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 		{ "client-ca", required_argument, NULL, 'Q' },
 		{ "crl", required_argument, NULL, 'R' },
 		{ "policy-watch", no_argument, NULL, 'W' },
+		{ "workers", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -567,6 +410,7 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 
 	memset(run, 0, sizeof(*run));
 	run->pr_drain_secs = PROXY_DRAIN_SECS;
+	run->pr_metrics_fd = -1;
 	run->pr_layers.ly_no_workspace = true;
 	memset(o, 0, sizeof(*o));
 	o->po_log = "-";
@@ -589,10 +433,12 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 	}
 	if (o->po_nlisten == 0)
 		o->po_listens[o->po_nlisten++] = "tcp:127.0.0.1:3128";
-	if (o->po_sockmode != NULL && proxy_socket_mode(o->po_sockmode,
+	if (run->pr_workers == 0)
+		run->pr_workers = workers_default();
+	if (o->po_sockmode != NULL && proxy_listen_mode(o->po_sockmode,
 	    o->po_remote, &o->po_mode) == -1)
 		return -1;
-	if (o->po_sockgroup != NULL && proxy_socket_group(o->po_sockgroup,
+	if (o->po_sockgroup != NULL && proxy_listen_group(o->po_sockgroup,
 	    &o->po_gid) == -1)
 		return -1;
 	if (proxy_opts_tls(run, o) == -1)
@@ -737,63 +583,6 @@ proxy_setup(struct proxy_run *run, const struct proxy_opts *o)
 }
 
 /*
- * A sandbox listener on TCP: the kernel says nothing of who connected,
- * so the sandbox id its clients name is their word alone, scoped to no
- * user.  Said at start, since nothing in the log can say it later.
- */
-static void
-proxy_listen_tcp_sandbox(const struct endpoint *ep)
-{
-	log_warnx("proxy: --listen-sandbox %s: TCP carries no peer "
-	    "credentials: any process that can connect to it may name any "
-	    "sandbox id, and its lines have no uid", ep->ep_text);
-	log_warnx("hint: use --listen-sandbox unix:PATH, whose clients' "
-	    "uids are logged; keep a TCP one on loopback, on a host whose "
-	    "users are all trusted");
-}
-
-/* The listeners (--listen, --listen-sandbox); fatal on any error. */
-static void
-proxy_listen(struct proxy_run *run, const struct proxy_opts *o)
-{
-	struct endpoint	*ep;
-	char		*cause;
-	size_t		 i;
-	int		 fd;
-
-	for (i = 0; i < o->po_nlisten; i++) {
-		ep = &run->pr_eps[i];
-		if (endpoint_parse(o->po_listens[i], ep, &cause) == -1)
-			fatalx("proxy: --listen %s", cause);
-		/* A tls: client proves who it is: it may come from afar. */
-		if (!o->po_remote && !run->pr_tls[i] &&
-		    !endpoint_is_loopback(ep))
-			fatalx("proxy: refusing to listen on %s, which is not "
-			    "a loopback address: anyone who can reach it "
-			    "could use the proxy\ncordon: hint: listen on "
-			    "127.0.0.1, ::1 or a Unix socket, or pass "
-			    "--allow-non-loopback if that is what you mean",
-			    ep->ep_text);
-		if (run->pr_pp2[i] && !run->pr_tls[i] &&
-		    ep->ep_family != AF_UNIX)
-			proxy_listen_tcp_sandbox(ep);
-		if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
-			fatalx("proxy: %s", cause);
-		listen_note(&run->pr_proxy, fd);
-		run->pr_nlisten++;
-		proxy_socket_perms(ep, o->po_mode, o->po_gid);
-		/* Backlog 0: it listens already. */
-		if ((run->pr_listeners[i] = evconnlistener_new(run->pr_base,
-		    proxy_accept_cb, run, LEV_OPT_CLOSE_ON_FREE |
-		    LEV_OPT_CLOSE_ON_EXEC, 0, fd)) == NULL)
-			fatalx("proxy: cannot watch %s", ep->ep_text);
-		evconnlistener_set_error_cb(run->pr_listeners[i],
-		    proxy_accept_error_cb);
-		log_info("proxy: listening on %s", ep->ep_text);
-	}
-}
-
-/*
  * --pid-file: where logrotate's postrotate (and any script) finds whom
  * to send SIGHUP without systemd; written once the listeners are up,
  * removed at the end.  Fatal if it cannot be written.
@@ -850,14 +639,108 @@ proxy_stop(struct proxy_run *run)
 	if (run->pr_drain_ev != NULL)
 		event_free(run->pr_drain_ev);
 	for (i = 0; i < run->pr_nlisten; i++) {
-		evconnlistener_free(run->pr_listeners[i]);
-		endpoint_unlink(&run->pr_eps[i]);
+		if (run->pr_listeners[i] != NULL)
+			evconnlistener_free(run->pr_listeners[i]);
+		/* The parent's to remove: the other workers still serve. */
+		if (!run->pr_worker)
+			endpoint_unlink(&run->pr_eps[i]);
 		endpoint_clear(&run->pr_eps[i]);
 	}
 	metrics_free(run->pr_metrics);
-	endpoint_unlink(&run->pr_metrics_ep);
+	if (!run->pr_worker)
+		endpoint_unlink(&run->pr_metrics_ep);
 	endpoint_clear(&run->pr_metrics_ep);
 	event_base_free(run->pr_base);
+}
+
+/* What proxy_worker() is given: the options, parsed. */
+struct proxy_job {
+	struct proxy_run	*pj_run;
+	const struct proxy_opts	*pj_opts;
+};
+
+/*
+ * Worker i of --workers N, in its own process: the proxy alone's start
+ * (its policy, log, resolver, signals, --policy-watch) on the listeners
+ * the parent opened, counting into its slot of slots; it ends as the
+ * proxy alone does, and exits.
+ */
+static void
+proxy_worker(size_t i, struct metrics_slot *slots, void *arg)
+{
+	struct proxy_job	*pj = arg;
+	struct proxy_run	*run = pj->pj_run;
+
+	proxy_setup(run, pj->pj_opts);
+	proxy_listen(run, i);
+	if (run->pr_metrics_fd != -1) {
+		listen_note(&run->pr_proxy, run->pr_metrics_fd);
+		close(run->pr_metrics_fd);
+	}
+	run->pr_proxy.px_listening = true;
+	proxy_signals(run);
+	proxy_policy_watch(run);
+	proxy_starting_log = NULL;
+	run->pr_metrics = metrics_attach(&run->pr_proxy, slots, i);
+	event_base_dispatch(run->pr_base);
+	proxy_stop(run);
+}
+
+/*
+ * --workers N, N > 1: the policy checked and the listeners opened here,
+ * then workers_run() until they have drained.  Returns the exit status.
+ */
+static int
+proxy_workers(struct proxy_run *run, const struct proxy_opts *o)
+{
+	struct proxy_job	 pj = { run, o };
+	struct policy		*p;
+	size_t			 i;
+	int			 status, mfd = -1;
+
+	if ((p = proxy_policy(run)) == NULL)
+		fatalx("proxy: no policy, not starting");
+	policy_free(p);
+	proxy_listen_open(run, o);
+	if (o->po_metrics != NULL) {
+		mfd = proxy_listen_metrics_open(run, o->po_metrics,
+		    o->po_remote);
+		/* Each worker notes its address, so that none dials it. */
+		if ((run->pr_metrics_fd = fcntl(mfd, F_DUPFD_CLOEXEC, 0)) ==
+		    -1)
+			fatal("proxy: --metrics: dup");
+	}
+	proxy_pidfile(o->po_pidfile);
+	run->pr_worker = true;
+	status = workers_run(run->pr_workers, mfd, proxy_worker, &pj);
+	for (i = 0; i < run->pr_nlisten; i++) {
+		close(run->pr_fds[i]);
+		endpoint_unlink(&run->pr_eps[i]);
+		endpoint_clear(&run->pr_eps[i]);
+	}
+	if (run->pr_metrics_fd != -1)
+		close(run->pr_metrics_fd);
+	endpoint_unlink(&run->pr_metrics_ep);
+	endpoint_clear(&run->pr_metrics_ep);
+	return status;
+}
+
+/* The proxy alone, in this process (--workers 1). */
+static void
+proxy_alone(struct proxy_run *run, const struct proxy_opts *o)
+{
+	proxy_setup(run, o);
+	proxy_listen_open(run, o);
+	proxy_listen(run, 0);
+	run->pr_proxy.px_listening = true;
+	if (o->po_metrics != NULL)
+		proxy_listen_metrics(run, o->po_metrics, o->po_remote);
+	proxy_signals(run);
+	proxy_policy_watch(run);
+	proxy_pidfile(o->po_pidfile);
+	proxy_starting_log = NULL;
+	event_base_dispatch(run->pr_base);
+	proxy_stop(run);
 }
 
 int
@@ -868,20 +751,13 @@ proxy_cmd(int argc, char **argv)
 	int			 status;
 
 	if (proxy_opts_parse(&run, &o, argc, argv, &status) == 0) {
-		proxy_setup(&run, &o);
-		proxy_listen(&run, &o);
-		run.pr_proxy.px_listening = true;
-		if (o.po_metrics != NULL)
-			proxy_metrics(&run, o.po_metrics, o.po_remote);
-		proxy_signals(&run);
-		proxy_policy_watch(&run);
-		proxy_pidfile(o.po_pidfile);
-		proxy_starting_log = NULL;
-		event_base_dispatch(run.pr_base);
-		proxy_stop(&run);
+		status = 0;
+		if (run.pr_workers > 1)
+			status = proxy_workers(&run, &o);
+		else
+			proxy_alone(&run, &o);
 		if (o.po_pidfile != NULL)
 			unlink(o.po_pidfile);
-		status = 0;
 	}
 	proxy_opts_clear(&run, &o);
 	return status;

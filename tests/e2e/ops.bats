@@ -307,8 +307,11 @@ start_proxy_logfs() {
 	wait_listen "tcp:127.0.0.1:$METRICS"
 }
 
+# Unprivileged, into the user namespace too, keeping our ids: that
+# namespace denies setgroups(2), which nsenter would call otherwise.
 in_logfs() {
-	nsenter -t "$PROXY_PID" -m ${LOGFS_USERNS:+-U} -- "$@"
+	nsenter -t "$PROXY_PID" -m \
+	    ${LOGFS_USERNS:+-U --preserve-credentials} -- "$@"
 }
 
 @test "full disk: the log's ENOSPC refuses new requests with 503, then service resumes by itself" {
@@ -317,7 +320,9 @@ in_logfs() {
 	start_bg origin "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP2" \
 	    --log "$BATS_TEST_TMPDIR/origin.heads"
 	wait_listen "tcp:127.0.0.1:$UP2"
-	start_proxy_logfs --allow-domain "127.0.0.1:$UP2" \
+	# A failed log is each worker's: one worker, so that the first
+	# request past the full disk is the one refused.
+	start_proxy_logfs --workers 1 --allow-domain "127.0.0.1:$UP2" \
 	    --allow-cidr 127.0.0.1/32
 	[ "$(get "http://127.0.0.1:$UP2/bytes/1")" = 200 ]
 	in_logfs grep -q '"path":"/bytes/1"' "$LOGFS/egress.log"

@@ -370,7 +370,9 @@ print(n)'
 }
 
 @test "limits: slow heads time out, excess connections are closed" {
-	start_proxy --head-secs 1 --max-conns 3 --allow-domain "127.0.0.1:$UP"
+	# --max-conns is each worker's: one worker, for one limit.
+	start_proxy --workers 1 --head-secs 1 --max-conns 3 \
+	    --allow-domain "127.0.0.1:$UP"
 	start=$(date +%s%N)
 	run timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PROXY;
 	    printf 'GET http://127.0.0.1/ HTTP/1.1\r\n' >&3; cat <&3"
@@ -450,7 +452,9 @@ print(n)'
 }
 
 @test "slow and silent clients, and excess ones, are closed and logged" {
-	start_proxy --head-secs 2 --max-conns 2 --allow-domain "127.0.0.1:$UP"
+	# --max-conns is each worker's: one worker, for one limit.
+	start_proxy --workers 1 --head-secs 2 --max-conns 2 \
+	    --allow-domain "127.0.0.1:$UP"
 	# A byte a second keeps no connection past --head-secs in all.
 	start=$(date +%s)
 	run timeout 15 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PROXY;

@@ -1,0 +1,253 @@
+/*
+ * proxy_listen.c: `cordon proxy`'s listeners: --listen, --listen-sandbox
+ * and --metrics opened (once, by the proxy alone or by the parent of the
+ * workers), their sockets' mode and group, and each watched on a loop,
+ * where a connection accepted goes to the proxy.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "endpoint.h"
+#include "log.h"
+#include "proxy.h"
+#include "proxy_cmd.h"
+
+/*
+ * A connection accepted: counted (this worker's accept counter, which
+ * /metrics shows per worker), then the proxy's, as its listener says:
+ * TLS first, or a PROXY v2 header first, or neither.
+ */
+static void
+proxy_listen_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct proxy_run	*run = arg;
+	size_t			 i;
+
+	for (i = 0; i < run->pr_nlisten; i++)
+		if (run->pr_listeners[i] == l)
+			break;
+	run->pr_proxy.px_stats.ps_accepted++;
+	metrics_sync(run->pr_proxy.px_metrics);
+	if (i < run->pr_nlisten && run->pr_tls[i])
+		conn_accept_tls(&run->pr_proxy, fd, sa);
+	else
+		conn_accept(&run->pr_proxy, fd, sa, (socklen_t)salen,
+		    i < run->pr_nlisten && run->pr_pp2[i]);
+}
+
+/* accept(2) failed (out of descriptors): said, and the loop goes on. */
+static void
+proxy_listen_accept_error_cb(struct evconnlistener *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+	log_warn("proxy: accept");
+}
+
+/*
+ * --socket-mode: octal permission bits for Unix listeners.  Others may
+ * not write (connect): anyone on the host could use the proxy.
+ */
+int
+proxy_listen_mode(const char *text, bool remote, mode_t *mode)
+{
+	char	*end;
+	long	 n;
+
+	n = strtol(text, &end, 8);
+	if (*text == '\0' || *end != '\0' || n < 0 || n > 0777) {
+		log_warnx("proxy: --socket-mode: \"%s\" is not an octal mode "
+		    "from 0 to 0777", text);
+		return -1;
+	}
+	if ((n & 0002) && !remote) {
+		log_warnx("proxy: --socket-mode %s lets every user on this "
+		    "host use the proxy", text);
+		log_warnx("hint: give a group access with --socket-group "
+		    "GROUP --socket-mode 0660, or pass --allow-non-loopback "
+		    "if that is what you mean");
+		return -1;
+	}
+	*mode = (mode_t)n;
+	return 0;
+}
+
+/* --socket-group: a group name or number. */
+int
+proxy_listen_group(const char *text, gid_t *gid)
+{
+	struct group	*gr;
+	char		*end;
+	long		 n;
+
+	errno = 0;
+	if ((gr = getgrnam(text)) != NULL) {
+		*gid = gr->gr_gid;
+		return 0;
+	}
+	n = strtol(text, &end, 10);
+	if (*text != '\0' && *end == '\0' && n >= 0 && n < 0x7fffffff) {
+		*gid = (gid_t)n;
+		return 0;
+	}
+	log_warnx("proxy: --socket-group: no group \"%s\"", text);
+	log_warnx("hint: name a group of this system (getent group lists "
+	    "them) or its number; groupadd %s makes one, and usermod -aG "
+	    "%s USER puts a user in it", text, text);
+	return -1;
+}
+
+/*
+ * Gives a Unix listener its mode and group, so that the users of a group
+ * can connect (connecting needs write permission on the socket file).
+ */
+static void
+proxy_listen_perms(const struct endpoint *ep, mode_t mode, gid_t gid)
+{
+	if (ep->ep_family != AF_UNIX)
+		return;
+	if (gid != (gid_t)-1 && lchown(ep->ep_path, (uid_t)-1, gid) == -1)
+		fatal("proxy: --socket-group: chown %s", ep->ep_text);
+	if (mode != (mode_t)-1 && chmod(ep->ep_path, mode) == -1)
+		fatal("proxy: --socket-mode: chmod %s", ep->ep_text);
+}
+
+/*
+ * --metrics: a loopback listener for Prometheus, served by the proxy
+ * alone, or by the parent of its workers; fatal on any error.
+ */
+int
+proxy_listen_metrics_open(struct proxy_run *run, const char *text,
+    bool remote)
+{
+	struct endpoint	*ep = &run->pr_metrics_ep;
+	char		*cause;
+	int		 fd;
+
+	if (endpoint_parse(text, ep, &cause) == -1)
+		fatalx("proxy: --metrics %s", cause);
+	if (!remote && !endpoint_is_loopback(ep))
+		fatalx("proxy: refusing to serve metrics on %s, which is not "
+		    "a loopback address\ncordon: hint: use 127.0.0.1, ::1 "
+		    "or a Unix socket, and let the scraper reach it through "
+		    "a tunnel or a local agent", ep->ep_text);
+	if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
+		fatalx("proxy: --metrics %s", cause);
+	log_info("proxy: metrics on %s/metrics", ep->ep_text);
+	return fd;
+}
+
+/* --metrics served by the proxy alone. */
+void
+proxy_listen_metrics(struct proxy_run *run, const char *text, bool remote)
+{
+	char	*cause;
+	int	 fd;
+
+	fd = proxy_listen_metrics_open(run, text, remote);
+	listen_note(&run->pr_proxy, fd);
+	if ((run->pr_metrics = metrics_new(&run->pr_proxy, fd, &cause)) ==
+	    NULL)
+		fatalx("proxy: %s", cause);
+}
+
+/*
+ * A sandbox listener on TCP: the kernel says nothing of who connected,
+ * so the sandbox id its clients name is their word alone, scoped to no
+ * user.  Said at start, since nothing in the log can say it later.
+ */
+static void
+proxy_listen_tcp_sandbox(const struct endpoint *ep)
+{
+	log_warnx("proxy: --listen-sandbox %s: TCP carries no peer "
+	    "credentials: any process that can connect to it may name any "
+	    "sandbox id, and its lines have no uid", ep->ep_text);
+	log_warnx("hint: use --listen-sandbox unix:PATH, whose clients' "
+	    "uids are logged; keep a TCP one on loopback, on a host whose "
+	    "users are all trusted");
+}
+
+/*
+ * The listening sockets (--listen, --listen-sandbox), in pr_fds, opened
+ * once, before any worker; fatal on any error.
+ */
+void
+proxy_listen_open(struct proxy_run *run, const struct proxy_opts *o)
+{
+	struct endpoint	*ep;
+	char		*cause;
+	size_t		 i;
+	int		 fd;
+
+	for (i = 0; i < o->po_nlisten; i++) {
+		ep = &run->pr_eps[i];
+		if (endpoint_parse(o->po_listens[i], ep, &cause) == -1)
+			fatalx("proxy: --listen %s", cause);
+		/* A tls: client proves who it is: it may come from afar. */
+		if (!o->po_remote && !run->pr_tls[i] &&
+		    !endpoint_is_loopback(ep))
+			fatalx("proxy: refusing to listen on %s, which is not "
+			    "a loopback address: anyone who can reach it "
+			    "could use the proxy\ncordon: hint: listen on "
+			    "127.0.0.1, ::1 or a Unix socket, or pass "
+			    "--allow-non-loopback if that is what you mean",
+			    ep->ep_text);
+		if (run->pr_pp2[i] && !run->pr_tls[i] &&
+		    ep->ep_family != AF_UNIX)
+			proxy_listen_tcp_sandbox(ep);
+		if ((fd = endpoint_listen(ep, SOMAXCONN, &cause)) == -1)
+			fatalx("proxy: %s", cause);
+		run->pr_fds[i] = fd;
+		run->pr_nlisten++;
+		proxy_listen_perms(ep, o->po_mode, o->po_gid);
+		log_info("proxy: listening on %s", ep->ep_text);
+	}
+}
+
+/*
+ * Whether worker i leaves listener l to worker 0: a Unix sandbox
+ * listener carries the runs' channels (watch.c), whose decisions, asks
+ * and live rules hold for their sandbox's connections only on the
+ * worker that holds the channel; so a run's channel and its sandbox's
+ * connections are served by one worker, worker 0.
+ */
+static bool
+proxy_listen_pinned(const struct proxy_run *run, size_t i, size_t l)
+{
+	return run->pr_worker && i != 0 && run->pr_pp2[l] &&
+	    run->pr_eps[l].ep_family == AF_UNIX;
+}
+
+/* Watches the listeners on the loop (worker i's); fatal on any error. */
+void
+proxy_listen(struct proxy_run *run, size_t i)
+{
+	size_t	 l;
+
+	for (l = 0; l < run->pr_nlisten; l++) {
+		listen_note(&run->pr_proxy, run->pr_fds[l]);
+		if (proxy_listen_pinned(run, i, l)) {
+			close(run->pr_fds[l]);
+			continue;
+		}
+		/* Backlog 0: it listens already. */
+		if ((run->pr_listeners[l] = evconnlistener_new(run->pr_base,
+		    proxy_listen_accept_cb, run, LEV_OPT_CLOSE_ON_FREE |
+		    LEV_OPT_CLOSE_ON_EXEC, 0, run->pr_fds[l])) == NULL)
+			fatalx("proxy: cannot watch %s",
+			    run->pr_eps[l].ep_text);
+		evconnlistener_set_error_cb(run->pr_listeners[l],
+		    proxy_listen_accept_error_cb);
+	}
+}
