@@ -1,6 +1,6 @@
 /*
  * policy.c: a policy as plain data (policy.h): its names, making,
- * copying and freeing its lists and records.  No JSON here: loading is
+ * copying and freeing its lists, records and identities.  No JSON here: loading is
  * policy_load.c's and policy_rec.c's, parsing a rule's text
  * policy_parse.c's.
  */
@@ -178,6 +178,43 @@ policy_free(struct policy *p)
 	policy_plist_free(&p->p_sockets);
 	policy_plist_free(&p->p_env_pass);
 	policy_plist_free(&p->p_env_set);
-	policy_ident_unref(p->p_idents);
+	policy_pidents_unref(p->p_idents);
 	free(p);
+}
+
+static void
+policy_pident_clear(struct pident *id)
+{
+	free(id->id_match);
+	free(id->id_file);
+	free(id->id_from);
+	policy_free(id->id_layer);
+	memset(id, 0, sizeof(*id));
+}
+
+/*
+ * A policy's identities (policy_ident.c loads them) are shared by the
+ * policies merged from it, so they are counted: each holder takes a
+ * reference, and the last to let go frees them with their layers.
+ */
+struct pidents *
+policy_pidents_ref(struct pidents *is)
+{
+	if (is != NULL)
+		is->is_refs++;
+	return is;
+}
+
+void
+policy_pidents_unref(struct pidents *is)
+{
+	size_t	 i;
+
+	if (is == NULL || --is->is_refs > 0)
+		return;
+	for (i = 0; i < is->is_n; i++)
+		policy_pident_clear(&is->is_v[i]);
+	free(is->is_v);
+	policy_pident_clear(&is->is_default);
+	free(is);
 }

@@ -204,6 +204,8 @@ void		 policy_pinspect_copy(struct pinspect *,
 		    const struct pinspect *);
 void		 policy_pcred_clear(struct pcred *);
 void		 policy_pcred_copy(struct pcred *, const struct pcred *);
+struct pidents	*policy_pidents_ref(struct pidents *);
+void		 policy_pidents_unref(struct pidents *);
 
 /* policy_parse.c */
 int		 policy_parse_pattern(const char *, struct pitem *, char **);

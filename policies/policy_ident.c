@@ -281,16 +281,6 @@ ident_default(struct loader *l, const char *path, json_t *v,
 		    "policy file, or an object with \"policy\"");
 }
 
-static void
-ident_clear(struct pident *id)
-{
-	free(id->id_match);
-	free(id->id_file);
-	free(id->id_from);
-	policy_free(id->id_layer);
-	memset(id, 0, sizeof(*id));
-}
-
 /*
  * "identities" of the layer being loaded, at path (an object, already
  * unwrapped; from is ignored: each rule names where it was written).
@@ -338,33 +328,28 @@ policy_ident_load(struct loader *l, const char *path, const char *from,
 		ident_default(l, sub, v, &is->is_default);
 	free(sub);
 	if (l->l_errors.el_count != errors) {
-		policy_ident_unref(is);
+		policy_pidents_unref(is);
 		return;
 	}
-	policy_ident_unref(l->l_policy->p_idents);
+	policy_pidents_unref(l->l_policy->p_idents);
 	l->l_policy->p_idents = is;
 }
 
+/*
+ * The proxy's hold on a policy's identities (proxy/ident.c): their
+ * lifetime is the policy's, in policy.c, below the loading and the
+ * joining here.
+ */
 struct pidents *
 policy_ident_ref(struct pidents *is)
 {
-	if (is != NULL)
-		is->is_refs++;
-	return is;
+	return policy_pidents_ref(is);
 }
 
 void
 policy_ident_unref(struct pidents *is)
 {
-	size_t	 i;
-
-	if (is == NULL || --is->is_refs > 0)
-		return;
-	for (i = 0; i < is->is_n; i++)
-		ident_clear(&is->is_v[i]);
-	free(is->is_v);
-	ident_clear(&is->is_default);
-	free(is);
+	policy_pidents_unref(is);
 }
 
 /* The rule of p's identities for identity id (the default: no match). */
@@ -397,7 +382,7 @@ policy_ident_join(const struct policy *op, const struct pident *rule,
 
 	p = policy_new();
 	policy_merge(p, op);
-	policy_ident_unref(p->p_idents);
+	policy_pidents_unref(p->p_idents);
 	p->p_idents = NULL;
 	if (rule->id_layer == NULL) {
 		shown = id != NULL ? str_escape(id, strlen(id)) : NULL;

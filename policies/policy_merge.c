@@ -122,8 +122,8 @@ policy_merge(struct policy *dst, const struct policy *layer)
 	}
 	/* identities: a later layer's replace an earlier one's whole. */
 	if (layer->p_idents != NULL) {
-		policy_ident_unref(dst->p_idents);
-		dst->p_idents = policy_ident_ref(layer->p_idents);
+		policy_pidents_unref(dst->p_idents);
+		dst->p_idents = policy_pidents_ref(layer->p_idents);
 	}
 	/* The tier: a later layer that names it names all of it. */
 	if (layer->p_tier[POLICY_TIER_PROXY].pl_n != 0)

@@ -97,36 +97,6 @@ run_agent_start(struct runner *rn, char **cause)
 }
 
 /*
- * The socket the sandbox reaches (rn_ep), in a private folder (rn_dir,
- * 0700), listening.  Returns it, or -1 with *cause set.
- */
-int
-run_proxy_socket(struct runner *rn, char **cause)
-{
-	const char	*base;
-	char		*text;
-	int		 fd;
-
-	base = getenv("XDG_RUNTIME_DIR");
-	if (base == NULL || base[0] != '/' || access(base, W_OK | X_OK) == -1 ||
-	    strlen(base) > 64)
-		base = "/tmp";
-	xasprintf(&rn->rn_dir, "%s/cordon-XXXXXX", base);
-	if (mkdtemp(rn->rn_dir) == NULL) {
-		xasprintf(cause, "making %s: %s", rn->rn_dir, strerror(errno));
-		free(rn->rn_dir);
-		rn->rn_dir = NULL;
-		return -1;
-	}
-	xasprintf(&text, "unix:%s/proxy.sock", rn->rn_dir);
-	fd = endpoint_parse(text, &rn->rn_ep, cause);
-	free(text);
-	if (fd == -1)
-		return -1;
-	return endpoint_listen(&rn->rn_ep, SOMAXCONN, cause);
-}
-
-/*
  * The run's own proxy: the run's policy, on a Unix socket in a private
  * folder.  Returns 0, or -1 with *cause set.
  */
@@ -140,7 +110,7 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	/* Ours from here, whatever fails: run_end() frees it all. */
 	proxy_init(px, rn->rn_base, policy);
 	rn->rn_own_proxy = true;
-	if ((fd = run_proxy_socket(rn, cause)) == -1)
+	if ((fd = run_sock_open(rn, cause)) == -1)
 		return -1;
 
 	px->px_hooks = &run_control_proxy_hooks;

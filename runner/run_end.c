@@ -166,13 +166,7 @@ run_end_proxy(struct runner *rn)
 	}
 	tlsup_free(rn->rn_remote);
 	rn->rn_remote = NULL;
-	if (rn->rn_dir != NULL) {
-		endpoint_unlink(&rn->rn_ep);
-		rmdir(rn->rn_dir);
-		free(rn->rn_dir);
-		rn->rn_dir = NULL;
-	}
-	endpoint_clear(&rn->rn_ep);
+	run_sock_close(rn);
 }
 
 /* Milliseconds since start, on the monotonic clock. */

@@ -1,8 +1,8 @@
 /*
  * run_host.h: the process outside, cordon run on the host from run_exec() to
- * run_end(): the proxy, the clone, the wait (run.c), the harness's side
- * (run_control.c), the operator's proxy's feed (run_feed.c), and the end
- * (run_end.c).
+ * run_end(): the proxy, the clone, the wait (run.c), the private folder
+ * and its socket (run_sock.c), the harness's side (run_control.c), the
+ * operator's proxy's feed (run_feed.c), and the end (run_end.c).
  */
 #ifndef CORDON_RUN_HOST_H
 #define CORDON_RUN_HOST_H
@@ -83,7 +83,10 @@ struct runner {
 };
 
 int		run_exec(struct run *, struct policy *, const struct run_net *);
-int		run_proxy_socket(struct runner *, char **);
+
+/* run_sock.c: the private folder and the socket the sandbox reaches. */
+int	run_sock_open(struct runner *, char **);
+void	run_sock_close(struct runner *);
 
 /* run_remote.c: the relay to a remote tier (--proxy tls://). */
 int	run_remote_start(struct runner *);

@@ -44,7 +44,7 @@ run_remote_start(struct runner *rn)
 		free(cause);
 		return -1;
 	}
-	if ((fd = run_proxy_socket(rn, &cause)) == -1 ||
+	if ((fd = run_sock_open(rn, &cause)) == -1 ||
 	    tlsup_listen(rn->rn_remote, fd, false, &cause) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
