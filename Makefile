@@ -147,7 +147,7 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 # make check install those too).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
-		   libmnl-dev libnftnl-dev
+		   libmnl-dev libnftnl-dev musl-tools
 DEB_DEMO	 = curl jq util-linux passwd
 DEB_UNIT	 = git
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
@@ -183,10 +183,25 @@ $(BIN): $(CORE_OBJS) $(CMD_OBJS)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
 
 # cordon run --session alone, with the C library only: it starts fast.
+# With musl (musl-tools), static: glibc's start asks the processor for
+# its caches (cpuid), which traps in a virtual machine; musl's start does
+# not, and a command in a session costs 0.5 ms less.  Not a PIE: musl-gcc
+# has no static PIE.  Without musl, glibc's, dynamic.
+MUSL_CC		?= $(shell command -v musl-gcc 2>/dev/null)
+ifneq ($(MUSL_CC),)
+$(SESSION_EXEC): $(SESSION_SRCS) session/session_exec.c session/sess.h
+	@echo "  LD      $@ (musl, static)"
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MUSL_CC) -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) \
+	    -fstack-protector-strong -fstack-clash-protection -fno-pie \
+	    -static -no-pie -Wl,-z,relro,-z,now,-z,noexecstack \
+	    -o $@ $(filter %.c,$^)
+else
 $(SESSION_EXEC): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) \
     session/session_exec.c)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
+endif
 
 # A plain make only builds: it names the libraries pkg-config cannot
 # find, and the target that installs them, and installs nothing.  The

@@ -13,7 +13,7 @@ set -eu
 # exec, as every other line does.
 start_cmds() {
 	local cordon=$1
-	start_labels=(true unshare bwrap none plain proxy session)
+	start_labels=(true unshare bwrap none plain proxy session runsession)
 	start_cmd_true=("$(type -P true)")
 	start_cmd_unshare=(unshare -Urnmpf true)
 	start_cmd_bwrap=(bwrap --unshare-all --ro-bind / / true)
@@ -26,6 +26,9 @@ start_cmds() {
 	# A command in a session (--network none, as none's), through the
 	# C-library-only client; the session is started once, by --starts.
 	start_cmd_session=("${sessexec:-false}" --session "${sid:-none}" -- true)
+	# The same through cordon itself: cordon's own start (its libraries
+	# linked, about what cordon --version costs) on top.
+	start_cmd_runsession=("$cordon" run --session "${sid:-none}" -- true)
 }
 
 # The pids of $1's children, one a line.
@@ -202,12 +205,13 @@ start_report() {
 	    [none]="cordon run --network none -- true"
 	    [plain]="  the same, no HOME (no home layer)"
 	    [proxy]="cordon run -- true (proxy)"
-	    [session]="cordon-session-exec --session ID -- true")
+	    [session]="cordon-session-exec --session ID -- true"
+	    [runsession]="cordon run --session ID -- true")
 	local -A add
 	t0=$(start_fig "$who" time.true)
 	printf '%-40s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
 	    "/bwrap" "/unshare"
-	for l in true unshare bwrap none plain proxy session; do
+	for l in true unshare bwrap none plain proxy session runsession; do
 		t=$(start_fig "$who" "time.$l")
 		if is_num "$t" && is_num "$t0"; then
 			add[$l]=$(echo "($t - $t0) / 1000" | bc -l)
@@ -218,7 +222,7 @@ start_report() {
 			printf '%-40s %9s %9s' "${name[$l]}" "$t" -
 		fi
 		case $l in
-		none|plain|proxy|session) printf ' %9s %9s\n' \
+		none|plain|proxy|session|runsession) printf ' %9s %9s\n' \
 		    "$(ratio "${add[$l]}" "${add[bwrap]}")" \
 		    "$(ratio "${add[$l]}" "${add[unshare]}")" ;;
 		*) echo ;;

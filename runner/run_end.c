@@ -191,6 +191,8 @@ run_end_report(struct runner *rn)
 
 	tally_hidden(rn->rn_tally, run->r_hidden_cfg, run->r_nhidden_cfg);
 	tally_tokens(rn->rn_tally, run_secrets_json(run));
+	if (run->r_session_opts != NULL)
+		tally_session(rn->rn_tally);
 	if (!net->net_quiet)
 		tally_summary(rn->rn_tally, stderr);
 	/* Held back, it was not done: said even with --quiet. */

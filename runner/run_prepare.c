@@ -466,6 +466,8 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 	rp->rp_layers = o->ro_layers;
 	rp->rp_ep.ep_port = RUN_BRIDGE_PORT;
 	run->r_sb.sb_cmd.sc_seccomp = -1;
+	run->r_sb.sb_cmd.sc_llfd = -1;
+	run->r_sb.sb_cmd.sc_prog = NULL;
 	run->r_sb.sb_pipes.sp_sync = run->r_sb.sb_pipes.sp_errfd = -1;
 	run->r_sb.sb_pipes.sp_endfd = run->r_sb.sb_pipes.sp_pubfd = -1;
 	run->r_sb.sb_pipes.sp_session = run->r_sb.sb_pipes.sp_ready = -1;

@@ -63,6 +63,7 @@ struct tally {
 	const char *const *t_hidden;		/* tools' token files hidden */
 	size_t		 t_nhidden;
 	json_t		*t_tokens;		/* run_secrets_json(), owned */
+	bool		 t_session;		/* a session's summary */
 };
 
 struct tally *
@@ -173,11 +174,21 @@ tally_private_line(const struct tally *t, FILE *f)
 	if (t->t_private == NULL || json_unpack(t->t_private, "{s:I, s:I}",
 	    "files", &files, "bytes", &bytes) != 0 || files == 0)
 		return;
-	fprintf(f, "cordon: the command left %lld file%s (%lld bytes) in /tmp "
-	    "and /var/tmp, which are this run's own and went with it: a "
-	    "later run does not see them\ncordon: hint: write what a later "
-	    "command needs into the workspace, or a folder --write names\n",
-	    (long long)files, files == 1 ? "" : "s", (long long)bytes);
+	fprintf(f, "cordon: the %s left %lld file%s (%lld bytes) in /tmp "
+	    "and /var/tmp, which are this %s own and went with it: a "
+	    "later %s does not see them\ncordon: hint: write what a later "
+	    "%s needs into the workspace, or a folder --write names\n",
+	    t->t_session ? "session's commands" : "command", (long long)files,
+	    files == 1 ? "" : "s", (long long)bytes, t->t_session ?
+	    "session's" : "run's", t->t_session ? "session" : "run",
+	    t->t_session ? "session" : "command");
+}
+
+/* The summary is a session's, at its stop: said so. */
+void
+tally_session(struct tally *t)
+{
+	t->t_session = true;
 }
 
 /*

@@ -39,6 +39,7 @@ void		 tally_end(struct tally *, json_t *);
 void		 tally_hidden(struct tally *, const char *const *, size_t);
 void		 tally_tokens(struct tally *, json_t *);
 void		 tally_summary(const struct tally *, FILE *);
+void		 tally_session(struct tally *);
 void		 tally_hooks(const struct tally *, FILE *);
 int		 tally_report(const struct tally *, const struct report_info *,
 		    const char *, const struct wspath *, char **);

@@ -17,8 +17,12 @@
 
 #include <linux/close_range.h>
 
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,13 +60,48 @@ caps_drop(const struct sandbox_cmd *cmd)
 		    strerror(errno));
 }
 
+/*
+ * Finds argv[0] in PATH as a shell does, by a look at each folder, and
+ * runs the first executable file: execvp's way, an execve(2) tried in
+ * each folder, copies the whole environment into the kernel each time
+ * (a tenth of a command's start with ten folders).  Returns when none
+ * is found or it did not run, for execvp to try the same in its way and
+ * say why.
+ */
+static void
+command_path(char *const *argv)
+{
+	struct stat	 st;
+	const char	*path, *p, *end;
+	char		 file[PATH_MAX];
+	size_t		 len;
+
+	if (strchr(argv[0], '/') != NULL || (path = getenv("PATH")) == NULL)
+		return;
+	for (p = path; ; p = end + 1) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		len = (size_t)(end - p);
+		if (snprintf(file, sizeof(file), "%.*s/%s", len == 0 ? 1 :
+		    (int)len, len == 0 ? "." : p, argv[0]) <
+		    (int)sizeof(file) && stat(file, &st) == 0 &&
+		    S_ISREG(st.st_mode) &&
+		    access(file, X_OK) == 0) {
+			execv(file, argv);
+			return;
+		}
+		if (*end == '\0')
+			return;
+	}
+}
+
 /* The command's side of the fork: never returns. */
 void
 command_exec(const struct sandbox_cmd *cmd)
 {
 	sigset_t	 none;
 	char		*cause;
-	int		 abi, err, sig, listener = -1;
+	int		 err, sig, listener = -1;
 
 	/* Default dispositions and nothing blocked, as a shell would. */
 	for (sig = 1; sig < NSIG; sig++)
@@ -83,12 +122,19 @@ command_exec(const struct sandbox_cmd *cmd)
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
 		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "close_range: %s",
 		    strerror(errno));
-	if (landlock_abi() > 0 &&
-	    (abi = landlock_apply(cmd->sc_ll, cmd->sc_nll, true, &cause)) == -1)
+	/* A session's PID 1 built the same ruleset once (landlock.c). */
+	if (cmd->sc_llfd != -1) {
+		if (landlock_restrict(cmd->sc_llfd, &cause) == -1)
+			sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
+			    "Landlock: %s", cause);
+	} else if (landlock_abi() > 0 && landlock_apply(cmd->sc_ll,
+	    cmd->sc_nll, true, &cause) == -1)
 		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "Landlock: %s",
 		    cause);
-	if (sysfilter_apply(cmd->sc_seccomp, cmd->sc_notifyfd != -1 ?
-	    &listener : NULL, &cause) == -1)
+	if ((cmd->sc_prog != NULL ? sysfilter_apply_load(cmd->sc_prog,
+	    cmd->sc_notifyfd != -1 ? &listener : NULL, &cause) :
+	    sysfilter_apply(cmd->sc_seccomp, cmd->sc_notifyfd != -1 ?
+	    &listener : NULL, &cause)) == -1)
 		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE, "%s; nothing run",
 		    cause);
 	/* The listener is cordon run's alone: the command must not answer. */
@@ -102,6 +148,7 @@ command_exec(const struct sandbox_cmd *cmd)
 		close(cmd->sc_notifyfd);
 	}
 	environ = cmd->sc_env;
+	command_path(cmd->sc_argv);
 	execvp(cmd->sc_argv[0], cmd->sc_argv);
 	err = errno;
 	sandbox_fail(cmd->sc_errfd,

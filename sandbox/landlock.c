@@ -92,17 +92,17 @@ landlock_fs_rights(int abi)
 }
 
 /*
- * Restricts this process and its children to the rules: everything is
- * denied but reading below the rules' paths, and writing below those
- * with ll_write.  A path that does not exist is left out (nothing can be
- * done there, which is tighter).  With scope, and an ABI that has it,
- * abstract Unix sockets and signals stay inside.  Sets
- * PR_SET_NO_NEW_PRIVS.  Returns the ABI used, or -1 with *cause set;
- * without Landlock in the kernel, -1 too: the caller decides whether to
- * go on without it, and says so.
+ * A ruleset for the rules: everything is denied but reading below the
+ * rules' paths, and writing below those with ll_write.  A path that does
+ * not exist is left out (nothing can be done there, which is tighter).
+ * With scope, and an ABI that has it, abstract Unix sockets and signals
+ * stay inside.  The paths are resolved now: a ruleset built once (a
+ * session's PID 1, sandbox_session.c) holds the folders as they were
+ * then.  Returns the ruleset's descriptor (close-on-exec), or -1 with
+ * *cause set; without Landlock in the kernel, -1 too.
  */
 int
-landlock_apply(const struct landlock_rule *rules, size_t n, bool scope,
+landlock_ruleset(const struct landlock_rule *rules, size_t n, bool scope,
     char **cause)
 {
 	struct ll_ruleset_attr			 attr;
@@ -160,17 +160,46 @@ landlock_apply(const struct landlock_rule *rules, size_t n, bool scope,
 		}
 		close(fd);
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
-		xasprintf(cause, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
-		goto fail;
-	}
-	if (syscall(SYS_landlock_restrict_self, rfd, 0) == -1) {
-		xasprintf(cause, "landlock_restrict_self: %s", strerror(errno));
-		goto fail;
-	}
-	close(rfd);
-	return abi;
+	return rfd;
 fail:
 	close(rfd);
 	return -1;
+}
+
+/*
+ * Restricts this process and its children to the ruleset rfd, with
+ * PR_SET_NO_NEW_PRIVS first.  Returns 0, or -1 with *cause set.
+ */
+int
+landlock_restrict(int rfd, char **cause)
+{
+	*cause = NULL;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
+		xasprintf(cause, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+		return -1;
+	}
+	if (syscall(SYS_landlock_restrict_self, rfd, 0) == -1) {
+		xasprintf(cause, "landlock_restrict_self: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Restricts this process and its children to the rules
+ * (landlock_ruleset).  Sets PR_SET_NO_NEW_PRIVS.  Returns 0, or -1 with
+ * *cause set; without Landlock in the kernel, -1 too: the caller decides
+ * whether to go on without it, and says so.
+ */
+int
+landlock_apply(const struct landlock_rule *rules, size_t n, bool scope,
+    char **cause)
+{
+	int	 rfd, rc;
+
+	if ((rfd = landlock_ruleset(rules, n, scope, cause)) == -1)
+		return -1;
+	rc = landlock_restrict(rfd, cause);
+	close(rfd);
+	return rc;
 }

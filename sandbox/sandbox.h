@@ -94,6 +94,8 @@ struct landlock_rule {
 };
 
 int	landlock_abi(void);
+int	landlock_ruleset(const struct landlock_rule *, size_t, bool, char **);
+int	landlock_restrict(int, char **);
 int	landlock_apply(const struct landlock_rule *, size_t, bool, char **);
 
 /*
@@ -163,7 +165,9 @@ struct sandbox_cmd {
 	gid_t			  sc_gid;
 	struct landlock_rule	 *sc_ll;		/* the writable roots */
 	size_t			  sc_nll;
+	int			  sc_llfd;	/* a ruleset built once, or -1 */
 	int			  sc_seccomp;	/* sysfilter_new() memfd */
+	const struct sock_fprog	 *sc_prog;	/* or read once, or NULL */
 	int			  sc_notifyfd;	/* it sends its seccomp listener */
 						/* on it, or -1 */
 	int			  sc_errfd;	/* write end: why it did not start */
@@ -201,7 +205,10 @@ void	sandbox_fail(int, int, const char *, ...)
 void	command_exec(const struct sandbox_cmd *) __attribute__((noreturn));
 
 /* sysfilter_apply.c: the seccomp program (sysfilter.c), loaded last. */
+struct sock_fprog;
 int	sysfilter_apply(int, int *, char **);
+int	sysfilter_apply_read(int, struct sock_fprog *, char **);
+int	sysfilter_apply_load(const struct sock_fprog *, int *, char **);
 int	sysfilter_apply_send_listener(int, int, char **);
 
 /*

@@ -25,24 +25,16 @@
 #include "xmalloc.h"
 
 /*
- * Loads the filter from fd (sysfilter_new) into this process, with
- * PR_SET_NO_NEW_PRIVS first.  With listener non-NULL, the filter sends
- * calls to a listener whose descriptor (close-on-exec) is put there; a
- * call the listener has taken then waits for its answer, but for a
- * fatal signal (WAIT_KILLABLE_RECV, Linux 5.19: without it, a signal
- * would restart a connect already made).  Runs in the sandbox, last
- * before exec; the caller dies if this fails.  Returns 0, or -1 with
- * *cause set.
+ * Reads the program of fd (sysfilter_new) into prog (its filter
+ * allocated; sysfilter_apply frees it, a session's PID 1 keeps it for
+ * every command).  Returns 0, or -1 with *cause set.
  */
 int
-sysfilter_apply(int fd, int *listener, char **cause)
+sysfilter_apply_read(int fd, struct sock_fprog *prog, char **cause)
 {
-	struct sock_fprog	 prog;
-	struct stat		 st;
-	void			*code;
-	unsigned long		 flags;
-	ssize_t			 n;
-	long			 rc;
+	struct stat	 st;
+	void		*code;
+	ssize_t		 n;
 
 	*cause = NULL;
 	if (fstat(fd, &st) == -1 || st.st_size <= 0 ||
@@ -58,24 +50,43 @@ sysfilter_apply(int fd, int *listener, char **cause)
 		free(code);
 		return -1;
 	}
-	prog.len = (unsigned short)(st.st_size / sizeof(struct sock_filter));
-	prog.filter = code;
+	prog->len = (unsigned short)(st.st_size / sizeof(struct sock_filter));
+	prog->filter = code;
+	return 0;
+}
+
+/*
+ * Loads prog into this process, with PR_SET_NO_NEW_PRIVS first.  With
+ * listener non-NULL, the filter sends calls to a listener whose
+ * descriptor (close-on-exec) is put there; a call the listener has taken
+ * then waits for its answer, but for a fatal signal
+ * (WAIT_KILLABLE_RECV, Linux 5.19: without it, a signal would restart a
+ * connect already made).  Allocates nothing (a session's command runs it
+ * on PID 1's memory).  Returns 0, or -1 with *cause set.
+ */
+int
+sysfilter_apply_load(const struct sock_fprog *prog, int *listener,
+    char **cause)
+{
+	unsigned long	 flags;
+	long		 rc;
+
+	*cause = NULL;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
 		xasprintf(cause, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
-		free(code);
 		return -1;
 	}
 	if (listener == NULL)
-		rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+		rc = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog);
 	else {
 		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER |
 		    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
 		rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags,
-		    &prog);
+		    prog);
 		if (rc == -1 && errno == EINVAL) {
 			flags &= ~SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
 			rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			    flags, &prog);
+			    flags, prog);
 		}
 		*listener = (int)rc;
 	}
@@ -90,11 +101,28 @@ sysfilter_apply(int fd, int *listener, char **cause)
 			xasprintf(cause, "loading the seccomp filter%s: %s",
 			    listener != NULL ? " with a listener (Linux 5.0 "
 			    "or later)" : "", strerror(errno));
-		free(code);
 		return -1;
 	}
-	free(code);
 	return 0;
+}
+
+/*
+ * Loads the filter from fd (sysfilter_new) into this process
+ * (sysfilter_apply_read, then _load).  Runs in the sandbox, last before
+ * exec; the caller dies if this fails.  Returns 0, or -1 with *cause
+ * set.
+ */
+int
+sysfilter_apply(int fd, int *listener, char **cause)
+{
+	struct sock_fprog	 prog;
+	int			 rc;
+
+	if (sysfilter_apply_read(fd, &prog, cause) == -1)
+		return -1;
+	rc = sysfilter_apply_load(&prog, listener, cause);
+	free(prog.filter);
+	return rc;
 }
 
 /*

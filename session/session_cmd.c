@@ -162,7 +162,8 @@ session_start(int argc, char **argv)
 {
 	struct session_opts	 so;
 	char			 cause[2048], log[PATH_MAX];
-	int			 logfd, rp[2], pidfd;
+	char			 id[SESS_ID_LEN + 1];
+	int			 logfd, rp[2], pidfd, fd;
 	pid_t			 pid;
 
 	memset(&so, 0, sizeof(so));
@@ -172,6 +173,16 @@ session_start(int argc, char **argv)
 	if (sessdir_path(so.so_dir, sizeof(so.so_dir), true, cause,
 	    sizeof(cause)) == -1) {
 		log_warnx("session start: %s", cause);
+		return RUN_EXIT_FAILURE;
+	}
+	/* A name is one live session's: a second would take it over. */
+	if (so.so_name != NULL && (fd = sessclient_connect(so.so_name, id,
+	    sizeof(id), cause, sizeof(cause))) != -1) {
+		close(fd);
+		log_warnx("session start: --name \"%s\" is session %s's, "
+		    "which runs: refused\nhint: stop it first (cordon "
+		    "session stop %s), or give another --name", so.so_name,
+		    id, so.so_name);
 		return RUN_EXIT_FAILURE;
 	}
 	if (str_random_hex(so.so_id, SESS_ID_LEN) == -1)
@@ -209,6 +220,54 @@ session_start(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * A session that ended (its keeper left ID.end, or was killed and left
+ * its files): its files removed, its name too if it is still this
+ * one's, and said so.  Returns whether it had ended.
+ */
+static bool
+session_forget(const char *name, const char *id)
+{
+	static const char *const	 sfx[] = { "log", "json", "sock" };
+	char				 dir[PATH_MAX], path[PATH_MAX];
+	char				 why[512], cause[256], got[SESS_ID_LEN];
+	ssize_t				 n = -1;
+	size_t				 i;
+	int				 fd;
+	bool				 had = false;
+
+	if (!sessdir_id_ok(id) || sessdir_path(dir, sizeof(dir), false,
+	    cause, sizeof(cause)) == -1 || sessdir_file(path, sizeof(path),
+	    dir, id, "end") == -1)
+		return false;
+	/* Its reason, or none: a keeper killed (SIGKILL) left only files. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) != -1) {
+		n = read(fd, why, sizeof(why) - 1);
+		close(fd);
+		had = unlink(path) == 0;
+	}
+	why[n > 0 ? n : 0] = '\0';
+	why[strcspn(why, "\n")] = '\0';
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+		if (sessdir_file(path, sizeof(path), dir, id, sfx[i]) == 0 &&
+		    unlink(path) == 0)
+			had = true;
+	if (!had)
+		return false;
+	if (strcmp(name, id) != 0 && sessdir_file(path, sizeof(path), dir,
+	    name, "name") == 0 && (fd = open(path, O_RDONLY | O_CLOEXEC |
+	    O_NOFOLLOW)) != -1) {
+		if (read(fd, got, sizeof(got)) == SESS_ID_LEN &&
+		    memcmp(got, id, SESS_ID_LEN) == 0)
+			unlink(path);
+		close(fd);
+	}
+	fprintf(stderr, "cordon: session %s had already ended (%s): its "
+	    "files are removed\n", id, why[0] != '\0' ? why : "its keeper "
+	    "left no reason");
+	return true;
+}
+
 static int
 session_stop(int argc, char **argv)
 {
@@ -222,6 +281,8 @@ session_stop(int argc, char **argv)
 	}
 	if ((s = sessclient_connect(argv[2], id, sizeof(id), cause,
 	    sizeof(cause))) == -1) {
+		if (session_forget(argv[2], id))
+			return 0;
 		fprintf(stderr, "cordon: session stop: %s\n", cause);
 		return RUN_EXIT_FAILURE;
 	}

@@ -237,6 +237,7 @@ pid1_of() {
 	run as_who timeout 20 "$UCORDON" session stop "$SID"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"left 1 file"* ]]
+	[[ "$output" == *"this session's own"* ]]
 	run pgrep -f "$tok"
 	[ "$status" -ne 0 ]
 	run in_session -- true
@@ -256,6 +257,31 @@ pid1_of() {
 	run in_session -- true
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"idle longer than its --idle limit"* ]]
+}
+
+@test "--name: a second session is refused the name while the first runs; stop of an ended session removes its files (user and root)" {
+	for AS in user root; do
+		session_start --name "n$AS"
+		first=$SID
+		cd "$WS"
+		run as_who "$UCORDON" session start --name "n$AS"
+		[ "$status" -eq 125 ]
+		[[ "$output" == *"--name \"n$AS\" is session $first's"* ]]
+		[[ "$output" == *"hint: stop it first"* ]]
+		run in_session -- true
+		[ "$status" -eq 0 ]
+		run as_who timeout 20 "$UCORDON" session stop "n$AS"
+		[ "$status" -eq 0 ]
+		run as_who "$UCORDON" session stop "n$AS"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"session $first had already ended (it was stopped"* ]]
+		[[ "$output" == *"its files are removed"* ]]
+		run as_who "$UCORDON" session stop "n$AS"
+		[ "$status" -eq 125 ]
+		[[ "$output" == *"no session is named"* ]]
+		run as_who sh -c 'ls "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"/cordon/sessions "/tmp/cordon-$(id -u)/sessions" 2>/dev/null'
+		[[ "$output" != *"$first"* ]]
+	done
 }
 
 @test "a session whose PID 1 died, or none by that id: cordon run --session fails with the reason and the fix" {
