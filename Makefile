@@ -66,7 +66,8 @@ SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
 # the sandbox (sandbox/) a unit test reaches; the rest of sandbox/, PID 1
 # and the command's last steps, is in SANDBOX_CMD_SRCS.
 SANDBOX_SRCS	 = sandbox/landlock.c sandbox/sysfilter_apply.c
-SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/command.c sandbox/sandbox_fail.c \
+SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/sandbox_end.c sandbox/command.c \
+		   sandbox/sandbox_fail.c \
 		   sandbox/sandbox_session.c \
 		   sandbox/mount.c sandbox/mount_fd.c sandbox/mount_steps.c \
 		   sandbox/mount_sys.c \

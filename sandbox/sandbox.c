@@ -116,88 +116,6 @@ loopback_up(const struct sandbox *sb)
 	close(s);
 }
 
-/* What sandbox_private counts. */
-static struct {
-	json_int_t	 pv_files, pv_bytes, pv_seen;
-} private_left;
-
-#define PRIVATE_WALK_MAX	100000	/* entries walked at most */
-
-static int
-sandbox_private_cb(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)path;
-	(void)ftw;
-	if (type == FTW_F && S_ISREG(st->st_mode)) {
-		private_left.pv_files++;
-		private_left.pv_bytes += st->st_size;
-	}
-	return ++private_left.pv_seen > PRIVATE_WALK_MAX;
-}
-
-/*
- * The files the command left in the run's private /tmp and /var/tmp,
- * which go with the sandbox: a later run does not see them, and the
- * summary says so.  Returns them as {"files", "bytes", "all"}, or NULL
- * when there are none.
- */
-static json_t *
-sandbox_private(void)
-{
-	static const char *const dirs[] = { "/tmp", "/var/tmp" };
-	size_t	 i;
-
-	for (i = 0; i < nitems(dirs); i++)
-		(void)nftw(dirs[i], sandbox_private_cb, 16, FTW_PHYS |
-		    FTW_MOUNT);
-	if (private_left.pv_files == 0)
-		return NULL;
-	return json_pack("{s:I, s:I, s:b}", "files", private_left.pv_files,
-	    "bytes", private_left.pv_bytes, "all", private_left.pv_seen <=
-	    PRIVATE_WALK_MAX);
-}
-
-/*
- * At the command's end: tells cordon run, in one JSON document, what the
- * capture dropped ("dropped") and what the scratch layer holds
- * ("scratch"), for the summary.  A failure is said, not hidden.
- */
-void
-sandbox_tell_end(const struct sandbox *sb)
-{
-	struct netcap_drops	 d;
-	json_t			*doc, *priv;
-	char			*text;
-	size_t			 len;
-
-	if (sb->sb_pipes.sp_endfd == -1)
-		return;
-	doc = json_object();
-	if (sb->sb_net.sn_capture && netcap_drops(&d) == -1)
-		dprintf(2, "cordon: run: the capture's counters could not be "
-		    "read (%s): what it dropped is not in the summary\n",
-		    strerror(errno));
-	else if (sb->sb_net.sn_capture)
-		json_object_set_new(doc, "dropped", json_pack("{s:I, s:I, "
-		    "s:I}", "quic", (json_int_t)d.nd_quic,
-		    "udp", (json_int_t)d.nd_udp,
-		    "other", (json_int_t)d.nd_other));
-	if (scratch.sf_n > 0)
-		json_object_set_new(doc, "scratch", scratch_list(&scratch));
-	if ((priv = sandbox_private()) != NULL)
-		json_object_set_new(doc, "private_tmp", priv);
-	text = json_dumps(doc, JSON_COMPACT);
-	len = text != NULL ? strlen(text) : 0;
-	if (text == NULL || write(sb->sb_pipes.sp_endfd, text,
-	    len) != (ssize_t)len)
-		dprintf(2, "cordon: run: what the capture dropped and the "
-		    "scratch layer holds could not be passed on: %s\n",
-		    strerror(errno));
-	free(text);
-	json_decref(doc);
-}
-
 /* SIGCHLD: reaps every child; the command's end is the sandbox's. */
 static void
 sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
@@ -213,7 +131,7 @@ sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 			sandbox_session_reaped(sb, pid, status);
 		if (pid != command_pid)
 			continue;
-		sandbox_tell_end(sb);
+		sandbox_end_tell(sb, &scratch);
 		if (WIFSIGNALED(status))
 			_exit(128 + WTERMSIG(status));
 		_exit(WEXITSTATUS(status));
@@ -531,7 +449,7 @@ sandbox_main(const struct sandbox *sb)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "cannot watch signals");
 	if (sb->sb_pipes.sp_session != -1)
-		sandbox_session(sb, base);
+		sandbox_session(sb, base, &scratch);
 	if ((command_pid = fork()) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "fork: %s",

@@ -186,14 +186,15 @@ struct sandbox {
 int	sandbox_sigset(sigset_t *);
 int	sandbox_unixdiag(void);
 void	sandbox_main(const struct sandbox *) __attribute__((noreturn));
-void	sandbox_tell_end(const struct sandbox *);
 
 /*
  * sandbox_session.c: PID 1 of a session: no command of its own, but
  * each the keeper asks for, forked and reaped here.
  */
 struct event_base;
-void	sandbox_session(const struct sandbox *, struct event_base *)
+struct scratch_fds;
+void	sandbox_session(const struct sandbox *, struct event_base *,
+	    const struct scratch_fds *)
 	    __attribute__((noreturn));
 void	sandbox_session_reaped(const struct sandbox *, pid_t, int);
 
@@ -260,5 +261,8 @@ void	 scratch_system(const struct fsplan *, const char *const *, size_t,
  */
 void	mount_sandbox(const struct sandbox *, struct scratch_fds *);
 void	mount_steps_print(const struct sandbox *, FILE *);
+
+/* sandbox_end.c: what PID 1 tells cordon run at the end. */
+void	sandbox_end_tell(const struct sandbox *, const struct scratch_fds *);
 
 #endif

@@ -49,6 +49,7 @@ static size_t		 sbs_ncmds;
 static int		 sbs_llfd = -1;	/* the Landlock ruleset, built once */
 static struct sock_fprog sbs_prog;	/* the seccomp program, read once */
 static char		*sbs_stack;	/* the command's until its exec */
+static const struct scratch_fds *sbs_scratch;	/* for the end's report */
 
 #define SBS_STACK	(256 * 1024)
 
@@ -210,7 +211,7 @@ sbs_read_cb(evutil_socket_t fd, short what, void *arg)
 		sbs_signal(m.sm_id, m.sm_arg);
 		break;
 	case SESS_QUIT:
-		sandbox_tell_end(sb);
+		sandbox_end_tell(sb, sbs_scratch);
 		_exit(0);
 	}
 	sessmsg_close(fds, nfds);
@@ -222,11 +223,14 @@ sbs_read_cb(evutil_socket_t fd, short what, void *arg)
  * would wait for the session's end), and serves requests.
  */
 void
-sandbox_session(const struct sandbox *sb, struct event_base *base)
+sandbox_session(const struct sandbox *sb, struct event_base *base,
+    const struct scratch_fds *scratch)
 {
 	struct event	*ev;
 	char		*cause;
 	int		 fd, i;
+
+	sbs_scratch = scratch;
 
 	/*
 	 * Landlock's ruleset, built once for every command: each restricts
