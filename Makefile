@@ -24,7 +24,7 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Irunner -Inotify -Iguard -Isandbox \
+		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Irunner -Iagent -Iconfine -Inotify -Iguard -Isandbox \
 		   -Isession -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
@@ -75,8 +75,10 @@ SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/sandbox_end.c sandbox/command.c \
 # RUNNER_SRCS is the part of runner/ (cordon run on the host) a unit test
 # or a fuzz target reaches (the syscall filter, the environment, the
 # guards, ...); the run's orchestration is in CMD_SRCS below.
-RUNNER_SRCS	 = runner/sysfilter.c runner/env.c runner/wspath.c \
-		   runner/trust.c
+RUNNER_SRCS	 = runner/wspath.c
+# What confines the command, decided on the host before the clone: its
+# environment, its CA bundle and phantoms, its seccomp program (confine/).
+CONFINE_SRCS	 = confine/env.c confine/trust.c confine/sysfilter.c
 # The checks after a run (guard/) and the connect thread's parts a unit
 # test reaches (notify/); both run on the host, for cordon run.
 GUARD_SRCS	 = guard/guard.c guard/sentinel.c guard/gitwrite.c
@@ -101,14 +103,14 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_end.c runner/run_feed.c runner/run_remote.c \
 		   runner/run_sock.c \
 		   runner/tally.c runner/publish.c \
-		   runner/control.c notify/notify.c runner/agent.c \
+		   runner/control.c notify/notify.c agent/agent.c \
 		   runner/keeper.c runner/session_cmd.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c $(SANDBOX_CMD_SRCS)
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
-		   $(GIT_SRCS) $(SECRETS_SRCS) $(SANDBOX_SRCS) $(RUNNER_SRCS) \
+		   $(GIT_SRCS) $(SECRETS_SRCS) $(SANDBOX_SRCS) $(RUNNER_SRCS) $(CONFINE_SRCS) \
 		   $(GUARD_SRCS) $(NOTIFY_SRCS) \
 		   $(PROFILE_SRCS) $(SESSION_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
@@ -392,14 +394,14 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Icerts -Ilogs -Irunner \
+		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Icerts -Ilogs -Irunner -Iconfine \
 		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
-		   $(SECRETS_SRCS) runner/trust.c runner/env.c \
+		   $(SECRETS_SRCS) confine/trust.c confine/env.c \
 		   notify/notify_addr.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h wire/*.h proxy/*.h certs/*.h runner/*.h \
-		   sandbox/*.h notify/*.h guard/*.h \
+		   sandbox/*.h notify/*.h guard/*.h confine/*.h \
 		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 

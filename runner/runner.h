@@ -2,7 +2,7 @@
  * runner.h: `cordon run` on the host, the parts every step of a run
  * shares: struct run (the host's state around the sandbox's description,
  * sandbox.h's struct sandbox, which crosses the clone), the options
- * (run_cmd.c), the seccomp filter's building (sysfilter.c), the Unix
+ * (run_cmd.c), the Unix
  * socket routes (unixroute.c), the files written where the command was
  * (wspath.c), --publish's listeners (publish.c), --keep (keep.c), the
  * token files' part (run_secrets.c), --dry-run (run_print.c) and macOS
@@ -33,15 +33,7 @@
 #include "sandbox.h"
 #include "secrets.h"
 
-/* sysfilter.c: the seccomp filter, built before fork, loaded last. */
-enum sysfilter_unix {
-	SYSF_UNIX_DENY,		/* no Unix socket reaches a path */
-	SYSF_UNIX_NOTIFY,	/* stream and seqpacket; connect(2) goes to */
-				/* cordon run (notify.c) */
-	SYSF_UNIX_ALLOW
-};
-
-int	sysfilter_new(enum sysfilter_unix, bool, char **);
+#include "sysfilter.h"
 
 /*
  * The run, on the host: the sandbox's description (sandbox.h), decided

@@ -80,7 +80,7 @@
 #include <unistd.h>
 
 #include "fdpass.h"
-#include "runner.h"
+#include "sysfilter.h"
 #include "util.h"
 #include "xmalloc.h"
 
