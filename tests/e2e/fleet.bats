@@ -647,3 +647,17 @@ print(len(s.recv(100)))' "$sock"
 	[ "$(last bytes_up)" -eq 34 ]
 	[ "$(last bytes_down)" -eq 34 ]
 }
+
+@test "fleet: draining, a tls: listener is closed at once: a new client is refused, not queued" {
+	PLAIN=$(free_port)
+	start_tls_proxy --listen "tcp:127.0.0.1:$PLAIN" \
+	    --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
+	# The tunnel held is a plain listener's; the new client is TLS's,
+	# turned away before its handshake.
+	run python3 "$BATS_TEST_DIRNAME/clients/drain.py" "$PROXY_PID" \
+	    "127.0.0.1:$ECHO" "tcp:127.0.0.1:$PLAIN" "tcp:127.0.0.1:$TLS"
+	echo "$output" >&2
+	[[ "${lines[1]}" == "new tcp:127.0.0.1:$TLS: refused in 0.0"* ]]
+	[ "${lines[2]}" = "tunnel: echoed" ]
+	[ "$status" -eq 0 ]
+}
