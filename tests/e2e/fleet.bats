@@ -630,11 +630,11 @@ print(len(s.recv(100)))' "$sock"
 	[[ "$output" == *"a workspace policy may not name the egress tier"* ]]
 }
 
-@test "fleet: a tls: client's handshake end, request, tunnel bytes and close_notify in one write: the echo comes back, CONNECT and SOCKS5" {
+@test "fleet: a tls: client's handshake end, request, tunnel bytes and close_notify in one write: the echo comes back, CONNECT and SOCKS5; the same once the CONNECT is answered" {
 	start_tls_proxy --allow-domain "127.0.0.1:$ECHO" \
 	    --allow-cidr 127.0.0.1/32
 	half="$BATS_TEST_DIRNAME/clients/halfclose.py"
-	for kind in connect socks; do
+	for kind in connect socks connect-answered; do
 		run python3 "$half" 50 "tls:127.0.0.1:$TLS" "$kind" \
 		    "127.0.0.1:$ECHO" ci-7 "$PKI/ca.crt" "$PKI/ci.crt" \
 		    "$PKI/ci.key"
@@ -642,7 +642,7 @@ print(len(s.recv(100)))' "$sock"
 		[ "${lines[-1]}" = "50 of 50" ]
 		[ "$status" -eq 0 ]
 	done
-	log_lines 100
+	log_lines 150
 	[ "$(last identity)" = spiffe://corp/ci/runner ]
 	[ "$(last bytes_up)" -eq 34 ]
 	[ "$(last bytes_down)" -eq 34 ]

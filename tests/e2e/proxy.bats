@@ -672,6 +672,10 @@ print(n)'
 	run python3 "$half" 50 "unix:$SOCK" connect "127.0.0.1:$ECHO" sbx-1
 	[ "$status" -eq 0 ]
 	[ "$output" = "50 of 50" ]
+	run python3 "$half" 50 "unix:$SOCK" connect-answered \
+	    "127.0.0.1:$ECHO" sbx-1
+	[ "$status" -eq 0 ]
+	[ "$output" = "50 of 50" ]
 	run python3 "$half" 50 "unix:$SOCK" socks "127.0.0.1:$ECHO" sbx-1
 	[ "$status" -eq 0 ]
 	[ "$output" = "50 of 50" ]

@@ -6,8 +6,12 @@ TLS close_notify, with the handshake's last flight), all in one write,
 before the proxy has read a byte.  The proxy must carry the bytes up
 the tunnel and the echo back, as if they had come one by one.
 
-usage: halfclose.py N ENDPOINT connect|socks HOST:PORT [SANDBOX]
-                    [CA CERT KEY]
+usage: halfclose.py N ENDPOINT connect|socks|connect-answered HOST:PORT
+                    [SANDBOX] [CA CERT KEY]
+
+connect-answered: the CONNECT first, and once its answer is read, the
+tunnel's first bytes and the end in one write (the end then comes while
+the proxy judges those bytes).
 
 ENDPOINT is unix:PATH, tcp:HOST:PORT or tls:HOST:PORT (then CA, CERT
 and KEY); SANDBOX, or -, sends the PROXY v2 header with that id.
@@ -51,10 +55,14 @@ def dial(endpoint):
     return s
 
 
-def plain(s, data):
+def plain(s, data, later):
     s.sendall(data)
-    s.shutdown(socket.SHUT_WR)
     got = b""
+    if later:
+        while b"\r\n\r\n" not in got:
+            got += s.recv(1)
+        s.sendall(later)
+    s.shutdown(socket.SHUT_WR)
     while True:
         chunk = s.recv(65536)
         if not chunk:
@@ -62,7 +70,7 @@ def plain(s, data):
         got += chunk
 
 
-def tls(s, data, ca, cert, key):
+def tls(s, data, later, ca, cert, key):
     """The handshake's last flight, data and close_notify in one send."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.load_verify_locations(ca)
@@ -80,13 +88,22 @@ def tls(s, data, ca, cert, key):
             if not chunk:
                 return b""
             inc.write(chunk)
+    got = b""
+    if later:
+        obj.write(data)
+        s.sendall(out.read())
+        while b"\r\n\r\n" not in got:
+            try:
+                got += obj.read(1)
+            except ssl.SSLWantReadError:
+                inc.write(s.recv(65536))
+        data = later
     obj.write(data)
     try:
         obj.unwrap()
     except ssl.SSLWantReadError:
         pass
     s.sendall(out.read())
-    got = b""
     while True:
         try:
             got += obj.read(65536)
@@ -105,15 +122,18 @@ def main():
     n, endpoint, kind, target = sys.argv[1:5]
     sandbox = sys.argv[5] if len(sys.argv) > 5 else "-"
     data = (pp2(sandbox) if sandbox != "-" else b"") + \
-        request(kind, target) + PAYLOAD
+        request(kind.split("-")[0], target)
+    later = PAYLOAD if kind == "connect-answered" else b""
+    if not later:
+        data += PAYLOAD
     ok = 0
     for _ in range(int(n)):
         s = dial(endpoint)
         try:
             if endpoint.startswith("tls:"):
-                got = tls(s, data, *sys.argv[6:9])
+                got = tls(s, data, later, *sys.argv[6:9])
             else:
-                got = plain(s, data)
+                got = plain(s, data, later)
         except OSError as e:
             got = str(e).encode()
         s.close()
