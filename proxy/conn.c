@@ -242,6 +242,8 @@ conn_free(struct conn *c)
 		event_free(c->c_dial.cd_ev);
 	if (c->c_deadline != NULL)
 		event_free(c->c_deadline);
+	if (c->c_eof_ev != NULL)
+		event_free(c->c_eof_ev);
 	if (c->c_relay != NULL)
 		relay_free(c->c_relay);		/* closes both sockets */
 	else {
@@ -817,6 +819,33 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		c->c_table->ct_on[c->c_state].on_write(c);
 }
 
+/*
+ * The client's end of file, once the bytes read before it are taken:
+ * its state's on_gone.  A state with no handler for it is not reading
+ * (a decision, a dial, a relay that has the socket, a close): its end is
+ * told again when reading resumes, by the socket or the TLS session,
+ * which both keep saying it.
+ */
+static void
+conn_eof_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn			*c = arg;
+	const struct conn_handlers	*h = &c->c_table->ct_on[c->c_state];
+
+	(void)fd;
+	(void)what;
+	if (c->c_bev == NULL || (h->on_read == NULL && h->on_gone == NULL))
+		return;
+	(h->on_gone != NULL ? h->on_gone : conn_gone)(c, c->c_eof_what);
+}
+
+/*
+ * A client's end comes with the last bytes before it, and a TLS
+ * client's (close_notify) even before they are in c_bev's input (the
+ * filter reads both at once, and says the end first): it is handled
+ * after the read callback, on the loop, or a request or a tunnel's first
+ * bytes sent with it would be lost.  An error ends c at once.
+ */
 void
 conn_event_cb(struct bufferevent *bev, short what, void *arg)
 {
@@ -829,7 +858,10 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			h->on_connected(c);
 	} else if (what & BEV_EVENT_TIMEOUT)
 		conn_too_slow(c);
-	else
+	else if ((what & BEV_EVENT_EOF) && !(what & BEV_EVENT_ERROR)) {
+		c->c_eof_what = what;
+		event_active(c->c_eof_ev, EV_TIMEOUT, 1);
+	} else
 		(h->on_gone != NULL ? h->on_gone : conn_gone)(c, what);
 }
 
@@ -920,7 +952,8 @@ conn_new(struct proxy *px, struct bufferevent *bev, int fd,
 	bufferevent_setwatermark(c->c_bev, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
 	bufferevent_set_timeouts(c->c_bev, &tv, NULL);
 	if ((c->c_deadline = evtimer_new(px->px_base, conn_deadline_cb, c)) ==
-	    NULL)
+	    NULL || (c->c_eof_ev = event_new(px->px_base, -1, 0, conn_eof_cb,
+	    c)) == NULL)
 		fatalx("proxy: evtimer_new failed");
 	TAILQ_INSERT_TAIL(&px->px_conns, c, c_entry);
 	px->px_nconns++;

@@ -300,6 +300,8 @@ struct conn {
 	struct bufferevent	*c_up;		/* on c_upfd */
 	struct relay		*c_relay;	/* a tunnel: has both sockets */
 	struct event		*c_deadline;	/* for a whole head */
+	struct event		*c_eof_ev;	/* the client's end, after */
+	short			 c_eof_what;	/* the bytes before it */
 	char			 c_client[ADDR_STRLEN + 8];
 	char			*c_sandbox;	/* from the PROXY v2 header */
 	struct listen_peer	 c_peer;	/* a Unix client's uid */

@@ -169,6 +169,28 @@ proxy_drain_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	conn_close_all(&run->pr_proxy);
 }
 
+/*
+ * Draining: the listeners are closed, not only no longer watched, so a
+ * new client is refused at once (ECONNREFUSED) instead of waiting in
+ * the listen queue until it gives up; a Unix socket's file goes too (a
+ * client finds none: ENOENT), so that a new proxy may take the path
+ * while this one drains, and this one's end removes nothing of it.
+ */
+static void
+proxy_unlisten(struct proxy_run *run)
+{
+	size_t	 i;
+
+	for (i = 0; i < run->pr_nlisten; i++) {
+		if (run->pr_listeners[i] != NULL)
+			evconnlistener_free(run->pr_listeners[i]);
+		run->pr_listeners[i] = NULL;
+		/* The parent's to remove: the other workers still serve. */
+		if (!run->pr_worker)
+			endpoint_unlink(&run->pr_eps[i]);
+	}
+}
+
 /* SIGTERM, SIGINT: stop accepting, let tunnels drain, then exit. */
 static void
 proxy_term_cb(evutil_socket_t sig, short what, void *arg)
@@ -176,7 +198,6 @@ proxy_term_cb(evutil_socket_t sig, short what, void *arg)
 	struct proxy_run	*run = arg;
 	struct proxy		*px = &run->pr_proxy;
 	struct timeval		 tv = { run->pr_drain_secs, 0 };
-	size_t			 i;
 
 	(void)what;
 	if (px->px_draining) {
@@ -185,9 +206,7 @@ proxy_term_cb(evutil_socket_t sig, short what, void *arg)
 	}
 	log_info("proxy: %s: no new connections; %zu open",
 	    strsignal((int)sig), px->px_nconns);
-	for (i = 0; i < run->pr_nlisten; i++)
-		if (run->pr_listeners[i] != NULL)
-			evconnlistener_disable(run->pr_listeners[i]);
+	proxy_unlisten(run);
 	if (proxy_drain(px)) {
 		event_base_loopexit(px->px_base, NULL);
 		return;
@@ -638,14 +657,9 @@ proxy_stop(struct proxy_run *run)
 		event_free(run->pr_sigs[i]);
 	if (run->pr_drain_ev != NULL)
 		event_free(run->pr_drain_ev);
-	for (i = 0; i < run->pr_nlisten; i++) {
-		if (run->pr_listeners[i] != NULL)
-			evconnlistener_free(run->pr_listeners[i]);
-		/* The parent's to remove: the other workers still serve. */
-		if (!run->pr_worker)
-			endpoint_unlink(&run->pr_eps[i]);
+	proxy_unlisten(run);
+	for (i = 0; i < run->pr_nlisten; i++)
 		endpoint_clear(&run->pr_eps[i]);
-	}
 	metrics_free(run->pr_metrics);
 	if (!run->pr_worker)
 		endpoint_unlink(&run->pr_metrics_ep);

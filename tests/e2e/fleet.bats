@@ -629,3 +629,35 @@ print(len(s.recv(100)))' "$sock"
 	run -125 "$UCORDON" run -- true
 	[[ "$output" == *"a workspace policy may not name the egress tier"* ]]
 }
+
+@test "fleet: a tls: client's handshake end, request, tunnel bytes and close_notify in one write: the echo comes back, CONNECT and SOCKS5; the same once the CONNECT is answered" {
+	start_tls_proxy --allow-domain "127.0.0.1:$ECHO" \
+	    --allow-cidr 127.0.0.1/32
+	half="$BATS_TEST_DIRNAME/clients/halfclose.py"
+	for kind in connect socks connect-answered; do
+		run python3 "$half" 50 "tls:127.0.0.1:$TLS" "$kind" \
+		    "127.0.0.1:$ECHO" ci-7 "$PKI/ca.crt" "$PKI/ci.crt" \
+		    "$PKI/ci.key"
+		echo "$output" | tail -3 >&2
+		[ "${lines[-1]}" = "50 of 50" ]
+		[ "$status" -eq 0 ]
+	done
+	log_lines 150
+	[ "$(last identity)" = spiffe://corp/ci/runner ]
+	[ "$(last bytes_up)" -eq 34 ]
+	[ "$(last bytes_down)" -eq 34 ]
+}
+
+@test "fleet: draining, a tls: listener is closed at once: a new client is refused, not queued" {
+	PLAIN=$(free_port)
+	start_tls_proxy --listen "tcp:127.0.0.1:$PLAIN" \
+	    --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
+	# The tunnel held is a plain listener's; the new client is TLS's,
+	# turned away before its handshake.
+	run python3 "$BATS_TEST_DIRNAME/clients/drain.py" "$PROXY_PID" \
+	    "127.0.0.1:$ECHO" "tcp:127.0.0.1:$PLAIN" "tcp:127.0.0.1:$TLS"
+	echo "$output" >&2
+	[[ "${lines[1]}" == "new tcp:127.0.0.1:$TLS: refused in 0.0"* ]]
+	[ "${lines[2]}" = "tunnel: echoed" ]
+	[ "$status" -eq 0 ]
+}

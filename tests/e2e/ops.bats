@@ -862,3 +862,21 @@ PY
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$METRICS/healthz")" = 200 ]
 	release_conns
 }
+
+@test "drain: after SIGTERM a new client of each listener is refused at once, the open tunnel still echoes, the proxy exits when it closes" {
+	SOCK="$BATS_TEST_TMPDIR/proxy.sock"
+	start_proxy --listen-sandbox "unix:$SOCK" \
+	    --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
+	wait_listen "unix:$SOCK"
+	run python3 "$BATS_TEST_DIRNAME/clients/drain.py" "$PROXY_PID" \
+	    "127.0.0.1:$ECHO" "tcp:127.0.0.1:$PROXY" "unix:$SOCK"
+	echo "$output" >&2
+	[[ "${lines[0]}" == "new tcp:127.0.0.1:$PROXY: refused in 0.0"* ]]
+	[[ "${lines[1]}" == "new unix:$SOCK: refused in 0.0"* ]]
+	[ "${lines[2]}" = "tunnel: echoed" ]
+	[[ "${lines[3]}" == "exited in "* ]]
+	[ "$status" -eq 0 ]
+	# The Unix socket is gone with the drain, not left for the next
+	# proxy at its path to trip on.
+	[ ! -e "$SOCK" ]
+}

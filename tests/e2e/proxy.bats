@@ -655,3 +655,34 @@ print(n)'
 	run curl -sS -x "http://127.0.0.1:$PROXY" "http://self.test:$UP/"
 	[ "$output" = hello ]
 }
+
+@test "a client that sends its request, the tunnel's first bytes and its end at once gets the echo: CONNECT and SOCKS5, TCP and a Unix sandbox listener" {
+	ECHO=$(free_port)
+	SOCK="$BATS_TEST_TMPDIR/proxy.sock"
+	start_bg echo "$NETCHECK" echo "tcp:127.0.0.1:$ECHO"
+	wait_listen "tcp:127.0.0.1:$ECHO"
+	start_proxy --listen-sandbox "unix:$SOCK" \
+	    --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
+	wait_listen "unix:$SOCK"
+	half="$BATS_TEST_DIRNAME/clients/halfclose.py"
+	run python3 "$half" 50 "tcp:127.0.0.1:$PROXY" connect \
+	    "127.0.0.1:$ECHO"
+	[ "$status" -eq 0 ]
+	[ "$output" = "50 of 50" ]
+	run python3 "$half" 50 "tcp:127.0.0.1:$PROXY" socks \
+	    "127.0.0.1:$ECHO"
+	[ "$status" -eq 0 ]
+	[ "$output" = "50 of 50" ]
+	run python3 "$half" 50 "unix:$SOCK" connect "127.0.0.1:$ECHO" sbx-1
+	[ "$status" -eq 0 ]
+	[ "$output" = "50 of 50" ]
+	run python3 "$half" 50 "unix:$SOCK" connect-answered \
+	    "127.0.0.1:$ECHO" sbx-1
+	[ "$status" -eq 0 ]
+	[ "$output" = "50 of 50" ]
+	run python3 "$half" 50 "unix:$SOCK" socks "127.0.0.1:$ECHO" sbx-1
+	[ "$status" -eq 0 ]
+	[ "$output" = "50 of 50" ]
+	[ "$(last sandbox)" = sbx-1 ]
+	[ "$(last bytes_up)" -eq 34 ]
+}

@@ -32,6 +32,7 @@ static struct {
 	struct proxy_hooks	 hooks;
 	struct conn_table	 table;
 	struct bufferevent	*client;	/* the client's end */
+	struct conn		*conn;		/* the proxy's, the last new */
 	struct bufferevent	*up;		/* the upstream's end */
 	enum dial_mode		 mode;
 	int			 dials;
@@ -141,7 +142,8 @@ client_new(enum conn_state state)
 	if (bufferevent_pair_new(t.base, BEV_OPT_CLOSE_ON_FREE |
 	    BEV_OPT_DEFER_CALLBACKS, pair) == -1)
 		fail_msg("bufferevent_pair_new");
-	assert_non_null(conn_new(&t.px, pair[0], -1, NULL, &t.table, state));
+	t.conn = conn_new(&t.px, pair[0], -1, NULL, &t.table, state);
+	assert_non_null(t.conn);
 	t.client = pair[1];
 	bufferevent_enable(t.client, EV_READ | EV_WRITE);
 }
@@ -208,6 +210,34 @@ test_http_forward(void **state)
 	assert_contains(got(t.client), "HTTP/1.1 403 Forbidden\r\n");
 	assert_int_equal(t.heard, 2);
 	assert_int_equal(t.status, 403);
+}
+
+/*
+ * A TLS client's end that came with its request: the TLS filter reads
+ * both at once and says the end before it hands over the bytes (here:
+ * the end said by hand, the bytes still to be read).  The request
+ * still goes up, and the answer comes back.
+ */
+static void
+test_end_with_request(void **state)
+{
+	static const char	 req[] = "GET http://up.test/a HTTP/1.1\r\n"
+	    "Host: up.test\r\n\r\n";
+	static const char	 resp[] = "HTTP/1.1 200 OK\r\n"
+	    "Content-Length: 2\r\n\r\nhi";
+
+	(void)state;
+	client_new(CS_SNIFF);
+	bufferevent_write(t.client, req, sizeof(req) - 1);
+	conn_event_cb(t.conn->c_bev, BEV_EVENT_READING | BEV_EVENT_EOF,
+	    t.conn);
+	spin();
+	assert_int_equal(t.dials, 1);
+	assert_contains(got(t.up), "GET /a HTTP/1.1\r\n");
+	send_text(t.up, resp, sizeof(resp) - 1);
+	assert_contains(got(t.client), "\r\n\r\nhi");
+	assert_int_equal(t.heard, 1);
+	assert_int_equal(t.status, 200);
 }
 
 static void
@@ -444,6 +474,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_http_forward, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_end_with_request, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_http_denied, setup,
 		    teardown),
