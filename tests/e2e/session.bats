@@ -322,3 +322,27 @@ pid1_of() {
 	run pgrep -f "http.server 8731"
 	[ "$status" -ne 0 ]
 }
+
+@test "agents.md: the Node harness runs as written, as the user, through cordon-session-exec when installed, else cordon run" {
+	REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+	awk '/^## Sessions/ { s = 1 } s && /^```js/ { p = 1; next }
+	    p && /^```/ { exit } p { print }' "$REPO/docs/agents.md" \
+	    >"$UDIR/harness.js"
+	[ -s "$UDIR/harness.js" ]
+	chmod 644 "$UDIR/harness.js"
+	cd "$WS"
+	run as_who env PATH="$UDIR/bin:/usr/bin:/bin" node "$UDIR/harness.js"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "server answered via cordon" ]
+	# Installed as make install does: libexec/cordon beside bin.
+	sx=$(dirname "$CORDON")/build/cordon-session-exec
+	[ -x "$sx" ] || sx=$(dirname "$CORDON")/cordon-session-exec
+	mkdir -p "$UDIR/libexec/cordon"
+	cp "$sx" "$UDIR/libexec/cordon/"
+	chmod -R a+rX "$UDIR/libexec"
+	run as_who env PATH="$UDIR/bin:/usr/bin:/bin" node "$UDIR/harness.js"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "server answered via cordon-session-exec" ]
+	run pgrep -f "listen.8732"
+	[ "$status" -ne 0 ]
+}
