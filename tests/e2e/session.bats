@@ -428,3 +428,46 @@ get_up() {
 	[ "$(grep -c '"event":"ask".*"host":"up.test"' "$EVENTS")" -eq 2 ]
 	wait_event '"event":"refused".*; the harness did not allow it"'
 }
+
+@test "the session's proxy reuses an upstream connection between the requests of one client connection, not between commands (what it does, measured)" {
+	UP=$(free_port)
+	# An origin that writes the client port of each request it answers:
+	# one port, one TCP connection.
+	cat >"$UDIR/origin.py" <<'PY'
+import http.server, sys
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        with open(sys.argv[2], "a") as f:
+            f.write("%d\n" % self.client_address[1])
+        self.send_response(200)
+        self.send_header("Content-Length", "3")
+        self.end_headers()
+        self.wfile.write(b"hi\n")
+    def log_message(self, *a):
+        pass
+
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])),
+                                H).serve_forever()
+PY
+	start_bg origin python3 "$UDIR/origin.py" "$UP" "$UDIR/conns.log"
+	wait_listen "tcp:127.0.0.1:$UP"
+	session_start --resolve up.test:127.0.0.1 --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "up.test:$UP"
+	url="http://up.test:$UP/"
+	# Two requests on one client connection (curl keeps it alive).
+	run in_session -- curl -sf "$url" "$url"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'hi\nhi' ]
+	[ "$(wc -l <"$UDIR/conns.log")" -eq 2 ]
+	[ "$(sort -u "$UDIR/conns.log" | wc -l)" -eq 1 ]
+	# A second command: a new client connection, and a new upstream
+	# one; the proxy keeps none between client connections.
+	: >"$UDIR/conns.log"
+	run in_session -- curl -sf "$url"
+	[ "$status" -eq 0 ]
+	run in_session -- curl -sf "$url"
+	[ "$status" -eq 0 ]
+	[ "$(sort -u "$UDIR/conns.log" | wc -l)" -eq 2 ]
+}
