@@ -322,3 +322,152 @@ pid1_of() {
 	run pgrep -f "http.server 8731"
 	[ "$status" -ne 0 ]
 }
+
+@test "agents.md: the Node harness runs as written, as the user, through cordon-session-exec when installed, else cordon run" {
+	REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+	awk '/^## Sessions/ { s = 1 } s && /^```js/ { p = 1; next }
+	    p && /^```/ { exit } p { print }' "$REPO/docs/agents.md" \
+	    >"$UDIR/harness.js"
+	[ -s "$UDIR/harness.js" ]
+	chmod 644 "$UDIR/harness.js"
+	cd "$WS"
+	run as_who env PATH="$UDIR/bin:/usr/bin:/bin" node "$UDIR/harness.js"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "server answered via cordon" ]
+	# Installed as make install does: libexec/cordon beside bin.
+	sx=$(dirname "$CORDON")/build/cordon-session-exec
+	[ -x "$sx" ] || sx=$(dirname "$CORDON")/cordon-session-exec
+	mkdir -p "$UDIR/libexec/cordon"
+	cp "$sx" "$UDIR/libexec/cordon/"
+	chmod -R a+rX "$UDIR/libexec"
+	run as_who env PATH="$UDIR/bin:/usr/bin:/bin" node "$UDIR/harness.js"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "server answered via cordon-session-exec" ]
+	run pgrep -f "listen.8732"
+	[ "$status" -ne 0 ]
+}
+
+# A harness on the control channel, in Python as a user's would be:
+# listens at $CTL, writes every event to $EVENTS, and answers: "allow"
+# sends a refused event's allow entry back, once; other words answer
+# the ask events in turn (allow-once, allow-run, deny).
+start_py_harness() {
+	CTL="$UDIR/ctl.sock"
+	EVENTS="$UDIR/events.log"
+	rm -f "$CTL" "$EVENTS"
+	cat >"$UDIR/ctl.py" <<'PY'
+import json, socket, sys
+
+path, log, answers = sys.argv[1], sys.argv[2], sys.argv[3:]
+server = socket.socket(socket.AF_UNIX)
+server.bind(path)
+server.listen(1)
+conn, _ = server.accept()
+out = open(log, "a", buffering=1)
+for line in conn.makefile("r"):
+    event = json.loads(line)
+    out.write(line)
+    reply = None
+    if event["event"] == "refused" and answers[:1] == ["allow"]:
+        reply = {"allow": event["allow"]}
+        answers.pop(0)
+    elif event["event"] == "ask" and answers:
+        reply = {"answer": event["id"], "decision": answers.pop(0)}
+    if reply:
+        conn.sendall((json.dumps(reply) + "\n").encode())
+PY
+	chmod 644 "$UDIR/ctl.py"
+	start_bg harness as_who python3 "$UDIR/ctl.py" "$CTL" "$EVENTS" "$@"
+	wait_listen "unix:$CTL"
+}
+
+# Waits up to 5 s for a line of $EVENTS matching the regex $1.
+wait_event() {
+	local i
+	for i in $(seq 50); do
+		grep -qE "$1" "$EVENTS" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "no event matches $1" >&2
+	return 1
+}
+
+# GETs http://up.test:$UP/ in the session; prints the status.
+get_up() {
+	in_session -- curl -s -o /dev/null -w '%{http_code}' \
+	    "http://up.test:$UP/"
+}
+
+@test "--control per session: its commands' refusals reach the harness, an allow sent on it holds for the next command, --ask holds a command's connection for the answer (as the user)" {
+	UP=$(free_port)
+	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
+	wait_listen "tcp:127.0.0.1:$UP"
+	PIN=(--resolve up.test:127.0.0.1 --allow-cidr 127.0.0.1/32)
+	start_py_harness allow
+	session_start "${PIN[@]}" --control "$CTL"
+	run get_up
+	[ "$output" = 403 ]
+	wait_event '"event":"refused".*"host":"up.test"'
+	wait_event '"event":"applied","allow":"up.test:'"$UP"'"'
+	run get_up
+	[ "$output" = 200 ]
+	run get_up
+	[ "$output" = 200 ]
+	[ "$(grep -c '"event":"refused"' "$EVENTS")" -eq 1 ]
+	cd "$WS"
+	as_who "$UCORDON" session stop "$SID" 2>/dev/null
+	wait_event '"event":"exit"'
+
+	# --ask: each command's connection waits for the harness's answer.
+	start_py_harness allow-once deny
+	session_start "${PIN[@]}" --control "$CTL" --ask
+	run get_up
+	[ "$output" = 200 ]
+	run get_up
+	[ "$output" = 403 ]
+	[ "$(grep -c '"event":"ask".*"host":"up.test"' "$EVENTS")" -eq 2 ]
+	wait_event '"event":"refused".*; the harness did not allow it"'
+}
+
+@test "the session's proxy reuses an upstream connection between the requests of one client connection, not between commands (what it does, measured)" {
+	UP=$(free_port)
+	# An origin that writes the client port of each request it answers:
+	# one port, one TCP connection.
+	cat >"$UDIR/origin.py" <<'PY'
+import http.server, sys
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        with open(sys.argv[2], "a") as f:
+            f.write("%d\n" % self.client_address[1])
+        self.send_response(200)
+        self.send_header("Content-Length", "3")
+        self.end_headers()
+        self.wfile.write(b"hi\n")
+    def log_message(self, *a):
+        pass
+
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])),
+                                H).serve_forever()
+PY
+	start_bg origin python3 "$UDIR/origin.py" "$UP" "$UDIR/conns.log"
+	wait_listen "tcp:127.0.0.1:$UP"
+	session_start --resolve up.test:127.0.0.1 --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "up.test:$UP"
+	url="http://up.test:$UP/"
+	# Two requests on one client connection (curl keeps it alive).
+	run in_session -- curl -sf "$url" "$url"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'hi\nhi' ]
+	[ "$(wc -l <"$UDIR/conns.log")" -eq 2 ]
+	[ "$(sort -u "$UDIR/conns.log" | wc -l)" -eq 1 ]
+	# A second command: a new client connection, and a new upstream
+	# one; the proxy keeps none between client connections.
+	: >"$UDIR/conns.log"
+	run in_session -- curl -sf "$url"
+	[ "$status" -eq 0 ]
+	run in_session -- curl -sf "$url"
+	[ "$status" -eq 0 ]
+	[ "$(sort -u "$UDIR/conns.log" | wc -l)" -eq 2 ]
+}
