@@ -295,8 +295,8 @@ workers_signals(struct workers *ws)
 /*
  * Runs n workers, each main(i, the metrics slots, the identities'
  * limits, arg) in a child, with the listeners already open; serves
- * metrics on metrics_fd (taken; -1: none).  Returns once all have drained: the exit status, 0, or a
- * worker's that could not start.
+ * metrics on metrics_fd (taken; -1: none).  Returns once all have
+ * drained: the exit status, 0, or a worker's that could not start.
  */
 int
 workers_run(size_t n, int metrics_fd, workers_main_fn main, void *arg)
