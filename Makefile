@@ -52,7 +52,7 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
 		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
 		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c \
-		   proxy/ident.c
+		   proxy/ident.c proxy/ident_shm.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c \
 		   bridge/tlsup.c
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c

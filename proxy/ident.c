@@ -5,7 +5,9 @@
  * lets through what that policy would refuse, warned; and the limits of
  * an identity, counted for each identity apart (two certificates the
  * same rule matches have a count each): tunnels open at once, and new
- * decisions a second (a token bucket holding one second's worth).
+ * decisions a second (a token bucket holding one second's worth).  The
+ * counts are this process's; a worker of --workers N counts in the
+ * region all the workers share (ident_shm.c).
  */
 #include <sys/types.h>
 
@@ -160,13 +162,24 @@ ident_refuse(struct conn *c, const char *limit, unsigned int n)
 bool
 ident_admit(struct conn *c)
 {
+	struct proxy		*px = c->c_proxy;
 	const struct pident	*rule;
 	struct ident_count	*ic;
+	const char		*limit;
 
 	if (c->c_ident == NULL || (rule = c->c_ident->pp_rule) == NULL ||
 	    (rule->id_max_tunnels == 0 && rule->id_new_per_second == 0))
 		return true;
-	ic = ident_count(c->c_proxy, c->c_identity, rule->id_new_per_second);
+	if (px->px_ishm != NULL) {
+		/* A worker's: counted for all the workers (ident_shm.c). */
+		limit = ident_shm_admit(px->px_ishm, px->px_worker,
+		    c->c_identity, rule, &c->c_ident_held);
+		if (limit != NULL)
+			ident_refuse(c, limit, strcmp(limit, "max_tunnels") ==
+			    0 ? rule->id_max_tunnels : rule->id_new_per_second);
+		return limit == NULL;
+	}
+	ic = ident_count(px, c->c_identity, rule->id_new_per_second);
 	if (!c->c_ident_held && rule->id_max_tunnels != 0 &&
 	    ic->ic_tunnels >= rule->id_max_tunnels) {
 		ident_refuse(c, "max_tunnels", rule->id_max_tunnels);
@@ -197,7 +210,9 @@ ident_release(struct conn *c)
 
 	if (!c->c_ident_held)
 		return;
-	for (i = 0; i < px->px_nicounts; i++)
+	if (px->px_ishm != NULL)
+		ident_shm_release(px->px_ishm, px->px_worker, c->c_identity);
+	for (i = 0; px->px_ishm == NULL && i < px->px_nicounts; i++)
 		if (strcmp(px->px_icounts[i].ic_id, c->c_identity) == 0) {
 			if (px->px_icounts[i].ic_tunnels > 0)
 				px->px_icounts[i].ic_tunnels--;

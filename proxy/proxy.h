@@ -195,6 +195,8 @@ struct proxy {
 	struct mtls		*px_mtls;	/* tls: listeners'; NULL: none */
 	struct ident_count	*px_icounts;	/* limits' counts (ident.c) */
 	size_t			 px_nicounts;
+	struct ident_shm	*px_ishm;	/* a worker's: shared counts */
+	size_t			 px_worker;	/* a worker's number */
 };
 
 /*
@@ -335,6 +337,16 @@ void		 ident_release(struct conn *);
 void		 ident_counts_free(struct proxy *);
 bool		 ident_report(struct conn *);
 
+/* ident_shm.c: the limits of identities, counted for all the workers. */
+struct ident_shm;
+struct pident;
+struct ident_shm *ident_shm_new(size_t);
+void		 ident_shm_free(struct ident_shm *);
+const char	*ident_shm_admit(struct ident_shm *, size_t, const char *,
+		    const struct pident *, bool *);
+void		 ident_shm_release(struct ident_shm *, size_t, const char *);
+void		 ident_shm_reap(struct ident_shm *, size_t);
+
 /* pwatch.c: --policy-watch, the folders of the policy's files. */
 struct pwatch;
 
@@ -405,7 +417,8 @@ void	 watch_close_all(struct proxy *);
 /* workers.c: --workers N, one proxy served by N processes. */
 #define WORKERS_MAX		256
 
-typedef void	(*workers_main_fn)(size_t, struct metrics_slot *, void *);
+typedef void	(*workers_main_fn)(size_t, struct metrics_slot *,
+		    struct ident_shm *, void *);
 
 int		 workers_parse(const char *, size_t *);
 size_t		 workers_default(void);

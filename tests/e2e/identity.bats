@@ -191,9 +191,10 @@ explain() {
 	run -1 explain --identity dev-laptop "127.0.0.1:$ECHO"
 }
 
-@test "identity: more tunnels than max_tunnels held open: 429 and a SOCKS5 failure, named, counted; freed when they close" {
+# max_tunnels 2 held open, with proxy flags $@ (--workers).
+max_tunnels_case() {
 	write_policies enforce '{"max_tunnels": 2}'
-	start_tls_proxy
+	start_tls_proxy "$@"
 	run -0 tunnels ci connect 3 "127.0.0.1:$UP" 1
 	[ "${lines[0]}" = "HTTP/1.1 200 Connection established" ]
 	[ "${lines[1]}" = "HTTP/1.1 200 Connection established" ]
@@ -213,15 +214,24 @@ explain() {
 	[ "$(metric 'cordon_identity_limited_total{identity="spiffe://corp/ci/runner",limit="max_tunnels"}')" = 2 ]
 }
 
-@test "identity: a burst past new_per_second is refused with 429, a second's worth goes through" {
+# new_per_second 4, a burst of 12, with proxy flags $@ (--workers): at
+# most a second's worth and what refilled while the burst went.
+burst_case() {
 	write_policies enforce '{"new_per_second": 4}'
-	start_tls_proxy
+	start_tls_proxy "$@"
+	t0=$(date +%s.%N)
 	run -0 tunnels ci connect 12 "127.0.0.1:$UP" 0
+	t1=$(date +%s.%N)
 	[ "${lines[0]}" = "HTTP/1.1 200 Connection established" ]
 	[ "${lines[3]}" = "HTTP/1.1 200 Connection established" ]
 	ok=$(printf '%s\n' "${lines[@]}" | grep -c " 200 ")
 	limited=$(printf '%s\n' "${lines[@]}" | grep -c " 429 ")
+	most=$(awk -v a="$t0" -v b="$t1" \
+	    'BEGIN { m = 4 + 4 * (b - a); print int(m) + (m > int(m)) }')
+	echo "$ok through of 12 in $(awk -v a="$t0" -v b="$t1" \
+	    'BEGIN { print b - a }') s, at most $most"
 	[ "$((ok + limited))" -eq 12 ]
+	[ "$ok" -le "$most" ]
 	[ "$limited" -ge 4 ]
 	log_lines 12
 	run jq -r 'select(.decision == "deny") | .reason' "$LOG"
@@ -229,6 +239,75 @@ explain() {
 	[ "$(metric 'cordon_identity_limited_total{identity="spiffe://corp/ci/runner",limit="new_per_second"}')" = "$limited" ]
 	# A second later the bucket is full again.
 	sleep 1.1
+	run -0 tunnels ci connect 1 "127.0.0.1:$UP" 0
+	[ "${lines[0]}" = "HTTP/1.1 200 Connection established" ]
+}
+
+@test "identity: more tunnels than max_tunnels held open: 429 and a SOCKS5 failure, named, counted; freed when they close" {
+	max_tunnels_case
+}
+
+@test "identity: max_tunnels with --workers 1" {
+	max_tunnels_case --workers 1
+}
+
+@test "identity: a burst past new_per_second is refused with 429, a second's worth goes through" {
+	burst_case
+}
+
+@test "identity: new_per_second with --workers 1" {
+	burst_case --workers 1
+}
+
+# The accepts of worker $1 (--workers).
+accepted() {
+	metric "cordon_worker_accepted_total{worker=\"$1\"}"
+}
+
+@test "identity: --workers 2: both workers take the identity's tunnels, and max_tunnels holds for all" {
+	write_policies enforce '{"max_tunnels": 3}'
+	start_tls_proxy --workers 2
+	run -0 tunnels ci connect 20 "127.0.0.1:$UP" 0.5
+	[ "$(printf '%s\n' "${lines[@]:0:3}" | grep -c " 200 ")" -eq 3 ]
+	[ "$(printf '%s\n' "${lines[@]:3}" | grep -c " 429 ")" -eq 17 ]
+	# Counted alone, each worker would have let 3 through.
+	echo "worker 0: $(accepted 0), worker 1: $(accepted 1)"
+	[ "$(accepted 0)" -gt 0 ]
+	[ "$(accepted 1)" -gt 0 ]
+	[ "$(metric 'cordon_identity_limited_total{identity="spiffe://corp/ci/runner",limit="max_tunnels"}')" = 17 ]
+}
+
+# The pid of the proxy process at the far end of the tunnels held open.
+holder() {
+	ss -Htnp state established "( sport = :$TLS )" |
+	    sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1
+}
+
+@test "identity: --workers 2: kill -9 of the worker holding the tunnel gives it back" {
+	write_policies enforce '{"max_tunnels": 1}'
+	start_tls_proxy --workers 2
+	start_bg held python3 "$TUNNELS" "$TLS" "$PKI/ca.crt" "$PKI/ci.crt" \
+	    "$PKI/ci.key" connect 1 "127.0.0.1:$UP" 30
+	for _ in $(seq 100); do
+		[ -s "$BATS_TEST_TMPDIR/held.log" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$BATS_TEST_TMPDIR/held.log")" = "HTTP/1.1 200 Connection established" ]
+	run -0 tunnels ci connect 1 "127.0.0.1:$UP" 0
+	[ "${lines[0]}" = "HTTP/1.1 429 Too Many Requests" ]
+	victim=$(holder)
+	[ -n "$victim" ]
+	[ "$victim" != "$PROXY_PID" ]
+	kill -9 "$victim"
+	for _ in $(seq 100); do
+		grep -q "(pid $victim) was killed by signal 9" \
+		    "$BATS_TEST_TMPDIR/proxy.log" && break
+		sleep 0.05
+	done
+	grep -q "(pid $victim) was killed by signal 9.*starting it again" \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	# Its tunnel went with it: the limit admits again, with the client
+	# of that tunnel still running.
 	run -0 tunnels ci connect 1 "127.0.0.1:$UP" 0
 	[ "${lines[0]}" = "HTTP/1.1 200 Connection established" ]
 }
