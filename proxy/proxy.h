@@ -419,10 +419,13 @@ void	 watch_close_all(struct proxy *);
 
 typedef void	(*workers_main_fn)(size_t, struct metrics_slot *,
 		    struct ident_shm *, void *);
+/* The parent's part of a drain: its copies of the listeners closed. */
+typedef void	(*workers_drain_fn)(void *);
 
 int		 workers_parse(const char *, size_t *);
 size_t		 workers_default(void);
-int		 workers_run(size_t, int, workers_main_fn, void *);
+int		 workers_run(size_t, int, workers_main_fn, workers_drain_fn,
+		    void *);
 
 /* proxy_cmd.c */
 int	 proxy_cmd(int, char **);

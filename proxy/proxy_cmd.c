@@ -705,6 +705,26 @@ proxy_worker(size_t i, struct metrics_slot *slots, struct ident_shm *ishm,
 }
 
 /*
+ * The parent's copies of the listening sockets closed and the Unix ones
+ * removed, at a drain's start (and once more, harmlessly, at the end):
+ * with every worker's closed too, a new client is refused at once
+ * rather than left in a queue nobody accepts from.
+ */
+static void
+proxy_workers_unlisten(void *arg)
+{
+	struct proxy_run	*run = ((struct proxy_job *)arg)->pj_run;
+	size_t			 i;
+
+	for (i = 0; i < run->pr_nlisten; i++) {
+		if (run->pr_fds[i] != -1)
+			close(run->pr_fds[i]);
+		run->pr_fds[i] = -1;
+		endpoint_unlink(&run->pr_eps[i]);
+	}
+}
+
+/*
  * --workers N, N > 1: the policy checked and the listeners opened here,
  * then workers_run() until they have drained.  Returns the exit status.
  */
@@ -730,12 +750,11 @@ proxy_workers(struct proxy_run *run, const struct proxy_opts *o)
 	}
 	proxy_pidfile(o->po_pidfile);
 	run->pr_worker = true;
-	status = workers_run(run->pr_workers, mfd, proxy_worker, &pj);
-	for (i = 0; i < run->pr_nlisten; i++) {
-		close(run->pr_fds[i]);
-		endpoint_unlink(&run->pr_eps[i]);
+	status = workers_run(run->pr_workers, mfd, proxy_worker,
+	    proxy_workers_unlisten, &pj);
+	proxy_workers_unlisten(&pj);
+	for (i = 0; i < run->pr_nlisten; i++)
 		endpoint_clear(&run->pr_eps[i]);
-	}
 	if (run->pr_metrics_fd != -1)
 		close(run->pr_metrics_fd);
 	endpoint_unlink(&run->pr_metrics_ep);

@@ -55,6 +55,7 @@ struct workers {
 	bool			 ws_draining;
 	int			 ws_status;	/* the parent's exit status */
 	workers_main_fn		 ws_main;
+	workers_drain_fn	 ws_drain;
 	void			*ws_arg;
 	pid_t			 ws_parent;
 };
@@ -260,8 +261,11 @@ workers_term_cb(evutil_socket_t sig, short what, void *arg)
 	size_t		 i;
 
 	(void)what;
-	if (!ws->ws_draining)
+	if (!ws->ws_draining) {
 		log_info("proxy: %s: the workers drain", strsignal((int)sig));
+		/* New clients are refused at once, not queued. */
+		ws->ws_drain(ws->ws_arg);
+	}
 	ws->ws_draining = true;
 	metrics_draining(ws->ws_metrics);
 	evtimer_del(ws->ws_restart);
@@ -299,7 +303,8 @@ workers_signals(struct workers *ws)
  * drained: the exit status, 0, or a worker's that could not start.
  */
 int
-workers_run(size_t n, int metrics_fd, workers_main_fn main, void *arg)
+workers_run(size_t n, int metrics_fd, workers_main_fn main,
+    workers_drain_fn drain, void *arg)
 {
 	struct workers	 ws;
 	char		*cause;
@@ -308,6 +313,7 @@ workers_run(size_t n, int metrics_fd, workers_main_fn main, void *arg)
 	memset(&ws, 0, sizeof(ws));
 	ws.ws_n = n;
 	ws.ws_main = main;
+	ws.ws_drain = drain;
 	ws.ws_arg = arg;
 	ws.ws_parent = getpid();
 	ws.ws_v = xcalloc(n, sizeof(*ws.ws_v));
