@@ -44,14 +44,39 @@ start_replica() {
 	wait_listen "tcp:127.0.0.1:${R_MET[n]}"
 }
 
-# fleet_run PORT IDENTITY SANDBOX URL: one run's request through the tier
-# at PORT as IDENTITY (a certificate of $PKI); prints the status line.
-# The python client speaks TLS and the PROXY v2 header as a remote
-# sandbox host would; `cordon run --proxy tls://` takes its place here
-# when it exists.
+# fleet_run PORT IDENTITY SANDBOX URL: one request through the tier at
+# PORT as IDENTITY (a certificate of $PKI) with a sandbox id the test
+# picks; prints the status line.  The python client speaks TLS and the
+# PROXY v2 header itself: policy.bats and logs.bats count lines by that
+# id, which `cordon run` picks itself.  lb.bats runs `cordon run`.
 fleet_run() {
 	python3 "$CLIENT" "$1" "$PKI/ca.crt" "$PKI/$2.crt" "$PKI/$2.key" \
 	    "$3" get "$4"
+}
+
+# tier_files: the certificates of $PKI in $UDIR/pki, where the test user
+# may read them (sandbox_setup first), and the tunnel client in bin/.
+tier_files() {
+	mkdir -p "$UDIR/pki"
+	cp "$PKI"/*.crt "$PKI"/*.key "$PKI"/crl.pem "$UDIR/pki/"
+	cp "$HOLD" "$UDIR/bin/"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/pki" "$UDIR/bin"
+}
+
+# tier_run me|user PORT IDENTITY ARGS... -- CMD: `cordon run --proxy
+# tls://127.0.0.1:PORT` as IDENTITY (its certificate and key, the
+# tier's CA), as whoever runs the tests or as the test user.
+tier_run() {
+	local who=$1 port=$2 id=$3
+	shift 3
+	set -- --proxy "tls://127.0.0.1:$port" \
+	    --client-cert "$UDIR/pki/$id.crt" --client-key "$UDIR/pki/$id.key" \
+	    --proxy-ca "$UDIR/pki/ca.crt" "$@"
+	if [ "$who" = me ]; then
+		in_sandbox_as_me "$@"
+	else
+		in_sandbox "$@"
+	fi
 }
 
 # Prints the value of metric $2 (name with labels) of replica $1.

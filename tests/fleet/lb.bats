@@ -35,22 +35,26 @@ setup() {
 	   "default": "deny"}}
 	EOF
 	write "$F/pol/ci.json" <<-EOF
-	{"version": 1, "network": {"allow": ["127.0.0.1:$UP",
-	  "127.0.0.1:$CIONLY", "127.0.0.1:$ECHO"]}}
+	{"version": 1, "network": {"allow": ["up.test:$UP",
+	  "ci.test:$CIONLY", "up.test:$ECHO"]}}
 	EOF
 	write "$F/pol/dev.json" <<-EOF
-	{"version": 1, "network": {"allow": ["127.0.0.1:$UP"]}}
+	{"version": 1, "network": {"allow": ["up.test:$UP"], "deny": ["ci.test"]}}
 	EOF
 	local n
 	for n in 1 2 3; do
 		start_replica "$n" --only --policy "$F/pol/op.json" \
-		    --drain-secs 30
+		    --drain-secs 30 --resolve up.test:127.0.0.1 \
+		    --resolve ci.test:127.0.0.1
 	done
 	start_haproxy
+	sandbox_setup
+	tier_files
 }
 
 teardown() {
 	teardown_bg
+	sandbox_teardown
 }
 
 # The HAProxy of the tier: frontend ci (port CI) to replicas 1-3, each
@@ -97,64 +101,93 @@ server_is() {
 	[ "$(haproxy_status "$F/haproxy.sock" "$1" "$2")" = "$3" ]
 }
 
-@test "fleet tier: HAProxy spreads runs over three mTLS replicas; a host allowed for ci, refused for dev (identities); each line names its identity; bad certificates refused" {
-	local i n who
-	for i in 1 2 3 4 5 6; do
-		run fleet_run "$CI" ci "ci-$i" "http://127.0.0.1:$UP/"
-		[ "$status" -eq 0 ]
-		[[ "$output" == "HTTP/1.1 200"* ]]
+@test "fleet tier: HAProxy spreads cordon runs over three mTLS replicas; a host allowed for ci, refused for dev by its layer (identities); each line names its identity; bad certificates refused; as root and as the test user" {
+	local who id i n
+	for who in me user; do
+		for i in 1 2 3; do
+			run tier_run "$who" "$CI" ci -- sh -c "
+			    curl -s -o /dev/null -w '%{http_code} ' \
+			        http://up.test:$UP/
+			    curl -s -o /dev/null -w '%{http_code}' \
+			        http://ci.test:$CIONLY/"
+			[ "$status" -eq 0 ]
+			[ "$output" = "200 200" ]
+			run tier_run "$who" "$CI" dev -- sh -c "
+			    curl -s -o /dev/null -w '%{http_code} ' \
+			        http://up.test:$UP/
+			    curl -s -o /dev/null -w '%{http_code}' \
+			        http://ci.test:$CIONLY/"
+			[ "$status" -eq 0 ]
+			[ "$output" = "200 403" ]
+		done
 	done
-	# The same tier, the same replicas: ci may reach CIONLY, dev not.
-	for i in 1 2 3; do
-		run fleet_run "$CI" ci "ci-only-$i" "http://127.0.0.1:$CIONLY/"
-		[[ "$output" == "HTTP/1.1 200"* ]]
-		run fleet_run "$CI" dev "dev-$i" "http://127.0.0.1:$UP/"
-		[[ "$output" == "HTTP/1.1 200"* ]]
-		run fleet_run "$CI" dev "dev-only-$i" "http://127.0.0.1:$CIONLY/"
-		[[ "$output" == "HTTP/1.1 403"* ]]
-	done
-	# Round robin: each replica served some, each line with the
-	# certificate's identity and the run's id.
+	# Round robin: each replica took some of the runs' connections
+	# (HAProxy's stot; each run's feed is one, and held on one replica
+	# while its requests go to others); each line names the
+	# certificate's identity; twelve runs, two requests each.
 	for n in 1 2 3; do
-		run jq -r '.identity + " " + .sandbox + " " + .decision' \
-		    "$F/r$n.log"
-		[ "${#lines[@]}" -ge 4 ]
-		[[ "${lines[0]}" =~ ^spiffe://corp/ci/runner\ ci-[1-6]\ allow$ ]]
+		[ "$(haproxy_stat "$F/haproxy.sock" |
+		    awk -F, -v s="r$n" '$1 == "ci" && $2 == s { print $8 }')" \
+		    -ge 8 ]
 	done
-	# Across the tier: who reached which port, and what was decided.
-	jq -r '"\(.identity) \(.port) \(.decision)"' "$F"/r[123].log |
-	    sort | uniq -c | awk '{ $1 = $1 } 1' >"$F/who"
+	[ "$(jq -r .sandbox "$F"/r[123].log | sort | uniq -c |
+	    awk '$1 == 2 { n++ } END { print n + 0 }')" -eq 12 ]
+	# Across the tier: who reached which host, what was decided, and
+	# by which layer's rule (dev's refusal is its own layer's deny).
+	jq -r '"\(.identity) \(.host) \(.decision) \(.rule_from | split("/") |
+	    last)"' "$F"/r[123].log | sort | uniq -c | awk '{ $1 = $1 } 1' \
+	    >"$F/who"
 	cat "$F/who"
-	[ "$(cat "$F/who")" = "$(printf '%s\n' "3 dev-laptop $CIONLY deny" \
-	    "3 dev-laptop $UP allow" "3 spiffe://corp/ci/runner $CIONLY allow" \
-	    "6 spiffe://corp/ci/runner $UP allow" | sort)" ]
-	# Without a certificate, HAProxy passes the handshake on and the
-	# replica refuses it.
-	run python3 "$CLIENT" "$CI" "$PKI/ca.crt" - - s get "http://127.0.0.1:$UP/"
+	[ "$(cat "$F/who")" = "$(printf '%s\n' \
+	    "6 dev-laptop ci.test deny dev.json: network.deny[0]" \
+	    "6 dev-laptop up.test allow dev.json: network.allow[0]" \
+	    "6 spiffe://corp/ci/runner ci.test allow ci.json: network.allow[1]" \
+	    "6 spiffe://corp/ci/runner up.test allow ci.json: network.allow[0]" |
+	    sort)" ]
+	# No certificate: the replica HAProxy passes the handshake to
+	# refuses it, and the run does not start (125, a hint).
+	run -125 in_sandbox --proxy "tls://127.0.0.1:$CI" \
+	    --proxy-ca "$UDIR/pki/ca.crt" -- sh -c 'echo ran >ran'
+	[[ "$output" == *"the tier needs a client certificate"* ]]
+	[[ "$output" == *"hint: add --client-cert FILE"* ]]
+	# cordon run may log nothing on the tier (it may stop before its
+	# handshake ends): a bare TLS client without one is logged.
+	run python3 "$CLIENT" "$CI" "$PKI/ca.crt" - - s get "http://up.test:$UP/"
 	[ "$status" -ne 0 ]
 	[[ "$output" != *"HTTP/1.1"* ]]
 	until_true 5 grep -q 'no client certificate' "$F"/r[123].log
 	# Nor another CA's, an expired or a revoked one (--crl).
 	for who in "stranger:a certificate of an unknown CA" \
 	    "expired:an expired certificate" "revoked:a revoked certificate"; do
-		run fleet_run "$CI" "${who%%:*}" s "http://127.0.0.1:$UP/"
-		[ "$status" -ne 0 ]
-		[[ "$output" != *"HTTP/1.1"* ]]
+		run -125 tier_run user "$CI" "${who%%:*}" -- sh -c 'echo ran >ran'
+		[[ "$output" == *"hint: "* ]]
 		until_true 5 grep -q "TLS client refused: ${who#*:}" \
 		    "$F"/r[123].log
 	done
+	[ ! -e "$WS/ran" ]
 }
 
-# load_worker I PORT URL: runs one after another until $F/stop exists;
-# each run's start (ns), exit status and status line in $F/runs.I.
+# load_worker I PORT URL: `cordon run -- curl URL` as ci through the tier
+# at PORT, as the test user, one after another until $F/stop exists;
+# each run's start (ns), exit status and HTTP status in $F/runs.I.
 load_worker() {
 	local s out rc
 	while [ ! -e "$F/stop" ]; do
 		s=$(date +%s%N)
 		rc=0
-		out=$(fleet_run "$2" ci "load-$1" "$3" 2>&1) || rc=$?
-		echo "$s $rc ${out%%$'\n'*}" >>"$F/runs.$1"
+		out=$(timeout 10 bash -c "$(declare -f tier_run in_sandbox \
+		    in_sandbox_as_me as_user ensure_test_user); $(declare -p \
+		    UDIR WS UCORDON TEST_USER); tier_run user $2 ci -- \
+		    curl -s -o /dev/null -w '%{http_code}' $3" 2>/dev/null) ||
+		    rc=$?
+		echo "$s $rc ${out:-none}" >>"$F/runs.$1"
 	done
+}
+
+# runs_after NS N: at least N runs started after NS, so far.
+runs_after() {
+	[ "$(cat "$F"/runs.* | awk -v d="$1" '$1 > d { n++ }
+	    END { print n + 0 }')" -ge "$2" ]
 }
 
 @test "fleet tier: a replica killed mid-load: HAProxy marks it DOWN, no run after that is lost, the other replicas' tunnels still echo" {
@@ -166,7 +199,7 @@ load_worker() {
 		    "$(tcp_established "${R_TLS[2]}")" \
 		    "$(tcp_established "${R_TLS[3]}")")
 		start_bg "hold$i" python3 "$HOLD" "$CI" "$PKI/ca.crt" \
-		    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "127.0.0.1:$ECHO"
+		    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "up.test:$ECHO"
 		HOLD_PID[i]=$BG_PID
 		until_true 5 grep -q '^ok 1$' "$F/hold$i.log"
 		for n in 1 2 3; do
@@ -181,7 +214,7 @@ load_worker() {
 	[[ " ${ON[*]} " == *" 3 "* ]]
 
 	for i in 1 2 3; do
-		start_bg "load$i" load_worker "$i" "$CI" "http://127.0.0.1:$UP/"
+		start_bg "load$i" load_worker "$i" "$CI" "http://up.test:$UP/"
 		LOAD_PID[i]=$BG_PID
 	done
 	sleep 1
@@ -194,6 +227,9 @@ load_worker() {
 	sleep 2
 	# Each worker ends after its run in progress: a run that hung
 	# still gets its line (the client gives up after 10 s).
+	# A worker whose run was sent to the replica before DOWN waits
+	# for it (up to 10 s): ten runs after DOWN, from any worker.
+	until_true 20 runs_after "$down" 10
 	touch "$F/stop"
 	for i in 1 2 3; do
 		wait "${LOAD_PID[i]}"
@@ -202,7 +238,7 @@ load_worker() {
 	# Every run that started after HAProxy marked the replica DOWN
 	# got its answer; there were some.
 	cat "$F"/runs.* >"$F/runs"
-	run awk -v d="$down" '$1 > d { n++; if ($2 != 0 || $4 != 200) bad++ }
+	run awk -v d="$down" '$1 > d { n++; if ($2 != 0 || $3 != 200) bad++ }
 	    END { print n + 0, bad + 0 }' "$F/runs"
 	echo "runs after DOWN, failed: $output"
 	[ "${output% *}" -ge 10 ]
@@ -226,7 +262,7 @@ load_worker() {
 	for i in 1 2 3; do
 		before=$(tcp_established "${R_TLS[2]}")
 		start_bg "hold$i" python3 "$HOLD" "$CI" "$PKI/ca.crt" \
-		    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "127.0.0.1:$ECHO"
+		    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "up.test:$ECHO"
 		until_true 5 grep -q '^ok 1$' "$F/hold$i.log"
 		[ "$(tcp_established "${R_TLS[2]}")" -eq "$before" ] ||
 		    mine=$i
@@ -235,7 +271,7 @@ load_worker() {
 	# Five workers: those HAProxy sends to the replica between SIGTERM
 	# and DOWN may wait there (below).
 	for i in 1 2 3 4 5; do
-		start_bg "load$i" load_worker "$i" "$CI" "http://127.0.0.1:$UP/"
+		start_bg "load$i" load_worker "$i" "$CI" "http://up.test:$UP/"
 		LOAD_PID[i]=$BG_PID
 	done
 	sleep 1
@@ -255,12 +291,15 @@ load_worker() {
 	# A run HAProxy sent to it between SIGTERM and DOWN may wait in
 	# its listen queue (the listener is disabled, not closed) until the
 	# client gives up (10 s); it started before DOWN.
+	# A worker whose run was sent to the replica before DOWN waits
+	# for it (up to 10 s): ten runs after DOWN, from any worker.
+	until_true 20 runs_after "$down" 10
 	touch "$F/stop"
 	for i in 1 2 3 4 5; do
 		wait "${LOAD_PID[i]}"
 	done
 	cat "$F"/runs.* >"$F/runs"
-	run awk -v d="$down" '$1 > d { n++; if ($2 != 0 || $4 != 200) bad++ }
+	run awk -v d="$down" '$1 > d { n++; if ($2 != 0 || $3 != 200) bad++ }
 	    END { print n + 0, bad + 0 }' "$F/runs"
 	echo "runs after DOWN, failed: $output"
 	[ "${output% *}" -ge 10 ]
