@@ -216,17 +216,18 @@ proxy_listen_open(struct proxy_run *run, const struct proxy_opts *o)
 }
 
 /*
- * Whether worker i leaves listener l to worker 0: a Unix sandbox
- * listener carries the runs' channels (watch.c), whose decisions, asks
- * and live rules hold for their sandbox's connections only on the
- * worker that holds the channel; so a run's channel and its sandbox's
- * connections are served by one worker, worker 0.
+ * Whether worker i leaves listener l to worker 0: a Unix or tls:
+ * sandbox listener carries the runs' channels (watch.c), whose
+ * decisions, asks and live rules hold for their sandbox's connections
+ * only on the worker that holds the channel; so a run's channel and its
+ * sandbox's connections are served by one worker, worker 0.  (A TCP
+ * one carries none: a channel there is refused.)
  */
 static bool
 proxy_listen_pinned(const struct proxy_run *run, size_t i, size_t l)
 {
 	return run->pr_worker && i != 0 && run->pr_pp2[l] &&
-	    run->pr_eps[l].ep_family == AF_UNIX;
+	    (run->pr_eps[l].ep_family == AF_UNIX || run->pr_tls[l]);
 }
 
 /* Watches the listeners on the loop (worker i's); fatal on any error. */

@@ -661,3 +661,26 @@ print(len(s.recv(100)))' "$sock"
 	[ "${lines[2]}" = "tunnel: echoed" ]
 	[ "$status" -eq 0 ]
 }
+
+@test "remote: a refusal that is the run's last request is in its summary and report, 20 runs of 20" {
+	# Two workers: the run's connections must meet its channel.
+	start_tier --workers 2
+	sandbox_setup
+	remote_files
+	local k named=0
+	for k in $(seq 20); do
+		run --separate-stderr remote_run user \
+		    --proxy "tls://127.0.0.1:$TLS" "${RFILES[@]}" \
+		    --report "$WS/r.json" -- sh -c "
+		    curl -s -o /dev/null http://up.test:$UP/
+		    curl -s -o /dev/null http://ci.test:$UP/"
+		if [[ "$stderr" == *"refused 1 connection: ci.test:$UP"* ]] &&
+		    [ "$(jq -r '.refused[0].host' "$WS/r.json")" = ci.test ]; then
+			named=$((named + 1))
+		else
+			echo "run $k: the summary misses it: $stderr" >&2
+		fi
+	done
+	echo "$named of 20 runs named the refusal" >&2
+	[ "$named" -eq 20 ]
+}
