@@ -20,7 +20,10 @@ setup() {
 	wait_listen "tcp:127.0.0.1:$RESET"
 	wait_listen "tcp:127.0.0.1:$UP"
 	PROXY=$(free_port)
-	start_bg proxy "$CORDON" proxy --listen "tcp:127.0.0.1:$PROXY" \
+	# One process, whose descriptors the tests count (workers.bats has
+	# the workers).
+	start_bg proxy "$CORDON" proxy --workers 1 \
+	    --listen "tcp:127.0.0.1:$PROXY" \
 	    --log "$BATS_TEST_TMPDIR/egress.log" --head-secs 2 \
 	    --allow-domain "127.0.0.1:$ECHO" --allow-domain "127.0.0.1:$RESET" \
 	    --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32

@@ -68,7 +68,7 @@ make_here() {
 	[[ "$output" == *"cordon: refused 1 connection: evil.example:443"* ]]
 	want="curl gcc jq libc-ares-dev libcmocka-dev libevent-dev
 libjansson-dev libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make
-passwd pkg-config util-linux zlib1g-dev"
+musl-tools passwd pkg-config util-linux zlib1g-dev"
 	[ "$(asked_packages | tr '\n' ' ')" = "$(echo $want) " ]
 	run grep -E '^(npm|npx|yarn|pip3) ' "$REC"
 	[ "$status" -eq 1 ]
@@ -83,8 +83,8 @@ passwd pkg-config util-linux zlib1g-dev"
 	ran=$output
 	cat "$REC"
 	want="gcc git libc-ares-dev libcmocka-dev libevent-dev libjansson-dev
-libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make pkg-config
-zlib1g-dev"
+libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make musl-tools
+pkg-config zlib1g-dev"
 	[ "$(asked_packages | tr '\n' ' ')" = "$(echo $want) " ]
 	run grep -E '^(npm|npx|yarn|pip3) ' "$REC"
 	[ "$status" -eq 1 ]
