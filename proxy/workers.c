@@ -103,8 +103,15 @@ workers_child(struct workers *ws, size_t i)
 {
 	size_t	 j;
 
-	/* A worker ends with its parent: nobody else restarts or drains. */
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
+	/*
+	 * A worker dies with its parent, at once: a parent killed (kill -9,
+	 * the OOM killer) is the proxy killed.  Drained instead, a worker
+	 * would serve its tunnels on for --drain-secs with no parent to
+	 * restart it or answer /readyz, and hold the port a new proxy
+	 * must bind.  getppid() closes the race of a parent dead before
+	 * the prctl.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
 	    getppid() != ws->ws_parent)
 		_exit(1);
 	if (event_reinit(ws->ws_base) == -1)

@@ -19,6 +19,11 @@ setup() {
 
 teardown() {
 	teardown_bg
+	# Workers a failed test left without their parent.
+	for p in ${ORPHANS:-}; do
+		grep -qs cordon "/proc/$p/cmdline" && kill -9 "$p"
+	done
+	true
 	if [ -n "${UDIR:-}" ]; then
 		sandbox_teardown
 	fi
@@ -57,6 +62,19 @@ metric() {
 # The pids of the workers, one a line.
 workers() { cat /proc/"$PROXY_PID"/task/*/children 2>/dev/null |
     tr ' ' '\n' | grep -v '^$' || true; }
+
+# Prints those of the pids given that still run (not zombies).
+live() {
+	local p
+	for p in "$@"; do
+		case $(sed -n 's/^State:[[:space:]]*//p' \
+		    "/proc/$p/status" 2>/dev/null) in
+		"" | Z*) ;;
+		*) echo "$p" ;;
+		esac
+	done
+	true
+}
 
 # $1 new connections in a row, GET through the proxy to $2: the codes.
 gets() {
@@ -255,4 +273,54 @@ PY
 	# The same host, through the TCP listener, for no run: the deny was
 	# the run's alone.
 	[ "$(gets 10 "http://up.test:$UP/")" = "$(times 10 200)" ]
+}
+
+@test "workers: kill -9 of the parent: every worker ends with it at once, an open tunnel too, and the port refuses" {
+	ECHO=$(free_port)
+	start_bg echo "$NETCHECK" echo "tcp:127.0.0.1:$ECHO"
+	wait_listen "tcp:127.0.0.1:$ECHO"
+	start_workers --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32 \
+	    --drain-secs 30
+	ws=$(workers | tr '\n' ' ')
+	ORPHANS=$ws
+	[ "$(echo $ws | wc -w)" -eq 2 ]
+	# A tunnel held open: a worker told to drain would serve it on
+	# for 30 s; one that ends with its parent breaks it.
+	cat >"$BATS_TEST_TMPDIR/hold.py" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"CONNECT 127.0.0.1:%s HTTP/1.1\r\nHost: x\r\n\r\n" % sys.argv[2].encode())
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+open(sys.argv[3], "w").close()
+try:
+    print("closed" if s.recv(100) == b"" else "data")
+except OSError as e:
+    print("closed: %s" % e)
+PY
+	start_bg hold python3 "$BATS_TEST_TMPDIR/hold.py" "$PROXY" "$ECHO" \
+	    "$BATS_TEST_TMPDIR/open"
+	HOLD=$BG_PID
+	for _ in $(seq 100); do
+		[ -e "$BATS_TEST_TMPDIR/open" ] && break
+		sleep 0.05
+	done
+	[ -e "$BATS_TEST_TMPDIR/open" ]
+	kill -KILL "$PROXY_PID"
+	# Within a second, no worker is left (a zombie not yet reaped by
+	# whoever inherited it counts as gone).
+	for _ in $(seq 20); do
+		[ -z "$(live $ws)" ] && break
+		sleep 0.05
+	done
+	live $ws
+	[ -z "$(live $ws)" ]
+	# The tunnel broke, and nothing accepts on the port: a new
+	# client is refused, not queued.
+	run timeout 5 tail --pid "$HOLD" -f /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$(cat "$BATS_TEST_TMPDIR/hold.log")" == closed* ]]
+	run curl -sS -m 5 -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$ECHO/"
+	[ "$status" -eq 7 ]
 }

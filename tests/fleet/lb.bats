@@ -96,6 +96,15 @@ start_haproxy() {
 	done
 }
 
+# gone PID: process PID ended (a zombie not yet reaped counts).
+gone() {
+	case $(sed -n 's/^State:[[:space:]]*//p' /proc/"$1"/status \
+	    2>/dev/null) in
+	"" | Z*) return 0 ;;
+	esac
+	return 1
+}
+
 # server_is BACKEND SERVER STATUS: HAProxy says so.
 server_is() {
 	[ "$(haproxy_status "$F/haproxy.sock" "$1" "$2")" = "$3" ]
@@ -191,7 +200,7 @@ runs_after() {
 }
 
 @test "fleet tier: a replica killed mid-load: HAProxy marks it DOWN, no run after that is lost, the other replicas' tunnels still echo" {
-	local i n before victim=1 down t
+	local i n before victim=1 down t workers
 	# Six long-lived tunnels, one at a time, each seen landing on its
 	# replica (the connections HAProxy holds to it).
 	for i in 1 2 3 4 5 6; do
@@ -218,9 +227,16 @@ runs_after() {
 		LOAD_PID[i]=$BG_PID
 	done
 	sleep 1
+	# The replica's pid is the parent of its workers (--workers, the
+	# cores by default): they die with it, the ones holding tunnels too.
+	workers=$(cat /proc/"${R_PID[victim]}"/task/*/children)
+	[ -n "$workers" ]
 	kill -KILL "${R_PID[victim]}"
 	until_true 5 server_is ci r1 DOWN
 	down=$(date +%s%N)
+	for n in $workers; do
+		until_true 1 gone "$n"
+	done
 	for i in 1 2 3 4 5 6; do
 		OK_AT_DOWN[i]=$(grep -c '^ok ' "$F/hold$i.log")
 	done
