@@ -346,6 +346,9 @@ check: deps deps-check macos-check lint-bats lint-exports lint-map $(BIN) $(UNIT
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
+	@# The tier behind HAProxy, etcd, Prometheus and rsyslog (about 45 s);
+	@# the image's tests (podman, buildah) stay in make fleet-check.
+	$(Q)$(MAKE) --no-print-directory fleet-tier
 
 demo: deps deps-demo $(BIN) $(TOOL_BINS)
 	@./mk/demo.sh $(abspath $(BIN)) $(abspath $(BUILD))/tests/tools
