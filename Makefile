@@ -24,7 +24,7 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Irunner -Iagent -Iconfine -Inotify -Iguard -Isandbox \
+		   -Ilib -Ipolicies -Iwire -Iproxy -Iproxyd -Ibridge -Irunner -Iagent -Iconfine -Inotify -Iguard -Isandbox \
 		   -Isession -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
@@ -51,7 +51,7 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
 		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
-		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c \
+		   proxy/conn_mtls.c proxy/conn_pump.c \
 		   proxy/ident.c proxy/ident_shm.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c \
 		   bridge/tlsup.c
@@ -94,7 +94,8 @@ CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
 # processes of a run).  A file moves up to its folder's *_SRCS when a
 # unit test needs it.
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
-		   proxy/proxy_cmd.c proxy/proxy_listen.c proxy/workers.c \
+		   proxyd/proxy_cmd.c proxyd/proxy_listen.c proxyd/workers.c \
+		   proxyd/pwatch.c \
 		   runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
 		   runner/keep.c \
@@ -394,7 +395,7 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Icerts -Ilogs -Irunner -Iconfine \
+		   -Ilib -Ipolicies -Iwire -Iproxy -Iproxyd -Ibridge -Icerts -Ilogs -Irunner -Iconfine \
 		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \

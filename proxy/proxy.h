@@ -347,13 +347,6 @@ const char	*ident_shm_admit(struct ident_shm *, size_t, const char *,
 void		 ident_shm_release(struct ident_shm *, size_t, const char *);
 void		 ident_shm_reap(struct ident_shm *, size_t);
 
-/* pwatch.c: --policy-watch, the folders of the policy's files. */
-struct pwatch;
-
-struct pwatch	*pwatch_new(struct event_base *, const char *const *, size_t,
-		    void (*)(void *), void *, char **);
-void		 pwatch_free(struct pwatch *);
-
 /* metrics.c */
 struct metrics;
 
@@ -413,21 +406,5 @@ bool	 watch_asks_name(const struct conn *);
 int	 watch_ask(struct conn *, const struct egress *, void *);
 void	 watch_ask_cancel(struct conn *, void *);
 void	 watch_close_all(struct proxy *);
-
-/* workers.c: --workers N, one proxy served by N processes. */
-#define WORKERS_MAX		256
-
-typedef void	(*workers_main_fn)(size_t, struct metrics_slot *,
-		    struct ident_shm *, void *);
-/* The parent's part of a drain: its copies of the listeners closed. */
-typedef void	(*workers_drain_fn)(void *);
-
-int		 workers_parse(const char *, size_t *);
-size_t		 workers_default(void);
-int		 workers_run(size_t, int, workers_main_fn, workers_drain_fn,
-		    void *);
-
-/* proxy_cmd.c */
-int	 proxy_cmd(int, char **);
 
 #endif
