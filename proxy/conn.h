@@ -10,15 +10,13 @@
  *
  *   conn.c		the core: callbacks by state, a decision begun,
  *			refused in the protocol's own way, logged; close,
- *			tunnel, and the one conn_free()
+ *			and the one conn_free()
  *   conn_dial.c	decide, ask, resolve, check every address, connect
  *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
  *   ident.c		(proxy.h) a tls: client's identity: its rule's
  *			policy, "report", its limits
- *   conn_pump.c	a tunnel of a client splice(2) cannot carry (its
- *			bytes are TLS records: a tls: listener's)
  *
  * and the protocols, each above the core and those it builds on:
  *
@@ -27,8 +25,10 @@
  *   conn_http.c	HTTP: request and response heads, bodies,
  *			keep-alive; CONNECT's answer
  *   conn_tls.c		TLS inspection, then HTTP inside (HTTPS)
+ *   conn_pump.c	a tunnel of a client splice(2) cannot carry (its
+ *			bytes are TLS records: a tls: listener's)
  *   conn_tunnel.c	a tunnel's first bytes (ClientHello), then the
- *			relay or inspection
+ *			relay, the pump or inspection
  *   conn_socks.c	the SOCKS5 greeting, request and replies
  *   conn_capture.c	what a sandbox's capture sends: its resolver's
  *			names, connections taken on their way out
@@ -379,7 +379,6 @@ void	 conn_begin(struct conn *, enum conn_proto, const char *,
 void	 conn_arm_deadline(struct conn *);
 void	 conn_ask_cancel(struct conn *);
 void	 conn_peek(struct conn *);
-void	 conn_tunnel(struct conn *);
 void	 conn_process(struct conn *);
 void	 conn_gone(struct conn *, short);
 void	 conn_gone_quietly(struct conn *, short);
@@ -390,20 +389,6 @@ void	 conn_event_cb(struct bufferevent *, short, void *);
 void	 conn_up_read_cb(struct bufferevent *, void *);
 void	 conn_up_write_cb(struct bufferevent *, void *);
 void	 conn_up_event_cb(struct bufferevent *, short, void *);
-
-/* conn_mtls.c */
-void	 conn_mtls_start(struct conn *);
-void	 conn_mtls_verified(struct conn *);
-void	 conn_mtls_failed(struct conn *, short);
-
-/* conn_pump.c */
-void	 conn_pump(struct conn *);
-void	 conn_pump_up(struct conn *);
-void	 conn_pump_down(struct conn *);
-void	 conn_pump_wrote(struct conn *);
-void	 conn_pump_up_wrote(struct conn *);
-void	 conn_pump_gone(struct conn *, short);
-void	 conn_pump_up_gone(struct conn *, short);
 
 /* conn_dial.c */
 void	 conn_dial_decide(struct conn *);
