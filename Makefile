@@ -44,7 +44,7 @@ POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
 		   wire/http.c wire/http_request.c wire/http_target.c \
 		   wire/http_body.c wire/http_out.c wire/http_path.c
-PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
+PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c proxy/proxy_policy.c \
 		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
 		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \

@@ -257,7 +257,8 @@ conn_free(struct conn *c)
 	decision_clear(&c->c_dec);
 	ssh_peek_clear(&c->c_ssh);
 	proxy_policy_unref(c->c_policy);
-	ident_release(c);
+	ident_release(&c->c_proxy->px_idents, c->c_identity,
+	    &c->c_ident_held);
 	proxy_policy_unref(c->c_ident);
 	conn_narrow_clear(&c->c_narrow);
 	http_request_clear(&c->c_http.hx_req);
@@ -567,9 +568,10 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	memset(&c->c_dec, 0, sizeof(c->c_dec));
 	/*
 	 * The policy in force now decides, even if it is reloaded later:
-	 * for a tls: client, the one its identity's rule joins (ident.c).
+	 * for a tls: client, the one its identity's rule joins
+	 * (proxy_policy.c).
 	 */
-	base = ident_policy(c->c_proxy->px_policy, c->c_identity);
+	base = proxy_policy_ident(c->c_proxy->px_policy, c->c_identity);
 	proxy_policy_unref(c->c_ident);
 	c->c_ident = base != c->c_proxy->px_policy ? proxy_policy_ref(base) :
 	    NULL;

@@ -15,8 +15,9 @@
  *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
- *   ident.c		(proxy.h) a tls: client's identity: its rule's
- *			policy, "report", its limits
+ *   ident.c		(ident.h) a tls: client's identity's limits,
+ *			counted; proxy_policy.c (proxy_policy.h) its
+ *			rule's policy
  *
  * and the protocols, each above the core and those it builds on:
  *

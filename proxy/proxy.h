@@ -14,8 +14,10 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "ident.h"
 #include "policy.h"
 #include "pp2.h"
+#include "proxy_policy.h"
 #include "wire.h"
 
 /*
@@ -113,21 +115,6 @@ struct listen_peer {
 	pid_t			 lp_pid;
 };
 
-/*
- * A policy and the connections deciding with it (it outlives a reload).
- * An operator's with identities keeps the policy of each rule, joined
- * (ident.c), made at its first use; a joined one keeps its rule.
- */
-struct ppolicy {
-	struct policy		*pp_policy;
-	unsigned int		 pp_refs;
-	struct ppolicy		**pp_idents;	/* [rule], the default last */
-	size_t			 pp_nidents;
-	struct pidents		*pp_rules;	/* a join: what pp_rule is in */
-	const struct pident	*pp_rule;	/* a join: its rule, or NULL */
-};
-
-struct ident_count;
 
 struct conn;
 struct metrics;
@@ -193,10 +180,7 @@ struct proxy {
 	struct listen_addr	 px_own[PROXY_MAX_OWN];	/* listen_note() */
 	size_t			 px_nown;
 	struct mtls		*px_mtls;	/* tls: listeners'; NULL: none */
-	struct ident_count	*px_icounts;	/* limits' counts (ident.c) */
-	size_t			 px_nicounts;
-	struct ident_shm	*px_ishm;	/* a worker's: shared counts */
-	size_t			 px_worker;	/* a worker's number */
+	struct ident_counts	 px_idents;	/* identities' limits */
 };
 
 /*
@@ -211,9 +195,6 @@ bool	 proxy_observed(const struct proxy *);
 void	 proxy_observe(struct proxy *, const struct egress *, const char *,
 	    const char *);
 bool	 proxy_drain(struct proxy *);
-struct ppolicy *proxy_policy_new(struct policy *);
-struct ppolicy *proxy_policy_ref(struct ppolicy *);
-void	 proxy_policy_unref(struct ppolicy *);
 void	 proxy_phantoms_free(struct phantom *, size_t);
 const char *proxy_phantom_name(const struct phantom *);
 void	 proxy_digest(const struct policy *, char *, size_t);
@@ -325,27 +306,6 @@ const char	*mtls_label(enum mtls_reason);
 const char	*mtls_words_of(enum mtls_reason);
 const char	*mtls_hint(enum mtls_reason);
 bool		 mtls_refusal(struct mtls *, enum mtls_reason, uint64_t *);
-
-/*
- * ident.c: a tls: client's identity: its rule's policy, "report", its
- * limits.
- */
-struct ppolicy	*ident_policy(struct ppolicy *, const char *);
-void		 ident_policy_clear(struct ppolicy *);
-bool		 ident_admit(struct conn *);
-void		 ident_release(struct conn *);
-void		 ident_counts_free(struct proxy *);
-bool		 ident_report(struct conn *);
-
-/* ident_shm.c: the limits of identities, counted for all the workers. */
-struct ident_shm;
-struct pident;
-struct ident_shm *ident_shm_new(size_t);
-void		 ident_shm_free(struct ident_shm *);
-const char	*ident_shm_admit(struct ident_shm *, size_t, const char *,
-		    const struct pident *, bool *);
-void		 ident_shm_release(struct ident_shm *, size_t, const char *);
-void		 ident_shm_reap(struct ident_shm *, size_t);
 
 /* metrics.c */
 struct metrics;
