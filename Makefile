@@ -50,7 +50,7 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c proxy/proxy_policy.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
-		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
+		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c \
 		   proxy/conn_mtls.c proxy/conn_pump.c \
 		   proxy/ident.c proxy/ident_shm.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c \
@@ -88,7 +88,7 @@ SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c
 SESSION_EXEC	 = $(BUILD)/cordon-session-exec
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
-CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
+CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c certs/mtls.c
 # The subcommands and what only they call: linked into ./cordon alone,
 # never into a unit test (they hold main(), the option parsers and the
 # processes of a run).  A file moves up to its folder's *_SRCS when a

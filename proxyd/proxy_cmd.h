@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "endpoint.h"
+#include "mtls.h"
 #include "policy.h"
 #include "proxy.h"
 
