@@ -24,7 +24,7 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Irunner -Iagent -Iconfine -Inotify -Iguard -Isandbox \
+		   -Ilib -Ipolicies -Iwire -Iproxy -Iproxyd -Ibridge -Irunner -Iagent -Iconfine -Inotify -Iguard -Isandbox \
 		   -Isession -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
@@ -44,14 +44,14 @@ POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
 		   wire/http.c wire/http_request.c wire/http_target.c \
 		   wire/http_body.c wire/http_out.c wire/http_path.c
-PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c \
+PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c proxy/proxy_policy.c \
 		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
 		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
-		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c proxy/mtls.c \
-		   proxy/conn_mtls.c proxy/conn_pump.c proxy/pwatch.c \
+		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c \
+		   proxy/conn_mtls.c proxy/conn_pump.c \
 		   proxy/ident.c proxy/ident_shm.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c \
 		   bridge/tlsup.c
@@ -88,13 +88,14 @@ SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c
 SESSION_EXEC	 = $(BUILD)/cordon-session-exec
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
-CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c
+CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c certs/mtls.c
 # The subcommands and what only they call: linked into ./cordon alone,
 # never into a unit test (they hold main(), the option parsers and the
 # processes of a run).  A file moves up to its folder's *_SRCS when a
 # unit test needs it.
 CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
-		   proxy/proxy_cmd.c proxy/proxy_listen.c proxy/workers.c \
+		   proxyd/proxy_cmd.c proxyd/proxy_listen.c proxyd/workers.c \
+		   proxyd/pwatch.c \
 		   runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
 		   runner/keep.c \
@@ -397,7 +398,7 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iwire -Iproxy -Ibridge -Icerts -Ilogs -Irunner -Iconfine \
+		   -Ilib -Ipolicies -Iwire -Iproxy -Iproxyd -Ibridge -Icerts -Ilogs -Irunner -Iconfine \
 		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \

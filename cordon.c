@@ -11,7 +11,7 @@
 #include "log.h"
 #include "policy.h"
 #include "profile.h"
-#include "proxy.h"
+#include "proxy_cmd.h"
 #include "runner.h"
 #include "sess.h"
 #include "util.h"

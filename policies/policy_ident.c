@@ -1,6 +1,6 @@
 /*
  * policy_ident.c: "identities", a policy layer per tls: client, chosen
- * by its certificate's identity (proxy/mtls.c: the URI SAN, else the CN).
+ * by its certificate's identity (certs/mtls.c: the URI SAN, else the CN).
  *
  *   "identities": {
  *     "rules": [ { "match": GLOB, "policy": "ci.json",

@@ -257,7 +257,8 @@ conn_free(struct conn *c)
 	decision_clear(&c->c_dec);
 	ssh_peek_clear(&c->c_ssh);
 	proxy_policy_unref(c->c_policy);
-	ident_release(c);
+	ident_release(&c->c_proxy->px_idents, c->c_identity,
+	    &c->c_ident_held);
 	proxy_policy_unref(c->c_ident);
 	conn_narrow_clear(&c->c_narrow);
 	http_request_clear(&c->c_http.hx_req);
@@ -567,9 +568,10 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	memset(&c->c_dec, 0, sizeof(c->c_dec));
 	/*
 	 * The policy in force now decides, even if it is reloaded later:
-	 * for a tls: client, the one its identity's rule joins (ident.c).
+	 * for a tls: client, the one its identity's rule joins
+	 * (proxy_policy.c).
 	 */
-	base = ident_policy(c->c_proxy->px_policy, c->c_identity);
+	base = proxy_policy_ident(c->c_proxy->px_policy, c->c_identity);
 	proxy_policy_unref(c->c_ident);
 	c->c_ident = base != c->c_proxy->px_policy ? proxy_policy_ref(base) :
 	    NULL;
@@ -697,63 +699,6 @@ conn_peek(struct conn *c)
 	c->c_state = CS_PEEK;
 	bufferevent_enable(c->c_bev, EV_READ);
 	conn_process(c);
-}
-
-static void
-conn_relay_done_cb(struct relay *r, const char *why, void *arg)
-{
-	struct conn	*c = arg;
-
-	c->c_up_bytes += relay_bytes(r, RELAY_UP);
-	c->c_down_bytes += relay_bytes(r, RELAY_DOWN);
-	if (why != NULL && c->c_reason == NULL)
-		conn_reason(c, why);
-	conn_free(c);
-}
-
-/*
- * Hands both sockets to a relay, with what is already read or not yet
- * written in either direction as its first bytes.
- */
-void
-conn_tunnel(struct conn *c)
-{
-	struct timeval	 idle = { c->c_proxy->px_idle_secs, 0 };
-	struct evbuffer	*in, *out, *upin;
-	struct relay	*r;
-
-	/* A TLS client's bytes are records: no splice. */
-	if (c->c_mtls) {
-		conn_pump(c);
-		return;
-	}
-	in = bufferevent_get_input(c->c_bev);
-	out = bufferevent_get_output(c->c_bev);
-	upin = bufferevent_get_input(c->c_up);
-	r = relay_new(c->c_proxy->px_base, c->c_fd, c->c_upfd,
-	    conn_relay_done_cb, c);
-	c->c_up_bytes += evbuffer_get_length(in);
-	relay_pending(r, RELAY_UP, evbuffer_pullup(in, -1),
-	    evbuffer_get_length(in));
-	relay_pending(r, RELAY_DOWN, evbuffer_pullup(out, -1),
-	    evbuffer_get_length(out));
-	c->c_down_bytes += evbuffer_get_length(upin);
-	relay_pending(r, RELAY_DOWN, evbuffer_pullup(upin, -1),
-	    evbuffer_get_length(upin));
-	c->c_relay = r;
-	if (c->c_table->ct_tunnel != NULL)
-		c->c_table->ct_tunnel(c, evbuffer_pullup(upin, -1),
-		    evbuffer_get_length(upin));
-	/* The upstream bufferevent never wrote: nothing is lost there. */
-	bufferevent_free(c->c_bev);
-	bufferevent_free(c->c_up);
-	c->c_bev = c->c_up = NULL;
-	c->c_fd = c->c_upfd = -1;
-	c->c_relay = r;
-	c->c_state = CS_TUNNEL;
-	relay_idle(r, &idle);
-	if (relay_start(r) == -1)
-		fatalx("proxy: cannot start a relay");
 }
 
 /* The client's end of file or error: c ends, saying so if need be. */

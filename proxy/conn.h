@@ -10,15 +10,14 @@
  *
  *   conn.c		the core: callbacks by state, a decision begun,
  *			refused in the protocol's own way, logged; close,
- *			tunnel, and the one conn_free()
+ *			and the one conn_free()
  *   conn_dial.c	decide, ask, resolve, check every address, connect
  *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
- *   ident.c		(proxy.h) a tls: client's identity: its rule's
- *			policy, "report", its limits
- *   conn_pump.c	a tunnel of a client splice(2) cannot carry (its
- *			bytes are TLS records: a tls: listener's)
+ *   ident.c		(ident.h) a tls: client's identity's limits,
+ *			counted; proxy_policy.c (proxy_policy.h) its
+ *			rule's policy
  *
  * and the protocols, each above the core and those it builds on:
  *
@@ -27,8 +26,10 @@
  *   conn_http.c	HTTP: request and response heads, bodies,
  *			keep-alive; CONNECT's answer
  *   conn_tls.c		TLS inspection, then HTTP inside (HTTPS)
+ *   conn_pump.c	a tunnel of a client splice(2) cannot carry (its
+ *			bytes are TLS records: a tls: listener's)
  *   conn_tunnel.c	a tunnel's first bytes (ClientHello), then the
- *			relay or inspection
+ *			relay, the pump or inspection
  *   conn_socks.c	the SOCKS5 greeting, request and replies
  *   conn_capture.c	what a sandbox's capture sends: its resolver's
  *			names, connections taken on their way out
@@ -50,13 +51,12 @@
 #include "addr.h"
 #include "host.h"
 #include "policy.h"
+#include "conn_parts.h"
 #include "proxy.h"
 
 struct bufferevent;
 struct event;
 struct relay;
-struct scrub;
-struct signer_req;
 
 /*
  * Where a connection is.  The callbacks in conn.c hand each event to the
@@ -123,78 +123,6 @@ enum conn_up {
 	CU_NEW,			/* opened for it, or none */
 	CU_KEPT,		/* kept from the last request, idle */
 	CU_REUSED		/* kept, and carrying this request */
-};
-
-/*
- * An HTTP exchange (conn_http.c): the request and its answer being
- * forwarded, an upstream connection kept between requests with what it
- * reaches, and what takes the phantom credentials' real values out of
- * the answers.  hx_reqdone and hx_resphead are two flags beside
- * c_state, one per direction, rather than states of their own: in
- * CS_FORWARD the request's body and the answer move at once (an upstream
- * may answer before the body is all sent), so each side keeps how far it
- * has come.
- */
-struct conn_http {
-	struct http_request	 hx_req;
-	struct http_response	 hx_resp;
-	struct http_body	 hx_reqbody;
-	struct http_body	 hx_respbody;
-	bool			 hx_reqdone;	/* request body all sent */
-	bool			 hx_resphead;	/* response head forwarded */
-	bool			 hx_keepalive;
-	size_t			 hx_headscan;	/* head bytes parsed before */
-	char			 hx_kept_host[HOST_NAME_MAX_LEN + 1];
-	int			 hx_kept_port;
-	struct scrub		*hx_scrub;	/* real values out of answers */
-};
-
-/*
- * An inspected tunnel (conn_tls.c): the host it was opened for, the leaf
- * that answers the sandbox, and how the upstream's own handshake went.
- * As the tunnel is opened, c_up becomes a TLS bufferevent on the
- * upstream's socket (which it owns: c_upfd is -1); when the sandbox's
- * handshake begins, c_bev a TLS filter over the client's bufferevent
- * (which it owns; c_fd stays the connection's).
- *
- * ci_tls is a flag beside c_state: once set it holds through reading
- * heads, forwarding and closing, the states a plain connection goes
- * through too, and it says that c_bev is a TLS filter.  ci_up_ready is a
- * flag for the same reason: the leaf and the upstream's handshake come
- * in either order, and the sandbox's handshake starts when both are in
- * (conn_tls_accept).
- */
-struct conn_inspect {
-	char			 ci_host[HOST_NAME_MAX_LEN + 1];
-	int			 ci_port;
-	char			 ci_addr[ADDR_STRLEN + 8];
-	struct signer_req	*ci_sreq;
-	X509			*ci_leaf;
-	bool			 ci_up_ready;	/* handshake done, or failed */
-	char			*ci_upfail;	/* why the upstream's failed */
-	bool			 ci_tls;	/* c_bev is a TLS filter */
-	struct event		*ci_close_ev;	/* CS_FLUSHING: records out */
-};
-
-/*
- * A connection the capture took (conn_capture.c): where it was going,
- * host and port; cc_port 0 for any other connection.
- */
-struct conn_cap {
-	char			 cc_host[HOST_NAME_MAX_LEN + 1];
-	int			 cc_port;
-};
-
-/*
- * The rules a run sent in its PROXY v2 header, and the proxy's policy
- * narrowed by them, made again when the policy it narrows is reloaded
- * (conn_narrow.c).
- */
-struct conn_narrow {
-	struct policy		*cn_rules;	/* NULL: none sent */
-	struct ppolicy		*cn_base;	/* what cn_policy narrows */
-	struct ppolicy		*cn_policy;	/* that, narrowed */
-	struct ppolicy		*cn_live;	/* the run's live rules in it */
 };
 
 /*
@@ -379,7 +307,6 @@ void	 conn_begin(struct conn *, enum conn_proto, const char *,
 void	 conn_arm_deadline(struct conn *);
 void	 conn_ask_cancel(struct conn *);
 void	 conn_peek(struct conn *);
-void	 conn_tunnel(struct conn *);
 void	 conn_process(struct conn *);
 void	 conn_gone(struct conn *, short);
 void	 conn_gone_quietly(struct conn *, short);
@@ -390,20 +317,6 @@ void	 conn_event_cb(struct bufferevent *, short, void *);
 void	 conn_up_read_cb(struct bufferevent *, void *);
 void	 conn_up_write_cb(struct bufferevent *, void *);
 void	 conn_up_event_cb(struct bufferevent *, short, void *);
-
-/* conn_mtls.c */
-void	 conn_mtls_start(struct conn *);
-void	 conn_mtls_verified(struct conn *);
-void	 conn_mtls_failed(struct conn *, short);
-
-/* conn_pump.c */
-void	 conn_pump(struct conn *);
-void	 conn_pump_up(struct conn *);
-void	 conn_pump_down(struct conn *);
-void	 conn_pump_wrote(struct conn *);
-void	 conn_pump_up_wrote(struct conn *);
-void	 conn_pump_gone(struct conn *, short);
-void	 conn_pump_up_gone(struct conn *, short);
 
 /* conn_dial.c */
 void	 conn_dial_decide(struct conn *);

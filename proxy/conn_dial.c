@@ -31,6 +31,7 @@
 #include "endpoint.h"
 #include "jsonl.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /* Fills ss with a and port; returns its length. */
@@ -319,6 +320,90 @@ conn_dial_answer(struct conn *c, bool allow, const char *why)
 	conn_reach(c);
 }
 
+/* Refuses c for its identity's limit, named; logs the fix. */
+static void
+conn_dial_limited(struct conn *c, const char *limit)
+{
+	const struct pident	*rule = c->c_ident->pp_rule;
+	char			*what, *why, *hint, *shown;
+	unsigned int		 n;
+
+	n = strcmp(limit, "max_tunnels") == 0 ? rule->id_max_tunnels :
+	    rule->id_new_per_second;
+	shown = str_escape(c->c_identity, strlen(c->c_identity));
+	xasprintf(&why, "identity %s is at its limit %s (%u; %s.limits)",
+	    shown, limit, n, rule->id_from);
+	xasprintf(&what, "%s:%d: %s", c->c_host, c->c_port, why);
+	xasprintf(&hint, "retry later, or raise limits.%s of that rule",
+	    limit);
+	conn_reason(c, why);
+	c->c_limit = limit;
+	c->c_dec.d_verdict = VERDICT_DENY;
+	log_warnx("proxy: %s: refused %s", c->c_client, what);
+	log_warnx("hint: %s", hint);
+	conn_refuse(c, CONN_LIMITED, what, hint);
+	free(shown);
+	free(why);
+	free(what);
+	free(hint);
+}
+
+/*
+ * Counts c's new decision against its identity's limits (ident.c):
+ * false when it is past one, and then c is refused (429 or a SOCKS5
+ * failure) and logged.
+ */
+static bool
+conn_dial_admit(struct conn *c)
+{
+	const char	*limit;
+
+	if (c->c_ident == NULL)
+		return true;
+	limit = ident_admit(&c->c_proxy->px_idents, c->c_ident->pp_rule,
+	    c->c_identity, &c->c_ident_held);
+	if (limit != NULL)
+		conn_dial_limited(c, limit);
+	return limit == NULL;
+}
+
+/*
+ * Whether c's refusal, just decided, is let through by its identity's
+ * rule's "report": then c_dec says allow and c_warning names the rule
+ * that refused.  Not when the run's own rules refuse it: a run's
+ * narrowing is its own, whatever the rule.
+ */
+static bool
+conn_dial_report(struct conn *c)
+{
+	const struct pident	*rule;
+	struct decision		 d;
+	const struct policy	*run = c->c_narrow.cn_rules;
+	char			*what;
+	bool			 ok;
+
+	if (c->c_ident == NULL || (rule = c->c_ident->pp_rule) == NULL ||
+	    rule->id_action != IDENT_REPORT ||
+	    !policy_ident_liftable(&c->c_dec))
+		return false;
+	if (run != NULL && run->p_allow.pl_set) {
+		ok = policy_match_host(run, c->c_host, c->c_hostlen,
+		    c->c_port, &d);
+		decision_clear(&d);
+		if (!ok)
+			return false;
+	}
+	what = decision_describe(&c->c_dec);
+	free(c->c_warning);
+	xasprintf(&c->c_warning, "report: would be refused (%s); allowed, "
+	    "as %s has \"action\": \"report\"", what, rule->id_from);
+	free(what);
+	c->c_dec.d_verdict = VERDICT_ALLOW;
+	c->c_dec.d_rule = NULL;		/* the warning names it */
+	c->c_report = true;
+	return true;
+}
+
 /* Decides on c_host:c_port, then resolves or connects. */
 void
 conn_dial_decide(struct conn *c)
@@ -326,10 +411,10 @@ conn_dial_decide(struct conn *c)
 	if (!conn_log_ready(c))
 		return;
 	c->c_judged = true;
-	if (!ident_admit(c))
+	if (!conn_dial_admit(c))
 		return;
 	if (!policy_match_host(c->c_policy->pp_policy, c->c_host, c->c_hostlen,
-	    c->c_port, &c->c_dec) && !ident_report(c)) {
+	    c->c_port, &c->c_dec) && !conn_dial_report(c)) {
 		if (!conn_ask(c))
 			conn_deny(c);
 		return;

@@ -26,6 +26,7 @@
 #include <openssl/x509.h>
 
 #include "conn_proto.h"
+#include "mtls.h"
 #include "log.h"
 #include "util.h"
 #include "xmalloc.h"

@@ -2,7 +2,7 @@
  * conn_proto.h: what each protocol of a client connection offers the
  * files above it (conn.h has the core's API, which is all a protocol
  * calls below it).  From the bottom up: HTTP, TLS inspection, tunnels,
- * SOCKS5, the capture; conn_accept.c, above them all, puts their
+ * a tls: client's pump and handshake, SOCKS5, the capture; conn_accept.c, above them all, puts their
  * handlers and operations in the one table the core reads.
  */
 #ifndef CORDON_CONN_PROTO_H
@@ -35,8 +35,23 @@ void	 conn_tls_accepted(struct conn *);
 void	 conn_tls_failed(struct conn *, short);
 
 /* conn_tunnel.c */
+void	 conn_tunnel(struct conn *);
 void	 conn_tunnel_peek(struct conn *);
 void	 conn_tunnel_up_read(struct conn *);
+
+/* conn_mtls.c */
+void	 conn_mtls_start(struct conn *);
+void	 conn_mtls_verified(struct conn *);
+void	 conn_mtls_failed(struct conn *, short);
+
+/* conn_pump.c */
+void	 conn_pump(struct conn *);
+void	 conn_pump_up(struct conn *);
+void	 conn_pump_down(struct conn *);
+void	 conn_pump_wrote(struct conn *);
+void	 conn_pump_up_wrote(struct conn *);
+void	 conn_pump_gone(struct conn *, short);
+void	 conn_pump_up_gone(struct conn *, short);
 
 /* conn_socks.c */
 extern const struct conn_ops	conn_socks_ops;		/* PROTO_SOCKS5 */

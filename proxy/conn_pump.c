@@ -16,7 +16,7 @@
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 
-#include "conn.h"
+#include "conn_proto.h"
 
 /* Something moved: the tunnel is not idle. */
 static void

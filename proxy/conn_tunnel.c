@@ -4,7 +4,8 @@
  * it is connected already), and then its first bytes are judged before
  * any goes upstream: a TLS ClientHello must name the host decided on
  * (or one the policy allows on its own).  Then both sockets go to the
- * relay (conn_tunnel), or, for a host that network.inspect names, the
+ * relay (conn_tunnel), a tls: listener's client to the pump
+ * (conn_pump.c), or, for a host that network.inspect names, the
  * tunnel is opened (conn_tls.c).  A server that speaks first (SSH, SMTP)
  * is passed on meanwhile.
  */
@@ -20,6 +21,7 @@
 
 #include "conn_proto.h"
 #include "log.h"
+#include "relay.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -173,4 +175,61 @@ conn_tunnel_up_read(struct conn *c)
 	if (c->c_table->ct_early != NULL)
 		c->c_table->ct_early(c, evbuffer_pullup(upin, -1), len);
 	evbuffer_add_buffer(bufferevent_get_output(c->c_bev), upin);
+}
+
+static void
+conn_tunnel_done_cb(struct relay *r, const char *why, void *arg)
+{
+	struct conn	*c = arg;
+
+	c->c_up_bytes += relay_bytes(r, RELAY_UP);
+	c->c_down_bytes += relay_bytes(r, RELAY_DOWN);
+	if (why != NULL && c->c_reason == NULL)
+		conn_reason(c, why);
+	conn_free(c);
+}
+
+/*
+ * Hands both sockets to a relay, with what is already read or not yet
+ * written in either direction as its first bytes.
+ */
+void
+conn_tunnel(struct conn *c)
+{
+	struct timeval	 idle = { c->c_proxy->px_idle_secs, 0 };
+	struct evbuffer	*in, *out, *upin;
+	struct relay	*r;
+
+	/* A TLS client's bytes are records: no splice. */
+	if (c->c_mtls) {
+		conn_pump(c);
+		return;
+	}
+	in = bufferevent_get_input(c->c_bev);
+	out = bufferevent_get_output(c->c_bev);
+	upin = bufferevent_get_input(c->c_up);
+	r = relay_new(c->c_proxy->px_base, c->c_fd, c->c_upfd,
+	    conn_tunnel_done_cb, c);
+	c->c_up_bytes += evbuffer_get_length(in);
+	relay_pending(r, RELAY_UP, evbuffer_pullup(in, -1),
+	    evbuffer_get_length(in));
+	relay_pending(r, RELAY_DOWN, evbuffer_pullup(out, -1),
+	    evbuffer_get_length(out));
+	c->c_down_bytes += evbuffer_get_length(upin);
+	relay_pending(r, RELAY_DOWN, evbuffer_pullup(upin, -1),
+	    evbuffer_get_length(upin));
+	c->c_relay = r;
+	if (c->c_table->ct_tunnel != NULL)
+		c->c_table->ct_tunnel(c, evbuffer_pullup(upin, -1),
+		    evbuffer_get_length(upin));
+	/* The upstream bufferevent never wrote: nothing is lost there. */
+	bufferevent_free(c->c_bev);
+	bufferevent_free(c->c_up);
+	c->c_bev = c->c_up = NULL;
+	c->c_fd = c->c_upfd = -1;
+	c->c_relay = r;
+	c->c_state = CS_TUNNEL;
+	relay_idle(r, &idle);
+	if (relay_start(r) == -1)
+		fatalx("proxy: cannot start a relay");
 }

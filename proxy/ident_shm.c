@@ -32,7 +32,7 @@
 
 #include <openssl/evp.h>
 
-#include "conn.h"
+#include "ident.h"
 #include "log.h"
 #include "policy.h"
 

@@ -25,6 +25,7 @@
 
 #include "jsonl.h"
 #include "log.h"
+#include "mtls.h"
 #include "proxy.h"
 #include "util.h"
 #include "xmalloc.h"

@@ -79,7 +79,7 @@ proxy_clear(struct proxy *px)
 	dns_free(px->px_dns);
 	proxy_policy_unref(px->px_policy);
 	proxy_phantoms_free(px->px_phantoms, px->px_nphantoms);
-	ident_counts_free(px);
+	ident_counts_free(&px->px_idents);
 	memset(px, 0, sizeof(*px));
 }
 
@@ -132,35 +132,6 @@ proxy_digest(const struct policy *p, char *out, size_t size)
 			snprintf(out + off, size - off, "%02x", md[i]);
 	}
 	free(text);
-}
-
-/* Wraps a policy (taken) for sharing between connections. */
-struct ppolicy *
-proxy_policy_new(struct policy *p)
-{
-	struct ppolicy	*pp;
-
-	pp = xcalloc(1, sizeof(*pp));
-	pp->pp_policy = p;
-	pp->pp_refs = 1;
-	return pp;
-}
-
-struct ppolicy *
-proxy_policy_ref(struct ppolicy *pp)
-{
-	pp->pp_refs++;
-	return pp;
-}
-
-void
-proxy_policy_unref(struct ppolicy *pp)
-{
-	if (pp == NULL || --pp->pp_refs > 0)
-		return;
-	ident_policy_clear(pp);
-	policy_free(pp->pp_policy);
-	free(pp);
 }
 
 /* Frees n phantom credentials, wiping the real values first. */

@@ -14,8 +14,10 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "ident.h"
 #include "policy.h"
 #include "pp2.h"
+#include "proxy_policy.h"
 #include "wire.h"
 
 /*
@@ -113,21 +115,6 @@ struct listen_peer {
 	pid_t			 lp_pid;
 };
 
-/*
- * A policy and the connections deciding with it (it outlives a reload).
- * An operator's with identities keeps the policy of each rule, joined
- * (ident.c), made at its first use; a joined one keeps its rule.
- */
-struct ppolicy {
-	struct policy		*pp_policy;
-	unsigned int		 pp_refs;
-	struct ppolicy		**pp_idents;	/* [rule], the default last */
-	size_t			 pp_nidents;
-	struct pidents		*pp_rules;	/* a join: what pp_rule is in */
-	const struct pident	*pp_rule;	/* a join: its rule, or NULL */
-};
-
-struct ident_count;
 
 struct conn;
 struct metrics;
@@ -193,10 +180,7 @@ struct proxy {
 	struct listen_addr	 px_own[PROXY_MAX_OWN];	/* listen_note() */
 	size_t			 px_nown;
 	struct mtls		*px_mtls;	/* tls: listeners'; NULL: none */
-	struct ident_count	*px_icounts;	/* limits' counts (ident.c) */
-	size_t			 px_nicounts;
-	struct ident_shm	*px_ishm;	/* a worker's: shared counts */
-	size_t			 px_worker;	/* a worker's number */
+	struct ident_counts	 px_idents;	/* identities' limits */
 };
 
 /*
@@ -211,9 +195,6 @@ bool	 proxy_observed(const struct proxy *);
 void	 proxy_observe(struct proxy *, const struct egress *, const char *,
 	    const char *);
 bool	 proxy_drain(struct proxy *);
-struct ppolicy *proxy_policy_new(struct policy *);
-struct ppolicy *proxy_policy_ref(struct ppolicy *);
-void	 proxy_policy_unref(struct ppolicy *);
 void	 proxy_phantoms_free(struct phantom *, size_t);
 const char *proxy_phantom_name(const struct phantom *);
 void	 proxy_digest(const struct policy *, char *, size_t);
@@ -275,85 +256,6 @@ void	 listen_note(struct proxy *, int);
 bool	 listen_is_own(const struct proxy *, const struct addr *, int);
 void	 listen_peer(int, struct listen_peer *);
 
-/*
- * mtls.c: a tls: listener's context (--tls-cert, --tls-key, --client-ca,
- * --crl), read again on SIGHUP; the identity of a client's certificate;
- * why a handshake was refused, and how often that is written.
- */
-#define MTLS_IDENTITY_MAX	255
-#define MTLS_LINES_MAX		5	/* refusals written a second, a reason */
-
-enum mtls_reason {
-	MTLS_R_NO_CERT,
-	MTLS_R_UNKNOWN_CA,
-	MTLS_R_EXPIRED,
-	MTLS_R_REVOKED,
-	MTLS_R_NOT_YET_VALID,
-	MTLS_R_INVALID,		/* any other verification error */
-	MTLS_R_NO_IDENTITY,	/* verified, but names no usable identity */
-	MTLS_R_HANDSHAKE,	/* not TLS, an old version, no shared cipher */
-	MTLS_R_COUNT
-};
-
-struct mtls_files {
-	const char		*mf_cert;
-	const char		*mf_key;
-	const char		*mf_ca;
-	const char		*mf_crl;	/* NULL: none */
-};
-
-struct mtls {
-	struct mtls_files	 mt_files;
-	struct ssl_ctx_st	*mt_ctx;	/* replaced on reload */
-	uint64_t		 mt_refused[MTLS_R_COUNT];
-	uint64_t		 mt_quiet[MTLS_R_COUNT];	/* not written */
-	time_t			 mt_second[MTLS_R_COUNT];
-	unsigned int		 mt_lines[MTLS_R_COUNT];	/* in it */
-};
-
-struct ssl_st;
-struct x509_st;
-
-struct mtls	*mtls_new(const struct mtls_files *, char **);
-int		 mtls_reload(struct mtls *, char **);
-void		 mtls_free(struct mtls *);
-struct ssl_st	*mtls_session(struct mtls *);
-char		*mtls_identity(struct x509_st *);
-enum mtls_reason mtls_why(struct ssl_st *, unsigned long, const char **);
-const char	*mtls_failed_subject(struct ssl_st *);
-const char	*mtls_label(enum mtls_reason);
-const char	*mtls_words_of(enum mtls_reason);
-const char	*mtls_hint(enum mtls_reason);
-bool		 mtls_refusal(struct mtls *, enum mtls_reason, uint64_t *);
-
-/*
- * ident.c: a tls: client's identity: its rule's policy, "report", its
- * limits.
- */
-struct ppolicy	*ident_policy(struct ppolicy *, const char *);
-void		 ident_policy_clear(struct ppolicy *);
-bool		 ident_admit(struct conn *);
-void		 ident_release(struct conn *);
-void		 ident_counts_free(struct proxy *);
-bool		 ident_report(struct conn *);
-
-/* ident_shm.c: the limits of identities, counted for all the workers. */
-struct ident_shm;
-struct pident;
-struct ident_shm *ident_shm_new(size_t);
-void		 ident_shm_free(struct ident_shm *);
-const char	*ident_shm_admit(struct ident_shm *, size_t, const char *,
-		    const struct pident *, bool *);
-void		 ident_shm_release(struct ident_shm *, size_t, const char *);
-void		 ident_shm_reap(struct ident_shm *, size_t);
-
-/* pwatch.c: --policy-watch, the folders of the policy's files. */
-struct pwatch;
-
-struct pwatch	*pwatch_new(struct event_base *, const char *const *, size_t,
-		    void (*)(void *), void *, char **);
-void		 pwatch_free(struct pwatch *);
-
 /* metrics.c */
 struct metrics;
 
@@ -413,21 +315,5 @@ bool	 watch_asks_name(const struct conn *);
 int	 watch_ask(struct conn *, const struct egress *, void *);
 void	 watch_ask_cancel(struct conn *, void *);
 void	 watch_close_all(struct proxy *);
-
-/* workers.c: --workers N, one proxy served by N processes. */
-#define WORKERS_MAX		256
-
-typedef void	(*workers_main_fn)(size_t, struct metrics_slot *,
-		    struct ident_shm *, void *);
-/* The parent's part of a drain: its copies of the listeners closed. */
-typedef void	(*workers_drain_fn)(void *);
-
-int		 workers_parse(const char *, size_t *);
-size_t		 workers_default(void);
-int		 workers_run(size_t, int, workers_main_fn, workers_drain_fn,
-		    void *);
-
-/* proxy_cmd.c */
-int	 proxy_cmd(int, char **);
 
 #endif

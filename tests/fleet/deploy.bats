@@ -59,7 +59,7 @@ obj() {
 	[ "$grace" -gt $((pause + drain)) ]
 	# The proxy's own default is what the manifest says.
 	grep -q "^#define PROXY_DRAIN_SECS[[:space:]]*$drain\$" \
-	    "$FLEET_DIR/../../proxy/proxy_cmd.c"
+	    "$FLEET_DIR/../../proxyd/proxy_cmd.c"
 	port=$(jq -r '.spec.template.spec.containers[0].ports[] |
 	    select(.name == "metrics") | .containerPort' <<<"$d")
 	[ "$metrics" = "tcp:0.0.0.0:$port" ]

@@ -1,6 +1,6 @@
 /*
  * test_mtls.c: the identity a tls: listener's client certificate names
- * (proxy/mtls.c): its first URI subjectAltName, else its one CN; none
+ * (certs/mtls.c): its first URI subjectAltName, else its one CN; none
  * for what would be ambiguous or unsafe as a label.
  */
 #include "unit.h"
@@ -8,6 +8,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "mtls.h"
 #include "proxy.h"
 
 /*

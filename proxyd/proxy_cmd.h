@@ -1,7 +1,10 @@
 /*
  * proxy_cmd.h: what `cordon proxy`'s files share: the run (its proxy,
  * its listeners, its limits) and the options only its start needs, read
- * by proxy_cmd.c; proxy_listen.c opens and watches the listeners.
+ * by proxy_cmd.c; proxy_listen.c opens and watches the listeners,
+ * workers.c runs --workers N, pwatch.c watches the policy's files.
+ * proxyd/ is the service around the proxy of proxy/ (the connection
+ * engine): nothing in proxy/ calls up into it.
  */
 #ifndef CORDON_PROXY_CMD_H
 #define CORDON_PROXY_CMD_H
@@ -11,6 +14,7 @@
 #include <stdbool.h>
 
 #include "endpoint.h"
+#include "mtls.h"
 #include "policy.h"
 #include "proxy.h"
 
@@ -70,5 +74,28 @@ int	 proxy_listen_metrics_open(struct proxy_run *, const char *, bool);
 void	 proxy_listen_metrics(struct proxy_run *, const char *, bool);
 void	 proxy_listen_open(struct proxy_run *, const struct proxy_opts *);
 void	 proxy_listen(struct proxy_run *, size_t);
+
+/* pwatch.c: --policy-watch, the folders of the policy's files. */
+struct pwatch;
+
+struct pwatch	*pwatch_new(struct event_base *, const char *const *, size_t,
+		    void (*)(void *), void *, char **);
+void		 pwatch_free(struct pwatch *);
+
+/* workers.c: --workers N, one proxy served by N processes. */
+#define WORKERS_MAX		256
+
+typedef void	(*workers_main_fn)(size_t, struct metrics_slot *,
+		    struct ident_shm *, void *);
+/* The parent's part of a drain: its copies of the listeners closed. */
+typedef void	(*workers_drain_fn)(void *);
+
+int		 workers_parse(const char *, size_t *);
+size_t		 workers_default(void);
+int		 workers_run(size_t, int, workers_main_fn, workers_drain_fn,
+		    void *);
+
+/* proxy_cmd.c */
+int	 proxy_cmd(int, char **);
 
 #endif /* CORDON_PROXY_CMD_H */

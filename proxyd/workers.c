@@ -34,6 +34,7 @@
 
 #include "log.h"
 #include "proxy.h"
+#include "proxy_cmd.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -34,7 +34,7 @@
 #include <openssl/x509v3.h>
 
 #include "log.h"
-#include "proxy.h"
+#include "mtls.h"
 #include "util.h"
 #include "xmalloc.h"
 

@@ -25,6 +25,7 @@
 #include <event2/event.h>
 
 #include "proxy.h"
+#include "proxy_cmd.h"
 #include "util.h"
 #include "xmalloc.h"
 

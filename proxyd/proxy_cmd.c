@@ -688,8 +688,8 @@ proxy_worker(size_t i, struct metrics_slot *slots, struct ident_shm *ishm,
 	struct proxy_run	*run = pj->pj_run;
 
 	proxy_setup(run, pj->pj_opts);
-	run->pr_proxy.px_ishm = ishm;
-	run->pr_proxy.px_worker = i;
+	run->pr_proxy.px_idents.ic_shm = ishm;
+	run->pr_proxy.px_idents.ic_worker = i;
 	proxy_listen(run, i);
 	if (run->pr_metrics_fd != -1) {
 		listen_note(&run->pr_proxy, run->pr_metrics_fd);
