@@ -559,6 +559,23 @@ policy_load_expect(struct loader *l, const json_t *v, json_type type,
 }
 
 /*
+ * A key of one value (a path, the tier's address): it replaces what an
+ * earlier layer set, and says where it came from.
+ */
+static void
+key_set_one(struct loader *l, struct plist *pl, struct pitem *it,
+    const char *path, const char *from)
+{
+	if (from != NULL)
+		it->pi_from = xstrdup(from);
+	else
+		xasprintf(&it->pi_from, "%s: %s", l->l_name, path);
+	policy_plist_free(pl);
+	*policy_plist_add(pl) = *it;
+	pl->pl_set = true;
+}
+
+/*
  * tls.ca_dir: one path; a later trusted layer replaces it.  The workspace
  * layer may not say which CA the sandbox trusts.
  */
@@ -583,13 +600,7 @@ key_ca_dir(struct loader *l, const struct key *k, const char *path,
 		policy_pitem_clear(&it);
 		return;
 	}
-	if (from != NULL)
-		it.pi_from = xstrdup(from);
-	else
-		xasprintf(&it.pi_from, "%s: %s", l->l_name, path);
-	policy_plist_free(pl);
-	*policy_plist_add(pl) = it;
-	pl->pl_set = true;
+	key_set_one(l, pl, &it, path, from);
 }
 
 /*
@@ -628,13 +639,7 @@ key_tier(struct loader *l, const struct key *k, const char *path,
 		policy_pitem_clear(&it);
 		return;
 	}
-	if (from != NULL)
-		it.pi_from = xstrdup(from);
-	else
-		xasprintf(&it.pi_from, "%s: %s", l->l_name, path);
-	policy_plist_free(pl);
-	*policy_plist_add(pl) = it;
-	pl->pl_set = true;
+	key_set_one(l, pl, &it, path, from);
 }
 
 /* Checks that v is a string (after unwrapping) and hands it to k. */
