@@ -375,7 +375,8 @@ sanitize: deps deps-check
 	    EXTRA_CFLAGS="-fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    EXTRA_LDFLAGS="-fsanitize=address,undefined" \
-	    build-san/cordon $(addprefix build-san/tests/unit/,$(UNIT_TESTS)) \
+	    build-san/cordon build-san/cordon-session-exec \
+	    $(addprefix build-san/tests/unit/,$(UNIT_TESTS)) \
 	    $(addprefix build-san/tests/tools/,$(TOOLS))
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -236,6 +236,7 @@ gitwrite_note(struct gitwrite *gw, const struct gitwrite_cfg *wc,
 	gw->gw_changes = xreallocarray(gw->gw_changes, gw->gw_nchanges + 1,
 	    sizeof(*gw->gw_changes));
 	ch = &gw->gw_changes[gw->gw_nchanges++];
+	memset(ch, 0, sizeof(*ch));
 	ch->ch_cfg = (size_t)(wc - gw->gw_cfgs);
 	ch->ch_key = xstrdup(e->ge_shown != NULL ? e->ge_shown : e->ge_key);
 	ch->ch_value = e->ge_value != NULL ? xstrdup(e->ge_value) : NULL;
