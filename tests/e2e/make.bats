@@ -188,7 +188,10 @@ BATS
 	cp "$TOP"/policies/*.json "$src/policies/"
 	cp "$CORDON" "$src/cordon"
 	mkdir -p "$src/build"
-	cp "$TOP/build/cordon-session-exec" "$src/build/"
+	# The session client built beside the binary under test.
+	sx=$(dirname "$CORDON")/build/cordon-session-exec
+	[ -x "$sx" ] || sx=$(dirname "$CORDON")/cordon-session-exec
+	cp "$sx" "$src/build/"
 	chmod -R a+rX "$src"
 	run as_user "$home" make -s -C "$src" install PREFIX="$home/.local" \
 	    -o cordon -o build/cordon-session-exec
