@@ -523,7 +523,8 @@ gitcfg_held(const struct gitcfg *old, const struct gitcfg *cfg,
  * The text of the regular file name below dfd (AT_FDCWD: a path), at
  * most GITCFG_FILE_MAX bytes, following no link, terminated; *len its
  * length.  Returns it, or NULL with errno set: the open's, EINVAL when
- * it is no regular file or too large, EAGAIN when it changed while read.
+ * it is not a regular file or is too large, EAGAIN when it changed
+ * while read.
  */
 char *
 gitcfg_read_text(int dfd, const char *name, size_t *len)

@@ -141,7 +141,7 @@ conn_egress(const struct conn *c, struct egress *e0)
  * for no host, so the fix is the name, looked up in this run; an
  * allow_cidrs entry for it would open an address of a range no host of
  * the Internet has, and reach nothing meant.  Returns a new string, or
- * NULL when c is no such connection.  (The core's: a captured HTTP
+ * NULL when c is not such a connection.  (The core's: a captured HTTP
  * request is refused by HTTP, a tunnel by the capture.)
  */
 static char *

@@ -245,10 +245,11 @@ struct conn {
 						   passed on */
 
 	/*
-	 * The request being decided, and the decision.  c_judged is no
-	 * state: it tells a decision the policy made (whose refusal has a
-	 * fix to offer) from one filled in for a request refused before
-	 * (a bad head, a slow client), and both end in the same states.
+	 * The request being decided, and the decision.  c_judged is a mark
+	 * beside the states: it tells a decision the policy made (whose
+	 * refusal has a fix to offer) from one filled in for a request
+	 * refused before (a bad head, a slow client), and both end in the
+	 * same states.
 	 */
 	const struct conn_ops	*c_ops;		/* its protocol's */
 	struct ppolicy		*c_policy;	/* what decided it */

@@ -71,7 +71,8 @@ proxy_policy(struct proxy_run *run)
 /*
  * Reads the policy again (on SIGHUP, or because a file of it was
  * replaced: what says which); keeps the old one on error.  A policy
- * whose digest is the one in force is no reload, unless on SIGHUP.
+ * whose digest is the one in force is left as it is (no reload is
+ * counted), unless on SIGHUP, where the operator asked for one.
  */
 static void
 proxy_reload(struct proxy_run *run, const char *what)

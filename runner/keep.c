@@ -470,7 +470,7 @@ keep_plan(struct run *run, const struct run_opts *o, const char *workspace)
 	if (o->ro_nkeep == 0)
 		return 0;
 	if (run->r_sb.sb_view.sv_scratch == NULL) {
-		log_warnx("run: --keep %s: the home folder is no scratch layer "
+		log_warnx("run: --keep %s: the home folder is not a scratch layer "
 		    "in this run (a write, read_only or deny rule covers it, "
 		    "or HOME is not set): nothing to keep; drop --keep",
 		    o->ro_keep[0]);

@@ -433,7 +433,7 @@ teardown() {
 	[[ "$output" == *"--keep /etc: not a folder in the home folder"* ]]
 	run in_sandbox --write "$UDIR/home" --keep '~/.cache/tool' -- touch ran
 	[ "$status" -eq 125 ]
-	[[ "$output" == *"the home folder is no scratch layer in this run"* ]]
+	[[ "$output" == *"the home folder is not a scratch layer in this run"* ]]
 	[ ! -e "$WS/ran" ]
 }
 
