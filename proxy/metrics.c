@@ -181,16 +181,18 @@ metrics_id(struct metrics_slot *s, const char *id)
 	return &s->ms_ids[s->ms_nids++];
 }
 
-/* Why px takes no new connections now (METRICS_W_*), or 0. */
+/*
+ * Why px takes no new connections now (METRICS_W_*), or 0; log_failed:
+ * its egress log cannot be written.
+ */
 static int
-metrics_why_not_ready(struct proxy *px)
+metrics_why_not_ready(struct proxy *px, bool log_failed)
 {
-	/* Asked now, the log is tried again: it may have room by now. */
 	if (px->px_draining)
 		return METRICS_W_DRAINING;
 	if (!px->px_listening)
 		return METRICS_W_NOT_LISTENING;
-	if (px->px_log != NULL && !jsonl_retry(px->px_log))
+	if (log_failed)
 		return METRICS_W_LOG;
 	return METRICS_W_READY;
 }
@@ -205,8 +207,9 @@ metrics_gauges(struct metrics *m, struct metrics_slot *s)
 	s->ms_stats = px->px_stats;
 	s->ms_nconns = px->px_nconns;
 	s->ms_max = px->px_max;
-	s->ms_why = metrics_why_not_ready(px);
+	/* Asked now, the log is tried again (once): it may have room. */
 	s->ms_log_failed = px->px_log != NULL && !jsonl_retry(px->px_log);
+	s->ms_why = metrics_why_not_ready(px, s->ms_log_failed);
 	s->ms_log_held = px->px_log != NULL ? jsonl_held(px->px_log) : 0;
 	s->ms_log_lost = px->px_log != NULL ? jsonl_lost(px->px_log) : 0;
 	s->ms_mtls = px->px_mtls != NULL;
