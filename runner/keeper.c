@@ -354,7 +354,6 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	struct guard		 view;
 	struct report_info	 ri;
 	struct sessmsg		 m;
-	struct timespec		 now;
 	char			*cause, spec[32];
 	FILE			*f;
 	int			 rc;
@@ -380,16 +379,13 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	}
 	if (kc->kc_report != -1) {
 		memset(&ri, 0, sizeof(ri));
-		clock_gettime(CLOCK_MONOTONIC, &now);
 		/* The session's run, with this command's argv and folder. */
 		cmd_run = *run;
 		cmd_run.r_sb.sb_cmd.sc_argv = kc->kc_req.sb_argv;
 		cmd_run.r_sb.sb_cmd.sc_cwd = kc->kc_req.sb_cwd;
 		ri.ri_run = &cmd_run;
 		ri.ri_status = status;
-		ri.ri_duration_ms = (long long)(now.tv_sec -
-		    kc->kc_start.tv_sec) * 1000 + (now.tv_nsec -
-		    kc->kc_start.tv_nsec) / 1000000;
+		ri.ri_duration_ms = run_end_ms(&kc->kc_start);
 		ri.ri_own_proxy = k->k_rn->rn_own_proxy;
 		ri.ri_proxy_socket = k->k_rn->rn_net->net_socket;
 		ri.ri_guard = &view;

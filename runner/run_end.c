@@ -170,7 +170,7 @@ run_end_proxy(struct runner *rn)
 }
 
 /* Milliseconds since start, on the monotonic clock. */
-static long long
+long long
 run_end_ms(const struct timespec *start)
 {
 	struct timespec	 now;

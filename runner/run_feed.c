@@ -526,15 +526,12 @@ run_feed_end(struct runner *rn)
 	rn->rn_feed = NULL;
 }
 
-/* Sends the harness's live rule to the operator's proxy. */
-void
-run_feed_rule(struct runner *rn, bool allow, const char *pattern)
+/* Sends msg (taken) to the operator's proxy, a line of its own. */
+static void
+run_feed_write(struct runner *rn, json_t *msg)
 {
-	json_t	*msg;
 	char	*text;
 
-	msg = json_pack("{s:s, s:I}", allow ? "allow" : "deny", pattern,
-	    "n", (json_int_t)++rn->rn_seq);
 	if ((text = json_dumps(msg, JSON_COMPACT)) != NULL) {
 		bufferevent_write(rn->rn_feed, text, strlen(text));
 		bufferevent_write(rn->rn_feed, "\n", 1);
@@ -543,20 +540,20 @@ run_feed_rule(struct runner *rn, bool allow, const char *pattern)
 	json_decref(msg);
 }
 
+/* Sends the harness's live rule to the operator's proxy. */
+void
+run_feed_rule(struct runner *rn, bool allow, const char *pattern)
+{
+	run_feed_write(rn, json_pack("{s:s, s:I}", allow ? "allow" : "deny",
+	    pattern, "n", (json_int_t)++rn->rn_seq));
+}
+
 /* Sends the harness's decision on the proxy's question id. */
 void
 run_feed_answer(struct runner *rn, const char *id, const char *decision)
 {
-	json_t	*msg;
-	char	*text;
-
 	if (rn->rn_feed == NULL || rn->rn_feed_ended)
 		return;
-	msg = json_pack("{s:s, s:s}", "answer", id, "decision", decision);
-	if ((text = json_dumps(msg, JSON_COMPACT)) != NULL) {
-		bufferevent_write(rn->rn_feed, text, strlen(text));
-		bufferevent_write(rn->rn_feed, "\n", 1);
-		free(text);
-	}
-	json_decref(msg);
+	run_feed_write(rn, json_pack("{s:s, s:s}", "answer", id, "decision",
+	    decision));
 }

@@ -125,5 +125,6 @@ void	run_feed_answer(struct runner *, const char *, const char *);
 /* run_end.c: what the sandbox left, the summary, the report, the end. */
 void	run_end_collect(struct runner *);
 int	run_end(struct runner *);
+long long	run_end_ms(const struct timespec *);
 
 #endif

@@ -231,7 +231,6 @@ session_forget(const char *name, const char *id)
 	static const char *const	 sfx[] = { "log", "json", "sock" };
 	char				 dir[PATH_MAX], path[PATH_MAX];
 	char				 why[512], cause[256], got[SESS_ID_LEN];
-	ssize_t				 n = -1;
 	size_t				 i;
 	int				 fd;
 	bool				 had = false;
@@ -241,13 +240,8 @@ session_forget(const char *name, const char *id)
 	    dir, id, "end") == -1)
 		return false;
 	/* Its reason, or none: a keeper killed (SIGKILL) left only files. */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) != -1) {
-		n = read(fd, why, sizeof(why) - 1);
-		close(fd);
+	if (sessdir_reason(dir, id, why, sizeof(why)) != -1)
 		had = unlink(path) == 0;
-	}
-	why[n > 0 ? n : 0] = '\0';
-	why[strcspn(why, "\n")] = '\0';
 	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
 		if (sessdir_file(path, sizeof(path), dir, id, sfx[i]) == 0 &&
 		    unlink(path) == 0)

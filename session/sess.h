@@ -70,6 +70,7 @@ void	sessmsg_close(int *, int);
 int	sessdir_path(char *, size_t, bool, char *, size_t);
 int	sessdir_file(char *, size_t, const char *, const char *,
 	    const char *);
+ssize_t	sessdir_reason(const char *, const char *, char *, size_t);
 bool	sessdir_id_ok(const char *);
 
 /* sessclient.c: `cordon run --session ID -- CMD`, the client. */

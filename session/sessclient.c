@@ -50,21 +50,12 @@ static void
 sessclient_why(const char *dir, const char *id, int err, char *cause,
     size_t clen)
 {
-	char	 path[PATH_MAX], why[1024];
-	ssize_t	 n = -1;
-	int	 fd;
+	char	 why[1024];
 
-	if (sessdir_file(path, sizeof(path), dir, id, "end") == 0 &&
-	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) != -1) {
-		n = read(fd, why, sizeof(why) - 1);
-		close(fd);
-	}
-	if (n > 0) {
-		why[n] = '\0';
-		why[strcspn(why, "\n")] = '\0';
+	if (sessdir_reason(dir, id, why, sizeof(why)) > 0)
 		snprintf(cause, clen, "session %s has ended: %s\nhint: start "
 		    "another with: cordon session start", id, why);
-	} else
+	else
 		snprintf(cause, clen, "no session %s is running (%s)\nhint: "
 		    "cordon session list shows yours; start one with: cordon "
 		    "session start", id, strerror(err));

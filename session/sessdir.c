@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,29 @@ sessdir_file(char *buf, size_t len, const char *dir, const char *id,
 {
 	return (size_t)snprintf(buf, len, "%s/%s.%s", dir, id, suffix) >= len ?
 	    -1 : 0;
+}
+
+/*
+ * The first line of the reason session id ended (dir/ID.end) into buf.
+ * Returns how many bytes the file gave (0 if none could be read), or -1
+ * if no such file opens.
+ */
+ssize_t
+sessdir_reason(const char *dir, const char *id, char *buf, size_t len)
+{
+	char	 path[PATH_MAX];
+	ssize_t	 n;
+	int	 fd;
+
+	buf[0] = '\0';
+	if (sessdir_file(path, sizeof(path), dir, id, "end") == -1 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return n > 0 ? n : 0;
 }
 
 /* Whether s is a session's id: SESS_ID_LEN hex digits. */
