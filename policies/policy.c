@@ -194,8 +194,9 @@ policy_pident_clear(struct pident *id)
 
 /*
  * A policy's identities (policy_ident.c loads them) are shared by the
- * policies merged from it, so they are counted: each holder takes a
- * reference, and the last to let go frees them with their layers.
+ * policies merged from it and the proxy's joins (proxy_policy.c), so
+ * they are counted: each holder takes a reference, and the last to
+ * let go frees them with their layers.
  */
 struct pidents *
 policy_pidents_ref(struct pidents *is)

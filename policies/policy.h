@@ -359,8 +359,6 @@ const struct pident *policy_ident_find(const struct policy *,
 struct policy	*policy_ident_join(const struct policy *,
 		    const struct pident *, const char *);
 bool		 policy_ident_liftable(const struct decision *);
-struct pidents	*policy_ident_ref(struct pidents *);
-void		 policy_ident_unref(struct pidents *);
 json_t		*policy_ident_show(const struct pidents *, bool);
 
 /* policy_show.c */

@@ -335,23 +335,6 @@ policy_ident_load(struct loader *l, const char *path, const char *from,
 	l->l_policy->p_idents = is;
 }
 
-/*
- * The proxy's hold on a policy's identities (proxy/ident.c): their
- * lifetime is the policy's, in policy.c, below the loading and the
- * joining here.
- */
-struct pidents *
-policy_ident_ref(struct pidents *is)
-{
-	return policy_pidents_ref(is);
-}
-
-void
-policy_ident_unref(struct pidents *is)
-{
-	policy_pidents_unref(is);
-}
-
 /* The rule of p's identities for identity id (the default: no match). */
 const struct pident *
 policy_ident_find(const struct policy *p, const char *id)
