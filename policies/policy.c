@@ -89,6 +89,17 @@ policy_plist_add(struct plist *pl)
 	return it;
 }
 
+/* Adds copies of src's items at the end of dst; dst is set if src is. */
+void
+policy_plist_append(struct plist *dst, const struct plist *src)
+{
+	size_t	 i;
+
+	for (i = 0; i < src->pl_n; i++)
+		policy_pitem_copy(policy_plist_add(dst), &src->pl_v[i]);
+	dst->pl_set |= src->pl_set;
+}
+
 void
 policy_plist_free(struct plist *pl)
 {

@@ -198,6 +198,7 @@ bool		 policy_capture(const struct policy *);
 void		 policy_pitem_clear(struct pitem *);
 void		 policy_pitem_copy(struct pitem *, const struct pitem *);
 struct pitem	*policy_plist_add(struct plist *);
+void		 policy_plist_append(struct plist *, const struct plist *);
 void		 policy_plist_free(struct plist *);
 void		 policy_pinspect_clear(struct pinspect *);
 void		 policy_pinspect_copy(struct pinspect *,

@@ -359,9 +359,7 @@ policy_ident_join(const struct policy *op, const struct pident *rule,
     const char *id)
 {
 	struct policy	*p;
-	const struct plist *al, *dl;
 	char		*shown;
-	size_t		 i;
 
 	p = policy_new();
 	policy_merge(p, op);
@@ -379,14 +377,8 @@ policy_ident_join(const struct policy *op, const struct pident *rule,
 		p->p_mode.ps_set = true;
 		return p;
 	}
-	al = &rule->id_layer->p_allow;
-	dl = &rule->id_layer->p_deny;
-	for (i = 0; i < al->pl_n; i++)
-		policy_pitem_copy(policy_plist_add(&p->p_allow), &al->pl_v[i]);
-	for (i = 0; i < dl->pl_n; i++)
-		policy_pitem_copy(policy_plist_add(&p->p_deny), &dl->pl_v[i]);
-	p->p_allow.pl_set |= al->pl_set;
-	p->p_deny.pl_set |= dl->pl_set;
+	policy_plist_append(&p->p_allow, &rule->id_layer->p_allow);
+	policy_plist_append(&p->p_deny, &rule->id_layer->p_deny);
 	return p;
 }
 
