@@ -376,11 +376,6 @@ guard_note(struct guard_walk *w, const struct guard_root *r,
 }
 
 /*
- * Renames dfd/name (in folder rel) out of git's sight and notes it;
- * takes why; returns the note.  A folder moved gets a .gitignore that ignores it all, so
- * that git status in a repository around it does not list its insides.
- */
-/*
  * What the guard moved is its own from then on: the folder fd and what
  * it holds are known, so that a later check (after a session's next
  * command) does not judge the quarantine itself (a bare layout's HEAD
@@ -409,6 +404,12 @@ guard_know_moved(struct guard *g, int fd)
 	closedir(d);
 }
 
+/*
+ * Renames dfd/name (in folder rel) out of git's sight and notes it;
+ * takes why; returns the note.  A folder moved gets a .gitignore that
+ * ignores it all, so that git status in a repository around it does
+ * not list its insides.
+ */
 static struct guard_find *
 guard_move(struct guard_walk *w, const struct guard_root *r,
     const char *rel, int dfd, const char *name, const char *what, char *why)

@@ -128,23 +128,13 @@ hostport_loopback(const void *sa, size_t len)
 static int
 hostport_ask(int nl, uint32_t seq, int af)
 {
-	char			 buf[256];
-	struct nlmsghdr		*nlh;
-	struct inet_diag_req_v2	*req;
-	struct sockaddr_nl	 to;
+	struct inet_diag_req_v2	 req;
 
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
-	req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
-	req->sdiag_family = (uint8_t)af;
-	req->sdiag_protocol = IPPROTO_TCP;
-	req->idiag_states = 1U << HOSTPORT_LISTEN;
-	memset(&to, 0, sizeof(to));
-	to.nl_family = AF_NETLINK;
-	return sendto(nl, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&to,
-	    sizeof(to)) == (ssize_t)nlh->nlmsg_len ? 0 : -1;
+	memset(&req, 0, sizeof(req));
+	req.sdiag_family = (uint8_t)af;
+	req.sdiag_protocol = IPPROTO_TCP;
+	req.idiag_states = 1U << HOSTPORT_LISTEN;
+	return sockdiag_ask(nl, seq, &req, sizeof(req));
 }
 
 /* Is the answer nlh a socket on the port *arg? */

@@ -103,7 +103,6 @@ struct notify;
 struct notify_lfd {
 	int		 nl_fd;
 	bool		 nl_hup;
-	size_t		 nl_busy;	/* workers answering on it */
 };
 
 struct notify_worker {
@@ -170,14 +169,28 @@ notify_listener(struct notify *n)
 		n->n_lfds = xreallocarray(n->n_lfds, n->n_nlfds + 1,
 		    sizeof(*n->n_lfds));
 		n->n_lfds[n->n_nlfds].nl_fd = fd;
-		n->n_lfds[n->n_nlfds].nl_hup = false;
-		n->n_lfds[n->n_nlfds++].nl_busy = 0;
+		n->n_lfds[n->n_nlfds++].nl_hup = false;
 		pthread_mutex_unlock(&n->n_lock);
 	} else if (b == 'D' && n->n_diag == -1)
 		n->n_diag = fd;
 	else
 		close(fd);
 	return 0;
+}
+
+/* Whether a worker still answers on the listener lfd.  Holds n_lock. */
+static bool
+notify_held(const struct notify *n, int lfd)
+{
+	const struct notify_worker	*w;
+	size_t				 i;
+
+	for (i = 0; i < NOTIFY_WORKERS; i++) {
+		w = &n->n_workers[i];
+		if (w->nw_busy && !w->nw_done && w->nw_lfd == lfd)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -190,29 +203,14 @@ notify_prune(struct notify *n)
 	size_t	 i = 0;
 
 	while (i < n->n_nlfds) {
-		if (!n->n_lfds[i].nl_hup || n->n_lfds[i].nl_busy > 0) {
+		if (!n->n_lfds[i].nl_hup || notify_held(n,
+		    n->n_lfds[i].nl_fd)) {
 			i++;
 			continue;
 		}
 		close(n->n_lfds[i].nl_fd);
 		n->n_lfds[i] = n->n_lfds[--n->n_nlfds];
 	}
-}
-
-/* Counts a worker on, or off, the listener lfd.  Holds n_lock. */
-static void
-notify_hold(struct notify *n, int lfd, bool on)
-{
-	size_t	 i;
-
-	for (i = 0; i < n->n_nlfds; i++)
-		if (n->n_lfds[i].nl_fd == lfd) {
-			if (on)
-				n->n_lfds[i].nl_busy++;
-			else
-				n->n_lfds[i].nl_busy--;
-			return;
-		}
 }
 
 /*
@@ -565,7 +563,6 @@ notify_work(void *arg)
 	    ne.ne_why != NOTIFY_NOTHING) || ne.ne_why == NOTIFY_HOST_PORT)
 		notify_tell(n, &ne);
 	pthread_mutex_lock(&n->n_lock);
-	notify_hold(n, w->nw_lfd, false);
 	w->nw_done = true;
 	n->n_busy--;
 	pthread_cond_broadcast(&n->n_cond);
@@ -631,7 +628,6 @@ notify_dispatch(struct notify *n, int lfd, const struct seccomp_notif *req)
 	w->nw_done = false;
 	w->nw_sock = -1;
 	w->nw_lfd = lfd;
-	notify_hold(n, lfd, true);
 	n->n_busy++;
 	pthread_mutex_unlock(&n->n_lock);
 
@@ -644,7 +640,6 @@ notify_dispatch(struct notify *n, int lfd, const struct seccomp_notif *req)
 		pthread_mutex_lock(&n->n_lock);
 		w->nw_busy = false;
 		n->n_busy--;
-		notify_hold(n, lfd, false);
 		pthread_mutex_unlock(&n->n_lock);
 		notify_answer(lfd, req->id, EAGAIN);
 	}

@@ -15,10 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* hostport.c: whether the host serves a loopback port the sandbox lacks. */
+/* sockdiag.c: one dump, asked for and read. */
 struct nlmsghdr;
+int		 sockdiag_ask(int, uint32_t, const void *, size_t);
 int		 sockdiag_read(int, uint32_t, bool (*)(const struct nlmsghdr *,
 		    const void *), const void *);
+
+/* hostport.c: whether the host serves a loopback port the sandbox lacks. */
 bool		 hostport_listens(unsigned int);
 unsigned int	 hostport_loopback(const void *, size_t);
 int		 hostport_inside(int, uint32_t *, unsigned int);

@@ -125,23 +125,13 @@ unixown_open(pid_t pid, const char *path, int *err)
 static int
 unixown_ask(int nl, uint32_t seq)
 {
-	char			 buf[256];	/* a header and the request */
-	struct nlmsghdr		*nlh;
-	struct unix_diag_req	*req;
-	struct sockaddr_nl	 to;
+	struct unix_diag_req	 req;
 
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
-	req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
-	req->sdiag_family = AF_UNIX;
-	req->udiag_states = ~0U;
-	req->udiag_show = UDIAG_SHOW_VFS;
-	memset(&to, 0, sizeof(to));
-	to.nl_family = AF_NETLINK;
-	return sendto(nl, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&to,
-	    sizeof(to)) == (ssize_t)nlh->nlmsg_len ? 0 : -1;
+	memset(&req, 0, sizeof(req));
+	req.sdiag_family = AF_UNIX;
+	req.udiag_states = ~0U;
+	req.udiag_show = UDIAG_SHOW_VFS;
+	return sockdiag_ask(nl, seq, &req, sizeof(req));
 }
 
 /* The inode an answer must name: the kernel's dev encoding, and ino. */

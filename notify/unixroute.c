@@ -34,18 +34,6 @@
 #include "util.h"
 #include "xmalloc.h"
 
-/* Whether path is dir or below it. */
-static bool
-unixroute_below(const char *path, const char *dir)
-{
-	size_t	 n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
-	    path[n] == '/');
-}
-
 /*
  * The host path of a socket, resolved: the whole path if it exists, else
  * its folder (the socket may come later).  Returns a new string, or NULL
@@ -167,7 +155,7 @@ unixroute_policy(struct unix_routes *ur, const struct policy *p,
 		for (j = 0; j < plan->fp_nops && r->ur_pin == -1; j++) {
 			op = &plan->fp_ops[j];
 			if (op->fo_kind != FS_RW ||
-			    !unixroute_below(r->ur_host, op->fo_path))
+			    !path_is_below(r->ur_host, op->fo_path))
 				continue;
 			if (unixroute_pin(r, it, op->fo_path, cause) == -1)
 				return -1;

@@ -89,6 +89,17 @@ policy_plist_add(struct plist *pl)
 	return it;
 }
 
+/* Adds copies of src's items at the end of dst; dst is set if src is. */
+void
+policy_plist_append(struct plist *dst, const struct plist *src)
+{
+	size_t	 i;
+
+	for (i = 0; i < src->pl_n; i++)
+		policy_pitem_copy(policy_plist_add(dst), &src->pl_v[i]);
+	dst->pl_set |= src->pl_set;
+}
+
 void
 policy_plist_free(struct plist *pl)
 {
@@ -194,8 +205,9 @@ policy_pident_clear(struct pident *id)
 
 /*
  * A policy's identities (policy_ident.c loads them) are shared by the
- * policies merged from it, so they are counted: each holder takes a
- * reference, and the last to let go frees them with their layers.
+ * policies merged from it and the proxy's joins (proxy_policy.c), so
+ * they are counted: each holder takes a reference, and the last to
+ * let go frees them with their layers.
  */
 struct pidents *
 policy_pidents_ref(struct pidents *is)

@@ -198,6 +198,7 @@ bool		 policy_capture(const struct policy *);
 void		 policy_pitem_clear(struct pitem *);
 void		 policy_pitem_copy(struct pitem *, const struct pitem *);
 struct pitem	*policy_plist_add(struct plist *);
+void		 policy_plist_append(struct plist *, const struct plist *);
 void		 policy_plist_free(struct plist *);
 void		 policy_pinspect_clear(struct pinspect *);
 void		 policy_pinspect_copy(struct pinspect *,
@@ -359,8 +360,6 @@ const struct pident *policy_ident_find(const struct policy *,
 struct policy	*policy_ident_join(const struct policy *,
 		    const struct pident *, const char *);
 bool		 policy_ident_liftable(const struct decision *);
-struct pidents	*policy_ident_ref(struct pidents *);
-void		 policy_ident_unref(struct pidents *);
 json_t		*policy_ident_show(const struct pidents *, bool);
 
 /* policy_show.c */

@@ -335,23 +335,6 @@ policy_ident_load(struct loader *l, const char *path, const char *from,
 	l->l_policy->p_idents = is;
 }
 
-/*
- * The proxy's hold on a policy's identities (proxy/ident.c): their
- * lifetime is the policy's, in policy.c, below the loading and the
- * joining here.
- */
-struct pidents *
-policy_ident_ref(struct pidents *is)
-{
-	return policy_pidents_ref(is);
-}
-
-void
-policy_ident_unref(struct pidents *is)
-{
-	policy_pidents_unref(is);
-}
-
 /* The rule of p's identities for identity id (the default: no match). */
 const struct pident *
 policy_ident_find(const struct policy *p, const char *id)
@@ -376,9 +359,7 @@ policy_ident_join(const struct policy *op, const struct pident *rule,
     const char *id)
 {
 	struct policy	*p;
-	const struct plist *al, *dl;
 	char		*shown;
-	size_t		 i;
 
 	p = policy_new();
 	policy_merge(p, op);
@@ -396,14 +377,8 @@ policy_ident_join(const struct policy *op, const struct pident *rule,
 		p->p_mode.ps_set = true;
 		return p;
 	}
-	al = &rule->id_layer->p_allow;
-	dl = &rule->id_layer->p_deny;
-	for (i = 0; i < al->pl_n; i++)
-		policy_pitem_copy(policy_plist_add(&p->p_allow), &al->pl_v[i]);
-	for (i = 0; i < dl->pl_n; i++)
-		policy_pitem_copy(policy_plist_add(&p->p_deny), &dl->pl_v[i]);
-	p->p_allow.pl_set |= al->pl_set;
-	p->p_deny.pl_set |= dl->pl_set;
+	policy_plist_append(&p->p_allow, &rule->id_layer->p_allow);
+	policy_plist_append(&p->p_deny, &rule->id_layer->p_deny);
 	return p;
 }
 

@@ -39,16 +39,6 @@ extern const char	 policy_default_json[];
 extern const char	 policy_default_json_end[];
 
 static void
-policy_plist_append(struct plist *dst, const struct plist *src)
-{
-	size_t	 i;
-
-	for (i = 0; i < src->pl_n; i++)
-		policy_pitem_copy(policy_plist_add(dst), &src->pl_v[i]);
-	dst->pl_set |= src->pl_set;
-}
-
-static void
 pscalar_set(struct pscalar *dst, const struct pscalar *src)
 {
 	if (!src->ps_set)

@@ -42,7 +42,7 @@ proxy_policy_idents_clear(struct ppolicy *pp)
 	for (i = 0; i < pp->pp_nidents; i++)
 		proxy_policy_unref(pp->pp_idents[i]);
 	free(pp->pp_idents);
-	policy_ident_unref(pp->pp_rules);
+	policy_pidents_unref(pp->pp_rules);
 }
 
 void
@@ -79,7 +79,7 @@ proxy_policy_ident(struct ppolicy *pp, const char *id)
 	if ((j = pp->pp_idents[i]) == NULL) {
 		j = proxy_policy_new(policy_ident_join(pp->pp_policy, rule,
 		    NULL));
-		j->pp_rules = policy_ident_ref(pp->pp_policy->p_idents);
+		j->pp_rules = policy_pidents_ref(pp->pp_policy->p_idents);
 		j->pp_rule = rule;
 		pp->pp_idents[i] = j;
 	}

@@ -135,13 +135,7 @@ keeper_client_free(struct kclient *kc)
 static int
 keeper_tell(struct keeper *k, uint32_t type, uint32_t id, int arg)
 {
-	struct sessmsg	 m;
-
-	memset(&m, 0, sizeof(m));
-	m.sm_type = type;
-	m.sm_id = id;
-	m.sm_arg = arg;
-	return sessmsg_send(k->k_pair[0], &m, NULL, NULL, 0) == -1 ? -1 : 0;
+	return sessmsg_tell(k->k_pair[0], type, id, arg);
 }
 
 /* No request in hand: the --idle clock starts again. */

@@ -64,13 +64,7 @@ struct sbs_arg {
 static void
 sbs_tell(const struct sandbox *sb, uint32_t type, uint32_t id, int arg)
 {
-	struct sessmsg	 m;
-
-	memset(&m, 0, sizeof(m));
-	m.sm_type = type;
-	m.sm_id = id;
-	m.sm_arg = arg;
-	(void)sessmsg_send(sb->sb_pipes.sp_session, &m, NULL, NULL, 0);
+	(void)sessmsg_tell(sb->sb_pipes.sp_session, type, id, arg);
 }
 
 /*

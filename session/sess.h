@@ -59,6 +59,7 @@ struct sessblob {
 
 ssize_t	sessmsg_send(int, const struct sessmsg *, const char *,
 	    const int *, int);
+int	sessmsg_tell(int, uint32_t, uint32_t, int);
 ssize_t	sessmsg_recv(int, struct sessmsg *, char *, size_t, int *, int *);
 int	sessmsg_blob(const char *, char *const *, char *const *,
 	    uint32_t *, uint32_t *);

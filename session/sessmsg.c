@@ -63,6 +63,22 @@ sessmsg_send(int sock, const struct sessmsg *m, const char *text,
 }
 
 /*
+ * Sends a message of type for request id, with arg and nothing else.
+ * Returns 0, or -1 with errno set.
+ */
+int
+sessmsg_tell(int sock, uint32_t type, uint32_t id, int arg)
+{
+	struct sessmsg	 m;
+
+	memset(&m, 0, sizeof(m));
+	m.sm_type = type;
+	m.sm_id = id;
+	m.sm_arg = arg;
+	return sessmsg_send(sock, &m, NULL, NULL, 0) == -1 ? -1 : 0;
+}
+
+/*
  * Receives one message into m and text (terminated; textlen > 0), and
  * its descriptors (close-on-exec) into fds, *nfds of them (at most
  * SESS_FDS_MAX).  Returns the bytes read, 0 at the end, or -1 (errno;
