@@ -1,5 +1,5 @@
 # mk/lib.sh: helpers of the bash scripts under mk/ (bench, inspect-bench,
-# load, valgrind), sourced by them.  The caller sets $tmp (a scratch folder) and pids=()
+# mtls-bench, workers-bench, load, valgrind), sourced by them.  The caller sets $tmp (a scratch folder) and pids=()
 # (what it started, which its cleanup ends).
 
 # Whether $1 is still a running child of ours: not a zombie, and not a
@@ -61,4 +61,20 @@ ratio() {
 	else
 		printf -- '-'
 	fi
+}
+
+# Ends what the caller started and removes $tmp: the EXIT trap of the
+# benches that need no more.
+bench_cleanup() {
+	local p
+	set +e
+	for p in "${pids[@]}"; do alive "$p" && kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+
+# Sets $port to the next free TCP port, from a random one in 30000-39999.
+next_port() {
+	port=$((${port:-$((30000 + RANDOM % 10000))} + 1))
+	while tcp_listening "$port"; do port=$((port + 1)); done
 }

@@ -19,25 +19,14 @@ tmp=$(mktemp -d)
 pids=()
 here=$(cd "$(dirname "$0")" && pwd)
 
-# alive, tcp_listening, bg_named, wait_up, median, figure, ratio
+# alive, tcp_listening, bg_named, wait_up, median, figure, ratio,
+# bench_cleanup, next_port
 . "$here/lib.sh"
 
-cleanup() {
-	local p
-	set +e
-	for p in "${pids[@]}"; do alive "$p" && kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-port=$((30000 + RANDOM % 10000))
-next_port() {
-	port=$((port + 1))
-	while tcp_listening "$port"; do port=$((port + 1)); done
-}
 
 sh "$here/../tests/e2e/clients/mkpki.sh" "$tmp/pki" >/dev/null
 next_port; up=$port

@@ -12,26 +12,12 @@
 # request through the proxy to a local server.
 
 load helpers
+load tls
 
 bats_require_minimum_version 1.5.0
 
-CLIENT="$BATS_TEST_DIRNAME/clients/mtls_client.py"
-
-setup_file() {
-	sh "$BATS_TEST_DIRNAME/clients/mkpki.sh" "$BATS_FILE_TMPDIR/pki"
-}
-
 setup() {
-	cordon_setup
-	PKI="$BATS_TEST_TMPDIR/pki"
-	cp -r "$BATS_FILE_TMPDIR/pki" "$PKI"
-	LOG="$BATS_TEST_TMPDIR/egress.log"
-	UP=$(free_port)
-	ECHO=$(free_port)
-	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
-	start_bg echo "$NETCHECK" echo "tcp:127.0.0.1:$ECHO"
-	wait_listen "tcp:127.0.0.1:$UP"
-	wait_listen "tcp:127.0.0.1:$ECHO"
+	tls_setup
 }
 
 teardown() {
@@ -39,53 +25,6 @@ teardown() {
 	if [ -n "${UDIR:-}" ]; then
 		sandbox_teardown
 	fi
-}
-
-# Starts the proxy with a tls: listener (TLS on its port, metrics on
-# METRICS) and the flags given.
-start_tls_proxy() {
-	TLS=$(free_port)
-	METRICS=$(free_port)
-	start_bg proxy "$CORDON" proxy --listen-sandbox "tls:127.0.0.1:$TLS" \
-	    --tls-cert "$PKI/server.crt" --tls-key "$PKI/server.key" \
-	    --client-ca "$PKI/ca.crt" --metrics "tcp:127.0.0.1:$METRICS" \
-	    --log "$LOG" "$@"
-	PROXY_PID=$BG_PID
-	wait_listen "tcp:127.0.0.1:$TLS"
-	wait_listen "tcp:127.0.0.1:$METRICS"
-}
-
-# client NAME SANDBOX get URL | connect HOST:PORT; NAME - for none.
-client() {
-	local name=$1
-	shift
-	if [ "$name" = - ]; then
-		python3 "$CLIENT" "$TLS" "$PKI/ca.crt" - - "$@"
-	else
-		python3 "$CLIENT" "$TLS" "$PKI/ca.crt" "$PKI/$name.crt" \
-		    "$PKI/$name.key" "$@"
-	fi
-}
-
-# Waits up to 5 s for the log to have $1 lines.
-log_lines() {
-	for i in $(seq 100); do
-		[ "$(wc -l <"$LOG")" -ge "$1" ] && return 0
-		sleep 0.05
-	done
-	echo "$(wc -l <"$LOG") lines in $LOG, not $1" >&2
-	return 1
-}
-
-# Prints the value of metric line $1 (name with labels, as printed).
-metric() {
-	curl -sS "http://127.0.0.1:$METRICS/metrics" |
-	    awk -v m="$1" '$1 == m { print $2 }'
-}
-
-# The last line of the log, field $1.
-last() {
-	tail -n 1 "$LOG" | jq -r ".$1"
 }
 
 @test "fleet: an identity on every line of a tls: client; CONNECT and GET through it" {

@@ -182,3 +182,21 @@ in_sandbox_as_me() {
 	cd "$WS" || return 1
 	"$UCORDON" run --read-only "$UDIR/bin" "$@"
 }
+
+# Waits up to 5 s for log $2 (default $LOG) to have $1 lines.
+log_lines() {
+	local i
+	for i in $(seq 100); do
+		[ "$(wc -l <"${2:-$LOG}")" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "$(wc -l <"${2:-$LOG}") lines in ${2:-$LOG}, not $1" >&2
+	return 1
+}
+
+# Prints the value of metric line $1 (name with labels, as printed) of
+# the proxy whose metrics port is $METRICS.
+metric() {
+	curl -sS "http://127.0.0.1:$METRICS/metrics" |
+	    awk -v m="$1" '$1 == m { print $2 }'
+}

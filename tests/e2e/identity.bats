@@ -10,29 +10,16 @@
 # clients send the PROXY v2 header inside TLS, then requests.
 
 load helpers
+load tls
 
 bats_require_minimum_version 1.5.0
 
-CLIENT="$BATS_TEST_DIRNAME/clients/mtls_client.py"
 TUNNELS="$BATS_TEST_DIRNAME/clients/ident_tunnels.py"
 
-setup_file() {
-	sh "$BATS_TEST_DIRNAME/clients/mkpki.sh" "$BATS_FILE_TMPDIR/pki"
-}
-
 setup() {
-	cordon_setup
-	PKI="$BATS_TEST_TMPDIR/pki"
-	cp -r "$BATS_FILE_TMPDIR/pki" "$PKI"
-	LOG="$BATS_TEST_TMPDIR/egress.log"
+	tls_setup
 	POL="$BATS_TEST_TMPDIR/policy"
 	mkdir -p "$POL"
-	UP=$(free_port)
-	ECHO=$(free_port)
-	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
-	start_bg echo "$NETCHECK" echo "tcp:127.0.0.1:$ECHO"
-	wait_listen "tcp:127.0.0.1:$UP"
-	wait_listen "tcp:127.0.0.1:$ECHO"
 }
 
 teardown() {
@@ -64,24 +51,9 @@ write_policies() {
 	    >"$POL/dev.json"
 }
 
-start_tls_proxy() {
-	TLS=$(free_port)
-	METRICS=$(free_port)
-	start_bg proxy "$CORDON" proxy --listen-sandbox "tls:127.0.0.1:$TLS" \
-	    --tls-cert "$PKI/server.crt" --tls-key "$PKI/server.key" \
-	    --client-ca "$PKI/ca.crt" --metrics "tcp:127.0.0.1:$METRICS" \
-	    --log "$LOG" --only --policy "$POL/op.json" "$@"
-	PROXY_PID=$BG_PID
-	wait_listen "tcp:127.0.0.1:$TLS"
-	wait_listen "tcp:127.0.0.1:$METRICS"
-}
-
-# client NAME SANDBOX get URL | connect HOST:PORT
-client() {
-	local name=$1
-	shift
-	python3 "$CLIENT" "$TLS" "$PKI/ca.crt" "$PKI/$name.crt" \
-	    "$PKI/$name.key" "$@"
+# The tls: proxy with the operator's policy and the flags given.
+start_ident_proxy() {
+	start_tls_proxy --only --policy "$POL/op.json" "$@"
 }
 
 # tunnels NAME connect|socks N HOST:PORT [HOLD]
@@ -92,31 +64,13 @@ tunnels() {
 	    "$PKI/$name.key" "$@"
 }
 
-log_lines() {
-	for i in $(seq 100); do
-		[ "$(wc -l <"$LOG")" -ge "$1" ] && return 0
-		sleep 0.05
-	done
-	echo "$(wc -l <"$LOG") lines in $LOG, not $1" >&2
-	return 1
-}
-
-metric() {
-	curl -sS "http://127.0.0.1:$METRICS/metrics" |
-	    awk -v m="$1" '$1 == m { print $2 }'
-}
-
-last() {
-	tail -n 1 "$LOG" | jq -r ".$1"
-}
-
 explain() {
 	"$CORDON" policy explain --only --policy "$POL/op.json" "$@"
 }
 
 @test "identity: ci is allowed a host dev is refused; the operator's deny beats ci's allow; no rule: the default refuses" {
 	write_policies
-	start_tls_proxy
+	start_ident_proxy
 	run client ci ci-1 get "http://127.0.0.1:$UP/"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "HTTP/1.1 200"* ]]
@@ -164,7 +118,7 @@ explain() {
 
 @test "identity: report lets through what dev's policy refuses, warned with the rule; never the operator's deny" {
 	write_policies report
-	start_tls_proxy
+	start_ident_proxy
 	run client dev dev-1 get "http://127.0.0.1:$UP/"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "HTTP/1.1 200"* ]]
@@ -194,7 +148,7 @@ explain() {
 # max_tunnels 2 held open, with proxy flags $@ (--workers).
 max_tunnels_case() {
 	write_policies enforce '{"max_tunnels": 2}'
-	start_tls_proxy "$@"
+	start_ident_proxy "$@"
 	run -0 tunnels ci connect 3 "127.0.0.1:$UP" 1
 	[ "${lines[0]}" = "HTTP/1.1 200 Connection established" ]
 	[ "${lines[1]}" = "HTTP/1.1 200 Connection established" ]
@@ -218,7 +172,7 @@ max_tunnels_case() {
 # most a second's worth and what refilled while the burst went.
 burst_case() {
 	write_policies enforce '{"new_per_second": 4}'
-	start_tls_proxy "$@"
+	start_ident_proxy "$@"
 	t0=$(date +%s.%N)
 	run -0 tunnels ci connect 12 "127.0.0.1:$UP" 0
 	t1=$(date +%s.%N)
@@ -266,7 +220,7 @@ accepted() {
 
 @test "identity: --workers 2: worker 0 takes the identity's tunnels (a tls: listener carries runs' channels), and max_tunnels holds for all" {
 	write_policies enforce '{"max_tunnels": 3}'
-	start_tls_proxy --workers 2
+	start_ident_proxy --workers 2
 	run -0 tunnels ci connect 20 "127.0.0.1:$UP" 0.5
 	[ "$(printf '%s\n' "${lines[@]:0:3}" | grep -c " 200 ")" -eq 3 ]
 	[ "$(printf '%s\n' "${lines[@]:3}" | grep -c " 429 ")" -eq 17 ]
@@ -285,7 +239,7 @@ holder() {
 
 @test "identity: --workers 2: kill -9 of the worker holding the tunnel gives it back" {
 	write_policies enforce '{"max_tunnels": 1}'
-	start_tls_proxy --workers 2
+	start_ident_proxy --workers 2
 	start_bg held python3 "$TUNNELS" "$TLS" "$PKI/ca.crt" "$PKI/ci.crt" \
 	    "$PKI/ci.key" connect 1 "127.0.0.1:$UP" 30
 	for _ in $(seq 100); do
@@ -314,7 +268,7 @@ holder() {
 
 @test "identity: a layer replaced is reloaded (--policy-watch); a broken one keeps the whole policy in force" {
 	write_policies
-	start_tls_proxy --policy-watch
+	start_ident_proxy --policy-watch
 	run client ci ci-1 get "http://127.0.0.1:$UP/"
 	[[ "$output" == "HTTP/1.1 200"* ]]
 	digest=$(metric 'cordon_policy_info{digest="'"$(curl -sS "http://127.0.0.1:$METRICS/metrics" | sed -n 's/^cordon_policy_info{digest="\([^"]*\)"}.*/\1/p')"'"}')

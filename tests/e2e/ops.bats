@@ -38,24 +38,8 @@ start_proxy() {
 	wait_listen "tcp:127.0.0.1:$METRICS"
 }
 
-# Waits up to 5 s for the log to have $1 lines.
-log_lines() {
-	for i in $(seq 100); do
-		[ "$(wc -l <"${2:-$LOG}")" -ge "$1" ] && return 0
-		sleep 0.05
-	done
-	echo "$(wc -l <"${2:-$LOG}") lines in ${2:-$LOG}, not $1" >&2
-	return 1
-}
-
 get() {
 	curl -sS -o /dev/null -w '%{http_code}\n' -x "http://127.0.0.1:$PROXY" "$@"
-}
-
-# Prints the value of metric line $1 (name with labels, as printed).
-metric() {
-	curl -sS "http://127.0.0.1:$METRICS/metrics" |
-	    awk -v m="$1" '$1 == m { print $2 }'
 }
 
 # SIGHUP to the proxy, then waits until it has counted reload number $1

@@ -53,12 +53,6 @@ wait_ready() {
 	return 1
 }
 
-# Prints the value of metric line $1 (name with labels, as printed).
-metric() {
-	curl -sS "http://127.0.0.1:$METRICS/metrics" |
-	    awk -v m="$1" '$1 == m { print $2 }'
-}
-
 # The pids of the workers, one a line.
 workers() { cat /proc/"$PROXY_PID"/task/*/children 2>/dev/null |
     tr ' ' '\n' | grep -v '^$' || true; }
