@@ -73,8 +73,12 @@ bench_cleanup() {
 	rm -rf "$tmp"
 }
 
-# Sets $port to the next free TCP port, from a random one in 30000-39999.
+# Sets $port to the next free TCP port, from a random one between 10000
+# and 2000 below the ephemeral range.
 next_port() {
-	port=$((${port:-$((30000 + RANDOM % 10000))} + 1))
+	local low
+	# Below the ephemeral range, where no outgoing connection holds one.
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+	port=$((${port:-$((10000 + RANDOM % (low - 12000)))} + 1))
 	while tcp_listening "$port"; do port=$((port + 1)); done
 }

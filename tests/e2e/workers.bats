@@ -143,7 +143,7 @@ times() { printf "$2 %.0s" $(seq "$1"); }
 	kill -9 "$victim"
 	for _ in $(seq 100); do
 		if [ "$(workers | wc -l)" -eq 2 ] &&
-		    ! workers | grep -qx "$victim"; then
+		    [ -z "$(workers | grep -x "$victim")" ]; then
 			break
 		fi
 		sleep 0.05
