@@ -308,7 +308,7 @@ unit: deps deps-unit $(UNIT_BINS)
 
 # The bats suite alone (tests/e2e), with the clients and servers it
 # drives; bats -f picks tests when run by hand (README.md, "Tests").
-e2e: deps deps-check lint-bats $(BIN) $(TOOL_BINS)
+e2e: deps deps-check lint-bats $(BIN) $(SESSION_EXEC) $(TOOL_BINS)
 	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
 	    ./tests/run.sh
 
@@ -343,7 +343,7 @@ lint-bats:
 	@echo "  LINT    tests/e2e/*.bats"
 	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
 
-check: deps deps-check macos-check lint-bats lint-exports lint-map $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+check: deps deps-check macos-check lint-bats lint-exports lint-map $(BIN) $(SESSION_EXEC) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
@@ -359,7 +359,7 @@ demo: deps deps-demo $(BIN) $(TOOL_BINS)
 # sandbox-runtime and Codex, from the npm registry at the versions
 # mk/bench-tasks/package-lock.json pins, into a scratch folder: the
 # table of which task passes where, also in build/bench/tasks.md.
-bench: deps deps-check $(BIN) $(TOOL_BINS)
+bench: deps deps-check $(BIN) $(SESSION_EXEC) $(TOOL_BINS)
 	@./mk/deps.sh $(DEB_BENCH)
 	@./mk/bench.sh $(CURDIR)/cordon $(CURDIR)/$(BUILD)/tests/tools
 	@[ "$${BENCH:-all}" != all ] || ./mk/bench-tasks.sh \
