@@ -88,7 +88,8 @@ SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c
 SESSION_EXEC	 = $(BUILD)/cordon-session-exec
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
-CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c certs/mtls.c
+CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c certs/mtls.c \
+		   certs/ssl_error.c
 # The subcommands and what only they call: linked into ./cordon alone,
 # never into a unit test (they hold main(), the option parsers and the
 # processes of a run).  A file moves up to its folder's *_SRCS when a

@@ -48,6 +48,7 @@
 #include "endpoint.h"
 #include "log.h"
 #include "pp2.h"
+#include "ssl_error.h"
 #include "tlsup.h"
 #include "xmalloc.h"
 
@@ -128,33 +129,19 @@ tlsup_parse(const char *url, char **host, char **port, char **cause)
 	return 0;
 }
 
-/* OpenSSL's last error, in words (a static buffer). */
-static const char *
-tlsup_ssl_error(void)
-{
-	static char	 buf[256];
-	unsigned long	 e = ERR_peek_last_error();
-
-	if (e == 0)
-		return "no reason given";
-	ERR_error_string_n(e, buf, sizeof(buf));
-	ERR_clear_error();
-	return buf;
-}
-
 /* The context: our certificate and key, the CA the tier must show. */
 static int
 tlsup_ctx(struct tlsup *t, const struct tlsup_files *f, char **cause)
 {
 	if ((t->t_ctx = SSL_CTX_new(TLS_client_method())) == NULL) {
-		xasprintf(cause, "no TLS context: %s", tlsup_ssl_error());
+		xasprintf(cause, "no TLS context: %s", ssl_error_last());
 		return -1;
 	}
 	SSL_CTX_set_min_proto_version(t->t_ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(t->t_ctx, SSL_VERIFY_PEER, NULL);
 	if (SSL_CTX_use_certificate_chain_file(t->t_ctx, f->tf_cert) != 1) {
 		xasprintf(cause, "the client certificate %s cannot be read: "
-		    "%s", f->tf_cert, tlsup_ssl_error());
+		    "%s", f->tf_cert, ssl_error_last());
 		return -1;
 	}
 	if (SSL_CTX_use_PrivateKey_file(t->t_ctx, f->tf_key,
@@ -163,12 +150,12 @@ tlsup_ctx(struct tlsup *t, const struct tlsup_files *f, char **cause)
 		xasprintf(cause, "the client key %s cannot be read, or is not "
 		    "the certificate's: %s (%s)", f->tf_key, access(f->tf_key,
 		    R_OK) == -1 ? strerror(errno) : "not its key",
-		    tlsup_ssl_error());
+		    ssl_error_last());
 		return -1;
 	}
 	if (SSL_CTX_load_verify_locations(t->t_ctx, f->tf_ca, NULL) != 1) {
 		xasprintf(cause, "the tier's CA %s cannot be read: %s",
-		    f->tf_ca, tlsup_ssl_error());
+		    f->tf_ca, ssl_error_last());
 		return -1;
 	}
 	return 0;
@@ -298,7 +285,7 @@ tlsup_dial(struct tlsup *t, int secs, SSL **sslp, char **cause, char **hint)
 		    t->t_host);
 	} else {
 		xasprintf(cause, "no TLS session with the tier %s: %s",
-		    t->t_where, tlsup_ssl_error());
+		    t->t_where, ssl_error_last());
 		xasprintf(hint, "the tier must be a cordon proxy listening "
 		    "with --listen-sandbox tls:%s and --client-ca the CA of "
 		    "your certificate (its log says why it refused)",

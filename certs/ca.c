@@ -30,6 +30,7 @@
 #include <openssl/x509v3.h>
 
 #include "certs.h"
+#include "ssl_error.h"
 #include "policy.h"
 #include "log.h"
 #include "util.h"
@@ -42,17 +43,12 @@
 static char *
 ca_ssl_cause(const char *what)
 {
-	char		 buf[256];
-	unsigned long	 e;
-	char		*s;
+	char	*s;
 
-	if ((e = ERR_peek_last_error()) == 0) {
+	if (ERR_peek_last_error() == 0)
 		xasprintf(&s, "%s", what);
-		return s;
-	}
-	ERR_error_string_n(e, buf, sizeof(buf));
-	ERR_clear_error();
-	xasprintf(&s, "%s: %s", what, buf);
+	else
+		xasprintf(&s, "%s: %s", what, ssl_error_last());
 	return s;
 }
 

@@ -35,6 +35,7 @@
 
 #include "log.h"
 #include "mtls.h"
+#include "ssl_error.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -72,21 +73,6 @@ const char *
 mtls_label(enum mtls_reason r)
 {
 	return mtls_labels[r];
-}
-
-/* The last OpenSSL error in words, the queue emptied (static). */
-static const char *
-mtls_ssl_error(void)
-{
-	static char	 buf[256];
-	unsigned long	 e, last = 0;
-
-	while ((e = ERR_get_error()) != 0)
-		last = e;
-	if (last == 0)
-		return "no detail from OpenSSL";
-	ERR_error_string_n(last, buf, sizeof(buf));
-	return buf;
 }
 
 /*
@@ -145,14 +131,14 @@ mtls_load_key(SSL_CTX *ctx, const struct mtls_files *mf, char **cause)
 	if ((b = BIO_new_file(mf->mf_key, "r")) == NULL ||
 	    (key = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL)) == NULL)
 		xasprintf(cause, "--tls-key %s: %s", mf->mf_key,
-		    mtls_ssl_error());
+		    ssl_error_last());
 	else if (X509_check_private_key(SSL_CTX_get0_certificate(ctx), key) !=
 	    1)
 		xasprintf(cause, "--tls-key %s is not the key of --tls-cert %s",
 		    mf->mf_key, mf->mf_cert);
 	else if (SSL_CTX_use_PrivateKey(ctx, key) != 1)
 		xasprintf(cause, "--tls-key %s: %s", mf->mf_key,
-		    mtls_ssl_error());
+		    ssl_error_last());
 	else
 		rc = 0;
 	ERR_clear_error();
@@ -171,7 +157,7 @@ mtls_load_crl(SSL_CTX *ctx, const char *path, char **cause)
 	if ((lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file())) ==
 	    NULL || X509_load_crl_file(lookup, path, X509_FILETYPE_PEM) <= 0) {
 		xasprintf(cause, "--crl %s: no CRL could be read from it (%s)",
-		    path, mtls_ssl_error());
+		    path, ssl_error_last());
 		return -1;
 	}
 	X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK);
@@ -222,7 +208,7 @@ mtls_ctx_new(const struct mtls_files *mf, char **cause)
 		return NULL;
 	if ((ctx = SSL_CTX_new(TLS_server_method())) == NULL) {
 		xasprintf(cause, "cannot make a TLS context (%s)",
-		    mtls_ssl_error());
+		    ssl_error_last());
 		return NULL;
 	}
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
@@ -231,13 +217,13 @@ mtls_ctx_new(const struct mtls_files *mf, char **cause)
 	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION);
 	if (SSL_CTX_use_certificate_chain_file(ctx, mf->mf_cert) != 1)
 		xasprintf(cause, "--tls-cert %s: %s", mf->mf_cert,
-		    mtls_ssl_error());
+		    ssl_error_last());
 	else if (mtls_load_key(ctx, mf, cause) == -1)
 		;
 	else if (SSL_CTX_load_verify_locations(ctx, mf->mf_ca, NULL) != 1 ||
 	    (names = SSL_load_client_CA_file(mf->mf_ca)) == NULL)
 		xasprintf(cause, "--client-ca %s: %s", mf->mf_ca,
-		    mtls_ssl_error());
+		    ssl_error_last());
 	else {
 		SSL_CTX_set_client_CA_list(ctx, names);
 		if (mf->mf_crl != NULL)
@@ -307,7 +293,7 @@ mtls_session(struct mtls *m)
 
 	if ((ssl = SSL_new(m->mt_ctx)) == NULL)
 		fatalx("proxy: cannot make a TLS session (%s)",
-		    mtls_ssl_error());
+		    ssl_error_last());
 	return ssl;
 }
 

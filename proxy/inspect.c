@@ -19,6 +19,7 @@
 #include "host.h"
 #include "policy.h"
 #include "proxy.h"
+#include "ssl_error.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -315,7 +316,6 @@ int
 inspect_tls_init(struct proxy *px, const char *upstream_ca, char **cause)
 {
 	SSL_CTX	*srv = NULL, *cli = NULL;
-	char	 err[256];
 
 	if ((srv = SSL_CTX_new(TLS_server_method())) == NULL ||
 	    (cli = SSL_CTX_new(TLS_client_method())) == NULL)
@@ -344,8 +344,8 @@ inspect_tls_init(struct proxy *px, const char *upstream_ca, char **cause)
 		goto ssl_fail;
 	if (upstream_ca != NULL &&
 	    SSL_CTX_load_verify_locations(cli, upstream_ca, NULL) != 1) {
-		ERR_error_string_n(ERR_get_error(), err, sizeof(err));
-		xasprintf(cause, "--upstream-ca %s: %s", upstream_ca, err);
+		xasprintf(cause, "--upstream-ca %s: %s", upstream_ca,
+		    ssl_error_last());
 		goto fail;
 	}
 	if (SSL_CTX_set_alpn_protos(cli, (const unsigned char *)
@@ -356,8 +356,8 @@ inspect_tls_init(struct proxy *px, const char *upstream_ca, char **cause)
 	px->px_tls_cli = cli;
 	return 0;
 ssl_fail:
-	ERR_error_string_n(ERR_get_error(), err, sizeof(err));
-	xasprintf(cause, "TLS contexts for inspection: %s", err);
+	xasprintf(cause, "TLS contexts for inspection: %s",
+	    ssl_error_last());
 fail:
 	SSL_CTX_free(srv);
 	SSL_CTX_free(cli);
