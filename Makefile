@@ -470,6 +470,10 @@ install: $(BIN) $(SESSION_EXEC)
 	    contrib/systemd/cordon-proxy.service.in \
 	    >$(DESTDIR)$(UNITDIR)/cordon-proxy.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cordon-proxy.service
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	    contrib/systemd/cordon-originator.service.in \
+	    >$(DESTDIR)$(UNITDIR)/cordon-originator.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/cordon-originator.service
 	install -m 0644 contrib/logrotate/cordon \
 	    $(DESTDIR)$(SYSCONFDIR)/logrotate.d/cordon
 	install -m 0644 contrib/sysusers/cordon.conf \

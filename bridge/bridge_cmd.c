@@ -5,6 +5,7 @@
  * the host's client key, for users who may not read it.
  */
 
+#include <sys/types.h>
 #include <sys/socket.h>
 
 #include <getopt.h>
@@ -31,9 +32,11 @@ bridge_usage(FILE *f)
 	    "usage: cordon bridge --listen EP --connect EP [--max-conns N]\n"
 	    "                     [--drain-secs N] [--proxy-id ID]\n"
 	    "                     [--allow-non-loopback]\n"
+	    "                     [--socket-mode MODE] [--socket-group GROUP]\n"
 	    "       cordon bridge --listen unix:PATH --connect tls:HOST:PORT\n"
 	    "                     --client-cert FILE --client-key FILE\n"
 	    "                     --proxy-ca FILE\n"
+	    "                     [--socket-mode MODE] [--socket-group GROUP]\n"
 	    "an endpoint EP is tcp:HOST:PORT or unix:PATH\n");
 }
 
@@ -42,6 +45,10 @@ struct bridge_opts {
 	const char	*bo_listen;	/* --listen, as given */
 	const char	*bo_connect;	/* --connect, as given */
 	const char	*bo_proxy_id;	/* --proxy-id, or NULL */
+	const char	*bo_sockmode;	/* --socket-mode, as given */
+	const char	*bo_sockgroup;	/* --socket-group, as given */
+	mode_t		 bo_mode;	/* the Unix listener's, or -1 */
+	gid_t		 bo_gid;	/* the Unix listener's, or -1 */
 	long		 bo_max;	/* --max-conns */
 	int		 bo_drain_secs;	/* --drain-secs */
 	bool		 bo_remote;	/* --allow-non-loopback */
@@ -104,6 +111,39 @@ bridge_opts_number(struct bridge_opts *o, int ch, const char *arg)
 }
 
 /*
+ * The values getopt took as they are: an endpoint left empty (a unit's
+ * variable that its environment file does not set), the socket's mode
+ * and group.  Returns 0, or -1 having said why.
+ */
+static int
+bridge_opts_check(struct bridge_opts *o)
+{
+	o->bo_mode = (mode_t)-1;
+	o->bo_gid = (gid_t)-1;
+	if (*o->bo_listen == '\0' || *o->bo_connect == '\0') {
+		log_warnx("bridge: --%s is empty: nothing to %s",
+		    *o->bo_listen == '\0' ? "listen" : "connect",
+		    *o->bo_listen == '\0' ? "listen on" : "relay to");
+		log_warnx("hint: give it tcp:HOST:PORT, unix:PATH or (the "
+		    "tier, for --connect) tls:HOST:PORT; "
+		    "cordon-originator.service takes the tier from "
+		    "CORDON_TIER= in its EnvironmentFile (systemctl cat "
+		    "cordon-originator names it)");
+		return -1;
+	}
+	if (o->bo_sockmode != NULL && endpoint_mode("bridge",
+	    o->bo_sockmode, o->bo_remote, &o->bo_mode) == -1)
+		return -1;
+	if (o->bo_sockgroup != NULL && endpoint_group("bridge",
+	    o->bo_sockgroup, &o->bo_gid) == -1)
+		return -1;
+	/* A group alone means its members may connect. */
+	if (o->bo_gid != (gid_t)-1 && o->bo_mode == (mode_t)-1)
+		o->bo_mode = 0660;
+	return 0;
+}
+
+/*
  * Reads `cordon bridge`'s options into o.  Returns 0 when the bridge
  * starts, or -1 with *status set to the exit status: 0 after --help, 2
  * for a bad flag or value (said).
@@ -122,6 +162,8 @@ bridge_opts_parse(struct bridge_opts *o, int argc, char **argv,
 		{ "client-cert", required_argument, NULL, 'C' },
 		{ "client-key", required_argument, NULL, 'K' },
 		{ "proxy-ca", required_argument, NULL, 'P' },
+		{ "socket-mode", required_argument, NULL, 'o' },
+		{ "socket-group", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -160,6 +202,12 @@ bridge_opts_parse(struct bridge_opts *o, int argc, char **argv,
 		case 'P':
 			o->bo_files.tf_ca = optarg;
 			break;
+		case 'o':
+			o->bo_sockmode = optarg;
+			break;
+		case 'g':
+			o->bo_sockgroup = optarg;
+			break;
 		case 'h':
 			bridge_usage(stdout);
 			*status = 0;
@@ -173,7 +221,7 @@ bridge_opts_parse(struct bridge_opts *o, int argc, char **argv,
 		bridge_usage(stderr);
 		return -1;
 	}
-	return 0;
+	return bridge_opts_check(o);
 }
 
 /*
@@ -309,8 +357,10 @@ bridge_tls(const struct bridge_opts *o)
 	else if ((t = tlsup_new(base, o->bo_connect, &o->bo_files,
 	    &cause)) != NULL && bridge_tls_check(t) == 0 &&
 	    endpoint_parse(o->bo_listen, &ep, &cause) != -1 &&
-	    (fd = endpoint_listen(&ep, SOMAXCONN, &cause)) != -1)
+	    (fd = endpoint_listen(&ep, SOMAXCONN, &cause)) != -1) {
+		endpoint_perms(&ep, "bridge", o->bo_mode, o->bo_gid);
 		rc = tlsup_listen(t, fd, true, &cause) == -1 ? 1 : 0;
+	}
 	if (rc == 0) {
 		sigs[0] = evsignal_new(base, SIGTERM, bridge_stop_cb, base);
 		sigs[1] = evsignal_new(base, SIGINT, bridge_stop_cb, base);
@@ -347,6 +397,7 @@ bridge_cmd(int argc, char **argv)
 	if (bridge_endpoints(&run, &o) == -1)
 		return 1;
 	bridge_setup(&run, &o);
+	endpoint_perms(&run.br_listen, "bridge", o.bo_mode, o.bo_gid);
 	log_info("bridge: relaying %s to %s", run.br_listen.ep_text,
 	    run.br_connect.ep_text);
 	event_base_dispatch(run.br_base);

@@ -5,8 +5,9 @@
  * once, at start, never on the event loop) or "unix:PATH".  A Unix socket
  * path longer than sun_path is refused, never truncated: a truncated path
  * is another file.  The socket file a listener makes is private to its
- * user (mode 0600) and removed on exit; a stale one from a crashed run is
- * replaced only once a connection to it has been refused, so a live
+ * user (mode 0600), or a group's (--socket-mode and --socket-group,
+ * endpoint_perms), and removed on exit; a stale one from a crashed run
+ * is replaced only once a connection to it has been refused, so a live
  * listener is never stolen from.
  */
 #include <sys/types.h>
@@ -19,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@
 #include "addr.h"
 #include "endpoint.h"
 #include "host.h"
+#include "log.h"
 #include "xmalloc.h"
 
 /*
@@ -264,4 +267,78 @@ endpoint_unlink(struct endpoint *ep)
 		unlink(ep->ep_path);
 		ep->ep_bound = false;
 	}
+}
+
+/*
+ * --socket-mode of who ("proxy", "bridge"): octal permission bits for a
+ * Unix listener.  Others may not write (connect) unless remote: anyone
+ * on the host could use it.  Returns 0, or -1 having said why.
+ */
+int
+endpoint_mode(const char *who, const char *text, bool remote, mode_t *mode)
+{
+	char	*end;
+	long	 n;
+
+	n = strtol(text, &end, 8);
+	if (*text == '\0' || *end != '\0' || n < 0 || n > 0777) {
+		log_warnx("%s: --socket-mode: \"%s\" is not an octal mode "
+		    "from 0 to 0777", who, text);
+		return -1;
+	}
+	if ((n & 0002) && !remote) {
+		log_warnx("%s: --socket-mode %s lets every user on this "
+		    "host use the %s", who, text, who);
+		log_warnx("hint: give a group access with --socket-group "
+		    "GROUP --socket-mode 0660, or pass --allow-non-loopback "
+		    "if that is what you mean");
+		return -1;
+	}
+	*mode = (mode_t)n;
+	return 0;
+}
+
+/*
+ * --socket-group of who: a group name or number.  Returns 0, or -1
+ * having said why.
+ */
+int
+endpoint_group(const char *who, const char *text, gid_t *gid)
+{
+	struct group	*gr;
+	char		*end;
+	long		 n;
+
+	errno = 0;
+	if ((gr = getgrnam(text)) != NULL) {
+		*gid = gr->gr_gid;
+		return 0;
+	}
+	n = strtol(text, &end, 10);
+	if (*text != '\0' && *end == '\0' && n >= 0 && n < 0x7fffffff) {
+		*gid = (gid_t)n;
+		return 0;
+	}
+	log_warnx("%s: --socket-group: no group \"%s\"", who, text);
+	log_warnx("hint: name a group of this system (getent group lists "
+	    "them) or its number; groupadd %s makes one, and usermod -aG "
+	    "%s USER puts a user in it", text, text);
+	return -1;
+}
+
+/*
+ * Gives a Unix listener its mode and group (either -1 to leave it), so
+ * that the users of a group can connect (connecting needs write
+ * permission on the socket file); fatal on an error.
+ */
+void
+endpoint_perms(const struct endpoint *ep, const char *who, mode_t mode,
+    gid_t gid)
+{
+	if (ep->ep_family != AF_UNIX)
+		return;
+	if (gid != (gid_t)-1 && lchown(ep->ep_path, (uid_t)-1, gid) == -1)
+		fatal("%s: --socket-group: chown %s", who, ep->ep_text);
+	if (mode != (mode_t)-1 && chmod(ep->ep_path, mode) == -1)
+		fatal("%s: --socket-mode: chmod %s", who, ep->ep_text);
 }

@@ -4,6 +4,7 @@
 #ifndef CORDON_ENDPOINT_H
 #define CORDON_ENDPOINT_H
 
+#include <sys/types.h>
 #include <sys/socket.h>
 
 #include <stdbool.h>
@@ -24,5 +25,8 @@ int	 endpoint_listen(struct endpoint *, int, char **);
 int	 endpoint_connect(const struct endpoint *, int *);
 void	 endpoint_nodelay(int);
 void	 endpoint_unlink(struct endpoint *);
+int	 endpoint_mode(const char *, const char *, bool, mode_t *);
+int	 endpoint_group(const char *, const char *, gid_t *);
+void	 endpoint_perms(const struct endpoint *, const char *, mode_t, gid_t);
 
 #endif

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make deb: a Debian binary package of the tree, from what `make install`
 # puts under a scratch root (PREFIX=/usr): the binary (stripped), the
-# man pages (gzipped), the policies, the unit, the logrotate file and
+# man pages (gzipped), the policies, the units, the logrotate file and
 # whatever else install ships under /etc (each a conffile), with the
 # shared libraries' packages as Depends (dpkg-shlibdeps), and a postinst
 # (contrib/deb/postinst) that runs systemd-sysusers and systemd-tmpfiles.  Built with
@@ -78,7 +78,9 @@ Description: sandbox for the shell commands of AI coding agents
  runners) inside an OS sandbox (namespaces, Landlock, seccomp) whose only
  way to the network is a loopback egress proxy with per-domain
  allowlists, which logs every connection.  The proxy also runs alone
- (cordon-proxy.service) for allowlisting and egress logging.
+ (cordon-proxy.service) for allowlisting and egress logging, and a
+ host's runs can reach a remote egress tier through the node-local
+ originator (cordon-originator.service), which holds the host's key.
 EOF
 if [ -d "$root/etc" ]; then
 	(cd "$root" && find etc -type f | sed 's|^|/|' | sort) \

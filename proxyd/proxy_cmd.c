@@ -455,10 +455,10 @@ proxy_opts_parse(struct proxy_run *run, struct proxy_opts *o, int argc,
 		o->po_listens[o->po_nlisten++] = "tcp:127.0.0.1:3128";
 	if (run->pr_workers == 0)
 		run->pr_workers = workers_default();
-	if (o->po_sockmode != NULL && proxy_listen_mode(o->po_sockmode,
+	if (o->po_sockmode != NULL && endpoint_mode("proxy", o->po_sockmode,
 	    o->po_remote, &o->po_mode) == -1)
 		return -1;
-	if (o->po_sockgroup != NULL && proxy_listen_group(o->po_sockgroup,
+	if (o->po_sockgroup != NULL && endpoint_group("proxy", o->po_sockgroup,
 	    &o->po_gid) == -1)
 		return -1;
 	if (proxy_opts_tls(run, o) == -1)

@@ -68,8 +68,6 @@ struct proxy_opts {
 };
 
 /* proxy_listen.c */
-int	 proxy_listen_mode(const char *, bool, mode_t *);
-int	 proxy_listen_group(const char *, gid_t *);
 int	 proxy_listen_metrics_open(struct proxy_run *, const char *, bool);
 void	 proxy_listen_metrics(struct proxy_run *, const char *, bool);
 void	 proxy_listen_open(struct proxy_run *, const struct proxy_opts *);

@@ -6,10 +6,7 @@
  */
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 
-#include <errno.h>
-#include <grp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -53,74 +50,6 @@ proxy_listen_accept_error_cb(struct evconnlistener *l, void *arg)
 	(void)l;
 	(void)arg;
 	log_warn("proxy: accept");
-}
-
-/*
- * --socket-mode: octal permission bits for Unix listeners.  Others may
- * not write (connect): anyone on the host could use the proxy.
- */
-int
-proxy_listen_mode(const char *text, bool remote, mode_t *mode)
-{
-	char	*end;
-	long	 n;
-
-	n = strtol(text, &end, 8);
-	if (*text == '\0' || *end != '\0' || n < 0 || n > 0777) {
-		log_warnx("proxy: --socket-mode: \"%s\" is not an octal mode "
-		    "from 0 to 0777", text);
-		return -1;
-	}
-	if ((n & 0002) && !remote) {
-		log_warnx("proxy: --socket-mode %s lets every user on this "
-		    "host use the proxy", text);
-		log_warnx("hint: give a group access with --socket-group "
-		    "GROUP --socket-mode 0660, or pass --allow-non-loopback "
-		    "if that is what you mean");
-		return -1;
-	}
-	*mode = (mode_t)n;
-	return 0;
-}
-
-/* --socket-group: a group name or number. */
-int
-proxy_listen_group(const char *text, gid_t *gid)
-{
-	struct group	*gr;
-	char		*end;
-	long		 n;
-
-	errno = 0;
-	if ((gr = getgrnam(text)) != NULL) {
-		*gid = gr->gr_gid;
-		return 0;
-	}
-	n = strtol(text, &end, 10);
-	if (*text != '\0' && *end == '\0' && n >= 0 && n < 0x7fffffff) {
-		*gid = (gid_t)n;
-		return 0;
-	}
-	log_warnx("proxy: --socket-group: no group \"%s\"", text);
-	log_warnx("hint: name a group of this system (getent group lists "
-	    "them) or its number; groupadd %s makes one, and usermod -aG "
-	    "%s USER puts a user in it", text, text);
-	return -1;
-}
-
-/*
- * Gives a Unix listener its mode and group, so that the users of a group
- * can connect (connecting needs write permission on the socket file).
- */
-static void
-proxy_listen_perms(const struct endpoint *ep, mode_t mode, gid_t gid)
-{
-	if (ep->ep_family != AF_UNIX)
-		return;
-	if (gid != (gid_t)-1 && lchown(ep->ep_path, (uid_t)-1, gid) == -1)
-		fatal("proxy: --socket-group: chown %s", ep->ep_text);
-	if (mode != (mode_t)-1 && chmod(ep->ep_path, mode) == -1)
-		fatal("proxy: --socket-mode: chmod %s", ep->ep_text);
 }
 
 /*
@@ -210,7 +139,7 @@ proxy_listen_open(struct proxy_run *run, const struct proxy_opts *o)
 			fatalx("proxy: %s", cause);
 		run->pr_fds[i] = fd;
 		run->pr_nlisten++;
-		proxy_listen_perms(ep, o->po_mode, o->po_gid);
+		endpoint_perms(ep, "proxy", o->po_mode, o->po_gid);
 		log_info("proxy: listening on %s", ep->ep_text);
 	}
 }

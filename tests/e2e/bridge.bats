@@ -3,6 +3,8 @@
 
 load helpers
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	cordon_setup
 	SOCK="$BATS_TEST_TMPDIR/b.sock"
@@ -193,6 +195,28 @@ start_chain() {
 	[ "$status" -eq 1 ]
 	run "$CORDON" bridge --listen tcp:127.0.0.1:1
 	[ "$status" -eq 2 ]
+}
+
+@test "--socket-group and --socket-mode give a group the Unix socket; every user, an empty endpoint or no such group refused (2)" {
+	BACK=$(free_port)
+	start_bg server "$NETCHECK" serve "tcp:127.0.0.1:$BACK" --reply 10
+	wait_listen "tcp:127.0.0.1:$BACK"
+	start_bg inner "$CORDON" bridge --listen "unix:$SOCK" \
+	    --connect "tcp:127.0.0.1:$BACK" --socket-group "$(id -g)"
+	wait_listen "unix:$SOCK"
+	[ "$(stat -c '%a %g' "$SOCK")" = "660 $(id -g)" ]
+	run "$NETCHECK" client "unix:$SOCK" --send 10 --expect 10
+	[ "$status" -eq 0 ]
+	teardown_bg
+	run -2 "$CORDON" bridge --listen "unix:$SOCK" \
+	    --connect "tcp:127.0.0.1:$BACK" --socket-mode 0666
+	[[ "$output" == *"bridge: --socket-mode 0666 lets every user on this host use the bridge"* ]]
+	run -2 "$CORDON" bridge --listen "unix:$SOCK" \
+	    --connect "tcp:127.0.0.1:$BACK" --socket-group no-such-group-here
+	[[ "$output" == *"bridge: --socket-group: no group \"no-such-group-here\""* ]]
+	run -2 "$CORDON" bridge --listen "unix:$SOCK" --connect ""
+	[[ "$output" == *"bridge: --connect is empty"* ]]
+	[ ! -e "$SOCK" ]
 }
 
 @test "an unprivileged user runs the chain" {

@@ -519,6 +519,135 @@ print(len(s.recv(100)))' "$sock"
 	[ "$output" = 0 ]
 }
 
+# The words of the originator unit's ExecStart as `make install` wrote it
+# under $ROOT, into ARGV, each ${VAR} as systemd expands it (one word,
+# empty when unset): CORDON_TIER from the environment file (its path
+# under $ROOT, if there), the runtime folder $1 and the credentials
+# folder $2; the binary under $ROOT and the group cordon-users as $3.
+originator_argv() {
+	local unit="$ROOT/usr/lib/systemd/system/cordon-originator.service"
+	local env tier= w
+	env=$(sed -n 's/^EnvironmentFile=//p' "$unit")
+	[ -f "$ROOT$env" ] && tier=$(sed -n 's/^CORDON_TIER=//p' "$ROOT$env")
+	ARGV=()
+	while IFS= read -r w; do
+		w=${w//'${RUNTIME_DIRECTORY}'/$1}
+		w=${w//'${CREDENTIALS_DIRECTORY}'/$2}
+		w=${w//'${CORDON_TIER}'/$tier}
+		[ "$w" != /usr/bin/cordon ] || w=$ROOT/usr/bin/cordon
+		[ "$w" != cordon-users ] || w=$3
+		ARGV+=("$w")
+	done < <(awk '/^ExecStart=/ { on = 1; sub(/^ExecStart=/, "") }
+	    on { l = $0; more = sub(/\\$/, "", l); n = split(l, w, /[ \t]+/);
+	    for (i = 1; i <= n; i++) if (w[i] != "") print w[i];
+	    if (!more) exit }' "$unit")
+}
+
+# Runs ARGV as the unit's service user would be: a uid of no account
+# (DynamicUser=), in the group $1 as well (SupplementaryGroups=), with
+# the unit's UMask=; fd 3 closed, output in $2.
+originator_start() {
+	setpriv --reuid="$SVC_UID" --regid="$SVC_UID" --groups="$1" \
+	    --inh-caps=-all --bounding-set=-all sh -c 'umask 027; exec "$@"' \
+	    sh "${ARGV[@]}" >"$2" 2>&1 3>&- &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+}
+
+@test "make install: the installed cordon-originator.service's command line relays cordon run --proxy-socket to the tier: 200, 403, the host's identity and the user's uid; unconfigured it does not start and says why" {
+	[ "$(id -u)" -eq 0 ] || skip "the socket's group, a service user and a second user: needs root"
+	start_tier
+	sandbox_setup
+	SVC_UID=61999
+	local gid tuid unit w f
+	gid=$(id -g "$TEST_USER")
+	tuid=$(id -u "$TEST_USER")
+	# Under UDIR (0755), where the service user may reach the binary.
+	ROOT="$UDIR/root"
+	(cd "$BATS_TEST_DIRNAME/../.." &&
+	    make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON")
+	unit="$ROOT/usr/lib/systemd/system/cordon-originator.service"
+	[ -f "$unit" ]
+	# The documented steps: the group, then the key's folder, root's.
+	systemd-sysusers --root="$ROOT" cordon.conf
+	grep -q '^cordon-users:' "$ROOT/etc/group"
+	systemd-tmpfiles --root="$ROOT" --create cordon.conf
+	[ "$(stat -c '%a %U' "$ROOT/etc/cordon/originator")" = "700 root" ]
+	RUNDIR="$UDIR/run"
+	CREDS="$UDIR/creds"
+	mkdir "$RUNDIR" "$CREDS"
+	chown "$SVC_UID:$SVC_UID" "$RUNDIR" "$CREDS"
+	chmod 755 "$RUNDIR"
+
+	# Not configured: every file it reads is asserted before a start
+	# (systemctl status names the missing one); with no CORDON_TIER the
+	# command line itself stops, exit 2, and says where it goes.
+	for f in "$(sed -n 's/^EnvironmentFile=//p' "$unit")" \
+	    $(sed -n 's/^LoadCredential=[^:]*://p' "$unit"); do
+		grep -qxF "AssertPathExists=$f" "$unit"
+	done
+	originator_argv "$RUNDIR" "$CREDS" "$gid"
+	printf '%s\n' "${ARGV[@]}"
+	[ "${ARGV[1]}" = bridge ]
+	for w in "${ARGV[@]}"; do
+		[[ "$w" != *'${'* ]]
+	done
+	run -2 "${ARGV[@]}"
+	[[ "$output" == *"bridge: --connect is empty: nothing to relay to"* ]]
+	[[ "$output" == *"hint: "*"CORDON_TIER= in its EnvironmentFile"* ]]
+	[ ! -e "$RUNDIR/tier.sock" ]
+
+	# Configured as docs/fleet.md says: the host's files, root's alone;
+	# systemd gives the service its copies (LoadCredential=), 0400 its.
+	install -m 0600 "$PKI/ci.crt" "$ROOT/etc/cordon/originator/client.crt"
+	install -m 0600 "$PKI/ci.key" "$ROOT/etc/cordon/originator/client.key"
+	install -m 0600 "$PKI/ca.crt" "$ROOT/etc/cordon/originator/ca.crt"
+	echo "CORDON_TIER=tls:127.0.0.1:$TLS" >"$ROOT/etc/cordon/originator.env"
+	sed -n 's/^LoadCredential=//p' "$unit" | while IFS=: read -r w f; do
+		install -m 0400 -o "$SVC_UID" "$ROOT$f" "$CREDS/$w"
+	done
+	chmod 500 "$CREDS"
+	originator_argv "$RUNDIR" "$CREDS" "$gid"
+	[[ " ${ARGV[*]} " == *" --listen unix:$RUNDIR/tier.sock "* ]]
+	[[ " ${ARGV[*]} " == *" --connect tls:127.0.0.1:$TLS "* ]]
+	originator_start "$gid" "$BATS_TEST_TMPDIR/orig.log"
+	wait_listen "unix:$RUNDIR/tier.sock" ||
+	    { cat "$BATS_TEST_TMPDIR/orig.log"; false; }
+	[ "$(stat -c '%a %g %u' "$RUNDIR/tier.sock")" = "660 $gid $SVC_UID" ]
+
+	# A member of the group runs through it: the tier's rules, the
+	# host's identity, the user's uid.
+	: >"$LOG"
+	run --separate-stderr in_sandbox --proxy-socket "$RUNDIR/tier.sock" \
+	    --report "$WS/r.json" -- sh -c "
+	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
+	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "200 403" ]
+	[[ "$stderr" == *"refuses it by \"two.test\""* ]]
+	[ "$(jq -r '.refused[0].host' "$WS/r.json")" = two.test ]
+	log_lines 2
+	[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+	[ "$(jq -r .origin_uid "$LOG" | sort -u)" = "$tuid" ]
+	[ "$(jq -r '"\(.host) \(.decision)"' "$LOG" | sort | tr '\n' ' ')" = \
+	    "two.test deny up.test allow " ]
+	# The user may read neither the key nor the service's copy.
+	run as_user "$UDIR/home" cat "$ROOT/etc/cordon/originator/client.key"
+	[ "$status" -ne 0 ]
+	run as_user "$UDIR/home" cat "$CREDS/client.key"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Permission denied"* ]]
+	# Anyone else may not connect: nothing runs, and the fix is said.
+	run -125 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	    --reset-env env HOME=/nonexistent XDG_CONFIG_HOME=/nonexistent \
+	    CORDON_SYSTEM_POLICY= "$UCORDON" run --workspace "$WS" \
+	    --proxy-socket "$RUNDIR/tier.sock" -- true
+	[[ "$output" == *"cannot connect to the proxy socket $RUNDIR/tier.sock: Permission denied"* ]]
+	[[ "$output" == *"usermod -aG $(id -gn "$TEST_USER") nobody"* ]]
+}
+
 @test "remote: the system policy's tier: a run without flags goes there; a user who may not read its key is told of the originator (125); a workspace may not name one" {
 	start_tier
 	sandbox_setup

@@ -206,6 +206,8 @@ BATS
 	[ -f "$home/.local/lib/systemd/system/cordon-proxy.service" ]
 	grep -q "^ExecStart=$home/.local/bin/cordon proxy" \
 	    "$home/.local/lib/systemd/system/cordon-proxy.service"
+	grep -q "^ExecStart=$home/.local/bin/cordon bridge" \
+	    "$home/.local/lib/systemd/system/cordon-originator.service"
 	# The installed binary runs, for that user.
 	run as_user "$home" "$home/.local/bin/cordon" --version
 	[ "$status" -eq 0 ]
@@ -232,6 +234,7 @@ dpkg_r() {
 	    ./usr/share/man/man5/cordon-policy.5.gz \
 	    ./usr/share/cordon/policies/default.json \
 	    ./lib/systemd/system/cordon-proxy.service \
+	    ./lib/systemd/system/cordon-originator.service \
 	    ./etc/logrotate.d/cordon ./usr/share/doc/cordon/copyright; do
 		grep -qxF "$f" "$BATS_TEST_TMPDIR/files"
 	done
@@ -285,6 +288,8 @@ systemd-tmpfiles --create cordon.conf" ]
 	"$R/usr/bin/cordon" --version
 	grep -q "^ExecStart=/usr/bin/cordon proxy" \
 	    "$R/lib/systemd/system/cordon-proxy.service"
+	grep -q "^ExecStart=/usr/bin/cordon bridge" \
+	    "$R/lib/systemd/system/cordon-originator.service"
 	# An upgrade keeps the operator's change to a conffile.
 	echo "# local" >>"$R/etc/logrotate.d/cordon"
 	run make_here deb DEB_OUT="$out/2" DEB_VERSION=0.1.0+up1

@@ -539,16 +539,33 @@ in_logfs() {
 	    'ExecReload=/bin/kill -HUP $MAINPID'; do
 		grep -qxF "$d" "$unit"
 	done
+	# The originator's: the same hardening, bar the proxy's log and
+	# reload; its key a credential only its user may read.
+	unit="$ROOT/usr/lib/systemd/system/cordon-originator.service"
+	grep -q '^ExecStart=/usr/bin/cordon bridge' "$unit"
+	run ! grep -q '@[A-Z]*@' "$unit"
+	for d in 'ProtectSystem=strict' 'NoNewPrivileges=yes' 'PrivateTmp=yes' \
+	    'ProtectHome=yes' 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' \
+	    'SystemCallFilter=@system-service' 'CapabilityBoundingSet=' \
+	    'DynamicUser=yes' 'SupplementaryGroups=cordon-users' \
+	    'MemoryDenyWriteExecute=yes' 'ProtectProc=invisible' \
+	    'LoadCredential=client.key:/etc/cordon/originator/client.key' \
+	    'EnvironmentFile=/etc/cordon/originator.env' \
+	    'AssertPathExists=/etc/cordon/originator.env'; do
+		grep -qxF "$d" "$unit"
+	done
 	if command -v systemd-analyze >/dev/null; then
 		# Installed for real paths under the scratch root, so that
 		# the binary it names exists.
 		run make -s install PREFIX="$ROOT/v" SYSCONFDIR="$ROOT/v/etc" \
 		    BIN="$CORDON" -o "$CORDON"
 		[ "$status" -eq 0 ]
-		run systemd-analyze verify --man=no \
-		    "$ROOT/v/lib/systemd/system/cordon-proxy.service"
-		echo "$output"
-		[ "$status" -eq 0 ]
+		for u in cordon-proxy cordon-originator; do
+			run systemd-analyze verify --man=no \
+			    "$ROOT/v/lib/systemd/system/$u.service"
+			echo "$output"
+			[ "$status" -eq 0 ]
+		done
 	fi
 }
 
