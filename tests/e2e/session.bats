@@ -306,6 +306,34 @@ pid1_of() {
 	[[ "$output" == *"hint:"* ]]
 }
 
+@test "a session whose keeper was killed: session list removes it once and says why; cordon run --session fails with the reason" {
+	session_start --name killed
+	keeper=$(keeper_pid)
+	[ -n "$keeper" ]
+	kill -KILL "$keeper"
+	for i in $(seq 40); do
+		kill -0 "$keeper" 2>/dev/null || break
+		sleep 0.05
+	done
+	run ! kill -0 "$keeper"
+	run -125 in_session -- true
+	[[ "$output" == *"session $SID ended without a stop: its keeper died"* ]]
+	[[ "$output" == *"hint: "*"cordon session start"* ]]
+	run --separate-stderr as_who "$UCORDON" session list
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"$SID"* ]]
+	[[ "$stderr" == *"cordon: session $SID had already ended (its keeper died without a stop"*"its files are removed"* ]]
+	# Said once: the next list neither lists it nor says it again.
+	run --separate-stderr as_who "$UCORDON" session list --json
+	[ "$status" -eq 0 ]
+	[ "$(jq --arg id "$SID" 'map(select(.id == $id)) | length' <<<"$output")" -eq 0 ]
+	[[ "$stderr" != *"$SID"* ]]
+	run -125 as_who "$UCORDON" run --session killed -- true
+	[[ "$output" == *"no session is named \"killed\""* ]]
+	run as_who sh -c 'ls "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"/cordon/sessions "/tmp/cordon-$(id -u)/sessions" 2>/dev/null'
+	[[ "$output" != *"$SID"* ]]
+}
+
 @test "agents.md: the Python harness runs as written, as the user" {
 	REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 	awk '/^## Sessions/ { s = 1 } s && /^```python/ { p = 1; next }
