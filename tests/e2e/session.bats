@@ -70,6 +70,15 @@ keeper_pid() {
 	    jq -r --arg id "$SID" '.[] | select(.id == $id) | .pid'
 }
 
+# Waits up to 2 s for process $1 to be gone.
+wait_gone() {
+	local i
+	for i in $(seq 40); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+}
+
 pid1_of() {
 	local p
 	for p in $(pgrep -P "$1"); do
@@ -291,10 +300,7 @@ pid1_of() {
 	pid1=$(pid1_of "$keeper")
 	[ -n "$pid1" ]
 	kill -KILL "$pid1"
-	for i in $(seq 40); do
-		kill -0 "$keeper" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_gone "$keeper"
 	run in_session -- true
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"has ended: its sandbox's PID 1 ended"* ]]
@@ -311,10 +317,7 @@ pid1_of() {
 	keeper=$(keeper_pid)
 	[ -n "$keeper" ]
 	kill -KILL "$keeper"
-	for i in $(seq 40); do
-		kill -0 "$keeper" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_gone "$keeper"
 	run ! kill -0 "$keeper"
 	run -125 in_session -- true
 	[[ "$output" == *"session $SID ended without a stop: its keeper died"* ]]
