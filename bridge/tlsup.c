@@ -46,6 +46,7 @@
 #include <openssl/x509v3.h>
 
 #include "endpoint.h"
+#include "host.h"
 #include "log.h"
 #include "pp2.h"
 #include "ssl_error.h"
@@ -88,44 +89,40 @@ struct tlsup_pair {
 };
 
 /*
- * Reads url ("tls://HOST:PORT", [HOST] for IPv6) into host and port
- * (caller frees).  Returns 0, or -1 with *cause set.
+ * Reads url ("tls://HOST:PORT", [HOST] for IPv6, as host_split reads
+ * it) into host and port (caller frees).  An IPv6 address without
+ * brackets is refused: "::1:443" is an address, or one and a port.
+ * Returns 0, or -1 with *cause set.
  */
 int
 tlsup_parse(const char *url, char **host, char **port, char **cause)
 {
-	const char	*p, *colon, *end;
+	const char	*p, *portstr;
+	char		*why;
+	size_t		 len;
+	bool		 v6;
 
-	*host = *port = NULL;
+	*host = *port = *cause = NULL;
 	if (strncmp(url, "tls://", 6) != 0 && strncmp(url, "tls:", 4) != 0) {
 		xasprintf(cause, "%s: not tls://HOST:PORT", url);
 		return -1;
 	}
 	p = url + (strncmp(url, "tls://", 6) == 0 ? 6 : 4);
-	if (*p == '[') {
-		if ((end = strchr(p, ']')) == NULL || end[1] != ':') {
-			xasprintf(cause, "%s: not tls://[ADDRESS]:PORT", url);
-			return -1;
-		}
-		*host = xstrndup(p + 1, (size_t)(end - p - 1));
-		colon = end + 1;
-	} else {
-		if ((colon = strrchr(p, ':')) == NULL || colon == p) {
-			xasprintf(cause, "%s: not tls://HOST:PORT", url);
-			return -1;
-		}
-		*host = xstrndup(p, (size_t)(colon - p));
-	}
-	if (colon[1] == '\0' || strspn(colon + 1, "0123456789") !=
-	    strlen(colon + 1) || atoi(colon + 1) < 1 ||
-	    atoi(colon + 1) > 65535) {
-		xasprintf(cause, "%s: the port is not a number from 1 to 65535",
-		    url);
-		free(*host);
-		*host = NULL;
+	v6 = p[0] == '[' || strchr(p, ':') != strrchr(p, ':');
+	if (host_split(p, &len, &portstr, &why) == -1 || portstr == NULL ||
+	    len == (p[0] == '[' ? 2 : 0)) {
+		free(why);
+		xasprintf(cause, "%s: not tls://%s:PORT", url, v6 ?
+		    "[ADDRESS]" : "HOST");
 		return -1;
 	}
-	*port = xstrdup(colon + 1);
+	if (host_port(portstr) == -1) {
+		xasprintf(cause, "%s: the port is not a number from 1 to 65535",
+		    url);
+		return -1;
+	}
+	*host = p[0] == '[' ? xstrndup(p + 1, len - 2) : xstrndup(p, len);
+	*port = xstrdup(portstr);
 	return 0;
 }
 

@@ -68,16 +68,19 @@ unixroute_resolve(const char *host, char **cause)
 /*
  * Adds a route: connect(2) to inside, in the sandbox, connects to host,
  * resolved now.  from says who asked ("FILE: filesystem.unix_sockets[0]").
- * Both paths are absolute.  Returns 0, or -1 with *cause set.
+ * Both paths are absolute.  The same route twice is one, named by the
+ * first (a list entry repeated by another layer adds nothing, as in every
+ * list); one inside path to two host sockets is refused, as no rule says
+ * which one a connect should reach.  Returns 0, or -1 with *cause set.
  */
 int
 unixroute_add(struct unix_routes *ur, const char *inside, const char *host,
     const char *from, char **cause)
 {
 	struct sockaddr_un	 sun;
+	const struct unix_route	*old;
 	struct unix_route	*r;
 	char			*real;
-	size_t			 i;
 
 	*cause = NULL;
 	if (inside[0] != '/' || host[0] != '/' ||
@@ -86,9 +89,6 @@ unixroute_add(struct unix_routes *ur, const char *inside, const char *host,
 		    "socket's address", inside);
 		return -1;
 	}
-	for (i = 0; i < ur->ur_n; i++)
-		if (strcmp(ur->ur_v[i].ur_inside, inside) == 0)
-			return 0;	/* listed twice: the first one holds */
 	if ((real = unixroute_resolve(host, cause)) == NULL)
 		return -1;
 	if (strlen(real) >= sizeof(sun.sun_path)) {
@@ -96,6 +96,16 @@ unixroute_add(struct unix_routes *ur, const char *inside, const char *host,
 		    "socket's address may be", host, real);
 		free(real);
 		return -1;
+	}
+	if ((old = unixroute_find(ur, inside, strlen(inside))) != NULL) {
+		if (strcmp(old->ur_host, real) != 0)
+			xasprintf(cause, "%s: the Unix socket %s (%s) and "
+			    "%s (%s) would both answer there\nhint: drop "
+			    "\"%s\" (%s): a path inside reaches one socket",
+			    inside, old->ur_host, old->ur_from, real, from,
+			    inside, old->ur_from);
+		free(real);
+		return *cause != NULL ? -1 : 0;
 	}
 	ur->ur_v = xreallocarray(ur->ur_v, ur->ur_n + 1, sizeof(*ur->ur_v));
 	r = &ur->ur_v[ur->ur_n++];
@@ -148,6 +158,10 @@ unixroute_policy(struct unix_routes *ur, const struct policy *p,
 
 	for (i = 0; i < p->p_sockets.pl_n; i++) {
 		it = &p->p_sockets.pl_v[i];
+		/* Listed before (by another layer): checked as it was. */
+		if (unixroute_find(ur, it->pi_text, strlen(it->pi_text)) !=
+		    NULL)
+			continue;
 		if (unixroute_add(ur, it->pi_text, it->pi_text, it->pi_from,
 		    cause) == -1)
 			return -1;

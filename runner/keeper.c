@@ -20,6 +20,7 @@
  * The reason a session ended is left in ID.end for the next client.
  */
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -75,6 +76,7 @@ struct keeper {
 	const struct session_opts *k_so;
 	int			 k_pair[2];	/* [0] ours, [1] PID 1's */
 	int			 k_lfd;		/* the session's socket */
+	int			 k_lock;	/* ID.lock, held till the end */
 	struct event		*k_pair_ev;
 	struct event		*k_lev;
 	struct event		*k_idle_ev;
@@ -472,13 +474,26 @@ keeper_open(struct runner *rn)
 	const struct session_opts	*so = rn->rn_run->r_session_opts;
 	struct keeper			*k;
 	struct sockaddr_un		 sun;
+	char				 path[PATH_MAX];
 
 	k = rn->rn_keeper = xcalloc(1, sizeof(*k));
 	k->k_rn = rn;
 	k->k_so = so;
-	k->k_lfd = k->k_pair[0] = k->k_pair[1] = -1;
+	k->k_lfd = k->k_lock = k->k_pair[0] = k->k_pair[1] = -1;
 	k->k_started = time(NULL);
 	TAILQ_INIT(&k->k_clients);
+	/*
+	 * Held until this process ends, however: session list and the
+	 * client take a free lock for a keeper that died (SIGKILL), not
+	 * for one that lives and does not answer.
+	 */
+	keeper_file(k, "lock", path, sizeof(path));
+	if ((k->k_lock = open(path, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1 || flock(k->k_lock, LOCK_EX | LOCK_NB) ==
+	    -1) {
+		log_warn("session: %s", path);
+		return -1;
+	}
 	keeper_file(k, "sock", k->k_sock, sizeof(k->k_sock));
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -589,6 +604,11 @@ keeper_end(struct runner *rn)
 	/* NAME.name stays: the next client by name hears why, too. */
 	keeper_file(k, "json", path, sizeof(path));
 	unlink(path);
+	/* Last: a list that finds ID.json finds the lock held. */
+	keeper_file(k, "lock", path, sizeof(path));
+	unlink(path);
+	if (k->k_lock != -1)
+		close(k->k_lock);
 	if (k->k_pair_ev != NULL)
 		event_free(k->k_pair_ev);
 	if (k->k_lev != NULL)

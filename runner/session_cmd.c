@@ -228,17 +228,19 @@ session_start(int argc, char **argv)
 static bool
 session_forget(const char *name, const char *id)
 {
-	static const char *const	 sfx[] = { "log", "json", "sock" };
+	static const char *const	 sfx[] = { "log", "json", "sock",
+					    "lock" };
 	char				 dir[PATH_MAX], path[PATH_MAX];
 	char				 why[512], cause[256], got[SESS_ID_LEN];
 	size_t				 i;
 	int				 fd;
-	bool				 had = false;
+	bool				 had = false, dead;
 
 	if (!sessdir_id_ok(id) || sessdir_path(dir, sizeof(dir), false,
 	    cause, sizeof(cause)) == -1 || sessdir_file(path, sizeof(path),
 	    dir, id, "end") == -1)
 		return false;
+	dead = sessdir_dead(dir, id);
 	/* Its reason, or none: a keeper killed (SIGKILL) left only files. */
 	if (sessdir_reason(dir, id, why, sizeof(why)) != -1)
 		had = unlink(path) == 0;
@@ -257,7 +259,8 @@ session_forget(const char *name, const char *id)
 		close(fd);
 	}
 	fprintf(stderr, "cordon: session %s had already ended (%s): its "
-	    "files are removed\n", id, why[0] != '\0' ? why : "its keeper "
+	    "files are removed\n", id, why[0] != '\0' ? why : dead ? "its "
+	    "keeper died without a stop: killed, or crashed" : "its keeper "
 	    "left no reason");
 	return true;
 }
@@ -321,7 +324,9 @@ session_list(int argc, char **argv)
 	json_error_t	 err;
 	const char	*sock;
 	char		 dir[PATH_MAX], path[PATH_MAX], cause[2048], *text;
+	char		 id[SESS_ID_LEN + 1];
 	bool		 json = argc == 3 && strcmp(argv[2], "--json") == 0;
+	bool		 alive;
 	size_t		 i;
 
 	if (argc > 3 || (argc == 3 && !json)) {
@@ -342,11 +347,19 @@ session_list(int argc, char **argv)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%.*s", dir,
 		    (int)(SESS_ID_LEN + 5), de->d_name) >= sizeof(path))
 			continue;
+		snprintf(id, sizeof(id), "%.*s", SESS_ID_LEN, de->d_name);
 		if ((doc = json_load_file(path, 0, &err)) == NULL)
 			continue;
 		sock = json_string_value(json_object_get(doc, "socket"));
-		json_object_set_new(doc, "alive", json_boolean(sock != NULL &&
-		    session_alive(sock)));
+		alive = sock != NULL && session_alive(sock);
+		/* A keeper provably gone (killed) is not listed, once said. */
+		if (!alive && sessdir_dead(dir, id) && session_forget(
+		    json_is_string(json_object_get(doc, "name")) ?
+		    json_string_value(json_object_get(doc, "name")) : id, id)) {
+			json_decref(doc);
+			continue;
+		}
+		json_object_set_new(doc, "alive", json_boolean(alive));
 		json_array_append_new(all, doc);
 	}
 	closedir(d);

@@ -72,6 +72,7 @@ int	sessdir_path(char *, size_t, bool, char *, size_t);
 int	sessdir_file(char *, size_t, const char *, const char *,
 	    const char *);
 ssize_t	sessdir_reason(const char *, const char *, char *, size_t);
+bool	sessdir_dead(const char *, const char *);
 bool	sessdir_id_ok(const char *);
 
 /* sessclient.c: `cordon run --session ID -- CMD`, the client. */

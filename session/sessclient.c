@@ -44,7 +44,8 @@ sessclient_say(const char *text, const char *hint)
 
 /*
  * Why a session's socket did not answer: its end, said by its keeper
- * (ID.end), or that no session has that id.  Written into cause.
+ * (ID.end), its keeper's death (killed: it said nothing), or that no
+ * session has that id.  Written into cause.
  */
 static void
 sessclient_why(const char *dir, const char *id, int err, char *cause,
@@ -55,6 +56,11 @@ sessclient_why(const char *dir, const char *id, int err, char *cause,
 	if (sessdir_reason(dir, id, why, sizeof(why)) > 0)
 		snprintf(cause, clen, "session %s has ended: %s\nhint: start "
 		    "another with: cordon session start", id, why);
+	else if (sessdir_dead(dir, id))
+		snprintf(cause, clen, "session %s ended without a stop: its "
+		    "keeper died (killed, or crashed)\nhint: cordon session "
+		    "list removes what it left; start another with: cordon "
+		    "session start", id);
 	else
 		snprintf(cause, clen, "no session %s is running (%s)\nhint: "
 		    "cordon session list shows yours; start one with: cordon "

@@ -1,13 +1,15 @@
 /*
  * sessdir.c: the folder of the user's sessions, where each keeper's
- * socket (ID.sock), log (ID.log), description (ID.json) and, once it
- * ended, the reason (ID.end) are: $XDG_RUNTIME_DIR/cordon/sessions,
+ * socket (ID.sock), log (ID.log), description (ID.json), lock (ID.lock,
+ * held while the keeper lives) and, once it ended, the reason (ID.end)
+ * are: $XDG_RUNTIME_DIR/cordon/sessions,
  * which systemd makes the user's alone and empties at logout, or
  * /tmp/cordon-UID/sessions.  Every folder of it is the user's and
  * entered by no one else (checked, not assumed: another user could
  * have made /tmp/cordon-UID first); a symbolic link is refused.
  */
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -105,6 +107,27 @@ sessdir_reason(const char *dir, const char *id, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return n > 0 ? n : 0;
+}
+
+/*
+ * Whether session id's keeper is provably gone: its lock (ID.lock),
+ * which it holds until its process ends, and the kernel releases then
+ * whatever killed it, is there and free.  No lock, or one held: not
+ * known to be gone (a keeper that does not answer may still live).
+ */
+bool
+sessdir_dead(const char *dir, const char *id)
+{
+	char	 path[PATH_MAX];
+	int	 fd;
+	bool	 dead;
+
+	if (sessdir_file(path, sizeof(path), dir, id, "lock") == -1 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return false;
+	dead = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return dead;
 }
 
 /* Whether s is a session's id: SESS_ID_LEN hex digits. */

@@ -834,6 +834,31 @@ unix_peer() {
 	[[ "$output" == *"filesystem.unix_sockets: $UDIR/sock/docker.sock: No such file or directory"* ]]
 }
 
+@test "filesystem.unix_sockets: a socket listed twice is one route, checked as itself" {
+	# Listed by two layers (the user's policy and --policy), with another
+	# socket between: the second listing is the first's route, and what
+	# is said of it is said of it, not of the socket listed before.
+	mkdir -p "$UDIR/sock" "$UDIR/home/.config/cordon"
+	unix_peer "$UDIR/sock/agent.sock"
+	printf '{"version": 1, "filesystem": {"unix_sockets": ["%s", "%s"]}}\n' \
+	    "$UDIR/sock/agent.sock" "$UDIR/sock/gone.sock" \
+	    >"$UDIR/home/.config/cordon/policy.json"
+	printf '{"version": 1, "filesystem": {"unix_sockets": ["%s"]}}\n' \
+	    "$UDIR/sock/agent.sock" >"$UDIR/p.json"
+	run in_sandbox --policy "$UDIR/p.json" --dry-run -- true
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c "^  $UDIR/sock/agent.sock (" <<<"$output")" -eq 1 ]
+	[[ "$output" == *"  $UDIR/sock/agent.sock ($UDIR/home/.config/cordon/policy.json: filesystem.unix_sockets[0])"* ]]
+	[ "$(grep -c "filesystem.unix_sockets: $UDIR/sock/gone.sock: No such file" <<<"$output")" -eq 1 ]
+	[[ "$output" != *"filesystem.unix_sockets: $UDIR/sock/agent.sock: No such file"* ]]
+	run in_sandbox --policy "$UDIR/p.json" -- "$UDIR/bin/probe" unix \
+	    "$UDIR/sock/agent.sock"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"escaped unix: connected to $UDIR/sock/agent.sock"* ]]
+}
+
 @test "filesystem.unix_sockets: a socket the command could replace is held as it was at the start; a file fails closed" {
 	unix_peer "$WS/app.sock"
 	printf '{"version": 1, "filesystem": {"unix_sockets": ["%s"]}}\n' \

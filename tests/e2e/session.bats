@@ -70,6 +70,15 @@ keeper_pid() {
 	    jq -r --arg id "$SID" '.[] | select(.id == $id) | .pid'
 }
 
+# Waits up to 2 s for process $1 to be gone.
+wait_gone() {
+	local i
+	for i in $(seq 40); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+}
+
 pid1_of() {
 	local p
 	for p in $(pgrep -P "$1"); do
@@ -291,10 +300,7 @@ pid1_of() {
 	pid1=$(pid1_of "$keeper")
 	[ -n "$pid1" ]
 	kill -KILL "$pid1"
-	for i in $(seq 40); do
-		kill -0 "$keeper" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_gone "$keeper"
 	run in_session -- true
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"has ended: its sandbox's PID 1 ended"* ]]
@@ -304,6 +310,31 @@ pid1_of() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"no session 0123456789abcdef is running"* ]]
 	[[ "$output" == *"hint:"* ]]
+}
+
+@test "a session whose keeper was killed: session list removes it once and says why; cordon run --session fails with the reason" {
+	session_start --name killed
+	keeper=$(keeper_pid)
+	[ -n "$keeper" ]
+	kill -KILL "$keeper"
+	wait_gone "$keeper"
+	run ! kill -0 "$keeper"
+	run -125 in_session -- true
+	[[ "$output" == *"session $SID ended without a stop: its keeper died"* ]]
+	[[ "$output" == *"hint: "*"cordon session start"* ]]
+	run --separate-stderr as_who "$UCORDON" session list
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"$SID"* ]]
+	[[ "$stderr" == *"cordon: session $SID had already ended (its keeper died without a stop"*"its files are removed"* ]]
+	# Said once: the next list neither lists it nor says it again.
+	run --separate-stderr as_who "$UCORDON" session list --json
+	[ "$status" -eq 0 ]
+	[ "$(jq --arg id "$SID" 'map(select(.id == $id)) | length' <<<"$output")" -eq 0 ]
+	[[ "$stderr" != *"$SID"* ]]
+	run -125 as_who "$UCORDON" run --session killed -- true
+	[[ "$output" == *"no session is named \"killed\""* ]]
+	run as_who sh -c 'ls "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"/cordon/sessions "/tmp/cordon-$(id -u)/sessions" 2>/dev/null'
+	[[ "$output" != *"$SID"* ]]
 }
 
 @test "agents.md: the Python harness runs as written, as the user" {

@@ -10,19 +10,16 @@ usage: hold_tunnel.py PORT CA CERT KEY SANDBOX HOST:PORT
 Prints "open" once the tunnel is up, then "ok N" for each line echoed;
 on a line not echoed (the tunnel broke) prints "lost: why" and exits 1.
 """
+import os
 import socket
 import ssl
-import struct
 import sys
 import time
 
-SIG = b"\r\n\r\n\x00\r\nQUIT\n"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "e2e", "clients"))
+import pp2  # noqa: E402 (tests/e2e/clients/pp2.py)
 
-
-def pp2(sandbox):
-    ident = sandbox.encode()
-    tlv = bytes([0x05]) + struct.pack(">H", len(ident)) + ident
-    return SIG + bytes([0x20, 0x00]) + struct.pack(">H", len(tlv)) + tlv
 
 
 def main():
@@ -32,7 +29,7 @@ def main():
     ctx.load_cert_chain(cert, key)
     s = socket.create_connection(("127.0.0.1", int(port)), timeout=5)
     t = ctx.wrap_socket(s, server_hostname="127.0.0.1")
-    t.sendall(pp2(sandbox) + ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
+    t.sendall(pp2.sandbox(sandbox) + ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                               % (target, target)).encode())
     head = b""
     while b"\r\n\r\n" not in head:

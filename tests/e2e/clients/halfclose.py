@@ -23,14 +23,9 @@ import ssl
 import struct
 import sys
 
-SIG = b"\r\n\r\n\x00\r\nQUIT\n"
+import pp2
+
 PAYLOAD = b"ping through a half-closed tunnel\n"
-
-
-def pp2(sandbox):
-    ident = sandbox.encode()
-    tlv = bytes([0x05]) + struct.pack(">H", len(ident)) + ident
-    return SIG + bytes([0x20, 0x00]) + struct.pack(">H", len(tlv)) + tlv
 
 
 def request(kind, target):
@@ -121,7 +116,7 @@ def tls(s, data, later, ca, cert, key):
 def main():
     n, endpoint, kind, target = sys.argv[1:5]
     sandbox = sys.argv[5] if len(sys.argv) > 5 else "-"
-    data = (pp2(sandbox) if sandbox != "-" else b"") + \
+    data = (pp2.sandbox(sandbox) if sandbox != "-" else b"") + \
         request(kind.split("-")[0], target)
     later = PAYLOAD if kind == "connect-answered" else b""
     if not later:

@@ -14,13 +14,8 @@ import struct
 import sys
 import time
 
-SIG = b"\r\n\r\n\x00\r\nQUIT\n"
+import pp2
 
-
-def pp2(sandbox):
-    ident = sandbox.encode()
-    tlv = bytes([0x05]) + struct.pack(">H", len(ident)) + ident
-    return SIG + bytes([0x20, 0x00]) + struct.pack(">H", len(tlv)) + tlv
 
 
 def recv_exact(t, n):
@@ -38,14 +33,14 @@ def one(ctx, port, mode, target, i):
     t = ctx.wrap_socket(s, server_hostname="127.0.0.1")
     host, tport = target.rsplit(":", 1)
     if mode == "socks":
-        t.sendall(pp2("tun-%d" % i) + b"\x05\x01\x00")
+        t.sendall(pp2.sandbox("tun-%d" % i) + b"\x05\x01\x00")
         if recv_exact(t, 2) != b"\x05\x00":
             return t, "socks no-greeting"
         t.sendall(b"\x05\x01\x00\x01" + socket.inet_aton(host) +
                   struct.pack(">H", int(tport)))
         rep = recv_exact(t, 10)
         return t, "socks %d" % (rep[1] if len(rep) > 1 else -1)
-    t.sendall(pp2("tun-%d" % i) +
+    t.sendall(pp2.sandbox("tun-%d" % i) +
               ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                % (target, target)).encode())
     head = b""

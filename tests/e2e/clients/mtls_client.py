@@ -23,17 +23,11 @@ was refused, 4 when the proxy closed without an answer.
 import os
 import socket
 import ssl
-import struct
 import sys
 import time
 
-SIG = b"\r\n\r\n\x00\r\nQUIT\n"
+import pp2
 
-
-def pp2(sandbox):
-    ident = sandbox.encode()
-    tlv = bytes([0x05]) + struct.pack(">H", len(ident)) + ident
-    return SIG + bytes([0x20, 0x00]) + struct.pack(">H", len(tlv)) + tlv
 
 
 def read_all(t):
@@ -102,12 +96,12 @@ def main():
             hostport = arg.split("/")[2]
             req = ("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n"
                    % (arg, hostport)).encode()
-            t.sendall(pp2(sandbox) + req)
+            t.sendall(pp2.sandbox(sandbox) + req)
             data = read_all(t)
         elif mode == "tunnel":
             req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                    % (arg, arg)).encode()
-            t.sendall(pp2(sandbox) + req)
+            t.sendall(pp2.sandbox(sandbox) + req)
             head = b""
             while b"\r\n\r\n" not in head:
                 chunk = t.recv(1)
@@ -129,7 +123,7 @@ def main():
         elif mode == "inspect":
             req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                    % (arg, arg)).encode()
-            t.sendall(pp2(sandbox) + req)
+            t.sendall(pp2.sandbox(sandbox) + req)
             head = b""
             while b"\r\n\r\n" not in head:
                 chunk = t.recv(1)
@@ -147,7 +141,7 @@ def main():
         else:
             req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                    % (arg, arg)).encode()
-            t.sendall(pp2(sandbox) + req)
+            t.sendall(pp2.sandbox(sandbox) + req)
             head = b""
             while b"\r\n\r\n" not in head:
                 chunk = t.recv(4096)
