@@ -88,44 +88,6 @@ struct tlsup_pair {
 	char			 p_uid[PP2_ORIGIN_MAX + 1];
 };
 
-/*
- * Reads url ("tls://HOST:PORT", [HOST] for IPv6, as host_split reads
- * it) into host and port (caller frees).  An IPv6 address without
- * brackets is refused: "::1:443" is an address, or one and a port.
- * Returns 0, or -1 with *cause set.
- */
-int
-tlsup_parse(const char *url, char **host, char **port, char **cause)
-{
-	const char	*p, *portstr;
-	char		*why;
-	size_t		 len;
-	bool		 v6;
-
-	*host = *port = *cause = NULL;
-	if (strncmp(url, "tls://", 6) != 0 && strncmp(url, "tls:", 4) != 0) {
-		xasprintf(cause, "%s: not tls://HOST:PORT", url);
-		return -1;
-	}
-	p = url + (strncmp(url, "tls://", 6) == 0 ? 6 : 4);
-	v6 = p[0] == '[' || strchr(p, ':') != strrchr(p, ':');
-	if (host_split(p, &len, &portstr, &why) == -1 || portstr == NULL ||
-	    len == (p[0] == '[' ? 2 : 0)) {
-		free(why);
-		xasprintf(cause, "%s: not tls://%s:PORT", url, v6 ?
-		    "[ADDRESS]" : "HOST");
-		return -1;
-	}
-	if (host_port(portstr) == -1) {
-		xasprintf(cause, "%s: the port is not a number from 1 to 65535",
-		    url);
-		return -1;
-	}
-	*host = p[0] == '[' ? xstrndup(p + 1, len - 2) : xstrndup(p, len);
-	*port = xstrdup(portstr);
-	return 0;
-}
-
 /* The context: our certificate and key, the CA the tier must show. */
 static int
 tlsup_ctx(struct tlsup *t, const struct tlsup_files *f, char **cause)
@@ -173,7 +135,7 @@ tlsup_new(struct event_base *base, const char *url,
 
 	t->t_base = base;
 	TAILQ_INIT(&t->t_pairs);
-	if (tlsup_parse(url, &t->t_host, &port, cause) == -1 ||
+	if (host_tls_url(url, &t->t_host, &port, cause) == -1 ||
 	    tlsup_ctx(t, f, cause) == -1)
 		goto fail;
 	xasprintf(&t->t_where, "%s:%s", t->t_host, port);

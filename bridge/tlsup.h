@@ -21,7 +21,6 @@ struct tlsup_files {
 
 #define TLSUP_DIAL_SECS		5
 
-int		 tlsup_parse(const char *, char **, char **, char **);
 struct tlsup	*tlsup_new(struct event_base *, const char *,
 		    const struct tlsup_files *, char **);
 int		 tlsup_dial(struct tlsup *, int, SSL **, char **, char **);

@@ -11,6 +11,7 @@
  */
 #include <sys/socket.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,4 +226,42 @@ host_is_loopback(const struct host *h)
 		return u.a_bytes[0] == 127 || memcmp(u.a_bytes, zero, 4) == 0;
 	return memcmp(u.a_bytes, v6_loopback, 16) == 0 ||
 	    memcmp(u.a_bytes, zero, 16) == 0;
+}
+
+/*
+ * Reads url ("tls://HOST:PORT", [HOST] for IPv6, as host_split reads
+ * it) into host and port (caller frees).  An IPv6 address without
+ * brackets is refused: "::1:443" is an address, or one and a port.
+ * Returns 0, or -1 with *cause set.
+ */
+int
+host_tls_url(const char *url, char **host, char **port, char **cause)
+{
+	const char	*p, *portstr;
+	char		*why;
+	size_t		 len;
+	bool		 v6;
+
+	*host = *port = *cause = NULL;
+	if (strncmp(url, "tls://", 6) != 0 && strncmp(url, "tls:", 4) != 0) {
+		xasprintf(cause, "%s: not tls://HOST:PORT", url);
+		return -1;
+	}
+	p = url + (strncmp(url, "tls://", 6) == 0 ? 6 : 4);
+	v6 = p[0] == '[' || strchr(p, ':') != strrchr(p, ':');
+	if (host_split(p, &len, &portstr, &why) == -1 || portstr == NULL ||
+	    len == (p[0] == '[' ? 2 : 0)) {
+		free(why);
+		xasprintf(cause, "%s: not tls://%s:PORT", url, v6 ?
+		    "[ADDRESS]" : "HOST");
+		return -1;
+	}
+	if (host_port(portstr) == -1) {
+		xasprintf(cause, "%s: the port is not a number from 1 to 65535",
+		    url);
+		return -1;
+	}
+	*host = p[0] == '[' ? xstrndup(p + 1, len - 2) : xstrndup(p, len);
+	*port = xstrdup(portstr);
+	return 0;
 }

@@ -27,6 +27,7 @@ int	 host_parse(const char *, size_t, struct host *, char **);
 bool	 host_in_suffix(const char *, const char *);
 int	 host_split(const char *, size_t *, const char **, char **);
 int	 host_port(const char *);
+int	 host_tls_url(const char *, char **, char **, char **);
 bool	 host_is_loopback(const struct host *);
 
 #endif

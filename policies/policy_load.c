@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "addr.h"
+#include "host.h"
 #include "policy.h"
 #include "policy_load.h"
 #include "util.h"
@@ -614,8 +615,7 @@ key_tier(struct loader *l, const struct key *k, const char *path,
 {
 	struct plist	*pl = policy_field(l, k);
 	struct pitem	 it = { 0 };
-	const char	*colon;
-	char		*cause;
+	char		*cause = NULL, *host, *port;
 
 	(void)value;
 	if (l->l_ctx->pc_untrusted) {
@@ -624,14 +624,17 @@ key_tier(struct loader *l, const struct key *k, const char *path,
 		return;
 	}
 	if (strcmp(k->k_name, "proxy") == 0) {
-		colon = strrchr(text, ':');
-		if (strncmp(text, "tls://", 6) != 0 || colon == NULL ||
-		    colon < text + 7 || colon[1] == '\0' ||
-		    strspn(colon + 1, "0123456789") != strlen(colon + 1)) {
+		/* Read as cordon run will: refused now, not at each run. */
+		if (strncmp(text, "tls://", 6) != 0 ||
+		    host_tls_url(text, &host, &port, &cause) == -1) {
 			policy_load_error(l, path, text, "not "
-			    "tls://HOST:PORT");
+			    "tls://HOST:PORT (a host name, or an address in "
+			    "[brackets] for IPv6, and a port from 1 to 65535)");
+			free(cause);
 			return;
 		}
+		free(host);
+		free(port);
 		it.pi_text = xstrdup(text);
 	} else if (policy_parse_path(text, l->l_ctx, &it, &cause) == -1) {
 		policy_load_error(l, path, text, cause);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "log.h"
 #include "opt.h"
 #include "policy.h"
@@ -249,7 +250,7 @@ run_opts_remote(const struct run_net *net, int *status)
 	}
 	if (net->net_remote == NULL)
 		return 0;
-	if (tlsup_parse(net->net_remote, &host, &port, &cause) == -1) {
+	if (host_tls_url(net->net_remote, &host, &port, &cause) == -1) {
 		log_warnx("run: --proxy %s", cause);
 		free(cause);
 		return -1;

@@ -460,6 +460,11 @@ test_tier_keys(void **state)
 	    "tier.proxy: \"tier.test:1\": not tls://HOST:PORT");
 	refused("{\"version\": 1, \"tier\": {\"proxy\": \"tls://t:x\"}}",
 	    "not tls://HOST:PORT");
+	/* Read as cordon run reads it: refused at load, not at each run. */
+	refused("{\"version\": 1, \"tier\": {\"proxy\": \"tls://t:0443\"}}",
+	    "not tls://HOST:PORT");
+	refused("{\"version\": 1, \"tier\": {\"proxy\": \"tls://::1:443\"}}",
+	    "[brackets] for IPv6");
 	refused("{\"version\": 1, \"tier\": {\"client_key\": \"\"}}",
 	    "tier.client_key: \"\": empty path");
 	wctx.pc_untrusted = true;

@@ -1,11 +1,11 @@
 /*
- * test_tlsup.c: the tier's address, "tls://HOST:PORT" (bridge/tlsup.c's
- * tlsup_parse, with lib/host.c's split): what each spelling gives, and
- * what each refusal says.
+ * test_host_tls.c: the tier's address, "tls://HOST:PORT" (lib/host.c's
+ * host_tls_url, which cordon run, the originator and the policy's tier
+ * read it with): what each spelling gives, and what each refusal says.
  */
 #include "unit.h"
 
-#include "tlsup.h"
+#include "host.h"
 
 struct url_case {
 	const char	*url;
@@ -14,7 +14,7 @@ struct url_case {
 };
 
 static void
-test_tlsup_parse(void **state)
+test_host_tls_url(void **state)
 {
 	static const struct url_case cases[] = {
 		{ "tls://tier.test:8443", "tier.test", "8443" },
@@ -54,7 +54,7 @@ test_tlsup_parse(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		cause = NULL;
 		if (cases[i].host != NULL) {
-			if (tlsup_parse(cases[i].url, &host, &port, &cause) ==
+			if (host_tls_url(cases[i].url, &host, &port, &cause) ==
 			    -1)
 				fail_msg("%s: %s", cases[i].url, cause);
 			assert_string_equal(host, cases[i].host);
@@ -63,7 +63,7 @@ test_tlsup_parse(void **state)
 			free(port);
 			continue;
 		}
-		if (tlsup_parse(cases[i].url, &host, &port, &cause) != -1)
+		if (host_tls_url(cases[i].url, &host, &port, &cause) != -1)
 			fail_msg("%s: taken as %s and %s", cases[i].url, host,
 			    port);
 		assert_null(host);
@@ -81,7 +81,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tlsup_parse),
+		cmocka_unit_test(test_host_tls_url),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
