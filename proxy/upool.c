@@ -195,11 +195,14 @@ upool_put(struct conn *c)
 	}
 	e = xcalloc(1, sizeof(*e));
 	e->ue_pool = px->px_upool;
-	e->ue_sandbox = c->c_sandbox ? xstrdup(c->c_sandbox) : NULL;
+	if (c->c_sandbox != NULL)
+		e->ue_sandbox = xstrdup(c->c_sandbox);
 	e->ue_has_uid = c->c_peer.lp_known;
 	e->ue_uid = e->ue_has_uid ? c->c_peer.lp_uid : 0;
-	e->ue_identity = c->c_identity ? xstrdup(c->c_identity) : NULL;
-	e->ue_origin = c->c_origin_uid ? xstrdup(c->c_origin_uid) : NULL;
+	if (c->c_identity != NULL)
+		e->ue_identity = xstrdup(c->c_identity);
+	if (c->c_origin_uid != NULL)
+		e->ue_origin = xstrdup(c->c_origin_uid);
 	memcpy(e->ue_host, c->c_dial.cd_kept_host, sizeof(e->ue_host));
 	e->ue_port = c->c_dial.cd_kept_port;
 	e->ue_addr = c->c_dial.cd_upaddr;
