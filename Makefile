@@ -52,7 +52,7 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c proxy/proxy_policy.c \
 		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
 		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c \
 		   proxy/conn_mtls.c proxy/conn_pump.c \
-		   proxy/ident.c proxy/ident_shm.c
+		   proxy/ident.c proxy/ident_shm.c proxy/upool.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c \
 		   bridge/tlsup.c
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c

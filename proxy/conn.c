@@ -64,6 +64,7 @@
 #include "policy.h"
 #include "proxy.h"
 #include "relay.h"
+#include "upool.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -247,6 +248,7 @@ conn_free(struct conn *c)
 	if (c->c_relay != NULL)
 		relay_free(c->c_relay);		/* closes both sockets */
 	else {
+		upool_put(c);			/* a kept upstream waits */
 		conn_bev_free(c->c_bev);
 		conn_bev_free(c->c_up);
 		if (c->c_fd != -1)
@@ -279,12 +281,13 @@ conn_free(struct conn *c)
 		px->px_hooks->hk_drained(px->px_hooks_arg);
 }
 
-/* Closes every connection at once (the drain time is over). */
+/* Closes every connection at once, and the idle upstreams. */
 void
 conn_close_all(struct proxy *px)
 {
 	while (!TAILQ_EMPTY(&px->px_conns))
 		conn_free(TAILQ_FIRST(&px->px_conns));
+	upool_free(px);
 }
 
 /*
@@ -467,7 +470,7 @@ static void
 conn_end(struct conn *c, enum conn_state state)
 {
 	c->c_state = state;
-	conn_drop_up(c);
+	upool_put(c);			/* a kept upstream waits, else closed */
 	bufferevent_disable(c->c_bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(c->c_bev)) == 0) {
 		conn_close(c);

@@ -15,6 +15,8 @@
  *			to them one after the other
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
+ *   upool.c		(upool.h) idle upstreams kept after their client
+ *			connection, for the same run's next
  *   ident.c		(ident.h) a tls: client's identity's limits,
  *			counted; proxy_policy.c (proxy_policy.h) its
  *			rule's policy
@@ -128,7 +130,8 @@ enum conn_up {
 /*
  * Resolving and connecting (conn_dial.c): the addresses checked, the
  * one being tried, and the one c_upfd reaches, which a kept upstream is
- * reused for (cd_up).
+ * reused for (cd_up), with the host and port it was decided for (a kept
+ * one's: cd_kept_host, cd_kept_port).
  */
 struct conn_dial {
 	struct dns_query	*cd_query;
@@ -139,6 +142,8 @@ struct conn_dial {
 	int			 cd_error;	/* the last one's errno */
 	struct addr		 cd_upaddr;	/* what c_upfd reaches */
 	enum conn_up		 cd_up;
+	char			 cd_kept_host[HOST_NAME_MAX_LEN + 1];
+	int			 cd_kept_port;
 };
 
 struct conn;

@@ -31,6 +31,7 @@
 #include "endpoint.h"
 #include "jsonl.h"
 #include "log.h"
+#include "upool.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -190,7 +191,7 @@ conn_connect_addrs(struct conn *c)
 		}
 	if (c->c_ops->co_dial != NULL && c->c_ops->co_dial(c))
 		return;
-	conn_drop_up(c);
+	upool_put(c);		/* a kept upstream waits for another */
 	conn_dial_next(c);
 }
 

@@ -11,7 +11,10 @@
  * side.  When the answer is over the exchange is logged, and if both
  * sides may, the next request on the connection is read and decided
  * anew; the upstream connection is kept for it, and reused when the
- * next request goes to the same host, port and address.
+ * next request goes to the same host, port and address.  When the
+ * client's connection ends, or its next request goes elsewhere, the
+ * kept upstream waits in the proxy's pool (upool.c) for another client
+ * connection of the same run.
  */
 #include <sys/types.h>
 
@@ -26,6 +29,7 @@
 
 #include "conn_proto.h"
 #include "log.h"
+#include "upool.h"
 #include "xmalloc.h"
 
 #define CONN_HTTP_SLICE		(64 * 1024)	/* body bytes per step */
@@ -219,33 +223,46 @@ conn_http_head(struct conn *c)
 }
 
 /*
- * Sends the request on the upstream connection kept from the last one
- * when that reaches the host and port decided on, at an address just
- * checked.  Returns false, and does nothing, when it does not.
+ * Whether the upstream c kept reaches the host and port decided on, at
+ * an address just checked.
+ */
+static bool
+conn_http_kept_fits(const struct conn *c)
+{
+	const struct conn_dial	*d = &c->c_dial;
+	size_t			 i;
+
+	if (d->cd_up != CU_KEPT || c->c_port != d->cd_kept_port ||
+	    strcmp(c->c_dec.d_host.h_name, d->cd_kept_host) != 0)
+		return false;
+	for (i = 0; i < d->cd_naddrs; i++)
+		if (addr_equal(&d->cd_addrs[i], &d->cd_upaddr))
+			return true;
+	return false;
+}
+
+/*
+ * Sends the request on an upstream connection kept idle, when one
+ * reaches the host and port decided on, at an address just checked:
+ * the one kept from the last request, or one of the same run's from the
+ * proxy's pool (upool.c).  Returns false, and does nothing, when none
+ * does.
  */
 static bool
 conn_http_reuse(struct conn *c)
 {
-	struct conn_http	*h = &c->c_http;
 	struct conn_dial	*d = &c->c_dial;
 	char			 text[ADDR_STRLEN];
-	size_t			 i;
 
-	if (c->c_dial.cd_up != CU_KEPT || c->c_port != h->hx_kept_port ||
-	    strcmp(c->c_dec.d_host.h_name, h->hx_kept_host) != 0)
+	if (!conn_http_kept_fits(c) && !upool_take(c))
 		return false;
-	for (i = 0; i < d->cd_naddrs; i++) {
-		if (!addr_equal(&d->cd_addrs[i], &d->cd_upaddr))
-			continue;
-		/* The very address just checked: reuse it. */
-		c->c_dial.cd_up = CU_REUSED;
-		d->cd_next = d->cd_naddrs;
-		snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
-		    addr_str(&d->cd_upaddr, text, sizeof(text)));
-		conn_http_start(c);
-		return true;
-	}
-	return false;
+	d->cd_up = CU_REUSED;
+	d->cd_next = d->cd_naddrs;
+	c->c_proxy->px_stats.ps_reused++;
+	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+	    addr_str(&d->cd_upaddr, text, sizeof(text)));
+	conn_http_start(c);
+	return true;
 }
 
 /* Sends the current request's head upstream and starts forwarding. */
@@ -436,9 +453,9 @@ conn_http_done(struct conn *c)
 	    h->hx_respbody.hb_kind != HTTP_BODY_CLOSE &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0) {
 		c->c_dial.cd_up = CU_KEPT;
-		h->hx_kept_port = c->c_port;
-		memcpy(h->hx_kept_host, c->c_dec.d_host.h_name,
-		    sizeof(h->hx_kept_host));
+		c->c_dial.cd_kept_port = c->c_port;
+		memcpy(c->c_dial.cd_kept_host, c->c_dec.d_host.h_name,
+		    sizeof(c->c_dial.cd_kept_host));
 		conn_up_read(c, true);
 	} else
 		conn_drop_up(c);

@@ -24,8 +24,7 @@ struct signer_req;
 
 /*
  * An HTTP exchange (conn_http.c): the request and its answer being
- * forwarded, an upstream connection kept between requests with what it
- * reaches, and what takes the phantom credentials' real values out of
+ * forwarded, and what takes the phantom credentials' real values out of
  * the answers.  hx_reqdone and hx_resphead are two flags beside
  * c_state, one per direction, rather than states of their own: in
  * CS_FORWARD the request's body and the answer move at once (an upstream
@@ -41,8 +40,6 @@ struct conn_http {
 	bool			 hx_resphead;	/* response head forwarded */
 	bool			 hx_keepalive;
 	size_t			 hx_headscan;	/* head bytes parsed before */
-	char			 hx_kept_host[HOST_NAME_MAX_LEN + 1];
-	int			 hx_kept_port;
 	struct scrub		*hx_scrub;	/* real values out of answers */
 };
 

@@ -299,6 +299,8 @@ metrics_add(struct metrics_slot *sum, const struct metrics_slot *s,
 	t->ps_accepted += u->ps_accepted;
 	t->ps_dns_failures += u->ps_dns_failures;
 	t->ps_log_refused += u->ps_log_refused;
+	t->ps_reused += u->ps_reused;
+	t->ps_pooled += u->ps_pooled;
 	sum->ms_log_lost += s->ms_log_lost;
 	for (i = 0; i < MTLS_R_COUNT; i++)
 		sum->ms_tls_refused[i] += s->ms_tls_refused[i];
@@ -552,6 +554,14 @@ metrics_conns(const struct metrics_view *v, struct evbuffer *b)
 	    "Allowed names that did not resolve.");
 	evbuffer_add_printf(b, "cordon_dns_failures_total %llu\n",
 	    (unsigned long long)ps->ps_dns_failures);
+	metrics_head(b, "cordon_upstream_reused_total", "counter",
+	    "HTTP requests sent on an idle upstream connection instead of a "
+	    "new one: kept by their client connection, or from the pool.");
+	evbuffer_add_printf(b,
+	    "cordon_upstream_reused_total{from=\"connection\"} %llu\n"
+	    "cordon_upstream_reused_total{from=\"pool\"} %llu\n",
+	    (unsigned long long)(ps->ps_reused - ps->ps_pooled),
+	    (unsigned long long)ps->ps_pooled);
 	metrics_head(b, "cordon_policy_reloads_total", "counter",
 	    "Policy reloads on SIGHUP, by result.");
 	evbuffer_add_printf(b,

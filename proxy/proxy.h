@@ -68,6 +68,9 @@ struct proxy_stats {
 	uint64_t		 ps_reloads_failed;
 	time_t			 ps_loaded;		/* the policy in force */
 	uint64_t		 ps_log_refused;	/* conn.c: log failing */
+	uint64_t		 ps_reused;		/* conn_http.c: kept */
+	uint64_t		 ps_pooled;		/* upool.c: of them, */
+							/* from the pool */
 	/* "sha256:" and the policy's digest (proxy_cmd.c) */
 	char			 ps_digest[7 + 64 + 1];
 };
@@ -119,6 +122,7 @@ struct listen_peer {
 struct conn;
 struct metrics;
 struct mtls;
+struct upool;
 struct watch;
 
 /*
@@ -181,6 +185,7 @@ struct proxy {
 	size_t			 px_nown;
 	struct mtls		*px_mtls;	/* tls: listeners'; NULL: none */
 	struct ident_counts	 px_idents;	/* identities' limits */
+	struct upool		*px_upool;	/* idle upstreams (upool.c) */
 };
 
 /*

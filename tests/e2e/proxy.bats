@@ -177,6 +177,84 @@ print(n)'
 	[[ "$output" == "GET /echo HTTP/1.1"* ]]
 }
 
+# Starts serve.py on a free port, $ORIGIN, logging each TCP connection
+# it accepts to $CONNS (options: serve.py's).
+start_counted_origin() {
+	ORIGIN=$(free_port)
+	CONNS="$BATS_TEST_TMPDIR/conns.log"
+	mkdir -p "$BATS_TEST_TMPDIR/www"
+	echo hi >"$BATS_TEST_TMPDIR/www/index.html"
+	start_bg origin python3 "$BATS_TEST_DIRNAME/clients/serve.py" http \
+	    --listen "$ORIGIN" --root "$BATS_TEST_TMPDIR/www" \
+	    --log "$BATS_TEST_TMPDIR/requests.log" --conns "$CONNS" "$@"
+	wait_listen "tcp:127.0.0.1:$ORIGIN"
+}
+
+# A sandbox listener, one worker, with metrics; bridges speaking for
+# sandbox ids (start_bridge NAME ID: its port in $BRIDGE).
+start_sandbox_proxy() {
+	SOCK="$BATS_TEST_TMPDIR/proxy.sock"
+	METRICS=$(free_port)
+	start_bg proxy "$CORDON" proxy --workers 1 \
+	    --listen-sandbox "unix:$SOCK" --log "$LOG" \
+	    --metrics "tcp:127.0.0.1:$METRICS" \
+	    --allow-domain "127.0.0.1:$ORIGIN" --allow-cidr 127.0.0.1/32
+	wait_listen "unix:$SOCK"
+	wait_listen "tcp:127.0.0.1:$METRICS"
+}
+
+start_bridge() {
+	BRIDGE=$(free_port)
+	start_bg "$1" "$CORDON" bridge --listen "tcp:127.0.0.1:$BRIDGE" \
+	    --connect "unix:$SOCK" --proxy-id "$2"
+	wait_listen "tcp:127.0.0.1:$BRIDGE"
+}
+
+# GETs the origin through the bridge on port $1 (a client connection of
+# its own); prints the status.
+get_via() {
+	curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$1" \
+	    "http://127.0.0.1:$ORIGIN/"
+}
+
+@test "HTTP: an idle upstream outlives its client connection for the same run only (the pool)" {
+	start_counted_origin
+	start_sandbox_proxy
+	start_bridge b1 sbx-one
+	ONE=$BRIDGE
+	start_bridge b2 sbx-two
+	TWO=$BRIDGE
+	# Run one: two client connections, one upstream connection.
+	[ "$(get_via "$ONE")" = 200 ]
+	[ "$(get_via "$ONE")" = 200 ]
+	[ "$(wc -l <"$CONNS")" -eq 1 ]
+	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 1 ]
+	# Run two never takes run one's: a connection of its own, then
+	# reused by its own next client connection.
+	[ "$(get_via "$TWO")" = 200 ]
+	[ "$(wc -l <"$CONNS")" -eq 2 ]
+	[ "$(get_via "$TWO")" = 200 ]
+	[ "$(get_via "$ONE")" = 200 ]
+	[ "$(wc -l <"$CONNS")" -eq 2 ]
+	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 3 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/requests.log")" -eq 5 ]
+	# Every request decided and logged, reused or not.
+	[ "$(grep -c '"decision":"allow"' "$LOG")" -eq 5 ]
+}
+
+@test "HTTP: a pooled upstream the origin closed is never used" {
+	# The origin closes a connection idle for half a second.
+	start_counted_origin --idle 0.5
+	start_sandbox_proxy
+	start_bridge b1 sbx-one
+	[ "$(get_via "$BRIDGE")" = 200 ]
+	sleep 1.5
+	[ "$(get_via "$BRIDGE")" = 200 ]
+	[ "$(wc -l <"$CONNS")" -eq 2 ]
+	# Closed in the pool, not taken and retried.
+	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 0 ]
+}
+
 @test "a refused name gets 403 with the rule and the fix, and is never looked up" {
 	start_dns
 	start_proxy --dns "127.0.0.1:$DNS_PORT" --allow-cidr 127.0.0.1/32 \

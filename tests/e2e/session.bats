@@ -460,7 +460,7 @@ get_up() {
 	wait_event '"event":"refused".*; the harness did not allow it"'
 }
 
-@test "the session's proxy reuses an upstream connection between the requests of one client connection, not between commands (what it does, measured)" {
+@test "the session's proxy reuses an upstream connection between the requests of one client connection, and between commands (its pool)" {
 	UP=$(free_port)
 	# An origin that writes the client port of each request it answers:
 	# one port, one TCP connection.
@@ -493,12 +493,60 @@ PY
 	[ "$output" = $'hi\nhi' ]
 	[ "$(wc -l <"$UDIR/conns.log")" -eq 2 ]
 	[ "$(sort -u "$UDIR/conns.log" | wc -l)" -eq 1 ]
-	# A second command: a new client connection, and a new upstream
-	# one; the proxy keeps none between client connections.
-	: >"$UDIR/conns.log"
+	# Two more commands: new client connections, and the same upstream
+	# one, kept idle in the proxy's pool between them.
 	run in_session -- curl -sf "$url"
 	[ "$status" -eq 0 ]
 	run in_session -- curl -sf "$url"
 	[ "$status" -eq 0 ]
-	[ "$(sort -u "$UDIR/conns.log" | wc -l)" -eq 2 ]
+	[ "$(wc -l <"$UDIR/conns.log")" -eq 4 ]
+	[ "$(sort -u "$UDIR/conns.log" | wc -l)" -eq 1 ]
+}
+
+# A static npm registry for cordon-probe over plain HTTP on $REG,
+# served by serve.py, which logs each request to $UDIR/reg.log and each
+# TCP connection it accepts to $UDIR/accepts.log.
+start_registry() {
+	local fix="$BATS_TEST_DIRNAME/clients"
+	REG=$(free_port)
+	mkdir -p "$UDIR/www"
+	python3 "$fix/mkpkg.py" npm "$UDIR/www" cordon-probe 1.0.0 \
+	    "http://npm.test:$REG"
+	start_bg registry python3 "$fix/serve.py" http --listen "$REG" \
+	    --root "$UDIR/www" --log "$UDIR/reg.log" \
+	    --conns "$UDIR/accepts.log"
+	wait_listen "tcp:127.0.0.1:$REG"
+}
+
+# npm install of cordon-probe in the session, with a fresh cache ($1),
+# so that npm asks the registry; then node finds it.
+npm_probe() {
+	in_session -- sh -c "rm -rf node_modules package.json \
+	    package-lock.json && npm install --no-audit --no-fund \
+	    --no-update-notifier --prefer-online --cache /tmp/npm-cache-$1 \
+	    --registry http://npm.test:$REG/ cordon-probe &&
+	    node -p 'require(\"cordon-probe\")'"
+}
+
+@test "a second npm install in a session opens no new connection to a registry over HTTP (the proxy's pool)" {
+	command -v npm >/dev/null || skip "no npm"
+	start_registry
+	session_start --resolve npm.test:127.0.0.1 --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "npm.test:$REG"
+	run npm_probe 1
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "cordon-probe 1.0.0" ]
+	grep -q '^GET /cordon-probe/-/cordon-probe-1.0.0.tgz npm.test' \
+	    "$UDIR/reg.log"
+	first=$(wc -l <"$UDIR/accepts.log")
+	asked=$(wc -l <"$UDIR/reg.log")
+	[ "$first" -ge 1 ]
+	# A second command: another npm, another cache, the same requests,
+	# on the upstream connections the first one left in the pool.
+	run npm_probe 2
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "cordon-probe 1.0.0" ]
+	[ "$(wc -l <"$UDIR/reg.log")" -ge $((asked + 2)) ]
+	[ "$(grep -c '^GET /cordon-probe npm.test' "$UDIR/reg.log")" -eq 2 ]
+	[ "$(wc -l <"$UDIR/accepts.log")" -eq "$first" ]
 }

@@ -2,7 +2,7 @@
 """serve.py: the far ends of tests/e2e/clients.bats, on loopback.
 
   serve.py http --listen PORT --root DIR [--git DIR] [--tls CERT KEY]
-               [--log FILE] [--auth VALUE]...
+               [--log FILE] [--auth VALUE]... [--conns FILE] [--idle SECS]
       An HTTP/1.1 server (HTTPS with --tls) of the files under DIR: a
       folder is served by its index.html, else its index.json (a static
       npm registry: /NAME is NAME/index.json, the packument; a PEP 503
@@ -11,7 +11,11 @@
       DIR as GIT_PROJECT_ROOT.  With --log, one line per request: METHOD
       PATH Host.  With --auth, a request whose Authorization header is none of
       the VALUEs gets 401 (with a Basic challenge, as git wants) and is
-      logged with "401" at the end.  Prints "listening" once it listens.
+      logged with "401" at the end.  With --conns, one line per TCP
+      connection accepted: "accept HOST:PORT" (its client's).  With --idle,
+      a connection idle between requests for SECS is closed (as servers
+      whose keep-alive timeout is short do).  Prints "listening" once it
+      listens.
 
   serve.py echo --listen PORT [--log FILE]
       A TCP echo service, not HTTP: each connection gets back what it
@@ -154,6 +158,14 @@ class Echo(socketserver.BaseRequestHandler):
             first = False
 
 
+class HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def process_request(self, request, client_address):
+        note(self.opts.conns, "accept %s:%d" % client_address[:2])
+        super().process_request(request, client_address)
+
+
 class EchoServer(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
     daemon_threads = True
@@ -168,12 +180,14 @@ def main():
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     ap.add_argument("--log")
     ap.add_argument("--auth", action="append", default=[])
+    ap.add_argument("--conns")
+    ap.add_argument("--idle", type=float)
     opts = ap.parse_args()
     if opts.mode == "echo":
         srv = EchoServer(("127.0.0.1", opts.listen), Echo)
     else:
-        ThreadingHTTPServer.daemon_threads = True
-        srv = ThreadingHTTPServer(("127.0.0.1", opts.listen), Handler)
+        Handler.timeout = opts.idle
+        srv = HTTPServer(("127.0.0.1", opts.listen), Handler)
         if opts.tls:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(*opts.tls)
