@@ -38,24 +38,15 @@
 void
 conn_mtls_start(struct conn *c)
 {
-	struct proxy		*px = c->c_proxy;
 	struct bufferevent	*raw = c->c_bev, *tls;
-	struct timeval		 tv = { px->px_head_secs, 0 };
+	struct timeval		 tv = { c->c_proxy->px_head_secs, 0 };
 
-	if ((tls = bufferevent_openssl_filter_new(px->px_base, raw,
-	    mtls_session(px->px_mtls), BUFFEREVENT_SSL_ACCEPTING,
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL)
-		fatalx("proxy: cannot make a TLS bufferevent");
+	bufferevent_set_timeouts(raw, NULL, NULL);
+	c->c_mtls = true;
+	tls = conn_tls_over(c, mtls_session(c->c_proxy->px_mtls));
 	/* A client's bare close ends its stream, as on TCP. */
 	bufferevent_openssl_set_allow_dirty_shutdown(tls, 1);
-	bufferevent_set_timeouts(raw, NULL, NULL);
-	bufferevent_setwatermark(raw, EV_WRITE, 0, PROXY_BUFFER_MAX);
-	c->c_bev = tls;
-	c->c_mtls = true;
-	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
-	bufferevent_setwatermark(tls, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
 	bufferevent_set_timeouts(tls, &tv, NULL);
-	bufferevent_enable(tls, EV_READ | EV_WRITE);
 }
 
 /*

@@ -27,6 +27,7 @@ void	 conn_http_up_event(struct conn *, short);
 
 /* conn_tls.c */
 extern const struct conn_ops	conn_tls_ops;		/* PROTO_HTTPS */
+struct bufferevent *conn_tls_over(struct conn *, SSL *);
 void	 conn_tls_start(struct conn *);
 void	 conn_tls_up_hold(struct conn *);
 void	 conn_tls_up_done(struct conn *, short);

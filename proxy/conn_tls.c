@@ -46,6 +46,29 @@ conn_tls_error(struct bufferevent *bev)
 }
 
 /*
+ * Puts an accepting TLS filter of ssl over c's client bufferevent and
+ * makes it c_bev, with the core's callbacks and write bounds: the
+ * filter's own writes to the socket stop at the same bound as ours.
+ * Inspection's handshake and a tls: listener's (conn_mtls.c) both
+ * start here.
+ */
+struct bufferevent *
+conn_tls_over(struct conn *c, SSL *ssl)
+{
+	struct bufferevent	*raw = c->c_bev, *tls;
+
+	if ((tls = bufferevent_openssl_filter_new(c->c_proxy->px_base, raw,
+	    ssl, BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		fatalx("proxy: cannot make a TLS bufferevent");
+	bufferevent_setwatermark(raw, EV_WRITE, 0, PROXY_BUFFER_MAX);
+	c->c_bev = tls;
+	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	bufferevent_setwatermark(tls, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
+	bufferevent_enable(tls, EV_READ | EV_WRITE);
+	return tls;
+}
+
+/*
  * Both halves are ready (a leaf, and the upstream's handshake done or
  * failed): answer the sandbox's ClientHello, which is still in c_bev's
  * input, with a TLS filter over c_bev.
@@ -54,7 +77,7 @@ static void
 conn_tls_accept(struct conn *c)
 {
 	struct proxy		*px = c->c_proxy;
-	struct bufferevent	*raw = c->c_bev, *tls;
+	struct bufferevent	*raw = c->c_bev;
 	SSL			*ssl;
 
 	if (c->c_ins.ci_leaf == NULL || !c->c_ins.ci_up_ready)
@@ -63,18 +86,10 @@ conn_tls_accept(struct conn *c)
 	    SSL_use_certificate(ssl, c->c_ins.ci_leaf) != 1 ||
 	    SSL_use_PrivateKey(ssl, signer_key(px->px_signer)) != 1)
 		fatalx("proxy: cannot make a TLS session for inspection");
-	if ((tls = bufferevent_openssl_filter_new(px->px_base, raw, ssl,
-	    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE)) == NULL)
-		fatalx("proxy: cannot make a TLS bufferevent");
-	/* The filter's own writes stop at the same bound as ours. */
-	bufferevent_setwatermark(raw, EV_WRITE, 0, PROXY_BUFFER_MAX);
 	bufferevent_set_max_single_write(raw, PROXY_TLS_READ);
-	c->c_bev = tls;
 	c->c_ins.ci_tls = true;
 	c->c_state = CS_TLS_ACCEPT;
-	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
-	bufferevent_setwatermark(tls, EV_WRITE, PROXY_BUFFER_MAX / 2, 0);
-	bufferevent_enable(tls, EV_READ | EV_WRITE);
+	conn_tls_over(c, ssl);
 	/* The ClientHello was read already: start on it. */
 	bufferevent_trigger(raw, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
 }
