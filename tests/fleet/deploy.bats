@@ -125,3 +125,9 @@ obj() {
 	[ "$(obj Service | jq -c .spec.selector)" = "$sel" ]
 	[ "$(obj PodDisruptionBudget | jq -c .spec.selector.matchLabels)" = "$sel" ]
 }
+
+@test "deploy: the Service keeps a client address on one replica (sessionAffinity ClientIP) for 3 h, so a run's channel and its connections meet" {
+	obj Service | jq -e '.spec.sessionAffinity == "ClientIP" and
+	    .spec.sessionAffinityConfig.clientIP.timeoutSeconds >= 10800 and
+	    .spec.sessionAffinityConfig.clientIP.timeoutSeconds <= 86400'
+}

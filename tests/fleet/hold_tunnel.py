@@ -5,7 +5,10 @@ session would be: TLS with a client certificate, the PROXY v2 header
 with the sandbox id, a CONNECT to an echo server, then a line every
 0.2 s, each read back.
 
-usage: hold_tunnel.py PORT CA CERT KEY SANDBOX HOST:PORT
+usage: hold_tunnel.py PORT CA CERT KEY SANDBOX HOST:PORT [SOURCE]
+
+SOURCE is the address it connects from (127.0.0.2, another host to a
+balancer that hashes the source).
 
 Prints "open" once the tunnel is up, then "ok N" for each line echoed;
 on a line not echoed (the tunnel broke) prints "lost: why" and exits 1.
@@ -24,10 +27,12 @@ import pp2  # noqa: E402 (tests/e2e/clients/pp2.py)
 
 def main():
     port, ca, cert, key, sandbox, target = sys.argv[1:7]
+    source = (sys.argv[7], 0) if len(sys.argv) > 7 else None
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.load_verify_locations(ca)
     ctx.load_cert_chain(cert, key)
-    s = socket.create_connection(("127.0.0.1", int(port)), timeout=5)
+    s = socket.create_connection(("127.0.0.1", int(port)), timeout=5,
+                                 source_address=source)
     t = ctx.wrap_socket(s, server_hostname="127.0.0.1")
     t.sendall(pp2.sandbox(sandbox) + ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                               % (target, target)).encode())

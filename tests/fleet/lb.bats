@@ -2,9 +2,13 @@
 # The tier behind a real HAProxy (Debian's haproxy, TCP mode): three
 # `cordon proxy` replicas with mTLS listeners, health-checked on each
 # one's /readyz (option httpchk, the metrics port on the server line),
-# clients as two identities, and one replica killed mid-load: no run
-# that starts after HAProxy marks it DOWN is lost, and the tunnels held
-# open through the other two still echo.
+# balanced by the client's address (balance source, hash-type
+# consistent) so that a run's channel and its connections meet on one
+# replica; clients as two identities, and one replica killed mid-load:
+# no run that starts after HAProxy marks it DOWN is lost, and the
+# tunnels held open through the other two still echo.  cordon run
+# connects from 127.0.0.1; the tunnels stand for other hosts, each from
+# an address of its own in 127.0.0.0/8 (lo has them all).
 
 load helpers
 
@@ -57,9 +61,10 @@ teardown() {
 	sandbox_teardown
 }
 
-# The HAProxy of the tier: frontend ci (port CI) to replicas 1-3, each
-# checked with GET /readyz on its metrics port every 200 ms, DOWN after
-# two failures.  Its stats socket is $F/haproxy.sock.
+# The HAProxy of the tier: frontend ci (port CI) to replicas 1-3, a
+# host (its address) to one of them, each checked with GET /readyz on
+# its metrics port every 200 ms, DOWN after two failures.  Its stats
+# socket is $F/haproxy.sock.
 start_haproxy() {
 	CI=$(free_port)
 	write "$F/haproxy.cfg" <<-EOF
@@ -79,7 +84,8 @@ start_haproxy() {
 	    default_backend ci
 
 	backend ci
-	    balance roundrobin
+	    balance source
+	    hash-type consistent
 	    option httpchk GET /readyz
 	    http-check expect status 200
 	    default-server inter 200ms fall 2 rise 2
@@ -96,6 +102,47 @@ start_haproxy() {
 	done
 }
 
+# stot N: the sessions HAProxy has sent to replica N so far.
+stot() {
+	haproxy_stat "$F/haproxy.sock" |
+	    awk -F, -v s="r$1" '$1 == "ci" && $2 == s { print $8 }'
+}
+
+# home_replica: prints the replica this host's runs go to: the one
+# whose sessions a run as ci adds to.
+home_replica() {
+	local n before=(0 "$(stot 1)" "$(stot 2)" "$(stot 3)")
+	(tier_run user "$CI" ci -- curl -s -o /dev/null "http://up.test:$UP/")
+	for n in 1 2 3; do
+		[ "$(stot "$n")" -eq "${before[n]}" ] || echo "$n"
+	done
+}
+
+# hold I SOURCE: tunnel I from address SOURCE, seen echoing, and the
+# replica it landed on (the connections HAProxy holds to it) in ON[I].
+hold() {
+	local i=$1 n before
+	before=(0 "$(tcp_established "${R_TLS[1]}")" \
+	    "$(tcp_established "${R_TLS[2]}")" \
+	    "$(tcp_established "${R_TLS[3]}")")
+	start_bg "hold$i" python3 "$HOLD" "$CI" "$PKI/ca.crt" \
+	    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "up.test:$ECHO" "$2"
+	HOLD_PID[i]=$BG_PID
+	until_true 5 grep -q '^ok 1$' "$F/hold$i.log"
+	ON[i]=
+	for n in 1 2 3; do
+		[ "$(tcp_established "${R_TLS[n]}")" -gt "${before[n]}" ] &&
+		    ON[i]=$n
+	done
+	[ -n "${ON[i]}" ]
+}
+
+# covered: each replica holds one of the tunnels 1..$NH.
+covered() {
+	[[ " ${ON[*]:1:NH} " == *" 1 "* && " ${ON[*]:1:NH} " == *" 2 "* &&
+	    " ${ON[*]:1:NH} " == *" 3 "* ]]
+}
+
 # gone PID: process PID ended (a zombie not yet reaped counts).
 gone() {
 	case $(sed -n 's/^State:[[:space:]]*//p' /proc/"$1"/status \
@@ -110,8 +157,8 @@ server_is() {
 	[ "$(haproxy_status "$F/haproxy.sock" "$1" "$2")" = "$3" ]
 }
 
-@test "fleet tier: HAProxy spreads cordon runs over three mTLS replicas; a host allowed for ci, refused for dev by its layer (identities); each line names its identity; bad certificates refused; as root and as the test user" {
-	local who id i n
+@test "fleet tier: HAProxy sends one host's cordon runs, channels and connections, to one of three mTLS replicas; a host allowed for ci, refused for dev by its layer (identities); each line names its identity; bad certificates refused; as root and as the test user" {
+	local who id i n nl
 	for who in me user; do
 		for i in 1 2 3; do
 			run tier_run "$who" "$CI" ci -- sh -c "
@@ -121,24 +168,28 @@ server_is() {
 			        http://ci.test:$CIONLY/"
 			[ "$status" -eq 0 ]
 			[ "$output" = "200 200" ]
-			run tier_run "$who" "$CI" dev -- sh -c "
+			run --separate-stderr tier_run "$who" "$CI" dev -- \
+			    sh -c "
 			    curl -s -o /dev/null -w '%{http_code} ' \
 			        http://up.test:$UP/
 			    curl -s -o /dev/null -w '%{http_code}' \
 			        http://ci.test:$CIONLY/"
 			[ "$status" -eq 0 ]
 			[ "$output" = "200 403" ]
+			# Its refusal reached the run: the same replica.
+			[[ "$stderr" == \
+			    *"refused 1 connection: ci.test:$CIONLY"* ]]
 		done
 	done
-	# Round robin: each replica took some of the runs' connections
-	# (HAProxy's stot; each run's feed is one, and held on one replica
-	# while its requests go to others); each line names the
-	# certificate's identity; twelve runs, two requests each.
+	# By source: one replica took every connection of this host, each
+	# run's channel and its two requests (HAProxy's stot), and logged
+	# all twelve runs' lines, two each; the others none.
 	for n in 1 2 3; do
-		[ "$(haproxy_stat "$F/haproxy.sock" |
-		    awk -F, -v s="r$n" '$1 == "ci" && $2 == s { print $8 }')" \
-		    -ge 8 ]
+		nl[n]=$(wc -l <"$F/r$n.log")
+		[ "${nl[n]}" -eq 0 ] || [ "$(stot "$n")" -ge 36 ]
 	done
+	[ "$(printf '%s\n' "${nl[@]}" | sort -n | tr '\n' ' ')" = \
+	    "0 0 24 " ]
 	[ "$(jq -r .sandbox "$F"/r[123].log | sort | uniq -c |
 	    awk '$1 == 2 { n++ } END { print n + 0 }')" -eq 12 ]
 	# Across the tier: who reached which host, what was decided, and
@@ -199,28 +250,19 @@ runs_after() {
 	    END { print n + 0 }')" -ge "$2" ]
 }
 
-@test "fleet tier: a replica killed mid-load: HAProxy marks it DOWN, no run after that is lost, the other replicas' tunnels still echo" {
-	local i n before victim=1 down t workers
-	# Six long-lived tunnels, one at a time, each seen landing on its
-	# replica (the connections HAProxy holds to it).
-	for i in 1 2 3 4 5 6; do
-		before=(0 "$(tcp_established "${R_TLS[1]}")" \
-		    "$(tcp_established "${R_TLS[2]}")" \
-		    "$(tcp_established "${R_TLS[3]}")")
-		start_bg "hold$i" python3 "$HOLD" "$CI" "$PKI/ca.crt" \
-		    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "up.test:$ECHO"
-		HOLD_PID[i]=$BG_PID
-		until_true 5 grep -q '^ok 1$' "$F/hold$i.log"
-		for n in 1 2 3; do
-			[ "$(tcp_established "${R_TLS[n]}")" -gt "${before[n]}" ] &&
-			    ON[i]=$n
-		done
-		[ -n "${ON[i]}" ]
+@test "fleet tier: a replica killed mid-load: HAProxy marks it DOWN, no run after that is lost, the other replicas' tunnels still echo, and their hosts stay on them (consistent)" {
+	local i n victim down t workers
+	# The replica this host's runs go to is the one to kill: its runs
+	# must move.  Tunnels from other hosts, one at a time, until each
+	# replica holds some (and six at least).
+	victim=$(home_replica)
+	[ -n "$victim" ]
+	NH=0
+	while [ "$NH" -lt 6 ] || ! covered; do
+		NH=$((NH + 1))
+		[ "$NH" -le 30 ]
+		hold "$NH" "127.0.0.$((NH + 1))"
 	done
-	# Each replica holds some.
-	[[ " ${ON[*]} " == *" 1 "* ]]
-	[[ " ${ON[*]} " == *" 2 "* ]]
-	[[ " ${ON[*]} " == *" 3 "* ]]
 
 	for i in 1 2 3; do
 		start_bg "load$i" load_worker "$i" "$CI" "http://up.test:$UP/"
@@ -232,12 +274,12 @@ runs_after() {
 	workers=$(cat /proc/"${R_PID[victim]}"/task/*/children)
 	[ -n "$workers" ]
 	kill -KILL "${R_PID[victim]}"
-	until_true 5 server_is ci r1 DOWN
+	until_true 5 server_is ci "r$victim" DOWN
 	down=$(date +%s%N)
 	for n in $workers; do
 		until_true 1 gone "$n"
 	done
-	for i in 1 2 3 4 5 6; do
+	for i in $(seq "$NH"); do
 		OK_AT_DOWN[i]=$(grep -c '^ok ' "$F/hold$i.log")
 	done
 	sleep 2
@@ -259,8 +301,10 @@ runs_after() {
 	echo "runs after DOWN, failed: $output"
 	[ "${output% *}" -ge 10 ]
 	[ "${output#* }" -eq 0 ]
-	# The victim's tunnels broke; the others' echo on, unbroken.
-	for i in 1 2 3 4 5 6; do
+	# The victim's tunnels broke; the others' echo on, unbroken, and
+	# a new tunnel from the same host lands on the same replica: only
+	# the lost replica's hosts moved.
+	for i in $(seq "$NH"); do
 		if [ "${ON[i]}" = "$victim" ]; then
 			until_true 5 grep -q '^lost: ' "$F/hold$i.log"
 		else
@@ -269,19 +313,25 @@ runs_after() {
 			[ "$output" -eq 0 ]
 			t=$(grep -c '^ok ' "$F/hold$i.log")
 			[ "$t" -ge $((OK_AT_DOWN[i] + 5)) ]
+			hold $((100 + i)) "127.0.0.$((i + 1))"
+			echo "127.0.0.$((i + 1)): r${ON[i]}, r${ON[100 + i]}"
+			[ "${ON[100 + i]}" = "${ON[i]}" ]
 		fi
 	done
 }
 
 @test "fleet tier: a replica drained (SIGTERM): /readyz 503, HAProxy marks it DOWN, its open tunnel echoes on through the drain, no run after DOWN is lost" {
-	local i n before mine="" down t
-	for i in 1 2 3; do
-		before=$(tcp_established "${R_TLS[2]}")
-		start_bg "hold$i" python3 "$HOLD" "$CI" "$PKI/ca.crt" \
-		    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "up.test:$ECHO"
-		until_true 5 grep -q '^ok 1$' "$F/hold$i.log"
-		[ "$(tcp_established "${R_TLS[2]}")" -eq "$before" ] ||
-		    mine=$i
+	local i victim mine="" down t
+	# The replica this host's runs go to is the one to drain, and a
+	# tunnel from another host that it holds.
+	victim=$(home_replica)
+	[ -n "$victim" ]
+	for i in $(seq 30); do
+		hold "$i" "127.0.0.$((i + 1))"
+		if [ "${ON[i]}" = "$victim" ]; then
+			mine=$i
+			break
+		fi
 	done
 	[ -n "$mine" ]
 	# Five workers: those HAProxy sends to the replica between SIGTERM
@@ -291,16 +341,16 @@ runs_after() {
 		LOAD_PID[i]=$BG_PID
 	done
 	sleep 1
-	kill -TERM "${R_PID[2]}"
-	until_true 5 server_is ci r2 DOWN
+	kill -TERM "${R_PID[victim]}"
+	until_true 5 server_is ci "r$victim" DOWN
 	down=$(date +%s%N)
 	run curl -sS -o /dev/null -w '%{http_code}' \
-	    "http://127.0.0.1:${R_MET[2]}/readyz"
+	    "http://127.0.0.1:${R_MET[victim]}/readyz"
 	[ "$output" = 503 ]
 	t=$(grep -c '^ok ' "$F/hold$mine.log")
 	sleep 2
 	# Still draining (30 s): the tunnel it holds carries on.
-	kill -0 "${R_PID[2]}"
+	kill -0 "${R_PID[victim]}"
 	run grep -c '^lost' "$F/hold$mine.log"
 	[ "$output" -eq 0 ]
 	[ "$(grep -c '^ok ' "$F/hold$mine.log")" -ge $((t + 5)) ]
@@ -320,4 +370,114 @@ runs_after() {
 	echo "runs after DOWN, failed: $output"
 	[ "${output% *}" -ge 10 ]
 	[ "${output#* }" -eq 0 ]
+}
+
+@test "fleet tier: one run's channel and its connections meet on one replica of three: each of its refusals is in its summary and --report, and a live deny (--control) holds for each later connection; as the test user" {
+	local ids live
+	mkdir -p "$WS/m"
+	chmod 777 "$WS/m"
+	CTL="$UDIR/ctl.sock"
+	# The harness: denies up.test once the run has made its first
+	# connections (m/first), and says so (m/denied) once applied.
+	cat >"$UDIR/bin/deny.py" <<'PY'
+import json, os, socket, sys, time
+ctl, marks, pattern = sys.argv[1:4]
+l = socket.socket(socket.AF_UNIX)
+l.bind(ctl)
+os.chmod(ctl, 0o777)
+l.listen(1)
+c, _ = l.accept()
+while not os.path.exists(os.path.join(marks, "first")):
+    time.sleep(0.05)
+c.sendall(json.dumps({"deny": pattern}).encode() + b"\n")
+buf = b""
+while True:
+    d = c.recv(4096)
+    if not d:
+        break
+    buf += d
+    if b'"event":"applied"' in buf:
+        open(os.path.join(marks, "denied"), "w").close()
+PY
+	chmod 755 "$UDIR/bin/deny.py"
+	start_bg harness as_user "$UDIR/home" python3 "$UDIR/bin/deny.py" \
+	    "$CTL" "$WS/m" "up.test:$UP"
+	wait_listen "unix:$CTL"
+	# As dev: ci.test refused by its layer, up.test allowed, six each;
+	# then up.test denied live, and six more.  Were the connections
+	# spread over the replicas (balance roundrobin), most would be
+	# decided where the channel is not: their refusals missing from
+	# the summary and the report, the live deny unknown there.
+	run --separate-stderr tier_run user "$CI" dev --report "$WS/r.json" \
+	    --control "$CTL" -- sh -c "
+	    c() { curl -s -o /dev/null -w '%{http_code} ' \$1; }
+	    for i in 1 2 3 4 5 6; do
+	        c http://ci.test:$CIONLY/; c http://up.test:$UP/
+	    done
+	    echo; : >m/first
+	    for i in \$(seq 100); do [ -e m/denied ] && break; sleep 0.05; done
+	    for i in 1 2 3 4 5 6; do c http://up.test:$UP/; done"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | sed -n 1p)" = \
+	    "$(printf '403 200 %.0s' 1 2 3 4 5 6)" ]
+	[ "$(echo "$output" | sed -n 2p)" = "$(printf '403 %.0s' 1 2 3 4 5 6)" ]
+	# Every refusal, counted, in the summary and the report.
+	live="network.deny \"up.test:$UP\" (from the run's control channel)"
+	[[ "$stderr" == *"refused 12 connections: ci.test:$CIONLY (by "*") x6, "* ]]
+	[[ "$stderr" == *"up.test:$UP (by $live) x6"* ]]
+	[ "$(jq -r '.refused[] | "\(.host) \(.count)"' "$WS/r.json" |
+	    sort | tr '\n' ' ')" = "ci.test 6 up.test 6 " ]
+	# The tier logged the run's 18 connections, 12 refused, all on one
+	# replica, which held the run's channel.
+	ids=$(jq -r .sandbox "$F"/r[123].log | sort -u)
+	[ "$(echo "$ids" | wc -l)" -eq 1 ]
+	[ "$(jq -r .decision "$F"/r[123].log | sort | uniq -c |
+	    awk '{ $1 = $1 } 1' | tr '\n' ' ')" = "6 allow 12 deny " ]
+	[ "$(grep -l . "$F"/r[123].log | wc -l)" -eq 1 ]
+}
+
+@test "fleet tier: the replica holding a run's channel killed mid-run: the run says that its summary, --report and live rules end there, and its command goes on through another replica; as the test user" {
+	local victim n
+	victim=$(home_replica)
+	[ -n "$victim" ]
+	mkdir -p "$WS/m"
+	chmod 777 "$WS/m"
+	CTL="$UDIR/ctl.sock"
+	start_bg harness as_user "$UDIR/home" "$UDIR/bin/harness" \
+	    --listen "$CTL"
+	wait_listen "unix:$CTL"
+	# One allowed and one refused connection, then (m/go) the same
+	# once the run's replica is DOWN.
+	start_bg lost bash -c "$(declare -f tier_run in_sandbox \
+	    in_sandbox_as_me as_user ensure_test_user); $(declare -p \
+	    UDIR WS UCORDON TEST_USER); (tier_run user $CI dev \
+	    --report $WS/r.json --control $CTL -- sh -c '
+	    c() { curl -s -o /dev/null -w \"%{http_code} \" \$1; }
+	    c http://up.test:$UP/; c http://ci.test:$CIONLY/; : >m/first
+	    for i in \$(seq 200); do [ -e m/go ] && break; sleep 0.05; done
+	    c http://up.test:$UP/; c http://ci.test:$CIONLY/; echo' \
+	    2>$F/lost.err); echo \"exit \$?\""
+	until_true 10 test -e "$WS/m/first"
+	kill -KILL "${R_PID[victim]}"
+	until_true 5 server_is ci "r$victim" DOWN
+	touch "$WS/m/go"
+	until_true 15 grep -q '^exit ' "$F/lost.log"
+	cat "$F/lost.log" "$F/lost.err"
+	[ "$(cat "$F/lost.log")" = "$(printf '200 403 200 403 \nexit 0')" ]
+	# It says so, once the channel ends.
+	grep -q "the proxy closed the run's channel; the summary and --report \
+miss what it decided since, and the control channel's live rules and \
+questions are gone with it" <(tr -d '\n' <"$F/lost.err")
+	# The summary and the report have the first refusal, not the one
+	# another replica made; that one is in its log.
+	grep -q "refused 1 connection: ci.test:$CIONLY" "$F/lost.err"
+	[ "$(jq -r '.refused[] | "\(.host) \(.count)"' "$WS/r.json")" = \
+	    "ci.test 1" ]
+	for n in 1 2 3; do
+		[ "$n" = "$victim" ] || cat "$F/r$n.log"
+	done | jq -r '"\(.host) \(.decision)"' | sort >"$F/after"
+	[ "$(cat "$F/after")" = "$(printf '%s\n' "ci.test deny" \
+	    "up.test allow")" ]
 }
