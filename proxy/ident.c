@@ -20,7 +20,8 @@
  *    also keeps its own count of each entry, which the parent, when it
  *    reaps a dead worker, takes off the totals (its clients went with
  *    it).  A connection remembers the entry its tunnel is in, and gives
- *    it back there;
+ *    it back there; each of its decisions is counted in the entry its
+ *    identity has at that moment (a few loads, the key already made);
  *  - new_per_second as a token bucket of a second's worth, kept as the
  *    time it is next empty (GCRA, the "theoretical arrival time"): a
  *    decision at now is let through when max(tat, now) + 1s/rate is at
@@ -45,15 +46,16 @@
  * Races between workers, each a single thread: worker A has found X's
  * entry and is about to take from it when worker B, which read it idle,
  * gives it to Y.  A's tunnel or token then lands in Y's entry: Y starts
- * with one more tunnel or one fewer token than it had, stricter, and A's
- * connection gives its tunnel back to that entry, where it was counted.
- * X, whose next decision takes a new entry, loses only what was in the
- * old one: nothing (it was idle) but the decisions in flight at that
- * instant, at most one per other worker; that bound holds for X's
- * limits each time its idle entry is taken.  Two workers claiming
- * entries for a new identity Z at once may each take one; every later
- * search finds the first in Z's window, so the other holds only the
- * one decision its worker made: again at most one per other worker.  An
+ * with one more tunnel or one fewer token than it had, stricter; A's
+ * connection gives its tunnel back to that entry, where it was counted,
+ * and its later decisions are counted in X's new one.  X, whose next
+ * decision takes a new entry, loses only what was in the old one:
+ * nothing (it was idle) but what was in flight at that instant, at most
+ * one tunnel and one token per other worker, each time its idle entry
+ * is taken.  Two workers claiming entries for a new identity Z at once
+ * may each take one; every later search finds the first of Z's window,
+ * so the other keeps only what its worker took then: again at most one
+ * tunnel and one token per other worker.  An
  * identity counted with another while its window was full may, once it
  * has its own entry, have open the tunnels it opened while sharing as
  * well: at most max_tunnels more, until they close.  A worker killed
@@ -265,8 +267,7 @@ ident_admit(struct ident_counts *ics, const struct pident *rule,
 	}
 	t = ics->ic_table;
 	now = ident_now();
-	/* A held tunnel keeps its entry its identity's (never idle). */
-	i = h->ih_held ? h->ih_entry : ident_find(t, h->ih_key, now);
+	i = ident_find(t, h->ih_key, now);
 	if (!h->ih_held && !ident_take(t, i, rule->id_max_tunnels))
 		return "max_tunnels";
 	if (rule->id_new_per_second != 0 &&
