@@ -259,8 +259,7 @@ conn_free(struct conn *c)
 	decision_clear(&c->c_dec);
 	ssh_peek_clear(&c->c_ssh);
 	proxy_policy_unref(c->c_policy);
-	ident_release(&c->c_proxy->px_idents, c->c_identity,
-	    &c->c_ident_held);
+	ident_release(&c->c_proxy->px_idents, &c->c_ident_hold);
 	proxy_policy_unref(c->c_ident);
 	conn_narrow_clear(&c->c_narrow);
 	http_request_clear(&c->c_http.hx_req);

@@ -241,7 +241,7 @@ struct conn {
 	char			*c_command;	/* the same: the command */
 	char			*c_identity;	/* its certificate's (tls:) */
 	struct ppolicy		*c_ident;	/* its rule's join (ident.c) */
-	bool			 c_ident_held;	/* one of its tunnels */
+	struct ident_hold	 c_ident_hold;	/* its key, a tunnel */
 	bool			 c_report;	/* allowed by "report" */
 	const char		*c_limit;	/* refused by this limit */
 	char			*c_origin_uid;	/* PP2_TYPE_CORDON_ORIGIN's */

@@ -362,7 +362,7 @@ conn_dial_admit(struct conn *c)
 	if (c->c_ident == NULL)
 		return true;
 	limit = ident_admit(&c->c_proxy->px_idents, c->c_ident->pp_rule,
-	    c->c_identity, &c->c_ident_held);
+	    &c->c_ident_hold);
 	if (limit != NULL)
 		conn_dial_limited(c, limit);
 	return limit == NULL;

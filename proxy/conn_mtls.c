@@ -117,6 +117,8 @@ conn_mtls_verified(struct conn *c)
 		conn_mtls_refuse(c, MTLS_R_NO_IDENTITY, NULL);
 		return;
 	}
+	/* Its limits' key, once: the identity is the connection's. */
+	c->c_ident_hold.ih_key = ident_key(c->c_identity);
 	c->c_state = CS_PP2;
 	conn_process(c);
 }

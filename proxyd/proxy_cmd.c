@@ -678,18 +678,18 @@ struct proxy_job {
  * Worker i of --workers N, in its own process: the proxy alone's start
  * (its policy, log, resolver, signals, --policy-watch) on the listeners
  * the parent opened, counting into its slot of slots, and the limits of
- * identities into ishm, shared; it ends as the proxy alone does, and
+ * identities into itab, shared; it ends as the proxy alone does, and
  * exits.
  */
 static void
-proxy_worker(size_t i, struct metrics_slot *slots, struct ident_shm *ishm,
+proxy_worker(size_t i, struct metrics_slot *slots, struct ident_table *itab,
     void *arg)
 {
 	struct proxy_job	*pj = arg;
 	struct proxy_run	*run = pj->pj_run;
 
 	proxy_setup(run, pj->pj_opts);
-	run->pr_proxy.px_idents.ic_shm = ishm;
+	run->pr_proxy.px_idents.ic_table = itab;
 	run->pr_proxy.px_idents.ic_worker = i;
 	proxy_listen(run, i);
 	if (run->pr_metrics_fd != -1) {

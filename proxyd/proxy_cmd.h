@@ -84,7 +84,7 @@ void		 pwatch_free(struct pwatch *);
 #define WORKERS_MAX		256
 
 typedef void	(*workers_main_fn)(size_t, struct metrics_slot *,
-		    struct ident_shm *, void *);
+		    struct ident_table *, void *);
 /* The parent's part of a drain: its copies of the listeners closed. */
 typedef void	(*workers_drain_fn)(void *);
 

@@ -13,7 +13,7 @@
  * of its start), passes SIGHUP and SIGTERM on to every worker, and
  * serves --metrics, the sum of the workers' counters, which each
  * publishes in its slot of a MAP_SHARED region (metrics.c); the limits
- * of identities are counted once for all in another (ident_shm.c), and
+ * of identities are counted once for all in another (proxy/ident.c), and
  * the parent gives back the tunnels of a worker it reaps.  What is
  * shared, and why so, is docs/architecture.md's "Workers".
  */
@@ -50,7 +50,7 @@ struct workers {
 	size_t			 ws_n;
 	struct metrics_slot	*ws_slots;
 	struct metrics		*ws_metrics;	/* NULL: no --metrics */
-	struct ident_shm	*ws_ishm;	/* identities' limits */
+	struct ident_table	*ws_itab;	/* identities' limits */
 	struct event		*ws_sigs[4];	/* HUP, TERM, INT, CHLD */
 	struct event		*ws_restart;
 	bool			 ws_draining;
@@ -122,7 +122,7 @@ workers_child(struct workers *ws, size_t i)
 	event_free(ws->ws_restart);
 	metrics_free(ws->ws_metrics);
 	event_base_free(ws->ws_base);
-	ws->ws_main(i, ws->ws_slots, ws->ws_ishm, ws->ws_arg);
+	ws->ws_main(i, ws->ws_slots, ws->ws_itab, ws->ws_arg);
 	exit(0);
 }
 
@@ -200,7 +200,7 @@ workers_ended(struct workers *ws, size_t i, pid_t pid, int status)
 	seen = w->wk_seen || metrics_slot_pid(ws->ws_slots, i) == pid;
 	w->wk_pid = 0;
 	/* Its clients went with it: their tunnels are their identities'. */
-	ident_shm_reap(ws->ws_ishm, i);
+	ident_reap(ws->ws_itab, i);
 	if (WIFSIGNALED(status))
 		snprintf(how, sizeof(how), "was killed by signal %d (%s)",
 		    WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -328,7 +328,7 @@ workers_run(size_t n, int metrics_fd, workers_main_fn main,
 	signal(SIGPIPE, SIG_IGN);
 	if ((ws.ws_slots = metrics_slots_new(n)) == NULL)
 		fatal("proxy: the workers' counters: mmap");
-	if ((ws.ws_ishm = ident_shm_new(n)) == NULL)
+	if ((ws.ws_itab = ident_table_new(n)) == NULL)
 		fatal("proxy: the identities' limits: mmap");
 	if ((ws.ws_base = event_base_new()) == NULL)
 		fatalx("proxy: cannot make an event loop");
@@ -346,7 +346,7 @@ workers_run(size_t n, int metrics_fd, workers_main_fn main,
 	metrics_free(ws.ws_metrics);
 	event_base_free(ws.ws_base);
 	metrics_slots_free(ws.ws_slots, n);
-	ident_shm_free(ws.ws_ishm);
+	ident_table_free(ws.ws_itab);
 	free(ws.ws_v);
 	return ws.ws_status;
 }
