@@ -7,7 +7,9 @@
  * relay (conn_tunnel), a tls: listener's client to the pump
  * (conn_pump.c), or, for a host that network.inspect names, the
  * tunnel is opened (conn_tls.c).  A server that speaks first (SSH, SMTP)
- * is passed on meanwhile.
+ * is passed on meanwhile.  CONNECT's own operations are here too: to an
+ * inspected host, a tunnel may take a verified upstream from the pool
+ * rather than dial (conn_tls_pooled), as SOCKS5 and the capture do.
  */
 #include <sys/types.h>
 
