@@ -26,12 +26,14 @@
  *   conn_ssh.c		a tunnel's SSH key exchange, watched for cordon
  *			run's agent (the table's ct_tunnel)
  *   conn_http.c	HTTP: request and response heads, bodies,
- *			keep-alive; CONNECT's answer
- *   conn_tls.c		TLS inspection, then HTTP inside (HTTPS)
+ *			keep-alive
+ *   conn_tls.c		TLS inspection, then HTTP inside (HTTPS); an
+ *			inspected upstream from the pool
  *   conn_pump.c	a tunnel of a client splice(2) cannot carry (its
  *			bytes are TLS records: a tls: listener's)
- *   conn_tunnel.c	a tunnel's first bytes (ClientHello), then the
- *			relay, the pump or inspection
+ *   conn_tunnel.c	CONNECT's answer; a tunnel's first bytes
+ *			(ClientHello), then the relay, the pump or
+ *			inspection
  *   conn_socks.c	the SOCKS5 greeting, request and replies
  *   conn_capture.c	what a sandbox's capture sends: its resolver's
  *			names, connections taken on their way out

@@ -105,7 +105,6 @@ const struct conn_table conn_accept_table = {
 		[CS_HTTP_HEAD] = {
 			.on_read = conn_http_head,
 			.on_gone = conn_http_head_gone,
-			.on_up_gone = conn_http_head_up_gone,
 			.proto = PROTO_HTTP,
 		},
 		[CS_SOCKS_GREETING] = {
@@ -161,7 +160,7 @@ const struct conn_table conn_accept_table = {
 	},
 	.ct_ops = {
 		[PROTO_HTTP] = &conn_http_ops,
-		[PROTO_CONNECT] = &conn_http_connect_ops,
+		[PROTO_CONNECT] = &conn_tunnel_connect_ops,
 		[PROTO_SOCKS5] = &conn_socks_ops,
 		[PROTO_HTTPS] = &conn_tls_ops,
 		[PROTO_CAPTURE] = &conn_capture_ops,

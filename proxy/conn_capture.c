@@ -150,6 +150,7 @@ conn_capture_refuse(struct conn *c, enum conn_refusal why, const char *what,
 const struct conn_ops conn_capture_ops = {
 	.co_name = "capture",
 	.co_request = conn_dial_decide,
+	.co_dial = conn_tls_pooled,
 	.co_connected = conn_peek,
 	.co_refuse = conn_capture_refuse,
 };

@@ -254,7 +254,11 @@ conn_http_reuse(struct conn *c)
 	struct conn_dial	*d = &c->c_dial;
 	char			 text[ADDR_STRLEN];
 
-	if (!conn_http_kept_fits(c) && !upool_take(c))
+	if (conn_http_kept_fits(c))
+		;
+	else if (upool_take(c, false))
+		c->c_proxy->px_stats.ps_pooled++;
+	else
 		return false;
 	d->cd_up = CU_REUSED;
 	d->cd_next = d->cd_naddrs;
@@ -427,9 +431,6 @@ conn_http_response_head(struct conn *c)
 		/* A close-delimited answer ends the client's connection. */
 		if (h->hx_resp.hs_body == HTTP_BODY_CLOSE)
 			h->hx_keepalive = false;
-		/* An inspected tunnel has one upstream: it ends with it. */
-		if (c->c_ins.ci_tls && !h->hx_resp.hs_keepalive)
-			h->hx_keepalive = false;
 		conn_http_send_head(c, h->hx_keepalive);
 		h->hx_resphead = true;
 		http_body_init(&h->hx_respbody, h->hx_resp.hs_body,
@@ -565,14 +566,15 @@ conn_http_up_event(struct conn *c, short what)
 	struct conn_http	*h = &c->c_http;
 	bool			 done;
 
-	if (c->c_dial.cd_up == CU_REUSED && !c->c_ins.ci_tls &&
-	    !h->hx_resphead && c->c_down_bytes == 0 &&
+	if (c->c_dial.cd_up == CU_REUSED && !h->hx_resphead && c->c_down_bytes == 0 &&
 	    h->hx_req.hr_body == HTTP_BODY_NONE &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0) {
 		/*
 		 * The reused connection was closed as the request went out
 		 * (the upstream's own idle timeout): nothing was answered, and
-		 * the request has no body, so send it on a new connection.
+		 * the request has no body, so send it on a new connection (in
+		 * an inspected tunnel, to the tunnel's addresses, checked for
+		 * this request, and verified anew: conn_tls.c).
 		 */
 		conn_drop_up(c);		/* CU_NEW */
 		c->c_dial.cd_next = 0;
@@ -584,8 +586,6 @@ conn_http_up_event(struct conn *c, short what)
 	if (done) {
 		/* Whole: the upstream only cannot carry another one. */
 		h->hx_resp.hs_keepalive = false;
-		if (c->c_ins.ci_tls)
-			h->hx_keepalive = false;
 		conn_http_done(c);
 		return;
 	}
@@ -637,30 +637,6 @@ conn_http_head_gone(struct conn *c, short what)
 	conn_gone(c, what);
 }
 
-/* The upstream's end between requests: a kept one is forgotten. */
-void
-conn_http_head_up_gone(struct conn *c, short what)
-{
-	if (c->c_dial.cd_up != CU_KEPT) {
-		conn_up_gone(c, what);
-		return;
-	}
-	conn_drop_up(c);
-	/* Inspected: the tunnel had that one; the client retries. */
-	if (c->c_ins.ci_tls && c->c_state == CS_HTTP_HEAD &&
-	    evbuffer_get_length(bufferevent_get_input(c->c_bev)) == 0)
-		conn_finish(c);
-}
-
-/* CONNECT: the upstream is connected; the tunnel's first bytes next. */
-static void
-conn_http_connected(struct conn *c)
-{
-	c->c_status = 200;
-	bufferevent_write(c->c_bev, "HTTP/1.1 200 Connection established\r\n"
-	    "\r\n", 39);
-	conn_peek(c);
-}
 
 const struct conn_ops conn_http_ops = {
 	.co_name = "http",
@@ -668,12 +644,5 @@ const struct conn_ops conn_http_ops = {
 	.co_allowed = conn_http_inspect,
 	.co_dial = conn_http_reuse,
 	.co_connected = conn_http_start,
-	.co_refuse = conn_http_refuse,
-};
-
-const struct conn_ops conn_http_connect_ops = {
-	.co_name = "connect",
-	.co_request = conn_dial_decide,
-	.co_connected = conn_http_connected,
 	.co_refuse = conn_http_refuse,
 };

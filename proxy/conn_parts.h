@@ -14,6 +14,7 @@
 
 #include "addr.h"
 #include "host.h"
+#include "proxy.h"
 #include "wire.h"
 
 struct event;
@@ -57,6 +58,12 @@ struct conn_http {
  * flag for the same reason: the leaf and the upstream's handshake come
  * in either order, and the sandbox's handshake starts when both are in
  * (conn_tls_accept).
+ *
+ * The tunnel's upstream need not be one: an idle one of the same run
+ * verified for the host may come from the pool (upool.c) as the tunnel
+ * is opened (ci_pooled until its first request), and a request that
+ * finds none (its own went) takes one from the pool or dials a new one
+ * to the addresses checked for the tunnel (ci_addrs), checked again.
  */
 struct conn_inspect {
 	char			 ci_host[HOST_NAME_MAX_LEN + 1];
@@ -68,6 +75,9 @@ struct conn_inspect {
 	char			*ci_upfail;	/* why the upstream's failed */
 	bool			 ci_tls;	/* c_bev is a TLS filter */
 	struct event		*ci_close_ev;	/* CS_FLUSHING: records out */
+	struct addr		 ci_addrs[DNS_MAX_ADDRS]; /* checked */
+	size_t			 ci_naddrs;	/* for the tunnel */
+	bool			 ci_pooled;	/* c_up from the pool, unused */
 };
 
 /*

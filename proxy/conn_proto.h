@@ -12,7 +12,6 @@
 
 /* conn_http.c */
 extern const struct conn_ops	conn_http_ops;		/* PROTO_HTTP */
-extern const struct conn_ops	conn_http_connect_ops;	/* PROTO_CONNECT */
 void	 conn_http_answer(struct conn *, int, const char *, const char *);
 void	 conn_http_refuse(struct conn *, enum conn_refusal, const char *,
 	    const char *);
@@ -20,7 +19,6 @@ bool	 conn_http_inspect(struct conn *);
 void	 conn_http_start(struct conn *);
 void	 conn_http_head(struct conn *);
 void	 conn_http_head_gone(struct conn *, short);
-void	 conn_http_head_up_gone(struct conn *, short);
 void	 conn_http_forward(struct conn *);
 void	 conn_http_client_gone(struct conn *, short);
 void	 conn_http_up_event(struct conn *, short);
@@ -29,6 +27,7 @@ void	 conn_http_up_event(struct conn *, short);
 extern const struct conn_ops	conn_tls_ops;		/* PROTO_HTTPS */
 struct bufferevent *conn_tls_over(struct conn *, SSL *);
 void	 conn_tls_start(struct conn *);
+bool	 conn_tls_pooled(struct conn *);
 void	 conn_tls_up_hold(struct conn *);
 void	 conn_tls_up_done(struct conn *, short);
 void	 conn_tls_up_gone(struct conn *, short);
@@ -36,6 +35,7 @@ void	 conn_tls_accepted(struct conn *);
 void	 conn_tls_failed(struct conn *, short);
 
 /* conn_tunnel.c */
+extern const struct conn_ops	conn_tunnel_connect_ops; /* PROTO_CONNECT */
 void	 conn_tunnel(struct conn *);
 void	 conn_tunnel_peek(struct conn *);
 void	 conn_tunnel_up_read(struct conn *);

@@ -138,7 +138,9 @@ conn_socks_connected(struct conn *c)
 	uint8_t			 reply[SOCKS5_REPLY_MAX];
 
 	c->c_status = SOCKS5_REP_OK;
-	if (getsockname(c->c_upfd, (struct sockaddr *)&ss, &len) == -1)
+	/* A pooled TLS upstream's socket is its bufferevent's. */
+	if (getsockname(c->c_upfd != -1 ? c->c_upfd :
+	    bufferevent_getfd(c->c_up), (struct sockaddr *)&ss, &len) == -1)
 		len = 0;
 	bufferevent_write(c->c_bev, reply, socks5_reply(reply,
 	    SOCKS5_REP_OK, len ? (struct sockaddr *)&ss : NULL));
@@ -148,6 +150,7 @@ conn_socks_connected(struct conn *c)
 const struct conn_ops conn_socks_ops = {
 	.co_name = "socks5",
 	.co_request = conn_dial_decide,
+	.co_dial = conn_tls_pooled,
 	.co_connected = conn_socks_connected,
 	.co_refuse = conn_socks_refuse,
 };

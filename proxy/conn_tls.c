@@ -9,6 +9,14 @@
  * Ownership: c_bev becomes a TLS filter that owns the client's
  * bufferevent (c_fd stays the connection's); c_up becomes a TLS
  * bufferevent that owns the upstream's socket (c_upfd is then -1).
+ *
+ * The upstream outlives its tunnel: kept idle after an answer, it waits
+ * in the proxy's pool (upool.c) when the tunnel ends, for the same
+ * run's next tunnel to that host and port, which takes it instead of a
+ * new connection and handshake (conn_tls_pooled); a request that finds
+ * its tunnel without one takes one from the pool too, or dials a new
+ * one (conn_tls_upstream).  A session is reused only for the name it
+ * was verified for.
  */
 #include <sys/types.h>
 
@@ -29,6 +37,7 @@
 #include "certs.h"
 #include "conn_proto.h"
 #include "log.h"
+#include "upool.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -115,45 +124,76 @@ conn_tls_leaf_cb(X509 *leaf, const char *why, void *arg)
 	conn_tls_accept(c);
 }
 
+/* Why the upstream's TLS handshake failed, its event what: a new string. */
+static char *
+conn_tls_up_why(struct conn *c, short what)
+{
+	SSL		*ssl = bufferevent_openssl_get_ssl(c->c_up);
+	const char	*err;
+	char		*why;
+	long		 vr;
+
+	if ((vr = SSL_get_verify_result(ssl)) != X509_V_OK)
+		xasprintf(&why, "the upstream's certificate does not verify "
+		    "for %s: %s (if it is signed by a private CA, give that "
+		    "CA to the proxy: --upstream-ca FILE)", c->c_ins.ci_host,
+		    X509_verify_cert_error_string(vr));
+	else if ((err = conn_tls_error(c->c_up)) != NULL)
+		xasprintf(&why, "TLS with the upstream failed: %s", err);
+	else
+		xasprintf(&why, "the upstream %s", (what & BEV_EVENT_TIMEOUT) ?
+		    "did not finish the TLS handshake in time" : "closed "
+		    "during the TLS handshake");
+	return why;
+}
+
 /*
- * The upstream's TLS handshake ended (CS_TLS_SETUP): what it gave, for
- * the requests; a failure is told to each of them (ci_upfail).
+ * The upstream's TLS handshake ended (CS_TLS_SETUP).  As the tunnel
+ * opens: what it gave, for the requests; a failure is told to each of
+ * them (ci_upfail).  For a request inside the tunnel (conn_tls_redial):
+ * the request goes out, or it alone fails.  A pooled upstream that ends
+ * while the tunnel opens is dropped: the first request finds another.
  */
 void
 conn_tls_up_done(struct conn *c, short what)
 {
 	struct conn_inspect	*ci = &c->c_ins;
-	SSL			*ssl = bufferevent_openssl_get_ssl(c->c_up);
-	const char		*err;
-	long			 vr;
+	char			*why;
 
 	ci->ci_up_ready = true;
-	if (what & BEV_EVENT_CONNECTED) {
-		conn_tls_accept(c);
+	if (c->c_dial.cd_up == CU_KEPT) {
+		conn_drop_up(c);
 		return;
 	}
-	if ((vr = SSL_get_verify_result(ssl)) != X509_V_OK)
-		xasprintf(&ci->ci_upfail, "the upstream's certificate does "
-		    "not verify for %s: %s (if it is signed by a private CA, "
-		    "give that CA to the proxy: --upstream-ca FILE)",
-		    ci->ci_host, X509_verify_cert_error_string(vr));
-	else if ((err = conn_tls_error(c->c_up)) != NULL)
-		xasprintf(&ci->ci_upfail, "TLS with the upstream failed: %s",
-		    err);
-	else
-		xasprintf(&ci->ci_upfail, "the upstream %s",
-		    (what & BEV_EVENT_TIMEOUT) ? "did not finish the TLS "
-		    "handshake in time" : "closed during the TLS handshake");
+	if (what & BEV_EVENT_CONNECTED) {
+		if (ci->ci_tls)
+			conn_http_start(c);
+		else
+			conn_tls_accept(c);
+		return;
+	}
+	why = conn_tls_up_why(c, what);
 	conn_drop_up(c);
+	if (ci->ci_tls) {
+		conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? CONN_TIMEDOUT :
+		    CONN_UNREACHABLE, why);
+		free(why);
+		return;
+	}
+	ci->ci_upfail = why;
 	conn_tls_accept(c);
 }
 
-/* The upstream went before the sandbox's handshake ended (CS_TLS_ACCEPT). */
+/*
+ * The upstream went before the sandbox's handshake ended (CS_TLS_ACCEPT):
+ * a new one's end is told to the requests; a pooled one's is not, and
+ * the first request finds another.
+ */
 void
 conn_tls_up_gone(struct conn *c, short what)
 {
 	(void)what;
-	if (c->c_ins.ci_upfail == NULL)
+	if (c->c_dial.cd_up != CU_KEPT && c->c_ins.ci_upfail == NULL)
 		c->c_ins.ci_upfail = xstrdup("the upstream closed the "
 		    "connection");
 	conn_drop_up(c);
@@ -202,27 +242,61 @@ conn_tls_connect(struct conn *c)
 
 /*
  * Opens an inspected tunnel (the proxy has a CA: conn_tunnel.c asks): a
- * leaf for the host from the signer, and a
- * verified TLS connection to the upstream (by the host's name, ALPN
- * http/1.1), at once; then the sandbox's handshake.  Requests are read
- * from then on like forward ones, each decided (conn_http_inspect).
+ * leaf for the host from the signer, and a verified TLS connection to
+ * the upstream (by the host's name, ALPN http/1.1), at once, unless one
+ * came from the pool (conn_tls_pooled), ready then, or went since, when
+ * the first request finds another; then the sandbox's handshake.
+ * Requests are read from then on like forward ones, each decided
+ * (conn_tls_head).
  */
 void
 conn_tls_start(struct conn *c)
 {
 	struct proxy		*px = c->c_proxy;
 	struct conn_inspect	*ci = &c->c_ins;
+	struct conn_dial	*d = &c->c_dial;
 
 	snprintf(ci->ci_host, sizeof(ci->ci_host), "%s",
 	    c->c_dec.d_host.h_name);
 	ci->ci_port = c->c_port;
 	snprintf(ci->ci_addr, sizeof(ci->ci_addr), "%s", c->c_addrtext);
+	memcpy(ci->ci_addrs, d->cd_addrs, d->cd_naddrs * sizeof(*d->cd_addrs));
+	ci->ci_naddrs = d->cd_naddrs;
 	c->c_state = CS_TLS_SETUP;
 	bufferevent_disable(c->c_bev, EV_READ);
 	conn_arm_deadline(c);
-	conn_tls_connect(c);
+	if (c->c_up == NULL || d->cd_up == CU_KEPT)
+		ci->ci_up_ready = true;
+	else
+		conn_tls_connect(c);
 	ci->ci_sreq = signer_get(px->px_signer, ci->ci_host, conn_tls_leaf_cb,
 	    c);
+}
+
+/*
+ * A tunnel's addresses are checked (co_dial of CONNECT, SOCKS5 and the
+ * capture): to a host network.inspect names, an idle upstream of the
+ * same run verified for that host, at one of them, is taken from the
+ * pool instead of a new connection, and the tunnel is answered at once.
+ * Its first bytes are judged as any tunnel's (conn_tunnel_peek): the
+ * ClientHello must name that host.  Returns false when there is none.
+ */
+bool
+conn_tls_pooled(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+	char		 text[ADDR_STRLEN];
+
+	if (px->px_signer == NULL || px->px_tls_srv == NULL ||
+	    c->c_dec.d_host.h_kind != HOST_NAME ||
+	    policy_match_inspect(c->c_policy->pp_policy,
+	    c->c_dec.d_host.h_name) == NULL || !upool_take(c, true))
+		return false;
+	c->c_ins.ci_pooled = true;
+	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+	    addr_str(&c->c_dial.cd_upaddr, text, sizeof(text)));
+	c->c_ops->co_connected(c);
+	return true;
 }
 
 /* The sandbox's handshake is done: read requests. */
@@ -264,10 +338,88 @@ conn_tls_failed(struct conn *c, short what)
 }
 
 /*
+ * The addresses the tunnel was opened to, checked again by the policy
+ * in force (it may have been reloaded) for a request inside it: the
+ * upstream it goes on must reach one of them.  Returns false when one
+ * is refused (and so is c, as a resolved name is).
+ */
+static bool
+conn_tls_addrs(struct conn *c)
+{
+	struct conn_inspect	*ci = &c->c_ins;
+	struct conn_dial	*d = &c->c_dial;
+	char			 text[ADDR_STRLEN];
+	size_t			 i;
+
+	for (i = 0; i < ci->ci_naddrs; i++) {
+		if (c->c_dec.d_why != WHY_MODE_HOST &&
+		    !policy_match_addr(c->c_policy->pp_policy,
+		    &ci->ci_addrs[i], &c->c_dec)) {
+			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+			    addr_str(&ci->ci_addrs[i], text, sizeof(text)));
+			conn_deny(c);
+			return false;
+		}
+		d->cd_addrs[i] = ci->ci_addrs[i];
+	}
+	d->cd_naddrs = ci->ci_naddrs;
+	d->cd_next = 0;
+	return true;
+}
+
+/*
+ * Sends the request, decided, on an upstream verified for the tunnel's
+ * host: the tunnel's own, kept from its last request or taken as it
+ * opened; else an idle one of the same run from the pool (upool.c);
+ * else a new one, dialed to the tunnel's addresses and verified anew
+ * (conn_tls_redial).  A kept or pooled one carries it as CU_REUSED: if
+ * it turns out closed as the request goes out, conn_http_up_event sends
+ * it again on a new one.
+ */
+static void
+conn_tls_upstream(struct conn *c)
+{
+	struct proxy		*px = c->c_proxy;
+	struct conn_dial	*d = &c->c_dial;
+	char			 text[ADDR_STRLEN];
+	bool			 pooled = c->c_ins.ci_pooled;
+
+	c->c_ins.ci_pooled = false;
+	if (c->c_up == NULL) {
+		if (!upool_take(c, true)) {
+			conn_dial_next(c);
+			return;
+		}
+		pooled = true;
+	}
+	if (d->cd_up == CU_KEPT) {
+		d->cd_up = CU_REUSED;
+		px->px_stats.ps_reused++;
+		if (pooled)
+			px->px_stats.ps_pooled++;
+	}
+	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+	    addr_str(&d->cd_upaddr, text, sizeof(text)));
+	conn_http_start(c);
+}
+
+/*
+ * A request's new connection to the tunnel's upstream is made
+ * (conn_tls_upstream, or conn_http_up_event's retry, dialed it): its
+ * TLS handshake, then the request (conn_tls_up_done).
+ */
+static void
+conn_tls_redial(struct conn *c)
+{
+	c->c_state = CS_TLS_SETUP;
+	conn_tls_connect(c);
+}
+
+/*
  * A request head read inside an inspected tunnel: the policy in force
  * decides on its host again (it may have been reloaded), which must be
- * the tunnel's; then network.inspect's rules; then it goes up the
- * tunnel's one upstream connection.
+ * the tunnel's, and on the tunnel's addresses; then network.inspect's
+ * rules; then it goes up an upstream verified for the tunnel's host.
  */
 static void
 conn_tls_head(struct conn *c)
@@ -296,30 +448,31 @@ conn_tls_head(struct conn *c)
 		free(what);
 		return;
 	}
-	if (!conn_http_inspect(c))
+	if (!conn_tls_addrs(c) || !conn_http_inspect(c))
 		return;
 	if (ci->ci_upfail != NULL) {
 		conn_fail(c, CONN_UNREACHABLE, ci->ci_upfail);
 		return;
 	}
-	if (c->c_up == NULL) {
-		conn_fail(c, CONN_UNREACHABLE, "the upstream closed the "
-		    "connection");
-		return;
-	}
-	c->c_dial.cd_up = CU_NEW;
-	conn_http_start(c);
+	conn_tls_upstream(c);
 }
 
-/* Inspected, before requests: the upstream's bytes wait for them. */
+/*
+ * Inspected, before requests: the upstream's bytes wait for them; a
+ * pooled one was asked nothing, and is dropped.
+ */
 void
 conn_tls_up_hold(struct conn *c)
 {
-	bufferevent_disable(c->c_up, EV_READ);
+	if (c->c_dial.cd_up == CU_KEPT)
+		conn_drop_up(c);
+	else
+		bufferevent_disable(c->c_up, EV_READ);
 }
 
 const struct conn_ops conn_tls_ops = {
 	.co_name = "https",
 	.co_request = conn_tls_head,
+	.co_connected = conn_tls_redial,
 	.co_refuse = conn_http_refuse,
 };

@@ -7,7 +7,9 @@
  * relay (conn_tunnel), a tls: listener's client to the pump
  * (conn_pump.c), or, for a host that network.inspect names, the
  * tunnel is opened (conn_tls.c).  A server that speaks first (SSH, SMTP)
- * is passed on meanwhile.
+ * is passed on meanwhile.  CONNECT's own operations are here too: to an
+ * inspected host, a tunnel may take a verified upstream from the pool
+ * rather than dial (conn_tls_pooled), as SOCKS5 and the capture do.
  */
 #include <sys/types.h>
 
@@ -163,7 +165,8 @@ conn_tunnel_peek(struct conn *c)
 /*
  * CS_PEEK: the server speaks first (SSH, SMTP): pass it on, the table's
  * watch (the run's SSH watch) seeing it first, since the tunnel's relay
- * that it watches later will not.
+ * that it watches later will not.  An idle upstream taken from the pool
+ * for an inspected host that speaks is dropped instead.
  */
 void
 conn_tunnel_up_read(struct conn *c)
@@ -171,6 +174,11 @@ conn_tunnel_up_read(struct conn *c)
 	struct evbuffer	*upin = bufferevent_get_input(c->c_up);
 	size_t		 len = evbuffer_get_length(upin);
 
+	/* A pooled upstream (conn_tls_pooled) was asked nothing. */
+	if (c->c_dial.cd_up == CU_KEPT) {
+		conn_drop_up(c);
+		return;
+	}
 	c->c_down_bytes += len;
 	if (c->c_table->ct_early != NULL)
 		c->c_table->ct_early(c, evbuffer_pullup(upin, -1), len);
@@ -233,3 +241,25 @@ conn_tunnel(struct conn *c)
 	if (relay_start(r) == -1)
 		fatalx("proxy: cannot start a relay");
 }
+
+/* CONNECT: the upstream is connected; the tunnel's first bytes next. */
+static void
+conn_tunnel_connected(struct conn *c)
+{
+	c->c_status = 200;
+	bufferevent_write(c->c_bev, "HTTP/1.1 200 Connection established\r\n"
+	    "\r\n", 39);
+	conn_peek(c);
+}
+
+/*
+ * CONNECT, an HTTP request for a tunnel, answered as HTTP refuses; to an
+ * inspected host it may take a pooled upstream (conn_tls_pooled).
+ */
+const struct conn_ops conn_tunnel_connect_ops = {
+	.co_name = "connect",
+	.co_request = conn_dial_decide,
+	.co_dial = conn_tls_pooled,
+	.co_connected = conn_tunnel_connected,
+	.co_refuse = conn_http_refuse,
+};

@@ -1,41 +1,52 @@
 /*
  * upool.c: the proxy's pool of idle upstream connections, kept across
  * client connections.  When a client connection ends, or its next
- * request goes elsewhere, while its HTTP upstream is kept (CU_KEPT:
- * idle, its answer read whole, keep-alive on both sides, nothing
- * unread), the upstream waits here; a later request of the same run to
- * the same host and port takes it instead of dialing, if the address it
- * reaches is one just checked for that request (conn_http.c's co_dial):
- * every request is decided and its addresses checked first, and reuse
- * skips no decision.  A second `npm install` in a session reuses the
- * first one's connections to a registry over plain HTTP.
+ * request goes elsewhere, while its upstream is kept (CU_KEPT: idle,
+ * its answer read whole, keep-alive on both sides, nothing unread), the
+ * upstream waits here; a later request of the same run to the same host
+ * and port takes it instead of dialing, if the address it reaches is
+ * one just checked for that request (conn_http.c's co_dial, conn_tls.c's
+ * for an inspected tunnel): every request is decided and its addresses
+ * checked first, and reuse skips no decision.  A second `npm install` in
+ * a session reuses the first one's connections to a registry, over
+ * plain HTTP or, inspected, over TLS.
  *
  * A key is the run (its PROXY v2 id, the uid the kernel gave, a tls:
  * client's identity and its originator's uid: as watch.c tells runs
- * apart), the host decided on, the port, and plain or TLS.  Never
- * across runs: an upstream may hold what its connection alone carries
- * (a connection-bound authentication, NTLM's) for one run only.  A
- * client with none of these (a TCP client of cordon proxy with no PROXY
- * v2 header) is no run, and its upstreams are not pooled.
+ * apart), the host decided on, the port, and plain or TLS; a TLS one's
+ * also the name its session was opened and verified for (the SNI and
+ * the name checked, read back from the session itself), which must be
+ * the host taking it.  Never across runs: an upstream may hold what its
+ * connection alone carries (a connection-bound authentication, NTLM's)
+ * for one run only.  A client with none of these (a TCP client of
+ * cordon proxy with no PROXY v2 header) is no run, and its upstreams
+ * are not pooled.
  *
  * Bounded: UPOOL_MAX in all and UPOOL_PER_KEY per key (the oldest goes
  * first), each for at most UPOOL_IDLE_SECS (or --idle-secs, if less).
- * An idle one is asked nothing: one that sends a byte, ends or fails is
- * closed at once.  One that ends just as a request goes out on it is
- * the CU_REUSED case conn_http.c retries on a new connection.  Plain
- * upstreams only: an inspected tunnel's TLS upstream ends with it.
+ * An idle one is asked nothing: one that sends a byte, ends (a TLS one's
+ * close_notify too) or fails is closed at once.  One that ends just as
+ * a request goes out on it is the CU_REUSED case conn_http.c retries on
+ * a new connection.  A TLS one waits only with its handshake done and
+ * verified, nothing of its session unread and none of its close sent
+ * or received.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 
 #include "conn.h"
 #include "upool.h"
@@ -53,9 +64,11 @@ struct upool_ent {
 	char			 ue_host[HOST_NAME_MAX_LEN + 1];
 	int			 ue_port;
 	bool			 ue_tls;
-	struct addr		 ue_addr;	/* what ue_fd reaches */
-	int			 ue_fd;
-	struct bufferevent	*ue_bev;	/* on ue_fd */
+	char			 ue_name[HOST_NAME_MAX_LEN + 1]; /* TLS: */
+						/* verified for */
+	struct addr		 ue_addr;	/* what ue_bev reaches */
+	int			 ue_fd;		/* -1: ue_bev's own (TLS) */
+	struct bufferevent	*ue_bev;
 };
 
 TAILQ_HEAD(upool_ents, upool_ent);
@@ -91,7 +104,7 @@ upool_match(const struct upool_ent *e, const struct conn *c,
 	    upool_same(e->ue_identity, c->c_identity) &&
 	    upool_same(e->ue_origin, c->c_origin_uid) &&
 	    strcmp(e->ue_host, host) == 0 && e->ue_port == port &&
-	    e->ue_tls == tls;
+	    e->ue_tls == tls && (!tls || strcmp(e->ue_name, host) == 0);
 }
 
 /* Whether a and b have the same key. */
@@ -103,7 +116,8 @@ upool_same_key(const struct upool_ent *a, const struct upool_ent *b)
 	    upool_same(a->ue_identity, b->ue_identity) &&
 	    upool_same(a->ue_origin, b->ue_origin) &&
 	    strcmp(a->ue_host, b->ue_host) == 0 &&
-	    a->ue_port == b->ue_port && a->ue_tls == b->ue_tls;
+	    a->ue_port == b->ue_port && a->ue_tls == b->ue_tls &&
+	    strcmp(a->ue_name, b->ue_name) == 0;
 }
 
 /* Takes e out of its pool; its connection is the caller's now. */
@@ -123,7 +137,8 @@ upool_drop(struct upool_ent *e)
 {
 	upool_unlink(e);
 	bufferevent_free(e->ue_bev);
-	close(e->ue_fd);
+	if (e->ue_fd != -1)
+		close(e->ue_fd);
 	free(e);
 }
 
@@ -161,17 +176,44 @@ upool_trim(struct upool *up, const struct upool_ent *e)
 }
 
 /*
- * Whether c's upstream may wait in the pool: kept, plain, of a run,
- * nothing left to read or write, and the proxy not ending.
+ * The name a TLS upstream's session was opened and verified for, if it
+ * may wait idle: its handshake done, the peer verified, none of its
+ * close sent or received and nothing of it unread.  NULL when not.
+ */
+static const char *
+upool_tls_name(SSL *ssl)
+{
+	const char	*name;
+
+	if (!SSL_is_init_finished(ssl) ||
+	    SSL_get_verify_result(ssl) != X509_V_OK ||
+	    SSL_get_shutdown(ssl) != 0 || SSL_pending(ssl) > 0 ||
+	    SSL_has_pending(ssl) ||
+	    (name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name)) ==
+	    NULL || strlen(name) > HOST_NAME_MAX_LEN)
+		return NULL;
+	return name;
+}
+
+/*
+ * Whether c's upstream may wait in the pool: kept, of a run, nothing
+ * left to read or write, a TLS one's session fit to wait (its name in
+ * *name), and the proxy not ending.
  */
 static bool
-upool_fits(const struct conn *c)
+upool_fits(const struct conn *c, const char **name)
 {
-	return c->c_up != NULL && c->c_dial.cd_up == CU_KEPT &&
-	    c->c_upfd != -1 && !c->c_ins.ci_tls && upool_known(c) &&
-	    !c->c_proxy->px_draining &&
-	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0 &&
-	    evbuffer_get_length(bufferevent_get_output(c->c_up)) == 0;
+	SSL	*ssl;
+
+	*name = "";
+	if (c->c_up == NULL || c->c_dial.cd_up != CU_KEPT ||
+	    !upool_known(c) || c->c_proxy->px_draining ||
+	    evbuffer_get_length(bufferevent_get_input(c->c_up)) != 0 ||
+	    evbuffer_get_length(bufferevent_get_output(c->c_up)) != 0)
+		return false;
+	if ((ssl = bufferevent_openssl_get_ssl(c->c_up)) == NULL)
+		return c->c_upfd != -1;
+	return (*name = upool_tls_name(ssl)) != NULL;
 }
 
 /*
@@ -184,8 +226,9 @@ upool_put(struct conn *c)
 	struct proxy		*px = c->c_proxy;
 	struct upool_ent	*e;
 	struct timeval		 idle = { UPOOL_IDLE_SECS, 0 };
+	const char		*name;
 
-	if (!upool_fits(c)) {
+	if (!upool_fits(c, &name)) {
 		conn_drop_up(c);
 		return;
 	}
@@ -205,6 +248,8 @@ upool_put(struct conn *c)
 		e->ue_origin = xstrdup(c->c_origin_uid);
 	memcpy(e->ue_host, c->c_dial.cd_kept_host, sizeof(e->ue_host));
 	e->ue_port = c->c_dial.cd_kept_port;
+	e->ue_tls = name[0] != '\0';
+	snprintf(e->ue_name, sizeof(e->ue_name), "%s", name);
 	e->ue_addr = c->c_dial.cd_upaddr;
 	e->ue_fd = c->c_upfd;
 	e->ue_bev = c->c_up;
@@ -222,21 +267,23 @@ upool_put(struct conn *c)
 	upool_trim(e->ue_pool, e);
 }
 
-/* The newest idle upstream c may take for its request, or NULL. */
+/*
+ * The newest idle upstream, TLS or plain, c may take for its request,
+ * or NULL.
+ */
 static struct upool_ent *
-upool_find(const struct conn *c)
+upool_find(const struct conn *c, bool tls)
 {
 	const struct conn_dial	*d = &c->c_dial;
 	struct upool_ent	*e;
 	size_t			 i;
 
-	if (c->c_proxy->px_upool == NULL || !upool_known(c) ||
-	    c->c_ins.ci_tls)
+	if (c->c_proxy->px_upool == NULL || !upool_known(c))
 		return NULL;
 	TAILQ_FOREACH_REVERSE(e, &c->c_proxy->px_upool->up_ents, upool_ents,
 	    ue_entry) {
 		if (!upool_match(e, c, c->c_dec.d_host.h_name, c->c_port,
-		    false))
+		    tls))
 			continue;
 		for (i = 0; i < d->cd_naddrs; i++)
 			if (addr_equal(&d->cd_addrs[i], &e->ue_addr))
@@ -248,17 +295,19 @@ upool_find(const struct conn *c)
 /*
  * Gives c, whose request is decided and its addresses checked, an idle
  * upstream of its run to the host and port decided on, at one of those
- * addresses: c_up, kept (CU_KEPT) for them, as if from its own last
- * request.  What c kept before waits in the pool instead.  Returns
- * false, and does nothing, when there is none.
+ * addresses, TLS (verified for that host) or plain as tls says: c_up,
+ * kept (CU_KEPT) for them, as if from its own last request, and c_upfd
+ * with it (-1 for TLS, whose bufferevent has the socket).  What c kept
+ * before waits in the pool instead.  Returns false, and does nothing,
+ * when there is none.
  */
 bool
-upool_take(struct conn *c)
+upool_take(struct conn *c, bool tls)
 {
 	struct conn_dial	*d = &c->c_dial;
 	struct upool_ent	*e;
 
-	if ((e = upool_find(c)) == NULL)
+	if ((e = upool_find(c, tls)) == NULL)
 		return false;
 	upool_unlink(e);
 	upool_put(c);
@@ -274,7 +323,6 @@ upool_take(struct conn *c)
 	memcpy(d->cd_kept_host, c->c_dec.d_host.h_name,
 	    sizeof(d->cd_kept_host));
 	d->cd_kept_port = c->c_port;
-	c->c_proxy->px_stats.ps_pooled++;
 	return true;
 }
 

@@ -16,7 +16,7 @@ struct proxy;
 #define UPOOL_IDLE_SECS		30	/* or --idle-secs, if less */
 
 void	 upool_put(struct conn *);
-bool	 upool_take(struct conn *);
+bool	 upool_take(struct conn *, bool);
 void	 upool_free(struct proxy *);
 
 #endif

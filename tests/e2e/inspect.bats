@@ -630,3 +630,129 @@ no_real_in() {
 	[ "${lines[2]}" = 403 ]
 	[ "$(jq -r 'select(.protocol == "https") | "\(.path) \(.status) \(.sandbox != null)"' "$BATS_TEST_TMPDIR/op.log" | tr '\n' ' ')" = "/ 200 true /other 403 true " ]
 }
+
+# An HTTPS origin of serve.py for api.test on $SPORT, with the origin's
+# certificate, logging each TCP connection it accepts to $CONNS and each
+# request to $REQS (options: serve.py's); the policy allows it.
+start_tls_origin() {
+	SPORT=$(free_port)
+	CONNS="$BATS_TEST_TMPDIR/conns.log"
+	REQS="$BATS_TEST_TMPDIR/requests.log"
+	mkdir -p "$BATS_TEST_TMPDIR/www"
+	echo hi >"$BATS_TEST_TMPDIR/www/index.html"
+	start_bg sorigin python3 "$BATS_TEST_DIRNAME/clients/serve.py" http \
+	    --listen "$SPORT" --root "$BATS_TEST_TMPDIR/www" \
+	    --tls "$T/origin.pem" "$T/origin.key" --log "$REQS" \
+	    --conns "$CONNS" "$@"
+	wait_listen "tcp:127.0.0.1:$SPORT"
+	jq --arg a "api.test:$SPORT" '.network.allow += [$a]' "$POL" \
+	    >"$POL.new"
+	mv "$POL.new" "$POL"
+	chmod 644 "$POL"
+}
+
+@test "inspect: a run's second client connection takes the first's verified upstream from the pool" {
+	start_tls_origin
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
+	    curl -sS https://api.test:$SPORT/
+	    curl -sS https://api.test:$SPORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'hi\nhi')" ]
+	# Two tunnels, two requests, each decided and logged: one upstream.
+	[ "$(wc -l <"$REQS")" -eq 2 ]
+	[ "$(wc -l <"$CONNS")" -eq 1 ]
+	run jq -r 'select(.protocol == "https") | "\(.decision) \(.address) \(.status)"' "$ELOG"
+	[ "$output" = "$(printf 'allow 127.0.0.1 200\nallow 127.0.0.1 200')" ]
+}
+
+# `cordon proxy` on a sandbox listener with the policy ($POL, its CA
+# one of ours), metrics on $METRICS; bridges for sandbox ids (bridge_for
+# NAME ID: its port in $BRIDGE).
+start_inspecting_proxy() {
+	SOCK="$BATS_TEST_TMPDIR/proxy.sock"
+	METRICS=$(free_port)
+	"$CORDON" ca init --dir "$BATS_TEST_TMPDIR/ca" >/dev/null
+	jq --arg ca "$BATS_TEST_TMPDIR/ca" '.tls.ca_dir = $ca' "$POL" \
+	    >"$UDIR/proxy.json"
+	start_bg proxy "$CORDON" proxy --only --workers 1 \
+	    --policy "$UDIR/proxy.json" --listen-sandbox "unix:$SOCK" \
+	    --resolve api.test:127.0.0.1 --upstream-ca "$T/origin-ca.pem" \
+	    --metrics "tcp:127.0.0.1:$METRICS" --log "$ELOG"
+	wait_listen "unix:$SOCK"
+	wait_listen "tcp:127.0.0.1:$METRICS"
+}
+
+bridge_for() {
+	BRIDGE=$(free_port)
+	start_bg "$1" "$CORDON" bridge --listen "tcp:127.0.0.1:$BRIDGE" \
+	    --connect "unix:$SOCK" --proxy-id "$2"
+	wait_listen "tcp:127.0.0.1:$BRIDGE"
+}
+
+# GETs https://api.test:$SPORT/ through the bridge on port $1, trusting
+# the proxy's CA alone; prints the status.
+get_tls_via() {
+	curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$1" \
+	    --cacert "$BATS_TEST_TMPDIR/ca/ca.crt" "https://api.test:$SPORT/"
+}
+
+@test "inspect: pooled upstream TLS connections serve their own run only" {
+	start_tls_origin
+	start_inspecting_proxy
+	bridge_for b1 sbx-one
+	ONE=$BRIDGE
+	bridge_for b2 sbx-two
+	TWO=$BRIDGE
+	[ "$(get_tls_via "$ONE")" = 200 ]
+	[ "$(get_tls_via "$ONE")" = 200 ]
+	[ "$(wc -l <"$CONNS")" -eq 1 ]
+	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 1 ]
+	# Run two never takes run one's; then its own, as run one does.
+	[ "$(get_tls_via "$TWO")" = 200 ]
+	[ "$(wc -l <"$CONNS")" -eq 2 ]
+	[ "$(get_tls_via "$TWO")" = 200 ]
+	[ "$(get_tls_via "$ONE")" = 200 ]
+	[ "$(wc -l <"$CONNS")" -eq 2 ]
+	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 3 ]
+	[ "$(wc -l <"$REQS")" -eq 5 ]
+	[ "$(jq -r 'select(.protocol == "https") | "\(.sandbox) \(.status)"' \
+	    "$ELOG" | tr '\n' ' ')" = "sbx-one 200 sbx-one 200 sbx-two 200 sbx-two 200 sbx-one 200 " ]
+}
+
+@test "inspect: a pooled upstream TLS connection the origin closed is never used" {
+	# Closes a connection idle for half a second: gone from the pool.
+	start_tls_origin --idle 0.5
+	start_inspecting_proxy
+	bridge_for b1 sbx-one
+	[ "$(get_tls_via "$BRIDGE")" = 200 ]
+	sleep 1.5
+	[ "$(get_tls_via "$BRIDGE")" = 200 ]
+	[ "$(wc -l <"$CONNS")" -eq 2 ]
+	# Closed in the pool, not taken and retried.
+	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 0 ]
+}
+
+@test "inspect: a kept or pooled upstream that closes as the request goes out is replaced, the request sent again" {
+	# Each connection answers one request and drops the next unanswered.
+	start_tls_origin --answer 1
+	start_inspecting_proxy
+	bridge_for b1 sbx-one
+	[ "$(get_tls_via "$BRIDGE")" = 200 ]
+	[ "$(get_tls_via "$BRIDGE")" = 200 ]
+	# Taken from the pool, dropped by the origin, sent on a new one.
+	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 1 ]
+	[ "$(wc -l <"$CONNS")" -eq 2 ]
+	[ "$(grep -c 'dropped$' "$REQS")" -eq 1 ]
+	# One client connection, two requests: on a pooled upstream, then
+	# on the one it kept; each dropped and sent again on a new one.
+	run curl -sS -o /dev/null -o /dev/null -x "http://127.0.0.1:$BRIDGE" \
+	    --cacert "$BATS_TEST_TMPDIR/ca/ca.crt" \
+	    -w '%{http_code} %{num_connects} ' "https://api.test:$SPORT/" \
+	    "https://api.test:$SPORT/"
+	[ "$output" = "200 1 200 0 " ]
+	[ "$(wc -l <"$CONNS")" -eq 4 ]
+	[ "$(grep -c 'dropped$' "$REQS")" -eq 3 ]
+	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 2 ]
+	[ "$(jq -r 'select(.protocol == "https") | .status' "$ELOG" |
+	    tr '\n' ' ')" = "200 200 200 200 " ]
+}

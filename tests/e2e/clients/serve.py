@@ -3,6 +3,7 @@
 
   serve.py http --listen PORT --root DIR [--git DIR] [--tls CERT KEY]
                [--log FILE] [--auth VALUE]... [--conns FILE] [--idle SECS]
+               [--answer N]
       An HTTP/1.1 server (HTTPS with --tls) of the files under DIR: a
       folder is served by its index.html, else its index.json (a static
       npm registry: /NAME is NAME/index.json, the packument; a PEP 503
@@ -14,7 +15,10 @@
       logged with "401" at the end.  With --conns, one line per TCP
       connection accepted: "accept HOST:PORT" (its client's).  With --idle,
       a connection idle between requests for SECS is closed (as servers
-      whose keep-alive timeout is short do).  Prints "listening" once it
+      whose keep-alive timeout is short do).  With --answer, a connection
+      answers N requests; the next is read, logged with "dropped" at the
+      end, and the connection closed unanswered (as a server whose idle
+      timeout ends just as a request comes).  Prints "listening" once it
       listens.
 
   serve.py echo --listen PORT [--log FILE]
@@ -64,6 +68,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_any(self):
         opts = self.server.opts
+        self.asked = getattr(self, "asked", 0) + 1
+        if opts.answer is not None and self.asked > opts.answer:
+            note(opts.log, "%s %s %s dropped" % (
+                self.command, self.path, self.headers.get("Host", "-")))
+            self.close_connection = True
+            return
         note(opts.log, "%s %s %s" % (self.command, self.path,
                                       self.headers.get("Host", "-")))
         if opts.auth and self.headers.get("Authorization") not in opts.auth:
@@ -182,6 +192,7 @@ def main():
     ap.add_argument("--auth", action="append", default=[])
     ap.add_argument("--conns")
     ap.add_argument("--idle", type=float)
+    ap.add_argument("--answer", type=int)
     opts = ap.parse_args()
     if opts.mode == "echo":
         srv = EchoServer(("127.0.0.1", opts.listen), Echo)
