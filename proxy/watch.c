@@ -633,6 +633,16 @@ watch_message(struct watch *w, const struct watch_msg *m)
 	}
 }
 
+/*
+ * Whether c's run said that it keeps a channel (PP2_TYPE_CORDON_CHANNEL)
+ * and none is open here: its live rules unknown, c is refused.
+ */
+bool
+watch_missing(const struct conn *c)
+{
+	return watch_of(c) == NULL;
+}
+
 /* The live rules of c's run (conn_accept_table's ct_live), or NULL. */
 struct ppolicy *
 watch_live(const struct conn *c)

@@ -320,10 +320,14 @@ run_feed_dial(struct runner *rn, const char *more, bool quiet)
 		len += (size_t)(strchr(asking, '\n') + 1 - asking);
 	}
 	rn->rn_feed = run_feed_bev(rn, fd, ssl);
-	/* What came after the hello is the first of the feed. */
+	/*
+	 * What came after the hello is the first of the feed.  A socket
+	 * bufferevent's input takes no evbuffer_add (its end is frozen
+	 * but while it reads); the front is free, and it is empty.
+	 */
 	if ((size_t)n > len)
-		evbuffer_add(bufferevent_get_input(rn->rn_feed), answer + len,
-		    (size_t)n - len);
+		evbuffer_prepend(bufferevent_get_input(rn->rn_feed), answer +
+		    len, (size_t)n - len);
 	return 0;
 }
 
