@@ -14,6 +14,9 @@
  * names one already.  The tier takes the identity from the certificate
  * and that uid only as the originator's word under it.
  *
+ * tlsup_gate() holds new clients (cordon run, while its channel to the
+ * tier is reopened) or refuses them (when it cannot be).
+ *
  * tlsup_dial() is the blocking one, for the run's preflight: it tells
  * a key that cannot be read, a CA that does not verify the tier, and a
  * listener that does not speak TLS apart, with the fix.

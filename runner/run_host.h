@@ -2,7 +2,8 @@
  * run_host.h: the process outside, cordon run on the host from run_exec() to
  * run_end(): the proxy, the clone, the wait (run.c), the private folder
  * and its socket (run_sock.c), the harness's side (run_control.c), the
- * operator's proxy's feed (run_feed.c), and the end (run_end.c).
+ * operator's proxy's feed (run_feed.c, reopened by run_feed_replay.c), and
+ * the end (run_end.c).
  */
 #ifndef CORDON_RUN_HOST_H
 #define CORDON_RUN_HOST_H
