@@ -455,8 +455,8 @@ run_feed_said(struct runner *rn, const json_t *doc)
 	pattern = allow != NULL ? allow : deny;
 	why = run_feed_str(doc, "error");
 	n = json_object_get(doc, "n");
-	if (run_feed_kept(rn, allow != NULL, pattern, json_is_integer(n) ?
-	    (long long)json_integer_value(n) : -1, why))
+	if (run_feed_replay_kept(rn, allow != NULL, pattern,
+	    json_is_integer(n) ? (long long)json_integer_value(n) : -1, why))
 		run_harness_said(rn, allow != NULL, pattern, why);
 }
 
@@ -499,7 +499,7 @@ run_feed_read_cb(struct bufferevent *bev, void *arg)
 	/* The proxy ended the channel, saying why: reopened as if lost. */
 	if (closed != NULL) {
 		if (!rn->rn_done)
-			run_feed_lost(rn, closed);
+			run_feed_replay_lost(rn, closed);
 		else
 			log_warnx("run: the proxy closed the run's channel: "
 			    "%s; the summary and --report miss its decisions",
@@ -519,8 +519,8 @@ run_feed_event_cb(struct bufferevent *bev, short what, void *arg)
 	(void)bev;
 	/* Not the proxy's answer to our "end": reopened (fail closed). */
 	if (!rn->rn_feed_ended && !rn->rn_done) {
-		run_feed_lost(rn, (what & BEV_EVENT_ERROR) ? "a read error "
-		    "on it" : "it closed");
+		run_feed_replay_lost(rn, (what & BEV_EVENT_ERROR) ? "a read "
+		    "error on it" : "it closed");
 		return;
 	}
 	rn->rn_feed_ended = true;
@@ -598,11 +598,11 @@ run_feed_rule_n(struct runner *rn, bool allow, const char *pattern,
 void
 run_feed_rule(struct runner *rn, bool allow, const char *pattern)
 {
-	if (run_feed_reopening(rn)) {
-		run_feed_keep(rn, allow, pattern, 0);
+	if (run_feed_replay_reopening(rn)) {
+		run_feed_replay_keep(rn, allow, pattern, 0);
 		return;
 	}
-	run_feed_keep(rn, allow, pattern, (long long)++rn->rn_seq);
+	run_feed_replay_keep(rn, allow, pattern, (long long)++rn->rn_seq);
 	run_feed_rule_n(rn, allow, pattern, (long long)rn->rn_seq);
 }
 

@@ -93,7 +93,7 @@ run_feed_forget(struct feed_replay *fy, size_t i)
  * earlier rule for the same pattern goes, as the proxy's does.
  */
 void
-run_feed_keep(struct runner *rn, bool allow, const char *pattern,
+run_feed_replay_keep(struct runner *rn, bool allow, const char *pattern,
     long long n)
 {
 	struct feed_replay	*fy = run_feed_replay(rn);
@@ -117,7 +117,7 @@ run_feed_keep(struct runner *rn, bool allow, const char *pattern,
 
 /* Whether the channel is being reopened (a rule sent now waits). */
 bool
-run_feed_reopening(const struct runner *rn)
+run_feed_replay_reopening(const struct runner *rn)
 {
 	return rn->rn_replay != NULL && rn->rn_replay->fy_reopening;
 }
@@ -149,7 +149,7 @@ run_feed_restored(struct runner *rn)
  * replayed rule is told only if refused, as a "rule" event.
  */
 bool
-run_feed_kept(struct runner *rn, bool allow, const char *pattern,
+run_feed_replay_kept(struct runner *rn, bool allow, const char *pattern,
     long long n, const char *why)
 {
 	struct feed_replay	*fy = run_feed_replay(rn);
@@ -163,7 +163,7 @@ run_feed_kept(struct runner *rn, bool allow, const char *pattern,
 			break;
 		}
 	if (fr == NULL && n < 0 && why == NULL)
-		run_feed_keep(rn, allow, pattern, -1);
+		run_feed_replay_keep(rn, allow, pattern, -1);
 	else if (fr != NULL) {
 		tell = fr->fr_fresh;
 		fr->fr_fresh = false;
@@ -257,7 +257,8 @@ run_feed_retry_cb(int fd, short what, void *arg)
 	(void)what;
 	/* Reopened, but the replayed rules were not all answered. */
 	if (!rn->rn_done && !fy->fy_reopening && fy->fy_last != 0)
-		run_feed_lost(rn, "no answer to the replayed live rules");
+		run_feed_replay_lost(rn, "no answer to the replayed live "
+		    "rules");
 	if (rn->rn_done || !fy->fy_reopening)
 		return;
 	fy->fy_tries++;
@@ -292,7 +293,7 @@ run_feed_retry_cb(int fd, short what, void *arg)
  * connections if the run has a harness, and the channel is reopened.
  */
 void
-run_feed_lost(struct runner *rn, const char *why)
+run_feed_replay_lost(struct runner *rn, const char *why)
 {
 	struct feed_replay	*fy = run_feed_replay(rn);
 	const struct run_net	*net = rn->rn_net;

@@ -131,11 +131,11 @@ void	run_feed_rule_n(struct runner *, bool, const char *, long long);
  * run_feed_replay.c: a channel lost mid-run reopened, the live rules
  * replayed, the relay's new connections held meanwhile.
  */
-void	run_feed_keep(struct runner *, bool, const char *, long long);
-bool	run_feed_kept(struct runner *, bool, const char *, long long,
+void	run_feed_replay_keep(struct runner *, bool, const char *, long long);
+bool	run_feed_replay_kept(struct runner *, bool, const char *, long long,
 	    const char *);
-void	run_feed_lost(struct runner *, const char *);
-bool	run_feed_reopening(const struct runner *);
+void	run_feed_replay_lost(struct runner *, const char *);
+bool	run_feed_replay_reopening(const struct runner *);
 void	run_feed_replay_end(struct runner *);
 
 /* run_end.c: what the sandbox left, the summary, the report, the end. */
