@@ -102,7 +102,8 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/keep.c \
 		   runner/run_print.c \
 		   guard/block.c runner/run.c runner/run_control.c runner/run_harness.c \
-		   runner/run_end.c runner/run_feed.c runner/run_remote.c \
+		   runner/run_end.c runner/run_feed.c runner/run_feed_replay.c \
+		   runner/run_remote.c \
 		   runner/run_sock.c \
 		   runner/tally.c runner/publish.c \
 		   runner/control.c notify/notify.c agent/agent.c \

@@ -332,9 +332,10 @@ bridge_accept_error_cb(struct evconnlistener *l, void *arg)
  */
 int
 bridge_proxy_id(struct bridge *b, const char *id, const char *narrow,
-    const char *command, char **cause)
+    const char *command, const char *channel, char **cause)
 {
-	struct pp2_out	 po = { id, narrow, command, NULL, NULL, NULL };
+	struct pp2_out	 po = { id, narrow, command, NULL, NULL, NULL,
+			    channel };
 	char		*h;
 	size_t		 len;
 

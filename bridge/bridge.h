@@ -23,7 +23,7 @@ typedef int	(*bridge_capture_cb)(int, char *, size_t, void *);
 struct bridge	*bridge_new(struct event_base *, struct endpoint *,
 		    struct endpoint *, size_t, char **);
 int		 bridge_proxy_id(struct bridge *, const char *, const char *,
-		    const char *, char **);
+		    const char *, const char *, char **);
 void		 bridge_capture(struct bridge *, bridge_capture_cb, void *);
 void		 bridge_drain(struct bridge *, int, void (*)(void *), void *);
 void		 bridge_free(struct bridge *);

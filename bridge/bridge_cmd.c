@@ -267,7 +267,7 @@ bridge_setup(struct bridge_run *run, const struct bridge_opts *o)
 	    &run->br_connect, (size_t)o->bo_max, &cause)) == NULL)
 		fatalx("bridge: %s", cause);
 	if (o->bo_proxy_id != NULL && bridge_proxy_id(run->br_bridge,
-	    o->bo_proxy_id, NULL, NULL, &cause) == -1)
+	    o->bo_proxy_id, NULL, NULL, NULL, &cause) == -1)
 		fatalx("bridge: --proxy-id: %s", cause);
 	run->br_sigs[0] = evsignal_new(run->br_base, SIGTERM,
 	    bridge_signal_cb, run);

@@ -14,6 +14,9 @@
  * names one already.  The tier takes the identity from the certificate
  * and that uid only as the originator's word under it.
  *
+ * tlsup_gate() holds new clients (cordon run, while its channel to the
+ * tier is reopened) or refuses them (when it cannot be).
+ *
  * tlsup_dial() is the blocking one, for the run's preflight: it tells
  * a key that cannot be read, a CA that does not verify the tier, and a
  * listener that does not speak TLS apart, with the fix.
@@ -68,6 +71,10 @@ struct tlsup {
 	struct evconnlistener	*t_listener;
 	bool			 t_origin;	/* add the client's uid */
 	bool			 t_warned;
+	enum tlsup_gate		 t_gate;	/* what a new client meets */
+	int			*t_held;	/* accepted while TLSUP_HOLD */
+	size_t			 t_nheld;
+	unsigned long		 t_refused;	/* closed by TLSUP_REFUSE */
 	TAILQ_HEAD(, tlsup_pair) t_pairs;
 	size_t			 t_npairs;
 	struct event		*t_resume;	/* accept again after EMFILE */
@@ -403,21 +410,16 @@ tlsup_event_cb(struct bufferevent *bev, short what, void *arg)
 		tlsup_pair_free(p);
 }
 
-/* The listener's client fd: relayed to the tier in a session of its own. */
+/* A client fd (taken): relayed to the tier in a session of its own. */
 static void
-tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
-    struct sockaddr *sa, int salen, void *arg)
+tlsup_relay(struct tlsup *t, int fd)
 {
-	struct tlsup		*t = arg;
 	struct tlsup_pair	*p;
 	struct ucred		 cr;
 	socklen_t		 len = sizeof(cr);
 	struct timeval		 tv = { TLSUP_CONNECT_SECS, 0 };
 	int			 up;
 
-	(void)l;
-	(void)sa;
-	(void)salen;
 	if (t->t_npairs >= TLSUP_PAIRS_MAX) {
 		close(fd);
 		return;
@@ -466,6 +468,28 @@ tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	bufferevent_enable(p->p_b, EV_READ | EV_WRITE);
 }
 
+/* The listener's client fd: relayed, held or refused, by the gate. */
+static void
+tlsup_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct tlsup	*t = arg;
+
+	(void)l;
+	(void)sa;
+	(void)salen;
+	if (t->t_gate == TLSUP_REFUSE || (t->t_gate == TLSUP_HOLD &&
+	    t->t_nheld >= TLSUP_PAIRS_MAX)) {
+		t->t_refused++;
+		close(fd);
+	} else if (t->t_gate == TLSUP_HOLD) {
+		t->t_held = xreallocarray(t->t_held, t->t_nheld + 1,
+		    sizeof(*t->t_held));
+		t->t_held[t->t_nheld++] = fd;
+	} else
+		tlsup_relay(t, fd);
+}
+
 static void
 tlsup_resume_cb(int fd, short what, void *arg)
 {
@@ -473,7 +497,48 @@ tlsup_resume_cb(int fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (t->t_gate != TLSUP_HOLD)
+		evconnlistener_enable(t->t_listener);
+}
+
+/*
+ * What a new client meets from now on: TLSUP_PASS relays it (and those
+ * held), TLSUP_HOLD leaves it waiting (in the socket's backlog, or held
+ * here if accepted already), TLSUP_REFUSE closes it (and those held).
+ * A caller whose way to the tier lost what the tier must know of its
+ * clients (cordon run's channel and its live rules) holds them until
+ * that is back.
+ */
+void
+tlsup_gate(struct tlsup *t, enum tlsup_gate gate)
+{
+	size_t	 i;
+
+	t->t_gate = gate;
+	if (t->t_listener == NULL)
+		return;
+	if (gate == TLSUP_HOLD) {
+		evconnlistener_disable(t->t_listener);
+		return;
+	}
+	for (i = 0; i < t->t_nheld; i++)
+		if (gate == TLSUP_PASS)
+			tlsup_relay(t, t->t_held[i]);
+		else {
+			t->t_refused++;
+			close(t->t_held[i]);
+		}
+	free(t->t_held);
+	t->t_held = NULL;
+	t->t_nheld = 0;
 	evconnlistener_enable(t->t_listener);
+}
+
+/* How many clients TLSUP_REFUSE closed. */
+unsigned long
+tlsup_refused(const struct tlsup *t)
+{
+	return t->t_refused;
 }
 
 /* Out of descriptors: accept again in a moment, not in a busy loop. */
@@ -526,6 +591,9 @@ tlsup_free(struct tlsup *t)
 		return;
 	while (!TAILQ_EMPTY(&t->t_pairs))
 		tlsup_pair_free(TAILQ_FIRST(&t->t_pairs));
+	while (t->t_nheld > 0)
+		close(t->t_held[--t->t_nheld]);
+	free(t->t_held);
 	if (t->t_listener != NULL)
 		evconnlistener_free(t->t_listener);
 	if (t->t_resume != NULL)

@@ -21,10 +21,19 @@ struct tlsup_files {
 
 #define TLSUP_DIAL_SECS		5
 
+/* What a client of tlsup_listen() meets (tlsup_gate). */
+enum tlsup_gate {
+	TLSUP_PASS,		/* relayed to the tier */
+	TLSUP_HOLD,		/* waits */
+	TLSUP_REFUSE		/* closed */
+};
+
 struct tlsup	*tlsup_new(struct event_base *, const char *,
 		    const struct tlsup_files *, char **);
 int		 tlsup_dial(struct tlsup *, int, SSL **, char **, char **);
 int		 tlsup_listen(struct tlsup *, int, bool, char **);
+void		 tlsup_gate(struct tlsup *, enum tlsup_gate);
+unsigned long	 tlsup_refused(const struct tlsup *);
 const char	*tlsup_where(const struct tlsup *);
 void		 tlsup_free(struct tlsup *);
 

@@ -265,6 +265,8 @@ pp2_header(const struct pp2_out *po, size_t *len, char **cause)
 		{ PP2_TYPE_CORDON_NAME, po->po_name, PP2_NAME_MAX, "a name" },
 		{ PP2_TYPE_CORDON_WATCH, po->po_watch, PP2_WATCH_MAX,
 		    "a channel's version" },
+		{ PP2_TYPE_CORDON_CHANNEL, po->po_channel, PP2_WATCH_MAX,
+		    "a channel's version" },
 	};
 	unsigned char	*h;
 	size_t		 i, n, body = 0, at = 16;

@@ -20,7 +20,7 @@
 #define PP2_HEADER_MAX		(16 + 3 + PP2_ID_MAX + 3 + PP2_NARROW_MAX + \
 				    3 + PP2_COMMAND_MAX + 3 + PP2_TARGET_MAX + \
 				    3 + PP2_NAME_MAX + 3 + PP2_WATCH_MAX + \
-				    3 + PP2_ORIGIN_MAX)
+				    3 + PP2_ORIGIN_MAX + 3 + PP2_WATCH_MAX)
 
 #define PP2_TYPE_UNIQUE_ID	0x05
 /* Fields of cordon's own, from PP2_TYPE_MIN_CUSTOM (0xe0) up. */
@@ -35,6 +35,14 @@
  * only on tls: listeners, scoped under its certificate's identity.
  */
 #define PP2_TYPE_CORDON_ORIGIN	0xe5
+/*
+ * The run keeps a channel (PP2_WATCH_VERSION): it has a harness whose
+ * live rules and questions the proxy holds on it (--control, --ask), so
+ * a connection of that run is refused while its channel is not open on
+ * this proxy (restarted, or another replica's), never decided without
+ * them (proxy/watch.c watch_missing).
+ */
+#define PP2_TYPE_CORDON_CHANNEL	0xe6
 
 /*
  * A sandbox listener's first answer on a connection whose header asks
@@ -59,6 +67,7 @@ struct pp2_out {
 	const char	*po_target;
 	const char	*po_name;
 	const char	*po_watch;	/* PP2_WATCH_VERSION: the channel */
+	const char	*po_channel;	/* PP2_WATCH_VERSION: the run has one */
 };
 
 int		 pp2_parse(const uint8_t *, size_t, size_t *, char *, size_t,

@@ -316,6 +316,12 @@ void	 watch_observe(const struct conn *,
 	    const struct egress *, const char *, const char *);
 void	 watch_conn_gone(const struct conn *);
 struct ppolicy *watch_live(const struct conn *);
+bool	 watch_missing(const struct conn *);
+#define WATCH_MISSING	"the run has a harness (--control, --ask), and its " \
+			"channel is not open on this proxy (it restarted, or " \
+			"another replica holds the channel: balance by " \
+			"source); its live rules cannot be applied here, so " \
+			"its connections are refused until it reopens it"
 bool	 watch_asks_name(const struct conn *);
 int	 watch_ask(struct conn *, const struct egress *, void *);
 void	 watch_ask_cancel(struct conn *, void *);

@@ -28,7 +28,12 @@
  * answers to the questions asked of it about a connection the run's
  * narrowing refused and the operator's policy allows.  What a run sends
  * is read by watch_msg.c; a malformed line closes its channel, and the
- * connections held for its answers are refused.
+ * connections held for its answers are refused.  A run with a harness
+ * says so in each connection's header (PP2_TYPE_CORDON_CHANNEL): such a
+ * connection is refused while no channel of its run is open here (this
+ * proxy restarted, or the run's channel is on another replica), so that
+ * it is never decided without the run's live rules; the run reopens its
+ * channel and replays them (runner/run_feed_replay.c).
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -631,6 +636,16 @@ watch_message(struct watch *w, const struct watch_msg *m)
 		watch_answer(w, m);
 		break;
 	}
+}
+
+/*
+ * Whether c's run said that it keeps a channel (PP2_TYPE_CORDON_CHANNEL)
+ * and none is open here: its live rules unknown, c is refused.
+ */
+bool
+watch_missing(const struct conn *c)
+{
+	return watch_of(c) == NULL;
 }
 
 /* The live rules of c's run (conn_accept_table's ct_live), or NULL. */

@@ -85,7 +85,9 @@ run_control_remote_rule(struct runner *rn, bool allow, const char *pattern,
 {
 	struct pitem	 it;
 
-	if (rn->rn_feed == NULL || rn->rn_feed_ended) {
+	/* While it reopens, the rule waits and goes with the replay. */
+	if (!run_feed_replay_reopening(rn) && (rn->rn_feed == NULL ||
+	    rn->rn_feed_ended)) {
 		xasprintf(cause, "%s: the run's channel to the operator's "
 		    "proxy is closed; nothing changed", allow ? "allow" :
 		    "deny");

@@ -21,6 +21,8 @@
  * own narrowing refused; {"allow": P, "n": N} and {"deny": P, "n": N},
  * answered "rule" (applied, or refused with the operator's rule); and
  * {"answer": ID, "decision": D} for its questions (proxy/watch_msg.c).
+ * A channel that ends before the run does is reopened, and the live
+ * rules replayed on it, by run_feed_replay.c.
  *
  * Runs in: cordon run on the host, on its event loop.
  */
@@ -249,11 +251,12 @@ run_feed_close(int fd, SSL *ssl)
 
 /*
  * The preflight: the run's channel to the operator's proxy, answered
- * as a sandbox listener answers.  Returns 0 with rn_feed set, or -1
- * having said why and what to do (nothing runs).
+ * as a sandbox listener answers; more (or NULL): lines sent with it (a
+ * reopened channel's live rules, run_feed_replay.c).  Returns 0 with
+ * rn_feed set, or -1 having said why and what to do (unless quiet).
  */
 int
-run_feed_open(struct runner *rn)
+run_feed_dial(struct runner *rn, const char *more, bool quiet)
 {
 	const char	*path = rn->rn_net->net_socket;
 	struct pp2_out	 po;
@@ -265,10 +268,11 @@ run_feed_open(struct runner *rn)
 	int		 fd;
 
 	if (rn->rn_remote != NULL) {
-		if ((fd = run_remote_dial(rn, &ssl)) == -1)
+		if ((fd = run_remote_dial(rn, &ssl, quiet)) == -1)
 			return -1;
 	} else if ((fd = run_feed_connect(rn->rn_run, path)) == -1) {
-		run_feed_connect_failed(path, errno);
+		if (!quiet)
+			run_feed_connect_failed(path, errno);
 		return -1;
 	}
 	memset(&po, 0, sizeof(po));
@@ -277,8 +281,13 @@ run_feed_open(struct runner *rn)
 	if ((hdr = pp2_header(&po, &len, &cause)) == NULL)
 		fatalx("run: %s", cause);
 	/* --ask: the proxy must say it holds and asks before the command. */
-	if (rn->rn_net->net_ask) {
-		xasprintf(&ask, "{\"ask\":%d}\n", rn->rn_net->net_ask_secs);
+	if (rn->rn_net->net_ask)
+		xasprintf(&ask, "{\"ask\":%d}\n%s", rn->rn_net->net_ask_secs,
+		    more != NULL ? more : "");
+	else if (more != NULL)
+		ask = xstrdup(more);
+	/* One write: the proxy reads the rules with the header. */
+	if (ask != NULL) {
 		hdr = xreallocarray(hdr, len + strlen(ask), 1);
 		memcpy(hdr + len, ask, strlen(ask));
 		len += strlen(ask);
@@ -289,7 +298,8 @@ run_feed_open(struct runner *rn)
 	free(hdr);
 	if (n <= 0 || strncmp(answer, PP2_WATCH_HELLO,
 	    strlen(PP2_WATCH_HELLO)) != 0) {
-		run_feed_wrong(path, answer, n);
+		if (!quiet)
+			run_feed_wrong(path, answer, n);
 		run_feed_close(fd, ssl);
 		return -1;
 	}
@@ -297,22 +307,35 @@ run_feed_open(struct runner *rn)
 	if (rn->rn_net->net_ask) {
 		asking = answer + len;
 		if (strncmp(asking, FEED_ASKING, strlen(FEED_ASKING)) != 0) {
-			log_warnx("run: the proxy at %s does not hold and ask "
-			    "about connections (--ask): a cordon proxy older "
-			    "than this run", path);
-			log_warnx("hint: run without --ask, or ask its "
-			    "operator to update cordon");
+			if (!quiet) {
+				log_warnx("run: the proxy at %s does not hold "
+				    "and ask about connections (--ask): a "
+				    "cordon proxy older than this run", path);
+				log_warnx("hint: run without --ask, or ask its "
+				    "operator to update cordon");
+			}
 			run_feed_close(fd, ssl);
 			return -1;
 		}
 		len += (size_t)(strchr(asking, '\n') + 1 - asking);
 	}
 	rn->rn_feed = run_feed_bev(rn, fd, ssl);
-	/* What came after the hello is the first of the feed. */
+	/*
+	 * What came after the hello is the first of the feed.  A socket
+	 * bufferevent's input takes no evbuffer_add (its end is frozen
+	 * but while it reads); the front is free, and it is empty.
+	 */
 	if ((size_t)n > len)
-		evbuffer_add(bufferevent_get_input(rn->rn_feed), answer + len,
-		    (size_t)n - len);
+		evbuffer_prepend(bufferevent_get_input(rn->rn_feed), answer +
+		    len, (size_t)n - len);
 	return 0;
+}
+
+/* The preflight, before the command: 0, or -1 having said why. */
+int
+run_feed_open(struct runner *rn)
+{
+	return run_feed_dial(rn, NULL, false);
 }
 
 /*
@@ -415,18 +438,26 @@ run_feed_ask(struct runner *rn, const json_t *doc)
 	run_harness_ask(rn, id, &e, (int)run_feed_int(doc, "timeout_secs"));
 }
 
-/* The proxy's answer to a live rule: applied, or why not. */
+/*
+ * The proxy's answer to a live rule: applied, or why not; told to the
+ * harness unless it answers a rule replayed on a reopened channel.
+ */
 static void
 run_feed_said(struct runner *rn, const json_t *doc)
 {
-	const char	*allow, *deny;
+	const char	*allow, *deny, *pattern, *why;
+	json_t		*n;
 
 	allow = run_feed_str(doc, "allow");
 	deny = run_feed_str(doc, "deny");
 	if (allow == NULL && deny == NULL)
 		return;
-	run_harness_said(rn, allow != NULL, allow != NULL ? allow :
-	    deny, run_feed_str(doc, "error"));
+	pattern = allow != NULL ? allow : deny;
+	why = run_feed_str(doc, "error");
+	n = json_object_get(doc, "n");
+	if (run_feed_replay_kept(rn, allow != NULL, pattern,
+	    json_is_integer(n) ? (long long)json_integer_value(n) : -1, why))
+		run_harness_said(rn, allow != NULL, pattern, why);
 }
 
 static void
@@ -435,11 +466,12 @@ run_feed_read_cb(struct bufferevent *bev, void *arg)
 	struct runner	*rn = arg;
 	struct evbuffer	*in = bufferevent_get_input(bev);
 	const char	*event, *reason;
-	char		*line;
+	char		*line, *closed = NULL;
 	size_t		 len;
 	json_t		*doc;
 
-	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
+	while (closed == NULL && (line = evbuffer_readln(in, &len,
+	    EVBUFFER_EOL_LF)) != NULL) {
 		doc = json_loads(line, 0, NULL);
 		free(line);
 		if (doc == NULL || json_unpack(doc, "{s:s}", "event",
@@ -461,10 +493,19 @@ run_feed_read_cb(struct bufferevent *bev, void *arg)
 			event_base_loopbreak(rn->rn_base);
 		} else if (strcmp(event, "closed") == 0 && json_unpack(doc,
 		    "{s:s}", "reason", &reason) == 0)
+			closed = xstrdup(reason);
+		json_decref(doc);
+	}
+	/* The proxy ended the channel, saying why: reopened as if lost. */
+	if (closed != NULL) {
+		if (!rn->rn_done)
+			run_feed_replay_lost(rn, closed);
+		else
 			log_warnx("run: the proxy closed the run's channel: "
 			    "%s; the summary and --report miss its decisions",
-			    reason);
-		json_decref(doc);
+			    closed);
+		free(closed);
+		return;
 	}
 	if (evbuffer_get_length(in) > FEED_LINE_MAX)
 		evbuffer_drain(in, evbuffer_get_length(in));
@@ -476,12 +517,12 @@ run_feed_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct runner	*rn = arg;
 
 	(void)bev;
-	(void)what;
-	if (!rn->rn_feed_ended && !rn->rn_done)
-		log_warnx("run: the proxy closed the run's channel; the "
-		    "summary and --report miss what it decided since%s",
-		    rn->rn_control != NULL ? ", and the control channel's "
-		    "live rules and questions are gone with it" : "");
+	/* Not the proxy's answer to our "end": reopened (fail closed). */
+	if (!rn->rn_feed_ended && !rn->rn_done) {
+		run_feed_replay_lost(rn, (what & BEV_EVENT_ERROR) ? "a read "
+		    "error on it" : "it closed");
+		return;
+	}
 	rn->rn_feed_ended = true;
 	bufferevent_disable(bev, EV_READ);
 	event_base_loopbreak(rn->rn_base);
@@ -508,6 +549,7 @@ run_feed_end(struct runner *rn)
 {
 	struct timeval	 tv = { FEED_END_SECS, 0 };
 
+	run_feed_replay_end(rn);
 	if (rn->rn_feed == NULL)
 		return;
 	if (!rn->rn_feed_ended && bufferevent_write(rn->rn_feed, "end\n",
@@ -540,12 +582,28 @@ run_feed_write(struct runner *rn, json_t *msg)
 	json_decref(msg);
 }
 
-/* Sends the harness's live rule to the operator's proxy. */
+/* Sends a live rule, numbered n, to the operator's proxy. */
+void
+run_feed_rule_n(struct runner *rn, bool allow, const char *pattern,
+    long long n)
+{
+	run_feed_write(rn, json_pack("{s:s, s:I}", allow ? "allow" : "deny",
+	    pattern, "n", (json_int_t)n));
+}
+
+/*
+ * Sends the harness's live rule to the operator's proxy, and keeps it
+ * to replay on a reopened channel (kept unsent while it reopens).
+ */
 void
 run_feed_rule(struct runner *rn, bool allow, const char *pattern)
 {
-	run_feed_write(rn, json_pack("{s:s, s:I}", allow ? "allow" : "deny",
-	    pattern, "n", (json_int_t)++rn->rn_seq));
+	if (run_feed_replay_reopening(rn)) {
+		run_feed_replay_keep(rn, allow, pattern, 0);
+		return;
+	}
+	run_feed_replay_keep(rn, allow, pattern, (long long)++rn->rn_seq);
+	run_feed_rule_n(rn, allow, pattern, (long long)rn->rn_seq);
 }
 
 /* Sends the harness's decision on the proxy's question id. */

@@ -2,7 +2,8 @@
  * run_host.h: the process outside, cordon run on the host from run_exec() to
  * run_end(): the proxy, the clone, the wait (run.c), the private folder
  * and its socket (run_sock.c), the harness's side (run_control.c), the
- * operator's proxy's feed (run_feed.c), and the end (run_end.c).
+ * operator's proxy's feed (run_feed.c, reopened by run_feed_replay.c), and
+ * the end (run_end.c).
  */
 #ifndef CORDON_RUN_HOST_H
 #define CORDON_RUN_HOST_H
@@ -24,6 +25,7 @@ struct bufferevent;
 struct control;
 struct event;
 struct evconnlistener;
+struct feed_replay;
 struct notify;
 struct tally;
 
@@ -77,6 +79,7 @@ struct runner {
 	struct bufferevent	*rn_feed;	/* --proxy-socket: run_feed.c */
 	struct tlsup		*rn_remote;	/* --proxy: run_remote.c */
 	bool			 rn_feed_ended;
+	struct feed_replay	*rn_replay;	/* run_feed_replay.c */
 	struct keeper		*rn_keeper;	/* a session's, or NULL */
 	struct policy		*rn_env_policy;	/* a session's, without */
 						/* a proxy of its own */
@@ -90,7 +93,7 @@ void	run_sock_close(struct runner *);
 
 /* run_remote.c: the relay to a remote tier (--proxy tls://). */
 int	run_remote_start(struct runner *);
-int	run_remote_dial(struct runner *, SSL **);
+int	run_remote_dial(struct runner *, SSL **, bool);
 
 /* keeper.c: a session's side outside: its socket, its clients. */
 int	keeper_open(struct runner *);
@@ -121,6 +124,19 @@ void	run_feed_start(struct runner *);
 void	run_feed_end(struct runner *);
 void	run_feed_rule(struct runner *, bool, const char *);
 void	run_feed_answer(struct runner *, const char *, const char *);
+int	run_feed_dial(struct runner *, const char *, bool);
+void	run_feed_rule_n(struct runner *, bool, const char *, long long);
+
+/*
+ * run_feed_replay.c: a channel lost mid-run reopened, the live rules
+ * replayed, the relay's new connections held meanwhile.
+ */
+void	run_feed_replay_keep(struct runner *, bool, const char *, long long);
+bool	run_feed_replay_kept(struct runner *, bool, const char *, long long,
+	    const char *);
+void	run_feed_replay_lost(struct runner *, const char *);
+bool	run_feed_replay_reopening(const struct runner *);
+void	run_feed_replay_end(struct runner *);
 
 /* run_end.c: what the sandbox left, the summary, the report, the end. */
 void	run_end_collect(struct runner *);

@@ -290,6 +290,10 @@ run_prepare_socket(struct run_prep *rp)
 		    "nothing run");
 		return -1;
 	}
+	/* Its harness's rules live on the channel: the proxy needs it. */
+	run->r_sb.sb_net.sn_channel = net->net_socket != NULL &&
+	    run->r_sb.sb_net.sn_mode == NET_PROXY &&
+	    (net->net_control != NULL || net->net_ask);
 	if (run->r_sb.sb_net.sn_narrow != NULL &&
 	    strlen(run->r_sb.sb_net.sn_narrow) > PP2_NARROW_MAX) {
 		log_warnx("run: the policy's network.deny entries and the "

@@ -14,6 +14,7 @@
  */
 #include <sys/types.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "log.h"
@@ -55,16 +56,20 @@ run_remote_start(struct runner *rn)
 
 /*
  * The preflight's connection to the tier, TLS done.  Returns its socket
- * with *ssl set, or -1 having said why and what to do.
+ * with *ssl set, or -1 having said why and what to do (unless quiet: a
+ * lost channel reopened, run_feed_replay.c, says it once at the end).
  */
 int
-run_remote_dial(struct runner *rn, SSL **ssl)
+run_remote_dial(struct runner *rn, SSL **ssl, bool quiet)
 {
 	char	*cause, *hint;
 	int	 fd;
 
 	if ((fd = tlsup_dial(rn->rn_remote, TLSUP_DIAL_SECS, ssl, &cause,
-	    &hint)) == -1) {
+	    &hint)) == -1 && quiet) {
+		free(cause);
+		free(hint);
+	} else if (fd == -1) {
 		log_warnx("run: --proxy %s: %s", rn->rn_net->net_remote,
 		    cause);
 		log_warnx("hint: %s", hint);

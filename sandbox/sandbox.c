@@ -196,7 +196,7 @@ sandbox_bridge(const struct sandbox *sb, struct event_base *base)
 	    &cause)) == NULL || bridge_proxy_id(b, sb->sb_id,
 	    sb->sb_net.sn_narrow,
 	    sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name : NULL,
-	    &cause) == -1)
+	    sb->sb_net.sn_channel ? PP2_WATCH_VERSION : NULL, &cause) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "the bridge: %s", cause);
 	if (cp != NULL) {
@@ -204,6 +204,8 @@ sandbox_bridge(const struct sandbox *sb, struct event_base *base)
 		po.po_id = sb->sb_id;
 		po.po_narrow = sb->sb_net.sn_narrow;
 		po.po_command = sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name :
+		    NULL;
+		po.po_channel = sb->sb_net.sn_channel ? PP2_WATCH_VERSION :
 		    NULL;
 		if (resolver_new(base, cp, &target, &po, &cause) == NULL)
 			sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
@@ -221,7 +223,7 @@ sandbox_bridge(const struct sandbox *sb, struct event_base *base)
 		free(cause);
 	} else if (bridge_proxy_id(b, sb->sb_id, sb->sb_net.sn_narrow,
 	    sb->sb_cmd.sc_name[0] != '\0' ? sb->sb_cmd.sc_name : NULL,
-	    &cause) == -1)
+	    sb->sb_net.sn_channel ? PP2_WATCH_VERSION : NULL, &cause) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "the bridge: %s", cause);
 	else if (cp != NULL)

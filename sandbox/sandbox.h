@@ -138,6 +138,7 @@ struct sandbox_net {
 	const char		 *sn_proxy_name; /* the socket, in that folder */
 	const char		 *sn_proxy_path; /* the same, whole, for messages */
 	char			 *sn_narrow;	/* --proxy-socket: the run's rules */
+	bool			  sn_channel;	/* it has a harness: PP2 says so */
 };
 
 /* PID 1's pipes to and from cordon run. */

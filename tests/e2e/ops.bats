@@ -838,6 +838,78 @@ PY
 	[ "$(jq -r 'select(.host == "two.test") | .decision' "$LOG")" = deny ]
 }
 
+@test "--proxy-socket: the operator's proxy restarted mid-run: the run reopens its channel and replays its live deny on the new proxy, the harness hears the channel lost and restored; a connection of a run with a harness and no channel open is refused, logged" {
+	sandbox_setup
+	write_pyharness
+	sock="$UDIR/proxy.sock"
+	# psock: the operator's proxy on $sock, its pid in P.
+	psock() {
+		start_bg "proxy$1" "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+		    --log "$LOG" --resolve up.test:127.0.0.1 \
+		    --resolve two.test:127.0.0.1 --allow-cidr 127.0.0.1/32 \
+		    --allow-domain "up.test:$UP" --allow-domain "two.test:$UP"
+		P=$BG_PID
+		wait_listen "unix:$sock"
+		chmod 666 "$sock"
+	}
+	psock 1
+	mkdir -p "$WS/m"
+	chmod 777 "$WS/m"
+	CTL="$UDIR/ctl.sock"
+	EVENTS="$UDIR/events.log"
+	start_bg harness as_user "$UDIR/home" python3 "$UDIR/bin/pyharness.py" \
+	    "$CTL" "$EVENTS" "$WS/m" --file go "{\"deny\": \"up.test:$UP\"}"
+	wait_listen "unix:$CTL"
+	start_bg run as_user "$UDIR/home" sh -c "cd '$WS' && '$UCORDON' run \
+	    --read-only '$UDIR/bin' --proxy-socket '$sock' --control '$CTL' \
+	    --report '$WS/r.json' -- sh -c '
+	    w() { for i in \$(seq 300); do [ -e m/\$1 ] && return; sleep 0.05; done; echo \"no \$1\"; }
+	    c() { curl -s -o /dev/null -w \"%{http_code} \" http://\$1:$UP/; }
+	    c up.test; : >m/go; w applied.1; c up.test; c two.test; echo
+	    : >m/first; w channel.2; c up.test; c two.test; echo
+	    ' 2>'$UDIR/run.err'; echo \"exit \$?\""
+	for i in $(seq 300); do [ -e "$WS/m/first" ] && break; sleep 0.05; done
+	[ -e "$WS/m/first" ]
+	kill "$P"
+	wait "$P" || true
+	psock 2
+	for i in $(seq 400); do
+		grep -q '^exit ' "$BATS_TEST_TMPDIR/run.log" && break
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/run.log" "$UDIR/run.err" "$EVENTS"
+	[ "$(cat "$BATS_TEST_TMPDIR/run.log")" = \
+	    "$(printf '200 403 200 \n403 200 \nexit 0')" ]
+	[ "$(jq -r 'select(.event == "channel") | .state' "$EVENTS" |
+	    tr '\n' ' ')" = "lost restored " ]
+	[ "$(grep -c '"event":"applied"' "$EVENTS")" -eq 1 ]
+	# The new proxy refused up.test by the replayed rule; the report
+	# counts both refusals.
+	[ "$(jq -r 'select(.host == "up.test" and .decision == "deny") |
+	    .rule_from' "$LOG" | sort -u)" = "the run's control channel" ]
+	[ "$(jq -r '.refused[] | "\(.host) \(.count)"' "$WS/r.json")" = \
+	    "up.test 2" ]
+	# A connection whose header says its run keeps a channel, with no
+	# channel of that run open here: refused before its request is
+	# read, and logged with why.
+	cat >"$UDIR/bin/nochannel.py" <<'PY'
+import socket, struct, sys
+path, port = sys.argv[1], sys.argv[2]
+tlvs = [(0x05, b"ghost"), (0xe6, b"1")]
+body = b"".join(bytes([t]) + struct.pack(">H", len(v)) + v for t, v in tlvs)
+c = socket.socket(socket.AF_UNIX); c.connect(path)
+c.sendall(b"\r\n\r\n\x00\r\nQUIT\n" + b"\x21\x00" + struct.pack(">H", len(body)) +
+    body + b"GET http://up.test:%s/ HTTP/1.1\r\nHost: up.test\r\n\r\n" % port.encode())
+print(repr(c.recv(4096)))
+PY
+	run as_user "$UDIR/home" timeout 10 python3 "$UDIR/bin/nochannel.py" \
+	    "$sock" "$UP"
+	echo "$output"
+	[ "$output" = "b''" ]
+	jq -r 'select(.sandbox == "ghost") | "\(.decision) \(.reason)"' "$LOG" |
+	    grep -q '^deny the run has a harness (--control, --ask), and its channel is not open on this proxy'
+}
+
 @test "readiness: /healthz, /readyz (not while draining), cordon_build_info" {
 	start_proxy --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
 	run curl -sS -w ' %{http_code}' "http://127.0.0.1:$METRICS/healthz"

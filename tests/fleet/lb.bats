@@ -438,46 +438,99 @@ PY
 	[ "$(grep -l . "$F"/r[123].log | wc -l)" -eq 1 ]
 }
 
-@test "fleet tier: the replica holding a run's channel killed mid-run: the run says that its summary, --report and live rules end there, and its command goes on through another replica; as the test user" {
-	local victim n
-	victim=$(home_replica)
-	[ -n "$victim" ]
+# lost_run SCRIPT: `cordon run` as ci, its live deny of up.test sent
+# by the harness at once (harness.log), its report in $WS/r.json, its
+# stderr in $F/lost.err, in the background; $F/lost.log ends with its
+# status.  SCRIPT starts once the deny is applied (m/applied).
+lost_run() {
 	mkdir -p "$WS/m"
 	chmod 777 "$WS/m"
 	CTL="$UDIR/ctl.sock"
 	start_bg harness as_user "$UDIR/home" "$UDIR/bin/harness" \
-	    --listen "$CTL"
+	    --listen "$CTL" --send "{\"deny\": \"up.test:$UP\"}"
 	wait_listen "unix:$CTL"
-	# One allowed and one refused connection, then (m/go) the same
-	# once the run's replica is DOWN.
 	start_bg lost bash -c "$(declare -f tier_run in_sandbox \
 	    in_sandbox_as_me as_user ensure_test_user); $(declare -p \
-	    UDIR WS UCORDON TEST_USER); (tier_run user $CI dev \
+	    UDIR WS UCORDON TEST_USER); (tier_run user $CI ci \
 	    --report $WS/r.json --control $CTL -- sh -c '
 	    c() { curl -s -o /dev/null -w \"%{http_code} \" \$1; }
-	    c http://up.test:$UP/; c http://ci.test:$CIONLY/; : >m/first
-	    for i in \$(seq 200); do [ -e m/go ] && break; sleep 0.05; done
-	    c http://up.test:$UP/; c http://ci.test:$CIONLY/; echo' \
-	    2>$F/lost.err); echo \"exit \$?\""
+	    for i in \$(seq 200); do [ -e m/applied ] && break; sleep 0.05; done
+	    $1' 2>$F/lost.err); echo \"exit \$?\""
+	until_true 10 grep -q '"event":"applied"' "$F/harness.log"
+	touch "$WS/m/applied"
+}
+
+# events NAME: the harness's events NAME, "state reason" a line.
+events() {
+	jq -r --arg e "$1" 'select(.event == $e) | "\(.state) \(.reason)"' \
+	    "$F/harness.log"
+}
+
+@test "fleet tier: the replica holding a run's channel killed mid-run: the run holds its new connections, reopens its channel on another replica and replays its live deny there: the denied host stays refused, the allowed one answers, the summary and --report count the refusals of both replicas, the harness hears the channel lost and restored; as the test user" {
+	local victim n
+	victim=$(home_replica)
+	[ -n "$victim" ]
+	# Before the kill: ci.test allowed, up.test denied live; after it
+	# (m/go, the replica DOWN) the same, and up.test once more.
+	lost_run 'c http://ci.test:'$CIONLY'/; c http://up.test:'$UP'/
+	    : >m/first
+	    for i in $(seq 200); do [ -e m/go ] && break; sleep 0.05; done
+	    c http://ci.test:'$CIONLY'/; c http://up.test:'$UP'/
+	    c http://up.test:'$UP'/; echo'
 	until_true 10 test -e "$WS/m/first"
 	kill -KILL "${R_PID[victim]}"
 	until_true 5 server_is ci "r$victim" DOWN
 	touch "$WS/m/go"
-	until_true 15 grep -q '^exit ' "$F/lost.log"
-	cat "$F/lost.log" "$F/lost.err"
-	[ "$(cat "$F/lost.log")" = "$(printf '200 403 200 403 \nexit 0')" ]
-	# It says so, once the channel ends.
-	grep -q "the proxy closed the run's channel; the summary and --report \
-miss what it decided since, and the control channel's live rules and \
-questions are gone with it" <(tr -d '\n' <"$F/lost.err")
-	# The summary and the report have the first refusal, not the one
-	# another replica made; that one is in its log.
-	grep -q "refused 1 connection: ci.test:$CIONLY" "$F/lost.err"
+	until_true 20 grep -q '^exit ' "$F/lost.log"
+	cat "$F/lost.log" "$F/lost.err" "$F/harness.log"
+	[ "$(cat "$F/lost.log")" = "$(printf '200 403 200 403 403 \nexit 0')" ]
+	# The harness heard the loss, then the channel back, its deny
+	# replayed; the deny's "applied" once, not again for the replay.
+	[ "$(events channel | cut -d' ' -f1 | tr '\n' ' ')" = "lost restored " ]
+	events channel | grep -q '^restored reopened after .*, 1 live rule replayed$'
+	[ "$(grep -c '"event":"applied"' "$F/harness.log")" -eq 1 ]
+	grep -q "reopening it, the run's new connections held until its live \
+rules are back" <(tr -d '\n' <"$F/lost.err")
+	# The summary and the report count up.test's three refusals, two
+	# of them by the replica that took over, by the replayed rule.
+	grep -q "refused 3 connections: up.test:$UP (by network.deny \
+\"up.test:$UP\" (from the run's control channel)) x3" \
+	    <(tr -d '\n' <"$F/lost.err" | sed 's/  */ /g')
 	[ "$(jq -r '.refused[] | "\(.host) \(.count)"' "$WS/r.json")" = \
-	    "ci.test 1" ]
+	    "up.test 3" ]
 	for n in 1 2 3; do
 		[ "$n" = "$victim" ] || cat "$F/r$n.log"
 	done | jq -r '"\(.host) \(.decision)"' | sort >"$F/after"
-	[ "$(cat "$F/after")" = "$(printf '%s\n' "ci.test deny" \
-	    "up.test allow")" ]
+	[ "$(cat "$F/after")" = "$(printf '%s\n' "ci.test allow" \
+	    "up.test deny" "up.test deny")" ]
+}
+
+@test "fleet tier: every replica killed mid-run: the run's held and later connections are refused, it says why, the harness hears the channel lost and failed, and the command's status passes through; as the test user" {
+	local n
+	lost_run 'c http://ci.test:'$CIONLY'/; : >m/first
+	    for i in $(seq 400); do [ -e m/go ] && break; sleep 0.05; done
+	    c http://ci.test:'$CIONLY'/; echo
+	    for i in $(seq 400); do grep -q failed m/ev 2>/dev/null && break
+	    sleep 0.05; done
+	    c http://ci.test:'$CIONLY'/; echo; exit 3'
+	until_true 10 test -e "$WS/m/first"
+	for n in 1 2 3; do
+		kill -KILL "${R_PID[n]}"
+	done
+	touch "$WS/m/go"
+	until_true 20 grep -q '"state":"failed"' "$F/harness.log"
+	echo failed >"$WS/m/ev"
+	until_true 20 grep -q '^exit ' "$F/lost.log"
+	cat "$F/lost.log" "$F/lost.err" "$F/harness.log"
+	[ "$(cat "$F/lost.log")" = "$(printf '200 000 \n000 \nexit 3')" ]
+	[ "$(events channel | cut -d' ' -f1 | tr '\n' ' ')" = "lost failed " ]
+	tr -d '\n' <"$F/lost.err" | sed 's/  */ /g' >"$F/err1"
+	grep -q "could not be reopened ([0-9]* tries in [0-9]* ms): the \
+run's new connections are refused, since its live rules cannot be \
+applied" "$F/err1"
+	grep -q "hint: the proxy (127.0.0.1:$CI) must be up and reachable" \
+	    "$F/err1" || grep -q "hint: the proxy (tls://127.0.0.1:$CI) must" \
+	    "$F/err1"
+	grep -q "run: 2 connections refused by the run, its channel to \
+the operator's proxy lost" "$F/err1"
 }

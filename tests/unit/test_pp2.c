@@ -167,7 +167,8 @@ static void
 test_pp2_roundtrip(void **state)
 {
 	struct pp2_out	 po = { "run-1", "{\"network\":{}}", "npm",
-			    "registry.test:443", NULL, PP2_WATCH_VERSION };
+			    "registry.test:443", NULL, PP2_WATCH_VERSION,
+			    PP2_WATCH_VERSION };
 	char		 id[PP2_ID_MAX + 1], *cause, *narrow, *h;
 	char		 text[PP2_TARGET_MAX + 1];
 	size_t		 len, used, n;
@@ -189,6 +190,9 @@ test_pp2_roundtrip(void **state)
 	    text, sizeof(text)), -1);
 	assert_null(pp2_field((uint8_t *)h, used, PP2_TYPE_CORDON_NAME, &n));
 	assert_int_equal(pp2_text((uint8_t *)h, used, PP2_TYPE_CORDON_WATCH,
+	    text, sizeof(text)), 0);
+	assert_string_equal(text, PP2_WATCH_VERSION);
+	assert_int_equal(pp2_text((uint8_t *)h, used, PP2_TYPE_CORDON_CHANNEL,
 	    text, sizeof(text)), 0);
 	assert_string_equal(text, PP2_WATCH_VERSION);
 	/* Too small to hold it: refused, not cut. */
