@@ -221,26 +221,7 @@ PY
 	CTL="$UDIR/ctl.sock"
 	# The harness: denies up.test once the run has made its first
 	# connections (m/first), and says so (m/denied) once applied.
-	cat >"$UDIR/bin/deny.py" <<'PY'
-import json, os, socket, sys, time
-ctl, marks, pattern = sys.argv[1:4]
-l = socket.socket(socket.AF_UNIX)
-l.bind(ctl)
-os.chmod(ctl, 0o777)
-l.listen(1)
-c, _ = l.accept()
-while not os.path.exists(os.path.join(marks, "first")):
-    time.sleep(0.05)
-c.sendall(json.dumps({"deny": pattern}).encode() + b"\n")
-buf = b""
-while True:
-    d = c.recv(4096)
-    if not d:
-        break
-    buf += d
-    if b'"event":"applied"' in buf:
-        open(os.path.join(marks, "denied"), "w").close()
-PY
+	cp "$BATS_TEST_DIRNAME/clients/deny_after.py" "$UDIR/bin/deny.py"
 	chmod 755 "$UDIR/bin/deny.py"
 	start_bg harness as_user "$UDIR/home" python3 "$UDIR/bin/deny.py" \
 	    "$CTL" "$WS/m" "up.test:$UP"
