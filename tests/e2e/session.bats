@@ -279,6 +279,47 @@ PY
 	[ ! -s "$got" ] || { cat "$got"; false; }
 }
 
+@test "a run given the host's /tmp to write cannot put its own socket in place of a session's: the sessions' folder is hidden inside (user and root)" {
+	for AS in user root; do
+		session_start
+		dir=$(as_who sh -c 'echo "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"')
+		[ -z "${XDG_RUNTIME_DIR:-}" ] || dir=$dir/cordon
+		[ -S "$dir/sessions/$SID.sock" ]
+		# Another run, of the same user, with /tmp writable: it would
+		# bind a socket of its own in the session's place, and answer
+		# the next client with a forged status, having read its
+		# environment.
+		cd "$WS"
+		start_bg hijack as_who "$UCORDON" run --quiet --write /tmp -- \
+		    python3 -c '
+import os, socket, struct, sys, time
+p = sys.argv[1]
+try:
+    os.unlink(p)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.bind(p)
+    s.listen(1)
+    print("bound", flush=True)
+    c, _ = s.accept()
+    c.recv(64)
+    c.sendmsg([struct.pack("<7I", 0x63736e31, 4, 0, 0, 0, 0, 0)])
+    time.sleep(2)
+except OSError as e:
+    print("refused:", e, flush=True)
+' "$dir/sessions/$SID.sock"
+		for i in $(seq 100); do
+			grep -q 'bound\|refused' "$BATS_TEST_TMPDIR/hijack.log" &&
+			    break
+			sleep 0.1
+		done
+		run grep -E '^(bound|refused)' "$BATS_TEST_TMPDIR/hijack.log"
+		[[ "$output" == "refused: "* ]]
+		run in_session -- sh -c 'exit 7'
+		[ "$status" -eq 7 ]
+		wait "$BG_PID" || true
+	done
+}
+
 @test "a repository planted with core.fsmonitor is quarantined before that command's cordon run --session returns" {
 	session_start
 	run in_session -- sh -c "git init -q evil &&
