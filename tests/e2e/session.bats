@@ -334,6 +334,37 @@ except OSError as e:
 	[ "$status" -eq 0 ]
 }
 
+@test "a repository a background process plants after its command's check: there on the host until the next command's check or the stop, which quarantine it" {
+	session_start
+	plant='(sleep 1; git init -q "$0" &&
+	    git -C "$0" config core.fsmonitor "touch $1") >/dev/null 2>&1 &'
+	run in_session -- sh -c "$plant" "$WS/late" "$WS/pwned"
+	[ "$status" -eq 0 ]
+	# The known gap: its check came before the repository did.
+	for i in $(seq 50); do
+		[ -e "$WS/late/.git/config" ] &&
+		    grep -q fsmonitor "$WS/late/.git/config" && break
+		sleep 0.1
+	done
+	grep -q fsmonitor "$WS/late/.git/config"
+	# The next command's check takes it, and says so to that command.
+	run in_session -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/late/.git"* ]]
+	[ ! -e "$WS/late/.git" ]
+	# With no next command, the stop's check takes it.
+	run in_session -- sh -c "$plant" "$WS/late2" "$WS/pwned"
+	[ "$status" -eq 0 ]
+	sleep 1.5
+	cd "$WS"
+	run as_who timeout 20 "$UCORDON" session stop "$SID"
+	[[ "$output" == *"quarantined $WS/late2/.git"* ]]
+	[ ! -e "$WS/late2/.git" ]
+	git -C "$WS/late" status >/dev/null 2>&1 || true
+	git -C "$WS/late2" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/pwned" ]
+}
+
 @test "--report per command: its status, what was quarantined, what was refused in its time" {
 	session_start
 	rep=$UDIR/rep.json
