@@ -146,7 +146,7 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
 		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify \
-		   fuzz_watch_msg fuzz_policy_ident
+		   fuzz_watch_msg fuzz_policy_ident fuzz_sessmsg
 
 # Debian packages: the build's (make deps), the demo's (make demo: only
 # these two lists), the unit tests' (make unit: git, which test_gitcfg
@@ -403,14 +403,16 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iwire -Iproxy -Iproxyd -Ibridge -Icerts -Ilogs -Irunner -Iconfine \
-		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets $(PKG_CFLAGS)
+		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets -Isession \
+		   $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
 		   $(SECRETS_SRCS) confine/trust.c confine/env.c \
-		   notify/notify_addr.c
+		   notify/notify_addr.c session/sessmsg.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h wire/*.h proxy/*.h certs/*.h runner/*.h \
 		   sandbox/*.h notify/*.h guard/*.h confine/*.h \
-		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h)
+		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h \
+		   session/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 
 fuzz: deps deps-fuzz

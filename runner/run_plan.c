@@ -21,6 +21,7 @@
 #include "policy.h"
 #include "run_prep.h"
 #include "runner.h"
+#include "sess.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -212,6 +213,47 @@ run_plan_hidden(struct run *run, const struct fsplan *plan)
 }
 
 /*
+ * The folder of the user's sessions (sessdir.c), hidden when the host's
+ * would show inside: under the workspace or a path of the policy's
+ * write or read_only lists (--write /tmp).  A command that could write
+ * there could put a socket of its own in place of a session's (or
+ * rename the folder and make another), and the owner's next client
+ * would pass it the environment before the policy's scrubbing, the
+ * client's stdio, and take a forged exit status from it: its uid is
+ * the owner's.  The folder is made first if missing, so that the
+ * command cannot make it, and hidden whole: a mount point cannot be
+ * renamed.  Elsewhere the private /tmp and $XDG_RUNTIME_DIR cover it.
+ */
+static void
+run_plan_sessions(struct policy *p, const char *ws)
+{
+	const struct plist	*lists[] = { &p->p_write, &p->p_read_only };
+	const char		*path;
+	struct pitem		*it;
+	char			 top[256], real[PATH_MAX], dir[PATH_MAX];
+	char			 cause[1024];
+	size_t			 i, j;
+	bool			 shown;
+
+	sessdir_top(top);
+	shown = ws != NULL && path_is_below(top, ws);
+	for (i = 0; i < nitems(lists) && !shown; i++)
+		for (j = 0; j < lists[i]->pl_n && !shown; j++) {
+			path = lists[i]->pl_v[j].pi_text;
+			shown = (realpath(path, real) != NULL &&
+			    path_is_below(top, real)) || path_is_below(top,
+			    path);
+		}
+	/* Not the user's (another's, squatted): none of theirs is in it. */
+	if (!shown || sessdir_path(dir, sizeof(dir), true, cause,
+	    sizeof(cause)) == -1)
+		return;
+	it = policy_plist_add(&p->p_hide);
+	it->pi_text = xstrdup(top);
+	it->pi_from = xstrdup("protected: cordon's sessions");
+}
+
+/*
  * cordon's ssh-agent is on when the user has a working one and the
  * policy allows some host: returns the user's SSH_AUTH_SOCK, and the
  * known_hosts files to show inside in known (NULL when off).
@@ -298,6 +340,7 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	run_secrets_prepare(run, p, run->r_sb.sb_net.sn_mode == NET_PROXY &&
 	    rp->rp_net.net_socket == NULL);
 	trust_hide_ca(p);
+	run_plan_sessions(p, rp->rp_workspace);
 	memset(&fin, 0, sizeof(fin));
 	fin.fi_policy = p;
 	fin.fi_workspace = rp->rp_workspace;

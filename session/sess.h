@@ -68,6 +68,7 @@ void	sessmsg_blob_clear(struct sessblob *);
 void	sessmsg_close(int *, int);
 
 /* sessdir.c: $XDG_RUNTIME_DIR/cordon/sessions, or /tmp/cordon-UID/... */
+void	sessdir_top(char *);
 int	sessdir_path(char *, size_t, bool, char *, size_t);
 int	sessdir_file(char *, size_t, const char *, const char *,
 	    const char *);

@@ -68,6 +68,38 @@ sessclient_why(const char *dir, const char *id, int err, char *cause,
 }
 
 /*
+ * Whether the socket s is served by a process of this user's, as a
+ * keeper is (SO_PEERCRED: who called listen).  The folder's mode keeps
+ * others out of the user's sessions, but a path given to --session, or
+ * a socket planted before the folder was checked, could be another
+ * user's: such a listener would get the command's environment and its
+ * stdio and could forge its exit status.  Checked before anything is
+ * sent.  Returns 0, or -1 with the reason and the fix in cause.
+ */
+static int
+sessclient_peer(int s, const char *path, char *cause, size_t clen)
+{
+	struct ucred	 cr;
+	socklen_t	 len = sizeof(cr);
+
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1) {
+		snprintf(cause, clen, "the session at %s: SO_PEERCRED: %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	if (cr.uid != getuid()) {
+		snprintf(cause, clen, "the session at %s is not yours: its "
+		    "socket is served by uid %u (pid %d), not by a cordon of "
+		    "uid %u; nothing was sent to it\nhint: cordon session "
+		    "list shows yours; start one with: cordon session start",
+		    path, (unsigned int)cr.uid, (int)cr.pid,
+		    (unsigned int)getuid());
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Resolves name (an id, a --name, or the socket's path) to its socket
  * in the user's folder, and connects.  Returns the socket, the id in
  * id (SESS_ID_LEN + 1), or -1 with the reason and the fix in cause.
@@ -130,6 +162,10 @@ sessclient_connect(const char *name, char *id, size_t idlen, char *cause,
 			    "yours", path, strerror(errno));
 		else
 			sessclient_why(dir, id, errno, cause, clen);
+		close(s);
+		return -1;
+	}
+	if (sessclient_peer(s, path, cause, clen) == -1) {
 		close(s);
 		return -1;
 	}

@@ -52,22 +52,33 @@ sessdir_check(const char *path, bool create, char *cause, size_t clen)
 }
 
 /*
+ * The folder that holds the sessions' folder into top (256 bytes):
+ * $XDG_RUNTIME_DIR/cordon when that is the user's, else /tmp/cordon-UID.
+ * Neither made nor checked.
+ */
+void
+sessdir_top(char *top)
+{
+	const char	*xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat	 st;
+
+	if (xdg != NULL && xdg[0] == '/' && strlen(xdg) < 128 &&
+	    stat(xdg, &st) == 0 && st.st_uid == getuid())
+		snprintf(top, 256, "%s/cordon", xdg);
+	else
+		snprintf(top, 256, "/tmp/cordon-%u", (unsigned int)getuid());
+}
+
+/*
  * The sessions' folder into buf: made when create, checked always.
  * Returns 0, or -1 with the reason (and a hint line) in cause.
  */
 int
 sessdir_path(char *buf, size_t len, bool create, char *cause, size_t clen)
 {
-	const char	*xdg = getenv("XDG_RUNTIME_DIR");
 	char		 top[256];
-	struct stat	 st;
 
-	if (xdg != NULL && xdg[0] == '/' && strlen(xdg) < 128 &&
-	    stat(xdg, &st) == 0 && st.st_uid == getuid())
-		snprintf(top, sizeof(top), "%s/cordon", xdg);
-	else
-		snprintf(top, sizeof(top), "/tmp/cordon-%u",
-		    (unsigned int)getuid());
+	sessdir_top(top);
 	if (sessdir_check(top, create, cause, clen) == -1)
 		return -1;
 	if ((size_t)snprintf(buf, len, "%s/sessions", top) >= len) {

@@ -195,14 +195,129 @@ pid1_of() {
 	uid=$(id -u "$TEST_USER")
 	sock=/tmp/cordon-$uid/sessions/$SID.sock
 	[ -S "$sock" ]
-	# Root passes the folder's mode; the keeper still refuses.
+	# Root passes the folder's mode; its cordon sees the keeper is not
+	# its own and sends nothing.
 	run "$UCORDON" run --session "$sock" -- touch "$WS/by-root"
 	[ "$status" -eq 125 ]
-	[[ "$output" == *"is not yours"* ]]
+	[[ "$output" == *"is not yours: its socket is served by uid $uid"* ]]
 	[[ "$output" == *"hint:"* ]]
+	# A client that does not check: the keeper refuses its request.
+	run python3 -c '
+import os, socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+blob = os.memfd_create("req")
+os.write(blob, ("%s\0touch\0%s\0" % (sys.argv[2], sys.argv[3])).encode())
+s.sendmsg([struct.pack("<7I", 0x63736e31, 1, 0, 0, 2, 0, 0)],
+    [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("4i", blob, 0, 1, 2))])
+m = s.recv(4096)
+print(struct.unpack("<7I", m[:28])[1], m[28:].decode())
+' "$sock" "$WS" "$WS/by-root"
+	[[ "$output" == "5 cordon: session $SID is not yours"*"hint:"* ]]
 	[ ! -e "$WS/by-root" ]
 	grep -q "refused a client of uid 0" "/tmp/cordon-$uid/sessions/$SID.log"
 	[ "$(stat -c %a "/tmp/cordon-$uid/sessions")" = 700 ]
+}
+
+# A listener of the test user's that poses as a session's keeper: it
+# writes what a client sends (how many bytes and descriptors, and the
+# request's memfd: folder, argv, environment) into $2, and answers a
+# forged exit status 0.
+fake_keeper() {
+	cat >"$UDIR/fake.py" <<'PY'
+import array, os, socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+s.listen(8)
+open(sys.argv[1] + ".ready", "w").close()
+while True:
+    c, _ = s.accept()
+    msg, anc, _, _ = c.recvmsg(64, socket.CMSG_SPACE(5 * 4))
+    fds = array.array("i")
+    for _, _, data in anc:
+        fds.frombytes(data[:len(data) - len(data) % 4])
+    if msg or fds:
+        with open(sys.argv[2], "a") as f:
+            f.write("%d bytes, %d fds\n" % (len(msg), len(fds)))
+            if len(fds) > 1:
+                f.write(os.pread(fds[0], 1 << 20, 0).decode("latin-1"))
+    for fd in fds:
+        os.close(fd)
+    if msg:
+        c.sendmsg([struct.pack("<7I", 0x63736e31, 4, 0, 0, 0, 0, 0)])
+    c.close()
+PY
+	chown "$TEST_USER:" "$UDIR/fake.py"
+	start_bg fake as_user "$UDIR/home" python3 "$UDIR/fake.py" "$1" "$2"
+	for i in $(seq 50); do
+		[ -e "$1.ready" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "another user's socket posing as a session: cordon run --session, cordon-session-exec and session stop refuse it by its peer's uid, having sent nothing" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to be the owner and the test user the other"
+	sock=$UDIR/fake.sock
+	got=$UDIR/fake.got
+	fake_keeper "$sock" "$got"
+	sx=$(dirname "$CORDON")/build/cordon-session-exec
+	[ -x "$sx" ] || sx=$(dirname "$CORDON")/cordon-session-exec
+	cd "$WS"
+	for client in "$UCORDON run" "$sx"; do
+		run env CORDON_TEST_SECRET=s3cret $client --session "$sock" \
+		    -- sh -c 'exit 3'
+		[ "$status" -eq 125 ]
+		[[ "$output" == *"is not yours: its socket is served by uid $(id -u "$TEST_USER")"* ]]
+		[[ "$output" == *"hint:"* ]]
+	done
+	run timeout 20 "$UCORDON" session stop "$sock"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"is not yours"* ]]
+	# Nothing reached the other user: no request, no descriptor.
+	[ ! -s "$got" ] || { cat "$got"; false; }
+}
+
+@test "a run given the host's /tmp to write cannot put its own socket in place of a session's: the sessions' folder is hidden inside (user and root)" {
+	for AS in user root; do
+		session_start
+		dir=$(as_who sh -c 'echo "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"')
+		[ -z "${XDG_RUNTIME_DIR:-}" ] || dir=$dir/cordon
+		[ -S "$dir/sessions/$SID.sock" ]
+		# Another run, of the same user, with /tmp writable: it would
+		# bind a socket of its own in the session's place, and answer
+		# the next client with a forged status, having read its
+		# environment.
+		cd "$WS"
+		start_bg hijack as_who "$UCORDON" run --quiet --write /tmp -- \
+		    python3 -c '
+import os, socket, struct, sys, time
+p = sys.argv[1]
+try:
+    os.unlink(p)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.bind(p)
+    s.listen(1)
+    print("bound", flush=True)
+    c, _ = s.accept()
+    c.recv(64)
+    c.sendmsg([struct.pack("<7I", 0x63736e31, 4, 0, 0, 0, 0, 0)])
+    time.sleep(2)
+except OSError as e:
+    print("refused:", e, flush=True)
+' "$dir/sessions/$SID.sock"
+		for i in $(seq 100); do
+			grep -q 'bound\|refused' "$BATS_TEST_TMPDIR/hijack.log" &&
+			    break
+			sleep 0.1
+		done
+		run grep -E '^(bound|refused)' "$BATS_TEST_TMPDIR/hijack.log"
+		[[ "$output" == "refused: "* ]]
+		run in_session -- sh -c 'exit 7'
+		[ "$status" -eq 7 ]
+		wait "$BG_PID" || true
+	done
 }
 
 @test "a repository planted with core.fsmonitor is quarantined before that command's cordon run --session returns" {
@@ -217,6 +332,37 @@ pid1_of() {
 	# The next command is not blamed for it.
 	run in_session -- true
 	[ "$status" -eq 0 ]
+}
+
+@test "a repository a background process plants after its command's check: there on the host until the next command's check or the stop, which quarantine it" {
+	session_start
+	plant='(sleep 1; git init -q "$0" &&
+	    git -C "$0" config core.fsmonitor "touch $1") >/dev/null 2>&1 &'
+	run in_session -- sh -c "$plant" "$WS/late" "$WS/pwned"
+	[ "$status" -eq 0 ]
+	# The known gap: its check came before the repository did.
+	for i in $(seq 50); do
+		[ -e "$WS/late/.git/config" ] &&
+		    grep -q fsmonitor "$WS/late/.git/config" && break
+		sleep 0.1
+	done
+	grep -q fsmonitor "$WS/late/.git/config"
+	# The next command's check takes it, and says so to that command.
+	run in_session -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/late/.git"* ]]
+	[ ! -e "$WS/late/.git" ]
+	# With no next command, the stop's check takes it.
+	run in_session -- sh -c "$plant" "$WS/late2" "$WS/pwned"
+	[ "$status" -eq 0 ]
+	sleep 1.5
+	cd "$WS"
+	run as_who timeout 20 "$UCORDON" session stop "$SID"
+	[[ "$output" == *"quarantined $WS/late2/.git"* ]]
+	[ ! -e "$WS/late2/.git" ]
+	git -C "$WS/late" status >/dev/null 2>&1 || true
+	git -C "$WS/late2" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/pwned" ]
 }
 
 @test "--report per command: its status, what was quarantined, what was refused in its time" {
