@@ -9,9 +9,10 @@
  * client's by the session's policy (env_build, as a run does from its
  * own), and hands PID 1 the command and the client's descriptors on
  * their pair (sandbox_session.c).  PID 1 forks it and says when it
- * ends; then the guard checks the writable roots, as after a run, before
- * the client hears the status, so that git on the host never meets
- * what the command planted.  Signals from the client go on to the
+ * ends (the session's other processes stopped by then, unless
+ * --run-between); then the guard checks the writable roots, as after a
+ * run, before the client hears the status, so that git on the host
+ * never meets what the command planted.  Signals from the client go on to the
  * command's process group through PID 1.
  *
  * `cordon session stop`, the --idle limit, or a signal to the keeper ends
@@ -412,11 +413,12 @@ keeper_ready(struct keeper *k)
 	int				 fd;
 
 	k->k_ready = true;
-	doc = json_pack("{s:s, s:s?, s:i, s:I, s:s, s:s, s:I}", "id",
+	doc = json_pack("{s:s, s:s?, s:i, s:I, s:s, s:s, s:I, s:s}", "id",
 	    so->so_id, "name", so->so_name, "pid", (int)getpid(),
 	    "started", (json_int_t)k->k_started, "workspace",
 	    k->k_rn->rn_run->r_workspace, "socket", k->k_sock, "idle",
-	    (json_int_t)so->so_idle);
+	    (json_int_t)so->so_idle, "between_commands", so->so_run_between ?
+	    "running" : "stopped");
 	keeper_file(k, "json", path, sizeof(path));
 	if (doc == NULL || json_dump_file(doc, path, JSON_COMPACT) == -1)
 		log_warnx("session: %s could not be written", path);
@@ -512,6 +514,7 @@ keeper_open(struct runner *rn)
 		return -1;
 	}
 	rn->rn_run->r_sb.sb_pipes.sp_session = k->k_pair[1];
+	rn->rn_run->r_sb.sb_pause = !so->so_run_between;
 	rn->rn_run->r_sb.sb_pipes.sp_ready = so->so_ready;
 	return 0;
 }

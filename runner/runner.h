@@ -61,6 +61,7 @@ struct phantom;
 struct session_opts {
 	const char	*so_name;	/* --name, or NULL */
 	long		 so_idle;	/* --idle SECONDS, or 0 */
+	bool		 so_run_between; /* --run-between: not stopped */
 	char		 so_id[17];	/* the session's id */
 	char		 so_dir[PATH_MAX]; /* the user's sessions' folder */
 	int		 so_ready;	/* write end: the id, once ready */

@@ -35,7 +35,8 @@ session_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: cordon session start [--name NAME] [--idle SECONDS] "
-	    "[cordon run's options]\n"
+	    "[--run-between]\n"
+	    "                            [cordon run's options]\n"
 	    "       cordon session stop ID|NAME\n"
 	    "       cordon session list [--json]\n"
 	    "       cordon run --session ID|NAME [--report FILE] -- CMD "
@@ -59,7 +60,8 @@ session_copy_log(const char *path)
 }
 
 /*
- * Takes --name and --idle out of argv (the rest is cordon run's).
+ * Takes --name, --idle and --run-between out of argv (the rest is
+ * cordon run's).
  * Returns 0, or -1 having said why.
  */
 static int
@@ -90,7 +92,9 @@ session_start_opts(int *argc, char **argv, struct session_opts *so)
 				    SESS_NAME_MAX);
 				return -1;
 			}
-		} else if (strcmp(argv[i], "--idle") == 0) {
+		} else if (strcmp(argv[i], "--run-between") == 0)
+			so->so_run_between = true;
+		else if (strcmp(argv[i], "--idle") == 0) {
 			so->so_idle = strtol(argv[++i], &end, 10);
 			if (*argv[i] == '\0' || *end != '\0' ||
 			    so->so_idle < 1 || so->so_idle > 31536000) {
@@ -216,6 +220,12 @@ session_start(int argc, char **argv)
 	}
 	/* What the keeper said while it made the sandbox (notes). */
 	session_copy_log(log);
+	if (so.so_run_between)
+		log_warnx("session %s: --run-between: its background "
+		    "processes run between commands, so git on the host is "
+		    "protected only when each command ends and at the stop: "
+		    "a repository one plants in between stays, for the host's "
+		    "git to run, until the next command's check", so.so_id);
 	printf("%s\n", so.so_id);
 	return 0;
 }

@@ -181,6 +181,8 @@ struct sandbox {
 	struct sandbox_net	  sb_net;
 	struct sandbox_pipes	  sb_pipes;
 	struct sandbox_cmd	  sb_cmd;
+	bool			  sb_pause;	/* a session's: its processes */
+						/* stopped between commands */
 };
 
 /* sandbox.c: runs in the sandbox as its PID 1; never returns. */

@@ -15,14 +15,26 @@
  * A signal for a command comes from the keeper as a message and goes to
  * the command's process group.  The keeper's end closing (it died, or
  * the session was stopped) ends PID 1, and with it, the kernel ends
- * every process of the namespace.
+ * every process of the namespace (SIGKILL: stopped ones too).
+ *
+ * Between commands nothing of the sandbox runs (sb_pause; not with
+ * --run-between): when the last command running ends, PID 1 stops every
+ * other process of the namespace before it tells the keeper, whose check
+ * of the writable roots then reads what no process of the sandbox
+ * changes any more, so a background process cannot plant a repository
+ * after the check for the host's git to meet before the next one.  The
+ * next command's request continues them all, then starts it: a server
+ * keeps its state and answers that command.  A process stopped by its
+ * own (SIGSTOP, a job stopped) is continued with them.
  */
 #include <sys/types.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <linux/filter.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -30,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -42,6 +55,7 @@
 struct sbs_cmd {
 	pid_t		 sc_pid;
 	uint32_t	 sc_id;		/* the keeper's request */
+	struct stat	 sc_out[2];	/* the client's stdout, stderr */
 };
 
 static struct sbs_cmd	*sbs_cmds;
@@ -50,8 +64,10 @@ static int		 sbs_llfd = -1;	/* the Landlock ruleset, built once */
 static struct sock_fprog sbs_prog;	/* the seccomp program, read once */
 static char		*sbs_stack;	/* the command's until its exec */
 static const struct scratch_fds *sbs_scratch;	/* for the end's report */
+static bool		 sbs_paused;	/* the others stopped (sbs_pause) */
 
 #define SBS_STACK	(256 * 1024)
+#define SBS_SETTLE_MS	100	/* the longest wait for the stops */
 
 /* What the command's side of the clone reads. */
 struct sbs_arg {
@@ -68,21 +84,189 @@ sbs_tell(const struct sandbox *sb, uint32_t type, uint32_t id, int arg)
 }
 
 /*
+ * Whether thread tid of process pid (names in /proc) is stopped or dead:
+ * T, t, Z or X in its stat, after the name's last ')'.
+ */
+static bool
+sbs_thread_stopped(const char *pid, const char *tid)
+{
+	char	 path[80], buf[512], *st;
+	ssize_t	 n;
+	int	 fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "/proc/%s/task/%s/stat", pid,
+	    tid) >= sizeof(path))
+		return false;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return errno == ENOENT || errno == ESRCH;	/* gone: dead */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n == -1 && errno == ESRCH;
+	buf[n] = '\0';
+	if ((st = strrchr(buf, ')')) == NULL || st[1] != ' ')
+		return false;
+	return st[2] != '\0' && strchr("TtZX", st[2]) != NULL;
+}
+
+/*
+ * Whether every thread of every process but PID 1 is stopped or dead.
+ * One that was in a system call when SIGSTOP came stops when the call
+ * ends, and is R, S or D until then: waited for, so that no rename or
+ * write under way lands after the check.
+ */
+static bool
+sbs_all_stopped(void)
+{
+	DIR		*proc, *task;
+	struct dirent	*p, *t;
+	char		 path[64];
+	bool		 all = true;
+
+	if ((proc = opendir("/proc")) == NULL)
+		return false;
+	while (all && (p = readdir(proc)) != NULL) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9' ||
+		    strcmp(p->d_name, "1") == 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "/proc/%s/task",
+		    p->d_name) >= sizeof(path) || (task = opendir(path)) ==
+		    NULL)
+			continue;	/* gone since */
+		while (all && (t = readdir(task)) != NULL)
+			if (t->d_name[0] != '.')
+				all = sbs_thread_stopped(p->d_name, t->d_name);
+		closedir(task);
+	}
+	closedir(proc);
+	return all;
+}
+
+/* Whether st is a pipe or socket, and the same as the file of fd. */
+static bool
+sbs_same(const struct stat *st, int dfd, const char *fd)
+{
+	struct stat	 sb;
+
+	return (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)) &&
+	    fstatat(dfd, fd, &sb, 0) == 0 && sb.st_dev == st->st_dev &&
+	    sb.st_ino == st->st_ino;
+}
+
+/*
+ * Whether a process but PID 1 still holds the ended command's stdout or
+ * stderr, when a pipe or socket: its client's reader (a harness reading
+ * to the end) waits for every holder to close it.
+ */
+static bool
+sbs_held(const struct sbs_cmd *c)
+{
+	DIR		*proc, *fdir;
+	struct dirent	*p, *f;
+	char		 path[64];
+	bool		 held = false;
+
+	if ((proc = opendir("/proc")) == NULL)
+		return false;
+	while (!held && (p = readdir(proc)) != NULL) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9' ||
+		    strcmp(p->d_name, "1") == 0 || (size_t)snprintf(path,
+		    sizeof(path), "/proc/%s/fd", p->d_name) >= sizeof(path) ||
+		    (fdir = opendir(path)) == NULL)
+			continue;
+		while (!held && (f = readdir(fdir)) != NULL)
+			held = f->d_name[0] != '.' && (sbs_same(&c->sc_out[0],
+			    dirfd(fdir), f->d_name) || sbs_same(&c->sc_out[1],
+			    dirfd(fdir), f->d_name));
+		closedir(fdir);
+	}
+	closedir(proc);
+	return held;
+}
+
+/* Milliseconds since start. */
+static long
+sbs_ms(const struct timespec *start)
+{
+	struct timespec	 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec -
+	    start->tv_nsec) / 1000000;
+}
+
+/*
+ * No command runs: every other process of the sandbox stopped, and
+ * waited for until each is (at most SBS_SETTLE_MS: a thread in an
+ * uninterruptible wait that lasts, a vfork's parent whose child was
+ * stopped before its exec, is left so; it runs no code of its own).
+ *
+ * kill(-1) from PID 1 reaches every process of the namespace but
+ * PID 1 (and those of namespaces below it), and cannot miss one being
+ * forked: the kernel signals them all under the lock that fork takes
+ * to link a child, and a fork under way in a process it signals either
+ * restarts or hands the child the signal too (copy_process: signals
+ * "sent to multiple processes that happen during the fork" are
+ * delayed to appear after it).  SIGSTOP cannot be caught, blocked or
+ * ignored.  Sent again at each look: a process that was continued
+ * meanwhile (see threat-model.md: one can be, by the kernel, at a time
+ * it chose) is stopped again.
+ */
+static void
+sbs_pause(const struct sandbox *sb, const struct sbs_cmd *c)
+{
+	struct timespec	 start, nap = { 0, 50000 };
+
+	if (!sb->sb_pause || sbs_ncmds > 0)
+		return;
+	sbs_paused = true;
+	/*
+	 * First, a moment for what the command started in the background
+	 * to let go of its stdout (`server >log 2>&1 &`: the shell may end
+	 * before its child redirects): stopped holding it, it would keep
+	 * the client's reader waiting for the next command.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (c != NULL && sbs_held(c) && sbs_ms(&start) < SBS_SETTLE_MS)
+		nanosleep(&nap, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		if (kill(-1, SIGSTOP) == -1 && errno == ESRCH)
+			break;	/* none but PID 1 */
+		if (sbs_all_stopped() || sbs_ms(&start) >= SBS_SETTLE_MS)
+			break;
+		nanosleep(&nap, NULL);
+	}
+}
+
+/* A command is to start: what was stopped between commands continues. */
+static void
+sbs_resume(void)
+{
+	if (sbs_paused)
+		(void)kill(-1, SIGCONT);
+	sbs_paused = false;
+}
+
+/*
  * A child of PID 1 ended: if it is a command of the session, its status
- * to the keeper (128 + the signal's number when one killed it).
+ * to the keeper (128 + the signal's number when one killed it), once the
+ * others are stopped if it was the last running.
  */
 void
 sandbox_session_reaped(const struct sandbox *sb, pid_t pid, int status)
 {
-	size_t	 i;
+	struct sbs_cmd	 c;
+	size_t		 i;
 
 	for (i = 0; i < sbs_ncmds; i++) {
 		if (sbs_cmds[i].sc_pid != pid)
 			continue;
-		sbs_tell(sb, SESS_ENDED, sbs_cmds[i].sc_id,
-		    WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
-		    WEXITSTATUS(status));
+		c = sbs_cmds[i];
 		sbs_cmds[i] = sbs_cmds[--sbs_ncmds];
+		sbs_pause(sb, &c);
+		sbs_tell(sb, SESS_ENDED, c.sc_id, WIFSIGNALED(status) ?
+		    128 + WTERMSIG(status) : WEXITSTATUS(status));
 		return;
 	}
 }
@@ -146,6 +330,7 @@ sbs_run(const struct sandbox *sb, const struct sessmsg *m, int *fds,
 	sa.sa_sb = sb;
 	sa.sa_req = &req;
 	sa.sa_fds = fds;
+	sbs_resume();
 	/* No handler of PID 1's may run on the clone: the command resets. */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
@@ -166,12 +351,16 @@ sbs_run(const struct sandbox *sb, const struct sessmsg *m, int *fds,
 	if (pid == -1) {
 		dprintf(fds[3], "cordon: run: fork in the session: %s\n",
 		    strerror(errno));
+		sbs_pause(sb, NULL);
 		sbs_tell(sb, SESS_ENDED, m->sm_id, RUN_EXIT_FAILURE);
 	} else {
 		sbs_cmds = xreallocarray(sbs_cmds, sbs_ncmds + 1,
 		    sizeof(*sbs_cmds));
+		memset(&sbs_cmds[sbs_ncmds], 0, sizeof(*sbs_cmds));
 		sbs_cmds[sbs_ncmds].sc_pid = pid;
-		sbs_cmds[sbs_ncmds++].sc_id = m->sm_id;
+		sbs_cmds[sbs_ncmds].sc_id = m->sm_id;
+		(void)fstat(fds[2], &sbs_cmds[sbs_ncmds].sc_out[0]);
+		(void)fstat(fds[3], &sbs_cmds[sbs_ncmds++].sc_out[1]);
 		sbs_tell(sb, SESS_STARTED, m->sm_id, (int)pid);
 	}
 	sessmsg_blob_clear(&req);

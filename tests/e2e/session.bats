@@ -334,13 +334,48 @@ except OSError as e:
 	[ "$status" -eq 0 ]
 }
 
-@test "a repository a background process plants after its command's check: there on the host until the next command's check or the stop, which quarantine it" {
+# A background process that plants a repository with core.fsmonitor in
+# $WS/$1 a second after its command returned.
+plant_late() {
+	in_session -- sh -c '(sleep 1; git init -q "$0" &&
+	    git -C "$0" config core.fsmonitor "touch $1") >/dev/null 2>&1 &' \
+	    "$WS/$1" "$WS/pwned"
+}
+
+@test "a background process is stopped between commands: what it would plant after its command's check waits for the next command, whose check quarantines it; stop ends it unplanted" {
 	session_start
-	plant='(sleep 1; git init -q "$0" &&
-	    git -C "$0" config core.fsmonitor "touch $1") >/dev/null 2>&1 &'
-	run in_session -- sh -c "$plant" "$WS/late" "$WS/pwned"
+	run plant_late late
 	[ "$status" -eq 0 ]
-	# The known gap: its check came before the repository did.
+	# Stopped with its command's end, before its check: nothing for
+	# the host's git in the meantime.
+	sleep 3
+	[ ! -e "$WS/late" ]
+	# The next command lets it run; that command's check takes it.
+	run in_session -- sleep 2
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/late/.git"* ]]
+	[ ! -e "$WS/late/.git" ]
+	run plant_late late2
+	[ "$status" -eq 0 ]
+	sleep 1.5
+	cd "$WS"
+	run as_who timeout 20 "$UCORDON" session stop "$SID"
+	[ "$status" -eq 0 ]
+	[ ! -e "$WS/late2" ]
+	git -C "$WS/late" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/pwned" ]
+}
+
+@test "--run-between: background processes run between commands, said at the start; what one plants then stays until the next command's check or the stop's, which quarantine it" {
+	session_start --run-between
+	grep -q "run-between: its background processes run between commands" \
+	    "$BATS_TEST_TMPDIR/start.err"
+	run as_who "$UCORDON" session list --json
+	[ "$(jq -r --arg id "$SID" '.[] | select(.id == $id) |
+	    .between_commands' <<<"$output")" = running ]
+	run plant_late late
+	[ "$status" -eq 0 ]
+	# The gap the option opens: its check came before the repository.
 	for i in $(seq 50); do
 		[ -e "$WS/late/.git/config" ] &&
 		    grep -q fsmonitor "$WS/late/.git/config" && break
@@ -353,7 +388,7 @@ except OSError as e:
 	[[ "$output" == *"quarantined $WS/late/.git"* ]]
 	[ ! -e "$WS/late/.git" ]
 	# With no next command, the stop's check takes it.
-	run in_session -- sh -c "$plant" "$WS/late2" "$WS/pwned"
+	run plant_late late2
 	[ "$status" -eq 0 ]
 	sleep 1.5
 	cd "$WS"
@@ -363,6 +398,32 @@ except OSError as e:
 	git -C "$WS/late" status >/dev/null 2>&1 || true
 	git -C "$WS/late2" status >/dev/null 2>&1 || true
 	[ ! -e "$WS/pwned" ]
+}
+
+@test "a background process runs while a later command runs (its /proc State is not T there) and is stopped between commands (T, seen from the host) (user and root)" {
+	for AS in user root; do
+		tok="b$RANDOM$RANDOM"
+		session_start
+		run as_who "$UCORDON" session list --json
+		[ "$(jq -r --arg id "$SID" '.[] | select(.id == $id) |
+		    .between_commands' <<<"$output")" = stopped ]
+		run in_session -- sh -c "python3 -c 'import time
+while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
+		[ "$status" -eq 0 ]
+		inner=$output
+		host=$(pgrep -f "$tok")
+		[ -n "$host" ]
+		grep -q '^State:	T' "/proc/$host/status"
+		run in_session -- grep '^State:' "/proc/$inner/status"
+		[ "$status" -eq 0 ]
+		[[ "$output" == "State:"* ]]
+		[[ "$output" != *"T ("* ]]
+		grep -q '^State:	T' "/proc/$host/status"
+		cd "$WS"
+		as_who timeout 20 "$UCORDON" session stop "$SID" 2>/dev/null
+		wait_gone "$host"
+		run ! kill -0 "$host"
+	done
 }
 
 @test "--report per command: its status, what was quarantined, what was refused in its time" {
@@ -387,7 +448,8 @@ except OSError as e:
 	run in_session -- sh -c "python3 -c 'import time; time.sleep(1000)' \
 	    $tok >/dev/null 2>&1 & echo x >/tmp/left"
 	[ "$status" -eq 0 ]
-	pgrep -f "$tok" >/dev/null
+	# Stopped between commands (SIGKILL ends it all the same).
+	grep -q '^State:	T' "/proc/$(pgrep -f "$tok")/status"
 	cd "$WS"
 	run as_who timeout 20 "$UCORDON" session stop "$SID"
 	[ "$status" -eq 0 ]
@@ -402,7 +464,7 @@ except OSError as e:
 	session_start --idle 1
 	run in_session -- sh -c "python3 -c 'import time; time.sleep(1000)' \
 	    $tok >/dev/null 2>&1 &"
-	pgrep -f "$tok" >/dev/null
+	grep -q '^State:	T' "/proc/$(pgrep -f "$tok")/status"
 	for i in $(seq 40); do
 		pgrep -f "$tok" >/dev/null || break
 		sleep 0.1
