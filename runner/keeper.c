@@ -516,6 +516,13 @@ keeper_open(struct runner *rn)
 	rn->rn_run->r_sb.sb_pipes.sp_session = k->k_pair[1];
 	rn->rn_run->r_sb.sb_pause = !so->so_run_between;
 	rn->rn_run->r_sb.sb_pipes.sp_ready = so->so_ready;
+	if (rn->rn_run->r_npublish > 0 && !so->so_run_between)
+		log_warnx("session: note: a server behind --publish answers "
+		    "the host only while a command of the session runs (the "
+		    "session's processes are stopped between commands, so "
+		    "that nothing plants a repository after a command's "
+		    "check); to serve it between commands too: pass "
+		    "--run-between to session start");
 	return 0;
 }
 

@@ -758,3 +758,43 @@ npm_probe() {
 	[ "$(grep -c '^GET /cordon-probe npm.test' "$UDIR/reg.log")" -eq 2 ]
 	[ "$(wc -l <"$UDIR/accepts.log")" -eq "$first" ]
 }
+
+# A dev server behind --publish, started by one command, as the host's
+# browser would reach it: between commands the session is stopped, and
+# start said so; while a command runs, and with --run-between always,
+# it answers.
+@test "--publish in a session: answered while a command runs; between commands only with --run-between, and start says so" {
+	local port
+	port=$(free_port)
+	session_start --publish "$port"
+	grep -q "a server behind --publish answers the host only while a command of the session runs" \
+	    "$BATS_TEST_TMPDIR/start.err"
+	grep -q "pass --run-between to session start" \
+	    "$BATS_TEST_TMPDIR/start.err"
+	in_session sh -c "python3 -m http.server $port --bind 127.0.0.1 \
+	    >/dev/null 2>&1 &"
+	in_session curl -s --retry 10 --retry-connrefused -o /dev/null \
+	    "http://127.0.0.1:$port/"
+	# Between commands: stopped, the connection waits unanswered.
+	run curl -s -o /dev/null -w '%{http_code}' --max-time 2 \
+	    "http://127.0.0.1:$port/"
+	[ "$output" = 000 ]
+	# While a command runs: answered.
+	start_bg busy as_who "$UCORDON" run --session "$SID" -- sleep 4
+	run curl -s -o /dev/null -w '%{http_code}' --retry 20 \
+	    --retry-all-errors --retry-delay 0 --max-time 3 \
+	    "http://127.0.0.1:$port/"
+	[ "$output" = 200 ]
+	# --run-between: answered between commands, and no note.
+	port=$(free_port)
+	session_start --run-between --publish "$port"
+	run grep -q "answers the host only while" "$BATS_TEST_TMPDIR/start.err"
+	[ "$status" -ne 0 ]
+	in_session sh -c "python3 -m http.server $port --bind 127.0.0.1 \
+	    >/dev/null 2>&1 &"
+	in_session curl -s --retry 10 --retry-connrefused -o /dev/null \
+	    "http://127.0.0.1:$port/"
+	run curl -s -o /dev/null -w '%{http_code}' --max-time 3 \
+	    "http://127.0.0.1:$port/"
+	[ "$output" = 200 ]
+}
