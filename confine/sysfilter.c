@@ -55,6 +55,15 @@
  * clone3 gets ENOSYS instead: its flags are in memory the filter cannot
  * read, and C libraries fall back to clone, whose flags it can.
  *
+ * In a session whose processes PID 1 stops between commands (not with
+ * --run-between; a run never stops them), the ways a process asks the
+ * kernel for a SIGCONT at a time it chose, which would continue it
+ * after the stop: EPERM for prctl(PR_SET_PDEATHSIG, SIGCONT),
+ * fcntl(F_SETSIG, SIGCONT) and clone with SIGCONT as its exit signal;
+ * ENOSYS, as on a kernel built without POSIX timers or message queues,
+ * for timer_create and mq_notify with a sigevent, whose signal is in
+ * memory (sysfilter_paused).
+ *
  * Runs in: cordon run on the host, before the clone (the command
  *   loads the program: sysfilter_apply.c).
  */
@@ -74,6 +83,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +202,45 @@ sysfilter_namespaces(scmp_filter_ctx ctx, char **cause)
 }
 
 /*
+ * A paused session's commands: no SIGCONT the kernel sends later.  The
+ * arguments are compared as the kernel reads them: prctl's option and
+ * fcntl's command and argument as ints (their low 32 bits),
+ * PR_SET_PDEATHSIG's signal as an unsigned long, clone's exit signal in
+ * the low byte of its flags (CSIGNAL).  timer_create and mq_notify take
+ * their signal in a struct sigevent the filter cannot read: refused
+ * whenever they pass one (a NULL sigevent means SIGALRM for a timer, and
+ * no notification for mq_notify).  ENOSYS for those, not EPERM: the
+ * runtimes that use a timer when they can (Go's CPU profiler, Ruby's
+ * thread timer) take their fallback on any error, and ENOSYS is what a
+ * kernel without CONFIG_POSIX_TIMERS or CONFIG_POSIX_MQUEUE answers,
+ * which portable code expects.  Returns 0, or -1 with *cause set.
+ */
+static int
+sysfilter_paused(scmp_filter_ctx ctx, char **cause)
+{
+	struct scmp_arg_cmp	 arg[2];
+	const uint32_t		 eperm = SCMP_ACT_ERRNO(EPERM);
+	const uint32_t		 enosys = SCMP_ACT_ERRNO(ENOSYS);
+
+	arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL,
+	    PR_SET_PDEATHSIG);
+	arg[1] = SCMP_A1_64(SCMP_CMP_EQ, SIGCONT);
+	if (sysfilter_rule(ctx, eperm, "prctl", 2, arg, cause) == -1)
+		return -1;
+	arg[0] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, F_SETSIG);
+	arg[1] = SCMP_A2_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, SIGCONT);
+	if (sysfilter_rule(ctx, eperm, "fcntl", 2, arg, cause) == -1)
+		return -1;
+	arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, CSIGNAL, SIGCONT);
+	if (sysfilter_rule(ctx, eperm, "clone", 1, arg, cause) == -1)
+		return -1;
+	arg[0] = SCMP_A1_64(SCMP_CMP_NE, 0);
+	if (sysfilter_rule(ctx, enosys, "timer_create", 1, arg, cause) == -1)
+		return -1;
+	return sysfilter_rule(ctx, enosys, "mq_notify", 1, arg, cause);
+}
+
+/*
  * Terminal injection, on the 32 bits the kernel reads: a mask, as
  * libseccomp's 32-bit comparison still looks at the upper half.
  * Returns 0, or -1 with *cause set.
@@ -253,10 +302,13 @@ sysfilter_families(scmp_filter_ctx ctx, char **cause)
  * SYSF_UNIX_DENY, no Unix socket can reach a path or an abstract name;
  * with SYSF_UNIX_NOTIFY, only through cordon run's connect (notify.c).
  * With renames, rename(2), renameat(2) and renameat2(2) go to cordon
- * run too, for the protected git configs (gitwrite.c).
+ * run too, for the protected git configs (gitwrite.c).  With paused (a
+ * session whose processes are stopped between commands), no SIGCONT
+ * can be arranged for later (sysfilter_paused).
  */
 int
-sysfilter_new(enum sysfilter_unix unix_mode, bool renames, char **cause)
+sysfilter_new(enum sysfilter_unix unix_mode, bool renames, bool paused,
+    char **cause)
 {
 	scmp_filter_ctx		 ctx;
 	const uint32_t		 eperm = SCMP_ACT_ERRNO(EPERM);
@@ -277,7 +329,8 @@ sysfilter_new(enum sysfilter_unix unix_mode, bool renames, char **cause)
 			goto fail;
 	if (sysfilter_namespaces(ctx, cause) == -1 ||
 	    sysfilter_tty(ctx, cause) == -1 ||
-	    sysfilter_families(ctx, cause) == -1)
+	    sysfilter_families(ctx, cause) == -1 ||
+	    (paused && sysfilter_paused(ctx, cause) == -1))
 		goto fail;
 	if (unix_mode != SYSF_UNIX_ALLOW && sysfilter_unix(ctx,
 	    unix_mode == SYSF_UNIX_NOTIFY, cause) == -1)

@@ -16,6 +16,6 @@ enum sysfilter_unix {
 	SYSF_UNIX_ALLOW
 };
 
-int	sysfilter_new(enum sysfilter_unix, bool, char **);
+int	sysfilter_new(enum sysfilter_unix, bool, bool, char **);
 
 #endif

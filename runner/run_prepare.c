@@ -558,10 +558,14 @@ run_prepare_exec(struct run_prep *rp, const struct run_opts *o)
 	struct policy	*p;
 	char		*cause;
 	size_t		 i;
+	bool		 paused;
 
 	run_prepare_gitwrite(rp);
+	/* A session that stops its processes between commands: see there. */
+	paused = run->r_session_opts != NULL &&
+	    !run->r_session_opts->so_run_between;
 	if ((run->r_sb.sb_cmd.sc_seccomp = sysfilter_new(run->r_unix_mode,
-	    run->r_gitwrite != NULL, &cause)) == -1) {
+	    run->r_gitwrite != NULL, paused, &cause)) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
 		return RUN_EXIT_FAILURE;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <sched.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fdpass.h"
@@ -95,6 +96,20 @@ static long p_pair_raw_hi(void) { int sv[2]; return syscall(SYS_socketpair, AF_U
 static long p_pair_stream_hi(void) { int sv[2]; return syscall(SYS_socketpair, AF_UNIX, (1UL << 32) | SOCK_STREAM | SOCK_CLOEXEC, 0, sv); }
 static long p_pair_seqpacket_nb(void) { int sv[2]; return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv); }
 
+/* A paused session's: no SIGCONT the kernel would send later. */
+static long p_pdeath_cont(void) { return prctl(PR_SET_PDEATHSIG, SIGCONT); }
+static long p_pdeath_cont_hi(void) { return syscall(SYS_prctl, (1UL << 32) | PR_SET_PDEATHSIG, SIGCONT, 0, 0, 0); }
+static long p_pdeath_term(void) { return prctl(PR_SET_PDEATHSIG, SIGTERM); }
+static long p_setsig_cont(void) { return fcntl(0, F_SETSIG, SIGCONT); }
+static long p_setsig_cont_hi(void) { return syscall(SYS_fcntl, 0, (1UL << 32) | F_SETSIG, (1UL << 32) | SIGCONT); }
+static long p_setsig_io(void) { return fcntl(0, F_SETSIG, SIGIO); }
+static long p_clone_cont(void) { long r = syscall(SYS_clone, SIGCONT, 0, 0, 0, 0); if (r == 0) _exit(0); return r; }
+static long p_clone_chld(void) { long r = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0); if (r == 0) _exit(0); return r; }
+static long p_timer_cont(void) { struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGCONT }; int id; return syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &id); }
+static long p_timer_null(void) { int id; return syscall(SYS_timer_create, CLOCK_MONOTONIC, NULL, &id); }
+static long p_mq_notify(void) { struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGCONT }; return syscall(SYS_mq_notify, -1, &sev); }
+static long p_mq_notify_null(void) { return syscall(SYS_mq_notify, -1, NULL); }
+
 static const struct probe probes[] = {
 	{ "ptrace", p_ptrace, EPERM },
 	{ "process_vm_readv", p_vm_readv, EPERM },
@@ -135,6 +150,29 @@ static const struct probe probes[] = {
 	{ "socketpair AF_UNIX", p_socketpair, 0 },
 	{ "fork", p_fork, 0 },
 	{ "ioctl FIONREAD", p_ioctl_fionread, 0 },
+	{ "prctl PR_SET_PDEATHSIG SIGCONT", p_pdeath_cont, 0 },
+	{ "fcntl F_SETSIG SIGCONT", p_setsig_cont, 0 },
+	{ "clone, exit signal SIGCONT", p_clone_cont, 0 },
+	{ "timer_create SIGCONT", p_timer_cont, 0 },
+	{ "mq_notify SIGCONT (no queue)", p_mq_notify, EBADF },
+};
+
+static const struct probe paused_probes[] = {
+	{ "prctl PR_SET_PDEATHSIG SIGCONT", p_pdeath_cont, EPERM },
+	{ "prctl PR_SET_PDEATHSIG SIGCONT, high bits in option",
+	    p_pdeath_cont_hi, EPERM },
+	{ "prctl PR_SET_PDEATHSIG SIGTERM", p_pdeath_term, 0 },
+	{ "fcntl F_SETSIG SIGCONT", p_setsig_cont, EPERM },
+	{ "fcntl F_SETSIG SIGCONT, high bits set", p_setsig_cont_hi, EPERM },
+	{ "fcntl F_SETSIG SIGIO", p_setsig_io, 0 },
+	{ "clone, exit signal SIGCONT", p_clone_cont, EPERM },
+	{ "clone, exit signal SIGCHLD", p_clone_chld, 0 },
+	{ "fork", p_fork, 0 },
+	{ "timer_create SIGCONT", p_timer_cont, ENOSYS },
+	{ "timer_create, no sigevent (SIGALRM)", p_timer_null, 0 },
+	{ "mq_notify SIGCONT", p_mq_notify, ENOSYS },
+	{ "mq_notify, no sigevent", p_mq_notify_null, EBADF },
+	{ "ptrace", p_ptrace, EPERM },
 };
 
 static const struct probe unix_probes[] = {
@@ -225,10 +263,28 @@ test_unix_denied(void **state)
 	int	 fd = filter_fd;
 
 	(void)state;
-	if ((filter_fd = sysfilter_new(SYSF_UNIX_DENY, false, &cause)) == -1)
+	if ((filter_fd = sysfilter_new(SYSF_UNIX_DENY, false, false,
+	    &cause)) == -1)
 		fail_msg("%s", cause);
 	assert_int_equal(run_probes(unix_probes, sizeof(unix_probes) /
 	    sizeof(unix_probes[0])), 0);
+	close(filter_fd);
+	filter_fd = fd;
+}
+
+/* A paused session's filter: the SIGCONT routes refused, the rest not. */
+static void
+test_paused(void **state)
+{
+	char	*cause;
+	int	 fd = filter_fd;
+
+	(void)state;
+	if ((filter_fd = sysfilter_new(SYSF_UNIX_ALLOW, false, true,
+	    &cause)) == -1)
+		fail_msg("%s", cause);
+	assert_int_equal(run_probes(paused_probes, sizeof(paused_probes) /
+	    sizeof(paused_probes[0])), 0);
 	close(filter_fd);
 	filter_fd = fd;
 }
@@ -266,7 +322,8 @@ test_renames(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		if ((fd = sysfilter_new(SYSF_UNIX_ALLOW, i == 1, &cause)) ==
+		if ((fd = sysfilter_new(SYSF_UNIX_ALLOW, i == 1, false,
+		    &cause)) ==
 		    -1)
 			fail_msg("%s", cause);
 		assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv),
@@ -315,7 +372,8 @@ setup(void **state)
 	char	*cause;
 
 	(void)state;
-	if ((filter_fd = sysfilter_new(SYSF_UNIX_ALLOW, false, &cause)) == -1) {
+	if ((filter_fd = sysfilter_new(SYSF_UNIX_ALLOW, false, false,
+	    &cause)) == -1) {
 		print_error("%s\n", cause);
 		return -1;
 	}
@@ -329,6 +387,7 @@ main(void)
 		cmocka_unit_test(test_unfiltered),
 		cmocka_unit_test(test_probes),
 		cmocka_unit_test(test_unix_denied),
+		cmocka_unit_test(test_paused),
 		cmocka_unit_test(test_renames),
 	};
 
