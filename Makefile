@@ -250,7 +250,8 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	    $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
 # Test peers, built like the rest (tests/tools/*.c, one file each).
-TOOLS		 = netcheck httpd probe sockpeer harness nonft connectx
+TOOLS		 = netcheck httpd probe sockpeer harness nonft connectx \
+		   sigcont
 TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
 
 # A kernel without nf_tables, as a seccomp filter sees it.
@@ -260,6 +261,8 @@ $(BUILD)/tests/tools/nonft: TOOL_LIBS = $(shell pkg-config --libs libseccomp)
 # between it and the kernel (its own threads, mappings, signals).
 $(BUILD)/tests/tools/probe: override EXTRA_CFLAGS =
 $(BUILD)/tests/tools/probe: override EXTRA_LDFLAGS =
+$(BUILD)/tests/tools/sigcont: override EXTRA_CFLAGS =
+$(BUILD)/tests/tools/sigcont: override EXTRA_LDFLAGS =
 
 # The origin serves TLS too (--tls-cert), with OpenSSL.
 $(BUILD)/tests/tools/httpd: TOOL_LIBS = $(shell pkg-config --libs openssl)

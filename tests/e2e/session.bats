@@ -400,6 +400,54 @@ plant_late() {
 	[ ! -e "$WS/pwned" ]
 }
 
+# A plant 1.5 s after its command, by a process that has a timer send
+# it SIGCONT from 1 s on, when it can have one (tools/sigcont.c).
+plant_timer() {
+	in_session -- "$UDIR/bin/sigcont" plant sh -c 'git init -q "$0" &&
+	    git -C "$0" config core.fsmonitor "touch $1"' "$WS/$1" "$WS/pwned"
+}
+
+@test "a paused session refuses each way to have the kernel send SIGCONT later (timer_create, mq_notify: ENOSYS; PR_SET_PDEATHSIG, F_SETSIG, clone's exit signal: EPERM) (user and root)" {
+	for AS in user root; do
+		session_start
+		run in_session -- "$UDIR/bin/sigcont" routes
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"timer_create: ENOSYS"* ]]
+		[[ "$output" == *"pdeathsig: EPERM"* ]]
+		[[ "$output" == *"setsig: EPERM"* ]]
+		[[ "$output" == *"clone: EPERM"* ]]
+		[[ "$output" == *"mq_notify: ENOSYS"* ]]
+	done
+}
+
+@test "a process stopped between commands has no timer to continue it: what it would plant 1.5 s after its command waits for the next command, whose check quarantines it" {
+	session_start
+	run plant_timer tlate
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"timer_create: ENOSYS"* ]]
+	sleep 3
+	[ ! -e "$WS/tlate" ]
+	run in_session -- sleep 2
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/tlate/.git"* ]]
+	git -C "$WS/tlate" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/pwned" ]
+}
+
+@test "--run-between and a fresh cordon run keep timer_create, mq_notify, PR_SET_PDEATHSIG, F_SETSIG and clone's exit signal" {
+	session_start --run-between
+	run in_session -- "$UDIR/bin/sigcont" routes
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ': ok$' <<<"$output")" -eq 4 ]
+	[[ "$output" != *ENOSYS* && "$output" != *EPERM* ]]
+	cd "$WS"
+	run as_who "$UCORDON" run --quiet --read-only "$UDIR/bin" -- \
+	    "$UDIR/bin/sigcont" routes
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ': ok$' <<<"$output")" -eq 4 ]
+	[[ "$output" != *ENOSYS* && "$output" != *EPERM* ]]
+}
+
 @test "a background process runs while a later command runs (its /proc State is not T there) and is stopped between commands (T, seen from the host) (user and root)" {
 	for AS in user root; do
 		tok="b$RANDOM$RANDOM"
