@@ -59,10 +59,10 @@
  * --run-between; a run never stops them), the ways a process asks the
  * kernel for a SIGCONT at a time it chose, which would continue it
  * after the stop: EPERM for prctl(PR_SET_PDEATHSIG, SIGCONT),
- * fcntl(F_SETSIG, SIGCONT) and clone with SIGCONT as its exit signal;
- * ENOSYS, as on a kernel built without POSIX timers or message queues,
- * for timer_create and mq_notify with a sigevent, whose signal is in
- * memory (sysfilter_paused).
+ * fcntl(F_SETSIG, SIGCONT or SIGKILL) and clone with SIGCONT as its exit
+ * signal; ENOSYS, as on a kernel built without POSIX timers or message
+ * queues, for timer_create and mq_notify with a sigevent, whose signal
+ * is in memory (sysfilter_paused).
  *
  * Runs in: cordon run on the host, before the clone (the command
  *   loads the program: sysfilter_apply.c).
@@ -202,7 +202,13 @@ sysfilter_namespaces(scmp_filter_ctx ctx, char **cause)
 }
 
 /*
- * A paused session's commands: no SIGCONT the kernel sends later.  The
+ * A paused session's commands: no SIGCONT the kernel sends later, and no
+ * SIGKILL on I/O from outside (F_SETSIG): a stopped process dies of
+ * SIGKILL alone (wants_signal() leaves any other signal pending), and
+ * its death can continue others (an orphaned process group that holds
+ * a stopped one gets SIGHUP and SIGCONT; a parent-death or exit signal
+ * of SIGCONT); a timer's or message queue's SIGKILL is refused with
+ * them, a parent-death or exit SIGKILL needs a death first.  The
  * arguments are compared as the kernel reads them: prctl's option and
  * fcntl's command and argument as ints (their low 32 bits),
  * PR_SET_PDEATHSIG's signal as an unsigned long, clone's exit signal in
@@ -229,6 +235,9 @@ sysfilter_paused(scmp_filter_ctx ctx, char **cause)
 		return -1;
 	arg[0] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, F_SETSIG);
 	arg[1] = SCMP_A2_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, SIGCONT);
+	if (sysfilter_rule(ctx, eperm, "fcntl", 2, arg, cause) == -1)
+		return -1;
+	arg[1] = SCMP_A2_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, SIGKILL);
 	if (sysfilter_rule(ctx, eperm, "fcntl", 2, arg, cause) == -1)
 		return -1;
 	arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, CSIGNAL, SIGCONT);

@@ -102,6 +102,7 @@ static long p_pdeath_cont_hi(void) { return syscall(SYS_prctl, (1UL << 32) | PR_
 static long p_pdeath_term(void) { return prctl(PR_SET_PDEATHSIG, SIGTERM); }
 static long p_setsig_cont(void) { return fcntl(0, F_SETSIG, SIGCONT); }
 static long p_setsig_cont_hi(void) { return syscall(SYS_fcntl, 0, (1UL << 32) | F_SETSIG, (1UL << 32) | SIGCONT); }
+static long p_setsig_kill(void) { return fcntl(0, F_SETSIG, SIGKILL); }
 static long p_setsig_io(void) { return fcntl(0, F_SETSIG, SIGIO); }
 static long p_clone_cont(void) { long r = syscall(SYS_clone, SIGCONT, 0, 0, 0, 0); if (r == 0) _exit(0); return r; }
 static long p_clone_chld(void) { long r = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0); if (r == 0) _exit(0); return r; }
@@ -164,6 +165,7 @@ static const struct probe paused_probes[] = {
 	{ "prctl PR_SET_PDEATHSIG SIGTERM", p_pdeath_term, 0 },
 	{ "fcntl F_SETSIG SIGCONT", p_setsig_cont, EPERM },
 	{ "fcntl F_SETSIG SIGCONT, high bits set", p_setsig_cont_hi, EPERM },
+	{ "fcntl F_SETSIG SIGKILL", p_setsig_kill, EPERM },
 	{ "fcntl F_SETSIG SIGIO", p_setsig_io, 0 },
 	{ "clone, exit signal SIGCONT", p_clone_cont, EPERM },
 	{ "clone, exit signal SIGCHLD", p_clone_chld, 0 },
