@@ -32,7 +32,7 @@ ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
 		   lib/log.c lib/pp2.c lib/relay.c lib/xmalloc.c \
 		   lib/dnsmsg.c lib/opt.c lib/errlist.c lib/str.c lib/file.c \
-		   lib/path.c
+		   lib/path.c lib/clock.c
 POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
 		   policies/policy_list.c \

@@ -53,6 +53,10 @@ int	 str_random_hex(char *, size_t);
 /* path.c */
 bool	 path_is_below(const char *, const char *);
 
+/* clock.c */
+struct timespec;
+long long	 clock_ms_since(const struct timespec *);
+
 /* file.c */
 char	*file_read(const char *, size_t, const char *, size_t *, char **);
 void	 file_limit_raise(void);

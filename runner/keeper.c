@@ -49,6 +49,7 @@
 #include "runner.h"
 #include "sess.h"
 #include "tally.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /* A client's connection: one request (a command, or stop). */
@@ -382,7 +383,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 		cmd_run.r_sb.sb_cmd.sc_cwd = kc->kc_req.sb_cwd;
 		ri.ri_run = &cmd_run;
 		ri.ri_status = status;
-		ri.ri_duration_ms = run_end_ms(&kc->kc_start);
+		ri.ri_duration_ms = clock_ms_since(&kc->kc_start);
 		ri.ri_own_proxy = k->k_rn->rn_own_proxy;
 		ri.ri_proxy_socket = k->k_rn->rn_net->net_socket;
 		ri.ri_guard = &view;

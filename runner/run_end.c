@@ -29,6 +29,7 @@
 #include "runner.h"
 #include "tally.h"
 #include "tlsup.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /*
@@ -169,17 +170,6 @@ run_end_proxy(struct runner *rn)
 	run_sock_close(rn);
 }
 
-/* Milliseconds since start, on the monotonic clock. */
-long long
-run_end_ms(const struct timespec *start)
-{
-	struct timespec	 now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long long)(now.tv_sec - start->tv_sec) * 1000 +
-	    (now.tv_nsec - start->tv_nsec) / 1000000;
-}
-
 /* The refusal summary on stderr (unless --quiet), and --report. */
 static void
 run_end_report(struct runner *rn)
@@ -204,7 +194,7 @@ run_end_report(struct runner *rn)
 	memset(&ri, 0, sizeof(ri));
 	ri.ri_run = run;
 	ri.ri_status = rn->rn_status;
-	ri.ri_duration_ms = run_end_ms(&rn->rn_start);
+	ri.ri_duration_ms = clock_ms_since(&rn->rn_start);
 	ri.ri_own_proxy = rn->rn_own_proxy;
 	ri.ri_proxy_socket = net->net_socket;
 	ri.ri_error = rn->rn_setup_error;

@@ -38,6 +38,7 @@
 #include "run_host.h"
 #include "runner.h"
 #include "tlsup.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define FEED_REOPEN_SECS	10	/* all the tries of one loss */
@@ -187,7 +188,7 @@ run_feed_replay_kept(struct runner *rn, bool allow, const char *pattern,
 static long long
 run_feed_lost_ms(const struct feed_replay *fy)
 {
-	return run_end_ms(&fy->fy_since);
+	return clock_ms_since(&fy->fy_since);
 }
 
 /* No channel: the held and later connections refused, and said. */

@@ -141,6 +141,5 @@ void	run_feed_replay_end(struct runner *);
 /* run_end.c: what the sandbox left, the summary, the report, the end. */
 void	run_end_collect(struct runner *);
 int	run_end(struct runner *);
-long long	run_end_ms(const struct timespec *);
 
 #endif

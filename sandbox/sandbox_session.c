@@ -49,6 +49,7 @@
 
 #include "sandbox.h"
 #include "sess.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /* A command of the session, running. */
@@ -184,17 +185,6 @@ sbs_held(const struct sbs_cmd *c)
 	return held;
 }
 
-/* Milliseconds since start. */
-static long
-sbs_ms(const struct timespec *start)
-{
-	struct timespec	 now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec -
-	    start->tv_nsec) / 1000000;
-}
-
 /*
  * No command runs: every other process of the sandbox stopped, and
  * waited for until each is (at most SBS_SETTLE_MS: a thread in an
@@ -227,13 +217,13 @@ sbs_pause(const struct sandbox *sb, const struct sbs_cmd *c)
 	 * the client's reader waiting for the next command.
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (c != NULL && sbs_held(c) && sbs_ms(&start) < SBS_SETTLE_MS)
+	while (c != NULL && sbs_held(c) && clock_ms_since(&start) < SBS_SETTLE_MS)
 		nanosleep(&nap, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		if (kill(-1, SIGSTOP) == -1 && errno == ESRCH)
 			break;	/* none but PID 1 */
-		if (sbs_all_stopped() || sbs_ms(&start) >= SBS_SETTLE_MS)
+		if (sbs_all_stopped() || clock_ms_since(&start) >= SBS_SETTLE_MS)
 			break;
 		nanosleep(&nap, NULL);
 	}
