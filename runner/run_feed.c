@@ -64,6 +64,12 @@
 #define FEED_LINE_MAX		(64 * 1024)
 #define FEED_ASKING		"{\"event\":\"asking\","
 
+/* How the replay reopens a lost channel: this file's dial and start. */
+static const struct feed_ops run_feed_ops = {
+	.fo_dial = run_feed_dial,
+	.fo_start = run_feed_start,
+};
+
 /* Says why path refused the connect (err), with the fix. */
 static void
 run_feed_connect_failed(const char *path, int err)
@@ -499,7 +505,7 @@ run_feed_read_cb(struct bufferevent *bev, void *arg)
 	/* The proxy ended the channel, saying why: reopened as if lost. */
 	if (closed != NULL) {
 		if (!rn->rn_done)
-			run_feed_replay_lost(rn, closed);
+			run_feed_replay_lost(rn, closed, &run_feed_ops);
 		else
 			log_warnx("run: the proxy closed the run's channel: "
 			    "%s; the summary and --report miss its decisions",
@@ -520,7 +526,7 @@ run_feed_event_cb(struct bufferevent *bev, short what, void *arg)
 	/* Not the proxy's answer to our "end": reopened (fail closed). */
 	if (!rn->rn_feed_ended && !rn->rn_done) {
 		run_feed_replay_lost(rn, (what & BEV_EVENT_ERROR) ? "a read "
-		    "error on it" : "it closed");
+		    "error on it" : "it closed", &run_feed_ops);
 		return;
 	}
 	rn->rn_feed_ended = true;

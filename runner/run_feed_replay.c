@@ -68,6 +68,7 @@ struct feed_replay {
 	bool			 fy_held;	/* the relay holds */
 	bool			 fy_failed;
 	char			*fy_why;	/* why it was lost */
+	const struct feed_ops	*fy_ops;	/* the feed's dial, start */
 };
 
 static struct feed_replay *
@@ -259,12 +260,12 @@ run_feed_retry_cb(int fd, short what, void *arg)
 	/* Reopened, but the replayed rules were not all answered. */
 	if (!rn->rn_done && !fy->fy_reopening && fy->fy_last != 0)
 		run_feed_replay_lost(rn, "no answer to the replayed live "
-		    "rules");
+		    "rules", fy->fy_ops);
 	if (rn->rn_done || !fy->fy_reopening)
 		return;
 	fy->fy_tries++;
 	lines = run_feed_replay_lines(rn);
-	rc = run_feed_dial(rn, lines, true);
+	rc = fy->fy_ops->fo_dial(rn, lines, true);
 	free(lines);
 	if (rc == 0) {
 		fy->fy_reopening = false;
@@ -275,7 +276,7 @@ run_feed_retry_cb(int fd, short what, void *arg)
 			run_feed_restored(rn);
 		else
 			evtimer_add(fy->fy_timer, &tv);
-		run_feed_start(rn);
+		fy->fy_ops->fo_start(rn);
 		return;
 	}
 	if (run_feed_lost_ms(fy) + fy->fy_wait_ms > FEED_REOPEN_SECS * 1000) {
@@ -294,7 +295,8 @@ run_feed_retry_cb(int fd, short what, void *arg)
  * connections if the run has a harness, and the channel is reopened.
  */
 void
-run_feed_replay_lost(struct runner *rn, const char *why)
+run_feed_replay_lost(struct runner *rn, const char *why,
+    const struct feed_ops *ops)
 {
 	struct feed_replay	*fy = run_feed_replay(rn);
 	const struct run_net	*net = rn->rn_net;
@@ -313,6 +315,7 @@ run_feed_replay_lost(struct runner *rn, const char *why)
 			i++;
 	if (fy->fy_reopening || fy->fy_failed)
 		return;
+	fy->fy_ops = ops;
 	free(fy->fy_why);
 	fy->fy_why = xstrdup(why);
 	fy->fy_tries = 0;

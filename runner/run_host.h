@@ -121,20 +121,27 @@ void	run_harness_gone(struct runner *, const char *);
 /* run_feed.c: the operator's proxy's preflight and feed (--proxy-socket). */
 int	run_feed_open(struct runner *);
 void	run_feed_start(struct runner *);
+int	run_feed_dial(struct runner *, const char *, bool);
 void	run_feed_end(struct runner *);
 void	run_feed_rule(struct runner *, bool, const char *);
 void	run_feed_answer(struct runner *, const char *, const char *);
-int	run_feed_dial(struct runner *, const char *, bool);
 void	run_feed_rule_n(struct runner *, bool, const char *, long long);
 
 /*
  * run_feed_replay.c: a channel lost mid-run reopened, the live rules
- * replayed, the relay's new connections held meanwhile.
+ * replayed, the relay's new connections held meanwhile.  It reopens
+ * with the feed's own dial and start, which run_feed.c hands it with
+ * the loss (so that the replay, below the feed, names nothing of it).
  */
+struct feed_ops {
+	int	(*fo_dial)(struct runner *, const char *, bool);
+	void	(*fo_start)(struct runner *);
+};
 void	run_feed_replay_keep(struct runner *, bool, const char *, long long);
 bool	run_feed_replay_kept(struct runner *, bool, const char *, long long,
 	    const char *);
-void	run_feed_replay_lost(struct runner *, const char *);
+void	run_feed_replay_lost(struct runner *, const char *,
+	    const struct feed_ops *);
 bool	run_feed_replay_reopening(const struct runner *);
 void	run_feed_replay_end(struct runner *);
 
