@@ -49,7 +49,8 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c proxy/proxy_policy.c \
 		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
-		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/listen.c \
+		   proxy/conn_narrow.c proxy/conn_ssh.c proxy/conn_pool.c \
+		   proxy/listen.c \
 		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c \
 		   proxy/conn_mtls.c proxy/conn_pump.c \
 		   proxy/ident.c proxy/upool.c

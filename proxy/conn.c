@@ -248,7 +248,7 @@ conn_free(struct conn *c)
 	if (c->c_relay != NULL)
 		relay_free(c->c_relay);		/* closes both sockets */
 	else {
-		upool_put(c);			/* a kept upstream waits */
+		conn_up_let_go(c);		/* a kept upstream waits */
 		conn_bev_free(c->c_bev);
 		conn_bev_free(c->c_up);
 		if (c->c_fd != -1)
@@ -286,7 +286,7 @@ conn_close_all(struct proxy *px)
 {
 	while (!TAILQ_EMPTY(&px->px_conns))
 		conn_free(TAILQ_FIRST(&px->px_conns));
-	upool_free(px);
+	upool_free(&px->px_upool);
 }
 
 /*
@@ -304,6 +304,20 @@ conn_bev_free(struct bufferevent *bev)
 	if ((under = bufferevent_get_underlying(bev)) != NULL)
 		bufferevent_disable(under, EV_READ | EV_WRITE);
 	bufferevent_free(bev);
+}
+
+/*
+ * Lets go of c's upstream: a kept one to the table's ct_let_go (the
+ * proxy's pool, conn_pool.c), which closes what may not wait; without
+ * one, closed.  Either way c has none after.
+ */
+void
+conn_up_let_go(struct conn *c)
+{
+	if (c->c_table->ct_let_go != NULL)
+		c->c_table->ct_let_go(c);
+	else
+		conn_drop_up(c);
 }
 
 /* Closes the upstream connection, if any. */
@@ -469,7 +483,7 @@ static void
 conn_end(struct conn *c, enum conn_state state)
 {
 	c->c_state = state;
-	upool_put(c);			/* a kept upstream waits, else closed */
+	conn_up_let_go(c);		/* a kept upstream waits, else closed */
 	bufferevent_disable(c->c_bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(c->c_bev)) == 0) {
 		conn_close(c);

@@ -16,7 +16,9 @@
  *   conn_narrow.c	a run's own rules from its PROXY v2 header, and
  *			the policy they narrow
  *   upool.c		(upool.h) idle upstreams kept after their client
- *			connection, for the same run's next
+ *			connection, for the same run's next: a pool that
+ *			knows no connection (conn_pool.c, above the core,
+ *			puts through the table's ct_let_go and takes)
  *   ident.c		(ident.h) a tls: client's identity's limits,
  *			counted; proxy_policy.c (proxy_policy.h) its
  *			rule's policy
@@ -217,6 +219,8 @@ struct conn_table {
 	void			(*ct_early)(struct conn *, const void *,
 				    size_t);	/* a server's bytes before */
 						/* the client's first */
+	void			(*ct_let_go)(struct conn *); /* a kept */
+						/* upstream: to the pool */
 };
 
 /*
@@ -301,6 +305,7 @@ bool	 conn_log_ready(struct conn *);
 void	 conn_reason(struct conn *, const char *);
 void	 conn_up_reason(struct conn *, short);
 void	 conn_drop_up(struct conn *);
+void	 conn_up_let_go(struct conn *);
 void	 conn_up_read(struct conn *, bool);
 bool	 conn_up_bare(struct conn *);
 void	 conn_finish(struct conn *);

@@ -183,6 +183,7 @@ const struct conn_table conn_accept_table = {
 	.ct_asks_name = watch_asks_name,
 	.ct_tunnel = conn_ssh_watch,
 	.ct_early = conn_ssh_feed,
+	.ct_let_go = conn_pool_let_go,
 };
 
 /*

@@ -31,7 +31,6 @@
 #include "endpoint.h"
 #include "jsonl.h"
 #include "log.h"
-#include "upool.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -191,7 +190,7 @@ conn_connect_addrs(struct conn *c)
 		}
 	if (c->c_ops->co_dial != NULL && c->c_ops->co_dial(c))
 		return;
-	upool_put(c);		/* a kept upstream waits for another */
+	conn_up_let_go(c);	/* a kept upstream waits for another */
 	conn_dial_next(c);
 }
 

@@ -29,7 +29,6 @@
 
 #include "conn_proto.h"
 #include "log.h"
-#include "upool.h"
 #include "xmalloc.h"
 
 #define CONN_HTTP_SLICE		(64 * 1024)	/* body bytes per step */
@@ -256,7 +255,7 @@ conn_http_reuse(struct conn *c)
 
 	if (conn_http_kept_fits(c))
 		;
-	else if (upool_take(c, false))
+	else if (conn_pool_take(c, false))
 		c->c_proxy->px_stats.ps_pooled++;
 	else
 		return false;

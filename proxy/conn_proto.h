@@ -1,7 +1,8 @@
 /*
  * conn_proto.h: what each protocol of a client connection offers the
  * files above it (conn.h has the core's API, which is all a protocol
- * calls below it).  From the bottom up: HTTP, TLS inspection, tunnels,
+ * calls below it).  From the bottom up: the pool of idle upstreams
+ * (the table's ct_let_go), HTTP, TLS inspection, tunnels,
  * a tls: client's pump and handshake, SOCKS5, the capture; conn_accept.c, above them all, puts their
  * handlers and operations in the one table the core reads.
  */
@@ -9,6 +10,10 @@
 #define CORDON_CONN_PROTO_H
 
 #include "conn.h"
+
+/* conn_pool.c */
+void	 conn_pool_let_go(struct conn *);
+bool	 conn_pool_take(struct conn *, bool);
 
 /* conn_http.c */
 extern const struct conn_ops	conn_http_ops;		/* PROTO_HTTP */

@@ -37,7 +37,6 @@
 #include "certs.h"
 #include "conn_proto.h"
 #include "log.h"
-#include "upool.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -290,7 +289,7 @@ conn_tls_pooled(struct conn *c)
 	if (px->px_signer == NULL || px->px_tls_srv == NULL ||
 	    c->c_dec.d_host.h_kind != HOST_NAME ||
 	    policy_match_inspect(c->c_policy->pp_policy,
-	    c->c_dec.d_host.h_name) == NULL || !upool_take(c, true))
+	    c->c_dec.d_host.h_name) == NULL || !conn_pool_take(c, true))
 		return false;
 	c->c_ins.ci_pooled = true;
 	snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
@@ -386,7 +385,7 @@ conn_tls_upstream(struct conn *c)
 
 	c->c_ins.ci_pooled = false;
 	if (c->c_up == NULL) {
-		if (!upool_take(c, true)) {
+		if (!conn_pool_take(c, true)) {
 			conn_dial_next(c);
 			return;
 		}

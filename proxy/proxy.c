@@ -76,7 +76,7 @@ proxy_dns(struct proxy *px, const char *servers, const char *const *pins,
 void
 proxy_clear(struct proxy *px)
 {
-	upool_free(px);
+	upool_free(&px->px_upool);
 	jsonl_close(px->px_log);
 	dns_free(px->px_dns);
 	proxy_policy_unref(px->px_policy);
@@ -196,6 +196,6 @@ bool
 proxy_drain(struct proxy *px)
 {
 	px->px_draining = true;
-	upool_free(px);		/* nothing new: no idle upstream waits */
+	upool_free(&px->px_upool);	/* nothing new: none waits */
 	return px->px_nconns == 0;
 }
