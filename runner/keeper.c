@@ -29,6 +29,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,6 +53,8 @@
 #include "tally.h"
 #include "util.h"
 #include "xmalloc.h"
+
+#define KEEPER_SAY_MS		2000	/* a client's stderr, at most */
 
 /* A client's connection: one request (a command, or stop). */
 struct kclient {
@@ -340,6 +344,57 @@ keeper_accept_cb(evutil_socket_t lfd, short what, void *arg)
 }
 
 /*
+ * Writes text to kc's stderr, waiting at most KEEPER_SAY_MS for room,
+ * a pipe's buffer at a time: a client whose stderr nobody reads must
+ * not hold the keeper, which serves every client of the session.  What
+ * does not fit by then is left out, and the session's log says so.
+ */
+static void
+keeper_say(struct kclient *kc, const char *text, size_t len)
+{
+	struct pollfd	 pfd = { .fd = kc->kc_err, .events = POLLOUT };
+	struct timespec	 start;
+	long long	 left;
+	size_t		 off = 0;
+	ssize_t		 w;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (off < len) {
+		if ((left = KEEPER_SAY_MS - clock_ms_since(&start)) <= 0 ||
+		    poll(&pfd, 1, (int)left) != 1 ||
+		    (pfd.revents & POLLOUT) == 0)
+			break;
+		w = write(kc->kc_err, text + off, len - off < PIPE_BUF ?
+		    len - off : PIPE_BUF);
+		if (w == -1 && errno != EINTR && errno != EAGAIN)
+			break;
+		if (w > 0)
+			off += (size_t)w;
+	}
+	if (off < len)
+		log_warnx("session: a client's stderr took nothing for %d ms: "
+		    "%zu bytes of what the keeper told it left out",
+		    KEEPER_SAY_MS, len - off);
+}
+
+/* The guard's findings of view told on kc's stderr (keeper_say). */
+static void
+keeper_say_guard(struct kclient *kc, const struct guard *view)
+{
+	char	*buf = NULL;
+	size_t	 len = 0;
+	FILE	*f;
+
+	if ((f = open_memstream(&buf, &len)) == NULL)
+		fatal("session: open_memstream");
+	guard_print(view, f);
+	if (fclose(f) != 0)
+		fatal("session: open_memstream");
+	keeper_say(kc, buf, len);
+	free(buf);
+}
+
+/*
  * A command ended: the guard's check of the writable roots, what it
  * moved told on the client's stderr, --report written, then the status.
  */
@@ -352,8 +407,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	struct guard		 view;
 	struct report_info	 ri;
 	struct sessmsg		 m;
-	char			*cause, spec[32];
-	FILE			*f;
+	char			*cause, *line, spec[32];
 	int			 rc;
 
 	TAILQ_FOREACH(kc, &k->k_clients, kc_entry)
@@ -369,10 +423,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	view.g_nfinds -= kc->kc_finds;
 	view.g_nmoved -= kc->kc_moved;
 	if (rc == -1 || view.g_nmoved > 0) {
-		if ((f = fdopen(dup(kc->kc_err), "w")) != NULL) {
-			guard_print(&view, f);
-			fclose(f);
-		}
+		keeper_say_guard(kc, &view);
 		status = RUN_EXIT_FAILURE;
 	}
 	if (kc->kc_report != -1) {
@@ -389,7 +440,9 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 		ri.ri_guard = &view;
 		snprintf(spec, sizeof(spec), "fd:%d", kc->kc_report);
 		if (tally_report(kc->kc_tally, &ri, spec, NULL, &cause) == -1) {
-			dprintf(kc->kc_err, "cordon: %s\n", cause);
+			xasprintf(&line, "cordon: %s\n", cause);
+			keeper_say(kc, line, strlen(line));
+			free(line);
 			free(cause);
 		}
 	}

@@ -846,3 +846,39 @@ npm_probe() {
 	    "http://127.0.0.1:$port/"
 	[ "$output" = 200 ]
 }
+
+# A harness that reads one command's stderr only after another's end,
+# as a simple one would: that command filled its stderr pipe and
+# planted a repository, so the keeper's word of the quarantine finds no
+# room.  The keeper waits a bounded time, not for ever, and serves the
+# other command meanwhile.
+@test "a client whose stderr nobody reads does not hold the session: the next command returns, the first still fails" {
+	session_start
+	cat >"$UDIR/full.py" <<'PY'
+import subprocess, sys, time
+cordon, sid = sys.argv[1:3]
+a = subprocess.Popen([cordon, "run", "--session", sid, "--", "sh", "-c",
+    "head -c 65536 /dev/zero >&2; git init -q planted && "
+    "git -C planted config core.fsmonitor 'touch pwned'"],
+    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+time.sleep(2)
+t = time.monotonic()
+try:
+    b = subprocess.run([cordon, "run", "--session", sid, "--", "true"],
+        timeout=20).returncode
+except subprocess.TimeoutExpired:
+    b = "timeout"
+print(b, int(time.monotonic() - t))
+a.stderr.read()
+print(a.wait())
+PY
+	chmod 644 "$UDIR/full.py"
+	cd "$WS"
+	run as_who python3 "$UDIR/full.py" "$UCORDON" "$SID"
+	echo "$output"
+	[ "${lines[0]%% *}" = 0 ]
+	[ "${lines[0]##* }" -lt 10 ]
+	[ "${lines[1]}" = 125 ]
+	[ ! -e "$WS/planted/.git" ]
+	[ ! -e "$WS/pwned" ]
+}
