@@ -320,6 +320,51 @@ except OSError as e:
 	done
 }
 
+@test "a run whose XDG_RUNTIME_DIR differs from the session's client's still hides the sessions' folder the client uses (user and root)" {
+	# The session and its clients without XDG_RUNTIME_DIR: their folder
+	# is /tmp/cordon-UID.  The hijacking run has one of the user's, as a
+	# login shell would: it must hide both places, not its own alone.
+	export XDG_RUNTIME_DIR=
+	mkdir -p "$UDIR/xdg"
+	chmod 700 "$UDIR/xdg"
+	for AS in user root; do
+		[ "$AS" = root ] && chown root: "$UDIR/xdg"
+		[ "$AS" = user ] && [ "$(id -u)" -eq 0 ] &&
+		    chown "$TEST_USER:" "$UDIR/xdg"
+		session_start
+		dir=/tmp/cordon-$(as_who id -u)
+		[ -S "$dir/sessions/$SID.sock" ]
+		cd "$WS"
+		start_bg hijack as_who env XDG_RUNTIME_DIR="$UDIR/xdg" \
+		    "$UCORDON" run --quiet --write /tmp -- python3 -c '
+import os, socket, struct, sys, time
+p = sys.argv[1]
+try:
+    os.unlink(p)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.bind(p)
+    s.listen(1)
+    print("bound", flush=True)
+    c, _ = s.accept()
+    c.recv(64)
+    c.sendmsg([struct.pack("<7I", 0x63736e31, 4, 0, 0, 0, 0, 0)])
+    time.sleep(2)
+except OSError as e:
+    print("refused:", e, flush=True)
+' "$dir/sessions/$SID.sock"
+		for i in $(seq 100); do
+			grep -q 'bound\|refused' "$BATS_TEST_TMPDIR/hijack.log" &&
+			    break
+			sleep 0.1
+		done
+		run grep -E '^(bound|refused)' "$BATS_TEST_TMPDIR/hijack.log"
+		[[ "$output" == "refused: "* ]]
+		run in_session -- sh -c 'exit 7'
+		[ "$status" -eq 7 ]
+		wait "$BG_PID" || true
+	done
+}
+
 @test "a repository planted with core.fsmonitor is quarantined before that command's cordon run --session returns" {
 	session_start
 	run in_session -- sh -c "git init -q evil &&
