@@ -479,6 +479,58 @@ plant_timer() {
 	[ ! -e "$WS/pwned" ]
 }
 
+@test "a process stopped between commands cannot have its client's terminal's hangup continue it: TIOCSCTTY is refused, and what it would plant after the terminal closes waits for the next command" {
+	session_start
+	# The client's stdin is a fresh pseudo-terminal that is no one's
+	# controlling terminal yet, as a harness's may be; the harness
+	# closes its master after the command.  A hangup sends SIGHUP and
+	# SIGCONT to the session leader whose controlling terminal it is.
+	cat >"$UDIR/bin/ptyclient.py" <<'PY'
+import os, subprocess, sys, time
+m, s = os.openpty()
+r = subprocess.run(sys.argv[1:], stdin=s, stdout=sys.stdout, stderr=sys.stderr)
+os.close(s)
+time.sleep(0.5)
+os.close(m)
+sys.exit(r.returncode)
+PY
+	cat >"$UDIR/bin/ctty.py" <<'PY'
+import fcntl, os, signal, subprocess, sys, termios, time
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+try:
+	fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+	print("ctty: ok", flush=True)
+except OSError as e:
+	print("ctty:", os.strerror(e.errno), flush=True)
+# The other way to one: a session leader opening a terminal without
+# O_NOCTTY (here, its own stdin again).
+try:
+	os.close(os.open("/proc/self/fd/0", os.O_RDWR))
+	os.close(os.open("/dev/tty", os.O_RDWR))
+	print("reopen: ctty", flush=True)
+except OSError as e:
+	print("reopen:", e.filename, os.strerror(e.errno), flush=True)
+os.close(1)
+os.close(2)
+time.sleep(1)
+subprocess.run(["sh", "-c", 'git init -q "$0" && git -C "$0" config core.fsmonitor "touch $1"', sys.argv[1], sys.argv[2]])
+PY
+	cd "$WS"
+	run as_who python3 "$UDIR/bin/ptyclient.py" "$UCORDON" run --session "$SID" -- \
+	    sh -c 'setsid -f python3 "$0" "$1" "$2" | head -2' \
+	    "$UDIR/bin/ctty.py" "$WS/hlate" "$WS/pwned"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ctty: Operation not permitted"* ]]
+	[[ "$output" == *"reopen: "* && "$output" != *"reopen: ctty"* ]]
+	sleep 2.5
+	[ ! -e "$WS/hlate" ]
+	run in_session -- sleep 1.5
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/hlate/.git"* ]]
+	[ ! -e "$WS/pwned" ]
+}
+
 @test "--run-between and a fresh cordon run keep timer_create, mq_notify, PR_SET_PDEATHSIG, F_SETSIG and clone's exit signal" {
 	session_start --run-between
 	run in_session -- "$UDIR/bin/sigcont" routes
