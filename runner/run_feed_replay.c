@@ -216,6 +216,31 @@ run_feed_lost_ms(const struct feed_replay *fy)
 	return run_end_ms(&fy->fy_since);
 }
 
+/*
+ * The rules the harness sent that the proxy never answered (the channel
+ * could not be reopened, or the run ended first): each told once, as
+ * refused with why, since none of them reached a proxy.
+ */
+static void
+run_feed_unanswered(struct runner *rn, const char *why)
+{
+	struct feed_replay	*fy = rn->rn_replay;
+	struct feed_rule	*fr;
+	char			*msg;
+	size_t			 i;
+
+	for (i = 0; i < fy->fy_n; i++) {
+		fr = &fy->fy_v[i];
+		if (!fr->fr_fresh)
+			continue;
+		fr->fr_fresh = false;
+		xasprintf(&msg, "%s %s: %s; nothing changed", fr->fr_allow ?
+		    "allow" : "deny", fr->fr_pattern, why);
+		run_harness_said(rn, fr->fr_allow, fr->fr_pattern, msg);
+		free(msg);
+	}
+}
+
 /* No channel: the held and later connections refused, and said. */
 static void
 run_feed_failed(struct runner *rn)
@@ -239,6 +264,8 @@ run_feed_failed(struct runner *rn)
 	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s}", "event",
 	    "channel", "state", "failed", "reason", why));
 	free(why);
+	run_feed_unanswered(rn, "the run's channel to the operator's proxy "
+	    "could not be reopened");
 }
 
 /* The kept rules, renumbered, as lines for the preflight (caller frees). */
@@ -375,11 +402,13 @@ run_feed_replay_end(struct runner *rn)
 
 	if (fy == NULL)
 		return;
-	if (fy->fy_reopening)
+	if (fy->fy_reopening) {
 		log_warnx("run: the run ended while its channel to the "
 		    "operator's proxy was being reopened (%s): the summary "
 		    "and --report miss what it decided since", fy->fy_why);
-	else if (fy->fy_failed && rn->rn_remote != NULL &&
+		run_feed_unanswered(rn, "the run ended while its channel to "
+		    "the operator's proxy was being reopened");
+	} else if (fy->fy_failed && rn->rn_remote != NULL &&
 	    tlsup_refused(rn->rn_remote) > 0)
 		log_warnx("run: %lu connections refused by the run, its "
 		    "channel to the operator's proxy lost (%s)",
