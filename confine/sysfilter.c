@@ -59,10 +59,11 @@
  * --run-between; a run never stops them), the ways a process asks the
  * kernel for a SIGCONT at a time it chose, which would continue it
  * after the stop: EPERM for prctl(PR_SET_PDEATHSIG, SIGCONT),
- * fcntl(F_SETSIG, SIGCONT or SIGKILL) and clone with SIGCONT as its exit
- * signal; ENOSYS, as on a kernel built without POSIX timers or message
- * queues, for timer_create and mq_notify with a sigevent, whose signal
- * is in memory (sysfilter_paused).
+ * fcntl(F_SETSIG, SIGCONT or SIGKILL), clone with SIGCONT as its exit
+ * signal and ioctl(TIOCSCTTY) (a hangup continues the terminal's
+ * session leader); ENOSYS, as on a kernel built without POSIX timers or
+ * message queues, for timer_create and mq_notify with a sigevent, whose
+ * signal is in memory (sysfilter_paused).
  *
  * Runs in: cordon run on the host, before the clone (the command
  *   loads the program: sysfilter_apply.c).
@@ -212,8 +213,13 @@ sysfilter_namespaces(scmp_filter_ctx ctx, char **cause)
  * arguments are compared as the kernel reads them: prctl's option and
  * fcntl's command and argument as ints (their low 32 bits),
  * PR_SET_PDEATHSIG's signal as an unsigned long, clone's exit signal in
- * the low byte of its flags (CSIGNAL).  timer_create and mq_notify take
- * their signal in a struct sigevent the filter cannot read: refused
+ * the low byte of its flags (CSIGNAL), ioctl's request as an int.  No
+ * controlling terminal either (TIOCSCTTY): its hangup sends SIGHUP and
+ * SIGCONT to the session leader it controls, and the client's terminal
+ * (a harness's pseudo-terminal, no one's yet) hangs up when the harness
+ * closes its master, which it does when it likes, after the check.
+ * timer_create and mq_notify take their signal in a struct sigevent the
+ * filter cannot read: refused
  * whenever they pass one (a NULL sigevent means SIGALRM for a timer, and
  * no notification for mq_notify).  ENOSYS for those, not EPERM: the
  * runtimes that use a timer when they can (Go's CPU profiler, Ruby's
@@ -242,6 +248,9 @@ sysfilter_paused(scmp_filter_ctx ctx, char **cause)
 		return -1;
 	arg[0] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, CSIGNAL, SIGCONT);
 	if (sysfilter_rule(ctx, eperm, "clone", 1, arg, cause) == -1)
+		return -1;
+	arg[0] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCSCTTY);
+	if (sysfilter_rule(ctx, eperm, "ioctl", 1, arg, cause) == -1)
 		return -1;
 	arg[0] = SCMP_A1_64(SCMP_CMP_NE, 0);
 	if (sysfilter_rule(ctx, enosys, "timer_create", 1, arg, cause) == -1)

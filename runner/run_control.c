@@ -93,6 +93,12 @@ run_control_remote_rule(struct runner *rn, bool allow, const char *pattern,
 		    "deny");
 		return -1;
 	}
+	if (run_feed_replay_full(rn)) {
+		xasprintf(cause, "%s: %d live rules of the run are in force or "
+		    "wait for the operator's proxy's answer; nothing changed",
+		    allow ? "allow" : "deny", FEED_KEPT_MAX);
+		return -1;
+	}
 	memset(&it, 0, sizeof(it));
 	if (policy_parse_pattern(pattern, &it, cause) == -1)
 		return -1;

@@ -45,7 +45,6 @@
 #define FEED_REOPEN_FIRST_MS	100	/* the first wait, doubled */
 #define FEED_REOPEN_MAX_MS	2000	/* the longest wait */
 #define FEED_LOSSES_MAX		8	/* reopened channels in a run */
-#define FEED_RULES_MAX		256	/* as the proxy's WATCH_RULES_MAX */
 
 /* A live rule the proxy applied (or one waiting to be sent: fresh). */
 struct feed_rule {
@@ -90,9 +89,41 @@ run_feed_forget(struct feed_replay *fy, size_t i)
 }
 
 /*
+ * Rule i was applied: the earlier rules for its pattern go, as the
+ * proxy's do.  Not before its answer: a rule the proxy refuses (an
+ * allow past the operator's policy, one past its 256) leaves the
+ * earlier one in force there, so it stays here to be replayed.
+ */
+static void
+run_feed_applied(struct feed_replay *fy, size_t i)
+{
+	size_t	 j;
+
+	for (j = 0; j < i; )
+		if (strcmp(fy->fy_v[j].fr_pattern, fy->fy_v[i].fr_pattern) ==
+		    0) {
+			run_feed_forget(fy, j);
+			i--;
+		} else
+			j++;
+}
+
+/*
+ * Whether no rule more can be kept (FEED_KEPT_MAX: the proxy's 256 that
+ * it applied and those it has not answered): the harness's next one is
+ * refused, not kept at the cost of one in force.
+ */
+bool
+run_feed_replay_full(const struct runner *rn)
+{
+	return rn->rn_replay != NULL && rn->rn_replay->fy_n >= FEED_KEPT_MAX;
+}
+
+/*
  * Keeps a live rule sent as n (0: not sent yet, the channel reopening;
- * -1: the proxy's own, an --ask answer "allow-run"), in order; an
- * earlier rule for the same pattern goes, as the proxy's does.
+ * -1: the proxy's own, an --ask answer "allow-run"), in order, after
+ * the earlier rules for its pattern, which go once the proxy applied it
+ * (run_feed_applied).
  */
 void
 run_feed_replay_keep(struct runner *rn, bool allow, const char *pattern,
@@ -100,15 +131,7 @@ run_feed_replay_keep(struct runner *rn, bool allow, const char *pattern,
 {
 	struct feed_replay	*fy = run_feed_replay(rn);
 	struct feed_rule	*fr;
-	size_t			 i;
 
-	for (i = 0; i < fy->fy_n; i++)
-		if (strcmp(fy->fy_v[i].fr_pattern, pattern) == 0) {
-			run_feed_forget(fy, i);
-			break;
-		}
-	if (fy->fy_n >= FEED_RULES_MAX)
-		run_feed_forget(fy, 0);
 	fy->fy_v = xreallocarray(fy->fy_v, fy->fy_n + 1, sizeof(*fy->fy_v));
 	fr = &fy->fy_v[fy->fy_n++];
 	fr->fr_allow = allow;
@@ -164,9 +187,10 @@ run_feed_replay_kept(struct runner *rn, bool allow, const char *pattern,
 			fr = &fy->fy_v[i];
 			break;
 		}
-	if (fr == NULL && n < 0 && why == NULL)
+	if (fr == NULL && n < 0 && why == NULL) {
 		run_feed_replay_keep(rn, allow, pattern, -1);
-	else if (fr != NULL) {
+		run_feed_applied(fy, fy->fy_n - 1);
+	} else if (fr != NULL) {
 		tell = fr->fr_fresh;
 		fr->fr_fresh = false;
 		if (!tell && why != NULL)
@@ -179,6 +203,8 @@ run_feed_replay_kept(struct runner *rn, bool allow, const char *pattern,
 			    "allow" : "deny", pattern, why);
 		if (why != NULL)
 			run_feed_forget(fy, i);
+		else
+			run_feed_applied(fy, i);
 	}
 	if (n > 0 && n == fy->fy_last)
 		run_feed_restored(rn);
@@ -190,6 +216,31 @@ static long long
 run_feed_lost_ms(const struct feed_replay *fy)
 {
 	return clock_ms_since(&fy->fy_since);
+}
+
+/*
+ * The rules the harness sent that the proxy never answered (the channel
+ * could not be reopened, or the run ended first): each told once, as
+ * refused with why, since none of them reached a proxy.
+ */
+static void
+run_feed_unanswered(struct runner *rn, const char *why)
+{
+	struct feed_replay	*fy = rn->rn_replay;
+	struct feed_rule	*fr;
+	char			*msg;
+	size_t			 i;
+
+	for (i = 0; i < fy->fy_n; i++) {
+		fr = &fy->fy_v[i];
+		if (!fr->fr_fresh)
+			continue;
+		fr->fr_fresh = false;
+		xasprintf(&msg, "%s %s: %s; nothing changed", fr->fr_allow ?
+		    "allow" : "deny", fr->fr_pattern, why);
+		run_harness_said(rn, fr->fr_allow, fr->fr_pattern, msg);
+		free(msg);
+	}
 }
 
 /* No channel: the held and later connections refused, and said. */
@@ -215,6 +266,8 @@ run_feed_failed(struct runner *rn)
 	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s}", "event",
 	    "channel", "state", "failed", "reason", why));
 	free(why);
+	run_feed_unanswered(rn, "the run's channel to the operator's proxy "
+	    "could not be reopened");
 }
 
 /* The kept rules, renumbered, as lines for the preflight (caller frees). */
@@ -353,11 +406,13 @@ run_feed_replay_end(struct runner *rn)
 
 	if (fy == NULL)
 		return;
-	if (fy->fy_reopening)
+	if (fy->fy_reopening) {
 		log_warnx("run: the run ended while its channel to the "
 		    "operator's proxy was being reopened (%s): the summary "
 		    "and --report miss what it decided since", fy->fy_why);
-	else if (fy->fy_failed && rn->rn_remote != NULL &&
+		run_feed_unanswered(rn, "the run ended while its channel to "
+		    "the operator's proxy was being reopened");
+	} else if (fy->fy_failed && rn->rn_remote != NULL &&
 	    tlsup_refused(rn->rn_remote) > 0)
 		log_warnx("run: %lu connections refused by the run, its "
 		    "channel to the operator's proxy lost (%s)",

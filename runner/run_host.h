@@ -143,6 +143,9 @@ bool	run_feed_replay_kept(struct runner *, bool, const char *, long long,
 void	run_feed_replay_lost(struct runner *, const char *,
 	    const struct feed_ops *);
 bool	run_feed_replay_reopening(const struct runner *);
+bool	run_feed_replay_full(const struct runner *);
+#define FEED_KEPT_MAX	512	/* the proxy's 256 (WATCH_RULES_MAX), and */
+				/* the rules it has not answered yet */
 void	run_feed_replay_end(struct runner *);
 
 /* run_end.c: what the sandbox left, the summary, the report, the end. */

@@ -213,29 +213,18 @@ run_plan_hidden(struct run *run, const struct fsplan *plan)
 }
 
 /*
- * The folder of the user's sessions (sessdir.c), hidden when the host's
- * would show inside: under the workspace or a path of the policy's
- * write or read_only lists (--write /tmp).  A command that could write
- * there could put a socket of its own in place of a session's (or
- * rename the folder and make another), and the owner's next client
- * would pass it the environment before the policy's scrubbing, the
- * client's stdio, and take a forged exit status from it: its uid is
- * the owner's.  The folder is made first if missing, so that the
- * command cannot make it, and hidden whole: a mount point cannot be
- * renamed.  Elsewhere the private /tmp and $XDG_RUNTIME_DIR cover it.
+ * Whether top would show inside: under the workspace or a path of the
+ * policy's write or read_only lists (--write /tmp).
  */
-static void
-run_plan_sessions(struct policy *p, const char *ws)
+static bool
+run_plan_shows(const struct policy *p, const char *ws, const char *top)
 {
 	const struct plist	*lists[] = { &p->p_write, &p->p_read_only };
 	const char		*path;
-	struct pitem		*it;
-	char			 top[256], real[PATH_MAX], dir[PATH_MAX];
-	char			 cause[1024];
+	char			 real[PATH_MAX];
 	size_t			 i, j;
 	bool			 shown;
 
-	sessdir_top(top);
 	shown = ws != NULL && path_is_below(top, ws);
 	for (i = 0; i < nitems(lists) && !shown; i++)
 		for (j = 0; j < lists[i]->pl_n && !shown; j++) {
@@ -244,13 +233,39 @@ run_plan_sessions(struct policy *p, const char *ws)
 			    path_is_below(top, real)) || path_is_below(top,
 			    path);
 		}
-	/* Not the user's (another's, squatted): none of theirs is in it. */
-	if (!shown || sessdir_path(dir, sizeof(dir), true, cause,
-	    sizeof(cause)) == -1)
-		return;
-	it = policy_plist_add(&p->p_hide);
-	it->pi_text = xstrdup(top);
-	it->pi_from = xstrdup("protected: cordon's sessions");
+	return shown;
+}
+
+/*
+ * The folders of the user's sessions (sessdir.c), hidden when the host's
+ * would show inside (run_plan_shows).  A command that could write there
+ * could put a socket of its own in place of a session's (or rename the
+ * folder and make another), and the owner's next client would pass it
+ * the environment before the policy's scrubbing, the client's stdio,
+ * and take a forged exit status from it: its uid is the owner's.  Both
+ * places a client may use are hidden, $XDG_RUNTIME_DIR's and /tmp's: a
+ * client's environment need not be this run's (sessdir_tops).  Each is
+ * made first if missing, so that the command cannot make it, and hidden
+ * whole: a mount point cannot be renamed.  Elsewhere the private /tmp
+ * and $XDG_RUNTIME_DIR cover them.
+ */
+static void
+run_plan_sessions(struct policy *p, const char *ws)
+{
+	struct pitem	*it;
+	char		 tops[2][256], dir[PATH_MAX], cause[1024];
+	int		 i, n;
+
+	n = sessdir_tops(tops);
+	for (i = 0; i < n; i++) {
+		/* Not the user's (another's, squatted): none of theirs. */
+		if (!run_plan_shows(p, ws, tops[i]) || sessdir_in(tops[i],
+		    dir, sizeof(dir), true, cause, sizeof(cause)) == -1)
+			continue;
+		it = policy_plist_add(&p->p_hide);
+		it->pi_text = xstrdup(tops[i]);
+		it->pi_from = xstrdup("protected: cordon's sessions");
+	}
 }
 
 /*

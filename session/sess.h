@@ -70,6 +70,8 @@ void	sessmsg_close(int *, int);
 /* sessdir.c: $XDG_RUNTIME_DIR/cordon/sessions, or /tmp/cordon-UID/... */
 void	sessdir_top(char *);
 int	sessdir_path(char *, size_t, bool, char *, size_t);
+int	sessdir_tops(char [][256]);
+int	sessdir_in(const char *, char *, size_t, bool, char *, size_t);
 int	sessdir_file(char *, size_t, const char *, const char *,
 	    const char *);
 ssize_t	sessdir_reason(const char *, const char *, char *, size_t);

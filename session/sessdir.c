@@ -70,6 +70,22 @@ sessdir_top(char *top)
 }
 
 /*
+ * Every place a client of this user's may look for the sessions, as its
+ * environment says, into tops (256 bytes each): sessdir_top's first,
+ * then /tmp/cordon-UID when that is another.  A client without
+ * XDG_RUNTIME_DIR (a service, a harness started with a clean
+ * environment) uses the second while a login shell uses the first.
+ * Returns how many: 1 or 2.
+ */
+int
+sessdir_tops(char tops[][256])
+{
+	sessdir_top(tops[0]);
+	snprintf(tops[1], 256, "/tmp/cordon-%u", (unsigned int)getuid());
+	return strcmp(tops[0], tops[1]) == 0 ? 1 : 2;
+}
+
+/*
  * The sessions' folder into buf: made when create, checked always.
  * Returns 0, or -1 with the reason (and a hint line) in cause.
  */
@@ -79,6 +95,14 @@ sessdir_path(char *buf, size_t len, bool create, char *cause, size_t clen)
 	char		 top[256];
 
 	sessdir_top(top);
+	return sessdir_in(top, buf, len, create, cause, clen);
+}
+
+/* The same, in top (one of sessdir_tops). */
+int
+sessdir_in(const char *top, char *buf, size_t len, bool create, char *cause,
+    size_t clen)
+{
 	if (sessdir_check(top, create, cause, clen) == -1)
 		return -1;
 	if ((size_t)snprintf(buf, len, "%s/sessions", top) >= len) {

@@ -910,6 +910,101 @@ PY
 	    grep -q '^deny the run has a harness (--control, --ask), and its channel is not open on this proxy'
 }
 
+@test "--proxy-socket: a live deny the proxy keeps when it refuses the harness's later allow of the same pattern is replayed on the restarted proxy" {
+	sandbox_setup
+	write_pyharness
+	sock="$UDIR/proxy.sock"
+	psock() {
+		start_bg "proxy$1" "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+		    --log "$LOG" --resolve up.test:127.0.0.1 \
+		    --allow-cidr 127.0.0.1/32 --allow-domain "up.test:$UP"
+		P=$BG_PID
+		wait_listen "unix:$sock"
+		chmod 666 "$sock"
+	}
+	psock 1
+	mkdir -p "$WS/m"
+	chmod 777 "$WS/m"
+	CTL="$UDIR/ctl.sock"
+	EVENTS="$UDIR/events.log"
+	# deny up.test (every port) is applied; allow up.test is refused,
+	# being past the operator's up.test:$UP: the deny stays in force.
+	start_bg harness as_user "$UDIR/home" python3 "$UDIR/bin/pyharness.py" \
+	    "$CTL" "$EVENTS" "$WS/m" --file go '{"deny": "up.test"}' \
+	    --after applied.1 '{"allow": "up.test"}'
+	wait_listen "unix:$CTL"
+	start_bg run as_user "$UDIR/home" sh -c "cd '$WS' && '$UCORDON' run \
+	    --read-only '$UDIR/bin' --proxy-socket '$sock' --control '$CTL' \
+	    -- sh -c '
+	    w() { for i in \$(seq 300); do [ -e m/\$1 ] && return; sleep 0.05; done; echo \"no \$1\"; }
+	    c() { curl -s -o /dev/null -w \"%{http_code} \" http://\$1:$UP/; }
+	    c up.test; : >m/go; w error.1; c up.test; echo
+	    : >m/first; w channel.2; c up.test; echo
+	    ' 2>'$UDIR/run.err'; echo \"exit \$?\""
+	for i in $(seq 300); do [ -e "$WS/m/first" ] && break; sleep 0.05; done
+	[ -e "$WS/m/first" ]
+	kill "$P"
+	wait "$P" || true
+	psock 2
+	for i in $(seq 400); do
+		grep -q '^exit ' "$BATS_TEST_TMPDIR/run.log" && break
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/run.log" "$UDIR/run.err" "$EVENTS"
+	[ "$(jq -r 'select(.event == "channel") | .state' "$EVENTS" |
+	    tr '\n' ' ')" = "lost restored " ]
+	[ "$(grep -c '"event":"error"' "$EVENTS")" -eq 1 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/run.log")" = \
+	    "$(printf '200 403 \n403 \nexit 0')" ]
+}
+
+@test "--proxy-socket: while the channel is reopened the run keeps at most 512 live rules; the harness's next ones are refused, and each rule no proxy answered is told once when the channel cannot be reopened" {
+	sandbox_setup
+	write_pyharness
+	sock="$UDIR/proxy.sock"
+	start_bg proxy "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --log "$LOG" --resolve up.test:127.0.0.1 \
+	    --allow-cidr 127.0.0.1/32 --allow-domain "up.test:$UP"
+	P=$BG_PID
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+	mkdir -p "$WS/m"
+	chmod 777 "$WS/m"
+	CTL="$UDIR/ctl.sock"
+	EVENTS="$UDIR/events.log"
+	# 600 denies, sent once the run says its channel is lost: the
+	# proxy stays down, so none is answered.
+	rules=$(for i in $(seq 600); do printf '{"deny": "h%d.test"}\n' "$i"; done)
+	start_bg harness as_user "$UDIR/home" python3 "$UDIR/bin/pyharness.py" \
+	    "$CTL" "$EVENTS" "$WS/m" --after channel.1 "$rules"
+	wait_listen "unix:$CTL"
+	start_bg run as_user "$UDIR/home" sh -c "cd '$WS' && '$UCORDON' run \
+	    --read-only '$UDIR/bin' --proxy-socket '$sock' --control '$CTL' \
+	    -- sh -c '
+	    : >m/first; for i in \$(seq 400); do [ -e m/channel.2 ] && break; sleep 0.05; done
+	    ' 2>'$UDIR/run.err'; echo \"exit \$?\""
+	for i in $(seq 300); do [ -e "$WS/m/first" ] && break; sleep 0.05; done
+	[ -e "$WS/m/first" ]
+	kill "$P"
+	wait "$P" || true
+	for i in $(seq 400); do
+		grep -q '^exit ' "$BATS_TEST_TMPDIR/run.log" && break
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/run.log" "$UDIR/run.err"
+	grep -v '"event":"applied"' "$EVENTS" | head -5
+	[ "$(cat "$BATS_TEST_TMPDIR/run.log")" = "exit 0" ]
+	[ "$(jq -r 'select(.event == "channel") | .state' "$EVENTS" |
+	    tr '\n' ' ')" = "lost failed " ]
+	# Each rule told once: the 88 past the 512 at once, the 512 kept
+	# when the channel could not be reopened.
+	[ "$(grep -c '"event":"error"' "$EVENTS")" -eq 600 ]
+	[ "$(grep '"event":"error"' "$EVENTS" | grep -c '512 live rules of the run are in force or wait')" -eq 88 ]
+	grep '"event":"error"' "$EVENTS" | head -1 | grep -q 'h513.test'
+	[ "$(grep '"event":"error"' "$EVENTS" | grep -c 'could not be reopened; nothing changed')" -eq 512 ]
+	[ "$(jq -r 'select(.event == "error") | .line' "$EVENTS" | sort -u | wc -l)" -eq 600 ]
+}
+
 @test "readiness: /healthz, /readyz (not while draining), cordon_build_info" {
 	start_proxy --allow-domain "127.0.0.1:$ECHO" --allow-cidr 127.0.0.1/32
 	run curl -sS -w ' %{http_code}' "http://127.0.0.1:$METRICS/healthz"

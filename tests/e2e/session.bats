@@ -320,6 +320,51 @@ except OSError as e:
 	done
 }
 
+@test "a run whose XDG_RUNTIME_DIR differs from the session's client's still hides the sessions' folder the client uses (user and root)" {
+	# The session and its clients without XDG_RUNTIME_DIR: their folder
+	# is /tmp/cordon-UID.  The hijacking run has one of the user's, as a
+	# login shell would: it must hide both places, not its own alone.
+	export XDG_RUNTIME_DIR=
+	mkdir -p "$UDIR/xdg"
+	chmod 700 "$UDIR/xdg"
+	for AS in user root; do
+		[ "$AS" = root ] && chown root: "$UDIR/xdg"
+		[ "$AS" = user ] && [ "$(id -u)" -eq 0 ] &&
+		    chown "$TEST_USER:" "$UDIR/xdg"
+		session_start
+		dir=/tmp/cordon-$(as_who id -u)
+		[ -S "$dir/sessions/$SID.sock" ]
+		cd "$WS"
+		start_bg hijack as_who env XDG_RUNTIME_DIR="$UDIR/xdg" \
+		    "$UCORDON" run --quiet --write /tmp -- python3 -c '
+import os, socket, struct, sys, time
+p = sys.argv[1]
+try:
+    os.unlink(p)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.bind(p)
+    s.listen(1)
+    print("bound", flush=True)
+    c, _ = s.accept()
+    c.recv(64)
+    c.sendmsg([struct.pack("<7I", 0x63736e31, 4, 0, 0, 0, 0, 0)])
+    time.sleep(2)
+except OSError as e:
+    print("refused:", e, flush=True)
+' "$dir/sessions/$SID.sock"
+		for i in $(seq 100); do
+			grep -q 'bound\|refused' "$BATS_TEST_TMPDIR/hijack.log" &&
+			    break
+			sleep 0.1
+		done
+		run grep -E '^(bound|refused)' "$BATS_TEST_TMPDIR/hijack.log"
+		[[ "$output" == "refused: "* ]]
+		run in_session -- sh -c 'exit 7'
+		[ "$status" -eq 7 ]
+		wait "$BG_PID" || true
+	done
+}
+
 @test "a repository planted with core.fsmonitor is quarantined before that command's cordon run --session returns" {
 	session_start
 	run in_session -- sh -c "git init -q evil &&
@@ -431,6 +476,58 @@ plant_timer() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"quarantined $WS/tlate/.git"* ]]
 	git -C "$WS/tlate" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/pwned" ]
+}
+
+@test "a process stopped between commands cannot have its client's terminal's hangup continue it: TIOCSCTTY is refused, and what it would plant after the terminal closes waits for the next command" {
+	session_start
+	# The client's stdin is a fresh pseudo-terminal that is no one's
+	# controlling terminal yet, as a harness's may be; the harness
+	# closes its master after the command.  A hangup sends SIGHUP and
+	# SIGCONT to the session leader whose controlling terminal it is.
+	cat >"$UDIR/bin/ptyclient.py" <<'PY'
+import os, subprocess, sys, time
+m, s = os.openpty()
+r = subprocess.run(sys.argv[1:], stdin=s, stdout=sys.stdout, stderr=sys.stderr)
+os.close(s)
+time.sleep(0.5)
+os.close(m)
+sys.exit(r.returncode)
+PY
+	cat >"$UDIR/bin/ctty.py" <<'PY'
+import fcntl, os, signal, subprocess, sys, termios, time
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+try:
+	fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+	print("ctty: ok", flush=True)
+except OSError as e:
+	print("ctty:", os.strerror(e.errno), flush=True)
+# The other way to one: a session leader opening a terminal without
+# O_NOCTTY (here, its own stdin again).
+try:
+	os.close(os.open("/proc/self/fd/0", os.O_RDWR))
+	os.close(os.open("/dev/tty", os.O_RDWR))
+	print("reopen: ctty", flush=True)
+except OSError as e:
+	print("reopen:", e.filename, os.strerror(e.errno), flush=True)
+os.close(1)
+os.close(2)
+time.sleep(1)
+subprocess.run(["sh", "-c", 'git init -q "$0" && git -C "$0" config core.fsmonitor "touch $1"', sys.argv[1], sys.argv[2]])
+PY
+	cd "$WS"
+	run as_who python3 "$UDIR/bin/ptyclient.py" "$UCORDON" run --session "$SID" -- \
+	    sh -c 'setsid -f python3 "$0" "$1" "$2" | head -2' \
+	    "$UDIR/bin/ctty.py" "$WS/hlate" "$WS/pwned"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ctty: Operation not permitted"* ]]
+	[[ "$output" == *"reopen: "* && "$output" != *"reopen: ctty"* ]]
+	sleep 2.5
+	[ ! -e "$WS/hlate" ]
+	run in_session -- sleep 1.5
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/hlate/.git"* ]]
 	[ ! -e "$WS/pwned" ]
 }
 

@@ -61,6 +61,8 @@ static long p_clone_user(void) { return syscall(SYS_clone, CLONE_NEWUSER | SIGCH
 static long p_clone3(void) { return syscall(SYS_clone3, NULL, 0); }
 static long p_tiocsti(void) { char c = 'x'; return syscall(SYS_ioctl, 0, TIOCSTI, &c); }
 static long p_tiocsti_hi(void) { char c = 'x'; return syscall(SYS_ioctl, 0, (unsigned long)TIOCSTI | (1UL << 32), &c); }
+static long p_tiocsctty(void) { return syscall(SYS_ioctl, -1, TIOCSCTTY, 0); }
+static long p_tiocsctty_hi(void) { return syscall(SYS_ioctl, -1, (unsigned long)TIOCSCTTY | (1UL << 32), 0); }
 static long p_tioclinux(void) { char c = 2; return syscall(SYS_ioctl, 0, TIOCLINUX, &c); }
 static long p_packet(void) { return socket(AF_PACKET, SOCK_RAW, 0); }
 static long p_vsock(void) { return socket(40 /* AF_VSOCK */, SOCK_STREAM, 0); }
@@ -156,6 +158,7 @@ static const struct probe probes[] = {
 	{ "clone, exit signal SIGCONT", p_clone_cont, 0 },
 	{ "timer_create SIGCONT", p_timer_cont, 0 },
 	{ "mq_notify SIGCONT (no queue)", p_mq_notify, EBADF },
+	{ "ioctl TIOCSCTTY (no descriptor)", p_tiocsctty, EBADF },
 };
 
 static const struct probe paused_probes[] = {
@@ -174,6 +177,8 @@ static const struct probe paused_probes[] = {
 	{ "timer_create, no sigevent (SIGALRM)", p_timer_null, 0 },
 	{ "mq_notify SIGCONT", p_mq_notify, ENOSYS },
 	{ "mq_notify, no sigevent", p_mq_notify_null, EBADF },
+	{ "ioctl TIOCSCTTY", p_tiocsctty, EPERM },
+	{ "ioctl TIOCSCTTY, high bits set", p_tiocsctty_hi, EPERM },
 	{ "ptrace", p_ptrace, EPERM },
 };
 
