@@ -553,11 +553,31 @@ conn_http_close_end(struct conn *c, bool bare)
 }
 
 /*
+ * Whether a request of method m may be sent again after its connection
+ * closed unanswered: the upstream may have acted on it, so only an
+ * idempotent one (RFC 9110, 9.2.2; a proxy must not retry any other:
+ * RFC 9112, 9.3.1).
+ */
+static bool
+conn_http_idempotent(const char *m)
+{
+	static const char *const	 ok[] = { "GET", "HEAD", "OPTIONS",
+	    "TRACE", "PUT", "DELETE" };
+	size_t				 i;
+
+	for (i = 0; m != NULL && i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strcmp(m, ok[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
  * The upstream closed, failed or timed out while forwarding.  A reused
  * connection that closed as the request went out is retried on a new
- * one; an answer whose end had come is finished; a close-delimited one
- * ends there; otherwise the client gets 502 or 504 if nothing was
- * answered yet, or an answer cut short.
+ * one, for an idempotent request without a body; an answer whose end
+ * had come is finished; a close-delimited one ends there; otherwise the
+ * client gets 502 or 504 if nothing was answered yet, or an answer cut
+ * short.
  */
 void
 conn_http_up_event(struct conn *c, short what)
@@ -565,15 +585,17 @@ conn_http_up_event(struct conn *c, short what)
 	struct conn_http	*h = &c->c_http;
 	bool			 done;
 
-	if (c->c_dial.cd_up == CU_REUSED && !h->hx_resphead && c->c_down_bytes == 0 &&
-	    h->hx_req.hr_body == HTTP_BODY_NONE &&
+	if (c->c_dial.cd_up == CU_REUSED && !h->hx_resphead &&
+	    c->c_down_bytes == 0 && h->hx_req.hr_body == HTTP_BODY_NONE &&
+	    conn_http_idempotent(h->hx_req.hr_method) &&
 	    evbuffer_get_length(bufferevent_get_input(c->c_up)) == 0) {
 		/*
 		 * The reused connection was closed as the request went out
 		 * (the upstream's own idle timeout): nothing was answered, and
-		 * the request has no body, so send it on a new connection (in
-		 * an inspected tunnel, to the tunnel's addresses, checked for
-		 * this request, and verified anew: conn_tls.c).
+		 * the request has no body and may be sent twice, so send it on
+		 * a new connection (in an inspected tunnel, to the tunnel's
+		 * addresses, checked for this request, and verified anew:
+		 * conn_tls.c).
 		 */
 		conn_drop_up(c);		/* CU_NEW */
 		c->c_dial.cd_next = 0;

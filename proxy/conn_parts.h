@@ -61,9 +61,11 @@ struct conn_http {
  *
  * The tunnel's upstream need not be one: an idle one of the same run
  * verified for the host may come from the pool (upool.c) as the tunnel
- * is opened (ci_pooled until its first request), and a request that
- * finds none (its own went) takes one from the pool or dials a new one
- * to the addresses checked for the tunnel (ci_addrs), checked again.
+ * is opened (ci_pooled until its first request); one dialed for it
+ * waits for that request as a kept one does (ci_fresh); and a request
+ * that finds none (its own went, unused or not) takes one from the pool
+ * or dials a new one to the addresses checked for the tunnel (ci_addrs),
+ * checked again.
  */
 struct conn_inspect {
 	char			 ci_host[HOST_NAME_MAX_LEN + 1];
@@ -78,6 +80,7 @@ struct conn_inspect {
 	struct addr		 ci_addrs[DNS_MAX_ADDRS]; /* checked */
 	size_t			 ci_naddrs;	/* for the tunnel */
 	bool			 ci_pooled;	/* c_up from the pool, unused */
+	bool			 ci_fresh;	/* c_up dialed for it, unused */
 };
 
 /*

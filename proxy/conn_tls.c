@@ -149,26 +149,36 @@ conn_tls_up_why(struct conn *c, short what)
 /*
  * The upstream's TLS handshake ended (CS_TLS_SETUP).  As the tunnel
  * opens: what it gave, for the requests; a failure is told to each of
- * them (ci_upfail).  For a request inside the tunnel (conn_tls_redial):
- * the request goes out, or it alone fails.  A pooled upstream that ends
- * while the tunnel opens is dropped: the first request finds another.
+ * them (ci_upfail).  A verified one then waits as a kept one does
+ * (CU_KEPT, ci_fresh): asked nothing yet, it may end, or speak, before
+ * the first request, and is then dropped, as a pooled one is, for that
+ * request to find another, rather than end the tunnel.  For a request
+ * inside the tunnel (conn_tls_redial): the request goes out, or it
+ * alone fails.
  */
 void
 conn_tls_up_done(struct conn *c, short what)
 {
 	struct conn_inspect	*ci = &c->c_ins;
+	struct conn_dial	*d = &c->c_dial;
 	char			*why;
 
 	ci->ci_up_ready = true;
-	if (c->c_dial.cd_up == CU_KEPT) {
+	if (d->cd_up == CU_KEPT) {
 		conn_drop_up(c);
 		return;
 	}
 	if (what & BEV_EVENT_CONNECTED) {
-		if (ci->ci_tls)
+		if (ci->ci_tls) {
 			conn_http_start(c);
-		else
-			conn_tls_accept(c);
+			return;
+		}
+		d->cd_up = CU_KEPT;
+		snprintf(d->cd_kept_host, sizeof(d->cd_kept_host), "%s",
+		    ci->ci_host);
+		d->cd_kept_port = ci->ci_port;
+		ci->ci_fresh = true;
+		conn_tls_accept(c);
 		return;
 	}
 	why = conn_tls_up_why(c, what);
@@ -185,8 +195,8 @@ conn_tls_up_done(struct conn *c, short what)
 
 /*
  * The upstream went before the sandbox's handshake ended (CS_TLS_ACCEPT):
- * a new one's end is told to the requests; a pooled one's is not, and
- * the first request finds another.
+ * a verified one (kept, new or pooled) is dropped, and the first request
+ * finds another.
  */
 void
 conn_tls_up_gone(struct conn *c, short what)
@@ -382,18 +392,22 @@ conn_tls_upstream(struct conn *c)
 	struct conn_dial	*d = &c->c_dial;
 	char			 text[ADDR_STRLEN];
 	bool			 pooled = c->c_ins.ci_pooled;
+	bool			 fresh = c->c_ins.ci_fresh;
 
-	c->c_ins.ci_pooled = false;
+	c->c_ins.ci_pooled = c->c_ins.ci_fresh = false;
 	if (c->c_up == NULL) {
 		if (!conn_pool_take(c, true)) {
 			conn_dial_next(c);
 			return;
 		}
 		pooled = true;
+		fresh = false;
 	}
 	if (d->cd_up == CU_KEPT) {
+		/* The tunnel's own new one, idle until now: not a reuse. */
 		d->cd_up = CU_REUSED;
-		px->px_stats.ps_reused++;
+		if (!fresh)
+			px->px_stats.ps_reused++;
 		if (pooled)
 			px->px_stats.ps_pooled++;
 	}

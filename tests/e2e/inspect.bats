@@ -732,6 +732,43 @@ get_tls_via() {
 	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 0 ]
 }
 
+@test "inspect: a tunnel's new upstream that the origin closes before the first request is replaced, the tunnel kept" {
+	# Closes a connection idle for half a second, a new one too.
+	start_tls_origin --idle 0.5
+	start_inspecting_proxy
+	bridge_for b1 sbx-one
+	ONE=$BRIDGE
+	bridge_for b2 sbx-two
+	# A request at once goes on the tunnel's new upstream: no reuse.
+	[ "$(get_tls_via "$ONE")" = 200 ]
+	[ "$(metric 'cordon_upstream_reused_total{from="connection"}')" -eq 0 ]
+	# Another run's: its handshake done, the client waits before its
+	# request.
+	cat >"$BATS_TEST_TMPDIR/late.py" <<'PY'
+import socket, ssl, sys, time
+port, sport, ca = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"CONNECT api.test:%s HTTP/1.1\r\nHost: x\r\n\r\n" % sport.encode())
+r = b""
+while b"\r\n\r\n" not in r:
+    r += s.recv(100)
+t = ssl.create_default_context(cafile=ca).wrap_socket(s,
+    server_hostname="api.test")
+time.sleep(1.5)
+t.sendall(b"GET / HTTP/1.1\r\nHost: api.test:%s\r\n\r\n" % sport.encode())
+print(t.recv(4096).split(b"\r\n")[0].decode())
+PY
+	run timeout 10 python3 "$BATS_TEST_TMPDIR/late.py" "$BRIDGE" "$SPORT" \
+	    "$BATS_TEST_TMPDIR/ca/ca.crt"
+	[ "$output" = "HTTP/1.1 200 OK" ]
+	[ "$(wc -l <"$CONNS")" -eq 3 ]
+	[ "$(wc -l <"$REQS")" -eq 2 ]
+	[ "$(metric 'cordon_upstream_reused_total{from="connection"}')" -eq 0 ]
+	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 0 ]
+	[ "$(jq -r 'select(.protocol == "https") | "\(.sandbox) \(.status)"' \
+	    "$ELOG" | tr '\n' ' ')" = "sbx-one 200 sbx-two 200 " ]
+}
+
 @test "inspect: a kept or pooled upstream that closes as the request goes out is replaced, the request sent again" {
 	# Each connection answers one request and drops the next unanswered.
 	start_tls_origin --answer 1

@@ -255,6 +255,29 @@ get_via() {
 	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 0 ]
 }
 
+@test "HTTP: a POST a reused upstream dropped unanswered is not sent again (not idempotent)" {
+	# Each connection answers one request and drops the next unanswered.
+	start_counted_origin --answer 1
+	start_sandbox_proxy
+	start_bridge b1 sbx-one
+	REQS="$BATS_TEST_TMPDIR/requests.log"
+	post() {
+		curl -sS -o /dev/null -w '%{http_code}' -X POST \
+		    -x "http://127.0.0.1:$BRIDGE" "http://127.0.0.1:$ORIGIN/$1"
+	}
+	# serve.py answers a POST 405, and keeps the connection.
+	[ "$(post a)" = 405 ]
+	# Taken from the pool, dropped: the origin may have acted on it.
+	run post b
+	[ "$output" = 502 ]
+	[ "$(grep -c '^POST /b ' "$REQS")" -eq 1 ]
+	# A GET, idempotent, is sent again on a new connection.
+	[ "$(post a)" = 405 ]
+	[ "$(get_via "$BRIDGE")" = 200 ]
+	[ "$(grep -c '^GET / .*dropped$' "$REQS")" -eq 1 ]
+	[ "$(grep -c '^GET / ' "$REQS")" -eq 2 ]
+}
+
 @test "a refused name gets 403 with the rule and the fix, and is never looked up" {
 	start_dns
 	start_proxy --dns "127.0.0.1:$DNS_PORT" --allow-cidr 127.0.0.1/32 \
