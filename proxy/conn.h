@@ -270,6 +270,7 @@ struct conn {
 	int			 c_port;
 	struct decision		 c_dec;
 	bool			 c_judged;	/* c_dec is the policy's */
+	bool			 c_no_channel;	/* its run's is not open */
 	struct event		*c_ask_ev;	/* the answer's deadline */
 
 	/* The egress log record of the current decision. */

@@ -66,17 +66,15 @@ conn_pp2(struct conn *c)
 	    (ssize_t)used), used, PP2_TYPE_CORDON_ORIGIN, origin,
 	    sizeof(origin)) == 0)
 		c->c_origin_uid = xstrdup(origin);
-	/* A run with a harness: never decided without its live rules. */
+	/*
+	 * A run with a harness: never decided without its live rules; its
+	 * request is read, and refused with why (conn_dial_decide).
+	 */
 	if (pp2_field(evbuffer_pullup(in, (ssize_t)used), used,
 	    PP2_TYPE_CORDON_CHANNEL, &len) != NULL && pp2_field(
 	    evbuffer_pullup(in, (ssize_t)used), used, PP2_TYPE_CORDON_WATCH,
-	    &len) == NULL && watch_missing(c)) {
-		conn_begin(c, PROTO_NONE, NULL, "", 0, 0);
-		conn_reason(c, WATCH_MISSING);
-		c->c_dec.d_verdict = VERDICT_DENY;
-		conn_free(c);
-		return;
-	}
+	    &len) == NULL && watch_missing(c))
+		c->c_no_channel = true;
 	if (pp2_field(evbuffer_pullup(in, (ssize_t)used), used,
 	    PP2_TYPE_CORDON_WATCH, &len) != NULL) {
 		evbuffer_drain(in, used);

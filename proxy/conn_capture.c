@@ -37,6 +37,14 @@ conn_capture_name(struct conn *c, const char *name)
 	bool		 ok;
 
 	conn_begin(c, PROTO_DNS, NULL, name, strlen(name), 0);
+	if (c->c_no_channel) {
+		/* Its run's live rules are not here (conn_dial_decide). */
+		conn_reason(c, WATCH_MISSING);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		bufferevent_write(c->c_bev, "refused\n", 8);
+		conn_finish(c);
+		return;
+	}
 	c->c_judged = true;
 	ok = policy_match_name(c->c_policy->pp_policy, name, strlen(name),
 	    &c->c_dec);

@@ -410,6 +410,16 @@ conn_dial_decide(struct conn *c)
 {
 	if (!conn_log_ready(c))
 		return;
+	if (c->c_no_channel) {
+		conn_reason(c, WATCH_MISSING);
+		c->c_dec.d_verdict = VERDICT_DENY;
+		conn_refuse(c, CONN_UNAVAILABLE, WATCH_MISSING, "wait until "
+		    "the run has reopened its channel (it says so on its "
+		    "stderr, and to its harness), or start the run again; "
+		    "behind a load balancer, balance by source address "
+		    "(docs/fleet.md, \"One host, one replica\")");
+		return;
+	}
 	c->c_judged = true;
 	if (!conn_dial_admit(c))
 		return;

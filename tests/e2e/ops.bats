@@ -890,8 +890,8 @@ PY
 	[ "$(jq -r '.refused[] | "\(.host) \(.count)"' "$WS/r.json")" = \
 	    "up.test 2" ]
 	# A connection whose header says its run keeps a channel, with no
-	# channel of that run open here: refused before its request is
-	# read, and logged with why.
+	# channel of that run open here: its request refused, 503, with
+	# why and what to do, and logged with why.
 	cat >"$UDIR/bin/nochannel.py" <<'PY'
 import socket, struct, sys
 path, port = sys.argv[1], sys.argv[2]
@@ -900,12 +900,14 @@ body = b"".join(bytes([t]) + struct.pack(">H", len(v)) + v for t, v in tlvs)
 c = socket.socket(socket.AF_UNIX); c.connect(path)
 c.sendall(b"\r\n\r\n\x00\r\nQUIT\n" + b"\x21\x00" + struct.pack(">H", len(body)) +
     body + b"GET http://up.test:%s/ HTTP/1.1\r\nHost: up.test\r\n\r\n" % port.encode())
-print(repr(c.recv(4096)))
+print(c.recv(4096).decode(errors="replace"))
 PY
 	run as_user "$UDIR/home" timeout 10 python3 "$UDIR/bin/nochannel.py" \
 	    "$sock" "$UP"
 	echo "$output"
-	[ "$output" = "b''" ]
+	[[ "${lines[0]}" == "HTTP/1.1 503 "* ]]
+	[[ "$output" == *"its channel is not open on this proxy"* ]]
+	[[ "$output" == *"wait until the run has reopened its channel"* ]]
 	jq -r 'select(.sandbox == "ghost") | "\(.decision) \(.reason)"' "$LOG" |
 	    grep -q '^deny the run has a harness (--control, --ask), and its channel is not open on this proxy'
 }
