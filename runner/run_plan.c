@@ -237,6 +237,36 @@ run_plan_shows(const struct policy *p, const char *ws, const char *top)
 }
 
 /*
+ * A writable path inside top, the folder of the user's sessions: it
+ * cannot be hidden under what it shows.  Says which, why and the fix;
+ * returns -1.  Else 0.
+ */
+static int
+run_plan_inside(const struct policy *p, const char *ws, const char *top)
+{
+	const char	*path, *from;
+	char		 real[PATH_MAX];
+	size_t		 j;
+
+	for (j = 0; j <= p->p_write.pl_n; j++) {
+		path = j < p->p_write.pl_n ? p->p_write.pl_v[j].pi_text : ws;
+		from = j < p->p_write.pl_n ? p->p_write.pl_v[j].pi_from :
+		    "the workspace";
+		if (path == NULL || !((realpath(path, real) != NULL &&
+		    path_is_below(real, top)) || path_is_below(path, top)))
+			continue;
+		log_warnx("run: %s (%s) is inside %s, the folder of cordon's "
+		    "sessions: a command that may write there could put a "
+		    "socket of its own in a session's place; nothing was run",
+		    path, from != NULL ? from : "--write", top);
+		log_warnx("hint: write elsewhere: a sandbox needs nothing of "
+		    "that folder");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The folders of the user's sessions (sessdir.c), hidden when the host's
  * would show inside (run_plan_shows).  A command that could write there
  * could put a socket of its own in place of a session's (or rename the
@@ -247,9 +277,11 @@ run_plan_shows(const struct policy *p, const char *ws, const char *top)
  * client's environment need not be this run's (sessdir_tops).  Each is
  * made first if missing, so that the command cannot make it, and hidden
  * whole: a mount point cannot be renamed.  Elsewhere the private /tmp
- * and $XDG_RUNTIME_DIR cover them.
+ * and $XDG_RUNTIME_DIR cover them.  A writable path inside one would
+ * show it under the hiding: the run is refused (run_plan_inside).
+ * Returns 0, or -1 having said why.
  */
-static void
+static int
 run_plan_sessions(struct policy *p, const char *ws)
 {
 	struct pitem	*it;
@@ -258,6 +290,8 @@ run_plan_sessions(struct policy *p, const char *ws)
 
 	n = sessdir_tops(tops);
 	for (i = 0; i < n; i++) {
+		if (run_plan_inside(p, ws, tops[i]) == -1)
+			return -1;
 		/* Not the user's (another's, squatted): none of theirs. */
 		if (!run_plan_shows(p, ws, tops[i]) || sessdir_in(tops[i],
 		    dir, sizeof(dir), true, cause, sizeof(cause)) == -1)
@@ -266,6 +300,7 @@ run_plan_sessions(struct policy *p, const char *ws)
 		it->pi_text = xstrdup(tops[i]);
 		it->pi_from = xstrdup("protected: cordon's sessions");
 	}
+	return 0;
 }
 
 /*
@@ -355,7 +390,8 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	run_secrets_prepare(run, p, run->r_sb.sb_net.sn_mode == NET_PROXY &&
 	    rp->rp_net.net_socket == NULL);
 	trust_hide_ca(p);
-	run_plan_sessions(p, rp->rp_workspace);
+	if (run_plan_sessions(p, rp->rp_workspace) == -1)
+		return -1;
 	memset(&fin, 0, sizeof(fin));
 	fin.fi_policy = p;
 	fin.fi_workspace = rp->rp_workspace;

@@ -979,3 +979,22 @@ PY
 	[ ! -e "$WS/planted/.git" ]
 	[ ! -e "$WS/pwned" ]
 }
+
+# The folder of the sessions cannot be hidden under a writable path
+# inside it: such a run is refused before anything runs.
+@test "a run given --write inside the sessions' folder is refused, and says why (user and root)" {
+	export XDG_RUNTIME_DIR=
+	for AS in user root; do
+		session_start
+		dir=/tmp/cordon-$(as_who id -u)/sessions
+		[ -S "$dir/$SID.sock" ]
+		cd "$WS"
+		run as_who "$UCORDON" run --write "$dir" -- touch "$dir/planted"
+		echo "$output"
+		[ "$status" -eq 125 ]
+		[[ "$output" == *"is inside /tmp/cordon-"*", the folder of cordon's sessions"* ]]
+		[[ "$output" == *"hint: write elsewhere"* ]]
+		[ ! -e "$dir/planted" ]
+		[ -S "$dir/$SID.sock" ]
+	done
+}
