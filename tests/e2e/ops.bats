@@ -838,6 +838,21 @@ PY
 	[ "$(jq -r 'select(.host == "two.test") | .decision' "$LOG")" = deny ]
 }
 
+# The run (start_bg run) has made m/first: the operator's proxy ($P) is
+# killed, started again by the test's psock N when N is given, and the
+# run's end ("exit STATUS" in run.log) is waited for.
+proxy_lost_mid_run() {
+	for i in $(seq 300); do [ -e "$WS/m/first" ] && break; sleep 0.05; done
+	[ -e "$WS/m/first" ] || return 1
+	kill "$P"
+	wait "$P" || true
+	[ -z "${1:-}" ] || psock "$1"
+	for i in $(seq 400); do
+		grep -q '^exit ' "$BATS_TEST_TMPDIR/run.log" && break
+		sleep 0.05
+	done
+}
+
 @test "--proxy-socket: the operator's proxy restarted mid-run: the run reopens its channel and replays its live deny on the new proxy, the harness hears the channel lost and restored; a connection of a run with a harness and no channel open is refused, logged" {
 	sandbox_setup
 	write_pyharness
@@ -868,15 +883,7 @@ PY
 	    c up.test; : >m/go; w applied.1; c up.test; c two.test; echo
 	    : >m/first; w channel.2; c up.test; c two.test; echo
 	    ' 2>'$UDIR/run.err'; echo \"exit \$?\""
-	for i in $(seq 300); do [ -e "$WS/m/first" ] && break; sleep 0.05; done
-	[ -e "$WS/m/first" ]
-	kill "$P"
-	wait "$P" || true
-	psock 2
-	for i in $(seq 400); do
-		grep -q '^exit ' "$BATS_TEST_TMPDIR/run.log" && break
-		sleep 0.05
-	done
+	proxy_lost_mid_run 2
 	cat "$BATS_TEST_TMPDIR/run.log" "$UDIR/run.err" "$EVENTS"
 	[ "$(cat "$BATS_TEST_TMPDIR/run.log")" = \
 	    "$(printf '200 403 200 \n403 200 \nexit 0')" ]
@@ -943,15 +950,7 @@ PY
 	    c up.test; : >m/go; w error.1; c up.test; echo
 	    : >m/first; w channel.2; c up.test; echo
 	    ' 2>'$UDIR/run.err'; echo \"exit \$?\""
-	for i in $(seq 300); do [ -e "$WS/m/first" ] && break; sleep 0.05; done
-	[ -e "$WS/m/first" ]
-	kill "$P"
-	wait "$P" || true
-	psock 2
-	for i in $(seq 400); do
-		grep -q '^exit ' "$BATS_TEST_TMPDIR/run.log" && break
-		sleep 0.05
-	done
+	proxy_lost_mid_run 2
 	cat "$BATS_TEST_TMPDIR/run.log" "$UDIR/run.err" "$EVENTS"
 	[ "$(jq -r 'select(.event == "channel") | .state' "$EVENTS" |
 	    tr '\n' ' ')" = "lost restored " ]
@@ -985,14 +984,7 @@ PY
 	    -- sh -c '
 	    : >m/first; for i in \$(seq 400); do [ -e m/channel.2 ] && break; sleep 0.05; done
 	    ' 2>'$UDIR/run.err'; echo \"exit \$?\""
-	for i in $(seq 300); do [ -e "$WS/m/first" ] && break; sleep 0.05; done
-	[ -e "$WS/m/first" ]
-	kill "$P"
-	wait "$P" || true
-	for i in $(seq 400); do
-		grep -q '^exit ' "$BATS_TEST_TMPDIR/run.log" && break
-		sleep 0.05
-	done
+	proxy_lost_mid_run
 	cat "$BATS_TEST_TMPDIR/run.log" "$UDIR/run.err"
 	grep -v '"event":"applied"' "$EVENTS" | head -5
 	[ "$(cat "$BATS_TEST_TMPDIR/run.log")" = "exit 0" ]

@@ -279,19 +279,13 @@ PY
 	[ ! -s "$got" ] || { cat "$got"; false; }
 }
 
-@test "a run given the host's /tmp to write cannot put its own socket in place of a session's: the sessions' folder is hidden inside (user and root)" {
-	for AS in user root; do
-		session_start
-		dir=$(as_who sh -c 'echo "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"')
-		[ -z "${XDG_RUNTIME_DIR:-}" ] || dir=$dir/cordon
-		[ -S "$dir/sessions/$SID.sock" ]
-		# Another run, of the same user, with /tmp writable: it would
-		# bind a socket of its own in the session's place, and answer
-		# the next client with a forged status, having read its
-		# environment.
-		cd "$WS"
-		start_bg hijack as_who "$UCORDON" run --quiet --write /tmp -- \
-		    python3 -c '
+# As the session's owner, with the variables $@ set, a run given the
+# host's /tmp to write tries to put a socket of its own in place of the
+# session's ($dir/sessions/$SID.sock), to answer the next client with a
+# forged status: it must be refused, and the session answer as itself.
+hijack_refused() {
+	start_bg hijack as_who env "$@" "$UCORDON" run --quiet --write /tmp \
+	    -- python3 -c '
 import os, socket, struct, sys, time
 p = sys.argv[1]
 try:
@@ -307,16 +301,29 @@ try:
 except OSError as e:
     print("refused:", e, flush=True)
 ' "$dir/sessions/$SID.sock"
-		for i in $(seq 100); do
-			grep -q 'bound\|refused' "$BATS_TEST_TMPDIR/hijack.log" &&
-			    break
-			sleep 0.1
-		done
-		run grep -E '^(bound|refused)' "$BATS_TEST_TMPDIR/hijack.log"
-		[[ "$output" == "refused: "* ]]
-		run in_session -- sh -c 'exit 7'
-		[ "$status" -eq 7 ]
-		wait "$BG_PID" || true
+	for i in $(seq 100); do
+		grep -q 'bound\|refused' "$BATS_TEST_TMPDIR/hijack.log" && break
+		sleep 0.1
+	done
+	run grep -E '^(bound|refused)' "$BATS_TEST_TMPDIR/hijack.log"
+	[[ "$output" == "refused: "* ]] || return 1
+	run in_session -- sh -c 'exit 7'
+	[ "$status" -eq 7 ] || return 1
+	wait "$BG_PID" || true
+}
+
+@test "a run given the host's /tmp to write cannot put its own socket in place of a session's: the sessions' folder is hidden inside (user and root)" {
+	for AS in user root; do
+		session_start
+		dir=$(as_who sh -c 'echo "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"')
+		[ -z "${XDG_RUNTIME_DIR:-}" ] || dir=$dir/cordon
+		[ -S "$dir/sessions/$SID.sock" ]
+		# Another run, of the same user, with /tmp writable: it would
+		# bind a socket of its own in the session's place, and answer
+		# the next client with a forged status, having read its
+		# environment.
+		cd "$WS"
+		hijack_refused
 	done
 }
 
@@ -335,33 +342,7 @@ except OSError as e:
 		dir=/tmp/cordon-$(as_who id -u)
 		[ -S "$dir/sessions/$SID.sock" ]
 		cd "$WS"
-		start_bg hijack as_who env XDG_RUNTIME_DIR="$UDIR/xdg" \
-		    "$UCORDON" run --quiet --write /tmp -- python3 -c '
-import os, socket, struct, sys, time
-p = sys.argv[1]
-try:
-    os.unlink(p)
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.bind(p)
-    s.listen(1)
-    print("bound", flush=True)
-    c, _ = s.accept()
-    c.recv(64)
-    c.sendmsg([struct.pack("<7I", 0x63736e31, 4, 0, 0, 0, 0, 0)])
-    time.sleep(2)
-except OSError as e:
-    print("refused:", e, flush=True)
-' "$dir/sessions/$SID.sock"
-		for i in $(seq 100); do
-			grep -q 'bound\|refused' "$BATS_TEST_TMPDIR/hijack.log" &&
-			    break
-			sleep 0.1
-		done
-		run grep -E '^(bound|refused)' "$BATS_TEST_TMPDIR/hijack.log"
-		[[ "$output" == "refused: "* ]]
-		run in_session -- sh -c 'exit 7'
-		[ "$status" -eq 7 ]
-		wait "$BG_PID" || true
+		hijack_refused XDG_RUNTIME_DIR="$UDIR/xdg"
 	done
 }
 
