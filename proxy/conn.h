@@ -336,6 +336,7 @@ void	 conn_up_event_cb(struct bufferevent *, short, void *);
 void	 conn_dial_decide(struct conn *);
 void	 conn_dial_connect(struct conn *);
 void	 conn_dial_next(struct conn *);
+bool	 conn_dial_check(struct conn *, const struct addr *, size_t);
 
 /* conn_narrow.c */
 struct ppolicy	*conn_narrow_policy(struct conn_narrow *, struct ppolicy *,

@@ -195,6 +195,35 @@ conn_connect_addrs(struct conn *c)
 }
 
 /*
+ * Checks each of the n addrs by the policy in force (one special
+ * address refuses them all: c is denied, and false returned) and makes
+ * them the ones c tries, in order.
+ */
+bool
+conn_dial_check(struct conn *c, const struct addr *addrs, size_t n)
+{
+	struct conn_dial	*d = &c->c_dial;
+	struct addr		 a;
+	char			 text[ADDR_STRLEN];
+	size_t			 i;
+
+	d->cd_naddrs = d->cd_next = 0;
+	for (i = 0; i < n; i++) {
+		a = addrs[i];
+		addr_unmap(&a);
+		if (c->c_dec.d_why != WHY_MODE_HOST &&
+		    !policy_match_addr(c->c_policy->pp_policy, &a, &c->c_dec)) {
+			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
+			    addr_str(&a, text, sizeof(text)));
+			conn_deny(c);
+			return false;
+		}
+		d->cd_addrs[d->cd_naddrs++] = a;
+	}
+	return true;
+}
+
+/*
  * The addresses of the name, or none and why: each is checked before
  * any is tried.
  */
@@ -204,9 +233,7 @@ conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 {
 	struct conn		*c = arg;
 	struct conn_dial	*d = &c->c_dial;
-	struct addr		 a;
-	char			 text[ADDR_STRLEN], *msg;
-	size_t			 i;
+	char			*msg;
 
 	d->cd_query = NULL;
 	if (n == 0) {
@@ -216,20 +243,8 @@ conn_connect_resolved_cb(const struct addr *addrs, size_t n, const char *why,
 		free(msg);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		a = addrs[i];
-		addr_unmap(&a);
-		if (c->c_dec.d_why != WHY_MODE_HOST &&
-		    !policy_match_addr(c->c_policy->pp_policy, &a, &c->c_dec)) {
-			/* One special address refuses them all. */
-			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
-			    addr_str(&a, text, sizeof(text)));
-			conn_deny(c);
-			return;
-		}
-		d->cd_addrs[d->cd_naddrs++] = a;
-	}
-	conn_connect_addrs(c);
+	if (conn_dial_check(c, addrs, n))
+		conn_connect_addrs(c);
 }
 
 /* Resolves the allowed c_host, or connects to the literal. */

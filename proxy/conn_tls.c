@@ -347,36 +347,6 @@ conn_tls_failed(struct conn *c, short what)
 }
 
 /*
- * The addresses the tunnel was opened to, checked again by the policy
- * in force (it may have been reloaded) for a request inside it: the
- * upstream it goes on must reach one of them.  Returns false when one
- * is refused (and so is c, as a resolved name is).
- */
-static bool
-conn_tls_addrs(struct conn *c)
-{
-	struct conn_inspect	*ci = &c->c_ins;
-	struct conn_dial	*d = &c->c_dial;
-	char			 text[ADDR_STRLEN];
-	size_t			 i;
-
-	for (i = 0; i < ci->ci_naddrs; i++) {
-		if (c->c_dec.d_why != WHY_MODE_HOST &&
-		    !policy_match_addr(c->c_policy->pp_policy,
-		    &ci->ci_addrs[i], &c->c_dec)) {
-			snprintf(c->c_addrtext, sizeof(c->c_addrtext), "%s",
-			    addr_str(&ci->ci_addrs[i], text, sizeof(text)));
-			conn_deny(c);
-			return false;
-		}
-		d->cd_addrs[i] = ci->ci_addrs[i];
-	}
-	d->cd_naddrs = ci->ci_naddrs;
-	d->cd_next = 0;
-	return true;
-}
-
-/*
  * Sends the request, decided, on an upstream verified for the tunnel's
  * host: the tunnel's own, kept from its last request or taken as it
  * opened; else an idle one of the same run from the pool (upool.c);
@@ -461,7 +431,9 @@ conn_tls_head(struct conn *c)
 		free(what);
 		return;
 	}
-	if (!conn_tls_addrs(c) || !conn_http_inspect(c))
+	/* The tunnel's addresses, checked again by the policy in force. */
+	if (!conn_dial_check(c, c->c_ins.ci_addrs, c->c_ins.ci_naddrs) ||
+	    !conn_http_inspect(c))
 		return;
 	if (ci->ci_upfail != NULL) {
 		conn_fail(c, CONN_UNREACHABLE, ci->ci_upfail);
