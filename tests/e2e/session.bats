@@ -305,6 +305,7 @@ except OSError as e:
 		grep -q 'bound\|refused' "$BATS_TEST_TMPDIR/hijack.log" && break
 		sleep 0.1
 	done
+	cat "$BATS_TEST_TMPDIR/hijack.log"
 	run grep -E '^(bound|refused)' "$BATS_TEST_TMPDIR/hijack.log"
 	[[ "$output" == "refused: "* ]] || return 1
 	run in_session -- sh -c 'exit 7'
