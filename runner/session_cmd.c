@@ -250,10 +250,16 @@ session_forget(const char *name, const char *id)
 	    cause, sizeof(cause)) == -1 || sessdir_file(path, sizeof(path),
 	    dir, id, "end") == -1)
 		return false;
-	dead = sessdir_dead(dir, id);
-	/* Its reason, or none: a keeper killed (SIGKILL) left only files. */
+	dead = sessdir_keeper(dir, id) == KEEPER_DIED;
+	/*
+	 * Its reason, or none: a keeper killed (SIGKILL) left only files.
+	 * Neither: a keeper that holds its lock (starting, or its socket
+	 * removed), whose files are its own.
+	 */
 	if (sessdir_reason(dir, id, why, sizeof(why)) != -1)
 		had = unlink(path) == 0;
+	else if (!dead)
+		return false;
 	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
 		if (sessdir_file(path, sizeof(path), dir, id, sfx[i]) == 0 &&
 		    unlink(path) == 0)
@@ -362,10 +368,17 @@ session_list(int argc, char **argv)
 			continue;
 		sock = json_string_value(json_object_get(doc, "socket"));
 		alive = sock != NULL && session_alive(sock);
-		/* A keeper provably gone (killed) is not listed, once said. */
-		if (!alive && sessdir_dead(dir, id) && session_forget(
-		    json_is_string(json_object_get(doc, "name")) ?
-		    json_string_value(json_object_get(doc, "name")) : id, id)) {
+		/*
+		 * A keeper provably gone (killed) is not listed, once said.
+		 * One that ended as we read removed ID.json before it let
+		 * go of the lock: gone, with nothing to say.
+		 */
+		if (!alive && sessdir_keeper(dir, id) == KEEPER_DIED &&
+		    (faccessat(dirfd(d), de->d_name, F_OK,
+		    AT_SYMLINK_NOFOLLOW) == -1 ||
+		    session_forget(json_is_string(json_object_get(doc,
+		    "name")) ? json_string_value(json_object_get(doc,
+		    "name")) : id, id))) {
 			json_decref(doc);
 			continue;
 		}

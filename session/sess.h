@@ -75,7 +75,9 @@ int	sessdir_in(const char *, char *, size_t, bool, char *, size_t);
 int	sessdir_file(char *, size_t, const char *, const char *,
 	    const char *);
 ssize_t	sessdir_reason(const char *, const char *, char *, size_t);
-bool	sessdir_dead(const char *, const char *);
+enum keeper_state { KEEPER_NONE, KEEPER_LIVES, KEEPER_DIED };
+enum keeper_state
+	sessdir_keeper(const char *, const char *);
 bool	sessdir_id_ok(const char *);
 
 /* sessclient.c: `cordon run --session ID -- CMD`, the client. */

@@ -44,23 +44,30 @@ sessclient_say(const char *text, const char *hint)
 
 /*
  * Why a session's socket did not answer: its end, said by its keeper
- * (ID.end), its keeper's death (killed: it said nothing), or that no
- * session has that id.  Written into cause.
+ * (ID.end), its keeper's death (killed: it said nothing), a keeper
+ * that lives without answering, or that no session has that id.  Written into cause.
  */
 static void
 sessclient_why(const char *dir, const char *id, int err, char *cause,
     size_t clen)
 {
-	char	 why[1024];
+	char			 why[1024];
+	enum keeper_state	 st;
 
 	if (sessdir_reason(dir, id, why, sizeof(why)) > 0)
 		snprintf(cause, clen, "session %s has ended: %s\nhint: start "
 		    "another with: cordon session start", id, why);
-	else if (sessdir_dead(dir, id))
+	else if ((st = sessdir_keeper(dir, id)) == KEEPER_DIED)
 		snprintf(cause, clen, "session %s ended without a stop: its "
 		    "keeper died (killed, or crashed)\nhint: cordon session "
 		    "list removes what it left; start another with: cordon "
 		    "session start", id);
+	else if (st == KEEPER_LIVES)
+		snprintf(cause, clen, "session %s does not answer (%s), but "
+		    "its keeper lives (it holds %s/%s.lock): its socket was "
+		    "removed, or it is still starting\nhint: cordon session "
+		    "list --json shows its pid; end it with: kill PID", id,
+		    strerror(err), dir, id);
 	else
 		snprintf(cause, clen, "no session %s is running (%s)\nhint: "
 		    "cordon session list shows yours; start one with: cordon "

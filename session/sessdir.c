@@ -145,24 +145,24 @@ sessdir_reason(const char *dir, const char *id, char *buf, size_t len)
 }
 
 /*
- * Whether session id's keeper is provably gone: its lock (ID.lock),
- * which it holds until its process ends, and the kernel releases then
- * whatever killed it, is there and free.  No lock, or one held: not
- * known to be gone (a keeper that does not answer may still live).
+ * What session id's lock (ID.lock) says of its keeper, which holds it
+ * until its process ends (the kernel releases it then, whatever killed
+ * it): KEEPER_LIVES while held, KEEPER_DIED when there and free, and
+ * KEEPER_NONE with no lock (never started, or ended and cleaned up).
  */
-bool
-sessdir_dead(const char *dir, const char *id)
+enum keeper_state
+sessdir_keeper(const char *dir, const char *id)
 {
-	char	 path[PATH_MAX];
-	int	 fd;
-	bool	 dead;
+	char			 path[PATH_MAX];
+	int			 fd;
+	enum keeper_state	 st;
 
 	if (sessdir_file(path, sizeof(path), dir, id, "lock") == -1 ||
 	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return false;
-	dead = flock(fd, LOCK_EX | LOCK_NB) == 0;
+		return KEEPER_NONE;
+	st = flock(fd, LOCK_EX | LOCK_NB) == 0 ? KEEPER_DIED : KEEPER_LIVES;
 	close(fd);
-	return dead;
+	return st;
 }
 
 /* Whether s is a session's id: SESS_ID_LEN hex digits. */

@@ -23,6 +23,13 @@ teardown() {
 		    timeout 20 "$UCORDON" session stop "$sid" >/dev/null 2>&1 ||
 		    true
 	done
+	# No session of this test's ended without a stop (its keeper killed
+	# or crashed): the next list would say so, once.
+	for AS in user root; do
+		run --separate-stderr as_who "$UCORDON" session list
+		[[ "$stderr" != *"had already ended"* ]] ||
+		    { echo "$stderr"; return 1; }
+	done
 	teardown_bg
 	sandbox_teardown
 }
@@ -397,7 +404,9 @@ plant_late() {
 	session_start --run-between
 	grep -q "run-between: its background processes run between commands" \
 	    "$BATS_TEST_TMPDIR/start.err"
-	run as_who "$UCORDON" session list --json
+	run --separate-stderr as_who "$UCORDON" session list --json
+	echo "list said: $stderr"
+	[ -z "$stderr" ]
 	[ "$(jq -r --arg id "$SID" '.[] | select(.id == $id) |
 	    .between_commands' <<<"$output")" = running ]
 	run plant_late late
@@ -531,7 +540,9 @@ PY
 	for AS in user root; do
 		tok="b$RANDOM$RANDOM"
 		session_start
-		run as_who "$UCORDON" session list --json
+		run --separate-stderr as_who "$UCORDON" session list --json
+		echo "list said: $stderr"
+		[ -z "$stderr" ]
 		[ "$(jq -r --arg id "$SID" '.[] | select(.id == $id) |
 		    .between_commands' <<<"$output")" = stopped ]
 		run in_session -- sh -c "python3 -c 'import time
@@ -670,6 +681,33 @@ while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
 	[[ "$output" == *"no session is named \"killed\""* ]]
 	run as_who sh -c 'ls "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"/cordon/sessions "/tmp/cordon-$(id -u)/sessions" 2>/dev/null'
 	[[ "$output" != *"$SID"* ]]
+}
+
+@test "a session whose socket was removed: run --session and stop say its keeper lives and how to end it, and remove nothing of it" {
+	session_start --name orphan
+	keeper=$(keeper_pid)
+	sock=$(as_who "$UCORDON" session list --json |
+	    jq -r --arg id "$SID" '.[] | select(.id == $id) | .socket')
+	[ -S "$sock" ]
+	as_who rm "$sock"
+	run -125 in_session -- true
+	[[ "$output" == *"session $SID does not answer"*"but its keeper lives"* ]]
+	[[ "$output" == *"hint: "*"kill PID"* ]]
+	run -125 as_who "$UCORDON" session stop "$SID"
+	[[ "$output" == *"but its keeper lives"* ]]
+	[[ "$output" != *"had already ended"* ]]
+	# Its files stay with it: the lock it holds, its description.
+	[ -e "${sock%.sock}.lock" ]
+	run --separate-stderr as_who "$UCORDON" session list --json
+	[ -z "$stderr" ]
+	[ "$(jq -r --arg id "$SID" '.[] | select(.id == $id) | .alive' \
+	    <<<"$output")" = false ]
+	# The way the hint gives ends it, and says so to the next client.
+	kill "$keeper"
+	wait_gone "$keeper"
+	run ! kill -0 "$keeper"
+	run -125 as_who "$UCORDON" run --session orphan -- true
+	[[ "$output" == *"session $SID has ended: its keeper got SIGTERM"* ]]
 }
 
 @test "agents.md: the Python harness runs as written, as the user" {
