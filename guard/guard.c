@@ -66,6 +66,7 @@
 #include "xmalloc.h"
 
 #define GUARD_SUFFIX	".cordon-quarantine-"
+#define GUARD_DISARM_DEPTH 16	/* modules' names nest (a/b/c) */
 
 /* How the walk reached a folder (guard_item's i_how). */
 #define GW_GITDIR	0x1	/* a .git folder its parent judged */
@@ -405,6 +406,52 @@ guard_know_moved(struct guard *g, int fd)
 }
 
 /*
+ * Renames each HEAD in the moved folder fd, and below it (the git
+ * directories of modules and worktrees; logs/HEAD too), to
+ * HEAD.cordon-quarantine-ID: git run inside a folder, as a shell prompt
+ * runs it on cd, takes that folder or one around it for a repository,
+ * and reads its config, only if it has a HEAD.  At most
+ * GUARD_DISARM_DEPTH deep.  Returns how many it renamed.
+ */
+static size_t
+guard_disarm(int fd, const char *id, int depth)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	char		*to;
+	size_t		 n = 0;
+	int		 dfd, sub;
+
+	if (depth > GUARD_DISARM_DEPTH || (dfd = dup(fd)) == -1)
+		return 0;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 0;
+	}
+	xasprintf(&to, "HEAD%s%s", GUARD_SUFFIX, id);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, "HEAD") == 0) {
+			if (syscall(SYS_renameat2, fd, "HEAD", fd, to,
+			    RENAME_NOREPLACE) == 0)
+				n++;
+			continue;
+		}
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 || fstatat(fd, de->d_name,
+		    &st, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISDIR(st.st_mode) ||
+		    (sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) == -1)
+			continue;
+		n += guard_disarm(sub, id, depth + 1);
+		close(sub);
+	}
+	free(to);
+	closedir(d);
+	return n;
+}
+
+/*
  * Renames dfd/name (in folder rel) out of git's sight and notes it;
  * takes why; returns the note.  A folder moved gets a .gitignore that
  * ignores it all, so that git status in a repository around it does
@@ -435,6 +482,7 @@ guard_move(struct guard_walk *w, const struct guard_root *r,
 				log_debug("%s: .gitignore", __func__);
 			close(ign);
 		}
+		gf->gf_heads = guard_disarm(fd, w->w_id, 0);
 		guard_know_moved(w->w_g, fd);
 		close(fd);
 	}
@@ -800,6 +848,29 @@ guard_check(struct guard *g, const char *id)
 }
 
 /*
+ * A folder quarantined whole (p, now m, escaped), its HEADs renamed
+ * HEAD.cordon-quarantine-ID as m is (guard_disarm): the way back
+ * renames them too.
+ */
+static void
+guard_print_disarmed(FILE *f, const struct guard_find *gf, const char *p,
+    const char *m)
+{
+	const char	*sfx = m, *at;
+
+	while ((at = strstr(sfx + 1, GUARD_SUFFIX)) != NULL)
+		sfx = at;
+	fprintf(f, "cordon: quarantined %s, %s the command made or changed "
+	    "that could make git on the host run a program (%s): moved to "
+	    "%s, and its HEAD %s renamed HEAD%s, so that git does not read "
+	    "it, even when run inside it\ncordon: hint: look at it with: "
+	    "cat %s/config; ls -la %s/hooks; and only if you trust it, take "
+	    "it back with: find %s -name 'HEAD%s' -execdir mv {} HEAD ';' "
+	    "&& mv %s %s\n", p, gf->gf_what, gf->gf_why, m, gf->gf_heads ==
+	    1 ? "file" : "files", sfx, m, m, m, sfx, m, p);
+}
+
+/*
  * Says what was quarantined, loudly: why, and the commands to look at
  * it and to take it back.  What was kept is in the report only.
  */
@@ -831,6 +902,8 @@ guard_print(const struct guard *g, FILE *f)
 			    "ls -laR %s; and only if you want its rules for later "
 			    "runs, take it back with: mv %s %s\n", p, gf->gf_what,
 			    gf->gf_why, m, m, m, p);
+		else if (gf->gf_error == 0 && gf->gf_heads > 0)
+			guard_print_disarmed(f, gf, p, m);
 		else if (gf->gf_error == 0)
 			fprintf(f, "cordon: quarantined %s, %s the command "
 			    "made or changed that could make git on the host "

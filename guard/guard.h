@@ -42,6 +42,7 @@ struct guard_find {
 	bool		 gf_kept;	/* inert: the user's work */
 	bool		 gf_policy;	/* a .cordon the command made */
 	int		 gf_error;	/* the rename's errno, or 0 */
+	size_t		 gf_heads;	/* HEADs renamed in what moved */
 };
 
 struct guard {

@@ -233,24 +233,26 @@ session_start(int argc, char **argv)
 /*
  * A session that ended (its keeper left ID.end, or was killed and left
  * its files): its files removed, its name too if it is still this
- * one's, and said so.  Returns whether it had ended.
+ * one's, and said so.  The log of a keeper that died stays, named: what
+ * it said before it died is the only account of why.  Returns whether
+ * it had ended.
  */
 static bool
 session_forget(const char *name, const char *id)
 {
-	static const char *const	 sfx[] = { "log", "json", "sock",
-					    "lock" };
+	/* "log" last: a keeper that died keeps it. */
+	static const char *const	 sfx[] = { "json", "sock", "lock",
+					    "log" };
 	char				 dir[PATH_MAX], path[PATH_MAX];
 	char				 why[512], cause[256], got[SESS_ID_LEN];
-	size_t				 i;
+	size_t				 i, n = sizeof(sfx) / sizeof(sfx[0]);
 	int				 fd;
-	bool				 had = false, dead;
+	bool				 had = false, died = false;
 
 	if (!sessdir_id_ok(id) || sessdir_path(dir, sizeof(dir), false,
 	    cause, sizeof(cause)) == -1 || sessdir_file(path, sizeof(path),
 	    dir, id, "end") == -1)
 		return false;
-	dead = sessdir_keeper(dir, id) == KEEPER_DIED;
 	/*
 	 * Its reason, or none: a keeper killed (SIGKILL) left only files.
 	 * Neither: a keeper that holds its lock (starting, or its socket
@@ -258,9 +260,11 @@ session_forget(const char *name, const char *id)
 	 */
 	if (sessdir_reason(dir, id, why, sizeof(why)) != -1)
 		had = unlink(path) == 0;
-	else if (!dead)
+	else if (sessdir_keeper(dir, id) == KEEPER_DIED)
+		died = true;
+	else
 		return false;
-	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+	for (i = 0; i < n - died; i++)
 		if (sessdir_file(path, sizeof(path), dir, id, sfx[i]) == 0 &&
 		    unlink(path) == 0)
 			had = true;
@@ -274,10 +278,15 @@ session_forget(const char *name, const char *id)
 			unlink(path);
 		close(fd);
 	}
-	fprintf(stderr, "cordon: session %s had already ended (%s): its "
-	    "files are removed\n", id, why[0] != '\0' ? why : dead ? "its "
-	    "keeper died without a stop: killed, or crashed" : "its keeper "
-	    "left no reason");
+	if (died)
+		fprintf(stderr, "cordon: session %s had already ended (its "
+		    "keeper died without a stop: killed, or crashed): its "
+		    "files are removed but its log, with what it said before "
+		    "it died: %s/%s.log\n", id, dir, id);
+	else
+		fprintf(stderr, "cordon: session %s had already ended (%s): "
+		    "its files are removed\n", id, why[0] != '\0' ? why :
+		    "its keeper left no reason");
 	return true;
 }
 

@@ -109,13 +109,43 @@ wait_file() {
 		echo "$p: $output"
 		[ "$status" -eq 125 ]
 		[[ $output == *"quarantined $WS/r/.git, a git repository"* ]]
-		[[ $output == *"hint: look at it with: cat $WS/r/.git.cordon-quarantine-"*"and only if you trust it, take it back with: mv "* ]]
+		[[ $output == *"hint: look at it with: cat $WS/r/.git.cordon-quarantine-"*"and only if you trust it, take it back with: "*"&& mv "* ]]
 		[ ! -e "$WS/r/.git" ]
 		as_me git -C "$WS/r" status >/dev/null 2>&1 || true
 		[ ! -e "$UDIR/mark" ]
 		# What was moved is no untracked noise in the repository around.
 		[[ $(as_me git -C "$WS" status --short) != *cordon-quarantine* ]]
 	done
+}
+
+@test "a quarantined repository is none to git run inside it either, as a shell prompt runs it on cd; the printed way back restores it" {
+	run in_sandbox --quiet -- sh -c "git init -q r &&
+	    git -C r -c user.name=a -c user.email=a@example.test \
+	    commit -q --allow-empty -m x &&
+	    git -C r config core.worktree '$WS/r' &&
+	    git -C r config core.fsmonitor 'touch $UDIR/mark; false' &&
+	    git -C r config core.pager 'touch $UDIR/mark; cat'"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ $output == *"moved to $WS/r/.git.cordon-quarantine-"*", and its HEAD files renamed HEAD.cordon-quarantine-"*"even when run inside it"* ]]
+	q=$(ls -d "$WS"/r/.git.cordon-quarantine-*)
+	# In it and in its hooks, as a prompt runs git on cd, and git log
+	# at a terminal (its pager): no repository of its own there.
+	for d in "$q" "$q/hooks"; do
+		as_me sh -c 'cd "$0" && git status; git log -1' "$d" \
+		    >/dev/null 2>&1 || true
+		as_me script -qec "cd '$d' && git log -1" /dev/null \
+		    >/dev/null 2>&1 || true
+	done
+	[ ! -e "$UDIR/mark" ]
+	# The way back the run printed, as the user would paste it.
+	back=$(sed -n 's/.*take it back with: //p' <<<"$output")
+	[ -n "$back" ]
+	as_me sh -c "$back"
+	[ -f "$WS/r/.git/HEAD" ] && [ -f "$WS/r/.git/logs/HEAD" ]
+	[ ! -e "$q" ]
+	[ "$(as_me git -C "$WS/r" config core.pager)" = "touch $UDIR/mark; cat" ]
+	[ "$(as_me git -C "$WS/r" rev-list --count HEAD)" -eq 1 ]
 }
 
 @test "git remote add, push -u, branch --set-upstream-to, git config user.name and submodule init change the protected config, as on the host" {

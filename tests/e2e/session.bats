@@ -15,7 +15,17 @@ setup() {
 }
 
 teardown() {
-	local sid
+	local sid died=
+	# No session of this test's ended without a stop (its keeper killed
+	# or crashed): a list says so, once, with its log (before the stops
+	# below, which would remove it as quietly).
+	for AS in user root; do
+		run --separate-stderr as_who "$UCORDON" session list
+		[[ "$stderr" != *"had already ended"* ]] && continue
+		echo "$stderr"
+		cat "${stderr##*: }"
+		died=1
+	done
 	# Whoever started it (a test may have switched $AS since).
 	for sid in "${SIDS[@]}"; do
 		AS=user as_who timeout 20 "$UCORDON" session stop "$sid" \
@@ -23,15 +33,9 @@ teardown() {
 		    timeout 20 "$UCORDON" session stop "$sid" >/dev/null 2>&1 ||
 		    true
 	done
-	# No session of this test's ended without a stop (its keeper killed
-	# or crashed): the next list would say so, once.
-	for AS in user root; do
-		run --separate-stderr as_who "$UCORDON" session list
-		[[ "$stderr" != *"had already ended"* ]] ||
-		    { echo "$stderr"; return 1; }
-	done
 	teardown_bg
 	sandbox_teardown
+	[ -z "$died" ]
 }
 
 # Runs ARGS as the session's owner: the test user ($AS=user) or whoever
@@ -658,7 +662,7 @@ while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
 	[[ "$output" == *"hint:"* ]]
 }
 
-@test "a session whose keeper was killed: session list removes it once and says why; cordon run --session fails with the reason" {
+@test "a session whose keeper was killed: session list removes it once and says why, keeping its log; cordon run --session fails with the reason" {
 	session_start --name killed
 	keeper=$(keeper_pid)
 	[ -n "$keeper" ]
@@ -671,7 +675,10 @@ while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
 	run --separate-stderr as_who "$UCORDON" session list
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"$SID"* ]]
-	[[ "$stderr" == *"cordon: session $SID had already ended (its keeper died without a stop"*"its files are removed"* ]]
+	[[ "$stderr" == *"cordon: session $SID had already ended (its keeper died without a stop"*"its files are removed but its log, with what it said before it died: "*"/$SID.log"* ]]
+	# Its log stays: the only account of why it died.
+	log=${stderr##*: }
+	[ -f "$log" ]
 	# Said once: the next list neither lists it nor says it again.
 	run --separate-stderr as_who "$UCORDON" session list --json
 	[ "$status" -eq 0 ]
@@ -680,7 +687,8 @@ while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
 	run -125 as_who "$UCORDON" run --session killed -- true
 	[[ "$output" == *"no session is named \"killed\""* ]]
 	run as_who sh -c 'ls "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"/cordon/sessions "/tmp/cordon-$(id -u)/sessions" 2>/dev/null'
-	[[ "$output" != *"$SID"* ]]
+	[ "$(grep -c "$SID" <<<"$output")" -eq 1 ]
+	[[ "$output" == *"$SID.log"* ]]
 }
 
 @test "a session whose socket was removed: run --session and stop say its keeper lives and how to end it, and remove nothing of it" {

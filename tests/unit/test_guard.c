@@ -164,6 +164,9 @@ test_quarantine(void **state)
 	g.g_start = next_second();
 	/* The run. */
 	make("ws/src/.git/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/src/.git/HEAD", "ref: refs/heads/main\n");
+	make("ws/src/.git/logs/HEAD", "x\n");
+	make("ws/src/.git/modules/a/b/HEAD", "ref: refs/heads/main\n");
 	make("ws/wt/.git", "gitdir: ../elsewhere\n");
 	link_at("/tmp", "ws/ln/.git");
 	make("ws/a/b/c/.hg/hgrc", "[hooks]\n");
@@ -179,6 +182,15 @@ test_quarantine(void **state)
 	assert_true(exists("ws/old/.git"));	/* not changed during */
 	assert_true(exists("ws/src/.git.cordon-quarantine-ID"));
 	assert_false(exists("ws/src/.git"));
+	/* Moved whole: no HEAD left for git run inside it to find. */
+	assert_false(exists("ws/src/.git.cordon-quarantine-ID/HEAD"));
+	assert_true(exists("ws/src/.git.cordon-quarantine-ID/"
+	    "HEAD.cordon-quarantine-ID"));
+	assert_false(exists("ws/src/.git.cordon-quarantine-ID/logs/HEAD"));
+	assert_false(exists("ws/src/.git.cordon-quarantine-ID/modules/a/b/"
+	    "HEAD"));
+	assert_true(exists("ws/src/.git.cordon-quarantine-ID/modules/a/b/"
+	    "HEAD.cordon-quarantine-ID"));
 	assert_true(exists("ws/wt/.git.cordon-quarantine-ID"));
 	assert_true(exists("ws/ln/.git.cordon-quarantine-ID"));
 	assert_true(exists("ws/a/b/c/.hg.cordon-quarantine-ID"));
