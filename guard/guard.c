@@ -437,7 +437,8 @@ guard_disarm(int fd, const char *id, int depth)
 				n++;
 			continue;
 		}
-		if (strcmp(de->d_name, ".") == 0 ||
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0 || fstatat(fd, de->d_name,
 		    &st, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISDIR(st.st_mode) ||
 		    (sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY |
