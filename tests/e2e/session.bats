@@ -372,6 +372,44 @@ except OSError as e:
 	[ "$status" -eq 0 ]
 }
 
+@test "a harness's timeout that kills cordon run --session: the command's processes end, its check quarantines what it planted and says so on the client's stderr, and the session goes on (user and root)" {
+	for AS in user root; do
+		# Root's sandbox has no capability: its workspace is its own.
+		[ "$AS" = root ] && [ "$(id -u)" -eq 0 ] && chown root: "$WS"
+		session_start
+		cd "$WS"
+		start_bg killed as_who timeout -s KILL 2 "$UCORDON" run \
+		    --session "$SID" -- sh -c "git init -q evil-$AS &&
+		    git -C evil-$AS config core.fsmonitor 'touch $WS/pwned' &&
+		    echo planted && exec sleep 600"
+		wait "$BG_PID" || rc=$?
+		[ "${rc:-0}" -eq 137 ]
+		unset rc
+		# Its client gone, the command ends (not in its 600 s), and
+		# its check follows, said on the stderr the client had (the
+		# harness's pipe or file).
+		for i in $(seq 100); do
+			[ -e "$WS/evil-$AS/.git" ] || break
+			sleep 0.05
+		done
+		cat "$BATS_TEST_TMPDIR/killed.log"
+		grep -q planted "$BATS_TEST_TMPDIR/killed.log"
+		grep -q "quarantined $WS/evil-$AS/.git" \
+		    "$BATS_TEST_TMPDIR/killed.log"
+		[ ! -e "$WS/evil-$AS/.git" ]
+		ls -d "$WS/evil-$AS"/.git.cordon-quarantine-*
+		git -C "$WS/evil-$AS" status >/dev/null 2>&1 || true
+		[ ! -e "$WS/pwned" ]
+		# None of its processes is left, and the next command runs.
+		run in_session -- sh -c 'ps -e -o args= | grep -c "^sleep 600"'
+		[ "$output" = 0 ]
+		run in_session -- echo next
+		[ "$status" -eq 0 ]
+		[ "$output" = next ]
+		as_who "$UCORDON" session stop "$SID" 2>/dev/null
+	done
+}
+
 # A background process that plants a repository with core.fsmonitor in
 # $WS/$1 a second after its command returned.
 plant_late() {
