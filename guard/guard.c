@@ -411,10 +411,12 @@ guard_know_moved(struct guard *g, int fd)
  * HEAD.cordon-quarantine-ID: git run inside a folder, as a shell prompt
  * runs it on cd, takes that folder or one around it for a repository,
  * and reads its config, only if it has a HEAD.  At most
- * GUARD_DISARM_DEPTH deep.  Returns how many it renamed.
+ * GUARD_DISARM_DEPTH deep.  Returns how many it renamed; counts in
+ * *failed those it could not (a name in the way, which the command
+ * could have put there).
  */
 static size_t
-guard_disarm(int fd, const char *id, int depth)
+guard_disarm(int fd, const char *id, int depth, size_t *failed)
 {
 	struct dirent	*de;
 	struct stat	 st;
@@ -435,6 +437,8 @@ guard_disarm(int fd, const char *id, int depth)
 			if (syscall(SYS_renameat2, fd, "HEAD", fd, to,
 			    RENAME_NOREPLACE) == 0)
 				n++;
+			else
+				(*failed)++;
 			continue;
 		}
 		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
@@ -444,7 +448,7 @@ guard_disarm(int fd, const char *id, int depth)
 		    (sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) == -1)
 			continue;
-		n += guard_disarm(sub, id, depth + 1);
+		n += guard_disarm(sub, id, depth + 1, failed);
 		close(sub);
 	}
 	free(to);
@@ -483,7 +487,8 @@ guard_move(struct guard_walk *w, const struct guard_root *r,
 				log_debug("%s: .gitignore", __func__);
 			close(ign);
 		}
-		gf->gf_heads = guard_disarm(fd, w->w_id, 0);
+		gf->gf_heads = guard_disarm(fd, w->w_id, 0,
+		    &gf->gf_heads_left);
 		guard_know_moved(w->w_g, fd);
 		close(fd);
 	}
@@ -863,12 +868,21 @@ guard_print_disarmed(FILE *f, const struct guard_find *gf, const char *p,
 		sfx = at;
 	fprintf(f, "cordon: quarantined %s, %s the command made or changed "
 	    "that could make git on the host run a program (%s): moved to "
-	    "%s, and its HEAD %s renamed HEAD%s, so that git does not read "
-	    "it, even when run inside it\ncordon: hint: look at it with: "
+	    "%s", p, gf->gf_what, gf->gf_why, m);
+	if (gf->gf_heads > 0)
+		fprintf(f, ", and its HEAD %s renamed HEAD%s, so that git does "
+		    "not read it, even when run inside it", gf->gf_heads == 1 ?
+		    "file" : "files", sfx);
+	if (gf->gf_heads_left > 0)
+		fprintf(f, "; but %zu HEAD %s in it could not be renamed (a "
+		    "file of that name in the way): do not run git inside it",
+		    gf->gf_heads_left, gf->gf_heads_left == 1 ? "file" :
+		    "files");
+	fputc('\n', f);
+	fprintf(f, "cordon: hint: look at it with: "
 	    "cat %s/config; ls -la %s/hooks; and only if you trust it, take "
 	    "it back with: find %s -name 'HEAD%s' -execdir mv {} HEAD ';' "
-	    "&& mv %s %s\n", p, gf->gf_what, gf->gf_why, m, gf->gf_heads ==
-	    1 ? "file" : "files", sfx, m, m, m, sfx, m, p);
+	    "&& mv %s %s\n", m, m, m, sfx, m, p);
 }
 
 /*
@@ -903,7 +917,8 @@ guard_print(const struct guard *g, FILE *f)
 			    "ls -laR %s; and only if you want its rules for later "
 			    "runs, take it back with: mv %s %s\n", p, gf->gf_what,
 			    gf->gf_why, m, m, m, p);
-		else if (gf->gf_error == 0 && gf->gf_heads > 0)
+		else if (gf->gf_error == 0 && gf->gf_heads +
+		    gf->gf_heads_left > 0)
 			guard_print_disarmed(f, gf, p, m);
 		else if (gf->gf_error == 0)
 			fprintf(f, "cordon: quarantined %s, %s the command "

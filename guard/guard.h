@@ -43,6 +43,7 @@ struct guard_find {
 	bool		 gf_policy;	/* a .cordon the command made */
 	int		 gf_error;	/* the rename's errno, or 0 */
 	size_t		 gf_heads;	/* HEADs renamed in what moved */
+	size_t		 gf_heads_left;	/* and those that could not be */
 };
 
 struct guard {

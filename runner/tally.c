@@ -546,10 +546,11 @@ report_guard(const struct guard *g)
 			continue;
 		}
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:I, "
-		    "s:o}", "path", gf->gf_path, "what", gf->gf_what,
+		    "s:I, s:o}", "path", gf->gf_path, "what", gf->gf_what,
 		    "why", gf->gf_why, "moved_to", gf->gf_error == 0 ?
 		    json_string(gf->gf_moved) : json_null(), "heads_renamed",
-		    (json_int_t)gf->gf_heads, "error", gf->gf_error != 0 ?
+		    (json_int_t)gf->gf_heads, "heads_not_renamed",
+		    (json_int_t)gf->gf_heads_left, "error", gf->gf_error != 0 ?
 		    json_string(strerror(gf->gf_error)) : json_null()));
 	}
 	return json_pack("{s:b, s:o, s:o}", "checked_all",

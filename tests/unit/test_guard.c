@@ -202,6 +202,36 @@ test_quarantine(void **state)
 	fsplan_clear(&plan);
 }
 
+/*
+ * A HEAD that cannot be renamed in a repository moved whole (the name
+ * it would take is there already, as a command that knows the id could
+ * plant it): counted, so that the run says not to run git inside.
+ */
+static void
+test_disarm_blocked(void **state)
+{
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL;
+
+	(void)state;
+	make("ws/.git/config", "[core]\n");
+	plan_of(&plan, "ws/.git");
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
+	make("ws/r/.git/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/r/.git/HEAD", "ref: refs/heads/main\n");
+	make("ws/r/.git/HEAD.cordon-quarantine-ID", "x\n");
+	make("ws/r/.git/modules/m/HEAD", "ref: refs/heads/main\n");
+	assert_int_equal(guard_check(&g, "ID"), 1);
+	assert_true(exists("ws/r/.git.cordon-quarantine-ID/HEAD"));
+	assert_false(exists("ws/r/.git.cordon-quarantine-ID/modules/m/HEAD"));
+	assert_int_equal(g.g_finds[0].gf_heads, 1);
+	assert_int_equal(g.g_finds[0].gf_heads_left, 1);
+	guard_clear(&g);
+	fsplan_clear(&plan);
+}
+
 /* A change during the run to a repository the plan did not protect. */
 static void
 test_changed(void **state)
@@ -556,6 +586,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_quarantine, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_disarm_blocked, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound, setup, teardown),
