@@ -16,9 +16,11 @@
  * (guard_judge).  One whose config holds inert keys only and whose
  * hooks are git's samples (gitcfg_dir_inert) is what git clone or init
  * makes: kept, and listed.  Any other is renamed (.git to
- * .git.cordon-quarantine-ID, a bare layout's HEAD likewise), which git
- * does not read, and the run says what could run and fails.  Nothing
- * is deleted: the user looks, and moves it back if it is theirs.
+ * .git.cordon-quarantine-ID, a bare layout's HEAD likewise, and each
+ * HEAD in a folder moved whole, so that git run inside it finds no
+ * repository either), which git does not read, and the run says what
+ * could run and fails.  Nothing is deleted: the user looks, and moves
+ * it back if it is theirs.
  *
  * Git also reaches git directories with no marker of their own: in a
  * .git's modules (a submodule's, reused by `git submodule update`; a
