@@ -8,9 +8,12 @@
 # finds; as the test's last line it counts, but only until a line is
 # added after it.  The same holds for `a || ! b` and `a && ! b`.
 #
+# Likewise in `[ a ] && [ b ]` only the last test counts: when a fails,
+# the list fails, and set -e lets it pass.
+#
 # Inside @test bodies, outside here-documents, this prints FILE:LINE for
 # a command that starts with `!`, or a list that ends in `! cmd`, unless
-# it ends in `|| false`.  The fix: `run ! cmd` (bats 1.5) for one
+# it ends in `|| false`, and for a list of tests joined by `&&`.  The fix: `run ! cmd` (bats 1.5) for one
 # command; `! a | b || false` for a pipeline; `if c; then ...; fi` for a
 # condition.  Lines continued with `\`, `|`, `&&` or `||` are read as
 # one; a line that starts with if, elif, while or until is a condition,
@@ -30,6 +33,14 @@ function flag(file, line) {
 	bad = 1
 }
 
+function flag_and(file, line) {
+	printf "%s:%d: tests joined by \"&&\" fail a bats test only by the " \
+	    "last one (set -e ignores the status of the others)\n", file, line
+	printf "%s:%d: hint: one test a line, or \"if c; then ...; fi\" for " \
+	    "a condition\n", file, line
+	bad = 1
+}
+
 # One logical line, from line "at" of the file.
 function check(s, file, at,	bare) {
 	if (s ~ /\|\|[ \t]*false[ \t]*$/)
@@ -46,6 +57,9 @@ function check(s, file, at,	bare) {
 	gsub(/\[\[([^]]|\][^]])*\]\]/, "[[ ]]", bare)
 	if (bare ~ /(&&|\|\||;)[ \t]*!([ \t]|$)/)
 		flag(file, at)
+	if (bare ~ /^[ \t]*\[/ && bare !~ /\|\|/ &&
+	    split(bare, part, /&&/) > 1 && part[length(part)] ~ /^[ \t]*\[/)
+		flag_and(file, at)
 }
 
 FNR == 1 {

@@ -49,20 +49,23 @@ wait_file() {
 	[ "$status" -eq 0 ]
 	touch "$WS/stop"
 	wait "$BG_PID"
-	[ ! -e "$WS/.git/commondir" ] && [ ! -e "$WS/.git/gitdir" ]
+	[ ! -e "$WS/.git/commondir" ]
+	[ ! -e "$WS/.git/gitdir" ]
 }
 
 @test "cargo new in a repository's folder joins that repository, as on the host" {
 	# On the host: cargo finds the repository above and makes none.
 	as_me cargo new -q host-crate
-	[ -d "$WS/host-crate" ] && [ ! -e "$WS/host-crate/.git" ]
+	[ -d "$WS/host-crate" ]
+	[ ! -e "$WS/host-crate/.git" ]
 	rm -rf "$WS/host-crate"
 	run in_sandbox --quiet -- sh -c 'cargo new -q app && cd app &&
 	    cargo run -q --offline'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"Hello, world!"* ]]
-	[ -f "$WS/app/Cargo.toml" ] && [ ! -e "$WS/app/.git" ]
+	[ -f "$WS/app/Cargo.toml" ]
+	[ ! -e "$WS/app/.git" ]
 	[[ $(as_me git status --short) == *"app/"* ]]
 }
 
@@ -81,8 +84,10 @@ wait_file() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output != *quarantined* ]]
-	[ -d "$WS/fresh/.git" ] && [ -d "$WS/cloned/.git" ]
-	[ -f "$WS/vendor/lib/.git" ] && [ -f "$WS/wt/.git" ]
+	[ -d "$WS/fresh/.git" ]
+	[ -d "$WS/cloned/.git" ]
+	[ -f "$WS/vendor/lib/.git" ]
+	[ -f "$WS/wt/.git" ]
 	jq -e '.repositories.quarantined == [] and
 	    (.repositories.kept | length >= 4)' "$UDIR/r.json"
 	# On the host they are repositories as git made them.
@@ -142,7 +147,8 @@ wait_file() {
 	back=$(sed -n 's/.*take it back with: //p' <<<"$output")
 	[ -n "$back" ]
 	as_me sh -c "$back"
-	[ -f "$WS/r/.git/HEAD" ] && [ -f "$WS/r/.git/logs/HEAD" ]
+	[ -f "$WS/r/.git/HEAD" ]
+	[ -f "$WS/r/.git/logs/HEAD" ]
 	[ ! -e "$q" ]
 	[ "$(as_me git -C "$WS/r" config core.pager)" = "touch $UDIR/mark; cat" ]
 	[ "$(as_me git -C "$WS/r" rev-list --count HEAD)" -eq 1 ]

@@ -421,7 +421,8 @@ peer_count() {
 	in_user rename "$WS/.git" "$WS/dotgit"
 	in_user rename "$WS/.git/config" "$WS/config-moved"
 	in_user hardlink "$WS/.git/config" "$WS/config-link"
-	[ -d "$WS/.git" ] && [ ! -e "$WS/dotgit" ]
+	[ -d "$WS/.git" ]
+	[ ! -e "$WS/dotgit" ]
 	cmp "$TOP/config.orig" "$WS/.git/config"
 }
 
@@ -431,7 +432,8 @@ peer_count() {
 	rm "$WS/.cordon/x"
 	in_user write "$WS/.cordon/x"
 	in_user write "$WS/.cordon/policy.json"
-	[ ! -e "$WS/.cordon/x" ] && [ ! -e "$WS/.cordon/policy.json" ]
+	[ ! -e "$WS/.cordon/x" ]
+	[ ! -e "$WS/.cordon/policy.json" ]
 	rmdir "$WS/.cordon"
 	# Not yet there: made, it goes aside after the run (guarantee 3),
 	# and the run says so.
@@ -867,7 +869,8 @@ out_answers() {
 	in_user mkdir "$WS/.git/info"
 	in_root write "$g/config" '[core]\n\tfsmonitor = touch pwned\n'
 	cmp "$TOP/config.orig" "$g/config"
-	[ ! -s "$g/info/attributes" ] && [ ! -e "$g/hooks/post-checkout" ]
+	[ ! -s "$g/info/attributes" ]
+	[ ! -e "$g/hooks/post-checkout" ]
 	[ ! -e "$WS/.git/info" ]
 	# git itself, inside, cannot set it either: held back, and said.
 	own
@@ -952,8 +955,11 @@ make_worktree() {
 	in_user hardlink /etc/hostname "$WS/link4"
 	in_root hardlink "$TOP/outside/f" "$WS/link"
 	in_root hardlink /etc/hostname "$WS/link4"
-	[ "$(cat "$TOP/outside/f")" = secret ] && [ "$(cat "$TOP/other/f")" = secret ]
-	[ ! -e "$WS/link" ] && [ ! -e "$WS/link2" ] && [ ! -e "$WS/link4" ]
+	[ "$(cat "$TOP/outside/f")" = secret ]
+	[ "$(cat "$TOP/other/f")" = secret ]
+	[ ! -e "$WS/link" ]
+	[ ! -e "$WS/link2" ]
+	[ ! -e "$WS/link4" ]
 	[ ! -e "$TOP/other/link3" ]
 }
 

@@ -157,7 +157,8 @@ host_git() {
 		is_root && [ "$who" = user ] && chown "$TEST_USER:" sub5
 		sandbox "$who" --read-only sub5/gen/x -- sh -c \
 		    'mv sub5 sub5.old; mkdir -p sub5/gen/x; echo evil > sub5/gen/x/y'
-		[ ! -e sub5/gen ] && [ ! -e sub5.old ]
+		[ ! -e sub5/gen ]
+		[ ! -e sub5.old ]
 	done
 }
 
@@ -196,7 +197,8 @@ host_git() {
 		    git -C gd/r.git config core.fsmonitor 'touch $MARK'
 		    echo 'gitdir: ../gd/r.git' > wt/.git"
 		[ "$status" -eq 125 ]
-		[ ! -e src/.git ] && [ ! -e gd/r.git ]
+		[ ! -e src/.git ]
+		[ ! -e gd/r.git ]
 		# The .git file itself runs nothing: what it named went.
 		jq -e '.repositories.checked_all and
 		    (.repositories.quarantined | length == 2) and
@@ -276,7 +278,8 @@ harness() {
 		[ "$status" -eq 137 ]
 		[[ $output == *"its sentinel checked them"* ]]
 		[[ $output == *"quarantined $WS/evil/.git, a git repository"* ]]
-		[ -d evil/.git.cordon-quarantine-* ] && [ ! -e evil/.git ]
+		[ -d evil/.git.cordon-quarantine-* ]
+		[ ! -e evil/.git ]
 		host_git "$who" -C evil status
 		[ ! -e "$MARK" ]
 	done
@@ -334,7 +337,8 @@ harness() {
 		sandbox "$who" -- sh -c "mv vendor vendor.orig ||
 		    echo rename refused; mkdir -p vendor/lib"
 		[[ $output == *"rename refused"* ]]
-		[ ! -e vendor.orig ] && [ -d vendor/lib/.git ]
+		[ ! -e vendor.orig ]
+		[ -d vendor/lib/.git ]
 		run git -C vendor/lib config --get core.fsmonitor
 		[ "$status" -ne 0 ]
 	done
@@ -378,7 +382,8 @@ harness() {
 		sandbox "$who" --report reports/run.json -- touch ran
 		[ "$status" -eq 125 ]
 		[[ $output == *"leads out of the workspace through a symbolic link"* ]]
-		[ ! -e ran ] && [ ! -e "$H/victim2/run.json" ]
+		[ ! -e ran ]
+		[ ! -e "$H/victim2/run.json" ]
 		# A FIFO where the report goes: replaced, no hang.
 		rm reports
 		mkdir reports

@@ -139,7 +139,8 @@ teardown() {
 	[ "$(cat "$WS/made.txt")" = made ]
 	[ "$(cat "$WS/.git/config")" = '[core]' ]
 	# No placeholder was there; what the command made went aside.
-	[ ! -e "$WS/.cordon" ] && [ -d "$WS"/.cordon.cordon-quarantine-* ]
+	[ ! -e "$WS/.cordon" ]
+	[ -d "$WS"/.cordon.cordon-quarantine-* ]
 	[ ! -e /tmp/inside ]
 }
 
@@ -377,14 +378,18 @@ teardown() {
 	    (echo x >/usr/local/bin/$n) 2>/dev/null || echo bin-refused"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = e ] && [ "${lines[1]}" = u ] && [ "${lines[2]}" = o ]
+	[ "${lines[0]}" = e ]
+	[ "${lines[1]}" = u ]
+	[ "${lines[2]}" = o ]
 	[ "${lines[3]}" = bin-refused ]
 	[[ "$output" == *"into the scratch layer (discarded at exit): "*"/etc/$n (1 file, 2 B)"* ]]
 	[[ "$output" == *"/usr/local (1 file, 2 B)"* ]]
 	[[ "$output" == *"/opt/$n (1 file, 2 B)"* ]]
 	[ "$(jq -r '[.scratch.written[].path] | sort | join(" ")' \
 	    "$WS/report.json")" = "/etc/$n /opt/$n /usr/local" ]
-	[ ! -e "/etc/$n" ] && [ ! -e "/usr/local/lib/$n" ] && [ ! -e "/opt/$n" ]
+	[ ! -e "/etc/$n" ]
+	[ ! -e "/usr/local/lib/$n" ]
+	[ ! -e "/opt/$n" ]
 	[ ! -e "/usr/local/bin/$n" ]
 	run "$UCORDON" run --dry-run -- true
 	[[ "$output" == *"/etc: scratch layer: writes succeed, discarded at exit (the system's, for root: installs succeed)"* ]]
