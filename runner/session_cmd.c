@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -179,6 +180,8 @@ session_start(int argc, char **argv)
 		log_warnx("session start: %s", cause);
 		return RUN_EXIT_FAILURE;
 	}
+	/* What sessions that ended a week ago left goes. */
+	(void)sessdir_prune(so.so_dir, time(NULL) - SESS_ENDED_KEEP_SECS);
 	/* A name is one live session's: a second would take it over. */
 	if (so.so_name != NULL && (fd = sessclient_connect(so.so_name, id,
 	    sizeof(id), cause, sizeof(cause))) != -1) {

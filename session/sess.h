@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #define SESS_ID_LEN	16		/* hex digits */
+#define SESS_ENDED_KEEP_SECS (7 * 24 * 3600) /* an ended one's files */
 #define SESS_NAME_MAX	64
 #define SESS_FDS_MAX	5		/* the request, 0, 1, 2, --report */
 #define SESS_TEXT_MAX	4096		/* a message's text, at most */
@@ -78,6 +79,7 @@ ssize_t	sessdir_reason(const char *, const char *, char *, size_t);
 enum keeper_state { KEEPER_NONE, KEEPER_LIVES, KEEPER_DIED };
 enum keeper_state
 	sessdir_keeper(const char *, const char *);
+size_t	sessdir_prune(const char *, time_t);
 bool	sessdir_id_ok(const char *);
 
 /* sessclient.c: `cordon run --session ID -- CMD`, the client. */

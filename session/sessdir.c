@@ -12,12 +12,14 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sess.h"
@@ -163,6 +165,89 @@ sessdir_keeper(const char *dir, const char *id)
 	st = flock(fd, LOCK_EX | LOCK_NB) == 0 ? KEEPER_DIED : KEEPER_LIVES;
 	close(fd);
 	return st;
+}
+
+/* Whether dfd/name is a file last changed before t. */
+static bool
+sessdir_older(int dfd, const char *name, time_t t)
+{
+	struct stat	 st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_mtime < t;
+}
+
+/*
+ * A name (NAME.name) whose session left nothing (no ID.json, ID.lock
+ * or ID.end), last changed before t: removed.  Returns whether it was.
+ */
+static bool
+sessdir_prune_name(int dfd, const char *name, time_t t)
+{
+	static const char *const	 sfx[] = { "json", "lock", "end" };
+	char				 id[SESS_ID_LEN + 1], f[SESS_ID_LEN + 6];
+	size_t				 i;
+	ssize_t				 n;
+	int				 fd;
+
+	if (!sessdir_older(dfd, name, t) || (fd = openat(dfd, name,
+	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return false;
+	n = read(fd, id, SESS_ID_LEN);
+	close(fd);
+	id[SESS_ID_LEN] = '\0';
+	if (n != SESS_ID_LEN || !sessdir_id_ok(id))
+		return false;
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(f, sizeof(f), "%s.%s", id, sfx[i]);
+		if (faccessat(dfd, f, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			return false;
+	}
+	return unlinkat(dfd, name, 0) == 0;
+}
+
+/*
+ * What sessions that ended before t left in dir: each one's reason
+ * (ID.end, by its time) and log, and names whose session left nothing.
+ * A folder that an agent fills with a session a task would otherwise
+ * only grow until a reboot.  A keeper that holds its lock keeps all.
+ * Returns how many sessions' files it removed.
+ */
+size_t
+sessdir_prune(const char *dir, time_t t)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 id[SESS_ID_LEN + 1], f[SESS_ID_LEN + 6];
+	size_t		 n = 0, len;
+	int		 dfd;
+
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 0;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len > 5 && strcmp(de->d_name + len - 5, ".name") == 0) {
+			(void)sessdir_prune_name(dfd, de->d_name, t);
+			continue;
+		}
+		if (len != SESS_ID_LEN + 4 ||
+		    strcmp(de->d_name + SESS_ID_LEN, ".end") != 0)
+			continue;
+		snprintf(id, sizeof(id), "%.*s", SESS_ID_LEN, de->d_name);
+		if (!sessdir_id_ok(id) || !sessdir_older(dfd, de->d_name, t) ||
+		    sessdir_keeper(dir, id) == KEEPER_LIVES)
+			continue;
+		snprintf(f, sizeof(f), "%s.log", id);
+		(void)unlinkat(dfd, f, 0);
+		if (unlinkat(dfd, de->d_name, 0) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
 }
 
 /* Whether s is a session's id: SESS_ID_LEN hex digits. */

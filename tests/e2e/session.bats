@@ -120,7 +120,8 @@ pid1_of() {
 		[ "$status" -eq 0 ]
 		[ "$output" = "$tok"$'\n'"$tok" ]
 		[ ! -e "/tmp/$tok" ]
-		[ ! -e "$UDIR/home/.local/$tok" ] && [ ! -e "$HOME/.local/$tok" ]
+		[ ! -e "$UDIR/home/.local/$tok" ]
+		[ ! -e "$HOME/.local/$tok" ]
 		cd "$WS"
 		as_who "$UCORDON" session stop "$SID" 2>/dev/null
 		[ ! -e "/tmp/$tok" ]
@@ -754,6 +755,37 @@ while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
 	run ! kill -0 "$keeper"
 	run -125 as_who "$UCORDON" run --session orphan -- true
 	[[ "$output" == *"session $SID has ended: its keeper got SIGTERM"* ]]
+}
+
+@test "session start removes what sessions that ended over a week ago left (reason, log, a name of nothing), and nothing newer or alive" {
+	session_start --name alive
+	live=$SID
+	sock=$(as_who "$UCORDON" session list --json |
+	    jq -r --arg id "$SID" '.[] | select(.id == $id) | .socket')
+	dir=${sock%/*}
+	old=0123456789abcdef
+	new=fedcba9876543210
+	as_who sh -c 'cd "$0" && echo stopped >$1.end && : >$1.log &&
+	    printf %s $1 >old.name && echo stopped >$2.end && : >$2.log &&
+	    printf %s $2 >new.name &&
+	    touch -d "8 days ago" $1.end $1.log old.name new.name \
+	    $3.log alive.name' "$dir" "$old" "$new" "$live"
+	session_start
+	[ ! -e "$dir/$old.end" ]
+	[ ! -e "$dir/$old.log" ]
+	[ ! -e "$dir/old.name" ]
+	# Ended a day ago: its reason and log stay, and its name with them.
+	[ -e "$dir/$new.end" ]
+	[ -e "$dir/$new.log" ]
+	[ -e "$dir/new.name" ]
+	# Alive, however old its files: whole, and it runs.
+	[ -e "$dir/$live.log" ]
+	[ -e "$dir/alive.name" ]
+	[ -S "$sock" ]
+	run as_who "$UCORDON" run --session alive -- echo here
+	[ "$status" -eq 0 ]
+	[ "$output" = here ]
+	as_who rm "$dir/$new.end" "$dir/$new.log" "$dir/new.name"
 }
 
 @test "agents.md: the Python harness runs as written, as the user" {
