@@ -25,20 +25,23 @@
 set -u
 
 awk '
-function flag(file, line) {
-	printf "%s:%d: a command inverted with \"!\" never fails a bats " \
-	    "test (set -e ignores its status)\n", file, line
-	printf "%s:%d: hint: write \"run ! cmd\", or \"! a | b || false\" for a " \
-	    "pipeline, or \"if c; then ...; fi\" for a condition\n", file, line
+# Says why line of file never fails a test, and the fix.
+function say(file, line, why, fix) {
+	printf "%s:%d: %s\n%s:%d: hint: %s\n", file, line, why, file, line, fix
 	bad = 1
 }
 
+function flag(file, line) {
+	say(file, line, "a command inverted with \"!\" never fails a bats " \
+	    "test (set -e ignores its status)", "write \"run ! cmd\", or " \
+	    "\"! a | b || false\" for a pipeline, or \"if c; then ...; " \
+	    "fi\" for a condition")
+}
+
 function flag_and(file, line) {
-	printf "%s:%d: tests joined by \"&&\" fail a bats test only by the " \
-	    "last one (set -e ignores the status of the others)\n", file, line
-	printf "%s:%d: hint: one test a line, or \"if c; then ...; fi\" for " \
-	    "a condition\n", file, line
-	bad = 1
+	say(file, line, "tests joined by \"&&\" fail a bats test only by " \
+	    "the last one (set -e ignores the status of the others)",
+	    "one test a line, or \"if c; then ...; fi\" for a condition")
 }
 
 # One logical line, from line "at" of the file.
