@@ -42,6 +42,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "control.h"
 #include "env.h"
 #include "guard.h"
 #include "log.h"
@@ -189,6 +190,34 @@ keeper_idle_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
+ * The harness hears each command of the session start and end (--control
+ * given to session start), so that what it hears between is placed: the
+ * refusals of a command's time come between its two.
+ */
+static void
+keeper_event(struct keeper *k, const struct kclient *kc, int status)
+{
+	json_t	*argv, *ev;
+	size_t	 i;
+
+	ev = json_pack("{s:s, s:s, s:I}", "event", "command", "state",
+	    kc->kc_running ? "start" : "exit", "command",
+	    (json_int_t)kc->kc_id);
+	if (ev == NULL)
+		return;
+	if (kc->kc_running) {
+		argv = json_array();
+		for (i = 0; kc->kc_req.sb_argv[i] != NULL; i++)
+			json_array_append_new(argv,
+			    json_string(kc->kc_req.sb_argv[i]));
+		json_object_set_new(ev, "argv", argv);
+		json_object_set_new(ev, "cwd", json_string(kc->kc_req.sb_cwd));
+	} else
+		json_object_set_new(ev, "status", json_integer(status));
+	control_send(k->k_rn->rn_control, ev);
+}
+
+/*
  * A command's request: the environment built from the client's by the
  * policy, the command and the client's stdin, stdout and stderr to
  * PID 1.  fds: the blob, 0, 1, 2 and maybe --report's file; all are
@@ -246,6 +275,7 @@ keeper_run(struct kclient *kc, const struct sessmsg *m, int *fds, int nfds)
 		kc->kc_tally = tally_new();
 		kc->kc_req = sb;	/* for its report */
 		memset(&sb, 0, sizeof(sb));
+		keeper_event(k, kc, 0);
 	}
 	close(send[0]);
 out:
@@ -446,6 +476,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 			free(cause);
 		}
 	}
+	keeper_event(k, kc, status);
 	memset(&m, 0, sizeof(m));
 	m.sm_type = SESS_EXIT;
 	m.sm_arg = status;
@@ -650,10 +681,13 @@ keeper_end(struct runner *rn)
 		k->k_end = why;
 	}
 	while ((kc = TAILQ_FIRST(&k->k_clients)) != NULL) {
-		if (kc->kc_running)
+		if (kc->kc_running) {
 			keeper_refuse(kc->kc_fd, "cordon: session %s ended "
 			    "while the command ran: %s\n", k->k_so->so_id,
 			    k->k_end);
+			kc->kc_running = false;
+			keeper_event(k, kc, RUN_EXIT_FAILURE);
+		}
 		keeper_client_free(kc);
 	}
 	if (k->k_ready) {

@@ -880,7 +880,7 @@ get_up() {
 	    "http://up.test:$UP/"
 }
 
-@test "--control per session: its commands' refusals reach the harness, an allow sent on it holds for the next command, --ask holds a command's connection for the answer (as the user)" {
+@test "--control per session: each command's start and exit, its refusals between them, reach the harness, an allow sent on it holds for the next command, --ask holds a command's connection for the answer (as the user)" {
 	UP=$(free_port)
 	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
 	wait_listen "tcp:127.0.0.1:$UP"
@@ -896,6 +896,20 @@ get_up() {
 	run get_up
 	[ "$output" = 200 ]
 	[ "$(grep -c '"event":"refused"' "$EVENTS")" -eq 1 ]
+	# Each command's start and end, with what ran and its status; the
+	# refusal between the first command's two.
+	wait_event '"event":"command","state":"exit","command":3'
+	run jq -rc 'select(.event == "command" or .event == "refused") |
+	    [.event, .state, .command, .status, .argv[0]?, .host] |
+	    map(select(. != null)) | join(" ")' "$EVENTS"
+	echo "$output"
+	[ "$output" = "command start 1 curl
+refused up.test
+command exit 1 0
+command start 2 curl
+command exit 2 0
+command start 3 curl
+command exit 3 0" ]
 	cd "$WS"
 	as_who "$UCORDON" session stop "$SID" 2>/dev/null
 	wait_event '"event":"exit"'
