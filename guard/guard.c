@@ -69,6 +69,7 @@
 
 #define GUARD_SUFFIX	".cordon-quarantine-"
 #define GUARD_DISARM_DEPTH 16	/* modules' names nest (a/b/c) */
+#define GUARD_TAG_MAX	96	/* the id, "-", 8 random hex digits */
 
 /* How the walk reached a folder (guard_item's i_how). */
 #define GW_GITDIR	0x1	/* a .git folder its parent judged */
@@ -459,6 +460,40 @@ guard_disarm(int fd, const char *id, int depth, size_t *failed)
 }
 
 /*
+ * Renames dfd/name to NAME.cordon-quarantine-TAG, TAG the run's id, or
+ * when a command put that name in the way (the id shows in a session's
+ * earlier quarantines) the id and a random part: a name it cannot
+ * foresee.  Returns 0 with tag and *to (caller frees) set, or -1 with
+ * errno.
+ */
+static int
+guard_rename(int dfd, const char *name, const char *id, char *tag,
+    char **to)
+{
+	char	 rnd[9];
+	int	 i;
+
+	snprintf(tag, GUARD_TAG_MAX, "%s", id);
+	for (i = 0; i < 4; i++) {
+		if (i > 0) {
+			if (str_random_hex(rnd, 8) == -1)
+				return -1;
+			rnd[8] = '\0';
+			snprintf(tag, GUARD_TAG_MAX, "%s-%s", id, rnd);
+		}
+		xasprintf(to, "%s%s%s", name, GUARD_SUFFIX, tag);
+		if (syscall(SYS_renameat2, dfd, name, dfd, *to,
+		    RENAME_NOREPLACE) == 0)
+			return 0;
+		free(*to);
+		*to = NULL;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+/*
  * Renames dfd/name (in folder rel) out of git's sight and notes it;
  * takes why; returns the note.  A folder moved gets a .gitignore that
  * ignores it all, so that git status in a repository around it does
@@ -469,28 +504,27 @@ guard_move(struct guard_walk *w, const struct guard_root *r,
     const char *rel, int dfd, const char *name, const char *what, char *why)
 {
 	struct guard_find	*gf;
-	char			*to, *from;
+	char			*to = NULL, *from, tag[GUARD_TAG_MAX];
 	int			 fd, ign;
 
 	gf = guard_note(w, r, rel, name, what, why);
 	w->w_g->g_nmoved++;
-	xasprintf(&to, "%s%s%s", name, GUARD_SUFFIX, w->w_id);
+	if (guard_rename(dfd, name, w->w_id, tag, &to) == -1) {
+		gf->gf_error = errno;
+		xasprintf(&to, "%s%s%s", name, GUARD_SUFFIX, w->w_id);
+	}
 	from = guard_join(rel, to);
 	xasprintf(&gf->gf_moved, "%s/%s", r->gr_path, from);
 	free(from);
-	if (syscall(SYS_renameat2, dfd, name, dfd, to, RENAME_NOREPLACE) ==
-	    -1)
-		gf->gf_error = errno;
-	else if ((fd = openat(dfd, to, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) != -1) {
+	if (gf->gf_error == 0 && (fd = openat(dfd, to, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) != -1) {
 		if ((ign = openat(fd, ".gitignore", O_WRONLY | O_CREAT |
 		    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) != -1) {
 			if (write(ign, "*\n", 2) != 2)
 				log_debug("%s: .gitignore", __func__);
 			close(ign);
 		}
-		gf->gf_heads = guard_disarm(fd, w->w_id, 0,
-		    &gf->gf_heads_left);
+		gf->gf_heads = guard_disarm(fd, tag, 0, &gf->gf_heads_left);
 		guard_know_moved(w->w_g, fd);
 		close(fd);
 	}

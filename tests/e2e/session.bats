@@ -371,6 +371,17 @@ except OSError as e:
 	# The next command is not blamed for it.
 	run in_session -- true
 	[ "$status" -eq 0 ]
+	# A later command that read the quarantine's name puts it in the
+	# way of its own repository's: that moves all the same, elsewhere.
+	q=$(ls -d "$WS"/evil/.git.cordon-quarantine-*)
+	run in_session -- sh -c "git init -q evil2 &&
+	    git -C evil2 config core.fsmonitor 'touch $WS/pwned' &&
+	    mkdir evil2/.git${q##*/.git}"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/evil2/.git"*"moved to $WS/evil2/.git${q##*/.git}-"* ]]
+	[ ! -e "$WS/evil2/.git" ]
+	git -C "$WS/evil2" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/pwned" ]
 }
 
 @test "a harness's timeout that kills cordon run --session: the command's processes end, its check quarantines what it planted and says so on the client's stderr, and the session goes on (user and root)" {

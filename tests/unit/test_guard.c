@@ -19,6 +19,8 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,6 +230,42 @@ test_disarm_blocked(void **state)
 	assert_false(exists("ws/r/.git.cordon-quarantine-ID/modules/m/HEAD"));
 	assert_int_equal(g.g_finds[0].gf_heads, 1);
 	assert_int_equal(g.g_finds[0].gf_heads_left, 1);
+	guard_clear(&g);
+	fsplan_clear(&plan);
+}
+
+/*
+ * The quarantine's name in the way (a session's later command knows the
+ * id from an earlier quarantine): the repository still moves, to a name
+ * with a random part, and its HEAD is renamed with the same.
+ */
+static void
+test_rename_blocked(void **state)
+{
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL, *head;
+	const char	*tag;
+
+	(void)state;
+	make("ws/.git/config", "[core]\n");
+	plan_of(&plan, "ws/.git");
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
+	make("ws/r/.git/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/r/.git/HEAD", "ref: refs/heads/main\n");
+	make("ws/r/.git.cordon-quarantine-ID/", NULL);
+	assert_int_equal(guard_check(&g, "ID"), 1);
+	assert_int_equal(g.g_finds[0].gf_error, 0);
+	assert_false(exists("ws/r/.git"));
+	tag = strstr(g.g_finds[0].gf_moved, "/ws/r/.git.cordon-quarantine-ID-");
+	assert_non_null(tag);
+	tag += strlen("/ws/r/.git");
+	assert_int_equal(strlen(tag), strlen(".cordon-quarantine-ID-") + 8);
+	xasprintf(&head, "ws/r/.git%s/HEAD%s", tag, tag);
+	assert_true(exists(head));
+	assert_int_equal(g.g_finds[0].gf_heads, 1);
+	free(head);
 	guard_clear(&g);
 	fsplan_clear(&plan);
 }
@@ -588,6 +626,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_quarantine, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_disarm_blocked, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_rename_blocked, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_changed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound, setup, teardown),
