@@ -205,6 +205,23 @@ test_quarantine(void **state)
 }
 
 /*
+ * A guard over ws (its .git the plan's), and during the run a repository
+ * ws/r with core.fsmonitor and a HEAD.
+ */
+static void
+planted_r(struct fsplan *plan, struct guard *g)
+{
+	char	*cause = NULL;
+
+	make("ws/.git/config", "[core]\n");
+	plan_of(plan, "ws/.git");
+	assert_int_equal(guard_open(g, plan, &cause), 0);
+	g->g_start = next_second();
+	make("ws/r/.git/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/r/.git/HEAD", "ref: refs/heads/main\n");
+}
+
+/*
  * A HEAD that cannot be renamed in a repository moved whole (the name
  * it would take is there already, as a command that knows the id could
  * plant it): counted, so that the run says not to run git inside.
@@ -214,15 +231,9 @@ test_disarm_blocked(void **state)
 {
 	struct fsplan	 plan;
 	struct guard	 g;
-	char		*cause = NULL;
 
 	(void)state;
-	make("ws/.git/config", "[core]\n");
-	plan_of(&plan, "ws/.git");
-	assert_int_equal(guard_open(&g, &plan, &cause), 0);
-	g.g_start = next_second();
-	make("ws/r/.git/config", "[core]\n\tfsmonitor = x\n");
-	make("ws/r/.git/HEAD", "ref: refs/heads/main\n");
+	planted_r(&plan, &g);
 	make("ws/r/.git/HEAD.cordon-quarantine-ID", "x\n");
 	make("ws/r/.git/modules/m/HEAD", "ref: refs/heads/main\n");
 	assert_int_equal(guard_check(&g, "ID"), 1);
@@ -244,16 +255,11 @@ test_rename_blocked(void **state)
 {
 	struct fsplan	 plan;
 	struct guard	 g;
-	char		*cause = NULL, *head;
+	char		*head;
 	const char	*tag;
 
 	(void)state;
-	make("ws/.git/config", "[core]\n");
-	plan_of(&plan, "ws/.git");
-	assert_int_equal(guard_open(&g, &plan, &cause), 0);
-	g.g_start = next_second();
-	make("ws/r/.git/config", "[core]\n\tfsmonitor = x\n");
-	make("ws/r/.git/HEAD", "ref: refs/heads/main\n");
+	planted_r(&plan, &g);
 	make("ws/r/.git.cordon-quarantine-ID/", NULL);
 	assert_int_equal(guard_check(&g, "ID"), 1);
 	assert_int_equal(g.g_finds[0].gf_error, 0);
