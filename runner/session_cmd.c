@@ -247,9 +247,9 @@ session_forget(const char *name, const char *id)
 	static const char *const	 sfx[] = { "json", "sock", "lock",
 					    "log" };
 	char				 dir[PATH_MAX], path[PATH_MAX];
-	char				 why[512], cause[256], got[SESS_ID_LEN];
+	char				 why[512], cause[256];
+	char				 got[SESS_ID_LEN + 1];
 	size_t				 i, n = sizeof(sfx) / sizeof(sfx[0]);
-	int				 fd;
 	bool				 had = false, died = false;
 
 	if (!sessdir_id_ok(id) || sessdir_path(dir, sizeof(dir), false,
@@ -273,14 +273,10 @@ session_forget(const char *name, const char *id)
 			had = true;
 	if (!had)
 		return false;
-	if (strcmp(name, id) != 0 && sessdir_file(path, sizeof(path), dir,
-	    name, "name") == 0 && (fd = open(path, O_RDONLY | O_CLOEXEC |
-	    O_NOFOLLOW)) != -1) {
-		if (read(fd, got, sizeof(got)) == SESS_ID_LEN &&
-		    memcmp(got, id, SESS_ID_LEN) == 0)
-			unlink(path);
-		close(fd);
-	}
+	if (strcmp(name, id) != 0 && sessdir_name_id(dir, name, got) ==
+	    SESS_ID_LEN && strcmp(got, id) == 0 && sessdir_file(path,
+	    sizeof(path), dir, name, "name") == 0)
+		unlink(path);
 	if (died)
 		fprintf(stderr, "cordon: session %s had already ended (its "
 		    "keeper died without a stop: killed, or crashed): its "

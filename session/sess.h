@@ -75,6 +75,7 @@ int	sessdir_tops(char [][256]);
 int	sessdir_in(const char *, char *, size_t, bool, char *, size_t);
 int	sessdir_file(char *, size_t, const char *, const char *,
 	    const char *);
+ssize_t	sessdir_name_id(const char *, const char *, char *);
 ssize_t	sessdir_reason(const char *, const char *, char *, size_t);
 enum keeper_state { KEEPER_NONE, KEEPER_LIVES, KEEPER_DIED };
 enum keeper_state

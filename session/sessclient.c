@@ -118,7 +118,7 @@ sessclient_connect(const char *name, char *id, size_t idlen, char *cause,
 	struct sockaddr_un	 sun;
 	char			 dir[PATH_MAX], path[PATH_MAX];
 	ssize_t			 n;
-	int			 s, fd;
+	int			 s;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -130,23 +130,18 @@ sessclient_connect(const char *name, char *id, size_t idlen, char *cause,
 			return -1;
 		if (!sessdir_id_ok(name)) {
 			/* A --name: NAME.name holds the id. */
-			n = -1;
-			if (strlen(name) <= SESS_NAME_MAX &&
-			    strchr(name, '.') == NULL &&
-			    sessdir_file(path, sizeof(path), dir, name,
-			    "name") == 0 && (fd = open(path, O_RDONLY |
-			    O_CLOEXEC | O_NOFOLLOW)) != -1) {
-				n = read(fd, id, idlen - 1);
-				close(fd);
-			}
+			n = strlen(name) <= SESS_NAME_MAX &&
+			    strchr(name, '.') == NULL ? sessdir_name_id(dir,
+			    name, id) : -1;
 			if (n != SESS_ID_LEN) {
 				snprintf(cause, clen, "no session is named "
 				    "\"%s\"\nhint: cordon session list shows "
 				    "yours", name);
 				return -1;
 			}
-			id[n] = '\0';
 			if (!sessdir_id_ok(id)) {
+				sessdir_file(path, sizeof(path), dir, name,
+				    "name");
 				snprintf(cause, clen, "%s: not an id", path);
 				return -1;
 			}

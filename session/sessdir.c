@@ -124,6 +124,28 @@ sessdir_file(char *buf, size_t len, const char *dir, const char *id,
 }
 
 /*
+ * The id that the name NAME leads to (dir/NAME.name, written by its
+ * keeper), into id (SESS_ID_LEN + 1 bytes, terminated).  Returns how
+ * many bytes it read (SESS_ID_LEN for an id), or -1 with no such file.
+ */
+ssize_t
+sessdir_name_id(const char *dir, const char *name, char *id)
+{
+	char	 path[PATH_MAX];
+	ssize_t	 n;
+	int	 fd;
+
+	id[0] = '\0';
+	if (sessdir_file(path, sizeof(path), dir, name, "name") == -1 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	n = read(fd, id, SESS_ID_LEN);
+	close(fd);
+	id[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/*
  * The first line of the reason session id ended (dir/ID.end) into buf.
  * Returns how many bytes the file gave (0 if none could be read), or -1
  * if no such file opens.
@@ -178,32 +200,27 @@ sessdir_older(int dfd, const char *name, time_t t)
 }
 
 /*
- * A name (NAME.name) whose session left nothing (no ID.json, ID.lock
+ * A name (file: NAME.name) whose session left nothing (no ID.json, ID.lock
  * or ID.end), last changed before t: removed.  Returns whether it was.
  */
 static bool
-sessdir_prune_name(int dfd, const char *name, time_t t)
+sessdir_prune_name(const char *dir, int dfd, const char *file, time_t t)
 {
 	static const char *const	 sfx[] = { "json", "lock", "end" };
 	char				 id[SESS_ID_LEN + 1], f[SESS_ID_LEN + 6];
+	char				 name[NAME_MAX + 1];
 	size_t				 i;
-	ssize_t				 n;
-	int				 fd;
 
-	if (!sessdir_older(dfd, name, t) || (fd = openat(dfd, name,
-	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return false;
-	n = read(fd, id, SESS_ID_LEN);
-	close(fd);
-	id[SESS_ID_LEN] = '\0';
-	if (n != SESS_ID_LEN || !sessdir_id_ok(id))
+	snprintf(name, sizeof(name), "%.*s", (int)(strlen(file) - 5), file);
+	if (!sessdir_older(dfd, file, t) || sessdir_name_id(dir, name, id) !=
+	    SESS_ID_LEN || !sessdir_id_ok(id))
 		return false;
 	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 		snprintf(f, sizeof(f), "%s.%s", id, sfx[i]);
 		if (faccessat(dfd, f, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 			return false;
 	}
-	return unlinkat(dfd, name, 0) == 0;
+	return unlinkat(dfd, file, 0) == 0;
 }
 
 /*
@@ -231,7 +248,7 @@ sessdir_prune(const char *dir, time_t t)
 	while ((de = readdir(d)) != NULL) {
 		len = strlen(de->d_name);
 		if (len > 5 && strcmp(de->d_name + len - 5, ".name") == 0) {
-			(void)sessdir_prune_name(dfd, de->d_name, t);
+			(void)sessdir_prune_name(dir, dfd, de->d_name, t);
 			continue;
 		}
 		if (len != SESS_ID_LEN + 4 ||
