@@ -12,6 +12,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	cordon_setup
 	LOG="$BATS_TEST_TMPDIR/egress.log"
+	PSOCK_ARGS=()
 	UP=$(free_port)
 	ECHO=$(free_port)
 	start_bg httpd "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP"
@@ -838,8 +839,19 @@ PY
 	[ "$(jq -r 'select(.host == "two.test") | .decision' "$LOG")" = deny ]
 }
 
+# The operator's proxy on $sock, its pid in P: up.test:$UP allowed, and
+# the test's own flags in PSOCK_ARGS; N names its log.
+psock() {
+	start_bg "proxy$1" "$UCORDON" proxy --listen-sandbox "unix:$sock" \
+	    --log "$LOG" --resolve up.test:127.0.0.1 --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "up.test:$UP" "${PSOCK_ARGS[@]}"
+	P=$BG_PID
+	wait_listen "unix:$sock"
+	chmod 666 "$sock"
+}
+
 # The run (start_bg run) has made m/first: the operator's proxy ($P) is
-# killed, started again by the test's psock N when N is given, and the
+# killed, started again by psock N when N is given, and the
 # run's end ("exit STATUS" in run.log) is waited for.
 proxy_lost_mid_run() {
 	for i in $(seq 300); do [ -e "$WS/m/first" ] && break; sleep 0.05; done
@@ -857,16 +869,7 @@ proxy_lost_mid_run() {
 	sandbox_setup
 	write_pyharness
 	sock="$UDIR/proxy.sock"
-	# psock: the operator's proxy on $sock, its pid in P.
-	psock() {
-		start_bg "proxy$1" "$UCORDON" proxy --listen-sandbox "unix:$sock" \
-		    --log "$LOG" --resolve up.test:127.0.0.1 \
-		    --resolve two.test:127.0.0.1 --allow-cidr 127.0.0.1/32 \
-		    --allow-domain "up.test:$UP" --allow-domain "two.test:$UP"
-		P=$BG_PID
-		wait_listen "unix:$sock"
-		chmod 666 "$sock"
-	}
+	PSOCK_ARGS=(--resolve two.test:127.0.0.1 --allow-domain "two.test:$UP")
 	psock 1
 	mkdir -p "$WS/m"
 	chmod 777 "$WS/m"
@@ -923,14 +926,6 @@ PY
 	sandbox_setup
 	write_pyharness
 	sock="$UDIR/proxy.sock"
-	psock() {
-		start_bg "proxy$1" "$UCORDON" proxy --listen-sandbox "unix:$sock" \
-		    --log "$LOG" --resolve up.test:127.0.0.1 \
-		    --allow-cidr 127.0.0.1/32 --allow-domain "up.test:$UP"
-		P=$BG_PID
-		wait_listen "unix:$sock"
-		chmod 666 "$sock"
-	}
 	psock 1
 	mkdir -p "$WS/m"
 	chmod 777 "$WS/m"

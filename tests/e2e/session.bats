@@ -430,6 +430,16 @@ plant_late() {
 	    "$WS/$1" "$WS/pwned"
 }
 
+# plant_late late2, then session stop 1.5 s on, when the plant is due:
+# its status and output as run gives them.
+stop_after_plant() {
+	run plant_late late2
+	[ "$status" -eq 0 ] || return 1
+	sleep 1.5
+	cd "$WS"
+	run as_who timeout 20 "$UCORDON" session stop "$SID"
+}
+
 @test "a background process is stopped between commands: what it would plant after its command's check waits for the next command, whose check quarantines it; stop ends it unplanted" {
 	session_start
 	run plant_late late
@@ -443,11 +453,7 @@ plant_late() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"quarantined $WS/late/.git"* ]]
 	[ ! -e "$WS/late/.git" ]
-	run plant_late late2
-	[ "$status" -eq 0 ]
-	sleep 1.5
-	cd "$WS"
-	run as_who timeout 20 "$UCORDON" session stop "$SID"
+	stop_after_plant
 	[ "$status" -eq 0 ]
 	[ ! -e "$WS/late2" ]
 	git -C "$WS/late" status >/dev/null 2>&1 || true
@@ -478,11 +484,7 @@ plant_late() {
 	[[ "$output" == *"quarantined $WS/late/.git"* ]]
 	[ ! -e "$WS/late/.git" ]
 	# With no next command, the stop's check takes it.
-	run plant_late late2
-	[ "$status" -eq 0 ]
-	sleep 1.5
-	cd "$WS"
-	run as_who timeout 20 "$UCORDON" session stop "$SID"
+	stop_after_plant
 	[[ "$output" == *"quarantined $WS/late2/.git"* ]]
 	[ ! -e "$WS/late2/.git" ]
 	git -C "$WS/late" status >/dev/null 2>&1 || true

@@ -263,37 +263,36 @@ test_probes(void **state)
 	    sizeof(probes[0])), 0);
 }
 
+/* The probes v[n] under a filter of mode and paused, not the suite's. */
 static void
-test_unix_denied(void **state)
+probes_under(enum sysfilter_unix mode, bool paused, const struct probe *v,
+    size_t n)
 {
 	char	*cause;
 	int	 fd = filter_fd;
 
-	(void)state;
-	if ((filter_fd = sysfilter_new(SYSF_UNIX_DENY, false, false,
-	    &cause)) == -1)
+	if ((filter_fd = sysfilter_new(mode, false, paused, &cause)) == -1)
 		fail_msg("%s", cause);
-	assert_int_equal(run_probes(unix_probes, sizeof(unix_probes) /
-	    sizeof(unix_probes[0])), 0);
+	assert_int_equal(run_probes(v, n), 0);
 	close(filter_fd);
 	filter_fd = fd;
+}
+
+static void
+test_unix_denied(void **state)
+{
+	(void)state;
+	probes_under(SYSF_UNIX_DENY, false, unix_probes, sizeof(unix_probes) /
+	    sizeof(unix_probes[0]));
 }
 
 /* A paused session's filter: the SIGCONT routes refused, the rest not. */
 static void
 test_paused(void **state)
 {
-	char	*cause;
-	int	 fd = filter_fd;
-
 	(void)state;
-	if ((filter_fd = sysfilter_new(SYSF_UNIX_ALLOW, false, true,
-	    &cause)) == -1)
-		fail_msg("%s", cause);
-	assert_int_equal(run_probes(paused_probes, sizeof(paused_probes) /
-	    sizeof(paused_probes[0])), 0);
-	close(filter_fd);
-	filter_fd = fd;
+	probes_under(SYSF_UNIX_ALLOW, true, paused_probes,
+	    sizeof(paused_probes) / sizeof(paused_probes[0]));
 }
 
 /* Without the filter, the same probes are not all refused (the test
