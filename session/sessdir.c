@@ -124,6 +124,28 @@ sessdir_file(char *buf, size_t len, const char *dir, const char *id,
 }
 
 /*
+ * At most max bytes of dir/name.sfx into buf (max + 1 bytes, then
+ * terminated).  Returns how many it read, or -1 if no such file opens.
+ */
+static ssize_t
+sessdir_read(const char *dir, const char *name, const char *sfx, char *buf,
+    size_t max)
+{
+	char	 path[PATH_MAX];
+	ssize_t	 n;
+	int	 fd;
+
+	buf[0] = '\0';
+	if (sessdir_file(path, sizeof(path), dir, name, sfx) == -1 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	n = read(fd, buf, max);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/*
  * The id that the name NAME leads to (dir/NAME.name, written by its
  * keeper), into id (SESS_ID_LEN + 1 bytes, terminated).  Returns how
  * many bytes it read (SESS_ID_LEN for an id), or -1 with no such file.
@@ -131,18 +153,7 @@ sessdir_file(char *buf, size_t len, const char *dir, const char *id,
 ssize_t
 sessdir_name_id(const char *dir, const char *name, char *id)
 {
-	char	 path[PATH_MAX];
-	ssize_t	 n;
-	int	 fd;
-
-	id[0] = '\0';
-	if (sessdir_file(path, sizeof(path), dir, name, "name") == -1 ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return -1;
-	n = read(fd, id, SESS_ID_LEN);
-	close(fd);
-	id[n > 0 ? n : 0] = '\0';
-	return n;
+	return sessdir_read(dir, name, "name", id, SESS_ID_LEN);
 }
 
 /*
@@ -153,17 +164,10 @@ sessdir_name_id(const char *dir, const char *name, char *id)
 ssize_t
 sessdir_reason(const char *dir, const char *id, char *buf, size_t len)
 {
-	char	 path[PATH_MAX];
 	ssize_t	 n;
-	int	 fd;
 
-	buf[0] = '\0';
-	if (sessdir_file(path, sizeof(path), dir, id, "end") == -1 ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+	if ((n = sessdir_read(dir, id, "end", buf, len - 1)) == -1)
 		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return n > 0 ? n : 0;
 }
