@@ -15,6 +15,13 @@
  *   kernel attack surface	io_uring_*, bpf, perf_event_open, userfaultfd,
  *				keyctl, add_key, request_key, kexec_*,
  *				*_module, open_by_handle_at
+ *   writes queued in the kernel	io_uring_* and Linux AIO (io_setup,
+ *				io_submit, io_getevents, io_pgetevents,
+ *				io_cancel, io_destroy): a write queued there
+ *				runs on no thread of the command, so no stop
+ *				of its threads waits for it (a session's
+ *				check after a command, sandbox_session.c);
+ *				glibc's POSIX AIO uses threads, and works
  *   changing the sandbox	mount, umount2, pivot_root, move_mount,
  *				open_tree, fsopen, fsconfig, fsmount,
  *				fspick, mount_setattr, setns, chroot,
@@ -103,6 +110,8 @@
 static const char *const denied[] = {
 	"ptrace", "process_vm_readv", "process_vm_writev",
 	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"io_setup", "io_submit", "io_getevents", "io_pgetevents",
+	"io_cancel", "io_destroy",
 	"bpf", "perf_event_open", "userfaultfd",
 	"keyctl", "add_key", "request_key",
 	"kexec_load", "kexec_file_load",

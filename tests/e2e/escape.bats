@@ -518,8 +518,8 @@ peer_count() {
 	in_root vmread "$pid"
 }
 
-@test "io_uring, keyctl, userfaultfd" {
-	for k in io_uring keyctl userfaultfd; do
+@test "io_uring, Linux AIO (io_setup, io_submit), keyctl, userfaultfd" {
+	for k in io_uring aio keyctl userfaultfd; do
 		out_user "$k"
 		in_user "$k"
 		in_root "$k"

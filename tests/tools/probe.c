@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 
 #include <arpa/inet.h>
+#include <linux/aio_abi.h>
 #include <linux/bpf.h>
 #include <linux/filter.h>
 #include <linux/netlink.h>
@@ -983,6 +984,32 @@ probe_io_uring(char **argv)
 	escaped("io_uring fd %ld", fd);
 }
 
+/*
+ * Linux AIO: a context, then one write queued on it (to /dev/null), as a
+ * command would queue writes that land after it ended.
+ */
+static void
+probe_aio(char **argv)
+{
+	aio_context_t	 ctx = 0;
+	struct iocb	 cb, *cbs[1] = { &cb };
+	int		 fd;
+
+	(void)argv;
+	if (syscall(SYS_io_setup, 1, &ctx) == -1)
+		held_errno("io_setup");
+	if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
+		held_errno("open /dev/null");
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+	cb.aio_fildes = (uint32_t)fd;
+	cb.aio_buf = (uint64_t)(uintptr_t)"x";
+	cb.aio_nbytes = 1;
+	if (syscall(SYS_io_submit, ctx, 1, cbs) != 1)
+		held_errno("io_submit");
+	escaped("a write queued on AIO context %#lx", (unsigned long)ctx);
+}
+
 /* Loads "return 0" as a socket filter: the least a program can be. */
 static void
 probe_bpf(char **argv)
@@ -1507,6 +1534,7 @@ static const struct probe probes[] = {
 	{ "fd", 1, 1, probe_fd, "N" },
 	{ "env", 1, 1, probe_env, "NAME" },
 	{ "io_uring", 0, 0, probe_io_uring, "" },
+	{ "aio", 0, 0, probe_aio, "" },
 	{ "bpf", 0, 0, probe_bpf, "" },
 	{ "keyctl", 0, 0, probe_keyctl, "" },
 	{ "userfaultfd", 0, 0, probe_userfaultfd, "" },

@@ -44,6 +44,14 @@ struct probe {
 static long p_ptrace(void) { return syscall(SYS_ptrace, 0 /* TRACEME */, 0, 0, 0); }
 static long p_vm_readv(void) { return syscall(SYS_process_vm_readv, getppid(), NULL, 0, NULL, 0, 0); }
 static long p_io_uring(void) { return syscall(SYS_io_uring_setup, 1, NULL); }
+/* Linux AIO: a context of queued writes, as io_uring's ring (bad ids:
+ * EINVAL without the filter). */
+static long p_io_setup(void) { unsigned long ctx = 0; long r = syscall(SYS_io_setup, 1, &ctx); if (r == 0) syscall(SYS_io_destroy, ctx); return r; }
+static long p_io_submit(void) { return syscall(SYS_io_submit, 0, 0, NULL); }
+static long p_io_getevents(void) { return syscall(SYS_io_getevents, 0, 0, 0, NULL, NULL); }
+static long p_io_pgetevents(void) { return syscall(SYS_io_pgetevents, 0, 0, 0, NULL, NULL, NULL); }
+static long p_io_cancel(void) { return syscall(SYS_io_cancel, 0, NULL, NULL); }
+static long p_io_destroy(void) { return syscall(SYS_io_destroy, 0); }
 static long p_bpf(void) { return syscall(SYS_bpf, 0, NULL, 0); }
 static long p_perf(void) { return syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0); }
 static long p_keyctl(void) { return syscall(SYS_keyctl, 0, 0, 0, 0, 0); }
@@ -117,6 +125,12 @@ static const struct probe probes[] = {
 	{ "ptrace", p_ptrace, EPERM },
 	{ "process_vm_readv", p_vm_readv, EPERM },
 	{ "io_uring_setup", p_io_uring, EPERM },
+	{ "io_setup", p_io_setup, EPERM },
+	{ "io_submit", p_io_submit, EPERM },
+	{ "io_getevents", p_io_getevents, EPERM },
+	{ "io_pgetevents", p_io_pgetevents, EPERM },
+	{ "io_cancel", p_io_cancel, EPERM },
+	{ "io_destroy", p_io_destroy, EPERM },
 	{ "bpf", p_bpf, EPERM },
 	{ "perf_event_open", p_perf, EPERM },
 	{ "keyctl", p_keyctl, EPERM },
@@ -180,6 +194,8 @@ static const struct probe paused_probes[] = {
 	{ "ioctl TIOCSCTTY", p_tiocsctty, EPERM },
 	{ "ioctl TIOCSCTTY, high bits set", p_tiocsctty_hi, EPERM },
 	{ "ptrace", p_ptrace, EPERM },
+	{ "io_setup", p_io_setup, EPERM },
+	{ "io_submit", p_io_submit, EPERM },
 };
 
 static const struct probe unix_probes[] = {
