@@ -252,7 +252,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 
 # Test peers, built like the rest (tests/tools/*.c, one file each).
 TOOLS		 = netcheck httpd probe sockpeer harness nonft connectx \
-		   sigcont
+		   sigcont inflight
 TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
 
 # A kernel without nf_tables, as a seccomp filter sees it.
@@ -264,6 +264,8 @@ $(BUILD)/tests/tools/probe: override EXTRA_CFLAGS =
 $(BUILD)/tests/tools/probe: override EXTRA_LDFLAGS =
 $(BUILD)/tests/tools/sigcont: override EXTRA_CFLAGS =
 $(BUILD)/tests/tools/sigcont: override EXTRA_LDFLAGS =
+$(BUILD)/tests/tools/inflight: override EXTRA_CFLAGS =
+$(BUILD)/tests/tools/inflight: override EXTRA_LDFLAGS =
 
 # The origin serves TLS too (--tls-cert), with OpenSSL.
 $(BUILD)/tests/tools/httpd: TOOL_LIBS = $(shell pkg-config --libs openssl)

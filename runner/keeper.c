@@ -486,6 +486,36 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 }
 
 /*
+ * PID 1 says request id's command ended but its check waits: threads of
+ * the session (text: how many, and which) are still in the kernel,
+ * where a stop takes effect only when their call ends.  Said on the
+ * client's stderr, once, with what ends the wait.
+ */
+static void
+keeper_waits(struct keeper *k, uint32_t id, const char *text)
+{
+	struct kclient	*kc;
+	char		*line;
+
+	TAILQ_FOREACH(kc, &k->k_clients, kc_entry)
+		if (kc->kc_running && kc->kc_id == id)
+			break;
+	if (kc == NULL || kc->kc_err == -1)
+		return;
+	log_warnx("session %s: a command's check waits for %s still in the "
+	    "kernel", k->k_so->so_id, text);
+	xasprintf(&line, "cordon: session %s: the command ended, but its "
+	    "check waits for %s, still in a system call that a stop cannot "
+	    "cut short (a write under way, or one queued behind it): what "
+	    "they write would land after the check, so the check and the "
+	    "command's status wait until they stop\n"
+	    "cordon: hint: to end them with the session: cordon session stop "
+	    "%s\n", k->k_so->so_id, text, k->k_so->so_id);
+	keeper_say(kc, line, strlen(line));
+	free(line);
+}
+
+/*
  * The session is ready: its description (ID.json, for session list),
  * its name, and its id to `cordon session start`, which then returns.
  */
@@ -530,7 +560,7 @@ keeper_pair_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct keeper	*k = arg;
 	struct sessmsg	 m;
-	char		 text[64];
+	char		 text[1024];
 	int		 fds[SESS_FDS_MAX], nfds;
 	ssize_t		 n;
 
@@ -548,6 +578,8 @@ keeper_pair_cb(evutil_socket_t fd, short what, void *arg)
 		keeper_ready(k);
 	else if (m.sm_type == SESS_ENDED)
 		keeper_ended(k, m.sm_id, m.sm_arg);
+	else if (m.sm_type == SESS_WAIT)
+		keeper_waits(k, m.sm_id, text);
 }
 
 /*

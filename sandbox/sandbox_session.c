@@ -22,14 +22,20 @@
  * other process of the namespace before it tells the keeper, whose check
  * of the writable roots then reads what no process of the sandbox
  * changes any more, so a background process cannot plant a repository
- * after the check for the host's git to meet before the next one.  The
- * next command's request continues them all, then starts it: a server
- * keeps its state and answers that command.  A process stopped by its
- * own (SIGSTOP, a job stopped) is continued with them.
+ * after the check for the host's git to meet before the next one.  A
+ * stop takes effect when a thread leaves the kernel: a write under way
+ * (a big one holds the file's lock, and only SIGKILL cuts it short) and
+ * those queued behind it end first, however long they take, so the
+ * keeper hears of the command's end only once every thread is stopped
+ * (sbs_settle).  The next command's request continues them all, then
+ * starts it: a server keeps its state and answers that command.  A
+ * process stopped by its own (SIGSTOP, a job stopped) is continued with
+ * them.
  */
 #include <sys/types.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <linux/filter.h>
@@ -66,9 +72,35 @@ static struct sock_fprog sbs_prog;	/* the seccomp program, read once */
 static char		*sbs_stack;	/* the command's until its exec */
 static const struct scratch_fds *sbs_scratch;	/* for the end's report */
 static bool		 sbs_paused;	/* the others stopped (sbs_pause) */
+static struct event_base *sbs_base;
+
+/* A request to run that came while a command's end settled. */
+struct sbs_held {
+	struct sessmsg	 sh_m;
+	int		 sh_fds[SESS_FDS_MAX];
+	int		 sh_nfds;
+};
+
+/*
+ * The end of the last command running, not told to the keeper until
+ * every thread of the sandbox is stopped (sbs_settle); requests to run
+ * that came meanwhile wait with it.
+ */
+static struct {
+	bool		 se_on;
+	uint32_t	 se_id;
+	int		 se_status;
+	bool		 se_told;	/* the keeper knows it waits */
+	struct timespec	 se_start;
+	struct event	*se_ev;
+	struct sbs_held	*se_runs;	/* requests held meanwhile */
+	size_t		 se_nruns;
+} sbs_end;
 
 #define SBS_STACK	(256 * 1024)
-#define SBS_SETTLE_MS	100	/* the longest wait for the stops */
+#define SBS_SETTLE_MS	100	/* looked at closely, then said and polled */
+#define SBS_POLL_MS	10	/* between looks once it was said */
+#define SBS_SHOWN	3	/* threads named in what the client is told */
 
 /* What the command's side of the clone reads. */
 struct sbs_arg {
@@ -85,16 +117,25 @@ sbs_tell(const struct sandbox *sb, uint32_t type, uint32_t id, int arg)
 }
 
 /*
- * Whether thread tid of process pid (names in /proc) is stopped or dead:
- * T, t, Z or X in its stat, after the name's last ')'.
+ * Whether thread tid of process pid (names in /proc) is settled: it
+ * changes nothing until it is continued.  Stopped or dead (T, t, Z, X,
+ * x in its stat, after the name's last ')'), or a vfork's parent: D in
+ * clone or vfork waits for its child's exec or exit, and runs nothing
+ * meanwhile (its child, stopped before it, holds it there until the
+ * next command).  Any other state is a thread still in the kernel (a
+ * write under way is R or D; one queued on the file's lock behind it,
+ * D; an interruptible wait, S, stops at once): not settled, and
+ * *state and *nr (the system call it is in, or -1) say which.
  */
 static bool
-sbs_thread_stopped(const char *pid, const char *tid)
+sbs_thread_settled(const char *pid, const char *tid, char *state, long *nr)
 {
 	char	 path[80], buf[512], *st;
 	ssize_t	 n;
 	int	 fd;
 
+	*state = '?';
+	*nr = -1;
 	if ((size_t)snprintf(path, sizeof(path), "/proc/%s/task/%s/stat", pid,
 	    tid) >= sizeof(path))
 		return false;
@@ -105,28 +146,53 @@ sbs_thread_stopped(const char *pid, const char *tid)
 	if (n <= 0)
 		return n == -1 && errno == ESRCH;
 	buf[n] = '\0';
-	if ((st = strrchr(buf, ')')) == NULL || st[1] != ' ')
+	if ((st = strrchr(buf, ')')) == NULL || st[1] != ' ' || st[2] == '\0')
 		return false;
-	return st[2] != '\0' && strchr("TtZX", st[2]) != NULL;
+	*state = st[2];
+	if (strchr("TtZXx", *state) != NULL)
+		return true;
+	if (*state != 'D')
+		return false;
+	if ((size_t)snprintf(path, sizeof(path), "/proc/%s/task/%s/syscall",
+	    pid, tid) >= sizeof(path) || (fd = open(path, O_RDONLY |
+	    O_CLOEXEC)) == -1)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (buf[0] >= '0' && buf[0] <= '9')
+		*nr = strtol(buf, NULL, 10);
+#ifdef SYS_vfork
+	if (*nr == SYS_vfork)
+		return true;
+#endif
+	return *nr == SYS_clone;
 }
 
 /*
- * Whether every thread of every process but PID 1 is stopped or dead.
- * One that was in a system call when SIGSTOP came stops when the call
- * ends, and is R, S or D until then: waited for, so that no rename or
- * write under way lands after the check.
+ * How many threads of the processes but PID 1 are not settled
+ * (sbs_thread_settled); the first SBS_SHOWN of them described in what
+ * (pid, thread, state, system call).
  */
-static bool
-sbs_all_stopped(void)
+static size_t
+sbs_unsettled(char *what, size_t len)
 {
 	DIR		*proc, *task;
 	struct dirent	*p, *t;
-	char		 path[64];
-	bool		 all = true;
+	char		 path[64], state;
+	size_t		 n = 0, off = 0;
+	long		 nr;
+	int		 w;
 
-	if ((proc = opendir("/proc")) == NULL)
-		return false;
-	while (all && (p = readdir(proc)) != NULL) {
+	*what = '\0';
+	if ((proc = opendir("/proc")) == NULL) {
+		(void)snprintf(what, len, "/proc cannot be read: %s",
+		    strerror(errno));
+		return 1;
+	}
+	while ((p = readdir(proc)) != NULL) {
 		if (p->d_name[0] < '1' || p->d_name[0] > '9' ||
 		    strcmp(p->d_name, "1") == 0)
 			continue;
@@ -134,13 +200,25 @@ sbs_all_stopped(void)
 		    p->d_name) >= sizeof(path) || (task = opendir(path)) ==
 		    NULL)
 			continue;	/* gone since */
-		while (all && (t = readdir(task)) != NULL)
-			if (t->d_name[0] != '.')
-				all = sbs_thread_stopped(p->d_name, t->d_name);
+		while ((t = readdir(task)) != NULL) {
+			if (t->d_name[0] == '.' || sbs_thread_settled(p->d_name,
+			    t->d_name, &state, &nr))
+				continue;
+			if (n++ >= SBS_SHOWN || off >= len)
+				continue;
+			w = snprintf(what + off, len - off, "%spid %s thread "
+			    "%s: %c%s", off > 0 ? ", " : "", p->d_name,
+			    t->d_name, state, nr >= 0 ? " in system call " :
+			    "");
+			if (w > 0 && (size_t)w < len - off && nr >= 0)
+				w += snprintf(what + off + w, len - off - w,
+				    "%ld", nr);
+			off += w > 0 ? (size_t)w : 0;
+		}
 		closedir(task);
 	}
 	closedir(proc);
-	return all;
+	return n;
 }
 
 /* Whether st is a pipe or socket, and the same as the file of fd. */
@@ -186,10 +264,8 @@ sbs_held(const struct sbs_cmd *c)
 }
 
 /*
- * No command runs: every other process of the sandbox stopped, and
- * waited for until each is (at most SBS_SETTLE_MS: a thread in an
- * uninterruptible wait that lasts, a vfork's parent whose child was
- * stopped before its exec, is left so; it runs no code of its own).
+ * Stops every process of the sandbox but PID 1; returns whether there
+ * was one.
  *
  * kill(-1) from PID 1 reaches every process of the namespace but
  * PID 1 (and those of namespaces below it), and cannot miss one being
@@ -202,31 +278,117 @@ sbs_held(const struct sbs_cmd *c)
  * meanwhile (see threat-model.md: one can be, by the kernel, at a time
  * it chose) is stopped again.
  */
-static void
-sbs_pause(const struct sandbox *sb, const struct sbs_cmd *c)
+static bool
+sbs_stop_all(void)
 {
-	struct timespec	 start, nap = { 0, 50000 };
+	return !(kill(-1, SIGSTOP) == -1 && errno == ESRCH);
+}
 
-	if (!sb->sb_pause || sbs_ncmds > 0)
-		return;
-	sbs_paused = true;
-	/*
-	 * First, a moment for what the command started in the background
-	 * to let go of its stdout (`server >log 2>&1 &`: the shell may end
-	 * before its child redirects): stopped holding it, it would keep
-	 * the client's reader waiting for the next command.
-	 */
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (c != NULL && sbs_held(c) && clock_ms_since(&start) < SBS_SETTLE_MS)
-		nanosleep(&nap, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &start);
+static void	sbs_run(const struct sandbox *, const struct sessmsg *, int *,
+		    int);
+
+/*
+ * The pending end settled: told to the keeper, whose check follows, and
+ * the requests held meanwhile run.
+ */
+static void
+sbs_settled(const struct sandbox *sb)
+{
+	struct sbs_held	*runs = sbs_end.se_runs;
+	size_t		 i, n = sbs_end.se_nruns;
+
+	sbs_end.se_on = false;
+	sbs_end.se_runs = NULL;
+	sbs_end.se_nruns = 0;
+	sbs_tell(sb, SESS_ENDED, sbs_end.se_id, sbs_end.se_status);
+	for (i = 0; i < n; i++) {
+		sbs_run(sb, &runs[i].sh_m, runs[i].sh_fds, runs[i].sh_nfds);
+		sessmsg_close(runs[i].sh_fds, runs[i].sh_nfds);
+	}
+	free(runs);
+}
+
+/*
+ * One look at the pending end: every process stopped again, and if
+ * every thread is settled (sbs_unsettled), the end is told.  Else it is
+ * looked at again: closely for SBS_SETTLE_MS, then every SBS_POLL_MS,
+ * the keeper told once that the check waits and for which threads,
+ * for as long as it takes: a thread still in the kernel (a write under
+ * way, or queued behind one on the file's lock) would change the
+ * workspace after the check.  PID 1 serves the keeper meanwhile: a
+ * stop ends the session (the kernel ends the writes with it, and the
+ * end's check follows them), a request to run waits with the end.
+ */
+static void
+sbs_settle(evutil_socket_t fd, short what, void *arg)
+{
+	const struct sandbox	*sb = arg;
+	struct timeval		 tv = { 0, SBS_POLL_MS * 1000 };
+	struct timespec		 nap = { 0, 50000 };
+	struct sessmsg		 m;
+	char			 list[512], text[600];
+	size_t			 n;
+
+	(void)fd;
+	(void)what;
 	for (;;) {
-		if (kill(-1, SIGSTOP) == -1 && errno == ESRCH)
-			break;	/* none but PID 1 */
-		if (sbs_all_stopped() || clock_ms_since(&start) >= SBS_SETTLE_MS)
+		if (!sbs_stop_all() || (n = sbs_unsettled(list,
+		    sizeof(list))) == 0) {
+			sbs_settled(sb);
+			return;
+		}
+		if (clock_ms_since(&sbs_end.se_start) >= SBS_SETTLE_MS)
 			break;
 		nanosleep(&nap, NULL);
 	}
+	if (!sbs_end.se_told) {
+		/* "N threads of its processes (which)": the keeper says the
+		 * rest. */
+		sbs_end.se_told = true;
+		(void)snprintf(text, sizeof(text), "%zu thread%s of its "
+		    "processes (%s%s)", n, n == 1 ? "" : "s", list,
+		    n > SBS_SHOWN ? ", ..." : "");
+		memset(&m, 0, sizeof(m));
+		m.sm_type = SESS_WAIT;
+		m.sm_id = sbs_end.se_id;
+		(void)sessmsg_send(sb->sb_pipes.sp_session, &m, text, NULL, 0);
+	}
+	if (sbs_end.se_ev == NULL && (sbs_end.se_ev = evtimer_new(sbs_base,
+	    sbs_settle, (void *)(uintptr_t)sb)) == NULL)
+		_exit(RUN_EXIT_FAILURE);
+	evtimer_add(sbs_end.se_ev, &tv);
+}
+
+/*
+ * The last command running ended (status for request id, which the
+ * keeper waits for): the sandbox's other processes stopped, then the
+ * end told once they all are (sbs_settle).  c, when not NULL, is that
+ * command: first, a moment for what it started in the background to
+ * let go of its stdout (`server >log 2>&1 &`: the shell may end before
+ * its child redirects): stopped holding it, it would keep the client's
+ * reader waiting for the next command.  Without a pause (--run-between,
+ * or other commands still running), the end is told at once.
+ */
+static void
+sbs_pause(const struct sandbox *sb, const struct sbs_cmd *c, uint32_t id,
+    int status)
+{
+	struct timespec	 start, nap = { 0, 50000 };
+
+	if (!sb->sb_pause || sbs_ncmds > 0) {
+		sbs_tell(sb, SESS_ENDED, id, status);
+		return;
+	}
+	sbs_paused = true;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (c != NULL && sbs_held(c) && clock_ms_since(&start) < SBS_SETTLE_MS)
+		nanosleep(&nap, NULL);
+	sbs_end.se_on = true;
+	sbs_end.se_id = id;
+	sbs_end.se_status = status;
+	sbs_end.se_told = false;
+	clock_gettime(CLOCK_MONOTONIC, &sbs_end.se_start);
+	sbs_settle(-1, 0, (void *)(uintptr_t)sb);
 }
 
 /* A command is to start: what was stopped between commands continues. */
@@ -254,8 +416,7 @@ sandbox_session_reaped(const struct sandbox *sb, pid_t pid, int status)
 			continue;
 		c = sbs_cmds[i];
 		sbs_cmds[i] = sbs_cmds[--sbs_ncmds];
-		sbs_pause(sb, &c);
-		sbs_tell(sb, SESS_ENDED, c.sc_id, WIFSIGNALED(status) ?
+		sbs_pause(sb, &c, c.sc_id, WIFSIGNALED(status) ?
 		    128 + WTERMSIG(status) : WEXITSTATUS(status));
 		return;
 	}
@@ -341,8 +502,7 @@ sbs_run(const struct sandbox *sb, const struct sessmsg *m, int *fds,
 	if (pid == -1) {
 		dprintf(fds[3], "cordon: run: fork in the session: %s\n",
 		    strerror(errno));
-		sbs_pause(sb, NULL);
-		sbs_tell(sb, SESS_ENDED, m->sm_id, RUN_EXIT_FAILURE);
+		sbs_pause(sb, NULL, m->sm_id, RUN_EXIT_FAILURE);
 	} else {
 		sbs_cmds = xreallocarray(sbs_cmds, sbs_ncmds + 1,
 		    sizeof(*sbs_cmds));
@@ -388,6 +548,16 @@ sbs_read_cb(evutil_socket_t fd, short what, void *arg)
 		_exit(RUN_EXIT_FAILURE);
 	switch (m.sm_type) {
 	case SESS_RUN:
+		if (sbs_end.se_on) {
+			/* After the end that settles: held, descriptors too. */
+			sbs_end.se_runs = xreallocarray(sbs_end.se_runs,
+			    sbs_end.se_nruns + 1, sizeof(*sbs_end.se_runs));
+			sbs_end.se_runs[sbs_end.se_nruns].sh_m = m;
+			memcpy(sbs_end.se_runs[sbs_end.se_nruns].sh_fds, fds,
+			    sizeof(fds));
+			sbs_end.se_runs[sbs_end.se_nruns++].sh_nfds = nfds;
+			return;
+		}
 		sbs_run(sb, &m, fds, nfds);
 		break;
 	case SESS_SIGNAL:
@@ -414,6 +584,7 @@ sandbox_session(const struct sandbox *sb, struct event_base *base,
 	int		 fd, i;
 
 	sbs_scratch = scratch;
+	sbs_base = base;
 
 	/*
 	 * Landlock's ruleset, built once for every command: each restricts

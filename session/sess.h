@@ -32,7 +32,9 @@ enum sess_type {
 	SESS_READY,		/* PID 1: the sandbox is made */
 	SESS_STARTED,		/* PID 1: request sm_id forked, pid sm_arg */
 	SESS_ENDED,		/* PID 1: request sm_id ended, status sm_arg */
-	SESS_QUIT		/* keeper: PID 1 tells its end, and exits */
+	SESS_QUIT,		/* keeper: PID 1 tells its end, and exits */
+	SESS_WAIT		/* PID 1: request sm_id ended, its check */
+				/* waits for threads in the kernel (text) */
 };
 
 #define SESS_F_TTY	0x1	/* the client's stdin is a terminal */

@@ -526,6 +526,77 @@ plant_timer() {
 	[ ! -e "$WS/pwned" ]
 }
 
+# Makes, in the folder the working directory is, the plant of
+# tools/inflight.c: src, a repository whose git directory is ./real
+# (src/.git the pointer "gitdir: $PWD/real"), and a git directory at
+# .git/objects/evil, where the walk does not go unless a pointer names
+# it, whose core.fsmonitor touches $1.  Then leaves a child writing
+# 300 MB into src/.git, the pointer's rewrite to that git directory and
+# a truncate queued behind it, and returns.
+inflight_plant() {
+	git init -q --separate-git-dir="$PWD/real" src &&
+	    git init -q "${TMPDIR:-/tmp}/evil.$$" &&
+	    cp -r "${TMPDIR:-/tmp}/evil.$$/.git" .git/objects/evil &&
+	    git --git-dir=.git/objects/evil config core.fsmonitor \
+	    "touch $1; false" &&
+	    exec "$(dirname "$0")/inflight" plant src/.git 300 \
+	    "gitdir: ../.git/objects/evil"
+}
+
+# Waits up to 30 s for $1/src/.git to be the rewritten pointer.
+inflight_landed() {
+	local i
+	for i in $(seq 300); do
+		[ "$(cat "$1/src/.git" 2>/dev/null)" = \
+		    "gitdir: ../.git/objects/evil" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "writes still in the kernel when a command ends (300 MB holding src/.git, the pointer's rewrite and a truncate queued behind it) land before that command's check, which quarantines what they point to; the client is told why it waits; the host's git between commands runs nothing" {
+	declare -f inflight_plant >"$UDIR/bin/plant.sh"
+	echo 'inflight_plant "$@"' >>"$UDIR/bin/plant.sh"
+	# On the host, without cordon, the plant works: once the writes
+	# land, git status in src runs the fsmonitor.
+	mkdir -p "$UDIR/host"
+	chown "$(stat -c %u "$UDIR")" "$UDIR/host"
+	run as_who sh -c 'cd "$1" && git init -q . &&
+	    sh "$2/plant.sh" "$1/MARK"' sh "$UDIR/host" "$UDIR/bin"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ "in flight: writer "[RD]", rewrite D, truncate D" ]]
+	inflight_landed "$UDIR/host"
+	as_who git -C "$UDIR/host/src" status >/dev/null 2>&1 || true
+	[ -e "$UDIR/host/MARK" ]
+
+	# In a session: the command returns once they landed, and its
+	# check quarantines the git directory the pointer now names.
+	as_who git init -q "$WS"
+	session_start
+	run in_session -- sh "$UDIR/bin/plant.sh" "$WS/MARK"
+	echo "$output"
+	landed=$(cat "$WS/src/.git")
+	# The host's git before the next command: nothing to run.
+	inflight_landed "$WS"
+	as_who git -C "$WS/src" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/MARK" ]
+	[ "$landed" = "gitdir: ../.git/objects/evil" ]
+	[[ "$output" =~ "in flight: writer "[RD]", rewrite D, truncate D" ]]
+	[[ "$output" == *"its check waits for "*" threads of its processes"* ]]
+	[[ "$output" == *"hint: to end them with the session: cordon session stop $SID"* ]]
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/.git/objects/evil"* ]]
+}
+
+@test "a session refuses Linux AIO, whose queued writes no stop of its threads waits for (io_setup: EPERM)" {
+	session_start
+	"$UDIR/bin/probe" aio
+	run in_session -- "$UDIR/bin/probe" aio
+	[ "$status" -eq 1 ]
+	[[ "$output" == "held aio: EPERM (io_setup)" ]]
+}
+
 @test "a process stopped between commands cannot have its client's terminal's hangup continue it: TIOCSCTTY is refused, and what it would plant after the terminal closes waits for the next command" {
 	session_start
 	# The client's stdin is a fresh pseudo-terminal that is no one's
