@@ -108,7 +108,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_sock.c \
 		   runner/tally.c runner/publish.c \
 		   runner/control.c notify/notify.c agent/agent.c \
-		   runner/keeper.c runner/session_cmd.c \
+		   runner/keeper.c runner/freeze.c runner/session_cmd.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c $(SANDBOX_CMD_SRCS)
 

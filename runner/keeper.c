@@ -56,6 +56,7 @@
 #include "xmalloc.h"
 
 #define KEEPER_SAY_MS		2000	/* a client's stderr, at most */
+#define KEEPER_FREEZE_MS	10000	/* for the session's cgroup to freeze */
 
 /* A client's connection: one request (a command, or stop). */
 struct kclient {
@@ -90,6 +91,7 @@ struct keeper {
 	struct kclients		 k_clients;
 	uint32_t		 k_seq;
 	bool			 k_ready;
+	struct freeze		 k_fz;		/* its cgroup (freeze.c) */
 	const char		*k_end;		/* why it ends, or NULL */
 	char			 k_sock[PATH_MAX];
 	time_t			 k_started;
@@ -147,6 +149,21 @@ keeper_tell(struct keeper *k, uint32_t type, uint32_t id, int arg)
 	return sessmsg_tell(k->k_pair[0], type, id, arg);
 }
 
+/*
+ * The session's cgroup thawed, before PID 1 is asked anything: frozen,
+ * it would not read.  A thaw that fails leaves the session unable to
+ * serve: it ends.
+ */
+static int
+keeper_thaw(struct keeper *k)
+{
+	if (freeze_set(&k->k_fz, false, 0) == 0)
+		return 0;
+	log_warn("session %s: thawing %s", k->k_so->so_id, k->k_fz.fz_path);
+	kill(k->k_rn->rn_pid, SIGKILL);
+	return -1;
+}
+
 /* No request in hand: the --idle clock starts again. */
 static void
 keeper_idle_arm(struct keeper *k)
@@ -173,7 +190,7 @@ keeper_stop(struct keeper *k, const char *why)
 		k->k_end = why;
 	if (k->k_lev != NULL)
 		event_del(k->k_lev);
-	if (keeper_tell(k, SESS_QUIT, 0, 0) == -1)
+	if (keeper_thaw(k) == -1 || keeper_tell(k, SESS_QUIT, 0, 0) == -1)
 		kill(k->k_rn->rn_pid, SIGKILL);
 }
 
@@ -261,7 +278,8 @@ keeper_run(struct kclient *kc, const struct sessmsg *m, int *fds, int nfds)
 	kc->kc_finds = rn->rn_run->r_guard->g_nfinds;
 	kc->kc_moved = rn->rn_run->r_guard->g_nmoved;
 	clock_gettime(CLOCK_MONOTONIC, &kc->kc_start);
-	if (sessmsg_send(k->k_pair[0], &out, NULL, send, 4) == -1)
+	if (keeper_thaw(k) == -1 || sessmsg_send(k->k_pair[0], &out, NULL,
+	    send, 4) == -1)
 		keeper_refuse(kc->kc_fd, "cordon: session %s: its sandbox is "
 		    "gone (%s)\nhint: start another with: cordon session "
 		    "start\n", k->k_so->so_id, strerror(errno));
@@ -425,6 +443,35 @@ keeper_say_guard(struct kclient *kc, const struct guard *view)
 }
 
 /*
+ * The session's cgroup frozen for kc's check, when no other command
+ * runs (PID 1 stopped the rest already; a command running at once was
+ * sent to run).  Returns 0, or -1 when it does not freeze in
+ * KEEPER_FREEZE_MS: kc is told, and the session ends, whose end's
+ * check follows every process of it.
+ */
+static int
+keeper_freeze(struct keeper *k, struct kclient *kc)
+{
+	struct kclient	*o;
+	char		*line;
+
+	TAILQ_FOREACH(o, &k->k_clients, kc_entry)
+		if (o != kc && o->kc_running)
+			return 0;
+	if (freeze_set(&k->k_fz, true, KEEPER_FREEZE_MS) == 0)
+		return 0;
+	xasprintf(&line, "cordon: session %s: its processes did not freeze "
+	    "in %d s for the check after this command (%s): the session is "
+	    "ended, and its end's check follows them\ncordon: hint: start "
+	    "another with: cordon session start\n", k->k_so->so_id,
+	    KEEPER_FREEZE_MS / 1000, strerror(errno));
+	keeper_say(kc, line, strlen(line));
+	free(line);
+	keeper_stop(k, "its processes did not freeze for a command's check");
+	return -1;
+}
+
+/*
  * A command ended: the guard's check of the writable roots, what it
  * moved told on the client's stderr, --report written, then the status.
  */
@@ -443,7 +490,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	TAILQ_FOREACH(kc, &k->k_clients, kc_entry)
 		if (kc->kc_running && kc->kc_id == id)
 			break;
-	if (kc == NULL)
+	if (kc == NULL || keeper_freeze(k, kc) == -1)
 		return;
 	kc->kc_running = false;
 	rc = guard_check(run->r_guard, run->r_sb.sb_id);
@@ -534,6 +581,9 @@ keeper_ready(struct keeper *k)
 	    k->k_rn->rn_run->r_workspace, "socket", k->k_sock, "idle",
 	    (json_int_t)so->so_idle, "between_commands", so->so_run_between ?
 	    "running" : "stopped");
+	if (doc != NULL && k->k_fz.fz_path[0] != '\0')
+		json_object_set_new(doc, "cgroup",
+		    json_string(k->k_fz.fz_path));
 	keeper_file(k, "json", path, sizeof(path));
 	if (doc == NULL || json_dump_file(doc, path, JSON_COMPACT) == -1)
 		log_warnx("session: %s could not be written", path);
@@ -599,6 +649,7 @@ keeper_open(struct runner *rn)
 	k->k_rn = rn;
 	k->k_so = so;
 	k->k_lfd = k->k_lock = k->k_pair[0] = k->k_pair[1] = -1;
+	k->k_fz.fz_dir = k->k_fz.fz_freeze = k->k_fz.fz_events = -1;
 	k->k_started = time(NULL);
 	TAILQ_INIT(&k->k_clients);
 	/*
@@ -632,6 +683,9 @@ keeper_open(struct runner *rn)
 	}
 	rn->rn_run->r_sb.sb_pipes.sp_session = k->k_pair[1];
 	rn->rn_run->r_sb.sb_pause = !so->so_run_between;
+	/* Frozen between commands where it can be; else stopped alone. */
+	if (!so->so_run_between && freeze_open(&k->k_fz, so->so_id) == 0)
+		rn->rn_cgroup = k->k_fz.fz_dir;
 	rn->rn_run->r_sb.sb_pipes.sp_ready = so->so_ready;
 	if (rn->rn_run->r_npublish > 0 && !so->so_run_between)
 		log_warnx("session: note: a server behind --publish answers "
@@ -654,6 +708,10 @@ keeper_start(struct runner *rn)
 
 	close(k->k_pair[1]);
 	k->k_pair[1] = rn->rn_run->r_sb.sb_pipes.sp_session = -1;
+	/* Not cloned into it (run_clone said why): not frozen. */
+	if (rn->rn_cgroup == -1)
+		freeze_close(&k->k_fz);
+	rn->rn_cgroup = -1;
 	if ((k->k_pair_ev = event_new(rn->rn_base, k->k_pair[0], EV_READ |
 	    EV_PERSIST, keeper_pair_cb, k)) == NULL ||
 	    event_add(k->k_pair_ev, NULL) == -1 ||
@@ -739,6 +797,7 @@ keeper_end(struct runner *rn)
 	unlink(path);
 	if (k->k_lock != -1)
 		close(k->k_lock);
+	freeze_close(&k->k_fz);
 	if (k->k_pair_ev != NULL)
 		event_free(k->k_pair_ev);
 	if (k->k_lev != NULL)

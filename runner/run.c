@@ -512,7 +512,7 @@ run_init(struct runner *rn, struct run *run, const struct run_net *net)
 	rn->rn_tally = tally_new();
 	rn->rn_run = run;
 	rn->rn_net = net;
-	rn->rn_pidfd = rn->rn_sfd = -1;
+	rn->rn_pidfd = rn->rn_sfd = rn->rn_cgroup = -1;
 	rn->rn_sentinel.s_pid = rn->rn_sentinel.s_fd = -1;
 	rn->rn_sync[0] = rn->rn_sync[1] = rn->rn_err[0] = rn->rn_err[1] = -1;
 	rn->rn_ends[0] = rn->rn_ends[1] = -1;
@@ -657,8 +657,23 @@ run_clone(struct runner *rn)
 		ca.flags |= CLONE_NEWNET;
 	ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	ca.exit_signal = SIGCHLD;
+	/* A session's cgroup (keeper.c): all of the sandbox is in it. */
+	if (rn->rn_cgroup != -1) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)rn->rn_cgroup;
+	}
 	fflush(NULL);
 	rn->rn_pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (rn->rn_pid == -1 && rn->rn_cgroup != -1) {
+		/* Stopped between commands all the same (keeper_start). */
+		log_info("session: cloning into its cgroup: %s: its "
+		    "processes are stopped between commands, not frozen",
+		    strerror(errno));
+		rn->rn_cgroup = -1;
+		ca.flags &= ~CLONE_INTO_CGROUP;
+		ca.cgroup = 0;
+		rn->rn_pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	}
 	if (rn->rn_pid == 0)
 		run_child(rn);
 	saved = errno;

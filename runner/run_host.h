@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
@@ -81,6 +82,7 @@ struct runner {
 	bool			 rn_feed_ended;
 	struct feed_replay	*rn_replay;	/* run_feed_replay.c */
 	struct keeper		*rn_keeper;	/* a session's, or NULL */
+	int			 rn_cgroup;	/* its cgroup, or -1 */
 	struct policy		*rn_env_policy;	/* a session's, without */
 						/* a proxy of its own */
 };
@@ -102,6 +104,19 @@ void	keeper_signal(struct runner *, int);
 void	keeper_tally(struct runner *, const struct egress *, const char *,
 	    const char *);
 void	keeper_end(struct runner *);
+
+/* freeze.c: a session's cgroup, frozen between commands. */
+struct freeze {
+	int		 fz_dir;	/* the cgroup's folder, or -1 */
+	int		 fz_freeze;	/* its cgroup.freeze */
+	int		 fz_events;	/* its cgroup.events */
+	bool		 fz_frozen;
+	char		 fz_path[PATH_MAX];
+};
+
+int	freeze_open(struct freeze *, const char *);
+int	freeze_set(struct freeze *, bool, int);
+void	freeze_close(struct freeze *);
 
 /* run_control.c: the harness's side (--control, --ask). */
 extern const struct proxy_hooks run_control_proxy_hooks;	/* hooks: rn */

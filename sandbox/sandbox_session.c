@@ -284,8 +284,8 @@ sbs_stop_all(void)
 	return !(kill(-1, SIGSTOP) == -1 && errno == ESRCH);
 }
 
-static void	sbs_run(const struct sandbox *, const struct sessmsg *, int *,
-		    int);
+static void	sbs_run(const struct sandbox *, const struct sessmsg *,
+		    int *, int);
 
 /*
  * The pending end settled: told to the keeper, whose check follows, and
@@ -381,7 +381,8 @@ sbs_pause(const struct sandbox *sb, const struct sbs_cmd *c, uint32_t id,
 	}
 	sbs_paused = true;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (c != NULL && sbs_held(c) && clock_ms_since(&start) < SBS_SETTLE_MS)
+	while (c != NULL && sbs_held(c) && clock_ms_since(&start) <
+	    SBS_SETTLE_MS)
 		nanosleep(&nap, NULL);
 	sbs_end.se_on = true;
 	sbs_end.se_id = id;

@@ -589,6 +589,43 @@ inflight_landed() {
 	[[ "$output" == *"quarantined $WS/.git/objects/evil"* ]]
 }
 
+# The folder where cgroup v2 is mounted, or nothing.
+cgroup2_mount() {
+	awk '$0 ~ / - cgroup2 / && $4 == "/" { print $5; exit }' \
+	    /proc/self/mountinfo
+}
+
+@test "root's session is frozen between commands in a cgroup of its own (cgroup.freeze): a SIGCONT from outside continues nothing; the next command does; stop removes the cgroup" {
+	[ "$(id -u)" -eq 0 ] || skip "the cgroup freezer needs root here"
+	[ -n "$(cgroup2_mount)" ] || skip "no cgroup v2 mounted"
+	AS=root
+	chown root: "$WS"
+	session_start
+	cg=$(as_who "$UCORDON" session list --json | jq -r --arg id "$SID" \
+	    '.[] | select(.id == $id) | .cgroup // empty')
+	echo "cgroup: $cg"
+	[ -n "$cg" ]
+	run in_session -- sh -c '(sleep 1; touch "$0") >/dev/null 2>&1 &' \
+	    "$WS/woke"
+	[ "$status" -eq 0 ]
+	# What a stop alone would let run: a signal from outside (the
+	# user's own) or one a racing process sent.
+	while read -r pid; do
+		kill -CONT "$pid"
+	done <"$cg/cgroup.procs"
+	sleep 2.5
+	[ ! -e "$WS/woke" ]
+	grep -qx "frozen 1" "$cg/cgroup.events"
+	# The next command: it runs on, and is there within 10 s.
+	run in_session -- sh -c 'for i in $(seq 100); do
+	    [ -e "$0" ] && exit 0; sleep 0.1; done; exit 1' "$WS/woke"
+	[ "$status" -eq 0 ]
+	grep -qx "frozen 1" "$cg/cgroup.events"
+	run as_who timeout 20 "$UCORDON" session stop "$SID"
+	[ "$status" -eq 0 ]
+	[ ! -e "$cg" ]
+}
+
 @test "a session refuses Linux AIO, whose queued writes no stop of its threads waits for (io_setup: EPERM)" {
 	session_start
 	"$UDIR/bin/probe" aio

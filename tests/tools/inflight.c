@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define OLD_MAX		4096	/* bytes of FILE copied to the write */
+#define OLD_MAX		4096	/* FILE's bytes the big write begins with */
 
 static int		 fd = -1;
 static char		*big;
