@@ -554,7 +554,7 @@ inflight_landed() {
 	return 1
 }
 
-@test "writes still in the kernel when a command ends (300 MB holding src/.git, the pointer's rewrite and a truncate queued behind it) land before that command's check, which quarantines what they point to; the client is told why it waits; the host's git between commands runs nothing" {
+@test "writes still in the kernel when a command ends (300 MB holding src/.git, the pointer's rewrite and a truncate queued behind it) land before that command's check, which quarantines what they point to; the client is told why it waits; the host's git between commands runs nothing (user and root)" {
 	declare -f inflight_plant >"$UDIR/bin/plant.sh"
 	echo 'inflight_plant "$@"' >>"$UDIR/bin/plant.sh"
 	# On the host, without cordon, the plant works: once the writes
@@ -571,22 +571,32 @@ inflight_landed() {
 	[ -e "$UDIR/host/MARK" ]
 
 	# In a session: the command returns once they landed, and its
-	# check quarantines the git directory the pointer now names.
-	as_who git init -q "$WS"
-	session_start
-	run in_session -- sh "$UDIR/bin/plant.sh" "$WS/MARK"
-	echo "$output"
-	landed=$(cat "$WS/src/.git")
-	# The host's git before the next command: nothing to run.
-	inflight_landed "$WS"
-	as_who git -C "$WS/src" status >/dev/null 2>&1 || true
-	[ ! -e "$WS/MARK" ]
-	[ "$landed" = "gitdir: ../.git/objects/evil" ]
-	[[ "$output" =~ "in flight: writer "[RD]", rewrite D, truncate D" ]]
-	[[ "$output" == *"its check waits for "*" threads of its processes"* ]]
-	[[ "$output" == *"hint: to end them with the session: cordon session stop $SID"* ]]
-	[ "$status" -eq 125 ]
-	[[ "$output" == *"quarantined $WS/.git/objects/evil"* ]]
+	# check quarantines the git directory the pointer now names; as
+	# the test user (stopped between commands) and as root (frozen
+	# too, where cgroup v2 is), each in a workspace of its own.
+	top=$WS
+	for AS in user root; do
+		WS=$top/$AS
+		mkdir "$WS"
+		if [ "$AS" = user ] && [ "$(id -u)" -eq 0 ]; then
+			chown "$TEST_USER:" "$WS"
+		fi
+		as_who git init -q "$WS"
+		session_start
+		run in_session -- sh "$UDIR/bin/plant.sh" "$WS/MARK"
+		echo "$output"
+		landed=$(cat "$WS/src/.git")
+		# The host's git before the next command: nothing to run.
+		inflight_landed "$WS"
+		as_who git -C "$WS/src" status >/dev/null 2>&1 || true
+		[ ! -e "$WS/MARK" ]
+		[ "$landed" = "gitdir: ../.git/objects/evil" ]
+		[[ "$output" =~ "in flight: writer "[RD]", rewrite D, truncate D" ]]
+		[[ "$output" == *"its check waits for "*" threads of its processes"* ]]
+		[[ "$output" == *"hint: to end them with the session: cordon session stop $SID"* ]]
+		[ "$status" -eq 125 ]
+		[[ "$output" == *"quarantined $WS/.git/objects/evil"* ]]
+	done
 }
 
 # The folder where cgroup v2 is mounted, or nothing.
