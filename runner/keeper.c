@@ -552,9 +552,9 @@ keeper_waits(struct keeper *k, uint32_t id, const char *text)
 	log_warnx("session %s: a command's check waits for %s still in the "
 	    "kernel", k->k_so->so_id, text);
 	xasprintf(&line, "cordon: session %s: the command ended, but its "
-	    "check waits for %s, still in a system call that a stop cannot "
-	    "cut short (a write under way, or one queued behind it): what "
-	    "they write would land after the check, so the check and the "
+	    "check waits for %s, still in the kernel, where a stop takes "
+	    "effect only as they leave it: a write under way, or one queued "
+	    "behind it, would land after the check, so the check and the "
 	    "command's status wait until they stop\n"
 	    "cordon: hint: to end them with the session: cordon session stop "
 	    "%s\n", k->k_so->so_id, text, k->k_so->so_id);

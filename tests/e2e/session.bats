@@ -599,6 +599,39 @@ inflight_landed() {
 	done
 }
 
+@test "while a command's check waits for writes in the kernel, the session serves: session stop ends them, the client hears why, and the host's git finds nothing to run" {
+	cat >"$UDIR/bin/plant.sh" <<'SH'
+git init -q --separate-git-dir="$PWD/real" src &&
+    git init -q "${TMPDIR:-/tmp}/evil.$$" &&
+    cp -r "${TMPDIR:-/tmp}/evil.$$/.git" .git/objects/evil &&
+    git --git-dir=.git/objects/evil config core.fsmonitor "touch $1; false" &&
+    exec "$(dirname "$0")/inflight" plant src/.git 1000 \
+    "gitdir: ../.git/objects/evil"
+SH
+	as_who git init -q "$WS"
+	session_start
+	start_bg client in_session -- sh "$UDIR/bin/plant.sh" "$WS/MARK"
+	client=$BG_PID
+	for i in $(seq 300); do
+		grep -q "its check waits for" "$BATS_TEST_TMPDIR/client.log" &&
+		    break
+		sleep 0.1
+	done
+	cat "$BATS_TEST_TMPDIR/client.log"
+	grep -q "its check waits for" "$BATS_TEST_TMPDIR/client.log"
+	cd "$WS"
+	run as_who timeout 20 "$UCORDON" session stop "$SID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run wait "$client"
+	[ "$status" -eq 125 ]
+	cat "$BATS_TEST_TMPDIR/client.log"
+	grep -q "session $SID ended while the command ran: it was stopped" \
+	    "$BATS_TEST_TMPDIR/client.log"
+	as_who git -C "$WS/src" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/MARK" ]
+}
+
 # The folder where cgroup v2 is mounted, or nothing.
 cgroup2_mount() {
 	awk '$0 ~ / - cgroup2 / && $4 == "/" { print $5; exit }' \
