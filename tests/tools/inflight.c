@@ -15,8 +15,8 @@
  *	end is TEXT, and until then its first bytes are the old ones.
  *
  *   inflight time FILE MB
- *	The MB-megabyte write alone, in the foreground: prints how long
- *	it took, in milliseconds.
+ *	The MB-megabyte write alone, in the foreground (FILE made if
+ *	need be): prints how long it took, in milliseconds.
  *
  * Test code: no cleverness, exits 1 with a line on stderr on failure.
  */
@@ -121,7 +121,10 @@ wait_blocked(int i)
 	}
 }
 
-/* The big buffer: FILE's first bytes, then spaces, then a newline. */
+/*
+ * The big buffer: FILE's first bytes (none when it does not exist),
+ * then spaces, then a newline.
+ */
 static void
 fill(const char *file, size_t mb)
 {
@@ -133,8 +136,11 @@ fill(const char *file, size_t mb)
 		die("malloc");
 	memset(big, ' ', bigsz);
 	big[bigsz - 1] = '\n';
-	if ((rfd = open(file, O_RDONLY | O_CLOEXEC)) == -1)
-		die(file);
+	if ((rfd = open(file, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno != ENOENT)
+			die(file);
+		return;
+	}
 	if ((n = read(rfd, big, OLD_MAX)) == -1)
 		die(file);
 	close(rfd);
@@ -202,7 +208,7 @@ timed(const char *file, size_t mb)
 	struct timespec	 a, b;
 
 	fill(file, mb);
-	if ((fd = open(file, O_WRONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) == -1)
 		die(file);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (pwrite(fd, big, bigsz, 0) == -1)
