@@ -3,8 +3,9 @@
  * asks every client for a certificate of --client-ca (not revoked by
  * --crl), and the identity a verified certificate names.
  *
- * The identity is the certificate's first URI subjectAltName
- * (spiffe://corp/ci/runner), or else its one subject CN; it goes into
+ * The identity is the certificate's one URI subjectAltName
+ * (spiffe://corp/ci/runner), or else its one subject CN, which may
+ * not hold ':' (so no CN names what a URI does); it goes into
  * every log line of the connection and scopes the sandbox id the
  * client names in its PROXY v2 header, which comes inside the TLS
  * stream (conn_mtls.c).  An identity is a label in the log and in the
@@ -63,8 +64,9 @@ static const char *const mtls_hints[MTLS_R_COUNT] = {
 	"the certificate is on the CRL: issue the client a new one",
 	"check the clocks of the client's CA and of this host",
 	"issue the client a certificate for TLS client authentication",
-	"give the certificate a URI subjectAltName (spiffe://...) or one "
-	    "CN of printable ASCII without quotes or backslashes",
+	"give the certificate one URI subjectAltName (spiffe://...), or "
+	    "none and one CN of printable ASCII without ':', spaces, quotes "
+	    "or backslashes",
 	"the client must speak TLS 1.2 or later to this listener"
 };
 
@@ -297,14 +299,20 @@ mtls_session(struct mtls *m)
 	return ssl;
 }
 
-/* Whether len bytes at s make an identity: printable, no " or \. */
+/*
+ * Whether len bytes at s make an identity: printable, no " or \.  On
+ * false, *cause says why (static).
+ */
 static bool
-mtls_usable(const unsigned char *s, int len)
+mtls_usable(const unsigned char *s, int len, const char **cause)
 {
 	int	 i;
 
+	*cause = "more than 255 bytes, or none";
 	if (len <= 0 || len > MTLS_IDENTITY_MAX)
 		return false;
+	*cause = "a byte outside printable ASCII, a space, a quote or a "
+	    "backslash";
 	for (i = 0; i < len; i++)
 		if (s[i] <= 0x20 || s[i] >= 0x7f || s[i] == '"' ||
 		    s[i] == '\\')
@@ -312,70 +320,128 @@ mtls_usable(const unsigned char *s, int len)
 	return true;
 }
 
-/* The first URI subjectAltName of x, if usable; NULL otherwise. */
+/*
+ * Whether len bytes at s begin with a URI's scheme and its ':'
+ * (RFC 3986: a letter, then letters, digits, '+', '-' or '.').
+ */
+static bool
+mtls_schemed(const unsigned char *s, int len)
+{
+	int	 i;
+
+	if (len < 2 || !((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z'))
+		return false;
+	for (i = 1; i < len; i++) {
+		if (s[i] == ':')
+			return true;
+		if (!(((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '+' ||
+		    s[i] == '-' || s[i] == '.'))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * The one URI subjectAltName of x, if usable; NULL otherwise, with
+ * *seen when it has any.  Two are refused as two CNs are (an X.509
+ * SVID has exactly one): which is meant is not ours to guess.  A URI
+ * must begin with its scheme, so that no CN can be the same text.
+ */
 static char *
-mtls_uri(X509 *x, bool *seen)
+mtls_uri(X509 *x, bool *seen, char **cause)
 {
 	GENERAL_NAMES		*names;
 	const GENERAL_NAME	*gn;
+	const unsigned char	*v = NULL;
+	const char		*why;
+	int			 i, len = 0, n = 0;
 	char			*id = NULL;
-	int			 i;
 
 	*seen = false;
 	if ((names = X509_get_ext_d2i(x, NID_subject_alt_name, NULL,
 	    NULL)) == NULL)
 		return NULL;
-	for (i = 0; i < sk_GENERAL_NAME_num(names) && !*seen; i++) {
+	for (i = 0; i < sk_GENERAL_NAME_num(names); i++) {
 		gn = sk_GENERAL_NAME_value(names, i);
-		if (gn->type != GEN_URI)
+		if (gn->type != GEN_URI || n++ > 0)
 			continue;
-		*seen = true;
-		if (mtls_usable(ASN1_STRING_get0_data(gn->d.ia5),
-		    ASN1_STRING_length(gn->d.ia5)))
-			id = xstrndup((const char *)ASN1_STRING_get0_data(
-			    gn->d.ia5), (size_t)ASN1_STRING_length(gn->d.ia5));
+		v = ASN1_STRING_get0_data(gn->d.ia5);
+		len = ASN1_STRING_length(gn->d.ia5);
 	}
+	*seen = n > 0;
+	if (n > 1)
+		xasprintf(cause, "%d URI subjectAltNames: an identity is one "
+		    "URI", n);
+	else if (n == 1 && !mtls_usable(v, len, &why))
+		xasprintf(cause, "its URI subjectAltName has %s", why);
+	else if (n == 1 && !mtls_schemed(v, len))
+		xasprintf(cause, "its URI subjectAltName does not begin "
+		    "with a scheme such as spiffe:");
+	else if (n == 1)
+		id = xstrndup((const char *)v, (size_t)len);
 	GENERAL_NAMES_free(names);
 	return id;
 }
 
-/* The one subject CN of x, if usable; NULL otherwise (none, two, bad). */
+/*
+ * The one subject CN of x, if usable; NULL otherwise (none, two, bad).
+ * A CN holding ':' is refused: it could read as a URI, and an identity
+ * from a CN must never be one a URI subjectAltName names (a CA that
+ * lets people choose their CN would let them be spiffe://corp/ci/...).
+ */
 static char *
-mtls_cn(X509 *x)
+mtls_cn(X509 *x, char **cause)
 {
 	X509_NAME	*name = X509_get_subject_name(x);
 	unsigned char	*utf8 = NULL;
+	const char	*why;
 	char		*id = NULL;
 	int		 i, len;
 
-	if ((i = X509_NAME_get_index_by_NID(name, NID_commonName, -1)) < 0 ||
-	    X509_NAME_get_index_by_NID(name, NID_commonName, i) >= 0)
+	if ((i = X509_NAME_get_index_by_NID(name, NID_commonName, -1)) < 0) {
+		xasprintf(cause, "no URI subjectAltName and no CN");
 		return NULL;
+	}
+	if (X509_NAME_get_index_by_NID(name, NID_commonName, i) >= 0) {
+		xasprintf(cause, "no URI subjectAltName and two CNs");
+		return NULL;
+	}
 	len = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(
 	    X509_NAME_get_entry(name, i)));
-	if (len > 0 && mtls_usable(utf8, len))
+	if (len <= 0 || !mtls_usable(utf8, len, &why))
+		xasprintf(cause, "its CN has %s", len <= 0 ?
+		    "no readable text" : why);
+	else if (memchr(utf8, ':', (size_t)len) != NULL)
+		xasprintf(cause, "its CN holds ':': an identity from a CN "
+		    "never looks like a URI, which only a URI subjectAltName "
+		    "names");
+	else
 		id = xstrndup((const char *)utf8, (size_t)len);
 	OPENSSL_free(utf8);
 	return id;
 }
 
 /*
- * The identity a certificate names (caller frees): its first URI
- * subjectAltName, or, when it has none, its one subject CN.  A URI
- * that is there but unusable is not passed over for the CN: the CA
- * meant the URI.  NULL when no usable identity is named.
+ * The identity a certificate names (caller frees): its one URI
+ * subjectAltName, or, when it has none, its one subject CN.  The two
+ * never name the same text: a URI begins with its scheme, a CN holds
+ * no ':'.  A URI that is there but unusable is not passed over for the
+ * CN: the CA meant the URI.  NULL when no usable identity is named,
+ * with *cause saying why (caller frees; none when x is NULL).
  */
 char *
-mtls_identity(X509 *x)
+mtls_identity(X509 *x, char **cause)
 {
 	char	*id;
 	bool	 seen;
 
+	*cause = NULL;
 	if (x == NULL)
 		return NULL;
-	if ((id = mtls_uri(x, &seen)) != NULL || seen)
+	if ((id = mtls_uri(x, &seen, cause)) != NULL || seen)
 		return id;
-	return mtls_cn(x);
+	return mtls_cn(x, cause);
 }
 
 /*

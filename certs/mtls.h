@@ -52,7 +52,7 @@ struct mtls	*mtls_new(const struct mtls_files *, char **);
 int		 mtls_reload(struct mtls *, char **);
 void		 mtls_free(struct mtls *);
 struct ssl_st	*mtls_session(struct mtls *);
-char		*mtls_identity(struct x509_st *);
+char		*mtls_identity(struct x509_st *, char **);
 enum mtls_reason mtls_why(struct ssl_st *, unsigned long, const char **);
 const char	*mtls_failed_subject(struct ssl_st *);
 const char	*mtls_label(enum mtls_reason);

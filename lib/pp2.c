@@ -6,7 +6,8 @@
  * of cordon's own, the rules a `cordon run --proxy-socket` adds for its
  * connections (a policy in cordon's JSON that can only narrow the
  * proxy's), the command's name, where a captured connection was going
- * (host:port), the name the sandbox's resolver asks about, and, on the
+ * (host:port), the name the sandbox's resolver asks about, the local
+ * user a node-local originator took the connection from, and, on the
  * one connection a run opens for itself, that it wants its channel
  * (proxy/watch.c): the preflight's answer, then the run's decisions.
  *
@@ -47,6 +48,27 @@ pp2_id_ok(const uint8_t *p, size_t len)
 	return true;
 }
 
+/*
+ * Whether len bytes are a uid in decimal: 1 to 10 digits, no leading 0,
+ * below 4294967295 ((uid_t)-1, no one's).  One text per uid: the field
+ * scopes a run's channel under its identity.
+ */
+static bool
+pp2_uid_ok(const uint8_t *p, size_t len)
+{
+	uint64_t	 v = 0;
+	size_t		 i;
+
+	if (len == 0 || len > 10 || (p[0] == '0' && len > 1))
+		return false;
+	for (i = 0; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	return v < UINT32_MAX;
+}
+
 /* Where the fields (TLVs) start, after the addresses; 0: unknown family. */
 static size_t
 pp2_fields(const uint8_t *buf)
@@ -70,7 +92,7 @@ pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
     size_t idsize, char **narrow, char **cause)
 {
 	size_t	 n, total, off, tlen;
-	bool	 found = false;
+	bool	 found = false, origin = false;
 	char	*rules = NULL;
 
 	*used = 0;
@@ -143,6 +165,14 @@ pp2_parse(const uint8_t *buf, size_t len, size_t *used, char *id,
 			rules = xmalloc(tlen + 1);
 			memcpy(rules, buf + off + 3, tlen);
 			rules[tlen] = '\0';
+		} else if (buf[off] == PP2_TYPE_CORDON_ORIGIN) {
+			if (origin || !pp2_uid_ok(buf + off + 3, tlen)) {
+				xasprintf(cause, "PROXY header: the originator's "
+				    "uid must be one field of 1 to 10 digits "
+				    "(a uid in decimal)");
+				goto fail;
+			}
+			origin = true;
 		}
 		off += 3 + tlen;
 	}

@@ -71,7 +71,10 @@ conn_mtls_subject(SSL *ssl)
 	return e;
 }
 
-/* Refuses c for r (detail: OpenSSL's words, or NULL), logged; frees c. */
+/*
+ * Refuses c for r (detail: OpenSSL's words, why no identity, or NULL),
+ * logged; frees c.
+ */
 static void
 conn_mtls_refuse(struct conn *c, enum mtls_reason r, const char *detail)
 {
@@ -111,10 +114,12 @@ void
 conn_mtls_verified(struct conn *c)
 {
 	SSL	*ssl = bufferevent_openssl_get_ssl(c->c_bev);
+	char	*cause;
 
-	if ((c->c_identity = mtls_identity(SSL_get0_peer_certificate(ssl))) ==
-	    NULL) {
-		conn_mtls_refuse(c, MTLS_R_NO_IDENTITY, NULL);
+	if ((c->c_identity = mtls_identity(SSL_get0_peer_certificate(ssl),
+	    &cause)) == NULL) {
+		conn_mtls_refuse(c, MTLS_R_NO_IDENTITY, cause);
+		free(cause);
 		return;
 	}
 	/* Its limits' key, once: the identity is the connection's. */

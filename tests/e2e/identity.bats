@@ -309,3 +309,74 @@ holder() {
 	run client ci ci-1 get "http://127.0.0.1:$UP/"
 	[[ "$output" == "HTTP/1.1 200"* ]]
 }
+
+# A client certificate of the test's CA: NAME, its subject, and its
+# subjectAltName (OpenSSL's syntax) or none.
+make_client() {
+	local name=$1 subj=$2 san=${3:-}
+	{
+		echo "basicConstraints = CA:FALSE"
+		echo "extendedKeyUsage = clientAuth"
+		[ -z "$san" ] || echo "subjectAltName = $san"
+	} >"$PKI/$name.ext"
+	openssl req -newkey rsa:2048 -nodes -keyout "$PKI/$name.key" \
+	    -out "$PKI/$name.csr" -subj "$subj" 2>/dev/null
+	openssl x509 -req -in "$PKI/$name.csr" -CA "$PKI/ca.crt" \
+	    -CAkey "$PKI/ca.key" -set_serial "0x$(openssl rand -hex 8)" \
+	    -days 1 -extfile "$PKI/$name.ext" -out "$PKI/$name.crt" 2>/dev/null
+}
+
+@test "identity: one name space: a CN that reads as a URI, a URI without a scheme, two URIs: refused with why; a CN without ':' keeps its rule" {
+	write_policies
+	start_ident_proxy
+	# Without the rule, a CN of the person's choosing is ci's identity,
+	# its layer allowing the port: 200.
+	make_client cnuri '/CN=spiffe:\/\/corp\/ci\/runner'
+	make_client noscheme /CN=x "URI:dev-laptop"
+	make_client twouri /CN=x \
+	    "URI:spiffe://corp/dev/laptop,URI:spiffe://corp/ci/runner"
+	make_client cncolon /CN=dev:laptop "DNS:dev.corp"
+	local n=0 who
+	for who in cnuri noscheme twouri cncolon; do
+		run client "$who" s get "http://127.0.0.1:$UP/"
+		[ "$status" -ne 0 ]
+		[[ "$output" != *"HTTP/1.1"* ]]
+		n=$((n + 1))
+		log_lines "$n"
+		[ "$(last decision)" = deny ]
+		[ "$(last identity)" = null ]
+	done
+	run jq -r .reason "$LOG"
+	[[ "${lines[0]}" == "TLS client refused: a certificate that names no usable identity (its CN holds ':': an identity from a CN never looks like a URI"*"subject /CN=spiffe:"*"runner" ]]
+	[[ "${lines[1]}" == *"(its URI subjectAltName does not begin with a scheme such as spiffe:)"* ]]
+	[[ "${lines[2]}" == *"(2 URI subjectAltNames: an identity is one URI)"* ]]
+	[[ "${lines[3]}" == *"(its CN holds ':'"*"subject /CN=dev:laptop" ]]
+	[ "$(metric 'cordon_tls_refused_total{reason="no-identity"}')" = 4 ]
+	grep -q "hint: give the certificate one URI subjectAltName (spiffe://...), or none and one CN of printable ASCII without ':'" \
+	    "$BATS_TEST_TMPDIR/proxy.log"
+	# The CA's ordinary certificates: as before.
+	run client ci ci-1 get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	[ "$(last identity)" = spiffe://corp/ci/runner ]
+	run client dev dev-1 get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 403"* ]]
+	[ "$(last identity)" = dev-laptop ]
+}
+
+@test "identity: the originator's uid field (0xe5) is a uid in decimal, once: text or a repeat refuses the header" {
+	write_policies
+	start_ident_proxy
+	MTLS_ORIGIN=1000 run client ci ci-1 get "http://127.0.0.1:$UP/"
+	[[ "$output" == "HTTP/1.1 200"* ]]
+	[ "$(last origin_uid)" = 1000 ]
+	local n=1 v
+	for v in root 1000,1000 01000 "1000 " -1; do
+		MTLS_ORIGIN=$v run client ci ci-1 get "http://127.0.0.1:$UP/"
+		[[ "$output" != *"HTTP/1.1"* ]]
+		n=$((n + 1))
+		log_lines "$n"
+		[ "$(last decision)" = deny ]
+		[ "$(last origin_uid)" = null ]
+		[[ "$(last reason)" == "PROXY header: the originator's uid must be one field of 1 to 10 digits"* ]]
+	done
+}

@@ -1,7 +1,7 @@
 /*
  * fuzz_pp2.c: the PROXY v2 header parser on arbitrary bytes.  What it
- * accepts is within the bytes given, and every prefix of an accepted
- * header asks for more.
+ * accepts is within the bytes given, an originator's uid in it is
+ * digits, and every prefix of an accepted header asks for more.
  */
 #include <sys/socket.h>
 
@@ -17,9 +17,11 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char	 id[PP2_ID_MAX + 1], id2[PP2_ID_MAX + 1], *cause, *narrow;
-	size_t	 used, used2;
-	int	 rc;
+	char		 id[PP2_ID_MAX + 1], id2[PP2_ID_MAX + 1], *cause;
+	char		*narrow;
+	const uint8_t	*v;
+	size_t		 used, used2, vlen, i;
+	int		 rc;
 
 	rc = pp2_parse(data, size, &used, id, sizeof(id), &narrow, &cause);
 	if (rc != PP2_PARSE_OK) {
@@ -36,6 +38,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    strlen(narrow) > PP2_NARROW_MAX))
 		abort();
 	free(narrow);
+	/* The originator's uid: digits alone, when there. */
+	if ((v = pp2_field(data, used, PP2_TYPE_CORDON_ORIGIN, &vlen)) !=
+	    NULL) {
+		if (vlen == 0 || vlen > 10)
+			abort();
+		for (i = 0; i < vlen; i++)
+			if (v[i] < '0' || v[i] > '9')
+				abort();
+	}
 	if (pp2_parse(data, used - 1, &used2, id2, sizeof(id2), NULL, &cause) !=
 	    PP2_PARSE_MORE)
 		abort();

@@ -1,7 +1,8 @@
 /*
  * test_mtls.c: the identity a tls: listener's client certificate names
- * (certs/mtls.c): its first URI subjectAltName, else its one CN; none
- * for what would be ambiguous or unsafe as a label.
+ * (certs/mtls.c): its one URI subjectAltName, else its one CN; none
+ * for what would be ambiguous or unsafe as a label, or would let a CN
+ * name what a URI names.
  */
 #include "unit.h"
 
@@ -37,21 +38,41 @@ cert(const char *const *cns, const char *san)
 	return x;
 }
 
-/* Asserts that a certificate of cns and san names want (NULL: none). */
+/*
+ * Asserts that a certificate of cns and san names want, or none, for
+ * the reason why (a part of it; NULL: any).
+ */
+static void
+refused(const char *const *cns, const char *san, const char *why)
+{
+	X509	*x = cert(cns, san);
+	char	*cause, *id = mtls_identity(x, &cause);
+
+	if (id != NULL)
+		fail_msg("\"%s\" from CN and SAN %s: want none", id,
+		    san ? san : "(none)");
+	assert_non_null(cause);
+	if (why != NULL)
+		assert_contains(cause, why);
+	free(cause);
+	X509_free(x);
+}
+
 static void
 check(const char *const *cns, const char *san, const char *want)
 {
-	X509	*x = cert(cns, san);
-	char	*id = mtls_identity(x);
+	X509	*x;
+	char	*cause, *id;
 
 	if (want == NULL) {
-		if (id != NULL)
-			fail_msg("\"%s\" from CN and SAN %s: want none", id,
-			    san ? san : "(none)");
-	} else {
-		assert_non_null(id);
-		assert_string_equal(id, want);
+		refused(cns, san, NULL);
+		return;
 	}
+	x = cert(cns, san);
+	id = mtls_identity(x, &cause);
+	assert_non_null(id);
+	assert_null(cause);
+	assert_string_equal(id, want);
 	free(id);
 	X509_free(x);
 }
@@ -62,9 +83,9 @@ test_mtls_uri_first(void **state)
 	const char	*cn[] = { "runner-17", NULL };
 
 	(void)state;
-	/* The URI wins over the CN, and the first URI over a later one. */
+	/* The URI wins over the CN. */
 	check(cn, "URI:spiffe://corp/ci/runner", "spiffe://corp/ci/runner");
-	check(cn, "DNS:runner.corp,URI:spiffe://corp/ci/a,URI:spiffe://x/b",
+	check(cn, "DNS:runner.corp,URI:spiffe://corp/ci/a",
 	    "spiffe://corp/ci/a");
 	/* No URI: the CN, whatever other names there are. */
 	check(cn, "DNS:runner.corp,email:a@corp", "runner-17");
@@ -80,12 +101,13 @@ test_mtls_refused(void **state)
 	const char	*quote[] = { "run\"ner", NULL };
 	const char	*space[] = { "run ner", NULL };
 	const char	*utf8[] = { "r\xc3\xa9seau", NULL };
+	char		*cause;
 
 	(void)state;
 	check(none, NULL, NULL);
 	check(none, "DNS:runner.corp", NULL);
 	/* Two CNs: which one is meant is not ours to guess. */
-	check(two, NULL, NULL);
+	refused(two, NULL, "two CNs");
 	/* Label-unsafe bytes refuse, rather than be escaped in each place. */
 	check(quote, NULL, NULL);
 	check(space, NULL, NULL);
@@ -95,7 +117,37 @@ test_mtls_refused(void **state)
 	check(cn, "URI:spiffe://corp/a\"b", NULL);
 	check(none, "DNS:x,URI:spiffe://corp/a b", NULL);
 	/* No certificate, no identity. */
-	assert_null(mtls_identity(NULL));
+	assert_null(mtls_identity(NULL, &cause));
+	assert_null(cause);
+}
+
+/*
+ * One name space: a CN never names what a URI subjectAltName does, and
+ * a certificate with two URIs names neither.
+ */
+static void
+test_mtls_one_space(void **state)
+{
+	const char	*none[] = { NULL };
+	const char	*uri[] = { "spiffe://corp/ci/runner", NULL };
+	const char	*colon[] = { "dev:laptop", NULL };
+	const char	*cn[] = { "dev-laptop", NULL };
+
+	(void)state;
+	/* A CN a person chose cannot claim a URI identity. */
+	refused(uri, NULL, "its CN holds ':'");
+	refused(colon, "DNS:dev.corp", "its CN holds ':'");
+	/* Nor a URI without a scheme the CN's text. */
+	refused(cn, "URI:dev-laptop", "does not begin with a scheme");
+	refused(none, "URI:1x://corp/a", "does not begin with a scheme");
+	/* Two URIs: refused, as two CNs are, whatever their order. */
+	refused(cn, "URI:spiffe://corp/ci/a,URI:spiffe://x/b",
+	    "2 URI subjectAltNames");
+	refused(none, "URI:spiffe://corp/a,DNS:x,URI:spiffe://corp/a",
+	    "2 URI subjectAltNames");
+	/* What stays: a plain CN, and a URI of any scheme. */
+	check(cn, NULL, "dev-laptop");
+	check(cn, "URI:urn:corp:ci", "urn:corp:ci");
 }
 
 static void
@@ -121,6 +173,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mtls_uri_first),
 		cmocka_unit_test(test_mtls_refused),
+		cmocka_unit_test(test_mtls_one_space),
 		cmocka_unit_test(test_mtls_long),
 	};
 

@@ -213,6 +213,54 @@ test_pp2_roundtrip(void **state)
 	free(cause);
 }
 
+/*
+ * The originator's uid (0xe5): a uid in decimal, one field; anything
+ * else refuses the header, rather than scope a run's channel under a
+ * text of the client's choosing.
+ */
+static void
+test_pp2_origin(void **state)
+{
+	static const char *const good[] = { "0", "1000", "4294967294" };
+	static const char *const bad[] = { "", "x", "1000 ", "-1", "+1",
+	    "01000", "1e3", "4294967295", "99999999999", "root" };
+	uint8_t		 buf[256], rest[64];
+	char		 id[PP2_ID_MAX + 1], *cause;
+	size_t		 len, used, i, n;
+
+	(void)state;
+	memcpy(rest, "\x05\x00\x01" "a", 4);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		n = strlen(good[i]);
+		memcpy(rest + 4, "\xe5\x00", 2);
+		rest[6] = (uint8_t)n;
+		memcpy(rest + 7, good[i], n);
+		len = header(buf, 0x20, 0x00, rest, 7 + n);
+		assert_int_equal(pp2_parse(buf, len, &used, id, sizeof(id),
+		    NULL, &cause), PP2_PARSE_OK);
+		/* Twice: refused. */
+		memcpy(rest + 7 + n, rest + 4, 3 + n);
+		len = header(buf, 0x20, 0x00, rest, 7 + n + 3 + n);
+		assert_int_equal(pp2_parse(buf, len, &used, id, sizeof(id),
+		    NULL, &cause), PP2_PARSE_ERROR);
+		assert_contains(cause, "the originator's uid must be one "
+		    "field of 1 to 10 digits");
+		free(cause);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = strlen(bad[i]);
+		memcpy(rest + 4, "\xe5\x00", 2);
+		rest[6] = (uint8_t)n;
+		memcpy(rest + 7, bad[i], n);
+		len = header(buf, 0x20, 0x00, rest, 7 + n);
+		if (pp2_parse(buf, len, &used, id, sizeof(id), NULL,
+		    &cause) != PP2_PARSE_ERROR)
+			fail_msg("origin \"%s\" accepted", bad[i]);
+		assert_contains(cause, "the originator's uid");
+		free(cause);
+	}
+}
+
 int
 main(void)
 {
@@ -221,6 +269,7 @@ main(void)
 		cmocka_unit_test(test_pp2_narrow),
 		cmocka_unit_test(test_pp2_bad),
 		cmocka_unit_test(test_pp2_roundtrip),
+		cmocka_unit_test(test_pp2_origin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

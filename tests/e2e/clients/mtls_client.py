@@ -16,7 +16,9 @@ inspect: a CONNECT, then TLS inside the tunnel (verified against CA2,
 the proxy's inspection CA), then GET PATH; prints the status line and
 the number of body bytes.
 
-MTLS_REPEAT=N in the environment: N times over.  Prints the proxy's status line (and, through a CONNECT, what the echo
+MTLS_REPEAT=N in the environment: N times over.  MTLS_ORIGIN=A[,B...]:
+the header carries an originator's uid field (0xe5) holding A (then B),
+as cordon bridge --connect tls: adds.  Prints the proxy's status line (and, through a CONNECT, what the echo
 server sent back); exits 0 when an answer came, 3 when the TLS session
 was refused, 4 when the proxy closed without an answer.
 """
@@ -83,6 +85,15 @@ def inner_get(t, host, path, ca2):
     return data
 
 
+def pp2_head(sandbox):
+    """The PROXY v2 header naming sandbox, with MTLS_ORIGIN's fields."""
+    fields = [(pp2.UNIQUE_ID, sandbox.encode())]
+    if "MTLS_ORIGIN" in os.environ:
+        fields += [(0xe5, v.encode())
+                   for v in os.environ["MTLS_ORIGIN"].split(",")]
+    return pp2.header(fields)
+
+
 def main():
     port, ca, cert, key, sandbox, mode, arg = sys.argv[1:8]
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -96,12 +107,12 @@ def main():
             hostport = arg.split("/")[2]
             req = ("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n"
                    % (arg, hostport)).encode()
-            t.sendall(pp2.sandbox(sandbox) + req)
+            t.sendall(pp2_head(sandbox) + req)
             data = read_all(t)
         elif mode == "tunnel":
             req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                    % (arg, arg)).encode()
-            t.sendall(pp2.sandbox(sandbox) + req)
+            t.sendall(pp2_head(sandbox) + req)
             head = b""
             while b"\r\n\r\n" not in head:
                 chunk = t.recv(1)
@@ -123,7 +134,7 @@ def main():
         elif mode == "inspect":
             req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                    % (arg, arg)).encode()
-            t.sendall(pp2.sandbox(sandbox) + req)
+            t.sendall(pp2_head(sandbox) + req)
             head = b""
             while b"\r\n\r\n" not in head:
                 chunk = t.recv(1)
@@ -141,7 +152,7 @@ def main():
         else:
             req = ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
                    % (arg, arg)).encode()
-            t.sendall(pp2.sandbox(sandbox) + req)
+            t.sendall(pp2_head(sandbox) + req)
             head = b""
             while b"\r\n\r\n" not in head:
                 chunk = t.recv(4096)
