@@ -452,10 +452,9 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	view.g_finds += kc->kc_finds;
 	view.g_nfinds -= kc->kc_finds;
 	view.g_nmoved -= kc->kc_moved;
-	if (rc == -1 || view.g_nmoved > 0) {
-		keeper_say_guard(kc, &view);
+	if (rc == -1 || view.g_nmoved > 0)
 		status = RUN_EXIT_FAILURE;
-	}
+	keeper_say_guard(kc, &view);
 	if (kc->kc_report != -1) {
 		memset(&ri, 0, sizeof(ri));
 		/* The session's run, with this command's argv and folder. */
