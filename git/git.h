@@ -30,15 +30,15 @@ struct gitcfg {
 
 /*
  * What a key makes git on the host do, by effect.  Every class but
- * GITCFG_INERT and GITCFG_REMOTE is held back (gitcfg_class_held).
+ * GITCFG_INERT and GITCFG_REMOTE is held back (gitjudge_held).
  */
 enum gitcfg_class {
-	GITCFG_INERT,		/* nothing outside the repository */
-	GITCFG_REMOTE,		/* a remote the command added: applied, said */
-	GITCFG_RUNS,		/* may run a program, or is not known */
-	GITCFG_FILES,		/* where git writes files, or with what modes */
-	GITCFG_NETWORK,		/* git reaches the network by itself */
-	GITCFG_DEST		/* where the user's push or fetch goes */
+	GITCFG_INERT,	/* nothing outside the repository */
+	GITCFG_REMOTE,	/* a remote the command added: applied, said */
+	GITCFG_RUNS,	/* may run a program, or is not known */
+	GITCFG_FILES,	/* where git writes files, with what modes */
+	GITCFG_NETWORK,	/* git reaches the network by itself */
+	GITCFG_DEST	/* where the user's push or fetch goes */
 };
 
 /* The folders the command could write, and those shown it read-only. */
@@ -51,10 +51,10 @@ struct gitcfg_places {
 
 /* Where a config is judged. */
 struct gitcfg_ctx {
-	const char			*gx_gitdir;	/* absolute; NULL: unknown */
-	const struct gitcfg		*gx_base;	/* before the command; */
-							/* NULL: a new repository */
-	const struct gitcfg_places	*gx_places;	/* NULL: none */
+	const char		*gx_gitdir;	/* absolute, or NULL */
+	const struct gitcfg	*gx_base;	/* before the command, */
+						/* NULL: a new repository */
+	const struct gitcfg_places *gx_places;	/* NULL: none */
 };
 
 int	gitcfg_parse(struct gitcfg *, const char *, size_t, char **);

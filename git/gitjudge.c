@@ -235,7 +235,7 @@ gitjudge_upstream(const struct gitcfg_ctx *cx, const struct gitcfg *cfg,
 			break;
 	if (i == base->gc_n && gitjudge_remote(base, v))
 		return GITCFG_INERT;
-	*why = xstrdup("the user's push or pull would go to another remote "
+	*why = xstrdup("your push or pull would go to another remote "
 	    "than before");
 	return GITCFG_DEST;
 }
@@ -261,7 +261,7 @@ gitjudge_removed(const struct gitcfg *cfg, const struct gitjudge_key *k,
 	    gitjudge_section(cfg, "branch", k->k_sub, strlen(k->k_sub))) ||
 	    (strcmp(k->k_sec, "remote") == 0 && k->k_sub == NULL &&
 	    strcmp(k->k_name, "pushdefault") == 0)) {
-		*why = xstrdup("the user's push or pull would go to another "
+		*why = xstrdup("your push or pull would go to another "
 		    "remote than before");
 		return GITCFG_DEST;
 	}
@@ -285,7 +285,7 @@ gitjudge_remote_key(const struct gitcfg_ctx *cx, const struct gitcfg_ent *e,
 	free(*why);
 	sub = str_escape(k->k_sub, strlen(k->k_sub));
 	xasprintf(why, "a change to the remote %s, which was there: "
-	    "the user's next push or fetch would go elsewhere", sub);
+	    "your next push or fetch would go elsewhere", sub);
 	free(sub);
 	return GITCFG_DEST;
 }

@@ -262,8 +262,8 @@ giturl_local(const char *path, const char *top,
 	free(abs);
 	if (in)
 		return GITCFG_INERT;
-	xasprintf(why, "a local path: %s, or were shown read-only "
-	    "(--read-only)", w);
+	xasprintf(why, "a local path neither writable nor shown to the "
+	    "command (--write, --read-only): %s", w);
 	free(w);
 	return GITCFG_DEST;
 }

@@ -576,20 +576,33 @@ gitwrite_print_added(const struct gitwrite *gw,
 	free(p);
 }
 
+/* How many changes are noted so far (a session's command starts). */
+size_t
+gitwrite_count(struct gitwrite *gw)
+{
+	size_t	 n;
+
+	pthread_mutex_lock(&gw->gw_lock);
+	n = gw->gw_nchanges;
+	pthread_mutex_unlock(&gw->gw_lock);
+	return n;
+}
+
 /*
- * Says, once, which changes to git configs were held back, with the
- * command that applies each, and the remotes added; the other changes
- * applied are in the report only.
+ * Says which changes to git configs, from the one numbered from on (a
+ * session's command: those made while it ran), were held back, with
+ * the command that applies each, and the remotes added; the other
+ * changes applied are in the report only.
  */
 void
-gitwrite_print(struct gitwrite *gw, FILE *f)
+gitwrite_print(struct gitwrite *gw, size_t from, FILE *f)
 {
 	size_t	 i, n = 0;
 
 	pthread_mutex_lock(&gw->gw_lock);
-	for (i = 0; i < gw->gw_nchanges; i++)
+	for (i = from; i < gw->gw_nchanges; i++)
 		n += !gw->gw_changes[i].ch_applied;
-	for (i = 0; i < gw->gw_nchanges; i++)
+	for (i = from; i < gw->gw_nchanges; i++)
 		if (gw->gw_changes[i].ch_applied &&
 		    gw->gw_changes[i].ch_class == GITCFG_REMOTE &&
 		    !gw->gw_changes[i].ch_removed)
@@ -600,7 +613,7 @@ gitwrite_print(struct gitwrite *gw, FILE *f)
 		    "elsewhere, reach the network by itself or send your work "
 		    "elsewhere, or to your own (the command was told it "
 		    "succeeded; nothing was written):\n", n, n == 1 ? "" : "s");
-	for (i = 0; i < gw->gw_nchanges; i++)
+	for (i = from; i < gw->gw_nchanges; i++)
 		if (!gw->gw_changes[i].ch_applied)
 			gitwrite_print_one(gw, &gw->gw_changes[i], f);
 	if (gw->gw_more)

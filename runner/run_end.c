@@ -187,7 +187,7 @@ run_end_report(struct runner *rn)
 		tally_summary(rn->rn_tally, stderr);
 	/* Held back, it was not done: said even with --quiet. */
 	if (run->r_gitwrite != NULL)
-		gitwrite_print(run->r_gitwrite, stderr);
+		gitwrite_print(run->r_gitwrite, 0, stderr);
 	tally_hooks(rn->rn_tally, stderr);
 	if (net->net_report == NULL)
 		return;
