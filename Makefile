@@ -59,7 +59,7 @@ BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c \
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
-GIT_SRCS	 = git/gitcfg.c
+GIT_SRCS	 = git/gitcfg.c git/gitjudge.c git/giturl.c
 SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
 # The objects the unit tests and fuzz targets link against, folder by
 # folder: no main() and no command's option parsing, so that a test

@@ -1,15 +1,16 @@
 /*
  * gitcfg.c: a git config file read as git reads it, and which of its
- * keys are inert: keys that make git neither run a program nor read code
- * from elsewhere.
+ * keys make git run no program (the allowlist, gitcfg_inert); what
+ * the others make git do is judged by effect in gitjudge.c.
  *
  * The check after the run keeps a repository the command made or
  * changed when all it could make the host's git do is what git does
- * with any clone: its config holds only inert keys, its hooks are git's
- * samples.  So this reader must never be more lenient than git's:
- * whatever it cannot read as git would (a NUL byte, an escape git does
- * not know, a line git calls bad) is an error, and an error is never
- * inert.  tests/unit/test_gitcfg.c compares it with `git config -l -z`.
+ * with any clone: its config holds only keys that are inert where it
+ * lies (gitjudge.c), its hooks are git's samples.  So this reader must
+ * never be more lenient than git's: whatever it cannot read as git
+ * would (a NUL byte, an escape git does not know, a line git calls
+ * bad) is an error, and an error is never inert.
+ * tests/unit/test_gitcfg.c compares it with `git config -l -z`.
  *
  * Inert is an allowlist (gitcfg_inert): a key git may run a program
  * for, or one not known here, is held back, whatever its value.
@@ -20,6 +21,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +401,7 @@ static const struct {
 	{ "remote.*.skipdefaultupdate", NULL },
 	{ "remote.*.skipfetchall", NULL }, { "remote.*.promisor", NULL },
 	{ "remote.*.partialclonefilter", NULL },
+	{ "remote.pushdefault", NULL },
 	{ "branch.*.remote", NULL }, { "branch.*.pushremote", NULL },
 	{ "branch.*.merge", NULL }, { "branch.*.rebase", NULL },
 	{ "branch.*.description", NULL },
@@ -419,8 +423,9 @@ gitcfg_part(const char *r, size_t rlen, const char *p, size_t len)
 
 /*
  * Is key (section[.sub].name, as gitcfg_parse gives it) with value
- * inert: can git, reading it, run no program and read no code from
- * elsewhere?
+ * inert by name: can git, reading it, run no program and read no code
+ * from elsewhere?  What it makes git do otherwise (write files, reach
+ * the network, push elsewhere) is gitjudge_class's to say.
  */
 bool
 gitcfg_inert(const char *key, const char *value)
@@ -468,14 +473,20 @@ gitcfg_has(const struct gitcfg *cfg, const struct gitcfg_ent *e)
 	return false;
 }
 
-/* Entries of a that b does not have (as multisets), not inert, to held. */
+/*
+ * Entries of a that b does not have (as multisets) and that cx holds
+ * back, to held: added to cfg (removed false), or taken from it.
+ */
 static void
-gitcfg_missing(const struct gitcfg *a, const struct gitcfg *b,
+gitcfg_missing(const struct gitcfg_ctx *cx, const struct gitcfg *a,
+    const struct gitcfg *b, const struct gitcfg *cfg, bool removed,
     struct gitcfg *held)
 {
 	const struct gitcfg_ent	*e;
 	bool			*used;
+	char			*why;
 	size_t			 i, j;
+	enum gitcfg_class	 c;
 
 	used = xcalloc(b->gc_n + 1, sizeof(*used));
 	for (i = 0; i < a->gc_n; i++) {
@@ -487,7 +498,9 @@ gitcfg_missing(const struct gitcfg *a, const struct gitcfg *b,
 			used[j] = true;
 			continue;
 		}
-		if (gitcfg_inert(e->ge_key, e->ge_value))
+		c = gitjudge_class(cx, cfg, e, removed, &why);
+		free(why);
+		if (!gitjudge_held(c))
 			continue;
 		held->gc_v = xreallocarray(held->gc_v, held->gc_n + 1,
 		    sizeof(*held->gc_v));
@@ -501,21 +514,28 @@ gitcfg_missing(const struct gitcfg *a, const struct gitcfg *b,
 
 /*
  * What of cfg must be held back: with old NULL, its entries that are
- * not inert (a new repository); else the entries added, changed or
- * removed since old that are not inert.  Fills held (cleared first);
- * returns how many.
+ * held where they are (a new repository); else the entries added,
+ * changed or removed since old that are.  cx says where (NULL: nowhere
+ * known, old the config before).  Fills held (cleared first); returns
+ * how many.
  */
 size_t
-gitcfg_held(const struct gitcfg *old, const struct gitcfg *cfg,
-    struct gitcfg *held)
+gitcfg_held(const struct gitcfg_ctx *cx, const struct gitcfg *old,
+    const struct gitcfg *cfg, struct gitcfg *held)
 {
-	struct gitcfg	 none;
+	struct gitcfg		 none;
+	struct gitcfg_ctx	 nowhere;
 
 	memset(held, 0, sizeof(*held));
 	memset(&none, 0, sizeof(none));
-	gitcfg_missing(cfg, old != NULL ? old : &none, held);
+	if (cx == NULL) {
+		memset(&nowhere, 0, sizeof(nowhere));
+		nowhere.gx_base = old;
+		cx = &nowhere;
+	}
+	gitcfg_missing(cx, cfg, old != NULL ? old : &none, cfg, false, held);
 	if (old != NULL)
-		gitcfg_missing(old, cfg, held);
+		gitcfg_missing(cx, old, cfg, cfg, true, held);
 	return held->gc_n;
 }
 
@@ -636,33 +656,93 @@ gitcfg_hooks_inert(int dfd, char **why)
 }
 
 /*
- * Is the git directory dfd inert, so that git on the host, in it, runs
- * nothing it names: its config and config.worktree hold inert keys only
- * (gitcfg_inert), and its hooks are git's samples (NAME.sample, which
- * git never runs)?  Returns true, or false with *why set (what could
- * run, for the user).
+ * Judges each entry of cfg (the file name of a new repository, cx) in
+ * turn: the first held back sets *why and returns false; the URLs of
+ * remotes it adds are appended to *said ("KEY = URL, ...").
+ */
+static bool
+gitcfg_judge_new(const struct gitcfg_ctx *cx, const struct gitcfg *cfg,
+    const char *name, char **why, char **said)
+{
+	const struct gitcfg_ent	*e;
+	char			*k, *v, *r, *line;
+	size_t			 i;
+	enum gitcfg_class	 c;
+
+	for (i = 0; i < cfg->gc_n; i++) {
+		e = &cfg->gc_v[i];
+		c = gitjudge_class(cx, cfg, e, false, &r);
+		if (c != GITCFG_REMOTE && !gitjudge_held(c))
+			continue;
+		k = str_escape(e->ge_shown, strlen(e->ge_shown));
+		v = e->ge_value != NULL ? str_escape(e->ge_value,
+		    strlen(e->ge_value)) : xstrdup("(none)");
+		if (gitjudge_held(c))
+			xasprintf(why, "%s = %s in its %s: %s", k, v, name, r);
+		else {
+			xasprintf(&line, "%s = %s", k, v);
+			str_append(said, ", ", line);
+			free(line);
+		}
+		free(k);
+		free(v);
+		free(r);
+		if (gitjudge_held(c))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Is the git directory dfd, which the command made, inert, so that git
+ * on the host, in it, does only what git does in any clone: its config
+ * and config.worktree hold only keys inert where it lies (gitjudge.c,
+ * pl the places the command could write and was shown), and its hooks
+ * are git's samples (NAME.sample, which git never runs)?  Returns
+ * true, with *why set to the remotes it adds (for the user) or NULL;
+ * or false with *why set (what git on the host would do).
  */
 bool
-gitcfg_dir_inert(int dfd, char **why)
+gitcfg_dir_inert(int dfd, const struct gitcfg_places *pl, char **why)
 {
 	static const char *const files[] = { "config", "config.worktree" };
-	struct gitcfg	 cfg, held;
-	size_t		 i;
-	bool		 ok = true;
+	struct gitcfg_ctx	 cx;
+	struct gitcfg		 cfg;
+	char			 proc[64], dir[PATH_MAX], *said = NULL;
+	ssize_t			 n;
+	size_t			 i;
+	bool			 ok = true;
 
 	*why = NULL;
+	memset(&cx, 0, sizeof(cx));
+	cx.gx_places = pl;
+	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dfd);
+	if ((n = readlink(proc, dir, sizeof(dir) - 1)) > 0 && dir[0] == '/') {
+		dir[n] = '\0';
+		cx.gx_gitdir = dir;
+	}
 	for (i = 0; ok && i < nitems(files); i++) {
-		if (gitcfg_read_file(dfd, files[i], &cfg, why) == -1)
+		if (gitcfg_read_file(dfd, files[i], &cfg, why) == -1) {
+			free(said);
 			return false;
-		if (gitcfg_held(NULL, &cfg, &held) > 0) {
-			xasprintf(why, "%s in its %s", held.gc_v[0].ge_shown,
-			    files[i]);
-			ok = false;
 		}
-		gitcfg_clear(&held);
+		ok = gitcfg_judge_new(&cx, &cfg, files[i], why, &said);
 		gitcfg_clear(&cfg);
 	}
-	return ok && gitcfg_hooks_inert(dfd, why);
+	if (ok && (ok = gitcfg_hooks_inert(dfd, why)))
+		*why = said;
+	else
+		free(said);
+	return ok;
+}
+
+/* Frees the arrays of pl (not the strings, which are borrowed). */
+void
+gitcfg_places_clear(struct gitcfg_places *pl)
+{
+	free(pl->gp_write);
+	free(pl->gp_show);
+	memset(pl, 0, sizeof(*pl));
 }
 
 /*

@@ -16,14 +16,18 @@
  * refuse).  One onto a protected config, in the git directory the plan
  * saw (by identity), is judged: the new text is read once, from the
  * file the command named, and compared with the config on the host as
- * git reads both (gitcfg.c).  When every key added, changed or removed
- * is inert, the text is written into the config in place (the bind
- * mount shows the same file, so the command sees it too), under git's
- * own lock (config.lock, the command's file, which is removed after).
- * Otherwise nothing is written: the change is held back, listed in the
- * summary and the report with the commands that apply it, and the call
- * succeeds, so that a tool that installs hooks (husky) does not fail the
- * work around it.
+ * git reads both (gitcfg.c), each key by what it makes git on the host
+ * do (gitjudge.c): run a program, write files elsewhere, reach the
+ * network by itself, send the user's push or fetch elsewhere.  When no
+ * key added, changed or removed does, the text is written into the
+ * config in place (the bind mount shows the same file, so the command
+ * sees it too), under git's own lock (config.lock, the command's file,
+ * which is removed after); a remote the command added (one the config
+ * did not have before the run) is applied and said on the terminal.
+ * Otherwise nothing is written: the change is held back, listed on the
+ * terminal and in the report with the commands that apply it, and the
+ * call succeeds, so that a tool that installs hooks (husky) does not
+ * fail the work around it.
  *
  * Privileges: cordon run's own, outside the sandbox; it reads the
  * command's memory and takes its descriptors as notify.c does.
@@ -33,6 +37,7 @@
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -50,6 +55,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "git.h"
 #include "guard.h"
 #include "log.h"
@@ -82,8 +88,51 @@ gitwrite_is_config(const struct fs_op *op, bool *user)
 }
 
 /*
+ * The places of the plan a URL or a work tree may name (gitcfg.c):
+ * the writable folders, and those the user showed read-only (not what
+ * cordon protects).  pl's arrays are the caller's to free
+ * (gitcfg_places_clear); the strings are the plan's.
+ */
+void
+gitwrite_places(const struct fsplan *plan, struct gitcfg_places *pl)
+{
+	const struct fs_op	*op;
+	size_t			 i;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->gp_write = xcalloc(plan->fp_nops + 1, sizeof(*pl->gp_write));
+	pl->gp_show = xcalloc(plan->fp_nops + 1, sizeof(*pl->gp_show));
+	for (i = 0; i < plan->fp_nops; i++) {
+		op = &plan->fp_ops[i];
+		if (!op->fo_dir)
+			continue;
+		if (op->fo_kind == FS_RW)
+			pl->gp_write[pl->gp_nwrite++] = op->fo_path;
+		else if (op->fo_kind == FS_RO && (op->fo_why == NULL ||
+		    strncmp(op->fo_why, "protected", 9) != 0))
+			pl->gp_show[pl->gp_nshow++] = op->fo_path;
+	}
+}
+
+/* The config at path as git reads it, into cfg; empty if it cannot. */
+static void
+gitwrite_base(const char *path, struct gitcfg *cfg)
+{
+	char	*text, *cause = NULL;
+	size_t	 len = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if ((text = gitcfg_read_text(AT_FDCWD, path, &len)) != NULL &&
+	    gitcfg_parse(cfg, text, len, &cause) == -1)
+		memset(cfg, 0, sizeof(*cfg));
+	free(cause);
+	free(text);
+}
+
+/*
  * The protected configs of the plan, each with the identity of the
- * file, taken now (the bind mount shows the command that very file).
+ * file, taken now (the bind mount shows the command that very file),
+ * and its keys, to tell a remote the command added from the user's.
  * Returns 0.
  */
 int
@@ -92,6 +141,7 @@ gitwrite_init(struct gitwrite *gw, const struct fsplan *plan)
 	const struct fs_op	*op;
 	struct gitwrite_cfg	*wc;
 	struct stat		 st;
+	struct addr		 a;
 	size_t			 i;
 	bool			 user;
 
@@ -109,7 +159,14 @@ gitwrite_init(struct gitwrite *gw, const struct fsplan *plan)
 		wc->wc_file.fm_dev = st.st_dev;
 		wc->wc_file.fm_ino = st.st_ino;
 		wc->wc_user = user;
+		gitwrite_base(wc->wc_path, &wc->wc_base);
 	}
+	gitwrite_places(plan, &gw->gw_places);
+	/* The special ranges' table is made on first use: here, not in */
+	/* the connect thread, alongside the proxy's. */
+	memset(&a, 0, sizeof(a));
+	a.a_family = AF_INET;
+	(void)addr_special(&a);
 	return 0;
 }
 
@@ -118,14 +175,18 @@ gitwrite_clear(struct gitwrite *gw)
 {
 	size_t	 i;
 
-	for (i = 0; i < gw->gw_ncfgs; i++)
+	for (i = 0; i < gw->gw_ncfgs; i++) {
 		free(gw->gw_cfgs[i].wc_path);
+		gitcfg_clear(&gw->gw_cfgs[i].wc_base);
+	}
 	free(gw->gw_cfgs);
 	for (i = 0; i < gw->gw_nchanges; i++) {
 		free(gw->gw_changes[i].ch_key);
 		free(gw->gw_changes[i].ch_value);
+		free(gw->gw_changes[i].ch_why);
 	}
 	free(gw->gw_changes);
+	gitcfg_places_clear(&gw->gw_places);
 	pthread_mutex_destroy(&gw->gw_lock);
 	memset(gw, 0, sizeof(*gw));
 }
@@ -221,16 +282,17 @@ gitwrite_find(struct gitwrite *gw, int dirfd, const char *name)
 	return NULL;
 }
 
-/* Notes one key of a change, applied or held; takes nothing. */
+/* Notes one key of a change, applied or held; takes why. */
 static void
 gitwrite_note(struct gitwrite *gw, const struct gitwrite_cfg *wc,
     const struct gitcfg_ent *e, const struct gitcfg_ent *was, bool removed,
-    bool applied)
+    bool applied, enum gitcfg_class class, char *why)
 {
 	struct gitwrite_change	*ch;
 
 	if (gw->gw_nchanges >= GITWRITE_CHANGES_MAX) {
 		gw->gw_more = true;
+		free(why);
 		return;
 	}
 	gw->gw_changes = xreallocarray(gw->gw_changes, gw->gw_nchanges + 1,
@@ -243,18 +305,23 @@ gitwrite_note(struct gitwrite *gw, const struct gitwrite_cfg *wc,
 	ch->ch_changed = was != NULL;
 	ch->ch_removed = removed;
 	ch->ch_applied = applied;
+	ch->ch_class = class;
+	ch->ch_why = why;
 }
 
 /*
- * Notes each key that differs between old and cfg: one whose value
- * changed (a key that went with its old value and came with a new one)
- * once, as changed; the rest as added or removed.
+ * Notes each key that differs between old and cfg, with its class (in
+ * cx): one whose value changed (a key that went with its old value and
+ * came with a new one) once, as changed; the rest as added or removed.
  */
 static void
 gitwrite_notes(struct gitwrite *gw, const struct gitwrite_cfg *wc,
-    const struct gitcfg *old, const struct gitcfg *cfg, bool apply)
+    const struct gitcfg_ctx *cx, const struct gitcfg *old,
+    const struct gitcfg *cfg, bool apply)
 {
 	const struct gitcfg_ent	*e, *was;
+	enum gitcfg_class	 c;
+	char			*why;
 	bool			*gone;
 	size_t			 i, j;
 
@@ -271,11 +338,15 @@ gitwrite_notes(struct gitwrite *gw, const struct gitwrite_cfg *wc,
 				was = &old->gc_v[j];
 				gone[j] = false;
 			}
-		gitwrite_note(gw, wc, e, was, false, apply);
+		c = gitjudge_class(cx, cfg, e, false, &why);
+		gitwrite_note(gw, wc, e, was, false, apply, c, why);
 	}
 	for (j = 0; j < old->gc_n; j++)
-		if (gone[j])
-			gitwrite_note(gw, wc, &old->gc_v[j], NULL, true, apply);
+		if (gone[j]) {
+			c = gitjudge_class(cx, cfg, &old->gc_v[j], true, &why);
+			gitwrite_note(gw, wc, &old->gc_v[j], NULL, true, apply,
+			    c, why);
+		}
 	free(gone);
 }
 
@@ -309,10 +380,18 @@ gitwrite_judge(struct gitwrite *gw, struct gitwrite_cfg *wc, const char *new,
 {
 	struct gitcfg		 old, cfg, held;
 	struct gitcfg_ent	 bad;
-	char			*text, *cause = NULL;
+	struct gitcfg_ctx	 cx;
+	char			*text, *cause = NULL, *dir, *slash;
 	size_t			 olen = 0;
 	bool			 apply;
 
+	dir = xstrdup(wc->wc_path);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	memset(&cx, 0, sizeof(cx));
+	cx.gx_gitdir = dir;
+	cx.gx_base = &wc->wc_base;
+	cx.gx_places = &gw->gw_places;
 	text = gitcfg_read_text(AT_FDCWD, wc->wc_path, &olen);
 	if (text == NULL || gitcfg_parse(&old, text, olen, &cause) == -1)
 		memset(&old, 0, sizeof(old));
@@ -324,21 +403,23 @@ gitwrite_judge(struct gitwrite *gw, struct gitwrite_cfg *wc, const char *new,
 		bad.ge_key = xstrdup("(the file as written)");
 		bad.ge_shown = NULL;
 		bad.ge_value = cause;
-		gitwrite_note(gw, wc, &bad, NULL, false, false);
+		gitwrite_note(gw, wc, &bad, NULL, false, false, GITCFG_RUNS,
+		    NULL);
 		if (gw->gw_nchanges > 0 && !gw->gw_more)
 			gw->gw_changes[gw->gw_nchanges - 1].ch_unread = true;
 		free(bad.ge_key);
 		free(cause);
 		goto out;
 	}
-	apply = !wc->wc_user && gitcfg_held(&old, &cfg, &held) == 0 &&
+	apply = !wc->wc_user && gitcfg_held(&cx, &old, &cfg, &held) == 0 &&
 	    gitwrite_put(wc->wc_path, new, len);
 	gitcfg_clear(&held);
-	gitwrite_notes(gw, wc, &old, &cfg, apply);
+	gitwrite_notes(gw, wc, &cx, &old, &cfg, apply);
 	gitcfg_clear(&cfg);
 out:
 	pthread_mutex_unlock(&gw->gw_lock);
 	gitcfg_clear(&old);
+	free(dir);
 }
 
 /* The call still waits: its task, and so its pid, are still there. */
@@ -461,11 +542,13 @@ gitwrite_print_one(const struct gitwrite *gw, const struct gitwrite_change *ch,
 	}
 	cmd = gitwrite_command(gw, ch);
 	c = str_escape(cmd, strlen(cmd));
-	fprintf(f, "cordon:   %s %s%s%s in %s%s\ncordon: hint: after reading "
-	    "it, apply it with: %s\n", ch->ch_removed ? "removed" :
+	fprintf(f, "cordon:   %s %s%s%s in %s%s%s%s\ncordon: hint: after "
+	    "reading it, apply it with: %s\n", ch->ch_removed ? "removed" :
 	    ch->ch_changed ? "changed" : "set", k, v != NULL ? " = " : "",
 	    v != NULL ? v : "", p, wc->wc_user ? " (your own, which every "
-	    "repository of yours reads)" : "", c);
+	    "repository of yours reads)" : "", ch->ch_why != NULL &&
+	    !wc->wc_user ? ": " : "", ch->ch_why != NULL && !wc->wc_user ?
+	    ch->ch_why : "", c);
 	free(c);
 	free(cmd);
 out:
@@ -474,24 +557,63 @@ out:
 	free(p);
 }
 
+/* A remote the command added, applied: where git will push, said. */
+static void
+gitwrite_print_added(const struct gitwrite *gw,
+    const struct gitwrite_change *ch, FILE *f)
+{
+	char	*k, *v, *p;
+
+	k = str_escape(ch->ch_key, strlen(ch->ch_key));
+	v = ch->ch_value != NULL ? str_escape(ch->ch_value,
+	    strlen(ch->ch_value)) : xstrdup("true");
+	p = str_escape(gw->gw_cfgs[ch->ch_cfg].wc_path,
+	    strlen(gw->gw_cfgs[ch->ch_cfg].wc_path));
+	fprintf(f, "cordon: the command added %s = %s in %s: a remote, "
+	    "where git on the host will fetch from and push to\n", k, v, p);
+	free(k);
+	free(v);
+	free(p);
+}
+
+/* How many changes are noted so far (a session's command starts). */
+size_t
+gitwrite_count(struct gitwrite *gw)
+{
+	size_t	 n;
+
+	pthread_mutex_lock(&gw->gw_lock);
+	n = gw->gw_nchanges;
+	pthread_mutex_unlock(&gw->gw_lock);
+	return n;
+}
+
 /*
- * Says, once, which changes to git configs were held back, with the
- * command that applies each; those applied are in the report only.
+ * Says which changes to git configs, from the one numbered from on (a
+ * session's command: those made while it ran), were held back, with
+ * the command that applies each, and the remotes added; the other
+ * changes applied are in the report only.
  */
 void
-gitwrite_print(struct gitwrite *gw, FILE *f)
+gitwrite_print(struct gitwrite *gw, size_t from, FILE *f)
 {
 	size_t	 i, n = 0;
 
 	pthread_mutex_lock(&gw->gw_lock);
-	for (i = 0; i < gw->gw_nchanges; i++)
+	for (i = from; i < gw->gw_nchanges; i++)
 		n += !gw->gw_changes[i].ch_applied;
+	for (i = from; i < gw->gw_nchanges; i++)
+		if (gw->gw_changes[i].ch_applied &&
+		    gw->gw_changes[i].ch_class == GITCFG_REMOTE &&
+		    !gw->gw_changes[i].ch_removed)
+			gitwrite_print_added(gw, &gw->gw_changes[i], f);
 	if (n > 0)
 		fprintf(f, "cordon: held back %zu change%s to git config that "
-		    "could make git on the host run a program, or to your own "
-		    "(the command was told it succeeded; nothing was "
-		    "written):\n", n, n == 1 ? "" : "s");
-	for (i = 0; i < gw->gw_nchanges; i++)
+		    "could make git on the host run a program, write files "
+		    "elsewhere, reach the network by itself or send your work "
+		    "elsewhere, or to your own (the command was told it "
+		    "succeeded; nothing was written):\n", n, n == 1 ? "" : "s");
+	for (i = from; i < gw->gw_nchanges; i++)
 		if (!gw->gw_changes[i].ch_applied)
 			gitwrite_print_one(gw, &gw->gw_changes[i], f);
 	if (gw->gw_more)
@@ -516,11 +638,14 @@ gitwrite_json(struct gitwrite *gw)
 		cmd = ch->ch_applied || ch->ch_unread ? NULL :
 		    gitwrite_command(gw, ch);
 		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:b, "
-		    "s:b, s:b, s:o}", "file", gw->gw_cfgs[ch->ch_cfg].wc_path,
-		    "key", ch->ch_key, "value", ch->ch_value != NULL ?
-		    json_string(ch->ch_value) : json_null(), "removed",
-		    ch->ch_removed, "changed", ch->ch_changed, "applied",
-		    ch->ch_applied, "apply", cmd != NULL ? json_string(cmd) :
+		    "s:b, s:b, s:o, s:s, s:o}", "file",
+		    gw->gw_cfgs[ch->ch_cfg].wc_path, "key", ch->ch_key,
+		    "value", ch->ch_value != NULL ? json_string(ch->ch_value) :
+		    json_null(), "removed", ch->ch_removed, "changed",
+		    ch->ch_changed, "applied", ch->ch_applied, "apply",
+		    cmd != NULL ? json_string(cmd) : json_null(), "class",
+		    ch->ch_unread ? "unread" : gitjudge_name(ch->ch_class),
+		    "why", ch->ch_why != NULL ? json_string(ch->ch_why) :
 		    json_null()));
 		free(cmd);
 	}

@@ -190,6 +190,7 @@ guard_open(struct guard *g, const struct fsplan *plan, char **cause)
 	}
 	g->g_watch = plan->fp_watch;
 	g->g_nwatch = plan->fp_nwatch;
+	gitwrite_places(plan, &g->g_places);
 	return 0;
 }
 
@@ -317,7 +318,8 @@ guard_judge(const struct guard *g, int dfd, const char *name, char **why)
 		*why = xstrdup("Mercurial's hgrc and hooks are not judged here");
 		v = GV_MOVE;
 	} else
-		v = gitcfg_dir_inert(fd, why) ? GV_KEEP : GV_MOVE;
+		v = gitcfg_dir_inert(fd, &g->g_places, why) ? GV_KEEP :
+		    GV_MOVE;
 	close(fd);
 	return v;
 }
@@ -903,7 +905,8 @@ guard_print_disarmed(FILE *f, const struct guard_find *gf, const char *p,
 	while ((at = strstr(sfx + 1, GUARD_SUFFIX)) != NULL)
 		sfx = at;
 	fprintf(f, "cordon: quarantined %s, %s the command made or changed "
-	    "that could make git on the host run a program (%s): moved to "
+	    "that could make git on the host run a program or act outside "
+	    "the workspace (%s): moved to "
 	    "%s", p, gf->gf_what, gf->gf_why, m);
 	if (gf->gf_heads > 0)
 		fprintf(f, ", and its HEAD %s renamed HEAD%s, so that git does "
@@ -922,8 +925,26 @@ guard_print_disarmed(FILE *f, const struct guard_find *gf, const char *p,
 }
 
 /*
+ * A repository kept that adds remotes: where git on the host will push
+ * and fetch from now is said (gf_why, escaped by gitcfg.c).
+ */
+static void
+guard_print_kept(FILE *f, const struct guard_find *gf)
+{
+	char	*p;
+
+	if (gf->gf_why == NULL)
+		return;
+	p = str_escape(gf->gf_path, strlen(gf->gf_path));
+	fprintf(f, "cordon: kept %s, %s the command made or changed, with "
+	    "its remotes, where git on the host will fetch from and push "
+	    "to: %s\n", p, gf->gf_what, gf->gf_why);
+	free(p);
+}
+
+/*
  * Says what was quarantined, loudly: why, and the commands to look at
- * it and to take it back.  What was kept is in the report only.
+ * it and to take it back; and the remotes of what was kept.
  */
 void
 guard_print(const struct guard *g, FILE *f)
@@ -943,8 +964,10 @@ guard_print(const struct guard *g, FILE *f)
 		    "so that the check sees them all\n", g->g_scan_max);
 	for (i = 0; i < g->g_nfinds; i++) {
 		gf = &g->g_finds[i];
-		if (gf->gf_kept)
+		if (gf->gf_kept) {
+			guard_print_kept(f, gf);
 			continue;
+		}
 		p = str_escape(gf->gf_path, strlen(gf->gf_path));
 		m = str_escape(gf->gf_moved, strlen(gf->gf_moved));
 		if (gf->gf_policy && gf->gf_error == 0)
@@ -959,7 +982,8 @@ guard_print(const struct guard *g, FILE *f)
 		else if (gf->gf_error == 0)
 			fprintf(f, "cordon: quarantined %s, %s the command "
 			    "made or changed that could make git on the host "
-			    "run a program (%s): moved to %s, where git does "
+			    "run a program or act outside the workspace (%s): "
+			    "moved to %s, where git does "
 			    "not read it\ncordon: hint: look at it with: "
 			    "cat %s/config; ls -la %s/hooks; and only if you "
 			    "trust it, take it back with: mv %s %s\n", p,
@@ -967,7 +991,8 @@ guard_print(const struct guard *g, FILE *f)
 		else
 			fprintf(f, "cordon: %s is %s the command made or "
 			    "changed that could make git on the host run a "
-			    "program (%s), and moving it away failed (%s): do "
+			    "program or act outside the workspace (%s), and "
+			    "moving it away failed (%s): do "
 			    "not run git there before you have looked at it\n",
 			    p, gf->gf_what, gf->gf_why, strerror(gf->gf_error));
 		free(p);
@@ -990,5 +1015,6 @@ guard_clear(struct guard *g)
 	}
 	free(g->g_finds);
 	free(g->g_known);
+	gitcfg_places_clear(&g->g_places);
 	memset(g, 0, sizeof(*g));
 }

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "git.h"
 #include "plan.h"
 
 /*
@@ -38,7 +39,8 @@ struct guard_find {
 	char		*gf_path;	/* the marker: .git, .hg, a HEAD */
 	char		*gf_moved;	/* its new name; NULL: kept */
 	const char	*gf_what;
-	char		*gf_why;	/* what could run; NULL: kept */
+	char		*gf_why;	/* what could run; kept: the */
+					/* remotes it adds, or NULL */
 	bool		 gf_kept;	/* inert: the user's work */
 	bool		 gf_policy;	/* a .cordon the command made */
 	int		 gf_error;	/* the rename's errno, or 0 */
@@ -59,6 +61,7 @@ struct guard {
 	size_t		 g_nmoved;
 	char		**g_watch;	/* the plan's fp_watch, borrowed */
 	size_t		 g_nwatch;
+	struct gitcfg_places g_places;	/* the plan's, for gitcfg.c */
 };
 
 int	guard_open(struct guard *, const struct fsplan *, char **);
@@ -78,6 +81,8 @@ struct gitwrite_cfg {
 	char		*wc_path;	/* the config, as on the host */
 	struct fs_mark	 wc_file;	/* the file itself */
 	bool		 wc_user;	/* ~/.gitconfig: nothing applied */
+	struct gitcfg	 wc_base;	/* as before the run: which remotes */
+					/* were the user's (gitjudge.c) */
 };
 
 struct gitwrite_change {
@@ -89,11 +94,14 @@ struct gitwrite_change {
 	bool		 ch_unread;	/* the text git would not read: */
 					/* ch_value says why, no command */
 	bool		 ch_applied;	/* written, else held back */
+	enum gitcfg_class ch_class;	/* what it makes git do */
+	char		*ch_why;	/* held back: why; else NULL */
 };
 
 struct gitwrite {
 	struct gitwrite_cfg	*gw_cfgs;	/* set before the run */
 	size_t			 gw_ncfgs;
+	struct gitcfg_places	 gw_places;	/* the plan's */
 	pthread_mutex_t		 gw_lock;	/* guards what follows */
 	struct gitwrite_change	*gw_changes;
 	size_t			 gw_nchanges;
@@ -102,8 +110,10 @@ struct gitwrite {
 
 struct seccomp_notif;
 int	gitwrite_init(struct gitwrite *, const struct fsplan *);
+void	gitwrite_places(const struct fsplan *, struct gitcfg_places *);
 int	gitwrite_rename(struct gitwrite *, int, const struct seccomp_notif *);
-void	gitwrite_print(struct gitwrite *, FILE *);
+void	gitwrite_print(struct gitwrite *, size_t, FILE *);
+size_t	gitwrite_count(struct gitwrite *);
 json_t	*gitwrite_json(struct gitwrite *);
 void	gitwrite_clear(struct gitwrite *);
 

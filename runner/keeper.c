@@ -74,6 +74,7 @@ struct kclient {
 	struct sessblob		 kc_req;	/* its argv and folder */
 	size_t			 kc_finds;	/* the guard's, before */
 	size_t			 kc_moved;
+	size_t			 kc_gitchanges;	/* gitwrite's, before */
 	struct timespec		 kc_start;
 };
 
@@ -277,6 +278,8 @@ keeper_run(struct kclient *kc, const struct sessmsg *m, int *fds, int nfds)
 	memcpy(send + 1, fds + 1, 3 * sizeof(int));
 	kc->kc_finds = rn->rn_run->r_guard->g_nfinds;
 	kc->kc_moved = rn->rn_run->r_guard->g_nmoved;
+	kc->kc_gitchanges = rn->rn_run->r_gitwrite != NULL ?
+	    gitwrite_count(rn->rn_run->r_gitwrite) : 0;
 	clock_gettime(CLOCK_MONOTONIC, &kc->kc_start);
 	if (keeper_thaw(k) == -1 || sessmsg_send(k->k_pair[0], &out, NULL,
 	    send, 4) == -1)
@@ -425,9 +428,14 @@ keeper_say(struct kclient *kc, const char *text, size_t len)
 		    KEEPER_SAY_MS, len - off);
 }
 
-/* The guard's findings of view told on kc's stderr (keeper_say). */
+/*
+ * The guard's findings of view told on kc's stderr (keeper_say), and
+ * the changes to git configs held back or remotes added (gw, or NULL)
+ * while the command ran.
+ */
 static void
-keeper_say_guard(struct kclient *kc, const struct guard *view)
+keeper_say_guard(struct kclient *kc, const struct guard *view,
+    struct gitwrite *gw)
 {
 	char	*buf = NULL;
 	size_t	 len = 0;
@@ -435,6 +443,8 @@ keeper_say_guard(struct kclient *kc, const struct guard *view)
 
 	if ((f = open_memstream(&buf, &len)) == NULL)
 		fatal("session: open_memstream");
+	if (gw != NULL)
+		gitwrite_print(gw, kc->kc_gitchanges, f);
 	guard_print(view, f);
 	if (fclose(f) != 0)
 		fatal("session: open_memstream");
@@ -499,10 +509,9 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	view.g_finds += kc->kc_finds;
 	view.g_nfinds -= kc->kc_finds;
 	view.g_nmoved -= kc->kc_moved;
-	if (rc == -1 || view.g_nmoved > 0) {
-		keeper_say_guard(kc, &view);
+	if (rc == -1 || view.g_nmoved > 0)
 		status = RUN_EXIT_FAILURE;
-	}
+	keeper_say_guard(kc, &view, run->r_gitwrite);
 	if (kc->kc_report != -1) {
 		memset(&ri, 0, sizeof(ri));
 		/* The session's run, with this command's argv and folder. */

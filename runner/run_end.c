@@ -130,10 +130,10 @@ run_end_collect(struct runner *rn)
 	close(rn->rn_err[0]);
 	rn->rn_err[0] = -1;
 	run_end_read(rn->rn_ends[0], run, rn->rn_tally);
-	if (guard_check(run->r_guard, run->r_sb.sb_id) != 0) {
-		guard_print(run->r_guard, stderr);
+	/* What it kept may be said too: the remotes a clone adds. */
+	if (guard_check(run->r_guard, run->r_sb.sb_id) != 0)
 		rn->rn_status = RUN_EXIT_FAILURE;
-	}
+	guard_print(run->r_guard, stderr);
 	sentinel_done(&rn->rn_sentinel);
 }
 
@@ -187,7 +187,7 @@ run_end_report(struct runner *rn)
 		tally_summary(rn->rn_tally, stderr);
 	/* Held back, it was not done: said even with --quiet. */
 	if (run->r_gitwrite != NULL)
-		gitwrite_print(run->r_gitwrite, stderr);
+		gitwrite_print(run->r_gitwrite, 0, stderr);
 	tally_hooks(rn->rn_tally, stderr);
 	if (net->net_report == NULL)
 		return;

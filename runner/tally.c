@@ -541,8 +541,10 @@ report_guard(const struct guard *g)
 	for (i = 0; i < g->g_nfinds; i++) {
 		gf = &g->g_finds[i];
 		if (gf->gf_kept) {
-			json_array_append_new(k, json_pack("{s:s, s:s}",
-			    "path", gf->gf_path, "what", gf->gf_what));
+			json_array_append_new(k, json_pack("{s:s, s:s, s:o}",
+			    "path", gf->gf_path, "what", gf->gf_what, "remotes",
+			    gf->gf_why != NULL ? json_string(gf->gf_why) :
+			    json_null()));
 			continue;
 		}
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:I, "

@@ -166,7 +166,9 @@ wait_file() {
 	    git config --get branch.main.remote"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ ${lines[-1]} == origin ]]
+	[[ $output == *$'\norigin\n'* ]]
+	# The remote the command added is said, with where it goes.
+	[[ $output == *"cordon: the command added remote.origin.url = $UDIR/remote.git in $WS/.git/config"* ]]
 	# On the host, the same config, as git wrote it inside.
 	[ "$(as_me git -C "$WS" config --get remote.origin.url)" = \
 	    "$UDIR/remote.git" ]
