@@ -33,12 +33,16 @@ LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
 		   lib/log.c lib/pp2.c lib/relay.c lib/xmalloc.c \
 		   lib/dnsmsg.c lib/opt.c lib/errlist.c lib/str.c lib/file.c \
 		   lib/path.c lib/clock.c
+# The agent profiles, policies/agents/NAME.json, linked in (below).
+AGENTS		 = claude codex
+AGENT_OBJS	 = $(patsubst %,$(BUILD)/policies/agent_%_json.o,$(AGENTS))
 POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
 		   policies/policy_list.c \
 		   policies/policy_merge.c policies/policy_match.c \
 		   policies/decision.c \
 		   policies/policy_show.c policies/policy_flag.c \
+		   policies/policy_agent.c \
 		   policies/policy_ident.c
 # The protocols' bytes, parsed (wire/): no socket, fuzzed on buffers.
 WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
@@ -100,6 +104,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   proxyd/pwatch.c \
 		   runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
+		   runner/run_agent.c \
 		   runner/keep.c \
 		   runner/run_print.c \
 		   guard/block.c runner/run.c runner/run_control.c runner/run_harness.c \
@@ -118,7 +123,7 @@ CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(GUARD_SRCS) $(NOTIFY_SRCS) \
 		   $(PROFILE_SRCS) $(SESSION_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
-		   $(BUILD)/policies/default_json.o
+		   $(BUILD)/policies/default_json.o $(AGENT_OBJS)
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
 # Adding a test (README.md, "Tests", says the same):
@@ -237,6 +242,14 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# The agent profiles (cordon run --agent NAME) are policies/agents/*.json,
+# linked in the same way, each as policy_agent_NAME_json (AGENTS).
+$(BUILD)/policies/agent_%_json.o: policies/agents/%.json
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	$(Q)printf '\t.section .rodata\n\t.globl policy_agent_%s_json\n\t.globl policy_agent_%s_json_end\npolicy_agent_%s_json:\n\t.incbin "%s"\npolicy_agent_%s_json_end:\n\t.byte 0\n\t.section .note.GNU-stack,"",@progbits\n' \
+	    $* $* $* $< $* | $(CC) -x assembler -c -o $@ -
+
 # The built-in defaults are policies/default.json itself, linked in.
 $(BUILD)/policies/default_json.o: policies/default.json
 	@mkdir -p $(dir $@)
@@ -286,9 +299,12 @@ deps-demo: deps
 	@./mk/deps.sh $(DEB_DEMO)
 
 NPM_TOOLS	?= tests/npm
+# The agent CLIs tests/e2e/agents.bats runs (Claude Code, Codex), pinned.
+AGENT_NPM	?= tests/agents
 deps-check: deps
 	@./mk/deps.sh $(DEB_TEST) $(DEB_PKG)
 	@./mk/npm-tools.sh $(NPM_TOOLS)
+	@./mk/npm-tools.sh $(AGENT_NPM)
 
 # kubectl renders deploy/ (kubectl kustomize): Debian's kubernetes-client
 # unless a kubectl is there already (one from another archive owns the
@@ -437,11 +453,11 @@ fuzz: deps deps-fuzz
 	@$(MAKE) -s --no-print-directory $(FUZZ_BINS)
 
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS) $(FUZZ_HDRS) \
-    $(BUILD)/policies/default_json.o
+    $(BUILD)/policies/default_json.o $(AGENT_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRCS) \
-	    $(BUILD)/policies/default_json.o $(PKG_LIBS)
+	    $(BUILD)/policies/default_json.o $(AGENT_OBJS) $(PKG_LIBS)
 
 fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
@@ -487,6 +503,9 @@ install: $(BIN) $(SESSION_EXEC)
 	install -m 0644 docs/cordon.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 policies/*.json $(DESTDIR)$(DATADIR)/cordon/policies/
+	install -d $(DESTDIR)$(DATADIR)/cordon/policies/agents
+	install -m 0644 policies/agents/*.json \
+	    $(DESTDIR)$(DATADIR)/cordon/policies/agents/
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
 	    -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 	    contrib/systemd/cordon-proxy.service.in \

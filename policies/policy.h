@@ -243,13 +243,14 @@ enum policy_flag_adds {
 	PFLAG_CIDR,		/* network.allow_cidrs */
 	PFLAG_WRITE,		/* filesystem.write */
 	PFLAG_READ_ONLY,	/* filesystem.read_only */
-	PFLAG_HIDE		/* filesystem.deny */
+	PFLAG_HIDE,		/* filesystem.deny */
+	PFLAG_AGENT		/* an agent profile: a layer of its own */
 };
 
 #define POLICY_FLAGS_NET	0x1	/* --policy and the network lists */
 #define POLICY_FLAGS_MODE	0x2	/* --network */
 #define POLICY_FLAGS_FS		0x4	/* the filesystem lists */
-#define POLICY_FLAGS_N		8	/* flags in the table */
+#define POLICY_FLAGS_N		9	/* flags in the table */
 #define POLICY_FLAG_VAL		0x1000	/* getopt_long's val: + index */
 
 struct policy_flag {
@@ -283,6 +284,40 @@ const struct policy_flag *policy_flag_named(const char *);
 void		 policy_flag_add(struct policy_layers *, const char *,
 		    const char *);
 bool		 policy_flag_take(struct policy_layers *, int, const char *);
+
+/*
+ * policy_agent.c: the agent profiles (--agent NAME), linked in: what the
+ * runner takes of one beside its policy.
+ */
+struct pahint {
+	char		 *ph_command;	/* said when the command's name is */
+	char		 *ph_text;	/* this, and none of its arguments */
+	char		**ph_unless;	/* is one of these (or "THIS=...") */
+	size_t		  ph_nunless;
+};
+
+struct paenv {
+	char		 *pe_name;	/* set inside to the home's path */
+	char		 *pe_path;	/* "/.claude", below the home */
+};
+
+struct pagent {
+	char		 *pa_name;
+	char		 *pa_about;
+	char		**pa_state;	/* "~/.claude/": kept per workspace */
+	size_t		  pa_nstate;
+	struct paenv	 *pa_env;	/* "state_env" */
+	size_t		  pa_nenv;
+	struct pahint	 *pa_hints;
+	size_t		  pa_nhints;
+};
+
+char		*policy_agent_names(void);
+const char	*policy_agent_text(const char *, size_t *);
+struct policy	*policy_agent_load(const char *, const struct policy_ctx *,
+		    struct pagent *, char **);
+void		 policy_agent_clear(struct pagent *);
+const char	*policy_agent_of(const struct policy_layers *);
 
 /* policy_merge.c */
 int		 policy_merge_flag(struct policy *, const char *, const char *,

@@ -35,6 +35,7 @@ static const struct policy_flag policy_flags[] = {
 	{ "--read-only", required_argument, POLICY_FLAGS_FS, PFLAG_READ_ONLY,
 	    true },
 	{ "--deny-path", required_argument, POLICY_FLAGS_FS, PFLAG_HIDE, true },
+	{ "--agent", required_argument, POLICY_FLAGS_NET, PFLAG_AGENT, false },
 };
 
 /* The commands size their getopt_long tables with it. */

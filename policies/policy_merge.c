@@ -4,7 +4,8 @@
  *   built-in defaults (policies/default.json, compiled in)
  *   the system policy, /etc/cordon/policy.json
  *   the user's policy, $XDG_CONFIG_HOME/cordon/policy.json
- *   --policy files and command-line flags, in the order given
+ *   --policy files, --agent profiles and command-line flags, in the
+ *   order given
  *   the workspace's .cordon/policy.json
  *
  * Trusted layers add to lists and override single values.  The workspace
@@ -343,7 +344,7 @@ policy_merge_flag(struct policy *p, const char *flag, const char *arg,
 
 	*cause = NULL;
 	if ((pf = policy_flag_named(flag)) == NULL ||
-	    pf->pf_adds == PFLAG_FILE) {
+	    pf->pf_adds == PFLAG_FILE || pf->pf_adds == PFLAG_AGENT) {
 		xasprintf(cause, "%s: not a policy flag", flag);
 		return -1;
 	}
@@ -481,6 +482,33 @@ policy_merge_host(struct policy *p, const struct policy_ctx *ctx,
 	free(path);
 }
 
+/*
+ * The policy of agent profile name (policy_agent.c) into p, as a trusted
+ * layer; an error, or a second --agent in pl, is added to errors.
+ */
+static void
+policy_merge_agent(struct policy *p, const char *name,
+    const struct policy_layers *pl, const struct policy_ctx *ctx,
+    struct errlist *errors)
+{
+	struct policy	*layer;
+	char		*why;
+
+	if (strcmp(policy_agent_of(pl), name) != 0) {
+		errlist_add(errors, "--agent %s: one --agent per run (%s is "
+		    "given too)", name, policy_agent_of(pl));
+		return;
+	}
+	log_info("policy: agent profile %s", name);
+	if ((layer = policy_agent_load(name, ctx, NULL, &why)) == NULL) {
+		errlist_add(errors, "%s", why);
+		free(why);
+		return;
+	}
+	policy_merge(p, layer);
+	policy_free(layer);
+}
+
 /* The --policy files and flags of pl, in the order given, into p. */
 static void
 policy_merge_args(struct policy *p, const struct policy_layers *pl,
@@ -497,6 +525,8 @@ policy_merge_args(struct policy *p, const struct policy_layers *pl,
 		if ((pf = policy_flag_named(flag)) != NULL &&
 		    pf->pf_adds == PFLAG_FILE)
 			policy_merge_file(p, arg, ctx, errors);
+		else if (pf != NULL && pf->pf_adds == PFLAG_AGENT)
+			policy_merge_agent(p, arg, pl, ctx, errors);
 		else if (policy_merge_flag(p, flag, arg, ctx, &why) == -1) {
 			errlist_add(errors, "%s", why);
 			free(why);

@@ -166,6 +166,14 @@ keep_clashes(const struct run *run, const char *rel, struct keep_clash *kc)
 
 	for (i = 0; i < run->r_npoints; i++) {
 		prot = run->r_points[i].kp_rel;
+		/*
+		 * A hidden path the folder holds stays hidden: its cover is
+		 * mounted over the kept copy, deeper, in every run; the
+		 * copy's own file there is the sandbox's, never the host's.
+		 */
+		if (run->r_points[i].kp_hidden && strcmp(rel, prot) != 0 &&
+		    path_is_below(prot, rel))
+			continue;
 		if (path_is_below(rel, prot) || path_is_below(prot, rel)) {
 			kc->kc_point = &run->r_points[i];
 			kc->kc_holds = !path_is_below(rel, prot);
@@ -372,17 +380,46 @@ keep_make(const char *arg, int data, const char *datadir, const char *scope,
 	}
 	sub[at] = '\0';
 	if (errno == ELOOP || errno == ENOTDIR) {
-		log_warnx("run: --keep %s: on the way to cordon's copy, "
+		log_warnx("run: %s: on the way to cordon's copy, "
 		    "%s/%s is %s (a run left it there): cordon makes its copy "
 		    "through no link; nothing run", arg, datadir, sub,
 		    errno == ELOOP ? "a symbolic link" : "not a folder");
 		log_warnx("hint: remove it (rm %s/%s), or keep another "
 		    "folder", datadir, sub);
 	} else
-		log_warn("run: --keep %s: cordon's copy %s/%s", arg, datadir,
+		log_warn("run: %s: cordon's copy %s/%s", arg, datadir,
 		    sub);
 	free(sub);
 	return -1;
+}
+
+/*
+ * Says what --keep arg (rel, below the home) keeps and what it holds
+ * back: the hidden paths below it, which each run covers again.
+ */
+static void
+keep_say(const struct run *run, const char *arg, const char *rel,
+    const char *from, bool shared)
+{
+	char	*held = NULL, *one;
+	size_t	 i;
+
+	for (i = 0; i < run->r_npoints; i++)
+		if (run->r_points[i].kp_hidden &&
+		    strcmp(rel, run->r_points[i].kp_rel) != 0 &&
+		    path_is_below(run->r_points[i].kp_rel, rel)) {
+			xasprintf(&one, "~%s", run->r_points[i].kp_rel);
+			/* Said once, whether as HOME spells it or resolved. */
+			if (held == NULL || strstr(held, one) == NULL)
+				str_append(&held, ", ", one);
+			free(one);
+		}
+	log_warnx("run: %s: kept between %s runs in cordon's own copy, %s "
+	    "(nothing goes back to the host's)%s%s%s", arg, shared ?
+	    "every workspace's" : "this workspace's", from, held != NULL ? "; held back: " : "", held != NULL ? held :
+	    "", held != NULL ? " (hidden by the policy in every run: a "
+	    "token file there is a copy with placeholders)" : "");
+	free(held);
 }
 
 /* Says why --keep arg is refused, kc filled by keep_clashes(). */
@@ -394,7 +431,7 @@ keep_refuse(const char *arg, const struct keep_clash *kc)
 
 	how = kc->kc_holds ? "it holds" : kc->kc_below ? "it is below" :
 	    "it is";
-	log_warnx("run: --keep %s: %s ~%s, %s (%s): what a run left in "
+	log_warnx("run: %s: %s ~%s, %s (%s): what a run left in "
 	    "cordon's copy would %s; nothing run", arg, how,
 	    kp->kp_rel[0] == '\0' ? "/" : kp->kp_rel, kp->kp_hidden ?
 	    "a path the policy hides" : "a persistence point", kp->kp_why,
@@ -411,46 +448,64 @@ keep_refuse(const char *arg, const struct keep_clash *kc)
  * and its copy made below data.  Returns 0, or -1 having said why.
  */
 static int
-keep_one(struct run *run, const char *arg, bool shared, const char *workspace,
-    int data, const char *datadir)
+keep_one(struct run *run, const char *arg, const char *label, bool shared,
+    const char *workspace, int data, const char *datadir)
 {
+	struct stat		 st;
+	bool			 fresh;
+	char			*own = NULL;
+	size_t			 i;
+	int			 rc = -1;
 	struct policy_ctx	 ctx = { .pc_workspace = workspace };
 	struct pitem		 it = { 0 };
 	struct keep_clash	 kc;
-	struct sandbox_keep		*k;
-	char			*cause, *scope;
+	struct sandbox_keep	*k;
+	char			*cause = NULL, *scope;
 	const char		*rel;
 
+	if (label == NULL)
+		xasprintf(&own, "--keep %s", arg);
+	label = label != NULL ? label : own;
 	ctx.pc_home = run->r_sb.sb_view.sv_scratch;
 	if (policy_parse_path(arg, &ctx, &it, &cause) == -1 ||
 	    (rel = keep_in_home(it.pi_text, run->r_sb.sb_view.sv_scratch,
 	    NULL)) == NULL ||
 	    rel[0] == '\0') {
-		log_warnx("run: --keep %s: not a folder in the home folder "
-		    "(%s); nothing run", arg, run->r_sb.sb_view.sv_scratch);
+		log_warnx("run: %s: not a folder in the home folder "
+		    "(%s); nothing run", label, run->r_sb.sb_view.sv_scratch);
 		log_warnx("hint: --keep names a folder below the home, where "
 		    "tools keep their caches (--keep ~/.npm); a folder "
 		    "elsewhere is written with --write");
-		free(cause);
-		free(it.pi_text);
-		return -1;
+		goto out;
 	}
+	for (i = 0; i < run->r_sb.sb_view.sv_nkeep; i++)
+		if (strcmp(run->r_sb.sb_view.sv_keep[i].k_path,
+		    it.pi_text) == 0) {
+			rc = 0;		/* kept already */
+			goto out;
+		}
 	if (keep_clashes(run, rel, &kc)) {
-		keep_refuse(arg, &kc);
-		free(it.pi_text);
-		return -1;
+		keep_refuse(label, &kc);
+		goto out;
 	}
 	scope = shared ? xstrdup("shared") : keep_ws_dir(workspace);
 	k = &run->r_sb.sb_view.sv_keep[run->r_sb.sb_view.sv_nkeep++];
 	k->k_path = it.pi_text;
+	it.pi_text = NULL;
 	k->k_shared = shared;
 	xasprintf(&k->k_from, "%s/cordon/keep/%s%s", datadir, scope, rel);
-	if (keep_make(arg, data, datadir, scope, rel) == -1) {
-		free(scope);
-		return -1;
+	fresh = lstat(k->k_from, &st) == -1;
+	if (keep_make(label, data, datadir, scope, rel) == 0) {
+		if (fresh)
+			keep_say(run, label, rel, k->k_from, shared);
+		rc = 0;
 	}
 	free(scope);
-	return 0;
+out:
+	free(cause);
+	free(it.pi_text);
+	free(own);
+	return rc;
 }
 
 /*
@@ -459,16 +514,22 @@ keep_one(struct run *run, const char *arg, bool shared, const char *workspace,
  * the run (the view's sv_scratch).  Returns 0, or -1 having said why.
  */
 int
-keep_plan(struct run *run, const struct run_opts *o, const char *workspace)
+keep_plan(struct run *run, const struct run_opts *o, const char *workspace,
+    const struct pagent *pa)
 {
-	char	*datadir;
+	char	*datadir, *what;
 	size_t	 i;
 	int	 data, rc = 0;
 
 	if (run->r_sb.sb_view.sv_scratch != NULL)
 		keep_points(run);
-	if (o->ro_nkeep == 0)
+	if (o->ro_nkeep == 0 && pa->pa_nstate == 0)
 		return 0;
+	if (o->ro_nkeep == 0 && run->r_sb.sb_view.sv_scratch == NULL) {
+		log_info("run: --agent %s: the home is not a scratch layer: "
+		    "its state is the host's", pa->pa_name);
+		return 0;
+	}
 	if (run->r_sb.sb_view.sv_scratch == NULL) {
 		log_warnx("run: --keep %s: the home folder is not a scratch layer "
 		    "in this run (a write, read_only or deny rule covers it, "
@@ -478,11 +539,19 @@ keep_plan(struct run *run, const struct run_opts *o, const char *workspace)
 	}
 	if (keep_data_dir(run, &data, &datadir) == -1)
 		return -1;
-	run->r_sb.sb_view.sv_keep = xcalloc(o->ro_nkeep,
+	run->r_sb.sb_view.sv_keep = xcalloc(o->ro_nkeep + pa->pa_nstate,
 	    sizeof(*run->r_sb.sb_view.sv_keep));
 	for (i = 0; i < o->ro_nkeep && rc == 0; i++)
-		rc = keep_one(run, o->ro_keep[i], o->ro_keep_shared[i],
+		rc = keep_one(run, o->ro_keep[i], NULL, o->ro_keep_shared[i],
 		    workspace, data, datadir);
+	/* The agent's state, unless a --keep covers it already. */
+	for (i = 0; i < pa->pa_nstate && rc == 0; i++) {
+		xasprintf(&what, "--agent %s: %s", pa->pa_name,
+		    pa->pa_state[i]);
+		rc = keep_one(run, pa->pa_state[i], what, false, workspace,
+		    data, datadir);
+		free(what);
+	}
 	close(data);
 	free(datadir);
 	return rc;

@@ -37,7 +37,8 @@ static void
 run_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: cordon run [--policy FILE]... [--allow-domain P]...\n"
+	    "usage: cordon run [--agent NAME] [--policy FILE]...\n"
+	    "                  [--allow-domain P]...\n"
 	    "                  [--deny-domain P]... [--allow-cidr CIDR]...\n"
 	    "                  [--resolve NAME:ADDR]... [--dns HOST[:PORT]]...\n"
 	    "                  [--upstream-ca FILE]\n"

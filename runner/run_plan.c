@@ -417,7 +417,7 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	    rp->rp_home);
 	run_plan_sysscratch(run, &rp->rp_plan);
 	run_plan_hidden(run, &rp->rp_plan);
-	if (keep_plan(run, o, rp->rp_workspace) == -1)
+	if (keep_plan(run, o, rp->rp_workspace, &rp->rp_agent) == -1)
 		return -1;
 	run_plan_landlock(run);
 	return 0;

@@ -34,11 +34,15 @@ struct run_prep {
 	char			 rp_home[PATH_MAX];	/* the scratch layer's */
 	char			*rp_known[2];	/* known_hosts, for the agent */
 	char			*rp_tier[POLICY_TIER_N]; /* the policy's tier */
+	struct pagent		 rp_agent;	/* --agent's profile, or zeroes */
 };
 
 int	run_prepare(struct run_prep *, const struct run_opts *);
 int	run_prepare_exec(struct run_prep *, const struct run_opts *);
 void	run_prepare_clear(struct run_prep *);
+
+/* run_agent.c: --agent's CA and hints, before the plan. */
+int	run_agent_prepare(struct run_prep *, const struct run_opts *);
 
 /* run_plan.c: the mount plan, and what follows from it. */
 int	run_plan(struct run_prep *, const struct run_opts *);

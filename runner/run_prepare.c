@@ -486,7 +486,8 @@ run_prepare(struct run_prep *rp, const struct run_opts *o)
 		return -1;
 	}
 	if (run_prepare_workspace(rp, o) == -1 ||
-	    run_prepare_policy(rp) == -1 || run_prepare_socket(rp) == -1)
+	    run_prepare_policy(rp) == -1 || run_prepare_socket(rp) == -1 ||
+	    run_agent_prepare(rp, o) == -1)
 		return -1;
 	run_prepare_run(rp, o);
 	if (run_plan(rp, o) == -1 || run_prepare_env(rp) == -1 ||
@@ -626,6 +627,7 @@ run_prepare_clear(struct run_prep *rp)
 	free(rp->rp_known[0]);
 	free(rp->rp_known[1]);
 	free(run->r_sb.sb_net.sn_narrow);
+	policy_agent_clear(&rp->rp_agent);
 	wspath_clear(&rp->rp_net.net_report_at);
 	wspath_clear(&rp->rp_net.net_log_at);
 	for (i = 0; i < POLICY_TIER_N; i++)

@@ -189,7 +189,8 @@ int	run_cmd(int, char **);
 int	run_cmd_session(int, char **, const struct session_opts *);
 
 /* keep.c: --keep and --keep-shared, and what may be kept. */
-int	keep_plan(struct run *, const struct run_opts *, const char *);
+int	keep_plan(struct run *, const struct run_opts *, const char *,
+	    const struct pagent *);
 bool	keep_allowed(const struct run *, const char *);
 bool	keep_is_point(const struct run *, const char *);
 void	keep_clear(struct run *);

@@ -202,6 +202,7 @@ BATS
 	[ -f "$home/.local/share/man/man1/cordon.1" ]
 	[ -f "$home/.local/share/man/man5/cordon-policy.5" ]
 	[ -f "$home/.local/share/cordon/policies/default.json" ]
+	[ -f "$home/.local/share/cordon/policies/agents/claude.json" ]
 	[ -f "$home/.local/etc/logrotate.d/cordon" ]
 	[ -f "$home/.local/lib/systemd/system/cordon-proxy.service" ]
 	grep -q "^ExecStart=$home/.local/bin/cordon proxy" \

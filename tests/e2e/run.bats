@@ -496,7 +496,7 @@ keep_link_check() {
 	keep_link_check "$HOME" in_sandbox_as_me
 }
 
-@test "--keep: no persistence point, folder on PATH or hidden path is kept, nor a folder that holds one" {
+@test "--keep: no persistence point, folder on PATH or hidden path is kept, nor a folder that holds a persistence point" {
 	mkdir -p "$UDIR/home/mybin"
 	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/home"
 	run in_sandbox --keep '~/.config/fish' -- touch "$WS/ran"

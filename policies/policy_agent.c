@@ -1,0 +1,314 @@
+/*
+ * policy_agent.c: the agent profiles (--agent NAME), the files of
+ * policies/agents/ linked into the binary, as the Makefile links
+ * default.json: a profile cannot go missing or differ from the binary
+ * that reads it.  A profile is JSON: its name, a line about it, the
+ * folders of the agent's state kept per workspace, hints said before the
+ * agent starts, and a policy, merged as a trusted layer where --agent
+ * stands among the flags (policy_merge.c).  The runner takes the rest
+ * (runner/run_agent.c).  Every key is checked; an unknown one is an
+ * error that names the known ones.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "log.h"
+#include "policy.h"
+#include "policy_load.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* policies/agents/NAME.json, linked in by the build (see the Makefile). */
+extern const char	 policy_agent_claude_json[];
+extern const char	 policy_agent_claude_json_end[];
+extern const char	 policy_agent_codex_json[];
+extern const char	 policy_agent_codex_json_end[];
+
+static const struct {
+	const char	*name;
+	const char	*text;
+	const char	*end;
+} policy_agents[] = {
+	{ "claude", policy_agent_claude_json, policy_agent_claude_json_end },
+	{ "codex", policy_agent_codex_json, policy_agent_codex_json_end },
+};
+
+/* The profiles' names, for messages: "claude, codex" (new string). */
+char *
+policy_agent_names(void)
+{
+	char	*s = NULL;
+	size_t	 i;
+
+	for (i = 0; i < nitems(policy_agents); i++)
+		str_append(&s, ", ", policy_agents[i].name);
+	return s;
+}
+
+/* The text of profile name and its length, or NULL when none has it. */
+const char *
+policy_agent_text(const char *name, size_t *len)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(policy_agents); i++)
+		if (strcmp(policy_agents[i].name, name) == 0) {
+			*len = (size_t)(policy_agents[i].end -
+			    policy_agents[i].text);
+			return policy_agents[i].text;
+		}
+	return NULL;
+}
+
+/* A string array of at most max entries into *v, *n: 0, or -1. */
+static int
+policy_agent_strings(const json_t *a, size_t max, char ***v, size_t *n)
+{
+	const json_t	*s;
+	size_t		 i;
+
+	if (!json_is_array(a) || json_array_size(a) > max)
+		return -1;
+	json_array_foreach(a, i, s)
+		if (!json_is_string(s))
+			return -1;
+	*v = xcalloc(json_array_size(a) + 1, sizeof(**v));
+	json_array_foreach(a, i, s)
+		(*v)[i] = xstrdup(json_string_value(s));
+	*n = json_array_size(a);
+	return 0;
+}
+
+/* One entry of "hints": 0, or -1 with *cause. */
+static int
+policy_agent_hint(struct pagent *pa, json_t *h, size_t i, char **cause)
+{
+	struct pahint	*ph;
+	const json_t	*cmd, *text, *unless;
+	const char	*key;
+	json_t		*v;
+
+	pa->pa_hints = xreallocarray(pa->pa_hints, pa->pa_nhints + 1,
+	    sizeof(*pa->pa_hints));
+	ph = &pa->pa_hints[pa->pa_nhints];
+	memset(ph, 0, sizeof(*ph));
+	if (!json_is_object(h))
+		goto bad;
+	json_object_foreach(h, key, v)
+		if (strcmp(key, "command") != 0 && strcmp(key, "text") != 0 &&
+		    strcmp(key, "unless_args") != 0)
+			goto bad;
+	cmd = json_object_get(h, "command");
+	text = json_object_get(h, "text");
+	unless = json_object_get(h, "unless_args");
+	if (!json_is_string(cmd) || !json_is_string(text) ||
+	    (unless != NULL && policy_agent_strings(unless, 64,
+	    &ph->ph_unless, &ph->ph_nunless) == -1))
+		goto bad;
+	ph->ph_command = xstrdup(json_string_value(cmd));
+	ph->ph_text = xstrdup(json_string_value(text));
+	pa->pa_nhints++;
+	return 0;
+bad:
+	xasprintf(cause, "hints[%zu]: an object of \"command\" and \"text\" "
+	    "(strings) and \"unless_args\" (an array of strings)", i);
+	return -1;
+}
+
+/*
+ * "state_env": variables set inside to a path of the home that "state"
+ * keeps, "~/..." (Claude Code's CLAUDE_CONFIG_DIR, so that its
+ * ~/.claude.json moves into the kept ~/.claude).  0, or -1 with *cause.
+ */
+static int
+policy_agent_state_env(struct pagent *pa, json_t *o, char **cause)
+{
+	const char	*key, *val;
+	json_t		*v;
+	char		*dir;
+	size_t		 i;
+	bool		 kept;
+
+	if (!json_is_object(o) || json_object_size(o) > 16)
+		goto bad;
+	json_object_foreach(o, key, v) {
+		if (!json_is_string(v))
+			goto bad;
+		val = json_string_value(v);
+		for (i = 0, kept = false; i < pa->pa_nstate && !kept; i++) {
+			/* "~/.claude/" holds "~/.claude" too. */
+			dir = xstrndup(pa->pa_state[i],
+			    strlen(pa->pa_state[i]) - 1);
+			kept = path_is_below(val, dir);
+			free(dir);
+		}
+		if (!kept || !policy_load_env_name_ok(key, false))
+			goto bad;
+		pa->pa_env = xreallocarray(pa->pa_env, pa->pa_nenv + 1,
+		    sizeof(*pa->pa_env));
+		pa->pa_env[pa->pa_nenv].pe_name = xstrdup(key);
+		pa->pa_env[pa->pa_nenv++].pe_path = xstrdup(val + 1);
+	}
+	return 0;
+bad:
+	*cause = xstrdup("state_env: an object of at most 16 variables, each "
+	    "a path \"~/...\" that \"state\" keeps");
+	return -1;
+}
+
+/* The members of profile root but "policy" into pa: 0, or -1, *cause. */
+static int
+policy_agent_members(struct pagent *pa, json_t *root, char **cause)
+{
+	static const char *const keys[] = { "version", "agent", "about",
+	    "state", "state_env", "hints", "policy" };
+	const char	*key;
+	json_t		*v, *h;
+	size_t		 i;
+
+	json_object_foreach(root, key, v) {
+		for (i = 0; i < nitems(keys); i++)
+			if (strcmp(key, keys[i]) == 0)
+				break;
+		if (i == nitems(keys)) {
+			xasprintf(cause, "unknown key \"%s\" (the keys are "
+			    "version, agent, about, state, state_env, hints "
+			    "and policy)", key);
+			return -1;
+		}
+	}
+	if (json_integer_value(json_object_get(root, "version")) != 1 ||
+	    !json_is_string(json_object_get(root, "agent")) ||
+	    !json_is_string(json_object_get(root, "about")) ||
+	    !json_is_object(json_object_get(root, "policy"))) {
+		*cause = xstrdup("needs \"version\": 1, \"agent\" and "
+		    "\"about\" (strings) and \"policy\" (an object)");
+		return -1;
+	}
+	pa->pa_name = xstrdup(json_string_value(json_object_get(root,
+	    "agent")));
+	pa->pa_about = xstrdup(json_string_value(json_object_get(root,
+	    "about")));
+	if ((v = json_object_get(root, "state")) != NULL &&
+	    policy_agent_strings(v, 16, &pa->pa_state, &pa->pa_nstate) == -1) {
+		*cause = xstrdup("state: an array of at most 16 paths");
+		return -1;
+	}
+	for (i = 0; i < pa->pa_nstate; i++)
+		if (strncmp(pa->pa_state[i], "~/", 2) != 0 ||
+		    strlen(pa->pa_state[i]) < 4 ||
+		    pa->pa_state[i][strlen(pa->pa_state[i]) - 1] != '/') {
+			xasprintf(cause, "state[%zu]: a folder below the home, "
+			    "\"~/NAME/\"", i);
+			return -1;
+		}
+	if ((v = json_object_get(root, "state_env")) != NULL &&
+	    policy_agent_state_env(pa, v, cause) == -1)
+		return -1;
+	if ((v = json_object_get(root, "hints")) != NULL) {
+		if (!json_is_array(v)) {
+			*cause = xstrdup("hints: an array");
+			return -1;
+		}
+		json_array_foreach(v, i, h)
+			if (policy_agent_hint(pa, h, i, cause) == -1)
+				return -1;
+	}
+	return 0;
+}
+
+/*
+ * Loads profile name: its members into pa (when not NULL; cleared with
+ * policy_agent_clear) and its policy as a layer for ctx.  Returns the
+ * layer, or NULL with *cause (the known names when there is no such
+ * profile).
+ */
+struct policy *
+policy_agent_load(const char *name, const struct policy_ctx *ctx,
+    struct pagent *pa, char **cause)
+{
+	struct pagent	 own;
+	struct policy	*p = NULL;
+	json_error_t	 jerr;
+	json_t		*root;
+	const char	*text;
+	char		*pol, *from, *why = NULL, *names;
+	size_t		 len;
+
+	*cause = NULL;
+	if (pa == NULL)
+		pa = &own;
+	memset(pa, 0, sizeof(*pa));
+	xasprintf(&from, "agent profile %s", name);
+	if ((text = policy_agent_text(name, &len)) == NULL) {
+		names = policy_agent_names();
+		xasprintf(cause, "--agent %s: no such profile (the profiles "
+		    "are %s)", name, names);
+		free(names);
+		goto out;
+	}
+	if ((root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)) ==
+	    NULL || !json_is_object(root)) {
+		xasprintf(cause, "%s:%d:%d: %s", from, jerr.line, jerr.column,
+		    root == NULL ? jerr.text : "not an object");
+		json_decref(root);
+		goto out;
+	}
+	if (policy_agent_members(pa, root, &why) == 0) {
+		pol = json_dumps(json_object_get(root, "policy"), 0);
+		p = policy_load_buffer(pol, strlen(pol), from, ctx, cause);
+		free(pol);
+	} else
+		xasprintf(cause, "%s: %s", from, why);
+	json_decref(root);
+out:
+	free(why);
+	free(from);
+	if (p == NULL || pa == &own)
+		policy_agent_clear(pa);
+	return p;
+}
+
+/* Frees what policy_agent_load() put in pa. */
+void
+policy_agent_clear(struct pagent *pa)
+{
+	size_t	 i, j;
+
+	free(pa->pa_name);
+	free(pa->pa_about);
+	for (i = 0; i < pa->pa_nstate; i++)
+		free(pa->pa_state[i]);
+	free(pa->pa_state);
+	for (i = 0; i < pa->pa_nhints; i++) {
+		free(pa->pa_hints[i].ph_command);
+		free(pa->pa_hints[i].ph_text);
+		for (j = 0; j < pa->pa_hints[i].ph_nunless; j++)
+			free(pa->pa_hints[i].ph_unless[j]);
+		free(pa->pa_hints[i].ph_unless);
+	}
+	free(pa->pa_hints);
+	for (i = 0; i < pa->pa_nenv; i++) {
+		free(pa->pa_env[i].pe_name);
+		free(pa->pa_env[i].pe_path);
+	}
+	free(pa->pa_env);
+	memset(pa, 0, sizeof(*pa));
+}
+
+/* The --agent of pl (the last one given), or NULL. */
+const char *
+policy_agent_of(const struct policy_layers *pl)
+{
+	const char	*name = NULL;
+	size_t		 i;
+
+	for (i = 0; i + 1 < pl->ly_nargs; i += 2)
+		if (strcmp(pl->ly_args[i], "--agent") == 0)
+			name = pl->ly_args[i + 1];
+	return name;
+}

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""A scripted model API for tests/e2e/agents.bats, on loopback, over TLS.
+
+It speaks the two APIs the agents use, streaming: Anthropic's Messages
+API (Claude Code: POST /v1/messages) and OpenAI's Responses API (Codex:
+POST /v1/responses).  A request whose conversation has no tool result yet
+is answered with one tool call running the command in --command; the
+next, with a final text that quotes the tool's output.  Every request is
+written to --log as one JSON line: method, path, headers, body.
+
+usage: mockapi.py --listen PORT --cert PEM --key PEM --log FILE
+                  --command 'SHELL COMMAND'
+"""
+import argparse
+import json
+import ssl
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ARGS = None
+LOCK = threading.Lock()
+
+
+def sse(handler, events):
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Cache-Control", "no-cache")
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    for name, data in events:
+        handler.wfile.write(("event: %s\ndata: %s\n\n" %
+                             (name, json.dumps(data))).encode())
+        handler.wfile.flush()
+    handler.close_connection = True
+
+
+def text_of(value):
+    """The text in a tool result's content, whatever its shape."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(text_of(v) for v in value)
+    if isinstance(value, dict):
+        return text_of(value.get("text", value.get("content", "")))
+    return ""
+
+
+# --- Anthropic Messages ---------------------------------------------------
+
+def anthropic_result(body):
+    """The last tool result in the conversation, or None."""
+    found = None
+    for m in body.get("messages", []):
+        if isinstance(m.get("content"), list):
+            for part in m["content"]:
+                if part.get("type") == "tool_result":
+                    found = text_of(part.get("content"))
+    return found
+
+
+def anthropic(handler, body):
+    model = body.get("model", "claude")
+    tools = [t.get("name") for t in body.get("tools", [])]
+    result = anthropic_result(body)
+    msg = {"id": "msg_1", "type": "message", "role": "assistant",
+           "model": model, "content": [], "stop_reason": None,
+           "stop_sequence": None,
+           "usage": {"input_tokens": 10, "output_tokens": 1}}
+    ev = [("message_start", {"type": "message_start", "message": msg})]
+    if result is None and "Bash" in tools:
+        block = {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                 "input": {}}
+        args = json.dumps({"command": ARGS.command,
+                           "description": "run the test's command"})
+        ev += [("content_block_start", {"type": "content_block_start",
+                "index": 0, "content_block": block}),
+               ("content_block_delta", {"type": "content_block_delta",
+                "index": 0, "delta": {"type": "input_json_delta",
+                                      "partial_json": args}}),
+               ("content_block_stop", {"type": "content_block_stop",
+                                       "index": 0})]
+        stop = "tool_use"
+    else:
+        text = "MOCK-DONE" if result is None else \
+            "MOCK-DONE tool said: " + result
+        ev += [("content_block_start", {"type": "content_block_start",
+                "index": 0, "content_block": {"type": "text", "text": ""}}),
+               ("content_block_delta", {"type": "content_block_delta",
+                "index": 0, "delta": {"type": "text_delta", "text": text}}),
+               ("content_block_stop", {"type": "content_block_stop",
+                                       "index": 0})]
+        stop = "end_turn"
+    ev += [("message_delta", {"type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": 5}}),
+           ("message_stop", {"type": "message_stop"})]
+    if not body.get("stream"):
+        handler.send_json(200, dict(msg, content=[], stop_reason=stop))
+        return
+    sse(handler, ev)
+
+
+# --- OpenAI Responses -----------------------------------------------------
+
+def responses_result(body):
+    found = None
+    inp = body.get("input", [])
+    if isinstance(inp, list):
+        for item in inp:
+            if isinstance(item, dict) and item.get("type") in (
+                    "function_call_output", "custom_tool_call_output"):
+                found = text_of(item.get("output"))
+    return found
+
+
+def responses_call(tools):
+    """The function call item that runs ARGS.command with codex's tool."""
+    names = [t.get("name") for t in tools if isinstance(t, dict)]
+    if "shell_command" in names:
+        name, args = "shell_command", {"command": ARGS.command}
+    elif "exec_command" in names:
+        name, args = "exec_command", {"cmd": ARGS.command}
+    else:
+        name, args = "shell", {"command": ["bash", "-lc", ARGS.command]}
+    return {"type": "function_call", "id": "fc_1", "call_id": "call_1",
+            "name": name, "arguments": json.dumps(args),
+            "status": "completed"}
+
+
+def responses(handler, body):
+    result = responses_result(body)
+    resp = {"id": "resp_1", "object": "response", "status": "in_progress",
+            "model": body.get("model", "gpt"), "output": []}
+    if result is None:
+        item = responses_call(body.get("tools", []))
+    else:
+        item = {"type": "message", "id": "msg_1", "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "annotations": [],
+                             "text": "MOCK-DONE tool said: " + result}]}
+    done = dict(resp, status="completed", output=[item],
+                usage={"input_tokens": 10, "output_tokens": 5,
+                       "total_tokens": 15,
+                       "input_tokens_details": {"cached_tokens": 0},
+                       "output_tokens_details": {"reasoning_tokens": 0}})
+    sse(handler, [
+        ("response.created", {"type": "response.created",
+                              "response": resp}),
+        ("response.output_item.added", {"type": "response.output_item.added",
+                                        "output_index": 0, "item": item}),
+        ("response.output_item.done", {"type": "response.output_item.done",
+                                       "output_index": 0, "item": item}),
+        ("response.completed", {"type": "response.completed",
+                                "response": done})])
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def send_json(self, code, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def record(self, body):
+        with LOCK, open(ARGS.log, "a") as f:
+            f.write(json.dumps({"method": self.command, "path": self.path,
+                                "headers": dict(self.headers.items()),
+                                "body": body}) + "\n")
+
+    def do_GET(self):
+        self.record(None)
+        if self.path.split("?")[0].endswith("/models"):
+            self.send_json(200, {"object": "list", "data": [],
+                                 "models": []})
+        else:
+            self.send_json(404, {"error": {"message": "not here"}})
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {"unparsed": raw.decode("latin-1")}
+        self.record(body)
+        path = self.path.split("?")[0]
+        if path.endswith("/messages"):
+            anthropic(self, body)
+        elif path.endswith("/responses"):
+            responses(self, body)
+        else:
+            self.send_json(200, {})
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--listen", type=int, required=True)
+    p.add_argument("--cert", required=True)
+    p.add_argument("--key", required=True)
+    p.add_argument("--log", required=True)
+    p.add_argument("--command", required=True)
+    ARGS = p.parse_args()
+    srv = ThreadingHTTPServer(("127.0.0.1", ARGS.listen), Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(ARGS.cert, ARGS.key)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    print("listening", flush=True)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

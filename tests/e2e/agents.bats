@@ -1,0 +1,229 @@
+#!/usr/bin/env bats
+# cordon run --agent NAME: the agent profiles (policies/agents/), and the
+# real agent CLIs inside, whole: Claude Code and Codex from the npm
+# registry (tests/agents, pinned, installed by make deps-check) against
+# a scripted model API on loopback (tests/agents/mockapi.py) that
+# answers the first request with a tool call and the second with a text,
+# and records every request.  The API's name is the real one, pinned to
+# 127.0.0.1 (--resolve): the profile's own rules hold, and only the
+# port and the address are the test's.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+AGENTS_DIR="$BATS_TEST_DIRNAME/../agents"
+AGENTS_BIN="$AGENTS_DIR/node_modules/.bin"
+
+setup() {
+	cordon_setup
+	sandbox_setup
+	T="$UDIR/tls"
+	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" \
+	    api.anthropic.com api.openai.com
+	chmod 644 "$T"/*.pem
+	REQ="$BATS_TEST_TMPDIR/requests.jsonl"
+	KEY=sk-real-$RANDOM$RANDOM
+	PORT=$(free_port)	# start_api serves there
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR"
+}
+
+teardown() {
+	teardown_bg
+	sandbox_teardown
+}
+
+# Fails, saying so, when the agents are not installed: under CI a
+# missing agent is a broken set-up, never a pass or a skip.
+need_agents() {
+	if [ ! -x "$AGENTS_BIN/claude" ] || [ ! -x "$AGENTS_BIN/codex" ]; then
+		echo "missing the agent CLIs: run 'make deps-check'" >&2
+		return 1
+	fi
+}
+
+# Starts the model API on $PORT, its tool call running $1.
+start_api() {
+	start_bg api python3 "$AGENTS_DIR/mockapi.py" --listen "$PORT" \
+	    --cert "$T/origin.pem" --key "$T/origin.key" --log "$REQ" \
+	    --command "$1"
+	wait_listen "tcp:127.0.0.1:$PORT"
+}
+
+# Runs `cordon run --agent $1 ARGS...` as the test user in the
+# workspace, the agents on PATH, the key $KEY in the variable $2.
+agent_run() {
+	local agent=$1 var=$2 host=api.openai.com base=
+	shift 2
+	if [ "$agent" = claude ]; then
+		host=api.anthropic.com
+		base=https://$host:$PORT
+	fi
+	cd "$WS" || return 1
+	as_user "$UDIR/home" env "$var=$KEY" ANTHROPIC_BASE_URL="$base" \
+	    PATH="$AGENTS_BIN:$PATH" \
+	    "$UCORDON" run --read-only "$UDIR/bin" --agent "$agent" \
+	    --resolve "$host:127.0.0.1" --allow-domain "$host:$PORT" \
+	    --allow-cidr 127.0.0.1/32 --upstream-ca "$T/origin-ca.pem" "$@"
+}
+
+# Runs codex inside, `codex exec ARGS...`, with the model API's
+# provider: api.openai.com on $PORT.
+codex_run() {
+	agent_run codex OPENAI_API_KEY -- codex exec --skip-git-repo-check \
+	    -s danger-full-access -m mock-model -c model_provider=mock \
+	    -c "model_providers.mock={name=\"mock\",base_url=\"https://api.openai.com:$PORT/v1\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}" \
+	    "$@"
+}
+
+# The store's copy of the workspace's kept state folder $1 (".claude").
+kept_copy() {
+	echo "$UDIR/home/.local/share/cordon/keep/ws/ws-"*"/$1"
+}
+
+@test "--agent: policy show gives the profile's rules, from the profile" {
+	run "$CORDON" policy show --agent claude
+	[ "$status" -eq 0 ]
+	jq -e '.network.allow[] | select(.value == "api.anthropic.com") |
+	    .from | startswith("agent profile claude: network.allow")' \
+	    <<<"$output"
+	jq -e '.credentials[] | select(.value.env == "ANTHROPIC_API_KEY") |
+	    .value.header == "x-api-key"' <<<"$output"
+	jq -e '.env.set[] | select(.value.name ==
+	    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")' <<<"$output" ||
+	    jq -e '.env.set.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC' \
+	    <<<"$output"
+	run "$CORDON" policy show --agent codex
+	[ "$status" -eq 0 ]
+	jq -e '.credentials[] | select(.value.env == "OPENAI_API_KEY") |
+	    .value.host == "api.openai.com"' <<<"$output"
+	# Without --agent, none of it.
+	run "$CORDON" policy show
+	[[ "$output" != *api.anthropic.com* ]]
+}
+
+@test "--agent: an unknown profile, or two, is refused with the names" {
+	run "$CORDON" run --agent nope -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--agent nope: no such profile (the profiles are claude, codex"* ]]
+	run "$CORDON" policy show --agent claude --agent codex
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"one --agent per run"* ]]
+}
+
+@test "--agent: cordon's CA is made on first use, and said once" {
+	run agent_run claude ANTHROPIC_API_KEY --quiet -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--agent claude: made cordon's CA in $UDIR/home/.local/share/cordon/ca (first use)"* ]]
+	[ -s "$UDIR/home/.local/share/cordon/ca/ca.crt" ]
+	run agent_run claude ANTHROPIC_API_KEY --quiet -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"made cordon's CA"* ]]
+}
+
+@test "--agent codex: the hint says what to pass when codex's own sandbox is on" {
+	printf '#!/bin/sh\necho "codex ran: $*"\n' >"$UDIR/bin/codex"
+	chmod 755 "$UDIR/bin/codex"
+	run agent_run codex OPENAI_API_KEY --quiet -- "$UDIR/bin/codex" exec hi
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cordon: hint: codex's own sandbox"*"-s danger-full-access"* ]]
+	[[ "$output" == *"codex ran: exec hi"* ]]
+	run agent_run codex OPENAI_API_KEY --quiet -- "$UDIR/bin/codex" exec \
+	    -s danger-full-access hi
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"hint: codex"* ]]
+}
+
+@test "claude -p inside: the tool call runs, holding a placeholder; the API gets the key" {
+	need_agents
+	start_api 'echo "key=$ANTHROPIC_API_KEY"; curl -sS https://refused.test/'
+	run agent_run claude ANTHROPIC_API_KEY \
+	    -- claude -p --dangerously-skip-permissions "run the command"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ MOCK-DONE\ tool\ said:.*key=cordon-phantom-[0-9a-f]{32} ]]
+	[[ "$output" != *"$KEY"* ]]
+	# The summary names the host the tool call was refused.
+	[[ "$output" == *"refused.test:443 (no network.allow entry matches"* ]]
+	# Every request reached the API with the real key, none with the
+	# placeholder; the tool's output, sent back, held only the placeholder.
+	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
+	jq -e 'select(.body.messages != null) | .body.messages[] |
+	    .content | arrays | .[] | select(.type == "tool_result")' "$REQ"
+	run ! grep -q "$KEY" <(jq -c .body "$REQ")
+	grep -q 'key=cordon-phantom-' <(jq -c .body "$REQ")
+}
+
+@test "codex exec inside: the tool call runs, holding a placeholder; the API gets the key" {
+	need_agents
+	start_api 'echo "key=$OPENAI_API_KEY"; curl -sS https://refused.test/'
+	run codex_run "run the command"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ MOCK-DONE\ tool\ said:.*key=cordon-phantom-[0-9a-f]{32} ]]
+	[[ "$output" != *"$KEY"* ]]
+	[[ "$output" == *"refused.test:443 (no network.allow entry matches"* ]]
+	[ "$(jq -r '.headers.authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
+	run ! grep -q "$KEY" <(jq -c .body "$REQ")
+	grep -q 'key=cordon-phantom-' <(jq -c .body "$REQ")
+}
+
+@test "claude: its state survives to the workspace's next run, in cordon's copy; the token file held back" {
+	need_agents
+	start_api 'echo "key=$ANTHROPIC_API_KEY"'
+	run agent_run claude ANTHROPIC_API_KEY \
+	    -- claude -p --dangerously-skip-permissions "first task"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--agent claude: ~/.claude/: kept between this workspace's runs in cordon's own copy"*"held back: ~/.claude/.credentials.json"* ]]
+	# The next run goes on with the same conversation (--continue): its
+	# request holds the first run's prompt and tool result.
+	run agent_run claude ANTHROPIC_API_KEY \
+	    -- claude -p --continue --dangerously-skip-permissions "next task"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"kept between"* ]]	# said once
+	last=$(tail -n 1 "$REQ" | jq -c .body.messages)
+	[[ "$last" == *"first task"* ]]
+	[[ "$last" == *"next task"* ]]
+	[[ "$last" == *tool_result* ]]
+	# Kept on disk in cordon's copy, .claude.json with it; never the
+	# host's folder.
+	copy=$(kept_copy .claude)
+	[ -f "$copy/.claude.json" ]
+	[ -n "$(ls "$copy/projects")" ]
+	[ ! -e "$UDIR/home/.claude" ]
+	[ ! -e "$UDIR/home/.claude.json" ]
+}
+
+@test "codex: its sessions survive to the workspace's next run (exec resume --last), on disk" {
+	need_agents
+	start_api 'echo "key=$OPENAI_API_KEY"'
+	run codex_run "first task"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--agent codex: ~/.codex/: kept between this workspace's runs"*"held back: ~/.codex/auth.json"* ]]
+	run codex_run resume --last "next task"
+	[ "$status" -eq 0 ]
+	last=$(tail -n 1 "$REQ" | jq -c .body.input)
+	[[ "$last" == *"first task"* ]]
+	[[ "$last" == *"next task"* ]]
+	[[ "$last" == *function_call_output* ]]
+	[ -n "$(ls "$(kept_copy .codex)/sessions")" ]
+	[ ! -e "$UDIR/home/.codex" ]
+}
+
+@test "--keep ~/.claude: kept, saying what it holds back; the host's token file stays hidden over the copy" {
+	write "$UDIR/home/.claude/.credentials.json" <<<'{"secret": "host-token"}'
+	run in_sandbox --keep '~/.claude' -- sh -c '
+	    echo one >~/.claude/history.jsonl
+	    echo planted >~/.claude/.credentials.json 2>/dev/null
+	    cat ~/.claude/.credentials.json 2>/dev/null || echo hidden'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--keep ~/.claude: kept between this workspace's runs in cordon's own copy"*"held back: ~/.claude/.credentials.json (hidden by the policy in every run"* ]]
+	[[ "$output" != *host-token* ]]
+	run in_sandbox --keep '~/.claude' -- sh -c '
+	    cat ~/.claude/history.jsonl
+	    cat ~/.claude/.credentials.json 2>/dev/null || echo hidden'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = one ]
+	[ "${lines[1]}" = hidden ]
+	[[ "$output" != *"kept between"* ]]
+	# The host's folder is untouched.
+	[ ! -e "$UDIR/home/.claude/history.jsonl" ]
+	grep -q host-token "$UDIR/home/.claude/.credentials.json"
+}
