@@ -82,7 +82,8 @@ RUNNER_SRCS	 = runner/wspath.c
 CONFINE_SRCS	 = confine/env.c confine/trust.c confine/sysfilter.c
 # The checks after a run (guard/) and the connect thread's parts a unit
 # test reaches (notify/); both run on the host, for cordon run.
-GUARD_SRCS	 = guard/guard.c guard/sentinel.c guard/gitwrite.c
+GUARD_SRCS	 = guard/guard.c guard/sentinel.c guard/gitwrite.c \
+		   guard/hostcfg.c
 NOTIFY_SRCS	 = notify/hostport.c notify/sockdiag.c notify/unixroute.c \
 		   notify/notify_addr.c notify/unixown.c
 SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c

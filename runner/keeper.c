@@ -73,6 +73,7 @@ struct kclient {
 	struct sessblob		 kc_req;	/* its argv and folder */
 	size_t			 kc_finds;	/* the guard's, before */
 	size_t			 kc_moved;
+	size_t			 kc_hfinds;	/* hostcfg.c's, before */
 	struct timespec		 kc_start;
 };
 
@@ -260,6 +261,7 @@ keeper_run(struct kclient *kc, const struct sessmsg *m, int *fds, int nfds)
 	memcpy(send + 1, fds + 1, 3 * sizeof(int));
 	kc->kc_finds = rn->rn_run->r_guard->g_nfinds;
 	kc->kc_moved = rn->rn_run->r_guard->g_nmoved;
+	kc->kc_hfinds = rn->rn_run->r_guard->g_nhfinds;
 	clock_gettime(CLOCK_MONOTONIC, &kc->kc_start);
 	if (sessmsg_send(k->k_pair[0], &out, NULL, send, 4) == -1)
 		keeper_refuse(kc->kc_fd, "cordon: session %s: its sandbox is "
@@ -418,6 +420,7 @@ keeper_say_guard(struct kclient *kc, const struct guard *view)
 	if ((f = open_memstream(&buf, &len)) == NULL)
 		fatal("session: open_memstream");
 	guard_print(view, f);
+	hostcfg_print(view, f);
 	if (fclose(f) != 0)
 		fatal("session: open_memstream");
 	keeper_say(kc, buf, len);
@@ -447,12 +450,15 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 		return;
 	kc->kc_running = false;
 	rc = guard_check(run->r_guard, run->r_sb.sb_id);
+	(void)hostcfg_check(run->r_guard, run->r_sb.sb_id);
 	/* This command's finds alone (the guard's list is the session's). */
 	view = *run->r_guard;
 	view.g_finds += kc->kc_finds;
 	view.g_nfinds -= kc->kc_finds;
 	view.g_nmoved -= kc->kc_moved;
-	if (rc == -1 || view.g_nmoved > 0) {
+	view.g_hfinds += kc->kc_hfinds;
+	view.g_nhfinds -= kc->kc_hfinds;
+	if (rc == -1 || view.g_nmoved > 0 || view.g_nhfinds > 0) {
 		keeper_say_guard(kc, &view);
 		status = RUN_EXIT_FAILURE;
 	}
