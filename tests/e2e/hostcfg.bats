@@ -99,6 +99,53 @@ moved() {
 	[ "$(cat "$WS/.envrc")" = "touch $MARK" ]
 }
 
+# claude_starts: the real Claude Code CLI (tests/npm, pinned), started
+# in the workspace as the user starts it, in print mode, with a model API
+# that answers nothing (a closed port on loopback).  Its user settings
+# (a home of its own) hold a SessionStart hook that touches
+# $UDIR/started; once that ran, and a second more, the CLI is ended.
+claude_starts() {
+	local cli="$BATS_TEST_DIRNAME/../npm/node_modules/.bin/claude" i pid
+	[ -x "$cli" ] || {
+		echo "missing Claude Code: run 'make deps' (tests/npm)" >&2
+		return 1
+	}
+	rm -f "$UDIR/started"
+	write "$UDIR/cchome/.claude/settings.json" <<-EOF
+	{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch $UDIR/started"}]}]}}
+	EOF
+	(cd "$WS" && HOME="$UDIR/cchome" ANTHROPIC_API_KEY=sk-ant-test \
+	    ANTHROPIC_BASE_URL="http://127.0.0.1:$(free_port)" \
+	    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
+	    exec "$cli" -p hi --max-turns 1 </dev/null \
+	    >"$BATS_TEST_TMPDIR/claude.log" 2>&1 3>&-) &
+	pid=$!
+	for i in $(seq 300); do
+		[ -e "$UDIR/started" ] && break
+		sleep 0.1
+	done
+	sleep 1
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	[ -e "$UDIR/started" ] || { cat "$BATS_TEST_TMPDIR/claude.log"; false; }
+}
+
+@test "host config: the real Claude Code CLI runs the workspace's SessionStart hook on the host; the one a command writes inside is moved aside, and the CLI runs nothing" {
+	local hook='{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch '"$MARK"'"}]}]}}'
+	# On the host, without cordon: the hook runs.
+	as_me sh -c "mkdir -p .claude && echo '$hook' >.claude/settings.json"
+	claude_starts
+	[ -e "$MARK" ]
+	rm -rf "$MARK" "$WS/.claude"
+	run in_sandbox --quiet -- sh -c "mkdir -p .claude &&
+	    echo '$hook' >.claude/settings.json"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	moved .claude
+	claude_starts
+	[ ! -e "$MARK" ]
+}
+
 @test "host config: a link the command made on the way, or in the place, is moved aside; nothing is followed out" {
 	run in_sandbox --quiet -- sh -c "mkdir -p real &&
 	    echo '{\"mcpServers\": {}}' >real/mcp.json &&
