@@ -163,6 +163,11 @@ claude_starts() {
 	as_me sh -c 'mkdir -p .vscode && echo "{\"editor.tabSize\": 8}" \
 	    >.vscode/settings.json && echo "export A=1" >.envrc'
 	before=$(cat "$WS/.vscode/settings.json" "$WS/.envrc")
+	# --dry-run says which is kept read-only, which watched.
+	run in_sandbox --dry-run -- true
+	[[ $output == *"$WS/.vscode: bind, read-only (built-in defaults: filesystem.host_config["* ]]
+	[[ $output == *"$WS/.envrc: bind, read-only (built-in defaults: filesystem.host_config["* ]]
+	[[ $output == *"$WS/.mcp.json: not there, and not blocked: what the command makes there is moved aside after the run (filesystem.host_config)"* ]]
 	run in_sandbox --quiet -- sh -c '
 	    echo "{\"tasks\": []}" >.vscode/tasks.json || echo refused-new
 	    echo "touch x" >>.envrc || echo refused-append
