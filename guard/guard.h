@@ -82,7 +82,7 @@ void	guard_clear(struct guard *);
 struct hostcfg_find {
 	char		*hf_path;	/* as on the host */
 	char		*hf_moved;	/* its new name */
-	bool		 hf_link;	/* a link on the way to it, made */
+	bool		 hf_link;	/* a link, there or on the way */
 	int		 hf_error;	/* the rename's errno, or 0 */
 };
 

@@ -56,17 +56,17 @@ hostcfg_open(struct guard *g, const struct fsplan *plan)
 }
 
 /*
- * Opens rel below root as a folder, following the links that stay
- * below it, as a program on the host follows them.  Returns the
+ * Opens rel below root (a folder, with dir), following the links that
+ * stay below it, as a program on the host follows them.  Returns the
  * descriptor (O_PATH), or -1 with errno (EXDEV: a link out of root).
  */
 static int
-hostcfg_opendir(int root, const char *rel)
+hostcfg_openat(int root, const char *rel, bool dir)
 {
 	struct open_how	 how;
 
 	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	how.flags = O_PATH | (dir ? O_DIRECTORY : 0) | O_CLOEXEC;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	return (int)syscall(SYS_openat2, root, *rel == '\0' ? "." : rel, &how,
 	    sizeof(how));
@@ -131,42 +131,73 @@ hostcfg_move(struct guard *g, const char *id, int dfd, const char *name,
 	free(to);
 }
 
+/* What the check does with one component of a watched path. */
+enum hostcfg_step {
+	HC_LEAVE,	/* nothing there, or nothing read through it */
+	HC_MOVE,	/* made during the run: moved aside */
+	HC_ENTER	/* a folder, or the user's link: followed */
+};
+
 /*
- * The watched path rel below root r (at, on the host): each component
- * looked up without following it.  Nothing there, or a file on the way
- * (nothing is read through it): left.  The last one there: moved.  A
- * link on the way made during the run (ctime, which no one can set):
- * moved; one from before: followed, unless it leads out of r.
+ * The step for the component upto (below root), st its lstat, the last
+ * one or not.  A link made during the run (ctime, which no one can
+ * set) is moved, wherever it leads: the host's program would follow
+ * it.  A link from before is the user's (the plan pinned it): followed
+ * while it stays in the root; as the last one, it is moved only when it
+ * leads somewhere now, since what it names was missing at the start.
+ */
+static enum hostcfg_step
+hostcfg_step(const struct guard *g, int root, const char *upto,
+    const struct stat *st, bool last)
+{
+	int	 fd;
+
+	if (S_ISLNK(st->st_mode) && st->st_ctime < g->g_start) {
+		if (!last)
+			return HC_ENTER;
+		if ((fd = hostcfg_openat(root, upto, false)) == -1)
+			return HC_LEAVE;
+		close(fd);
+		return HC_MOVE;
+	}
+	if (last || S_ISLNK(st->st_mode))
+		return HC_MOVE;
+	return S_ISDIR(st->st_mode) ? HC_ENTER : HC_LEAVE;
+}
+
+/*
+ * The watched path rel below root r (at, on the host), looked up one
+ * component at a time, as the host's program opens it by name: what
+ * was made there, or a link made on the way, is moved aside.
  */
 static void
 hostcfg_one(struct guard *g, const char *id, const struct guard_root *r,
     const char *rel, const char *at)
 {
-	struct stat	 st;
-	char		*name, *upto, *shown;
-	size_t		 off = 0, len, base = strlen(at) - strlen(rel);
-	int		 dfd, next;
-	bool		 last;
+	struct stat		 st;
+	enum hostcfg_step	 step;
+	char			*name, *upto, *shown;
+	size_t			 off = 0, len, base = strlen(at) - strlen(rel);
+	int			 dfd, next;
+	bool			 last;
 
-	if ((dfd = hostcfg_opendir(r->gr_fd, "")) == -1)
+	if ((dfd = hostcfg_openat(r->gr_fd, "", true)) == -1)
 		return;
 	for (;;) {
 		len = strcspn(rel + off, "/");
 		last = rel[off + len] == '\0';
 		name = xstrndup(rel + off, len);
 		upto = xstrndup(rel, off + len);
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    (!last && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)))
-			next = -1;
-		else if (last || (S_ISLNK(st.st_mode) &&
-		    st.st_ctime >= g->g_start)) {
+		step = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ?
+		    HC_LEAVE : hostcfg_step(g, r->gr_fd, upto, &st, last);
+		next = -1;
+		if (step == HC_MOVE) {
 			shown = xstrndup(at, base + off + len);
 			hostcfg_move(g, id, dfd, name, shown,
-			    S_ISLNK(st.st_mode) && !last);
+			    S_ISLNK(st.st_mode));
 			free(shown);
-			next = -1;
-		} else
-			next = hostcfg_opendir(r->gr_fd, upto);
+		} else if (step == HC_ENTER)
+			next = hostcfg_openat(r->gr_fd, upto, true);
 		free(name);
 		free(upto);
 		close(dfd);
@@ -234,8 +265,8 @@ hostcfg_print(const struct guard *g, FILE *f)
 		    "when the workspace is opened (filesystem.host_config): "
 		    "now %s\ncordon: hint: look at it with: ls -laR %s; and "
 		    "only if you trust it, take it back with: mv %s %s\n", p,
-		    hf->hf_link ? "a symbolic link on the way to configuration"
-		    : "configuration", m, m, m, p);
+		    hf->hf_link ? "a symbolic link to configuration" :
+		    "configuration", m, m, m, p);
 		free(p);
 		free(m);
 	}

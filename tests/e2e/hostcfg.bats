@@ -154,7 +154,7 @@ claude_starts() {
 	[ "$status" -eq 125 ]
 	moved .cursor
 	moved .claude
-	[[ $output == *"moved aside $WS/.cursor, a symbolic link on the way to configuration made during the run"* ]]
+	[[ $output == *"moved aside $WS/.cursor, a symbolic link to configuration made during the run"* ]]
 	# What the links pointed to is the command's ordinary work: kept.
 	[ -f "$WS/real/mcp.json" ]
 }
