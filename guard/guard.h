@@ -2,7 +2,8 @@
  * guard.h: what keeps the host's git repositories and protected files
  * safe from what the command wrote.  guard.c checks the writable roots
  * after the run (cordon run on the host, or the sentinel if cordon run
- * died: sentinel.c); gitwrite.c applies or holds back the command's
+ * died: sentinel.c), and hostcfg.c what agents and editors on the host
+ * would load from them; gitwrite.c applies or holds back the command's
  * renames onto protected git configs (cordon run's connect thread);
  * block.c makes the placeholders of protected paths before the clone.
  */
@@ -48,6 +49,8 @@ struct guard_find {
 	size_t		 gf_heads_left;	/* and those that could not be */
 };
 
+struct hostcfg_find;
+
 struct guard {
 	struct guard_root *g_roots;
 	size_t		 g_nroots;
@@ -62,6 +65,10 @@ struct guard {
 	char		**g_watch;	/* the plan's fp_watch, borrowed */
 	size_t		 g_nwatch;
 	struct gitcfg_places g_places;	/* the plan's, for gitcfg.c */
+	char		**g_host;	/* the plan's fp_host, borrowed */
+	size_t		 g_nhost;
+	struct hostcfg_find *g_hfinds;	/* hostcfg.c's: moved aside */
+	size_t		 g_nhfinds;
 };
 
 int	guard_open(struct guard *, const struct fsplan *, char **);
@@ -69,6 +76,24 @@ void	guard_know(struct guard *, int);
 int	guard_check(struct guard *, const char *);
 void	guard_print(const struct guard *, FILE *);
 void	guard_clear(struct guard *);
+
+/*
+ * hostcfg.c: after the run, what agents and editors on the host load or
+ * run when the user opens the workspace (filesystem.host_config) that
+ * was not there before the run and is now, moved aside and reported.
+ */
+struct hostcfg_find {
+	char		*hf_path;	/* as on the host */
+	char		*hf_moved;	/* its new name */
+	bool		 hf_link;	/* a link, there or on the way */
+	int		 hf_error;	/* the rename's errno, or 0 */
+};
+
+void	hostcfg_open(struct guard *, const struct fsplan *);
+int	hostcfg_check(struct guard *, const char *);
+void	hostcfg_print(const struct guard *, FILE *);
+json_t	*hostcfg_json(const struct guard *);
+void	hostcfg_clear(struct guard *);
 
 /*
  * gitwrite.c: a protected git config the command writes, applied for it

@@ -125,11 +125,15 @@ sentinel_main(struct guard *g, const char *id, int fd, int pidfd)
 	if (n == 1 && b == SENTINEL_DONE)
 		_exit(0);
 	sentinel_wait(pidfd);
-	if ((rc = guard_check(g, id)) != 0) {
+	rc = guard_check(g, id);
+	if (hostcfg_check(g, id) > 0 && rc == 0)
+		rc = 1;
+	if (rc != 0) {
 		fprintf(stderr, "cordon: run %s ended before it could check "
 		    "its writable folders (it was killed, or it crashed); its "
 		    "sentinel checked them\n", id);
 		guard_print(g, stderr);
+		hostcfg_print(g, stderr);
 		fflush(stderr);
 	}
 	_exit(rc == 0 ? 0 : RUN_EXIT_FAILURE);

@@ -29,6 +29,9 @@
  *   the command's (and the repository's), and a link there decides
  *   nothing (fsp_contain).  A read_only or deny rule of the untrusted
  *   workspace layer stops at a link that leads out of the workspace.
+ * - What agents and editors on the host run from the workspace
+ *   (filesystem.host_config) is read-only when it is there, and
+ *   watched, for the check after the run, when it is not (fsp_host).
  * - The writable roots are scanned for repositories (fsscan.c), whose
  *   findings are protected as the policy's rules are.
  *
@@ -252,6 +255,50 @@ fsp_protect_list(struct fsp *f, const struct plist *pl, bool hide)
 		f->f_within = pl->pl_v[i].pi_untrusted ? f->f_ws : NULL;
 		fsp_protect(f, pl->pl_v[i].pi_text, (hide ? FSP_HIDE : 0) |
 		    (pl->pl_v[i].pi_dir ? 0 : FSP_FILE), pl->pl_v[i].pi_from);
+	}
+	f->f_within = NULL;
+}
+
+/*
+ * What agents and editors on the host load or run when the user opens
+ * the workspace (filesystem.host_config).  One that is there is the
+ * user's: kept read-only, as a read_only rule keeps a path, so the
+ * command can neither change nor replace it.  One that is not, in a
+ * writable root, is not blocked (a placeholder would be a folder the
+ * editor on the host sees during the run, and one `git clean` cannot
+ * remove) but watched: the check after the run (hostcfg.c) moves aside
+ * what was made there.  The links met on the way are pinned either way.
+ * A workspace layer's entry counts only inside the workspace.
+ */
+static void
+fsp_host(struct fsp *f, const struct plist *pl)
+{
+	struct fsplan		*plan = f->f_plan;
+	const struct pitem	*pi;
+	struct fspath		 pr;
+	size_t			 i, j;
+	bool			 in;
+
+	for (i = 0; i < pl->pl_n; i++) {
+		pi = &pl->pl_v[i];
+		f->f_within = pi->pi_untrusted ? f->f_ws : NULL;
+		fspath_resolve(pi->pi_text, &pr);
+		if (pr.pr_res != FSPATH_MISSING) {
+			fspath_clear(&pr);
+			fsp_protect(f, pi->pi_text, 0, pi->pi_from);
+			continue;
+		}
+		fsp_pins(f, &pr, pi->pi_from);
+		fspath_clear(&pr);
+		for (in = false, j = 0; j < f->f_nroots && !in; j++)
+			in = path_is_below(pi->pi_text, f->f_roots[j]) &&
+			    strcmp(pi->pi_text, f->f_roots[j]) != 0;
+		if (!in || (f->f_within != NULL &&
+		    !path_is_below(pi->pi_text, f->f_within)))
+			continue;
+		plan->fp_host = xreallocarray(plan->fp_host, plan->fp_nhost + 1,
+		    sizeof(*plan->fp_host));
+		plan->fp_host[plan->fp_nhost++] = xstrdup(pi->pi_text);
 	}
 	f->f_within = NULL;
 }
@@ -528,6 +575,7 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 		goto out;
 	fsp_protect_list(&f, &p->p_read_only, false);
 	fsp_protect_list(&f, &p->p_hide, true);
+	fsp_host(&f, &p->p_host_config);
 	fsp_protect_path(&f, in->fi_path);
 	for (i = 0; i < in->fi_nshow; i++)
 		fsp_show(&f, in->fi_show[i]);
@@ -575,5 +623,8 @@ fsplan_clear(struct fsplan *plan)
 	for (i = 0; i < plan->fp_nwatch; i++)
 		free(plan->fp_watch[i]);
 	free(plan->fp_watch);
+	for (i = 0; i < plan->fp_nhost; i++)
+		free(plan->fp_host[i]);
+	free(plan->fp_host);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -91,6 +91,8 @@ struct fsplan {
 	size_t		 fp_nnotes;	/* scan bound; escaped, one line each */
 	char		**fp_watch;	/* a missing .cordon in a writable */
 	size_t		 fp_nwatch;	/* root: not blocked, watched (guard) */
+	char		**fp_host;	/* missing host_config paths in a */
+	size_t		 fp_nhost;	/* writable root: watched (hostcfg.c) */
 	size_t		 fp_scanned;	/* directory entries read by the scan */
 };
 

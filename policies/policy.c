@@ -187,6 +187,7 @@ policy_free(struct policy *p)
 	policy_plist_free(&p->p_read_only);
 	policy_plist_free(&p->p_hide);
 	policy_plist_free(&p->p_sockets);
+	policy_plist_free(&p->p_host_config);
 	policy_plist_free(&p->p_env_pass);
 	policy_plist_free(&p->p_env_set);
 	policy_pidents_unref(p->p_idents);

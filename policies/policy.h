@@ -162,6 +162,7 @@ struct policy {
 	struct plist	 p_read_only;
 	struct plist	 p_hide;	/* filesystem.deny */
 	struct plist	 p_sockets;	/* filesystem.unix_sockets: paths */
+	struct plist	 p_host_config;	/* what host agents, editors run */
 	struct plist	 p_env_pass;	/* names, or prefixes ending in '*' */
 	struct plist	 p_env_set;	/* names with pi_value */
 	struct pinspect	*p_inspect;	/* network.inspect */

@@ -174,7 +174,8 @@ ident_layer_ok(const struct policy *p)
 	    !p->p_capture.ps_set && p->p_cidrs.pl_n == 0 &&
 	    p->p_host_ports.pl_n == 0 && p->p_write.pl_n == 0 &&
 	    p->p_read_only.pl_n == 0 && p->p_hide.pl_n == 0 &&
-	    p->p_sockets.pl_n == 0 && p->p_env_pass.pl_n == 0 &&
+	    p->p_sockets.pl_n == 0 && p->p_host_config.pl_n == 0 &&
+	    p->p_env_pass.pl_n == 0 &&
 	    p->p_env_set.pl_n == 0 && p->p_ninspect == 0 &&
 	    p->p_ncreds == 0 && p->p_ca_dir.pl_n == 0 && p->p_idents == NULL;
 }

@@ -117,6 +117,7 @@ static const struct key filesystem_keys[] = {
 	{ "read_only", KEY_LIST, key_path, AT(p_read_only), NULL, NULL },
 	{ "deny", KEY_LIST, key_path, AT(p_hide), NULL, NULL },
 	{ "unix_sockets", KEY_LIST, key_socket, AT(p_sockets), NULL, NULL },
+	{ "host_config", KEY_LIST, key_path, AT(p_host_config), NULL, NULL },
 	{ NULL, 0, NULL, 0, NULL, NULL }
 };
 

@@ -68,6 +68,7 @@ policy_merge(struct policy *dst, const struct policy *layer)
 	policy_plist_append(&dst->p_read_only, &layer->p_read_only);
 	policy_plist_append(&dst->p_hide, &layer->p_hide);
 	policy_plist_append(&dst->p_sockets, &layer->p_sockets);
+	policy_plist_append(&dst->p_host_config, &layer->p_host_config);
 	policy_plist_append(&dst->p_env_pass, &layer->p_env_pass);
 
 	/* A later value for the same variable replaces the earlier one. */
@@ -241,6 +242,11 @@ policy_merge_narrow(struct policy *dst, const struct policy *ws)
 	policy_plist_append(&dst->p_hide, &ws->p_hide);
 	for (; i < dst->p_hide.pl_n; i++)
 		dst->p_hide.pl_v[i].pi_untrusted = true;
+	/* More of what the host runs is judged; none is judged less. */
+	i = dst->p_host_config.pl_n;
+	policy_plist_append(&dst->p_host_config, &ws->p_host_config);
+	for (; i < dst->p_host_config.pl_n; i++)
+		dst->p_host_config.pl_v[i].pi_untrusted = true;
 	policy_plist_intersect(&dst->p_env_pass, &ws->p_env_pass, MEET_ENV);
 	/*
 	 * network.inspect, credentials, tls and filesystem.unix_sockets:

@@ -152,6 +152,9 @@ policy_show_json(const struct policy *p, bool annotate)
 	if (p->p_sockets.pl_n > 0)
 		json_object_set_new(fs, "unix_sockets",
 		    show_list(&p->p_sockets, annotate));
+	if (p->p_host_config.pl_n > 0)
+		json_object_set_new(fs, "host_config",
+		    show_list(&p->p_host_config, annotate));
 	json_object_set_new(root, "filesystem", fs);
 
 	env = json_object();

@@ -397,6 +397,12 @@ seatbelt_profile(const struct policy *p, const struct sb_opts *o,
 	}
 	sb_list_plist(&w, &p->p_write, o, &errors);
 	sb_list_plist(&ro, &p->p_read_only, o, &errors);
+	/*
+	 * What agents and editors run from the workspace: no check follows
+	 * a run here to move aside what the command made, so none is
+	 * written, there or not.
+	 */
+	sb_list_plist(&ro, &p->p_host_config, o, &errors);
 	sb_list_plist(&hide, &p->p_hide, o, &errors);
 	for (i = 0; o->so_home != NULL && i < nitems(sb_stores); i++) {
 		xasprintf(&store, "%s/%s", o->so_home, sb_stores[i]);

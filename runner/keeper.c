@@ -75,6 +75,7 @@ struct kclient {
 	size_t			 kc_finds;	/* the guard's, before */
 	size_t			 kc_moved;
 	size_t			 kc_gitchanges;	/* gitwrite's, before */
+	size_t			 kc_hfinds;	/* hostcfg.c's, before */
 	struct timespec		 kc_start;
 };
 
@@ -280,6 +281,7 @@ keeper_run(struct kclient *kc, const struct sessmsg *m, int *fds, int nfds)
 	kc->kc_moved = rn->rn_run->r_guard->g_nmoved;
 	kc->kc_gitchanges = rn->rn_run->r_gitwrite != NULL ?
 	    gitwrite_count(rn->rn_run->r_gitwrite) : 0;
+	kc->kc_hfinds = rn->rn_run->r_guard->g_nhfinds;
 	clock_gettime(CLOCK_MONOTONIC, &kc->kc_start);
 	if (keeper_thaw(k) == -1 || sessmsg_send(k->k_pair[0], &out, NULL,
 	    send, 4) == -1)
@@ -446,6 +448,7 @@ keeper_say_guard(struct kclient *kc, const struct guard *view,
 	if (gw != NULL)
 		gitwrite_print(gw, kc->kc_gitchanges, f);
 	guard_print(view, f);
+	hostcfg_print(view, f);
 	if (fclose(f) != 0)
 		fatal("session: open_memstream");
 	keeper_say(kc, buf, len);
@@ -504,12 +507,15 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 		return;
 	kc->kc_running = false;
 	rc = guard_check(run->r_guard, run->r_sb.sb_id);
+	(void)hostcfg_check(run->r_guard, run->r_sb.sb_id);
 	/* This command's finds alone (the guard's list is the session's). */
 	view = *run->r_guard;
 	view.g_finds += kc->kc_finds;
 	view.g_nfinds -= kc->kc_finds;
 	view.g_nmoved -= kc->kc_moved;
-	if (rc == -1 || view.g_nmoved > 0)
+	view.g_hfinds += kc->kc_hfinds;
+	view.g_nhfinds -= kc->kc_hfinds;
+	if (rc == -1 || view.g_nmoved > 0 || view.g_nhfinds > 0)
 		status = RUN_EXIT_FAILURE;
 	keeper_say_guard(kc, &view, run->r_gitwrite);
 	if (kc->kc_report != -1) {

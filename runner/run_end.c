@@ -118,8 +118,9 @@ run_end_read(int fd, const struct run *run, struct tally *t)
 /*
  * What the sandbox left, read once it is gone: why its setup failed
  * (copied to stderr, its first line kept for the report), what PID 1
- * said at the command's end, and the guard's check of the writable
- * roots, which fails the run when it finds something.
+ * said at the command's end, and the guard's checks of the writable
+ * roots (repositories, and what agents and editors on the host load),
+ * which fail the run when they find something.
  */
 void
 run_end_collect(struct runner *rn)
@@ -134,6 +135,10 @@ run_end_collect(struct runner *rn)
 	if (guard_check(run->r_guard, run->r_sb.sb_id) != 0)
 		rn->rn_status = RUN_EXIT_FAILURE;
 	guard_print(run->r_guard, stderr);
+	if (hostcfg_check(run->r_guard, run->r_sb.sb_id) > 0) {
+		hostcfg_print(run->r_guard, stderr);
+		rn->rn_status = RUN_EXIT_FAILURE;
+	}
 	sentinel_done(&rn->rn_sentinel);
 }
 

@@ -584,6 +584,7 @@ run_prepare_exec(struct run_prep *rp, const struct run_opts *o)
 		free(cause);
 		return RUN_EXIT_FAILURE;
 	}
+	hostcfg_open(&rp->rp_guard, &rp->rp_plan);
 	run->r_guard = &rp->rp_guard;
 	/* The proxy's from here, or freed by run_exec: no longer ours. */
 	p = rp->rp_policy;
@@ -603,6 +604,7 @@ run_prepare_clear(struct run_prep *rp)
 	size_t		 i;
 
 	block_cleanup(&rp->rp_plan, &rp->rp_blocks);
+	hostcfg_clear(&rp->rp_guard);
 	guard_clear(&rp->rp_guard);
 	gitwrite_clear(&rp->rp_gitwrite);	/* zeroed if never begun */
 	if (run->r_sb.sb_cmd.sc_seccomp != -1)

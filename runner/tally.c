@@ -667,9 +667,12 @@ tally_json_more(const struct tally *t, const struct report_info *ri,
 		    "s:I}", "quic", (json_int_t)t->t_drops.nd_quic,
 		    "udp", (json_int_t)t->t_drops.nd_udp,
 		    "other", (json_int_t)t->t_drops.nd_other));
-	if (ri->ri_guard != NULL)
+	if (ri->ri_guard != NULL) {
 		json_object_set_new(doc, "repositories",
 		    report_guard(ri->ri_guard));
+		json_object_set_new(doc, "host_config",
+		    hostcfg_json(ri->ri_guard));
+	}
 	if (ri->ri_gitwrite != NULL)
 		json_object_set_new(doc, "git_config",
 		    gitwrite_json(ri->ri_gitwrite));

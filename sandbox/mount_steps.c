@@ -298,6 +298,11 @@ mount_steps_print(const struct sandbox *sb, FILE *f)
 		fprintf(f, "  %s: not there, and not blocked: one the command "
 		    "makes is moved aside after the run\n",
 		    sb->sb_view.sv_plan->fp_watch[i]);
+	for (i = 0; i < sb->sb_view.sv_plan->fp_nhost; i++)
+		fprintf(f, "  %s: not there, and not blocked: what the command "
+		    "makes there is moved aside after the run "
+		    "(filesystem.host_config)\n",
+		    sb->sb_view.sv_plan->fp_host[i]);
 	fprintf(f, "  /dev: tmpfs, read-only: null zero full random urandom "
 	    "tty, a private pts and shm\n  /proc: this PID namespace's\n");
 	free(m.m_steps);

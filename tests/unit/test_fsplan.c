@@ -306,6 +306,47 @@ test_cordon_watched(void **state)
 }
 
 /*
+ * filesystem.host_config: one there is read-only, as a read_only path
+ * is; one missing in a writable root is watched (hostcfg.c), never
+ * blocked; one outside every writable root, or a workspace layer's
+ * outside the workspace, is not watched.
+ */
+static void
+test_host_config(void **state)
+{
+	struct policy	*p;
+	struct fsplan	 plan;
+	char		*want;
+
+	(void)state;
+	make("@/ws/.vscode/settings.json", "{}\n");
+	make("@/other/", NULL);
+	make("@/ro/", NULL);
+	plan_ws = at("@/ws");
+	p = policy_new();
+	add(&p->p_write, "@/ws", "default policy: filesystem.write[0]");
+	add(&p->p_write, "@/other", "--write");
+	add(&p->p_host_config, "@/ws/.vscode/", "default: host_config[0]");
+	add(&p->p_host_config, "@/ws/.cursor/mcp.json",
+	    "default: host_config[1]");
+	add(&p->p_host_config, "@/ro/.envrc", "user: host_config[0]");
+	add(&p->p_host_config, "@/other/.envrc", "ws: host_config[0]");
+	p->p_host_config.pl_v[3].pi_untrusted = true;
+	plan_ok(p, 0, &plan);
+	expect(&plan,
+	    "rw @/other",
+	    "rw @/ws",
+	    "ro @/ws/.vscode",
+	    NULL);
+	assert_int_equal(plan.fp_nhost, 1);
+	want = at("@/ws/.cursor/mcp.json");
+	assert_string_equal(plan.fp_host[0], want);
+	free(want);
+	fsplan_clear(&plan);
+	policy_free(p);
+}
+
+/*
  * Below a folder that may be a scratch layer (fi_scratch), a protected
  * path that exists is bound read-only as below a writable root; a
  * missing one is not blocked (the layer takes it, and is discarded).
@@ -675,6 +716,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_nested_order, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_host_config, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_cordon_watched, setup,
 		    teardown),

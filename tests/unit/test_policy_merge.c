@@ -155,6 +155,40 @@ test_workspace_cannot_widen(void **state)
 	policy_free(trusted);
 }
 
+/*
+ * filesystem.host_config: the workspace layer adds entries (judged
+ * inside the workspace only) and takes none away, even written empty.
+ */
+static void
+test_workspace_host_config(void **state)
+{
+	struct policy	*p = policy_new(), *t, *ws;
+
+	(void)state;
+	t = load_as("{\"version\": 1, \"filesystem\": {\"host_config\":"
+	    " [\".envrc\", \"~/.tool/\"]}}", false);
+	policy_merge(p, t);
+	ws = load_as("{\"version\": 1, \"filesystem\": {\"host_config\":"
+	    " []}}", true);
+	policy_merge_narrow(p, ws);
+	policy_free(ws);
+	assert_int_equal(p->p_host_config.pl_n, 2);
+	ws = load_as("{\"version\": 1, \"filesystem\": {\"host_config\":"
+	    " [\"Taskfile.hooks\"]}}", true);
+	policy_merge_narrow(p, ws);
+	assert_int_equal(p->p_host_config.pl_n, 3);
+	assert_string_equal(p->p_host_config.pl_v[0].pi_text, "/w/.envrc");
+	assert_false(p->p_host_config.pl_v[0].pi_untrusted);
+	assert_string_equal(p->p_host_config.pl_v[1].pi_text, "/h/.tool");
+	assert_true(p->p_host_config.pl_v[1].pi_dir);
+	assert_string_equal(p->p_host_config.pl_v[2].pi_text,
+	    "/w/Taskfile.hooks");
+	assert_true(p->p_host_config.pl_v[2].pi_untrusted);
+	policy_free(ws);
+	policy_free(t);
+	policy_free(p);
+}
+
 static void
 test_workspace_narrows(void **state)
 {
@@ -370,6 +404,7 @@ test_defaults(void **state)
 	char		*cause;
 	size_t		 i;
 	bool		 ssh = false, git = false, cordon = false, bashrc = false;
+	bool		 claude = false, envrc = false;
 
 	(void)state;
 	if ((p = policy_merge_defaults(&ctx, &cause)) == NULL)
@@ -390,6 +425,15 @@ test_defaults(void **state)
 	}
 	for (i = 0; i < p->p_hide.pl_n; i++)
 		ssh |= strcmp(p->p_hide.pl_v[i].pi_text, "/h/.ssh") == 0;
+	/* What agents and editors run from the workspace: judged. */
+	for (i = 0; i < p->p_host_config.pl_n; i++) {
+		claude |= strcmp(p->p_host_config.pl_v[i].pi_text,
+		    "/w/.claude") == 0 && p->p_host_config.pl_v[i].pi_dir;
+		envrc |= strcmp(p->p_host_config.pl_v[i].pi_text,
+		    "/w/.envrc") == 0;
+	}
+	assert_true(claude);
+	assert_true(envrc);
 	assert_false(git);
 	assert_true(cordon);
 	assert_true(bashrc);
@@ -511,6 +555,7 @@ main(void)
 		cmocka_unit_test(test_trusted_layers),
 		cmocka_unit_test(test_workspace_cannot_widen),
 		cmocka_unit_test(test_workspace_narrows),
+		cmocka_unit_test(test_workspace_host_config),
 		cmocka_unit_test(test_pattern_intersect),
 		cmocka_unit_test(test_show_roundtrip),
 		cmocka_unit_test(test_defaults),
