@@ -85,7 +85,8 @@ freeze_own(char *buf, size_t len)
 /*
  * Makes the session's cgroup, id's, below this process's own.  Returns
  * 0 with fz ready (fz_dir for CLONE_INTO_CGROUP), or -1 with fz_dir -1:
- * none here, which is no failure (said in the session's log).
+ * none here, which is no failure (said in the session's log with -v;
+ * session list --json shows the cgroup or none).
  */
 int
 freeze_open(struct freeze *fz, const char *id)
