@@ -578,8 +578,8 @@ keeper_waits(struct keeper *k, uint32_t id, const char *text)
 }
 
 /*
- * The session is ready: its description (ID.json, for session list),
- * its name, and its id to `cordon session start`, which then returns.
+ * The session is ready: its description (ID.json, for session list)
+ * and its id to `cordon session start`, which then returns.
  */
 static void
 keeper_ready(struct keeper *k)
@@ -587,7 +587,6 @@ keeper_ready(struct keeper *k)
 	const struct session_opts	*so = k->k_so;
 	char				 path[PATH_MAX], line[32];
 	json_t				*doc;
-	int				 fd;
 
 	k->k_ready = true;
 	doc = json_pack("{s:s, s:s?, s:i, s:I, s:s, s:s, s:I, s:s}", "id",
@@ -603,16 +602,7 @@ keeper_ready(struct keeper *k)
 	if (doc == NULL || json_dump_file(doc, path, JSON_COMPACT) == -1)
 		log_warnx("session: %s could not be written", path);
 	json_decref(doc);
-	if (so->so_name != NULL) {
-		sessdir_file(path, sizeof(path), so->so_dir, so->so_name,
-		    "name");
-		if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC |
-		    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1 || write(fd,
-		    so->so_id, SESS_ID_LEN) != SESS_ID_LEN)
-			log_warn("session: %s", path);
-		if (fd != -1)
-			close(fd);
-	}
+	/* Its name (NAME.name) is written and held since session start. */
 	snprintf(line, sizeof(line), "%s\n", so->so_id);
 	if (write(so->so_ready, line, strlen(line)) == -1)
 		log_warn("session: telling session start");

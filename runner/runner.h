@@ -65,6 +65,7 @@ struct session_opts {
 	char		 so_id[17];	/* the session's id */
 	char		 so_dir[PATH_MAX]; /* the user's sessions' folder */
 	int		 so_ready;	/* write end: the id, once ready */
+	int		 so_name_fd;	/* NAME.name, locked, or -1 */
 };
 
 struct run {

@@ -68,7 +68,7 @@ session_copy_log(const char *path)
 static int
 session_start_opts(int *argc, char **argv, struct session_opts *so)
 {
-	char	*end;
+	char	*end, *shown;
 	int	 i, j;
 
 	for (i = j = 1; i < *argc; i++) {
@@ -84,13 +84,17 @@ session_start_opts(int *argc, char **argv, struct session_opts *so)
 		}
 		if (strcmp(argv[i], "--name") == 0) {
 			so->so_name = argv[++i];
-			if (sessdir_id_ok(so->so_name) || so->so_name[0] ==
-			    '\0' || strlen(so->so_name) > SESS_NAME_MAX ||
-			    strpbrk(so->so_name, "/.") != NULL) {
-				log_warnx("session start: --name \"%s\": a "
-				    "name is 1 to %d characters, without / "
-				    "or . and not an id", so->so_name,
-				    SESS_NAME_MAX);
+			if (!sessdir_name_ok(so->so_name)) {
+				shown = str_escape(so->so_name,
+				    strlen(so->so_name));
+				log_warnx("session start: --name \"%s\" "
+				    "refused: a name is 1 to %d letters, "
+				    "digits, '-', '_', '+' or '@', not "
+				    "beginning with '-', and not an id (16 "
+				    "hex digits)", shown, SESS_NAME_MAX);
+				log_warnx("hint: give another --name, such as "
+				    "task-1");
+				free(shown);
 				return -1;
 			}
 		} else if (strcmp(argv[i], "--run-between") == 0)
@@ -111,23 +115,30 @@ session_start_opts(int *argc, char **argv, struct session_opts *so)
 	return 0;
 }
 
-/* The keeper: never returns. */
+/*
+ * The keeper: never returns.  It keeps the name's claim (so_name_fd, at
+ * 4) to its end: while it lives, no other session takes its name.
+ */
 static void __attribute__((noreturn))
 session_keeper(int argc, char **argv, struct session_opts *so, int logfd)
 {
-	int	 fd;
+	int	 fd, name = -1;
 
 	setsid();
-	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
+	if ((so->so_name_fd != -1 && (name = fcntl(so->so_name_fd,
+	    F_DUPFD_CLOEXEC, 5)) == -1) ||
+	    (fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
 	    dup2(fd, 0) == -1 || dup2(fd, 1) == -1 || dup2(logfd, 2) == -1 ||
-	    (so->so_ready != 3 && dup3(so->so_ready, 3, O_CLOEXEC) == -1))
+	    (so->so_ready != 3 && dup3(so->so_ready, 3, O_CLOEXEC) == -1) ||
+	    (name != -1 && dup3(name, 4, O_CLOEXEC) == -1))
 		_exit(RUN_EXIT_FAILURE);
 	/*
 	 * Nothing else of the caller's: a harness waiting for the end of a
 	 * pipe it gave session start would wait for the session's end.
 	 */
 	so->so_ready = 3;
-	if (syscall(SYS_close_range, 4, ~0U, 0) == -1)
+	so->so_name_fd = name != -1 ? 4 : -1;
+	if (syscall(SYS_close_range, name != -1 ? 5 : 4, ~0U, 0) == -1)
 		_exit(RUN_EXIT_FAILURE);
 	_exit(run_cmd_session(argc, argv, so));
 }
@@ -162,17 +173,54 @@ session_wait_ready(int rfd, int pidfd, const struct session_opts *so)
 	}
 }
 
+/*
+ * Claims --name for the session so (its id made): 0, or -1 having said
+ * why, with the session that holds it.
+ */
+static int
+session_claim(struct session_opts *so)
+{
+	char	 holder[SESS_ID_LEN + 1];
+
+	if (so->so_name == NULL)
+		return 0;
+	if ((so->so_name_fd = sessdir_name_claim(so->so_dir, so->so_name,
+	    so->so_id, holder)) != -1)
+		return 0;
+	if (errno != EBUSY) {
+		log_warn("session start: --name \"%s\": %s/%s.name",
+		    so->so_name, so->so_dir, so->so_name);
+		return -1;
+	}
+	log_warnx("session start: --name \"%s\" is session %s's, which "
+	    "runs or is starting: refused", so->so_name, holder[0] != '\0' ?
+	    holder : "(unreadable)");
+	log_warnx("hint: stop it first (cordon session stop %s), or give "
+	    "another --name", so->so_name);
+	return -1;
+}
+
+/* A start that failed lets go of its name, if it claimed one. */
+static void
+session_unclaim(struct session_opts *so)
+{
+	if (so->so_name_fd == -1)
+		return;
+	close(so->so_name_fd);
+	so->so_name_fd = -1;
+	(void)sessdir_name_drop(so->so_dir, so->so_name, so->so_id);
+}
+
 static int
 session_start(int argc, char **argv)
 {
 	struct session_opts	 so;
 	char			 cause[2048], log[PATH_MAX];
-	char			 id[SESS_ID_LEN + 1];
-	int			 logfd, rp[2], pidfd, fd;
+	int			 logfd, rp[2], pidfd;
 	pid_t			 pid;
 
 	memset(&so, 0, sizeof(so));
-	so.so_ready = -1;
+	so.so_ready = so.so_name_fd = -1;
 	if (session_start_opts(&argc, argv, &so) == -1)
 		return 2;
 	if (sessdir_path(so.so_dir, sizeof(so.so_dir), true, cause,
@@ -182,28 +230,23 @@ session_start(int argc, char **argv)
 	}
 	/* What sessions that ended a week ago left goes. */
 	(void)sessdir_prune(so.so_dir, time(NULL) - SESS_ENDED_KEEP_SECS);
-	/* A name is one live session's: a second would take it over. */
-	if (so.so_name != NULL && (fd = sessclient_connect(so.so_name, id,
-	    sizeof(id), cause, sizeof(cause))) != -1) {
-		close(fd);
-		log_warnx("session start: --name \"%s\" is session %s's, "
-		    "which runs: refused\nhint: stop it first (cordon "
-		    "session stop %s), or give another --name", so.so_name,
-		    id, so.so_name);
-		return RUN_EXIT_FAILURE;
-	}
 	if (str_random_hex(so.so_id, SESS_ID_LEN) == -1)
 		fatal("session: getrandom");
 	so.so_id[SESS_ID_LEN] = '\0';
+	/* A name is one live session's, claimed at once or refused. */
+	if (session_claim(&so) == -1)
+		return RUN_EXIT_FAILURE;
 	sessdir_file(log, sizeof(log), so.so_dir, so.so_id, "log");
 	if ((logfd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
 	    O_CLOEXEC, 0600)) == -1 || pipe2(rp, O_CLOEXEC) == -1) {
 		log_warn("session start: %s", log);
+		session_unclaim(&so);
 		return RUN_EXIT_FAILURE;
 	}
 	fflush(NULL);
 	if ((pid = fork()) == -1) {
 		log_warn("session start: fork");
+		session_unclaim(&so);
 		return RUN_EXIT_FAILURE;
 	}
 	if (pid == 0) {
@@ -218,9 +261,13 @@ session_start(int argc, char **argv)
 	if (session_wait_ready(rp[0], pidfd, &so) == -1) {
 		session_copy_log(log);
 		unlink(log);
+		session_unclaim(&so);
 		log_warnx("session start: no session was started");
 		return RUN_EXIT_FAILURE;
 	}
+	/* The keeper holds the name now; this process goes. */
+	if (so.so_name_fd != -1)
+		close(so.so_name_fd);
 	/* What the keeper said while it made the sandbox (notes). */
 	session_copy_log(log);
 	if (so.so_run_between)
@@ -248,7 +295,6 @@ session_forget(const char *name, const char *id)
 					    "log" };
 	char				 dir[PATH_MAX], path[PATH_MAX];
 	char				 why[512], cause[256];
-	char				 got[SESS_ID_LEN + 1];
 	size_t				 i, n = sizeof(sfx) / sizeof(sfx[0]);
 	bool				 had = false, died = false;
 
@@ -273,10 +319,8 @@ session_forget(const char *name, const char *id)
 			had = true;
 	if (!had)
 		return false;
-	if (strcmp(name, id) != 0 && sessdir_name_id(dir, name, got) ==
-	    SESS_ID_LEN && strcmp(got, id) == 0 && sessdir_file(path,
-	    sizeof(path), dir, name, "name") == 0)
-		unlink(path);
+	if (strcmp(name, id) != 0)
+		(void)sessdir_name_drop(dir, name, id);
 	if (died)
 		fprintf(stderr, "cordon: session %s had already ended (its "
 		    "keeper died without a stop: killed, or crashed): its "

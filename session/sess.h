@@ -70,7 +70,7 @@ int	sessmsg_blob_read(int, uint32_t, uint32_t, struct sessblob *);
 void	sessmsg_blob_clear(struct sessblob *);
 void	sessmsg_close(int *, int);
 
-/* sessdir.c: $XDG_RUNTIME_DIR/cordon/sessions, or /tmp/cordon-UID/... */
+/* sessdir.c: $XDG_RUNTIME_DIR/cordon/sessions, or ~/.cache/cordon/... */
 void	sessdir_top(char *);
 int	sessdir_path(char *, size_t, bool, char *, size_t);
 int	sessdir_tops(char [][256]);
@@ -83,6 +83,9 @@ enum keeper_state { KEEPER_NONE, KEEPER_LIVES, KEEPER_DIED };
 enum keeper_state
 	sessdir_keeper(const char *, const char *);
 size_t	sessdir_prune(const char *, time_t);
+int	sessdir_name_claim(const char *, const char *, const char *, char *);
+bool	sessdir_name_drop(const char *, const char *, const char *);
+bool	sessdir_name_ok(const char *);
 bool	sessdir_id_ok(const char *);
 
 /* sessclient.c: `cordon run --session ID -- CMD`, the client. */

@@ -2,11 +2,14 @@
  * sessdir.c: the folder of the user's sessions, where each keeper's
  * socket (ID.sock), log (ID.log), description (ID.json), lock (ID.lock,
  * held while the keeper lives) and, once it ended, the reason (ID.end)
- * are: $XDG_RUNTIME_DIR/cordon/sessions,
- * which systemd makes the user's alone and empties at logout, or
- * /tmp/cordon-UID/sessions.  Every folder of it is the user's and
- * entered by no one else (checked, not assumed: another user could
- * have made /tmp/cordon-UID first); a symbolic link is refused.
+ * are, with the names (NAME.name, holding the id, locked by its keeper):
+ * $XDG_RUNTIME_DIR/cordon/sessions, which systemd makes the user's alone
+ * and empties at logout; without it (a service, a container, su), in
+ * the user's home, ~/.cache/cordon/sessions, which no other user can
+ * make first as anyone can in /tmp; and only when the home is not the
+ * user's either, /tmp/cordon-UID/sessions.  Every folder of it is the
+ * user's and entered by no one else, and its parent is written by no
+ * one else (checked, not assumed); a symbolic link is refused.
  */
 #include <sys/types.h>
 #include <sys/file.h>
@@ -45,18 +48,59 @@ sessdir_check(const char *path, bool create, char *cause, size_t clen)
 	    (st.st_mode & 077) != 0) {
 		snprintf(cause, clen, "%s is not a folder of yours that only "
 		    "you can enter (owner %u, mode %03o); a session's socket "
-		    "is not kept there\nhint: remove it, or set "
-		    "XDG_RUNTIME_DIR to a folder of yours", path,
-		    (unsigned int)st.st_uid, (unsigned int)st.st_mode & 0777);
+		    "is not kept there\nhint: %s", path,
+		    (unsigned int)st.st_uid, (unsigned int)st.st_mode & 0777,
+		    st.st_uid == getuid() ? "it is yours: remove it, or make it "
+		    "a folder of mode 700" : "another user "
+		    "made it: set XDG_RUNTIME_DIR, or HOME, to a folder of "
+		    "yours that no one else may write");
 		return -1;
 	}
 	return 0;
 }
 
 /*
+ * Whether path is a folder no other user may change: the user's or
+ * root's, written by no one else (or sticky, as /tmp, where no one else
+ * may rename what is the user's).  A link is followed (a home or a
+ * ~/.cache on another disk): only its owner could change it.
+ */
+static bool
+sessdir_parent_ok(const char *path)
+{
+	struct stat	 st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (st.st_uid == getuid() || st.st_uid == 0) &&
+	    ((st.st_mode & 022) == 0 || (st.st_mode & S_ISVTX) != 0);
+}
+
+/*
+ * The folder for the sessions when XDG_RUNTIME_DIR is not the user's,
+ * into top (256 bytes): ~/.cache/cordon when the home ($HOME) is a
+ * folder of the user's that no one else writes, else /tmp/cordon-UID.
+ * In /tmp any user may make that name first; in the home no one else
+ * can.  A home too long for a socket's path (108 bytes) is passed over.
+ */
+static void
+sessdir_fallback(char *top)
+{
+	const char	*home = getenv("HOME");
+	struct stat	 st;
+
+	if (home != NULL && home[0] == '/' && strlen(home) <= 60 &&
+	    stat(home, &st) == 0 && st.st_uid == getuid() &&
+	    sessdir_parent_ok(home))
+		snprintf(top, 256, "%s%s.cache/cordon", home,
+		    home[strlen(home) - 1] == '/' ? "" : "/");
+	else
+		snprintf(top, 256, "/tmp/cordon-%u", (unsigned int)getuid());
+}
+
+/*
  * The folder that holds the sessions' folder into top (256 bytes):
- * $XDG_RUNTIME_DIR/cordon when that is the user's, else /tmp/cordon-UID.
- * Neither made nor checked.
+ * $XDG_RUNTIME_DIR/cordon when that is the user's, else
+ * sessdir_fallback's.  Neither made nor checked.
  */
 void
 sessdir_top(char *top)
@@ -68,13 +112,13 @@ sessdir_top(char *top)
 	    stat(xdg, &st) == 0 && st.st_uid == getuid())
 		snprintf(top, 256, "%s/cordon", xdg);
 	else
-		snprintf(top, 256, "/tmp/cordon-%u", (unsigned int)getuid());
+		sessdir_fallback(top);
 }
 
 /*
  * Every place a client of this user's may look for the sessions, as its
  * environment says, into tops (256 bytes each): sessdir_top's first,
- * then /tmp/cordon-UID when that is another.  A client without
+ * then sessdir_fallback's when that is another.  A client without
  * XDG_RUNTIME_DIR (a service, a harness started with a clean
  * environment) uses the second while a login shell uses the first.
  * Returns how many: 1 or 2.
@@ -83,7 +127,7 @@ int
 sessdir_tops(char tops[][256])
 {
 	sessdir_top(tops[0]);
-	snprintf(tops[1], 256, "/tmp/cordon-%u", (unsigned int)getuid());
+	sessdir_fallback(tops[1]);
 	return strcmp(tops[0], tops[1]) == 0 ? 1 : 2;
 }
 
@@ -100,11 +144,29 @@ sessdir_path(char *buf, size_t len, bool create, char *cause, size_t clen)
 	return sessdir_in(top, buf, len, create, cause, clen);
 }
 
-/* The same, in top (one of sessdir_tops). */
+/*
+ * The same, in top (one of sessdir_tops).  Top's parent (~/.cache, made
+ * when create) must be one no other user may change, or they could
+ * rename top and make their own.
+ */
 int
 sessdir_in(const char *top, char *buf, size_t len, bool create, char *cause,
     size_t clen)
 {
+	char	 parent[256];
+
+	snprintf(parent, sizeof(parent), "%.*s", (int)(strrchr(top, '/') -
+	    top), top);
+	if (create && parent[0] != '\0')
+		(void)mkdir(parent, 0700);
+	if (parent[0] != '\0' && !sessdir_parent_ok(parent)) {
+		snprintf(cause, clen, "%s is not a folder that only you or "
+		    "root may change; a session's socket is not kept below it"
+		    "\nhint: it must be yours, written by no one else (chmod "
+		    "go-w), or set XDG_RUNTIME_DIR to a folder of yours",
+		    parent);
+		return -1;
+	}
 	if (sessdir_check(top, create, cause, clen) == -1)
 		return -1;
 	if ((size_t)snprintf(buf, len, "%s/sessions", top) >= len) {
@@ -204,6 +266,124 @@ sessdir_older(int dfd, const char *name, time_t t)
 }
 
 /*
+ * The lock of the names in dir (flock of the folder itself), held while
+ * one is claimed or removed: a descriptor to close, or -1.
+ */
+static int
+sessdir_names_lock(const char *dir)
+{
+	int	 dfd;
+
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	while (flock(dfd, LOCK_EX) == -1)
+		if (errno != EINTR) {
+			close(dfd);
+			return -1;
+		}
+	return dfd;
+}
+
+/*
+ * Claims the name NAME for session id in dir: dir/NAME.name, holding
+ * id, locked (flock) for as long as the descriptor returned is open in
+ * any process; the keeper keeps it to its end, when the kernel lets go.
+ * The names' lock makes the claims one at a time: a name whose file is
+ * locked is refused, one whose session ended (its file unlocked) taken
+ * over.  The file is whole before it has the name (ID.claim: written,
+ * locked, then renamed), so a start that lost reads the winner's id.
+ * Returns the descriptor; -1 with errno EBUSY and the holder's id in
+ * holder (SESS_ID_LEN + 1 bytes; "" if unreadable), or another errno.
+ */
+int
+sessdir_name_claim(const char *dir, const char *name, const char *id,
+    char *holder)
+{
+	char	 path[PATH_MAX], tmp[PATH_MAX];
+	ssize_t	 n;
+	int	 dfd, old, fd = -1, err = 0;
+
+	holder[0] = '\0';
+	if (sessdir_file(path, sizeof(path), dir, name, "name") == -1 ||
+	    sessdir_file(tmp, sizeof(tmp), dir, id, "claim") == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((dfd = sessdir_names_lock(dir)) == -1)
+		return -1;
+	if ((old = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
+		if (flock(old, LOCK_SH | LOCK_NB) == -1) {
+			err = errno == EWOULDBLOCK ? EBUSY : errno;
+			n = pread(old, holder, SESS_ID_LEN, 0);
+			holder[n == SESS_ID_LEN ? n : 0] = '\0';
+		}
+		close(old);
+	} else if (errno != ENOENT)
+		err = errno;
+	errno = 0;
+	if (err == 0 && ((fd = open(tmp, O_RDWR | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1 || flock(fd, LOCK_EX |
+	    LOCK_NB) == -1 || write(fd, id, SESS_ID_LEN) != SESS_ID_LEN ||
+	    rename(tmp, path) == -1))
+		err = errno != 0 ? errno : EIO;
+	if (err != 0 && fd != -1) {
+		unlink(tmp);
+		close(fd);
+		fd = -1;
+	}
+	close(dfd);
+	errno = err;
+	return fd;
+}
+
+/*
+ * Removes dir/NAME.name if it still leads to id and no keeper holds it
+ * (one claimed it again since).  Returns whether it was removed.
+ */
+bool
+sessdir_name_drop(const char *dir, const char *name, const char *id)
+{
+	char	 path[PATH_MAX], got[SESS_ID_LEN + 1];
+	bool	 gone = false;
+	int	 dfd, fd;
+
+	if (sessdir_file(path, sizeof(path), dir, name, "name") == -1 ||
+	    (dfd = sessdir_names_lock(dir)) == -1)
+		return false;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
+		if (flock(fd, LOCK_SH | LOCK_NB) == 0 &&
+		    pread(fd, got, SESS_ID_LEN, 0) == SESS_ID_LEN &&
+		    memcmp(got, id, SESS_ID_LEN) == 0)
+			gone = unlink(path) == 0;
+		close(fd);
+	}
+	close(dfd);
+	return gone;
+}
+
+/*
+ * Whether s is a session's name: 1 to SESS_NAME_MAX letters, digits,
+ * '-', '_', '+' or '@', not beginning with '-', and not an id.  It is a
+ * file's name and a word of session list's lines.
+ */
+bool
+sessdir_name_ok(const char *s)
+{
+	size_t	 i;
+
+	if (s[0] == '\0' || s[0] == '-' || strlen(s) > SESS_NAME_MAX ||
+	    sessdir_id_ok(s))
+		return false;
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+		    s[i] == '_' || s[i] == '+' || s[i] == '@'))
+			return false;
+	return true;
+}
+
+/*
  * A name (file: NAME.name) whose session left nothing (no ID.json, ID.lock
  * or ID.end), last changed before t: removed.  Returns whether it was.
  */
@@ -224,7 +404,7 @@ sessdir_prune_name(const char *dir, int dfd, const char *file, time_t t)
 		if (faccessat(dfd, f, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 			return false;
 	}
-	return unlinkat(dfd, file, 0) == 0;
+	return sessdir_name_drop(dir, name, id);
 }
 
 /*

@@ -33,9 +33,27 @@ teardown() {
 		    timeout 20 "$UCORDON" session stop "$sid" >/dev/null 2>&1 ||
 		    true
 	done
+	# The two users of the test of /tmp/cordon-UID taken first.
+	if [ -n "${VICTIM:-}" ]; then
+		for sid in "${VSIDS[@]}"; do
+			as_uid "$VICTIM" timeout 20 "$UCORDON" session stop \
+			    "$sid" >/dev/null 2>&1 || true
+		done
+		rm -rf "/tmp/cordon-$VICTIM"
+	fi
 	teardown_bg
 	sandbox_teardown
 	[ -z "$died" ]
+}
+
+# Runs ARGS as uid $1 (of no account; root runs the tests), its HOME
+# $UDIR/home-UID, XDG_RUNTIME_DIR unset: a service's or su's.
+as_uid() {
+	local uid=$1
+	shift
+	(exec setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+	    --inh-caps=-all --reset-env env HOME="${AS_HOME:-$UDIR/home-$uid}" \
+	    PATH=/usr/bin:/bin "$@")
 }
 
 # Runs ARGS as the session's owner: the test user ($AS=user) or whoever
@@ -79,6 +97,13 @@ who_cmd() {
 keeper_pid() {
 	as_who "$UCORDON" session list --json |
 	    jq -r --arg id "$SID" '.[] | select(.id == $id) | .pid'
+}
+
+# The folder of the owner's sessions, as its client finds it:
+# $XDG_RUNTIME_DIR/cordon, else ~/.cache/cordon (then sessions/).
+sessions_top() {
+	as_who sh -c 'if [ -n "${XDG_RUNTIME_DIR:-}" ]; then
+	    echo "$XDG_RUNTIME_DIR/cordon"; else echo "$HOME/.cache/cordon"; fi'
 }
 
 # Waits up to 2 s for process $1 to be gone.
@@ -205,7 +230,8 @@ pid1_of() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root to be the other user"
 	session_start
 	uid=$(id -u "$TEST_USER")
-	sock=/tmp/cordon-$uid/sessions/$SID.sock
+	dir=$(sessions_top)/sessions
+	sock=$dir/$SID.sock
 	[ -S "$sock" ]
 	# Root passes the folder's mode; its cordon sees the keeper is not
 	# its own and sends nothing.
@@ -227,8 +253,8 @@ print(struct.unpack("<7I", m[:28])[1], m[28:].decode())
 ' "$sock" "$WS" "$WS/by-root"
 	[[ "$output" == "5 cordon: session $SID is not yours"*"hint:"* ]]
 	[ ! -e "$WS/by-root" ]
-	grep -q "refused a client of uid 0" "/tmp/cordon-$uid/sessions/$SID.log"
-	[ "$(stat -c %a "/tmp/cordon-$uid/sessions")" = 700 ]
+	grep -q "refused a client of uid 0" "$dir/$SID.log"
+	[ "$(stat -c %a "$dir")" = 700 ]
 }
 
 # A listener of the test user's that poses as a session's keeper: it
@@ -328,8 +354,7 @@ except OSError as e:
 @test "a run given the host's /tmp to write cannot put its own socket in place of a session's: the sessions' folder is hidden inside (user and root)" {
 	for AS in user root; do
 		session_start
-		dir=$(as_who sh -c 'echo "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"')
-		[ -z "${XDG_RUNTIME_DIR:-}" ] || dir=$dir/cordon
+		dir=$(sessions_top)
 		[ -S "$dir/sessions/$SID.sock" ]
 		# Another run, of the same user, with /tmp writable: it would
 		# bind a socket of its own in the session's place, and answer
@@ -342,7 +367,7 @@ except OSError as e:
 
 @test "a run whose XDG_RUNTIME_DIR differs from the session's client's still hides the sessions' folder the client uses (user and root)" {
 	# The session and its clients without XDG_RUNTIME_DIR: their folder
-	# is /tmp/cordon-UID.  The hijacking run has one of the user's, as a
+	# is ~/.cache/cordon.  The hijacking run has one of the user's, as a
 	# login shell would: it must hide both places, not its own alone.
 	export XDG_RUNTIME_DIR=
 	mkdir -p "$UDIR/xdg"
@@ -352,7 +377,8 @@ except OSError as e:
 		[ "$AS" = user ] && [ "$(id -u)" -eq 0 ] &&
 		    chown "$TEST_USER:" "$UDIR/xdg"
 		session_start
-		dir=/tmp/cordon-$(as_who id -u)
+		dir=$(sessions_top)
+		[ "$dir" = "$(as_who sh -c 'echo "$HOME"')/.cache/cordon" ]
 		[ -S "$dir/sessions/$SID.sock" ]
 		cd "$WS"
 		hijack_refused XDG_RUNTIME_DIR="$UDIR/xdg"
@@ -841,9 +867,103 @@ while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
 		run as_who "$UCORDON" session stop "n$AS"
 		[ "$status" -eq 125 ]
 		[[ "$output" == *"no session is named"* ]]
-		run as_who sh -c 'ls "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"/cordon/sessions "/tmp/cordon-$(id -u)/sessions" 2>/dev/null'
+		run ls "$(sessions_top)/sessions"
 		[[ "$output" != *"$first"* ]]
 	done
+}
+
+@test "--name: two session starts at once with one name: exactly one wins, the other is refused and told which session holds it" {
+	local round r1 r2 id1 id2 won lost
+	cd "$WS"
+	for round in 1 2 3; do
+		# Both from one shell of the owner's, at once.
+		as_who sh -c 'for i in 1 2; do
+			("$0" session start --read-only "$1" --name "$2" \
+			    >"$3/s$i.out" 2>"$3/s$i.err"; echo $? >"$3/s$i.rc") &
+		done; wait' "$UCORDON" "$UDIR/bin" "race$round" "$UDIR" 3>&-
+		id1=$(cat "$UDIR/s1.out")
+		id2=$(cat "$UDIR/s2.out")
+		r1=$(cat "$UDIR/s1.rc")
+		r2=$(cat "$UDIR/s2.rc")
+		SIDS+=($id1 $id2)
+		echo "round $round: $r1 ($id1) $r2 ($id2)"
+		cat "$UDIR"/s[12].err
+		[ "$((r1 + r2))" -eq 125 ]
+		if [ "$r1" -eq 0 ]; then won=$id1 lost=2; else won=$id2 lost=1; fi
+		grep -q "^cordon: session start: --name \"race$round\" is session $won's, which runs or is starting: refused" \
+		    "$UDIR/s$lost.err"
+		grep -q "hint: stop it first (cordon session stop race$round)" \
+		    "$UDIR/s$lost.err"
+		# The name leads to the winner, which answers by it.
+		run -0 as_who "$UCORDON" run --session "race$round" -- echo "$won"
+		[ "$output" = "$won" ]
+		[ "$(as_who "$UCORDON" session list | grep -c " race$round ")" -eq 1 ]
+	done
+}
+
+@test "--name: a newline, a space, a '.', a leading '-': refused, saying which characters a name holds; session list stays one line a session" {
+	local name
+	cd "$WS"
+	for name in $'evil\nffffffffffffffff forged /etc' 'a b' a.b -x \
+	    "$(printf 'x%.0s' $(seq 65))"; do
+		run --separate-stderr as_who "$UCORDON" session start \
+		    --read-only "$UDIR/bin" --name "$name"
+		[ -z "$output" ] || SIDS+=("$output")
+		[ "$status" -eq 2 ]
+		[[ "$stderr" == *"refused: a name is 1 to 64 letters, digits, '-', '_', '+' or '@', not beginning with '-', and not an id"* ]]
+		[[ "$stderr" == *"hint: give another --name"* ]]
+	done
+	# The name in the message is escaped: one line, not two.
+	run -2 as_who "$UCORDON" session start --name $'evil\nforged'
+	[[ "${lines[0]}" == *'--name "evil\x0aforged" refused'* ]]
+	run -0 as_who "$UCORDON" session list
+	[ -z "$output" ]
+	# What a name may hold.
+	session_start --name "Task_1+fix@repo-2"
+	run -0 as_who "$UCORDON" run --session "Task_1+fix@repo-2" -- true
+}
+
+@test "without XDG_RUNTIME_DIR, another user who made /tmp/cordon-UID first stops nothing: the sessions are in the user's home, work, and are out of the other's reach" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to be two users"
+	VICTIM=61997
+	VSIDS=()
+	local other=61998 sid dir
+	rm -rf "/tmp/cordon-$VICTIM"
+	mkdir -p "$UDIR/home-$VICTIM" "$UDIR/home-$other" "$UDIR/vws"
+	chown "$VICTIM:$VICTIM" "$UDIR/home-$VICTIM" "$UDIR/vws"
+	chown "$other:$other" "$UDIR/home-$other"
+	# The other user takes the shared folder's name first, as any may.
+	as_uid "$other" mkdir -m 0777 "/tmp/cordon-$VICTIM" \
+	    "/tmp/cordon-$VICTIM/sessions"
+	cd "$UDIR/vws"
+	sid=$(as_uid "$VICTIM" "$UCORDON" session start --read-only \
+	    "$UDIR/bin" --name mine 3>&-)
+	[ -n "$sid" ]
+	VSIDS+=("$sid")
+	run -0 as_uid "$VICTIM" "$UCORDON" run --session mine -- echo works
+	[ "$output" = works ]
+	dir=$UDIR/home-$VICTIM/.cache/cordon/sessions
+	[ -S "$dir/$sid.sock" ]
+	[ "$(stat -c '%a %u' "$dir")" = "700 $VICTIM" ]
+	[ "$(stat -c '%a %u' "$UDIR/home-$VICTIM/.cache/cordon")" = "700 $VICTIM" ]
+	run -0 as_uid "$VICTIM" "$UCORDON" session list
+	[[ "$output" == "$sid mine "* ]]
+	# The other user: nothing in its folder, and no way to the session.
+	[ -z "$(ls -A "/tmp/cordon-$VICTIM/sessions")" ]
+	run -125 as_uid "$other" "$UCORDON" session stop "$sid"
+	run -125 as_uid "$other" "$UCORDON" session stop "$dir/$sid.sock"
+	[[ "$output" == *"Permission denied"* ]]
+	run -0 as_uid "$VICTIM" "$UCORDON" run --session mine -- echo still
+	[ "$output" = still ]
+	# A home that is not the user's: /tmp/cordon-UID, the other's, is
+	# refused, with what the user can do (not "remove it").
+	AS_HOME=/ run -125 as_uid "$VICTIM" "$UCORDON" session start \
+	    --read-only "$UDIR/bin" 3>&-
+	[[ "$output" == *"/tmp/cordon-$VICTIM is not a folder of yours"*"(owner $other, mode 777)"* ]]
+	[[ "$output" == *"hint: another user made it: set XDG_RUNTIME_DIR, or HOME, to a folder of yours that no one else may write"* ]]
+	[[ "$output" != *"remove it"* ]]
+	run -0 as_uid "$VICTIM" "$UCORDON" session stop mine
+	VSIDS=()
 }
 
 @test "a session whose PID 1 died, or none by that id: cordon run --session fails with the reason and the fix" {
@@ -889,7 +1009,7 @@ while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
 	[[ "$stderr" != *"$SID"* ]]
 	run -125 as_who "$UCORDON" run --session killed -- true
 	[[ "$output" == *"no session is named \"killed\""* ]]
-	run as_who sh -c 'ls "${XDG_RUNTIME_DIR:-/tmp/cordon-$(id -u)}"/cordon/sessions "/tmp/cordon-$(id -u)/sessions" 2>/dev/null'
+	run ls "$(sessions_top)/sessions"
 	[ "$(grep -c "$SID" <<<"$output")" -eq 1 ]
 	[[ "$output" == *"$SID.log"* ]]
 }
@@ -1262,13 +1382,13 @@ PY
 	export XDG_RUNTIME_DIR=
 	for AS in user root; do
 		session_start
-		dir=/tmp/cordon-$(as_who id -u)/sessions
+		dir=$(sessions_top)/sessions
 		[ -S "$dir/$SID.sock" ]
 		cd "$WS"
 		run as_who "$UCORDON" run --write "$dir" -- touch "$dir/planted"
 		echo "$output"
 		[ "$status" -eq 125 ]
-		[[ "$output" == *"is inside /tmp/cordon-"*", the folder of cordon's sessions"* ]]
+		[[ "$output" == *"is inside "*"/.cache/cordon, the folder of cordon's sessions"* ]]
 		[[ "$output" == *"hint: write elsewhere"* ]]
 		[ ! -e "$dir/planted" ]
 		[ -S "$dir/$SID.sock" ]
