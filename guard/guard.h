@@ -88,7 +88,7 @@ struct hostcfg_find {
 
 void	hostcfg_open(struct guard *, const struct fsplan *);
 int	hostcfg_check(struct guard *, const char *);
-void	hostcfg_print(const struct guard *, FILE *);
+void	hostcfg_print(const struct guard *, size_t, FILE *);
 json_t	*hostcfg_json(const struct guard *);
 void	hostcfg_clear(struct guard *);
 

@@ -236,17 +236,18 @@ hostcfg_check(struct guard *g, const char *id)
 }
 
 /*
- * Says what was moved aside, loudly: what it is, by which rule, and the
- * commands to look at it and to take it back.
+ * Says what was moved aside from the find from on (those before were
+ * told to a session's earlier command), loudly: what it is, by which
+ * rule, and the commands to look at it and to take it back.
  */
 void
-hostcfg_print(const struct guard *g, FILE *f)
+hostcfg_print(const struct guard *g, size_t from, FILE *f)
 {
 	const struct hostcfg_find	*hf;
 	char				*p, *m;
 	size_t				 i;
 
-	for (i = 0; i < g->g_nhfinds; i++) {
+	for (i = from; i < g->g_nhfinds; i++) {
 		hf = &g->g_hfinds[i];
 		p = str_escape(hf->hf_path, strlen(hf->hf_path));
 		if (hf->hf_error != 0) {

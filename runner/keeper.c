@@ -420,7 +420,7 @@ keeper_say_guard(struct kclient *kc, const struct guard *view)
 	if ((f = open_memstream(&buf, &len)) == NULL)
 		fatal("session: open_memstream");
 	guard_print(view, f);
-	hostcfg_print(view, f);
+	hostcfg_print(view, 0, f);
 	if (fclose(f) != 0)
 		fatal("session: open_memstream");
 	keeper_say(kc, buf, len);

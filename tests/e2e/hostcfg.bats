@@ -207,6 +207,37 @@ claude_starts() {
 	[ "$(ls -d "$WS"/.envrc.cordon-quarantine-* | wc -l)" -eq 2 ]
 }
 
+@test "host config: --run-between: what a background process writes after its command's check is moved aside by the next command's check, or by the stop's" {
+	SID=$(cd "$WS" && as_user "$UDIR/home" "$UCORDON" session start \
+	    --run-between --read-only "$UDIR/bin" \
+	    2>"$BATS_TEST_TMPDIR/start.err" 3>&-)
+	[ -n "$SID" ] || { cat "$BATS_TEST_TMPDIR/start.err"; false; }
+	run as_me "$UCORDON" run --session "$SID" -- sh -c \
+	    '(sleep 1; echo "touch x" >.envrc) >/dev/null 2>&1 &'
+	[ "$status" -eq 0 ]
+	for i in $(seq 50); do
+		[ -e "$WS/.envrc" ] && break
+		sleep 0.1
+	done
+	[ -f "$WS/.envrc" ]
+	run as_me "$UCORDON" run --session "$SID" -- true
+	echo "$output"
+	[ "$status" -eq 125 ]
+	moved .envrc
+	# With no next command, the stop's check takes it.
+	run as_me "$UCORDON" run --session "$SID" -- sh -c \
+	    '(sleep 1; mkdir .vscode && echo "{}" >.vscode/tasks.json) \
+	    >/dev/null 2>&1 &'
+	[ "$status" -eq 0 ]
+	sleep 2
+	run as_me timeout 20 "$UCORDON" session stop "$SID"
+	echo "$output"
+	SID=
+	moved .vscode
+	# What an earlier command was told is not told again.
+	[[ $output != *"moved aside $WS/.envrc"* ]]
+}
+
 @test "host config: a run killed with SIGKILL of its process group: the sentinel moves aside what it wrote" {
 	write "$UDIR/harness.py" <<-'EOF'
 	import os, signal, subprocess, sys, time
