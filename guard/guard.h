@@ -83,6 +83,7 @@ struct hostcfg_find {
 	char		*hf_path;	/* as on the host */
 	char		*hf_moved;	/* its new name */
 	bool		 hf_link;	/* a link, there or on the way */
+	bool		 hf_dir;	/* a folder */
 	int		 hf_error;	/* the rename's errno, or 0 */
 };
 

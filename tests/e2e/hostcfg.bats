@@ -65,7 +65,7 @@ moved() {
 	[ ! -e "$WS/$1" ] && [ ! -L "$WS/$1" ]
 	ls -d "$WS/$1".cordon-quarantine-*
 	[[ $output == *"moved aside $WS/$1, "*"made during the run, which an agent or editor on the host would load or run when the workspace is opened (filesystem.host_config): now $WS/$1.cordon-quarantine-"* ]]
-	[[ $output == *"hint: look at it with: ls -laR $WS/$1.cordon-quarantine-"*"and only if you trust it, take it back with: mv $WS/$1.cordon-quarantine-"*" $WS/$1"* ]]
+	[[ $output == *"hint: look at it with: "*" $WS/$1.cordon-quarantine-"*"and only if you trust it, take it back with: mv $WS/$1.cordon-quarantine-"*" $WS/$1"* ]]
 }
 
 @test "host config: what the command writes for Claude Code, an MCP client, VS Code and direnv is moved aside, said with the way back, in --report; status 125" {
@@ -93,6 +93,9 @@ moved() {
 	jq -e --arg ws "$WS" '.host_config.watched | index($ws + "/.envrc")' \
 	    "$UDIR/r.json"
 	[ "$(jq -r .exit_status "$UDIR/r.json")" = 125 ]
+	# A folder is listed, a file shown.
+	[[ $output == *"look at it with: ls -laR $WS/.claude.cordon-quarantine-"* ]]
+	[[ $output == *"look at it with: cat $WS/.envrc.cordon-quarantine-"* ]]
 	# The printed way back restores it.
 	line=$(grep -o "take it back with: mv [^ ]*/\.envrc\.cordon-quarantine-[^ ]* [^ ]*" <<<"$output")
 	as_me sh -c "${line#take it back with: }"
@@ -155,6 +158,7 @@ claude_starts() {
 	moved .cursor
 	moved .claude
 	[[ $output == *"moved aside $WS/.cursor, a symbolic link to configuration made during the run"* ]]
+	[[ $output == *"look at it with: ls -l $WS/.cursor.cordon-quarantine-"* ]]
 	# What the links pointed to is the command's ordinary work: kept.
 	[ -f "$WS/real/mcp.json" ]
 }
