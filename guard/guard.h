@@ -86,12 +86,13 @@ struct hostcfg_find {
 	char		*hf_path;	/* as on the host */
 	char		*hf_moved;	/* its new name */
 	bool		 hf_link;	/* a link, there or on the way */
+	bool		 hf_dir;	/* a folder */
 	int		 hf_error;	/* the rename's errno, or 0 */
 };
 
 void	hostcfg_open(struct guard *, const struct fsplan *);
 int	hostcfg_check(struct guard *, const char *);
-void	hostcfg_print(const struct guard *, FILE *);
+void	hostcfg_print(const struct guard *, size_t, FILE *);
 json_t	*hostcfg_json(const struct guard *);
 void	hostcfg_clear(struct guard *);
 

@@ -111,7 +111,7 @@ hostcfg_rename(int dfd, const char *name, const char *id, char **to)
  */
 static void
 hostcfg_move(struct guard *g, const char *id, int dfd, const char *name,
-    const char *at, bool link)
+    const char *at, mode_t mode)
 {
 	struct hostcfg_find	*hf;
 	char			*to = NULL;
@@ -121,7 +121,8 @@ hostcfg_move(struct guard *g, const char *id, int dfd, const char *name,
 	hf = &g->g_hfinds[g->g_nhfinds++];
 	memset(hf, 0, sizeof(*hf));
 	hf->hf_path = xstrdup(at);
-	hf->hf_link = link;
+	hf->hf_link = S_ISLNK(mode);
+	hf->hf_dir = S_ISDIR(mode);
 	if (hostcfg_rename(dfd, name, id, &to) == -1) {
 		hf->hf_error = errno;
 		return;
@@ -193,8 +194,7 @@ hostcfg_one(struct guard *g, const char *id, const struct guard_root *r,
 		next = -1;
 		if (step == HC_MOVE) {
 			shown = xstrndup(at, base + off + len);
-			hostcfg_move(g, id, dfd, name, shown,
-			    S_ISLNK(st.st_mode));
+			hostcfg_move(g, id, dfd, name, shown, st.st_mode);
 			free(shown);
 		} else if (step == HC_ENTER)
 			next = hostcfg_openat(r->gr_fd, upto, true);
@@ -236,17 +236,18 @@ hostcfg_check(struct guard *g, const char *id)
 }
 
 /*
- * Says what was moved aside, loudly: what it is, by which rule, and the
- * commands to look at it and to take it back.
+ * Says what was moved aside from the find from on (those before were
+ * told to a session's earlier command), loudly: what it is, by which
+ * rule, and the commands to look at it and to take it back.
  */
 void
-hostcfg_print(const struct guard *g, FILE *f)
+hostcfg_print(const struct guard *g, size_t from, FILE *f)
 {
 	const struct hostcfg_find	*hf;
 	char				*p, *m;
 	size_t				 i;
 
-	for (i = 0; i < g->g_nhfinds; i++) {
+	for (i = from; i < g->g_nhfinds; i++) {
 		hf = &g->g_hfinds[i];
 		p = str_escape(hf->hf_path, strlen(hf->hf_path));
 		if (hf->hf_error != 0) {
@@ -263,10 +264,11 @@ hostcfg_print(const struct guard *g, FILE *f)
 		fprintf(f, "cordon: moved aside %s, %s made during the run, "
 		    "which an agent or editor on the host would load or run "
 		    "when the workspace is opened (filesystem.host_config): "
-		    "now %s\ncordon: hint: look at it with: ls -laR %s; and "
-		    "only if you trust it, take it back with: mv %s %s\n", p,
+		    "now %s\ncordon: hint: look at it with: %s %s; and only if "
+		    "you trust it, take it back with: mv %s %s\n", p,
 		    hf->hf_link ? "a symbolic link to configuration" :
-		    "configuration", m, m, m, p);
+		    "configuration", m, hf->hf_link ? "ls -l" : hf->hf_dir ?
+		    "ls -laR" : "cat", m, m, p);
 		free(p);
 		free(m);
 	}

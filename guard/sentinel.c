@@ -133,7 +133,7 @@ sentinel_main(struct guard *g, const char *id, int fd, int pidfd)
 		    "its writable folders (it was killed, or it crashed); its "
 		    "sentinel checked them\n", id);
 		guard_print(g, stderr);
-		hostcfg_print(g, stderr);
+		hostcfg_print(g, 0, stderr);
 		fflush(stderr);
 	}
 	_exit(rc == 0 ? 0 : RUN_EXIT_FAILURE);

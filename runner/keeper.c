@@ -448,7 +448,7 @@ keeper_say_guard(struct kclient *kc, const struct guard *view,
 	if (gw != NULL)
 		gitwrite_print(gw, kc->kc_gitchanges, f);
 	guard_print(view, f);
-	hostcfg_print(view, f);
+	hostcfg_print(view, 0, f);
 	if (fclose(f) != 0)
 		fatal("session: open_memstream");
 	keeper_say(kc, buf, len);

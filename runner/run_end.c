@@ -126,6 +126,7 @@ void
 run_end_collect(struct runner *rn)
 {
 	struct run	*run = rn->rn_run;
+	size_t		 told = run->r_guard->g_nhfinds;	/* a session's */
 
 	rn->rn_setup_error = run_end_errors(rn->rn_err[0]);
 	close(rn->rn_err[0]);
@@ -136,7 +137,7 @@ run_end_collect(struct runner *rn)
 		rn->rn_status = RUN_EXIT_FAILURE;
 	guard_print(run->r_guard, stderr);
 	if (hostcfg_check(run->r_guard, run->r_sb.sb_id) > 0) {
-		hostcfg_print(run->r_guard, stderr);
+		hostcfg_print(run->r_guard, told, stderr);
 		rn->rn_status = RUN_EXIT_FAILURE;
 	}
 	sentinel_done(&rn->rn_sentinel);

@@ -65,7 +65,7 @@ moved() {
 	[ ! -e "$WS/$1" ] && [ ! -L "$WS/$1" ]
 	ls -d "$WS/$1".cordon-quarantine-*
 	[[ $output == *"moved aside $WS/$1, "*"made during the run, which an agent or editor on the host would load or run when the workspace is opened (filesystem.host_config): now $WS/$1.cordon-quarantine-"* ]]
-	[[ $output == *"hint: look at it with: ls -laR $WS/$1.cordon-quarantine-"*"and only if you trust it, take it back with: mv $WS/$1.cordon-quarantine-"*" $WS/$1"* ]]
+	[[ $output == *"hint: look at it with: "*" $WS/$1.cordon-quarantine-"*"and only if you trust it, take it back with: mv $WS/$1.cordon-quarantine-"*" $WS/$1"* ]]
 }
 
 @test "host config: what the command writes for Claude Code, an MCP client, VS Code and direnv is moved aside, said with the way back, in --report; status 125" {
@@ -93,6 +93,9 @@ moved() {
 	jq -e --arg ws "$WS" '.host_config.watched | index($ws + "/.envrc")' \
 	    "$UDIR/r.json"
 	[ "$(jq -r .exit_status "$UDIR/r.json")" = 125 ]
+	# A folder is listed, a file shown.
+	[[ $output == *"look at it with: ls -laR $WS/.claude.cordon-quarantine-"* ]]
+	[[ $output == *"look at it with: cat $WS/.envrc.cordon-quarantine-"* ]]
 	# The printed way back restores it.
 	line=$(grep -o "take it back with: mv [^ ]*/\.envrc\.cordon-quarantine-[^ ]* [^ ]*" <<<"$output")
 	as_me sh -c "${line#take it back with: }"
@@ -155,6 +158,7 @@ claude_starts() {
 	moved .cursor
 	moved .claude
 	[[ $output == *"moved aside $WS/.cursor, a symbolic link to configuration made during the run"* ]]
+	[[ $output == *"look at it with: ls -l $WS/.cursor.cordon-quarantine-"* ]]
 	# What the links pointed to is the command's ordinary work: kept.
 	[ -f "$WS/real/mcp.json" ]
 }
@@ -205,6 +209,37 @@ claude_starts() {
 	[ "$status" -eq 125 ]
 	[ ! -e "$WS/.envrc" ]
 	[ "$(ls -d "$WS"/.envrc.cordon-quarantine-* | wc -l)" -eq 2 ]
+}
+
+@test "host config: --run-between: what a background process writes after its command's check is moved aside by the next command's check, or by the stop's" {
+	SID=$(cd "$WS" && as_user "$UDIR/home" "$UCORDON" session start \
+	    --run-between --read-only "$UDIR/bin" \
+	    2>"$BATS_TEST_TMPDIR/start.err" 3>&-)
+	[ -n "$SID" ] || { cat "$BATS_TEST_TMPDIR/start.err"; false; }
+	run as_me "$UCORDON" run --session "$SID" -- sh -c \
+	    '(sleep 1; echo "touch x" >.envrc) >/dev/null 2>&1 &'
+	[ "$status" -eq 0 ]
+	for i in $(seq 50); do
+		[ -e "$WS/.envrc" ] && break
+		sleep 0.1
+	done
+	[ -f "$WS/.envrc" ]
+	run as_me "$UCORDON" run --session "$SID" -- true
+	echo "$output"
+	[ "$status" -eq 125 ]
+	moved .envrc
+	# With no next command, the stop's check takes it.
+	run as_me "$UCORDON" run --session "$SID" -- sh -c \
+	    '(sleep 1; mkdir .vscode && echo "{}" >.vscode/tasks.json) \
+	    >/dev/null 2>&1 &'
+	[ "$status" -eq 0 ]
+	sleep 2
+	run as_me timeout 20 "$UCORDON" session stop "$SID"
+	echo "$output"
+	SID=
+	moved .vscode
+	# What an earlier command was told is not told again.
+	[[ $output != *"moved aside $WS/.envrc"* ]]
 }
 
 @test "host config: a run killed with SIGKILL of its process group: the sentinel moves aside what it wrote" {
