@@ -1,7 +1,8 @@
 /*
  * gitwrite.c: a protected git config written by the command (git config,
  * git remote add, git push -u, git submodule init), applied by cordon run
- * on its behalf when every key it changes is inert.
+ * on its behalf when no key it changes is held by what it makes git on
+ * the host do (gitjudge.c).
  *
  * The mount plan makes the config of every repository it finds read-only
  * (fsscan.c): a config can make git on the host run a program.  Git
