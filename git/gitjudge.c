@@ -305,11 +305,21 @@ gitjudge_class(const struct gitcfg_ctx *cx, const struct gitcfg *cfg,
 	bool			 old = cx->gx_base != NULL;
 
 	*why = NULL;
+	gitjudge_split(e->ge_key, &k);
+	if (strcmp(k.k_sec, "url") == 0 && k.k_sub != NULL &&
+	    (strcmp(k.k_name, "insteadof") == 0 ||
+	    strcmp(k.k_name, "pushinsteadof") == 0)) {
+		*why = xstrdup("it rewrites the URLs git on the host pushes "
+		    "to and fetches from");
+		gitjudge_free(&k);
+		return GITCFG_DEST;
+	}
 	if (!gitcfg_inert(e->ge_key, v)) {
-		*why = xstrdup("git on the host could run a program");
+		*why = xstrdup("git on the host could run a program, or the "
+		    "key is not one cordon knows");
+		gitjudge_free(&k);
 		return GITCFG_RUNS;
 	}
-	gitjudge_split(e->ge_key, &k);
 	if (removed)
 		c = gitjudge_removed(cfg, &k, why);
 	else if (strcmp(e->ge_key, "core.worktree") == 0)

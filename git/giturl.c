@@ -252,9 +252,12 @@ giturl_local(const char *path, const char *top,
 	if (pl != NULL) {
 		n = pl->gp_nwrite + pl->gp_nshow;
 		roots = xcalloc(n + 1, sizeof(*roots));
-		memcpy(roots, pl->gp_write, pl->gp_nwrite * sizeof(*roots));
-		memcpy(roots + pl->gp_nwrite, pl->gp_show,
-		    pl->gp_nshow * sizeof(*roots));
+		if (pl->gp_nwrite > 0)
+			memcpy(roots, pl->gp_write, pl->gp_nwrite *
+			    sizeof(*roots));
+		if (pl->gp_nshow > 0)
+			memcpy(roots + pl->gp_nwrite, pl->gp_show,
+			    pl->gp_nshow * sizeof(*roots));
 	} else
 		roots = xcalloc(1, sizeof(*roots));
 	in = giturl_path_in(abs, roots, n, &w);

@@ -1,7 +1,8 @@
 /*
  * gitwrite.c: a protected git config written by the command (git config,
  * git remote add, git push -u, git submodule init), applied by cordon run
- * on its behalf when every key it changes is inert.
+ * on its behalf when no key it changes is held by what it makes git on
+ * the host do (gitjudge.c).
  *
  * The mount plan makes the config of every repository it finds read-only
  * (fsscan.c): a config can make git on the host run a program.  Git
@@ -622,9 +623,12 @@ gitwrite_print(struct gitwrite *gw, size_t from, FILE *f)
 	pthread_mutex_unlock(&gw->gw_lock);
 }
 
-/* The report's "git_config": each change, applied or held, with its fix. */
+/*
+ * The report's "git_config": each change from the one numbered from on,
+ * applied or held, with its fix.
+ */
 json_t *
-gitwrite_json(struct gitwrite *gw)
+gitwrite_json(struct gitwrite *gw, size_t from)
 {
 	const struct gitwrite_change	*ch;
 	json_t				*a;
@@ -633,7 +637,7 @@ gitwrite_json(struct gitwrite *gw)
 
 	a = json_array();
 	pthread_mutex_lock(&gw->gw_lock);
-	for (i = 0; i < gw->gw_nchanges; i++) {
+	for (i = from; i < gw->gw_nchanges; i++) {
 		ch = &gw->gw_changes[i];
 		cmd = ch->ch_applied || ch->ch_unread ? NULL :
 		    gitwrite_command(gw, ch);

@@ -13,9 +13,10 @@
  * every writable root is walked, without following links, through the
  * descriptor opened before the run; each repository marker that the
  * plan did not protect and that changed during the run is judged
- * (guard_judge).  One whose config holds inert keys only and whose
- * hooks are git's samples (gitcfg_dir_inert) is what git clone or init
- * makes: kept, and listed.  Any other is renamed (.git to
+ * (guard_judge).  One whose config holds only keys inert where it lies
+ * and whose hooks are git's samples (gitcfg_dir_inert) is what git
+ * clone or init makes: kept, listed, its remotes said.  Any other is
+ * renamed (.git to
  * .git.cordon-quarantine-ID, a bare layout's HEAD likewise, and each
  * HEAD in a folder moved whole, so that git run inside it finds no
  * repository either), which git does not read, and the run says what

@@ -140,7 +140,7 @@ void	gitwrite_places(const struct fsplan *, struct gitcfg_places *);
 int	gitwrite_rename(struct gitwrite *, int, const struct seccomp_notif *);
 void	gitwrite_print(struct gitwrite *, size_t, FILE *);
 size_t	gitwrite_count(struct gitwrite *);
-json_t	*gitwrite_json(struct gitwrite *);
+json_t	*gitwrite_json(struct gitwrite *, size_t);
 void	gitwrite_clear(struct gitwrite *);
 
 /*

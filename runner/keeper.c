@@ -530,6 +530,8 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 		ri.ri_own_proxy = k->k_rn->rn_own_proxy;
 		ri.ri_proxy_socket = k->k_rn->rn_net->net_socket;
 		ri.ri_guard = &view;
+		ri.ri_gitwrite = run->r_gitwrite;
+		ri.ri_gitwrite_from = kc->kc_gitchanges;
 		snprintf(spec, sizeof(spec), "fd:%d", kc->kc_report);
 		if (tally_report(kc->kc_tally, &ri, spec, NULL, &cause) == -1) {
 			xasprintf(&line, "cordon: %s\n", cause);

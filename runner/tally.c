@@ -675,7 +675,7 @@ tally_json_more(const struct tally *t, const struct report_info *ri,
 	}
 	if (ri->ri_gitwrite != NULL)
 		json_object_set_new(doc, "git_config",
-		    gitwrite_json(ri->ri_gitwrite));
+		    gitwrite_json(ri->ri_gitwrite, ri->ri_gitwrite_from));
 }
 
 /* The run's report, as a JSON document (report format version 1). */

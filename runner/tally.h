@@ -30,6 +30,8 @@ struct report_info {
 	const char		*ri_error;	/* why setup failed, or NULL */
 	const struct guard	*ri_guard;	/* what it quarantined */
 	struct gitwrite		*ri_gitwrite;	/* git config written, held */
+	size_t			 ri_gitwrite_from; /* a session's command: */
+					/* its first change */
 };
 
 struct tally	*tally_new(void);

@@ -263,23 +263,27 @@ EVIL_BRANCH='git checkout -q -b evil &&
 	    == "remote_added"' "$UDIR/r.json"
 }
 
-@test "in a session, each command's held changes and added remotes are said on that command's terminal" {
+@test "in a session, each command's held changes and added remotes are said on that command's terminal and in its report" {
 	cd "$WS"
 	SID=$(as_user "$UDIR/home" "$UCORDON" session start \
 	    --read-only "$UDIR/bin" 2>"$BATS_TEST_TMPDIR/start.err" 3>&-)
 	[ -n "$SID" ] || { cat "$BATS_TEST_TMPDIR/start.err"; false; }
-	run as_me "$UCORDON" run --session "$SID" -- sh -c \
-	    "git config core.worktree '$UDIR/away' &&
+	run as_me "$UCORDON" run --session "$SID" --report "$UDIR/r1.json" \
+	    -- sh -c "git config core.worktree '$UDIR/away' &&
 	    git remote add up https://up.example.test/r.git && echo set"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"set core.worktree = $UDIR/away in $WS/.git/config"* ]]
 	[[ $output == *"apply it with: git config --file '$WS/.git/config' --add 'core.worktree' '$UDIR/away'"* ]]
 	[[ $output == *"the command added remote.up.url = https://up.example.test/r.git in $WS/.git/config"* ]]
+	jq -e '[.git_config[] | select(.key == "core.worktree")][0] |
+	    .class == "files" and .applied == false' "$UDIR/r1.json"
 	# The next command is told of its own changes only.
-	run as_me "$UCORDON" run --session "$SID" -- true
+	run as_me "$UCORDON" run --session "$SID" --report "$UDIR/r2.json" \
+	    -- true
 	[ "$status" -eq 0 ]
 	[[ $output != *core.worktree* ]]
+	jq -e '.git_config == []' "$UDIR/r2.json"
 	as_me timeout 20 "$UCORDON" session stop "$SID" >/dev/null 2>&1
 	SID=
 	run as_me git config --get core.worktree

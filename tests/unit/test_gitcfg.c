@@ -439,6 +439,13 @@ test_class_dest(void **state)
 	    NULL), GITCFG_DEST);
 	assert_int_equal(judge(ORIGIN "[branch \"main\"]\n\tremote = evil\n",
 	    EVIL, GD, "branch.main.remote", "origin", NULL), GITCFG_DEST);
+	/* A rewrite of every URL, added or removed. */
+	assert_int_equal(judge(ORIGIN, ORIGIN, GD,
+	    "url.http://127.0.0.1:1/.insteadof", "https://h.example/", NULL),
+	    GITCFG_DEST);
+	assert_int_equal(judge(NULL, ORIGIN, GD,
+	    "url.https://e.example/.pushinsteadof", "https://h.example/",
+	    NULL), GITCFG_DEST);
 	/* A URL in place of a remote's name is judged as one. */
 	assert_int_equal(judge(NULL, "", GD, "branch.main.remote",
 	    "ext::sh -c x", NULL), GITCFG_RUNS);
