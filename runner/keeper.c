@@ -407,9 +407,14 @@ keeper_say(struct kclient *kc, const char *text, size_t len)
 		    KEEPER_SAY_MS, len - off);
 }
 
-/* The guard's findings of view told on kc's stderr (keeper_say). */
+/*
+ * What kc's command must hear at its end, told on its stderr
+ * (keeper_say): the guard's findings of view, when view is given, and
+ * the connections refused in its time, with the fix of each, so that
+ * the agent that ran it reads why, not only the user at the stop.
+ */
 static void
-keeper_say_guard(struct kclient *kc, const struct guard *view)
+keeper_say_end(struct kclient *kc, const struct guard *view)
 {
 	char	*buf = NULL;
 	size_t	 len = 0;
@@ -417,16 +422,20 @@ keeper_say_guard(struct kclient *kc, const struct guard *view)
 
 	if ((f = open_memstream(&buf, &len)) == NULL)
 		fatal("session: open_memstream");
-	guard_print(view, f);
+	if (view != NULL)
+		guard_print(view, f);
+	tally_refusals(kc->kc_tally, f);
 	if (fclose(f) != 0)
 		fatal("session: open_memstream");
-	keeper_say(kc, buf, len);
+	if (len > 0)
+		keeper_say(kc, buf, len);
 	free(buf);
 }
 
 /*
  * A command ended: the guard's check of the writable roots, what it
- * moved told on the client's stderr, --report written, then the status.
+ * moved and what was refused told on the client's stderr, --report
+ * written, then the status.
  */
 static void
 keeper_ended(struct keeper *k, uint32_t id, int status)
@@ -439,6 +448,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	struct sessmsg		 m;
 	char			*cause, *line, spec[32];
 	int			 rc;
+	bool			 found;
 
 	TAILQ_FOREACH(kc, &k->k_clients, kc_entry)
 		if (kc->kc_running && kc->kc_id == id)
@@ -452,10 +462,10 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	view.g_finds += kc->kc_finds;
 	view.g_nfinds -= kc->kc_finds;
 	view.g_nmoved -= kc->kc_moved;
-	if (rc == -1 || view.g_nmoved > 0) {
-		keeper_say_guard(kc, &view);
+	found = rc == -1 || view.g_nmoved > 0;
+	if (found)
 		status = RUN_EXIT_FAILURE;
-	}
+	keeper_say_end(kc, found ? &view : NULL);
 	if (kc->kc_report != -1) {
 		memset(&ri, 0, sizeof(ri));
 		/* The session's run, with this command's argv and folder. */

@@ -636,6 +636,19 @@ while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
 	jq -e '.repositories.quarantined | length == 0' "$rep"
 }
 
+@test "a command's refusals are on its own stderr when it ends, before its status, with their fix" {
+	session_start
+	run --separate-stderr in_session -- sh -c \
+	    "curl -s -m 5 http://denied.test/ >/dev/null; exit 3"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == *"cordon: refused 1 connection: denied.test:80 ("* ]]
+	[[ "$stderr" == *"cordon: to allow denied.test:80: "*"denied.test"* ]]
+	# The next command hears only its own.
+	run --separate-stderr in_session -- true
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"cordon: refused"* ]]
+}
+
 @test "stop ends every process of the session and prints its summary; the idle limit does too" {
 	tok="m$RANDOM$RANDOM"
 	session_start
