@@ -67,6 +67,9 @@ struct session_opts {
 	int		 so_ready;	/* write end: the id, once ready */
 };
 
+/* session_cmd.c: a session started, for session start and cordon mcp. */
+int	session_cmd_begin(int, char **, struct session_opts *, pid_t *);
+
 struct run {
 	struct sandbox		  r_sb;		/* what crosses the clone */
 	char			 *r_env_dropped; /* env_dropped(), or NULL */

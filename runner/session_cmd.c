@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,40 +163,47 @@ session_wait_ready(int rfd, int pidfd, const struct session_opts *so)
 	}
 }
 
-static int
-session_start(int argc, char **argv)
+/*
+ * Starts a session: its keeper forked (session_keeper), made as cordon
+ * run would be from argv (session start's options, then run's), and
+ * waited for until its sandbox is ready.  The id is in so->so_id, the
+ * keeper's pid in *pidp (a child of the caller's until it ends).
+ * Returns 0; 2 for a wrong option and 125 having said why.
+ */
+int
+session_cmd_begin(int argc, char **argv, struct session_opts *so, pid_t *pidp)
 {
-	struct session_opts	 so;
-	char			 cause[2048], log[PATH_MAX];
-	char			 id[SESS_ID_LEN + 1];
-	int			 logfd, rp[2], pidfd, fd;
-	pid_t			 pid;
+	sigset_t	 none;
+	char		 cause[2048], log[PATH_MAX];
+	char		 id[SESS_ID_LEN + 1];
+	int		 logfd, rp[2], pidfd, fd, rc = RUN_EXIT_FAILURE;
+	pid_t		 pid;
 
-	memset(&so, 0, sizeof(so));
-	so.so_ready = -1;
-	if (session_start_opts(&argc, argv, &so) == -1)
+	memset(so, 0, sizeof(*so));
+	so->so_ready = -1;
+	if (session_start_opts(&argc, argv, so) == -1)
 		return 2;
-	if (sessdir_path(so.so_dir, sizeof(so.so_dir), true, cause,
+	if (sessdir_path(so->so_dir, sizeof(so->so_dir), true, cause,
 	    sizeof(cause)) == -1) {
 		log_warnx("session start: %s", cause);
 		return RUN_EXIT_FAILURE;
 	}
 	/* What sessions that ended a week ago left goes. */
-	(void)sessdir_prune(so.so_dir, time(NULL) - SESS_ENDED_KEEP_SECS);
+	(void)sessdir_prune(so->so_dir, time(NULL) - SESS_ENDED_KEEP_SECS);
 	/* A name is one live session's: a second would take it over. */
-	if (so.so_name != NULL && (fd = sessclient_connect(so.so_name, id,
+	if (so->so_name != NULL && (fd = sessclient_connect(so->so_name, id,
 	    sizeof(id), cause, sizeof(cause))) != -1) {
 		close(fd);
 		log_warnx("session start: --name \"%s\" is session %s's, "
 		    "which runs: refused\nhint: stop it first (cordon "
-		    "session stop %s), or give another --name", so.so_name,
-		    id, so.so_name);
+		    "session stop %s), or give another --name", so->so_name,
+		    id, so->so_name);
 		return RUN_EXIT_FAILURE;
 	}
-	if (str_random_hex(so.so_id, SESS_ID_LEN) == -1)
+	if (str_random_hex(so->so_id, SESS_ID_LEN) == -1)
 		fatal("session: getrandom");
-	so.so_id[SESS_ID_LEN] = '\0';
-	sessdir_file(log, sizeof(log), so.so_dir, so.so_id, "log");
+	so->so_id[SESS_ID_LEN] = '\0';
+	sessdir_file(log, sizeof(log), so->so_dir, so->so_id, "log");
 	if ((logfd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
 	    O_CLOEXEC, 0600)) == -1 || pipe2(rp, O_CLOEXEC) == -1) {
 		log_warn("session start: %s", log);
@@ -207,22 +215,41 @@ session_start(int argc, char **argv)
 		return RUN_EXIT_FAILURE;
 	}
 	if (pid == 0) {
+		/* A caller with a signalfd (cordon mcp) blocks some. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		close(rp[0]);
-		so.so_ready = rp[1];
-		session_keeper(argc, argv, &so, logfd);
+		so->so_ready = rp[1];
+		session_keeper(argc, argv, so, logfd);
 	}
 	close(rp[1]);
 	close(logfd);
 	if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
 		fatal("session start: pidfd_open");
-	if (session_wait_ready(rp[0], pidfd, &so) == -1) {
+	if (session_wait_ready(rp[0], pidfd, so) == -1) {
 		session_copy_log(log);
 		unlink(log);
 		log_warnx("session start: no session was started");
-		return RUN_EXIT_FAILURE;
+	} else {
+		/* What the keeper said while it made the sandbox (notes). */
+		session_copy_log(log);
+		*pidp = pid;
+		rc = 0;
 	}
-	/* What the keeper said while it made the sandbox (notes). */
-	session_copy_log(log);
+	close(rp[0]);
+	close(pidfd);
+	return rc;
+}
+
+static int
+session_start(int argc, char **argv)
+{
+	struct session_opts	 so;
+	pid_t			 pid;
+	int			 rc;
+
+	if ((rc = session_cmd_begin(argc, argv, &so, &pid)) != 0)
+		return rc;
 	if (so.so_run_between)
 		log_warnx("session %s: --run-between: its background "
 		    "processes run between commands, so git on the host is "
