@@ -5,9 +5,10 @@
  * (mcp_call.c).  Calls run one at a time, in the order they came; the
  * others wait, while pings, lists and answers to our questions are
  * served at once.  The session is started at the first call, and
- * stopped when the client closes stdin or on SIGTERM, SIGINT, SIGHUP;
- * its summary goes to stderr, as does every word of ours: stdout is
- * the protocol's alone.
+ * stopped when the client closes stdin or on SIGTERM, SIGINT, SIGHUP
+ * (and by its keeper, tied to this process, when it is killed); its
+ * summary goes to stderr, as does every word of ours: stdout is the
+ * protocol's alone.
  */
 #include <sys/types.h>
 #include <sys/signalfd.h>
@@ -114,7 +115,7 @@ mcp_session(struct mcp *m, char **why)
 	}
 	all = xcalloc((size_t)argc + 1, sizeof(*all));
 	memcpy(all, argv, (size_t)argc * sizeof(*argv));
-	rc = session_cmd_begin(argc, argv, &so, &pid);
+	rc = session_cmd_begin(argc, argv, &so, true, &pid);
 	for (i = 0; i < argc; i++)
 		free(all[i]);
 	free(all);

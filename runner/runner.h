@@ -68,7 +68,8 @@ struct session_opts {
 };
 
 /* session_cmd.c: a session started, for session start and cordon mcp. */
-int	session_cmd_begin(int, char **, struct session_opts *, pid_t *);
+int	session_cmd_begin(int, char **, struct session_opts *, bool,
+	    pid_t *);
 
 struct run {
 	struct sandbox		  r_sb;		/* what crosses the clone */

@@ -9,6 +9,7 @@
  * first, the log's lines say why, and start exits 125.
  */
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -167,17 +168,20 @@ session_wait_ready(int rfd, int pidfd, const struct session_opts *so)
  * Starts a session: its keeper forked (session_keeper), made as cordon
  * run would be from argv (session start's options, then run's), and
  * waited for until its sandbox is ready.  The id is in so->so_id, the
- * keeper's pid in *pidp (a child of the caller's until it ends).
+ * keeper's pid in *pidp (a child of the caller's until it ends).  A
+ * tied session ends (its keeper gets SIGTERM) when the caller does, in
+ * whatever way: cordon mcp's, whose client may be killed.
  * Returns 0; 2 for a wrong option and 125 having said why.
  */
 int
-session_cmd_begin(int argc, char **argv, struct session_opts *so, pid_t *pidp)
+session_cmd_begin(int argc, char **argv, struct session_opts *so, bool tied,
+    pid_t *pidp)
 {
 	sigset_t	 none;
 	char		 cause[2048], log[PATH_MAX];
 	char		 id[SESS_ID_LEN + 1];
 	int		 logfd, rp[2], pidfd, fd, rc = RUN_EXIT_FAILURE;
-	pid_t		 pid;
+	pid_t		 pid, parent = getpid();
 
 	memset(so, 0, sizeof(*so));
 	so->so_ready = -1;
@@ -218,6 +222,9 @@ session_cmd_begin(int argc, char **argv, struct session_opts *so, pid_t *pidp)
 		/* A caller with a signalfd (cordon mcp) blocks some. */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (tied && (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
+		    getppid() != parent))
+			_exit(RUN_EXIT_FAILURE);
 		close(rp[0]);
 		so->so_ready = rp[1];
 		session_keeper(argc, argv, so, logfd);
@@ -248,7 +255,7 @@ session_start(int argc, char **argv)
 	pid_t			 pid;
 	int			 rc;
 
-	if ((rc = session_cmd_begin(argc, argv, &so, &pid)) != 0)
+	if ((rc = session_cmd_begin(argc, argv, &so, false, &pid)) != 0)
 		return rc;
 	if (so.so_run_between)
 		log_warnx("session %s: --run-between: its background "

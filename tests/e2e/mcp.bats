@@ -230,7 +230,9 @@ EOF
 	[[ "$stderr" == *"cordon: mcp: the client sent not JSON"* ]]
 }
 
-@test "SIGTERM ends the server, and its session with it" {
+# Starts the server on a FIFO held open, makes one call, and waits for
+# its answer; the server's pid in $BG_PID.
+serve_one_call() {
 	mkfifo "$BATS_TEST_TMPDIR/in"
 	# Open both ways first: the server's open for reading does not wait.
 	exec 4<>"$BATS_TEST_TMPDIR/in"
@@ -246,9 +248,25 @@ EOF
 		sleep 0.1
 	done
 	[ "$(sessions | jq length)" -eq 1 ]
+}
+
+@test "SIGTERM ends the server, and its session with it" {
+	serve_one_call
 	kill -TERM "$BG_PID"
 	wait "$BG_PID"
 	exec 4>&-
+	[ "$(sessions)" = "[]" ]
+}
+
+@test "a server killed (SIGKILL) takes its session with it" {
+	serve_one_call
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" || true
+	exec 4>&-
+	for i in $(seq 100); do
+		[ "$(sessions)" = "[]" ] && break
+		sleep 0.1
+	done
 	[ "$(sessions)" = "[]" ]
 }
 
