@@ -11,10 +11,12 @@
  * protocol's alone.
  */
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -92,6 +94,63 @@ mcp_env_set(struct mcp *m, char **env)
 }
 
 /*
+ * Stderr into a memfd (returned; *saved the real one), for what the
+ * start of a session says; -1 if it cannot be.
+ */
+static int
+mcp_said_begin(int *saved)
+{
+	int	 fd;
+
+	fflush(stderr);
+	if ((fd = memfd_create("cordon-mcp-said", MFD_CLOEXEC)) == -1)
+		return -1;
+	if ((*saved = fcntl(2, F_DUPFD_CLOEXEC, 3)) == -1 ||
+	    dup2(fd, 2) == -1) {
+		if (*saved != -1)
+			close(*saved);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Stderr back; what was said copied to it, and, with why, made the
+ * words of a tool error (its first 4 KiB).
+ */
+static void
+mcp_said_end(int fd, int saved, char **why)
+{
+	char	 buf[4096];
+	ssize_t	 n, len = 0;
+
+	if (fd == -1) {
+		if (why != NULL)
+			*why = xstrdup("cordon: the session could not be "
+			    "started; cordon mcp's stderr says why");
+		return;
+	}
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	if (lseek(fd, 0, SEEK_SET) == 0)
+		while ((n = read(fd, buf, sizeof(buf))) > 0) {
+			if (write(2, buf, (size_t)n) != n)
+				break;
+		}
+	if (why != NULL) {
+		if (lseek(fd, 0, SEEK_SET) == 0 &&
+		    (len = read(fd, buf, sizeof(buf) - 1)) < 0)
+			len = 0;
+		buf[len] = '\0';
+		xasprintf(why, "cordon: the sandbox's session could not be "
+		    "started:\n%s", buf);
+	}
+	close(fd);
+}
+
+/*
  * Starts the session (session start's and run's options, and our own
  * --control with --ask).  Returns 0, or -1 with the words of a tool
  * error in *why.
@@ -101,7 +160,7 @@ mcp_session(struct mcp *m, char **why)
 {
 	struct session_opts	 so;
 	char			**argv, **all;
-	int			 argc = 0, i, rc;
+	int			 argc = 0, i, rc, said, saved;
 	pid_t			 pid;
 
 	/* Copies: session_cmd_begin takes its options out of argv. */
@@ -115,17 +174,16 @@ mcp_session(struct mcp *m, char **why)
 	}
 	all = xcalloc((size_t)argc + 1, sizeof(*all));
 	memcpy(all, argv, (size_t)argc * sizeof(*argv));
+	/* What it says goes to our stderr, and to the model if it fails. */
+	said = mcp_said_begin(&saved);
 	rc = session_cmd_begin(argc, argv, &so, true, &pid);
+	mcp_said_end(said, saved, rc != 0 ? why : NULL);
 	for (i = 0; i < argc; i++)
 		free(all[i]);
 	free(all);
 	free(argv);
-	if (rc != 0) {
-		*why = xstrdup("cordon: the session could not be started; "
-		    "cordon mcp's stderr (the client's log of this server) "
-		    "says why");
+	if (rc != 0)
 		return -1;
-	}
 	snprintf(m->m_sid, sizeof(m->m_sid), "%s", so.so_id);
 	m->m_keeper = pid;
 	free(m->m_cwd);

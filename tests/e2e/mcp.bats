@@ -230,6 +230,17 @@ EOF
 	[[ "$stderr" == *"cordon: mcp: the client sent not JSON"* ]]
 }
 
+@test "a session that cannot start: the tool's error says why, to the model and on stderr" {
+	run --separate-stderr "$SERVE" --no-such-option <<'EOF'
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"command":"true"}}}
+EOF
+	[ "$status" -eq 0 ]
+	jq -e '.result.isError == true' <<<"$output"
+	jq -e '.result.content[0].text | test("unknown option --no-such-option")' \
+	    <<<"$output"
+	[[ "$stderr" == *"unknown option --no-such-option"* ]]
+}
+
 # Starts the server on a FIFO held open, makes one call, and waits for
 # its answer; the server's pid in $BG_PID.
 serve_one_call() {
