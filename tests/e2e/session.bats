@@ -913,8 +913,10 @@ get_up() {
 	PIN=(--resolve up.test:127.0.0.1 --allow-cidr 127.0.0.1/32)
 	start_py_harness allow
 	session_start "${PIN[@]}" --control "$CTL"
-	run get_up
+	run --separate-stderr get_up
 	[ "$output" = 403 ]
+	# The command's stderr has its refusal too, with the fix.
+	[[ "$stderr" == *"cordon: refused 1 connection: up.test:$UP ("* ]]
 	wait_event '"event":"refused".*"host":"up.test"'
 	wait_event '"event":"applied","allow":"up.test:'"$UP"'"'
 	run get_up
@@ -945,8 +947,9 @@ command exit 3 0" ]
 	session_start "${PIN[@]}" --control "$CTL" --ask
 	run get_up
 	[ "$output" = 200 ]
-	run get_up
+	run --separate-stderr get_up
 	[ "$output" = 403 ]
+	[[ "$stderr" == *"cordon: refused 1 connection: up.test:$UP ("* ]]
 	[ "$(grep -c '"event":"ask".*"host":"up.test"' "$EVENTS")" -eq 2 ]
 	wait_event '"event":"refused".*; the harness did not allow it"'
 }
