@@ -237,7 +237,6 @@ mcp_initialize(struct mcp *m, json_t *id, const json_t *params)
 			ver = mcp_versions[i];
 	m->m_elicit = json_object_get(json_object_get(params,
 	    "capabilities"), "elicitation") != NULL;
-	m->m_init = true;
 	mcp_result(id, json_pack("{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s, s:s}, "
 	    "s:s}", "protocolVersion", ver, "capabilities", "tools",
 	    "listChanged", 0, "logging", "serverInfo", "name", "cordon",

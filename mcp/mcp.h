@@ -62,7 +62,7 @@ struct mcp_call;
 
 struct mcp_call	*mcp_call_start(struct mcp *, json_t *, json_t *, char **);
 int	 mcp_call_fds(struct mcp_call *, int *, int);
-int	 mcp_call_ready(struct mcp_call *, const int *, const short *, int);
+void	 mcp_call_ready(struct mcp_call *, const int *, const short *, int);
 long	 mcp_call_wait_ms(const struct mcp_call *);
 void	 mcp_call_tick(struct mcp_call *);
 void	 mcp_call_cancel(struct mcp_call *);
@@ -92,7 +92,6 @@ struct mcp {
 	char		 m_sid[32];		/* the session, or "" */
 	pid_t		 m_keeper;
 	bool		 m_elicit;	/* the client can be asked */
-	bool		 m_init;	/* initialize answered */
 	char		*m_cwd;		/* the command's folder, carried */
 	char		**m_env;	/* its environment, or NULL */
 	json_int_t	 m_seq;		/* ids of our requests */

@@ -437,7 +437,7 @@ mcp_call_keeper(struct mcp_call *c)
 }
 
 /* What poll said of the descriptors mcp_call_fds gave. */
-int
+void
 mcp_call_ready(struct mcp_call *c, const int *fds, const short *revents,
     int n)
 {
@@ -474,7 +474,6 @@ mcp_call_ready(struct mcp_call *c, const int *fds, const short *revents,
 			c->mc_slen += (size_t)r;
 		}
 	}
-	return 0;
 }
 
 /* Milliseconds poll may wait before mcp_call_tick has work. */
