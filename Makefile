@@ -25,7 +25,7 @@ PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 		   -Ilib -Ipolicies -Iwire -Iproxy -Iproxyd -Ibridge -Irunner -Iagent -Iconfine -Inotify -Iguard -Isandbox \
-		   -Isession -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
+		   -Isession -Imcp -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
@@ -91,6 +91,7 @@ GUARD_SRCS	 = guard/guard.c guard/sentinel.c guard/gitwrite.c \
 NOTIFY_SRCS	 = notify/hostport.c notify/sockdiag.c notify/unixroute.c \
 		   notify/notify_addr.c notify/unixown.c
 SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c
+MCP_SRCS	 = mcp/mcpmsg.c
 SESSION_EXEC	 = $(BUILD)/cordon-session-exec
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
@@ -115,6 +116,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/tally.c runner/publish.c \
 		   runner/control.c notify/notify.c agent/agent.c \
 		   runner/keeper.c runner/freeze.c runner/session_cmd.c \
+		   mcp/mcp_cmd.c mcp/mcp.c mcp/mcp_call.c mcp/mcp_ask.c \
 		   profile/profile_cmd.c \
 		   logs/log_cmd.c certs/ca_cmd.c $(SANDBOX_CMD_SRCS)
 
@@ -122,7 +124,7 @@ CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
 		   $(GIT_SRCS) $(SECRETS_SRCS) $(SANDBOX_SRCS) $(RUNNER_SRCS) $(CONFINE_SRCS) \
 		   $(GUARD_SRCS) $(NOTIFY_SRCS) \
-		   $(PROFILE_SRCS) $(SESSION_SRCS) \
+		   $(PROFILE_SRCS) $(SESSION_SRCS) $(MCP_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
 		   $(BUILD)/policies/default_json.o $(AGENT_OBJS)
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
@@ -148,13 +150,13 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \
 		   test_watch_msg test_mtls test_policy_ident test_sessmsg \
 		   test_unixroute test_host_tls test_ident test_hostcfg \
-		   test_sessdir
+		   test_sessdir test_mcpmsg
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
 		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify \
-		   fuzz_watch_msg fuzz_policy_ident fuzz_sessmsg
+		   fuzz_watch_msg fuzz_policy_ident fuzz_sessmsg fuzz_mcpmsg
 
 # Debian packages: the build's (make deps), the demo's (make demo: only
 # these two lists), the unit tests' (make unit: git, which test_gitcfg
@@ -439,16 +441,16 @@ FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		   -Ilib -Ipolicies -Iwire -Iproxy -Iproxyd -Ibridge -Icerts -Ilogs -Irunner -Iconfine \
-		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets -Isession \
+		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets -Isession -Imcp \
 		   $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
 		   $(SECRETS_SRCS) confine/trust.c confine/env.c \
-		   notify/notify_addr.c session/sessmsg.c
+		   notify/notify_addr.c session/sessmsg.c mcp/mcpmsg.c
 FUZZ_HDRS	 = $(wildcard lib/*.h policies/*.h wire/*.h proxy/*.h certs/*.h runner/*.h \
 		   sandbox/*.h notify/*.h guard/*.h confine/*.h \
 		   plan/*.h sshagent/*.h git/*.h secrets/*.h logs/*.h \
-		   session/*.h)
+		   session/*.h mcp/*.h)
 FUZZ_BINS	 = $(addprefix build-fuzz/,$(FUZZ_TARGETS))
 
 fuzz: deps deps-fuzz

@@ -9,6 +9,7 @@
 #include "certs.h"
 #include "elog.h"
 #include "log.h"
+#include "mcp.h"
 #include "policy.h"
 #include "profile.h"
 #include "proxy_cmd.h"
@@ -28,6 +29,8 @@ static const struct subcommand subcommands[] = {
 	{ "session", session_cmd,
 	    "session start [run's options] [--name N] [--idle S] | stop ID "
 	    "| list [--json]" },
+	{ "mcp", mcp_cmd,
+	    "mcp [session start's and run's options]" },
 	{ "policy", policy_cmd,
 	    "policy check FILE... | explain HOST[:PORT] | show" },
 	{ "proxy", proxy_cmd,

@@ -126,7 +126,7 @@ ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
 CONC=${CONC:-16}			# ab's concurrency (proxy)
 TINYPROXY_LOGLEVEL=${TINYPROXY_LOGLEVEL:-Connect}
 STARTS=${STARTS:-100}			# runs per command, sandbox start
-BENCH=${BENCH:-all}			# all, or start, ttfb, inspect, mtls, workers or load:
+BENCH=${BENCH:-all}			# all, or start, ttfb, inspect, mtls, workers, mcp or load:
 					# that alone
 tmp=$(mktemp -d)
 pids=()
@@ -291,6 +291,13 @@ fi
 # New connections a second with 1 and N workers: mk/workers-bench.sh.
 if [ "$BENCH" = workers ]; then
 	bash "$(dirname "$self")/workers-bench.sh" "$cordon" "$tools"
+	exit
+fi
+
+# A tool call through cordon mcp against a session command and a native
+# one: mk/mcp-bench.sh.
+if [ "$BENCH" = mcp ]; then
+	bash "$(dirname "$self")/mcp-bench.sh" "$cordon" "$tools"
 	exit
 fi
 
@@ -731,6 +738,8 @@ if [ "$BENCH" = all ]; then
 	bash "$(dirname "$self")/mtls-bench.sh" "$cordon" "$tools" || true
 	echo
 	bash "$(dirname "$self")/workers-bench.sh" "$cordon" "$tools" || true
+	echo
+	bash "$(dirname "$self")/mcp-bench.sh" "$cordon" "$tools" || true
 	echo
 	bash "$(dirname "$self")/load.sh" "$cordon" "$tools"
 fi

@@ -431,12 +431,14 @@ keeper_say(struct kclient *kc, const char *text, size_t len)
 }
 
 /*
- * The guard's findings of view told on kc's stderr (keeper_say), and
- * the changes to git configs held back or remotes added (gw, or NULL)
- * while the command ran.
+ * What kc's command must hear at its end, told on its stderr
+ * (keeper_say): the changes to git configs held back or remotes added
+ * (gw, or NULL) while it ran, the guard's findings of view, and the
+ * connections refused in its time, with the fix of each, so that the
+ * agent that ran it reads why, not only the user at the stop.
  */
 static void
-keeper_say_guard(struct kclient *kc, const struct guard *view,
+keeper_say_end(struct kclient *kc, const struct guard *view,
     struct gitwrite *gw)
 {
 	char	*buf = NULL;
@@ -449,9 +451,11 @@ keeper_say_guard(struct kclient *kc, const struct guard *view,
 		gitwrite_print(gw, kc->kc_gitchanges, f);
 	guard_print(view, f);
 	hostcfg_print(view, 0, f);
+	tally_refusals(kc->kc_tally, f);
 	if (fclose(f) != 0)
 		fatal("session: open_memstream");
-	keeper_say(kc, buf, len);
+	if (len > 0)
+		keeper_say(kc, buf, len);
 	free(buf);
 }
 
@@ -486,7 +490,8 @@ keeper_freeze(struct keeper *k, struct kclient *kc)
 
 /*
  * A command ended: the guard's check of the writable roots, what it
- * moved told on the client's stderr, --report written, then the status.
+ * moved and what was refused told on the client's stderr, --report
+ * written, then the status.
  */
 static void
 keeper_ended(struct keeper *k, uint32_t id, int status)
@@ -499,6 +504,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	struct sessmsg		 m;
 	char			*cause, *line, spec[32];
 	int			 rc;
+	bool			 found;
 
 	TAILQ_FOREACH(kc, &k->k_clients, kc_entry)
 		if (kc->kc_running && kc->kc_id == id)
@@ -517,7 +523,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	view.g_nhfinds -= kc->kc_hfinds;
 	if (rc == -1 || view.g_nmoved > 0 || view.g_nhfinds > 0)
 		status = RUN_EXIT_FAILURE;
-	keeper_say_guard(kc, &view, run->r_gitwrite);
+	keeper_say_end(kc, &view, run->r_gitwrite);
 	if (kc->kc_report != -1) {
 		memset(&ri, 0, sizeof(ri));
 		/* The session's run, with this command's argv and folder. */

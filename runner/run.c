@@ -252,7 +252,8 @@ run_host_port_event(struct runner *rn, const struct notify_event *ne)
 	    "there is not reached";
 	xasprintf(&hint, "add \"localhost:%u\" to network.host_ports",
 	    ne->ne_port);
-	tally_add(rn->rn_tally, &e, hint, NULL);
+	run_harness_live(rn, &e, hint, tally_add(rn->rn_tally, &e, hint,
+	    NULL));
 	free(hint);
 }
 
@@ -317,7 +318,8 @@ run_unix_event(struct runner *rn, const struct notify_event *ne)
 	}
 	if (rn->rn_own_proxy && rn->rn_proxy.px_log != NULL)
 		jsonl_write(rn->rn_proxy.px_log, &e);
-	tally_add(rn->rn_tally, &e, hint, NULL);
+	run_harness_live(rn, &e, hint, tally_add(rn->rn_tally, &e, hint,
+	    NULL));
 	log_debug("%s: pid %d: %s: %s", __func__, ne->ne_pid, path,
 	    e.e_reason);
 	free(hint);

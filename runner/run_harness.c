@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "control.h"
 #include "jsonl.h"
@@ -24,6 +25,43 @@
 #include "util.h"
 #include "xmalloc.h"
 
+#define RUN_LIVE_MAX	5	/* live lines in a window, at most */
+#define RUN_LIVE_MS	10000	/* ... of this long */
+
+/*
+ * A target refused for the first time in a whole run (fresh): said on
+ * stderr at once, so that the user sees it while the agent works, not
+ * only in the summary at its end.  At most RUN_LIVE_MAX in RUN_LIVE_MS:
+ * a command that tries hundreds of hosts does not flood the terminal,
+ * and the next line says how many were left out.  Not in a session
+ * (each command's stderr hears its own at its end) nor with --quiet.
+ */
+void
+run_harness_live(struct runner *rn, const struct egress *e,
+    const char *hint, bool fresh)
+{
+	if (!fresh || rn->rn_net->net_quiet ||
+	    rn->rn_run->r_session_opts != NULL)
+		return;
+	if (rn->rn_live_n == 0 || clock_ms_since(&rn->rn_live_at) >=
+	    RUN_LIVE_MS) {
+		clock_gettime(CLOCK_MONOTONIC, &rn->rn_live_at);
+		rn->rn_live_n = 0;
+	}
+	if (rn->rn_live_n >= RUN_LIVE_MAX) {
+		rn->rn_live_held++;
+		return;
+	}
+	rn->rn_live_n++;
+	if (rn->rn_live_held > 0) {
+		fprintf(stderr, "cordon: refused %u more target%s meanwhile "
+		    "(the summary at the end lists them)\n", rn->rn_live_held,
+		    rn->rn_live_held == 1 ? "" : "s");
+		rn->rn_live_held = 0;
+	}
+	tally_line(e, hint, stderr);
+}
+
 /* Each decision of the run's proxy: counted, and told to the harness. */
 void
 run_harness_observe(const struct egress *e, const char *hint,
@@ -32,7 +70,8 @@ run_harness_observe(const struct egress *e, const char *hint,
 	struct runner	*rn = arg;
 	char		*host, id[24];
 
-	tally_add(rn->rn_tally, e, hint, pattern);
+	run_harness_live(rn, e, hint, tally_add(rn->rn_tally, e, hint,
+	    pattern));
 	keeper_tally(rn, e, hint, pattern);
 	if (e->e_allow || !control_alive(rn->rn_control))
 		return;

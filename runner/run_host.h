@@ -85,6 +85,9 @@ struct runner {
 	int			 rn_cgroup;	/* its cgroup, or -1 */
 	struct policy		*rn_env_policy;	/* a session's, without */
 						/* a proxy of its own */
+	struct timespec		 rn_live_at;	/* live lines: the window */
+	unsigned int		 rn_live_n;	/* ... lines in it */
+	unsigned int		 rn_live_held;	/* ... and past its bound */
 };
 
 int		run_exec(struct run *, struct policy *, const struct run_net *);
@@ -128,6 +131,8 @@ int	run_control_start(struct runner *);
  */
 void	run_harness_observe(const struct egress *, const char *, const char *,
 	    void *);
+void	run_harness_live(struct runner *, const struct egress *,
+	    const char *, bool);
 void	run_harness_said(struct runner *, bool, const char *, const char *);
 void	run_harness_ask(struct runner *, const char *, const struct egress *,
 	    int);

@@ -68,6 +68,10 @@ struct session_opts {
 	int		 so_name_fd;	/* NAME.name, locked, or -1 */
 };
 
+/* session_cmd.c: a session started, for session start and cordon mcp. */
+int	session_cmd_begin(int, char **, struct session_opts *, bool,
+	    pid_t *);
+
 struct run {
 	struct sandbox		  r_sb;		/* what crosses the clone */
 	char			 *r_env_dropped; /* env_dropped(), or NULL */

@@ -9,6 +9,7 @@
  * first, the log's lines say why, and start exits 125.
  */
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,65 +213,98 @@ session_unclaim(struct session_opts *so)
 	(void)sessdir_name_drop(so->so_dir, so->so_name, so->so_id);
 }
 
-static int
-session_start(int argc, char **argv)
+/*
+ * Starts a session: its keeper forked (session_keeper), made as cordon
+ * run would be from argv (session start's options, then run's), and
+ * waited for until its sandbox is ready.  The id is in so->so_id, the
+ * keeper's pid in *pidp (a child of the caller's until it ends).  A
+ * tied session ends (its keeper gets SIGTERM) when the caller does, in
+ * whatever way: cordon mcp's, whose client may be killed.
+ * Returns 0; 2 for a wrong option and 125 having said why.
+ */
+int
+session_cmd_begin(int argc, char **argv, struct session_opts *so, bool tied,
+    pid_t *pidp)
 {
-	struct session_opts	 so;
-	char			 cause[2048], log[PATH_MAX];
-	int			 logfd, rp[2], pidfd;
-	pid_t			 pid;
+	sigset_t	 none;
+	char		 cause[2048], log[PATH_MAX];
+	int		 logfd, rp[2], pidfd, rc = RUN_EXIT_FAILURE;
+	pid_t		 pid, parent = getpid();
 
-	memset(&so, 0, sizeof(so));
-	so.so_ready = so.so_name_fd = -1;
-	if (session_start_opts(&argc, argv, &so) == -1)
+	memset(so, 0, sizeof(*so));
+	so->so_ready = so->so_name_fd = -1;
+	if (session_start_opts(&argc, argv, so) == -1)
 		return 2;
-	if (sessdir_path(so.so_dir, sizeof(so.so_dir), true, cause,
+	if (sessdir_path(so->so_dir, sizeof(so->so_dir), true, cause,
 	    sizeof(cause)) == -1) {
 		log_warnx("session start: %s", cause);
 		return RUN_EXIT_FAILURE;
 	}
 	/* What sessions that ended a week ago left goes. */
-	(void)sessdir_prune(so.so_dir, time(NULL) - SESS_ENDED_KEEP_SECS);
-	if (str_random_hex(so.so_id, SESS_ID_LEN) == -1)
+	(void)sessdir_prune(so->so_dir, time(NULL) - SESS_ENDED_KEEP_SECS);
+	if (str_random_hex(so->so_id, SESS_ID_LEN) == -1)
 		fatal("session: getrandom");
-	so.so_id[SESS_ID_LEN] = '\0';
+	so->so_id[SESS_ID_LEN] = '\0';
 	/* A name is one live session's, claimed at once or refused. */
-	if (session_claim(&so) == -1)
+	if (session_claim(so) == -1)
 		return RUN_EXIT_FAILURE;
-	sessdir_file(log, sizeof(log), so.so_dir, so.so_id, "log");
+	sessdir_file(log, sizeof(log), so->so_dir, so->so_id, "log");
 	if ((logfd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
 	    O_CLOEXEC, 0600)) == -1 || pipe2(rp, O_CLOEXEC) == -1) {
 		log_warn("session start: %s", log);
-		session_unclaim(&so);
+		session_unclaim(so);
 		return RUN_EXIT_FAILURE;
 	}
 	fflush(NULL);
 	if ((pid = fork()) == -1) {
 		log_warn("session start: fork");
-		session_unclaim(&so);
+		session_unclaim(so);
 		return RUN_EXIT_FAILURE;
 	}
 	if (pid == 0) {
+		/* A caller with a signalfd (cordon mcp) blocks some. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (tied && (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
+		    getppid() != parent))
+			_exit(RUN_EXIT_FAILURE);
 		close(rp[0]);
-		so.so_ready = rp[1];
-		session_keeper(argc, argv, &so, logfd);
+		so->so_ready = rp[1];
+		session_keeper(argc, argv, so, logfd);
 	}
 	close(rp[1]);
 	close(logfd);
 	if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
 		fatal("session start: pidfd_open");
-	if (session_wait_ready(rp[0], pidfd, &so) == -1) {
+	if (session_wait_ready(rp[0], pidfd, so) == -1) {
 		session_copy_log(log);
 		unlink(log);
-		session_unclaim(&so);
+		session_unclaim(so);
 		log_warnx("session start: no session was started");
-		return RUN_EXIT_FAILURE;
+	} else {
+		/* The keeper holds the name now; this process lets go. */
+		if (so->so_name_fd != -1)
+			close(so->so_name_fd);
+		so->so_name_fd = -1;
+		/* What the keeper said while it made the sandbox (notes). */
+		session_copy_log(log);
+		*pidp = pid;
+		rc = 0;
 	}
-	/* The keeper holds the name now; this process goes. */
-	if (so.so_name_fd != -1)
-		close(so.so_name_fd);
-	/* What the keeper said while it made the sandbox (notes). */
-	session_copy_log(log);
+	close(rp[0]);
+	close(pidfd);
+	return rc;
+}
+
+static int
+session_start(int argc, char **argv)
+{
+	struct session_opts	 so;
+	pid_t			 pid;
+	int			 rc;
+
+	if ((rc = session_cmd_begin(argc, argv, &so, false, &pid)) != 0)
+		return rc;
 	if (so.so_run_between)
 		log_warnx("session %s: --run-between: its background "
 		    "processes run between commands, so git on the host is "

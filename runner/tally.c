@@ -78,8 +78,11 @@ dup_or_null(const char *s)
 	return s != NULL ? xstrdup(s) : NULL;
 }
 
-/* Counts one decision of the proxy (an observer's call). */
-void
+/*
+ * Counts one decision of the proxy (an observer's call).  Returns
+ * whether it is a refusal of a target not refused before.
+ */
+bool
 tally_add(struct tally *t, const struct egress *e, const char *hint,
     const char *pattern)
 {
@@ -107,7 +110,7 @@ tally_add(struct tally *t, const struct egress *e, const char *hint,
 		al->al_count++;
 		al->al_up += e->e_up;
 		al->al_down += e->e_down;
-		return;
+		return false;
 	}
 	t->t_refused_total++;
 	if (e->e_port == 0 && (e->e_proto == NULL ||
@@ -119,7 +122,7 @@ tally_add(struct tally *t, const struct egress *e, const char *hint,
 		    0) {
 			rf->rf_count++;
 			free(host);
-			return;
+			return false;
 		}
 	}
 	t->t_refused = xreallocarray(t->t_refused, t->t_nrefused + 1,
@@ -135,6 +138,7 @@ tally_add(struct tally *t, const struct egress *e, const char *hint,
 	rf->rf_hint = dup_or_null(hint);
 	rf->rf_pattern = dup_or_null(pattern);
 	rf->rf_count = 1;
+	return true;
 }
 
 /*
@@ -470,16 +474,12 @@ tally_target(const struct refusal *rf, char *buf, size_t len)
 }
 
 /*
- * At exit: what was refused, and the one change that would allow it.  A
+ * At exit: what the run left and held back, and what was refused.  A
  * name the sandbox's resolver asked about has no port.
  */
 void
 tally_summary(const struct tally *t, FILE *f)
 {
-	const struct refusal	*rf;
-	size_t			 i, names, conns;
-	char			 target[1100];
-
 	tally_hidden_line(t, f);
 	tally_tokens_lines(t, f);
 	if (t->t_scratch != NULL)
@@ -487,6 +487,20 @@ tally_summary(const struct tally *t, FILE *f)
 	if (t->t_has_drops)
 		tally_drops_line(t, f);
 	tally_private_line(t, f);
+	tally_refusals(t, f);
+}
+
+/*
+ * What was refused, and the one change that would allow each: the
+ * summary's lines, also told at a session command's end.
+ */
+void
+tally_refusals(const struct tally *t, FILE *f)
+{
+	const struct refusal	*rf;
+	size_t			 i, names, conns;
+	char			 target[1100];
+
 	if (t->t_refused_total == 0)
 		return;
 	names = t->t_refused_names;
@@ -516,6 +530,29 @@ tally_summary(const struct tally *t, FILE *f)
 			fprintf(f, "cordon: to allow %s: %s\n", target,
 			    rf->rf_hint);
 	}
+}
+
+/*
+ * One refusal as it happens (a run's live line): the target, the
+ * reason, and the fix on a hint line.
+ */
+void
+tally_line(const struct egress *e, const char *hint, FILE *f)
+{
+	char	*host;
+
+	host = str_escape(e->e_host != NULL ? e->e_host : "",
+	    e->e_host != NULL ? e->e_hostlen : 0);
+	if (e->e_port == 0)
+		fprintf(f, "cordon: refused %s (%s)\n", host,
+		    e->e_reason != NULL ? e->e_reason : "refused");
+	else
+		fprintf(f, "cordon: refused %s:%d (%s)\n", host, e->e_port,
+		    e->e_reason != NULL ? e->e_reason : "refused");
+	if (hint != NULL)
+		fprintf(f, "cordon: hint: %s\n", hint);
+	fflush(f);
+	free(host);
 }
 
 static json_t *

@@ -35,12 +35,14 @@ struct report_info {
 };
 
 struct tally	*tally_new(void);
-void		 tally_add(struct tally *, const struct egress *,
+bool		 tally_add(struct tally *, const struct egress *,
 		    const char *, const char *);
 void		 tally_end(struct tally *, json_t *);
 void		 tally_hidden(struct tally *, const char *const *, size_t);
 void		 tally_tokens(struct tally *, json_t *);
 void		 tally_summary(const struct tally *, FILE *);
+void		 tally_refusals(const struct tally *, FILE *);
+void		 tally_line(const struct egress *, const char *, FILE *);
 void		 tally_session(struct tally *);
 void		 tally_hooks(const struct tally *, FILE *);
 int		 tally_report(const struct tally *, const struct report_info *,

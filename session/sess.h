@@ -91,6 +91,8 @@ bool	sessdir_id_ok(const char *);
 /* sessclient.c: `cordon run --session ID -- CMD`, the client. */
 int	sessclient_main(int, char **, const char *);
 int	sessclient_connect(const char *, char *, size_t, char *, size_t);
+int	sessclient_request(int, const char *, char *const *, char *const *,
+	    const int *, int, uint32_t);
 
 /* session_cmd.c: `cordon session`. */
 int	session_cmd(int, char **);

@@ -268,18 +268,47 @@ sessclient_wait(int s, int sfd)
 }
 
 /*
+ * Sends the session at s the request to run argv in cwd with env, and
+ * the descriptors the command gets as its stdin, stdout and stderr
+ * (stdio), and report (--report's file), or -1.  Returns 0, or -1 with
+ * errno set.
+ */
+int
+sessclient_request(int s, const char *cwd, char *const *argv,
+    char *const *env, const int *stdio, int report, uint32_t flags)
+{
+	struct sessmsg	 m;
+	int		 fds[SESS_FDS_MAX], nfds = 4, rc, saved;
+
+	memset(&m, 0, sizeof(m));
+	m.sm_type = SESS_RUN;
+	m.sm_flags = flags;
+	if ((fds[0] = sessmsg_blob(cwd, argv, env, &m.sm_argc,
+	    &m.sm_envc)) == -1)
+		return -1;
+	memcpy(fds + 1, stdio, 3 * sizeof(int));
+	if (report != -1)
+		fds[nfds++] = report;
+	rc = sessmsg_send(s, &m, NULL, fds, nfds) == -1 ? -1 : 0;
+	saved = errno;
+	close(fds[0]);
+	errno = saved;
+	return rc;
+}
+
+/*
  * `cordon run --session ID [--report FILE] -- CMD`.  Returns the
  * command's exit status, or SESS_EXIT_FAILURE having said why.
  */
 int
 sessclient_main(int argc, char **argv, const char *prog)
 {
-	struct sessmsg	 m;
 	sigset_t	 fwd;
 	const char	*name, *report;
 	char		**cmd, cwd[PATH_MAX], id[SESS_ID_LEN + 1];
 	char		 cause[2048];
-	int		 s, sfd, fds[SESS_FDS_MAX], nfds = 4, rc;
+	int		 s, sfd, rfd = -1, rc;
+	const int	 stdio[3] = { 0, 1, 2 };
 	size_t		 i;
 
 	(void)prog;
@@ -304,35 +333,24 @@ sessclient_main(int argc, char **argv, const char *prog)
 		fprintf(stderr, "cordon: %s\n", cause);
 		return SESS_EXIT_FAILURE;
 	}
-	memset(&m, 0, sizeof(m));
-	m.sm_type = SESS_RUN;
-	m.sm_flags = isatty(0) ? SESS_F_TTY : 0;
-	if ((fds[0] = sessmsg_blob(cwd, cmd, environ, &m.sm_argc,
-	    &m.sm_envc)) == -1) {
-		fprintf(stderr, "cordon: the request: %s\n", strerror(errno));
-		return SESS_EXIT_FAILURE;
-	}
-	fds[1] = 0;
-	fds[2] = 1;
-	fds[3] = 2;
 	if (report != NULL) {
 		/* Opened now, before the command can put a link there. */
-		if ((fds[4] = open(report, O_WRONLY | O_CREAT | O_TRUNC |
+		if ((rfd = open(report, O_WRONLY | O_CREAT | O_TRUNC |
 		    O_NOFOLLOW | O_CLOEXEC, 0644)) == -1) {
 			fprintf(stderr, "cordon: --report %s: %s\n", report,
 			    strerror(errno));
 			return SESS_EXIT_FAILURE;
 		}
-		nfds = 5;
 	}
-	if (sessmsg_send(s, &m, NULL, fds, nfds) == -1) {
+	rc = sessclient_request(s, cwd, cmd, environ, stdio, rfd,
+	    isatty(0) ? SESS_F_TTY : 0);
+	if (rfd != -1)
+		close(rfd);
+	if (rc == -1) {
 		fprintf(stderr, "cordon: session %s: sending the command: "
 		    "%s\n", id, strerror(errno));
 		return SESS_EXIT_FAILURE;
 	}
-	close(fds[0]);
-	if (nfds == 5)
-		close(fds[4]);
 	rc = sessclient_wait(s, sfd);
 	close(s);
 	close(sfd);

@@ -59,6 +59,37 @@ teardown() {
 	[ "$(jq -r .sandbox "$WS/egress.log" | head -n 1)" != null ]
 }
 
+@test "a host refused is said on stderr while the command runs, once per host, with its fix" {
+	run --separate-stderr in_sandbox "${ALLOW_UP[@]}" -- sh -c \
+	    "curl -s http://evil.test/ >/dev/null; curl -s http://evil.test/ \
+	    >/dev/null; echo between >&2; curl -s http://up.test:$UP/"
+	[ "$status" -eq 0 ]
+	# The live line and its hint come before what the command said next,
+	# once for the two refusals; the summary follows at the end.
+	run grep -n -e '^cordon: refused evil.test:80 (' -e '^between$' \
+	    -e '^cordon: hint: .*--allow-domain evil.test' <<<"$stderr"
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == *"cordon: refused evil.test:80 ("* ]]
+	[[ "${lines[1]}" == *"cordon: hint: "* ]]
+	[[ "${lines[2]}" == *":between" ]]
+	[[ "$stderr" == *"cordon: refused 2 connections: evil.test:80 ("* ]]
+	# Not with --quiet.
+	run --separate-stderr in_sandbox --quiet -- sh -c \
+	    "curl -s http://evil.test/ >/dev/null; true"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"cordon: refused"* ]]
+}
+
+@test "live refusal lines are bounded: a burst of hosts is said in part, and the rest counted" {
+	run --separate-stderr in_sandbox -- sh -c \
+	    'for i in 1 2 3 4 5 6 7 8; do curl -s http://h$i.test/ >/dev/null
+	    done; sleep 11; curl -s http://last.test/ >/dev/null; true'
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^cordon: refused h[0-9].test:80 (' <<<"$stderr")" -eq 5 ]
+	[[ "$stderr" == *"cordon: refused 3 more targets meanwhile"* ]]
+	[[ "$stderr" == *"cordon: refused last.test:80 ("* ]]
+}
+
 @test "HTTPS through CONNECT, and SOCKS5 with the name resolved by the proxy" {
 	TLS=$(free_port)
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \

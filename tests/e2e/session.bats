@@ -813,6 +813,19 @@ while True: time.sleep(0.05)' $tok >/dev/null 2>&1 & echo \$!"
 	jq -e '.repositories.quarantined | length == 0' "$rep"
 }
 
+@test "a command's refusals are on its own stderr when it ends, before its status, with their fix" {
+	session_start
+	run --separate-stderr in_session -- sh -c \
+	    "curl -s -m 5 http://denied.test/ >/dev/null; exit 3"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == *"cordon: refused 1 connection: denied.test:80 ("* ]]
+	[[ "$stderr" == *"cordon: to allow denied.test:80: "*"denied.test"* ]]
+	# The next command hears only its own.
+	run --separate-stderr in_session -- true
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"cordon: refused"* ]]
+}
+
 @test "stop ends every process of the session and prints its summary; the idle limit does too" {
 	tok="m$RANDOM$RANDOM"
 	session_start
@@ -1171,8 +1184,10 @@ get_up() {
 	PIN=(--resolve up.test:127.0.0.1 --allow-cidr 127.0.0.1/32)
 	start_py_harness allow
 	session_start "${PIN[@]}" --control "$CTL"
-	run get_up
+	run --separate-stderr get_up
 	[ "$output" = 403 ]
+	# The command's stderr has its refusal too, with the fix.
+	[[ "$stderr" == *"cordon: refused 1 connection: up.test:$UP ("* ]]
 	wait_event '"event":"refused".*"host":"up.test"'
 	wait_event '"event":"applied","allow":"up.test:'"$UP"'"'
 	run get_up
@@ -1203,8 +1218,9 @@ command exit 3 0" ]
 	session_start "${PIN[@]}" --control "$CTL" --ask
 	run get_up
 	[ "$output" = 200 ]
-	run get_up
+	run --separate-stderr get_up
 	[ "$output" = 403 ]
+	[[ "$stderr" == *"cordon: refused 1 connection: up.test:$UP ("* ]]
 	[ "$(grep -c '"event":"ask".*"host":"up.test"' "$EVENTS")" -eq 2 ]
 	wait_event '"event":"refused".*; the harness did not allow it"'
 }
