@@ -504,7 +504,6 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	struct sessmsg		 m;
 	char			*cause, *line, spec[32];
 	int			 rc;
-	bool			 found;
 
 	TAILQ_FOREACH(kc, &k->k_clients, kc_entry)
 		if (kc->kc_running && kc->kc_id == id)
