@@ -164,6 +164,18 @@ claude_starts() {
 	[ -f "$WS/real/mcp.json" ]
 }
 
+@test "host config: a folder the command made unsearchable is not called clean: said, held, status 125" {
+	run in_sandbox --quiet --report "$UDIR/r.json" -- sh -c 'mkdir .cursor &&
+	    echo "{\"mcpServers\": {}}" >.cursor/mcp.json && chmod 0 .cursor'
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ $output == *"the check could not look at $WS/.cursor/mcp.json (Permission denied), where an agent or editor on the host would load configuration made during the run (filesystem.host_config), so it is not called clean"* ]]
+	[[ $output == *"hint: look at it with: ls -la $WS/.cursor/mcp.json"* ]]
+	jq -e '.host_config.moved_aside[0].unread and
+	    .host_config.moved_aside[0].moved_to == null' "$UDIR/r.json"
+	chmod 755 "$WS/.cursor"
+}
+
 @test "host config: the user's own files stay, and the command cannot change or replace them; what is not listed is its own" {
 	as_me sh -c 'mkdir -p .claude .vscode &&
 	    echo "{\"permissions\": {}}" >.claude/settings.json &&
