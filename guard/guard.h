@@ -87,7 +87,8 @@ struct hostcfg_find {
 	char		*hf_moved;	/* its new name */
 	bool		 hf_link;	/* a link, there or on the way */
 	bool		 hf_dir;	/* a folder */
-	int		 hf_error;	/* the rename's errno, or 0 */
+	bool		 hf_unread;	/* could not be looked at: held */
+	int		 hf_error;	/* the lookup's or rename's errno */
 };
 
 void	hostcfg_open(struct guard *, const struct fsplan *);

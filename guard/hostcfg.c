@@ -105,6 +105,20 @@ hostcfg_rename(int dfd, const char *name, const char *id, char **to)
 	return -1;
 }
 
+/* A new find at at (its path on the host); returns it. */
+static struct hostcfg_find *
+hostcfg_note(struct guard *g, const char *at)
+{
+	struct hostcfg_find	*hf;
+
+	g->g_hfinds = xreallocarray(g->g_hfinds, g->g_nhfinds + 1,
+	    sizeof(*g->g_hfinds));
+	hf = &g->g_hfinds[g->g_nhfinds++];
+	memset(hf, 0, sizeof(*hf));
+	hf->hf_path = xstrdup(at);
+	return hf;
+}
+
 /*
  * Moves dfd/name aside; at is its path on the host.  Notes what was
  * done, or why not.
@@ -116,11 +130,7 @@ hostcfg_move(struct guard *g, const char *id, int dfd, const char *name,
 	struct hostcfg_find	*hf;
 	char			*to = NULL;
 
-	g->g_hfinds = xreallocarray(g->g_hfinds, g->g_nhfinds + 1,
-	    sizeof(*g->g_hfinds));
-	hf = &g->g_hfinds[g->g_nhfinds++];
-	memset(hf, 0, sizeof(*hf));
-	hf->hf_path = xstrdup(at);
+	hf = hostcfg_note(g, at);
 	hf->hf_link = S_ISLNK(mode);
 	hf->hf_dir = S_ISDIR(mode);
 	if (hostcfg_rename(dfd, name, id, &to) == -1) {
@@ -136,8 +146,21 @@ hostcfg_move(struct guard *g, const char *id, int dfd, const char *name,
 enum hostcfg_step {
 	HC_LEAVE,	/* nothing there, or nothing read through it */
 	HC_MOVE,	/* made during the run: moved aside */
-	HC_ENTER	/* a folder, or the user's link: followed */
+	HC_ENTER,	/* a folder, or the user's link: followed */
+	HC_HELD		/* could not be looked at: said, and the run fails */
 };
+
+/*
+ * Whether a lookup's errno means there is nothing to judge: nothing
+ * there, a file on the way, or the user's link out of the root.  Any
+ * other (EACCES from a folder the command made unsearchable, a loop)
+ * is held: the check does not call clean what it could not see.
+ */
+static bool
+hostcfg_nothing(int error)
+{
+	return error == ENOENT || error == ENOTDIR || error == EXDEV;
+}
 
 /*
  * The step for the component upto (below root), st its lstat, the last
@@ -175,29 +198,43 @@ static void
 hostcfg_one(struct guard *g, const char *id, const struct guard_root *r,
     const char *rel, const char *at)
 {
+	struct hostcfg_find	*hf;
 	struct stat		 st;
 	enum hostcfg_step	 step;
 	char			*name, *upto, *shown;
 	size_t			 off = 0, len, base = strlen(at) - strlen(rel);
-	int			 dfd, next;
+	int			 dfd, next, error = 0;
 	bool			 last;
 
-	if ((dfd = hostcfg_openat(r->gr_fd, "", true)) == -1)
+	if ((dfd = hostcfg_openat(r->gr_fd, "", true)) == -1) {
+		error = errno;
+		hf = hostcfg_note(g, at);
+		hf->hf_unread = true;
+		hf->hf_error = error;
 		return;
+	}
 	for (;;) {
 		len = strcspn(rel + off, "/");
 		last = rel[off + len] == '\0';
 		name = xstrndup(rel + off, len);
 		upto = xstrndup(rel, off + len);
-		step = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ?
-		    HC_LEAVE : hostcfg_step(g, r->gr_fd, upto, &st, last);
+		shown = xstrndup(at, base + off + len);
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			step = hostcfg_step(g, r->gr_fd, upto, &st, last);
+		else
+			step = hostcfg_nothing(error = errno) ? HC_LEAVE : HC_HELD;
 		next = -1;
-		if (step == HC_MOVE) {
-			shown = xstrndup(at, base + off + len);
+		if (step == HC_MOVE)
 			hostcfg_move(g, id, dfd, name, shown, st.st_mode);
-			free(shown);
-		} else if (step == HC_ENTER)
-			next = hostcfg_openat(r->gr_fd, upto, true);
+		else if (step == HC_ENTER && (next = hostcfg_openat(r->gr_fd,
+		    upto, true)) == -1 && !hostcfg_nothing(error = errno))
+			step = HC_HELD;
+		if (step == HC_HELD) {
+			hf = hostcfg_note(g, shown);
+			hf->hf_unread = true;
+			hf->hf_error = error;
+		}
+		free(shown);
 		free(name);
 		free(upto);
 		close(dfd);
@@ -250,6 +287,18 @@ hostcfg_print(const struct guard *g, size_t from, FILE *f)
 	for (i = from; i < g->g_nhfinds; i++) {
 		hf = &g->g_hfinds[i];
 		p = str_escape(hf->hf_path, strlen(hf->hf_path));
+		if (hf->hf_unread) {
+			fprintf(f, "cordon: the check could not look at %s "
+			    "(%s), where an agent or editor on the host would "
+			    "load configuration made during the run "
+			    "(filesystem.host_config), so it is not called "
+			    "clean\ncordon: hint: look at it with: ls -la %s; "
+			    "and move aside what you did not make before you "
+			    "open the workspace in one\n", p,
+			    strerror(hf->hf_error), p);
+			free(p);
+			continue;
+		}
 		if (hf->hf_error != 0) {
 			fprintf(f, "cordon: %s was made during the run, and an "
 			    "agent or editor on the host would load or run it "
@@ -285,11 +334,12 @@ hostcfg_json(const struct guard *g)
 	a = json_array();
 	for (i = 0; i < g->g_nhfinds; i++) {
 		hf = &g->g_hfinds[i];
-		json_array_append_new(a, json_pack("{s:s, s:o, s:b, s:o}",
+		json_array_append_new(a, json_pack("{s:s, s:o, s:b, s:b, s:o}",
 		    "path", hf->hf_path, "moved_to", hf->hf_moved != NULL ?
 		    json_string(hf->hf_moved) : json_null(), "link",
-		    hf->hf_link, "error", hf->hf_error != 0 ?
-		    json_string(strerror(hf->hf_error)) : json_null()));
+		    hf->hf_link, "unread", hf->hf_unread, "error",
+		    hf->hf_error != 0 ? json_string(strerror(hf->hf_error)) :
+		    json_null()));
 	}
 	w = json_array();
 	for (i = 0; i < g->g_nhost; i++)

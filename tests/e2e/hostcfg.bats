@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # What agents and editors on the host load or run when the user opens
-# the workspace (filesystem.host_config: .claude/, .mcp.json, .vscode/,
-# .envrc, ...) is judged as git's hooks are: one the command made is
-# moved aside with the way back, said on the terminal and listed in
-# --report, however the run ends (by itself, killed, or a session's
-# command); one that was there is the user's, read-only inside, and
-# left alone.  The sandbox runs as the unprivileged test user.
+# the workspace (filesystem.host_config: .claude/, .mcp.json,
+# .vscode/tasks.json, .envrc, ...) is judged as git's hooks are: one
+# the command made is moved aside with the way back, said on the
+# terminal and listed in --report, however the run ends (by itself,
+# killed, or a session's command); one that was there is the user's,
+# read-only inside, and left alone.  The sandbox runs as the
+# unprivileged test user.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -79,14 +80,14 @@ moved() {
 	echo "$output"
 	[ "$status" -eq 125 ]
 	local f
-	for f in .claude .mcp.json .vscode .envrc; do
+	for f in .claude .mcp.json .vscode/tasks.json .envrc; do
 		moved "$f"
 	done
 	run_as_host
 	[ ! -e "$MARK" ]
 	jq -e --arg ws "$WS" '[.host_config.moved_aside[].path] | sort ==
 	    ([$ws + "/.claude", $ws + "/.envrc", $ws + "/.mcp.json",
-	    $ws + "/.vscode"] | sort)' "$UDIR/r.json"
+	    $ws + "/.vscode/tasks.json"] | sort)' "$UDIR/r.json"
 	jq -e '.host_config.moved_aside | all(.moved_to != null and
 	    (.moved_to | contains(".cordon-quarantine-")) and .error == null)' \
 	    "$UDIR/r.json"
@@ -163,29 +164,50 @@ claude_starts() {
 	[ -f "$WS/real/mcp.json" ]
 }
 
-@test "host config: the user's own files stay, and the command cannot change or replace them" {
-	as_me sh -c 'mkdir -p .vscode && echo "{\"editor.tabSize\": 8}" \
-	    >.vscode/settings.json && echo "export A=1" >.envrc'
-	before=$(cat "$WS/.vscode/settings.json" "$WS/.envrc")
+@test "host config: a folder the command made unsearchable is not called clean: said, held, status 125" {
+	run in_sandbox --quiet --report "$UDIR/r.json" -- sh -c 'mkdir .cursor &&
+	    echo "{\"mcpServers\": {}}" >.cursor/mcp.json && chmod 0 .cursor'
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ $output == *"the check could not look at $WS/.cursor/mcp.json (Permission denied), where an agent or editor on the host would load configuration made during the run (filesystem.host_config), so it is not called clean"* ]]
+	[[ $output == *"hint: look at it with: ls -la $WS/.cursor/mcp.json"* ]]
+	jq -e '.host_config.moved_aside[0].unread and
+	    .host_config.moved_aside[0].moved_to == null' "$UDIR/r.json"
+	chmod 755 "$WS/.cursor"
+}
+
+@test "host config: the user's own files stay, and the command cannot change or replace them; what is not listed is its own" {
+	as_me sh -c 'mkdir -p .claude .vscode &&
+	    echo "{\"permissions\": {}}" >.claude/settings.json &&
+	    echo "{\"editor.tabSize\": 8}" >.vscode/settings.json &&
+	    echo "export A=1" >.envrc'
+	before=$(cat "$WS/.claude/settings.json" "$WS/.vscode/settings.json" \
+	    "$WS/.envrc")
 	# --dry-run says which is kept read-only, which watched.
 	run in_sandbox --dry-run -- true
-	[[ $output == *"$WS/.vscode: bind, read-only (built-in defaults: filesystem.host_config["* ]]
+	[[ $output == *"$WS/.claude: bind, read-only (built-in defaults: filesystem.host_config["* ]]
+	[[ $output == *"$WS/.vscode/settings.json: bind, read-only (built-in defaults: filesystem.host_config["* ]]
 	[[ $output == *"$WS/.envrc: bind, read-only (built-in defaults: filesystem.host_config["* ]]
 	[[ $output == *"$WS/.mcp.json: not there, and not blocked: what the command makes there is moved aside after the run (filesystem.host_config)"* ]]
 	run in_sandbox --quiet -- sh -c '
-	    echo "{\"tasks\": []}" >.vscode/tasks.json || echo refused-new
+	    echo x >.claude/hooks.sh || echo refused-new
+	    echo "{}" >.vscode/settings.json || echo refused-edit
 	    echo "touch x" >>.envrc || echo refused-append
 	    rm -f .envrc || echo refused-rm
 	    mv .vscode v2 || echo refused-mv
+	    echo "{\"recommendations\": []}" >.vscode/extensions.json &&
 	    cat .envrc'
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output == *refused-new*refused-append*refused-rm*refused-mv* ]]
+	[[ $output == *refused-new*refused-edit*refused-append*refused-rm*refused-mv* ]]
 	[[ $output == *"export A=1"* ]]
 	[[ $output != *"moved aside"* ]]
-	[ "$before" = "$(cat "$WS/.vscode/settings.json" "$WS/.envrc")" ]
-	[ ! -e "$WS/.vscode/tasks.json" ]
-	run ls -a "$WS"
+	[ "$before" = "$(cat "$WS/.claude/settings.json" \
+	    "$WS/.vscode/settings.json" "$WS/.envrc")" ]
+	[ ! -e "$WS/.claude/hooks.sh" ]
+	# A scaffolder's recommendations run nothing: kept.
+	[ -f "$WS/.vscode/extensions.json" ]
+	run ls -a "$WS" "$WS/.vscode"
 	[[ $output != *cordon-quarantine* ]]
 }
 
@@ -237,7 +259,7 @@ claude_starts() {
 	run as_me timeout 20 "$UCORDON" session stop "$SID"
 	echo "$output"
 	SID=
-	moved .vscode
+	moved .vscode/tasks.json
 	# What an earlier command was told is not told again.
 	[[ $output != *"moved aside $WS/.envrc"* ]]
 }
@@ -261,7 +283,7 @@ claude_starts() {
 	[[ $output == *"ended before it could check its writable folders"* ]]
 	moved .claude
 	moved .mcp.json
-	moved .vscode
+	moved .vscode/tasks.json
 	moved .envrc
 	run_as_host
 	[ ! -e "$MARK" ]
