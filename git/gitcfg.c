@@ -677,7 +677,9 @@ gitcfg_judge_new(const struct gitcfg_ctx *cx, const struct gitcfg *cfg,
 		k = str_escape(e->ge_shown, strlen(e->ge_shown));
 		v = e->ge_value != NULL ? str_escape(e->ge_value,
 		    strlen(e->ge_value)) : xstrdup("(none)");
-		if (gitjudge_held(c))
+		if (c == GITCFG_RUNS)	/* its value may be a long program */
+			xasprintf(why, "%s in its %s", k, name);
+		else if (gitjudge_held(c))
 			xasprintf(why, "%s = %s in its %s: %s", k, v, name, r);
 		else {
 			xasprintf(&line, "%s = %s", k, v);

@@ -96,6 +96,23 @@ gitjudge_remote(const struct gitcfg *cfg, const char *name)
 	return gitjudge_section(cfg, "remote", name, strlen(name));
 }
 
+/* Does cfg give the remote name a URL? */
+static bool
+gitjudge_has_url(const struct gitcfg *cfg, const char *name)
+{
+	size_t	 i, n = strlen(name);
+	const char *k;
+
+	for (i = 0; i < cfg->gc_n; i++) {
+		k = cfg->gc_v[i].ge_key;
+		if (strncmp(k, "remote.", 7) == 0 &&
+		    strncmp(k + 7, name, n) == 0 &&
+		    strcmp(k + 7 + n, ".url") == 0)
+			return true;
+	}
+	return false;
+}
+
 /* A value git reads as false. */
 static bool
 gitjudge_false(const char *v)
@@ -347,7 +364,14 @@ gitjudge_class(const struct gitcfg_ctx *cx, const struct gitcfg *cfg,
 	    strcmp(k.k_name, "push") == 0 ||
 	    strcmp(k.k_name, "mirror") == 0))
 		c = gitjudge_remote_key(cx, e, &k, why);
-	else if (strcmp(k.k_sec, "submodule") == 0 && k.k_sub != NULL &&
+	else if (strcmp(k.k_sec, "remote") == 0 && k.k_sub != NULL &&
+	    !gitjudge_remote(cx->gx_base, k.k_sub) &&
+	    !gitjudge_has_url(cfg, k.k_sub)) {
+		/* git remote add writes the URL, then the refspec. */
+		*why = xstrdup("part of a remote with no URL (its URL was "
+		    "held back)");
+		c = GITCFG_DEST;
+	} else if (strcmp(k.k_sec, "submodule") == 0 && k.k_sub != NULL &&
 	    strcmp(k.k_name, "url") == 0) {
 		if ((c = gitjudge_submodule(cx, cfg, v, why)) == GITCFG_INERT)
 			c = gitjudge_section(cx->gx_base, "submodule", k.k_sub,

@@ -235,6 +235,36 @@ EVIL_BRANCH='git checkout -q -b evil &&
 	[ -z "$(find "$WS/.git" -perm -0002 -type f)" ]
 }
 
+@test "a remote at a local path the command was not shown: the host's git fetch would bring its objects into the workspace; held back, a new repository quarantined" {
+	as_me git init -q -b main "$UDIR/priv.git"
+	as_me sh -c "cd '$UDIR/priv.git' && echo secret >s && git add s &&
+	    git -c user.name=a -c user.email=a@example.test commit -qm secret"
+	# On the host: a fetch copies the private repository's objects.
+	in_demo sh -c "git init -q . && git remote add p '$UDIR/priv.git' &&
+	    git fetch -q p && git show p/main:s" | grep -q secret
+	# Inside, /tmp is the run's own: the path is one it cannot read.
+	run in_sandbox --quiet -- sh -c "
+	    git remote add p '$UDIR/priv.git' && echo set"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"set remote.p.url = $UDIR/priv.git in $WS/.git/config: a local path neither writable nor shown to the command (--write, --read-only)"* ]]
+	[[ $output == *"apply it with: git config --file '$WS/.git/config' --add 'remote.p.url' '$UDIR/priv.git'"* ]]
+	as_me git fetch -q --all
+	run as_me git cat-file -e "$(as_me git -C "$UDIR/priv.git" rev-parse HEAD:s)"
+	[ "$status" -ne 0 ]
+	run in_sandbox --quiet -- sh -c "git init -q n &&
+	    git -C n remote add origin '$UDIR/priv.git'"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ $output == *"quarantined $WS/n/.git"*"remote.origin.url = $UDIR/priv.git in its config: a local path"* ]]
+	# Shown read-only, it is ordinary: a clone's origin.
+	run in_sandbox --quiet --read-only "$UDIR/priv.git" -- sh -c \
+	    "git clone -q '$UDIR/priv.git' c"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"kept $WS/c/.git"*"remote.origin.url = $UDIR/priv.git"* ]]
+}
+
 @test "ordinary work goes on and is said: remote add and push -u in a new repository and in the user's, clone from the workspace" {
 	as_me git init -q --bare -b main "$UDIR/remote.git"
 	run in_sandbox --quiet --report "$UDIR/r.json" --write "$UDIR/remote.git" \

@@ -420,6 +420,9 @@ test_class_dest(void **state)
 	    "https://e.example/r", NULL), GITCFG_REMOTE);
 	assert_int_equal(judge(ORIGIN, EVIL, GD, "remote.evil.fetch",
 	    "+refs/heads/*:refs/remotes/evil/*", NULL), GITCFG_INERT);
+	/* Its refspec after its URL was held: held too, not left alone. */
+	assert_int_equal(judge(ORIGIN, ORIGIN, GD, "remote.evil.fetch",
+	    "+refs/heads/*:refs/remotes/evil/*", NULL), GITCFG_DEST);
 	/* push -u: an upstream where there was none, to a remote it had, */
 	/* or in a repository with no remote at all. */
 	assert_int_equal(judge(ORIGIN, EVIL, GD, "branch.main.remote",
