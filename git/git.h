@@ -1,6 +1,7 @@
 /*
  * git.h: what cordon knows of git's own files, a library with no process
- * in it: a config file read as git reads it (gitcfg.c).
+ * in it: a config file read as git reads it (gitcfg.c), the pointer
+ * files that name a git directory (gitptr.c).
  */
 #ifndef CORDON_GIT_H
 #define CORDON_GIT_H
@@ -35,5 +36,16 @@ bool	gitcfg_dir_inert(int, char **);
 char	*gitcfg_read_text(int, const char *, size_t *);
 bool	gitcfg_has(const struct gitcfg *, const struct gitcfg_ent *);
 bool	gitcfg_user_config(const char *);
+
+/*
+ * gitptr.c: a .git file and a commondir read as git reads them, to the
+ * path git would use, or refused.
+ */
+#define GITPTR_FILE_MAX	(1 << 20)	/* git's own bound for a .git file */
+
+int	gitptr_gitfile(const char *, size_t, char **, char **);
+int	gitptr_commondir(const char *, size_t, char **, char **);
+char	*gitptr_join(const char *, const char *);
+int	gitptr_read(int, const char *, char **, char **);
 
 #endif
