@@ -333,16 +333,17 @@ int
 guard_check(struct guard *g, const char *id)
 {
 	struct guard_walk	 w;
-	size_t			 i, held = 0;
+	size_t			 i, first = g->g_nfinds, held = 0;
 
 	memset(&w, 0, sizeof(w));
 	w.w_g = g;
 	w.w_id = id;
+	g->g_scanned = 0;	/* a session checks after each command */
 	gwalk_run(&w);
 	guard_watched(&w);
 	free(w.w_q);
 	free(w.w_judged);
-	for (i = 0; i < g->g_nfinds; i++)
+	for (i = first; i < g->g_nfinds; i++)
 		held += g->g_finds[i].gf_held;
 	if (g->g_scanned > g->g_scan_max || held > 0)
 		return -1;
