@@ -14,6 +14,11 @@
  * never inert (the guard quarantines what it cannot follow).
  * tests/unit/test_gitptr.c and tests/fuzz/fuzz_gitptr.c compare this
  * reading with `git rev-parse` on the same files.
+ *
+ * The other pointers of a git directory are not followed: a linked
+ * worktree's gitdir names its work tree and objects/info/alternates
+ * other objects, never a config git reads or a program; a change to
+ * either makes the git directory judged (guard.c's guard_code).
  */
 #include <sys/types.h>
 

@@ -284,7 +284,6 @@ gpd_case(struct gpd *d, int kind, const char *text, size_t len)
 	git = gpd_git(d, out, sizeof(out));
 	if (rc == -1 && saved == EILSEQ) {
 		d->d_refused++;
-		d->d_same--;	/* counted at out */
 		goto out;
 	}
 	if (rc == -1) {
@@ -313,7 +312,7 @@ gpd_case(struct gpd *d, int kind, const char *text, size_t len)
 	else if (ok && strcmp(out, gitdir) != 0)
 		xasprintf(&diff, "the guard's path %s, git's %s", gitdir, out);
 out:
-	if (diff == NULL)
+	if (diff == NULL && !(rc == -1 && saved == EILSEQ))
 		d->d_same++;
 	free(folder);
 	free(path);
