@@ -191,7 +191,11 @@ guard_newer(const struct guard *g, int dfd, const char *path)
 	return st.st_ctime >= g->g_start;
 }
 
-/* Did a hook in the folder dfd/hooks (a link to one followed) change? */
+/*
+ * Did a hook in the folder dfd/hooks (a link to one followed) change?
+ * A hooks folder that cannot be listed counts as changed: git runs a
+ * hook by name, so what it holds is judged (and is not inert).
+ */
 static bool
 guard_hooks_newer(const struct guard *g, int dfd)
 {
@@ -202,10 +206,10 @@ guard_hooks_newer(const struct guard *g, int dfd)
 
 	if ((fd = openat(dfd, "hooks", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
 	    -1)
-		return false;
+		return errno != ENOENT && errno != ENOTDIR;
 	if ((dp = fdopendir(fd)) == NULL) {
 		close(fd);
-		return false;
+		return true;
 	}
 	while (!changed && (de = readdir(dp)) != NULL)
 		changed = de->d_name[0] != '.' && guard_newer(g, fd,
