@@ -22,7 +22,10 @@
  * 0311) has those names looked up and judged all the same, and is
  * held: named on the terminal and in --report, and the run fails.  So
  * is a folder it cannot open at all (a path too long), and one holding
- * an entry it cannot examine.
+ * an entry it cannot examine.  A folder that did not change during the
+ * run, or that the user neither owns nor may write (another user's, in
+ * a shared /tmp given to write), the command could not have made so;
+ * it is left as the plan's note before the run said.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -39,6 +42,7 @@
 #include "fspath.h"
 #include "git.h"
 #include "guard.h"
+#include "log.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -85,6 +89,23 @@ gwalk_push(struct guard_walk *w, size_t i, char *rel, int how)
 	w->w_q[w->w_nq].i_root = i;
 	w->w_q[w->w_nq].i_rel = rel;
 	w->w_q[w->w_nq++].i_how = how;
+}
+
+/*
+ * Could the command have made the folder dfd (st) unreadable to the
+ * walk, or written in it?  Only if it changed during the run and the
+ * command's uid, which is the user's, owns it (and so could change its
+ * mode) or may write in it.  Another user's private folder in a shared
+ * writable root (the host's /tmp given to write) is none the command
+ * could touch; the plan said before the run that it was not scanned.
+ */
+static bool
+gwalk_touchable(const struct guard *g, int dfd, const struct stat *st)
+{
+	if (st->st_ctime < g->g_start)
+		return false;
+	return st->st_uid == geteuid() || faccessat(dfd, "", W_OK,
+	    AT_EACCESS | AT_EMPTY_PATH) == 0 || errno != EACCES;
 }
 
 /* Holds folder rel of root r: the walk could not read it; takes why. */
@@ -438,7 +459,10 @@ gwalk_dir(struct guard_walk *w, const struct guard_item *it)
 
 	memset(&s, 0, sizeof(s));
 	dfd = gwalk_open(w, it, &s, &st, &why);
-	if (why != NULL)
+	if (why != NULL && dfd != -1 && !gwalk_touchable(g, dfd, &st)) {
+		log_debug("%s: %s/%s: %s", __func__, r->gr_path, rel, why);
+		free(why);
+	} else if (why != NULL)
 		gwalk_hold(w, r, rel, why);
 	if (dfd == -1)
 		goto done;

@@ -729,10 +729,15 @@ unlistable_as(uid_t uid, struct guard *g)
 			_exit(10);
 		if (guard_check(g, "ID") != -1)
 			_exit(11);
-		for (i = 0; i < g->g_nfinds; i++)
+		for (i = 0; i < g->g_nfinds; i++) {
 			if (g->g_finds[i].gf_held && strcmp(strrchr(
 			    g->g_finds[i].gf_path, '/'), "/sub") == 0)
 				held = true;
+			/* Root's own, which the command could not touch. */
+			if (g->g_finds[i].gf_held && uid != 0 &&
+			    strstr(g->g_finds[i].gf_path, "/other") != NULL)
+				_exit(14);
+		}
 		if (!held)
 			_exit(12);
 		_exit(exists("ws/sub/.git.cordon-quarantine-ID") ? 0 : 13);
@@ -746,7 +751,9 @@ unlistable_as(uid_t uid, struct guard *g)
  * The walk fails closed (issue 36): a folder it cannot list (chmod
  * 0311: git still opens sub/.git by name) has its markers looked up by
  * name and judged, and is held: the check fails.  So is a folder it
- * cannot open at all (a path too long for it).
+ * cannot open at all (a path too long for it).  Another user's folder
+ * (root's, 0700, when the test runs as root) is none the command could
+ * have made so: not held.
  */
 static void
 test_unread(void **state)
@@ -779,8 +786,11 @@ test_unread(void **state)
 	g.g_start = next_second();
 	make("ws/sub/.git/config", "[core]\n\tfsmonitor = x\n");
 	make("ws/sub/.git/HEAD", "ref: refs/heads/main\n");
-	xasprintf(&path, "chown -R %u:%u %s && chmod 0311 %s/ws/sub",
-	    (unsigned)uid, (unsigned)uid, base, base);
+	make("ws/other/x/", NULL);
+	xasprintf(&path, "chown -R %u:%u %s && chmod 0311 %s/ws/sub && "
+	    "{ [ %u != 0 ] || { chown 0:0 %s/ws/other && "
+	    "chmod 0700 %s/ws/other; }; }", (unsigned)uid, (unsigned)uid, base,
+	    base, (unsigned)geteuid(), base, base);
 	assert_int_equal(system(path), 0);
 	free(path);
 	assert_int_equal(unlistable_as(uid, &g), 0);
