@@ -63,7 +63,7 @@ BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c \
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
-GIT_SRCS	 = git/gitcfg.c git/gitjudge.c git/giturl.c
+GIT_SRCS	 = git/gitcfg.c git/gitjudge.c git/giturl.c git/gitptr.c
 SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
 # The objects the unit tests and fuzz targets link against, folder by
 # folder: no main() and no command's option parsing, so that a test
@@ -86,8 +86,8 @@ RUNNER_SRCS	 = runner/wspath.c
 CONFINE_SRCS	 = confine/env.c confine/trust.c confine/sysfilter.c
 # The checks after a run (guard/) and the connect thread's parts a unit
 # test reaches (notify/); both run on the host, for cordon run.
-GUARD_SRCS	 = guard/guard.c guard/sentinel.c guard/gitwrite.c \
-		   guard/hostcfg.c
+GUARD_SRCS	 = guard/guard.c guard/gwalk.c guard/quarantine.c \
+		   guard/sentinel.c guard/gitwrite.c guard/hostcfg.c
 NOTIFY_SRCS	 = notify/hostport.c notify/sockdiag.c notify/unixroute.c \
 		   notify/notify_addr.c notify/unixown.c
 SESSION_SRCS	 = session/sessmsg.c session/sessdir.c session/sessclient.c
@@ -150,13 +150,14 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \
 		   test_watch_msg test_mtls test_policy_ident test_sessmsg \
 		   test_unixroute test_host_tls test_ident test_hostcfg \
-		   test_sessdir test_mcpmsg
+		   test_sessdir test_mcpmsg test_gitptr
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \
 		   fuzz_log fuzz_inspect fuzz_elog fuzz_dnsmsg fuzz_secrets \
 		   fuzz_agentmsg fuzz_gitcfg fuzz_ssh_peek fuzz_notify \
-		   fuzz_watch_msg fuzz_policy_ident fuzz_sessmsg fuzz_mcpmsg
+		   fuzz_watch_msg fuzz_policy_ident fuzz_sessmsg fuzz_mcpmsg \
+		   fuzz_gitptr
 
 # Debian packages: the build's (make deps), the demo's (make demo: only
 # these two lists), the unit tests' (make unit: git, which test_gitcfg

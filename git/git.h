@@ -1,8 +1,9 @@
 /*
  * git.h: what cordon knows of git's own files, a library with no process
  * in it: a config file read as git reads it (gitcfg.c), each key judged
- * by what it makes git on the host do (gitjudge.c), and the URLs git
- * would reach (giturl.c).
+ * by what it makes git on the host do (gitjudge.c), the URLs git would
+ * reach (giturl.c), and the pointer files that name a git directory
+ * (gitptr.c).
  */
 #ifndef CORDON_GIT_H
 #define CORDON_GIT_H
@@ -88,5 +89,16 @@ enum gitcfg_class giturl_judge(const char *, const char *,
 	    const struct gitcfg_places *, char **);
 bool	giturl_path_in(const char *, const char *const *, size_t, char **);
 char	*giturl_join(const char *, const char *);
+
+/*
+ * gitptr.c: a .git file and a commondir read as git reads them, to the
+ * path git would use, or refused.
+ */
+#define GITPTR_FILE_MAX	(1 << 20)	/* git's own bound for a .git file */
+
+int	gitptr_gitfile(const char *, size_t, char **, char **);
+int	gitptr_commondir(const char *, size_t, char **, char **);
+char	*gitptr_join(const char *, const char *);
+int	gitptr_read(int, const char *, char **, char **);
 
 #endif

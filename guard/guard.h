@@ -43,6 +43,7 @@ struct guard_find {
 	char		*gf_why;	/* what could run; kept: the */
 					/* remotes it adds, or NULL */
 	bool		 gf_kept;	/* inert: the user's work */
+	bool		 gf_held;	/* a folder the walk could not read */
 	bool		 gf_policy;	/* a .cordon the command made */
 	int		 gf_error;	/* the rename's errno, or 0 */
 	size_t		 gf_heads;	/* HEADs renamed in what moved */
@@ -59,9 +60,9 @@ struct guard {
 	time_t		 g_start;	/* changed from then: the command's */
 	size_t		 g_scan_max;	/* GUARD_SCAN_MAX, but in tests */
 	size_t		 g_scanned;
-	struct guard_find *g_finds;	/* kept and moved */
+	struct guard_find *g_finds;	/* kept, moved and held */
 	size_t		 g_nfinds;
-	size_t		 g_nmoved;
+	size_t		 g_nmoved;	/* moved, and folders held */
 	char		**g_watch;	/* the plan's fp_watch, borrowed */
 	size_t		 g_nwatch;
 	struct gitcfg_places g_places;	/* the plan's, for gitcfg.c */
@@ -76,6 +77,60 @@ void	guard_know(struct guard *, int);
 int	guard_check(struct guard *, const char *);
 void	guard_print(const struct guard *, FILE *);
 void	guard_clear(struct guard *);
+
+/* What the guard's files share: the verdict, the walk's state. */
+enum guard_verdict {
+	GV_LEAVE,	/* not the command's: protected, or unchanged */
+	GV_KEEP,	/* made or changed, inert: the user's work, kept */
+	GV_MOVE		/* made or changed, and could make git run a */
+};			/* program: quarantined */
+
+/* A folder waiting in the walk: i_rel below root i_root. */
+struct guard_item {
+	size_t		 i_root;
+	char		*i_rel;
+	int		 i_how;		/* GW_* */
+};
+
+struct guard_walk {
+	struct guard	 *w_g;
+	const char	 *w_id;
+	struct guard_item *w_q;		/* breadth first */
+	size_t		  w_nq, w_head;
+	struct fs_mark	 *w_judged;	/* git directories judged */
+	size_t		  w_njudged;
+};
+
+struct stat;
+int	guard_openat(int, const char *, int);
+int	guard_stat(int, const char *, struct stat *);
+enum guard_verdict guard_judge(const struct guard *, int, const char *,
+	    char **);
+char	*guard_join(const char *, const char *);
+
+/*
+ * gwalk.c: the walk of the writable roots, breadth first, that finds
+ * every git directory git could take, reading pointers as git does.
+ */
+void	gwalk_run(struct guard_walk *);
+
+/*
+ * quarantine.c: a repository renamed out of git's sight, its HEADs
+ * with it; a find noted for the terminal and --report.
+ */
+#define QUARANTINE_SUFFIX	".cordon-quarantine-"
+
+struct guard_find *quarantine_note(struct guard_walk *,
+	    const struct guard_root *, const char *, const char *,
+	    const char *, char *);
+struct guard_find *quarantine_move(struct guard_walk *,
+	    const struct guard_root *, const char *, int, const char *,
+	    const char *, char *);
+struct guard_find *quarantine_move_rel(struct guard_walk *,
+	    const struct guard_root *, const char *, const char *, char *);
+void	quarantine_act(struct guard_walk *, const struct guard_root *,
+	    const char *, int, const char *, const char *,
+	    enum guard_verdict, char *);
 
 /*
  * hostcfg.c: after the run, what agents and editors on the host load or

@@ -27,6 +27,7 @@ max_len() {
 	fuzz_socks5)				echo 600 ;;
 	fuzz_host_match|fuzz_addr)		echo 300 ;;
 	fuzz_notify)				echo 200 ;;
+	fuzz_gitptr)				echo 512 ;;
 	*)					echo 4096 ;;
 	esac
 }

@@ -564,19 +564,26 @@ str_or_null(const char *s)
 /*
  * What the check after the run found: each repository the command made
  * or changed that could run a program, why and where it went; each one
- * kept as inert; and whether the check saw everything.
+ * kept as inert; each folder it could not read (held); and whether the
+ * check saw everything.
  */
 static json_t *
 report_guard(const struct guard *g)
 {
 	const struct guard_find	*gf;
-	json_t			*a, *k;
+	json_t			*a, *k, *h;
 	size_t			 i;
 
 	a = json_array();
 	k = json_array();
+	h = json_array();
 	for (i = 0; i < g->g_nfinds; i++) {
 		gf = &g->g_finds[i];
+		if (gf->gf_held) {
+			json_array_append_new(h, json_pack("{s:s, s:s}",
+			    "path", gf->gf_path, "why", gf->gf_why));
+			continue;
+		}
 		if (gf->gf_kept) {
 			json_array_append_new(k, json_pack("{s:s, s:s, s:o}",
 			    "path", gf->gf_path, "what", gf->gf_what, "remotes",
@@ -592,8 +599,9 @@ report_guard(const struct guard *g)
 		    (json_int_t)gf->gf_heads_left, "error", gf->gf_error != 0 ?
 		    json_string(strerror(gf->gf_error)) : json_null()));
 	}
-	return json_pack("{s:b, s:o, s:o}", "checked_all",
-	    g->g_scanned <= g->g_scan_max, "quarantined", a, "kept", k);
+	return json_pack("{s:b, s:o, s:o, s:o}", "checked_all",
+	    g->g_scanned <= g->g_scan_max && json_array_size(h) == 0,
+	    "quarantined", a, "kept", k, "held", h);
 }
 
 /* The refused targets, each with its rule, its fix and its count. */

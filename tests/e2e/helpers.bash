@@ -200,3 +200,29 @@ metric() {
 	curl -sS "http://127.0.0.1:$METRICS/metrics" |
 	    awk -v m="$1" '$1 == m { print $2 }'
 }
+
+# Issue 36's plant (reshape.bats, session.bats), a script for sh -c
+# with $1 objects or refs (where in the protected .git the git
+# directory goes), $2 n or r (the control
+# byte in the pointer's path), $3 gitfile or commondir (which pointer
+# holds it), $4 the marker: a git directory made by hand in
+# .git/$1/evil whose core.fsmonitor touches $4, folders src/decoy and
+# src/decoy + the byte, and a pointer past them to the git directory.
+# Git keeps the byte in the path; a reader that stops at it sees
+# src/decoy, empty.
+PTR_PLANT='set -e
+e=.git/$1/evil
+mkdir -p "$e/objects" "$e/refs"
+echo "ref: refs/heads/main" >"$e/HEAD"
+printf "[core]\n\tfsmonitor = \"touch %s; false\"\n" "$4" >"$e/config"
+if [ "$3" = gitfile ]; then at=src; up=../..; else at=lnk; up=../..; fi
+d=$(printf "decoy\\$2_")
+d=${d%_}
+mkdir -p src "$at/decoy" "$at/$d"
+if [ "$3" = gitfile ]; then
+	printf "gitdir: decoy\\$2/$up/$e\n" >src/.git
+else
+	echo "ref: refs/heads/main" >lnk/HEAD
+	printf "decoy\\$2/$up/$e\n" >lnk/commondir
+	echo "gitdir: ../lnk" >src/.git
+fi'

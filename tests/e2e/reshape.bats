@@ -231,6 +231,67 @@ host_git() {
 	done
 }
 
+@test "E2: a pointer whose path holds a line end or CR, to a git directory made in .git/objects or .git/refs: quarantined (issue 36)" {
+	for who in $(whos); do
+		# The step works outside: git follows the whole path.
+		fresh "$who"
+		as "$who" sh -c "$PTR_PLANT" plant objects n gitfile "$MARK"
+		host_git "$who" -C src status
+		[ -e "$MARK" ]
+		rm -f "$MARK"
+		for v in "objects n gitfile" "objects r gitfile" \
+		    "refs n gitfile" "objects n commondir"; do
+			set -- $v
+			fresh "$who"
+			sandbox "$who" --report "$TOP/$who.json" -- \
+			    sh -c "$PTR_PLANT" plant $v "$MARK"
+			[ "$status" -eq 125 ]
+			[[ $output == *"quarantined $WS/.git/$1/evil, a git directory"* ]]
+			[[ $output == *"holds a control byte (0x0"[ad]") in the path"* ]]
+			if [ "$3" = gitfile ]; then
+				[[ $output == *"quarantined $WS/src/.git, a git repository"* ]]
+				[ ! -e src/.git ]
+			fi
+			[ ! -e ".git/$1/evil" ]
+			jq -e '.repositories.checked_all and
+			    (.repositories.quarantined | length == 2)' \
+			    "$TOP/$who.json"
+			host_git "$who" -C src status
+			host_git "$who" status
+			[ ! -e "$MARK" ]
+		done
+	done
+}
+
+@test "E2: a folder the check cannot list (chmod 0311) after sub/.git was planted: looked up by name, quarantined, the folder held (issue 36)" {
+	plant='set -e
+	git init -q sub
+	git -C sub config core.fsmonitor "touch $1; false"
+	chmod 0311 sub'
+	for who in $(whos); do
+		# The step works outside: git opens sub/.git by name.
+		fresh "$who"
+		as "$who" sh -c "$plant" plant "$MARK"
+		host_git "$who" -C sub status
+		[ -e "$MARK" ]
+		rm -f "$MARK"
+		fresh "$who"
+		sandbox "$who" --report "$TOP/$who.json" -- \
+		    sh -c "$plant" plant "$MARK"
+		[ "$status" -eq 125 ]
+		[[ $output == *"quarantined $WS/sub/.git, a git repository"* ]]
+		host_git "$who" -C sub status
+		[ ! -e "$MARK" ]
+		# Root reads it all the same: nothing to hold.
+		[ "$who" = user ] || continue
+		[[ $output == *"cordon: held $WS/sub, a folder the check could not read: it cannot be listed (Permission denied)"* ]]
+		[[ $output == *"cordon: hint: look at it before running git there: chmod u+rx $WS/sub"* ]]
+		jq -e '(.repositories.checked_all | not) and
+		    (.repositories.held | map(.path) == ["'"$WS"'/sub"]) and
+		    .exit_status == 125' "$TOP/$who.json"
+	done
+}
+
 # The repository the tests below plant: git on the host runs its
 # core.fsmonitor.  plant_works shows that step, outside the sandbox.
 plant() {

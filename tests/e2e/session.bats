@@ -410,6 +410,52 @@ except OSError as e:
 	[ ! -e "$WS/pwned" ]
 }
 
+@test "a session's command plants a pointer with a line end to a git directory in .git/objects, then a folder it cannot list: quarantined, held, 125 (issue 36)" {
+	unlistable='set -e
+	git init -q sub
+	git -C sub config core.fsmonitor "touch $1; false"
+	chmod 0311 sub'
+	# The steps work outside, as the user, with plain git.
+	as_who mkdir -p "$UDIR/out"
+	cd "$UDIR/out"
+	as_who git init -q
+	as_who sh -c "$PTR_PLANT" plant objects n gitfile "$UDIR/mark"
+	as_who git -C src status >/dev/null 2>&1 || true
+	[ -e "$UDIR/mark" ]
+	rm -f "$UDIR/mark"
+	as_who sh -c "$unlistable" plant "$UDIR/mark"
+	as_who git -C sub status >/dev/null 2>&1 || true
+	[ -e "$UDIR/mark" ]
+	rm -f "$UDIR/mark"
+
+	cd "$WS"
+	as_who git init -q
+	session_start
+	run in_session -- sh -c "$PTR_PLANT" plant objects n gitfile \
+	    "$WS/pwned"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/.git/objects/evil, a git directory"* ]]
+	[[ "$output" == *"quarantined $WS/src/.git"*"control byte"* ]]
+	as_who git -C "$WS/src" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/pwned" ]
+	run in_session -- true
+	[ "$status" -eq 0 ]
+
+	run in_session -- sh -c "$unlistable" plant "$WS/pwned"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/sub/.git"* ]]
+	[[ "$output" == *"cordon: held $WS/sub, a folder the check could not read"* ]]
+	as_who git -C "$WS/sub" status >/dev/null 2>&1 || true
+	[ ! -e "$WS/pwned" ]
+	# Held until the user can read it.
+	run in_session -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"cordon: held $WS/sub"* ]]
+	as_who chmod 0755 "$WS/sub"
+	run in_session -- true
+	[ "$status" -eq 0 ]
+}
+
 @test "a harness's timeout that kills cordon run --session: the command's processes end, its check quarantines what it planted and says so on the client's stderr, and the session goes on (user and root)" {
 	for AS in user root; do
 		# Root's sandbox has no capability: its workspace is its own.
@@ -743,7 +789,6 @@ PY
 	run as_who python3 "$UDIR/bin/ptyclient.py" "$UCORDON" run --session "$SID" -- \
 	    sh -c 'setsid -f python3 "$0" "$1" "$2" | head -2' \
 	    "$UDIR/bin/ctty.py" "$WS/hlate" "$WS/pwned"
-	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ctty: Operation not permitted"* ]]
 	[[ "$output" == *"reopen: "* && "$output" != *"reopen: ctty"* ]]
@@ -1201,7 +1246,6 @@ get_up() {
 	run jq -rc 'select(.event == "command" or .event == "refused") |
 	    [.event, .state, .command, .status, .argv[0]?, .host] |
 	    map(select(. != null)) | join(" ")' "$EVENTS"
-	echo "$output"
 	[ "$output" = "command start 1 curl
 refused up.test
 command exit 1 0
@@ -1384,7 +1428,6 @@ PY
 	chmod 644 "$UDIR/full.py"
 	cd "$WS"
 	run as_who python3 "$UDIR/full.py" "$UCORDON" "$SID"
-	echo "$output"
 	[ "${lines[0]%% *}" = 0 ]
 	[ "${lines[0]##* }" -lt 10 ]
 	[ "${lines[1]}" = 125 ]

@@ -13,6 +13,9 @@
 #include "guard.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <grp.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -596,6 +599,209 @@ test_inert(void **state)
 }
 
 /*
+ * Pointers whose path holds a line end or a CR (issue 36): git strips
+ * only those at the end of the file and keeps the rest, so that
+ * "gitdir: decoy\n/../../.git/objects/evil" leads, past a folder named
+ * "decoy\n", to a git directory the command made in the protected
+ * .git's objects (or refs).  The guard neither cuts the path at the
+ * line end (and judges the inert decoy) nor skips objects and refs:
+ * the pointer is refused, the .git file quarantined, and the git
+ * directory it leads to goes whole.  A commondir the same: the folder
+ * it makes a git directory loses its HEAD.
+ */
+static void
+test_pointer_text(void **state)
+{
+	static const char ptrs[] = { '\n', '\r' };	/* after "decoy" */
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL, *p, *q;
+	size_t		 i, k;
+
+	(void)state;
+	gitdir("ws/.git");
+	plan_of(&plan, "ws/.git");
+	for (i = 0; i < 2 * nitems(ptrs) + 1; i++) {
+		assert_int_equal(guard_open(&g, &plan, &cause), 0);
+		g.g_start = next_second();
+		/* objects and refs, each pointer. */
+		xasprintf(&q, "ws/.git/%s/evil%zu", i % 2 ? "refs" : "objects",
+		    i);
+		gitdir(q);
+		xasprintf(&p, "%s/config", q);
+		make(p, "[core]\n\tfsmonitor = \"touch MARK; false\"\n");
+		free(p);
+		xasprintf(&p, "ws/src%zu/decoy/", i);
+		make(p, NULL);
+		free(p);
+		xasprintf(&p, "ws/src%zu/decoy\n/", i);
+		make(p, NULL);
+		free(p);
+		xasprintf(&p, "ws/src%zu/decoy\r/", i);
+		make(p, NULL);
+		free(p);
+		if (i < 2 * nitems(ptrs)) {
+			xasprintf(&cause, "gitdir: decoy%c/../../.git/%s/"
+			    "evil%zu\n", ptrs[i / 2], i % 2 ? "refs" :
+			    "objects", i);
+			xasprintf(&p, "ws/src%zu/.git", i);
+		} else {
+			/* A commondir, in a folder it makes git's. */
+			xasprintf(&cause, "decoy\n/../../.git/objects/"
+			    "evil%zu\n", i);
+			xasprintf(&p, "ws/src%zu/commondir", i);
+			make("ws/src4/HEAD", "ref: refs/heads/main\n");
+			gitdir("ws/src4/decoy");
+		}
+		make(p, cause);
+		free(p);
+		free(cause);
+		cause = NULL;
+		assert_int_equal(guard_check(&g, "ID"), 2);
+		xasprintf(&p, "%s.cordon-quarantine-ID", q);
+		assert_true(exists(p));
+		assert_false(exists(q));
+		free(p);
+		xasprintf(&p, "ws/src%zu/%s.cordon-quarantine-ID", i,
+		    i < 2 * nitems(ptrs) ? ".git" : "HEAD");
+		assert_true(exists(p));
+		free(p);
+		for (k = 0; k < g.g_nfinds; k++)
+			if (!g.g_finds[k].gf_kept &&
+			    strstr(g.g_finds[k].gf_path, "/src") != NULL)
+				assert_non_null(strstr(g.g_finds[k].gf_why,
+				    "control byte"));
+		free(q);
+		guard_clear(&g);
+	}
+	fsplan_clear(&plan);
+}
+
+/* Makes n folders of 200 'a's below base/rel, and a .git at the bottom. */
+static void
+deep(const char *rel, int n)
+{
+	char	*path, name[201];
+	int	 fd, sub = -1, i;
+
+	memset(name, 'a', 200);
+	name[200] = '\0';
+	xasprintf(&path, "%s/%s", base, rel);
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY)) == -1)
+		fail_msg("%s: %s", path, strerror(errno));
+	free(path);
+	for (i = 0; i < n; i++) {
+		if (mkdirat(fd, name, 0755) == -1 ||
+		    (sub = openat(fd, name, O_RDONLY | O_DIRECTORY)) == -1)
+			fail_msg("mkdirat: %s", strerror(errno));
+		close(fd);
+		fd = sub;
+	}
+	if (mkdirat(fd, ".git", 0755) == -1 || (sub = openat(fd,
+	    ".git/config", O_WRONLY | O_CREAT, 0644)) == -1)
+		fail_msg(".git: %s", strerror(errno));
+	if (write(sub, "[core]\n\tfsmonitor = x\n", 22) != 22)
+		fail_msg("write: %s", strerror(errno));
+	close(sub);
+	close(fd);
+}
+
+/*
+ * In a child as nobody (the sandbox's files chowned to it): ws/sub,
+ * with a .git planted in it, made 0311, which the walk cannot list but
+ * git can search.  Exits 0 when the check fails (-1), held ws/sub, and
+ * quarantined its .git, looked up by name.
+ */
+static int
+unlistable_as(uid_t uid, struct guard *g)
+{
+	size_t	 i;
+	bool	 held = false;
+	pid_t	 pid;
+	int	 status;
+
+	if ((pid = fork()) == -1)
+		fail_msg("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (uid != geteuid() && (setgroups(0, NULL) == -1 ||
+		    setresgid(uid, uid, uid) == -1 ||
+		    setresuid(uid, uid, uid) == -1))
+			_exit(10);
+		if (guard_check(g, "ID") != -1)
+			_exit(11);
+		for (i = 0; i < g->g_nfinds; i++) {
+			if (g->g_finds[i].gf_held && strcmp(strrchr(
+			    g->g_finds[i].gf_path, '/'), "/sub") == 0)
+				held = true;
+			/* Root's own, which the command could not touch. */
+			if (g->g_finds[i].gf_held && uid != 0 &&
+			    strstr(g->g_finds[i].gf_path, "/other") != NULL)
+				_exit(14);
+		}
+		if (!held)
+			_exit(12);
+		_exit(exists("ws/sub/.git.cordon-quarantine-ID") ? 0 : 13);
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+/*
+ * The walk fails closed (issue 36): a folder it cannot list (chmod
+ * 0311: git still opens sub/.git by name) has its markers looked up by
+ * name and judged, and is held: the check fails.  So is a folder it
+ * cannot open at all (a path too long for it).  Another user's folder
+ * (root's, 0700, when the test runs as root) is none the command could
+ * have made so: not held.
+ */
+static void
+test_unread(void **state)
+{
+	struct fsplan	 plan;
+	struct guard	 g;
+	char		*cause = NULL, *path;
+	uid_t		 uid = geteuid() == 0 ? 65534 : geteuid();
+	size_t		 i;
+	bool		 held = false;
+
+	(void)state;
+	make("ws/old/", NULL);
+	plan_of(&plan, NULL);
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
+	deep("ws/old", 24);
+	assert_int_equal(guard_check(&g, "ID"), -1);
+	for (i = 0; i < g.g_nfinds; i++)
+		held |= g.g_finds[i].gf_held;
+	assert_true(held);
+	guard_clear(&g);
+	/* Too deep for nftw to remove. */
+	xasprintf(&path, "rm -rf %s/ws/old", base);
+	assert_int_equal(system(path), 0);
+	free(path);
+	fsplan_clear(&plan);
+	plan_of(&plan, NULL);
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	g.g_start = next_second();
+	make("ws/sub/.git/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/sub/.git/HEAD", "ref: refs/heads/main\n");
+	make("ws/other/x/", NULL);
+	xasprintf(&path, "chown -R %u:%u %s && chmod 0311 %s/ws/sub && "
+	    "{ [ %u != 0 ] || { chown 0:0 %s/ws/other && "
+	    "chmod 0700 %s/ws/other; }; }", (unsigned)uid, (unsigned)uid, base,
+	    base, (unsigned)geteuid(), base, base);
+	assert_int_equal(system(path), 0);
+	free(path);
+	assert_int_equal(unlistable_as(uid, &g), 0);
+	xasprintf(&path, "%s/ws/sub", base);
+	assert_int_equal(chmod(path, 0755), 0);
+	free(path);
+	guard_clear(&g);
+	fsplan_clear(&plan);
+}
+
+/*
  * A .cordon that was not there (the plan watches it rather than block
  * it): one the command made is moved aside and counts; none, nothing.
  */
@@ -645,6 +851,9 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_inert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pointer_text, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_unread, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
