@@ -119,6 +119,9 @@ void	gwalk_run(struct guard_walk *);
  * with it; a find noted for the terminal and --report.
  */
 #define QUARANTINE_SUFFIX	".cordon-quarantine-"
+#define QUARANTINE_TAG_MAX	96	/* the id, "-", 8 random hex digits */
+
+int	quarantine_rename(int, const char *, const char *, char *, char **);
 
 struct guard_find *quarantine_note(struct guard_walk *,
 	    const struct guard_root *, const char *, const char *,

@@ -44,9 +44,6 @@
 #include "util.h"
 #include "xmalloc.h"
 
-#define HOSTCFG_SUFFIX	".cordon-quarantine-"
-#define HOSTCFG_TAG_MAX	96	/* the id, "-", 8 random hex digits */
-
 /* Before the run: the paths the plan watches (borrowed from it). */
 void
 hostcfg_open(struct guard *g, const struct fsplan *plan)
@@ -72,39 +69,6 @@ hostcfg_openat(int root, const char *rel, bool dir)
 	    sizeof(how));
 }
 
-/*
- * Renames dfd/name to NAME.cordon-quarantine-TAG, TAG the run's id, or
- * when that name is in the way (a session's earlier move, or the
- * command's) the id and a random part.  Returns 0 with *to set (caller
- * frees), or -1 with errno.
- */
-static int
-hostcfg_rename(int dfd, const char *name, const char *id, char **to)
-{
-	char	 tag[HOSTCFG_TAG_MAX], rnd[9];
-	int	 i;
-
-	for (i = 0; i < 4; i++) {
-		if (i == 0)
-			snprintf(tag, sizeof(tag), "%s", id);
-		else {
-			if (str_random_hex(rnd, 8) == -1)
-				return -1;
-			rnd[8] = '\0';
-			snprintf(tag, sizeof(tag), "%s-%s", id, rnd);
-		}
-		xasprintf(to, "%s%s%s", name, HOSTCFG_SUFFIX, tag);
-		if (syscall(SYS_renameat2, dfd, name, dfd, *to,
-		    RENAME_NOREPLACE) == 0)
-			return 0;
-		free(*to);
-		*to = NULL;
-		if (errno != EEXIST)
-			return -1;
-	}
-	return -1;
-}
-
 /* A new find at at (its path on the host); returns it. */
 static struct hostcfg_find *
 hostcfg_note(struct guard *g, const char *at)
@@ -128,12 +92,12 @@ hostcfg_move(struct guard *g, const char *id, int dfd, const char *name,
     const char *at, mode_t mode)
 {
 	struct hostcfg_find	*hf;
-	char			*to = NULL;
+	char			*to = NULL, tag[QUARANTINE_TAG_MAX];
 
 	hf = hostcfg_note(g, at);
 	hf->hf_link = S_ISLNK(mode);
 	hf->hf_dir = S_ISDIR(mode);
-	if (hostcfg_rename(dfd, name, id, &to) == -1) {
+	if (quarantine_rename(dfd, name, id, tag, &to) == -1) {
 		hf->hf_error = errno;
 		return;
 	}

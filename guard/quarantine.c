@@ -28,7 +28,6 @@
 #include "xmalloc.h"
 
 #define QUARANTINE_DISARM_DEPTH 16	/* modules' names nest (a/b/c) */
-#define QUARANTINE_TAG_MAX	96	/* the id, "-", 8 random hex digits */
 
 /* Notes the repository dfd/name (in folder rel of r); takes why. */
 struct guard_find *
@@ -144,9 +143,9 @@ quarantine_disarm(int fd, const char *id, int depth, size_t *failed)
  * when a command put that name in the way (the id shows in a session's
  * earlier quarantines) the id and a random part: a name it cannot
  * foresee.  Returns 0 with tag and *to (caller frees) set, or -1 with
- * errno.
+ * errno.  Also hostcfg.c's, for what agents and editors would load.
  */
-static int
+int
 quarantine_rename(int dfd, const char *name, const char *id, char *tag,
     char **to)
 {
