@@ -28,7 +28,8 @@ setup() {
 	# Loopback is a special range: allowed on purpose for the tests.
 	ALLOW_UP=(--resolve "up.test:127.0.0.1" --allow-cidr 127.0.0.1/32
 	    --allow-domain "up.test:$UP")
-	# The server as a client starts it (stdio), with the options given.
+	# The server as a client starts it (stdio), with the options given,
+	# in the user's home: its sessions are where sessions() looks.
 	SERVE="$UDIR/bin/serve"
 	{
 		echo '#!/bin/sh'
@@ -36,10 +37,12 @@ setup() {
 		if [ "$(id -u)" -eq 0 ]; then
 			echo "exec setpriv --reuid=$TEST_USER" \
 			    "--regid=$TEST_USER --clear-groups --inh-caps=-all" \
-			    "--reset-env env PATH=/usr/bin:/bin '$UCORDON' mcp" \
+			    "--reset-env env HOME='$UDIR/home'" \
+			    "PATH=/usr/bin:/bin '$UCORDON' mcp" \
 			    '"$@"'
 		else
-			echo "exec env -i PATH=/usr/bin:/bin '$UCORDON' mcp" \
+			echo "exec env -i HOME='$UDIR/home'" \
+			    "PATH=/usr/bin:/bin '$UCORDON' mcp" \
 			    '"$@"'
 		fi
 	} >"$SERVE"
