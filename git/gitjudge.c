@@ -22,7 +22,8 @@
  *    and pushRemote that turn a branch to another remote; any URL the
  *    URL check holds (giturl.c);
  *  - a remote the command added (remote add, push -u in a new
- *    repository, submodule add): applied, and said;
+ *    repository, submodule add, a new partial clone's promisor):
+ *    applied, and said;
  *  - inert: the rest of the allowlist.
  * What the command removes is judged too: a key that runs a program,
  * or one that turns a push elsewhere when it goes (a pushurl).
