@@ -9,17 +9,21 @@
  *    their git clean -fdx empty it), core.sharedRepository; harmless
  *    only when the work tree lies in the writable folders, outside any
  *    .git, and the modes are the user's umask;
- *  - makes git reach the network by itself: extensions.partialClone and
- *    remote.*.promisor (git log -p fetches a missing object from the
- *    host, unasked), and in a repository that was there before, a
- *    changed core.repositoryFormatVersion or extensions.* (git init and
- *    clone write them; so a new repository may have them);
+ *  - makes git reach the network by itself: extensions.partialClone,
+ *    remote.*.promisor and partialclonefilter (git log -p fetches a
+ *    missing object from the host, unasked) in a repository that was
+ *    there before, or in a new one when the promisor remote's URL is
+ *    held or it has none (git clone --filter is a remote added); and
+ *    in a repository that was there before, a changed
+ *    core.repositoryFormatVersion or extensions.* (git init and clone
+ *    write them; so a new repository may have them);
  *  - changes where the user's push or fetch goes: an existing remote's
  *    url, pushurl, push or mirror; remote.pushDefault, branch.*.remote
  *    and pushRemote that turn a branch to another remote; any URL the
  *    URL check holds (giturl.c);
  *  - a remote the command added (remote add, push -u in a new
- *    repository, submodule add): applied, and said;
+ *    repository, submodule add, a new partial clone's promisor):
+ *    applied, and said;
  *  - inert: the rest of the allowlist.
  * What the command removes is judged too: a key that runs a program,
  * or one that turns a push elsewhere when it goes (a pushurl).
@@ -307,6 +311,80 @@ gitjudge_remote_key(const struct gitcfg_ctx *cx, const struct gitcfg_ent *e,
 	return GITCFG_DEST;
 }
 
+/* Is the remote name a promisor remote in cfg (git fetches from it)? */
+static bool
+gitjudge_is_promisor(const struct gitcfg *cfg, const char *name)
+{
+	const struct gitcfg_ent	*e;
+	size_t			 i, n = strlen(name);
+
+	for (i = 0; i < cfg->gc_n; i++) {
+		e = &cfg->gc_v[i];
+		if (strcmp(e->ge_key, "extensions.partialclone") == 0 &&
+		    e->ge_value != NULL && strcmp(e->ge_value, name) == 0)
+			return true;
+		if (strncmp(e->ge_key, "remote.", 7) == 0 &&
+		    strncmp(e->ge_key + 7, name, n) == 0 &&
+		    ((strcmp(e->ge_key + 7 + n, ".promisor") == 0 &&
+		    !gitjudge_false(e->ge_value)) ||
+		    strcmp(e->ge_key + 7 + n, ".partialclonefilter") == 0))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * extensions.partialClone = name, remote.name.promisor or
+ * partialclonefilter: git on the host fetches a missing object from
+ * the remote name by itself, when it reads one.  In a repository that
+ * was there, that is new unless name was a promisor already: held.  In
+ * a new one (git clone --filter), it goes where git fetch in it would
+ * go: kept and said when each URL cfg gives name passes the URL check;
+ * with none, git would take name itself for a URL: held.
+ */
+static enum gitcfg_class
+gitjudge_promisor(const struct gitcfg_ctx *cx, const struct gitcfg *cfg,
+    const char *name, char **why)
+{
+	const struct gitcfg_ent	*e;
+	char			*r = NULL, *sub;
+	size_t			 i, n, urls = 0;
+	bool			 held = false;
+
+	if (cx->gx_base != NULL) {
+		if (name != NULL && gitjudge_is_promisor(cx->gx_base, name))
+			return GITCFG_INERT;
+		*why = xstrdup("git on the host would fetch missing objects "
+		    "from a remote by itself, when it reads them");
+		return GITCFG_NETWORK;
+	}
+	n = name != NULL ? strlen(name) : 0;
+	for (i = 0; n > 0 && !held && i < cfg->gc_n; i++) {
+		e = &cfg->gc_v[i];
+		if (strncmp(e->ge_key, "remote.", 7) != 0 ||
+		    strncmp(e->ge_key + 7, name, n) != 0 ||
+		    strcmp(e->ge_key + 7 + n, ".url") != 0)
+			continue;
+		free(r);
+		held = gitjudge_url(cx, e->ge_value, &r) != GITCFG_INERT;
+		urls++;
+	}
+	if (urls > 0 && !held)
+		return GITCFG_REMOTE;
+	sub = name != NULL ? str_escape(name, n) : xstrdup("(none)");
+	if (held)
+		xasprintf(why, "git on the host would fetch missing objects "
+		    "from the remote %s by itself: %s", sub,
+		    r != NULL ? r : "its URL is held back");
+	else
+		xasprintf(why, "git on the host would fetch missing objects "
+		    "by itself from %s, which is no remote with a URL here",
+		    sub);
+	free(sub);
+	free(r);
+	return GITCFG_NETWORK;
+}
+
 /*
  * The class of e, a key the command added to cfg (removed false), or
  * took from it (removed true), in the context cx.  *why is set (caller
@@ -347,10 +425,14 @@ gitjudge_class(const struct gitcfg_ctx *cx, const struct gitcfg *cfg,
 			    "others may read or write");
 			c = GITCFG_FILES;
 		}
-	} else if (strcmp(e->ge_key, "extensions.partialclone") == 0 ||
-	    (strcmp(k.k_sec, "remote") == 0 && k.k_sub != NULL &&
-	    strcmp(k.k_name, "promisor") == 0 && !gitjudge_false(v)) ||
-	    (old && strcmp(e->ge_key, "core.repositoryformatversion") == 0)) {
+	} else if (strcmp(e->ge_key, "extensions.partialclone") == 0)
+		c = gitjudge_promisor(cx, cfg, v, why);
+	else if (strcmp(k.k_sec, "remote") == 0 && k.k_sub != NULL &&
+	    ((strcmp(k.k_name, "promisor") == 0 && !gitjudge_false(v)) ||
+	    strcmp(k.k_name, "partialclonefilter") == 0))
+		c = gitjudge_promisor(cx, cfg, k.k_sub, why);
+	else if (old && strcmp(e->ge_key, "core.repositoryformatversion") ==
+	    0) {
 		*why = xstrdup("git on the host would fetch missing objects "
 		    "from a remote by itself, when it reads them");
 		c = GITCFG_NETWORK;

@@ -211,12 +211,18 @@ EVIL_BRANCH='git checkout -q -b evil &&
 	    ["destination", "network"]' "$UDIR/r.json"
 	as_me git log -p >/dev/null 2>&1 || true
 	[ "$(grep -c 'GET ' "$BATS_TEST_TMPDIR/hostsrv.log" || true)" = 0 ]
+	# A new repository's promisor that is no remote: git takes its name
+	# for a URL.  On the host, git log -p asks the server.
+	in_demo sh -c "git remote remove origin &&
+	    git config extensions.partialClone 'http://127.0.0.1:$port/p.git'"
+	in_demo git log -p >/dev/null 2>&1 || true
+	grep -q 'GET /p.git/info/refs' "$BATS_TEST_TMPDIR/hostsrv.log"
 	run in_sandbox --quiet -- sh -c "git init -q n && cd n &&
 	    git remote add origin https://git.example.test/n.git &&
-	    git config extensions.partialClone origin"
+	    git config extensions.partialClone 'http://127.0.0.1:$port/p.git'"
 	echo "$output"
 	[ "$status" -eq 125 ]
-	[[ $output == *"quarantined $WS/n/.git"*"extensions.partialClone = origin in its config"* ]]
+	[[ $output == *"quarantined $WS/n/.git"*"extensions.partialClone = http://127.0.0.1:$port/p.git in its config: git on the host would fetch missing objects by itself from http://127.0.0.1:$port/p.git, which is no remote with a URL here"* ]]
 }
 
 @test "core.sharedRepository 0666: the host's git would make world-writable files; held back, said with the command" {
@@ -291,6 +297,36 @@ EVIL_BRANCH='git checkout -q -b evil &&
 	    length == 3' "$UDIR/r.json"
 	jq -e '[.git_config[] | select(.key == "remote.origin.url")][0].class
 	    == "remote_added"' "$UDIR/r.json"
+}
+
+@test "a blobless clone over http through the proxy: its promisor remote is a remote added: kept and said" {
+	local port g=(git -c user.name=a -c user.email=a@example.test)
+	port=$(free_port)
+	mkdir -p "$UDIR/srv"
+	git init -q --bare -b main "$UDIR/srv/up.git"
+	git -C "$UDIR/srv/up.git" config uploadpack.allowFilter true
+	"${g[@]}" init -q -b main "$UDIR/src"
+	echo blob >"$UDIR/src/b" && "${g[@]}" -C "$UDIR/src" add b
+	"${g[@]}" -C "$UDIR/src" commit -qm b
+	git -C "$UDIR/src" push -q "$UDIR/srv/up.git" main
+	start_bg srv python3 "$BATS_TEST_DIRNAME/clients/serve.py" http \
+	    --listen "$port" --root "$UDIR/srv" --git "$UDIR/srv"
+	wait_listen "tcp:127.0.0.1:$port"
+	# git.test is cordon's name for the server (--resolve): the host's
+	# /etc/hosts does not have it, so the URL check lets it be.
+	run in_sandbox --quiet --report "$UDIR/r.json" \
+	    --resolve git.test:127.0.0.1 --allow-cidr 127.0.0.1/32 \
+	    --allow-domain "git.test:$port" -- sh -c "
+	    git clone -q --filter=blob:none 'http://git.test:$port/git/up.git' \
+	    part && git -C part config --get remote.origin.promisor"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *quarantined* ]]
+	[[ $output == *"kept $WS/part/.git"*"remote.origin.url = http://git.test:$port/git/up.git, remote.origin.promisor = true, remote.origin.partialclonefilter = blob:none"* ]]
+	[ -d "$WS/part/.git" ]
+	[ "$(as_me git -C "$WS/part" config --get remote.origin.promisor)" = true ]
+	jq -e '.repositories.kept | map(select(.remotes != null)) |
+	    length == 1' "$UDIR/r.json"
 }
 
 @test "in a session, each command's held changes and added remotes are said on that command's terminal and in its report" {

@@ -316,15 +316,57 @@ static void
 test_class_network(void **state)
 {
 	(void)state;
-	assert_int_equal(judge(NULL, ORIGIN, GD, "extensions.partialclone",
-	    "origin", NULL), GITCFG_NETWORK);
 	assert_int_equal(judge(ORIGIN, ORIGIN, GD, "extensions.partialclone",
 	    "origin", NULL), GITCFG_NETWORK);
 	assert_int_equal(judge(ORIGIN, ORIGIN, GD, "remote.origin.promisor",
 	    "true", NULL), GITCFG_NETWORK);
-	assert_int_equal(judge(NULL, ORIGIN, GD, "remote.origin.promisor",
-	    NULL, NULL), GITCFG_NETWORK);
+	assert_int_equal(judge(ORIGIN, ORIGIN, GD,
+	    "remote.origin.partialclonefilter", "blob:none", NULL),
+	    GITCFG_NETWORK);
 	assert_int_equal(judge(ORIGIN, ORIGIN, GD, "remote.origin.promisor",
+	    "false", NULL), GITCFG_INERT);
+	/* A user's partial clone may change its filter. */
+	assert_int_equal(judge(ORIGIN "\tpromisor = true\n", ORIGIN, GD,
+	    "remote.origin.partialclonefilter", "blob:limit=1m", NULL),
+	    GITCFG_INERT);
+}
+
+/*
+ * A new repository made partial (git clone --filter): its promisor
+ * remote is a remote added when its URL passes the URL check.
+ */
+static void
+test_class_partial(void **state)
+{
+	static const char *const keys[][2] = {
+		{ "extensions.partialclone", "origin" },
+		{ "remote.origin.promisor", "true" },
+		{ "remote.origin.partialclonefilter", "blob:none" },
+	};
+	char	*why;
+	size_t	 i;
+
+	(void)state;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		assert_int_equal(judge(NULL, ORIGIN, GD, keys[i][0],
+		    keys[i][1], NULL), GITCFG_REMOTE);
+		assert_int_equal(judge(NULL, "[remote \"origin\"]\n\turl = "
+		    "http://127.0.0.1:9/r\n", GD, keys[i][0], keys[i][1],
+		    &why), GITCFG_NETWORK);
+		assert_contains(why, "loopback");
+		free(why);
+		assert_int_equal(judge(NULL, "", GD, keys[i][0], keys[i][1],
+		    NULL), GITCFG_NETWORK);
+		/* The user's repository turning partial is held. */
+		assert_int_equal(judge(ORIGIN, ORIGIN, GD, keys[i][0],
+		    keys[i][1], NULL), GITCFG_NETWORK);
+	}
+	/* Named by URL, no remote: git fetches from the name itself. */
+	assert_int_equal(judge(NULL, ORIGIN, GD, "extensions.partialclone",
+	    "https://h.example/r", NULL), GITCFG_NETWORK);
+	assert_int_equal(judge(NULL, ORIGIN, GD, "extensions.partialclone",
+	    NULL, NULL), GITCFG_NETWORK);
+	assert_int_equal(judge(NULL, ORIGIN, GD, "remote.origin.promisor",
 	    "false", NULL), GITCFG_INERT);
 	/* git init and clone write these: a new repository may have them. */
 	assert_int_equal(judge(NULL, "", GD, "core.repositoryformatversion",
@@ -539,6 +581,20 @@ test_dir_inert(void **state)
 	free(why);
 	close(fd);
 	free(gd);
+	/* A blobless clone: its promisor remote is said. */
+	xasprintf(&gd, "%s/p/.git", tmp);
+	xasprintf(&cmd, "git -C '%s/r' -c user.name=a -c user.email=a@b "
+	    "commit -q --allow-empty -m a && git -C '%s/r' config "
+	    "uploadpack.allowfilter true && git clone -q --filter=blob:none "
+	    "'file://%s/r' '%s/p'", tmp, tmp, tmp, tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_true((fd = open(gd, O_RDONLY | O_DIRECTORY)) != -1);
+	assert_true(gitcfg_dir_inert(fd, &pl, &why));
+	assert_contains(why, "remote.origin.promisor = true");
+	free(why);
+	close(fd);
+	free(gd);
 	assert_int_equal(unit_rmtree(tmp), 0);
 }
 
@@ -551,6 +607,7 @@ main(void)
 		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_class_files),
 		cmocka_unit_test(test_class_network),
+		cmocka_unit_test(test_class_partial),
 		cmocka_unit_test(test_class_url),
 		cmocka_unit_test(test_class_dest),
 		cmocka_unit_test(test_class_removed),
