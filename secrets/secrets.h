@@ -81,4 +81,11 @@ void	tokenfile_gitcred(struct secrets_out *, const char *, size_t);
 void	tokenfile_pypirc(struct secrets_out *, const char *, size_t);
 void	tokenfile_cargo(struct secrets_out *, const char *, size_t);
 
+/*
+ * tokenjson.c: the agents' JSON login files, parsed alike; their refresh
+ * tokens are never copied.
+ */
+void	tokenjson_claude(struct secrets_out *, const char *, size_t);
+void	tokenjson_codex(struct secrets_out *, const char *, size_t);
+
 #endif

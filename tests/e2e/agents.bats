@@ -207,23 +207,47 @@ kept_copy() {
 	[ ! -e "$UDIR/home/.codex" ]
 }
 
-@test "--keep ~/.claude: kept, saying what it holds back; the host's token file stays hidden over the copy" {
+@test "--keep ~/.claude: kept, saying what it holds back; the host's login file comes over the copy, read-only" {
 	write "$UDIR/home/.claude/.credentials.json" <<<'{"secret": "host-token"}'
 	run in_sandbox --keep '~/.claude' -- sh -c '
 	    echo one >~/.claude/history.jsonl
-	    echo planted >~/.claude/.credentials.json 2>/dev/null
-	    cat ~/.claude/.credentials.json 2>/dev/null || echo hidden'
+	    echo planted >~/.claude/.credentials.json ||
+		echo "not written"
+	    cat ~/.claude/.credentials.json'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--keep ~/.claude: kept between this workspace's runs in cordon's own copy"*"held back: ~/.claude/.credentials.json (hidden by the policy in every run"* ]]
+	[[ "$output" == *"not written"* ]]
 	[[ "$output" != *host-token* ]]
-	run in_sandbox --keep '~/.claude' -- sh -c '
-	    cat ~/.claude/history.jsonl
-	    cat ~/.claude/.credentials.json 2>/dev/null || echo hidden'
+	run in_sandbox --quiet --keep '~/.claude' -- sh -c '
+	    cat ~/.claude/history.jsonl ~/.claude/.credentials.json'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = one ]
-	[ "${lines[1]}" = hidden ]
+	[ "${lines[1]}" = "{}" ]
 	[[ "$output" != *"kept between"* ]]
+	[[ "$output" != *planted* ]]
 	# The host's folder is untouched.
 	[ ! -e "$UDIR/home/.claude/history.jsonl" ]
 	grep -q host-token "$UDIR/home/.claude/.credentials.json"
+}
+
+@test "claude: a subscription login works inside from a copy with a placeholder; the refresh token never goes in" {
+	need_agents
+	refresh=sk-ant-ort-$RANDOM$RANDOM
+	write "$UDIR/home/.claude/.credentials.json" <<-EOF
+	{"claudeAiOauth": {"accessToken": "$KEY", "refreshToken": "$refresh",
+	  "expiresAt": $(( ($(date +%s) + 86400) * 1000 )),
+	  "scopes": ["user:inference"]}}
+	EOF
+	start_api 'cat ~/.claude/.credentials.json'
+	run agent_run claude NO_KEY \
+	    -- claude -p --dangerously-skip-permissions "run the command"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"~/.claude/.credentials.json (claude: api.anthropic.com)"* ]]
+	[[ "$output" == *"left out of ~/.claude/.credentials.json: the refresh token"* ]]
+	[[ "$output" =~ \"accessToken\":\ \"cordon-phantom-[0-9a-f]{32}\" ]]
+	[[ "$output" == *'"refreshToken": "cordon-held-back"'* ]]
+	[[ "$output" != *"$KEY"* ]]
+	[[ "$output" != *"$refresh"* ]]
+	[ "$(jq -r '.headers.Authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
+	run ! grep -q -e "$KEY" -e "$refresh" <(jq -c .body "$REQ")
 }
