@@ -160,12 +160,54 @@ bad:
 	return -1;
 }
 
+/*
+ * "seed": files written into a state folder's copy when it is made,
+ * "~/.codex/config.toml": its text; a file directly in one of the
+ * "state" folders.  0, or -1 with *cause.
+ */
+static int
+policy_agent_seed(struct pagent *pa, json_t *o, char **cause)
+{
+	const char	*key, *name;
+	json_t		*v;
+	size_t		 i, n;
+
+	if (!json_is_object(o) || json_object_size(o) > 16)
+		goto bad;
+	json_object_foreach(o, key, v) {
+		if (!json_is_string(v) || json_string_length(v) > 65536)
+			goto bad;
+		for (i = 0; i < pa->pa_nstate; i++) {
+			n = strlen(pa->pa_state[i]);
+			name = key + n;
+			if (strncmp(key, pa->pa_state[i], n) == 0 &&
+			    *name != '\0' && strchr(name, '/') == NULL &&
+			    strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+				break;
+		}
+		if (i == pa->pa_nstate)
+			goto bad;
+		pa->pa_seed = xreallocarray(pa->pa_seed, pa->pa_nseed + 1,
+		    sizeof(*pa->pa_seed));
+		pa->pa_seed[pa->pa_nseed].ps_state = i;
+		pa->pa_seed[pa->pa_nseed].ps_name = xstrdup(name);
+		pa->pa_seed[pa->pa_nseed++].ps_text =
+		    xstrdup(json_string_value(v));
+	}
+	return 0;
+bad:
+	*cause = xstrdup("seed: an object of at most 16 files, each \"~/"
+	    "NAME/FILE\" in a \"state\" folder, its text a string of at "
+	    "most 64 KiB");
+	return -1;
+}
+
 /* The members of profile root but "policy" into pa: 0, or -1, *cause. */
 static int
 policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 {
 	static const char *const keys[] = { "version", "agent", "about",
-	    "state", "state_env", "hints", "policy" };
+	    "state", "state_env", "seed", "hints", "policy" };
 	const char	*key;
 	json_t		*v, *h;
 	size_t		 i;
@@ -176,8 +218,8 @@ policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 				break;
 		if (i == nitems(keys)) {
 			xasprintf(cause, "unknown key \"%s\" (the keys are "
-			    "version, agent, about, state, state_env, hints "
-			    "and policy)", key);
+			    "version, agent, about, state, state_env, seed, "
+			    "hints and policy)", key);
 			return -1;
 		}
 	}
@@ -208,6 +250,9 @@ policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 		}
 	if ((v = json_object_get(root, "state_env")) != NULL &&
 	    policy_agent_state_env(pa, v, cause) == -1)
+		return -1;
+	if ((v = json_object_get(root, "seed")) != NULL &&
+	    policy_agent_seed(pa, v, cause) == -1)
 		return -1;
 	if ((v = json_object_get(root, "hints")) != NULL) {
 		if (!json_is_array(v)) {
@@ -297,6 +342,11 @@ policy_agent_clear(struct pagent *pa)
 		free(pa->pa_env[i].pe_path);
 	}
 	free(pa->pa_env);
+	for (i = 0; i < pa->pa_nseed; i++) {
+		free(pa->pa_seed[i].ps_name);
+		free(pa->pa_seed[i].ps_text);
+	}
+	free(pa->pa_seed);
 	memset(pa, 0, sizeof(*pa));
 }
 

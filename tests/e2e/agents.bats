@@ -141,8 +141,9 @@ kept_copy() {
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ MOCK-DONE\ tool\ said:.*key=cordon-phantom-[0-9a-f]{32} ]]
 	[[ "$output" != *"$KEY"* ]]
-	# The summary names the host the tool call was refused.
-	[[ "$output" == *"refused.test:443 (no network.allow entry matches"* ]]
+	# The summary names the host the tool call was refused, and no
+	# other: the agent's own traffic is switched off.
+	[[ "$output" == *"refused 1 connection: refused.test:443 (no network.allow entry matches"* ]]
 	# Every request reached the API with the real key, none with the
 	# placeholder; the tool's output, sent back, held only the placeholder.
 	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
@@ -159,8 +160,11 @@ kept_copy() {
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ MOCK-DONE\ tool\ said:.*key=cordon-phantom-[0-9a-f]{32} ]]
 	[[ "$output" != *"$KEY"* ]]
-	[[ "$output" == *"refused.test:443 (no network.allow entry matches"* ]]
+	[[ "$output" == *"refused 1 connection: refused.test:443 (no network.allow entry matches"* ]]
 	[ "$(jq -r '.headers.authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
+	# Its analytics, update check and plugin sync are off in the
+	# config.toml the kept copy started with.
+	grep -qx 'enabled = false' "$(kept_copy .codex)/config.toml"
 	run ! grep -q "$KEY" <(jq -c .body "$REQ")
 	grep -q 'key=cordon-phantom-' <(jq -c .body "$REQ")
 }
