@@ -255,3 +255,19 @@ kept_copy() {
 	[ "$(jq -r '.headers.Authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
 	run ! grep -q -e "$KEY" -e "$refresh" <(jq -c .body "$REQ")
 }
+
+@test "session start --agent claude: each command of the session holds the placeholder, in the kept state" {
+	cd "$WS"
+	SID=$(as_user "$UDIR/home" env "ANTHROPIC_API_KEY=$KEY" "$UCORDON" \
+	    session start --agent claude 2>"$BATS_TEST_TMPDIR/start.err" 3>&-)
+	cat "$BATS_TEST_TMPDIR/start.err"
+	[ -n "$SID" ]
+	run as_user "$UDIR/home" "$UCORDON" run --session "$SID" -- sh -c \
+	    'printenv ANTHROPIC_API_KEY; echo "$CLAUDE_CONFIG_DIR"; ls -A ~/.claude'
+	(as_user "$UDIR/home" "$UCORDON" session stop "$SID" 3>&-)
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^cordon-phantom-[0-9a-f]{32}$ ]]
+	[ "${lines[1]}" = "$UDIR/home/.claude" ]
+	[ "${lines[2]}" = .claude.json ]
+	[[ "$output" != *"$KEY"* ]]
+}
