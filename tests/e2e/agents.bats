@@ -28,6 +28,7 @@ setup() {
 }
 
 teardown() {
+	[ -z "${TMUX_SOCK:-}" ] || tmux -S "$TMUX_SOCK" kill-server || true
 	teardown_bg
 	sandbox_teardown
 }
@@ -60,7 +61,7 @@ agent_run() {
 	fi
 	cd "$WS" || return 1
 	as_user "$UDIR/home" env "$var=$KEY" ANTHROPIC_BASE_URL="$base" \
-	    PATH="$AGENTS_BIN:$PATH" \
+	    PATH="$AGENTS_BIN:$PATH" TERM="${TERM:-dumb}" \
 	    "$UCORDON" run --read-only "$UDIR/bin" --agent "$agent" \
 	    --resolve "$host:127.0.0.1" --allow-domain "$host:$PORT" \
 	    --allow-cidr 127.0.0.1/32 --upstream-ca "$T/origin-ca.pem" "$@"
@@ -270,4 +271,48 @@ kept_copy() {
 	[ "${lines[1]}" = "$UDIR/home/.claude" ]
 	[ "${lines[2]}" = .claude.json ]
 	[[ "$output" != *"$KEY"* ]]
+}
+
+# Waits up to 30 s for the tmux pane to show $1.
+pane_has() {
+	local i
+	for i in $(seq 150); do
+		tmux -S "$TMUX_SOCK" capture-pane -p -t tui | grep -qF -- "$1" &&
+		    return 0
+		sleep 0.2
+	done
+	tmux -S "$TMUX_SOCK" capture-pane -p -t tui >&2
+	echo "the pane never showed: $1" >&2
+	return 1
+}
+
+@test "claude's TUI inside, under a pty: it starts and takes a prompt; the tool call holds the placeholder" {
+	need_agents
+	start_api 'echo "key=$ANTHROPIC_API_KEY"'
+	# The run, as agent_run makes it, in a script the pane runs.
+	{
+		echo "TEST_USER=$TEST_USER UDIR=$UDIR WS=$WS KEY=$KEY PORT=$PORT"
+		echo "T=$T AGENTS_BIN=$AGENTS_BIN UCORDON=$UCORDON"
+		declare -f ensure_test_user as_user agent_run
+		echo 'agent_run claude ANTHROPIC_API_KEY' \
+		    '-- claude --dangerously-skip-permissions'
+	} >"$UDIR/tui.sh"
+	TMUX_SOCK="$BATS_TEST_TMPDIR/tmux.sock"
+	tmux -S "$TMUX_SOCK" new-session -d -s tui -x 150 -y 40 \
+	    "bash $UDIR/tui.sh; echo exited \$?; sleep 60" 3>&-
+	# Claude's own questions: the folder's trust, the key (the
+	# placeholder, new each run), its bypass mode.  Then the prompt.
+	pane_has "Yes, I trust this folder"
+	tmux -S "$TMUX_SOCK" send-keys -t tui Down Enter
+	pane_has "Do you want to use this API key"
+	tmux -S "$TMUX_SOCK" send-keys -t tui Up Enter
+	pane_has "Yes, I accept"
+	tmux -S "$TMUX_SOCK" send-keys -t tui Down Enter
+	pane_has "bypass permissions on"
+	tmux -S "$TMUX_SOCK" send-keys -t tui "run the command"
+	sleep 0.5
+	tmux -S "$TMUX_SOCK" send-keys -t tui Enter
+	pane_has "MOCK-DONE tool said: key=cordon-phantom-"
+	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
+	run ! grep -q "$KEY" <(tmux -S "$TMUX_SOCK" capture-pane -p -t tui)
 }
