@@ -1,8 +1,8 @@
 /*
  * secrets.h: the tools' token files, a library with no process in it:
  * read, parsed and copied with placeholders for their tokens (secrets.c,
- * a parser per format in tokenfile.c); what a run makes of them is
- * runner/run_secrets.c's.
+ * a parser per format in tokenfile.c, the agents' JSON logins in
+ * tokenjson.c); what a run makes of them is runner/run_secrets.c's.
  */
 #ifndef CORDON_SECRETS_H
 #define CORDON_SECRETS_H
