@@ -207,7 +207,7 @@ static int
 policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 {
 	static const char *const keys[] = { "version", "agent", "about",
-	    "state", "state_env", "seed", "hints", "policy" };
+	    "base_url", "state", "state_env", "seed", "hints", "policy" };
 	const char	*key;
 	json_t		*v, *h;
 	size_t		 i;
@@ -218,8 +218,8 @@ policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 				break;
 		if (i == nitems(keys)) {
 			xasprintf(cause, "unknown key \"%s\" (the keys are "
-			    "version, agent, about, state, state_env, seed, "
-			    "hints and policy)", key);
+			    "version, agent, about, base_url, state, "
+			    "state_env, seed, hints and policy)", key);
 			return -1;
 		}
 	}
@@ -267,6 +267,104 @@ policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 }
 
 /*
+ * The host[:port] of an https:// URL (new string), or NULL when url is
+ * not one, or names a host in a form a policy does not take.
+ */
+static char *
+policy_agent_url_host(const char *url)
+{
+	const char	*h;
+	size_t		 n, i;
+
+	if (strncmp(url, "https://", 8) != 0)
+		return NULL;
+	h = url + 8;
+	n = strcspn(h, "/?#");
+	if (n == 0 || n > 260)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' &&
+		    h[i] <= 'Z') || (h[i] >= '0' && h[i] <= '9') ||
+		    h[i] == '.' || h[i] == '-' || h[i] == ':'))
+			return NULL;
+	return xstrndup(h, n);
+}
+
+/*
+ * "base_url": the variables that name the agent's model API elsewhere
+ * (ANTHROPIC_BASE_URL).  When the caller's environment sets one to an
+ * https:// URL, that host is added to the profile's policy as its API
+ * host is: allowed (on the URL's port), inspected (the first inspect
+ * entry's methods, every path), and given each credential, so that the
+ * key is filled in there too.  0, or -1 with *cause.
+ */
+static int
+policy_agent_base_url(json_t *root, char **cause)
+{
+	json_t		*vars, *pol, *net, *v, *list, *first, *in, *cr, *copy;
+	const char	*val;
+	char		*hp, *host;
+	size_t		 i, j;
+
+	if ((vars = json_object_get(root, "base_url")) == NULL)
+		return 0;
+	if (!json_is_array(vars)) {
+		*cause = xstrdup("base_url: an array of variable names");
+		return -1;
+	}
+	pol = json_object_get(root, "policy");
+	json_array_foreach(vars, i, v) {
+		if (!json_is_string(v)) {
+			*cause = xstrdup("base_url: an array of variable names");
+			return -1;
+		}
+		if ((val = getenv(json_string_value(v))) == NULL ||
+		    (hp = policy_agent_url_host(val)) == NULL)
+			continue;
+		host = xstrndup(hp, strcspn(hp, ":"));
+		if ((net = json_object_get(pol, "network")) == NULL)
+			json_object_set_new(pol, "network", net = json_object());
+		if ((list = json_object_get(net, "allow")) == NULL)
+			json_object_set_new(net, "allow", list = json_array());
+		json_array_append_new(list, json_string(hp));
+		/* The profile's own API host, on another port: as it is. */
+		list = json_object_get(net, "inspect");
+		json_array_foreach(list, j, in)
+			if (json_is_string(json_object_get(in, "host")) &&
+			    strcmp(json_string_value(json_object_get(in,
+			    "host")), host) == 0)
+				break;
+		if (list != NULL && j < json_array_size(list)) {
+			free(host);
+			free(hp);
+			continue;
+		}
+		if ((first = json_array_get(list, 0)) != NULL) {
+			in = json_deep_copy(first);
+			json_object_set_new(in, "host", json_string(host));
+			json_object_set_new(in, "paths", json_pack("[s]", "/*"));
+			json_array_append_new(list, in);
+		}
+		list = json_object_get(pol, "credentials");
+		for (j = 0, cr = json_array_get(list, 0); cr != NULL;
+		    cr = json_array_get(list, ++j)) {
+			if (json_is_string(json_object_get(cr, "host")) &&
+			    strcmp(json_string_value(json_object_get(cr,
+			    "host")), host) == 0)
+				continue;
+			copy = json_deep_copy(cr);
+			json_object_set_new(copy, "host", json_string(host));
+			json_array_append_new(list, copy);
+			if (json_array_size(list) > 64)
+				break;
+		}
+		free(host);
+		free(hp);
+	}
+	return 0;
+}
+
+/*
  * Loads profile name: its members into pa (when not NULL; cleared with
  * policy_agent_clear) and its policy as a layer for ctx.  Returns the
  * layer, or NULL with *cause (the known names when there is no such
@@ -303,7 +401,8 @@ policy_agent_load(const char *name, const struct policy_ctx *ctx,
 		json_decref(root);
 		goto out;
 	}
-	if (policy_agent_members(pa, root, &why) == 0) {
+	if (policy_agent_members(pa, root, &why) == 0 &&
+	    policy_agent_base_url(root, &why) == 0) {
 		pol = json_dumps(json_object_get(root, "policy"), 0);
 		p = policy_load_buffer(pol, strlen(pol), from, ctx, cause);
 		free(pol);

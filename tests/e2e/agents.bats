@@ -52,18 +52,22 @@ start_api() {
 
 # Runs `cordon run --agent $1 ARGS...` as the test user in the
 # workspace, the agents on PATH, the key $KEY in the variable $2.
+# Claude's base URL names the port, and the profile allows what the URL
+# names; Codex's provider is the test's, so its port is allowed here.
 agent_run() {
-	local agent=$1 var=$2 host=api.openai.com base=
+	local agent=$1 var=$2 host=api.openai.com base= allow
 	shift 2
+	allow=(--allow-domain "$host:$PORT")
 	if [ "$agent" = claude ]; then
 		host=api.anthropic.com
 		base=https://$host:$PORT
+		allow=()
 	fi
 	cd "$WS" || return 1
 	as_user "$UDIR/home" env "$var=$KEY" ANTHROPIC_BASE_URL="$base" \
 	    PATH="$AGENTS_BIN:$PATH" TERM="${TERM:-dumb}" \
 	    "$UCORDON" run --read-only "$UDIR/bin" --agent "$agent" \
-	    --resolve "$host:127.0.0.1" --allow-domain "$host:$PORT" \
+	    --resolve "$host:127.0.0.1" "${allow[@]}" \
 	    --allow-cidr 127.0.0.1/32 --upstream-ca "$T/origin-ca.pem" "$@"
 }
 
@@ -97,6 +101,16 @@ kept_copy() {
 	[ "$status" -eq 0 ]
 	jq -e '.credentials[] | select(.value.env == "OPENAI_API_KEY") |
 	    .value.host == "api.openai.com"' <<<"$output"
+	# A model API elsewhere, named by the base URL: allowed on its port,
+	# inspected, and given the key.
+	ANTHROPIC_BASE_URL=https://gw.test:8443/v1 run "$CORDON" policy show \
+	    --agent claude
+	[ "$status" -eq 0 ]
+	jq -e '.network.allow[] | select(.value == "gw.test:8443")' <<<"$output"
+	jq -e '.network.inspect[] | select(.value.host == "gw.test")' \
+	    <<<"$output"
+	jq -e '.credentials[] | select(.value.host == "gw.test" and
+	    .value.env == "ANTHROPIC_API_KEY")' <<<"$output"
 	# Without --agent, none of it.
 	run "$CORDON" policy show
 	[[ "$output" != *api.anthropic.com* ]]
@@ -286,6 +300,13 @@ pane_has() {
 	return 1
 }
 
+# Sends keys to the pane, a second after what they answer showed: the
+# TUI reads its input once it has drawn the question.
+press() {
+	sleep 1
+	tmux -S "$TMUX_SOCK" send-keys -t tui "$@"
+}
+
 @test "claude's TUI inside, under a pty: it starts and takes a prompt; the tool call holds the placeholder" {
 	need_agents
 	start_api 'echo "key=$ANTHROPIC_API_KEY"'
@@ -303,16 +324,19 @@ pane_has() {
 	# Claude's own questions: the folder's trust, the key (the
 	# placeholder, new each run), its bypass mode.  Then the prompt.
 	pane_has "Yes, I trust this folder"
-	tmux -S "$TMUX_SOCK" send-keys -t tui Down Enter
+	press Down Enter
 	pane_has "Do you want to use this API key"
-	tmux -S "$TMUX_SOCK" send-keys -t tui Up Enter
+	press Up Enter
 	pane_has "Yes, I accept"
-	tmux -S "$TMUX_SOCK" send-keys -t tui Down Enter
+	press Down Enter
 	pane_has "bypass permissions on"
-	tmux -S "$TMUX_SOCK" send-keys -t tui "run the command"
-	sleep 0.5
-	tmux -S "$TMUX_SOCK" send-keys -t tui Enter
+	press "run the command"
+	press Enter
 	pane_has "MOCK-DONE tool said: key=cordon-phantom-"
 	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
 	run ! grep -q "$KEY" <(tmux -S "$TMUX_SOCK" capture-pane -p -t tui)
+	# It ends as a user ends it, and cordon run with it.
+	press "/exit"
+	press Enter
+	pane_has "exited 0"
 }
