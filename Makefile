@@ -64,7 +64,7 @@ PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
 GIT_SRCS	 = git/gitcfg.c git/gitjudge.c git/giturl.c git/gitptr.c
-SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c
+SECRETS_SRCS	 = secrets/secrets.c secrets/tokenfile.c secrets/tokenjson.c
 # The objects the unit tests and fuzz targets link against, folder by
 # folder: no main() and no command's option parsing, so that a test
 # binary can link them all.  SANDBOX_SRCS is the part of what runs inside

@@ -302,6 +302,12 @@ struct paenv {
 	char		 *pe_path;	/* "/.claude", below the home */
 };
 
+struct paseed {
+	size_t		  ps_state;	/* in pa_state[ps_state], */
+	char		 *ps_name;	/* this file, */
+	char		 *ps_text;	/* with this text when it is made */
+};
+
 struct pagent {
 	char		 *pa_name;
 	char		 *pa_about;
@@ -309,6 +315,8 @@ struct pagent {
 	size_t		  pa_nstate;
 	struct paenv	 *pa_env;	/* "state_env" */
 	size_t		  pa_nenv;
+	struct paseed	 *pa_seed;	/* "seed" */
+	size_t		  pa_nseed;
 	struct pahint	 *pa_hints;
 	size_t		  pa_nhints;
 };

@@ -160,12 +160,54 @@ bad:
 	return -1;
 }
 
+/*
+ * "seed": files written into a state folder's copy when it is made,
+ * "~/.codex/config.toml": its text; a file directly in one of the
+ * "state" folders.  0, or -1 with *cause.
+ */
+static int
+policy_agent_seed(struct pagent *pa, json_t *o, char **cause)
+{
+	const char	*key, *name;
+	json_t		*v;
+	size_t		 i, n;
+
+	if (!json_is_object(o) || json_object_size(o) > 16)
+		goto bad;
+	json_object_foreach(o, key, v) {
+		if (!json_is_string(v) || json_string_length(v) > 65536)
+			goto bad;
+		for (i = 0; i < pa->pa_nstate; i++) {
+			n = strlen(pa->pa_state[i]);
+			name = key + n;
+			if (strncmp(key, pa->pa_state[i], n) == 0 &&
+			    *name != '\0' && strchr(name, '/') == NULL &&
+			    strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+				break;
+		}
+		if (i == pa->pa_nstate)
+			goto bad;
+		pa->pa_seed = xreallocarray(pa->pa_seed, pa->pa_nseed + 1,
+		    sizeof(*pa->pa_seed));
+		pa->pa_seed[pa->pa_nseed].ps_state = i;
+		pa->pa_seed[pa->pa_nseed].ps_name = xstrdup(name);
+		pa->pa_seed[pa->pa_nseed++].ps_text =
+		    xstrdup(json_string_value(v));
+	}
+	return 0;
+bad:
+	*cause = xstrdup("seed: an object of at most 16 files, each \"~/"
+	    "NAME/FILE\" in a \"state\" folder, its text a string of at "
+	    "most 64 KiB");
+	return -1;
+}
+
 /* The members of profile root but "policy" into pa: 0, or -1, *cause. */
 static int
 policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 {
 	static const char *const keys[] = { "version", "agent", "about",
-	    "state", "state_env", "hints", "policy" };
+	    "base_url", "state", "state_env", "seed", "hints", "policy" };
 	const char	*key;
 	json_t		*v, *h;
 	size_t		 i;
@@ -176,8 +218,8 @@ policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 				break;
 		if (i == nitems(keys)) {
 			xasprintf(cause, "unknown key \"%s\" (the keys are "
-			    "version, agent, about, state, state_env, hints "
-			    "and policy)", key);
+			    "version, agent, about, base_url, state, "
+			    "state_env, seed, hints and policy)", key);
 			return -1;
 		}
 	}
@@ -209,6 +251,9 @@ policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 	if ((v = json_object_get(root, "state_env")) != NULL &&
 	    policy_agent_state_env(pa, v, cause) == -1)
 		return -1;
+	if ((v = json_object_get(root, "seed")) != NULL &&
+	    policy_agent_seed(pa, v, cause) == -1)
+		return -1;
 	if ((v = json_object_get(root, "hints")) != NULL) {
 		if (!json_is_array(v)) {
 			*cause = xstrdup("hints: an array");
@@ -217,6 +262,104 @@ policy_agent_members(struct pagent *pa, json_t *root, char **cause)
 		json_array_foreach(v, i, h)
 			if (policy_agent_hint(pa, h, i, cause) == -1)
 				return -1;
+	}
+	return 0;
+}
+
+/*
+ * The host[:port] of an https:// URL (new string), or NULL when url is
+ * not one, or names a host in a form a policy does not take.
+ */
+static char *
+policy_agent_url_host(const char *url)
+{
+	const char	*h;
+	size_t		 n, i;
+
+	if (strncmp(url, "https://", 8) != 0)
+		return NULL;
+	h = url + 8;
+	n = strcspn(h, "/?#");
+	if (n == 0 || n > 260)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' &&
+		    h[i] <= 'Z') || (h[i] >= '0' && h[i] <= '9') ||
+		    h[i] == '.' || h[i] == '-' || h[i] == ':'))
+			return NULL;
+	return xstrndup(h, n);
+}
+
+/*
+ * "base_url": the variables that name the agent's model API elsewhere
+ * (ANTHROPIC_BASE_URL).  When the caller's environment sets one to an
+ * https:// URL, that host is added to the profile's policy as its API
+ * host is: allowed (on the URL's port), inspected (the first inspect
+ * entry's methods, every path), and given each credential, so that the
+ * key is filled in there too.  0, or -1 with *cause.
+ */
+static int
+policy_agent_base_url(json_t *root, char **cause)
+{
+	json_t		*vars, *pol, *net, *v, *list, *first, *in, *cr, *copy;
+	const char	*val;
+	char		*hp, *host;
+	size_t		 i, j;
+
+	if ((vars = json_object_get(root, "base_url")) == NULL)
+		return 0;
+	if (!json_is_array(vars)) {
+		*cause = xstrdup("base_url: an array of variable names");
+		return -1;
+	}
+	pol = json_object_get(root, "policy");
+	json_array_foreach(vars, i, v) {
+		if (!json_is_string(v)) {
+			*cause = xstrdup("base_url: an array of variable names");
+			return -1;
+		}
+		if ((val = getenv(json_string_value(v))) == NULL ||
+		    (hp = policy_agent_url_host(val)) == NULL)
+			continue;
+		host = xstrndup(hp, strcspn(hp, ":"));
+		if ((net = json_object_get(pol, "network")) == NULL)
+			json_object_set_new(pol, "network", net = json_object());
+		if ((list = json_object_get(net, "allow")) == NULL)
+			json_object_set_new(net, "allow", list = json_array());
+		json_array_append_new(list, json_string(hp));
+		/* The profile's own API host, on another port: as it is. */
+		list = json_object_get(net, "inspect");
+		json_array_foreach(list, j, in)
+			if (json_is_string(json_object_get(in, "host")) &&
+			    strcmp(json_string_value(json_object_get(in,
+			    "host")), host) == 0)
+				break;
+		if (list != NULL && j < json_array_size(list)) {
+			free(host);
+			free(hp);
+			continue;
+		}
+		if ((first = json_array_get(list, 0)) != NULL) {
+			in = json_deep_copy(first);
+			json_object_set_new(in, "host", json_string(host));
+			json_object_set_new(in, "paths", json_pack("[s]", "/*"));
+			json_array_append_new(list, in);
+		}
+		list = json_object_get(pol, "credentials");
+		for (j = 0, cr = json_array_get(list, 0); cr != NULL;
+		    cr = json_array_get(list, ++j)) {
+			if (json_is_string(json_object_get(cr, "host")) &&
+			    strcmp(json_string_value(json_object_get(cr,
+			    "host")), host) == 0)
+				continue;
+			copy = json_deep_copy(cr);
+			json_object_set_new(copy, "host", json_string(host));
+			json_array_append_new(list, copy);
+			if (json_array_size(list) > 64)
+				break;
+		}
+		free(host);
+		free(hp);
 	}
 	return 0;
 }
@@ -258,7 +401,8 @@ policy_agent_load(const char *name, const struct policy_ctx *ctx,
 		json_decref(root);
 		goto out;
 	}
-	if (policy_agent_members(pa, root, &why) == 0) {
+	if (policy_agent_members(pa, root, &why) == 0 &&
+	    policy_agent_base_url(root, &why) == 0) {
 		pol = json_dumps(json_object_get(root, "policy"), 0);
 		p = policy_load_buffer(pol, strlen(pol), from, ctx, cause);
 		free(pol);
@@ -297,6 +441,11 @@ policy_agent_clear(struct pagent *pa)
 		free(pa->pa_env[i].pe_path);
 	}
 	free(pa->pa_env);
+	for (i = 0; i < pa->pa_nseed; i++) {
+		free(pa->pa_seed[i].ps_name);
+		free(pa->pa_seed[i].ps_text);
+	}
+	free(pa->pa_seed);
 	memset(pa, 0, sizeof(*pa));
 }
 

@@ -449,7 +449,7 @@ keep_refuse(const char *arg, const struct keep_clash *kc)
  */
 static int
 keep_one(struct run *run, const char *arg, const char *label, bool shared,
-    const char *workspace, int data, const char *datadir)
+    const char *workspace, int data, const char *datadir, bool *freshp)
 {
 	struct stat		 st;
 	bool			 fresh;
@@ -498,6 +498,8 @@ keep_one(struct run *run, const char *arg, const char *label, bool shared,
 	if (keep_make(label, data, datadir, scope, rel) == 0) {
 		if (fresh)
 			keep_say(run, label, rel, k->k_from, shared);
+		if (freshp != NULL)
+			*freshp = fresh;
 		rc = 0;
 	}
 	free(scope);
@@ -506,6 +508,40 @@ out:
 	free(it.pi_text);
 	free(own);
 	return rc;
+}
+
+/*
+ * The profile's seed files of its state folder state into the copy just
+ * made (the last of the view's sv_keep): the run made it, so nothing of
+ * a run is in it yet; each file is made new, following no link.  A file
+ * that cannot be written is said, and the run goes on.
+ */
+static void
+keep_seed(const struct run *run, const struct pagent *pa, size_t state)
+{
+	const char	*from;
+	size_t		 i, len;
+	int		 dir, fd;
+
+	from = run->r_sb.sb_view.sv_keep[run->r_sb.sb_view.sv_nkeep - 1].k_from;
+	if ((dir = open(from, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		log_warn("run: --agent %s: %s", pa->pa_name, from);
+		return;
+	}
+	for (i = 0; i < pa->pa_nseed; i++) {
+		if (pa->pa_seed[i].ps_state != state)
+			continue;
+		len = strlen(pa->pa_seed[i].ps_text);
+		if ((fd = openat(dir, pa->pa_seed[i].ps_name, O_WRONLY |
+		    O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1 ||
+		    write(fd, pa->pa_seed[i].ps_text, len) != (ssize_t)len)
+			log_warn("run: --agent %s: %s/%s", pa->pa_name, from,
+			    pa->pa_seed[i].ps_name);
+		if (fd != -1)
+			close(fd);
+	}
+	close(dir);
 }
 
 /*
@@ -520,6 +556,7 @@ keep_plan(struct run *run, const struct run_opts *o, const char *workspace,
 	char	*datadir, *what;
 	size_t	 i;
 	int	 data, rc = 0;
+	bool	 fresh;
 
 	if (run->r_sb.sb_view.sv_scratch != NULL)
 		keep_points(run);
@@ -543,13 +580,16 @@ keep_plan(struct run *run, const struct run_opts *o, const char *workspace,
 	    sizeof(*run->r_sb.sb_view.sv_keep));
 	for (i = 0; i < o->ro_nkeep && rc == 0; i++)
 		rc = keep_one(run, o->ro_keep[i], NULL, o->ro_keep_shared[i],
-		    workspace, data, datadir);
+		    workspace, data, datadir, NULL);
 	/* The agent's state, unless a --keep covers it already. */
 	for (i = 0; i < pa->pa_nstate && rc == 0; i++) {
 		xasprintf(&what, "--agent %s: %s", pa->pa_name,
 		    pa->pa_state[i]);
+		fresh = false;
 		rc = keep_one(run, pa->pa_state[i], what, false, workspace,
-		    data, datadir);
+		    data, datadir, &fresh);
+		if (rc == 0 && fresh)
+			keep_seed(run, pa, i);
 		free(what);
 	}
 	close(data);

@@ -130,6 +130,8 @@ const struct secret_format secrets_formats[] = {
 	{ ".pypirc", "twine", tokenfile_pypirc },
 	{ ".cargo/credentials.toml", "cargo", tokenfile_cargo },
 	{ ".cargo/credentials", "cargo", tokenfile_cargo },
+	{ ".claude/.credentials.json", "claude", tokenjson_claude },
+	{ ".codex/auth.json", "codex", tokenjson_codex },
 };
 const size_t secrets_nformats = nitems(secrets_formats);
 

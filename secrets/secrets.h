@@ -1,8 +1,8 @@
 /*
  * secrets.h: the tools' token files, a library with no process in it:
  * read, parsed and copied with placeholders for their tokens (secrets.c,
- * a parser per format in tokenfile.c); what a run makes of them is
- * runner/run_secrets.c's.
+ * a parser per format in tokenfile.c, the agents' JSON logins in
+ * tokenjson.c); what a run makes of them is runner/run_secrets.c's.
  */
 #ifndef CORDON_SECRETS_H
 #define CORDON_SECRETS_H
@@ -80,5 +80,12 @@ void	tokenfile_netrc(struct secrets_out *, const char *, size_t);
 void	tokenfile_gitcred(struct secrets_out *, const char *, size_t);
 void	tokenfile_pypirc(struct secrets_out *, const char *, size_t);
 void	tokenfile_cargo(struct secrets_out *, const char *, size_t);
+
+/*
+ * tokenjson.c: the agents' JSON login files, parsed alike; their refresh
+ * tokens are never copied.
+ */
+void	tokenjson_claude(struct secrets_out *, const char *, size_t);
+void	tokenjson_codex(struct secrets_out *, const char *, size_t);
 
 #endif

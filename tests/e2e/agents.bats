@@ -28,6 +28,7 @@ setup() {
 }
 
 teardown() {
+	[ -z "${TMUX_SOCK:-}" ] || tmux -S "$TMUX_SOCK" kill-server || true
 	teardown_bg
 	sandbox_teardown
 }
@@ -51,18 +52,22 @@ start_api() {
 
 # Runs `cordon run --agent $1 ARGS...` as the test user in the
 # workspace, the agents on PATH, the key $KEY in the variable $2.
+# Claude's base URL names the port, and the profile allows what the URL
+# names; Codex's provider is the test's, so its port is allowed here.
 agent_run() {
-	local agent=$1 var=$2 host=api.openai.com base=
+	local agent=$1 var=$2 host=api.openai.com base= allow
 	shift 2
+	allow=(--allow-domain "$host:$PORT")
 	if [ "$agent" = claude ]; then
 		host=api.anthropic.com
 		base=https://$host:$PORT
+		allow=()
 	fi
 	cd "$WS" || return 1
 	as_user "$UDIR/home" env "$var=$KEY" ANTHROPIC_BASE_URL="$base" \
-	    PATH="$AGENTS_BIN:$PATH" \
+	    PATH="$AGENTS_BIN:$PATH" TERM="${TERM:-dumb}" \
 	    "$UCORDON" run --read-only "$UDIR/bin" --agent "$agent" \
-	    --resolve "$host:127.0.0.1" --allow-domain "$host:$PORT" \
+	    --resolve "$host:127.0.0.1" "${allow[@]}" \
 	    --allow-cidr 127.0.0.1/32 --upstream-ca "$T/origin-ca.pem" "$@"
 }
 
@@ -96,6 +101,16 @@ kept_copy() {
 	[ "$status" -eq 0 ]
 	jq -e '.credentials[] | select(.value.env == "OPENAI_API_KEY") |
 	    .value.host == "api.openai.com"' <<<"$output"
+	# A model API elsewhere, named by the base URL: allowed on its port,
+	# inspected, and given the key.
+	ANTHROPIC_BASE_URL=https://gw.test:8443/v1 run "$CORDON" policy show \
+	    --agent claude
+	[ "$status" -eq 0 ]
+	jq -e '.network.allow[] | select(.value == "gw.test:8443")' <<<"$output"
+	jq -e '.network.inspect[] | select(.value.host == "gw.test")' \
+	    <<<"$output"
+	jq -e '.credentials[] | select(.value.host == "gw.test" and
+	    .value.env == "ANTHROPIC_API_KEY")' <<<"$output"
 	# Without --agent, none of it.
 	run "$CORDON" policy show
 	[[ "$output" != *api.anthropic.com* ]]
@@ -141,8 +156,9 @@ kept_copy() {
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ MOCK-DONE\ tool\ said:.*key=cordon-phantom-[0-9a-f]{32} ]]
 	[[ "$output" != *"$KEY"* ]]
-	# The summary names the host the tool call was refused.
-	[[ "$output" == *"refused.test:443 (no network.allow entry matches"* ]]
+	# The summary names the host the tool call was refused, and no
+	# other: the agent's own traffic is switched off.
+	[[ "$output" == *"refused 1 connection: refused.test:443 (no network.allow entry matches"* ]]
 	# Every request reached the API with the real key, none with the
 	# placeholder; the tool's output, sent back, held only the placeholder.
 	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
@@ -159,8 +175,11 @@ kept_copy() {
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ MOCK-DONE\ tool\ said:.*key=cordon-phantom-[0-9a-f]{32} ]]
 	[[ "$output" != *"$KEY"* ]]
-	[[ "$output" == *"refused.test:443 (no network.allow entry matches"* ]]
+	[[ "$output" == *"refused 1 connection: refused.test:443 (no network.allow entry matches"* ]]
 	[ "$(jq -r '.headers.authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
+	# Its analytics, update check and plugin sync are off in the
+	# config.toml the kept copy started with.
+	grep -qx 'enabled = false' "$(kept_copy .codex)/config.toml"
 	run ! grep -q "$KEY" <(jq -c .body "$REQ")
 	grep -q 'key=cordon-phantom-' <(jq -c .body "$REQ")
 }
@@ -207,23 +226,117 @@ kept_copy() {
 	[ ! -e "$UDIR/home/.codex" ]
 }
 
-@test "--keep ~/.claude: kept, saying what it holds back; the host's token file stays hidden over the copy" {
+@test "--keep ~/.claude: kept, saying what it holds back; the host's login file comes over the copy, read-only" {
 	write "$UDIR/home/.claude/.credentials.json" <<<'{"secret": "host-token"}'
 	run in_sandbox --keep '~/.claude' -- sh -c '
 	    echo one >~/.claude/history.jsonl
-	    echo planted >~/.claude/.credentials.json 2>/dev/null
-	    cat ~/.claude/.credentials.json 2>/dev/null || echo hidden'
+	    echo planted >~/.claude/.credentials.json ||
+		echo "not written"
+	    cat ~/.claude/.credentials.json'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--keep ~/.claude: kept between this workspace's runs in cordon's own copy"*"held back: ~/.claude/.credentials.json (hidden by the policy in every run"* ]]
+	[[ "$output" == *"not written"* ]]
 	[[ "$output" != *host-token* ]]
-	run in_sandbox --keep '~/.claude' -- sh -c '
-	    cat ~/.claude/history.jsonl
-	    cat ~/.claude/.credentials.json 2>/dev/null || echo hidden'
+	run in_sandbox --quiet --keep '~/.claude' -- sh -c '
+	    cat ~/.claude/history.jsonl ~/.claude/.credentials.json'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = one ]
-	[ "${lines[1]}" = hidden ]
+	[ "${lines[1]}" = "{}" ]
 	[[ "$output" != *"kept between"* ]]
+	[[ "$output" != *planted* ]]
 	# The host's folder is untouched.
 	[ ! -e "$UDIR/home/.claude/history.jsonl" ]
 	grep -q host-token "$UDIR/home/.claude/.credentials.json"
+}
+
+@test "claude: a subscription login works inside from a copy with a placeholder; the refresh token never goes in" {
+	need_agents
+	refresh=sk-ant-ort-$RANDOM$RANDOM
+	write "$UDIR/home/.claude/.credentials.json" <<-EOF
+	{"claudeAiOauth": {"accessToken": "$KEY", "refreshToken": "$refresh",
+	  "expiresAt": $(( ($(date +%s) + 86400) * 1000 )),
+	  "scopes": ["user:inference"]}}
+	EOF
+	start_api 'cat ~/.claude/.credentials.json'
+	run agent_run claude NO_KEY \
+	    -- claude -p --dangerously-skip-permissions "run the command"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"~/.claude/.credentials.json (claude: api.anthropic.com)"* ]]
+	[[ "$output" == *"left out of ~/.claude/.credentials.json: the refresh token"* ]]
+	[[ "$output" =~ \"accessToken\":\ \"cordon-phantom-[0-9a-f]{32}\" ]]
+	[[ "$output" == *'"refreshToken": "cordon-held-back"'* ]]
+	[[ "$output" != *"$KEY"* ]]
+	[[ "$output" != *"$refresh"* ]]
+	[ "$(jq -r '.headers.Authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
+	run ! grep -q -e "$KEY" -e "$refresh" <(jq -c .body "$REQ")
+}
+
+@test "session start --agent claude: each command of the session holds the placeholder, in the kept state" {
+	cd "$WS"
+	SID=$(as_user "$UDIR/home" env "ANTHROPIC_API_KEY=$KEY" "$UCORDON" \
+	    session start --agent claude 2>"$BATS_TEST_TMPDIR/start.err" 3>&-)
+	cat "$BATS_TEST_TMPDIR/start.err"
+	[ -n "$SID" ]
+	run as_user "$UDIR/home" "$UCORDON" run --session "$SID" -- sh -c \
+	    'printenv ANTHROPIC_API_KEY; echo "$CLAUDE_CONFIG_DIR"; ls -A ~/.claude'
+	(as_user "$UDIR/home" "$UCORDON" session stop "$SID" 3>&-)
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^cordon-phantom-[0-9a-f]{32}$ ]]
+	[ "${lines[1]}" = "$UDIR/home/.claude" ]
+	[ "${lines[2]}" = .claude.json ]
+	[[ "$output" != *"$KEY"* ]]
+}
+
+# Waits up to 30 s for the tmux pane to show $1.
+pane_has() {
+	local i
+	for i in $(seq 150); do
+		tmux -S "$TMUX_SOCK" capture-pane -p -t tui | grep -qF -- "$1" &&
+		    return 0
+		sleep 0.2
+	done
+	tmux -S "$TMUX_SOCK" capture-pane -p -t tui >&2
+	echo "the pane never showed: $1" >&2
+	return 1
+}
+
+# Sends keys to the pane, a second after what they answer showed: the
+# TUI reads its input once it has drawn the question.
+press() {
+	sleep 1
+	tmux -S "$TMUX_SOCK" send-keys -t tui "$@"
+}
+
+@test "claude's TUI inside, under a pty: it starts and takes a prompt; the tool call holds the placeholder" {
+	need_agents
+	start_api 'echo "key=$ANTHROPIC_API_KEY"'
+	# The run, as agent_run makes it, in a script the pane runs.
+	{
+		echo "TEST_USER=$TEST_USER UDIR=$UDIR WS=$WS KEY=$KEY PORT=$PORT"
+		echo "T=$T AGENTS_BIN=$AGENTS_BIN UCORDON=$UCORDON"
+		declare -f ensure_test_user as_user agent_run
+		echo 'agent_run claude ANTHROPIC_API_KEY' \
+		    '-- claude --dangerously-skip-permissions'
+	} >"$UDIR/tui.sh"
+	TMUX_SOCK="$BATS_TEST_TMPDIR/tmux.sock"
+	tmux -S "$TMUX_SOCK" new-session -d -s tui -x 150 -y 40 \
+	    "bash $UDIR/tui.sh; echo exited \$?; sleep 60" 3>&-
+	# Claude's own questions: the folder's trust, the key (the
+	# placeholder, new each run), its bypass mode.  Then the prompt.
+	pane_has "Yes, I trust this folder"
+	press Down Enter
+	pane_has "Do you want to use this API key"
+	press Up Enter
+	pane_has "Yes, I accept"
+	press Down Enter
+	pane_has "bypass permissions on"
+	press "run the command"
+	press Enter
+	pane_has "MOCK-DONE tool said: key=cordon-phantom-"
+	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
+	run ! grep -q "$KEY" <(tmux -S "$TMUX_SOCK" capture-pane -p -t tui)
+	# It ends as a user ends it, and cordon run with it.
+	press "/exit"
+	press Enter
+	pane_has "exited 0"
 }

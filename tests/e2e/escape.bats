@@ -1315,8 +1315,7 @@ in_root_ok() {
 }
 
 @test "credential files the defaults hide: ~/.pgpass, cargo, Vault, agents' logins" {
-	local f files=(.pgpass .vault-token
-	    .claude/.credentials.json .codex/auth.json .config/op/config
+	local f files=(.pgpass .vault-token .config/op/config
 	    .terraform.d/credentials.tfrc.json .s3cfg)
 
 	for f in "${files[@]}"; do
@@ -1344,4 +1343,16 @@ in_root_ok() {
 	echo "$output"
 	[[ $output =~ token\ =\ \"cordon-phantom-[0-9a-f]{32}\" ]]
 	[[ $output != *fake* ]]
+	# So are the agents' logins: what is not a JSON object is not
+	# copied at all.
+	for f in .claude/.credentials.json .codex/auth.json; do
+		mkdir -p "$(dirname "$HOME/$f")"
+		echo "fake secret" >"$HOME/$f"
+	done
+	own
+	run as_user "$HOME" "${RUN[@]}" -- cat "$HOME/.claude/.credentials.json" \
+	    "$HOME/.codex/auth.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = "{}
+{}" ]
 }

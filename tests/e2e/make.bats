@@ -186,6 +186,7 @@ BATS
 	cp -r "$TOP/contrib" "$src/"
 	cp "$TOP"/docs/cordon.1 "$TOP"/docs/cordon-policy.5 "$src/docs/"
 	cp "$TOP"/policies/*.json "$src/policies/"
+	cp -r "$TOP"/policies/agents "$src/policies/"
 	cp "$CORDON" "$src/cordon"
 	mkdir -p "$src/build"
 	# The session client built beside the binary under test.

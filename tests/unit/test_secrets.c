@@ -1,6 +1,6 @@
 /*
- * test_secrets.c: the parsers of the tools' token files (runner/
- * tokenfile.c, through secrets_parse): what the copy holds, which tokens
+ * test_secrets.c: the parsers of the tools' token files (secrets/
+ * tokenfile.c and tokenjson.c, through secrets_parse): what the copy holds, which tokens
  * come out for which host, and what is left out.  Placeholders are
  * counted, "PH1", "PH2", ...
  */
@@ -210,6 +210,50 @@ test_cargo(void **state)
 	secrets_clear(&tf);
 }
 
+/* The agents' JSON logins: access token a placeholder, refresh held. */
+static void
+test_agents(void **state)
+{
+	struct secret_file	 tf;
+
+	(void)state;
+	parse(".claude/.credentials.json",
+	    "{\"claudeAiOauth\": {\"accessToken\": \"sk-ant-oat-acc\", "
+	    "\"refreshToken\": \"sk-ant-ort-ref\", \"expiresAt\": 42}, "
+	    "\"mcpOAuth\": {\"srv\": {\"accessToken\": \"mcp-tok\"}}}", &tf);
+	assert_int_equal(tf.tf_nsecrets, 1);
+	check_secret(&tf.tf_secrets[0], "api.anthropic.com", NULL,
+	    "Bearer %s", "sk-ant-oat-acc", "PH1");
+	assert_non_null(strstr(tf.tf_text, "\"accessToken\": \"PH1\""));
+	assert_non_null(strstr(tf.tf_text, "\"expiresAt\": 42"));
+	assert_null(strstr(tf.tf_text, "sk-ant"));
+	assert_null(strstr(tf.tf_text, "mcp"));
+	assert_int_equal(tf.tf_nleft, 2);
+	assert_non_null(strstr(tf.tf_left[0], "refresh token"));
+	assert_non_null(strstr(tf.tf_left[1], "MCP servers"));
+	secrets_clear(&tf);
+
+	parse(".codex/auth.json",
+	    "{\"OPENAI_API_KEY\": \"sk-key\", \"tokens\": {\"id_token\": "
+	    "\"a.b.c\", \"access_token\": \"acc\", \"refresh_token\": "
+	    "\"ref\"}}", &tf);
+	assert_int_equal(tf.tf_nsecrets, 1);
+	check_secret(&tf.tf_secrets[0], "api.openai.com", NULL, "Bearer %s",
+	    "sk-key", "PH1");
+	assert_non_null(strstr(tf.tf_text, "\"tokens\": null"));
+	assert_null(strstr(tf.tf_text, "acc"));
+	assert_null(strstr(tf.tf_text, "ref"));
+	assert_null(strstr(tf.tf_text, "a.b.c"));
+	assert_int_equal(tf.tf_nleft, 1);
+	secrets_clear(&tf);
+
+	/* Not JSON: nothing of it copied. */
+	parse(".codex/auth.json", "OPENAI_API_KEY=sk-key", &tf);
+	assert_int_equal(tf.tf_nsecrets, 0);
+	assert_string_equal(tf.tf_text, "{}\n");
+	secrets_clear(&tf);
+}
+
 /* Empty files, no final newline, a file of NULs: no crash, no token. */
 static void
 test_odd(void **state)
@@ -239,6 +283,7 @@ main(void)
 		cmocka_unit_test(test_gitcred),
 		cmocka_unit_test(test_pypirc),
 		cmocka_unit_test(test_cargo),
+		cmocka_unit_test(test_agents),
 		cmocka_unit_test(test_odd),
 	};
 
