@@ -5,7 +5,10 @@ It speaks the two APIs the agents use, streaming: Anthropic's Messages
 API (Claude Code: POST /v1/messages) and OpenAI's Responses API (Codex:
 POST /v1/responses).  A request whose conversation has no tool result yet
 is answered with one tool call running the command in --command; the
-next, with a final text that quotes the tool's output.  Every request is
+next, with a final text that quotes the tool's output.  The call is to
+the agent's own shell tool, or, when the request offers cordon mcp's
+tool (named "run", or "mcp__cordon__run" as Claude Code names it), to
+that one, with {"command": ...}.  Every request is
 written to --log as one JSON line: method, path, headers, body.
 
 usage: mockapi.py --listen PORT --cert PEM --key PEM --log FILE
@@ -59,6 +62,15 @@ def anthropic_result(body):
     return found
 
 
+def mcp_run(names):
+    """The name of cordon mcp's tool among the tools offered, or None."""
+    for name in names:
+        if isinstance(name, str) and (name == "run" or
+                                      name.endswith("__run")):
+            return name
+    return None
+
+
 def anthropic(handler, body):
     model = body.get("model", "claude")
     tools = [t.get("name") for t in body.get("tools", [])]
@@ -68,11 +80,14 @@ def anthropic(handler, body):
            "stop_sequence": None,
            "usage": {"input_tokens": 10, "output_tokens": 1}}
     ev = [("message_start", {"type": "message_start", "message": msg})]
-    if result is None and "Bash" in tools:
-        block = {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+    name = mcp_run(tools) or ("Bash" if "Bash" in tools else None)
+    if result is None and name is not None:
+        block = {"type": "tool_use", "id": "toolu_1", "name": name,
                  "input": {}}
-        args = json.dumps({"command": ARGS.command,
-                           "description": "run the test's command"})
+        args = {"command": ARGS.command}
+        if name == "Bash":
+            args["description"] = "run the test's command"
+        args = json.dumps(args)
         ev += [("content_block_start", {"type": "content_block_start",
                 "index": 0, "content_block": block}),
                ("content_block_delta", {"type": "content_block_delta",
@@ -117,7 +132,19 @@ def responses_result(body):
 def responses_call(tools):
     """The function call item that runs ARGS.command with codex's tool."""
     names = [t.get("name") for t in tools if isinstance(t, dict)]
-    if "shell_command" in names:
+    for ns in tools:
+        # Codex offers an MCP server's tools in a namespace
+        # (mcp__cordon), and the call names both.
+        if isinstance(ns, dict) and ns.get("type") == "namespace" and \
+                mcp_run(t.get("name") for t in ns.get("tools", [])):
+            return {"type": "function_call", "id": "fc_1",
+                    "call_id": "call_1", "namespace": ns.get("name"),
+                    "name": mcp_run(t.get("name") for t in ns["tools"]),
+                    "arguments": json.dumps({"command": ARGS.command}),
+                    "status": "completed"}
+    if mcp_run(names):
+        name, args = mcp_run(names), {"command": ARGS.command}
+    elif "shell_command" in names:
         name, args = "shell_command", {"command": ARGS.command}
     elif "exec_command" in names:
         name, args = "exec_command", {"cmd": ARGS.command}

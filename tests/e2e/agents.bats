@@ -19,7 +19,7 @@ setup() {
 	sandbox_setup
 	T="$UDIR/tls"
 	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" \
-	    api.anthropic.com api.openai.com
+	    api.anthropic.com api.openai.com 127.0.0.1
 	chmod 644 "$T"/*.pem
 	REQ="$BATS_TEST_TMPDIR/requests.jsonl"
 	KEY=sk-real-$RANDOM$RANDOM
@@ -78,6 +78,47 @@ codex_run() {
 	    -s danger-full-access -m mock-model -c model_provider=mock \
 	    -c "model_providers.mock={name=\"mock\",base_url=\"https://api.openai.com:$PORT/v1\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}" \
 	    "$@"
+}
+
+# Runs codex on the host, not in cordon, as the test user in the
+# workspace: `codex exec ARGS...` with its own shell tools off and
+# cordon mcp ($@ after --, its options) its only command tool, from a
+# config.toml of the test's.  The model API is 127.0.0.1:$PORT, its CA
+# trusted by codex alone; codex gives the MCP server its key.
+codex_host_mcp() {
+	local args=() a
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	write "$UDIR/home/.codex/config.toml" <<-EOF
+	model = "mock-model"
+	model_provider = "mock"
+
+	[model_providers.mock]
+	name = "mock"
+	base_url = "https://127.0.0.1:$PORT/v1"
+	env_key = "OPENAI_API_KEY"
+	wire_api = "responses"
+
+	[features]
+	shell_tool = false
+	unified_exec = false
+
+	[mcp_servers.cordon]
+	command = "$UCORDON"
+	args = [$(for a in mcp "$@"; do printf '"%s", ' "$a"; done)]
+	cwd = "$WS"
+	env_vars = ["OPENAI_API_KEY"]
+	default_tools_approval_mode = "approve"
+	EOF
+	cd "$WS" || return 1
+	as_user "$UDIR/home" env "OPENAI_API_KEY=$KEY" \
+	    CODEX_HOME="$UDIR/home/.codex" \
+	    CODEX_CA_CERTIFICATE="$T/origin-ca.pem" PATH="$PATH" \
+	    "$AGENTS_BIN/codex" exec --skip-git-repo-check "${args[@]}" \
+	    </dev/null
 }
 
 # The store's copy of the workspace's kept state folder $1 (".claude").
@@ -182,6 +223,42 @@ kept_copy() {
 	grep -qx 'enabled = false' "$(kept_copy .codex)/config.toml"
 	run ! grep -q "$KEY" <(jq -c .body "$REQ")
 	grep -q 'key=cordon-phantom-' <(jq -c .body "$REQ")
+}
+
+@test "codex on the host, its shell tool off: cordon mcp runs its command in the sandbox; the refusal's reason and fix reach the model" {
+	need_agents
+	start_api 'echo made >mcp-made; cat /proc/1/comm; echo "key=$OPENAI_API_KEY"; curl -sS https://refused.test/'
+	run codex_host_mcp "run the command" -- --agent codex
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mcp: cordon/run (completed)"* ]]
+	# The model was offered cordon's tool, and no shell of codex's own.
+	jq -e '.body.tools | any(.type == "namespace" and
+	    .name == "mcp__cordon" and any(.tools[]; .name == "run"))' \
+	    <(head -n 1 "$REQ")
+	run ! jq -e '.body.tools[] | select(.name == "shell" or
+	    .name == "shell_command" or .name == "exec_command")' \
+	    <(head -n 1 "$REQ")
+	# The tool's result, as codex sent it back: the structured content,
+	# whole.
+	jq -r '.body.input[] | select(.type == "function_call_output") |
+	    .output' <(tail -n 1 "$REQ") | sed -n '/^{/,$p' \
+	    >"$BATS_TEST_TMPDIR/result.json"
+	res=$BATS_TEST_TMPDIR/result.json
+	# It ran in the sandbox (its PID 1 is cordon's), in the workspace,
+	# and held the key's placeholder.
+	jq -e '.stdout | test("^cordon\nkey=cordon-phantom-[0-9a-f]{32}\n$")' \
+	    "$res"
+	[ "$(cat /proc/1/comm)" != cordon ]
+	[ "$(cat "$WS/mcp-made")" = made ]
+	jq -e '.exit_status != 0' "$res"
+	# The refusal: the host, the rule's reason, and the fix.
+	jq -e '.refused | length == 1' "$res"
+	jq -e '.refused[0] | .host == "refused.test" and .port == 443 and
+	    (.reason | test("default deny")) and
+	    (.fix | test("--allow-domain refused.test"))' "$res"
+	# The real key went to the API only, never to the model.
+	[ "$(jq -r '.headers.authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
+	run ! grep -q "$KEY" <(jq -c .body "$REQ")
 }
 
 @test "claude: its state survives to the workspace's next run, in cordon's copy; the token file held back" {
