@@ -121,6 +121,50 @@ codex_host_mcp() {
 	    </dev/null
 }
 
+# Runs claude -p on the host, as codex_host_mcp does codex: Bash
+# disallowed, cordon mcp (its options $@ after --) allowed, from an MCP
+# config of the test's, its tools offered at once (no tool search).
+# The server gets claude's environment: its base URL, an address, is
+# the host's alone, so the server's is emptied.
+claude_host_mcp() {
+	local args=() a
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	write "$UDIR/home/mcp.json" <<-EOF
+	{"mcpServers": {"cordon": {"type": "stdio", "command": "$UCORDON",
+	  "args": [$(for a in mcp "$@"; do printf '"%s", ' "$a"; done | sed 's/, $//')],
+	  "env": {"ANTHROPIC_BASE_URL": ""}}}}
+	EOF
+	cd "$WS" || return 1
+	as_user "$UDIR/home" env "ANTHROPIC_API_KEY=$KEY" \
+	    ANTHROPIC_BASE_URL="https://127.0.0.1:$PORT" ENABLE_TOOL_SEARCH=false \
+	    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+	    NODE_EXTRA_CA_CERTS="$T/origin-ca.pem" PATH="$PATH" \
+	    "$AGENTS_BIN/claude" -p --strict-mcp-config \
+	    --mcp-config "$UDIR/home/mcp.json" --allowedTools mcp__cordon__run \
+	    --disallowedTools Bash -- "${args[@]}" </dev/null
+}
+
+# Checks cordon mcp's structured result $1, as the model got it, of
+# MCP_COMMAND run with --agent: it ran in the sandbox (its PID 1 is
+# cordon's, unlike the host's), in the workspace, holding the key's
+# placeholder; the refusal is there with its reason and fix.
+MCP_COMMAND='echo made >mcp-made; cat /proc/1/comm; echo "key=$KEY_VAR"; curl -sS https://refused.test/'
+mcp_result_ok() {
+	jq -e '.stdout | test("^cordon\nkey=cordon-phantom-[0-9a-f]{32}\n$")' \
+	    "$1"
+	[ "$(cat /proc/1/comm)" != cordon ]
+	[ "$(cat "$WS/mcp-made")" = made ]
+	jq -e '.exit_status != 0' "$1"
+	jq -e '.refused | length == 1' "$1"
+	jq -e '.refused[0] | .host == "refused.test" and .port == 443 and
+	    (.reason | test("default deny")) and
+	    (.fix | test("--allow-domain refused.test"))' "$1"
+}
+
 # The store's copy of the workspace's kept state folder $1 (".claude").
 kept_copy() {
 	echo "$UDIR/home/.local/share/cordon/keep/ws/ws-"*"/$1"
@@ -227,7 +271,7 @@ kept_copy() {
 
 @test "codex on the host, its shell tool off: cordon mcp runs its command in the sandbox; the refusal's reason and fix reach the model" {
 	need_agents
-	start_api 'echo made >mcp-made; cat /proc/1/comm; echo "key=$OPENAI_API_KEY"; curl -sS https://refused.test/'
+	start_api "${MCP_COMMAND//KEY_VAR/OPENAI_API_KEY}"
 	run codex_host_mcp "run the command" -- --agent codex
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"mcp: cordon/run (completed)"* ]]
@@ -243,21 +287,29 @@ kept_copy() {
 	jq -r '.body.input[] | select(.type == "function_call_output") |
 	    .output' <(tail -n 1 "$REQ") | sed -n '/^{/,$p' \
 	    >"$BATS_TEST_TMPDIR/result.json"
-	res=$BATS_TEST_TMPDIR/result.json
-	# It ran in the sandbox (its PID 1 is cordon's), in the workspace,
-	# and held the key's placeholder.
-	jq -e '.stdout | test("^cordon\nkey=cordon-phantom-[0-9a-f]{32}\n$")' \
-	    "$res"
-	[ "$(cat /proc/1/comm)" != cordon ]
-	[ "$(cat "$WS/mcp-made")" = made ]
-	jq -e '.exit_status != 0' "$res"
-	# The refusal: the host, the rule's reason, and the fix.
-	jq -e '.refused | length == 1' "$res"
-	jq -e '.refused[0] | .host == "refused.test" and .port == 443 and
-	    (.reason | test("default deny")) and
-	    (.fix | test("--allow-domain refused.test"))' "$res"
+	mcp_result_ok "$BATS_TEST_TMPDIR/result.json"
 	# The real key went to the API only, never to the model.
 	[ "$(jq -r '.headers.authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
+	run ! grep -q "$KEY" <(jq -c .body "$REQ")
+}
+
+@test "claude -p on the host, Bash disallowed: cordon mcp runs its command in the sandbox; the refusal's reason and fix reach the model" {
+	need_agents
+	start_api "${MCP_COMMAND//KEY_VAR/ANTHROPIC_API_KEY}"
+	run claude_host_mcp "run the command" -- --agent claude
+	[ "$status" -eq 0 ]
+	[[ "$output" == "MOCK-DONE tool said: "* ]]
+	# The model was offered cordon's tool, and not Bash.
+	jq -e '.body.tools | any(.name == "mcp__cordon__run")' \
+	    <(head -n 1 "$REQ")
+	run ! jq -e '.body.tools[] | select(.name == "Bash")' \
+	    <(head -n 1 "$REQ")
+	jq -r '.body.messages[] | .content | arrays | .[] |
+	    select(.type == "tool_result") | .content |
+	    if type == "string" then . else map(.text) | join("") end' \
+	    <(tail -n 1 "$REQ") >"$BATS_TEST_TMPDIR/result.json"
+	mcp_result_ok "$BATS_TEST_TMPDIR/result.json"
+	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
 	run ! grep -q "$KEY" <(jq -c .body "$REQ")
 }
 
