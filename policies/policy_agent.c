@@ -296,7 +296,8 @@ policy_agent_url_host(const char *url)
  * https:// URL, that host is added to the profile's policy as its API
  * host is: allowed (on the URL's port), inspected (the first inspect
  * entry's methods, every path), and given each credential, so that the
- * key is filled in there too.  0, or -1 with *cause.
+ * key is filled in there too; one that names an IPv4 address is not
+ * (inspection goes by name), and that is said.  0, or -1 with *cause.
  */
 static int
 policy_agent_base_url(json_t *root, char **cause)
@@ -322,6 +323,18 @@ policy_agent_base_url(json_t *root, char **cause)
 		    (hp = policy_agent_url_host(val)) == NULL)
 			continue;
 		host = xstrndup(hp, strcspn(hp, ":"));
+		/* Inspection goes by name: an address is not followed. */
+		if (host[strspn(host, "0123456789.")] == '\0') {
+			log_warnx("--agent: %s names an address (%s), not a "
+			    "host name: its API is not allowed or given the "
+			    "key by the profile", json_string_value(v), host);
+			log_warnx("hint: name the gateway by its host name, or "
+			    "allow it with --allow-cidr %s/32 and give its "
+			    "key in a --policy file's credentials", host);
+			free(host);
+			free(hp);
+			continue;
+		}
 		if ((net = json_object_get(pol, "network")) == NULL)
 			json_object_set_new(pol, "network", net = json_object());
 		if ((list = json_object_get(net, "allow")) == NULL)

@@ -135,8 +135,7 @@ claude_host_mcp() {
 	shift
 	write "$UDIR/home/mcp.json" <<-EOF
 	{"mcpServers": {"cordon": {"type": "stdio", "command": "$UCORDON",
-	  "args": [$(for a in mcp "$@"; do printf '"%s", ' "$a"; done | sed 's/, $//')],
-	  "env": {"ANTHROPIC_BASE_URL": ""}}}}
+	  "args": [$(for a in mcp "$@"; do printf '"%s", ' "$a"; done | sed 's/, $//')]}}}
 	EOF
 	cd "$WS" || return 1
 	as_user "$UDIR/home" env "ANTHROPIC_API_KEY=$KEY" \
@@ -196,6 +195,16 @@ kept_copy() {
 	    <<<"$output"
 	jq -e '.credentials[] | select(.value.host == "gw.test" and
 	    .value.env == "ANTHROPIC_API_KEY")' <<<"$output"
+	# One that names an address: not followed, and said with the fix.
+	ANTHROPIC_BASE_URL=https://10.1.2.3:8443/v1 run "$CORDON" policy show \
+	    --agent claude
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ANTHROPIC_BASE_URL names an address (10.1.2.3)"* ]]
+	[[ "$output" == *"--allow-cidr 10.1.2.3/32"* ]]
+	run jq -e '.network.allow[] | select(.value == "10.1.2.3:8443")' \
+	    <<<"$(ANTHROPIC_BASE_URL=https://10.1.2.3:8443/v1 "$CORDON" \
+	    policy show --agent claude 2>/dev/null)"
+	[ "$status" -ne 0 ]
 	# Without --agent, none of it.
 	run "$CORDON" policy show
 	[[ "$output" != *api.anthropic.com* ]]
