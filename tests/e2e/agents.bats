@@ -124,8 +124,8 @@ codex_host_mcp() {
 # Runs claude -p on the host, as codex_host_mcp does codex: Bash
 # disallowed, cordon mcp (its options $@ after --) allowed, from an MCP
 # config of the test's, its tools offered at once (no tool search).
-# The server gets claude's environment: its base URL, an address, is
-# the host's alone, so the server's is emptied.
+# The server gets claude's environment, its base URL (an address, which
+# --agent claude does not follow) too.
 claude_host_mcp() {
 	local args=() a
 	while [ "$1" != -- ]; do
