@@ -103,15 +103,15 @@ moved() {
 	[ "$(cat "$WS/.envrc")" = "touch $MARK" ]
 }
 
-# claude_starts: the real Claude Code CLI (tests/npm, pinned), started
+# claude_starts: the real Claude Code CLI (tests/agents, pinned), started
 # in the workspace as the user starts it, in print mode, with a model API
 # that answers nothing (a closed port on loopback).  Its user settings
 # (a home of its own) hold a SessionStart hook that touches
 # $UDIR/started; once that ran, and a second more, the CLI is ended.
 claude_starts() {
-	local cli="$BATS_TEST_DIRNAME/../npm/node_modules/.bin/claude" i pid
+	local cli="$BATS_TEST_DIRNAME/../agents/node_modules/.bin/claude" i pid
 	[ -x "$cli" ] || {
-		echo "missing Claude Code: run 'make deps' (tests/npm)" >&2
+		echo "missing Claude Code: run 'make deps-check' (tests/agents)" >&2
 		return 1
 	}
 	rm -f "$UDIR/started"
