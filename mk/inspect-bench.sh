@@ -23,12 +23,10 @@ tmp=$(mktemp -d)
 pids=()
 
 # alive, tcp_listening, bg_named, wait_up, median, figure, ratio,
-# bench_cleanup, next_port
+# bench_traps, next_port
 . "$(dirname "$0")/lib.sh"
 
-trap bench_cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_traps
 
 sh "$(dirname "$0")/origin-cert.sh" "$tmp" inspected.test tunnel.test
 "$cordon" ca init --dir "$tmp/ca" >/dev/null

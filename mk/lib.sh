@@ -73,6 +73,14 @@ bench_cleanup() {
 	rm -rf "$tmp"
 }
 
+# The traps of a bench that needs no more than bench_cleanup: it runs
+# at the end, and SIGINT or SIGTERM end the bench with their status.
+bench_traps() {
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
 # Sets $port to the next free TCP port, from a random one between 10000
 # and 2000 below the ephemeral range.
 next_port() {

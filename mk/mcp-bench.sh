@@ -16,12 +16,10 @@ tmp=$(mktemp -d)
 pids=()
 here=$(cd "$(dirname "$0")" && pwd)
 
-# median, ratio, bench_cleanup
+# median, ratio, bench_traps
 . "$here/lib.sh"
 
-trap bench_cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_traps
 
 sessexec=$(dirname "$cordon")/build/cordon-session-exec
 [ -x "$sessexec" ] || sessexec=$(dirname "$cordon")/cordon-session-exec

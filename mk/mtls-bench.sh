@@ -20,12 +20,10 @@ pids=()
 here=$(cd "$(dirname "$0")" && pwd)
 
 # alive, tcp_listening, bg_named, wait_up, median, figure, ratio,
-# bench_cleanup, next_port
+# bench_traps, next_port
 . "$here/lib.sh"
 
-trap bench_cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_traps
 
 
 sh "$here/../tests/e2e/clients/mkpki.sh" "$tmp/pki" >/dev/null
