@@ -56,7 +56,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "addr.h"
 #include "git.h"
 #include "guard.h"
 #include "log.h"
@@ -142,7 +141,6 @@ gitwrite_init(struct gitwrite *gw, const struct fsplan *plan)
 	const struct fs_op	*op;
 	struct gitwrite_cfg	*wc;
 	struct stat		 st;
-	struct addr		 a;
 	size_t			 i;
 	bool			 user;
 
@@ -163,11 +161,6 @@ gitwrite_init(struct gitwrite *gw, const struct fsplan *plan)
 		gitwrite_base(wc->wc_path, &wc->wc_base);
 	}
 	gitwrite_places(plan, &gw->gw_places);
-	/* The special ranges' table is made on first use: here, not in */
-	/* the connect thread, alongside the proxy's. */
-	memset(&a, 0, sizeof(a));
-	a.a_family = AF_INET;
-	(void)addr_special(&a);
 	return 0;
 }
 

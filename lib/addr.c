@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,21 @@ static const struct special {
 	{ "ff00::/8", "IPv6 multicast", -1 },
 };
 
+static struct cidr	 addr_table[nitems(specials)];
+
+/* Parses the special ranges once, whichever thread asks first. */
+static void
+addr_table_make(void)
+{
+	char	*cause;
+	size_t	 i;
+
+	for (i = 0; i < nitems(specials); i++)
+		if (addr_cidr_parse(specials[i].sp_cidr, &addr_table[i],
+		    &cause) == -1)
+			abort();	/* the table is wrong */
+}
+
 /*
  * Returns what special range a belongs to ("loopback", "private (RFC
  * 1918)", ...), or NULL for an ordinary public address.  NAT64 and 6to4
@@ -240,25 +256,17 @@ static const struct special {
 const char *
 addr_special(const struct addr *a)
 {
-	static struct cidr	 table[nitems(specials)];
-	static int		 ready;
+	static pthread_once_t	 once = PTHREAD_ONCE_INIT;
 	struct addr		 inner;
 	const char		*what;
-	char			*cause;
 	size_t			 i;
 
-	if (!ready) {
-		for (i = 0; i < nitems(specials); i++)
-			if (addr_cidr_parse(specials[i].sp_cidr, &table[i],
-			    &cause) == -1)
-				abort();	/* the table is wrong */
-		ready = 1;
-	}
+	(void)pthread_once(&once, addr_table_make);
 	if (a->a_family == AF_INET6 &&
 	    memcmp(a->a_bytes, mapped_prefix, sizeof(mapped_prefix)) == 0)
 		return "IPv4-mapped IPv6";
 	for (i = 0; i < nitems(specials); i++) {
-		if (!addr_cidr_contains(&table[i], a))
+		if (!addr_cidr_contains(&addr_table[i], a))
 			continue;
 		if (specials[i].sp_embedded < 0)
 			return specials[i].sp_what;
