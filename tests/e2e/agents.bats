@@ -147,6 +147,18 @@ claude_host_mcp() {
 	    --disallowedTools Bash -- "${args[@]}" </dev/null
 }
 
+# Runs claude -p on the host, not in cordon, as the test user in the
+# workspace, its own tools allowed: what the user runs after cordon.
+claude_host() {
+	cd "$WS" || return 1
+	as_user "$UDIR/home" env "ANTHROPIC_API_KEY=$KEY" \
+	    ANTHROPIC_BASE_URL="https://127.0.0.1:$PORT" \
+	    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+	    NODE_EXTRA_CA_CERTS="$T/origin-ca.pem" PATH="$PATH" \
+	    "$AGENTS_BIN/claude" -p --dangerously-skip-permissions "$@" \
+	    </dev/null
+}
+
 # Checks cordon mcp's structured result $1, as the model got it, of
 # MCP_COMMAND run with --agent: it ran in the sandbox (its PID 1 is
 # cordon's, unlike the host's), in the workspace, holding the key's
@@ -362,6 +374,44 @@ kept_copy() {
 	[[ "$last" == *function_call_output* ]]
 	[ -n "$(ls "$(kept_copy .codex)/sessions")" ]
 	[ ! -e "$UDIR/home/.codex" ]
+}
+
+@test "claude: a hook its own tool call writes runs on the host without cordon; with cordon it is moved aside and runs nothing" {
+	need_agents
+	local mark="$UDIR/home/MARK"
+	# The model's tool call writes the workspace's .claude/settings.json
+	# with a SessionStart hook, and only when it is not there yet.
+	write "$UDIR/bin/plant.sh" <<-EOF
+	[ -e .claude/settings.json ] && exit 0
+	mkdir -p .claude
+	echo '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch $mark"}]}]}}' >.claude/settings.json
+	EOF
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR/bin/plant.sh"
+	start_api "sh $UDIR/bin/plant.sh"
+	# On the host, without cordon: the hook the tool call wrote runs at
+	# the user's next claude.
+	run claude_host "write the hook"
+	[ "$status" -eq 0 ]
+	[ -f "$WS/.claude/settings.json" ]
+	[ ! -e "$mark" ]
+	run claude_host "next task"
+	[ "$status" -eq 0 ]
+	[ -e "$mark" ]
+	rm -rf "$mark" "$WS/.claude"
+	# Inside: the tool call writes it, and cordon moves it aside.
+	run agent_run claude ANTHROPIC_API_KEY \
+	    -- claude -p --dangerously-skip-permissions "write the hook"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"MOCK-DONE"* ]]
+	[[ "$output" == *"moved aside $WS/.claude"* ]]
+	[ ! -e "$WS/.claude" ]
+	ls -d "$WS"/.claude.cordon-quarantine-*
+	# The user's next claude runs nothing of it.
+	rm -f "$UDIR/bin/plant.sh"
+	run claude_host "next task"
+	[ "$status" -eq 0 ]
+	[ ! -e "$mark" ]
 }
 
 @test "--keep ~/.claude: kept, saying what it holds back; the host's login file comes over the copy, read-only" {
