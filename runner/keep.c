@@ -415,10 +415,13 @@ keep_say(const struct run *run, const char *arg, const char *rel,
 			free(one);
 		}
 	log_warnx("run: %s: kept between %s runs in cordon's own copy, %s "
-	    "(nothing goes back to the host's)%s%s%s", arg, shared ?
-	    "every workspace's" : "this workspace's", from, held != NULL ? "; held back: " : "", held != NULL ? held :
-	    "", held != NULL ? " (hidden by the policy in every run: a "
-	    "token file there is a copy with placeholders)" : "");
+	    "(nothing goes back to the host's)%s%s", arg, shared ?
+	    "every workspace's" : "this workspace's", from,
+	    held != NULL ? "; held back: " : "", held != NULL ? held : "");
+	if (held != NULL)
+		log_warnx("run: %s: hidden by the policy (filesystem.deny) "
+		    "in every run; a login file cordon reads (Claude Code's, "
+		    "Codex's) is a copy there with placeholders", held);
 	free(held);
 }
 

@@ -422,7 +422,7 @@ kept_copy() {
 		echo "not written"
 	    cat ~/.claude/.credentials.json'
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"--keep ~/.claude: kept between this workspace's runs in cordon's own copy"*"held back: ~/.claude/.credentials.json (hidden by the policy in every run"* ]]
+	[[ "$output" == *"--keep ~/.claude: kept between this workspace's runs in cordon's own copy"*"held back: ~/.claude/.credentials.json"*"run: ~/.claude/.credentials.json: hidden by the policy (filesystem.deny) in every run"* ]]
 	[[ "$output" == *"not written"* ]]
 	[[ "$output" != *host-token* ]]
 	run in_sandbox --quiet --keep '~/.claude' -- sh -c '
