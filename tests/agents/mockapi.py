@@ -7,7 +7,8 @@ POST /v1/responses).  A request whose conversation has no tool result yet
 is answered with one tool call running the command in --command; the
 next, with a final text that quotes the tool's output.  The call is to
 the agent's own shell tool, or, when the request offers cordon mcp's
-tool (named "run", or "mcp__cordon__run" as Claude Code names it), to
+tool (named "run", "mcp__cordon__run" as Claude Code names it, or
+"cordon_run" as OpenCode does), to
 that one, with {"command": ...}.  Every request is
 written to --log as one JSON line: method, path, headers, body.
 
@@ -66,7 +67,8 @@ def mcp_run(names):
     """The name of cordon mcp's tool among the tools offered, or None."""
     for name in names:
         if isinstance(name, str) and (name == "run" or
-                                      name.endswith("__run")):
+                                      name.endswith("__run") or
+                                      name == "cordon_run"):
             return name
     return None
 
@@ -80,12 +82,13 @@ def anthropic(handler, body):
            "stop_sequence": None,
            "usage": {"input_tokens": 10, "output_tokens": 1}}
     ev = [("message_start", {"type": "message_start", "message": msg})]
-    name = mcp_run(tools) or ("Bash" if "Bash" in tools else None)
+    name = mcp_run(tools) or next((n for n in ("Bash", "bash")
+                                   if n in tools), None)
     if result is None and name is not None:
         block = {"type": "tool_use", "id": "toolu_1", "name": name,
                  "input": {}}
         args = {"command": ARGS.command}
-        if name == "Bash":
+        if name in ("Bash", "bash"):
             args["description"] = "run the test's command"
         args = json.dumps(args)
         ev += [("content_block_start", {"type": "content_block_start",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # cordon run --agent NAME: the agent profiles (policies/agents/), and the
-# real agent CLIs inside, whole: Claude Code and Codex from the npm
+# real agent CLIs inside, whole: Claude Code, Codex and OpenCode from the npm
 # registry (tests/agents, pinned, installed by make deps-check) against
 # a scripted model API on loopback (tests/agents/mockapi.py) that
 # answers the first request with a tool call and the second with a text,
@@ -36,7 +36,8 @@ teardown() {
 # Fails, saying so, when the agents are not installed: under CI a
 # missing agent is a broken set-up, never a pass or a skip.
 need_agents() {
-	if [ ! -x "$AGENTS_BIN/claude" ] || [ ! -x "$AGENTS_BIN/codex" ]; then
+	if [ ! -x "$AGENTS_BIN/claude" ] || [ ! -x "$AGENTS_BIN/codex" ] ||
+	    [ ! -x "$AGENTS_BIN/opencode" ]; then
 		echo "missing the agent CLIs: run 'make deps-check'" >&2
 		return 1
 	fi
@@ -52,20 +53,24 @@ start_api() {
 
 # Runs `cordon run --agent $1 ARGS...` as the test user in the
 # workspace, the agents on PATH, the key $KEY in the variable $2.
-# Claude's base URL names the port, and the profile allows what the URL
-# names; Codex's provider is the test's, so its port is allowed here.
+# Claude's and OpenCode's base URL names the port, and the profile
+# allows what the URL names; Codex's provider is the test's, so its port
+# is allowed here.
 agent_run() {
 	local agent=$1 var=$2 host=api.openai.com base= allow
 	shift 2
 	allow=(--allow-domain "$host:$PORT")
-	if [ "$agent" = claude ]; then
-		host=api.anthropic.com
-		base=https://$host:$PORT
-		allow=()
-	fi
+	case $agent in
+	claude)
+		host=api.anthropic.com base=https://api.anthropic.com:$PORT
+		allow=() ;;
+	opencode)
+		host=api.anthropic.com base=https://api.anthropic.com:$PORT/v1
+		allow=() ;;
+	esac
 	cd "$WS" || return 1
 	as_user "$UDIR/home" env "$var=$KEY" ANTHROPIC_BASE_URL="$base" \
-	    PATH="$AGENTS_BIN:$PATH" TERM="${TERM:-dumb}" \
+	    PATH="$AGENTS_BIN:$PATH" TERM="${TERM:-dumb}" SHELL=/bin/sh \
 	    "$UCORDON" run --read-only "$UDIR/bin" --agent "$agent" \
 	    --resolve "$host:127.0.0.1" "${allow[@]}" \
 	    --allow-cidr 127.0.0.1/32 --upstream-ca "$T/origin-ca.pem" "$@"
@@ -159,6 +164,30 @@ claude_host() {
 	    </dev/null
 }
 
+# Runs opencode on the host, as codex_host_mcp does codex: its bash
+# tool denied, cordon mcp (its options $@ after --) a local MCP server,
+# from a config of the test's.
+opencode_host_mcp() {
+	local args=() a
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	write "$UDIR/home/.config/opencode/opencode.json" <<-EOF
+	{"mcp": {"cordon": {"type": "local", "enabled": true, "command":
+	  ["$UCORDON", $(for a in mcp "$@"; do printf '"%s", ' "$a"; done | sed 's/, $//')]}},
+	 "permission": {"bash": "deny"}}
+	EOF
+	cd "$WS" || return 1
+	as_user "$UDIR/home" env "ANTHROPIC_API_KEY=$KEY" \
+	    ANTHROPIC_BASE_URL="https://127.0.0.1:$PORT/v1" SHELL=/bin/sh \
+	    OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
+	    NODE_EXTRA_CA_CERTS="$T/origin-ca.pem" PATH="$PATH" \
+	    "$AGENTS_BIN/opencode" run -m anthropic/claude-sonnet-4-5 \
+	    "${args[@]}" </dev/null
+}
+
 # Checks cordon mcp's structured result $1, as the model got it, of
 # MCP_COMMAND run with --agent: it ran in the sandbox (its PID 1 is
 # cordon's, unlike the host's), in the workspace, holding the key's
@@ -225,7 +254,7 @@ kept_copy() {
 @test "--agent: an unknown profile, or two, is refused with the names" {
 	run "$CORDON" run --agent nope -- true
 	[ "$status" -eq 125 ]
-	[[ "$output" == *"--agent nope: no such profile (the profiles are claude, codex"* ]]
+	[[ "$output" == *"--agent nope: no such profile (the profiles are claude, codex, opencode"* ]]
 	run "$CORDON" policy show --agent claude --agent codex
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"one --agent per run"* ]]
@@ -290,6 +319,30 @@ kept_copy() {
 	grep -q 'key=cordon-phantom-' <(jq -c .body "$REQ")
 }
 
+@test "opencode run inside: the tool call holds a placeholder, the API gets the key, and its sessions survive to the next run" {
+	need_agents
+	start_api 'echo "key=$ANTHROPIC_API_KEY"'
+	run agent_run opencode ANTHROPIC_API_KEY -- opencode run \
+	    -m anthropic/claude-sonnet-4-5 "first task"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ MOCK-DONE\ tool\ said:\ key=cordon-phantom-[0-9a-f]{32} ]]
+	[[ "$output" != *"$KEY"* ]]
+	# Its background plugin install is refused, said, and harmless.
+	[[ "$output" == *"refused registry.npmjs.org:443"* ]]
+	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
+	run ! grep -q "$KEY" <(jq -c .body "$REQ")
+	# The next run continues the session: its request holds both tasks.
+	run agent_run opencode ANTHROPIC_API_KEY -- opencode run --continue \
+	    -m anthropic/claude-sonnet-4-5 "next task"
+	[ "$status" -eq 0 ]
+	last=$(tail -n 1 "$REQ" | jq -c .body.messages)
+	[[ "$last" == *"first task"* ]]
+	[[ "$last" == *"next task"* ]]
+	[ -f "$(kept_copy .local/share/opencode)/opencode.db" ]
+	[ ! -e "$UDIR/home/.local/share/opencode" ]
+}
+
 @test "codex on the host, its shell tool off: cordon mcp runs its command in the sandbox; the refusal's reason and fix reach the model" {
 	need_agents
 	start_api "${MCP_COMMAND//KEY_VAR/OPENAI_API_KEY}"
@@ -330,6 +383,34 @@ kept_copy() {
 	    if type == "string" then . else map(.text) | join("") end' \
 	    <(tail -n 1 "$REQ") >"$BATS_TEST_TMPDIR/result.json"
 	mcp_result_ok "$BATS_TEST_TMPDIR/result.json"
+	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
+	run ! grep -q "$KEY" <(jq -c .body "$REQ")
+}
+
+@test "opencode on the host, bash denied: cordon mcp runs its command in the sandbox; the refusal's reason and fix reach the model" {
+	need_agents
+	start_api "${MCP_COMMAND//KEY_VAR/ANTHROPIC_API_KEY}"
+	run opencode_host_mcp "run the command" -- --agent opencode
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# The model was offered cordon's tool, and not opencode's bash.
+	jq -e 'select(.body.tools != null) | .body.tools |
+	    any(.name == "cordon_run")' "$REQ"
+	run ! jq -e 'select(.body.tools != null) | .body.tools[] |
+	    select(.name == "bash")' "$REQ"
+	# The tool's result as the model got it (opencode sends the text):
+	# run in the sandbox, in the workspace, holding the placeholder,
+	# and the refusal with its reason and fix.
+	jq -r '.body.messages[] | .content | arrays | .[] |
+	    select(.type == "tool_result") | .content |
+	    if type == "string" then . else map(.text) | join("") end' \
+	    <(tail -n 1 "$REQ") >"$BATS_TEST_TMPDIR/result.txt"
+	cat "$BATS_TEST_TMPDIR/result.txt"
+	grep -Pzq '^cordon\nkey=cordon-phantom-[0-9a-f]{32}\n' \
+	    "$BATS_TEST_TMPDIR/result.txt"
+	grep -q 'refused.test:443.*default deny' "$BATS_TEST_TMPDIR/result.txt"
+	grep -q -- '--allow-domain refused.test' "$BATS_TEST_TMPDIR/result.txt"
+	[ "$(cat "$WS/mcp-made")" = made ]
 	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
 	run ! grep -q "$KEY" <(jq -c .body "$REQ")
 }
