@@ -34,7 +34,7 @@ LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
 		   lib/dnsmsg.c lib/opt.c lib/errlist.c lib/str.c lib/file.c \
 		   lib/path.c lib/clock.c
 # The agent profiles, policies/agents/NAME.json, linked in (below).
-AGENTS		 = claude codex opencode
+AGENTS		 = claude codex gemini opencode
 AGENT_OBJS	 = $(patsubst %,$(BUILD)/policies/agent_%_json.o,$(AGENTS))
 POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 		   policies/policy_load.c policies/policy_rec.c \
@@ -304,7 +304,7 @@ deps-demo: deps
 	@./mk/deps.sh $(DEB_DEMO)
 
 NPM_TOOLS	?= tests/npm
-# The agent CLIs tests/e2e/agents.bats runs (Claude Code, Codex, OpenCode), pinned.
+# The agent CLIs tests/e2e/agents.bats runs (Claude Code, Codex, Gemini CLI, OpenCode), pinned.
 AGENT_NPM	?= tests/agents
 deps-check: deps
 	@./mk/deps.sh $(DEB_TEST) $(DEB_PKG)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the test clients that Debian does not package (tests/npm:
 # pnpm; the MCP SDK, the MCP Inspector's client and the MCP conformance
-# suite; tests/agents: the Claude Code, Codex and OpenCode CLIs), at the versions
+# suite; tests/agents: the agent CLIs), at the versions
 # DIR's package-lock.json pins, with npm ci, from the npm registry.  Quiet and quick when they are there already: the
 # lock file is kept beside them, and compared.
 set -eu

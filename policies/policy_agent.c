@@ -27,6 +27,8 @@ extern const char	 policy_agent_claude_json[];
 extern const char	 policy_agent_claude_json_end[];
 extern const char	 policy_agent_codex_json[];
 extern const char	 policy_agent_codex_json_end[];
+extern const char	 policy_agent_gemini_json[];
+extern const char	 policy_agent_gemini_json_end[];
 extern const char	 policy_agent_opencode_json[];
 extern const char	 policy_agent_opencode_json_end[];
 
@@ -37,11 +39,12 @@ static const struct {
 } policy_agents[] = {
 	{ "claude", policy_agent_claude_json, policy_agent_claude_json_end },
 	{ "codex", policy_agent_codex_json, policy_agent_codex_json_end },
+	{ "gemini", policy_agent_gemini_json, policy_agent_gemini_json_end },
 	{ "opencode", policy_agent_opencode_json,
 	    policy_agent_opencode_json_end },
 };
 
-/* The profiles' names, for messages: "claude, codex, opencode" (new string). */
+/* The profiles' names, for messages: "claude, codex, gemini, opencode" (new string). */
 char *
 policy_agent_names(void)
 {

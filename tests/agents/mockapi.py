@@ -8,7 +8,7 @@ is answered with one tool call running the command in --command; the
 next, with a final text that quotes the tool's output.  The call is to
 the agent's own shell tool, or, when the request offers cordon mcp's
 tool (named "run", "mcp__cordon__run" as Claude Code names it, or
-"cordon_run" as OpenCode does), to
+"cordon_run" and "mcp_cordon_run" as OpenCode and Gemini CLI do), to
 that one, with {"command": ...}.  Every request is
 written to --log as one JSON line: method, path, headers, body.
 
@@ -46,7 +46,10 @@ def text_of(value):
     if isinstance(value, list):
         return "\n".join(text_of(v) for v in value)
     if isinstance(value, dict):
-        return text_of(value.get("text", value.get("content", "")))
+        for key in ("text", "content", "output"):
+            if key in value:
+                return text_of(value[key])
+        return ""
     return ""
 
 
@@ -68,7 +71,7 @@ def mcp_run(names):
     for name in names:
         if isinstance(name, str) and (name == "run" or
                                       name.endswith("__run") or
-                                      name == "cordon_run"):
+                                      name.endswith("cordon_run")):
             return name
     return None
 
@@ -185,6 +188,52 @@ def responses(handler, body):
                                 "response": done})])
 
 
+# --- Gemini generateContent ------------------------------------------------
+
+def gemini_result(body):
+    """The last function response in the conversation, or None."""
+    found = None
+    for c in body.get("contents", []):
+        for part in c.get("parts", []) if isinstance(c, dict) else []:
+            if isinstance(part, dict) and "functionResponse" in part:
+                found = text_of(part["functionResponse"].get("response"))
+    return found
+
+
+def gemini_tools(body):
+    return [d.get("name") for t in body.get("tools", []) or []
+            for d in t.get("functionDeclarations", []) or []]
+
+
+def gemini(handler, body, stream):
+    result = gemini_result(body)
+    tools = gemini_tools(body)
+    name = mcp_run(tools) or ("run_shell_command"
+                              if "run_shell_command" in tools else None)
+    if result is None and name is not None:
+        part = {"functionCall": {"name": name,
+                                 "args": {"command": ARGS.command}}}
+    else:
+        part = {"text": "MOCK-DONE" if result is None else
+                "MOCK-DONE tool said: " + result}
+    answer = {"candidates": [{"content": {"role": "model", "parts": [part]},
+                              "finishReason": "STOP", "index": 0}],
+              "usageMetadata": {"promptTokenCount": 10,
+                                "candidatesTokenCount": 5,
+                                "totalTokenCount": 15},
+              "modelVersion": "mock-model"}
+    if not stream:
+        handler.send_json(200, answer)
+        return
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    handler.wfile.write(("data: %s\r\n\r\n" % json.dumps(answer)).encode())
+    handler.wfile.flush()
+    handler.close_connection = True
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -226,6 +275,12 @@ class Handler(BaseHTTPRequestHandler):
             anthropic(self, body)
         elif path.endswith("/responses"):
             responses(self, body)
+        elif path.endswith(":streamGenerateContent"):
+            gemini(self, body, True)
+        elif path.endswith(":generateContent"):
+            gemini(self, body, False)
+        elif path.endswith(":countTokens"):
+            self.send_json(200, {"totalTokens": 10})
         else:
             self.send_json(200, {})
 

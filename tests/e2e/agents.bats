@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # cordon run --agent NAME: the agent profiles (policies/agents/), and the
-# real agent CLIs inside, whole: Claude Code, Codex and OpenCode from the npm
-# registry (tests/agents, pinned, installed by make deps-check) against
+# real agent CLIs inside, whole: Claude Code, Codex, Gemini CLI and
+# OpenCode from the npm registry (tests/agents, pinned, installed by
+# make deps-check) against
 # a scripted model API on loopback (tests/agents/mockapi.py) that
 # answers the first request with a tool call and the second with a text,
 # and records every request.  The API's name is the real one, pinned to
@@ -19,7 +20,8 @@ setup() {
 	sandbox_setup
 	T="$UDIR/tls"
 	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" \
-	    api.anthropic.com api.openai.com 127.0.0.1
+	    api.anthropic.com api.openai.com generativelanguage.googleapis.com \
+	    127.0.0.1
 	chmod 644 "$T"/*.pem
 	REQ="$BATS_TEST_TMPDIR/requests.jsonl"
 	KEY=sk-real-$RANDOM$RANDOM
@@ -36,11 +38,12 @@ teardown() {
 # Fails, saying so, when the agents are not installed: under CI a
 # missing agent is a broken set-up, never a pass or a skip.
 need_agents() {
-	if [ ! -x "$AGENTS_BIN/claude" ] || [ ! -x "$AGENTS_BIN/codex" ] ||
-	    [ ! -x "$AGENTS_BIN/opencode" ]; then
-		echo "missing the agent CLIs: run 'make deps-check'" >&2
+	local a
+	for a in claude codex gemini opencode; do
+		[ -x "$AGENTS_BIN/$a" ] && continue
+		echo "missing the agent CLI $a: run 'make deps-check'" >&2
 		return 1
-	fi
+	done
 }
 
 # Starts the model API on $PORT, its tool call running $1.
@@ -58,6 +61,7 @@ start_api() {
 # is allowed here.
 agent_run() {
 	local agent=$1 var=$2 host=api.openai.com base= allow
+	local base_var=ANTHROPIC_BASE_URL
 	shift 2
 	allow=(--allow-domain "$host:$PORT")
 	case $agent in
@@ -67,9 +71,12 @@ agent_run() {
 	opencode)
 		host=api.anthropic.com base=https://api.anthropic.com:$PORT/v1
 		allow=() ;;
+	gemini)
+		host=generativelanguage.googleapis.com base=https://$host:$PORT
+		base_var=GOOGLE_GEMINI_BASE_URL allow=() ;;
 	esac
 	cd "$WS" || return 1
-	as_user "$UDIR/home" env "$var=$KEY" ANTHROPIC_BASE_URL="$base" \
+	as_user "$UDIR/home" env "$var=$KEY" "$base_var=$base" \
 	    PATH="$AGENTS_BIN:$PATH" TERM="${TERM:-dumb}" SHELL=/bin/sh \
 	    "$UCORDON" run --read-only "$UDIR/bin" --agent "$agent" \
 	    --resolve "$host:127.0.0.1" "${allow[@]}" \
@@ -188,6 +195,34 @@ opencode_host_mcp() {
 	    "${args[@]}" </dev/null
 }
 
+# Runs gemini -p on the host, as codex_host_mcp does codex: its shell
+# tool excluded, cordon mcp (its options $@ after --) an MCP server of
+# its settings, given the key by name (gemini passes it no other
+# variable of its own).
+gemini_host_mcp() {
+	local args=() a
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	write "$UDIR/home/.gemini/settings.json" <<-EOF
+	{"security": {"auth": {"selectedType": "gemini-api-key"}},
+	 "privacy": {"usageStatisticsEnabled": false},
+	 "tools": {"exclude": ["run_shell_command"]},
+	 "mcpServers": {"cordon": {"command": "$UCORDON", "trust": true,
+	  "env": {"GEMINI_API_KEY": "\$GEMINI_API_KEY"},
+	  "args": [$(for a in mcp "$@"; do printf '"%s", ' "$a"; done | sed 's/, $//')]}}}
+	EOF
+	cd "$WS" || return 1
+	as_user "$UDIR/home" env "GEMINI_API_KEY=$KEY" \
+	    GOOGLE_GEMINI_BASE_URL="https://127.0.0.1:$PORT" \
+	    GEMINI_CLI_TRUST_WORKSPACE=true SHELL=/bin/sh \
+	    NODE_EXTRA_CA_CERTS="$T/origin-ca.pem" PATH="$PATH" \
+	    "$AGENTS_BIN/gemini" -p "${args[@]}" --yolo -m gemini-2.5-pro \
+	    </dev/null
+}
+
 # Checks cordon mcp's structured result $1, as the model got it, of
 # MCP_COMMAND run with --agent: it ran in the sandbox (its PID 1 is
 # cordon's, unlike the host's), in the workspace, holding the key's
@@ -254,7 +289,7 @@ kept_copy() {
 @test "--agent: an unknown profile, or two, is refused with the names" {
 	run "$CORDON" run --agent nope -- true
 	[ "$status" -eq 125 ]
-	[[ "$output" == *"--agent nope: no such profile (the profiles are claude, codex, opencode"* ]]
+	[[ "$output" == *"--agent nope: no such profile (the profiles are claude, codex, gemini, opencode"* ]]
 	run "$CORDON" policy show --agent claude --agent codex
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"one --agent per run"* ]]
@@ -412,6 +447,51 @@ kept_copy() {
 	grep -q -- '--allow-domain refused.test' "$BATS_TEST_TMPDIR/result.txt"
 	[ "$(cat "$WS/mcp-made")" = made ]
 	[ "$(jq -r '.headers["x-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
+	run ! grep -q "$KEY" <(jq -c .body "$REQ")
+}
+
+@test "gemini -p inside: the tool call holds a placeholder, the API gets the key, and its state is kept" {
+	need_agents
+	start_api 'echo "key=$GEMINI_API_KEY"'
+	run agent_run gemini GEMINI_API_KEY -- env GEMINI_CLI_TRUST_WORKSPACE=true \
+	    gemini -p "first task" --yolo -m gemini-2.5-pro
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ MOCK-DONE\ tool\ said:.*key=cordon-phantom-[0-9a-f]{32} ]]
+	[[ "$output" != *"$KEY"* ]]
+	# Nothing of gemini's own was refused: its usage statistics and
+	# update check are off in the settings the kept state starts with.
+	[[ "$output" != *"refused"* ]]
+	[ "$(jq -r '.headers["x-goog-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
+	run ! grep -q "$KEY" <(jq -c .body "$REQ")
+	# Kept in cordon's copy, with the seeded settings.
+	jq -e '.security.auth.selectedType == "gemini-api-key"' \
+	    "$(kept_copy .gemini)/settings.json"
+	[ ! -e "$UDIR/home/.gemini" ]
+}
+
+@test "gemini on the host, its shell tool excluded: cordon mcp runs its command in the sandbox; the refusal's reason and fix reach the model" {
+	need_agents
+	start_api "${MCP_COMMAND//KEY_VAR/GEMINI_API_KEY}"
+	run gemini_host_mcp "run the command" -- --agent gemini
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# The model was offered cordon's tool, and not gemini's shell.
+	jq -e '[.body.tools[]?.functionDeclarations[]?.name] |
+	    any(. == "mcp_cordon_run")' <(head -n 1 "$REQ")
+	run ! jq -e '.body.tools[]?.functionDeclarations[]? |
+	    select(.name == "run_shell_command")' "$REQ"
+	# The tool's result as the model got it (the text).
+	jq -r '.body.contents[] | .parts[]? | .functionResponse? //
+	    empty | .response.output' <(tail -n 1 "$REQ") \
+	    >"$BATS_TEST_TMPDIR/result.txt"
+	cat "$BATS_TEST_TMPDIR/result.txt"
+	grep -Pzq '\ncordon\nkey=cordon-phantom-[0-9a-f]{32}\n' \
+	    "$BATS_TEST_TMPDIR/result.txt"
+	grep -q 'refused.test:443.*default deny' "$BATS_TEST_TMPDIR/result.txt"
+	grep -q -- '--allow-domain refused.test' "$BATS_TEST_TMPDIR/result.txt"
+	[ "$(cat "$WS/mcp-made")" = made ]
+	[ "$(jq -r '.headers["x-goog-api-key"]' "$REQ" | sort -u)" = "$KEY" ]
 	run ! grep -q "$KEY" <(jq -c .body "$REQ")
 }
 
