@@ -2,7 +2,7 @@
  * capture.c: where a captured connection was going.  The sandbox's
  * resolver (resolver.c) answers a name the policy allows with an address
  * of its own, from a pool no real host has (CAPTURE_POOL4, CAPTURE_POOL6:
- * the same index in each); the capture's rules (runner/netcap.c) send
+ * the same index in each); the capture's rules (sandbox/netcap.c) send
  * every TCP connection bound off the sandbox to the bridge; and the
  * bridge asks capture_target() where each one was going: a pool address
  * gives back its name, any other address stays a literal, for the proxy

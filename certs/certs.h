@@ -4,7 +4,7 @@
  * files: callers get 0 / -1 with a cause, never OpenSSL's 1-is-success.
  *
  * The CA key is a secret: only the component that signs leaves should
- * load it (STYLE.md §6); ca_load() is the one way in.
+ * load it; ca_load() is the one way in.
  */
 #ifndef CORDON_CERTS_H
 #define CORDON_CERTS_H

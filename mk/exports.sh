@@ -1,8 +1,8 @@
 #!/bin/sh
 # mk/exports.sh [BUILD]: the functions and data each object of the build
-# exports whose name does not carry its file's name (STYLE.md: file stem
-# = function prefix).  A name carries it when it is the stem, or starts
-# with the stem and "_"; main is cordon.c's.  Prints "file symbol" per
+# exports whose name does not carry its file's name (the project's rule:
+# file stem = function prefix).  A name carries it when it is the stem,
+# or starts with the stem and "_"; main is cordon.c's.  Prints "file symbol" per
 # line, then the count per folder; `make` first, so that the objects are
 # there.  Exits 1 when any folder (outside PENDING) has one: `make lint`
 # runs it, so that the rule stays.

@@ -94,7 +94,7 @@ struct pinspect {
 
 /*
  * credentials[]: a variable the runner replaces by a placeholder, and
- * the header the proxy fills from it for one host (runner/trust.c,
+ * the header the proxy fills from it for one host (confine/trust.c,
  * proxy/inspect.c's inspect_phantom_apply).
  */
 struct pcred {

@@ -1,6 +1,6 @@
 /*
  * conn_ssh.c: a tunnel's SSH key exchange, watched for cordon run's
- * agent (runner/agent.c), which signs a login only for a session whose
+ * agent (agent/agent.c), which signs a login only for a session whose
  * connection it can name.
  *
  * When px_ssh_watch is set, what the upstream of a tunnel sends goes to

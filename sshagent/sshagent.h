@@ -1,5 +1,5 @@
 /*
- * sshagent.h: what cordon's ssh-agent (runner/agent.c) knows of the
+ * sshagent.h: what cordon's ssh-agent (agent/agent.c) knows of the
  * protocol and of keys, a library with no process in it: the messages
  * (agentmsg.c), a host key's signature (agentkey.c), the user's known
  * hosts (knownhosts.c).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The escape battery (DESIGN.md guarantees 1, 3 and 4).
+# The escape battery (docs/threat-model.md, "The escape catalogue").
 #
 # Needs `cordon run` and the test tools probe and sockpeer (make check
 # builds them; each test copies them, with cordon, to a folder the test

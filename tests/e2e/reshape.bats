@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
-# The workspace is the adversary's (DESIGN.md guarantee 3): a repository
-# it came with, or the command itself, reshapes it with links, renames
-# and new repositories; none of that may widen a write, replace a
-# protected path, plant code that git on the host runs after the run, or
-# steer what cordon itself writes there.
+# The workspace is the adversary's (docs/threat-model.md, "The workspace
+# is reshaped"): a repository it came with, or the command itself,
+# reshapes it with links, renames and new repositories; none of that
+# may widen a write, replace a protected path, plant code that git on
+# the host runs after the run, or steer what cordon itself writes there.
 #
 # Each test first shows, outside the sandbox, that the step it relies
 # on works (the link leads out, the rename succeeds, the planted
