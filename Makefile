@@ -129,7 +129,7 @@ CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(BUILD)/policies/default_json.o $(AGENT_OBJS)
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
-# Adding a test (README.md, "Tests", says the same):
+# Adding a test (docs/hacking.md says the same):
 # - a unit test: tests/unit/test_NAME.c, cmocka, includes unit.h, links
 #   against every object above; add test_NAME to UNIT_TESTS.  `make
 #   unit` builds and runs them all; build/tests/unit/test_NAME runs one.
@@ -337,7 +337,7 @@ unit: deps deps-unit $(UNIT_BINS)
 	    ./tests/run.sh $(UNIT_TESTS)
 
 # The bats suite alone (tests/e2e), with the clients and servers it
-# drives; bats -f picks tests when run by hand (README.md, "Tests").
+# drives; bats -f picks tests when run by hand (docs/hacking.md).
 e2e: deps deps-check lint-bats $(BIN) $(SESSION_EXEC) $(TOOL_BINS)
 	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
 	    ./tests/run.sh
