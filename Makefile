@@ -49,7 +49,7 @@ WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
 		   wire/http.c wire/http_request.c wire/http_target.c \
 		   wire/http_body.c wire/http_out.c wire/http_path.c
 PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c proxy/proxy_policy.c \
-		   proxy/inspect.c proxy/scrub.c proxy/proxy.c \
+		   proxy/inspect.c proxy/pin.c proxy/scrub.c proxy/proxy.c \
 		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \
 		   proxy/conn_socks.c proxy/conn_tls.c proxy/conn_tunnel.c \
 		   proxy/conn_capture.c proxy/conn_accept.c \
@@ -145,7 +145,7 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan test_fsscan \
 		   test_fsorder test_fspath \
-		   test_seatbelt test_winfw test_certs test_inspect test_signer \
+		   test_seatbelt test_winfw test_certs test_inspect test_pin test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \
 		   test_watch_msg test_mtls test_policy_ident test_sessmsg \

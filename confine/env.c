@@ -260,7 +260,8 @@ env_passes(const struct policy *p, const char *name, size_t n)
 	 * mode: the sandbox gets a placeholder (env_build) or nothing.
 	 */
 	for (i = 0; i < p->p_ncreds; i++)
-		if (strlen(p->p_creds[i].cr_env) == n &&
+		if (p->p_creds[i].cr_env != NULL &&
+		    strlen(p->p_creds[i].cr_env) == n &&
 		    memcmp(p->p_creds[i].cr_env, name, n) == 0)
 			return false;
 	if (env_is_ca(name, n))
@@ -595,7 +596,8 @@ env_why_dropped(const struct policy *p, const char *name, size_t n)
 	size_t	 i;
 
 	for (i = 0; i < p->p_ncreds; i++)
-		if (strlen(p->p_creds[i].cr_env) == n &&
+		if (p->p_creds[i].cr_env != NULL &&
+		    strlen(p->p_creds[i].cr_env) == n &&
 		    memcmp(p->p_creds[i].cr_env, name, n) == 0)
 			return "a credentials entry's: the sandbox gets a "
 			    "placeholder or nothing";

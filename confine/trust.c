@@ -137,6 +137,8 @@ trust_phantoms(const struct policy *p, char *const *env,
 	*n = 0;
 	for (i = 0; i < p->p_ncreds; i++) {
 		cr = &p->p_creds[i];
+		if (cr->cr_env == NULL)
+			continue;	/* it only pins its host */
 		if ((value = trust_getenv(env, cr->cr_env)) == NULL) {
 			log_info("run: credentials: %s is not set in cordon's "
 			    "environment; no placeholder, nothing swapped for "

@@ -339,6 +339,9 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	/* Behind a node-local originator: its word, not the kernel's. */
 	jsonl_text(o, "origin_uid", e->e_origin_uid, e->e_origin_uid ?
 	    strlen(e->e_origin_uid) : 0);
+	/* Whose credential a request read carried (proxy/pin.c). */
+	jsonl_text(o, "credential", e->e_credential, e->e_credential ?
+	    strlen(e->e_credential) : 0);
 	line = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (line == NULL)

@@ -42,6 +42,8 @@ struct egress {
 	bool		 e_report;	/* allowed by an identity's "report" */
 	const char	*e_limit;	/* refused by this identity limit */
 	const char	*e_origin_uid;	/* the originator's word, or NULL */
+	const char	*e_credential;	/* HTTP: "phantom", "none" or
+					   "foreign"; NULL: no request read */
 };
 
 struct jsonl	*jsonl_open(const char *, char **);

@@ -147,6 +147,8 @@ policy_pcred_clear(struct pcred *cr)
 	free(cr->cr_env);
 	free(cr->cr_header);
 	free(cr->cr_format);
+	policy_plist_free(&cr->cr_headers);
+	policy_plist_free(&cr->cr_cookies);
 	memset(cr, 0, sizeof(*cr));
 }
 
@@ -155,9 +157,14 @@ void
 policy_pcred_copy(struct pcred *dst, const struct pcred *src)
 {
 	policy_pitem_copy(&dst->cr_host, &src->cr_host);
-	dst->cr_env = xstrdup(src->cr_env);
-	dst->cr_header = xstrdup(src->cr_header);
-	dst->cr_format = xstrdup(src->cr_format);
+	dst->cr_env = src->cr_env != NULL ? xstrdup(src->cr_env) : NULL;
+	dst->cr_header = src->cr_header != NULL ? xstrdup(src->cr_header) :
+	    NULL;
+	dst->cr_format = src->cr_format != NULL ? xstrdup(src->cr_format) :
+	    NULL;
+	policy_plist_append(&dst->cr_headers, &src->cr_headers);
+	policy_plist_append(&dst->cr_cookies, &src->cr_cookies);
+	dst->cr_foreign = src->cr_foreign;
 }
 
 void

@@ -95,13 +95,18 @@ struct pinspect {
 /*
  * credentials[]: a variable the runner replaces by a placeholder, and
  * the header the proxy fills from it for one host (confine/trust.c,
- * proxy/inspect.c's inspect_phantom_apply).
+ * proxy/inspect.c's inspect_phantom_apply); and how that host is pinned
+ * to cordon's credential: the headers and cookies where any other one
+ * would be refused, unless cr_foreign (proxy/pin.c).
  */
 struct pcred {
 	struct pitem	 cr_host;	/* as in_host, with pi_from */
-	char		*cr_env;
-	char		*cr_header;
-	char		*cr_format;	/* exactly one "%s" */
+	char		*cr_env;	/* NULL: an entry that only pins */
+	char		*cr_header;	/* NULL with cr_env */
+	char		*cr_format;	/* exactly one "%s"; NULL with cr_env */
+	struct plist	 cr_headers;	/* more headers a credential is in */
+	struct plist	 cr_cookies;	/* cookies a credential is in */
+	bool		 cr_foreign;	/* "foreign": "allow" */
 };
 
 /*

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -270,6 +271,74 @@ explain_inspect(const struct policy *p, const char *host)
 	printf("; any other request is refused with 403\n");
 }
 
+/* Appends what and name to *list, ", " between two. */
+static void
+explain_name(char **list, const char *what, const char *name)
+{
+	char	*tmp;
+
+	xasprintf(&tmp, "%s, %s%s", *list, what, name);
+	free(*list);
+	*list = tmp;
+}
+
+/* Appends the texts of pl to *list, each after what. */
+static void
+explain_names(char **list, const char *what, const struct plist *pl)
+{
+	size_t	 i;
+
+	for (i = 0; i < pl->pl_n; i++)
+		explain_name(list, what, pl->pl_v[i].pi_text);
+}
+
+/*
+ * Prints the credentials entries for an allowed host: what the proxy
+ * of a run fills in, and whether the host is pinned to it (proxy/pin.c).
+ */
+static void
+explain_creds(const struct policy *p, const char *host)
+{
+	const struct pcred	*cr;
+	const char		*allow = NULL;
+	char			*list;
+	bool			 fill = false, seen = false;
+	size_t			 i;
+
+	list = xstrdup("Authorization");
+	for (i = 0; i < p->p_ncreds; i++) {
+		cr = &p->p_creds[i];
+		if (!policy_match_admits_name(&cr->cr_host, host))
+			continue;
+		seen = true;
+		if (cr->cr_env != NULL) {
+			printf("credential: %s (%s): a run's proxy puts %s in "
+			    "%s\n", cr->cr_host.pi_text, cr->cr_host.pi_from,
+			    cr->cr_env, cr->cr_header);
+			if (strcasecmp(cr->cr_header, "Authorization") != 0)
+				explain_name(&list, "", cr->cr_header);
+			fill = true;
+		}
+		explain_names(&list, "", &cr->cr_headers);
+		explain_names(&list, "cookie ", &cr->cr_cookies);
+		if (cr->cr_foreign && allow == NULL)
+			allow = cr->cr_host.pi_from;
+	}
+	if (allow != NULL)
+		printf("credential: pinning is off: any other credential "
+		    "passes (\"foreign\": \"allow\", %s)\n", allow);
+	else if (fill)
+		printf("credential: pinned: another credential (in %s) is "
+		    "refused with 403; hint: add {\"host\": \"%s\", "
+		    "\"foreign\": \"allow\"} to credentials to let it "
+		    "pass\n", list, host);
+	else if (seen)
+		printf("credential: pinned if a run holds a token file's "
+		    "credential for it: another (in %s) is then refused with "
+		    "403\n", list);
+	free(list);
+}
+
 /* Prints the decision for one target; returns the exit status. */
 static int
 explain_print(const struct policy *p, const struct policy *trusted,
@@ -308,8 +377,10 @@ explain_print(const struct policy *p, const struct policy *trusted,
 		printf("note: each address it resolves to must also be public, "
 		    "or in network.allow_cidrs\n");
 	if (rc == EXIT_ALLOW && d.d_host.h_kind == HOST_NAME &&
-	    d.d_why != WHY_MODE_HOST)
+	    d.d_why != WHY_MODE_HOST) {
 		explain_inspect(p, d.d_host.h_name);
+		explain_creds(p, d.d_host.h_name);
+	}
 	decision_clear(&d);
 	return rc;
 }

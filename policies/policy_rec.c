@@ -267,19 +267,102 @@ rec_format_error(const char *f)
 }
 
 static const char *const cred_names[] = {
-	"host", "env", "header", "format", NULL
+	"host", "env", "header", "format", "headers", "cookies", "foreign",
+	NULL
 };
 
-/* credentials[i]: {"host", "env", "header", "format"}. */
+/*
+ * Fills pl from the optional array of names obj.name: header or cookie
+ * names, each an RFC 9110 token (RFC 6265's cookie-name is one too).
+ */
+static void
+rec_names(struct loader *l, json_t *obj, const char *path, const char *name,
+    struct plist *pl)
+{
+	json_t		*arr, *v;
+	char		*sub, *elem;
+	size_t		 i;
+
+	if ((arr = json_object_get(obj, name)) == NULL)
+		return;
+	xasprintf(&sub, "%s.%s", path, name);
+	if (policy_load_expect(l, arr, JSON_ARRAY, sub, "an array of strings"))
+		json_array_foreach(arr, i, v) {
+			xasprintf(&elem, "%s[%zu]", sub, i);
+			if (!policy_load_expect(l, v, JSON_STRING, elem,
+			    "a string"))
+				;
+			else if (!policy_parse_http_token(json_string_value(v)))
+				policy_load_error(l, elem, json_string_value(v),
+				    "not a name (an RFC 9110 token)");
+			else if (pl->pl_n >= 100)
+				policy_load_error(l, elem, NULL, "too many "
+				    "entries");
+			else
+				policy_plist_add(pl)->pi_text =
+				    xstrdup(json_string_value(v));
+			free(elem);
+		}
+	pl->pl_set = true;
+	free(sub);
+}
+
+/* credentials[i].foreign: "deny" (the default) or "allow". */
+static void
+rec_foreign(struct loader *l, json_t *obj, const char *path, bool *allow)
+{
+	json_t		*v;
+	char		*sub;
+
+	if ((v = json_object_get(obj, "foreign")) == NULL)
+		return;
+	xasprintf(&sub, "%s.foreign", path);
+	if (policy_load_expect(l, v, JSON_STRING, sub, "\"allow\" or "
+	    "\"deny\"")) {
+		if (strcmp(json_string_value(v), "allow") == 0)
+			*allow = true;
+		else if (strcmp(json_string_value(v), "deny") != 0)
+			policy_load_error(l, sub, json_string_value(v),
+			    "\"allow\" or \"deny\"");
+	}
+	free(sub);
+}
+
+/* credentials[i]'s header: a token, not hop-by-hop or framing. */
+static void
+rec_cred_header(struct loader *l, const char *path, const char *header)
+{
+	const char *const	*h;
+	char			*sub;
+
+	xasprintf(&sub, "%s.header", path);
+	for (h = cred_bad_headers; *h != NULL; h++)
+		if (strcasecmp(*h, header) == 0)
+			break;
+	if (!policy_parse_http_token(header))
+		policy_load_error(l, sub, header, "not a header name (an "
+		    "RFC 9110 token)");
+	else if (*h != NULL)
+		policy_load_error(l, sub, header, "a hop-by-hop or framing "
+		    "header cannot carry a credential");
+	free(sub);
+}
+
+/*
+ * credentials[i]: {"host", "env", "header", "format"}, and optionally
+ * "headers", "cookies" and "foreign"; an entry that only pins its host
+ * has no env, header or format, but one of the three others.
+ */
 void
 policy_rec_cred(struct loader *l, const char *path, const char *from,
     json_t *obj)
 {
 	struct pcred		 cr = { 0 };
-	const char		*env, *header, *format, *why;
-	const char *const	*h;
+	const char		*env = NULL, *header = NULL, *format = NULL;
+	const char		*why;
 	char			*sub;
 	size_t			 errors = l->l_errors.el_count;
+	bool			 fill;
 
 	if (l->l_ctx->pc_untrusted) {
 		policy_load_error(l, path, NULL, "a workspace policy may not "
@@ -290,29 +373,28 @@ policy_rec_cred(struct loader *l, const char *path, const char *from,
 	}
 	rec_known(l, obj, path, cred_names);
 	rec_host(l, obj, path, from, &cr.cr_host);
+	rec_names(l, obj, path, "headers", &cr.cr_headers);
+	rec_names(l, obj, path, "cookies", &cr.cr_cookies);
+	rec_foreign(l, obj, path, &cr.cr_foreign);
+	fill = json_object_get(obj, "env") != NULL ||
+	    json_object_get(obj, "header") != NULL ||
+	    json_object_get(obj, "format") != NULL;
+	if (!fill && json_object_get(obj, "headers") == NULL &&
+	    json_object_get(obj, "cookies") == NULL &&
+	    json_object_get(obj, "foreign") == NULL)
+		policy_load_error(l, path, NULL, "needs \"env\", \"header\" "
+		    "and \"format\" (a credential to fill in), or, to pin the "
+		    "host only, \"foreign\", \"headers\" or \"cookies\"");
 	xasprintf(&sub, "%s.env", path);
-	if ((env = rec_string(l, obj, path, "env")) != NULL &&
+	if (fill && (env = rec_string(l, obj, path, "env")) != NULL &&
 	    !policy_load_env_name_ok(env, false))
 		policy_load_error(l, sub, env, "not a variable name (letters, "
 		    "digits and '_')");
 	free(sub);
-	xasprintf(&sub, "%s.header", path);
-	if ((header = rec_string(l, obj, path, "header")) != NULL) {
-		for (h = cred_bad_headers; *h != NULL; h++)
-			if (strcasecmp(*h, header) == 0)
-				break;
-		if (!policy_parse_http_token(header))
-			policy_load_error(l, sub, header, "not a header name "
-			    "(an "
-			    "RFC 9110 token)");
-		else if (*h != NULL)
-			policy_load_error(l, sub, header, "a hop-by-hop or "
-			    "framing "
-			    "header cannot carry a credential");
-	}
-	free(sub);
+	if (fill && (header = rec_string(l, obj, path, "header")) != NULL)
+		rec_cred_header(l, path, header);
 	xasprintf(&sub, "%s.format", path);
-	if ((format = rec_string(l, obj, path, "format")) != NULL &&
+	if (fill && (format = rec_string(l, obj, path, "format")) != NULL &&
 	    (why = rec_format_error(format)) != NULL)
 		policy_load_error(l, sub, format, why);
 	free(sub);
@@ -323,11 +405,12 @@ policy_rec_cred(struct loader *l, const char *path, const char *from,
 		policy_pcred_clear(&cr);
 		return;
 	}
-	cr.cr_env = xstrdup(env);
-	cr.cr_header = xstrdup(header);
-	cr.cr_format = xstrdup(format);
+	if (fill) {
+		cr.cr_env = xstrdup(env);
+		cr.cr_header = xstrdup(header);
+		cr.cr_format = xstrdup(format);
+	}
 	l->l_policy->p_creds = xreallocarray(l->l_policy->p_creds,
 	    l->l_policy->p_ncreds + 1, sizeof(cr));
 	l->l_policy->p_creds[l->l_policy->p_ncreds++] = cr;
 }
-

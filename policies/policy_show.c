@@ -91,9 +91,19 @@ show_tls(json_t *root, json_t *net, const struct policy *p, bool annotate)
 		a = json_array();
 		for (i = 0; i < p->p_ncreds; i++) {
 			cr = &p->p_creds[i];
-			o = json_pack("{s:s,s:s,s:s,s:s}",
-			    "host", cr->cr_host.pi_text, "env", cr->cr_env,
-			    "header", cr->cr_header, "format", cr->cr_format);
+			o = json_pack("{s:s}", "host", cr->cr_host.pi_text);
+			if (cr->cr_env != NULL)
+				json_object_update_new(o, json_pack(
+				    "{s:s,s:s,s:s}", "env", cr->cr_env,
+				    "header", cr->cr_header,
+				    "format", cr->cr_format));
+			if (cr->cr_headers.pl_set)
+				show_texts(o, "headers", &cr->cr_headers);
+			if (cr->cr_cookies.pl_set)
+				show_texts(o, "cookies", &cr->cr_cookies);
+			if (cr->cr_foreign)
+				json_object_set_new(o, "foreign",
+				    json_string("allow"));
 			json_array_append_new(a, show_value(o,
 			    cr->cr_host.pi_from, annotate));
 		}

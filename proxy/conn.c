@@ -133,6 +133,7 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_warning = c->c_warning;
 	e->e_report = c->c_report;
 	e->e_limit = c->c_limit;
+	e->e_credential = c->c_credential;
 }
 
 /*
@@ -593,6 +594,7 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	    NULL;
 	c->c_report = false;
 	c->c_limit = NULL;
+	c->c_credential = NULL;
 	proxy_policy_unref(c->c_policy);
 	c->c_policy = proxy_policy_ref(conn_narrow_policy(&c->c_narrow,
 	    base, c->c_table->ct_live != NULL ? c->c_table->ct_live(c) :

@@ -285,6 +285,8 @@ struct conn {
 	char			*c_path;	/* HTTP: without the query */
 	char			*c_warning;
 	char			*c_hint;	/* network.inspect's fix */
+	const char		*c_credential;	/* pin_kind_names[]; NULL: */
+						/* no request read */
 
 	/* Each step's and protocol's own, above. */
 	struct conn_narrow	 c_narrow;	/* the run's rules, if any */

@@ -104,9 +104,42 @@ conn_http_refuse(struct conn *c, enum conn_refusal why, const char *what,
 }
 
 /*
- * Whether a request to an inspected host passes network.inspect, and
- * the phantom credentials filled in (inspected TLS) or looked for
- * (anywhere).  Answers 403 itself and returns false when it does not.
+ * Whether the request carries no credential but cordon's to a host the
+ * run holds one for (pin.c); the log says which it carried.  Answers 403
+ * itself and returns false when it does not.
+ */
+static bool
+conn_http_pin(struct conn *c, const char *host)
+{
+	struct proxy		*px = c->c_proxy;
+	const struct pitem	*rule;
+	enum pin_kind		 kind;
+	char			*why, *hint, *what;
+	bool			 ok;
+
+	ok = pin_allows(&c->c_http.hx_req, px->px_phantoms, px->px_nphantoms,
+	    c->c_policy->pp_policy, host, c->c_ins.ci_tls, &kind, &rule, &why,
+	    &hint);
+	c->c_credential = pin_kind_names[kind];
+	if (ok)
+		return true;
+	xasprintf(&what, "%s %s%s: %s", c->c_http.hx_req.hr_method, host,
+	    c->c_path != NULL ? c->c_path : "", why);
+	conn_reason(c, why);
+	c->c_dec.d_verdict = VERDICT_DENY;
+	c->c_dec.d_rule = rule;
+	c->c_hint = hint;
+	conn_http_answer(c, 403, what, hint);
+	free(what);
+	free(why);
+	return false;
+}
+
+/*
+ * Whether a request passes account pinning (conn_http_pin) and, to an
+ * inspected host, network.inspect, and the phantom credentials filled
+ * in (inspected TLS) or looked for (anywhere).  Answers 403 itself and
+ * returns false when it does not.
  */
 bool
 conn_http_inspect(struct conn *c)
@@ -118,6 +151,9 @@ conn_http_inspect(struct conn *c)
 	char			*why, *hint, *what;
 	int			 status;
 
+	if (!conn_http_pin(c, c->c_dec.d_host.h_kind == HOST_NAME ?
+	    c->c_dec.d_host.h_name : c->c_host))
+		return false;
 	if (c->c_dec.d_host.h_kind == HOST_NAME &&
 	    (ins = policy_match_inspect(c->c_policy->pp_policy,
 	    c->c_dec.d_host.h_name)) != NULL &&

@@ -241,6 +241,27 @@ int	 inspect_setup(struct proxy *, const struct policy *, const char *,
 void	 inspect_teardown(struct proxy *);
 
 /*
+ * pin.c: account pinning, a host the run holds a credential for gets no
+ * other; which credential a request carried, for the log.
+ */
+enum pin_kind {
+	PIN_NONE,
+	PIN_PHANTOM,		/* cordon's, filled in */
+	PIN_FOREIGN		/* the command's own */
+};
+extern const char *const pin_kind_names[];
+
+enum pin_kind	 pin_classify(const struct http_request *,
+		    const struct phantom *, size_t, const struct policy *,
+		    const char *, bool, char **);
+const struct phantom *pin_pinned(const struct phantom *, size_t,
+		    const struct policy *, const char *);
+bool		 pin_allows(const struct http_request *,
+		    const struct phantom *, size_t, const struct policy *,
+		    const char *, bool, enum pin_kind *, const struct pitem **,
+		    char **, char **);
+
+/*
  * scrub.c: the real values of phantom credentials taken out of answers
  * on their way back to the sandbox.
  */

@@ -280,6 +280,7 @@ run_prepare_socket(struct run_prep *rp)
 	const struct policy	*p = rp->rp_policy;
 	const struct pcred	*cr;
 	char			*cause;
+	size_t			 i;
 
 	if (net->net_socket != NULL && run->r_sb.sb_net.sn_mode == NET_PROXY &&
 	    run_prepare_narrowing(&rp->rp_layers, p,
@@ -305,9 +306,12 @@ run_prepare_socket(struct run_prep *rp)
 		    "reads them all)");
 		return -1;
 	}
+	/* An entry that only pins its host asks the proxy for nothing. */
+	for (cr = NULL, i = 0; cr == NULL && i < p->p_ncreds; i++)
+		if (p->p_creds[i].cr_env != NULL)
+			cr = &p->p_creds[i];
 	if (net->net_socket != NULL && run->r_sb.sb_net.sn_mode == NET_PROXY &&
-	    p->p_ncreds > 0) {
-		cr = &p->p_creds[0];
+	    cr != NULL) {
 		log_warnx("run: the policy has credentials (%s, from %s), but "
 		    "--proxy-socket hands the run to an operator's proxy, "
 		    "which cannot know their real values; nothing run",

@@ -64,12 +64,12 @@ teardown() {
 	log_lines 4
 	[ "$(last identity)" = dev-laptop ]
 	[ "$(last decision)" = deny ]
-	# Every line has the twenty-two fields, identity and origin_uid
-	# last.
+	# Every line has the twenty-three fields, identity, origin_uid and
+	# credential last.
 	run jq -c 'keys_unsorted | length' "$LOG"
-	[ "$output" = "$(printf '22\n22\n22\n22')" ]
-	run jq -r 'keys_unsorted | .[-2:] | join(" ")' "$LOG"
-	[ "${lines[0]}" = "identity origin_uid" ]
+	[ "$output" = "$(printf '23\n23\n23\n23')" ]
+	run jq -r 'keys_unsorted | .[-3:] | join(" ")' "$LOG"
+	[ "${lines[0]}" = "identity origin_uid credential" ]
 	[ "$(last origin_uid)" = null ]
 	# cordon log reads the lines; tail scopes the id to its identity.
 	run "$CORDON" log summary "$LOG"

@@ -486,6 +486,109 @@ no_real_in() {
 	[[ "$output" == *'"host":"plain.test"'*'"warning":null'* ]]
 }
 
+# Pins api.test's credential in more places (a header and a cookie the
+# policy names), gives plain.test one too, and serves plain.test over
+# plain HTTP on $PLAIN.
+pin_setup() {
+	PLAIN=$(free_port)
+	start_bg plain "$HTTPD" --listen "tcp:127.0.0.1:$PLAIN" \
+	    --log "$BATS_TEST_TMPDIR/plain.heads" --log-header Authorization
+	wait_listen "tcp:127.0.0.1:$PLAIN"
+	sed -i "s/\"plain.test:$PORT\"/\"plain.test:$PLAIN\"/" "$POL"
+	jq '.credentials[0] += {"headers": ["X-Api-Key"],
+	    "cookies": ["user_session"]} | .credentials += [{"host":
+	    "plain.test", "env": "GITHUB_TOKEN", "header": "Authorization",
+	    "format": "Bearer %s"}]' "$POL" >"$POL.new"
+	mv "$POL.new" "$POL"
+	chmod 644 "$POL"
+}
+
+# What each request of the log carried and what became of it.
+pin_log() {
+	jq -r 'select(.protocol == "https" or .protocol == "http") |
+	    "\(.protocol) \(.status) \(.decision) \(.credential)"' "$ELOG"
+}
+
+@test "credentials: a command's own token to a host cordon holds one for is refused, however sent" {
+	pin_setup
+	W="-o /dev/null -w '%{http_code}\n'"
+	run --separate-stderr inspect_run --upstream-ca "$T/origin-ca.pem" \
+	    --report "$WS/report.json" -- sh -c "
+	    P=\"Authorization: Bearer \$GITHUB_TOKEN\"
+	    A='Authorization: token ghp_ATTACKER'
+	    U=https://api.test:$PORT/
+	    curl -sS -i -H \"\$A\" \$U
+	    curl -sS $W -H 'authorization: token ghp_ATTACKER' \$U
+	    curl -sS $W -H \"\$P\" -H 'AUTHORIZATION: token ghp_ATTACKER' \$U
+	    curl -sS $W -H 'X-Api-Key: ghp_ATTACKER' \$U
+	    curl -sS $W -b 'theme=dark; user_session=ATTACKER' \$U
+	    curl -sS -o /dev/null -w '%{http_code} %{num_connects}\n' \
+		-H \"\$P\" \$U --next -o /dev/null \
+		-w '%{http_code} %{num_connects}\n' -H \"\$A\" \$U
+	    curl -sS $W -b 'theme=dark' \$U
+	    curl -sS $W http://plain.test:$PLAIN/ -H \"\$A\"
+	    curl -sS $W http://plain.test:$PLAIN/ -H \"\$P\"
+	    curl -sS $W http://plain.test:$PLAIN/"
+	[ "$status" -eq 0 ]
+	M="GET api.test/: header Authorization carries a credential cordon did not put there, and api.test is pinned to cordon's credential (GITHUB_TOKEN): a command's own credential could act as another account"
+	H="hint: send the placeholder of GITHUB_TOKEN as it was given, or, to let commands use their own credentials there, add {\"host\": \"api.test\", \"foreign\": \"allow\"} to \"credentials\" in your user policy or a --policy file"
+	# (curl -i shows the proxy's answer to CONNECT first.)
+	[ "${lines[2]}" = $'HTTP/1.1 403 Forbidden\r' ]
+	[[ "$output" == *$'\r\n'"X-Cordon-Decision: $M"$'\r\n'* ]]
+	[[ "$output" == *$'\r\n\r\n'"cordon: $M"$'\n'"$H"$'\n'* ]]
+	[ "$(tail -n 10 <<<"$output")" = "$(printf '%s\n' 403 403 403 403 \
+	    '200 1' '403 0' 200 403 200 200)" ]
+	# Not one of them reached an origin with the attacker's token.
+	run ! grep -q ATTACKER "$BATS_TEST_TMPDIR/origin.heads" \
+	    "$BATS_TEST_TMPDIR/plain.heads"
+	run pin_log
+	[ "$output" = "$(printf 'https 403 deny %s\n' foreign foreign foreign \
+	    foreign foreign
+	    printf 'https 200 allow phantom\nhttps 403 deny foreign\n'
+	    printf 'https 200 allow none\nhttp 403 deny foreign\n'
+	    printf 'http 200 allow none\nhttp 200 allow none')" ]
+	run jq -r 'select(.credential == "foreign") | .reason' "$ELOG"
+	[[ "${lines[3]}" == "header X-Api-Key carries a credential"* ]]
+	[[ "${lines[4]}" == "cookie user_session carries a credential"* ]]
+	[[ "${lines[6]}" == *"plain.test is pinned to cordon's credential (GITHUB_TOKEN)"* ]]
+	# The run's summary and the harness's report give the fix.
+	[[ "$stderr" == *'add {"host": "api.test", "foreign": "allow"} to "credentials"'* ]]
+	run jq -r '.refused[] | select(.host == "api.test") | .fix' \
+	    "$WS/report.json"
+	[ "$output" = "${H#hint: }" ]
+}
+
+@test "credentials: \"foreign\": \"allow\" lets a command's own token through, logged as foreign" {
+	jq '.credentials += [{"host": "api.test", "foreign": "allow"}]' \
+	    "$POL" >"$POL.new"
+	mv "$POL.new" "$POL"
+	chmod 644 "$POL"
+	run inspect_run --upstream-ca "$T/origin-ca.pem" --quiet -- sh -c "
+	    curl -sS -H 'Authorization: token ghp_ATTACKER' \
+		https://api.test:$PORT/
+	    curl -sS -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
+		https://api.test:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'hello\nhello')" ]
+	grep -qF 'Authorization=token\x20ghp_ATTACKER' \
+	    "$BATS_TEST_TMPDIR/origin.heads"
+	grep -qF 'Authorization=Bearer\x20realsecret' \
+	    "$BATS_TEST_TMPDIR/origin.heads"
+	run pin_log
+	[ "$output" = "$(printf 'https 200 allow foreign\nhttps 200 allow phantom')" ]
+	run "$CORDON" policy explain --policy "$POL" "api.test:$PORT"
+	[[ "$output" == *"credential: pinning is off: any other credential passes (\"foreign\": \"allow\", $POL: credentials[1])"* ]]
+}
+
+@test "credentials: policy explain says where a host's credential goes, and that it is pinned" {
+	pin_setup
+	run "$CORDON" policy explain --policy "$POL" "api.test:$PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"credential: api.test ($POL: credentials[0]): a run's proxy puts GITHUB_TOKEN in Authorization"$'\n'"credential: pinned: another credential (in Authorization, X-Api-Key, cookie user_session) is refused with 403; hint: add {\"host\": \"api.test\", \"foreign\": \"allow\"} to credentials to let it pass"* ]]
+	run "$CORDON" policy show --policy "$POL"
+	[[ "$output" == *'"headers": ['*'"X-Api-Key"'* ]]
+}
+
 @test "inspect: an origin whose certificate does not verify is not reached" {
 	run inspect_run --quiet -- curl -sS -w '%{http_code}\n' \
 	    https://api.test:$PORT/

@@ -347,7 +347,8 @@ test_tls_keys_refused(void **state)
 	    "credentials: expected an array of objects");
 	refused(CRED("{" GOOD_CRED ", \"value_from\": \"x\"}"),
 	    "unknown key \"credentials[0].value_from\" (known here: "
-	    "\"host\", \"env\", \"header\", \"format\")");
+	    "\"host\", \"env\", \"header\", \"format\", \"headers\", "
+	    "\"cookies\", \"foreign\")");
 	refused(CRED("{\"host\": \"[::1]\", \"env\": \"T\", \"header\": "
 	    "\"A\", \"format\": \"%s\"}"), "credentials[0].host");
 	refused(CRED("{\"host\": \"a.test\", \"env\": \"1T\", \"header\": "
