@@ -421,6 +421,12 @@ conn_http_response_head(struct conn *c)
 			free(head);
 			return -1;
 		}
+		if (h->hx_resp.hs_status == 101 && (!h->hx_req.hr_websocket ||
+		    !h->hx_resp.hs_websocket)) {
+			conn_http_bad_answer(c, xstrdup("101 Switching "
+			    "Protocols without the WebSocket upgrade asked"));
+			return -1;
+		}
 		if (h->hx_resp.hs_status >= 100 && h->hx_resp.hs_status < 200 &&
 		    h->hx_resp.hs_status != 101) {
 			/* An interim answer: pass it on, wait for the next. */
@@ -436,6 +442,20 @@ conn_http_response_head(struct conn *c)
 		    h->hx_resp.hs_length);
 	}
 	return 0;
+}
+
+/*
+ * The upstream took the WebSocket handshake (its 101 is sent on): from
+ * now on frames go both ways as in a tunnel (conn_pump.c), the server's
+ * through the scrubber, until either side ends.  The exchange is logged
+ * once, as the connection closes, with the bytes each way.
+ */
+static void
+conn_http_websocket(struct conn *c)
+{
+	c->c_http.hx_keepalive = false;
+	c->c_http.hx_websocket = true;
+	conn_pump(c);
 }
 
 /*
@@ -486,6 +506,10 @@ conn_http_forward(struct conn *c)
 	if (conn_http_request_body(c) == -1 ||
 	    conn_http_response_head(c) == -1 || !h->hx_resphead)
 		return;
+	if (h->hx_resp.hs_websocket) {
+		conn_http_websocket(c);
+		return;
+	}
 	done = h->hx_respbody.hb_kind == HTTP_BODY_NONE;
 	if (conn_http_pump(&h->hx_respbody, h->hx_scrub,
 	    bufferevent_get_input(c->c_up), out, PROXY_BUFFER_MAX,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
-# Answers that echo a real value cut in pieces: an HTTPS origin on
-# loopback that reflects the Authorization header in parts, a real
-# client inside `cordon run` as the test user.
+# WebSocket on inspected hosts, and answers that echo a real value cut
+# in pieces.  Real servers on loopback (Python's websockets, an HTTPS
+# origin that reflects the Authorization header in parts), real clients
+# inside `cordon run` as the test user.  The client of websockets knows
+# no proxy: its connection is captured, then inspected like any other.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -14,29 +16,39 @@ setup() {
 	cordon_setup
 	sandbox_setup
 	T="$UDIR/tls"
-	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" api.test
+	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" api.test \
+	    other.test
+	WSPORT=$(free_port)
+	start_bg wsecho /usr/bin/python3 \
+	    "$BATS_TEST_DIRNAME/clients/wsecho.py" serve "$WSPORT" \
+	    "$T/origin.pem" "$T/origin.key"
 	SPLITPORT=$(free_port)
 	start_bg splitecho /usr/bin/python3 \
 	    "$BATS_TEST_DIRNAME/clients/splitecho.py" "$SPLITPORT" \
 	    "$T/origin.pem" "$T/origin.key"
+	wait_listen "tcp:127.0.0.1:$WSPORT"
 	wait_listen "tcp:127.0.0.1:$SPLITPORT"
+	cp "$BATS_TEST_DIRNAME/clients/wsecho.py" "$WS/"
 	CADIR="$UDIR/ca"
 	"$CORDON" ca init --dir "$CADIR" >/dev/null
 	POL="$UDIR/inspect.json"
 	write "$POL" <<-EOF
 	{"version": 1,
 	 "network": {
-	   "allow": ["api.test:$SPLITPORT"],
+	   "allow": ["api.test:$WSPORT", "api.test:$SPLITPORT",
+	       "other.test:$WSPORT"],
 	   "allow_cidrs": ["127.0.0.1/32"],
 	   "inspect": [
-	     {"host": "api.test", "methods": ["GET"], "paths": ["/split"]}]},
+	     {"host": "api.test", "methods": ["GET", "WEBSOCKET"],
+	      "paths": ["/ws", "/split"]},
+	     {"host": "other.test", "methods": ["GET"], "paths": ["/ws"]}]},
 	 "credentials": [{"host": "api.test", "env": "GITHUB_TOKEN",
 	     "header": "Authorization", "format": "Bearer %s"}],
 	 "tls": {"ca_dir": "$CADIR"}}
 	EOF
 	ELOG="$UDIR/egress.log"
 	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$UDIR"
-	chmod 644 "$POL"
+	chmod 644 "$POL" "$WS/wsecho.py"
 }
 
 teardown() {
@@ -51,7 +63,7 @@ ws_run() {
 	as_user "$UDIR/home" env GITHUB_TOKEN="$TOKEN" "$UCORDON" run \
 	    --read-only "$UDIR/bin" --policy "$POL" \
 	    --upstream-ca "$T/origin-ca.pem" \
-	    --resolve api.test:127.0.0.1 \
+	    --resolve api.test:127.0.0.1 --resolve other.test:127.0.0.1 \
 	    --log "$ELOG" --quiet "$@"
 }
 
@@ -64,6 +76,36 @@ no_part_of_token() {
 			return 1
 		fi
 	done
+}
+
+@test "websocket: a handshake the entry admits is relayed both ways and logged once" {
+	run ws_run -- /usr/bin/python3 wsecho.py talk \
+	    "wss://api.test:$WSPORT/ws"
+	[ "$status" -eq 0 ]
+	grep -qx "echo: hello" <<<"$output"
+	grep -qx "big: same" <<<"$output"
+	# The origin had the real value; the frames it sent it back in,
+	# one message in two frames and two messages, give none of it.
+	grep -q "^auth: Bearer \*\*\*" <<<"$output"
+	grep -q "^auth parts: Bearer \*\*\*" <<<"$output"
+	[[ "$output" == *"parts of the real value of GITHUB_TOKEN came back in the answer 4 times; masked"* ]]
+	no_part_of_token "$output"
+	[[ "$output" != *realsecret* ]]
+	run jq -c 'select(.host == "api.test") | {method, path, decision,
+	    status, up: (.bytes_up > 200000), down: (.bytes_down > 200000)}' \
+	    "$ELOG"
+	[ "$output" = '{"method":"GET","path":"/ws","decision":"allow","status":101,"up":true,"down":true}' ]
+}
+
+@test "websocket: an entry without WEBSOCKET refuses the handshake at once, with the reason" {
+	SECONDS=0
+	run ws_run -- /usr/bin/python3 wsecho.py talk \
+	    "wss://other.test:$WSPORT/ws"
+	[ "$status" -eq 0 ]
+	[ "$SECONDS" -lt 5 ]
+	[[ "$output" == "refused: 403 GET other.test/ws: a WebSocket handshake (GET with Upgrade: websocket) is judged as method WEBSOCKET"* ]]
+	run jq -r 'select(.host == "other.test") | "\(.decision) \(.status) \(.reason)"' "$ELOG"
+	[[ "$output" == "deny 403 a WebSocket handshake"*"not among the methods network.inspect allows for other.test" ]]
 }
 
 @test "credentials: an origin that echoes the real value in pieces gives none of them back" {

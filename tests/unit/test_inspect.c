@@ -225,6 +225,10 @@ test_inspect_rules(void **state)
 		    0, NULL },
 		{ "HEAD /repos/org/x HTTP/1.1\r\nX-Method-Override: GET", 0,
 		    NULL },
+		/* A WebSocket's frames are no GET's: WEBSOCKET it is. */
+		{ "GET /user HTTP/1.1\r\nUpgrade: websocket\r\n"
+		    "Connection: Upgrade", 403, "is judged as method "
+		    "WEBSOCKET, which is not among the methods" },
 	};
 	struct policy		*p;
 	const struct pinspect	*in;
