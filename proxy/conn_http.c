@@ -599,7 +599,8 @@ conn_http_idempotent(const char *m)
  * The upstream closed, failed or timed out while forwarding.  A reused
  * connection that closed as the request went out is retried on a new
  * one, for an idempotent request without a body; an answer whose end
- * had come is finished; a close-delimited one ends there; otherwise the
+ * had come is finished (a WebSocket's 101 passes on what came after
+ * it, then the end, as the pump does); a close-delimited one ends there; otherwise the
  * client gets 502 or 504 if nothing was answered yet, or an answer cut
  * short.
  */
@@ -628,6 +629,12 @@ conn_http_up_event(struct conn *c, short what)
 	}
 	if (conn_http_up_rest(c, &done) == -1)
 		return;
+	if (h->hx_resphead && h->hx_resp.hs_websocket) {
+		/* Upgraded, then ended: its last frames, then the end. */
+		conn_http_websocket(c);
+		conn_pump_up_gone(c, what);
+		return;
+	}
 	if (done) {
 		/* Whole: the upstream only cannot carry another one. */
 		h->hx_resp.hs_keepalive = false;

@@ -22,11 +22,16 @@ setup() {
 	start_bg wsecho /usr/bin/python3 \
 	    "$BATS_TEST_DIRNAME/clients/wsecho.py" serve "$WSPORT" \
 	    "$T/origin.pem" "$T/origin.key"
+	BYEPORT=$(free_port)
+	start_bg wsbye /usr/bin/python3 \
+	    "$BATS_TEST_DIRNAME/clients/wsecho.py" bye "$BYEPORT" \
+	    "$T/origin.pem" "$T/origin.key"
 	SPLITPORT=$(free_port)
 	start_bg splitecho /usr/bin/python3 \
 	    "$BATS_TEST_DIRNAME/clients/splitecho.py" "$SPLITPORT" \
 	    "$T/origin.pem" "$T/origin.key"
 	wait_listen "tcp:127.0.0.1:$WSPORT"
+	wait_listen "tcp:127.0.0.1:$BYEPORT"
 	wait_listen "tcp:127.0.0.1:$SPLITPORT"
 	cp "$BATS_TEST_DIRNAME/clients/wsecho.py" "$WS/"
 	CADIR="$UDIR/ca"
@@ -36,11 +41,11 @@ setup() {
 	{"version": 1,
 	 "network": {
 	   "allow": ["api.test:$WSPORT", "api.test:$SPLITPORT",
-	       "other.test:$WSPORT"],
+	       "api.test:$BYEPORT", "other.test:$WSPORT"],
 	   "allow_cidrs": ["127.0.0.1/32"],
 	   "inspect": [
 	     {"host": "api.test", "methods": ["GET", "WEBSOCKET"],
-	      "paths": ["/ws", "/split"]},
+	      "paths": ["/ws", "/bye", "/split"]},
 	     {"host": "other.test", "methods": ["GET"], "paths": ["/ws"]}]},
 	 "credentials": [{"host": "api.test", "env": "GITHUB_TOKEN",
 	     "header": "Authorization", "format": "Bearer %s"}],
@@ -95,6 +100,16 @@ no_part_of_token() {
 	    status, up: (.bytes_up > 200000), down: (.bytes_down > 200000)}' \
 	    "$ELOG"
 	[ "$output" = '{"method":"GET","path":"/ws","decision":"allow","status":101,"up":true,"down":true}' ]
+}
+
+@test "websocket: a 101 that comes with its first frame and the end passes both on, logged once" {
+	run ws_run -- /usr/bin/python3 wsecho.py talk \
+	    "wss://api.test:$BYEPORT/bye"
+	[ "$status" -eq 0 ]
+	grep -qx "bye: bye" <<<"$output"
+	# One exchange, not a 101 and then the frames read as a request.
+	run jq -c 'select(.host == "api.test") | {path, status, down: .bytes_down}' "$ELOG"
+	[ "$output" = '{"path":"/bye","status":101,"down":5}' ]
 }
 
 @test "websocket: an entry without WEBSOCKET refuses the handshake at once, with the reason" {
