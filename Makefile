@@ -172,7 +172,7 @@ DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \
 		   openssl git wget python3 python3-pip nodejs npm chromium \
 		   openssh-client openssh-server yarnpkg golang-go cargo \
 		   default-jdk-headless maven cmake tmux gnupg sqlite3 \
-		   python3-venv procps
+		   python3-venv python3-websockets procps
 DEB_PKG		 = dpkg-dev fakeroot lintian binutils
 DEB_FUZZ	 = clang libclang-rt-14-dev
 DEB_VALGRIND	 = valgrind curl

@@ -457,6 +457,12 @@ conn_http_response_head(struct conn *c)
 			free(head);
 			return -1;
 		}
+		if (h->hx_resp.hs_status == 101 && (!h->hx_req.hr_websocket ||
+		    !h->hx_resp.hs_websocket)) {
+			conn_http_bad_answer(c, xstrdup("101 Switching "
+			    "Protocols without the WebSocket upgrade asked"));
+			return -1;
+		}
 		if (h->hx_resp.hs_status >= 100 && h->hx_resp.hs_status < 200 &&
 		    h->hx_resp.hs_status != 101) {
 			/* An interim answer: pass it on, wait for the next. */
@@ -472,6 +478,20 @@ conn_http_response_head(struct conn *c)
 		    h->hx_resp.hs_length);
 	}
 	return 0;
+}
+
+/*
+ * The upstream took the WebSocket handshake (its 101 is sent on): from
+ * now on frames go both ways as in a tunnel (conn_pump.c), the server's
+ * through the scrubber, until either side ends.  The exchange is logged
+ * once, as the connection closes, with the bytes each way.
+ */
+static void
+conn_http_websocket(struct conn *c)
+{
+	c->c_http.hx_keepalive = false;
+	c->c_http.hx_websocket = true;
+	conn_pump(c);
 }
 
 /*
@@ -522,6 +542,10 @@ conn_http_forward(struct conn *c)
 	if (conn_http_request_body(c) == -1 ||
 	    conn_http_response_head(c) == -1 || !h->hx_resphead)
 		return;
+	if (h->hx_resp.hs_websocket) {
+		conn_http_websocket(c);
+		return;
+	}
 	done = h->hx_respbody.hb_kind == HTTP_BODY_NONE;
 	if (conn_http_pump(&h->hx_respbody, h->hx_scrub,
 	    bufferevent_get_input(c->c_up), out, PROXY_BUFFER_MAX,
@@ -611,7 +635,8 @@ conn_http_idempotent(const char *m)
  * The upstream closed, failed or timed out while forwarding.  A reused
  * connection that closed as the request went out is retried on a new
  * one, for an idempotent request without a body; an answer whose end
- * had come is finished; a close-delimited one ends there; otherwise the
+ * had come is finished (a WebSocket's 101 passes on what came after
+ * it, then the end, as the pump does); a close-delimited one ends there; otherwise the
  * client gets 502 or 504 if nothing was answered yet, or an answer cut
  * short.
  */
@@ -640,6 +665,12 @@ conn_http_up_event(struct conn *c, short what)
 	}
 	if (conn_http_up_rest(c, &done) == -1)
 		return;
+	if (h->hx_resphead && h->hx_resp.hs_websocket) {
+		/* Upgraded, then ended: its last frames, then the end. */
+		conn_http_websocket(c);
+		conn_pump_up_gone(c, what);
+		return;
+	}
 	if (done) {
 		/* Whole: the upstream only cannot carry another one. */
 		h->hx_resp.hs_keepalive = false;

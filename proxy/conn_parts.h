@@ -42,6 +42,8 @@ struct conn_http {
 	bool			 hx_keepalive;
 	size_t			 hx_headscan;	/* head bytes parsed before */
 	struct scrub		*hx_scrub;	/* real values out of answers */
+	bool			 hx_websocket;	/* upgraded: CS_PUMP, the */
+						/* server's frames scrubbed */
 };
 
 /*

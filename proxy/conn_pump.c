@@ -6,7 +6,9 @@
  * its stream is passed on as a half-close of the upstream's socket; the
  * upstream's end closes the tunnel once the client has its last bytes
  * (with close_notify).  Nothing moving either way for --idle-secs ends
- * it, as the relay of a plain tunnel does.
+ * it, as the relay of a plain tunnel does.  A WebSocket the proxy read
+ * the handshake of (conn_http.c) is pumped the same way, its server's
+ * frames through the answers' scrubber (scrub_stream).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -73,7 +75,10 @@ conn_pump_down(struct conn *c)
 	if (n == 0)
 		return;
 	c->c_down_bytes += n;
-	evbuffer_add_buffer(out, in);
+	if (c->c_http.hx_websocket)
+		scrub_stream(c->c_http.hx_scrub, in, out);
+	else
+		evbuffer_add_buffer(out, in);
 	conn_pump_alive(c);
 	if (evbuffer_get_length(out) >= PROXY_BUFFER_MAX)
 		conn_up_read(c, false);

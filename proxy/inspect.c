@@ -85,7 +85,9 @@ inspect_override_ok(const struct pinspect *in, const struct http_request *req,
 }
 
 /*
- * Judges req against the entry in: its method must be one of in_methods,
+ * Judges req against the entry in: its method must be one of in_methods
+ * (a WebSocket handshake's is WEBSOCKET: its frames carry what a body
+ * would, both ways, so a GET rule does not admit them),
  * as must the method any override header asks for, and its path
  * (decoded, without the query: http_path_normalise) must match one of
  * in_paths.  Returns true, or false with *status (403, or 400 for a path
@@ -105,7 +107,18 @@ inspect_allows(const struct pinspect *in, const struct http_request *req,
 	*status = 403;
 	if (in->in_any)
 		return true;
-	if (!inspect_method_ok(in, req->hr_method)) {
+	if (req->hr_websocket && !inspect_method_ok(in, "WEBSOCKET")) {
+		xasprintf(why, "a WebSocket handshake (GET with Upgrade: "
+		    "websocket) is judged as method WEBSOCKET, which is not "
+		    "among the methods network.inspect allows for %s",
+		    in->in_host.pi_text);
+		xasprintf(hint, "add \"WEBSOCKET\" to \"methods\" of the "
+		    "network.inspect entry for %s (%s): its frames then go "
+		    "both ways unjudged", in->in_host.pi_text,
+		    from != NULL ? from : "?");
+		return false;
+	}
+	if (!req->hr_websocket && !inspect_method_ok(in, req->hr_method)) {
 		xasprintf(why, "method %s is not among the methods "
 		    "network.inspect allows for %s", req->hr_method,
 		    in->in_host.pi_text);
@@ -192,14 +205,26 @@ phantom_warn(char **warning, char *w)
  * A request that carries a real value asks for an answer in no coding
  * (RFC 9110 section 12.5.3), which scrub.c can search byte by byte: its
  * Accept-Encoding headers say "identity", or one is added that does.
+ * A WebSocket handshake offers no extension (RFC 6455 section 9), so
+ * that frames are not compressed (permessage-deflate) either.
  */
 static void
 phantom_identity(struct http_request *req)
 {
 	struct http_header	*hh;
-	size_t			 i;
+	size_t			 i, kept = 0;
 	bool			 seen = false;
 
+	for (i = 0; i < req->hr_nheaders; i++) {
+		hh = &req->hr_headers[i];
+		if (strcasecmp(hh->hh_name, "Sec-WebSocket-Extensions") == 0) {
+			free(hh->hh_name);
+			free(hh->hh_value);
+			continue;
+		}
+		req->hr_headers[kept++] = *hh;
+	}
+	req->hr_nheaders = kept;
 	for (i = 0; i < req->hr_nheaders; i++) {
 		hh = &req->hr_headers[i];
 		if (strcasecmp(hh->hh_name, "Accept-Encoding") != 0)

@@ -275,6 +275,8 @@ int		 scrub_head(struct scrub *, struct http_response *, char **,
 ssize_t		 scrub_body(struct scrub *, struct http_body *,
 		    struct evbuffer *, struct evbuffer *, size_t, bool *);
 void		 scrub_end(struct scrub *, struct evbuffer *);
+void		 scrub_stream(struct scrub *, struct evbuffer *,
+		    struct evbuffer *);
 void		 scrub_warn(struct scrub *, char **);
 
 /* listen.c */

@@ -420,6 +420,8 @@ http_connection_add(const char *value, bool up, struct http_framing *hf,
 			hf->hf_close = true;
 		else if (http_eq(e, len, "keep-alive"))
 			hf->hf_keepalive = true;
+		else if (http_eq(e, len, "upgrade"))
+			hf->hf_upgrade = true;
 		else if (http_eq(e, len, "content-length") ||
 		    http_eq(e, len, "transfer-encoding")) {
 			/* One of two names: no credential in it. */
@@ -429,6 +431,21 @@ http_connection_add(const char *value, bool up, struct http_framing *hf,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Reads one Upgrade value, a list of protocols: hf_websocket when one is
+ * WebSocket's (RFC 6455 section 4.1: "websocket", any case, no version).
+ */
+static void
+http_upgrade_add(const char *value, struct http_framing *hf)
+{
+	const char	*s = value, *e;
+	size_t		 len;
+
+	while (http_list_next(&s, &e, &len))
+		if (http_eq(e, len, "websocket"))
+			hf->hf_websocket = true;
 }
 
 /*
@@ -467,6 +484,8 @@ http_framing(const struct http_header *hdrs, size_t n, bool up,
 				return -1;
 		} else if (http_name_is(hh->hh_name, "Host"))
 			hf->hf_hosts++;
+		else if (http_name_is(hh->hh_name, "Upgrade"))
+			http_upgrade_add(hh->hh_value, hf);
 	}
 	if (hf->hf_te && hf->hf_cl) {
 		xasprintf(cause, "both Transfer-Encoding and Content-Length");
@@ -593,6 +612,7 @@ http_response_parse(const char *buf, size_t len, const char *method,
 		resp->hs_keepalive = hf.hf_keepalive && !hf.hf_close;
 	if (resp->hs_body == HTTP_BODY_CLOSE)
 		resp->hs_keepalive = false;
+	resp->hs_websocket = code == 101 && hf.hf_upgrade && hf.hf_websocket;
 
 	*used = headlen;
 	return HTTP_PARSE_OK;

@@ -92,11 +92,13 @@ http_out_hop(const char *name, const struct http_header *hdrs, size_t n)
 
 /*
  * Appends the end-to-end headers of hdrs (all but Host when nohost), in
- * order, then our Connection header and the empty line.
+ * order, then our Connection header and the empty line.  A WebSocket
+ * handshake, asked or answered, keeps its Upgrade: the one hop-by-hop
+ * header cordon passes on, as the upgrade it carries itself.
  */
 static void
 http_out_fields(struct http_out *o, const struct http_header *hdrs,
-    size_t n, bool nohost, bool keepalive)
+    size_t n, bool nohost, bool keepalive, bool websocket)
 {
 	size_t	 i;
 
@@ -110,8 +112,12 @@ http_out_fields(struct http_out *o, const struct http_header *hdrs,
 		http_out_str(o, hdrs[i].hh_value);
 		http_out_str(o, "\r\n");
 	}
-	http_out_str(o, keepalive ? "Connection: keep-alive\r\n\r\n" :
-	    "Connection: close\r\n\r\n");
+	if (websocket)
+		http_out_str(o, "Upgrade: websocket\r\n"
+		    "Connection: Upgrade\r\n\r\n");
+	else
+		http_out_str(o, keepalive ? "Connection: keep-alive\r\n\r\n" :
+		    "Connection: close\r\n\r\n");
 }
 
 /*
@@ -119,7 +125,7 @@ http_out_fields(struct http_out *o, const struct http_header *hdrs,
  * in *len: origin-form (authority-form for CONNECT) and HTTP/1.1, a Host
  * header made from the target (the client's is dropped), the client's
  * other end-to-end headers in order, and a Connection header saying
- * keepalive.
+ * keepalive (or, for a WebSocket handshake, the upgrade).
  */
 char *
 http_out_request_head(const struct http_request *req, bool keepalive,
@@ -149,7 +155,7 @@ http_out_request_head(const struct http_request *req, bool keepalive,
 	http_out_add(&o, auth.ho_buf, auth.ho_len);
 	http_out_str(&o, "\r\n");
 	http_out_fields(&o, req->hr_headers, req->hr_nheaders, true,
-	    keepalive);
+	    keepalive, req->hr_websocket);
 	free(auth.ho_buf);
 	*len = o.ho_len;
 	return o.ho_buf;
@@ -172,7 +178,7 @@ http_out_response_head(const struct http_response *resp, bool keepalive,
 	http_out_str(&o, resp->hs_reason != NULL ? resp->hs_reason : "");
 	http_out_str(&o, "\r\n");
 	http_out_fields(&o, resp->hs_headers, resp->hs_nheaders, false,
-	    keepalive);
+	    keepalive, resp->hs_websocket);
 	*len = o.ho_len;
 	return o.ho_buf;
 }

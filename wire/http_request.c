@@ -171,6 +171,10 @@ http_request_parse1(const char *buf, size_t len, int defport,
 		req->hr_keepalive = !hf.hf_close;
 	else
 		req->hr_keepalive = hf.hf_keepalive && !hf.hf_close;
+	/* RFC 6455 section 4.1: a GET of HTTP/1.1, with no body. */
+	req->hr_websocket = hf.hf_upgrade && hf.hf_websocket &&
+	    req->hr_minor == 1 && strcmp(req->hr_method, "GET") == 0 &&
+	    req->hr_body == HTTP_BODY_NONE;
 
 	*status = 0;
 	*used = headlen;

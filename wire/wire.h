@@ -63,6 +63,7 @@ struct http_request {
 	enum http_body_kind hr_body;
 	uint64_t	 hr_length;	/* HTTP_BODY_LENGTH */
 	bool		 hr_keepalive;	/* the client may send another */
+	bool		 hr_websocket;	/* asks to upgrade to WebSocket */
 };
 
 struct http_response {
@@ -74,6 +75,7 @@ struct http_response {
 	enum http_body_kind hs_body;
 	uint64_t	 hs_length;
 	bool		 hs_keepalive;	/* the upstream keeps the connection */
+	bool		 hs_websocket;	/* 101, upgraded to WebSocket */
 };
 
 /* What the framing headers of a head say. */
@@ -86,6 +88,8 @@ struct http_framing {
 	uint64_t	 hf_length;
 	bool		 hf_close;	/* Connection: close */
 	bool		 hf_keepalive;	/* Connection: keep-alive */
+	bool		 hf_upgrade;	/* Connection: upgrade */
+	bool		 hf_websocket;	/* Upgrade: websocket */
 	int		 hf_hosts;	/* Host header lines */
 };
 

@@ -582,6 +582,27 @@ static const struct head_case request_heads[] = {
 	    "POST /p?q HTTP/1.1" CRLF "Host: a.test:8080" CRLF
 	    "X-Keep: 1" CRLF "Content-Length: 3" CRLF
 	    "X-Keep: two  words" CRLF "Connection: close" END },
+	/* A WebSocket handshake keeps its Upgrade, and says so. */
+	{ "GET http://a/ws HTTP/1.1" CRLF "Upgrade: WebSocket" CRLF
+	    "Connection: keep-alive, Upgrade" CRLF "Sec-WebSocket-Key: k"
+	    END, true,
+	    "GET /ws HTTP/1.1" CRLF "Host: a" CRLF "Sec-WebSocket-Key: k"
+	    CRLF "Upgrade: websocket" CRLF "Connection: Upgrade" END },
+	/* Not one: a POST, HTTP/1.0, another protocol, no Connection. */
+	{ "POST http://a/ws HTTP/1.1" CRLF "Upgrade: websocket" CRLF
+	    "Connection: Upgrade" CRLF "Content-Length: 0" END, true,
+	    "POST /ws HTTP/1.1" CRLF "Host: a" CRLF "Content-Length: 0" CRLF
+	    "Connection: keep-alive" END },
+	{ "GET http://a/ws HTTP/1.0" CRLF "Upgrade: websocket" CRLF
+	    "Connection: Upgrade" END, false,
+	    "GET /ws HTTP/1.1" CRLF "Host: a" CRLF "Connection: close" END },
+	{ "GET http://a/ws HTTP/1.1" CRLF "Upgrade: h2c" CRLF
+	    "Connection: Upgrade" END, true,
+	    "GET /ws HTTP/1.1" CRLF "Host: a" CRLF
+	    "Connection: keep-alive" END },
+	{ "GET http://a/ws HTTP/1.1" CRLF "Upgrade: websocket" END, true,
+	    "GET /ws HTTP/1.1" CRLF "Host: a" CRLF
+	    "Connection: keep-alive" END },
 	{ "POST http://a/ HTTP/1.1" CRLF "Transfer-Encoding: gzip, chunked"
 	    CRLF "X-Empty:" END, true,
 	    "POST / HTTP/1.1" CRLF "Host: a" CRLF
@@ -923,6 +944,24 @@ test_response_head(void **state)
 	assert_string_equal(head, want);
 	assert_int_equal(len, strlen(want));
 	free(head);
+	http_response_clear(&resp);
+
+	/* A 101 to WebSocket keeps its Upgrade; to another, not. */
+	assert_int_equal(http_response_parse("HTTP/1.1 101 S" CRLF
+	    "Upgrade: websocket" CRLF "Connection: upgrade" CRLF
+	    "Sec-WebSocket-Accept: a" END, 84, NULL, &resp, &used, &cause),
+	    HTTP_PARSE_OK);
+	assert_true(resp.hs_websocket);
+	head = http_out_response_head(&resp, true, &len);
+	assert_string_equal(head, "HTTP/1.1 101 S" CRLF
+	    "Sec-WebSocket-Accept: a" CRLF "Upgrade: websocket" CRLF
+	    "Connection: Upgrade" END);
+	free(head);
+	http_response_clear(&resp);
+	assert_int_equal(http_response_parse("HTTP/1.1 101 S" CRLF
+	    "Upgrade: h2c" CRLF "Connection: upgrade" END, 53, NULL, &resp,
+	    &used, &cause), HTTP_PARSE_OK);
+	assert_false(resp.hs_websocket);
 	http_response_clear(&resp);
 
 	assert_int_equal(http_response_parse("HTTP/1.1 204 " END, 17, NULL,
