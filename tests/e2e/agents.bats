@@ -13,7 +13,11 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 AGENTS_DIR="$BATS_TEST_DIRNAME/../agents"
+# The CLIs, and OpenCode's binary (its Linux x64 package, pinned alone:
+# the wrapper's optional packages for other systems are not all on
+# every registry mirror, and npm ci wants them in the lock file).
 AGENTS_BIN="$AGENTS_DIR/node_modules/.bin"
+OPENCODE_BIN="$AGENTS_DIR/node_modules/opencode-linux-x64/bin"
 
 setup() {
 	cordon_setup
@@ -40,7 +44,7 @@ teardown() {
 need_agents() {
 	local a
 	for a in claude codex gemini opencode; do
-		[ -x "$AGENTS_BIN/$a" ] && continue
+		[ -x "$AGENTS_BIN/$a" ] || [ -x "$OPENCODE_BIN/$a" ] && continue
 		echo "missing the agent CLI $a: run 'make deps-check'" >&2
 		return 1
 	done
@@ -77,7 +81,8 @@ agent_run() {
 	esac
 	cd "$WS" || return 1
 	as_user "$UDIR/home" env "$var=$KEY" "$base_var=$base" \
-	    PATH="$AGENTS_BIN:$PATH" TERM="${TERM:-dumb}" SHELL=/bin/sh \
+	    PATH="$AGENTS_BIN:$OPENCODE_BIN:$PATH" TERM="${TERM:-dumb}" \
+	    SHELL=/bin/sh \
 	    "$UCORDON" run --read-only "$UDIR/bin" --agent "$agent" \
 	    --resolve "$host:127.0.0.1" "${allow[@]}" \
 	    --allow-cidr 127.0.0.1/32 --upstream-ca "$T/origin-ca.pem" "$@"
@@ -191,7 +196,7 @@ opencode_host_mcp() {
 	    ANTHROPIC_BASE_URL="https://127.0.0.1:$PORT/v1" SHELL=/bin/sh \
 	    OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
 	    NODE_EXTRA_CA_CERTS="$T/origin-ca.pem" PATH="$PATH" \
-	    "$AGENTS_BIN/opencode" run -m anthropic/claude-sonnet-4-5 \
+	    "$OPENCODE_BIN/opencode" run -m anthropic/claude-sonnet-4-5 \
 	    "${args[@]}" </dev/null
 }
 
