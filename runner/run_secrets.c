@@ -172,9 +172,9 @@ run_secrets_renewed(struct run *run, const char *file,
 		log_warnx("run: %s: the login was refreshed inside, but its "
 		    "new tokens could not be written back: %s", file, cause);
 		log_warnx("hint: the file on the host holds the old refresh "
-		    "token, which the refresh made stale: make %s writable "
-		    "by you, then run the agent once on the host and log in "
-		    "again", tf->tf_path);
+		    "token, which the refresh made stale: let your user write "
+		    "%s and its folder, then run the agent on the host and log "
+		    "in again", tf->tf_path);
 		free(cause);
 	}
 	free(names);

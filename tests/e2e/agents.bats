@@ -691,6 +691,31 @@ start_tokens() {
 	[ "$(stat -c %a "$creds")" = 600 ]
 }
 
+@test "claude: a refresh whose new tokens cannot be written back says so, with the fix" {
+	need_agents
+	refresh=sk-ant-ort-$RANDOM$RANDOM
+	creds=$UDIR/home/.claude/.credentials.json
+	write "$creds" <<-EOF
+	{"claudeAiOauth": {"accessToken": "$KEY", "refreshToken": "$refresh",
+	  "expiresAt": $(( ($(date +%s) - 3600) * 1000 )),
+	  "scopes": ["user:inference"]}}
+	EOF
+	start_api true
+	start_tokens sk-ant-oat-new-$RANDOM sk-ant-ort-new-$RANDOM
+	# The folder the new file would be made in is not the user's to
+	# write.
+	chmod 555 "$UDIR/home/.claude"
+	run agent_run claude NO_KEY --resolve "platform.claude.com:$ADDR" \
+	    --allow-cidr "$ADDR/32" \
+	    -- claude -p --dangerously-skip-permissions "run the command"
+	chmod 755 "$UDIR/home/.claude"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"run: ~/.claude/.credentials.json: the login was refreshed inside, but its new tokens could not be written back: cannot make $creds.cordon-"*"Permission denied"* ]]
+	[[ "$output" == *"hint: the file on the host holds the old refresh token"*"let your user write $creds and its folder"* ]]
+	[ "$(jq -r .claudeAiOauth.refreshToken "$creds")" = "$refresh" ]
+	[ -z "$(find "$UDIR/home/.claude" -name '*.cordon-*')" ]
+}
+
 @test "session start --agent claude: each command of the session holds the placeholder, in the kept state" {
 	cd "$WS"
 	SID=$(as_user "$UDIR/home" env "ANTHROPIC_API_KEY=$KEY" "$UCORDON" \
