@@ -14,10 +14,12 @@ written to --log as one JSON line: method, path, headers, body.
 
 It is an OAuth token endpoint too (Claude Code's, POST /v1/oauth/token):
 a refresh is answered with the new tokens of --tokens (a JSON object,
-access_token and refresh_token), lasting an hour; without --tokens, 400.
+access_token and refresh_token), lasting an hour, or with the text of
+--tokens-raw as it is; without either, 400.
 
 usage: mockapi.py [--address ADDR] --listen PORT --cert PEM --key PEM
-                  --log FILE --command 'SHELL COMMAND' [--tokens JSON]
+                  --log FILE --command 'SHELL COMMAND'
+                  [--tokens JSON | --tokens-raw TEXT]
 """
 import argparse
 import json
@@ -242,6 +244,14 @@ def gemini(handler, body, stream):
 
 def oauth_token(handler, body):
     """A refresh: the new tokens of --tokens, or invalid_grant."""
+    if ARGS.tokens_raw is not None:
+        data = ARGS.tokens_raw.encode()
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+        return
     if body.get("grant_type") != "refresh_token" or not ARGS.tokens:
         handler.send_json(400, {"error": "invalid_grant"})
         return
@@ -313,6 +323,7 @@ def main():
     p.add_argument("--log", required=True)
     p.add_argument("--command", required=True)
     p.add_argument("--tokens")
+    p.add_argument("--tokens-raw")
     ARGS = p.parse_args()
     srv = ThreadingHTTPServer((ARGS.address, ARGS.listen), Handler)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

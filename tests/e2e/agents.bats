@@ -624,14 +624,16 @@ kept_copy() {
 
 # Starts the token endpoint of Claude Code (platform.claude.com:443) at
 # an address of 127/8 of the test's own ($ADDR: the port is fixed),
-# answering a refresh with tokens $1 and $2.
+# answering a refresh with tokens $1 and $2, or with the text $2 when
+# $1 is "raw".
 start_tokens() {
-	local i
+	local i answer=(--tokens-raw "$2")
+	[ "$1" = raw ] ||
+	    answer=(--tokens "{\"access_token\": \"$1\", \"refresh_token\": \"$2\"}")
 	ADDR=127.$((RANDOM % 200 + 20)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
 	start_bg tokens python3 "$AGENTS_DIR/mockapi.py" --address "$ADDR" \
 	    --listen 443 --cert "$T/origin.pem" --key "$T/origin.key" \
-	    --log "$REQ" --command true \
-	    --tokens "{\"access_token\": \"$1\", \"refresh_token\": \"$2\"}"
+	    --log "$REQ" --command true "${answer[@]}"
 	for i in $(seq 100); do
 		grep -q listening "$BATS_TEST_TMPDIR/tokens.log" && return 0
 		sleep 0.05
@@ -714,6 +716,34 @@ start_tokens() {
 	[[ "$output" == *"hint: the file on the host holds the old refresh token"*"let your user write $creds and its folder"* ]]
 	[ "$(jq -r .claudeAiOauth.refreshToken "$creds")" = "$refresh" ]
 	[ -z "$(find "$UDIR/home/.claude" -name '*.cordon-*')" ]
+}
+
+@test "claude: a refresh answer cordon cannot rewrite reaches the sandbox as a 502, never as it came" {
+	refresh=sk-ant-ort-$RANDOM$RANDOM
+	creds=$UDIR/home/.claude/.credentials.json
+	write "$creds" <<-EOF
+	{"claudeAiOauth": {"accessToken": "$KEY", "refreshToken": "$refresh",
+	  "expiresAt": 42}}
+	EOF
+	# The endpoint echoes the token it got, in a page.
+	start_tokens raw "<html>bad token $refresh</html>"
+	run agent_run claude NO_KEY --quiet \
+	    --resolve "platform.claude.com:$ADDR" --allow-cidr "$ADDR/32" \
+	    -- sh -c 'ph=$(jq -r .claudeAiOauth.refreshToken \
+	    ~/.claude/.credentials.json)
+	    echo "held=$ph"
+	    curl -sS -w "status=%{http_code}\n" -H "Content-Type: application/json" \
+	    --data "{\"grant_type\": \"refresh_token\", \"refresh_token\": \"$ph\"}" \
+	    https://platform.claude.com/v1/oauth/token'
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ held=cordon-phantom-[0-9a-f]{32} ]]
+	[[ "$output" == *"status=502"* ]]
+	[[ "$output" == *"cordon: the token endpoint's answer to the refresh of ~/.claude/.credentials.json is not a JSON object"* ]]
+	[[ "$output" != *"$refresh"* ]]
+	[[ "$output" != *"bad token"* ]]
+	# The endpoint got the real token; the host's file is as it was.
+	[ "$(jq -r .body.refresh_token "$REQ")" = "$refresh" ]
+	[ "$(jq -r .claudeAiOauth.refreshToken "$creds")" = "$refresh" ]
 }
 
 @test "session start --agent claude: each command of the session holds the placeholder, in the kept state" {
