@@ -266,6 +266,7 @@ conn_free(struct conn *c)
 	http_request_clear(&c->c_http.hx_req);
 	http_response_clear(&c->c_http.hx_resp);
 	scrub_free(c->c_http.hx_scrub);
+	renew_free(c->c_http.hx_renew);
 	free(c->c_method);
 	free(c->c_path);
 	free(c->c_warning);

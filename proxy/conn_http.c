@@ -181,6 +181,10 @@ conn_http_inspect(struct conn *c)
 		h->hx_scrub = scrub_new(px->px_phantoms, px->px_nphantoms,
 		    status > 0);
 	}
+	renew_free(h->hx_renew);
+	h->hx_renew = px->px_nphantoms == 0 ||
+	    c->c_dec.d_host.h_kind != HOST_NAME ? NULL : renew_new(px, req,
+	    c->c_dec.d_host.h_name, c->c_ins.ci_tls);
 	return true;
 }
 
@@ -304,20 +308,14 @@ conn_http_reuse(struct conn *c)
 	return true;
 }
 
-/* Sends the current request's head upstream and starts forwarding. */
-void
-conn_http_start(struct conn *c)
+/* Sends the current request's head upstream. */
+static void
+conn_http_send_request(struct conn *c)
 {
 	struct conn_http	*h = &c->c_http;
-	struct timeval		 idle = { c->c_proxy->px_idle_secs, 0 };
 	char			*head, *p;
 	size_t			 len;
 
-	c->c_state = CS_FORWARD;
-	h->hx_reqdone = false;
-	h->hx_resphead = false;
-	http_body_init(&h->hx_reqbody, h->hx_req.hr_body,
-	    h->hx_req.hr_length);
 	head = http_out_request_head(&h->hx_req, h->hx_keepalive, &len);
 	/*
 	 * An HTTP/1.0 client cannot read a chunked answer: ask upstream as
@@ -328,6 +326,23 @@ conn_http_start(struct conn *c)
 		p[8] = '0';
 	bufferevent_write(c->c_up, head, len);
 	free(head);
+}
+
+/* Sends the current request's head upstream and starts forwarding. */
+void
+conn_http_start(struct conn *c)
+{
+	struct conn_http	*h = &c->c_http;
+	struct timeval		 idle = { c->c_proxy->px_idle_secs, 0 };
+
+	c->c_state = CS_FORWARD;
+	h->hx_reqdone = false;
+	h->hx_resphead = false;
+	http_body_init(&h->hx_reqbody, h->hx_req.hr_body,
+	    h->hx_req.hr_length);
+	/* A refresh's head waits for its body: renew_request frames it. */
+	if (h->hx_renew == NULL)
+		conn_http_send_request(c);
 	/* A client or upstream that stops reading times out too. */
 	bufferevent_set_timeouts(c->c_bev, &idle, &idle);
 	bufferevent_set_timeouts(c->c_up, &idle, &idle);
@@ -363,6 +378,32 @@ conn_http_pump(struct http_body *hb, struct scrub *s, struct evbuffer *src,
 }
 
 /*
+ * A refresh's request body, read whole (renew.c), then sent with its
+ * head once it is in.  Returns -1 when c was closed.
+ */
+static int
+conn_http_renew_request(struct conn *c)
+{
+	struct conn_http	*h = &c->c_http;
+	struct evbuffer		*body = renew_body(h->hx_renew, false);
+
+	if (renew_collect(h->hx_renew, false, &h->hx_reqbody,
+	    bufferevent_get_input(c->c_bev), &h->hx_reqdone) == -1) {
+		conn_reason(c, "a malformed or too long request body to a "
+		    "token endpoint");
+		conn_http_answer(c, 400, c->c_reason, NULL);
+		return -1;
+	}
+	if (!h->hx_reqdone)
+		return 0;
+	renew_request(h->hx_renew, &h->hx_req);
+	conn_http_send_request(c);
+	c->c_up_bytes += evbuffer_get_length(body);
+	bufferevent_write_buffer(c->c_up, body);
+	return 0;
+}
+
+/*
  * The request body, as far as it goes; the client is read again only
  * while the body goes on and the upstream takes it.  Returns -1 when c
  * was closed.
@@ -373,7 +414,10 @@ conn_http_request_body(struct conn *c)
 	struct conn_http	*h = &c->c_http;
 	struct evbuffer		*upout = bufferevent_get_output(c->c_up);
 
-	if (conn_http_pump(&h->hx_reqbody, NULL,
+	if (h->hx_renew != NULL && !h->hx_reqdone) {
+		if (conn_http_renew_request(c) == -1)
+			return -1;
+	} else if (conn_http_pump(&h->hx_reqbody, NULL,
 	    bufferevent_get_input(c->c_bev), upout, PROXY_BUFFER_MAX,
 	    &c->c_up_bytes, &h->hx_reqdone) == -1) {
 		conn_reason(c, "malformed request body");
@@ -419,6 +463,20 @@ conn_http_bad_answer(struct conn *c, char *cause)
 		conn_abort(c);
 	}
 	free(msg);
+}
+
+/*
+ * A refresh's answer that must not reach the sandbox: 502 in its place,
+ * saying why.  Takes cause and hint.
+ */
+static void
+conn_http_renew_fail(struct conn *c, char *cause, char *hint)
+{
+	conn_reason(c, cause);
+	log_warnx("proxy: %s", cause);
+	conn_http_answer(c, 502, cause, hint);
+	free(cause);
+	free(hint);
 }
 
 /*
@@ -472,7 +530,14 @@ conn_http_response_head(struct conn *c)
 		/* A close-delimited answer ends the client's connection. */
 		if (h->hx_resp.hs_body == HTTP_BODY_CLOSE)
 			h->hx_keepalive = false;
-		conn_http_send_head(c, h->hx_keepalive);
+		/* A refresh's head waits for its body: renew_answer. */
+		if (h->hx_renew == NULL)
+			conn_http_send_head(c, h->hx_keepalive);
+		else if (renew_head(h->hx_renew, &h->hx_resp, &cause,
+		    &head) == -1) {
+			conn_http_renew_fail(c, cause, head);
+			return -1;
+		}
 		h->hx_resphead = true;
 		http_body_init(&h->hx_respbody, h->hx_resp.hs_body,
 		    h->hx_resp.hs_length);
@@ -492,6 +557,59 @@ conn_http_websocket(struct conn *c)
 	c->c_http.hx_keepalive = false;
 	c->c_http.hx_websocket = true;
 	conn_pump(c);
+}
+
+/*
+ * A refresh's answer body, read whole (renew.c); once it is in, its
+ * head and the body renew_answer made are sent.  Returns -1 when c was
+ * closed, else 0 with *done set when the answer went.
+ */
+static int
+conn_http_renew_answer(struct conn *c, bool *done)
+{
+	struct conn_http	*h = &c->c_http;
+	struct evbuffer		*body = renew_body(h->hx_renew, true);
+	char			*cause, *hint;
+
+	if (renew_collect(h->hx_renew, true, &h->hx_respbody,
+	    bufferevent_get_input(c->c_up), done) == -1) {
+		conn_http_renew_fail(c, xstrdup("a malformed or too long "
+		    "answer from a token endpoint"), NULL);
+		return -1;
+	}
+	if (!*done)
+		return 0;
+	if (renew_answer(h->hx_renew, &h->hx_resp, &cause, &hint) == -1) {
+		conn_http_renew_fail(c, cause, hint);
+		return -1;
+	}
+	conn_http_send_head(c, h->hx_keepalive);
+	c->c_down_bytes += evbuffer_get_length(body);
+	evbuffer_add_buffer(bufferevent_get_output(c->c_bev), body);
+	return 0;
+}
+
+/*
+ * The answer's body, as far as it goes, to the client while it holds
+ * less than max.  Returns -1 when c was closed, else 0 with *done set
+ * when the body has ended.
+ */
+static int
+conn_http_answer_body(struct conn *c, size_t max, bool *done)
+{
+	struct conn_http	*h = &c->c_http;
+
+	if (h->hx_renew != NULL)
+		return conn_http_renew_answer(c, done);
+	*done = h->hx_respbody.hb_kind == HTTP_BODY_NONE;
+	if (conn_http_pump(&h->hx_respbody, h->hx_scrub,
+	    bufferevent_get_input(c->c_up), bufferevent_get_output(c->c_bev),
+	    max, &c->c_down_bytes, done) == -1) {
+		conn_reason(c, "a malformed answer body from upstream");
+		conn_abort(c);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -546,14 +664,8 @@ conn_http_forward(struct conn *c)
 		conn_http_websocket(c);
 		return;
 	}
-	done = h->hx_respbody.hb_kind == HTTP_BODY_NONE;
-	if (conn_http_pump(&h->hx_respbody, h->hx_scrub,
-	    bufferevent_get_input(c->c_up), out, PROXY_BUFFER_MAX,
-	    &c->c_down_bytes, &done) == -1) {
-		conn_reason(c, "a malformed answer body from upstream");
-		conn_abort(c);
+	if (conn_http_answer_body(c, PROXY_BUFFER_MAX, &done) == -1)
 		return;
-	}
 	conn_up_read(c, evbuffer_get_length(out) < PROXY_BUFFER_MAX);
 	if (done)
 		conn_http_done(c);
@@ -577,15 +689,7 @@ conn_http_up_rest(struct conn *c, bool *done)
 		return -1;
 	if (!h->hx_resphead)
 		return 0;
-	*done = h->hx_respbody.hb_kind == HTTP_BODY_NONE;
-	if (conn_http_pump(&h->hx_respbody, h->hx_scrub,
-	    bufferevent_get_input(c->c_up), bufferevent_get_output(c->c_bev),
-	    SIZE_MAX, &c->c_down_bytes, done) == -1) {
-		conn_reason(c, "a malformed answer body from upstream");
-		conn_abort(c);
-		return -1;
-	}
-	return 0;
+	return conn_http_answer_body(c, SIZE_MAX, done);
 }
 
 /*

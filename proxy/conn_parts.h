@@ -44,6 +44,8 @@ struct conn_http {
 	struct scrub		*hx_scrub;	/* real values out of answers */
 	bool			 hx_websocket;	/* upgraded: CS_PUMP, the */
 						/* server's frames scrubbed */
+	struct renew		*hx_renew;	/* a login's refresh, read */
+						/* whole both ways (renew.c) */
 };
 
 /*

@@ -208,8 +208,8 @@ phantom_warn(char **warning, char *w)
  * A WebSocket handshake offers no extension (RFC 6455 section 9), so
  * that frames are not compressed (permessage-deflate) either.
  */
-static void
-phantom_identity(struct http_request *req)
+void
+inspect_phantom_identity(struct http_request *req)
 {
 	struct http_header	*hh;
 	size_t			 i, kept = 0;
@@ -245,11 +245,12 @@ phantom_identity(struct http_request *req)
 /*
  * The phantom credentials of a request to host: over inspected TLS, a
  * header named by a credential for host whose value is exactly its
- * format around the placeholder gets the real value instead.  Any other
+ * format around the placeholder gets the real value instead (a refresh
+ * token, in no header, is renew.c's).  Any other
  * placeholder seen (another host, another header, another shape, plain
  * HTTP, the target) is left as it is and named in *warning (caller
  * frees; NULL when none).  A request filled in asks for an answer in no
- * coding (phantom_identity).  Returns how many headers were filled.
+ * coding (inspect_phantom_identity).  Returns how many headers were filled.
  */
 int
 inspect_phantom_apply(struct http_request *req, const struct phantom *ph,
@@ -259,6 +260,7 @@ inspect_phantom_apply(struct http_request *req, const struct phantom *ph,
 	char			*want, *w;
 	size_t			 i, j;
 	int			 filled = 0;
+	bool			 ours;
 
 	*warning = NULL;
 	for (j = 0; j < n; j++) {
@@ -277,29 +279,26 @@ inspect_phantom_apply(struct http_request *req, const struct phantom *ph,
 			if (strstr(hh->hh_value, ph[j].ph_placeholder) == NULL &&
 			    strcmp(hh->hh_value, want) != 0)
 				continue;
-			if (inspected && policy_match_admits_name(
-			    &ph[j].ph_host, host) && strcasecmp(hh->hh_name,
-			    ph[j].ph_header) == 0 &&
-			    strcmp(hh->hh_value, want) == 0) {
+			ours = ph[j].ph_header != NULL && inspected &&
+			    policy_match_admits_name(&ph[j].ph_host, host) &&
+			    strcasecmp(hh->hh_name, ph[j].ph_header) == 0;
+			if (ours && strcmp(hh->hh_value, want) == 0) {
 				explicit_bzero(hh->hh_value,
 				    strlen(hh->hh_value));
 				free(hh->hh_value);
 				hh->hh_value = inspect_phantom_format(&ph[j],
 				    ph[j].ph_value);
 				filled++;
-			} else if (inspected && policy_match_admits_name(
-			    &ph[j].ph_host, host) && strcasecmp(hh->hh_name,
-			    ph[j].ph_header) == 0) {
+			} else if (ours) {
 				xasprintf(&w, "the placeholder of %s was sent "
 				    "to %s in %s, not in the credential's "
-				    "format; not "
-				    "replaced", proxy_phantom_name(&ph[j]),
-				    host, ph[j].ph_header);
+				    "format; not replaced",
+				    proxy_phantom_name(&ph[j]), host,
+				    ph[j].ph_header);
 				phantom_warn(warning, w);
 			} else {
 				xasprintf(&w, "the placeholder of %s was sent "
-				    "to "
-				    "%s in header %s; not replaced",
+				    "to %s in header %s; not replaced",
 				    proxy_phantom_name(&ph[j]), host,
 				    hh->hh_name);
 				phantom_warn(warning, w);
@@ -308,7 +307,7 @@ inspect_phantom_apply(struct http_request *req, const struct phantom *ph,
 		free(want);
 	}
 	if (filled > 0)
-		phantom_identity(req);
+		inspect_phantom_identity(req);
 	return filled;
 }
 

@@ -56,7 +56,8 @@ pin_header(const char *name, const struct phantom *ph, size_t n,
 	if (strcasecmp(name, "Authorization") == 0)
 		return true;
 	for (i = 0; i < n; i++)
-		if (strcasecmp(name, ph[i].ph_header) == 0 &&
+		if (ph[i].ph_header != NULL &&
+		    strcasecmp(name, ph[i].ph_header) == 0 &&
 		    policy_match_admits_name(&ph[i].ph_host, host))
 			return true;
 	for (i = 0; p != NULL && i < p->p_ncreds; i++)
@@ -116,9 +117,10 @@ pin_value(const struct http_header *hh, const struct phantom *ph, size_t n,
 			continue;
 		want = inspect_phantom_format(&ph[i], ph[i].ph_placeholder);
 		if (strcmp(hh->hh_value, want) == 0)
-			kind = inspected && strcasecmp(hh->hh_name,
-			    ph[i].ph_header) == 0 && policy_match_admits_name(
-			    &ph[i].ph_host, host) ? PIN_PHANTOM : PIN_NONE;
+			kind = inspected && ph[i].ph_header != NULL &&
+			    strcasecmp(hh->hh_name, ph[i].ph_header) == 0 &&
+			    policy_match_admits_name(&ph[i].ph_host, host) ?
+			    PIN_PHANTOM : PIN_NONE;
 		else if (strcmp(hh->hh_value, ph[i].ph_placeholder) == 0)
 			kind = PIN_NONE;
 		free(want);

@@ -149,6 +149,8 @@ proxy_phantoms_free(struct phantom *ph, size_t n)
 		free(ph[i].ph_user);
 		free(ph[i].ph_header);
 		free(ph[i].ph_format);
+		free(ph[i].ph_path);
+		free(ph[i].ph_member);
 		free(ph[i].ph_placeholder);
 		if (ph[i].ph_value != NULL) {
 			explicit_bzero(ph[i].ph_value, strlen(ph[i].ph_value));

@@ -80,16 +80,22 @@ struct proxy_stats {
  * ph_placeholder in the variable ph_env, or in the token file ph_file;
  * on inspected requests to a host ph_host matches, the proxy puts the
  * real value in the header ph_header: ph_format with it for %s, or, with
- * ph_user, "Basic " and the base64 of "ph_user:value".  Anywhere else the
- * placeholder is left as it is and a warning logged.  ph_value is wiped
+ * ph_user, "Basic " and the base64 of "ph_user:value".  A login's refresh
+ * token goes in no header: in the member ph_member of the JSON body of a
+ * POST to its token endpoint, ph_path (renew.c).  Anywhere else the
+ * placeholder is left as it is and a warning logged.  A login's tokens
+ * (ph_member set) are renewed by its token endpoint's answer: ph_value
+ * becomes the new real value, the placeholder stays.  ph_value is wiped
  * when freed (proxy_phantoms_free).
  */
 struct phantom {
 	struct pitem		 ph_host;	/* a name or *.suffix */
 	char			*ph_env;	/* NULL: from ph_file */
 	char			*ph_file;	/* "~/.npmrc"; NULL: ph_env */
-	char			*ph_header;
+	char			*ph_header;	/* NULL: in ph_path's body */
 	char			*ph_format;	/* one "%s"; NULL: ph_user */
+	char			*ph_path;	/* a token endpoint; NULL: none */
+	char			*ph_member;	/* OAuth's name: "access_token" */
 	char			*ph_user;	/* Basic; NULL: ph_format */
 	char			*ph_placeholder;
 	char			*ph_value;	/* the real value */
@@ -148,6 +154,13 @@ struct proxy_hooks {
 	void	(*hk_ask_cancel)(struct conn *, void *);
 	/* The last connection went, after proxy_drain(). */
 	void	(*hk_drained)(void *);
+	/*
+	 * A login's token endpoint answered a refresh inside: the phantoms
+	 * of the login file named (ph_file) hold the new real values, which
+	 * last expires_in seconds (-1: not said).
+	 */
+	void	(*hk_renewed)(const char *, const struct phantom *, size_t,
+		    long long, void *);
 };
 
 struct proxy {
@@ -234,6 +247,7 @@ bool	 inspect_allows(const struct pinspect *, const struct http_request *,
 int	 inspect_phantom_apply(struct http_request *, const struct phantom *,
 	    size_t, const char *, bool, char **);
 char	*inspect_phantom_format(const struct phantom *, const char *);
+void	 inspect_phantom_identity(struct http_request *);
 int	 inspect_tls_init(struct proxy *, const char *, char **);
 void	 inspect_tls_free(struct proxy *);
 int	 inspect_setup(struct proxy *, const struct policy *, const char *,
@@ -278,6 +292,25 @@ void		 scrub_end(struct scrub *, struct evbuffer *);
 void		 scrub_stream(struct scrub *, struct evbuffer *,
 		    struct evbuffer *);
 void		 scrub_warn(struct scrub *, char **);
+
+/*
+ * renew.c: a login's token refresh from inside, read whole both ways:
+ * the real refresh token put in the request's body, the new real tokens
+ * of the answer kept outside.
+ */
+struct renew;
+
+struct renew	*renew_new(struct proxy *, const struct http_request *,
+		    const char *, bool);
+void		 renew_free(struct renew *);
+int		 renew_collect(struct renew *, bool, struct http_body *,
+		    struct evbuffer *, bool *);
+void		 renew_request(struct renew *, struct http_request *);
+int		 renew_head(struct renew *, const struct http_response *,
+		    char **, char **);
+int		 renew_answer(struct renew *, struct http_response *, char **,
+		    char **);
+struct evbuffer	*renew_body(struct renew *, bool);
 
 /* listen.c */
 void	 listen_note(struct proxy *, int);

@@ -67,11 +67,22 @@ run_control_ask_cancel(struct conn *c, void *arg)
 		}
 }
 
+/* A login was refreshed inside: its new tokens go to the host's file. */
+static void
+run_control_renewed(const char *file, const struct phantom *ph, size_t n,
+    long long expires_in, void *arg)
+{
+	struct runner	*rn = arg;
+
+	run_secrets_renewed(rn->rn_run, file, ph, n, expires_in);
+}
+
 /* What the run's proxy tells cordon run, and asks it. */
 const struct proxy_hooks run_control_proxy_hooks = {
 	.hk_observe = run_harness_observe,
 	.hk_ask = run_control_ask,
 	.hk_ask_cancel = run_control_ask_cancel,
+	.hk_renewed = run_control_renewed,
 };
 
 /*

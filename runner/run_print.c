@@ -107,9 +107,12 @@ run_print_env(const struct run *run, const struct trust_bundle *ib)
 	for (i = 0; i < run->r_nphantoms; i++)
 		if (run->r_phantoms[i].ph_file != NULL)
 			printf("token: %s holds %s<32 hex digits> in place of a "
-			    "token; the proxy puts the real one in %s for %s"
+			    "token; the proxy puts the real one in %s%s for %s"
 			    "%s\n", run->r_phantoms[i].ph_file, PHANTOM_PREFIX,
-			    run->r_phantoms[i].ph_header,
+			    run->r_phantoms[i].ph_header != NULL ?
+			    run->r_phantoms[i].ph_header : "the body of POST ",
+			    run->r_phantoms[i].ph_header != NULL ? "" :
+			    run->r_phantoms[i].ph_path,
 			    run->r_phantoms[i].ph_host.pi_text,
 			    run->r_phantoms[i].ph_user != NULL ?
 			    " (Basic, with its user)" : "");

@@ -115,7 +115,12 @@ run_secrets_phantoms(struct run *run)
 			}
 			run->r_nphantoms++;
 			xasprintf(&ph->ph_file, "~/%s", tf->tf_kind->sk_name);
-			ph->ph_header = xstrdup("Authorization");
+			if (se->se_path == NULL)
+				ph->ph_header = xstrdup("Authorization");
+			else
+				ph->ph_path = xstrdup(se->se_path);
+			if (se->se_member != NULL)
+				ph->ph_member = xstrdup(se->se_member);
 			if (se->se_user != NULL)
 				ph->ph_user = xstrdup(se->se_user);
 			else
@@ -124,6 +129,56 @@ run_secrets_phantoms(struct run *run)
 			ph->ph_value = xstrdup(se->se_value);
 		}
 	}
+}
+
+/*
+ * A login was refreshed inside (proxy/renew.c): the new real tokens of
+ * file ("~/.claude/.credentials.json"), among the n phantoms at ph,
+ * written to the host's file, lasting expires_in seconds; said the first
+ * time, or each time what failed and what to do.
+ */
+void
+run_secrets_renewed(struct run *run, const char *file,
+    const struct phantom *ph, size_t n, long long expires_in)
+{
+	struct secret_file	*tf = NULL;
+	const char		**names, **values;
+	char			 name[PATH_MAX], *cause;
+	size_t			 i, k = 0;
+
+	for (i = 0; tf == NULL && i < run->r_sb.sb_view.sv_nsecrets;
+	    i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
+		snprintf(name, sizeof(name), "~/%s", tf->tf_kind->sk_name);
+		if (strcmp(name, file) != 0)
+			tf = NULL;
+	}
+	if (tf == NULL)
+		return;
+	names = xcalloc(n, sizeof(*names));
+	values = xcalloc(n, sizeof(*values));
+	for (i = 0; i < n; i++)
+		if (ph[i].ph_member != NULL && ph[i].ph_file != NULL &&
+		    strcmp(ph[i].ph_file, file) == 0) {
+			names[k] = ph[i].ph_member;
+			values[k++] = ph[i].ph_value;
+		}
+	if (secrets_renew(tf, names, values, k, expires_in, &cause) == 0) {
+		if (tf->tf_renewed++ == 0)
+			log_warnx("run: %s: the login was refreshed inside; "
+			    "its new tokens are written to %s (the sandbox "
+			    "holds placeholders)", file, tf->tf_path);
+	} else {
+		log_warnx("run: %s: the login was refreshed inside, but its "
+		    "new tokens could not be written back: %s", file, cause);
+		log_warnx("hint: the file on the host holds the old refresh "
+		    "token, which the refresh made stale: let your user write "
+		    "%s and its folder, then run the agent on the host and log "
+		    "in again", tf->tf_path);
+		free(cause);
+	}
+	free(names);
+	free(values);
 }
 
 /*

@@ -128,6 +128,8 @@ void	publish_forget(struct publish *);
  */
 void	run_secrets_prepare(struct run *, struct policy *, bool);
 void	run_secrets_phantoms(struct run *);
+void	run_secrets_renewed(struct run *, const char *,
+	    const struct phantom *, size_t, long long);
 json_t	*run_secrets_json(const struct run *);
 
 /*

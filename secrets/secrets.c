@@ -120,18 +120,41 @@ secrets_take(struct secrets_out *so, const char *host, const char *user,
 	return se->se_placeholder;
 }
 
+/*
+ * Takes a login's token out: value, for host; in a header (format around
+ * it) when path is NULL, else in the JSON body of a POST to its token
+ * endpoint path.  member is OAuth's name for it, which a refresh's answer
+ * renews (proxy/renew.c).  path and member are static.  Returns the
+ * placeholder as secrets_take does.
+ */
+const char *
+secrets_take_login(struct secrets_out *so, const char *host,
+    const char *format, const char *path, const char *member,
+    const char *value, size_t vlen)
+{
+	struct secret_file	*tf = so->sx_sf;
+	const char		*ph;
+
+	if ((ph = secrets_take(so, host, NULL, format, value, vlen)) == NULL)
+		return NULL;
+	tf->tf_secrets[tf->tf_nsecrets - 1].se_path = path;
+	tf->tf_secrets[tf->tf_nsecrets - 1].se_member = member;
+	return ph;
+}
+
 /* --- the files ------------------------------------------------------- */
 
 const struct secret_format secrets_formats[] = {
-	{ ".npmrc", "npm", tokenfile_npmrc },
-	{ ".netrc", "curl, git, pip", tokenfile_netrc },
-	{ ".git-credentials", "git", tokenfile_gitcred },
-	{ ".config/git/credentials", "git", tokenfile_gitcred },
-	{ ".pypirc", "twine", tokenfile_pypirc },
-	{ ".cargo/credentials.toml", "cargo", tokenfile_cargo },
-	{ ".cargo/credentials", "cargo", tokenfile_cargo },
-	{ ".claude/.credentials.json", "claude", tokenjson_claude },
-	{ ".codex/auth.json", "codex", tokenjson_codex },
+	{ ".npmrc", "npm", tokenfile_npmrc, NULL },
+	{ ".netrc", "curl, git, pip", tokenfile_netrc, NULL },
+	{ ".git-credentials", "git", tokenfile_gitcred, NULL },
+	{ ".config/git/credentials", "git", tokenfile_gitcred, NULL },
+	{ ".pypirc", "twine", tokenfile_pypirc, NULL },
+	{ ".cargo/credentials.toml", "cargo", tokenfile_cargo, NULL },
+	{ ".cargo/credentials", "cargo", tokenfile_cargo, NULL },
+	{ ".claude/.credentials.json", "claude", tokenjson_claude,
+	    tokenjson_claude_renew },
+	{ ".codex/auth.json", "codex", tokenjson_codex, NULL },
 };
 const size_t secrets_nformats = nitems(secrets_formats);
 
@@ -232,4 +255,86 @@ secrets_read(const char *home, const struct policy *p, placeholder_fn fn,
 		*files = xreallocarray(*files, *n + 1, sizeof(**files));
 		(*files)[(*n)++] = tf;
 	}
+}
+
+/*
+ * Writes text (len bytes) over path, atomically: a new file beside it
+ * with mode, renamed over it.  Returns 0, or -1 with *cause (the file
+ * is as it was).
+ */
+static int
+secrets_replace(const char *path, mode_t mode, const char *text, size_t len,
+    char **cause)
+{
+	char	*tmp;
+	int	 fd, saved;
+
+	xasprintf(&tmp, "%s.cordon-XXXXXX", path);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		xasprintf(cause, "cannot make %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (fchmod(fd, mode) == -1 || write(fd, text, len) != (ssize_t)len ||
+	    fsync(fd) == -1) {
+		saved = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) == -1 || rename(tmp, path) == -1) {
+		saved = errno;
+		goto fail;
+	}
+	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	xasprintf(cause, "cannot write %s: %s", path, strerror(saved));
+	free(tmp);
+	return -1;
+}
+
+/*
+ * Writes a refresh's new tokens (OAuth's names and values, n of them,
+ * lasting expires_in seconds; -1: not said) into the host's login file
+ * of tf, its other members kept (the format's sk_renew), atomically and
+ * with its mode.  Returns 0, or -1 with *cause (caller frees).
+ */
+int
+secrets_renew(const struct secret_file *tf, const char *const *names,
+    const char *const *values, size_t n, long long expires_in, char **cause)
+{
+	struct stat	 st;
+	char		*text, *out, *why;
+	size_t		 len;
+	int		 rc;
+
+	if (tf->tf_kind->sk_renew == NULL) {
+		xasprintf(cause, "%s: cordon cannot write its logins",
+		    tf->tf_path);
+		return -1;
+	}
+	if (stat(tf->tf_path, &st) == -1) {
+		xasprintf(cause, "%s: %s", tf->tf_path, strerror(errno));
+		return -1;
+	}
+	if ((text = file_read(tf->tf_path, SECRETS_FILE_MAX, NULL, &len,
+	    &why)) == NULL) {
+		xasprintf(cause, "%s: %s", tf->tf_path, why);
+		free(why);
+		return -1;
+	}
+	out = tf->tf_kind->sk_renew(text, len, names, values, n, expires_in,
+	    &why);
+	explicit_bzero(text, len);
+	free(text);
+	if (out == NULL) {
+		xasprintf(cause, "%s: %s", tf->tf_path, why);
+		free(why);
+		return -1;
+	}
+	rc = secrets_replace(tf->tf_path, st.st_mode & 07777, out,
+	    strlen(out), cause);
+	secrets_wipe(out);
+	return rc;
 }

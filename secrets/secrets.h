@@ -25,6 +25,9 @@ struct secret {
 	const char	*se_format;	/* the header's value, one "%s" */
 	char		*se_value;	/* the real token; wiped when freed */
 	char		*se_placeholder;
+	const char	*se_path;	/* a login's token endpoint: the */
+					/* token goes in its body; NULL: none */
+	const char	*se_member;	/* OAuth's name of a login's token */
 };
 
 struct secrets_out;
@@ -33,6 +36,13 @@ struct secret_format {
 	const char	*sk_tool;	/* who reads it: "npm" */
 	void		(*sk_parse)(struct secrets_out *, const char *,
 			    size_t);
+	/*
+	 * A login file's text with a refresh's new tokens in (OAuth's
+	 * names and values, n of them) and its expiry expires_in seconds
+	 * from now (-1: not said); NULL with *cause.  NULL: never renewed.
+	 */
+	char		*(*sk_renew)(const char *, size_t, const char *const *,
+			    const char *const *, size_t, long long, char **);
 };
 
 struct secret_file {
@@ -46,6 +56,7 @@ struct secret_file {
 	size_t		 tf_nleft;
 	bool		 tf_bound;	/* the plan hides tf_path: PID 1 binds */
 					/* the copy there */
+	unsigned	 tf_renewed;	/* refreshes written back to tf_path */
 };
 
 typedef char	*(*placeholder_fn)(void);
@@ -70,6 +81,10 @@ void	secrets_parse(const struct secret_format *, const char *, size_t,
 void	secrets_read(const char *, const struct policy *, placeholder_fn,
 	    struct secret_file **, size_t *);
 void	secrets_clear(struct secret_file *);
+const char	*secrets_take_login(struct secrets_out *, const char *,
+	    const char *, const char *, const char *, const char *, size_t);
+int	secrets_renew(const struct secret_file *, const char *const *,
+	    const char *const *, size_t, long long, char **);
 
 /*
  * tokenfile.c: one parser per token file format, each a secret_format's
@@ -82,10 +97,12 @@ void	tokenfile_pypirc(struct secrets_out *, const char *, size_t);
 void	tokenfile_cargo(struct secrets_out *, const char *, size_t);
 
 /*
- * tokenjson.c: the agents' JSON login files, parsed alike; their refresh
- * tokens are never copied.
+ * tokenjson.c: the agents' JSON login files, parsed alike, and written
+ * anew with a refresh's new tokens (sk_renew).
  */
 void	tokenjson_claude(struct secrets_out *, const char *, size_t);
+char	*tokenjson_claude_renew(const char *, size_t, const char *const *,
+	    const char *const *, size_t, long long, char **);
 void	tokenjson_codex(struct secrets_out *, const char *, size_t);
 
 #endif

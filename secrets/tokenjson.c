@@ -2,13 +2,17 @@
  * tokenjson.c: the agents' login files, JSON, one parser each (the
  * secret_format sk_parse of secrets.c): Claude Code's
  * ~/.claude/.credentials.json and Codex's ~/.codex/auth.json.  The copy
- * keeps the file's shape, the access token a placeholder the proxy fills
- * in for the agent's API alone.  A refresh token is never in the copy:
- * the proxy puts tokens in headers, and a refresh sends it in a body, so
- * a refresh inside fails, and its answer (a new real token) could not be
- * kept out of the sandbox anyway.  Said through secrets_left(), with
- * what to do: refresh on the host.  Pure: text in, text and tokens out.
+ * keeps the file's shape, each token a placeholder the proxy fills in
+ * for its host alone: the access token in the API's Authorization
+ * header, Claude Code's refresh token in the body of a refresh sent to
+ * its token endpoint.  The proxy reads that exchange whole
+ * (proxy/renew.c): the answer's new tokens become the same placeholders
+ * before the sandbox sees it, and the new real ones are written back to
+ * the host's file here (sk_renew), refresh tokens rotating.  Pure: text
+ * in, text and tokens out.
  */
+#include <sys/time.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +24,28 @@
 
 #define TOKENJSON_HELD	"cordon-held-back"
 
+/* Claude Code's token endpoint, where its refresh token goes. */
+#define CLAUDE_TOKEN_HOST	"platform.claude.com"
+#define CLAUDE_TOKEN_PATH	"/v1/oauth/token"
+
 /*
  * Copies the string member key of from, when there, into to as a
- * placeholder the proxy fills in for host (header value format).
+ * placeholder the proxy fills in for host: in a header (value format),
+ * or with path in the body of a POST there, as OAuth's member (which a
+ * refresh renews; NULL: never).
  */
 static void
 tokenjson_take(struct secrets_out *so, json_t *to, const json_t *from,
-    const char *key, const char *host, const char *format)
+    const char *key, const char *host, const char *format, const char *path,
+    const char *member)
 {
 	const char	*ph;
 	json_t		*s;
 
 	if ((s = json_object_get(from, key)) == NULL || !json_is_string(s))
 		return;
-	if ((ph = secrets_take(so, host, NULL, format, json_string_value(s),
-	    json_string_length(s))) == NULL)
+	if ((ph = secrets_take_login(so, host, format, path, member,
+	    json_string_value(s), json_string_length(s))) == NULL)
 		ph = TOKENJSON_HELD;
 	json_object_set_new(to, key, json_string(ph));
 }
@@ -103,8 +114,8 @@ tokenjson_load(struct secrets_out *so, const char *text, size_t len)
  * ~/.claude/.credentials.json: {"claudeAiOauth": {"accessToken",
  * "refreshToken", "expiresAt", ...}, ...}.  The copy holds the login
  * alone, its access token a placeholder for api.anthropic.com, its
- * refresh token held back; every other member (MCP servers' tokens,
- * "mcpOAuth") is left out.
+ * refresh token one for the body of a refresh at platform.claude.com;
+ * every other member (MCP servers' tokens, "mcpOAuth") is left out.
  */
 void
 tokenjson_claude(struct secrets_out *so, const char *text, size_t len)
@@ -125,15 +136,11 @@ tokenjson_claude(struct secrets_out *so, const char *text, size_t len)
 	if (json_is_object(oauth)) {
 		login = json_object();
 		tokenjson_take(so, login, oauth, "accessToken",
-		    "api.anthropic.com", "Bearer %s");
+		    "api.anthropic.com", "Bearer %s", NULL, "access_token");
+		tokenjson_take(so, login, oauth, "refreshToken",
+		    CLAUDE_TOKEN_HOST, "%s", CLAUDE_TOKEN_PATH,
+		    "refresh_token");
 		tokenjson_keep(login, oauth, plain);
-		if (json_object_get(oauth, "refreshToken") != NULL) {
-			json_object_set_new(login, "refreshToken",
-			    json_string(TOKENJSON_HELD));
-			secrets_left(so->sx_sf, "the refresh token: a refresh "
-			    "inside fails; when the login expires, run claude "
-			    "once on the host");
-		}
 		if (tokenjson_more(oauth, all))
 			secrets_left(so->sx_sf, "the login's other members");
 		json_object_set_new(copy, "claudeAiOauth", login);
@@ -144,6 +151,49 @@ tokenjson_claude(struct secrets_out *so, const char *text, size_t len)
 	tokenjson_out(so, copy);
 	json_decref(copy);
 	json_decref(doc);
+}
+
+/*
+ * Claude Code's login file text (len bytes) with a refresh's new tokens
+ * (OAuth's names and values, n of them) in claudeAiOauth, and expiresAt
+ * expires_in seconds from now (-1: kept); every other member kept.
+ * Returns the new text (caller wipes), or NULL with *cause.
+ */
+char *
+tokenjson_claude_renew(const char *text, size_t len,
+    const char *const *names, const char *const *values, size_t n,
+    long long expires_in, char **cause)
+{
+	struct timeval	 now;
+	json_t		*doc, *oauth;
+	char		*out;
+	size_t		 i;
+
+	doc = json_loadb(text, len, 0, NULL);
+	oauth = json_object_get(doc, "claudeAiOauth");
+	if (!json_is_object(oauth)) {
+		xasprintf(cause, "it holds no claudeAiOauth login any more");
+		json_decref(doc);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], "access_token") == 0)
+			json_object_set_new(oauth, "accessToken",
+			    json_string(values[i]));
+		else if (strcmp(names[i], "refresh_token") == 0)
+			json_object_set_new(oauth, "refreshToken",
+			    json_string(values[i]));
+	}
+	if (expires_in >= 0) {
+		gettimeofday(&now, NULL);
+		json_object_set_new(oauth, "expiresAt", json_integer(
+		    ((json_int_t)now.tv_sec + expires_in) * 1000 +
+		    now.tv_usec / 1000));
+	}
+	if ((out = json_dumps(doc, JSON_INDENT(2))) == NULL)
+		xasprintf(cause, "cannot write it as JSON");
+	json_decref(doc);
+	return out;
 }
 
 /*
@@ -167,7 +217,7 @@ tokenjson_codex(struct secrets_out *so, const char *text, size_t len)
 	copy = json_object();
 	json_object_set_new(copy, "OPENAI_API_KEY", json_null());
 	tokenjson_take(so, copy, doc, "OPENAI_API_KEY", "api.openai.com",
-	    "Bearer %s");
+	    "Bearer %s", NULL, NULL);
 	json_object_set_new(copy, "tokens", json_null());
 	tokens = json_object_get(doc, "tokens");
 	if (tokens != NULL && !json_is_null(tokens))

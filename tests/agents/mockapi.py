@@ -12,8 +12,14 @@ tool (named "run", "mcp__cordon__run" as Claude Code names it, or
 that one, with {"command": ...}.  Every request is
 written to --log as one JSON line: method, path, headers, body.
 
-usage: mockapi.py --listen PORT --cert PEM --key PEM --log FILE
-                  --command 'SHELL COMMAND'
+It is an OAuth token endpoint too (Claude Code's, POST /v1/oauth/token):
+a refresh is answered with the new tokens of --tokens (a JSON object,
+access_token and refresh_token), lasting an hour, or with the text of
+--tokens-raw as it is; without either, 400.
+
+usage: mockapi.py [--address ADDR] --listen PORT --cert PEM --key PEM
+                  --log FILE --command 'SHELL COMMAND'
+                  [--tokens JSON | --tokens-raw TEXT]
 """
 import argparse
 import json
@@ -234,6 +240,26 @@ def gemini(handler, body, stream):
     handler.close_connection = True
 
 
+# --- OAuth token endpoint --------------------------------------------------
+
+def oauth_token(handler, body):
+    """A refresh: the new tokens of --tokens, or invalid_grant."""
+    if ARGS.tokens_raw is not None:
+        data = ARGS.tokens_raw.encode()
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+        return
+    if body.get("grant_type") != "refresh_token" or not ARGS.tokens:
+        handler.send_json(400, {"error": "invalid_grant"})
+        return
+    handler.send_json(200, dict(json.loads(ARGS.tokens), expires_in=3600,
+                                token_type="Bearer",
+                                scope="user:inference"))
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -281,6 +307,8 @@ class Handler(BaseHTTPRequestHandler):
             gemini(self, body, False)
         elif path.endswith(":countTokens"):
             self.send_json(200, {"totalTokens": 10})
+        elif path == "/v1/oauth/token":
+            oauth_token(self, body)
         else:
             self.send_json(200, {})
 
@@ -288,13 +316,16 @@ class Handler(BaseHTTPRequestHandler):
 def main():
     global ARGS
     p = argparse.ArgumentParser()
+    p.add_argument("--address", default="127.0.0.1")
     p.add_argument("--listen", type=int, required=True)
     p.add_argument("--cert", required=True)
     p.add_argument("--key", required=True)
     p.add_argument("--log", required=True)
     p.add_argument("--command", required=True)
+    p.add_argument("--tokens")
+    p.add_argument("--tokens-raw")
     ARGS = p.parse_args()
-    srv = ThreadingHTTPServer(("127.0.0.1", ARGS.listen), Handler)
+    srv = ThreadingHTTPServer((ARGS.address, ARGS.listen), Handler)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(ARGS.cert, ARGS.key)
     srv.socket = ctx.wrap_socket(srv.socket, server_side=True)

@@ -25,7 +25,7 @@ setup() {
 	T="$UDIR/tls"
 	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" \
 	    api.anthropic.com api.openai.com generativelanguage.googleapis.com \
-	    127.0.0.1
+	    platform.claude.com 127.0.0.1
 	chmod 644 "$T"/*.pem
 	REQ="$BATS_TEST_TMPDIR/requests.jsonl"
 	KEY=sk-real-$RANDOM$RANDOM
@@ -603,7 +603,7 @@ kept_copy() {
 	grep -q host-token "$UDIR/home/.claude/.credentials.json"
 }
 
-@test "claude: a subscription login works inside from a copy with a placeholder; the refresh token never goes in" {
+@test "claude: a subscription login works inside from a copy with placeholders for both tokens" {
 	need_agents
 	refresh=sk-ant-ort-$RANDOM$RANDOM
 	write "$UDIR/home/.claude/.credentials.json" <<-EOF
@@ -615,14 +615,140 @@ kept_copy() {
 	run agent_run claude NO_KEY \
 	    -- claude -p --dangerously-skip-permissions "run the command"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"~/.claude/.credentials.json (claude: api.anthropic.com)"* ]]
-	[[ "$output" == *"left out of ~/.claude/.credentials.json: the refresh token"* ]]
+	[[ "$output" == *"~/.claude/.credentials.json (claude: api.anthropic.com, platform.claude.com)"* ]]
+	[[ "$output" != *"left out of ~/.claude/.credentials.json"* ]]
 	[[ "$output" =~ \"accessToken\":\ \"cordon-phantom-[0-9a-f]{32}\" ]]
-	[[ "$output" == *'"refreshToken": "cordon-held-back"'* ]]
+	[[ "$output" =~ \"refreshToken\":\ \"cordon-phantom-[0-9a-f]{32}\" ]]
 	[[ "$output" != *"$KEY"* ]]
 	[[ "$output" != *"$refresh"* ]]
 	[ "$(jq -r '.headers.Authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
 	run ! grep -q -e "$KEY" -e "$refresh" <(jq -c .body "$REQ")
+	# Not expired: no refresh was sent.
+	run ! grep -q oauth/token "$REQ"
+}
+
+# Starts the token endpoint of Claude Code (platform.claude.com:443) at
+# an address of 127/8 of the test's own ($ADDR: the port is fixed),
+# answering a refresh with tokens $1 and $2, or with the text $2 when
+# $1 is "raw".
+start_tokens() {
+	local i answer=(--tokens-raw "$2")
+	[ "$1" = raw ] ||
+	    answer=(--tokens "{\"access_token\": \"$1\", \"refresh_token\": \"$2\"}")
+	ADDR=127.$((RANDOM % 200 + 20)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
+	start_bg tokens python3 "$AGENTS_DIR/mockapi.py" --address "$ADDR" \
+	    --listen 443 --cert "$T/origin.pem" --key "$T/origin.key" \
+	    --log "$REQ" --command true "${answer[@]}"
+	for i in $(seq 100); do
+		grep -q listening "$BATS_TEST_TMPDIR/tokens.log" && return 0
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/tokens.log" >&2
+	return 1
+}
+
+@test "claude: an expired login refreshes inside; the new tokens stay outside, and reach the host's file" {
+	need_agents
+	refresh=sk-ant-ort-$RANDOM$RANDOM
+	access2=sk-ant-oat-new-$RANDOM$RANDOM
+	refresh2=sk-ant-ort-new-$RANDOM$RANDOM
+	creds=$UDIR/home/.claude/.credentials.json
+	write "$creds" <<-EOF
+	{"claudeAiOauth": {"accessToken": "$KEY", "refreshToken": "$refresh",
+	  "expiresAt": $(( ($(date +%s) - 3600) * 1000 )),
+	  "scopes": ["user:inference"], "subscriptionType": "max"},
+	 "mcpOAuth": {"srv": {"accessToken": "mcp-kept"}}}
+	EOF
+	chmod 600 "$creds"
+	start_api 'cat ~/.claude/.credentials.json; env | grep -e sk-ant -e phantom'
+	start_tokens "$access2" "$refresh2"
+	run agent_run claude NO_KEY --resolve "platform.claude.com:$ADDR" \
+	    --allow-cidr "$ADDR/32" \
+	    -- claude -p --dangerously-skip-permissions "run the command"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"run: ~/.claude/.credentials.json: the login was refreshed inside; its new tokens are written to $creds"* ]]
+	[ "$(grep -c "the login was refreshed inside" <<<"$output")" -eq 1 ]
+	# The token endpoint got the real refresh token, in its member; a
+	# refresh after it (the copy inside is read-only: claude cannot
+	# save its new expiry), the new real one.
+	jq -se --arg r "$refresh" --arg r2 "$refresh2" '
+	    map(select(.path == "/v1/oauth/token") | .body) |
+	    length >= 1 and .[0].refresh_token == $r and
+	    all(.grant_type == "refresh_token") and
+	    all(.[1:][]; .refresh_token == $r2)' "$REQ"
+	# The API got the new real access token, and never the old one.
+	[ "$(jq -r 'select(.path | startswith("/v1/messages")) |
+	    .headers.Authorization' "$REQ" | sort -u)" = "Bearer $access2" ]
+	# Inside, placeholders only: the copy the tool printed, and what
+	# the tool's output carried back to the API.
+	[[ "$output" =~ \"refreshToken\":\ ?\"cordon-phantom-[0-9a-f]{32}\" ]]
+	for v in "$KEY" "$refresh" "$access2" "$refresh2"; do
+		[[ "$output" != *"$v"* ]]
+		run ! grep -q -e "$v" <(jq -c 'select(.path |
+		    startswith("/v1/messages")) | .body' "$REQ")
+	done
+	# The host's file holds the new tokens, the rest kept, its mode too.
+	[ "$(jq -r .claudeAiOauth.accessToken "$creds")" = "$access2" ]
+	[ "$(jq -r .claudeAiOauth.refreshToken "$creds")" = "$refresh2" ]
+	jq -e --argjson now "$(date +%s)" \
+	    '.claudeAiOauth.expiresAt > ($now + 3000) * 1000' "$creds"
+	jq -e '.claudeAiOauth.subscriptionType == "max" and
+	    .mcpOAuth.srv.accessToken == "mcp-kept"' "$creds"
+	[ "$(stat -c %a "$creds")" = 600 ]
+}
+
+@test "claude: a refresh whose new tokens cannot be written back says so, with the fix" {
+	need_agents
+	refresh=sk-ant-ort-$RANDOM$RANDOM
+	creds=$UDIR/home/.claude/.credentials.json
+	write "$creds" <<-EOF
+	{"claudeAiOauth": {"accessToken": "$KEY", "refreshToken": "$refresh",
+	  "expiresAt": $(( ($(date +%s) - 3600) * 1000 )),
+	  "scopes": ["user:inference"]}}
+	EOF
+	start_api true
+	start_tokens sk-ant-oat-new-$RANDOM sk-ant-ort-new-$RANDOM
+	# The folder the new file would be made in is not the user's to
+	# write.
+	chmod 555 "$UDIR/home/.claude"
+	run agent_run claude NO_KEY --resolve "platform.claude.com:$ADDR" \
+	    --allow-cidr "$ADDR/32" \
+	    -- claude -p --dangerously-skip-permissions "run the command"
+	chmod 755 "$UDIR/home/.claude"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"run: ~/.claude/.credentials.json: the login was refreshed inside, but its new tokens could not be written back: cannot make $creds.cordon-"*"Permission denied"* ]]
+	[[ "$output" == *"hint: the file on the host holds the old refresh token"*"let your user write $creds and its folder"* ]]
+	[ "$(jq -r .claudeAiOauth.refreshToken "$creds")" = "$refresh" ]
+	[ -z "$(find "$UDIR/home/.claude" -name '*.cordon-*')" ]
+}
+
+@test "claude: a refresh answer cordon cannot rewrite reaches the sandbox as a 502, never as it came" {
+	refresh=sk-ant-ort-$RANDOM$RANDOM
+	creds=$UDIR/home/.claude/.credentials.json
+	write "$creds" <<-EOF
+	{"claudeAiOauth": {"accessToken": "$KEY", "refreshToken": "$refresh",
+	  "expiresAt": 42}}
+	EOF
+	# The endpoint echoes the token it got, in a page.
+	start_tokens raw "<html>bad token $refresh</html>"
+	run agent_run claude NO_KEY --quiet \
+	    --resolve "platform.claude.com:$ADDR" --allow-cidr "$ADDR/32" \
+	    -- sh -c 'ph=$(jq -r .claudeAiOauth.refreshToken \
+	    ~/.claude/.credentials.json)
+	    echo "held=$ph"
+	    curl -sS -w "status=%{http_code}\n" -H "Content-Type: application/json" \
+	    --data "{\"grant_type\": \"refresh_token\", \"refresh_token\": \"$ph\"}" \
+	    https://platform.claude.com/v1/oauth/token'
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ held=cordon-phantom-[0-9a-f]{32} ]]
+	[[ "$output" == *"status=502"* ]]
+	[[ "$output" == *"cordon: the token endpoint's answer to the refresh of ~/.claude/.credentials.json is not a JSON object"* ]]
+	[[ "$output" != *"$refresh"* ]]
+	[[ "$output" != *"bad token"* ]]
+	# The endpoint got the real token; the host's file is as it was.
+	[ "$(jq -r .body.refresh_token "$REQ")" = "$refresh" ]
+	[ "$(jq -r .claudeAiOauth.refreshToken "$creds")" = "$refresh" ]
 }
 
 @test "session start --agent claude: each command of the session holds the placeholder, in the kept state" {

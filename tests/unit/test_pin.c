@@ -116,7 +116,7 @@ test_classify(void **state)
 		    PIN_FOREIGN, "header Authorization" },
 		{ "Authorization:\r\n", "api.test", true, PIN_NONE, NULL },
 	};
-	struct phantom	*ph = xcalloc(2, sizeof(*ph));
+	struct phantom	*ph = xcalloc(3, sizeof(*ph));
 	struct policy	*p;
 	char		*cause, *where;
 	size_t		 i;
@@ -126,12 +126,18 @@ test_classify(void **state)
 	    PH);
 	phantom_set(&ph[1], "npm.test", "NPM", "Authorization", "Bearer %s",
 	    PH2);
+	/* A login's refresh token goes in a body, in no header. */
+	phantom_set(&ph[2], "api.test", "LOGIN", "Authorization", "%s",
+	    PHANTOM_PREFIX "ffffffffffffffffffffffffffffffff");
+	free(ph[2].ph_header);
+	ph[2].ph_header = NULL;
+	ph[2].ph_path = xstrdup("/oauth/token");
 	if ((p = policy_of("{\"version\": 1, \"credentials\": [{\"host\": "
 	    "\"api.test\", \"headers\": [\"X-Api-Key\"], \"cookies\": "
 	    "[\"sid\"]}]}", &cause)) == NULL)
 		fail_msg("%s", cause);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (kind_of(cases[i].hdrs, ph, 2, p, cases[i].host,
+		if (kind_of(cases[i].hdrs, ph, 3, p, cases[i].host,
 		    cases[i].inspected, &where) != cases[i].kind)
 			fail_msg("case %zu: %s", i, cases[i].hdrs);
 		if (cases[i].where == NULL)
@@ -141,7 +147,7 @@ test_classify(void **state)
 		free(where);
 	}
 	policy_free(p);
-	proxy_phantoms_free(ph, 2);
+	proxy_phantoms_free(ph, 3);
 }
 
 /* A request with an Authorization header of value v to host. */

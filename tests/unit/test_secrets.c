@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "secrets.h"
+#include "util.h"
 #include "xmalloc.h"
 
 static int	 next_ph;
@@ -210,7 +214,10 @@ test_cargo(void **state)
 	secrets_clear(&tf);
 }
 
-/* The agents' JSON logins: access token a placeholder, refresh held. */
+/*
+ * The agents' JSON logins: Claude Code's access token a placeholder for
+ * its API's header, its refresh token one for its token endpoint's body.
+ */
 static void
 test_agents(void **state)
 {
@@ -221,16 +228,22 @@ test_agents(void **state)
 	    "{\"claudeAiOauth\": {\"accessToken\": \"sk-ant-oat-acc\", "
 	    "\"refreshToken\": \"sk-ant-ort-ref\", \"expiresAt\": 42}, "
 	    "\"mcpOAuth\": {\"srv\": {\"accessToken\": \"mcp-tok\"}}}", &tf);
-	assert_int_equal(tf.tf_nsecrets, 1);
+	assert_int_equal(tf.tf_nsecrets, 2);
 	check_secret(&tf.tf_secrets[0], "api.anthropic.com", NULL,
 	    "Bearer %s", "sk-ant-oat-acc", "PH1");
+	assert_null(tf.tf_secrets[0].se_path);
+	assert_string_equal(tf.tf_secrets[0].se_member, "access_token");
+	check_secret(&tf.tf_secrets[1], "platform.claude.com", NULL, "%s",
+	    "sk-ant-ort-ref", "PH2");
+	assert_string_equal(tf.tf_secrets[1].se_path, "/v1/oauth/token");
+	assert_string_equal(tf.tf_secrets[1].se_member, "refresh_token");
 	assert_non_null(strstr(tf.tf_text, "\"accessToken\": \"PH1\""));
+	assert_non_null(strstr(tf.tf_text, "\"refreshToken\": \"PH2\""));
 	assert_non_null(strstr(tf.tf_text, "\"expiresAt\": 42"));
 	assert_null(strstr(tf.tf_text, "sk-ant"));
 	assert_null(strstr(tf.tf_text, "mcp"));
-	assert_int_equal(tf.tf_nleft, 2);
-	assert_non_null(strstr(tf.tf_left[0], "refresh token"));
-	assert_non_null(strstr(tf.tf_left[1], "MCP servers"));
+	assert_int_equal(tf.tf_nleft, 1);
+	assert_non_null(strstr(tf.tf_left[0], "MCP servers"));
 	secrets_clear(&tf);
 
 	parse(".codex/auth.json",
@@ -252,6 +265,71 @@ test_agents(void **state)
 	assert_int_equal(tf.tf_nsecrets, 0);
 	assert_string_equal(tf.tf_text, "{}\n");
 	secrets_clear(&tf);
+}
+
+/*
+ * A refresh's new tokens written back to Claude Code's login file on
+ * the host: those two members and the expiry changed, every other kept,
+ * the file replaced whole with its mode.
+ */
+static void
+test_renew(void **state)
+{
+	static const char *const names[] = { "access_token",
+	    "refresh_token" };
+	static const char *const values[] = { "new-acc", "new-ref" };
+	struct secret_file	 tf;
+	struct stat		 st;
+	char			 dir[] = "/tmp/test_secrets.XXXXXX", *path;
+	char			*text, *cause;
+	FILE			*f;
+	size_t			 len;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	xasprintf(&path, "%s/.credentials.json", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"claudeAiOauth\": {\"accessToken\": \"acc\", "
+	    "\"refreshToken\": \"ref\", \"expiresAt\": 42, "
+	    "\"scopes\": [\"user:inference\"]}, \"mcpOAuth\": {\"x\": 1}}\n",
+	    f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0640), 0);
+	parse(".claude/.credentials.json", "{}", &tf);
+	tf.tf_path = xstrdup(path);
+	assert_int_equal(secrets_renew(&tf, names, values, 2, 3600, &cause),
+	    0);
+	assert_non_null(text = file_read(path, 4096, NULL, &len, &cause));
+	assert_non_null(strstr(text, "\"accessToken\": \"new-acc\""));
+	assert_non_null(strstr(text, "\"refreshToken\": \"new-ref\""));
+	assert_null(strstr(text, "\"expiresAt\": 42,"));
+	assert_non_null(strstr(text, "\"user:inference\""));
+	assert_non_null(strstr(text, "\"mcpOAuth\""));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	free(text);
+
+	/* A file that lost its login: said, and left as it is. */
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"other\": 1}\n", f);
+	fclose(f);
+	assert_int_equal(secrets_renew(&tf, names, values, 2, -1, &cause),
+	    -1);
+	assert_non_null(strstr(cause, "no claudeAiOauth"));
+	free(cause);
+	assert_non_null(text = file_read(path, 4096, NULL, &len, &cause));
+	assert_string_equal(text, "{\"other\": 1}\n");
+	free(text);
+
+	/* A folder it cannot write to: said, with the file's name. */
+	unlink(path);
+	rmdir(dir);
+	assert_int_equal(secrets_renew(&tf, names, values, 2, -1, &cause),
+	    -1);
+	assert_non_null(strstr(cause, path));
+	free(cause);
+	secrets_clear(&tf);
+	free(path);
 }
 
 /* Empty files, no final newline, a file of NULs: no crash, no token. */
@@ -284,6 +362,7 @@ main(void)
 		cmocka_unit_test(test_pypirc),
 		cmocka_unit_test(test_cargo),
 		cmocka_unit_test(test_agents),
+		cmocka_unit_test(test_renew),
 		cmocka_unit_test(test_odd),
 	};
 
