@@ -5,6 +5,7 @@ PKGS		 = libevent libevent_openssl openssl libseccomp libcares jansson \
 		   zlib libmnl libnftnl
 BUILD		?= build
 BIN		?= cordon
+MAIN		?= $(BIN)-main
 WERROR		?= -Werror
 
 CFLAGS_WARN	 = -Wall -Wextra $(WERROR) -Wformat=2 -Wshadow \
@@ -194,9 +195,11 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 	lint-exports lint-map \
 	clean install golden macos-check deb image deps-fleet fleet-check
 
-all: $(BIN) $(SESSION_EXEC)
+all: $(BIN) $(MAIN) $(SESSION_EXEC)
 
-$(BIN): $(CORE_OBJS) $(CMD_OBJS)
+# cordon-main, the whole program: cordon (front.c) execs it beside
+# itself, or from PREFIX/libexec/cordon once installed.
+$(MAIN): $(CORE_OBJS) $(CMD_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
 
@@ -205,18 +208,30 @@ $(BIN): $(CORE_OBJS) $(CMD_OBJS)
 # its caches (cpuid), which traps in a virtual machine; musl's start does
 # not, and a command in a session costs 0.5 ms less.  Not a PIE: musl-gcc
 # has no static PIE.  Without musl, glibc's, dynamic.
+# cordon itself (front.c) is built the same way: it serves run --session
+# and --version, and execs cordon-main for the rest.
 MUSL_CC		?= $(shell command -v musl-gcc 2>/dev/null)
+MUSL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) -Ilib \
+		   -Isession -fstack-protector-strong \
+		   -fstack-clash-protection -fno-pie -static -no-pie \
+		   -Wl,-z,relro,-z,now,-z,noexecstack
 ifneq ($(MUSL_CC),)
 $(SESSION_EXEC): $(SESSION_SRCS) session/session_exec.c session/sess.h
 	@echo "  LD      $@ (musl, static)"
 	$(Q)mkdir -p $(@D)
-	$(Q)$(MUSL_CC) -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) \
-	    -fstack-protector-strong -fstack-clash-protection -fno-pie \
-	    -static -no-pie -Wl,-z,relro,-z,now,-z,noexecstack \
-	    -o $@ $(filter %.c,$^)
+	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) -o $@ $(filter %.c,$^)
+
+$(BIN): $(SESSION_SRCS) front.c session/sess.h lib/util.h | $(MAIN)
+	@echo "  LD      $@ (musl, static)"
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) -o $@ $(filter %.c,$^)
 else
 $(SESSION_EXEC): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) \
     session/session_exec.c)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
+
+$(BIN): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) front.c) | $(MAIN)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
 endif
@@ -417,7 +432,8 @@ sanitize: deps deps-check
 	    EXTRA_CFLAGS="-fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    EXTRA_LDFLAGS="-fsanitize=address,undefined" \
-	    build-san/cordon build-san/cordon-session-exec \
+	    build-san/cordon build-san/cordon-main \
+	    build-san/cordon-session-exec \
 	    $(addprefix build-san/tests/unit/,$(UNIT_TESTS)) \
 	    $(addprefix build-san/tests/tools/,$(TOOLS))
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -428,9 +444,9 @@ sanitize: deps deps-check
 
 # The proxy and the bridge under valgrind through a short load, then
 # SIGTERM: fails on any memcheck error or definite leak (mk/valgrind.sh).
-valgrind: deps $(BIN) $(TOOL_BINS)
+valgrind: deps $(MAIN) $(TOOL_BINS)
 	@./mk/deps.sh $(DEB_VALGRIND)
-	@./mk/valgrind.sh $(CURDIR)/$(BIN) $(CURDIR)/$(BUILD)/tests/tools
+	@./mk/valgrind.sh $(CURDIR)/$(MAIN) $(CURDIR)/$(BUILD)/tests/tools
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into
 # build-fuzz/; `make fuzz` only builds them.  `make fuzz-run` runs each
@@ -473,7 +489,7 @@ lint: deps deps-check lint-bats lint-exports lint-map
 
 # Every export carries its file's name (mk/exports.sh says which do not,
 # its few exceptions and why); it reads the objects, so the build first.
-lint-exports: $(BIN)
+lint-exports: $(MAIN)
 	@echo "  LINT    exports"
 	$(Q)./mk/exports.sh $(BUILD)
 
@@ -496,7 +512,7 @@ SYSCONFDIR	?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR	?= $(PREFIX)/lib/tmpfiles.d
-install: $(BIN) $(SESSION_EXEC)
+install: $(BIN) $(MAIN) $(SESSION_EXEC)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cordon/policies \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
@@ -504,6 +520,7 @@ install: $(BIN) $(SESSION_EXEC)
 	    $(DESTDIR)$(SYSCONFDIR)/cordon
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cordon
 	install -d $(DESTDIR)$(LIBEXECDIR)/cordon
+	install -m 0755 $(MAIN) $(DESTDIR)$(LIBEXECDIR)/cordon/cordon-main
 	install -m 0755 $(SESSION_EXEC) $(DESTDIR)$(LIBEXECDIR)/cordon/
 	install -m 0644 docs/cordon.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/

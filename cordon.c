@@ -1,6 +1,10 @@
 /*
- * cordon.c: main(), global flags and the table of subcommands.
+ * cordon.c: main(), global flags and the table of subcommands: cordon-main,
+ * the whole program, which cordon (front.c) execs for what it does not
+ * serve itself.
  */
+#include <sys/prctl.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +68,8 @@ main(int argc, char **argv)
 	int	 verbose = 0, i = 1;
 	size_t	 n;
 
+	/* Its processes are named cordon, as when it was the one program. */
+	(void)prctl(PR_SET_NAME, "cordon", 0, 0, 0);
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-v") == 0)
 			verbose++;

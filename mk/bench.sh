@@ -13,10 +13,11 @@ set -eu
 # exec, as every other line does.
 start_cmds() {
 	local cordon=$1
-	start_labels=(true unshare bwrap none plain proxy session runsession)
+	start_labels=(true unshare bwrap none plain proxy session runsession
+	    version)
 	start_cmd_true=("$(type -P true)")
 	start_cmd_unshare=(unshare -Urnmpf true)
-	start_cmd_bwrap=(bwrap --unshare-all --ro-bind / / true)
+	start_cmd_bwrap=(bwrap --unshare-all --dev-bind / / --proc /proc true)
 	start_cmd_none=("$cordon" run --network none -- true)
 	# The same without HOME: no scratch layer over it, so none - plain
 	# is what that layer costs (plain pays one more exec, env's; root's
@@ -29,6 +30,8 @@ start_cmds() {
 	# The same through cordon itself: cordon's own start (its libraries
 	# linked, about what cordon --version costs) on top.
 	start_cmd_runsession=("$cordon" run --session "${sid:-none}" -- true)
+	# cordon's own start alone: the front, which serves it.
+	start_cmd_version=("$cordon" --version)
 }
 
 # The pids of $1's children, one a line.
@@ -201,17 +204,19 @@ start_report() {
 	local who=$1 l t t0 added
 	local -A name=([true]="true (the floor)"
 	    [unshare]="unshare -Urnmpf true"
-	    [bwrap]="bwrap --unshare-all --ro-bind / / true"
+	    [bwrap]="bwrap --unshare-all --dev-bind / / --proc /proc true"
 	    [none]="cordon run --network none -- true"
 	    [plain]="  the same, no HOME (no home layer)"
 	    [proxy]="cordon run -- true (proxy)"
 	    [session]="cordon-session-exec --session ID -- true"
-	    [runsession]="cordon run --session ID -- true")
+	    [runsession]="cordon run --session ID -- true"
+	    [version]="cordon --version")
 	local -A add
 	t0=$(start_fig "$who" time.true)
 	printf '%-40s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
 	    "/bwrap" "/unshare"
-	for l in true unshare bwrap none plain proxy session runsession; do
+	for l in true unshare bwrap none plain proxy session runsession \
+	    version; do
 		t=$(start_fig "$who" "time.$l")
 		if is_num "$t" && is_num "$t0"; then
 			add[$l]=$(echo "($t - $t0) / 1000" | bc -l)
@@ -222,7 +227,7 @@ start_report() {
 			printf '%-40s %9s %9s' "${name[$l]}" "$t" -
 		fi
 		case $l in
-		none|plain|proxy|session|runsession) printf ' %9s %9s\n' \
+		none|plain|proxy|session|runsession|version) printf ' %9s %9s\n' \
 		    "$(ratio "${add[$l]}" "${add[bwrap]}")" \
 		    "$(ratio "${add[$l]}" "${add[unshare]}")" ;;
 		*) echo ;;
@@ -249,7 +254,8 @@ mib() {
 
 if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 	echo "== sandbox start: wall time of one run, fork to exit" \
-	    "($STARTS runs each, interleaved, medians)"
+	    "($STARTS runs each, interleaved, medians; load:" \
+	    "$(cut -d' ' -f1-3 /proc/loadavg))"
 	echo "   added: over the floor; /bwrap, /unshare: ratio of the" \
 	    "added times"
 	users=(root)
@@ -265,13 +271,19 @@ if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 		esac
 	done
 	echo "(goals: added under 5 ms with --network none, under 10 ms" \
-	    "with the proxy; peak RSS under 8 MiB)"
+	    "with the proxy; peak RSS under 8 MiB; a command in a session"
+	echo " at most a quarter of what bwrap adds)"
 	echo "(VmHWM: each process's own peak, read while a sandboxed" \
 	    "sleep runs; shared pages count in both)"
 	echo "(each in an empty folder: cordon makes the mount points of" \
 	    "the protected folders there"
 	echo " (.git, .cordon) and removes them at exit, a cost a" \
 	    "workspace that has them does not pay)"
+	echo
+	echo "== where a fresh run's time goes (load: $(cut -d' ' -f1-3 \
+	    /proc/loadavg))"
+	bash "$(dirname "$self")/start-breakdown.sh" "$cordon" \
+	    "${BREAKDOWN_RUNS:-50}"
 	[ "$BENCH" = start ] && exit 0
 	echo
 fi

@@ -24,9 +24,11 @@ root="$stage/root"
 
 # Units go to /lib/systemd/system: Debian 12's packages ship them there.
 make -s -C "$top" install DESTDIR="$root" PREFIX=/usr \
-    UNITDIR=/lib/systemd/system BIN="$bin" -o "$bin" >/dev/null
+    UNITDIR=/lib/systemd/system BIN="$bin" -o "$bin" -o "$bin-main" \
+    >/dev/null
 strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-    "$root/usr/bin/cordon" "$root/usr/libexec/cordon/cordon-session-exec"
+    "$root/usr/bin/cordon" "$root/usr/libexec/cordon/cordon-main" \
+    "$root/usr/libexec/cordon/cordon-session-exec"
 gzip -9n "$root"/usr/share/man/man*/*
 
 doc="$root/usr/share/doc/cordon"
@@ -44,15 +46,15 @@ printf 'cordon (%s) unstable; urgency=medium\n\n  * Built from the source tree (
     "$version" "$maint" "$date" | gzip -9n >"$doc/changelog.gz"
 chmod 0644 "$doc/copyright" "$doc/changelog.gz"
 
-# cordon-session-exec is static when musl built it (the Makefile says
-# why: it starts faster); lintian is told so, only then.
-sx=usr/libexec/cordon/cordon-session-exec
-if ! readelf -d "$root/$sx" | grep -q NEEDED; then
+# cordon and cordon-session-exec are static when musl built them (the
+# Makefile says why: they start faster); lintian is told so, only then.
+for f in usr/bin/cordon usr/libexec/cordon/cordon-session-exec; do
+	readelf -d "$root/$f" | grep -q NEEDED && continue
 	install -d -m 0755 "$root/usr/share/lintian/overrides"
-	printf 'cordon: statically-linked-binary [%s]\n' "$sx" \
-	    >"$root/usr/share/lintian/overrides/cordon"
+	printf 'cordon: statically-linked-binary [%s]\n' "$f" \
+	    >>"$root/usr/share/lintian/overrides/cordon"
 	chmod 0644 "$root/usr/share/lintian/overrides/cordon"
-fi
+done
 
 install -d -m 0755 "$root/DEBIAN"
 # dpkg-shlibdeps wants a debian/control beside it; only for this.
@@ -60,6 +62,7 @@ mkdir -p "$stage/debian"
 printf 'Source: cordon\n\nPackage: cordon\nArchitecture: any\n' \
     >"$stage/debian/control"
 depends=$(cd "$stage" && dpkg-shlibdeps -O -e"root/usr/bin/cordon" \
+    -e"root/usr/libexec/cordon/cordon-main" \
     -e"root/usr/libexec/cordon/cordon-session-exec" \
     2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)

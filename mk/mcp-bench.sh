@@ -30,7 +30,7 @@ export CORDON_SYSTEM_POLICY=
 sid=$("$cordon" session start --network none 2>/dev/null)
 
 python3 - "$cordon" "$sessexec" "$sid" "$MCP_CALLS" >"$tmp/times" <<'PY'
-import json, subprocess, sys, time
+import json, shutil, subprocess, sys, time
 
 cordon, sessexec, sid, n = sys.argv[1], sys.argv[2], sys.argv[3], \
     int(sys.argv[4])
@@ -60,6 +60,11 @@ ways = {
         "--"] + cmd, check=True),
     "mcp": call,
 }
+# bubblewrap, as make bench's start section runs it: the reference the
+# per-call cost is read against.
+if shutil.which("bwrap"):
+    ways["bwrap"] = lambda: subprocess.run(["bwrap", "--unshare-all",
+        "--dev-bind", "/", "/", "--proc", "/proc"] + cmd, check=True)
 for _ in range(n):
     for name, way in ways.items():
         t0 = time.perf_counter()
@@ -74,20 +79,25 @@ med() { awk -v k="$1" '$1 == k { print $2 }' "$tmp/times" | median; }
 native=$(med native)
 echo "== cordon mcp: one command (sh -c true), $MCP_CALLS runs each," \
     "interleaved, medians"
-printf '%-44s %9s %9s %9s\n' "" ms "added ms" "/run -s"
+printf '%-44s %9s %9s %9s %9s\n' "" ms "added ms" "/run -s" "/bwrap"
 rs=$(med runsession)
-for w in native sessexec runsession mcp; do
+bw=$(med bwrap)
+for w in native sessexec runsession mcp bwrap; do
 	case $w in
 	native) label="sh -c true (native)" ;;
 	sessexec) label="cordon-session-exec --session ID -- sh -c" ;;
 	runsession) label="cordon run --session ID -- sh -c true" ;;
 	mcp) label="cordon mcp, tools/call run {command: true}" ;;
+	bwrap) label="bwrap --unshare-all --dev-bind / / --proc /proc" ;;
 	esac
 	t=$(med "$w")
-	printf '%-44s %9.2f %9.2f %9s\n' "$label" \
+	is_num "$t" || continue
+	printf '%-44s %9.2f %9.2f %9s %9s\n' "$label" \
 	    "$(echo "$t / 1000" | bc -l)" \
 	    "$(echo "($t - $native) / 1000" | bc -l)" \
-	    "$(ratio "$(echo "$t - $native" | bc)" "$(echo "$rs - $native" | bc)")"
+	    "$(ratio "$(echo "$t - $native" | bc)" "$(echo "$rs - $native" | bc)")" \
+	    "$(ratio "$(echo "$t - $native" | bc)" \
+	    "$(echo "${bw:-0} - $native" | bc)")"
 done
 echo "(the MCP call also runs its wrapper (a second sh: the folder and" \
     "variables carried) and reads its report and state; no process is" \

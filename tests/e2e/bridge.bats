@@ -221,7 +221,8 @@ start_chain() {
 
 @test "an unprivileged user runs the chain" {
 	udir=$(mktemp -d)
-	cp "$CORDON" "$NETCHECK" "$udir/"
+	cp_cordon "$udir"
+	cp "$NETCHECK" "$udir/"
 	BACK=$(free_port)
 	FRONT=$(free_port)
 	start_bg server "$NETCHECK" serve "tcp:127.0.0.1:$BACK" --reply 4096

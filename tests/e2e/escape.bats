@@ -27,7 +27,8 @@ setup() {
 	export XDG_CONFIG_HOME="$HOME/.config"
 	WS="$TOP/ws"
 	mkdir -p "$HOME/.config" "$WS/.git/hooks" "$TOP/outside" "$TOP/bin"
-	cp "$CORDON" "$TOOLS_DIR/probe" "$TOOLS_DIR/sockpeer" "$TOP/bin/"
+	cp_cordon "$TOP/bin"
+	cp "$TOOLS_DIR/probe" "$TOOLS_DIR/sockpeer" "$TOP/bin/"
 	PROBE="$TOP/bin/probe"
 	SOCKPEER="$TOP/bin/sockpeer"
 	RUN=("$TOP/bin/cordon" run --quiet --read-only "$TOP/bin")

@@ -565,7 +565,8 @@ originator_start() {
 	# Under UDIR (0755), where the service user may reach the binary.
 	ROOT="$UDIR/root"
 	(cd "$BATS_TEST_DIRNAME/../.." &&
-	    make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON")
+	    make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON" \
+	    MAIN="$(cordon_main)" -o "$(cordon_main)")
 	unit="$ROOT/usr/lib/systemd/system/cordon-originator.service"
 	[ -f "$unit" ]
 	# The documented steps: the group, then the key's folder, root's.

@@ -152,11 +152,30 @@ release_conns() {
 # checkout may not be readable by that user), home/ and the workspace
 # ws/.  Inside a sandbox /tmp is private, so what the command needs is
 # in the workspace, or named with --read-only.
+# cordon_main: cordon-main, the whole program that cordon execs for what
+# it does not serve itself: beside it when built, in ../libexec/cordon
+# when installed.
+cordon_main() {
+	local d
+	d=$(dirname "$(readlink -f "$CORDON")")
+	if [ -x "$d/cordon-main" ]; then
+		echo "$d/cordon-main"
+	else
+		echo "$d/../libexec/cordon/cordon-main"
+	fi
+}
+
+# cp_cordon DIR: a copy of cordon that runs from DIR: DIR/cordon and
+# cordon-main beside it.
+cp_cordon() {
+	cp "$CORDON" "$1/cordon" && cp "$(cordon_main)" "$1/cordon-main"
+}
+
 sandbox_setup() {
 	UDIR=$(mktemp -d)
 	chmod 755 "$UDIR"
 	mkdir -p "$UDIR/bin" "$UDIR/home" "$UDIR/ws"
-	cp "$CORDON" "$UDIR/bin/cordon"
+	cp_cordon "$UDIR/bin"
 	cp "$TOOLS_DIR"/* "$UDIR/bin/" 2>/dev/null || true
 	UCORDON="$UDIR/bin/cordon"
 	WS="$UDIR/ws"

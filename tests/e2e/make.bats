@@ -187,7 +187,7 @@ BATS
 	cp "$TOP"/docs/cordon.1 "$TOP"/docs/cordon-policy.5 "$src/docs/"
 	cp "$TOP"/policies/*.json "$src/policies/"
 	cp -r "$TOP"/policies/agents "$src/policies/"
-	cp "$CORDON" "$src/cordon"
+	cp_cordon "$src"
 	mkdir -p "$src/build"
 	# The session client built beside the binary under test.
 	sx=$(dirname "$CORDON")/build/cordon-session-exec
@@ -195,11 +195,12 @@ BATS
 	cp "$sx" "$src/build/"
 	chmod -R a+rX "$src"
 	run as_user "$home" make -s -C "$src" install PREFIX="$home/.local" \
-	    -o cordon -o build/cordon-session-exec
+	    -o cordon -o cordon-main -o build/cordon-session-exec
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -x "$home/.local/bin/cordon" ]
 	[ -x "$home/.local/libexec/cordon/cordon-session-exec" ]
+	[ -x "$home/.local/libexec/cordon/cordon-main" ]
 	[ -f "$home/.local/share/man/man1/cordon.1" ]
 	[ -f "$home/.local/share/man/man5/cordon-policy.5" ]
 	[ -f "$home/.local/share/cordon/policies/default.json" ]
@@ -212,6 +213,11 @@ BATS
 	    "$home/.local/lib/systemd/system/cordon-originator.service"
 	# The installed binary runs, for that user.
 	run as_user "$home" "$home/.local/bin/cordon" --version
+	[ "$status" -eq 0 ]
+	# And finds cordon-main for what it does not serve itself.
+	run as_user "$home" "$home/.local/bin/cordon" policy check \
+	    "$home/.local/share/cordon/policies/default.json"
+	echo "$output"
 	[ "$status" -eq 0 ]
 }
 

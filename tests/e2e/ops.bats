@@ -523,7 +523,8 @@ in_logfs() {
 @test "make install: DESTDIR and PREFIX respected; the unit is hardened and verifies" {
 	ROOT="$BATS_TEST_TMPDIR/root"
 	cd "$BATS_TEST_DIRNAME/../.."
-	run make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON"
+	run make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON" \
+	    MAIN="$(cordon_main)" -o "$(cordon_main)"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -x "$ROOT/usr/bin/cordon" ]
@@ -559,7 +560,8 @@ in_logfs() {
 		# Installed for real paths under the scratch root, so that
 		# the binary it names exists.
 		run make -s install PREFIX="$ROOT/v" SYSCONFDIR="$ROOT/v/etc" \
-		    BIN="$CORDON" -o "$CORDON"
+		    BIN="$CORDON" -o "$CORDON" \
+		    MAIN="$(cordon_main)" -o "$(cordon_main)"
 		[ "$status" -eq 0 ]
 		for u in cordon-proxy cordon-originator; do
 			run systemd-analyze verify --man=no \
@@ -590,7 +592,8 @@ unit_command() {
 	sandbox_setup
 	ROOT="$BATS_TEST_TMPDIR/root"
 	(cd "$BATS_TEST_DIRNAME/../.." &&
-	    make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON")
+	    make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON" \
+	    MAIN="$(cordon_main)" -o "$(cordon_main)")
 	# The documented steps, in order, on a root that has none of it.
 	[ -f "$ROOT/usr/lib/sysusers.d/cordon.conf" ]
 	[ -f "$ROOT/usr/lib/tmpfiles.d/cordon.conf" ]

@@ -253,7 +253,7 @@ setup() {
 	echo '{"version": 1, "network": {"allow": ["mine.test"]}}' \
 	    >"$uhome/.config/cordon/policy.json"
 	# A copy the account can run wherever the checkout lives.
-	cp "$CORDON" "$uhome/cordon"
+	cp_cordon "$uhome"
 	cd /
 	run as_user "$uhome" "$uhome/cordon" policy explain mine.test
 	rm -rf "$uhome"

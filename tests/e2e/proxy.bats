@@ -501,7 +501,7 @@ get_via() {
 
 @test "an unprivileged user runs the proxy" {
 	udir=$(mktemp -d)
-	cp "$CORDON" "$udir/"
+	cp_cordon "$udir"
 	PROXY=$(free_port)
 	start_bg proxy as_user "$udir" "$udir/cordon" proxy \
 	    --listen "tcp:127.0.0.1:$PROXY" --log "$udir/egress.log" \

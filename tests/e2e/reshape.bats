@@ -19,7 +19,7 @@ setup() {
 	TOP=$(mktemp -d)
 	chmod 755 "$TOP"
 	mkdir -p "$TOP/bin"
-	cp "$CORDON" "$TOP/bin/"
+	cp_cordon "$TOP/bin"
 	MARK="$TOP/marker"
 }
 

@@ -317,6 +317,30 @@ PY
 	[ ! -s "$got" ] || { cat "$got"; false; }
 }
 
+@test "cordon serves run --session and --version without cordon-main, the program that links the libraries; the rest goes to it" {
+	session_start
+	# cordon alone, its cordon-main out of reach.
+	mkdir "$UDIR/front"
+	cp "$UDIR/bin/cordon" "$UDIR/front/cordon"
+	chmod -R a+rX "$UDIR/front"
+	cd "$WS"
+	run as_who "$UDIR/front/cordon" -v run --session "$SID" -- sh -c \
+	    'echo in; exit 3'
+	[ "$status" -eq 3 ]
+	[ "$output" = in ]
+	run as_who "$UDIR/front/cordon" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == "cordon "* ]]
+	# What it does not serve, it execs cordon-main for, and says where
+	# it looked when that is missing.
+	run as_who "$UDIR/front/cordon" policy show
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"cannot run cordon-main ($UDIR/front/cordon-main,"* ]]
+	[[ "$output" == *"hint:"* ]]
+	run as_who "$UCORDON" policy show
+	[ "$status" -eq 0 ]
+}
+
 # As the session's owner, with the variables $@ set, a run given the
 # host's /tmp to write tries to put a socket of its own in place of the
 # session's ($dir/sessions/$SID.sock), to answer the next client with a
