@@ -14,6 +14,12 @@
  * failed (jsonl_failed), which the proxy takes as a reason to let
  * nothing new go out; jsonl_retry tries again.  Failing and recovering
  * are each said once on standard error.
+ *
+ * An exchange that goes upstream has two lines with one id: "open",
+ * written before its first byte goes (jsonl_write_open, never held
+ * back: an exchange whose open line is not in the kernel's hands is
+ * refused), and "end", as every other line.  A write(2) that returned
+ * is in the kernel's page cache: a proxy killed at once keeps it.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -229,11 +235,13 @@ jsonl_hold(struct jsonl *j, const char *p, size_t len)
 
 /*
  * Writes the len bytes at p in one write(2); what is not written is
- * held back.  After a short write the rest is tried at once, which
- * says why it was short (ENOSPC).  Returns whether all were written.
+ * held back, but for a line none of which was written when whole is
+ * false (an open line: dropped).  After a short write the rest is tried
+ * at once, which says why it was short (ENOSPC).  Returns whether all
+ * were written.
  */
 static bool
-jsonl_put(struct jsonl *j, const char *p, size_t len)
+jsonl_put_as(struct jsonl *j, const char *p, size_t len, bool whole)
 {
 	ssize_t	 n;
 	size_t	 done = 0;
@@ -248,13 +256,32 @@ jsonl_put(struct jsonl *j, const char *p, size_t len)
 		log_warnx("egress log: write failed: %s; lines are held back "
 		    "until it can be written", jsonl_error(j));
 	j->j_failed = true;
-	jsonl_hold(j, p + done, len - done);
+	if (whole || done > 0)
+		jsonl_hold(j, p + done, len - done);
 	return false;
+}
+
+static bool
+jsonl_put(struct jsonl *j, const char *p, size_t len)
+{
+	return jsonl_put_as(j, p, len, true);
+}
+
+/* The log took a line again after failing: said once. */
+static void
+jsonl_recovered(struct jsonl *j, size_t lines)
+{
+	j->j_failed = false;
+	log_warnx("egress log: it can be written again; %zu line(s) held "
+	    "back were written%s", lines, j->j_lost > 0 ?
+	    ", some were lost (cordon_log_lines_lost_total)" : "");
 }
 
 /*
  * Tries to write what is held back.  Returns true when nothing waits any
- * more: the log can be written.
+ * more: the log may be written.  With nothing held (an open line was
+ * dropped) the log stays failed until a write succeeds, so that a
+ * failure then is not said again.
  */
 bool
 jsonl_retry(struct jsonl *j)
@@ -262,7 +289,7 @@ jsonl_retry(struct jsonl *j)
 	char	*held;
 	size_t	 len, lines;
 
-	if (!j->j_failed)
+	if (!j->j_failed || j->j_heldlen == 0)
 		return true;
 	held = j->j_held;
 	len = j->j_heldlen;
@@ -270,25 +297,22 @@ jsonl_retry(struct jsonl *j)
 	j->j_held = NULL;
 	j->j_heldlen = j->j_heldlines = 0;
 	/* Still failed while trying: a failure now is not said again. */
-	if (len == 0 || jsonl_put(j, held, len)) {
-		j->j_failed = false;
-		log_warnx("egress log: it can be written again; %zu line(s) "
-		    "held back were written%s", lines, j->j_lost > 0 ?
-		    ", some were lost (cordon_log_lines_lost_total)" : "");
-	}
+	if (jsonl_put(j, held, len))
+		jsonl_recovered(j, lines);
 	free(held);
 	return !j->j_failed;
 }
 
-/* Writes one record; a failed write is said once, until a reopen. */
-void
-jsonl_write(struct jsonl *j, const struct egress *e)
+/*
+ * The line of record e, with its newline, in a new string of *len bytes.
+ */
+static char *
+jsonl_line(const struct egress *e, size_t *len)
 {
 	struct timeval	 now;
 	struct tm	 tm;
 	json_t		*o;
 	char		 when[40], *line, *p;
-	size_t		 len;
 	long		 ms;
 
 	gettimeofday(&now, NULL);
@@ -339,21 +363,64 @@ jsonl_write(struct jsonl *j, const struct egress *e)
 	/* Behind a node-local originator: its word, not the kernel's. */
 	jsonl_text(o, "origin_uid", e->e_origin_uid, e->e_origin_uid ?
 	    strlen(e->e_origin_uid) : 0);
+	/* After them too: an exchange's two lines, and what pairs them. */
+	json_object_set_new(o, "event", json_string(e->e_open ? "open" :
+	    "end"));
+	jsonl_text(o, "id", e->e_id, e->e_id ? strlen(e->e_id) : 0);
 	line = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (line == NULL)
 		fatalx("egress log: cannot encode a record");
 
 	/* One write: the line and its end, so it is never split. */
-	len = strlen(line);
-	p = xmalloc(len + 1);
-	memcpy(p, line, len);
-	p[len] = '\n';
+	*len = strlen(line) + 1;
+	p = xmalloc(*len);
+	memcpy(p, line, *len - 1);
+	p[*len - 1] = '\n';
 	free(line);
+	return p;
+}
+
+/*
+ * Writes one record; a failed write is said once, until a reopen.
+ * Returns whether the line reached the kernel (else it is held back).
+ */
+bool
+jsonl_write(struct jsonl *j, const struct egress *e)
+{
+	char	*p;
+	size_t	 len;
+	bool	 done = false;
+
+	p = jsonl_line(e, &len);
 	/* After what is held back, never before it. */
-	if (jsonl_retry(j))
-		jsonl_put(j, p, len + 1);
-	else
-		jsonl_hold(j, p, len + 1);
+	if (!jsonl_retry(j))
+		jsonl_hold(j, p, len);
+	else if ((done = jsonl_put(j, p, len)) && j->j_failed)
+		jsonl_recovered(j, 0);
 	free(p);
+	return done;
+}
+
+/*
+ * Writes the open line of an exchange (e_open), before its first byte
+ * goes upstream.  It is never held back whole: while lines wait, or
+ * when no byte of it is written, it is dropped and false returned, and
+ * the caller refuses the exchange instead of sending it.  (The rest of
+ * a line cut short is held, so the file stays whole; false still.)
+ */
+bool
+jsonl_write_open(struct jsonl *j, const struct egress *e)
+{
+	char	*p;
+	size_t	 len;
+	bool	 done;
+
+	if (!jsonl_retry(j))
+		return false;
+	p = jsonl_line(e, &len);
+	if ((done = jsonl_put_as(j, p, len, false)) && j->j_failed)
+		jsonl_recovered(j, 0);
+	free(p);
+	return done;
 }

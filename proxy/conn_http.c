@@ -277,6 +277,8 @@ conn_http_start(struct conn *c)
 	char			*head, *p;
 	size_t			 len;
 
+	if (!conn_log_open_or_refuse(c))
+		return;
 	c->c_state = CS_FORWARD;
 	h->hx_reqdone = false;
 	h->hx_resphead = false;
