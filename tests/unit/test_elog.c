@@ -5,6 +5,8 @@
  */
 #include "unit.h"
 
+#include <sys/time.h>
+
 #include <fcntl.h>
 #include <stdbool.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 
 #include "elog.h"
 #include "jsonl.h"
+#include "util.h"
 
 #define OPEN_A	"{\"time\":\"2026-11-22T01:40:18.029Z\",\"sandbox\":null," \
 	"\"protocol\":\"http\",\"method\":\"GET\",\"host\":\"a.test\"," \
@@ -226,6 +229,97 @@ test_open_full_disk(void **state)
 	jsonl_close(j);
 }
 
+/* What the line's text field holds for s: escaped as the log says. */
+static void
+assert_text(json_t *o, const char *key, const char *s, size_t len,
+    enum str_esc mode)
+{
+	char	*want = str_escape_as(s, len, mode);
+
+	assert_string_equal(json_string_value(json_object_get(o, key)), want);
+	free(want);
+}
+
+/*
+ * A line made by hand is the JSON jansson reads back: every byte a
+ * client may send (quotes, backslashes, control and high bytes) in
+ * every text field, the twenty-four keys in their order, numbers and
+ * nulls as they were.
+ */
+static void
+test_line_reads_back(void **state)
+{
+	static const char	 nasty[] = "a\"b\\c\x01" "d\xc3\xa9" "e\x7f}{,:";
+	static const char	*keys[] = { "time", "sandbox", "uid", "command",
+	    "client", "protocol", "method", "host", "port", "path",
+	    "address", "decision", "rule", "rule_from", "reason", "warning",
+	    "status", "bytes_up", "bytes_down", "duration_ms", "identity",
+	    "origin_uid", "event", "id" };
+	struct egress	 e = { .e_sandbox = nasty, .e_has_uid = true,
+			    .e_uid = 4294967294U, .e_command = nasty,
+			    .e_client = nasty, .e_proto = "https",
+			    .e_method = nasty, .e_host = nasty,
+			    .e_hostlen = sizeof(nasty), .e_port = 65535,
+			    .e_path = nasty, .e_addr = NULL, .e_allow = false,
+			    .e_rule = nasty, .e_rule_from = nasty,
+			    .e_reason = nasty, .e_warning = nasty,
+			    .e_status = 503, .e_up = 18446744073709551615ULL >> 1,
+			    .e_down = 7, .e_identity = nasty,
+			    .e_origin_uid = NULL, .e_id = nasty };
+	struct files	 f;
+	struct jsonl	*j;
+	json_error_t	 err;
+	json_t		*o;
+	const char	*k;
+	json_t		*v;
+	char		*cause, buf[8192];
+	size_t		 i = 0;
+	FILE		*fp;
+
+	(void)state;
+	files_make(&f, "", "");
+	gettimeofday(&e.e_start, NULL);
+	assert_non_null(j = jsonl_open(f.a, &cause));
+	assert_true(jsonl_write(j, &e));
+	jsonl_close(j);
+	assert_non_null(fp = fopen(f.a, "r"));
+	assert_non_null(fgets(buf, sizeof(buf), fp));
+	assert_null(fgets(buf + strlen(buf), 2, fp));	/* one line */
+	fclose(fp);
+	for (i = 0; buf[i] != '\0'; i++)
+		assert_true(buf[i] == '\n' || (buf[i] >= 0x20 && buf[i] < 0x7f));
+	if ((o = json_loads(buf, JSON_REJECT_DUPLICATES, &err)) == NULL)
+		fail_msg("not JSON: %s: %s", err.text, buf);
+	i = 0;
+	json_object_foreach(o, k, v) {
+		assert_true(i < sizeof(keys) / sizeof(keys[0]));
+		assert_string_equal(k, keys[i]);
+		i++;
+	}
+	assert_int_equal(i, sizeof(keys) / sizeof(keys[0]));
+	assert_text(o, "host", nasty, sizeof(nasty), STR_ESC_HEX_BACKSLASH);
+	assert_text(o, "sandbox", nasty, strlen(nasty), STR_ESC_HEX_BACKSLASH);
+	assert_text(o, "id", nasty, strlen(nasty), STR_ESC_HEX_BACKSLASH);
+	assert_text(o, "reason", nasty, strlen(nasty), STR_ESC_KEEP);
+	assert_text(o, "warning", nasty, strlen(nasty), STR_ESC_KEEP);
+	assert_int_equal(json_integer_value(json_object_get(o, "uid")),
+	    4294967294LL);
+	assert_int_equal(json_integer_value(json_object_get(o, "bytes_up")),
+	    INT64_MAX);
+	assert_int_equal(json_integer_value(json_object_get(o, "port")),
+	    65535);
+	assert_true(json_is_null(json_object_get(o, "address")));
+	assert_true(json_is_null(json_object_get(o, "origin_uid")));
+	assert_string_equal(json_string_value(json_object_get(o,
+	    "decision")), "deny");
+	assert_string_equal(json_string_value(json_object_get(o, "event")),
+	    "end");
+	assert_int_equal(strlen(json_string_value(json_object_get(o,
+	    "time"))), 24);
+	json_decref(o);
+	unit_rmtree(f.dir);
+}
+
 int
 main(void)
 {
@@ -235,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_unended),
 		cmocka_unit_test(test_parse_event),
 		cmocka_unit_test(test_open_full_disk),
+		cmocka_unit_test(test_line_reads_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
