@@ -120,7 +120,7 @@ refused() {
 # "connect allow": through the proxy variables, in CONNECT tunnels).
 logged_as() {
 	local got
-	got=$(jq -r --arg h "$1" 'select(.host == $h) | .protocol + " " +
+	got=$(jq -r --arg h "$1" 'select(.event != "open") | select(.host == $h) | .protocol + " " +
 	    .decision' "$WS/egress.log" | sort -u)
 	[ "$got" = "$2" ] || {
 		echo "$1 logged as: ${got:-nothing}" >&2

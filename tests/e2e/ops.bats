@@ -596,11 +596,11 @@ in_logfs() {
 	[ "$(jq -r 'select(.event != "open") | .uid' "$LOG" | sort | tr '\n' ' ')" = \
 	    "$(printf '%s\n' 0 0 "$tuid" "$tuid" null | sort | tr '\n' ' ')" ]
 	# A's lines, by (uid, id): its own two, the forged one not among them.
-	[ "$(jq -r --arg s "$aid" 'select(.sandbox == $s and .uid == 0) |
+	[ "$(jq -r --arg s "$aid" 'select(.event != "open") | select(.sandbox == $s and .uid == 0) |
 	    "\(.host) \(.decision)"' "$LOG" | sort | tr '\n' ' ')" = \
 	    "two.test deny up.test allow " ]
 	# The forged line: A's id, B's uid, the operator's rule.
-	[ "$(jq -r --arg s "$aid" --argjson u "$tuid" 'select(.sandbox == $s and
+	[ "$(jq -r --arg s "$aid" --argjson u "$tuid" 'select(.event != "open") | select(.sandbox == $s and
 	    .uid == $u) | "\(.host) \(.decision) \(.rule_from)"' "$LOG")" = \
 	    "two.test allow --allow-domain" ]
 	# B's own run: B's uid, an id of its own.
@@ -877,10 +877,10 @@ PY
 	# The log: B's two.test refused by its own narrowing, A's allowed
 	# by its harness.
 	aid=$(jq -r 'select(.event == "start") | .sandbox' "$EVENTS")
-	[ "$(jq -r --arg a "$aid" 'select(.host == "two.test" and
+	[ "$(jq -r --arg a "$aid" 'select(.event != "open") | select(.host == "two.test" and
 	    .sandbox == $a) | .decision' "$LOG" | sort | uniq -c |
 	    awk '{ printf "%s %s ", $1, $2 }')" = "4 allow 3 deny " ]
-	[ "$(jq -r --arg a "$aid" 'select(.host == "two.test" and
+	[ "$(jq -r --arg a "$aid" 'select(.event != "open") | select(.host == "two.test" and
 	    .sandbox != $a) | .decision' "$LOG")" = deny ]
 }
 
@@ -983,7 +983,7 @@ proxy_lost_mid_run() {
 	[ "$(grep -c '"event":"applied"' "$EVENTS")" -eq 1 ]
 	# The new proxy refused up.test by the replayed rule; the report
 	# counts both refusals.
-	[ "$(jq -r 'select(.host == "up.test" and .decision == "deny") |
+	[ "$(jq -r 'select(.event != "open") | select(.host == "up.test" and .decision == "deny") |
 	    .rule_from' "$LOG" | sort -u)" = "the run's control channel" ]
 	[ "$(jq -r '.refused[] | "\(.host) \(.count)"' "$WS/r.json")" = \
 	    "up.test 2" ]
