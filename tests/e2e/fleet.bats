@@ -75,10 +75,12 @@ teardown() {
 	run "$CORDON" log summary "$LOG"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"127.0.0.1"* ]]
-	run "$CORDON" log tail -n 4 "$LOG"
+	# Seven lines: three allowed exchanges' open and end, the refusal's.
+	run "$CORDON" log tail -n 7 "$LOG"
 	[ "$status" -eq 0 ]
-	[[ "${lines[0]}" == *" ci-7@spiffe://corp/ci/runner allow GET 127.0.0.1:$UP 200 "* ]]
-	[[ "${lines[3]}" == *" dev-1@dev-laptop deny  GET "* ]]
+	[[ "${lines[0]}" == *" ci-7@spiffe://corp/ci/runner open  GET 127.0.0.1:$UP" ]]
+	[[ "${lines[1]}" == *" ci-7@spiffe://corp/ci/runner allow GET 127.0.0.1:$UP 200 "* ]]
+	[[ "${lines[6]}" == *" dev-1@dev-laptop deny  GET "* ]]
 }
 
 @test "fleet: no certificate, another CA's, expired, revoked: refused and logged why" {
