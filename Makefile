@@ -151,7 +151,7 @@ UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \
 		   test_watch_msg test_mtls test_policy_ident test_sessmsg \
 		   test_unixroute test_host_tls test_ident test_hostcfg \
-		   test_sessdir test_mcpmsg test_gitptr test_renew
+		   test_sessdir test_mcpmsg test_gitptr test_renew test_elog
 UNIT_BINS	 = $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
 FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 		   fuzz_socks5 fuzz_tls_peek fuzz_http fuzz_http_body fuzz_pp2 \

@@ -44,12 +44,16 @@ struct egress {
 	const char	*e_origin_uid;	/* the originator's word, or NULL */
 	const char	*e_credential;	/* HTTP: "phantom", "none" or
 					   "foreign"; NULL: no request read */
+	bool		 e_open;	/* the open line, before the first
+					   byte upstream; else the end */
+	const char	*e_id;		/* pairs open and end, or NULL */
 };
 
 struct jsonl	*jsonl_open(const char *, char **);
 struct jsonl	*jsonl_fdopen(int);
 int		 jsonl_reopen(struct jsonl *, char **);
-void		 jsonl_write(struct jsonl *, const struct egress *);
+bool		 jsonl_write(struct jsonl *, const struct egress *);
+bool		 jsonl_write_open(struct jsonl *, const struct egress *);
 bool		 jsonl_failed(const struct jsonl *);
 bool		 jsonl_retry(struct jsonl *);
 const char	*jsonl_error(const struct jsonl *);

@@ -148,6 +148,21 @@ elog_parse(const char *line, size_t len, struct elog_record *r,
 		why = "\"identity\" not text";
 		goto bad;
 	}
+	/* Later again: a line without them is one exchange's whole line. */
+	free(s);
+	s = NULL;
+	if (json_object_get(o, "event") != NULL &&
+	    (!elog_string(o, "event", false, &s) || (strcmp(s, "open") != 0 &&
+	    strcmp(s, "end") != 0))) {
+		why = "an \"event\" other than open or end";
+		goto bad;
+	}
+	r->er_open = s != NULL && strcmp(s, "open") == 0;
+	if (json_object_get(o, "id") != NULL &&
+	    !elog_string(o, "id", true, &r->er_id)) {
+		why = "\"id\" not text";
+		goto bad;
+	}
 	free(s);
 	json_decref(o);
 	return 0;
@@ -168,6 +183,7 @@ elog_record_clear(struct elog_record *r)
 	free(r->er_host);
 	free(r->er_reason);
 	free(r->er_identity);
+	free(r->er_id);
 	memset(r, 0, sizeof(*r));
 }
 

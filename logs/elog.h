@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * elog.c: one record from one line, and files read line by line,
@@ -32,6 +33,8 @@ struct elog_record {
 	uint64_t	 er_down;
 	int64_t		 er_ms;
 	char		*er_identity;	/* a tls: client's; NULL: none */
+	bool		 er_open;	/* "event": "open": its end may follow */
+	char		*er_id;		/* pairs open and end; NULL: none */
 };
 
 struct elog_file;
@@ -51,6 +54,7 @@ void		 elog_close(struct elog_file *);
  * elog_summary.c: per host counts over any number of logs.
  */
 int	 elog_summary(char **, int, bool);
+int	 elog_summary_to(FILE *, char **, int, bool);
 
 /*
  * elog_tail.c: records as readable lines, the last few and then more as

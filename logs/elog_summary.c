@@ -6,6 +6,13 @@
  * Hosts with refusals come first, most refused first, then the rest,
  * most used first.  A malformed line is counted and its place reported;
  * it never stops the summary.
+ *
+ * An exchange that went upstream has two lines, "open" and "end", with
+ * one id; it is counted once, by its end, as a line without "event"
+ * (an older log's) is.  An open line whose end is in none of the files
+ * is counted as allowed and as unended: in flight when the log was
+ * read, or the proxy was killed (its end line is never written).  The
+ * files may come in any order: an end read before its open waits.
  */
 #include <sys/types.h>
 
@@ -35,6 +42,15 @@ struct summary_host {
 	int		 sh_ports[SUMMARY_PORTS_MAX];
 	size_t		 sh_nports;
 	bool		 sh_more_ports;
+	uint64_t	 sh_unended;	/* opened, with no end line */
+};
+
+/* An open line not yet paired with its end, or an end with its open. */
+struct summary_pend {
+	char			*sp_id;
+	struct summary_host	*sp_host;
+	bool			 sp_end;	/* the end came first */
+	struct summary_pend	*sp_next;
 };
 
 struct summary_bad {
@@ -52,6 +68,10 @@ struct summary {
 	struct summary_bad	  s_bad[SUMMARY_BAD_SHOWN];
 	size_t			  s_nbad;
 	int			  s_unreadable;	/* files */
+	struct summary_pend	**s_pend;	/* chained, by id */
+	size_t			  s_pendsize;	/* a power of two */
+	size_t			  s_npend;
+	uint64_t		  s_unended;
 };
 
 static uint64_t
@@ -112,20 +132,104 @@ summary_sum(uint64_t a, uint64_t b)
 }
 
 static void
+summary_pend_grow(struct summary *s)
+{
+	struct summary_pend	**old = s->s_pend, *p, *next;
+	size_t			  oldsize = s->s_pendsize, i, j;
+
+	s->s_pendsize = oldsize == 0 ? 256 : oldsize * 2;
+	s->s_pend = xcalloc(s->s_pendsize, sizeof(*s->s_pend));
+	for (i = 0; i < oldsize; i++)
+		for (p = old[i]; p != NULL; p = next) {
+			next = p->sp_next;
+			j = summary_hash(p->sp_id) & (s->s_pendsize - 1);
+			p->sp_next = s->s_pend[j];
+			s->s_pend[j] = p;
+		}
+	free(old);
+}
+
+/*
+ * Pairs r (of host h) with the other line of its exchange: the pair
+ * found is forgotten, else r waits for it.  Returns false for an open
+ * line whose end was read already: the end counted the exchange.
+ */
+static bool
+summary_pair(struct summary *s, const struct elog_record *r,
+    struct summary_host *h)
+{
+	struct summary_pend	**pp, *p;
+
+	if (r->er_id == NULL)
+		return true;
+	if (s->s_npend + 1 > s->s_pendsize)
+		summary_pend_grow(s);
+	pp = &s->s_pend[summary_hash(r->er_id) & (s->s_pendsize - 1)];
+	for (; (p = *pp) != NULL; pp = &p->sp_next) {
+		if (strcmp(p->sp_id, r->er_id) != 0)
+			continue;
+		if (p->sp_end == !r->er_open)
+			return true;	/* a line twice: as any line */
+		*pp = p->sp_next;
+		free(p->sp_id);
+		free(p);
+		s->s_npend--;
+		return !r->er_open;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->sp_id = xstrdup(r->er_id);
+	p->sp_host = h;
+	p->sp_end = !r->er_open;
+	p->sp_next = s->s_pend[summary_hash(r->er_id) & (s->s_pendsize - 1)];
+	s->s_pend[summary_hash(r->er_id) & (s->s_pendsize - 1)] = p;
+	s->s_npend++;
+	return true;
+}
+
+/*
+ * The open lines left unpaired: exchanges with no end, each allowed and
+ * unended.  Frees what waits.
+ */
+static void
+summary_unpaired(struct summary *s)
+{
+	struct summary_pend	*p, *next;
+	size_t			 i;
+
+	for (i = 0; i < s->s_pendsize; i++)
+		for (p = s->s_pend[i]; p != NULL; p = next) {
+			next = p->sp_next;
+			if (!p->sp_end) {
+				p->sp_host->sh_allowed++;
+				p->sp_host->sh_unended++;
+				s->s_unended++;
+			}
+			free(p->sp_id);
+			free(p);
+		}
+	free(s->s_pend);
+	s->s_pend = NULL;
+	s->s_pendsize = s->s_npend = 0;
+}
+
+static void
 summary_add(struct summary *s, struct elog_record *r)
 {
 	struct summary_host	*h;
 	char			*p;
 	size_t			 i;
+	bool			 count;
 
 	for (p = r->er_host; *p != '\0'; p++)
 		*p = (char)tolower((unsigned char)*p);
 	h = summary_host_get(s, r->er_host);
-	if (r->er_allow) {
+	/* An open line is counted by its end, or when none comes. */
+	count = summary_pair(s, r, h) && !r->er_open;
+	if (count && r->er_allow) {
 		h->sh_allowed++;
 		if (r->er_reason != NULL)
 			h->sh_failed++;
-	} else
+	} else if (count)
 		h->sh_refused++;
 	/*
 	 * A log says at most INT64_MAX per record; an edited one can say it
@@ -236,34 +340,40 @@ summary_ports_text(const struct summary_host *h, char *buf, size_t size)
 }
 
 static void
-summary_print_text(struct summary *s, struct summary_host **hosts)
+summary_print_text(FILE *out, struct summary *s, struct summary_host **hosts)
 {
 	char	 ports[96], *shown;
 	size_t	 i;
 
-	printf("%-32s %-12s %8s %8s %8s %12s %12s %-24s %s\n", "HOST",
-	    "PORTS", "ALLOWED", "REFUSED", "FAILED", "BYTES_UP", "BYTES_DOWN",
-	    "FIRST", "LAST");
+	fprintf(out, "%-32s %-12s %8s %8s %8s %8s %12s %12s %-24s %s\n",
+	    "HOST", "PORTS", "ALLOWED", "REFUSED", "FAILED", "UNENDED",
+	    "BYTES_UP", "BYTES_DOWN", "FIRST", "LAST");
 	for (i = 0; i < s->s_count; i++) {
 		summary_ports_text(hosts[i], ports, sizeof(ports));
 		shown = elog_printable(hosts[i]->sh_host);
-		printf("%-32s %-12s %8llu %8llu %8llu %12llu %12llu %-24s "
-		    "%s\n", shown[0] != '\0' ? shown : "(none)", ports,
-		    (unsigned long long)hosts[i]->sh_allowed,
+		fprintf(out, "%-32s %-12s %8llu %8llu %8llu %8llu %12llu "
+		    "%12llu %-24s %s\n", shown[0] != '\0' ? shown : "(none)",
+		    ports, (unsigned long long)hosts[i]->sh_allowed,
 		    (unsigned long long)hosts[i]->sh_refused,
 		    (unsigned long long)hosts[i]->sh_failed,
+		    (unsigned long long)hosts[i]->sh_unended,
 		    (unsigned long long)hosts[i]->sh_up,
 		    (unsigned long long)hosts[i]->sh_down,
 		    hosts[i]->sh_first, hosts[i]->sh_last);
 		free(shown);
 	}
-	printf("%llu line(s), %zu host(s), %llu malformed\n",
+	fprintf(out, "%llu line(s), %zu host(s), %llu malformed",
 	    (unsigned long long)s->s_lines, s->s_count,
 	    (unsigned long long)s->s_malformed);
+	/* Said only when there are: a killed proxy leaves them. */
+	if (s->s_unended > 0)
+		fprintf(out, ", %llu unended (in flight, or the proxy was "
+		    "killed)", (unsigned long long)s->s_unended);
+	fprintf(out, "\n");
 }
 
 static void
-summary_print_json(struct summary *s, struct summary_host **hosts)
+summary_print_json(FILE *out, struct summary *s, struct summary_host **hosts)
 {
 	json_t	*o, *a, *h, *ports, *bad;
 	char	*text;
@@ -275,12 +385,13 @@ summary_print_json(struct summary *s, struct summary_host **hosts)
 		for (j = 0; j < hosts[i]->sh_nports; j++)
 			json_array_append_new(ports,
 			    json_integer(hosts[i]->sh_ports[j]));
-		h = json_pack("{s:s, s:o, s:b, s:I, s:I, s:I, s:I, s:I, s:s, "
-		    "s:s}", "host", hosts[i]->sh_host, "ports", ports,
+		h = json_pack("{s:s, s:o, s:b, s:I, s:I, s:I, s:I, s:I, s:I, "
+		    "s:s, s:s}", "host", hosts[i]->sh_host, "ports", ports,
 		    "more_ports", hosts[i]->sh_more_ports,
 		    "allowed", (json_int_t)hosts[i]->sh_allowed,
 		    "refused", (json_int_t)hosts[i]->sh_refused,
 		    "failed", (json_int_t)hosts[i]->sh_failed,
+		    "unended", (json_int_t)hosts[i]->sh_unended,
 		    "bytes_up", (json_int_t)hosts[i]->sh_up,
 		    "bytes_down", (json_int_t)hosts[i]->sh_down,
 		    "first", hosts[i]->sh_first, "last", hosts[i]->sh_last);
@@ -294,26 +405,35 @@ summary_print_json(struct summary *s, struct summary_host **hosts)
 		    "file", s->s_bad[i].sb_file,
 		    "line", (json_int_t)s->s_bad[i].sb_line,
 		    "why", s->s_bad[i].sb_why));
-	o = json_pack("{s:I, s:I, s:o, s:I, s:o}",
+	o = json_pack("{s:I, s:I, s:o, s:I, s:I, s:o}",
 	    "lines", (json_int_t)s->s_lines,
 	    "malformed", (json_int_t)s->s_malformed,
 	    "malformed_first", bad,
 	    "unreadable_files", (json_int_t)s->s_unreadable,
+	    "unended", (json_int_t)s->s_unended,
 	    "hosts", a);
 	if (o == NULL || (text = json_dumps(o, JSON_INDENT(2) |
 	    JSON_PRESERVE_ORDER)) == NULL)
 		fatalx("log summary: cannot encode the summary");
-	printf("%s\n", text);
+	fprintf(out, "%s\n", text);
 	free(text);
 	json_decref(o);
 }
 
-/*
- * Summarises the logs named in files[0..n).  Returns the exit status:
- * 0, or 1 when a file could not be read (the others are still counted).
- */
+/* The summary on standard output. */
 int
 elog_summary(char **files, int n, bool json)
+{
+	return elog_summary_to(stdout, files, n, json);
+}
+
+/*
+ * Summarises the logs named in files[0..n) on out.  Returns the exit
+ * status: 0, or 1 when a file could not be read (the others are still
+ * counted).
+ */
+int
+elog_summary_to(FILE *out, char **files, int n, bool json)
 {
 	struct summary		  s;
 	struct summary_host	**hosts;
@@ -324,6 +444,7 @@ elog_summary(char **files, int n, bool json)
 	for (f = 0; f < n; f++)
 		if (summary_file(&s, files[f]) == -1)
 			s.s_unreadable++;
+	summary_unpaired(&s);
 	hosts = xreallocarray(NULL, s.s_count + 1, sizeof(*hosts));
 	for (i = 0; i < s.s_size; i++)
 		if (s.s_table[i] != NULL)
@@ -338,9 +459,9 @@ elog_summary(char **files, int n, bool json)
 		log_warnx("log summary: and %llu more malformed line(s)",
 		    (unsigned long long)(s.s_malformed - s.s_nbad));
 	if (json)
-		summary_print_json(&s, hosts);
+		summary_print_json(out, &s, hosts);
 	else
-		summary_print_text(&s, hosts);
+		summary_print_text(out, &s, hosts);
 
 	for (i = 0; i < s.s_count; i++) {
 		free(hosts[i]->sh_host);

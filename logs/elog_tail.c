@@ -26,8 +26,10 @@
 /*
  * One record on one line: time, sandbox (SANDBOX@IDENTITY for a tls:
  * client's: its id is scoped to it), decision, method (or protocol),
- * host:port, status, bytes up and down, and the reason if any.  Text is
- * made printable, so a line is a line on any terminal.
+ * host:port, status, bytes up and down, and the reason if any.  An open
+ * line (sent upstream, not ended yet) says "open" for its decision and
+ * has no status or bytes: its end line has them.  Text is made
+ * printable, so a line is a line on any terminal.
  */
 void
 elog_tail_format(const struct elog_record *r, char *buf, size_t size)
@@ -48,11 +50,17 @@ elog_tail_format(const struct elog_record *r, char *buf, size_t size)
 	if (r->er_reason != NULL)
 		reason = elog_printable(r->er_reason);
 	v6 = strchr(host, ':') != NULL;
-	snprintf(buf, size, "%s %s %s %s %s%s%s:%d %d up %llu down %llu%s%s",
-	    r->er_time, sandbox, r->er_allow ? "allow" : "deny ", method,
-	    v6 ? "[" : "", host, v6 ? "]" : "", r->er_port, r->er_status,
-	    (unsigned long long)r->er_up, (unsigned long long)r->er_down,
-	    reason != NULL ? ": " : "", reason != NULL ? reason : "");
+	if (r->er_open)
+		snprintf(buf, size, "%s %s open  %s %s%s%s:%d", r->er_time,
+		    sandbox, method, v6 ? "[" : "", host, v6 ? "]" : "",
+		    r->er_port);
+	else
+		snprintf(buf, size, "%s %s %s %s %s%s%s:%d %d up %llu down "
+		    "%llu%s%s", r->er_time, sandbox, r->er_allow ? "allow" :
+		    "deny ", method, v6 ? "[" : "", host, v6 ? "]" : "",
+		    r->er_port, r->er_status, (unsigned long long)r->er_up,
+		    (unsigned long long)r->er_down, reason != NULL ? ": " : "",
+		    reason != NULL ? reason : "");
 	free(sandbox);
 	free(method);
 	free(host);

@@ -129,8 +129,11 @@ ABSECS=${ABSECS:-5}			# ... or its seconds, if fewer
 CONC=${CONC:-16}			# ab's concurrency (proxy)
 TINYPROXY_LOGLEVEL=${TINYPROXY_LOGLEVEL:-Connect}
 STARTS=${STARTS:-100}			# runs per command, sandbox start
-BENCH=${BENCH:-all}			# all, or start, ttfb, inspect, mtls, workers, mcp or load:
-					# that alone
+BENCH=${BENCH:-all}			# all, or start, proxy (and ttfb),
+					# ttfb, inspect, mtls, workers, mcp or
+					# load: that alone
+CORDON_BEFORE=${CORDON_BEFORE:-}	# another build's cordon, its proxy
+					# measured beside ("before")
 tmp=$(mktemp -d)
 pids=()
 client_pid=
@@ -344,58 +347,61 @@ measure() {
 	done | median
 }
 
-next_port; back=$port
-bg "$netcheck" serve "tcp:127.0.0.1:$back" --raw 1
-next_port; back_rate=$port
-bg "$netcheck" serve "tcp:127.0.0.1:$back_rate" --raw 1 --reply 100
-wait_tcp "$back"
-wait_tcp "$back_rate"
+# BENCH=proxy leaves the bridge out: the proxy's figures alone.
+if [ "$BENCH" != proxy ]; then
+	next_port; back=$port
+	bg "$netcheck" serve "tcp:127.0.0.1:$back" --raw 1
+	next_port; back_rate=$port
+	bg "$netcheck" serve "tcp:127.0.0.1:$back_rate" --raw 1 --reply 100
+	wait_tcp "$back"
+	wait_tcp "$back_rate"
 
-# The chain TCP -> Unix socket -> TCP, made of cordon bridges ...
-chain_cordon() {	# $1: target port; the front port is left in $port
-	local sock="$tmp/c.$1.sock"
-	next_port
-	bg "$cordon" bridge --listen "unix:$sock" --connect "tcp:127.0.0.1:$1"
-	bg "$cordon" bridge --listen "tcp:127.0.0.1:$port" \
-	    --connect "unix:$sock"
-	wait_tcp "$port"
-}
-# ... and of two socat processes, as other sandboxes build it.
-chain_socat() {
-	local sock="$tmp/s.$1.sock"
-	next_port
-	# -t 10: after one side's end of file socat waits 0.5 s by default,
-	# then closes both; the peer answers after the end of file, and on a
-	# busy machine may take longer, which would count against socat.
-	bg socat -t 10 "UNIX-LISTEN:$sock,fork" "TCP:127.0.0.1:$1"
-	bg socat -t 10 "TCP-LISTEN:$port,fork,reuseaddr,bind=127.0.0.1" \
-	    "UNIX-CONNECT:$sock"
-	wait_tcp "$port"
-}
+	# The chain TCP -> Unix socket -> TCP, made of cordon bridges ...
+	chain_cordon() {	# $1: target port; the front port is left in $port
+		local sock="$tmp/c.$1.sock"
+		next_port
+		bg "$cordon" bridge --listen "unix:$sock" --connect "tcp:127.0.0.1:$1"
+		bg "$cordon" bridge --listen "tcp:127.0.0.1:$port" \
+		    --connect "unix:$sock"
+		wait_tcp "$port"
+	}
+	# ... and of two socat processes, as other sandboxes build it.
+	chain_socat() {
+		local sock="$tmp/s.$1.sock"
+		next_port
+		# -t 10: after one side's end of file socat waits 0.5 s by default,
+		# then closes both; the peer answers after the end of file, and on a
+		# busy machine may take longer, which would count against socat.
+		bg socat -t 10 "UNIX-LISTEN:$sock,fork" "TCP:127.0.0.1:$1"
+		bg socat -t 10 "TCP-LISTEN:$port,fork,reuseaddr,bind=127.0.0.1" \
+		    "UNIX-CONNECT:$sock"
+		wait_tcp "$port"
+	}
 
-chain_cordon "$back"; c_tp=$port
-chain_socat "$back"; s_tp=$port
-chain_cordon "$back_rate"; c_rate=$port
-chain_socat "$back_rate"; s_rate=$port
+	chain_cordon "$back"; c_tp=$port
+	chain_socat "$back"; s_tp=$port
+	chain_cordon "$back_rate"; c_rate=$port
+	chain_socat "$back_rate"; s_rate=$port
 
-tp() { measure MiB/s "$netcheck" client "tcp:127.0.0.1:$1" --raw 1 \
-    --send "$SIZE" --expect 0; }
-rate() { measure conns/s "$netcheck" client "tcp:127.0.0.1:$1" --raw 1 \
-    --send 100 --expect 100 --conns "$CONNS" --parallel "$2"; }
+	tp() { measure MiB/s "$netcheck" client "tcp:127.0.0.1:$1" --raw 1 \
+	    --send "$SIZE" --expect 0; }
+	rate() { measure conns/s "$netcheck" client "tcp:127.0.0.1:$1" --raw 1 \
+	    --send 100 --expect 100 --conns "$CONNS" --parallel "$2"; }
 
-echo "== bridge: the chain TCP -> Unix socket -> TCP ($RUNS runs, medians)"
-d=$(tp "$back"); c=$(tp "$c_tp"); s=$(tp "$s_tp")
-printf '%-34s %10s %10s %10s %14s\n' "" direct cordon socat "cordon/socat"
-printf '%-34s %10.0f %10.0f %10.0f %13.2fx\n' \
-    "throughput, 1 conn, MiB/s" "$d" "$c" "$s" "$(echo "$c / $s" | bc -l)"
-for par in 1 16; do
-	d=$(rate "$back_rate" "$par"); c=$(rate "$c_rate" "$par")
-	s=$(rate "$s_rate" "$par")
+	echo "== bridge: the chain TCP -> Unix socket -> TCP ($RUNS runs, medians)"
+	d=$(tp "$back"); c=$(tp "$c_tp"); s=$(tp "$s_tp")
+	printf '%-34s %10s %10s %10s %14s\n' "" direct cordon socat "cordon/socat"
 	printf '%-34s %10.0f %10.0f %10.0f %13.2fx\n' \
-	    "connections/s, $par at a time" "$d" "$c" "$s" \
-	    "$(echo "$c / $s" | bc -l)"
-done
-echo "(cordon as a share of direct loopback: see the first columns)"
+	    "throughput, 1 conn, MiB/s" "$d" "$c" "$s" "$(echo "$c / $s" | bc -l)"
+	for par in 1 16; do
+		d=$(rate "$back_rate" "$par"); c=$(rate "$c_rate" "$par")
+		s=$(rate "$s_rate" "$par")
+		printf '%-34s %10.0f %10.0f %10.0f %13.2fx\n' \
+		    "connections/s, $par at a time" "$d" "$c" "$s" \
+		    "$(echo "$c / $s" | bc -l)"
+	done
+	echo "(cordon as a share of direct loopback: see the first columns)"
+fi
 
 # ---------------------------------------------------------------------
 # proxy: cordon's HTTP proxy, squid, tinyproxy and no proxy at all, in
@@ -457,7 +463,7 @@ bg_named origin-tls "$httpd" --listen "tcp:127.0.0.1:$ups" \
 wait_up "$bg_pid" "$ups" || { echo "bench: httpd (TLS) did not start" >&2; exit 1; }
 
 declare -A pport note			# each proxy's port, or why it has none
-targets=(direct cordon squid tinyproxy)
+targets=(direct cordon ${CORDON_BEFORE:+before} squid tinyproxy)
 pport[direct]=
 if [ "$(id -u)" -eq 0 ]; then chmod 711 "$tmp"; fi
 
@@ -470,6 +476,15 @@ if "$cordon" proxy --help >/dev/null 2>&1; then
 	wait_up "$bg_pid" "$port" || note[cordon]="cordon proxy: did not start"
 else
 	note[cordon]="cordon proxy: not built yet"
+fi
+# Another build, set up alike: what a change costs, in the same run.
+if [ -n "$CORDON_BEFORE" ]; then
+	free_port; pport[before]=$port
+	bg_named before "$CORDON_BEFORE" proxy --listen \
+	    "tcp:127.0.0.1:$port" --allow-domain "127.0.0.1:$up" \
+	    --allow-domain "127.0.0.1:$ups" --allow-cidr 127.0.0.1/32 \
+	    --log "$tmp/before-egress.log"
+	wait_up "$bg_pid" "$port" || note[before]="before: did not start"
 fi
 
 # squid: one process in the foreground (-N).  Started as root it runs as
@@ -528,7 +543,7 @@ fi
 bg_named tinyproxy tinyproxy -d -c "$tp/tinyproxy.conf"
 wait_up "$bg_pid" "$port" || note[tinyproxy]="tinyproxy: did not start"
 
-for t in cordon squid tinyproxy; do
+for t in cordon ${CORDON_BEFORE:+before} squid tinyproxy; do
 	if [ -z "${note[$t]:-}" ] && ! proxy_works "${pport[$t]}"; then
 		note[$t]="$t: no answer from the origin through it"
 	fi
@@ -618,7 +633,7 @@ ttfb_report() {
 		printf '%-24s %10s %10s\n' "$(ttfb_label "$t")" "$p50" "$p99"
 	done
 	for t in cordon sandbox captured; do
-		for ref in direct squid tinyproxy; do
+		for ref in direct ${CORDON_BEFORE:+before} squid tinyproxy; do
 			printf '%-24s %10s %10s\n' "$(ttfb_label "$t")/$ref" \
 			    "$(ratio "${ttfb50[$t]:-}" "${ttfb50[$ref]:-}")" \
 			    "$(ratio "${ttfb99[$t]:-}" "${ttfb99[$ref]:-}")"
@@ -723,7 +738,7 @@ for t in "${targets[@]}"; do
 	row "$t" "$(cell "${med[ka.$t]}")" \
 	    "$(cell "${med[close.$t]}")" "$(cell "${med[tunnel.$t]}")"
 done
-for ref in squid tinyproxy direct; do
+for ref in ${CORDON_BEFORE:+before} squid tinyproxy direct; do
 	row "cordon/$ref" \
 	    "$(ratio "${med[ka.cordon]:-}" "${med[ka.$ref]:-}")" \
 	    "$(ratio "${med[close.cordon]:-}" "${med[close.$ref]:-}")" \

@@ -119,8 +119,8 @@ printf '    sh -c '\''%s'\''\n' "$script"
 rc=$?
 sed 's/^/  /' "$tmp/run.out"
 printf '\n$ echo $?    # the command'\''s own: its last curl was refused\n  %s\n' "$rc"
-printf '\n$ jq -c '\''{host, port, decision, status, reason}'\'' egress.log\n'
-jq -c '{host, port, decision, status, reason}' "$run/egress.log" 2>&1 |
+printf '\n$ jq -c '\''{event, host, port, decision, status, reason}'\'' egress.log\n'
+jq -c '{event, host, port, decision, status, reason}' "$run/egress.log" 2>&1 |
     sed 's/^/  /'
 
 # The demo is also a check: the sandboxed command reached the origin
@@ -128,7 +128,7 @@ jq -c '{host, port, decision, status, reason}' "$run/egress.log" 2>&1 |
 if ! grep -qx hello "$tmp/run.out" ||
     ! grep -q '^cordon: refused 1 connection: evil.example:443' \
     "$tmp/run.out" ||
-    [ "$(jq -r 'select(.host == "api.test") | .status' \
+    [ "$(jq -r 'select(.host == "api.test" and .event == "end") | .status' \
     "$run/egress.log" 2>/dev/null)" != 200 ] ||
     [ "$(jq -r 'select(.host == "evil.example") | .decision' \
     "$run/egress.log" 2>/dev/null)" != deny ]; then

@@ -25,7 +25,9 @@
  * conn_dial.c's; the protocols are in files of their own, above the core
  * (conn.h), and conn_accept.c chooses among them.
  *
- * Each decision ends in one egress log line.  Every path ends in
+ * Each decision ends in one egress log line; one that goes upstream has
+ * an open line too, written before its first byte goes (conn_log_open).
+ * Every path ends in
  * conn_free(), which owns and frees everything; a callback that calls it
  * touches nothing after.
  */
@@ -134,6 +136,8 @@ conn_egress(const struct conn *c, struct egress *e0)
 	e->e_report = c->c_report;
 	e->e_limit = c->c_limit;
 	e->e_credential = c->c_credential;
+	/* Only an exchange with an open line has an id: its two pair. */
+	e->e_id = c->c_early ? c->c_id : NULL;
 }
 
 /*
@@ -623,6 +627,7 @@ conn_begin(struct conn *c, enum conn_proto proto, const char *method,
 	c->c_status = 0;
 	c->c_up_bytes = c->c_down_bytes = 0;
 	c->c_record = CR_OPEN;
+	c->c_early = false;
 	c->c_judged = false;
 	gettimeofday(&c->c_start, NULL);
 	evtimer_del(c->c_deadline);
@@ -675,22 +680,16 @@ conn_pattern(const struct conn *c)
 }
 
 /*
- * Whether the egress log can take what c is about to do.  While it
- * cannot be written nothing new goes out (fail closed): c is refused,
- * 503 or a SOCKS5 failure, saying why, and false returned.  Every new
- * exchange tries the log again (jsonl_retry), so service resumes by
- * itself once it can be written; refusing is said once per outage.
+ * Why c is refused while the egress log cannot be written, in a new
+ * string; counted, and said once per outage.  The decision becomes a
+ * refusal with that reason.
  */
-bool
-conn_log_ready(struct conn *c)
+char *
+conn_log_unwritable(struct conn *c)
 {
 	struct proxy	*px = c->c_proxy;
 	char		*what;
 
-	if (px->px_log == NULL || jsonl_retry(px->px_log)) {
-		px->px_log_refusing = false;
-		return true;
-	}
 	xasprintf(&what, "the egress log cannot be written (%s), and nothing "
 	    "goes out unlogged", jsonl_error(px->px_log));
 	if (!px->px_log_refusing)
@@ -700,11 +699,87 @@ conn_log_ready(struct conn *c)
 	px->px_stats.ps_log_refused++;
 	conn_reason(c, what);
 	c->c_dec.d_verdict = VERDICT_DENY;
+	return what;
+}
+
+/* Refuses c, 503 or a SOCKS5 failure: the log cannot be written. */
+static void
+conn_log_refuse(struct conn *c)
+{
+	char	*what;
+
+	what = conn_log_unwritable(c);
 	conn_refuse(c, CONN_UNAVAILABLE, what, "free space where the egress "
 	    "log is written (or mend what stops writes to it); the proxy "
 	    "serves again by itself once it can write, with the lines held "
 	    "back meanwhile");
 	free(what);
+}
+
+/*
+ * Whether the egress log can take what c is about to do.  While it
+ * cannot be written nothing new goes out (fail closed): c is refused
+ * (conn_log_refuse) and false returned.  Every new exchange tries the
+ * log again (jsonl_retry), so service resumes by itself once it can be
+ * written.
+ */
+bool
+conn_log_ready(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+
+	if (px->px_log == NULL || jsonl_retry(px->px_log)) {
+		px->px_log_refusing = false;
+		return true;
+	}
+	conn_log_refuse(c);
+	return false;
+}
+
+/*
+ * Writes the open line of c's decision (its id, the address chosen,
+ * the rule, who asked), before its first byte goes upstream, once: a
+ * proxy killed in the middle of the exchange leaves it in the log.
+ * Returns false when it cannot be written: the caller refuses c
+ * (conn_log_unwritable), and nothing goes out before its line.
+ */
+bool
+conn_log_open(struct conn *c)
+{
+	struct proxy	*px = c->c_proxy;
+	struct egress	 e;
+	size_t		 held;
+
+	if (c->c_early || c->c_record != CR_OPEN || px->px_log == NULL)
+		return true;
+	snprintf(c->c_id, sizeof(c->c_id), "%s-%llu", px->px_idpfx,
+	    (unsigned long long)++px->px_nextid);
+	conn_egress(c, &e);
+	/* What became of it is the end line's. */
+	e.e_status = 0;
+	e.e_up = e.e_down = 0;
+	e.e_open = true;
+	e.e_id = c->c_id;
+	held = jsonl_held(px->px_log);
+	if (jsonl_write_open(px->px_log, &e)) {
+		c->c_early = true;
+		return true;
+	}
+	/* Cut short by a full disk, its rest is held: the end pairs it. */
+	c->c_early = jsonl_held(px->px_log) > held;
+	return false;
+}
+
+/*
+ * HTTP: the open line, or the request refused with 503 (it has had no
+ * answer yet).  Returns whether it may go upstream.
+ */
+bool
+conn_log_open_or_refuse(struct conn *c)
+{
+	if (conn_log_open(c))
+		return true;
+	conn_log_refuse(c);
 	return false;
 }
 

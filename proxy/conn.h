@@ -275,6 +275,8 @@ struct conn {
 
 	/* The egress log record of the current decision. */
 	enum conn_record	 c_record;
+	char			 c_id[40];	/* pairs its open and end lines */
+	bool			 c_early;	/* its open line is written */
 	struct timeval		 c_start;
 	char			 c_addrtext[ADDR_STRLEN + 8];	/* tried */
 	int			 c_status;
@@ -305,6 +307,9 @@ void	 conn_free(struct conn *);
 void	 conn_log(struct conn *);
 void	 conn_egress(const struct conn *, struct egress *);
 bool	 conn_log_ready(struct conn *);
+bool	 conn_log_open(struct conn *);
+bool	 conn_log_open_or_refuse(struct conn *);
+char	*conn_log_unwritable(struct conn *);
 void	 conn_reason(struct conn *, const char *);
 void	 conn_up_reason(struct conn *, short);
 void	 conn_drop_up(struct conn *);

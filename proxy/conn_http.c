@@ -335,6 +335,8 @@ conn_http_start(struct conn *c)
 	struct conn_http	*h = &c->c_http;
 	struct timeval		 idle = { c->c_proxy->px_idle_secs, 0 };
 
+	if (!conn_log_open_or_refuse(c))
+		return;
 	c->c_state = CS_FORWARD;
 	h->hx_reqdone = false;
 	h->hx_resphead = false;

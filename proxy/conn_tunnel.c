@@ -207,7 +207,15 @@ conn_tunnel(struct conn *c)
 	struct timeval	 idle = { c->c_proxy->px_idle_secs, 0 };
 	struct evbuffer	*in, *out, *upin;
 	struct relay	*r;
+	char		*what;
 
+	/* Answered already: a refusal now is a close, as a bad SNI's. */
+	if (!conn_log_open(c)) {
+		what = conn_log_unwritable(c);
+		conn_tunnel_refuse(c, "%s", what);
+		free(what);
+		return;
+	}
 	/* A TLS client's bytes are records: no splice. */
 	if (c->c_mtls) {
 		conn_pump(c);

@@ -19,9 +19,11 @@
 #include <openssl/evp.h>
 
 #include "jsonl.h"
+#include "log.h"
 #include "policy.h"
 #include "proxy.h"
 #include "upool.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /*
@@ -42,6 +44,9 @@ proxy_init(struct proxy *px, struct event_base *base, struct policy *p)
 	px->px_connect_secs = PROXY_CONNECT_SECS;
 	px->px_idle_secs = PROXY_IDLE_SECS;
 	px->px_stats.ps_loaded = time(NULL);
+	/* Workers share a log: ids are told apart by a random prefix. */
+	if (str_random_hex(px->px_idpfx, sizeof(px->px_idpfx) - 1) == -1)
+		fatal("proxy: getrandom");
 }
 
 /*

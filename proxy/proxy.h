@@ -178,6 +178,8 @@ struct proxy {
 	int			 px_idle_secs;
 	time_t			 px_warned;	/* rate limit for warnings */
 	bool			 px_log_refusing; /* said: the log failed */
+	char			 px_idpfx[17];	/* this process's, in log ids */
+	uint64_t		 px_nextid;	/* the last decision's */
 	const struct proxy_hooks *px_hooks;	/* the program's; may be NULL */
 	void			*px_hooks_arg;
 	bool			 px_draining;	/* proxy_drain() was called */

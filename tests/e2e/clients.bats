@@ -120,7 +120,7 @@ refused() {
 # "connect allow": through the proxy variables, in CONNECT tunnels).
 logged_as() {
 	local got
-	got=$(jq -r --arg h "$1" 'select(.host == $h) | .protocol + " " +
+	got=$(jq -r --arg h "$1" 'select(.event != "open") | select(.host == $h) | .protocol + " " +
 	    .decision' "$WS/egress.log" | sort -u)
 	[ "$got" = "$2" ] || {
 		echo "$1 logged as: ${got:-nothing}" >&2
@@ -676,7 +676,7 @@ java_setup() {
 		[ "$status" -eq 0 ]
 		[[ "$output" == *"200 hello"* ]]
 		# Through the proxy's CONNECT, not the capture.
-		[ "$(jq -r .protocol "$UDIR/egress.log" | sort -u)" = connect ]
+		[ "$(jq -r 'select(.event != "open") | .protocol' "$UDIR/egress.log" | sort -u)" = connect ]
 		rm "$UDIR/egress.log"
 		run in_sandbox "${ALLOW[@]}" -- java "${JAVA_TRUST[@]}" \
 		    -cp . Get "$api" "https://evil.test:$PORT/"
@@ -1024,7 +1024,7 @@ print(h, socket.gethostbyname(h), socket.getaddrinfo(h, None,
 		[[ "$output" == *"other closed"* ]]
 	done
 	# Each went through the proxy, allowed by that entry, and logged.
-	[ "$(jq -r 'select(.decision == "allow") | .rule' "$WS/hp.log" |
+	[ "$(jq -r 'select(.event != "open") | select(.decision == "allow") | .rule' "$WS/hp.log" |
 	    sort -u)" = "localhost:$db" ]
 	run in_sandbox --policy "$UDIR/hp.json" --dry-run -- true
 	[[ "$output" == *"host ports $db-$db: the sandbox's loopback there is the host's"* ]]

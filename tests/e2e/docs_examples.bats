@@ -238,7 +238,7 @@ same_as_page() {
 	run curl -sS -x "http://127.0.0.1:$B" http://example.com/
 	[ "${lines[0]}" = "cordon: deny example.com:80: no network.allow entry \
 matches (default deny)" ]
-	[ "$(jq -r .host egress.log)" = example.com ]
+	[ "$(jq -r 'select(.event != "open") | .host' egress.log)" = example.com ]
 }
 
 @test "README: a server one command of a session starts answers the next" {
@@ -404,7 +404,7 @@ egress_session() {
 	"${c[@]}" http://x.evil.test/ || true
 	"${c[@]}" "http://api.test:$UP/slow/150"
 	"${c[@]}" http://nope.test/ || true
-	[ "$(wc -l <egress.log)" -eq 12 ]
+	[ "$(end_lines egress.log)" -eq 12 ]
 }
 
 @test "egress-log.md: the jq questions, asked of a session's log, answer as the page shows" {
@@ -478,7 +478,7 @@ matches (default deny); allow with --allow-domain registry.npmjs.org" ]
 	    curl -s -o /dev/null -w '%{http_code} ' http://up.test:$UP/
 	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
 	[ "$output" = "200 403" ]
-	aid=$(jq -r .sandbox "$BATS_TEST_TMPDIR/egress.log" | sort -u)
+	aid=$(jq -r 'select(.event != "open") | .sandbox' "$BATS_TEST_TMPDIR/egress.log" | sort -u)
 	[ "${#aid}" -eq 16 ]
 	# ...then the test user names the same id, and is allowed two.test.
 	F=$(free_port)
@@ -489,7 +489,7 @@ matches (default deny); allow with --allow-domain registry.npmjs.org" ]
 	    "http://two.test:$UP/"
 	[ "$output" = 200 ]
 	for i in $(seq 50); do
-		[ "$(wc -l <"$BATS_TEST_TMPDIR/egress.log")" -eq 3 ] && break
+		[ "$(end_lines "$BATS_TEST_TMPDIR/egress.log")" -eq 3 ] && break
 		sleep 0.05
 	done
 	cd "$BATS_TEST_TMPDIR"

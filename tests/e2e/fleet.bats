@@ -64,21 +64,23 @@ teardown() {
 	log_lines 4
 	[ "$(last identity)" = dev-laptop ]
 	[ "$(last decision)" = deny ]
-	# Every line has the twenty-three fields, identity, origin_uid and
-	# credential last.
-	run jq -c 'keys_unsorted | length' "$LOG"
-	[ "$output" = "$(printf '23\n23\n23\n23')" ]
-	run jq -r 'keys_unsorted | .[-3:] | join(" ")' "$LOG"
-	[ "${lines[0]}" = "identity origin_uid credential" ]
+	# Every line has the twenty-five fields: identity and origin_uid
+	# after the twenty, then credential, event and id.
+	run jq -c 'select(.event != "open") | keys_unsorted | length' "$LOG"
+	[ "$output" = "$(printf '25\n25\n25\n25')" ]
+	run jq -r 'select(.event != "open") | keys_unsorted | .[-5:] | join(" ")' "$LOG"
+	[ "${lines[0]}" = "identity origin_uid credential event id" ]
 	[ "$(last origin_uid)" = null ]
 	# cordon log reads the lines; tail scopes the id to its identity.
 	run "$CORDON" log summary "$LOG"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"127.0.0.1"* ]]
-	run "$CORDON" log tail -n 4 "$LOG"
+	# Seven lines: three allowed exchanges' open and end, the refusal's.
+	run "$CORDON" log tail -n 7 "$LOG"
 	[ "$status" -eq 0 ]
-	[[ "${lines[0]}" == *" ci-7@spiffe://corp/ci/runner allow GET 127.0.0.1:$UP 200 "* ]]
-	[[ "${lines[3]}" == *" dev-1@dev-laptop deny  GET "* ]]
+	[[ "${lines[0]}" == *" ci-7@spiffe://corp/ci/runner open  GET 127.0.0.1:$UP" ]]
+	[[ "${lines[1]}" == *" ci-7@spiffe://corp/ci/runner allow GET 127.0.0.1:$UP 200 "* ]]
+	[[ "${lines[6]}" == *" dev-1@dev-laptop deny  GET "* ]]
 }
 
 @test "fleet: no certificate, another CA's, expired, revoked: refused and logged why" {
@@ -96,7 +98,7 @@ teardown() {
 		[ "$(last identity)" = null ]
 		[ "$(last sandbox)" = null ]
 	done
-	run jq -r .reason "$LOG"
+	run jq -r 'select(.event != "open") | .reason' "$LOG"
 	[[ "${lines[0]}" == "TLS client refused: no client certificate"* ]]
 	[[ "${lines[1]}" == "TLS client refused: a certificate of an unknown CA"*"subject /CN=stranger" ]]
 	[[ "${lines[2]}" == "TLS client refused: an expired certificate"* ]]
@@ -384,10 +386,10 @@ remote_run() {
 		    "tls://127.0.0.1:$TLS" ]
 		# The tier: the identity on each line, the capture's too.
 		log_lines 3
-		[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
-		[ "$(jq -r .protocol "$LOG" | tr '\n' ' ')" = \
+		[ "$(jq -r 'select(.event != "open") | .identity' "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+		[ "$(jq -r 'select(.event != "open") | .protocol' "$LOG" | tr '\n' ' ')" = \
 		    "http http capture " ]
-		[ "$(jq -r .sandbox "$LOG" | sort -u | wc -l)" -eq 1 ]
+		[ "$(jq -r 'select(.event != "open") | .sandbox' "$LOG" | sort -u | wc -l)" -eq 1 ]
 		# The run's own narrowing: up.test refused, the fix is the run's.
 		run --separate-stderr remote_run "$who" \
 		    --proxy "tls://127.0.0.1:$TLS" "${RFILES[@]}" \
@@ -504,9 +506,9 @@ remote_run() {
 	[[ "$stderr" == *"refuses it by \"two.test\""* ]]
 	[ "$(jq -r '.refused[0].host' "$WS/r.json")" = two.test ]
 	log_lines 2
-	[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
-	[ "$(jq -r .origin_uid "$LOG" | sort -u)" = "$tuid" ]
-	[ "$(jq -r .uid "$LOG" | sort -u)" = null ]
+	[ "$(jq -r 'select(.event != "open") | .identity' "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+	[ "$(jq -r 'select(.event != "open") | .origin_uid' "$LOG" | sort -u)" = "$tuid" ]
+	[ "$(jq -r 'select(.event != "open") | .uid' "$LOG" | sort -u)" = null ]
 	# A header that names an origin uid of its own is refused there.
 	run python3 -c '
 import socket, struct, sys
@@ -630,9 +632,9 @@ originator_start() {
 	[[ "$stderr" == *"refuses it by \"two.test\""* ]]
 	[ "$(jq -r '.refused[0].host' "$WS/r.json")" = two.test ]
 	log_lines 2
-	[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
-	[ "$(jq -r .origin_uid "$LOG" | sort -u)" = "$tuid" ]
-	[ "$(jq -r '"\(.host) \(.decision)"' "$LOG" | sort | tr '\n' ' ')" = \
+	[ "$(jq -r 'select(.event != "open") | .identity' "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+	[ "$(jq -r 'select(.event != "open") | .origin_uid' "$LOG" | sort -u)" = "$tuid" ]
+	[ "$(jq -r 'select(.event != "open") | "\(.host) \(.decision)"' "$LOG" | sort | tr '\n' ' ')" = \
 	    "two.test deny up.test allow " ]
 	# The user may read neither the key nor the service's copy.
 	run as_user "$UDIR/home" cat "$ROOT/etc/cordon/originator/client.key"
@@ -675,7 +677,7 @@ originator_start() {
 	[ "$output" = "200 403" ]
 	[[ "$stderr" == *"the operator's proxy (tls://127.0.0.1:$TLS) refuses it by \"two.test\""* ]]
 	log_lines 2
-	[ "$(jq -r .identity "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
+	[ "$(jq -r 'select(.event != "open") | .identity' "$LOG" | sort -u)" = spiffe://corp/ci/runner ]
 	if [ "$(id -u)" -eq 0 ]; then
 		# The key is root's: the test user is sent to the originator.
 		chown root: "$UDIR/pki/ci.key"

@@ -70,7 +70,7 @@ inspect_run() {
 
 # The egress log lines of protocol $1, as compact JSON.
 log_of() {
-	jq -c --arg p "$1" 'select(.protocol == $p) | {method, host, path,
+	jq -c --arg p "$1" 'select(.event != "open") | select(.protocol == $p) | {method, host, path,
 	    decision, reason, warning, status}' "$ELOG"
 }
 
@@ -218,7 +218,7 @@ log_of() {
 	run cat "$BATS_TEST_TMPDIR/origin.heads"
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "${lines[0]}" == "GET / "* ]]
-	run jq -r 'select(.protocol == "https") | "\(.status) \(.path)"' "$ELOG"
+	run jq -r 'select(.event != "open") | select(.protocol == "https") | "\(.status) \(.path)"' "$ELOG"
 	[ "${lines[0]}" = "400 /bytes/..;/secret" ]
 	[ "${lines[2]}" = "400 /bytes/..%252fsecret" ]
 	[ "${lines[4]}" = "400 /bytes/%c0%ae%c0%ae/secret" ]
@@ -252,7 +252,7 @@ log_of() {
 	# The later requests went on the first one's connection.
 	[ "${lines[3]}" = "1 0 0 " ]
 	[ "${lines[4]}" = 12000000 ]
-	run jq -r 'select(.protocol == "https") | "\(.method) \(.path) \(.status) \(.bytes_up) \(.bytes_down)"' "$ELOG"
+	run jq -r 'select(.event != "open") | select(.protocol == "https") | "\(.method) \(.path) \(.status) \(.bytes_up) \(.bytes_down)"' "$ELOG"
 	[[ "${lines[0]}" == "POST /echo 200 1000000 "* ]]
 	[[ "${lines[1]}" == "POST /echo 200 "* ]]
 	[ "${lines[2]}" = "HEAD / 200 0 0" ]
@@ -304,7 +304,7 @@ log_of() {
 	[[ "$output" == *"cordon: the answer to a request carrying a credential's real value is coded (Content-Encoding: gzip), so the proxy cannot take the value out of it"*"hint: "*"leave this host out of \"credentials\""*502* ]]
 	# Said, on standard error and in the log.
 	[[ "$stderr" == *"the real value of GITHUB_TOKEN came back in the answer 2 times; taken out"* ]]
-	run jq -r 'select(.protocol == "https") | "\(.status) \(.path) \(.warning)"' "$ELOG"
+	run jq -r 'select(.event != "open") | select(.protocol == "https") | "\(.status) \(.path) \(.warning)"' "$ELOG"
 	[ "${lines[0]}" = "200 /headers the real value of GITHUB_TOKEN came back in the answer 2 times; taken out" ]
 	[ "${lines[1]}" = "200 /echo the real value of GITHUB_TOKEN came back in the answer 1 time; taken out" ]
 	[ "${lines[3]}" = "502 /gzip null" ]
@@ -458,7 +458,7 @@ no_real_in() {
 	[ "$(grep -c "^X-Cordon-Decision: [a-z.]*:$PORT: $M the status line ([0-9]* bytes from upstream, not shown) is not HTTP-version SP 3DIGIT SP reason" "$UDIR/seen")" = 3 ]
 	grep -qx "cordon: crates.io:$PORT: $M header line (12 bytes from upstream, not shown) has no ':'" "$UDIR/seen"
 	[ "$(grep -c "^cordon: [a-z.]*:$PORT: $M Content-Length ([0-9]* bytes from upstream, not shown) is not one decimal number" "$UDIR/seen")" = 3 ]
-	run jq -r 'select(.host == "crates.io" and .path == "/bad/status")
+	run jq -r 'select(.event != "open") | select(.host == "crates.io" and .path == "/bad/status")
 	    | .reason' "$ELOG"
 	[ "$output" = "crates.io:$PORT: $M the status line (21 bytes from upstream, not shown) is not HTTP-version SP 3DIGIT SP reason" ]
 }
@@ -731,7 +731,7 @@ pin_log() {
 	[ "${lines[0]}" = hello ]
 	[[ "${lines[1]}" == *"issuer: CN=cordon local CA"* ]]
 	[ "${lines[2]}" = 403 ]
-	[ "$(jq -r 'select(.protocol == "https") | "\(.path) \(.status) \(.sandbox != null)"' "$BATS_TEST_TMPDIR/op.log" | tr '\n' ' ')" = "/ 200 true /other 403 true " ]
+	[ "$(jq -r 'select(.event != "open") | select(.protocol == "https") | "\(.path) \(.status) \(.sandbox != null)"' "$BATS_TEST_TMPDIR/op.log" | tr '\n' ' ')" = "/ 200 true /other 403 true " ]
 }
 
 # An HTTPS origin of serve.py for api.test on $SPORT, with the origin's
@@ -764,7 +764,7 @@ start_tls_origin() {
 	# Two tunnels, two requests, each decided and logged: one upstream.
 	[ "$(wc -l <"$REQS")" -eq 2 ]
 	[ "$(wc -l <"$CONNS")" -eq 1 ]
-	run jq -r 'select(.protocol == "https") | "\(.decision) \(.address) \(.status)"' "$ELOG"
+	run jq -r 'select(.event != "open") | select(.protocol == "https") | "\(.decision) \(.address) \(.status)"' "$ELOG"
 	[ "$output" = "$(printf 'allow 127.0.0.1 200\nallow 127.0.0.1 200')" ]
 }
 
@@ -818,7 +818,7 @@ get_tls_via() {
 	[ "$(wc -l <"$CONNS")" -eq 2 ]
 	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 3 ]
 	[ "$(wc -l <"$REQS")" -eq 5 ]
-	[ "$(jq -r 'select(.protocol == "https") | "\(.sandbox) \(.status)"' \
+	[ "$(jq -r 'select(.event != "open") | select(.protocol == "https") | "\(.sandbox) \(.status)"' \
 	    "$ELOG" | tr '\n' ' ')" = "sbx-one 200 sbx-one 200 sbx-two 200 sbx-two 200 sbx-one 200 " ]
 }
 
@@ -868,7 +868,7 @@ PY
 	[ "$(wc -l <"$REQS")" -eq 2 ]
 	[ "$(metric 'cordon_upstream_reused_total{from="connection"}')" -eq 0 ]
 	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 0 ]
-	[ "$(jq -r 'select(.protocol == "https") | "\(.sandbox) \(.status)"' \
+	[ "$(jq -r 'select(.event != "open") | select(.protocol == "https") | "\(.sandbox) \(.status)"' \
 	    "$ELOG" | tr '\n' ' ')" = "sbx-one 200 sbx-two 200 " ]
 }
 
@@ -893,6 +893,6 @@ PY
 	[ "$(wc -l <"$CONNS")" -eq 4 ]
 	[ "$(grep -c 'dropped$' "$REQS")" -eq 3 ]
 	[ "$(metric 'cordon_upstream_reused_total{from="pool"}')" -eq 2 ]
-	[ "$(jq -r 'select(.protocol == "https") | .status' "$ELOG" |
+	[ "$(jq -r 'select(.event != "open") | select(.protocol == "https") | .status' "$ELOG" |
 	    tr '\n' ' ')" = "200 200 200 200 " ]
 }

@@ -81,21 +81,22 @@ hup() {
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == HOST* ]]
 	# Refused hosts first, the most refused first.
-	[[ "${lines[1]}" =~ ^evil.test\ +80\ +0\ +2\ +0\ +0\ +0\ 20 ]]
+	# Each allowed exchange has an open line and an end: counted once.
+	[[ "${lines[1]}" =~ ^evil.test\ +80\ +0\ +2\ +0\ +0\ +0\ +0\ 20 ]]
 	[[ "${lines[2]}" =~ ^other.test\ +8080\ +0\ +1\  ]]
-	[[ "${lines[3]}" =~ ^127.0.0.1\ +$UP\ +3\ +0\ +0\ +0\ +3500\ 20 ]]
-	[[ "$output" == *"8 line(s), 3 host(s), 2 malformed"* ]]
-	[[ "$stderr" == *"egress.log:4: malformed: not JSON"* ]]
-	[[ "$stderr" == *"egress.log:5: malformed: no \"decision\" of allow or deny"* ]]
+	[[ "${lines[3]}" =~ ^127.0.0.1\ +$UP\ +3\ +0\ +0\ +0\ +0\ +3500\ 20 ]]
+	[[ "$output" == *"11 line(s), 3 host(s), 2 malformed"* ]]
+	[[ "$stderr" == *"egress.log:5: malformed: not JSON"* ]]
+	[[ "$stderr" == *"egress.log:6: malformed: no \"decision\" of allow or deny"* ]]
 
 	run --separate-stderr "$CORDON" log summary --json "$LOG" "$LOG.1.gz"
 	[ "$status" -eq 0 ]
-	echo "$output" | jq -e '.lines == 8 and .malformed == 2'
+	echo "$output" | jq -e '.lines == 11 and .malformed == 2 and .unended == 0'
 	echo "$output" | jq -e '.hosts[0].host == "evil.test" and .hosts[0].refused == 2'
 	echo "$output" | jq -e --arg up "$UP" \
 	    '.hosts[2] | .allowed == 3 and .bytes_down == 3500 and
 	    .ports == [($up | tonumber)] and .first < .last'
-	echo "$output" | jq -e '.malformed_first[0].line == 4'
+	echo "$output" | jq -e '.malformed_first[0].line == 5'
 
 	# A missing file and a .gz cut short are said, the rest still counts.
 	head -c 100 "$LOG.1.gz" >"$BATS_TEST_TMPDIR/cut.gz"
@@ -104,7 +105,7 @@ hup() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"cut.gz: after line 0: the compressed data ends early"* ]]
 	[[ "$output" == *"nope.log: No such file or directory"* ]]
-	[[ "$output" == *"5 line(s), 3 host(s), 2 malformed"* ]]
+	[[ "$output" == *"6 line(s), 3 host(s), 2 malformed"* ]]
 }
 
 @test "log summary: byte counts of an edited log stop at INT64_MAX" {
@@ -128,9 +129,11 @@ hup() {
 	run "$CORDON" log tail "$LOG"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 2 ]
-	[[ "${lines[0]}" =~ ^20[0-9-]+T[0-9:.]+Z\ -\ allow\ GET\ 127.0.0.1:$UP\ 200\ up\ 0\ down\ 1000$ ]]
-	[[ "${lines[1]}" == *" - deny  GET evil.test:80 403 up 0 down 0: no network.allow entry matches (default deny)" ]]
+	[ "${#lines[@]}" -eq 3 ]
+	# The open line, written before the request went upstream, then its end.
+	[[ "${lines[0]}" =~ ^20[0-9-]+T[0-9:.]+Z\ -\ open\ \ GET\ 127.0.0.1:$UP$ ]]
+	[[ "${lines[1]}" =~ ^20[0-9-]+T[0-9:.]+Z\ -\ allow\ GET\ 127.0.0.1:$UP\ 200\ up\ 0\ down\ 1000$ ]]
+	[[ "${lines[2]}" == *" - deny  GET evil.test:80 403 up 0 down 0: no network.allow entry matches (default deny)" ]]
 	run "$CORDON" log tail -n 1 "$LOG"
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "${lines[0]}" == *"evil.test:80"* ]]
@@ -187,8 +190,8 @@ hup() {
 	[ "$(stat -c %a "$LOG")" = 640 ]
 	[ "$(get http://three.test/)" = 403 ]
 	log_lines 1
-	[ "$(jq -r .host "$LOG.1" | tr '\n' ' ')" = "one.test two.test " ]
-	[ "$(jq -r .host "$LOG")" = three.test ]
+	[ "$(jq -r 'select(.event != "open") | .host' "$LOG.1" | tr '\n' ' ')" = "one.test two.test " ]
+	[ "$(jq -r 'select(.event != "open") | .host' "$LOG")" = three.test ]
 	[ "$(metric 'cordon_policy_reloads_total{result="ok"}')" = 1 ]
 
 	# logrotate itself, with contrib/logrotate/cordon for this log and
@@ -208,8 +211,8 @@ hup() {
 	for i in $(seq 100); do [ -e "$LOG" ] && break; sleep 0.05; done
 	[ "$(get http://four.test/)" = 403 ]
 	log_lines 1
-	[ "$(jq -r .host "$LOG.1")" = three.test ]
-	[ "$(jq -r .host "$LOG")" = four.test ]
+	[ "$(jq -r 'select(.event != "open") | .host' "$LOG.1")" = three.test ]
+	[ "$(jq -r 'select(.event != "open") | .host' "$LOG")" = four.test ]
 	# The next rotation compresses the one before (delaycompress).
 	logrotate -f -s "$BATS_TEST_TMPDIR/state" "$BATS_TEST_TMPDIR/logrotate.conf"
 	[ -e "$LOG.2.gz" ]
@@ -273,6 +276,76 @@ hup() {
 	[[ "$output" == *"hint: "* ]]
 }
 
+# Waits until the origin's head log holds $2 lines matching $1.
+origin_heads() {
+	local i
+	for i in $(seq 200); do
+		[ "$(grep -c "$1" "$BATS_TEST_TMPDIR/origin.heads")" = "$2" ] &&
+		    return 0
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/origin.heads"
+	return 1
+}
+
+@test "kill -9 of the proxy mid-request: each exchange that reached the origin has its open line" {
+	UP2=$(free_port)
+	start_bg origin "$TOOLS_DIR/httpd" --listen "tcp:127.0.0.1:$UP2" \
+	    --log "$BATS_TEST_TMPDIR/origin.heads"
+	wait_listen "tcp:127.0.0.1:$UP2"
+	start_proxy --workers 1 --allow-domain "127.0.0.1:$UP2" \
+	    --allow-cidr 127.0.0.1/32
+	# The origin holds its answers: a request and a tunnel in flight.
+	start_bg get curl -sS -x "http://127.0.0.1:$PROXY" \
+	    "http://127.0.0.1:$UP2/slow/30000"
+	start_bg tunnel curl -sS -p -x "http://127.0.0.1:$PROXY" \
+	    "http://127.0.0.1:$UP2/slow/30001"
+	origin_heads '/slow/3000[01]' 2
+	# Killed as OOM or a crash would: nothing of its own runs after.
+	kill -9 "$PROXY_PID"
+	wait "$PROXY_PID" || true
+	cat "$LOG"
+	run jq -r '"\(.event) \(.protocol) \(.path) \(.address) \(.decision) \(.rule) \(.status)"' "$LOG"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ " ${lines[*]} " == *" open http /slow/30000 127.0.0.1 allow 127.0.0.1:$UP2 0 "* ]]
+	[[ " ${lines[*]} " == *" open connect null 127.0.0.1 allow 127.0.0.1:$UP2 0 "* ]]
+	[ "$(jq -r .id "$LOG" | grep -c '^[0-9a-f]\{16\}-[0-9]\+$')" = 2 ]
+	[ "$(jq -r .id "$LOG" | sort -u | wc -l)" = 2 ]
+	# The summary counts them, allowed and unended, once each.
+	run "$CORDON" log summary "$LOG"
+	echo "$output"
+	[[ "${lines[0]}" == *ALLOWED*REFUSED*FAILED*UNENDED* ]]
+	[[ "$output" == *"2 line(s), 1 host(s), 0 malformed, 2 unended (in flight, or the proxy was killed)"* ]]
+	run "$CORDON" log summary --json "$LOG"
+	[ "$(jq -r '"\(.unended) \(.hosts[0].allowed) \(.hosts[0].unended) \(.hosts[0].refused)"' <<<"$output")" = "2 2 2 0" ]
+	run "$CORDON" log tail "$LOG"
+	echo "$output"
+	[[ "${lines[0]}" == *" - open  GET 127.0.0.1:$UP2" ]] ||
+	    [[ "${lines[0]}" == *" - open  CONNECT 127.0.0.1:$UP2" ]]
+}
+
+@test "open and end: an exchange's two lines share an id; a refusal has one line; summary counts each once" {
+	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
+	[ "$(get "http://127.0.0.1:$UP/bytes/100")" = 200 ]
+	[ "$(get http://evil.test/)" = 403 ]
+	log_lines 2
+	run jq -r '"\(.event) \(.decision) \(.status) \(.bytes_down) \(.id != null)"' "$LOG"
+	[ "${lines[0]}" = "open allow 0 0 true" ]
+	[ "${lines[1]}" = "end allow 200 100 true" ]
+	[ "${lines[2]}" = "end deny 403 0 false" ]
+	[ "$(jq -r 'select(.decision == "allow") | .id' "$LOG" | sort -u | wc -l)" = 1 ]
+	# Read in either order (a rotated file after the live one): the same.
+	head -n 1 "$LOG" >"$LOG.open"
+	tail -n +2 "$LOG" >"$LOG.rest"
+	run "$CORDON" log summary --json "$LOG.rest" "$LOG.open"
+	[ "$(jq -c '[.unended, (.hosts[] | [.host, .allowed, .refused, .unended, .bytes_down])]' <<<"$output")" = \
+	    '[0,["evil.test",0,1,0,0],["127.0.0.1",1,0,0,100]]' ]
+	run "$CORDON" log summary "$LOG"
+	[[ "$output" == *"3 line(s), 2 host(s), 0 malformed"* ]]
+	[[ "$output" != *unended* ]]
+}
+
 # Starts the proxy with flags, its log on a tmpfs of 64 KiB mounted in a
 # mount namespace of its own (the machine's disks are not touched);
 # in_logfs runs a command in that namespace.
@@ -314,14 +387,26 @@ in_logfs() {
 	# The disk fills up.
 	in_logfs sh -c 'cat /dev/zero >"$1/fill"' sh "$LOGFS" 2>/dev/null ||
 	    true
-	# A line may still fit in the log's last page; the first that does
-	# not is the exchange in flight: it went out, its line is held back.
+	# Lines may still fit in the log's last page.  An exchange goes out
+	# only once its open line is written: each one answered 200 has a
+	# line in the file already.  The first whose open line does not fit
+	# is refused, and never reached the origin; or its open line fit and
+	# its end did not, and that end is held back.
 	for i in $(seq 2 60); do
-		[ "$(get "http://127.0.0.1:$UP2/bytes/$i")" = 200 ]
+		code=$(get "http://127.0.0.1:$UP2/bytes/$i")
+		[ "$code" = 200 ] || break
+		in_logfs grep -q '"path":"/bytes/'"$i"'"' "$LOGFS/egress.log"
 		[ "$(metric cordon_log_lines_held)" = 0 ] || break
 	done
 	inflight=$i
-	[ "$(metric cordon_log_lines_held)" = 1 ]
+	[ "$code" = 200 ] || [ "$code" = 503 ]
+	if [ "$code" = 503 ]; then
+		run grep -c "GET /bytes/$i " "$BATS_TEST_TMPDIR/origin.heads"
+		[ "$output" = 0 ]
+	fi
+	# Its end, and the rest of an open line a full page cut short.
+	held=$(metric cordon_log_lines_held)
+	[ "$held" = 1 ] || [ "$held" = 2 ]
 	[ "$(metric cordon_log_write_failed)" = 1 ]
 	# Nothing new goes out: refused, saying why, in each protocol.
 	run curl -sS -D "$BATS_TEST_TMPDIR/h" -x "http://127.0.0.1:$PROXY" \
@@ -340,8 +425,10 @@ in_logfs() {
 	[ "$status" -ne 0 ]
 	run grep -c '/bytes/99[789]' "$BATS_TEST_TMPDIR/origin.heads"
 	[ "$output" = 0 ]
-	[ "$(metric cordon_log_refused_total)" = 3 ]
-	[ "$(metric cordon_log_lines_held)" = 4 ]
+	refused=3
+	[ "$code" = 200 ] || refused=4
+	[ "$(metric cordon_log_refused_total)" = "$refused" ]
+	[ "$(metric cordon_log_lines_held)" = $((held + 3)) ]
 	# Said once each on standard error, not per connection.
 	run grep -c 'egress log: write failed: No space left on device' \
 	    "$BATS_TEST_TMPDIR/proxy.log"
@@ -356,12 +443,13 @@ in_logfs() {
 	[ "$(metric cordon_log_write_failed)" = 0 ]
 	[ "$(metric cordon_log_lines_held)" = 0 ]
 	[ "$(metric cordon_log_lines_lost_total)" = 0 ]
-	grep -q 'can be written again; 4 line(s) held back were written' \
+	grep -q "can be written again; $((held + 3)) line(s) held back were written" \
 	    "$BATS_TEST_TMPDIR/proxy.log"
-	run in_logfs jq -r '"\(.path // .host) \(.status)"' "$LOGFS/egress.log"
+	run in_logfs jq -r 'select(.event == "end") | "\(.path // .host) \(.status)"' \
+	    "$LOGFS/egress.log"
 	[ "$status" -eq 0 ]
 	n=${#lines[@]}
-	[ "${lines[n - 5]}" = "/bytes/$inflight 200" ]
+	[ "${lines[n - 5]}" = "/bytes/$inflight $code" ]
 	[ "${lines[n - 4]}" = "/bytes/999 503" ]
 	[ "${lines[n - 3]}" = "127.0.0.1 503" ]
 	[ "${lines[n - 2]}" = "127.0.0.1 1" ]
@@ -406,7 +494,7 @@ in_logfs() {
 	cat "$BATS_TEST_TMPDIR/hold.log"
 	grep -q '^alive 1000 dead 0 ' "$BATS_TEST_TMPDIR/hold.log"
 	log_lines 1001
-	[ "$(jq -r 'select(.port == '"$ECHO"' and .decision == "allow" and .status == 200) | .host' "$LOG" | wc -l)" -eq 1000 ]
+	[ "$(jq -r 'select(.event != "open") | select(.port == '"$ECHO"' and .decision == "allow" and .status == 200) | .host' "$LOG" | wc -l)" -eq 1000 ]
 	kill -0 "$PROXY_PID"
 }
 
@@ -475,7 +563,7 @@ in_logfs() {
 	    curl -s -o /dev/null -w '%{http_code}' http://two.test:$UP/"
 	[ "$output" = "200 403" ]
 	log_lines 2
-	aid=$(jq -r .sandbox "$LOG" | sort -u)
+	aid=$(jq -r 'select(.event != "open") | .sandbox' "$LOG" | sort -u)
 	[ "$(printf '%s\n' "$aid" | wc -l)" -eq 1 ]
 	[ "$aid" != null ]
 	# B (the test user) runs through the same proxy...
@@ -505,18 +593,18 @@ in_logfs() {
 	cat "$LOG"
 	# Every line of the Unix socket carries its user's uid, the TCP one
 	# null.
-	[ "$(jq -r '.uid' "$LOG" | sort | tr '\n' ' ')" = \
+	[ "$(jq -r 'select(.event != "open") | .uid' "$LOG" | sort | tr '\n' ' ')" = \
 	    "$(printf '%s\n' 0 0 "$tuid" "$tuid" null | sort | tr '\n' ' ')" ]
 	# A's lines, by (uid, id): its own two, the forged one not among them.
-	[ "$(jq -r --arg s "$aid" 'select(.sandbox == $s and .uid == 0) |
+	[ "$(jq -r --arg s "$aid" 'select(.event != "open") | select(.sandbox == $s and .uid == 0) |
 	    "\(.host) \(.decision)"' "$LOG" | sort | tr '\n' ' ')" = \
 	    "two.test deny up.test allow " ]
 	# The forged line: A's id, B's uid, the operator's rule.
-	[ "$(jq -r --arg s "$aid" --argjson u "$tuid" 'select(.sandbox == $s and
+	[ "$(jq -r --arg s "$aid" --argjson u "$tuid" 'select(.event != "open") | select(.sandbox == $s and
 	    .uid == $u) | "\(.host) \(.decision) \(.rule_from)"' "$LOG")" = \
 	    "two.test allow --allow-domain" ]
 	# B's own run: B's uid, an id of its own.
-	[ "$(jq -r --argjson u "$tuid" 'select(.uid == $u) | .sandbox' "$LOG" |
+	[ "$(jq -r --argjson u "$tuid" 'select(.event != "open") | select(.uid == $u) | .sandbox' "$LOG" |
 	    sort -u | grep -vcx "$aid")" -eq 1 ]
 }
 
@@ -792,10 +880,10 @@ PY
 	# The log: B's two.test refused by its own narrowing, A's allowed
 	# by its harness.
 	aid=$(jq -r 'select(.event == "start") | .sandbox' "$EVENTS")
-	[ "$(jq -r --arg a "$aid" 'select(.host == "two.test" and
+	[ "$(jq -r --arg a "$aid" 'select(.event != "open") | select(.host == "two.test" and
 	    .sandbox == $a) | .decision' "$LOG" | sort | uniq -c |
 	    awk '{ printf "%s %s ", $1, $2 }')" = "4 allow 3 deny " ]
-	[ "$(jq -r --arg a "$aid" 'select(.host == "two.test" and
+	[ "$(jq -r --arg a "$aid" 'select(.event != "open") | select(.host == "two.test" and
 	    .sandbox != $a) | .decision' "$LOG")" = deny ]
 }
 
@@ -839,7 +927,7 @@ PY
 	[ "${lines[3]}" = "HTTP/1.1 403 Forbidden after 0 s" ]
 	grep -q 'the run channel of sandbox badrun (uid [0-9]*): {"allow": P, "n": N} has those two keys.*; closed' \
 	    "$BATS_TEST_TMPDIR/proxy.log"
-	[ "$(jq -r 'select(.host == "two.test") | .decision' "$LOG")" = deny ]
+	[ "$(jq -r 'select(.event != "open") | select(.host == "two.test") | .decision' "$LOG")" = deny ]
 }
 
 # The operator's proxy on $sock, its pid in P: up.test:$UP allowed, and
@@ -898,7 +986,7 @@ proxy_lost_mid_run() {
 	[ "$(grep -c '"event":"applied"' "$EVENTS")" -eq 1 ]
 	# The new proxy refused up.test by the replayed rule; the report
 	# counts both refusals.
-	[ "$(jq -r 'select(.host == "up.test" and .decision == "deny") |
+	[ "$(jq -r 'select(.event != "open") | select(.host == "up.test" and .decision == "deny") |
 	    .rule_from' "$LOG" | sort -u)" = "the run's control channel" ]
 	[ "$(jq -r '.refused[] | "\(.host) \(.count)"' "$WS/r.json")" = \
 	    "up.test 2" ]
@@ -921,7 +1009,7 @@ PY
 	[[ "${lines[0]}" == "HTTP/1.1 503 "* ]]
 	[[ "$output" == *"its channel is not open on this proxy"* ]]
 	[[ "$output" == *"wait until the run has reopened its channel"* ]]
-	jq -r 'select(.sandbox == "ghost") | "\(.decision) \(.reason)"' "$LOG" |
+	jq -r 'select(.event != "open") | select(.sandbox == "ghost") | "\(.decision) \(.reason)"' "$LOG" |
 	    grep -q '^deny the run has a harness (--control, --ask), and its channel is not open on this proxy'
 }
 

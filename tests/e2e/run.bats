@@ -52,10 +52,10 @@ teardown() {
 	[[ "$output" == *"cordon: refused 1 connection: evil.test:80 ("* ]]
 	[[ "$output" == *"to allow evil.test:80: "*"--allow-domain evil.test"* ]]
 	# Both decisions logged, with the run's id.
-	[ "$(wc -l <"$WS/egress.log")" -eq 2 ]
-	[ "$(jq -r 'select(.host == "up.test") | .decision' "$WS/egress.log")" = allow ]
-	[ "$(jq -r 'select(.host == "evil.test") | .decision' "$WS/egress.log")" = deny ]
-	[ "$(jq -r .sandbox "$WS/egress.log" | sort -u | wc -l)" -eq 1 ]
+	[ "$(end_lines "$WS/egress.log")" -eq 2 ]
+	[ "$(jq -r 'select(.event != "open") | select(.host == "up.test") | .decision' "$WS/egress.log")" = allow ]
+	[ "$(jq -r 'select(.event != "open") | select(.host == "evil.test") | .decision' "$WS/egress.log")" = deny ]
+	[ "$(jq -r 'select(.event != "open") | .sandbox' "$WS/egress.log" | sort -u | wc -l)" -eq 1 ]
 	[ "$(jq -r .sandbox "$WS/egress.log" | head -n 1)" != null ]
 }
 
@@ -323,7 +323,7 @@ teardown() {
 	run in_sandbox --quiet --proxy-socket "$sock" -- sh -c \
 	    "curl -sS http://up.test:$UP/; curl -sS http://evil.test/ >/dev/null"
 	[[ "$output" == *hello* ]]
-	[ "$(jq -r .decision "$BATS_TEST_TMPDIR/egress.log" | tr '\n' ' ')" = "allow deny " ]
+	[ "$(jq -r 'select(.event != "open") | .decision' "$BATS_TEST_TMPDIR/egress.log" | tr '\n' ' ')" = "allow deny " ]
 	# Allowing what the operator does not: still refused.
 	run in_sandbox --quiet --proxy-socket "$sock" --allow-domain evil.test \
 	    -- curl -s -o /dev/null -w '%{http_code}' http://evil.test/
@@ -363,7 +363,7 @@ teardown() {
 	echo "$output"
 	cat "$BATS_TEST_TMPDIR/egress.log"
 	[[ "$output" == *hello* ]]
-	[ "$(jq -r '"\(.protocol) \(.decision)"' "$BATS_TEST_TMPDIR/egress.log" |
+	[ "$(jq -r 'select(.event != "open") | "\(.protocol) \(.decision)"' "$BATS_TEST_TMPDIR/egress.log" |
 	    tr '\n' ' ')" = "capture allow dns deny dns deny " ]
 	curl -sS "http://127.0.0.1:$metrics/metrics" >"$BATS_TEST_TMPDIR/m"
 	cat "$BATS_TEST_TMPDIR/m"

@@ -244,7 +244,7 @@ agent_run() {
 	[[ "$output" == *"--allow-domain git.test:$PORT"* ]]
 	run ! grep -q "Accepted publickey" "$SSHD_LOG"
 	[ "$(jq -r 'select(.protocol == "ssh-agent")' "$ELOG")" = "" ]
-	[ "$(jq -r 'select(.protocol == "capture") | .decision' "$ELOG")" = \
+	[ "$(jq -r 'select(.event != "open") | select(.protocol == "capture") | .decision' "$ELOG")" = \
 	    deny ]
 }
 

@@ -141,7 +141,7 @@ check_jsonl(const char *s, size_t len)
 	    strlen(line) != (size_t)end)
 		abort();	/* not exactly one line */
 	if ((o = json_loads(line, JSON_REJECT_DUPLICATES, &err)) == NULL ||
-	    !json_is_object(o) || json_object_size(o) != 22)
+	    !json_is_object(o) || json_object_size(o) != 25)
 		abort();	/* not one record with its own fields */
 	if ((v = json_object_get(o, "host")) == NULL || !json_is_string(v) ||
 	    (n = unescape(json_string_value(v), back, false)) == -1 ||
