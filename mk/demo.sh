@@ -95,7 +95,9 @@ if [ "$(id -u)" -eq 0 ]; then
 		useradd --system --no-create-home --shell /usr/sbin/nologin \
 		    "$user"
 	fi
+	# cordon is a small front that runs cordon-main, made beside it.
 	cp "$cordon" "$run/cordon"
+	cp "$cordon-main" "$run/cordon-main"
 	chown -R "$user:" "$run"
 	chmod 711 "$tmp"
 	echo "(as $user, through setpriv: cordon needs no privileges)"

@@ -505,7 +505,8 @@ pin_setup() {
 
 # What each request of the log carried and what became of it.
 pin_log() {
-	jq -r 'select(.protocol == "https" or .protocol == "http") |
+	jq -r 'select((.protocol == "https" or .protocol == "http") and
+	    .event != "open") |
 	    "\(.protocol) \(.status) \(.decision) \(.credential)"' "$ELOG"
 }
 
