@@ -185,18 +185,18 @@ server_is() {
 	# run's channel and its two requests (HAProxy's stot), and logged
 	# all twelve runs' lines, two each; the others none.
 	for n in 1 2 3; do
-		nl[n]=$(wc -l <"$F/r$n.log")
+		nl[n]=$(jq -c 'select(.event != "open")' "$F/r$n.log" | wc -l)
 		[ "${nl[n]}" -eq 0 ] || [ "$(stot "$n")" -ge 36 ]
 	done
 	[ "$(printf '%s\n' "${nl[@]}" | sort -n | tr '\n' ' ')" = \
 	    "0 0 24 " ]
-	[ "$(jq -r .sandbox "$F"/r[123].log | sort | uniq -c |
-	    awk '$1 == 2 { n++ } END { print n + 0 }')" -eq 12 ]
+	[ "$(jq -r 'select(.event != "open") | .sandbox' "$F"/r[123].log |
+	    sort | uniq -c | awk '$1 == 2 { n++ } END { print n + 0 }')" -eq 12 ]
 	# Across the tier: who reached which host, what was decided, and
 	# by which layer's rule (dev's refusal is its own layer's deny).
-	jq -r '"\(.identity) \(.host) \(.decision) \(.rule_from | split("/") |
-	    last)"' "$F"/r[123].log | sort | uniq -c | awk '{ $1 = $1 } 1' \
-	    >"$F/who"
+	jq -r 'select(.event != "open") | "\(.identity) \(.host) " +
+	    "\(.decision) \(.rule_from | split("/") | last)"' \
+	    "$F"/r[123].log | sort | uniq -c | awk '{ $1 = $1 } 1' >"$F/who"
 	cat "$F/who"
 	[ "$(cat "$F/who")" = "$(printf '%s\n' \
 	    "6 dev-laptop ci.test deny dev.json: network.deny[0]" \
@@ -414,7 +414,8 @@ runs_after() {
 	# replica, which held the run's channel.
 	ids=$(jq -r .sandbox "$F"/r[123].log | sort -u)
 	[ "$(echo "$ids" | wc -l)" -eq 1 ]
-	[ "$(jq -r .decision "$F"/r[123].log | sort | uniq -c |
+	[ "$(jq -r 'select(.event != "open") | .decision' "$F"/r[123].log |
+	    sort | uniq -c |
 	    awk '{ $1 = $1 } 1' | tr '\n' ' ')" = "6 allow 12 deny " ]
 	[ "$(grep -l . "$F"/r[123].log | wc -l)" -eq 1 ]
 }
@@ -481,7 +482,8 @@ rules are back" <(tr -d '\n' <"$F/lost.err")
 	    "up.test 3" ]
 	for n in 1 2 3; do
 		[ "$n" = "$victim" ] || cat "$F/r$n.log"
-	done | jq -r '"\(.host) \(.decision)"' | sort >"$F/after"
+	done | jq -r 'select(.event != "open") | "\(.host) \(.decision)"' |
+	    sort >"$F/after"
 	[ "$(cat "$F/after")" = "$(printf '%s\n' "ci.test allow" \
 	    "up.test deny" "up.test deny")" ]
 }
