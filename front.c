@@ -25,23 +25,6 @@ static const char *const front_main_paths[] = {
 };
 
 /*
- * Whether argv (run's, from "run") names a session before the command:
- * run_cmd_in_session's test, the same, so that the two agree on which
- * program serves a run.
- */
-static bool
-front_in_session(int argc, char **argv)
-{
-	int	 i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--session") == 0 ||
-		    strncmp(argv[i], "--session=", 10) == 0)
-			return true;
-	return false;
-}
-
-/*
  * Execs cordon-main with argv, found beside this program's file (its
  * link resolved: a symbolic link to cordon finds the real one's
  * neighbour), or in ../libexec/cordon.  Returns only on failure, with
@@ -95,7 +78,7 @@ main(int argc, char **argv)
 		break;
 	}
 	if (i < argc && strcmp(argv[i], "run") == 0 &&
-	    front_in_session(argc - i, argv + i))
+	    sessclient_named(argc - i, argv + i))
 		return sessclient_main(argc - i, argv + i, "run");
 	return front_exec_main(argv);
 }

@@ -369,23 +369,10 @@ run_opts_clear(struct run_opts *o)
 	free(o->ro_dns);
 }
 
-/* Whether the options before the command name a session (--session). */
-static bool
-run_cmd_in_session(int argc, char **argv)
-{
-	int	 i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--session") == 0 ||
-		    strncmp(argv[i], "--session=", 10) == 0)
-			return true;
-	return false;
-}
-
 int
 run_cmd(int argc, char **argv)
 {
-	if (run_cmd_in_session(argc, argv))
+	if (sessclient_named(argc, argv))
 		return sessclient_main(argc, argv, "run");
 	return run_cmd_session(argc, argv, NULL);
 }

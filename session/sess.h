@@ -90,6 +90,7 @@ bool	sessdir_id_ok(const char *);
 
 /* sessclient.c: `cordon run --session ID -- CMD`, the client. */
 int	sessclient_main(int, char **, const char *);
+bool	sessclient_named(int, char **);
 int	sessclient_connect(const char *, char *, size_t, char *, size_t);
 int	sessclient_request(int, const char *, char *const *, char *const *,
 	    const int *, int, uint32_t);

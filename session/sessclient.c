@@ -174,6 +174,23 @@ sessclient_connect(const char *name, char *id, size_t idlen, char *cause,
 	return s;
 }
 
+/*
+ * Whether run's options (argv from "run") name a session before the
+ * command: the one test both cordon's front and cordon-main's run make,
+ * so that they agree on which program serves a run.
+ */
+bool
+sessclient_named(int argc, char **argv)
+{
+	int	 i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--session") == 0 ||
+		    strncmp(argv[i], "--session=", 10) == 0)
+			return true;
+	return false;
+}
+
 /* The options: --session ID, --report FILE, --quiet; then CMD. */
 static int
 sessclient_opts(int argc, char **argv, const char **id, const char **report,

@@ -97,18 +97,28 @@ codex_run() {
 	    "$@"
 }
 
+# host_mcp_args ARGS... -- OPTS...: the agent's ARGS in args (the
+# caller's local), and `cordon mcp OPTS...` as a JSON list's items in
+# MCP_ARGS, for the agent's config.
+host_mcp_args() {
+	args=()
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	MCP_ARGS=$(for a in mcp "$@"; do printf '"%s", ' "$a"; done)
+	MCP_ARGS=${MCP_ARGS%, }
+}
+
 # Runs codex on the host, not in cordon, as the test user in the
 # workspace: `codex exec ARGS...` with its own shell tools off and
 # cordon mcp ($@ after --, its options) its only command tool, from a
 # config.toml of the test's.  The model API is 127.0.0.1:$PORT, its CA
 # trusted by codex alone; codex gives the MCP server its key.
 codex_host_mcp() {
-	local args=() a
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
+	local args
+	host_mcp_args "$@"
 	write "$UDIR/home/.codex/config.toml" <<-EOF
 	model = "mock-model"
 	model_provider = "mock"
@@ -125,7 +135,7 @@ codex_host_mcp() {
 
 	[mcp_servers.cordon]
 	command = "$UCORDON"
-	args = [$(for a in mcp "$@"; do printf '"%s", ' "$a"; done)]
+	args = [$MCP_ARGS]
 	cwd = "$WS"
 	env_vars = ["OPENAI_API_KEY"]
 	default_tools_approval_mode = "approve"
@@ -144,15 +154,11 @@ codex_host_mcp() {
 # The server gets claude's environment, its base URL (an address, which
 # --agent claude does not follow) too.
 claude_host_mcp() {
-	local args=() a
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
+	local args
+	host_mcp_args "$@"
 	write "$UDIR/home/mcp.json" <<-EOF
 	{"mcpServers": {"cordon": {"type": "stdio", "command": "$UCORDON",
-	  "args": [$(for a in mcp "$@"; do printf '"%s", ' "$a"; done | sed 's/, $//')]}}}
+	  "args": [$MCP_ARGS]}}}
 	EOF
 	cd "$WS" || return 1
 	as_user "$UDIR/home" env "ANTHROPIC_API_KEY=$KEY" \
@@ -180,15 +186,11 @@ claude_host() {
 # tool denied, cordon mcp (its options $@ after --) a local MCP server,
 # from a config of the test's.
 opencode_host_mcp() {
-	local args=() a
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
+	local args
+	host_mcp_args "$@"
 	write "$UDIR/home/.config/opencode/opencode.json" <<-EOF
 	{"mcp": {"cordon": {"type": "local", "enabled": true, "command":
-	  ["$UCORDON", $(for a in mcp "$@"; do printf '"%s", ' "$a"; done | sed 's/, $//')]}},
+	  ["$UCORDON", $MCP_ARGS]}},
 	 "permission": {"bash": "deny"}}
 	EOF
 	cd "$WS" || return 1
@@ -205,19 +207,15 @@ opencode_host_mcp() {
 # its settings, given the key by name (gemini passes it no other
 # variable of its own).
 gemini_host_mcp() {
-	local args=() a
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
+	local args
+	host_mcp_args "$@"
 	write "$UDIR/home/.gemini/settings.json" <<-EOF
 	{"security": {"auth": {"selectedType": "gemini-api-key"}},
 	 "privacy": {"usageStatisticsEnabled": false},
 	 "tools": {"exclude": ["run_shell_command"]},
 	 "mcpServers": {"cordon": {"command": "$UCORDON", "trust": true,
 	  "env": {"GEMINI_API_KEY": "\$GEMINI_API_KEY"},
-	  "args": [$(for a in mcp "$@"; do printf '"%s", ' "$a"; done | sed 's/, $//')]}}}
+	  "args": [$MCP_ARGS]}}}
 	EOF
 	cd "$WS" || return 1
 	as_user "$UDIR/home" env "GEMINI_API_KEY=$KEY" \
