@@ -103,6 +103,21 @@ policy_check_opts(int argc, char **argv)
 }
 
 /*
+ * Whether p has a credentials entry that fills a header in (an entry
+ * that only pins its host, or lets foreign ones through, fills none).
+ */
+static bool
+policy_check_fills(const struct policy *p)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->p_ncreds; i++)
+		if (p->p_creds[i].cr_env != NULL)
+			return true;
+	return false;
+}
+
+/*
  * `policy check FILE...`: loads each file as one layer.  A file at
  * DIR/.cordon/policy.json is checked as the workspace layer of DIR, with
  * the limits that layer has.
@@ -152,7 +167,7 @@ policy_check(int argc, char **argv)
 		}
 		printf("%s: ok%s\n", argv[i], fctx.pc_untrusted ?
 		    " (as a workspace layer)" : "");
-		if (p->p_ncreds != 0 && p->p_ninspect == 0)
+		if (policy_check_fills(p) && p->p_ninspect == 0)
 			printf("%s: note: credentials are filled in only on "
 			    "inspected requests, and nothing here is "
 			    "inspected (network.inspect)\n", argv[i]);

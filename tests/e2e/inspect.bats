@@ -588,6 +588,19 @@ pin_log() {
 	[[ "$output" == *"credential: api.test ($POL: credentials[0]): a run's proxy puts GITHUB_TOKEN in Authorization"$'\n'"credential: pinned: another credential (in Authorization, X-Api-Key, cookie user_session) is refused with 403; hint: add {\"host\": \"api.test\", \"foreign\": \"allow\"} to credentials to let it pass"* ]]
 	run "$CORDON" policy show --policy "$POL"
 	[[ "$output" == *'"headers": ['*'"X-Api-Key"'* ]]
+	# policy check's note on credentials with nothing inspected: for
+	# an entry that fills a header in, not for one that only pins.
+	write only.json <<-'EOF'
+	{"version": 1, "credentials": [{"host": "npm.test", "foreign": "allow"}]}
+	EOF
+	run "$CORDON" policy check only.json
+	[ "$output" = "only.json: ok" ]
+	write fills.json <<-'EOF'
+	{"version": 1, "credentials": [{"host": "npm.test", "env": "T",
+	  "header": "Authorization", "format": "Bearer %s"}]}
+	EOF
+	run "$CORDON" policy check fills.json
+	[[ "$output" == *"fills.json: note: credentials are filled in only on inspected requests"* ]]
 }
 
 @test "inspect: an origin whose certificate does not verify is not reached" {
