@@ -128,7 +128,8 @@ hold() {
 	start_bg "hold$i" python3 "$HOLD" "$CI" "$PKI/ca.crt" \
 	    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "up.test:$ECHO" "$2"
 	HOLD_PID[i]=$BG_PID
-	until_true 5 grep -q '^ok 1$' "$F/hold$i.log"
+	# A deadline for a failure: the client is Python, slow to start.
+	until_true 30 grep -q '^ok 1$' "$F/hold$i.log"
 	ON[i]=
 	for n in 1 2 3; do
 		[ "$(tcp_established "${R_TLS[n]}")" -gt "${before[n]}" ] &&
