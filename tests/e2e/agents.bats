@@ -818,3 +818,34 @@ press() {
 	press Enter
 	pane_has "exited 0"
 }
+
+@test "codex's TUI inside, under a pty: it starts and takes a prompt; the tool call holds the placeholder" {
+	need_agents
+	start_api 'echo "key=$OPENAI_API_KEY"'
+	{
+		echo "TEST_USER=$TEST_USER UDIR=$UDIR WS=$WS KEY=$KEY PORT=$PORT"
+		echo "T=$T AGENTS_BIN=$AGENTS_BIN UCORDON=$UCORDON"
+		echo "OPENCODE_BIN=$OPENCODE_BIN"
+		declare -f ensure_test_user as_user agent_run
+		echo 'agent_run codex OPENAI_API_KEY -- codex' \
+		    '-s danger-full-access -m mock-model -c model_provider=mock' \
+		    "-c 'model_providers.mock={name=\"mock\",base_url=\"https://api.openai.com:$PORT/v1\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}'"
+	} >"$UDIR/tui.sh"
+	TMUX_SOCK="$BATS_TEST_TMPDIR/tmux.sock"
+	tmux -S "$TMUX_SOCK" new-session -d -s tui -x 150 -y 40 \
+	    "bash $UDIR/tui.sh; echo exited \$?; sleep 60" 3>&-
+	# Codex asks nothing first here: the prompt is the first screen.
+	pane_has "Ask Codex to do anything"
+	press "run the command"
+	press Enter
+	pane_has "MOCK-DONE tool said:"
+	pane_has "key=cordon-phantom-"
+	[ "$(jq -r '.headers.authorization' "$REQ" | sort -u)" = "Bearer $KEY" ]
+	run ! grep -q "$KEY" <(tmux -S "$TMUX_SOCK" capture-pane -p -t tui)
+	# Its announcement fetch is the profile's: no refusal line is
+	# drawn over the screen.
+	run ! grep -q "network.allow" <(tmux -S "$TMUX_SOCK" capture-pane -p -t tui)
+	press "/quit"
+	press Enter
+	pane_has "exited 0"
+}
