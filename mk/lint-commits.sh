@@ -1,0 +1,25 @@
+#!/bin/sh
+# mk/lint-commits.sh: runs mk/commit-msg on every commit after the one
+# mk/commit-base names, the last commit before the rule (`make lint`).
+# A tree without git, or a shallow clone without the base, is skipped
+# with a note: there is no history to judge.
+#
+# usage: mk/lint-commits.sh [REVISION]   (default HEAD)
+set -eu
+
+cd "$(git rev-parse --show-toplevel 2>/dev/null || echo .)"
+base=$(sed -n 's/^\([0-9a-f]\{40\}\).*/\1/p' mk/commit-base)
+head=${1:-HEAD}
+if ! git cat-file -e "$base^{commit}" 2>/dev/null; then
+	echo "lint-commits: no commit $base here (no git, or shallow): skipped"
+	exit 0
+fi
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+bad=0
+for c in $(git rev-list "$base..$head"); do
+	git log -1 --format=%B "$c" >"$tmp"
+	./mk/commit-msg "$tmp" 2>&1 | sed "s/^/$(git rev-parse --short "$c"): /" >&2
+	./mk/commit-msg "$tmp" 2>/dev/null || bad=1
+done
+exit "$bad"
