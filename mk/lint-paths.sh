@@ -11,13 +11,17 @@
 # `$TOP/mk/x.sh`, a URL) and is not judged; nor is one with a `*`, `%`
 # or `{`, which is a pattern, or one with a placeholder word (NAME, ID,
 # X, N: `tests/unit/test_NAME.c`).  In shell, bats and the Makefile only
-# comments are read: their code names the files a test makes.  Each
-# missing path is printed as FILE:LINE: path, and the exit status is 1.
+# comments are read: their code names the files a test makes.  The
+# target of each relative Markdown link is checked too, from its page's
+# folder.  Each missing path is printed as FILE:LINE: path, and the exit
+# status is 1.
 #
 # usage: mk/lint-paths.sh [FILE...]   (default: every tracked file)
 set -eu
 
 cd "$(git rev-parse --show-toplevel)"
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 
 dirs=$(git ls-files | sed -n 's|/.*||p' | sort -u | tr '\n' '|' |
     sed 's/|$//')
@@ -52,4 +56,25 @@ while IFS=: read -r file line path; do
 	# A trailing sentence dot is not the name's.
 	path=${path%.}
 	[ -e "$path" ] || echo "$file:$line: $path: no such file in the repository"
-done | { bad=$(cat); [ -z "$bad" ] || { printf '%s\n' "$bad"; exit 1; }; }
+done >"$tmp"
+
+# A Markdown link's target, relative to its page: [text](../docs/x.md#a).
+for page in "$@"; do
+	case $page in *.md) ;; *) continue ;; esac
+	awk '{
+		line = $0
+		while (match(line, /\]\([^)# ]+/)) {
+			print FILENAME ":" FNR ":" substr(line, RSTART + 2, RLENGTH - 2)
+			line = substr(line, RSTART + RLENGTH)
+		}
+	}' "$page"
+done | grep -Ev ':[0-9]+:[a-z]+:' |
+while IFS=: read -r file line path; do
+	[ -e "$(dirname "$file")/$path" ] ||
+	    echo "$file:$line: $path: no such file for this link"
+done >>"$tmp"
+
+if [ -s "$tmp" ]; then
+	cat "$tmp"
+	exit 1
+fi
