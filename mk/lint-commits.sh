@@ -19,7 +19,9 @@ trap 'rm -f "$tmp"' EXIT
 bad=0
 for c in $(git rev-list "$base..$head"); do
 	git log -1 --format=%B "$c" >"$tmp"
-	./mk/commit-msg "$tmp" 2>&1 | sed "s/^/$(git rev-parse --short "$c"): /" >&2
-	./mk/commit-msg "$tmp" 2>/dev/null || bad=1
+	if ! out=$(./mk/commit-msg "$tmp" 2>&1); then
+		printf '%s\n' "$out" | sed "s/^/${c%"${c#???????}"}: /" >&2
+		bad=1
+	fi
 done
 exit "$bad"
