@@ -192,7 +192,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 .PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
 	e2e demo deps-tier fleet-tier \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
-	lint-exports lint-map \
+	lint-exports lint-map lint-paths lint-commits hooks \
 	clean install golden macos-check deb image deps-fleet fleet-check
 
 all: $(BIN) $(MAIN) $(SESSION_EXEC)
@@ -388,7 +388,7 @@ lint-bats:
 	@echo "  LINT    tests/e2e/*.bats"
 	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
 
-check: deps deps-check macos-check lint-bats lint-exports lint-map $(BIN) $(SESSION_EXEC) $(UNIT_BINS) $(TOOL_BINS)
+check: deps deps-check macos-check lint-bats lint-exports lint-map lint-paths $(BIN) $(SESSION_EXEC) $(UNIT_BINS) $(TOOL_BINS)
 	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
@@ -484,7 +484,7 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps deps-check lint-bats lint-exports lint-map
+lint: deps deps-check lint-bats lint-exports lint-map lint-paths lint-commits
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
 
 # Every export carries its file's name (mk/exports.sh says which do not,
@@ -498,6 +498,25 @@ lint-exports: $(MAIN)
 lint-map:
 	@echo "  LINT    map"
 	$(Q)./mk/map.sh --check
+
+# A path a comment or a doc names that the tree does not hold goes red
+# (mk/lint-paths.sh prints FILE:LINE and the path).
+lint-paths:
+	@echo "  LINT    paths"
+	$(Q)./mk/lint-paths.sh
+
+# Each commit after mk/commit-base has the message shape mk/commit-msg
+# checks: a subject of at most 72 characters, then a blank line.
+lint-commits:
+	@echo "  LINT    commits"
+	$(Q)./mk/lint-commits.sh
+
+# The same check as git's commit-msg hook, in this clone and its
+# worktrees (they share the hooks folder).
+hooks:
+	$(Q)d=$$(git rev-parse --git-path hooks) && mkdir -p "$$d" && \
+	    install -m 0755 mk/commit-msg "$$d/commit-msg" && \
+	    echo "  HOOK    $$d/commit-msg"
 
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
@@ -546,7 +565,7 @@ install: $(BIN) $(MAIN) $(SESSION_EXEC)
 	chmod 0644 $(DESTDIR)$(TMPFILESDIR)/cordon.conf
 
 # A Debian package of the tree (mk/deb.sh), into DEB_OUT; lintian must
-# find no error in it.  tests/e2e/deb.bats installs, upgrades and
+# find no error in it.  tests/e2e/make.bats ("make deb") installs, upgrades and
 # removes it under a scratch root.
 DEB_OUT		?= $(BUILD)/deb
 DEB_MAINTAINER	?= cordon maintainers <cordon@example.org>
