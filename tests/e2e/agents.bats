@@ -578,16 +578,18 @@ kept_copy() {
 	[ ! -e "$mark" ]
 }
 
-@test "--keep ~/.claude: kept, saying what it holds back; the host's login file comes over the copy, read-only" {
+@test "--keep ~/.claude: kept, saying what it holds back; the host's login file comes over the copy, what is written there dropped" {
 	write "$UDIR/home/.claude/.credentials.json" <<<'{"secret": "host-token"}'
 	run in_sandbox --keep '~/.claude' -- sh -c '
 	    echo one >~/.claude/history.jsonl
-	    echo planted >~/.claude/.credentials.json ||
-		echo "not written"
+	    echo planted >~/.claude/.credentials.json &&
+		echo "written inside"
 	    cat ~/.claude/.credentials.json'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--keep ~/.claude: kept between this workspace's runs in cordon's own copy"*"held back: ~/.claude/.credentials.json"*"run: ~/.claude/.credentials.json: hidden by the policy (filesystem.deny) in every run"* ]]
-	[[ "$output" == *"not written"* ]]
+	# The login's copy is writable (a refresh's new expiry goes there),
+	# and what is written there stays in the run.
+	[[ "$output" == *"written inside"*planted* ]]
 	[[ "$output" != *host-token* ]]
 	run in_sandbox --quiet --keep '~/.claude' -- sh -c '
 	    cat ~/.claude/history.jsonl ~/.claude/.credentials.json'
@@ -667,20 +669,21 @@ start_tokens() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"run: ~/.claude/.credentials.json: the login was refreshed inside; its new tokens are written to $creds"* ]]
 	[ "$(grep -c "the login was refreshed inside" <<<"$output")" -eq 1 ]
-	# The token endpoint got the real refresh token, in its member; a
-	# refresh after it (the copy inside is read-only: claude cannot
-	# save its new expiry), the new real one.
-	jq -se --arg r "$refresh" --arg r2 "$refresh2" '
+	# The token endpoint got the real refresh token, in its member, once:
+	# claude stored the new expiry in its copy, which is writable.
+	jq -se --arg r "$refresh" '
 	    map(select(.path == "/v1/oauth/token") | .body) |
-	    length >= 1 and .[0].refresh_token == $r and
-	    all(.grant_type == "refresh_token") and
-	    all(.[1:][]; .refresh_token == $r2)' "$REQ"
+	    length == 1 and .[0].refresh_token == $r and
+	    .[0].grant_type == "refresh_token"' "$REQ"
 	# The API got the new real access token, and never the old one.
 	[ "$(jq -r 'select(.path | startswith("/v1/messages")) |
 	    .headers.Authorization' "$REQ" | sort -u)" = "Bearer $access2" ]
-	# Inside, placeholders only: the copy the tool printed, and what
-	# the tool's output carried back to the API.
+	# Inside, placeholders only: the copy the tool printed, as claude
+	# wrote it anew with the new expiry, and what the tool's output
+	# carried back to the API.
 	[[ "$output" =~ \"refreshToken\":\ ?\"cordon-phantom-[0-9a-f]{32}\" ]]
+	[[ "$output" =~ \"expiresAt\":\ ?([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -gt "$(( ($(date +%s) + 3000) * 1000 ))" ]
 	for v in "$KEY" "$refresh" "$access2" "$refresh2"; do
 		[[ "$output" != *"$v"* ]]
 		run ! grep -q -e "$v" <(jq -c 'select(.path |
