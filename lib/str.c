@@ -1,6 +1,6 @@
 /*
  * str.c: strings: escaped for a log or a shell, RFC 9110 tokens,
- * random hex, lists joined by a separator.
+ * random hex, lists joined by a separator, a JWT's placeholder.
  */
 #include <sys/random.h>
 
@@ -165,4 +165,72 @@ str_append(char **list, const char *sep, const char *item)
 	xasprintf(&joined, "%s%s%s", *list, sep, item);
 	free(*list);
 	*list = joined;
+}
+
+/* Whether c is of base64url's alphabet (RFC 4648 section 5). */
+static bool
+str_is_b64url(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	    (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+/*
+ * Where the signature of JWT s begins (RFC 7519, compact JWS: three
+ * parts of base64url, unpadded, split by dots, none empty), or 0 when
+ * s is not one.  The header and the payload before it are no secret to
+ * whoever holds the token; the signature is what lets it be used.
+ */
+size_t
+str_jwt_signature(const char *s)
+{
+	size_t	 i, dots = 0, sig = 0;
+
+	for (i = 0; s[i] != '\0'; i++) {
+		if (s[i] == '.') {
+			if (i == 0 || s[i - 1] == '.' || ++dots > 2)
+				return 0;
+			sig = i + 1;
+		} else if (!str_is_b64url((unsigned char)s[i]))
+			return 0;
+	}
+	return dots == 2 && s[sig] != '\0' ? sig : 0;
+}
+
+/*
+ * A placeholder for JWT s (new string), or NULL when s is not one: its
+ * header and payload as they are, so that a program can still read its
+ * claims (expiry, account), and in place of its signature as many
+ * random base64url characters, so that no server takes it.  Its last
+ * character, which may hold unused bits, is one of "AQgw" (no such
+ * bits set) when s's length leaves some.
+ */
+char *
+str_jwt_placeholder(const char *s)
+{
+	static const char	 b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "abcdefghijklmnopqrstuvwxyz0123456789-_";
+	unsigned char		 r[64];
+	size_t			 sig, len, i, j, k = 0;
+	char			*out;
+
+	if ((sig = str_jwt_signature(s)) == 0)
+		return NULL;
+	len = strlen(s);
+	out = xstrdup(s);
+	for (i = sig; i < len; i += k) {
+		k = len - i < sizeof(r) ? len - i : sizeof(r);
+		if (getrandom(r, k, 0) != (ssize_t)k) {
+			free(out);
+			return NULL;
+		}
+		for (j = 0; j < k; j++)
+			out[i + j] = b64[r[j] % 64];
+	}
+	/* 2 or 3 characters over a whole 4 hold 4 or 2 bits of padding. */
+	if ((len - sig) % 4 == 2)
+		out[len - 1] = "AQgw"[r[k - 1] % 4];
+	else if ((len - sig) % 4 == 3)
+		out[len - 1] = b64[(r[k - 1] % 16) * 4];
+	return out;
 }

@@ -33,7 +33,7 @@ char	*errlist_steal(struct errlist *);
 
 /*
  * str.c: strings escaped for a log or a shell, RFC 9110 tokens, random
- * hex, lists.  What str_escape_as does with the backslash and the double
+ * hex, lists, a JWT's placeholder.  What str_escape_as does with the backslash and the double
  * quote; a byte outside printable ASCII becomes \xNN in every mode.
  */
 enum str_esc {
@@ -49,6 +49,8 @@ void	 str_append(char **, const char *, const char *);
 bool	 str_is_tchar(unsigned char);
 bool	 str_is_token(const char *, size_t);
 int	 str_random_hex(char *, size_t);
+size_t	 str_jwt_signature(const char *);
+char	*str_jwt_placeholder(const char *);
 
 /* path.c */
 bool	 path_is_below(const char *, const char *);

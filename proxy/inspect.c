@@ -245,8 +245,9 @@ inspect_phantom_identity(struct http_request *req)
 /*
  * The phantom credentials of a request to host: over inspected TLS, a
  * header named by a credential for host whose value is exactly its
- * format around the placeholder gets the real value instead (a refresh
- * token, in no header, is renew.c's).  Any other
+ * format around the placeholder (or the one a refresh replaced, ph_was)
+ * gets the real value instead (a refresh token, in no header, is
+ * renew.c's).  Any other
  * placeholder seen (another host, another header, another shape, plain
  * HTTP, the target) is left as it is and named in *warning (caller
  * frees; NULL when none).  A request filled in asks for an answer in no
@@ -257,10 +258,10 @@ inspect_phantom_apply(struct http_request *req, const struct phantom *ph,
     size_t n, const char *host, bool inspected, char **warning)
 {
 	struct http_header	*hh;
-	char			*want, *w;
+	char			*want, *was, *w;
 	size_t			 i, j;
 	int			 filled = 0;
-	bool			 ours;
+	bool			 ours, exact;
 
 	*warning = NULL;
 	for (j = 0; j < n; j++) {
@@ -274,15 +275,21 @@ inspect_phantom_apply(struct http_request *req, const struct phantom *ph,
 		}
 		/* Basic's placeholder is seen only whole, in base64. */
 		want = inspect_phantom_format(&ph[j], ph[j].ph_placeholder);
+		was = ph[j].ph_was != NULL ?
+		    inspect_phantom_format(&ph[j], ph[j].ph_was) : NULL;
 		for (i = 0; i < req->hr_nheaders; i++) {
 			hh = &req->hr_headers[i];
+			exact = strcmp(hh->hh_value, want) == 0 ||
+			    (was != NULL && strcmp(hh->hh_value, was) == 0);
 			if (strstr(hh->hh_value, ph[j].ph_placeholder) == NULL &&
-			    strcmp(hh->hh_value, want) != 0)
+			    (ph[j].ph_was == NULL ||
+			    strstr(hh->hh_value, ph[j].ph_was) == NULL) &&
+			    !exact)
 				continue;
 			ours = ph[j].ph_header != NULL && inspected &&
 			    policy_match_admits_name(&ph[j].ph_host, host) &&
 			    strcasecmp(hh->hh_name, ph[j].ph_header) == 0;
-			if (ours && strcmp(hh->hh_value, want) == 0) {
+			if (ours && exact) {
 				explicit_bzero(hh->hh_value,
 				    strlen(hh->hh_value));
 				free(hh->hh_value);
@@ -305,6 +312,7 @@ inspect_phantom_apply(struct http_request *req, const struct phantom *ph,
 			}
 		}
 		free(want);
+		free(was);
 	}
 	if (filled > 0)
 		inspect_phantom_identity(req);

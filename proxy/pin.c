@@ -108,22 +108,31 @@ pin_value(const struct http_header *hh, const struct phantom *ph, size_t n,
     const char *host, bool inspected)
 {
 	enum pin_kind	 kind = PIN_FOREIGN;
+	const char	*held[2];
 	char		*want;
-	size_t		 i;
+	size_t		 i, k;
 
-	/* Entries naming one variable share its placeholder: look at all. */
+	/*
+	 * Entries naming one variable share its placeholder: look at all,
+	 * and at the placeholder a refresh replaced (ph_was).
+	 */
 	for (i = 0; i < n && kind != PIN_PHANTOM; i++) {
-		if (ph[i].ph_placeholder == NULL)
-			continue;
-		want = inspect_phantom_format(&ph[i], ph[i].ph_placeholder);
-		if (strcmp(hh->hh_value, want) == 0)
-			kind = inspected && ph[i].ph_header != NULL &&
-			    strcasecmp(hh->hh_name, ph[i].ph_header) == 0 &&
-			    policy_match_admits_name(&ph[i].ph_host, host) ?
-			    PIN_PHANTOM : PIN_NONE;
-		else if (strcmp(hh->hh_value, ph[i].ph_placeholder) == 0)
-			kind = PIN_NONE;
-		free(want);
+		held[0] = ph[i].ph_placeholder;
+		held[1] = ph[i].ph_was;
+		for (k = 0; k < 2 && kind != PIN_PHANTOM; k++) {
+			if (held[k] == NULL)
+				continue;
+			want = inspect_phantom_format(&ph[i], held[k]);
+			if (strcmp(hh->hh_value, want) == 0)
+				kind = inspected && ph[i].ph_header != NULL &&
+				    strcasecmp(hh->hh_name,
+				    ph[i].ph_header) == 0 &&
+				    policy_match_admits_name(&ph[i].ph_host,
+				    host) ? PIN_PHANTOM : PIN_NONE;
+			else if (strcmp(hh->hh_value, held[k]) == 0)
+				kind = PIN_NONE;
+			free(want);
+		}
 	}
 	return kind;
 }

@@ -157,6 +157,7 @@ proxy_phantoms_free(struct phantom *ph, size_t n)
 		free(ph[i].ph_path);
 		free(ph[i].ph_member);
 		free(ph[i].ph_placeholder);
+		free(ph[i].ph_was);
 		if (ph[i].ph_value != NULL) {
 			explicit_bzero(ph[i].ph_value, strlen(ph[i].ph_value));
 			free(ph[i].ph_value);

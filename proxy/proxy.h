@@ -85,7 +85,11 @@ struct proxy_stats {
  * POST to its token endpoint, ph_path (renew.c).  Anywhere else the
  * placeholder is left as it is and a warning logged.  A login's tokens
  * (ph_member set) are renewed by its token endpoint's answer: ph_value
- * becomes the new real value, the placeholder stays.  ph_value is wiped
+ * becomes the new real value, the placeholder stays; a JWT's placeholder
+ * (ph_jwt: the token's header and claims, a random signature) becomes
+ * the new token's, since the agent reads its claims, and the copy's
+ * (ph_was) is still filled in: an agent that could not store the new
+ * one goes on with it.  ph_value is wiped
  * when freed (proxy_phantoms_free).
  */
 struct phantom {
@@ -98,7 +102,11 @@ struct phantom {
 	char			*ph_member;	/* OAuth's name: "access_token" */
 	char			*ph_user;	/* Basic; NULL: ph_format */
 	char			*ph_placeholder;
+	char			*ph_was;	/* the copy's placeholder, once */
+						/* a refresh replaced it; NULL */
 	char			*ph_value;	/* the real value */
+	bool			 ph_jwt;	/* both JWTs: only the */
+						/* signature is secret */
 };
 
 #define PHANTOM_PREFIX		"cordon-phantom-"	/* + 32 hex digits */

@@ -10,7 +10,9 @@
  *     alone, and only when the member holds the placeholder;
  *   - the answer's new real tokens (the members the login's phantoms
  *     name: "access_token", "refresh_token") become their placeholders
- *     again, and the phantoms fill in the new values from then on;
+ *     again, and the phantoms fill in the new values from then on; a
+ *     JWT's placeholder is made anew of the new token's header and
+ *     claims (its expiry), with a random signature;
  *   - the program running the proxy is told (hk_renewed), to keep the
  *     host's file up to date: refresh tokens rotate.
  *
@@ -32,6 +34,7 @@
 #include "log.h"
 #include "policy.h"
 #include "proxy.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define RENEW_BODY_MAX		(64 * 1024)
@@ -296,11 +299,12 @@ renew_leaks(struct renew *r, struct evbuffer *b, char **v, size_t n)
 /*
  * Takes the new real tokens out of the answer doc: each member a
  * phantom of the login (its ph_file) names becomes that phantom's
- * placeholder, its value kept in fresh[j] (the caller wipes).  Returns
- * how many were taken.
+ * placeholder, its value kept in fresh[j] (the caller wipes); a JWT's
+ * becomes a new placeholder made of the new token, kept in put[j] (the
+ * caller frees).  Returns how many were taken.
  */
 static size_t
-renew_take(struct renew *r, json_t *doc, char **fresh)
+renew_take(struct renew *r, json_t *doc, char **fresh, char **put)
 {
 	const struct phantom	*ph = r->rw_px->px_phantoms;
 	const char		*file = ph[r->rw_ph].ph_file;
@@ -314,8 +318,10 @@ renew_take(struct renew *r, json_t *doc, char **fresh)
 		    !json_is_string(v) || json_string_length(v) == 0)
 			continue;
 		fresh[j] = xstrdup(json_string_value(v));
-		json_object_set_new(doc, ph[j].ph_member,
-		    json_string(ph[j].ph_placeholder));
+		if (ph[j].ph_jwt)
+			put[j] = str_jwt_placeholder(fresh[j]);
+		json_object_set_new(doc, ph[j].ph_member, json_string(
+		    put[j] != NULL ? put[j] : ph[j].ph_placeholder));
 		n++;
 	}
 	if ((v = json_object_get(doc, "expires_in")) != NULL &&
@@ -324,9 +330,12 @@ renew_take(struct renew *r, json_t *doc, char **fresh)
 	return n;
 }
 
-/* The phantoms take their new values from fresh (emptied), then say so. */
+/*
+ * The phantoms take their new values from fresh and their new
+ * placeholders from put (both emptied), then say so.
+ */
 static void
-renew_commit(struct renew *r, char **fresh)
+renew_commit(struct renew *r, char **fresh, char **put)
 {
 	struct proxy	*px = r->rw_px;
 	struct phantom	*ph = px->px_phantoms;
@@ -339,6 +348,14 @@ renew_commit(struct renew *r, char **fresh)
 		free(ph[j].ph_value);
 		ph[j].ph_value = fresh[j];
 		fresh[j] = NULL;
+		if (put[j] != NULL) {
+			if (ph[j].ph_was == NULL)
+				ph[j].ph_was = ph[j].ph_placeholder;
+			else
+				free(ph[j].ph_placeholder);
+			ph[j].ph_placeholder = put[j];
+			put[j] = NULL;
+		}
 	}
 	if (px->px_hooks != NULL && px->px_hooks->hk_renewed != NULL)
 		px->px_hooks->hk_renewed(ph[r->rw_ph].ph_file, ph,
@@ -359,13 +376,14 @@ renew_answer(struct renew *r, struct http_response *resp, char **cause,
 {
 	struct evbuffer	*b = r->rw_body[1];
 	const char	*name = r->rw_px->px_phantoms[r->rw_ph].ph_file;
-	char		**fresh;
+	char		**fresh, **put;
 	json_t		*doc = NULL;
 	size_t		 j, n = r->rw_px->px_nphantoms;
 	int		 rc = -1;
 
 	*cause = *hint = NULL;
 	fresh = xcalloc(n, sizeof(*fresh));
+	put = xcalloc(n, sizeof(*put));
 	if (r->rw_filled && resp->hs_status / 100 == 2) {
 		if ((doc = renew_parse(b)) == NULL) {
 			xasprintf(cause, "the token endpoint's answer to the "
@@ -374,7 +392,7 @@ renew_answer(struct renew *r, struct http_response *resp, char **cause,
 			    "sandbox", name);
 			goto out;
 		}
-		if (renew_take(r, doc, fresh) > 0)
+		if (renew_take(r, doc, fresh, put) > 0)
 			renew_dump(b, doc);
 	}
 	if (renew_leaks(r, b, fresh, n)) {
@@ -386,7 +404,7 @@ renew_answer(struct renew *r, struct http_response *resp, char **cause,
 	for (j = 0; j < n && fresh[j] == NULL; j++)
 		;
 	if (j < n)
-		renew_commit(r, fresh);
+		renew_commit(r, fresh, put);
 	renew_frame(&resp->hs_headers, &resp->hs_nheaders,
 	    evbuffer_get_length(b));
 	resp->hs_body = HTTP_BODY_LENGTH;
@@ -397,12 +415,15 @@ out:
 		xasprintf(hint, "the sandbox got this refusal in place of the "
 		    "answer; run the agent once on the host to refresh its "
 		    "login there");
-	for (j = 0; j < n; j++)
+	for (j = 0; j < n; j++) {
 		if (fresh[j] != NULL) {
 			explicit_bzero(fresh[j], strlen(fresh[j]));
 			free(fresh[j]);
 		}
+		free(put[j]);
+	}
 	free(fresh);
+	free(put);
 	json_decref(doc);
 	return rc;
 }

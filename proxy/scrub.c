@@ -215,10 +215,15 @@ scrub_forms(struct scrub *s)
 		free(real);
 		free(put);
 	}
+	/*
+	 * A JWT's placeholder holds its header and claims, which answers
+	 * may quote: only its signature is looked for in parts.
+	 */
 	for (j = 0; j < s->sc_n; j++) {
 		ph = &s->sc_ph[j];
 		if (scrub_wanted(ph))
-			scrub_form_add(s, j, xstrdup(ph->ph_value), 0,
+			scrub_form_add(s, j, xstrdup(ph->ph_value), ph->ph_jwt ?
+			    str_jwt_signature(ph->ph_value) : 0,
 			    xstrdup(ph->ph_placeholder));
 	}
 }

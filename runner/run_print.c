@@ -106,9 +106,12 @@ run_print_env(const struct run *run, const struct trust_bundle *ib)
 	}
 	for (i = 0; i < run->r_nphantoms; i++)
 		if (run->r_phantoms[i].ph_file != NULL)
-			printf("token: %s holds %s<32 hex digits> in place of a "
+			printf("token: %s holds %s in place of a "
 			    "token; the proxy puts the real one in %s%s for %s"
-			    "%s\n", run->r_phantoms[i].ph_file, PHANTOM_PREFIX,
+			    "%s\n", run->r_phantoms[i].ph_file,
+			    run->r_phantoms[i].ph_jwt ? "a JWT with its claims "
+			    "and a random signature" : PHANTOM_PREFIX
+			    "<32 hex digits>",
 			    run->r_phantoms[i].ph_header != NULL ?
 			    run->r_phantoms[i].ph_header : "the body of POST ",
 			    run->r_phantoms[i].ph_header != NULL ? "" :

@@ -127,6 +127,7 @@ run_secrets_phantoms(struct run *run)
 				ph->ph_format = xstrdup(se->se_format);
 			ph->ph_placeholder = xstrdup(se->se_placeholder);
 			ph->ph_value = xstrdup(se->se_value);
+			ph->ph_jwt = se->se_jwt;
 		}
 	}
 }

@@ -265,14 +265,26 @@ mount_cover_file(const struct mounts *m, const struct step *s)
 {
 	char	 name[32];
 	ssize_t	 tok;
+	int	 src, saved;
 
 	tok = s->s_kind == STEP_HIDE_FILE ? mount_steps_token(m->m_sb, s->s_path) :
 	    -1;
 	snprintf(name, sizeof(name), "token-%zd", tok);
-	return open_tree(m->m_empty, tok != -1 ? name :
+	src = open_tree(m->m_empty, tok != -1 ? name :
 	    s->s_kind != STEP_BLOCK_FILE ? "hidden" :
 	    s->s_op != NULL && s->s_op->fo_dot ? "dot" : "blank",
 	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	/* A login's copy: writable, this clone alone (mount_tokens). */
+	if (src != -1 && tok != -1 &&
+	    m->m_sb->sb_view.sv_secrets[tok].tf_kind->sk_renew != NULL &&
+	    mount_fd_attrs(src, "", AT_EMPTY_PATH, 0, MOUNT_ATTR_RDONLY) ==
+	    -1) {
+		saved = errno;
+		close(src);
+		errno = saved;
+		return -1;
+	}
+	return src;
 }
 
 /*
@@ -399,8 +411,12 @@ mount_clone(struct mounts *m, struct step *s)
 
 /*
  * The copies of the tools' token files (their tokens placeholders), as
- * "token-N" in dir, readable by all: each covers the host's file where
- * the plan hid it.  Returns 0, or -1 with errno set.
+ * "token-N" in dir: each covers the host's file where the plan hid it.
+ * A login's copy (an agent's, which a refresh renews: sk_renew) is the
+ * user's alone and writable (mount_cover_file), so that the agent can
+ * store the placeholders a refresh gave it; what it writes stays in
+ * this tmpfs and is gone with the run.  Any other is readable by all,
+ * read-only.  Returns 0, or -1 with errno set.
  */
 static int
 mount_tokens(const struct sandbox *sb, int dir)
@@ -416,7 +432,7 @@ mount_tokens(const struct sandbox *sb, int dir)
 			continue;
 		snprintf(name, sizeof(name), "token-%zu", i);
 		if ((fd = openat(dir, name, O_CREAT | O_WRONLY | O_CLOEXEC,
-		    0444)) == -1)
+		    tf->tf_kind->sk_renew != NULL ? 0600 : 0444)) == -1)
 			return -1;
 		if (write(fd, tf->tf_text, tf->tf_len) != (ssize_t)tf->tf_len) {
 			if (errno == 0)

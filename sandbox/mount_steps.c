@@ -280,6 +280,7 @@ mount_steps_print(const struct sandbox *sb, FILE *f)
 {
 	struct mounts	 m;
 	size_t		 i;
+	ssize_t		 tok;
 
 	fprintf(f, "  /: the host's, read-only, nosuid\n");
 	mount_steps(&m, sb);
@@ -288,8 +289,10 @@ mount_steps_print(const struct sandbox *sb, FILE *f)
 		    m.m_steps[i].s_op != NULL && m.m_steps[i].s_op->fo_dot ?
 		    "blocked (a file that reads \"./\", read-only)" :
 		    m.m_steps[i].s_kind == STEP_HIDE_FILE &&
-		    mount_steps_token(sb, m.m_steps[i].s_path) != -1 ?
-		    "a copy, its tokens placeholders, read-only" :
+		    (tok = mount_steps_token(sb, m.m_steps[i].s_path)) != -1 ?
+		    sb->sb_view.sv_secrets[tok].tf_kind->sk_renew != NULL ?
+		    "a copy, its tokens placeholders, writable, dropped after "
+		    "the run" : "a copy, its tokens placeholders, read-only" :
 		    step_names[m.m_steps[i].s_kind], m.m_steps[i].s_why);
 	if (sb->sb_view.sv_agent_real != NULL)
 		fprintf(f, "  %s: cordon's ssh-agent, bound read-only from "

@@ -124,8 +124,10 @@ secrets_take(struct secrets_out *so, const char *host, const char *user,
  * Takes a login's token out: value, for host; in a header (format around
  * it) when path is NULL, else in the JSON body of a POST to its token
  * endpoint path.  member is OAuth's name for it, which a refresh's answer
- * renews (proxy/renew.c).  path and member are static.  Returns the
- * placeholder as secrets_take does.
+ * renews (proxy/renew.c).  path and member are static.  A token that is
+ * a JWT gets a placeholder that is one too, its claims readable and its
+ * signature random (str_jwt_placeholder): the agent reads the claims.
+ * Returns the placeholder as secrets_take does.
  */
 const char *
 secrets_take_login(struct secrets_out *so, const char *host,
@@ -133,13 +135,20 @@ secrets_take_login(struct secrets_out *so, const char *host,
     const char *value, size_t vlen)
 {
 	struct secret_file	*tf = so->sx_sf;
-	const char		*ph;
+	struct secret		*se;
+	char			*jwt;
 
-	if ((ph = secrets_take(so, host, NULL, format, value, vlen)) == NULL)
+	if (secrets_take(so, host, NULL, format, value, vlen) == NULL)
 		return NULL;
-	tf->tf_secrets[tf->tf_nsecrets - 1].se_path = path;
-	tf->tf_secrets[tf->tf_nsecrets - 1].se_member = member;
-	return ph;
+	se = &tf->tf_secrets[tf->tf_nsecrets - 1];
+	se->se_path = path;
+	se->se_member = member;
+	if ((jwt = str_jwt_placeholder(se->se_value)) != NULL) {
+		free(se->se_placeholder);
+		se->se_placeholder = jwt;
+		se->se_jwt = true;
+	}
+	return se->se_placeholder;
 }
 
 /* --- the files ------------------------------------------------------- */
@@ -154,7 +163,7 @@ const struct secret_format secrets_formats[] = {
 	{ ".cargo/credentials", "cargo", tokenfile_cargo, NULL },
 	{ ".claude/.credentials.json", "claude", tokenjson_claude,
 	    tokenjson_claude_renew },
-	{ ".codex/auth.json", "codex", tokenjson_codex, NULL },
+	{ ".codex/auth.json", "codex", tokenjson_codex, tokenjson_codex_renew },
 };
 const size_t secrets_nformats = nitems(secrets_formats);
 

@@ -28,6 +28,7 @@ struct secret {
 	const char	*se_path;	/* a login's token endpoint: the */
 					/* token goes in its body; NULL: none */
 	const char	*se_member;	/* OAuth's name of a login's token */
+	bool		 se_jwt;	/* se_placeholder is a JWT too */
 };
 
 struct secrets_out;
@@ -104,5 +105,7 @@ void	tokenjson_claude(struct secrets_out *, const char *, size_t);
 char	*tokenjson_claude_renew(const char *, size_t, const char *const *,
 	    const char *const *, size_t, long long, char **);
 void	tokenjson_codex(struct secrets_out *, const char *, size_t);
+char	*tokenjson_codex_renew(const char *, size_t, const char *const *,
+	    const char *const *, size_t, long long, char **);
 
 #endif

@@ -4,8 +4,8 @@
  * ~/.claude/.credentials.json and Codex's ~/.codex/auth.json.  The copy
  * keeps the file's shape, each token a placeholder the proxy fills in
  * for its host alone: the access token in the API's Authorization
- * header, Claude Code's refresh token in the body of a refresh sent to
- * its token endpoint.  The proxy reads that exchange whole
+ * header, the refresh token in the body of a refresh sent to its token
+ * endpoint.  The proxy reads that exchange whole
  * (proxy/renew.c): the answer's new tokens become the same placeholders
  * before the sandbox sees it, and the new real ones are written back to
  * the host's file here (sk_renew), refresh tokens rotating.  Pure: text
@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -196,19 +197,33 @@ tokenjson_claude_renew(const char *text, size_t len,
 	return out;
 }
 
+/* Codex's token endpoint, where its refresh token goes. */
+#define CODEX_TOKEN_HOST	"auth.openai.com"
+#define CODEX_TOKEN_PATH	"/oauth/token"
+
 /*
  * ~/.codex/auth.json: {"OPENAI_API_KEY", "tokens": {"id_token",
- * "access_token", "refresh_token", "account_id"}, ...}.  The copy holds
- * the API key alone, a placeholder for api.openai.com; the ChatGPT
- * login's tokens are left out whole (its id_token is read inside as a
- * JWT, and can be exchanged for a key), "tokens" null.
+ * "access_token", "refresh_token", "account_id"}, "last_refresh", ...}.
+ * The copy keeps the file's shape: the API key a placeholder for
+ * api.openai.com; the ChatGPT login's access token one for chatgpt.com
+ * (its backend-api), its refresh token one for the body of a refresh at
+ * auth.openai.com, and its id token one for auth.openai.com alone.
+ * Codex reads both JWTs' claims (plan, account, expiry) inside, so
+ * their placeholders are JWTs with the same claims and a random
+ * signature (secrets_take_login).  The account id and the dates are no
+ * secret and are kept; any other member is left out.
  */
 void
 tokenjson_codex(struct secrets_out *so, const char *text, size_t len)
 {
 	static const char *const known[] = { "OPENAI_API_KEY", "tokens",
-	    "last_refresh", NULL };
-	json_t	*doc, *copy, *tokens;
+	    "last_refresh", "auth_mode", NULL };
+	static const char *const plain[] = { "last_refresh", "auth_mode",
+	    NULL };
+	static const char *const login[] = { "id_token", "access_token",
+	    "refresh_token", "account_id", NULL };
+	static const char *const login_plain[] = { "account_id", NULL };
+	json_t	*doc, *copy, *tokens, *to;
 
 	if ((doc = tokenjson_load(so, text, len)) == NULL) {
 		tokenjson_out(so, NULL);
@@ -220,12 +235,69 @@ tokenjson_codex(struct secrets_out *so, const char *text, size_t len)
 	    "Bearer %s", NULL, NULL);
 	json_object_set_new(copy, "tokens", json_null());
 	tokens = json_object_get(doc, "tokens");
-	if (tokens != NULL && !json_is_null(tokens))
-		secrets_left(so->sx_sf, "the ChatGPT login's tokens: log in "
-		    "with an API key (OPENAI_API_KEY) inside");
+	if (json_is_object(tokens)) {
+		to = json_object();
+		tokenjson_take(so, to, tokens, "id_token", CODEX_TOKEN_HOST,
+		    "Bearer %s", NULL, "id_token");
+		tokenjson_take(so, to, tokens, "access_token", "chatgpt.com",
+		    "Bearer %s", NULL, "access_token");
+		tokenjson_take(so, to, tokens, "refresh_token",
+		    CODEX_TOKEN_HOST, "%s", CODEX_TOKEN_PATH, "refresh_token");
+		tokenjson_keep(to, tokens, login_plain);
+		if (tokenjson_more(tokens, login))
+			secrets_left(so->sx_sf, "the login's other members");
+		json_object_set_new(copy, "tokens", to);
+	} else if (tokens != NULL && !json_is_null(tokens))
+		secrets_left(so->sx_sf, "the ChatGPT login (tokens is not an "
+		    "object)");
+	tokenjson_keep(copy, doc, plain);
 	if (tokenjson_more(doc, known))
 		secrets_left(so->sx_sf, "its other members");
 	tokenjson_out(so, copy);
 	json_decref(copy);
 	json_decref(doc);
+}
+
+/*
+ * Codex's login file text (len bytes) with a refresh's new tokens
+ * (OAuth's names and values, n of them) in "tokens", and last_refresh
+ * now, as Codex writes it; every other member kept.  expires_in is not
+ * kept: Codex reads the expiry from the access token.  Returns the new
+ * text (caller wipes), or NULL with *cause.
+ */
+char *
+tokenjson_codex_renew(const char *text, size_t len,
+    const char *const *names, const char *const *values, size_t n,
+    long long expires_in, char **cause)
+{
+	struct timeval	 now;
+	struct tm	 tm;
+	json_t		*doc, *tokens;
+	char		*out, date[64];
+	size_t		 i;
+
+	(void)expires_in;
+	doc = json_loadb(text, len, 0, NULL);
+	tokens = json_object_get(doc, "tokens");
+	if (!json_is_object(tokens)) {
+		xasprintf(cause, "it holds no ChatGPT login any more");
+		json_decref(doc);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], "id_token") == 0 ||
+		    strcmp(names[i], "access_token") == 0 ||
+		    strcmp(names[i], "refresh_token") == 0)
+			json_object_set_new(tokens, names[i],
+			    json_string(values[i]));
+	gettimeofday(&now, NULL);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(date + strlen(date), sizeof(date) - strlen(date),
+	    ".%06ldZ", (long)now.tv_usec);
+	json_object_set_new(doc, "last_refresh", json_string(date));
+	if ((out = json_dumps(doc, JSON_INDENT(2))) == NULL)
+		xasprintf(cause, "cannot write it as JSON");
+	json_decref(doc);
+	return out;
 }

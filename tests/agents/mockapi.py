@@ -12,10 +12,11 @@ tool (named "run", "mcp__cordon__run" as Claude Code names it, or
 that one, with {"command": ...}.  Every request is
 written to --log as one JSON line: method, path, headers, body.
 
-It is an OAuth token endpoint too (Claude Code's, POST /v1/oauth/token):
-a refresh is answered with the new tokens of --tokens (a JSON object,
-access_token and refresh_token), lasting an hour, or with the text of
---tokens-raw as it is; without either, 400.
+It is an OAuth token endpoint too (Claude Code's, POST /v1/oauth/token;
+Codex's, POST /oauth/token): a refresh is answered with the new tokens
+of --tokens (a JSON object: access_token, refresh_token, id_token),
+lasting an hour, or with the text of --tokens-raw as it is; without
+either, 400.
 
 usage: mockapi.py [--address ADDR] --listen PORT --cert PEM --key PEM
                   --log FILE --command 'SHELL COMMAND'
@@ -307,7 +308,7 @@ class Handler(BaseHTTPRequestHandler):
             gemini(self, body, False)
         elif path.endswith(":countTokens"):
             self.send_json(200, {"totalTokens": 10})
-        elif path == "/v1/oauth/token":
+        elif path in ("/v1/oauth/token", "/oauth/token"):
             oauth_token(self, body)
         else:
             self.send_json(200, {})

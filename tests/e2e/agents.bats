@@ -25,7 +25,7 @@ setup() {
 	T="$UDIR/tls"
 	sh "$BATS_TEST_DIRNAME/../../mk/origin-cert.sh" "$T" \
 	    api.anthropic.com api.openai.com generativelanguage.googleapis.com \
-	    platform.claude.com 127.0.0.1
+	    platform.claude.com chatgpt.com auth.openai.com 127.0.0.1
 	chmod 644 "$T"/*.pem
 	REQ="$BATS_TEST_TMPDIR/requests.jsonl"
 	KEY=sk-real-$RANDOM$RANDOM
@@ -578,16 +578,18 @@ kept_copy() {
 	[ ! -e "$mark" ]
 }
 
-@test "--keep ~/.claude: kept, saying what it holds back; the host's login file comes over the copy, read-only" {
+@test "--keep ~/.claude: kept, saying what it holds back; the host's login file comes over the copy, what is written there dropped" {
 	write "$UDIR/home/.claude/.credentials.json" <<<'{"secret": "host-token"}'
 	run in_sandbox --keep '~/.claude' -- sh -c '
 	    echo one >~/.claude/history.jsonl
-	    echo planted >~/.claude/.credentials.json ||
-		echo "not written"
+	    echo planted >~/.claude/.credentials.json &&
+		echo "written inside"
 	    cat ~/.claude/.credentials.json'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--keep ~/.claude: kept between this workspace's runs in cordon's own copy"*"held back: ~/.claude/.credentials.json"*"run: ~/.claude/.credentials.json: hidden by the policy (filesystem.deny) in every run"* ]]
-	[[ "$output" == *"not written"* ]]
+	# The login's copy is writable (a refresh's new expiry goes there),
+	# and what is written there stays in the run.
+	[[ "$output" == *"written inside"*planted* ]]
 	[[ "$output" != *host-token* ]]
 	run in_sandbox --quiet --keep '~/.claude' -- sh -c '
 	    cat ~/.claude/history.jsonl ~/.claude/.credentials.json'
@@ -625,14 +627,15 @@ kept_copy() {
 	run ! grep -q oauth/token "$REQ"
 }
 
-# Starts the token endpoint of Claude Code (platform.claude.com:443) at
-# an address of 127/8 of the test's own ($ADDR: the port is fixed),
-# answering a refresh with tokens $1 and $2, or with the text $2 when
+# Starts the token endpoint of Claude Code (platform.claude.com:443) or
+# Codex (auth.openai.com:443) at an address of 127/8 of the test's own
+# ($ADDR: the port is fixed), answering a refresh with access token $1,
+# refresh token $2 and id token $3 (if given), or with the text $2 when
 # $1 is "raw".
 start_tokens() {
 	local i answer=(--tokens-raw "$2")
 	[ "$1" = raw ] ||
-	    answer=(--tokens "{\"access_token\": \"$1\", \"refresh_token\": \"$2\"}")
+	    answer=(--tokens "{\"access_token\": \"$1\", \"refresh_token\": \"$2\"${3:+, \"id_token\": \"$3\"}}")
 	ADDR=127.$((RANDOM % 200 + 20)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
 	start_bg tokens python3 "$AGENTS_DIR/mockapi.py" --address "$ADDR" \
 	    --listen 443 --cert "$T/origin.pem" --key "$T/origin.key" \
@@ -667,20 +670,21 @@ start_tokens() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"run: ~/.claude/.credentials.json: the login was refreshed inside; its new tokens are written to $creds"* ]]
 	[ "$(grep -c "the login was refreshed inside" <<<"$output")" -eq 1 ]
-	# The token endpoint got the real refresh token, in its member; a
-	# refresh after it (the copy inside is read-only: claude cannot
-	# save its new expiry), the new real one.
-	jq -se --arg r "$refresh" --arg r2 "$refresh2" '
+	# The token endpoint got the real refresh token, in its member, once:
+	# claude stored the new expiry in its copy, which is writable.
+	jq -se --arg r "$refresh" '
 	    map(select(.path == "/v1/oauth/token") | .body) |
-	    length >= 1 and .[0].refresh_token == $r and
-	    all(.grant_type == "refresh_token") and
-	    all(.[1:][]; .refresh_token == $r2)' "$REQ"
+	    length == 1 and .[0].refresh_token == $r and
+	    .[0].grant_type == "refresh_token"' "$REQ"
 	# The API got the new real access token, and never the old one.
 	[ "$(jq -r 'select(.path | startswith("/v1/messages")) |
 	    .headers.Authorization' "$REQ" | sort -u)" = "Bearer $access2" ]
-	# Inside, placeholders only: the copy the tool printed, and what
-	# the tool's output carried back to the API.
+	# Inside, placeholders only: the copy the tool printed, as claude
+	# wrote it anew with the new expiry, and what the tool's output
+	# carried back to the API.
 	[[ "$output" =~ \"refreshToken\":\ ?\"cordon-phantom-[0-9a-f]{32}\" ]]
+	[[ "$output" =~ \"expiresAt\":\ ?([0-9]+) ]]
+	[ "${BASH_REMATCH[1]}" -gt "$(( ($(date +%s) + 3000) * 1000 ))" ]
 	for v in "$KEY" "$refresh" "$access2" "$refresh2"; do
 		[[ "$output" != *"$v"* ]]
 		run ! grep -q -e "$v" <(jq -c 'select(.path |
@@ -747,6 +751,172 @@ start_tokens() {
 	# The endpoint got the real token; the host's file is as it was.
 	[ "$(jq -r .body.refresh_token "$REQ")" = "$refresh" ]
 	[ "$(jq -r .claudeAiOauth.refreshToken "$creds")" = "$refresh" ]
+}
+
+# A JWT as OpenAI's logins hold them: RS256's header, the claims $1 (a
+# JSON object), and 256 random bytes for its signature.
+jwt() {
+	python3 - "$1" <<-'EOF'
+	import base64, json, os, sys
+	def b(d):
+	    return base64.urlsafe_b64encode(d).rstrip(b"=").decode()
+	print(b(json.dumps({"alg": "RS256", "typ": "JWT"}).encode()) + "." +
+	      b(sys.argv[1].encode()) + "." + b(os.urandom(256)))
+	EOF
+}
+
+# The signature of JWT $1.
+jwt_sig() {
+	echo "${1##*.}"
+}
+
+# The claims of JWT $1, as JSON.
+jwt_claims() {
+	python3 -c 'import base64, sys
+p = sys.argv[1].split(".")[1]
+print(base64.urlsafe_b64decode(p + "=" * (-len(p) % 4)).decode())' "$1"
+}
+
+# A ChatGPT login in the host's ~/.codex/auth.json: id token $ID, access
+# token $ACCESS (expiring $1 seconds from now), refresh token $REFRESH,
+# account $ACCOUNT, refreshed last on date $2.
+codex_login() {
+	local auth='"https://api.openai.com/auth": {"chatgpt_plan_type": "plus",
+	    "chatgpt_account_id": "'$ACCOUNT'", "chatgpt_user_id": "user-1"}'
+	ID=$(jwt '{"email": "dev@example.com", "email_verified": true,
+	    "exp": '$(( $(date +%s) + 86400 ))', '"$auth"'}')
+	ACCESS=$(jwt '{"exp": '$(( $(date +%s) + $1 ))', '"$auth"'}')
+	write "$UDIR/home/.codex/auth.json" <<-EOF
+	{"OPENAI_API_KEY": null,
+	 "tokens": {"id_token": "$ID", "access_token": "$ACCESS",
+	   "refresh_token": "$REFRESH", "account_id": "$ACCOUNT"},
+	 "last_refresh": "$2"}
+	EOF
+	chmod 600 "$UDIR/home/.codex/auth.json"
+}
+
+# Runs codex inside with its ChatGPT login: `codex exec ARGS...`, the
+# model API chatgpt.com on $PORT, as Codex's own provider with a
+# ChatGPT login reaches it (requires_openai_auth).
+codex_chatgpt_run() {
+	local opts=()
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	agent_run codex NO_KEY --resolve chatgpt.com:127.0.0.1 \
+	    --allow-domain "chatgpt.com:$PORT" "${opts[@]}" \
+	    -- codex exec --skip-git-repo-check \
+	    -s danger-full-access -m mock-model -c model_provider=mock \
+	    -c "model_providers.mock={name=\"mock\",base_url=\"https://chatgpt.com:$PORT/backend-api/codex\",requires_openai_auth=true,wire_api=\"responses\"}" \
+	    -c "chatgpt_base_url=\"https://chatgpt.com:$PORT/backend-api/\"" \
+	    "$@"
+}
+
+# The placeholders the tool call printed first, from its words
+# "held-NAME=VALUE", in held_id, held_access and held_refresh.
+codex_held() {
+	local l
+	held_id= held_access= held_refresh=
+	for l in $(grep -oE 'held-[a-z]+=[A-Za-z0-9._-]+' <<<"$output"); do
+		case $l in
+		held-id=*) held_id=${held_id:-${l#*=}} ;;
+		held-access=*) held_access=${held_access:-${l#*=}} ;;
+		held-refresh=*) held_refresh=${held_refresh:-${l#*=}} ;;
+		esac
+	done
+	[ -n "$held_id" ] && [ -n "$held_access" ] && [ -n "$held_refresh" ]
+}
+
+# What codex's tool call prints: the login's tokens inside, one a line.
+CODEX_PRINT='jq -r ".tokens | \"held-id=\(.id_token)\", \"held-access=\(.access_token)\", \"held-refresh=\(.refresh_token)\"" ~/.codex/auth.json; env'
+
+@test "codex: a ChatGPT login works inside from a copy whose JWTs keep their claims, their signatures placeholders" {
+	need_agents
+	REFRESH=rt_$RANDOM$RANDOM$RANDOM ACCOUNT=acct-$RANDOM
+	codex_login 864000 "$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)"
+	start_api "$CODEX_PRINT"
+	run codex_chatgpt_run -- "run the command"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"~/.codex/auth.json (codex: auth.openai.com, chatgpt.com)"* ]]
+	[[ "$output" != *"left out of ~/.codex/auth.json"* ]]
+	[[ "$output" == *"MOCK-DONE tool said"* ]]
+	codex_held
+	# Inside: each JWT's header and claims as they are, its signature
+	# another; the refresh token a placeholder.
+	[ "${held_id%.*}" = "${ID%.*}" ]
+	[ "${held_access%.*}" = "${ACCESS%.*}" ]
+	[ "${#held_access}" -eq "${#ACCESS}" ]
+	[[ "$held_refresh" =~ ^cordon-phantom-[0-9a-f]{32}$ ]]
+	for v in "$(jwt_sig "$ID")" "$(jwt_sig "$ACCESS")" "$REFRESH"; do
+		[[ "$output" != *"$v"* ]]
+		run ! grep -q -e "$v" <(jq -c .body "$REQ")
+	done
+	# The model API got the real access token, with the account.
+	jq -se --arg a "Bearer $ACCESS" --arg id "$ACCOUNT" '
+	    map(select(.path | endswith("/responses")) | .headers |
+	    with_entries(.key |= ascii_downcase)) | length >= 2 and
+	    all(.authorization == $a and ."chatgpt-account-id" == $id)' "$REQ"
+	# Not expired, refreshed lately: no refresh was sent.
+	run ! grep -q oauth/token "$REQ"
+}
+
+@test "codex: an expired ChatGPT login refreshes inside; the new tokens stay outside, and reach the host's file" {
+	need_agents
+	REFRESH=rt_$RANDOM$RANDOM$RANDOM ACCOUNT=acct-$RANDOM
+	auth=$UDIR/home/.codex/auth.json
+	codex_login -3600 2020-01-01T00:00:00.000000Z
+	old_id=$ID old_access=$ACCESS
+	codex_login 864000 2020-01-01T00:00:00.000000Z
+	new_id=$ID new_access=$ACCESS new_refresh=rt_new_$RANDOM$RANDOM
+	ID=$old_id ACCESS=$old_access
+	jq --arg i "$ID" --arg a "$ACCESS" '.tokens.id_token = $i |
+	    .tokens.access_token = $a | .kept = "yes"' "$auth" >"$auth.new"
+	mv "$auth.new" "$auth"
+	chmod 600 "$auth"
+	start_api "$CODEX_PRINT"
+	start_tokens "$new_access" "$new_refresh" "$new_id"
+	run codex_chatgpt_run --resolve "auth.openai.com:$ADDR" \
+	    --allow-cidr "$ADDR/32" -- "run the command"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"run: ~/.codex/auth.json: the login was refreshed inside; its new tokens are written to $auth"* ]]
+	[[ "$output" == *"MOCK-DONE tool said"* ]]
+	# The token endpoint got the real refresh token first, in its
+	# member; later ones the new real one.  codex writes its login file
+	# anew by a rename, which the bound copy refuses (EBUSY): it cannot
+	# store the new tokens, and refreshes again before its requests.
+	jq -se --arg r "$REFRESH" --arg r2 "$new_refresh" '
+	    map(select(.path == "/oauth/token") | .body) |
+	    length >= 1 and .[0].refresh_token == $r and
+	    all(.grant_type == "refresh_token") and
+	    all(.[1:][]; .refresh_token == $r2)' "$REQ"
+	# The model API got the new real access token, never the old one,
+	# though codex sent the copy's placeholder still.
+	[ "$(jq -r 'select(.path | endswith("/responses")) | .headers |
+	    with_entries(.key |= ascii_downcase) | .authorization' "$REQ" |
+	    sort -u)" = "Bearer $new_access" ]
+	# Inside: the copy's JWTs, their claims the old ones, their
+	# signatures placeholders.
+	codex_held
+	[ "${held_access%.*}" = "${old_access%.*}" ]
+	[ "${held_id%.*}" = "${old_id%.*}" ]
+	[[ "$held_refresh" =~ ^cordon-phantom-[0-9a-f]{32}$ ]]
+	for v in "$(jwt_sig "$old_id")" "$(jwt_sig "$old_access")" "$REFRESH" \
+	    "$(jwt_sig "$new_id")" "$(jwt_sig "$new_access")" "$new_refresh"; do
+		[[ "$output" != *"$v"* ]]
+		run ! grep -q -e "$v" <(jq -c 'select(.path |
+		    endswith("/responses")) | .body' "$REQ")
+	done
+	# The host's file holds the new tokens and the date, the rest kept,
+	# its mode too.
+	jq -e --arg i "$new_id" --arg a "$new_access" --arg r "$new_refresh" \
+	    --arg acct "$ACCOUNT" '.tokens.id_token == $i and
+	    .tokens.access_token == $a and .tokens.refresh_token == $r and
+	    .tokens.account_id == $acct and .kept == "yes" and
+	    .last_refresh > "2026"' "$auth"
+	[ "$(stat -c %a "$auth")" = 600 ]
 }
 
 @test "session start --agent claude: each command of the session holds the placeholder, in the kept state" {

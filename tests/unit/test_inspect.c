@@ -669,6 +669,45 @@ test_scrub_pieces(void **state)
 	proxy_phantoms_free(ph, 1);
 }
 
+/*
+ * A JWT's phantom: an answer may quote its header and claims, which the
+ * placeholder holds too, and they go through; the whole token, or a
+ * piece of its signature, is masked.
+ */
+static void
+test_scrub_jwt(void **state)
+{
+	static const char	 head[] = "eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjF9.";
+	static const char	 sig[] = "c2lnbmF0dXJlLW9mLXRoZS1yZWFs";
+	struct phantom		*ph;
+	struct scrub		*s;
+	char			*got, *text, *real;
+	const char		*stars;
+
+	(void)state;
+	ph = xcalloc(1, sizeof(*ph));
+	ph[0].ph_file = xstrdup("~/.codex/auth.json");
+	xasprintf(&real, "%s%s", head, sig);
+	ph[0].ph_value = real;
+	ph[0].ph_placeholder = str_jwt_placeholder(real);
+	ph[0].ph_jwt = true;
+	xasprintf(&text, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n"
+	    "claims %s; piece %.12s; whole %s", strlen("claims ; piece ; whole ")
+	    + strlen(head) + 12 + strlen(real), head, sig + 8, real);
+	s = scrub_new(ph, 1, true);
+	got = scrub_through(s, text, 4096, false);
+	assert_contains(got, "claims eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjF9.; ");
+	assert_contains(got, "piece ************; ");
+	assert_null(strstr(got, sig + 8));
+	/* The whole token: as many stars as it has bytes. */
+	assert_non_null(stars = strstr(got, "whole "));
+	assert_int_equal(strspn(stars + 6, "*"), strlen(real));
+	scrub_free(s);
+	free(got);
+	free(text);
+	proxy_phantoms_free(ph, 1);
+}
+
 int
 main(void)
 {
@@ -680,6 +719,7 @@ main(void)
 		cmocka_unit_test(test_scrub),
 		cmocka_unit_test(test_scrub_basic),
 		cmocka_unit_test(test_scrub_pieces),
+		cmocka_unit_test(test_scrub_jwt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -420,6 +420,78 @@ test_renew_refused(void **state)
 	    "{\"e\": \"real-other\"}", "holds a real token", false);
 }
 
+/* JWTs: {"alg":"RS256"} and {"exp":1} or {"exp":2}, signed. */
+#define JWT_HEAD	"eyJhbGciOiJSUzI1NiJ9."
+#define JWT_OLD		JWT_HEAD "eyJleHAiOjF9.b2xkLXNpZ25hdHVyZQ"
+#define JWT_NEW		JWT_HEAD "eyJleHAiOjJ9.bmV3LXNpZ25hdHVyZQ"
+#define JWT_OLD_PH	JWT_HEAD "eyJleHAiOjF9.cGxhY2Vob2xkZXItMQ"
+
+/*
+ * A JWT's phantom renewed: the sandbox gets a placeholder made of the
+ * new token (its claims, a signature of its own), the proxy fills that
+ * one in from then on, and the copy's one still, which an agent that
+ * could not store the new one sends; the real signatures never show.
+ */
+static void
+test_renew_jwt(void **state)
+{
+	struct proxy		 px;
+	struct http_response	 resp;
+	struct http_request	 req;
+	struct renew		*r;
+	const char		*ph;
+	char			*got, *cause, *warning, *text, *where;
+
+	(void)state;
+	proxy_setup(&px);
+	free(px.px_phantoms[0].ph_placeholder);
+	free(px.px_phantoms[0].ph_value);
+	px.px_phantoms[0].ph_placeholder = xstrdup(JWT_OLD_PH);
+	px.px_phantoms[0].ph_value = xstrdup(JWT_OLD);
+	px.px_phantoms[0].ph_jwt = true;
+	r = filled(&px);
+	memset(&resp, 0, sizeof(resp));
+	assert_int_equal(answer(r, "HTTP/1.1 200 OK\r\nContent-Length: 95\r\n"
+	    "\r\n{\"access_token\": \"" JWT_NEW "\", \"refresh_token\": \"r2\"}",
+	    4096, &resp, &got, &cause), 0);
+	ph = px.px_phantoms[0].ph_placeholder;
+	assert_string_equal(px.px_phantoms[0].ph_value, JWT_NEW);
+	assert_string_equal(px.px_phantoms[0].ph_was, JWT_OLD_PH);
+	assert_int_equal(strlen(ph), strlen(JWT_NEW));
+	assert_int_equal(strncmp(ph, JWT_NEW, strlen(JWT_NEW) - 18), 0);
+	assert_string_not_equal(ph, JWT_NEW);
+	assert_non_null(strstr(got, ph));
+	assert_null(strstr(got, "bmV3LXNpZ25hdHVyZQ"));
+	assert_null(strstr(got, "r2"));
+	free(got);
+	http_response_clear(&resp);
+	renew_free(r);
+	/* Both placeholders are filled in with the new token, and pinned. */
+	xasprintf(&text, "GET / HTTP/1.1\r\nHost: api.test\r\n"
+	    "Authorization: Bearer %s\r\n\r\n", ph);
+	parse_req(text, &req);
+	assert_int_equal(pin_classify(&req, px.px_phantoms, 3, NULL,
+	    "api.test", true, &where), PIN_PHANTOM);
+	assert_int_equal(inspect_phantom_apply(&req, px.px_phantoms, 3,
+	    "api.test", true, &warning), 1);
+	assert_null(warning);
+	assert_string_equal(header(req.hr_headers, req.hr_nheaders,
+	    "Authorization"), "Bearer " JWT_NEW);
+	http_request_clear(&req);
+	free(text);
+	parse_req("GET / HTTP/1.1\r\nHost: api.test\r\n"
+	    "Authorization: Bearer " JWT_OLD_PH "\r\n\r\n", &req);
+	assert_int_equal(pin_classify(&req, px.px_phantoms, 3, NULL,
+	    "api.test", true, &where), PIN_PHANTOM);
+	assert_int_equal(inspect_phantom_apply(&req, px.px_phantoms, 3,
+	    "api.test", true, &warning), 1);
+	assert_null(warning);
+	assert_string_equal(header(req.hr_headers, req.hr_nheaders,
+	    "Authorization"), "Bearer " JWT_NEW);
+	http_request_clear(&req);
+	proxy_teardown(&px);
+}
+
 int
 main(void)
 {
@@ -427,6 +499,7 @@ main(void)
 		cmocka_unit_test(test_renew_which),
 		cmocka_unit_test(test_renew_request),
 		cmocka_unit_test(test_renew_answer),
+		cmocka_unit_test(test_renew_jwt),
 		cmocka_unit_test(test_renew_refused),
 	};
 

@@ -218,10 +218,14 @@ test_cargo(void **state)
  * The agents' JSON logins: Claude Code's access token a placeholder for
  * its API's header, its refresh token one for its token endpoint's body.
  */
+/* A JWT: {"alg":"RS256"}, {"exp":1}, a signature. */
+#define JWT_ID	"eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjF9.c2lnbmF0dXJl"
+
 static void
 test_agents(void **state)
 {
 	struct secret_file	 tf;
+	const char		*ph;
 
 	(void)state;
 	parse(".claude/.credentials.json",
@@ -246,18 +250,57 @@ test_agents(void **state)
 	assert_non_null(strstr(tf.tf_left[0], "MCP servers"));
 	secrets_clear(&tf);
 
+	/*
+	 * Codex's: the API key and the ChatGPT login's three tokens; a JWT's
+	 * placeholder is one too, its claims kept; the account and the date
+	 * kept; any other member left out.
+	 */
 	parse(".codex/auth.json",
 	    "{\"OPENAI_API_KEY\": \"sk-key\", \"tokens\": {\"id_token\": "
-	    "\"a.b.c\", \"access_token\": \"acc\", \"refresh_token\": "
-	    "\"ref\"}}", &tf);
-	assert_int_equal(tf.tf_nsecrets, 1);
+	    "\"" JWT_ID "\", \"access_token\": \"acc\", \"refresh_token\": "
+	    "\"ref\", \"account_id\": \"acct-1\", \"more\": 1}, "
+	    "\"last_refresh\": \"2025-01-01T00:00:00Z\", \"other\": 2}", &tf);
+	assert_int_equal(tf.tf_nsecrets, 4);
 	check_secret(&tf.tf_secrets[0], "api.openai.com", NULL, "Bearer %s",
 	    "sk-key", "PH1");
+	assert_null(tf.tf_secrets[0].se_member);
+	assert_string_equal(tf.tf_secrets[1].se_host, "auth.openai.com");
+	assert_string_equal(tf.tf_secrets[1].se_value, JWT_ID);
+	assert_string_equal(tf.tf_secrets[1].se_member, "id_token");
+	assert_true(tf.tf_secrets[1].se_jwt);
+	ph = tf.tf_secrets[1].se_placeholder;
+	assert_int_equal(strlen(ph), strlen(JWT_ID));
+	assert_memory_equal(ph, JWT_ID, strlen(JWT_ID) - 12);
+	assert_string_not_equal(ph, JWT_ID);
+	check_secret(&tf.tf_secrets[2], "chatgpt.com", NULL, "Bearer %s",
+	    "acc", "PH3");
+	assert_false(tf.tf_secrets[2].se_jwt);
+	assert_string_equal(tf.tf_secrets[2].se_member, "access_token");
+	check_secret(&tf.tf_secrets[3], "auth.openai.com", NULL, "%s", "ref",
+	    "PH4");
+	assert_string_equal(tf.tf_secrets[3].se_path, "/oauth/token");
+	assert_string_equal(tf.tf_secrets[3].se_member, "refresh_token");
+	assert_non_null(strstr(tf.tf_text, "\"OPENAI_API_KEY\": \"PH1\""));
+	assert_non_null(strstr(tf.tf_text, ph));
+	assert_non_null(strstr(tf.tf_text, "\"access_token\": \"PH3\""));
+	assert_non_null(strstr(tf.tf_text, "\"refresh_token\": \"PH4\""));
+	assert_non_null(strstr(tf.tf_text, "\"account_id\": \"acct-1\""));
+	assert_non_null(strstr(tf.tf_text, "\"last_refresh\": \"2025-01-01"));
+	assert_null(strstr(tf.tf_text, "sk-key"));
+	assert_null(strstr(tf.tf_text, JWT_ID));
+	assert_null(strstr(tf.tf_text, "\"acc\""));
+	assert_null(strstr(tf.tf_text, "\"ref\""));
+	assert_null(strstr(tf.tf_text, "more"));
+	assert_null(strstr(tf.tf_text, "other"));
+	assert_int_equal(tf.tf_nleft, 2);
+	secrets_clear(&tf);
+
+	/* An API key alone: the login null, as it was. */
+	parse(".codex/auth.json",
+	    "{\"OPENAI_API_KEY\": \"sk-key\", \"tokens\": null}", &tf);
+	assert_int_equal(tf.tf_nsecrets, 1);
 	assert_non_null(strstr(tf.tf_text, "\"tokens\": null"));
-	assert_null(strstr(tf.tf_text, "acc"));
-	assert_null(strstr(tf.tf_text, "ref"));
-	assert_null(strstr(tf.tf_text, "a.b.c"));
-	assert_int_equal(tf.tf_nleft, 1);
+	assert_int_equal(tf.tf_nleft, 0);
 	secrets_clear(&tf);
 
 	/* Not JSON: nothing of it copied. */
@@ -332,6 +375,42 @@ test_renew(void **state)
 	free(path);
 }
 
+/*
+ * Codex's: the three tokens in "tokens", last_refresh now, the account
+ * and any other member kept.
+ */
+static void
+test_renew_codex(void **state)
+{
+	static const char *const names[] = { "id_token", "access_token",
+	    "refresh_token" };
+	static const char *const values[] = { "new-id", "new-acc",
+	    "new-ref" };
+	char	*out, *cause;
+
+	(void)state;
+	out = tokenjson_codex_renew("{\"tokens\": {\"id_token\": \"i\", "
+	    "\"access_token\": \"a\", \"refresh_token\": \"r\", "
+	    "\"account_id\": \"acct-1\"}, \"last_refresh\": "
+	    "\"2020-01-01T00:00:00Z\", \"x\": 1}", 144, names, values, 3, 3600,
+	    &cause);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\"id_token\": \"new-id\""));
+	assert_non_null(strstr(out, "\"access_token\": \"new-acc\""));
+	assert_non_null(strstr(out, "\"refresh_token\": \"new-ref\""));
+	assert_non_null(strstr(out, "\"account_id\": \"acct-1\""));
+	assert_non_null(strstr(out, "\"x\": 1"));
+	assert_null(strstr(out, "2020-"));
+	assert_non_null(strstr(out, "\"last_refresh\": \"20"));
+	assert_non_null(strstr(out, "Z\""));
+	free(out);
+	/* An API key alone: no login to renew. */
+	assert_null(tokenjson_codex_renew("{\"tokens\": null}", 16, names,
+	    values, 3, -1, &cause));
+	assert_non_null(strstr(cause, "no ChatGPT login"));
+	free(cause);
+}
+
 /* Empty files, no final newline, a file of NULs: no crash, no token. */
 static void
 test_odd(void **state)
@@ -363,6 +442,7 @@ main(void)
 		cmocka_unit_test(test_cargo),
 		cmocka_unit_test(test_agents),
 		cmocka_unit_test(test_renew),
+		cmocka_unit_test(test_renew_codex),
 		cmocka_unit_test(test_odd),
 	};
 

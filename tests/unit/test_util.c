@@ -1,12 +1,17 @@
 /*
  * test_util.c: the small helpers of util.h (lib/str.c, lib/path.c, lib/file.c,
- * lib/errlist.c) that several parts share.
+ * lib/errlist.c) that several parts share, a JWT's placeholder with them.
  */
 #include "unit.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
 
 #include "util.h"
+#include "xmalloc.h"
 
 struct below_case {
 	const char	*path;
@@ -182,6 +187,99 @@ test_token(void **state)
 	assert_false(str_is_token("a\tb", 3));
 }
 
+/*
+ * The bytes base64url text s (n characters, unpadded) stands for, in
+ * out (room for n bytes); returns how many, or -1 when s is not
+ * base64url or its last character holds bits no byte uses.
+ */
+static int
+unb64url(const char *s, size_t n, unsigned char *out)
+{
+	char	*t;
+	size_t	 i, pad = (4 - n % 4) % 4;
+	int	 len;
+
+	if (pad == 3)
+		return -1;
+	t = xmalloc(n + pad + 1);
+	for (i = 0; i < n; i++)
+		t[i] = s[i] == '-' ? '+' : s[i] == '_' ? '/' :
+		    strchr("+/=", s[i]) != NULL ? '!' : s[i];
+	memset(t + n, '=', pad);
+	t[n + pad] = '\0';
+	len = EVP_DecodeBlock(out, (unsigned char *)t, (int)(n + pad));
+	free(t);
+	if (len < 0)
+		return -1;
+	len -= (int)pad;
+	/* Re-encoded, the same text: no stray bits in the last one. */
+	t = xmalloc(4 * ((size_t)len + 2) / 3 + 5);
+	EVP_EncodeBlock((unsigned char *)t, out, len);
+	for (i = 0; i < n; i++)
+		if ((t[i] == '+' ? '-' : t[i] == '/' ? '_' : t[i]) != s[i])
+			len = -1;
+	free(t);
+	return len;
+}
+
+/*
+ * A JWT's placeholder: its header and claims as they were (they decode
+ * alike), its signature as long, base64url, decoding to as many bytes,
+ * and another each time; anything but a JWT gets none.
+ */
+static void
+test_jwt(void **state)
+{
+	static const char *const not[] = { "sk-key", "a.b", "a..c", ".b.c",
+	    "a.b.", "a.b.c.d", "a b.c.d", "a.b.c=", "a+b.c.d", "", NULL };
+	/* {"alg":"RS256"} . {"exp":1,"email":"a@b.c"} . 256 bytes */
+	const char	*head = "eyJhbGciOiJSUzI1NiJ9."
+			    "eyJleHAiOjEsImVtYWlsIjoiYUBiLmMifQ.";
+	unsigned char	 raw[256], got[300];
+	char		*jwt, *ph, *ph2, *sig;
+	size_t		 i, sigat;
+	int		 n;
+
+	(void)state;
+	for (i = 0; not[i] != NULL; i++) {
+		assert_int_equal(str_jwt_signature(not[i]), 0);
+		assert_null(str_jwt_placeholder(not[i]));
+	}
+	for (n = 1; n <= 3; n++) {
+		/* Signatures of 256, 255 and 254 bytes: each padding. */
+		for (i = 0; i < sizeof(raw); i++)
+			raw[i] = (unsigned char)(i * 7 + 1);
+		sig = xmalloc(4 * sizeof(raw) / 3 + 5);
+		EVP_EncodeBlock((unsigned char *)sig, raw,
+		    (int)sizeof(raw) - n + 1);
+		for (i = 0; sig[i] != '\0'; i++)
+			sig[i] = sig[i] == '+' ? '-' : sig[i] == '/' ? '_' :
+			    sig[i];
+		*strchrnul(sig, '=') = '\0';
+		xasprintf(&jwt, "%s%s", head, sig);
+		sigat = strlen(head);
+		assert_int_equal(str_jwt_signature(jwt), sigat);
+		assert_non_null(ph = str_jwt_placeholder(jwt));
+		assert_non_null(ph2 = str_jwt_placeholder(jwt));
+		assert_int_equal(strlen(ph), strlen(jwt));
+		assert_memory_equal(ph, jwt, sigat);
+		assert_int_equal(str_jwt_signature(ph), sigat);
+		assert_string_not_equal(ph + sigat, jwt + sigat);
+		assert_string_not_equal(ph + sigat, ph2 + sigat);
+		assert_int_equal(unb64url(ph + sigat, strlen(ph + sigat), got),
+		    (int)sizeof(raw) - n + 1);
+		assert_int_equal(unb64url(jwt + sigat, strlen(jwt + sigat),
+		    got), (int)sizeof(raw) - n + 1);
+		/* The claims read alike from both. */
+		assert_int_equal(unb64url(ph + 21, sigat - 22, got), 25);
+		assert_memory_equal(got, "{\"exp\":1,\"email\":\"a@b.c\"}", 25);
+		free(ph);
+		free(ph2);
+		free(jwt);
+		free(sig);
+	}
+}
+
 int
 main(void)
 {
@@ -191,6 +289,7 @@ main(void)
 		cmocka_unit_test(test_str_escape_as),
 		cmocka_unit_test(test_hex_random),
 		cmocka_unit_test(test_token),
+		cmocka_unit_test(test_jwt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
