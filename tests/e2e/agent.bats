@@ -4,6 +4,8 @@
 # socket, prints every event, answers as told).  The sandbox runs as the
 # unprivileged test user; the upstream is a real server on 127.0.0.1.
 
+# bats file_tags=fast
+
 load helpers
 
 setup() {
