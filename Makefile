@@ -141,7 +141,8 @@ CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 # - an end-to-end test: a @test in tests/e2e/*.bats (a new file is found
 #   by itself), with tests/e2e/helpers.bash; a peer it needs is a
 #   tests/tools/NAME.c added to TOOLS.  `make e2e` runs them, `make
-#   check` runs the unit tests and then them.
+#   check` runs the unit tests beside them, `make check-fast` those of
+#   the files tagged fast (# bats file_tags=fast) beside the unit tests.
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan test_fsscan \
@@ -190,7 +191,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 		   util-linux ripgrep
 
 .PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
-	e2e demo deps-tier fleet-tier \
+	check-fast e2e demo deps-tier fleet-tier \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
 	lint-exports lint-map lint-paths lint-commits hooks \
 	clean install golden macos-check deb image deps-fleet fleet-check
@@ -345,6 +346,13 @@ deps-fuzz: deps
 deps-tier: deps
 	@./mk/deps.sh $(DEB_TIER)
 
+# The bats runs below give each test a deadline (bats' own
+# BATS_TEST_TIMEOUT): one that hangs fails, "timeout after" said, and
+# the run goes on.  The slowest took 181 s (tests/e2e) and 298 s
+# (tests/fleet) on 2 cores under a load of 10 (docs/hacking.md).
+TEST_TIMEOUT	?= 600
+BATS_ENV	 = BATS_TEST_TIMEOUT=$(TEST_TIMEOUT)
+
 # The unit tests alone: built, then run, with the one package they need
 # beyond the build's; UNIT_TESTS=test_x runs some.
 unit: deps deps-unit $(UNIT_BINS)
@@ -354,8 +362,8 @@ unit: deps deps-unit $(UNIT_BINS)
 # The bats suite alone (tests/e2e), with the clients and servers it
 # drives; bats -f picks tests when run by hand (docs/hacking.md).
 e2e: deps deps-check lint-bats $(BIN) $(SESSION_EXEC) $(TOOL_BINS)
-	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
-	    ./tests/run.sh
+	@$(BATS_ENV) CORDON=$(abspath $(BIN)) \
+	    TOOLS_DIR=$(abspath $(BUILD))/tests/tools ./tests/run.sh
 
 # The tier of issue 31 on real engines: HAProxy in front of three
 # replicas, policy through etcd, Prometheus, rsyslog; all on 127.0.0.1,
@@ -366,8 +374,8 @@ TIER_BATS	 = tests/fleet/lb.bats tests/fleet/policy.bats \
 fleet-tier: deps deps-tier $(BIN) $(TOOL_BINS)
 	@echo "  LINT    $(TIER_BATS)"
 	$(Q)./mk/lint-bats.sh $(TIER_BATS)
-	@CORDON=$(abspath $(BIN)) TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
-	    bats --timing $(TIER_BATS)
+	@$(BATS_ENV) CORDON=$(abspath $(BIN)) \
+	    TOOLS_DIR=$(abspath $(BUILD))/tests/tools bats --timing $(TIER_BATS)
 
 # runner/run_macos.c is built on macOS only; here it is compiled for
 # syntax and types against the same headers, as macOS would see it.
@@ -388,8 +396,24 @@ lint-bats:
 	@echo "  LINT    tests/e2e/*.bats"
 	$(Q)./mk/lint-bats.sh tests/e2e/*.bats
 
+# The loop between make unit and make check: the unit tests and the bats
+# files tagged fast (# bats file_tags=fast), which need nothing but the
+# build's packages, bats, curl, jq and git; it installs nothing, and
+# says what is missing (about 2 minutes on 2 cores, docs/hacking.md).
+FAST_TOOLS	 = bats curl jq git
+check-fast: lint-bats $(BIN) $(SESSION_EXEC) $(UNIT_BINS) $(TOOL_BINS)
+	@for t in $(FAST_TOOLS); do command -v $$t >/dev/null || { \
+	    echo "make check-fast: no $$t here; make deps-check installs" \
+	        "it" >&2; exit 1; }; done
+	@$(BATS_ENV) CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
+	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools E2E_TAGS=fast \
+	    ./tests/run.sh $(UNIT_TESTS)
+
+# The unit tests run beside bats (tests/run.sh): they share no port,
+# file or process with it.  The tier after, on its own: its engines
+# and its load would slow the tests that measure a pace.
 check: deps deps-check macos-check lint-bats lint-exports lint-map lint-paths $(BIN) $(SESSION_EXEC) $(UNIT_BINS) $(TOOL_BINS)
-	@CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
+	@$(BATS_ENV) CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
 	@# The image (mmdebstrap, buildah, podman), the manifests, and the
@@ -593,7 +617,7 @@ image: deb deps-fleet
 fleet-check: image deps-tier $(BIN) $(TOOL_BINS)
 	@echo "  LINT    tests/fleet/*.bats"
 	$(Q)./mk/lint-bats.sh tests/fleet/*.bats
-	@CORDON=$(abspath $(BIN)) IMAGE_TAG=$(IMAGE_TAG) \
+	@$(BATS_ENV) CORDON=$(abspath $(BIN)) IMAGE_TAG=$(IMAGE_TAG) \
 	    TOOLS_DIR=$(abspath $(BUILD))/tests/tools \
 	    IMAGE_STORE_FLAGS="$(IMAGE_STORE_FLAGS)" \
 	    bats tests/fleet

@@ -53,10 +53,9 @@ start_chain() {
 	base_in=$(fd_count "$INNER")
 	base_out=$(fd_count "$OUTER")
 	hold_conns "tcp:127.0.0.1:$FRONT" 1200
-	sleep 0.5
 	# Each relay holds two sockets (and pipes) in each bridge.
-	[ "$(fd_count "$OUTER")" -ge $((base_out + 2400)) ]
-	[ "$(fd_count "$INNER")" -ge $((base_in + 2400)) ]
+	wait_for fds_at_least "$OUTER" $((base_out + 2400))
+	wait_for fds_at_least "$INNER" $((base_in + 2400))
 	release_conns
 	for i in $(seq 100); do
 		[ "$(fd_count "$OUTER")" -eq "$base_out" ] &&
@@ -123,8 +122,7 @@ start_chain() {
 	    --send 10000000 --expect 0
 	[ "$status" -eq 1 ]
 	kill -0 "$OUTER"
-	sleep 0.2
-	[ "$(fd_count "$OUTER")" -eq "$base" ]
+	wait_for fds_are "$OUTER" "$base"
 }
 
 @test "Unix socket paths: too long refused, stale replaced, live kept" {
@@ -154,7 +152,7 @@ start_chain() {
 	start_bg second "$CORDON" bridge --listen "unix:$SOCK" \
 	    --connect tcp:127.0.0.1:9
 	SECOND=$BG_PID
-	sleep 0.3
+	wait_for unix_listening "$SOCK"
 	kill -0 "$SECOND"
 	# Removed on a clean exit.
 	kill -TERM "$SECOND"
@@ -166,10 +164,10 @@ start_chain() {
 	start_chain 7
 	hold_conns "tcp:127.0.0.1:$FRONT" 3
 	kill -TERM "$OUTER"
-	sleep 0.3
+	# Not accepting, once the signal is handled.
+	wait_for eval '! timeout 5 "$NETCHECK" client "tcp:127.0.0.1:$FRONT" \
+	    --send 1 --expect 7 2>/dev/null'
 	kill -0 "$OUTER"		# still draining
-	run "$NETCHECK" client "tcp:127.0.0.1:$FRONT" --send 1 --expect 7
-	[ "$status" -ne 0 ]		# not accepting
 	release_conns
 	run timeout 5 tail --pid="$OUTER" -f /dev/null
 	[ "$status" -eq 0 ]
@@ -251,9 +249,8 @@ start_chain() {
 	wait_listen "tcp:127.0.0.1:$BACK"
 	wait_listen "tcp:127.0.0.1:$FRONT"
 	printf 'hello' >"/dev/tcp/127.0.0.1/$FRONT"
-	for i in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/got" ] && break;
-	    sleep 0.05; done
-	sleep 0.2
+	# 16 bytes of header, 9 of TLV, 5 of data.
+	wait_for size_at_least "$BATS_TEST_TMPDIR/got" 30
 	# signature, v2 LOCAL, AF_UNSPEC, length 9, UNIQUE_ID TLV "sbx-42"
 	want='0d0a0d0a000d0a515549540a200000090500067362782d343268656c6c6f'
 	[ "$(od -An -tx1 -v "$BATS_TEST_TMPDIR/got" | tr -d ' \n')" = "$want" ]

@@ -5,6 +5,8 @@
 # its own bundle holds them too.  --dry-run names every host variable
 # left out, and why, never its value.  Runs as the test user.
 
+# bats file_tags=fast
+
 load helpers
 
 bats_require_minimum_version 1.5.0

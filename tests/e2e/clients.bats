@@ -1067,9 +1067,9 @@ wait_page() {
 		chmod 644 "$WS/index.html"
 		# Closed without --publish: the server's loopback is the
 		# sandbox's own.
-		start_bg plain $who -- timeout 10 python3 -m http.server \
+		start_bg plain $who -- timeout 10 python3 -u -m http.server \
 		    "$port" --bind 127.0.0.1
-		sleep 1
+		wait_for grep -q '^Serving HTTP' "$BATS_TEST_TMPDIR/plain.log"
 		run curl -s --noproxy '*' --max-time 2 "http://127.0.0.1:$port/"
 		[ "$status" -ne 0 ]
 		teardown_bg

@@ -407,6 +407,15 @@ egress_session() {
 	[ "$(end_lines egress.log)" -eq 12 ]
 }
 
+# tail_of FILE: prints the pid of a tail(1) that holds FILE open.
+tail_of() {
+	local p
+	for p in $(pgrep -x tail); do
+		has_open "$p" "$1" && echo "$p" && return 0
+	done
+	return 1
+}
+
 @test "egress-log.md: the jq questions, asked of a session's log, answer as the page shows" {
 	egress_session
 	cat egress.log
@@ -424,10 +433,13 @@ egress_session() {
 	done
 	run replay log-since "s/--arg since [^ ]*/--arg since $SINCE/"
 	same_as_page log-since "$n"
-	# A refusal while tail follows the file, then tail is stopped.
-	(sleep 0.5; curl -sS -o /dev/null -x "http://127.0.0.1:$P" \
-	    http://example.com/ 3>&-) &
-	run replay log-follow "s/^tail /timeout 2 tail /"
+	# A refusal while tail follows the file, then tail is stopped once
+	# the answer is out (follow.out).
+	(pid=$(wait_for tail_of "$PWD/egress.log")
+	    curl -sS -o /dev/null -x "http://127.0.0.1:$P" http://example.com/
+	    wait_for grep -q example.com follow.out
+	    kill "$pid") 3>&- &
+	run replay log-follow "s/^tail /timeout 30 tail /; s/\$/ | tee follow.out/"
 	same_as_page log-follow "$n"
 }
 

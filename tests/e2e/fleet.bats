@@ -133,18 +133,16 @@ teardown() {
 	# A broken CRL first: the one in force stays, and it says why.
 	echo garbage >"$PKI/crl.pem"
 	kill -HUP "$PROXY_PID"
-	sleep 0.3
-	grep -q -- "--crl .*crl.pem: no CRL could be read from it.*the TLS files in force stay" \
+	wait_for grep -q -- "--crl .*crl.pem: no CRL could be read from it.*the TLS files in force stay" \
 	    "$BATS_TEST_TMPDIR/proxy.log"
 	run client ci2 a get "http://127.0.0.1:$UP/"
 	[[ "$output" == "HTTP/1.1 200"* ]]
 	mv "$PKI/crl.new" "$PKI/crl.pem"
 	kill -HUP "$PROXY_PID"
-	sleep 0.3
-	run client ci2 a get "http://127.0.0.1:$UP/"
-	[ "$status" -ne 0 ]
+	# Refused once the signal is handled, and logged as revoked.
+	wait_for eval '! client ci2 a get "http://127.0.0.1:$UP/" >/dev/null'
 	log_lines 3
-	[[ "$(last reason)" == "TLS client refused: a revoked certificate"* ]]
+	wait_for eval '[[ "$(last reason)" == "TLS client refused: a revoked certificate"* ]]'
 	run client ci a get "http://127.0.0.1:$UP/"
 	[[ "$output" == "HTTP/1.1 200"* ]]
 }

@@ -107,6 +107,22 @@ tcp_listening() {
 	    END { exit !found }' /proc/net/tcp /proc/net/tcp6
 }
 
+# Says whether something listens on Unix socket $1 (a socket file left
+# by a process that ended is no listener).
+unix_listening() {
+	awk -v p="$1" '$NF == p && $4 == "00010000" { found = 1 }
+	    END { exit !found }' /proc/net/unix
+}
+
+# Says whether a TCP connection to port $1 on 127.0.0.1 is still open at
+# the client's end (established, or closed by the server alone).
+tcp_open_to() {
+	local hex
+	hex=$(printf '%04X' "$1")
+	awk -v p=":$hex" '$3 ~ p"$" && ($4 == "01" || $4 == "08") {
+	    found = 1 } END { exit !found }' /proc/net/tcp
+}
+
 # Waits up to 5 s for a listener: "tcp:127.0.0.1:PORT" or "unix:PATH".
 wait_listen() {
 	local ep=$1 i
@@ -121,9 +137,51 @@ wait_listen() {
 	return 1
 }
 
+# wait_for [-t SECONDS] CMD...: runs CMD every 0.05 s until it succeeds,
+# for at most SECONDS (10 unless told): a deadline for a failure, never
+# for a pace, so a loaded machine only waits longer.  Past it, says what
+# it waited for and fails.
+wait_for() {
+	local secs=10 end
+	if [ "$1" = -t ]; then
+		secs=$2
+		shift 2
+	fi
+	end=$((SECONDS + secs))
+	until "$@"; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "wait_for: no success in $secs s: $*" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
 # Prints how many descriptors process $1 has open.
 fd_count() {
 	ls "/proc/$1/fd" | wc -l
+}
+
+# fds_at_least PID N: process PID has N descriptors open or more.
+fds_at_least() {
+	[ "$(fd_count "$1")" -ge "$2" ]
+}
+
+# fds_are PID N: process PID has N descriptors open, no more, no fewer.
+fds_are() {
+	[ "$(fd_count "$1")" -eq "$2" ]
+}
+
+# size_at_least FILE N: FILE exists and holds N bytes or more.
+size_at_least() {
+	[ -e "$1" ] || return 1
+	[ "$(stat -c %s "$1")" -ge "$2" ]
+}
+
+# has_open PID PATH: process PID holds PATH open.
+has_open() {
+	[ -n "$(find /proc/"$1"/fd -lname "$(readlink -f "$2")" -print \
+	    -quit 2>/dev/null)" ]
 }
 
 # Opens $2 connections to endpoint $1 in the background and waits until all
@@ -224,6 +282,11 @@ end_lines() {
 metric() {
 	curl -sS "http://127.0.0.1:$METRICS/metrics" |
 	    awk -v m="$1" '$1 == m { print $2 }'
+}
+
+# metric_is NAME VALUE: metric line NAME (as metric reads it) is VALUE.
+metric_is() {
+	[ "$(metric "$1")" = "$2" ]
 }
 
 # Issue 36's plant (reshape.bats, session.bats), a script for sh -c

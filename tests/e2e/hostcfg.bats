@@ -255,7 +255,7 @@ claude_starts() {
 	    '(sleep 1; mkdir .vscode && echo "{}" >.vscode/tasks.json) \
 	    >/dev/null 2>&1 &'
 	[ "$status" -eq 0 ]
-	sleep 2
+	wait_for test -f "$WS/.vscode/tasks.json"
 	run as_me timeout 20 "$UCORDON" session stop "$SID"
 	echo "$output"
 	SID=

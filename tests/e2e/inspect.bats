@@ -842,7 +842,8 @@ get_tls_via() {
 	start_inspecting_proxy
 	bridge_for b1 sbx-one
 	[ "$(get_tls_via "$BRIDGE")" = 200 ]
-	sleep 1.5
+	# Closed by the origin, then by the proxy.
+	wait_for eval '! tcp_open_to "$SPORT"'
 	[ "$(get_tls_via "$BRIDGE")" = 200 ]
 	[ "$(wc -l <"$CONNS")" -eq 2 ]
 	# Closed in the pool, not taken and retried.

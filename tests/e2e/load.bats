@@ -81,7 +81,8 @@ tunnels() {
 	start_bg slow "$NETCHECK" slowloris "tcp:127.0.0.1:$PROXY" \
 	    --conns 20 --secs 8
 	SLOW=$BG_PID
-	sleep 0.3
+	# The 20 slow connections accepted before the normal client.
+	wait_for fds_at_least "$PROXY_PID" $((BASE + 20))
 	n=0
 	while kill -0 "$SLOW" 2>/dev/null; do
 		out=$(curl -sS --max-time 2 -o /dev/null \

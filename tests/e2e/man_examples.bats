@@ -14,6 +14,8 @@
 # it is checked with the limits of the workspace layer, and then merged
 # over the built-in defaults with --workspace DIR.
 
+# bats file_tags=fast
+
 load helpers
 
 MIN_EXAMPLES=4

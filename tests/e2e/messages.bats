@@ -4,6 +4,8 @@
 # CA folder others may write, an unknown group, a proxy that cannot
 # start.  Each message says what is wrong and the fix.
 
+# bats file_tags=fast
+
 load helpers
 
 bats_require_minimum_version 1.5.0

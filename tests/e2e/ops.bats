@@ -143,7 +143,7 @@ hup() {
 	[[ "$output" == *' s\x1b[2J deny  GET x.test:80 403'* ]]
 
 	start_bg tail "$CORDON" log tail -f -n 0 "$LOG"
-	sleep 0.3
+	wait_for has_open "$BG_PID" "$LOG"
 	[ "$(get http://before.test/)" = 403 ]
 	log_lines 3
 	mv "$LOG" "$LOG.1"

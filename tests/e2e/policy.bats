@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # cordon policy check | explain | show, as a user runs them.
 
+# bats file_tags=fast
+
 load helpers
 
 setup() {

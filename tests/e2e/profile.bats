@@ -4,6 +4,8 @@
 # (tests/profiles); here: flags, exit statuses, messages, and paths of
 # this machine going through canonicalisation and quoting.
 
+# bats file_tags=fast
+
 load helpers
 
 setup() {

@@ -248,7 +248,8 @@ get_via() {
 	start_sandbox_proxy
 	start_bridge b1 sbx-one
 	[ "$(get_via "$BRIDGE")" = 200 ]
-	sleep 1.5
+	# Closed by the origin, then by the proxy.
+	wait_for eval '! tcp_open_to "$ORIGIN"'
 	[ "$(get_via "$BRIDGE")" = 200 ]
 	[ "$(wc -l <"$CONNS")" -eq 2 ]
 	# Closed in the pool, not taken and retried.
@@ -433,17 +434,20 @@ get_via() {
 
 @test "SIGHUP reloads the policy; a broken one keeps the old in force" {
 	echo "{\"version\": 1, \"network\": {\"allow\": [\"127.0.0.1:$UP\"], \"allow_cidrs\": [\"127.0.0.1/32\"]}}" >p.json
-	start_proxy --policy p.json
+	# The reloads counted are those every worker made (cordon(1)).
+	METRICS=$(free_port)
+	start_proxy --policy p.json --metrics "tcp:127.0.0.1:$METRICS"
+	wait_listen "tcp:127.0.0.1:$METRICS"
 	run curl -sS -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
 	[ "$output" = hello ]
 	echo '{"version": 1, "network": {"allow": []}}' >p.json
 	kill -HUP "$PROXY_PID"
-	sleep 0.3
+	wait_for metric_is 'cordon_policy_reloads_total{result="ok"}' 1
 	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
 	[[ "$output" == "HTTP/1.1 403"* ]]
 	echo '{"version": 1, "network": {"allow": [' >p.json
 	kill -HUP "$PROXY_PID"
-	sleep 0.3
+	wait_for metric_is 'cordon_policy_reloads_total{result="failed"}' 1
 	grep -q "reload failed; the policy in force stays" "$BATS_TEST_TMPDIR/proxy.log"
 	grep -q "p.json:2:" "$BATS_TEST_TMPDIR/proxy.log"
 	run curl -sS -i -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/"
@@ -452,7 +456,8 @@ get_via() {
 	# The log is reopened: logrotate moves it away, SIGHUP, a new file.
 	mv "$LOG" "$LOG.1"
 	kill -HUP "$PROXY_PID"
-	sleep 0.3
+	# Each worker reopens its log after it read the policy (broken).
+	wait_for metric_is 'cordon_policy_reloads_total{result="failed"}' 2
 	curl -sS -x "http://127.0.0.1:$PROXY" "http://127.0.0.1:$UP/" || true
 	# The line is written once the answer is out: curl may be first.
 	for i in $(seq 100); do [ -s "$LOG" ] && break; sleep 0.05; done
@@ -490,7 +495,8 @@ get_via() {
 	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32
 	coproc SLOW { curl -sS -x "http://127.0.0.1:$PROXY" -p \
 	    "http://127.0.0.1:$UP/slow/1500"; }
-	sleep 0.5
+	# The tunnel is up once the origin has the request.
+	wait_for grep -q /slow/1500 "$BATS_TEST_TMPDIR/origin.log"
 	kill -TERM "$PROXY_PID"
 	read -r -t 10 line <&"${SLOW[0]}"
 	[ "$line" = slow ]
@@ -590,7 +596,7 @@ get_via() {
 	    head -c 49 <&3 | tail -c 10 | wc -c
 	    printf 'hi' >&3"
 	[ "$output" -eq 10 ]
-	sleep 0.3
+	log_lines 1
 	[ "$(last protocol)" = connect ]
 	[ "$(last decision)" = allow ]
 	[ "$(last bytes_down)" -eq 10 ]

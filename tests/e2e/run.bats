@@ -751,15 +751,18 @@ keep_link_check() {
 
 @test "Ctrl-C at a terminal reaches the command once; kill -INT reaches it too" {
 	cd "$WS"
-	cmd='trap "echo got-INT" INT; for i in $(seq 30); do sleep 0.1; done; echo end'
-	# ^C typed 0.7 s in: the terminal signals the command's group.
-	run bash -c '(sleep 0.7; printf "\003"; sleep 3) | script -qec "$0" /dev/null' \
-	    "$UCORDON run --quiet -- sh -c '$cmd'"
+	cmd='trap "echo got-INT" INT; echo ready; for i in $(seq 30); do sleep 0.1; done; echo end'
+	# ^C typed once the command is ready: the terminal signals the
+	# command's group.
+	run bash -c '(for i in $(seq 200); do grep -q ready "$1" && break
+	    sleep 0.05; done; printf "\003"; sleep 3) |
+	    script -qec "$0" /dev/null | tee "$1"' \
+	    "$UCORDON run --quiet -- sh -c '$cmd'" "$BATS_TEST_TMPDIR/tty.out"
 	[ "$(grep -c got-INT <<<"$output")" -eq 1 ]
 	[[ "$output" == *end* ]]
 	# Without a terminal, SIGINT to cordon run is passed on.
 	start_bg noterm "$UCORDON" run --quiet -- sh -c "$cmd" </dev/null
-	sleep 0.7
+	wait_for grep -q ready "$BATS_TEST_TMPDIR/noterm.log"
 	kill -INT "$BG_PID"
 	wait "$BG_PID"
 	[ "$(grep -c got-INT "$BATS_TEST_TMPDIR/noterm.log")" -eq 1 ]

@@ -163,15 +163,19 @@ pid1_of() {
 	run -127 in_session -- no-such-command-here
 	[ "$status" -eq 127 ]
 	[[ "$output" == *"no-such-command-here: No such file or directory"* ]]
-	cmd='trap "echo got-INT; exit 9" INT; sleep 5 & wait'
-	# ^C typed at the client's terminal: the terminal signals the client,
-	# which passes it on to the command's process group.
-	run bash -c '(sleep 0.7; printf "\003"; sleep 2) | script -qec "$0" /dev/null' \
-	    "$(who_cmd "$UCORDON" run --session "$SID" -- sh -c "'$cmd'")"
+	cmd='trap "echo got-INT; exit 9" INT; echo ready; sleep 5 & wait'
+	# ^C typed at the client's terminal once the command is ready: the
+	# terminal signals the client, which passes it on to the command's
+	# process group.
+	run bash -c '(for i in $(seq 200); do grep -q ready "$1" && break
+	    sleep 0.05; done; printf "\003"; sleep 2) |
+	    script -qec "$0" /dev/null | tee "$1"' \
+	    "$(who_cmd "$UCORDON" run --session "$SID" -- sh -c "'$cmd'")" \
+	    "$BATS_TEST_TMPDIR/tty.out"
 	[ "$(grep -c got-INT <<<"$output")" -eq 1 ]
 	start_bg noterm as_who "$UCORDON" run --session "$SID" -- sh -c "$cmd" \
 	    </dev/null
-	sleep 0.7
+	wait_for grep -q ready "$BATS_TEST_TMPDIR/noterm.log"
 	pkill -INT -P "$BG_PID" -x cordon 2>/dev/null || kill -INT "$BG_PID"
 	wait "$BG_PID" || rc=$?
 	[ "${rc:-0}" -eq 9 ]

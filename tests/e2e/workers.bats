@@ -186,9 +186,9 @@ PY
 	HOLD=$BG_PID
 	for _ in $(seq 100); do [ -e "$BATS_TEST_TMPDIR/open" ] && break; sleep 0.05; done
 	kill -TERM "$PROXY_PID"
-	sleep 0.5
 	# Both workers heard it; the proxy is draining, not gone.
-	[ "$(grep -c 'Terminated: no new connections' "$BATS_TEST_TMPDIR/proxy.log")" -eq 2 ]
+	wait_for eval '[ "$(grep -c "Terminated: no new connections" \
+	    "$BATS_TEST_TMPDIR/proxy.log")" -eq 2 ]'
 	kill -0 "$PROXY_PID"
 	run curl -sS "http://127.0.0.1:$METRICS/readyz"
 	[[ "$output" == "not ready: draining"* ]]

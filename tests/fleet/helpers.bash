@@ -99,17 +99,6 @@ tcp_established() {
 	    /proc/net/tcp
 }
 
-# until_true SECONDS CMD...: runs CMD every 0.1 s until it succeeds.
-until_true() {
-	local end=$((SECONDS + $1))
-	shift
-	while [ "$SECONDS" -lt "$end" ]; do
-		"$@" && return 0
-		sleep 0.1
-	done
-	"$@"
-}
-
 # Prints the lines of `show stat` on HAProxy's stats socket $1.
 haproxy_stat() {
 	python3 - "$1" <<-'PY'

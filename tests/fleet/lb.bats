@@ -98,7 +98,7 @@ start_haproxy() {
 	wait_listen "tcp:127.0.0.1:$CI"
 	local s
 	for s in r1 r2 r3; do
-		until_true 5 server_is ci "$s" UP
+		wait_for -t 30 server_is ci "$s" UP
 	done
 }
 
@@ -129,7 +129,7 @@ hold() {
 	    "$PKI/ci.crt" "$PKI/ci.key" "hold-$i" "up.test:$ECHO" "$2"
 	HOLD_PID[i]=$BG_PID
 	# A deadline for a failure: the client is Python, slow to start.
-	until_true 30 grep -q '^ok 1$' "$F/hold$i.log"
+	wait_for -t 30 grep -q '^ok 1$' "$F/hold$i.log"
 	ON[i]=
 	for n in 1 2 3; do
 		[ "$(tcp_established "${R_TLS[n]}")" -gt "${before[n]}" ] &&
@@ -216,13 +216,13 @@ server_is() {
 	run python3 "$CLIENT" "$CI" "$PKI/ca.crt" - - s get "http://up.test:$UP/"
 	[ "$status" -ne 0 ]
 	[[ "$output" != *"HTTP/1.1"* ]]
-	until_true 5 grep -q 'no client certificate' "$F"/r[123].log
+	wait_for -t 30 grep -q 'no client certificate' "$F"/r[123].log
 	# Nor another CA's, an expired or a revoked one (--crl).
 	for who in "stranger:a certificate of an unknown CA" \
 	    "expired:an expired certificate" "revoked:a revoked certificate"; do
 		run -125 tier_run user "$CI" "${who%%:*}" -- sh -c 'echo ran >ran'
 		[[ "$output" == *"hint: "* ]]
-		until_true 5 grep -q "TLS client refused: ${who#*:}" \
+		wait_for -t 30 grep -q "TLS client refused: ${who#*:}" \
 		    "$F"/r[123].log
 	done
 	[ ! -e "$WS/ran" ]
@@ -245,9 +245,14 @@ load_worker() {
 	done
 }
 
+# oks_since I N: tunnel I echoed 5 lines more than the N it had.
+oks_since() {
+	[ "$(grep -c '^ok ' "$F/hold$1.log")" -ge $(($2 + 5)) ]
+}
+
 # runs_after NS N: at least N runs started after NS, so far.
 runs_after() {
-	[ "$(cat "$F"/runs.* | awk -v d="$1" '$1 > d { n++ }
+	[ "$(cat "$F"/runs.* 2>/dev/null | awk -v d="$1" '$1 > d { n++ }
 	    END { print n + 0 }')" -ge "$2" ]
 }
 
@@ -269,26 +274,26 @@ runs_after() {
 		start_bg "load$i" load_worker "$i" "$CI" "http://up.test:$UP/"
 		LOAD_PID[i]=$BG_PID
 	done
-	sleep 1
+	# The load under way: three runs ended.
+	wait_for -t 60 runs_after 0 3
 	# The replica's pid is the parent of its workers (--workers, the
 	# cores by default): they die with it, the ones holding tunnels too.
 	workers=$(cat /proc/"${R_PID[victim]}"/task/*/children)
 	[ -n "$workers" ]
 	kill -KILL "${R_PID[victim]}"
-	until_true 5 server_is ci "r$victim" DOWN
+	wait_for -t 30 server_is ci "r$victim" DOWN
 	down=$(date +%s%N)
 	for n in $workers; do
-		until_true 1 gone "$n"
+		wait_for -t 30 gone "$n"
 	done
 	for i in $(seq "$NH"); do
 		OK_AT_DOWN[i]=$(grep -c '^ok ' "$F/hold$i.log")
 	done
-	sleep 2
 	# Each worker ends after its run in progress: a run that hung
 	# still gets its line (the client gives up after 10 s).
 	# A worker whose run was sent to the replica before DOWN waits
 	# for it (up to 10 s): ten runs after DOWN, from any worker.
-	until_true 20 runs_after "$down" 10
+	wait_for -t 60 runs_after "$down" 10
 	touch "$F/stop"
 	for i in 1 2 3; do
 		wait "${LOAD_PID[i]}"
@@ -307,13 +312,12 @@ runs_after() {
 	# the lost replica's hosts moved.
 	for i in $(seq "$NH"); do
 		if [ "${ON[i]}" = "$victim" ]; then
-			until_true 5 grep -q '^lost: ' "$F/hold$i.log"
+			wait_for -t 30 grep -q '^lost: ' "$F/hold$i.log"
 		else
 			kill -0 "${HOLD_PID[i]}"
+			wait_for -t 30 oks_since "$i" "${OK_AT_DOWN[i]}"
 			run grep -c '^lost' "$F/hold$i.log"
 			[ "$output" -eq 0 ]
-			t=$(grep -c '^ok ' "$F/hold$i.log")
-			[ "$t" -ge $((OK_AT_DOWN[i] + 5)) ]
 			hold $((100 + i)) "127.0.0.$((i + 1))"
 			echo "127.0.0.$((i + 1)): r${ON[i]}, r${ON[100 + i]}"
 			[ "${ON[100 + i]}" = "${ON[i]}" ]
@@ -341,26 +345,26 @@ runs_after() {
 		start_bg "load$i" load_worker "$i" "$CI" "http://up.test:$UP/"
 		LOAD_PID[i]=$BG_PID
 	done
-	sleep 1
+	# The load under way: three runs ended.
+	wait_for -t 60 runs_after 0 3
 	kill -TERM "${R_PID[victim]}"
-	until_true 5 server_is ci "r$victim" DOWN
+	wait_for -t 30 server_is ci "r$victim" DOWN
 	down=$(date +%s%N)
 	run curl -sS -o /dev/null -w '%{http_code}' \
 	    "http://127.0.0.1:${R_MET[victim]}/readyz"
 	[ "$output" = 503 ]
 	t=$(grep -c '^ok ' "$F/hold$mine.log")
-	sleep 2
 	# Still draining (30 s): the tunnel it holds carries on.
+	wait_for -t 20 oks_since "$mine" "$t"
 	kill -0 "${R_PID[victim]}"
 	run grep -c '^lost' "$F/hold$mine.log"
 	[ "$output" -eq 0 ]
-	[ "$(grep -c '^ok ' "$F/hold$mine.log")" -ge $((t + 5)) ]
 	# A run HAProxy sent to it between SIGTERM and DOWN may wait in
 	# its listen queue (the listener is disabled, not closed) until the
 	# client gives up (10 s); it started before DOWN.
 	# A worker whose run was sent to the replica before DOWN waits
 	# for it (up to 10 s): ten runs after DOWN, from any worker.
-	until_true 20 runs_after "$down" 10
+	wait_for -t 60 runs_after "$down" 10
 	touch "$F/stop"
 	for i in 1 2 3 4 5; do
 		wait "${LOAD_PID[i]}"
@@ -439,7 +443,7 @@ lost_run() {
 	    c() { curl -s -o /dev/null -w \"%{http_code} \" \$1; }
 	    for i in \$(seq 200); do [ -e m/applied ] && break; sleep 0.05; done
 	    $1' 2>$F/lost.err); echo \"exit \$?\""
-	until_true 10 grep -q '"event":"applied"' "$F/harness.log"
+	wait_for -t 30 grep -q '"event":"applied"' "$F/harness.log"
 	touch "$WS/m/applied"
 }
 
@@ -460,11 +464,11 @@ events() {
 	    for i in $(seq 200); do [ -e m/go ] && break; sleep 0.05; done
 	    c http://ci.test:'$CIONLY'/; c http://up.test:'$UP'/
 	    c http://up.test:'$UP'/; echo'
-	until_true 10 test -e "$WS/m/first"
+	wait_for -t 30 test -e "$WS/m/first"
 	kill -KILL "${R_PID[victim]}"
-	until_true 5 server_is ci "r$victim" DOWN
+	wait_for -t 30 server_is ci "r$victim" DOWN
 	touch "$WS/m/go"
-	until_true 20 grep -q '^exit ' "$F/lost.log"
+	wait_for -t 60 grep -q '^exit ' "$F/lost.log"
 	cat "$F/lost.log" "$F/lost.err" "$F/harness.log"
 	[ "$(cat "$F/lost.log")" = "$(printf '200 403 200 403 403 \nexit 0')" ]
 	# The harness heard the loss, then the channel back, its deny
@@ -497,14 +501,14 @@ rules are back" <(tr -d '\n' <"$F/lost.err")
 	    for i in $(seq 400); do grep -q failed m/ev 2>/dev/null && break
 	    sleep 0.05; done
 	    c http://ci.test:'$CIONLY'/; echo; exit 3'
-	until_true 10 test -e "$WS/m/first"
+	wait_for -t 30 test -e "$WS/m/first"
 	for n in 1 2 3; do
 		kill -KILL "${R_PID[n]}"
 	done
 	touch "$WS/m/go"
-	until_true 20 grep -q '"state":"failed"' "$F/harness.log"
+	wait_for -t 60 grep -q '"state":"failed"' "$F/harness.log"
 	echo failed >"$WS/m/ev"
-	until_true 20 grep -q '^exit ' "$F/lost.log"
+	wait_for -t 60 grep -q '^exit ' "$F/lost.log"
 	cat "$F/lost.log" "$F/lost.err" "$F/harness.log"
 	[ "$(cat "$F/lost.log")" = "$(printf '200 000 \n000 \nexit 3')" ]
 	[ "$(events channel | cut -d' ' -f1 | tr '\n' ' ')" = "lost failed " ]

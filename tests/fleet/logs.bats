@@ -70,15 +70,21 @@ start_shipper() {
 	    ruleset="ship")
 	EOF
 	rsyslogd_bg "ship$1"
-	until_true 5 test -s "$F/ship$1.pid"
+	wait_for -t 30 test -s "$F/ship$1.pid"
 }
 
-# runs N COUNT: COUNT runs through replica N, one allowed, one refused.
+# runs N COUNT [HALF]: COUNT runs through replica N, one allowed, one
+# refused; with HALF, after run HALF it makes $F/half and waits for
+# $F/rotated (a deadline for a failure only).
 runs() {
 	local i
 	for i in $(seq "$2"); do
 		fleet_run "${R_TLS[$1]}" ci "run-$1-$i" \
 		    "http://127.0.0.1:$((UP + i % 2))/" >/dev/null
+		if [ "$i" = "${3:-}" ]; then
+			: >"$F/half"
+			wait_for -t 600 test -e "$F/rotated" || return 1
+		fi
 	done
 }
 
@@ -95,16 +101,21 @@ central_has_all() {
 
 @test "fleet logs: rsyslog ships every replica's lines to one file, each once, through a rotation under load; cordon log summary reads it" {
 	local n pids=()
-	for n in 1 2 3; do
+	runs 1 30 15 &
+	pids+=($!)
+	for n in 2 3; do
 		runs "$n" 30 &
 		pids+=($!)
 	done
-	# Mid-load, replica 1's log rotated as logrotate does it.  The
-	# deadlines are for a failure only: a run is a Python TLS client,
-	# about 0.6 s each here, and 1.5 s with three at once on 2 cores.
-	until_true 60 eval '[ "$(wc -l <"$F/r1.log")" -ge 10 ]'
+	# Mid-load, replica 1's log rotated as logrotate does it, between
+	# its 15th and 16th run, however fast they go: the deadlines are
+	# for a failure only (a run is a Python TLS client, about 0.6 s
+	# each here, and 1.5 s with three at once on 2 cores).
+	wait_for -t 600 test -e "$F/half"
 	mv "$F/r1.log" "$F/r1.log.1"
 	kill -HUP "$(cat "$F/r1.pid")"
+	wait_for test -e "$F/r1.log"
+	: >"$F/rotated"
 	for n in "${pids[@]}"; do
 		wait "$n"
 	done
@@ -114,7 +125,7 @@ central_has_all() {
 	[ "$(wc -l <"$F/r1.log.1")" -ge 10 ]
 	[ -s "$F/r1.log" ]
 
-	until_true 60 central_has_all
+	wait_for -t 60 central_has_all
 	# The same lines, none lost, none twice, none altered.
 	run diff <(sort "$F/central.log") <(cat "$F"/r[123].log* | sort)
 	[ "$status" -eq 0 ]

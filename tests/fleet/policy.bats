@@ -43,7 +43,7 @@ start_etcd() {
 	    --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
 	    --initial-cluster "fleet=http://127.0.0.1:$peer"
 	ETCD="--endpoints=http://127.0.0.1:$client"
-	until_true 10 etcdctl "$ETCD" endpoint health
+	wait_for -t 30 etcdctl "$ETCD" endpoint health
 }
 
 # policy PORT...: a policy allowing 127.0.0.1 on each PORT.
@@ -106,7 +106,7 @@ all_digests_are() {
 		start_bg "watch$n" env CORDON="$CORDON" sh "$WATCH" "$KEY" \
 		    "$F/policy$n.json" "$ETCD"
 		WATCH_PID[n]=$BG_PID
-		until_true 5 test -s "$F/policy$n.json"
+		wait_for -t 30 test -s "$F/policy$n.json"
 		start_replica "$n" --only --policy "$F/policy$n.json" \
 		    --policy-watch
 	done
@@ -121,9 +121,9 @@ all_digests_are() {
 	# A new revision: every replica reloads it by itself.
 	good=$(policy "$UP" "$OTHER")
 	put "$good"
-	until_true 5 eval '[ "$(replica_digest 1)" != "$d1" ]'
+	wait_for -t 30 eval '[ "$(replica_digest 1)" != "$d1" ]'
 	d2=$(replica_digest 1)
-	until_true 5 all_digests_are "$d2"
+	wait_for -t 30 all_digests_are "$d2"
 	for n in 1 2 3; do
 		run fleet_run "${R_TLS[n]}" ci "r$n" "http://127.0.0.1:$OTHER/"
 		[[ "$output" == "HTTP/1.1 200"* ]]
@@ -135,7 +135,7 @@ all_digests_are() {
 	put '{"version": 1, "network": {"allow": ['
 	put '{"version": 1, "network": {"allow": 5}}'
 	for n in 1 2 3; do
-		until_true 5 eval "[ \"\$(grep -c 'refused, ' \"\$F/watch$n.log\")\" -eq 2 ]"
+		wait_for -t 30 eval "[ \"\$(grep -c 'refused, ' \"\$F/watch$n.log\")\" -eq 2 ]"
 	done
 	grep -q "network.allow: expected an array of strings" "$F/watch1.log"
 	for n in 1 2 3; do
@@ -148,13 +148,13 @@ all_digests_are() {
 	# The next good one reaches all three; Prometheus, scraping them,
 	# sees one digest, theirs.
 	put "$(policy "$OTHER")"
-	until_true 5 eval '[ "$(replica_digest 1)" != "$d2" ]'
+	wait_for -t 30 eval '[ "$(replica_digest 1)" != "$d2" ]'
 	d3=$(replica_digest 1)
-	until_true 5 all_digests_are "$d3"
+	wait_for -t 30 all_digests_are "$d3"
 	run fleet_run "${R_TLS[2]}" ci r2 "http://127.0.0.1:$UP/"
 	[[ "$output" == "HTTP/1.1 403"* ]]
 	start_prometheus
-	until_true 20 eval '[ "$(query "count(up == 1)")" = 3 ]'
+	wait_for -t 60 eval '[ "$(query "count(up == 1)")" = 3 ]'
 	run query 'count(count by (digest) (cordon_policy_info))'
 	[ "$output" = 1 ]
 	run query "count(cordon_policy_info{digest=\"$d3\"})"
@@ -164,7 +164,7 @@ all_digests_are() {
 	[ "$(etcdctl_watches)" -eq 3 ]
 	kill -TERM "${WATCH_PID[1]}"
 	wait "${WATCH_PID[1]}" || true
-	until_true 5 eval '[ "$(etcdctl_watches)" -eq 2 ]'
+	wait_for -t 30 eval '[ "$(etcdctl_watches)" -eq 2 ]'
 }
 
 # Counts the etcdctl watch processes on this test's etcd.
