@@ -305,8 +305,10 @@ if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 	echo
 	echo "== where a fresh run's time goes (load: $(cut -d' ' -f1-3 \
 	    /proc/loadavg))"
-	bash "$(dirname "$self")/start-breakdown.sh" "$cordon" \
-	    "${BREAKDOWN_RUNS:-50}"
+	for net in proxy none; do
+		bash "$(dirname "$self")/start-breakdown.sh" "$cordon" \
+		    "${BREAKDOWN_RUNS:-50}" "$net"
+	done
 	[ "$BENCH" = start ] && exit 0
 	echo
 fi
