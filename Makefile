@@ -6,6 +6,7 @@ PKGS		 = libevent libevent_openssl openssl libseccomp libcares jansson \
 BUILD		?= build
 BIN		?= cordon
 MAIN		?= $(BIN)-main
+LOG_BIN		?= $(BIN)-log
 WERROR		?= -Werror
 
 CFLAGS_WARN	 = -Wall -Wextra $(WERROR) -Wformat=2 -Wshadow \
@@ -196,13 +197,22 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 	lint-exports lint-map lint-paths lint-commits hooks \
 	clean install golden macos-check deb image deps-fleet fleet-check
 
-all: $(BIN) $(MAIN) $(SESSION_EXEC)
+all: $(BIN) $(MAIN) $(LOG_BIN) $(SESSION_EXEC)
 
 # cordon-main, the whole program: cordon (front.c) execs it beside
 # itself, or from PREFIX/libexec/cordon once installed.
 $(MAIN): $(CORE_OBJS) $(CMD_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
+
+# cordon-log, `cordon log` alone: jansson and zlib, not the fourteen
+# libraries whose loading costs more than a short tail.  Found as
+# cordon-main is; cordon-main serves log too, where it is not.
+LOG_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,logs/log_main.c logs/log_cmd.c 		   $(LOGS_SRCS) lib/log.c lib/xmalloc.c lib/opt.c lib/str.c)
+$(LOG_BIN): $(LOG_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) \
+	    $(shell pkg-config --libs jansson zlib 2>/dev/null)
 
 # cordon run --session alone, with the C library only: it starts fast.
 # With musl (musl-tools), static: glibc's start asks the processor for
@@ -222,7 +232,8 @@ $(SESSION_EXEC): $(SESSION_SRCS) session/session_exec.c session/sess.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) -o $@ $(filter %.c,$^)
 
-$(BIN): $(SESSION_SRCS) front.c session/sess.h lib/util.h | $(MAIN)
+$(BIN): $(SESSION_SRCS) front.c session/sess.h lib/util.h | $(MAIN) \
+    $(LOG_BIN)
 	@echo "  LD      $@ (musl, static)"
 	$(Q)mkdir -p $(@D)
 	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) -o $@ $(filter %.c,$^)
@@ -232,7 +243,8 @@ $(SESSION_EXEC): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) \
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
 
-$(BIN): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) front.c) | $(MAIN)
+$(BIN): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) front.c) | $(MAIN) \
+    $(LOG_BIN)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
 endif
@@ -555,7 +567,7 @@ SYSCONFDIR	?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR	?= $(PREFIX)/lib/tmpfiles.d
-install: $(BIN) $(MAIN) $(SESSION_EXEC)
+install: $(BIN) $(MAIN) $(LOG_BIN) $(SESSION_EXEC)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cordon/policies \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
@@ -564,6 +576,7 @@ install: $(BIN) $(MAIN) $(SESSION_EXEC)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cordon
 	install -d $(DESTDIR)$(LIBEXECDIR)/cordon
 	install -m 0755 $(MAIN) $(DESTDIR)$(LIBEXECDIR)/cordon/cordon-main
+	install -m 0755 $(LOG_BIN) $(DESTDIR)$(LIBEXECDIR)/cordon/cordon-log
 	install -m 0755 $(SESSION_EXEC) $(DESTDIR)$(LIBEXECDIR)/cordon/
 	install -m 0644 docs/cordon.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/
@@ -623,7 +636,7 @@ fleet-check: image deps-tier $(BIN) $(TOOL_BINS)
 	    bats tests/fleet
 
 clean:
-	rm -rf build build-san build-fuzz cordon
+	rm -rf build build-san build-fuzz $(BIN) $(MAIN) $(LOG_BIN)
 
 -include $(shell find build build-san -path build/image -prune -o \
     -name '*.d' -type f -print 2>/dev/null)

@@ -1,12 +1,15 @@
 /*
  * front.c: cordon as a user runs it, a small program that serves run
- * --session and --version itself and execs cordon-main for the rest.
+ * --session and --version itself, execs cordon-log for log, and
+ * cordon-main for the rest.
  * It links the C library and the session's client alone (static, with
  * musl), for the commands an agent runs hundreds of times; cordon-main,
  * the whole program (cordon.c), links fourteen libraries, OpenSSL's
  * among them, and the dynamic loader's work over them costs more than a
- * command in a session does.  The command line is cordon-main's,
- * unchanged: argv goes to it as it came, argv[0] too.
+ * command in a session does.  cordon-log (logs/log_main.c) links only
+ * what reading a log needs; where it is not, cordon-main serves log too.
+ * The command line is cordon-main's, unchanged: argv goes to either as
+ * it came, argv[0] too.
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,42 +21,59 @@
 #include "sess.h"
 #include "util.h"
 
-/* Where cordon-main is, from the folder of this program's file. */
-static const char *const front_main_paths[] = {
-	"cordon-main",				/* built: beside it */
-	"../libexec/cordon/cordon-main",	/* installed */
+/* Where cordon-main and cordon-log are, from this program's folder. */
+static const char *const front_dirs[] = {
+	"",				/* built: beside it */
+	"../libexec/cordon/",		/* installed */
 };
 
 /*
- * Execs cordon-main with argv, found beside this program's file (its
- * link resolved: a symbolic link to cordon finds the real one's
- * neighbour), or in ../libexec/cordon.  Returns only on failure, with
- * the exit status cordon keeps for its own failures.
+ * Execs the program name with argv, found beside this program's file
+ * (its link resolved: a symbolic link to cordon finds the real one's
+ * neighbour), or in ../libexec/cordon.  Returns only on failure: errno,
+ * or -1 when /proc/self/exe cannot be read (said); self is the folder.
  */
 static int
-front_exec_main(char **argv)
+front_exec(const char *name, char **argv, char *self, size_t len)
 {
-	char	 self[PATH_MAX], path[PATH_MAX + 64], *slash;
+	char	 path[PATH_MAX + 64], *slash;
 	ssize_t	 n;
 	size_t	 i;
 	int	 err = ENOENT;
 
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1) {
+	if ((n = readlink("/proc/self/exe", self, len - 1)) == -1) {
 		fprintf(stderr, "cordon: /proc/self/exe: %s\n",
 		    strerror(errno));
 		fprintf(stderr, "hint: cordon finds cordon-main by it; mount "
 		    "/proc\n");
-		return 125;
+		return -1;
 	}
 	self[n] = '\0';
 	if ((slash = strrchr(self, '/')) != NULL)
 		slash[1] = '\0';
-	for (i = 0; i < nitems(front_main_paths); i++) {
-		snprintf(path, sizeof(path), "%s%s", self, front_main_paths[i]);
+	for (i = 0; i < nitems(front_dirs); i++) {
+		snprintf(path, sizeof(path), "%s%s%s", self, front_dirs[i],
+		    name);
 		execv(path, argv);
 		if (errno != ENOENT)
 			err = errno;
 	}
+	return err;
+}
+
+/*
+ * Execs cordon-main with argv.  Returns only on failure, with the exit
+ * status cordon keeps for its own failures.
+ */
+static int
+front_exec_main(char **argv)
+{
+	char	 self[PATH_MAX];
+	int	 err;
+
+	if ((err = front_exec("cordon-main", argv, self, sizeof(self))) ==
+	    -1)
+		return 125;
 	fprintf(stderr, "cordon: cannot run cordon-main (%scordon-main, "
 	    "%s../libexec/cordon/cordon-main): %s\n", self, self,
 	    strerror(err));
@@ -65,6 +85,7 @@ front_exec_main(char **argv)
 int
 main(int argc, char **argv)
 {
+	char	 self[PATH_MAX];
 	int	 i;
 
 	/* The global flags, as cordon-main reads them. */
@@ -80,5 +101,9 @@ main(int argc, char **argv)
 	if (i < argc && strcmp(argv[i], "run") == 0 &&
 	    sessclient_named(argc - i, argv + i))
 		return sessclient_main(argc - i, argv + i, "run");
+	/* Without cordon-log, cordon-main serves log as well. */
+	if (i < argc && strcmp(argv[i], "log") == 0 &&
+	    front_exec("cordon-log", argv, self, sizeof(self)) == -1)
+		return 125;
 	return front_exec_main(argv);
 }

@@ -81,16 +81,12 @@ mcp_error(json_t *id, int code, const char *text)
 	    text));
 }
 
-/* Takes env (NULL-terminated) as the next command's environment. */
+/* Takes exports (export -p's text, or NULL) as the next command's. */
 void
-mcp_env_set(struct mcp *m, char **env)
+mcp_exports_set(struct mcp *m, char *exports)
 {
-	size_t	 i;
-
-	for (i = 0; m->m_env != NULL && m->m_env[i] != NULL; i++)
-		free(m->m_env[i]);
-	free(m->m_env);
-	m->m_env = env;
+	free(m->m_exports);
+	m->m_exports = exports;
 }
 
 /*
@@ -188,7 +184,7 @@ mcp_session(struct mcp *m, char **why)
 	m->m_keeper = pid;
 	free(m->m_cwd);
 	m->m_cwd = NULL;
-	mcp_env_set(m, NULL);
+	mcp_exports_set(m, NULL);
 	log_info("mcp: session %s started", m->m_sid);
 	return 0;
 }
@@ -502,7 +498,7 @@ mcp_main(struct mcp_opts *o)
 	}
 	mcp_session_stop(&m);
 	mcp_ask_close(&m);
-	mcp_env_set(&m, NULL);
+	mcp_exports_set(&m, NULL);
 	free(m.m_cwd);
 	json_decref(ml.ml_queue);
 	json_decref(m.m_asks);

@@ -22,6 +22,8 @@
 #define MCP_LINE_MAX	(4 * 1024 * 1024)	/* a message, at most */
 #define MCP_OUT_MAX	(32 * 1024)	/* each stream's bytes kept */
 #define MCP_STATE_MAX	(512 * 1024)	/* the folder and environment */
+#define MCP_VAR_MAX	(128 * 1024)	/* a variable carried (an argument's) */
+#define MCP_REPORT_MAX	(64 * 1024 * 1024)	/* a call's report, read */
 #define MCP_TIMEOUT_DEF	120		/* seconds, when none is given */
 #define MCP_TIMEOUT_MAX	86400
 #define MCP_KILL_MS	2000		/* SIGTERM, then SIGKILL */
@@ -55,6 +57,7 @@ void	mcpmsg_clear(struct mcpbuf *);
 enum mcpmsg_kind
 	mcpmsg_kind(const json_t *, const char **);
 json_t	*mcpmsg_text(const char *, size_t);
+size_t	mcpmsg_exports(char *, size_t, size_t);
 
 /* mcp_call.c: a tool call, run as a command of the session. */
 struct mcp;
@@ -93,7 +96,7 @@ struct mcp {
 	pid_t		 m_keeper;
 	bool		 m_elicit;	/* the client can be asked */
 	char		*m_cwd;		/* the command's folder, carried */
-	char		**m_env;	/* its environment, or NULL */
+	char		*m_exports;	/* its shell's export -p, or NULL */
 	json_int_t	 m_seq;		/* ids of our requests */
 	/* mcp_ask.c's */
 	char		 m_ctl_dir[PATH_MAX];
@@ -105,7 +108,7 @@ struct mcp {
 
 int	 mcp_session(struct mcp *, char **);
 void	 mcp_send(json_t *);
-void	 mcp_env_set(struct mcp *, char **);
+void	 mcp_exports_set(struct mcp *, char *);
 
 /* mcp_cmd.c: `cordon mcp`. */
 int	 mcp_cmd(int, char **);

@@ -6,13 +6,15 @@
  * shell's state from call to call as one shell would: it goes to the
  * folder the last call ended in, runs the command with eval in that
  * same shell (so `cd` and `export` hold), and at its exit writes where
- * it is and its environment (pwd -P, env -0) on its stdin, a socket
- * whose other end is ours; the command's own stdin is /dev/null.  That
- * folder and those variables are the next call's, given to its wrapper
- * as arguments, entered and exported inside the sandbox: they came from
- * inside it, and go back nowhere else.  (The request's own environment
- * is ours, scrubbed by the keeper by the policy as any client's is; a
- * variable the command unset comes back from it.)  Each
+ * it is and its exported variables (pwd -P, export -p: builtins, so no
+ * process is started for it) on its stdin, a socket whose other end is
+ * ours; the command's own stdin is /dev/null.  That folder and that
+ * text are the next call's, given to its wrapper as arguments (the text
+ * in pieces an argument can hold), entered and evaluated inside the
+ * sandbox by the same shell that wrote it: they came from inside it,
+ * and go back nowhere else.  (The request's own environment is ours,
+ * scrubbed by the keeper by the policy as any client's is; a variable
+ * the command unset comes back from it.)  Each
  * call's report (--report, to a memfd) gives the connections refused in
  * its time, with their rule and fix.  Output is bounded (MCP_OUT_MAX a
  * stream: its start and its end kept, what was cut counted).
@@ -21,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/param.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,27 +45,30 @@
 #include "xmalloc.h"
 
 #define MCP_HALF	(MCP_OUT_MAX / 2)
-#define MCP_NAME_CHARS	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
-			"0123456789_"
+#define MCP_PIECE	(64 * 1024)	/* of the exports, an argument each */
 
 /*
  * $1 the command, $2 the folder carried (or ""), $3 the call's cwd (or
- * ""), relative to $2, and then the variables carried, NAME=VALUE each.
- * Status 125 when that cwd cannot be entered.
+ * ""), relative to $2, and then the last call's export -p, in pieces.
+ * Status 125 when that cwd cannot be entered.  PWD, OLDPWD, SHLVL and _
+ * are the shell's own, not carried.  `command` keeps an error of eval
+ * or unset (a readonly variable) from ending the shell.
  */
 static const char mcp_wrapper[] =
     "exec 9<&0 </dev/null\n"
-    "cordon_cmd=$1 cordon_dir=$2 cordon_cwd=$3\n"
+    "cordon_cmd=$1 cordon_dir=$2 cordon_cwd=$3 cordon_v=\n"
     "shift 3\n"
-    "for cordon_v in \"$@\"; do export \"$cordon_v\" 2>/dev/null; done\n"
-    "unset cordon_v; set --\n"
+    "for cordon_a in \"$@\"; do cordon_v=$cordon_v$cordon_a; done\n"
+    "command eval \"$cordon_v\" 2>/dev/null\n"
+    "unset cordon_v cordon_a; set --\n"
     "if [ -n \"$cordon_dir\" ] && ! cd -- \"$cordon_dir\" 2>/dev/null; then\n"
     "  echo \"cordon: mcp: the folder $cordon_dir is gone; the command"
     " runs in $(pwd -P)\" >&2\n"
     "fi\n"
     "if [ -n \"$cordon_cwd\" ] && ! cd -- \"$cordon_cwd\"; then exit 125; fi\n"
-    "trap 'cordon_st=$?; { pwd -P; printf \"\\0\"; env -0; } >&9"
-    " 2>/dev/null; exit $cordon_st' EXIT\n"
+    "trap 'cordon_st=$?; { pwd -P; printf \"\\0\"; command unset PWD;"
+    " command unset OLDPWD; command unset SHLVL; command unset _;"
+    " export -p; } >&9 2>/dev/null; exit $cordon_st' EXIT\n"
     "eval \"$cordon_cmd\"\n";
 
 /* One stream of the command: its start and its end, and a count. */
@@ -271,11 +277,11 @@ mcp_call_send(struct mcp_call *c, const char *cmd, const char *cwd,
 	char		 id[SESS_ID_LEN + 1];
 	char		**argv;
 	int		 sp[2], po[2], pe[2], stdio[3], rc = -1;
-	size_t		 i, n = 0, argc;
+	size_t		 i, n, len, argc;
 
-	for (n = 0; m->m_env != NULL && m->m_env[n] != NULL; n++)
-		;
-	/* sh -c WRAPPER $0 $1 $2 $3 VARS (copies: argv is not const). */
+	len = m->m_exports != NULL ? strlen(m->m_exports) : 0;
+	n = (len + MCP_PIECE - 1) / MCP_PIECE;
+	/* sh -c WRAPPER $0 $1 $2 $3 PIECES (copies: argv is not const). */
 	argv = xcalloc(n + 8, sizeof(*argv));
 	argv[0] = xstrdup("sh");
 	argv[1] = xstrdup("-c");
@@ -285,12 +291,13 @@ mcp_call_send(struct mcp_call *c, const char *cmd, const char *cwd,
 	argv[5] = xstrdup(m->m_cwd != NULL ? m->m_cwd : "");
 	argv[6] = xstrdup(cwd != NULL ? cwd : "");
 	for (i = 0; i < n; i++)
-		argv[7 + i] = xstrdup(m->m_env[i]);
+		argv[7 + i] = xstrndup(m->m_exports + i * MCP_PIECE,
+		    MCP_PIECE);
 	argc = 7 + n;
 	sp[0] = sp[1] = po[0] = po[1] = pe[0] = pe[1] = -1;
 	if ((c->mc_s = sessclient_connect(m->m_sid, id, sizeof(id), cause,
 	    clen)) == -1)
-		return -1;
+		goto out;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1 ||
 	    pipe2(po, O_CLOEXEC) == -1 || pipe2(pe, O_CLOEXEC) == -1 ||
 	    (c->mc_report = memfd_create("cordon-mcp-report",
@@ -545,54 +552,55 @@ mcp_call_done(const struct mcp_call *c)
 	    c->mc_exit_ms + MCP_DRAIN_MS;
 }
 
-/* The wrapper's state, "FOLDER\n\0VAR=VALUE\0...", made the next call's. */
+/*
+ * The wrapper's state, "FOLDER\n\0EXPORTS" (export -p's text, with no
+ * NUL: one would cut an argument), made the next call's, without the
+ * variables too long for an environment (mcpmsg_exports).
+ */
 static void
 mcp_call_state(struct mcp_call *c)
 {
-	static const char *const	 drop[] = { "PWD=", "OLDPWD=", "SHLVL=",
-					    "_=" };
-	struct mcp			*m = c->mc_m;
-	char				**env, *p, *end, *nul;
-	size_t				 n = 0, i;
+	struct mcp	*m = c->mc_m;
+	char		*nul;
+	size_t		 rest;
 
 	if (c->mc_state == NULL || c->mc_state_over)
 		return;
 	c->mc_state[c->mc_slen] = '\0';
-	end = c->mc_state + c->mc_slen;
 	if ((nul = memchr(c->mc_state, '\0', c->mc_slen)) == NULL ||
 	    nul == c->mc_state || nul[-1] != '\n' || c->mc_state[0] != '/')
+		return;
+	rest = c->mc_slen - (size_t)(nul + 1 - c->mc_state);
+	if (memchr(nul + 1, '\0', rest) != NULL)
 		return;
 	nul[-1] = '\0';
 	free(m->m_cwd);
 	m->m_cwd = xstrdup(c->mc_state);
-	env = xcalloc(1, sizeof(*env));
-	for (p = nul + 1; p < end; p += strlen(p) + 1) {
-		/* A name sh can export; a value an argument can hold. */
-		if (strchr(p, '=') == NULL || *p == '=' || strspn(p,
-		    MCP_NAME_CHARS) != (size_t)(strchr(p, '=') - p) ||
-		    (*p >= '0' && *p <= '9') || strlen(p) >= 128 * 1024)
-			continue;
-		for (i = 0; i < nitems(drop); i++)
-			if (strncmp(p, drop[i], strlen(drop[i])) == 0)
-				break;
-		if (i < nitems(drop))
-			continue;
-		env = xreallocarray(env, n + 2, sizeof(*env));
-		env[n++] = xstrdup(p);
-		env[n] = NULL;
-	}
-	mcp_env_set(m, env);
+	rest = mcpmsg_exports(nul + 1, rest, MCP_VAR_MAX);
+	mcp_exports_set(m, xstrndup(nul + 1, rest));
 }
 
-/* The report's refusals, or an empty array. */
+/*
+ * The report's refusals, or an empty array.  Read whole, then parsed:
+ * json_loadfd reads a byte a call.
+ */
 static json_t *
 mcp_call_refused(struct mcp_call *c)
 {
 	json_error_t	 je;
-	json_t		*doc, *r;
+	struct stat	 st;
+	json_t		*doc = NULL, *r;
+	char		*buf;
+	ssize_t		 n;
 
-	if (lseek(c->mc_report, 0, SEEK_SET) == -1 ||
-	    (doc = json_loadfd(c->mc_report, 0, &je)) == NULL)
+	if (fstat(c->mc_report, &st) == -1 || st.st_size <= 0 ||
+	    st.st_size > MCP_REPORT_MAX)
+		return json_array();
+	buf = xmalloc((size_t)st.st_size);
+	if ((n = pread(c->mc_report, buf, (size_t)st.st_size, 0)) > 0)
+		doc = json_loadb(buf, (size_t)n, 0, &je);
+	free(buf);
+	if (doc == NULL)
 		return json_array();
 	r = json_object_get(doc, "refused");
 	r = json_is_array(r) ? json_incref(r) : json_array();

@@ -5,7 +5,9 @@
  * what is not JSON, or not a message of JSON-RPC 2.0's shapes, is told
  * apart here, so that the server answers each with its error code.
  * The output of commands becomes JSON text here too: JSON strings are
- * UTF-8, and a command writes any bytes.  No I/O: fuzzed on buffers
+ * UTF-8, and a command writes any bytes.  The variables a call's shell
+ * carries to the next (export -p) are cut into entries here, to drop
+ * those too long to carry.  No I/O: fuzzed on buffers
  * (tests/fuzz/fuzz_mcpmsg.c).
  */
 #include <stdbool.h>
@@ -194,4 +196,58 @@ mcpmsg_text(const char *data, size_t len)
 		j = json_string("");
 	free(out);
 	return j;
+}
+
+/*
+ * The length of the entry of export -p's text at s (of len bytes): to
+ * its newline outside quotes, the newline counted.  Its quotes are the
+ * shells' (dash's 'x', bash's "x" and $'x', a backslash outside them).
+ */
+static size_t
+mcpmsg_entry_len(const char *s, size_t len)
+{
+	size_t	 i;
+	char	 q = '\0';	/* the open quote, '$' for $'...' */
+
+	for (i = 0; i < len; i++) {
+		if (q == '\0' && s[i] == '\n')
+			return i + 1;
+		if (s[i] == '\\' && q != '\'') {
+			i++;
+			continue;
+		}
+		if (q == '\0' && s[i] == '$' && i + 1 < len &&
+		    s[i + 1] == '\'') {
+			q = '$';
+			i++;
+		} else if (q == '\0' && (s[i] == '\'' || s[i] == '"'))
+			q = s[i];
+		else if (s[i] == '\'' && (q == '\'' || q == '$'))
+			q = '\0';
+		else if (s[i] == '"' && q == '"')
+			q = '\0';
+	}
+	return len;
+}
+
+/*
+ * Drops from the text of export -p (len bytes at s, from the sandbox's
+ * shell) each entry of max bytes or more, in place: a variable that no
+ * command's environment can hold (an argument's bound), carried, would
+ * fail every command after it.  Returns the length left.
+ */
+size_t
+mcpmsg_exports(char *s, size_t len, size_t max)
+{
+	size_t	 in = 0, out = 0, n;
+
+	while (in < len) {
+		n = mcpmsg_entry_len(s + in, len - in);
+		if (n < max) {
+			memmove(s + out, s + in, n);
+			out += n;
+		}
+		in += n;
+	}
+	return out;
 }

@@ -14,7 +14,9 @@ set -eu
 start_cmds() {
 	local cordon=$1
 	start_labels=(true unshare bwrap none plain proxy session runsession
-	    version)
+	    version logtail)
+	# CORDON_BEFORE's fresh run and log tail beside, when given.
+	[ -z "${CORDON_BEFORE:-}" ] || start_labels+=(nonebefore logbefore)
 	start_cmd_true=("$(type -P true)")
 	start_cmd_unshare=(unshare -Urnmpf true)
 	start_cmd_bwrap=(bwrap --unshare-all --dev-bind / / --proc /proc true)
@@ -32,6 +34,12 @@ start_cmds() {
 	start_cmd_runsession=("$cordon" run --session "${sid:-none}" -- true)
 	# cordon's own start alone: the front, which serves it.
 	start_cmd_version=("$cordon" --version)
+	# The last 10 of 20 egress log lines (cordon-log, execed by the front).
+	start_cmd_logtail=("$cordon" log tail "${elog:-none}")
+	start_cmd_nonebefore=("${CORDON_BEFORE:-false}" run --network none \
+	    -- true)
+	start_cmd_logbefore=("${CORDON_BEFORE:-false}" log tail \
+	    "${elog:-none}")
 }
 
 # The pids of $1's children, one a line.
@@ -56,6 +64,13 @@ if [ "${1:-}" = --starts ]; then
 	sessexec=$(dirname "$cordon")/build/cordon-session-exec
 	[ -x "$sessexec" ] || sessexec=$(dirname "$cordon")/cordon-session-exec
 	sid=$("$cordon" session start --network none 2>/dev/null) || sid=
+	elog=$HOME/egress.log
+	for _ in $(seq 20); do
+		echo '{"time":"2026-11-22T01:40:18.029Z","sandbox":"s",' \
+		    '"decision":"allow","protocol":"https","method":"CONNECT",' \
+		    '"host":"example.com","port":443,"status":200,' \
+		    '"bytes_up":10,"bytes_down":20,"reason":null}'
+	done >"$elog"
 	start_cmds "$cordon"
 	declare -A us
 	for _ in $(seq "$runs"); do
@@ -190,6 +205,7 @@ starts_as() {
 		    --regid="$TEST_USER" --clear-groups --inh-caps=-all \
 		    --reset-env env HOME="$dir/home" \
 		    XDG_CONFIG_HOME="$dir/home/.config" CORDON_SYSTEM_POLICY= \
+		    CORDON_BEFORE="$CORDON_BEFORE" \
 		    bash "$self" --starts "$cordon" "$STARTS") >"$tmp/starts.$1"
 	else
 		(cd "$dir/ws" && HOME="$dir/home" \
@@ -213,13 +229,16 @@ start_report() {
 	    [proxy]="cordon run -- true (proxy)"
 	    [session]="cordon-session-exec --session ID -- true"
 	    [runsession]="cordon run --session ID -- true"
-	    [version]="cordon --version")
+	    [version]="cordon --version"
+	    [logtail]="cordon log tail FILE (20 lines)"
+	    [nonebefore]="CORDON_BEFORE's run --network none"
+	    [logbefore]="CORDON_BEFORE's log tail FILE")
 	local -A add
 	t0=$(start_fig "$who" time.true)
 	printf '%-40s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
 	    "/bwrap" "/unshare"
 	for l in true unshare bwrap none plain proxy session runsession \
-	    version; do
+	    version logtail ${CORDON_BEFORE:+nonebefore logbefore}; do
 		t=$(start_fig "$who" "time.$l")
 		if is_num "$t" && is_num "$t0"; then
 			add[$l]=$(echo "($t - $t0) / 1000" | bc -l)
@@ -230,7 +249,8 @@ start_report() {
 			printf '%-40s %9s %9s' "${name[$l]}" "$t" -
 		fi
 		case $l in
-		none|plain|proxy|session|runsession|version) printf ' %9s %9s\n' \
+		none|plain|proxy|session|runsession|version|logtail|nonebefore|\
+		logbefore) printf ' %9s %9s\n' \
 		    "$(ratio "${add[$l]}" "${add[bwrap]}")" \
 		    "$(ratio "${add[$l]}" "${add[unshare]}")" ;;
 		*) echo ;;
@@ -275,7 +295,7 @@ if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 	done
 	echo "(goals: added under 5 ms with --network none, under 10 ms" \
 	    "with the proxy; peak RSS under 8 MiB; a command in a session"
-	echo " at most a quarter of what bwrap adds)"
+	echo " and log tail at most a quarter of what bwrap adds)"
 	echo "(VmHWM: each process's own peak, read while a sandboxed" \
 	    "sleep runs; shared pages count in both)"
 	echo "(each in an empty folder: cordon makes the mount points of" \
@@ -285,8 +305,10 @@ if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 	echo
 	echo "== where a fresh run's time goes (load: $(cut -d' ' -f1-3 \
 	    /proc/loadavg))"
-	bash "$(dirname "$self")/start-breakdown.sh" "$cordon" \
-	    "${BREAKDOWN_RUNS:-50}"
+	for net in proxy none; do
+		bash "$(dirname "$self")/start-breakdown.sh" "$cordon" \
+		    "${BREAKDOWN_RUNS:-50}" "$net"
+	done
 	[ "$BENCH" = start ] && exit 0
 	echo
 fi

@@ -25,9 +25,11 @@ root="$stage/root"
 # Units go to /lib/systemd/system: Debian 12's packages ship them there.
 make -s -C "$top" install DESTDIR="$root" PREFIX=/usr \
     UNITDIR=/lib/systemd/system BIN="$bin" -o "$bin" -o "$bin-main" \
+    -o "$bin-log" \
     >/dev/null
 strip --strip-unneeded --remove-section=.comment --remove-section=.note \
     "$root/usr/bin/cordon" "$root/usr/libexec/cordon/cordon-main" \
+    "$root/usr/libexec/cordon/cordon-log" \
     "$root/usr/libexec/cordon/cordon-session-exec"
 gzip -9n "$root"/usr/share/man/man*/*
 
@@ -63,6 +65,7 @@ printf 'Source: cordon\n\nPackage: cordon\nArchitecture: any\n' \
     >"$stage/debian/control"
 depends=$(cd "$stage" && dpkg-shlibdeps -O -e"root/usr/bin/cordon" \
     -e"root/usr/libexec/cordon/cordon-main" \
+    -e"root/usr/libexec/cordon/cordon-log" \
     -e"root/usr/libexec/cordon/cordon-session-exec" \
     2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)

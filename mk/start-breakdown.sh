@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# mk/start-breakdown.sh CORDON RUNS: where the time of a fresh `cordon run
-# -- true` goes, step by step, medians of RUNS runs (make bench
-# BENCH=start prints it).  Nothing in cordon counts: the steps are timed
+# mk/start-breakdown.sh CORDON RUNS [NETWORK]: where the time of a fresh
+# `cordon run --network NETWORK -- true` goes (proxy, the default, or
+# none), step by step, medians of RUNS runs (make bench BENCH=start
+# prints both).  Nothing in cordon counts: the steps are timed
 # from outside, by uprobes on the entry of the function that begins each
 # (perf probe, on cordon-main's symbols) and the scheduler's exec and exit
 # events, recorded by perf for the runs' process tree alone.  A probe
@@ -10,8 +11,9 @@
 # perf; says why and exits 0 without them.
 set -eu
 
-cordon=${1:?usage: start-breakdown.sh CORDON RUNS}
+cordon=${1:?usage: start-breakdown.sh CORDON RUNS [NETWORK]}
 runs=${2:-50}
+network=${3:-proxy}
 main=$(dirname "$cordon")/cordon-main
 [ -x "$main" ] || main=$(dirname "$cordon")/../libexec/cordon/cordon-main
 group=cordon_start_$$
@@ -67,7 +69,8 @@ mkdir -p "$tmp/ws" "$tmp/home"
 cat >"$tmp/runs.sh" <<EOF
 cd "$tmp/ws"
 for _ in \$(seq $runs); do
-	"$cordon" run -- true >/dev/null 2>&1 || echo failed >&2
+	"$cordon" run --network $network -- true >/dev/null 2>&1 ||
+	    echo failed >&2
 done
 EOF
 if ! HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" \
@@ -120,7 +123,8 @@ perf script -i "$tmp/perf.data" -F comm,pid,time,event,trace 2>/dev/null |
 	}
 	END { flush() }' >"$tmp/steps"
 
-printf '%-44s %9s %7s\n' "fresh cordon run -- true, step" "ms" "share"
+printf '%-44s %9s %7s\n' "fresh cordon run --network $network -- true" \
+    "ms" "share"
 total=0
 declare -A med
 for m in "${markers[@]}"; do

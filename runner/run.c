@@ -758,7 +758,10 @@ run_notify_begin(struct runner *rn)
 	}
 }
 
-/* Our uid and gid, and only them, inside; then PID 1 may go on. */
+/*
+ * Our uid and gid, and only them, inside; then PID 1 may go on with its
+ * mounts (one byte); run_go lets it run the command.
+ */
 static void
 run_maps(struct runner *rn)
 {
@@ -779,6 +782,24 @@ run_maps(struct runner *rn)
 		rc = run_write_map(rn->rn_pid, "gid_map", map);
 	if (rc == -1 || write(rn->rn_sync[1], "g", 1) != 1) {
 		log_warn("run: the sandbox's uid and gid maps");
+		kill(rn->rn_pid, SIGKILL);
+		close(rn->rn_sync[1]);
+		rn->rn_sync[1] = -1;
+	}
+}
+
+/*
+ * The sentinel and the connect thread are up (or the sandbox was
+ * killed): a second byte, and PID 1 may run the command.  Without it
+ * (EOF) PID 1 runs nothing.
+ */
+static void
+run_go(struct runner *rn)
+{
+	if (rn->rn_sync[1] == -1)
+		return;
+	if (!rn->rn_step_failed && write(rn->rn_sync[1], "o", 1) != 1) {
+		log_warn("run: telling the sandbox to go on");
 		kill(rn->rn_pid, SIGKILL);
 	}
 	close(rn->rn_sync[1]);
@@ -860,9 +881,11 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 	if (run_proxy_setup(&rn, policy) == 0 && run_control_start(&rn) ==
 	    0 && run_pipes(&rn) == 0 && (run->r_session_opts == NULL ||
 	    keeper_open(&rn) == 0) && run_clone(&rn) == 0) {
+		/* PID 1 mounts while the sentinel and the thread start. */
+		run_maps(&rn);
 		run_sentinel_begin(&rn);
 		run_notify_begin(&rn);
-		run_maps(&rn);
+		run_go(&rn);
 		run_watch(&rn);
 		if (rn.rn_keeper != NULL)
 			keeper_start(&rn);

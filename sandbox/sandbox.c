@@ -385,11 +385,13 @@ sandbox_main(const struct sandbox *sb)
 	char			 go;
 	int			 sfd;
 
-	/* The parent writes our maps, then one byte; EOF: it is gone. */
+	/*
+	 * The parent writes our maps, then one byte; EOF: it is gone.  A
+	 * second byte, once its checks are up, comes before the command.
+	 */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (read(sb->sb_pipes.sp_sync, &go, 1) != 1)
 		_exit(RUN_EXIT_FAILURE);
-	close(sb->sb_pipes.sp_sync);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	mount_sandbox(sb, &scratch);
@@ -450,6 +452,9 @@ sandbox_main(const struct sandbox *sb)
 	    sandbox_signal_cb, NULL)) == NULL || event_add(ev, NULL) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "cannot watch signals");
+	if (read(sb->sb_pipes.sp_sync, &go, 1) != 1)
+		_exit(RUN_EXIT_FAILURE);
+	close(sb->sb_pipes.sp_sync);
 	if (sb->sb_pipes.sp_session != -1)
 		sandbox_session(sb, base, &scratch);
 	if ((command_pid = fork()) == -1)

@@ -224,9 +224,12 @@ cordon_main() {
 }
 
 # cp_cordon DIR: a copy of cordon that runs from DIR: DIR/cordon and
-# cordon-main beside it.
+# cordon-main beside it, and cordon-log (`cordon log` alone) if built.
 cp_cordon() {
-	cp "$CORDON" "$1/cordon" && cp "$(cordon_main)" "$1/cordon-main"
+	local log
+	log=$(dirname "$(cordon_main)")/cordon-log
+	cp "$CORDON" "$1/cordon" && cp "$(cordon_main)" "$1/cordon-main" &&
+	    { [ ! -x "$log" ] || cp "$log" "$1/cordon-log"; }
 }
 
 sandbox_setup() {

@@ -157,6 +157,18 @@ sessions() {
 	[ "$(sessions)" = "[]" ]
 }
 
+@test "variables carry with their quotes and newlines; one too long for an environment is not carried, and the next call runs" {
+	MCP_CALLS='[{"command": "export Q=\"it'"'"'s \\\"q\\\"\n\ttwo\" BIG=$(head -c 140000 /dev/zero | tr \"\\\\0\" x) OLDPWD=/etc"},
+	    {"command": "printf %s \"$Q\"; echo \" ${#BIG} $OLDPWD\"; env >/dev/null"}]' \
+	    run --separate-stderr sdk_client
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	jq -e '.structuredContent.exit_status == 0' <<<"${lines[0]}"
+	jq -e ".structuredContent.stdout == \"it's \\\"q\\\"\n\ttwo 0 $WS\n\"" \
+	    <<<"${lines[1]}"
+	jq -e '.structuredContent.exit_status == 0' <<<"${lines[1]}"
+}
+
 @test "timeout: the command is ended, and the result says so" {
 	run --separate-stderr inspector --method tools/call --tool-name run \
 	    --tool-arg "command=echo started; sleep 30" --tool-arg timeout=1 --

@@ -176,6 +176,39 @@ hup() {
 	grep -q 'truncated.test:80' "$BATS_TEST_TMPDIR/tail.log"
 }
 
+@test "log: cordon-log serves it without cordon-main, linking neither OpenSSL nor the sandbox's libraries; cordon-main without cordon-log says the same bytes" {
+	local d=$BATS_TEST_TMPDIR
+	log=$(dirname "$(cordon_main)")/cordon-log
+	[ -x "$log" ] || skip "no cordon-log beside $(cordon_main)"
+	{
+		printf '%s\n' '{"time":"2026-11-22T01:40:18.029Z","sandbox":"s","protocol":"http","method":"GET","host":"x.test","port":80,"decision":"deny","reason":"no rule","status":403,"bytes_up":0,"bytes_down":0,"duration_ms":0}'
+		echo 'not json'
+	} >"$d/x.log"
+	mkdir "$d/log" "$d/main"
+	cp "$CORDON" "$d/log/cordon" && cp "$log" "$d/log/cordon-log"
+	cp "$CORDON" "$d/main/cordon" && cp "$(cordon_main)" "$d/main/cordon-main"
+	for args in "log tail $d/x.log" "-v log summary --json $d/x.log" \
+	    "log tail -x f" "log"; do
+		# shellcheck disable=SC2086
+		"$d/log/cordon" $args >"$d/log.out" 2>"$d/log.err" &&
+		    st1=0 || st1=$?
+		# shellcheck disable=SC2086
+		"$d/main/cordon" $args >"$d/main.out" 2>"$d/main.err" &&
+		    st2=0 || st2=$?
+		[ "$st1" = "$st2" ]
+		cmp "$d/log.out" "$d/main.out"
+		cmp "$d/log.err" "$d/main.err"
+	done
+	run --separate-stderr "$d/log/cordon" log tail "$d/x.log"
+	[ "$status" -eq 0 ]
+	[ "$output" = "2026-11-22T01:40:18.029Z s deny  GET x.test:80 403 up 0 down 0: no rule" ]
+	[[ "$stderr" == *"a malformed line: not JSON"* ]]
+	run ldd "$log"
+	[[ "$output" == *libjansson* ]]
+	[[ "$output" != *libssl* && "$output" != *libcrypto* &&
+	    "$output" != *libseccomp* && "$output" != *libevent* ]]
+}
+
 @test "rotation: rename, SIGHUP, new lines in a new file; logrotate with the shipped file" {
 	start_proxy --allow-domain "127.0.0.1:$UP" --allow-cidr 127.0.0.1/32 \
 	    --pid-file "$BATS_TEST_TMPDIR/proxy.pid"

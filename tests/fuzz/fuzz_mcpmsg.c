@@ -5,7 +5,8 @@
  * out as JSON or with the reason it is none; the buffer never holds more
  * than a line's bound and a read; each message is sorted, and the sort
  * agrees with its shape.  The same bytes as a command's output become a
- * JSON string that jansson takes back (valid UTF-8).
+ * JSON string that jansson takes back (valid UTF-8); as export -p's
+ * text, its entries cut never leave more than it had.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -80,10 +81,25 @@ fuzz_text(const uint8_t *data, size_t size)
 	json_decref(s);
 }
 
+static void
+fuzz_exports(const uint8_t *data, size_t size)
+{
+	char	*buf;
+
+	if (size == 0)
+		return;
+	buf = malloc(size);
+	memcpy(buf, data, size);
+	if (mcpmsg_exports(buf, size, data[0] % 32 + 1) > size)
+		abort();
+	free(buf);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_lines(data, size);
 	fuzz_text(data, size);
+	fuzz_exports(data, size);
 	return 0;
 }

@@ -3,7 +3,9 @@
  * out as JSON, in order, however the bytes were cut; blank lines and
  * CRs are passed over; a line that is not JSON, or past its bound, is
  * said, and the next line is read; each message is sorted as JSON-RPC
- * 2.0 says; a command's bytes become valid UTF-8.  The first test is the
+ * 2.0 says; a command's bytes become valid UTF-8; export -p's entries,
+ * of dash or bash, are told apart by their quotes, and the long ones
+ * dropped.  The first test is the
  * fuzzer's first find: an empty buffer read (memchr on NULL).
  */
 #include "unit.h"
@@ -147,6 +149,36 @@ test_text(void **state)
 	json_decref(s);
 }
 
+static void
+test_exports(void **state)
+{
+	/* dash's quotes, bash's $'...' and "...", each value with a
+	 * newline in it; the fourth entry is the one too long. */
+	static const char	 in[] = "export A='it'\"'\"'s\nx'\n"
+	    "export B=$'it\\'s\nx'\n"
+	    "declare -x C=\"a \\\"q\\\"\ny\"\n"
+	    "export LONG='0123456789abcdef'\n"
+	    "export E\n"
+	    "export F='open";
+	char			 buf[sizeof(in)];
+	size_t			 n;
+
+	(void)state;
+	memcpy(buf, in, sizeof(in));
+	n = mcpmsg_exports(buf, sizeof(in) - 1, 28);
+	buf[n] = '\0';
+	assert_string_equal(buf, "export A='it'\"'\"'s\nx'\n"
+	    "export B=$'it\\'s\nx'\n"
+	    "declare -x C=\"a \\\"q\\\"\ny\"\n"
+	    "export E\n"
+	    "export F='open");
+	/* All kept below a bound past them; none with 1. */
+	memcpy(buf, in, sizeof(in));
+	assert_int_equal(mcpmsg_exports(buf, sizeof(in) - 1, 64),
+	    sizeof(in) - 1);
+	assert_int_equal(mcpmsg_exports(buf, sizeof(in) - 1, 1), 0);
+}
+
 int
 main(void)
 {
@@ -156,6 +188,7 @@ main(void)
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_exports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,43 @@
+/*
+ * log_main.c: main() of cordon-log, `cordon log` as a program of its own
+ * that links jansson and zlib alone, which cordon (front.c) execs for
+ * it.  Reading a log needs neither OpenSSL nor the sandbox's libraries,
+ * and the loader's work over them would cost more than a short tail
+ * does.  The argv is cordon's, unchanged: the global flags (-v), then
+ * log and its own; cordon-main serves the same command with the same
+ * code (log_cmd.c) where cordon-log is not installed.
+ */
+#include <sys/prctl.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "elog.h"
+#include "log.h"
+
+int
+main(int argc, char **argv)
+{
+	int	 verbose = 0, i = 1;
+
+	/* Named cordon, as cordon-main's processes are. */
+	(void)prctl(PR_SET_NAME, "cordon", 0, 0, 0);
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "-v") == 0)
+			verbose++;
+		else if (strcmp(argv[i], "-vv") == 0)
+			verbose += 2;
+		else
+			break;
+	}
+	if (i == argc || strcmp(argv[i], "log") != 0) {
+		fprintf(stderr, "cordon-log: it serves cordon log, for "
+		    "cordon: run cordon log\n");
+		return 2;
+	}
+	log_init(verbose);
+	/* Each subcommand says what it refused (opt_refused). */
+	opterr = 0;
+	return log_cmd(argc - i, argv + i);
+}
