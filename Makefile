@@ -26,14 +26,13 @@ Q		 = $(if $(filter 1,$(V)),,@)
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
-		   -Ilib -Ipolicies -Iwire -Iproxy -Iproxyd -Ibridge -Irunner -Iagent -Iconfine -Inotify -Iguard -Isandbox \
-		   -Isession -Imcp -Iplan -Isshagent -Igit -Isecrets -Iprofile -Ilogs -Icerts -I. \
+		   -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
-		   lib/log.c lib/pp2.c lib/relay.c lib/xmalloc.c \
-		   lib/dnsmsg.c lib/opt.c lib/errlist.c lib/str.c lib/file.c \
+		   lib/log.c lib/relay.c lib/xmalloc.c \
+		   lib/opt.c lib/errlist.c lib/str.c lib/file.c \
 		   lib/path.c lib/clock.c
 # The agent profiles, policies/agents/NAME.json, linked in (below).
 AGENTS		 = claude codex gemini opencode
@@ -49,7 +48,8 @@ POLICY_SRCS	 = policies/policy.c policies/policy_parse.c \
 # The protocols' bytes, parsed (wire/): no socket, fuzzed on buffers.
 WIRE_SRCS	 = wire/socks5.c wire/tls_peek.c wire/ssh_peek.c \
 		   wire/http.c wire/http_request.c wire/http_target.c \
-		   wire/http_body.c wire/http_out.c wire/http_path.c
+		   wire/http_body.c wire/http_out.c wire/http_path.c \
+		   wire/pp2.c wire/dnsmsg.c
 PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c proxy/proxy_policy.c \
 		   proxy/inspect.c proxy/pin.c proxy/scrub.c proxy/proxy.c \
 		   proxy/conn.c proxy/conn_dial.c proxy/conn_http.c \
@@ -60,8 +60,7 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c proxy/proxy_policy.c \
 		   proxy/metrics.c proxy/watch.c proxy/watch_msg.c \
 		   proxy/conn_mtls.c proxy/conn_pump.c \
 		   proxy/ident.c proxy/upool.c proxy/renew.c
-BRIDGE_SRCS	 = bridge/bridge.c bridge/capture.c bridge/resolver.c \
-		   bridge/tlsup.c
+BRIDGE_SRCS	 = bridge/bridge.c bridge/tlsup.c
 PLAN_SRCS	 = plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
@@ -78,7 +77,8 @@ SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/sandbox_end.c sandbox/command.c \
 		   sandbox/sandbox_session.c \
 		   sandbox/mount.c sandbox/mount_fd.c sandbox/mount_steps.c \
 		   sandbox/mount_sys.c \
-		   sandbox/netcap.c sandbox/scratch.c sandbox/publish_inside.c
+		   sandbox/netcap.c sandbox/scratch.c sandbox/publish_inside.c \
+		   sandbox/capture.c sandbox/resolver.c
 # RUNNER_SRCS is the part of runner/ (cordon run on the host) a unit test
 # or a fuzz target reaches (the syscall filter, the environment, the
 # guards, ...); the run's orchestration is in CMD_SRCS below.
@@ -109,10 +109,10 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_cmd.c \
 		   runner/run_prepare.c runner/run_plan.c runner/run_secrets.c \
 		   runner/run_agent.c \
-		   runner/keep.c \
+		   runner/keepdir.c \
 		   runner/run_print.c \
-		   guard/block.c runner/run.c runner/run_control.c runner/run_harness.c \
-		   runner/run_end.c runner/run_feed.c runner/run_feed_replay.c \
+		   guard/block.c runner/run.c runner/control_run.c runner/control_tell.c \
+		   runner/run_end.c runner/control_feed.c runner/control_feed_replay.c \
 		   runner/run_remote.c \
 		   runner/run_sock.c \
 		   runner/tally.c runner/publish.c \
@@ -222,8 +222,8 @@ $(LOG_BIN): $(LOG_OBJS)
 # cordon itself (front.c) is built the same way: it serves run --session
 # and --version, and execs cordon-main for the rest.
 MUSL_CC		?= $(shell command -v musl-gcc 2>/dev/null)
-MUSL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) -Ilib \
-		   -Isession -fstack-protector-strong \
+MUSL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) -I. \
+		   -fstack-protector-strong \
 		   -fstack-clash-protection -fno-pie -static -no-pie \
 		   -Wl,-z,relro,-z,now,-z,noexecstack
 ifneq ($(MUSL_CC),)
@@ -493,9 +493,7 @@ FUZZ_CC		?= clang
 FUZZ_FLAGS	 = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 		   -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -Ilib -Ipolicies -Iwire -Iproxy -Iproxyd -Ibridge -Icerts -Ilogs -Irunner -Iconfine \
-		   -Inotify -Iguard -Isandbox -Iplan -Isshagent -Igit -Isecrets -Isession -Imcp \
-		   $(PKG_CFLAGS)
+		   -I. $(PKG_CFLAGS)
 FUZZ_SRCS	 = $(LIB_SRCS) $(POLICY_SRCS) $(PROXY_SRCS) $(CERTS_SRCS) \
 		   $(LOGS_SRCS) $(SSHAGENT_SRCS) $(GIT_SRCS) \
 		   $(SECRETS_SRCS) confine/trust.c confine/env.c \

@@ -9,17 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge.h"
-#include "certs.h"
-#include "elog.h"
-#include "log.h"
-#include "mcp.h"
-#include "policy.h"
-#include "profile.h"
-#include "proxy_cmd.h"
-#include "runner.h"
-#include "sess.h"
-#include "util.h"
+#include "bridge/bridge.h"
+#include "certs/certs.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "logs/elog.h"
+#include "mcp/mcp.h"
+#include "policies/policy.h"
+#include "profile/profile.h"
+#include "proxyd/proxy_cmd.h"
+#include "runner/runner.h"
+#include "session/sess.h"
 
 struct subcommand {
 	const char	*sc_name;

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sess.h"
-#include "util.h"
+#include "lib/util.h"
+#include "session/sess.h"
 
 /* Where cordon-main and cordon-log are, from this program's folder. */
 static const char *const front_dirs[] = {

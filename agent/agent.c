@@ -55,14 +55,14 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "agent.h"
-#include "jsonl.h"
-#include "log.h"
-#include "policy.h"
-#include "proxy.h"
-#include "sshagent.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "agent/agent.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "sshagent/sshagent.h"
 
 #define AGENT_CLIENT_SECS	600	/* an idle client */
 #define AGENT_REAL_SECS		120	/* the user's agent: it may ask */

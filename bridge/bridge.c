@@ -22,12 +22,12 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "bridge.h"
-#include "endpoint.h"
-#include "log.h"
-#include "pp2.h"
-#include "relay.h"
-#include "xmalloc.h"
+#include "bridge/bridge.h"
+#include "lib/endpoint.h"
+#include "lib/log.h"
+#include "lib/relay.h"
+#include "lib/xmalloc.h"
+#include "wire/pp2.h"
 
 #define BRIDGE_WARN_SECS	10
 

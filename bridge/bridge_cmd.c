@@ -17,13 +17,13 @@
 
 #include <event2/event.h>
 
-#include "bridge.h"
-#include "endpoint.h"
-#include "log.h"
-#include "opt.h"
-#include "tlsup.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "bridge/bridge.h"
+#include "bridge/tlsup.h"
+#include "lib/endpoint.h"
+#include "lib/log.h"
+#include "lib/opt.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 static void
 bridge_usage(FILE *f)

@@ -48,13 +48,13 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
-#include "endpoint.h"
-#include "host.h"
-#include "log.h"
-#include "pp2.h"
-#include "ssl_error.h"
-#include "tlsup.h"
-#include "xmalloc.h"
+#include "bridge/tlsup.h"
+#include "certs/ssl_error.h"
+#include "lib/endpoint.h"
+#include "lib/host.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "wire/pp2.h"
 
 #define TLSUP_BUFFER_MAX	(256 * 1024)	/* held for a slow reader */
 #define TLSUP_CONNECT_SECS	10		/* to the tier, TLS done */

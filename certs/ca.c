@@ -29,12 +29,12 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
-#include "certs.h"
-#include "ssl_error.h"
-#include "policy.h"
-#include "log.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/certs.h"
+#include "certs/ssl_error.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 #define CA_CN_PREFIX	"cordon local CA "
 #define CA_CN_MAX	64		/* ub-common-name, RFC 5280 */

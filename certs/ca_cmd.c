@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "certs.h"
-#include "log.h"
-#include "xmalloc.h"
-#include "opt.h"
+#include "certs/certs.h"
+#include "lib/log.h"
+#include "lib/opt.h"
+#include "lib/xmalloc.h"
 
 static void
 ca_usage(FILE *f)

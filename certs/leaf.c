@@ -28,9 +28,9 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
-#include "certs.h"
-#include "host.h"
-#include "xmalloc.h"
+#include "certs/certs.h"
+#include "lib/host.h"
+#include "lib/xmalloc.h"
 
 #define LEAF_CN_MAX		64	/* ub-common-name, RFC 5280 */
 #define LEAF_CACHE_LIMIT	1000000

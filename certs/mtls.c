@@ -34,11 +34,11 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 
-#include "log.h"
-#include "mtls.h"
-#include "ssl_error.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/mtls.h"
+#include "certs/ssl_error.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 static const char *const mtls_labels[MTLS_R_COUNT] = {
 	"no-certificate", "unknown-ca", "expired", "revoked",

@@ -46,9 +46,9 @@
 #include <openssl/x509.h>
 #include <seccomp.h>
 
-#include "certs.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/certs.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 #define SIGNER_HOST_MAX		255
 #define SIGNER_MSG_MAX		16384	/* a leaf is under 1k */

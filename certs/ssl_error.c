@@ -5,7 +5,7 @@
  */
 #include <openssl/err.h>
 
-#include "ssl_error.h"
+#include "certs/ssl_error.h"
 
 /*
  * The queue's last error in words, the queue emptied; the text lives in

@@ -41,11 +41,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "env.h"
-#include "policy.h"
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "confine/env.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 /*
  * Names that look like secrets, compared without regard to case.  A name

@@ -97,10 +97,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fdpass.h"
-#include "sysfilter.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "confine/sysfilter.h"
+#include "lib/fdpass.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 #ifndef TIOCLINUX
 #define TIOCLINUX	0x541C

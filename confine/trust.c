@@ -25,14 +25,14 @@
 #include <openssl/pkcs12.h>
 #include <openssl/x509.h>
 
-#include "certs.h"
-#include "env.h"
-#include "log.h"
-#include "policy.h"
-#include "proxy.h"
-#include "trust.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/certs.h"
+#include "confine/env.h"
+#include "confine/trust.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 #define INSPECT_BUNDLE_MAX	(16 * 1024 * 1024)	/* base bundle, bytes */
 #define PHANTOM_HEX		32

@@ -29,9 +29,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "git.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /* A string that grows, for names and values. */
 struct gitcfg_buf {

@@ -33,9 +33,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "git.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /* A key split: "remote", "origin" (may hold dots), "url". */
 struct gitjudge_key {

@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "lib/xmalloc.h"
 
 /* The length of text without the \n and \r git strips at its end. */
 static size_t

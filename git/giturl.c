@@ -26,11 +26,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "addr.h"
-#include "git.h"
-#include "host.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "lib/addr.h"
+#include "lib/host.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /* git's is_urlschemechar(). */
 static bool

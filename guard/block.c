@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guard.h"
-#include "xmalloc.h"
+#include "guard/guard.h"
+#include "lib/xmalloc.h"
 
 #define BLOCK_DOT	"./\n"		/* as mount.c's cover */
 

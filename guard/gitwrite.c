@@ -56,11 +56,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "git.h"
-#include "guard.h"
-#include "log.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "guard/guard.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 #ifndef SYS_renameat2
 #define SYS_renameat2	316

@@ -59,11 +59,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fspath.h"
-#include "git.h"
-#include "guard.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "guard/guard.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fspath.h"
 
 /*
  * What, in a git directory (or a .hg), makes git run a program or look

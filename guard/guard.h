@@ -20,8 +20,8 @@
 
 #include <jansson.h>
 
-#include "git.h"
-#include "plan.h"
+#include "git/git.h"
+#include "plan/plan.h"
 
 /*
  * guard.c: after the run, the repositories the command made or changed

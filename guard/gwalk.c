@@ -39,12 +39,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fspath.h"
-#include "git.h"
-#include "guard.h"
-#include "log.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "guard/guard.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fspath.h"
 
 /* How the walk reached a folder (guard_item's i_how). */
 #define GW_GITDIR	0x1	/* a .git folder its parent judged */

@@ -40,9 +40,9 @@
 
 #include <jansson.h>
 
-#include "guard.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "guard/guard.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /* Before the run: the paths the plan watches (borrowed from it). */
 void

@@ -21,11 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fspath.h"
-#include "guard.h"
-#include "log.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "guard/guard.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fspath.h"
 
 #define QUARANTINE_DISARM_DEPTH 16	/* modules' names nest (a/b/c) */
 

@@ -44,11 +44,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guard.h"
-#include "log.h"
-#include "sandbox.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "guard/guard.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "sandbox/sandbox.h"
 
 #define SENTINEL_READY	'r'
 #define SENTINEL_DONE	'd'

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addr.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/addr.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /* Reads one part of an IPv4 literal into *val; -1 if it is not a number. */
 static int

@@ -4,7 +4,7 @@
  */
 #include <time.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /* Milliseconds from start (CLOCK_MONOTONIC) to now. */
 long long

@@ -27,11 +27,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "addr.h"
-#include "endpoint.h"
-#include "host.h"
-#include "log.h"
-#include "xmalloc.h"
+#include "lib/addr.h"
+#include "lib/endpoint.h"
+#include "lib/host.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
 
 /*
  * Parses text into ep (endpoint_clear frees it).  Returns 0, or -1 with

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /* Appends one formatted message to el. */
 void

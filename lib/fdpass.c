@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fdpass.h"
+#include "lib/fdpass.h"
 
 union fdpass_ctl {
 	char		 buf[CMSG_SPACE(sizeof(int))];

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /*
  * Opens path for reading, without following any symbolic link below the

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addr.h"
-#include "host.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/addr.h"
+#include "lib/host.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 static bool
 host_byte_ok(unsigned char ch)

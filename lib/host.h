@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "addr.h"
+#include "lib/addr.h"
 
 #define HOST_NAME_MAX_LEN	253	/* without the trailing dot */
 #define HOST_LABEL_MAX_LEN	63

@@ -38,10 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jsonl.h"
-#include "log.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 #define JSONL_HELD_MAX	(1024 * 1024)	/* bytes of lines held back */
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 static int	 log_level;
 

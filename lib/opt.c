@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "opt.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/opt.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 #define OPT_NAME_MAX	64
 

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /*
  * Says whether path is dir or lies below it: both absolute and

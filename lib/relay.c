@@ -31,9 +31,9 @@
 
 #include <event2/event.h>
 
-#include "log.h"
-#include "relay.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/relay.h"
+#include "lib/xmalloc.h"
 
 #define RELAY_PIPE_SIZE	(256 * 1024)	/* asked for; the kernel decides */
 #define RELAY_BUF_SIZE	(64 * 1024)	/* the copy fallback */

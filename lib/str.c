@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /*
  * s as one word for a POSIX shell: in single quotes, each ' as '\''.

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
 
 void *
 xmalloc(size_t size)

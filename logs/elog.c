@@ -20,9 +20,9 @@
 #include <jansson.h>
 #include <zlib.h>
 
-#include "elog.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "logs/elog.h"
 
 struct elog_file {
 	gzFile		 ef_gz;		/* NULL: following ef_fd */

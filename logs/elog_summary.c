@@ -23,9 +23,9 @@
 
 #include <jansson.h>
 
-#include "elog.h"
-#include "log.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "logs/elog.h"
 
 #define SUMMARY_PORTS_MAX	8	/* then "..." */
 #define SUMMARY_BAD_SHOWN	5	/* malformed lines named on stderr */

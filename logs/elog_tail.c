@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elog.h"
-#include "log.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "logs/elog.h"
 
 #define TAIL_POLL_USECS		200000
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elog.h"
-#include "log.h"
-#include "opt.h"
+#include "lib/log.h"
+#include "lib/opt.h"
+#include "logs/elog.h"
 
 static void
 log_usage(FILE *f)

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elog.h"
-#include "log.h"
+#include "lib/log.h"
+#include "logs/elog.h"
 
 int
 main(int argc, char **argv)

@@ -27,12 +27,12 @@
 
 #include <jansson.h>
 
-#include "log.h"
-#include "mcp.h"
-#include "runner.h"
-#include "sess.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "mcp/mcp.h"
+#include "runner/runner.h"
+#include "session/sess.h"
 
 /* The revisions served, newest first: the first is offered. */
 static const char *const mcp_versions[] = { "2025-11-25", "2025-06-18",

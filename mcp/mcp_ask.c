@@ -23,11 +23,11 @@
 
 #include <jansson.h>
 
-#include "log.h"
-#include "mcp.h"
-#include "sess.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "mcp/mcp.h"
+#include "session/sess.h"
 
 /* The folder (mode 0700) and the socket the session connects to. */
 int

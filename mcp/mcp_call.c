@@ -38,11 +38,11 @@
 
 #include <jansson.h>
 
-#include "log.h"
-#include "mcp.h"
-#include "sess.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "mcp/mcp.h"
+#include "session/sess.h"
 
 #define MCP_HALF	(MCP_OUT_MAX / 2)
 #define MCP_PIECE	(64 * 1024)	/* of the exports, an argument each */

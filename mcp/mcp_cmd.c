@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
-#include "mcp.h"
-#include "runner.h"
+#include "lib/log.h"
+#include "mcp/mcp.h"
+#include "runner/runner.h"
 
 static void
 mcp_usage(FILE *f)

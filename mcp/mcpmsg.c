@@ -17,8 +17,8 @@
 
 #include <jansson.h>
 
-#include "mcp.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "mcp/mcp.h"
 
 /* Takes len bytes of the stream; a line past its bound is dropped. */
 void

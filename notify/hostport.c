@@ -27,8 +27,8 @@
 
 #include <libmnl/libmnl.h>
 
-#include "sockdiag.h"
-#include "util.h"
+#include "lib/util.h"
+#include "notify/sockdiag.h"
 
 #define HOSTPORT_LISTEN	0x0a	/* TCP_LISTEN in /proc/net/tcp's "st" */
 

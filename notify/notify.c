@@ -77,14 +77,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fdpass.h"
-#include "guard.h"
-#include "log.h"
-#include "notify.h"
-#include "sockdiag.h"
-#include "unixroute.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "guard/guard.h"
+#include "lib/fdpass.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "notify/notify.h"
+#include "notify/sockdiag.h"
+#include "notify/unixroute.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD	O_EXCL		/* Linux 6.9: a thread's pidfd */

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "notify_addr.h"
-#include "sandbox.h"
+#include "notify/notify_addr.h"
+#include "sandbox/sandbox.h"
 
 /*
  * notify.c: the sandbox's connect(2) calls, made by a thread of cordon

@@ -39,7 +39,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "notify_addr.h"
+#include "notify/notify_addr.h"
 
 /* Whether the length a command gave could be an address at all. */
 bool

@@ -18,7 +18,7 @@
 
 #include <libmnl/libmnl.h>
 
-#include "sockdiag.h"
+#include "notify/sockdiag.h"
 
 #define SOCKDIAG_BUF	32768		/* one read of a dump */
 

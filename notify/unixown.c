@@ -43,8 +43,8 @@
 
 #include <libmnl/libmnl.h>
 
-#include "notify_addr.h"
-#include "sockdiag.h"
+#include "notify/notify_addr.h"
+#include "notify/sockdiag.h"
 
 
 /*

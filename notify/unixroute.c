@@ -28,11 +28,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "policy.h"
-#include "unixroute.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "notify/unixroute.h"
+#include "policies/policy.h"
 
 /*
  * The host path of a socket, resolved: the whole path if it exists, else

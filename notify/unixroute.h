@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 /*
  * unixroute.c: the host Unix sockets the sandbox may connect to.  Each

@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsorder.h"
-#include "plan.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fsorder.h"
+#include "plan/plan.h"
 
 /* For the bsearch of a path among the candidates. */
 struct fsorder_key {

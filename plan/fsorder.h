@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* A candidate op; the planner sets c_op and c_show, the rest is ours. */
 struct fsorder_cand {

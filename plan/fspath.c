@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fspath.h"
-#include "plan.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fspath.h"
+#include "plan/plan.h"
 
 #define FSPATH_MAX_LINKS	40	/* symlinks in a path, as the kernel */
 

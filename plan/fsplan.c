@@ -51,13 +51,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsorder.h"
-#include "fspath.h"
-#include "fsscan.h"
-#include "plan.h"
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fsorder.h"
+#include "plan/fspath.h"
+#include "plan/fsscan.h"
+#include "plan/plan.h"
+#include "policies/policy.h"
 
 #define FSP_HIDE	0x1	/* fsp_protect: hidden, not read-only */
 #define FSP_FILE	0x2	/* ... if missing, blocked by a file */

@@ -38,11 +38,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "fspath.h"
-#include "fsscan.h"
-#include "plan.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fspath.h"
+#include "plan/fsscan.h"
+#include "plan/plan.h"
 
 #define FSSCAN_GITFILE_MAX	4096	/* bytes read of a .git or commondir */
 #define FSSCAN_CONFIG_MAX	(256 * 1024)	/* of a git config */

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fspath.h"
+#include "plan/fspath.h"
 
 /*
  * A path to protect (read-only, or blocked when missing), and where it

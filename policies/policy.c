@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 const char *const policy_mode_names[3] = { "none", "proxy", "host" };
 const char *const policy_tier_keys[POLICY_TIER_N] = {

@@ -11,8 +11,8 @@
 
 #include <jansson.h>
 
-#include "addr.h"
-#include "host.h"
+#include "lib/addr.h"
+#include "lib/host.h"
 
 #define POLICY_VERSION		1
 #define POLICY_MAX_ITEMS	100000	/* per list, after list files */

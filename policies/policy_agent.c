@@ -16,11 +16,11 @@
 
 #include <jansson.h>
 
-#include "log.h"
-#include "policy.h"
-#include "policy_load.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "policies/policy_load.h"
 
 /* policies/agents/NAME.json, linked in by the build (see the Makefile). */
 extern const char	 policy_agent_claude_json[];

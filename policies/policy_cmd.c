@@ -9,12 +9,12 @@
 
 #include <jansson.h>
 
-#include "host.h"
-#include "log.h"
-#include "policy.h"
-#include "opt.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/host.h"
+#include "lib/log.h"
+#include "lib/opt.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 #define EXIT_ALLOW	0
 #define EXIT_DENY	1

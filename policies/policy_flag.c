@@ -16,10 +16,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "log.h"
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 static const struct policy_flag policy_flags[] = {
 	{ "--policy", required_argument, POLICY_FLAGS_NET, PFLAG_FILE, true },

@@ -32,10 +32,10 @@
 
 #include <jansson.h>
 
-#include "policy.h"
-#include "policy_load.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "policies/policy_load.h"
 
 static const char *const ident_rule_keys[] = {
 	"match", "policy", "action", "limits", NULL

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 #define MAX_LINE	1024
 

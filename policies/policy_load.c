@@ -23,12 +23,12 @@
 
 #include <jansson.h>
 
-#include "addr.h"
-#include "host.h"
-#include "policy.h"
-#include "policy_load.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/addr.h"
+#include "lib/host.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "policies/policy_load.h"
 
 #define MAX_ENV_VALUE	32768
 

@@ -11,8 +11,8 @@
 
 #include <jansson.h>
 
-#include "policy.h"
-#include "util.h"
+#include "lib/util.h"
+#include "policies/policy.h"
 
 /* The state of one load. */
 struct loader {

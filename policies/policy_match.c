@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addr.h"
-#include "host.h"
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/addr.h"
+#include "lib/host.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 /*
  * Says whether a rule's port admits port; deny rules without one admit

@@ -27,10 +27,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 #define SYSTEM_POLICY	"/etc/cordon/policy.json"
 #define WORKSPACE_POLICY ".cordon/policy.json"

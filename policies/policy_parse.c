@@ -18,11 +18,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "addr.h"
-#include "host.h"
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/addr.h"
+#include "lib/host.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 #define MAX_PATTERN	300
 

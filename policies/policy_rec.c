@@ -15,10 +15,10 @@
 
 #include <jansson.h>
 
-#include "policy.h"
-#include "policy_load.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "policies/policy_load.h"
 
 /*
  * Refuses the keys of a record not in names (listing them).  Returns

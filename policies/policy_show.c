@@ -8,9 +8,9 @@
  */
 #include <jansson.h>
 
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 /* Wraps v with its origin when annotating; takes v. */
 static json_t *

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "policy.h"
-#include "profile.h"
-#include "opt.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/opt.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "profile/profile.h"
 
 #define EXIT_USAGE	2
 

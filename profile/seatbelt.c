@@ -27,11 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "policy.h"
-#include "profile.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "profile/profile.h"
 
 /* The system's links from / into /private, as macOS ships them. */
 static const char *const sb_private[] = { "/etc", "/tmp", "/var" };

@@ -28,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "policy.h"
-#include "profile.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "profile/profile.h"
 
 /* Every address but loopback, as firewall address ranges. */
 #define WINFW_NOT_LOOPBACK	"'0.0.0.0-126.255.255.255', " \

@@ -55,20 +55,20 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include "addr.h"
-#include "capture.h"
-#include "certs.h"
-#include "conn.h"
-#include "endpoint.h"
-#include "host.h"
-#include "jsonl.h"
-#include "log.h"
-#include "policy.h"
-#include "proxy.h"
-#include "relay.h"
-#include "upool.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/certs.h"
+#include "lib/addr.h"
+#include "lib/endpoint.h"
+#include "lib/host.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/relay.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/conn.h"
+#include "proxy/proxy.h"
+#include "proxy/upool.h"
+#include "sandbox/capture.h"
 
 /* A connection whose protocol is not known yet: refusing is closing. */
 static void

@@ -54,11 +54,11 @@
 
 #include <openssl/x509.h>
 
-#include "addr.h"
-#include "host.h"
-#include "policy.h"
-#include "conn_parts.h"
-#include "proxy.h"
+#include "lib/addr.h"
+#include "lib/host.h"
+#include "policies/policy.h"
+#include "proxy/conn_parts.h"
+#include "proxy/proxy.h"
 
 struct bufferevent;
 struct event;

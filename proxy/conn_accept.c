@@ -19,9 +19,9 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
-#include "conn_proto.h"
-#include "pp2.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "proxy/conn_proto.h"
+#include "wire/pp2.h"
 
 /*
  * A sandbox's listener: the PROXY v2 header with its id comes first, or

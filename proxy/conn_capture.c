@@ -1,6 +1,6 @@
 /*
  * conn_capture.c: what a sandbox's capture sends the proxy, in fields of
- * cordon's own in the PROXY v2 header (lib/pp2.c):
+ * cordon's own in the PROXY v2 header (wire/pp2.c):
  *
  * - a name its resolver asks about (PP2_TYPE_CORDON_NAME): decided alone,
  *   before any lookup (policy_match_name), answered with one line,
@@ -24,10 +24,10 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
-#include "conn_proto.h"
-#include "log.h"
-#include "pp2.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "proxy/conn_proto.h"
+#include "wire/pp2.h"
 
 /* The resolver's question: one line back, a refusal logged. */
 static void

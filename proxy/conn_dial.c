@@ -26,13 +26,13 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "conn.h"
-#include "policy.h"
-#include "endpoint.h"
-#include "jsonl.h"
-#include "log.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/endpoint.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/conn.h"
 
 /* Fills ss with a and port; returns its length. */
 static socklen_t

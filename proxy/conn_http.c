@@ -27,9 +27,9 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "conn_proto.h"
-#include "log.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "proxy/conn_proto.h"
 
 #define CONN_HTTP_SLICE		(64 * 1024)	/* body bytes per step */
 

@@ -25,11 +25,11 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
-#include "conn_proto.h"
-#include "mtls.h"
-#include "log.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/mtls.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/conn_proto.h"
 
 /*
  * Starts the handshake of c, new on a tls: listener: c_bev becomes a

@@ -1,6 +1,6 @@
 /*
  * conn_narrow.c: the rules a run sends the proxy in its PROXY v2 header
- * (cordon run --proxy-socket, lib/pp2.c), and the proxy's policy
+ * (cordon run --proxy-socket, wire/pp2.c), and the proxy's policy
  * narrowed by them, which decides that run's connections.  What a run
  * may send, and how it is read, is the policy's (policy_load_narrowing).
  */
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "policy.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/conn.h"
 
 /*
  * The policy in force: base, the proxy's, or, for a run that sent rules

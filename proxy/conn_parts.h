@@ -12,10 +12,10 @@
 
 #include <openssl/x509.h>
 
-#include "addr.h"
-#include "host.h"
-#include "proxy.h"
-#include "wire.h"
+#include "lib/addr.h"
+#include "lib/host.h"
+#include "proxy/proxy.h"
+#include "wire/wire.h"
 
 struct event;
 struct policy;

@@ -21,8 +21,8 @@
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 
-#include "conn_proto.h"
-#include "upool.h"
+#include "proxy/conn_proto.h"
+#include "proxy/upool.h"
 
 /* Whether c is of a run at all: an id, a uid or an identity. */
 static bool

@@ -9,7 +9,7 @@
 #ifndef CORDON_CONN_PROTO_H
 #define CORDON_CONN_PROTO_H
 
-#include "conn.h"
+#include "proxy/conn.h"
 
 /* conn_pool.c */
 void	 conn_pool_let_go(struct conn *);

@@ -18,7 +18,7 @@
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 
-#include "conn_proto.h"
+#include "proxy/conn_proto.h"
 
 /* Something moved: the tunnel is not idle. */
 static void

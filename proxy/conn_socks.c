@@ -14,7 +14,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
-#include "conn_proto.h"
+#include "proxy/conn_proto.h"
 
 /* A SOCKS5 reply with code, then close. */
 static void

@@ -26,8 +26,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conn_proto.h"
-#include "relay.h"
+#include "lib/relay.h"
+#include "proxy/conn_proto.h"
 
 /* The relay's watcher: true while the exchange is still to come. */
 static bool

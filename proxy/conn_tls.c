@@ -34,11 +34,11 @@
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 
-#include "certs.h"
-#include "conn_proto.h"
-#include "log.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/certs.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/conn_proto.h"
 
 /* The last OpenSSL error of a TLS bufferevent, in words (static). */
 static const char *

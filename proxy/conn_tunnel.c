@@ -21,11 +21,11 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
-#include "conn_proto.h"
-#include "log.h"
-#include "relay.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/relay.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/conn_proto.h"
 
 /* Refuses what was tunnelled, saying why, before a byte goes up. */
 static void __attribute__((format(printf, 2, 3)))

@@ -24,11 +24,11 @@
 
 #include <event2/event.h>
 
-#include "addr.h"
-#include "host.h"
-#include "log.h"
-#include "proxy.h"
-#include "xmalloc.h"
+#include "lib/addr.h"
+#include "lib/host.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
 
 struct dns_sock {
 	LIST_ENTRY(dns_sock)	 ds_entry;

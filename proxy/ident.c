@@ -72,9 +72,9 @@
 
 #include <openssl/evp.h>
 
-#include "ident.h"
-#include "log.h"
-#include "policy.h"
+#include "lib/log.h"
+#include "policies/policy.h"
+#include "proxy/ident.h"
 
 #define IDENT_CLAIMS	4	/* compare-and-swaps lost, then shared */
 #define NSEC		1000000000ULL

@@ -15,13 +15,13 @@
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 
-#include "certs.h"
-#include "host.h"
-#include "policy.h"
-#include "proxy.h"
-#include "ssl_error.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/certs.h"
+#include "certs/ssl_error.h"
+#include "lib/host.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 #define INSPECT_SUITES	"TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:" \
 			"TLS_CHACHA20_POLY1305_SHA256"

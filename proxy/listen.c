@@ -27,8 +27,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "proxy.h"
-#include "util.h"
+#include "lib/util.h"
+#include "proxy/proxy.h"
 
 /*
  * Notes the address of fd, a listening socket of px, so that no target

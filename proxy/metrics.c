@@ -23,12 +23,12 @@
 #include <event2/event.h>
 #include <event2/http.h>
 
-#include "jsonl.h"
-#include "log.h"
-#include "mtls.h"
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/mtls.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
 
 #define METRICS_TIMEOUT_SECS	10	/* a scrape that stalls is dropped */
 #define METRICS_HEADERS_MAX	8192

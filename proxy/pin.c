@@ -16,10 +16,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "policy.h"
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 const char *const pin_kind_names[] = {
 	[PIN_NONE] = "none", [PIN_PHANTOM] = "phantom",

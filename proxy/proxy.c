@@ -18,13 +18,13 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 
-#include "jsonl.h"
-#include "log.h"
-#include "policy.h"
-#include "proxy.h"
-#include "upool.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "proxy/upool.h"
 
 /*
  * Makes px a proxy on base with no connection yet, deciding with p

@@ -14,11 +14,11 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "ident.h"
-#include "policy.h"
-#include "pp2.h"
-#include "proxy_policy.h"
-#include "wire.h"
+#include "policies/policy.h"
+#include "proxy/ident.h"
+#include "proxy/proxy_policy.h"
+#include "wire/pp2.h"
+#include "wire/wire.h"
 
 /*
  * dns.c: names resolved with c-ares on the proxy's event loop.  Never

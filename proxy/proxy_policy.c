@@ -10,9 +10,9 @@
 
 #include <stdlib.h>
 
-#include "policy.h"
-#include "proxy_policy.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy_policy.h"
 
 /* Wraps a policy (taken) for sharing between connections. */
 struct ppolicy *

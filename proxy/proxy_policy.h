@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "policy.h"
+#include "policies/policy.h"
 
 /*
  * A policy and the connections deciding with it (it outlives a reload).

@@ -31,11 +31,11 @@
 #include <event2/buffer.h>
 #include <jansson.h>
 
-#include "log.h"
-#include "policy.h"
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 #define RENEW_BODY_MAX		(64 * 1024)
 

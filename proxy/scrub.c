@@ -36,10 +36,10 @@
 
 #include <event2/buffer.h>
 
-#include "log.h"
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
 
 /* The shortest part of a real value masked wherever it is. */
 #define SCRUB_PIECE	8

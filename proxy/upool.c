@@ -47,8 +47,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 
-#include "upool.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "proxy/upool.h"
 
 /* One idle upstream, and the key it may be taken for. */
 struct upool_ent {

@@ -13,7 +13,7 @@
 
 #include <openssl/ssl.h>
 
-#include "addr.h"
+#include "lib/addr.h"
 
 struct bufferevent;
 struct upool;

@@ -33,7 +33,7 @@
  * connection is refused while no channel of its run is open here (this
  * proxy restarted, or the run's channel is on another replica), so that
  * it is never decided without the run's live rules; the run reopens its
- * channel and replays them (runner/run_feed_replay.c).
+ * channel and replays them (runner/control_feed_replay.c).
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -50,14 +50,14 @@
 
 #include <jansson.h>
 
-#include "conn.h"
-#include "jsonl.h"
-#include "log.h"
-#include "policy.h"
-#include "pp2.h"
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/conn.h"
+#include "proxy/proxy.h"
+#include "wire/pp2.h"
 
 #define WATCH_BUFFER_MAX	(1024 * 1024)	/* unread lines held */
 #define WATCH_ASKS_MAX		64		/* connections held per run */

@@ -17,8 +17,8 @@
 
 #include <jansson.h>
 
-#include "proxy.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
 
 /* The string at key (NULL: missing, or not a string), at most max bytes. */
 static const char *

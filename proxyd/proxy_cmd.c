@@ -20,15 +20,15 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "endpoint.h"
-#include "jsonl.h"
-#include "log.h"
-#include "policy.h"
-#include "proxy.h"
-#include "proxy_cmd.h"
-#include "opt.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/endpoint.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/opt.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "proxyd/proxy_cmd.h"
 
 #define PROXY_DRAIN_SECS	10
 

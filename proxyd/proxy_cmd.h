@@ -13,10 +13,10 @@
 
 #include <stdbool.h>
 
-#include "endpoint.h"
-#include "mtls.h"
-#include "policy.h"
-#include "proxy.h"
+#include "certs/mtls.h"
+#include "lib/endpoint.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 #define PROXY_MAX_LISTEN	16
 

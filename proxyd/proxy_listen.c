@@ -14,10 +14,10 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "endpoint.h"
-#include "log.h"
-#include "proxy.h"
-#include "proxy_cmd.h"
+#include "lib/endpoint.h"
+#include "lib/log.h"
+#include "proxy/proxy.h"
+#include "proxyd/proxy_cmd.h"
 
 /*
  * A connection accepted: counted (this worker's accept counter, which

@@ -24,10 +24,10 @@
 
 #include <event2/event.h>
 
-#include "proxy.h"
-#include "proxy_cmd.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
+#include "proxyd/proxy_cmd.h"
 
 #define PWATCH_SETTLE_MS	200
 #define PWATCH_MASK		(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | \

@@ -32,11 +32,11 @@
 
 #include <event2/event.h>
 
-#include "log.h"
-#include "proxy.h"
-#include "proxy_cmd.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
+#include "proxyd/proxy_cmd.h"
 
 struct worker {
 	pid_t		 wk_pid;	/* 0: not running */

@@ -27,10 +27,10 @@
 #include <event2/event.h>
 #include <jansson.h>
 
-#include "control.h"
-#include "log.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "runner/control.h"
 
 #define CONTROL_LINE_MAX	(64 * 1024)
 

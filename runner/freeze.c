@@ -37,9 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "run_host.h"
-#include "util.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "runner/run_host.h"
 
 /*
  * The cgroup v2 folder of this process, into buf: the mount point of

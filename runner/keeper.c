@@ -42,18 +42,18 @@
 #include <event2/event.h>
 #include <jansson.h>
 
-#include "control.h"
-#include "env.h"
-#include "guard.h"
-#include "log.h"
-#include "policy.h"
-#include "proxy.h"
-#include "run_host.h"
-#include "runner.h"
-#include "sess.h"
-#include "tally.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "confine/env.h"
+#include "guard/guard.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "runner/control.h"
+#include "runner/run_host.h"
+#include "runner/runner.h"
+#include "runner/tally.h"
+#include "session/sess.h"
 
 #define KEEPER_SAY_MS		2000	/* a client's stderr, at most */
 #define KEEPER_FREEZE_MS	10000	/* for the session's cgroup to freeze */

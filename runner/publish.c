@@ -29,11 +29,11 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "fdpass.h"
-#include "log.h"
-#include "relay.h"
-#include "runner.h"
-#include "xmalloc.h"
+#include "lib/fdpass.h"
+#include "lib/log.h"
+#include "lib/relay.h"
+#include "lib/xmalloc.h"
+#include "runner/runner.h"
 
 /* One accepted connection's descriptor, for PID 1, with its port. */
 static void

@@ -11,7 +11,7 @@
  * signals on, and when PID 1 exits (run_end.c): ends the proxy, prints
  * why setup failed (if it did) and the refusal summary, removes what it
  * made, and exits with the command's status.  The harness's side of the
- * run, --control and --ask, is in run_control.c.
+ * run, --control and --ask, is in control_run.c.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -38,19 +38,19 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "agent.h"
-#include "endpoint.h"
-#include "jsonl.h"
-#include "log.h"
-#include "notify.h"
-#include "policy.h"
-#include "proxy.h"
-#include "run_host.h"
-#include "runner.h"
-#include "tally.h"
-#include "unixroute.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "agent/agent.h"
+#include "lib/endpoint.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "notify/notify.h"
+#include "notify/unixroute.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "runner/run_host.h"
+#include "runner/runner.h"
+#include "runner/tally.h"
 
 static void
 run_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
@@ -113,7 +113,7 @@ run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
 	if ((fd = run_sock_open(rn, cause)) == -1)
 		return -1;
 
-	px->px_hooks = &run_control_proxy_hooks;
+	px->px_hooks = &control_run_proxy_hooks;
 	px->px_hooks_arg = rn;
 	px->px_ask_names = net->net_ask;
 	if (proxy_dns(px, net->net_dns, net->net_pins, net->net_npins, cause) ==
@@ -252,7 +252,7 @@ run_host_port_event(struct runner *rn, const struct notify_event *ne)
 	    "there is not reached";
 	xasprintf(&hint, "add \"localhost:%u\" to network.host_ports",
 	    ne->ne_port);
-	run_harness_live(rn, &e, hint, tally_add(rn->rn_tally, &e, hint,
+	control_tell_live(rn, &e, hint, tally_add(rn->rn_tally, &e, hint,
 	    NULL));
 	free(hint);
 }
@@ -318,7 +318,7 @@ run_unix_event(struct runner *rn, const struct notify_event *ne)
 	}
 	if (rn->rn_own_proxy && rn->rn_proxy.px_log != NULL)
 		jsonl_write(rn->rn_proxy.px_log, &e);
-	run_harness_live(rn, &e, hint, tally_add(rn->rn_tally, &e, hint,
+	control_tell_live(rn, &e, hint, tally_add(rn->rn_tally, &e, hint,
 	    NULL));
 	log_debug("%s: pid %d: %s: %s", __func__, ne->ne_pid, path,
 	    e.e_reason);
@@ -571,7 +571,7 @@ run_proxy_setup(struct runner *rn, struct policy *policy)
 		return -1;
 	/* The operator's proxy must answer as a sandbox listener does. */
 	if (run->r_sb.sb_net.sn_mode == NET_PROXY && net->net_socket != NULL &&
-	    run_feed_open(rn) == -1) {
+	    control_feed_open(rn) == -1) {
 		log_warnx("run: nothing run");
 		return -1;
 	}
@@ -824,7 +824,7 @@ run_watch(struct runner *rn)
 	    EV_READ | EV_PERSIST, run_exited_cb, rn);
 	rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base, rn->rn_sfd,
 	    EV_READ | EV_PERSIST, run_signal_cb, rn);
-	run_feed_start(rn);
+	control_feed_start(rn);
 	if (rn->rn_notify != NULL)
 		rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base,
 		    notify_events_fd(rn->rn_notify), EV_READ | EV_PERSIST,
@@ -878,7 +878,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		policy_free(policy);
 		return RUN_EXIT_FAILURE;
 	}
-	if (run_proxy_setup(&rn, policy) == 0 && run_control_start(&rn) ==
+	if (run_proxy_setup(&rn, policy) == 0 && control_run_start(&rn) ==
 	    0 && run_pipes(&rn) == 0 && (run->r_session_opts == NULL ||
 	    keeper_open(&rn) == 0) && run_clone(&rn) == 0) {
 		/* PID 1 mounts while the sentinel and the thread start. */

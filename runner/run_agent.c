@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "certs.h"
-#include "log.h"
-#include "policy.h"
-#include "run_prep.h"
-#include "runner.h"
-#include "xmalloc.h"
+#include "certs/certs.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "runner/run_prep.h"
+#include "runner/runner.h"
 
 /*
  * Makes cordon's CA where policy p looks for it, when it is not there,

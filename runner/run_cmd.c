@@ -16,16 +16,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host.h"
-#include "log.h"
-#include "opt.h"
-#include "policy.h"
-#include "run_prep.h"
-#include "runner.h"
-#include "sess.h"
-#include "tlsup.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "bridge/tlsup.h"
+#include "lib/host.h"
+#include "lib/log.h"
+#include "lib/opt.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "runner/run_prep.h"
+#include "runner/runner.h"
+#include "session/sess.h"
 
 /* Long options without a letter, above every character. */
 #define RUN_OPT_PROXY	0x200

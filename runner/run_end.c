@@ -19,18 +19,18 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "agent.h"
-#include "control.h"
-#include "endpoint.h"
-#include "jsonl.h"
-#include "log.h"
-#include "proxy.h"
-#include "run_host.h"
-#include "runner.h"
-#include "tally.h"
-#include "tlsup.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "agent/agent.h"
+#include "bridge/tlsup.h"
+#include "lib/endpoint.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
+#include "runner/control.h"
+#include "runner/run_host.h"
+#include "runner/runner.h"
+#include "runner/tally.h"
 
 /*
  * Copies what the sandbox said about its failure to stderr; returns its
@@ -59,7 +59,7 @@ run_end_errors(int fd)
 }
 
 /*
- * Marks each folder the scratch layer held that --keep may keep (keep.c:
+ * Marks each folder the scratch layer held that --keep may keep (keepdir.c:
  * in the home, and neither a persistence point, a folder on PATH or a
  * hidden path nor one that holds one) "keep": true, the others false:
  * the summary suggests --keep only for those; and each that is, or is
@@ -78,9 +78,9 @@ run_end_keepable(const struct run *run, json_t *doc)
 			continue;
 		json_object_set_new(e, "keep", json_boolean(
 		    json_is_true(json_object_get(e, "folder")) &&
-		    keep_allowed(run, path)));
+		    keepdir_allowed(run, path)));
 		json_object_set_new(e, "point", json_boolean(
-		    keep_is_point(run, path)));
+		    keepdir_is_point(run, path)));
 	}
 }
 
@@ -236,7 +236,7 @@ run_end(struct runner *rn)
 
 	for (i = 0; i < 2; i++)
 		run_end_close(&rn->rn_npair[i]);
-	run_feed_end(rn);
+	control_feed_end(rn);
 	run_end_proxy(rn);
 	run_end_report(rn);
 	control_send(rn->rn_control, json_pack("{s:s, s:i}", "event", "exit",

@@ -1,8 +1,8 @@
 /*
  * run_host.h: the process outside, cordon run on the host from run_exec() to
  * run_end(): the proxy, the clone, the wait (run.c), the private folder
- * and its socket (run_sock.c), the harness's side (run_control.c), the
- * operator's proxy's feed (run_feed.c, reopened by run_feed_replay.c), and
+ * and its socket (run_sock.c), the harness's side (control_run.c), the
+ * operator's proxy's feed (control_feed.c, reopened by control_feed_replay.c), and
  * the end (run_end.c).
  */
 #ifndef CORDON_RUN_HOST_H
@@ -15,11 +15,11 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "endpoint.h"
-#include "guard.h"
-#include "proxy.h"
-#include "runner.h"
-#include "tlsup.h"
+#include "bridge/tlsup.h"
+#include "guard/guard.h"
+#include "lib/endpoint.h"
+#include "proxy/proxy.h"
+#include "runner/runner.h"
 
 struct agent;
 struct bufferevent;
@@ -33,7 +33,7 @@ struct tally;
 /*
  * A connection held while the harness is asked (--ask): by the run's own
  * proxy (as_conn), or by the operator's, which asked as as_remote
- * (run_feed.c).
+ * (control_feed.c).
  */
 struct ask {
 	char		 as_id[24];
@@ -77,10 +77,10 @@ struct runner {
 	struct ask		*rn_asks;
 	size_t			 rn_nasks;
 	unsigned long		 rn_seq;	/* ids of events */
-	struct bufferevent	*rn_feed;	/* --proxy-socket: run_feed.c */
+	struct bufferevent	*rn_feed;	/* --proxy-socket: control_feed.c */
 	struct tlsup		*rn_remote;	/* --proxy: run_remote.c */
 	bool			 rn_feed_ended;
-	struct feed_replay	*rn_replay;	/* run_feed_replay.c */
+	struct feed_replay	*rn_replay;	/* control_feed_replay.c */
 	struct keeper		*rn_keeper;	/* a session's, or NULL */
 	int			 rn_cgroup;	/* its cgroup, or -1 */
 	struct policy		*rn_env_policy;	/* a session's, without */
@@ -121,52 +121,52 @@ int	freeze_open(struct freeze *, const char *);
 int	freeze_set(struct freeze *, bool, int);
 void	freeze_close(struct freeze *);
 
-/* run_control.c: the harness's side (--control, --ask). */
-extern const struct proxy_hooks run_control_proxy_hooks;	/* hooks: rn */
-int	run_control_start(struct runner *);
+/* control_run.c: the harness's side (--control, --ask). */
+extern const struct proxy_hooks control_run_proxy_hooks;	/* hooks: rn */
+int	control_run_start(struct runner *);
 
 /*
- * run_harness.c: what the harness hears: each decision (the proxy's
+ * control_tell.c: what the harness hears: each decision (the proxy's
  * hk_observe), and the operator's proxy's answers and questions.
  */
-void	run_harness_observe(const struct egress *, const char *, const char *,
+void	control_tell_observe(const struct egress *, const char *, const char *,
 	    void *);
-void	run_harness_live(struct runner *, const struct egress *,
+void	control_tell_live(struct runner *, const struct egress *,
 	    const char *, bool);
-void	run_harness_said(struct runner *, bool, const char *, const char *);
-void	run_harness_ask(struct runner *, const char *, const struct egress *,
+void	control_tell_said(struct runner *, bool, const char *, const char *);
+void	control_tell_ask(struct runner *, const char *, const struct egress *,
 	    int);
-void	run_harness_gone(struct runner *, const char *);
+void	control_tell_gone(struct runner *, const char *);
 
-/* run_feed.c: the operator's proxy's preflight and feed (--proxy-socket). */
-int	run_feed_open(struct runner *);
-void	run_feed_start(struct runner *);
-int	run_feed_dial(struct runner *, const char *, bool);
-void	run_feed_end(struct runner *);
-void	run_feed_rule(struct runner *, bool, const char *);
-void	run_feed_answer(struct runner *, const char *, const char *);
-void	run_feed_rule_n(struct runner *, bool, const char *, long long);
+/* control_feed.c: the operator's proxy's preflight and feed (--proxy-socket). */
+int	control_feed_open(struct runner *);
+void	control_feed_start(struct runner *);
+int	control_feed_dial(struct runner *, const char *, bool);
+void	control_feed_end(struct runner *);
+void	control_feed_rule(struct runner *, bool, const char *);
+void	control_feed_answer(struct runner *, const char *, const char *);
+void	control_feed_rule_n(struct runner *, bool, const char *, long long);
 
 /*
- * run_feed_replay.c: a channel lost mid-run reopened, the live rules
+ * control_feed_replay.c: a channel lost mid-run reopened, the live rules
  * replayed, the relay's new connections held meanwhile.  It reopens
- * with the feed's own dial and start, which run_feed.c hands it with
+ * with the feed's own dial and start, which control_feed.c hands it with
  * the loss (so that the replay, below the feed, names nothing of it).
  */
 struct feed_ops {
 	int	(*fo_dial)(struct runner *, const char *, bool);
 	void	(*fo_start)(struct runner *);
 };
-void	run_feed_replay_keep(struct runner *, bool, const char *, long long);
-bool	run_feed_replay_kept(struct runner *, bool, const char *, long long,
+void	control_feed_replay_keep(struct runner *, bool, const char *, long long);
+bool	control_feed_replay_kept(struct runner *, bool, const char *, long long,
 	    const char *);
-void	run_feed_replay_lost(struct runner *, const char *,
+void	control_feed_replay_lost(struct runner *, const char *,
 	    const struct feed_ops *);
-bool	run_feed_replay_reopening(const struct runner *);
-bool	run_feed_replay_full(const struct runner *);
+bool	control_feed_replay_reopening(const struct runner *);
+bool	control_feed_replay_full(const struct runner *);
 #define FEED_KEPT_MAX	512	/* the proxy's 256 (WATCH_RULES_MAX), and */
 				/* the rules it has not answered yet */
-void	run_feed_replay_end(struct runner *);
+void	control_feed_replay_end(struct runner *);
 
 /* run_end.c: what the sandbox left, the summary, the report, the end. */
 void	run_end_collect(struct runner *);

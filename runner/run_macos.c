@@ -23,12 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "policy.h"
-#include "profile.h"
-#include "runner.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "profile/profile.h"
+#include "runner/runner.h"
 
 #define SANDBOX_EXEC	"/usr/bin/sandbox-exec"
 

@@ -2,7 +2,7 @@
  * run_plan.c: a run's mount plan (fsplan.c) and what follows from it:
  * the read-only paths brought back under the private /tmp and /run, the
  * scratch layers, the token files the plan hides, --keep's folders
- * (keep.c) and Landlock's rules.  Decided outside, before the clone; nothing is
+ * (keepdir.c) and Landlock's rules.  Decided outside, before the clone; nothing is
  * mounted here.
  *
  * Runs in: cordon run on the host, before the clone.
@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
-#include "log.h"
-#include "policy.h"
-#include "run_prep.h"
-#include "runner.h"
-#include "sess.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "agent/agent.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "runner/run_prep.h"
+#include "runner/runner.h"
+#include "session/sess.h"
 
 /*
  * The private /tmp, /var/tmp, /run and $XDG_RUNTIME_DIR cover the host's;
@@ -417,7 +417,7 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	    rp->rp_home);
 	run_plan_sysscratch(run, &rp->rp_plan);
 	run_plan_hidden(run, &rp->rp_plan);
-	if (keep_plan(run, o, rp->rp_workspace, &rp->rp_agent) == -1)
+	if (keepdir_plan(run, o, rp->rp_workspace, &rp->rp_agent) == -1)
 		return -1;
 	run_plan_landlock(run);
 	return 0;

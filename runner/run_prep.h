@@ -8,10 +8,10 @@
 
 #include <limits.h>
 
-#include "env.h"
-#include "guard.h"
-#include "runner.h"
-#include "trust.h"
+#include "confine/env.h"
+#include "confine/trust.h"
+#include "guard/guard.h"
+#include "runner/runner.h"
 
 /*
  * run_prepare.c: a run, decided before the clone.  It owns all it

@@ -18,16 +18,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "notify.h"
-#include "policy.h"
-#include "proxy.h"
-#include "run_host.h"
-#include "run_prep.h"
-#include "runner.h"
-#include "unixroute.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "notify/notify.h"
+#include "notify/unixroute.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "runner/run_host.h"
+#include "runner/run_prep.h"
+#include "runner/runner.h"
 
 extern char **environ;
 
@@ -628,7 +628,7 @@ run_prepare_clear(struct run_prep *rp)
 		free(run->r_sb.sb_view.sv_keep[i].k_from);
 	}
 	free(run->r_sb.sb_view.sv_keep);
-	keep_clear(run);
+	keepdir_clear(run);
 	fsplan_clear(&rp->rp_plan);
 	free(rp->rp_known[0]);
 	free(rp->rp_known[1]);

@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "env.h"
-#include "policy.h"
-#include "proxy.h"
-#include "runner.h"
-#include "trust.h"
-#include "unixroute.h"
+#include "confine/env.h"
+#include "confine/trust.h"
+#include "notify/unixroute.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "runner/runner.h"
 
 /* The phantom credential whose variable is env's "NAME=...", or NULL. */
 static const struct phantom *

@@ -6,7 +6,7 @@
  * Only the socket is the run's own, in its private 0700 folder, and
  * this process relays each connection from it to the tier over mutual
  * TLS (bridge/tlsup.c): the key stays out of the sandbox, and PID 1
- * does no TLS.  The run's channel (run_feed.c) is a TLS connection of
+ * does no TLS.  The run's channel (control_feed.c) is a TLS connection of
  * its own, made by run_remote_dial(); the tier scopes it and the run's
  * connections under the certificate's identity.
  *
@@ -17,10 +17,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "log.h"
-#include "run_host.h"
-#include "runner.h"
-#include "tlsup.h"
+#include "bridge/tlsup.h"
+#include "lib/log.h"
+#include "runner/run_host.h"
+#include "runner/runner.h"
 
 /*
  * The relay: the files read, the socket made.  Returns 0, or -1 having
@@ -57,7 +57,7 @@ run_remote_start(struct runner *rn)
 /*
  * The preflight's connection to the tier, TLS done.  Returns its socket
  * with *ssl set, or -1 having said why and what to do (unless quiet: a
- * lost channel reopened, run_feed_replay.c, says it once at the end).
+ * lost channel reopened, control_feed_replay.c, says it once at the end).
  */
 int
 run_remote_dial(struct runner *rn, SSL **ssl, bool quiet)

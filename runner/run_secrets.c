@@ -17,15 +17,15 @@
 
 #include <jansson.h>
 
-#include "certs.h"
-#include "log.h"
-#include "policy.h"
-#include "proxy.h"
-#include "runner.h"
-#include "secrets.h"
-#include "trust.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "certs/certs.h"
+#include "confine/trust.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "runner/runner.h"
+#include "secrets/secrets.h"
 
 /* An inspect entry for host, from file name, unless p inspects it. */
 static void

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "endpoint.h"
-#include "run_host.h"
-#include "xmalloc.h"
+#include "lib/endpoint.h"
+#include "lib/xmalloc.h"
+#include "runner/run_host.h"
 
 /*
  * The socket the sandbox reaches (rn_ep), in a private folder (rn_dir,

@@ -4,7 +4,7 @@
  * sandbox.h's struct sandbox, which crosses the clone), the options
  * (run_cmd.c), the Unix
  * socket routes (unixroute.c), the files written where the command was
- * (wspath.c), --publish's listeners (publish.c), --keep (keep.c), the
+ * (wspath.c), --publish's listeners (publish.c), --keep (keepdir.c), the
  * token files' part (run_secrets.c), --dry-run (run_print.c) and macOS
  * (run_macos.c).  Each other part has its own header, included where it
  * is used: run_prep.h (the run decided before the clone), run_host.h (the
@@ -28,12 +28,12 @@
 
 #include <jansson.h>
 
-#include "plan.h"
-#include "policy.h"
-#include "sandbox.h"
-#include "secrets.h"
+#include "plan/plan.h"
+#include "policies/policy.h"
+#include "sandbox/sandbox.h"
+#include "secrets/secrets.h"
 
-#include "sysfilter.h"
+#include "confine/sysfilter.h"
 
 /*
  * The run, on the host: the sandbox's description (sandbox.h), decided
@@ -43,7 +43,7 @@
 #define RUN_ASK_SECS		60	/* --ask: how long a connection waits */
 
 /*
- * What no kept folder may be or hold (keep.c): a path below the home
+ * What no kept folder may be or hold (keepdir.c): a path below the home
  * ("/.config/fish"), and the rule that protects or hides it.
  */
 struct keep_point {
@@ -195,12 +195,12 @@ struct run_opts {
 int	run_cmd(int, char **);
 int	run_cmd_session(int, char **, const struct session_opts *);
 
-/* keep.c: --keep and --keep-shared, and what may be kept. */
-int	keep_plan(struct run *, const struct run_opts *, const char *,
+/* keepdir.c: --keep and --keep-shared, and what may be kept. */
+int	keepdir_plan(struct run *, const struct run_opts *, const char *,
 	    const struct pagent *);
-bool	keep_allowed(const struct run *, const char *);
-bool	keep_is_point(const struct run *, const char *);
-void	keep_clear(struct run *);
+bool	keepdir_allowed(const struct run *, const char *);
+bool	keepdir_is_point(const struct run *, const char *);
+void	keepdir_clear(struct run *);
 
 /* run_print.c: --dry-run. */
 struct trust_bundle;

@@ -27,11 +27,11 @@
 
 #include <jansson.h>
 
-#include "log.h"
-#include "runner.h"
-#include "sess.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "runner/runner.h"
+#include "session/sess.h"
 
 static void
 session_usage(FILE *f)

@@ -18,13 +18,13 @@
 
 #include <jansson.h>
 
-#include "guard.h"
-#include "jsonl.h"
-#include "policy.h"
-#include "runner.h"
-#include "tally.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "guard/guard.h"
+#include "lib/jsonl.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "runner/runner.h"
+#include "runner/tally.h"
 
 #define TALLY_SHOWN	10	/* targets listed in the summary */
 
@@ -450,7 +450,7 @@ tally_scratch_lines(const struct tally *t, FILE *f)
 		fprintf(f, ", and more not counted");
 	fprintf(f, "\n");
 	json_array_foreach(a, i, e) {
-		/* Never a persistence point, nor what holds one (keep.c). */
+		/* Never a persistence point, nor what holds one (keepdir.c). */
 		if (!json_is_true(json_object_get(e, "keep")) ||
 		    json_unpack(e, "{s:s}", "path", &path) == -1 ||
 		    strncmp(path, "~/", 2) != 0)

@@ -29,9 +29,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "runner/runner.h"
 
 /* Opens folder dir of the workspace ws beneath it; -1 with errno. */
 static int

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 extern char **environ;
 

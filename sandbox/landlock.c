@@ -27,8 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sandbox.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "sandbox/sandbox.h"
 
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
 #define LANDLOCK_ACCESS_FS_TRUNCATE	(1ULL << 14)	/* ABI 3 */

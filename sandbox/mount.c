@@ -43,15 +43,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "policy.h"
-#include "sandbox.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "sandbox/sandbox.h"
 
-#include "mount.h"
-#include "mount_fd.h"
-#include "mount_sys.h"
+#include "sandbox/mount.h"
+#include "sandbox/mount_fd.h"
+#include "sandbox/mount_sys.h"
 
 /*
  * The step's target inside a tmpfs this run mounted (a private /tmp,

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mount_fd.h"
+#include "sandbox/mount_fd.h"
 
 /* Opens path as O_PATH, refusing a symbolic link in any component. */
 int

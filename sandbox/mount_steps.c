@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git.h"
-#include "policy.h"
-#include "sandbox.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "sandbox/sandbox.h"
 
-#include "mount.h"
+#include "sandbox/mount.h"
 
 /*
  * The tools' token file whose copy covers the plan's hiding of path

@@ -18,11 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sandbox.h"
-#include "util.h"
+#include "lib/util.h"
+#include "sandbox/sandbox.h"
 
-#include "mount_fd.h"
-#include "mount_sys.h"
+#include "sandbox/mount_fd.h"
+#include "sandbox/mount_sys.h"
 
 static const char *const sys_nodes[MOUNT_SYS_NODES] = {
 	"null", "zero", "full", "random", "urandom", "tty"

@@ -46,9 +46,9 @@
 #include <libnftnl/rule.h>
 #include <libnftnl/table.h>
 
-#include "log.h"
-#include "sandbox.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "sandbox/sandbox.h"
 
 #define NETCAP_TABLE	"cordon"
 #define NETCAP_BUF	(64 * 1024)

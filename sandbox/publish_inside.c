@@ -17,10 +17,10 @@
 
 #include <event2/event.h>
 
-#include "fdpass.h"
-#include "log.h"
-#include "relay.h"
-#include "sandbox.h"
+#include "lib/fdpass.h"
+#include "lib/log.h"
+#include "lib/relay.h"
+#include "sandbox/sandbox.h"
 
 /* PID 1: a relay has ended. */
 static void

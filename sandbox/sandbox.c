@@ -50,16 +50,16 @@
 #include <event2/event.h>
 #include <jansson.h>
 
-#include "bridge.h"
-#include "capture.h"
-#include "endpoint.h"
-#include "fdpass.h"
-#include "log.h"
-#include "policy.h"
-#include "pp2.h"
-#include "sandbox.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "bridge/bridge.h"
+#include "lib/endpoint.h"
+#include "lib/fdpass.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "sandbox/capture.h"
+#include "sandbox/sandbox.h"
+#include "wire/pp2.h"
 
 /* The fix when the capture cannot be set up. */
 #define SANDBOX_NOCAPTURE	"to run with the proxy variables alone, set " \

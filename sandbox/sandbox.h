@@ -25,8 +25,8 @@
 
 #include <jansson.h>
 
-#include "plan.h"
-#include "secrets.h"
+#include "plan/plan.h"
+#include "secrets/secrets.h"
 
 /*
  * The run's constants both sides use.  They keep cordon run's RUN_
@@ -77,7 +77,7 @@ struct unix_routes {
 /* --keep: a folder of the home, bound from cordon's own copy of it. */
 struct sandbox_keep {
 	char		*k_path;	/* in the home, resolved */
-	char		*k_from;	/* cordon's copy, made (keep.c) */
+	char		*k_from;	/* cordon's copy, made (keepdir.c) */
 	bool		 k_shared;	/* --keep-shared: every workspace's */
 };
 

@@ -18,8 +18,8 @@
 
 #include <jansson.h>
 
-#include "sandbox.h"
-#include "util.h"
+#include "lib/util.h"
+#include "sandbox/sandbox.h"
 
 /* What sandbox_end_private counts. */
 static struct {

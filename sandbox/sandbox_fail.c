@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 /*
  * Ends the run from inside: the reason goes to the parent, which prints

@@ -53,10 +53,10 @@
 
 #include <event2/event.h>
 
-#include "sandbox.h"
-#include "sess.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "sandbox/sandbox.h"
+#include "session/sess.h"
 
 /* A command of the session, running. */
 struct sbs_cmd {

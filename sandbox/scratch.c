@@ -30,11 +30,11 @@
 
 #include <jansson.h>
 
-#include "log.h"
+#include "lib/log.h"
 
-#include "sandbox.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "sandbox/sandbox.h"
 
 #define SCRATCH_WALK_MAX	200000	/* entries walked at most */
 #define SCRATCH_GROUPS_MAX	32	/* folders listed at most */

@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fdpass.h"
-#include "sandbox.h"
-#include "xmalloc.h"
+#include "lib/fdpass.h"
+#include "lib/xmalloc.h"
+#include "sandbox/sandbox.h"
 
 /*
  * Reads the program of fd (sysfilter_new) into prog (its filter

@@ -25,11 +25,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "policy.h"
-#include "secrets.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "secrets/secrets.h"
 
 #define SECRETS_MAX		64		/* tokens of one file */
 

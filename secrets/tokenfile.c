@@ -16,8 +16,8 @@
 
 #include <openssl/evp.h>
 
-#include "secrets.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "secrets/secrets.h"
 
 /*
  * A name the proxy can hold a token to: letters, digits, '-' and '.',

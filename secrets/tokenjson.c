@@ -20,8 +20,8 @@
 
 #include <jansson.h>
 
-#include "secrets.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "secrets/secrets.h"
 
 #define TOKENJSON_HELD	"cordon-held-back"
 

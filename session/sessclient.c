@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sess.h"
+#include "session/sess.h"
 
 extern char **environ;
 

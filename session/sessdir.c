@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sess.h"
+#include "session/sess.h"
 
 /*
  * Makes path (when create) and checks it: a folder, not a link, the

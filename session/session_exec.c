@@ -5,7 +5,7 @@
  * about what the command costs.  Its arguments are run --session's:
  * --session ID [--report FILE] -- CMD [ARGS...].
  */
-#include "sess.h"
+#include "session/sess.h"
 
 int
 main(int argc, char **argv)

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sess.h"
+#include "session/sess.h"
 
 union sessmsg_ctl {
 	char		 buf[CMSG_SPACE(sizeof(int) * SESS_FDS_MAX)];

@@ -26,9 +26,9 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 
-#include "sshagent.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "sshagent/sshagent.h"
 
 #define AGENTKEY_RSA_MIN_BITS	1024	/* as OpenSSH */
 #define AGENTKEY_RSA_MAX_BITS	16384

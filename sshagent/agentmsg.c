@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sshagent.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "sshagent/sshagent.h"
 
 /* Reads a uint32 from r; -1 when fewer than four bytes are left. */
 int

@@ -32,9 +32,9 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "sshagent.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "sshagent/sshagent.h"
 
 enum kh_marker {
 	KH_PLAIN,

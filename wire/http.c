@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "wire/wire.h"
 
 /* The transfer codings RFC 9112 section 7 and the registry know. */
 static const char *const http_codings[] = {

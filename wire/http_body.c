@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "wire.h"
-#include "util.h"
+#include "lib/util.h"
+#include "wire/wire.h"
 
 #define HTTP_CHUNK_LINE_MAX	4096	/* chunk-size line with extensions */
 #define HTTP_CHUNK_DIGITS_MAX	15	/* hex digits of a chunk size */

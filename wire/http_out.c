@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "wire/wire.h"
 
 /* A growing output buffer for the serialisers. */
 struct http_out {

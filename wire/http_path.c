@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "wire/wire.h"
 
 /*
  * The length of the UTF-8 sequence at s (n bytes left), or 0 when it is

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "wire/wire.h"
 
 /*
  * Parses the request line, len bytes at p without its CRLF: method SP

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "wire/wire.h"
 
 /* Reads a port, 1-65535 without sign or leading zero, from len bytes. */
 static int

@@ -17,8 +17,8 @@
 
 #include <string.h>
 
-#include "wire.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "wire/wire.h"
 
 #define SOCKS5_METHOD_NOAUTH	0x00
 

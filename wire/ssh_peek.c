@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "wire/wire.h"
 
 #define SSH_PEEK_LINE_MAX	255	/* RFC 4253 section 4.2 */
 #define SSH_PEEK_LINES_MAX	32	/* lines before the version */

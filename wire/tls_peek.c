@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "wire.h"
+#include "wire/wire.h"
 
 #define TLS_CONTENT_HANDSHAKE	22
 #define TLS_VERSION_MAJOR	3	/* SSL 3.0 and every TLS version */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "policies/policy.h"
 
 /*
  * http.c: strict HTTP/1.x heads (RFC 9112).

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addr.h"
+#include "lib/addr.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sshagent.h"
+#include "sshagent/sshagent.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

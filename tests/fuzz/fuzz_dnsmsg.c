@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsmsg.h"
+#include "wire/dnsmsg.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "elog.h"
+#include "logs/elog.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git.h"
+#include "git/git.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
-#include "policy.h"
+#include "lib/host.h"
+#include "policies/policy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

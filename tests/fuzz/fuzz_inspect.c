@@ -20,9 +20,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "policy.h"
-#include "proxy.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -18,8 +18,8 @@
 
 #include <jansson.h>
 
-#include "jsonl.h"
-#include "util.h"
+#include "lib/jsonl.h"
+#include "lib/util.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "mcp.h"
+#include "mcp/mcp.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "notify_addr.h"
+#include "notify/notify_addr.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

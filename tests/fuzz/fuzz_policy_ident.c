@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "policy.h"
+#include "policies/policy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
+#include "policies/policy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "secrets.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "secrets/secrets.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

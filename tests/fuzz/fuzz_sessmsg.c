@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sess.h"
+#include "session/sess.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

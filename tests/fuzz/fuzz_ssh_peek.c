@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy.h"
+#include "proxy/proxy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

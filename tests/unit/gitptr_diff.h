@@ -35,8 +35,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "git.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "lib/xmalloc.h"
 
 #define GPD_GITFILE	0
 #define GPD_COMMONDIR	1

@@ -22,8 +22,8 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "policy.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 #define GOLDEN_WORKSPACE	"/Users/dev/src/app"
 #define GOLDEN_HOME		"/Users/dev"

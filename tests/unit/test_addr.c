@@ -5,7 +5,7 @@
 
 #include <sys/socket.h>
 
-#include "addr.h"
+#include "lib/addr.h"
 
 static struct addr
 A(const char *s)

@@ -8,9 +8,9 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "sshagent.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "sshagent/sshagent.h"
 
 /* A growing SSH wire buffer. */
 struct wbuf {

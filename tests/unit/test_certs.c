@@ -11,7 +11,7 @@
 
 #include <openssl/x509v3.h>
 
-#include "certs.h"
+#include "certs/certs.h"
 
 struct fixture {
 	char		 dir[64];	/* the mkdtemp folder */

@@ -15,10 +15,10 @@
 
 #include "unit.h"
 
-#include "conn_proto.h"
-#include "jsonl.h"
-#include "policy.h"
-#include "pp2.h"
+#include "lib/jsonl.h"
+#include "policies/policy.h"
+#include "proxy/conn_proto.h"
+#include "wire/pp2.h"
 
 /* What a test's dial does. */
 enum dial_mode {

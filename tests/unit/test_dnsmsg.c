@@ -3,8 +3,8 @@
  */
 #include "unit.h"
 
-#include "dnsmsg.h"
-#include "util.h"
+#include "lib/util.h"
+#include "wire/dnsmsg.h"
 
 /* dig +noedns WwW.Example.COM A, as it went on the wire. */
 static const unsigned char dig_noedns[] = {

@@ -13,9 +13,9 @@
 
 #include <jansson.h>
 
-#include "elog.h"
-#include "jsonl.h"
-#include "util.h"
+#include "lib/jsonl.h"
+#include "lib/util.h"
+#include "logs/elog.h"
 
 #define OPEN_A	"{\"time\":\"2026-11-22T01:40:18.029Z\",\"sandbox\":null," \
 	"\"protocol\":\"http\",\"method\":\"GET\",\"host\":\"a.test\"," \

@@ -2,9 +2,9 @@
  * test_env.c: the sandboxed command's environment: what passes, what is
  * refused as a secret, what the policy and the proxy set, and the limits.
  */
+#include "confine/env.h"
+#include "confine/trust.h"
 #include "unit.h"
-#include "env.h"
-#include "trust.h"
 
 #include <sys/types.h>
 
@@ -12,11 +12,11 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "policy.h"
-#include "proxy.h"
-#include "runner.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "runner/runner.h"
 
 static struct policy_ctx	 ctx = {
 	.pc_workspace = "/w",

@@ -10,10 +10,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fsorder.h"
-#include "plan.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fsorder.h"
+#include "plan/plan.h"
 
 static void
 add(struct fsorder *o, const char *path, enum fs_kind kind, const char *why)

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "fspath.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "plan/fspath.h"
 
 static char	 base[PATH_MAX];
 

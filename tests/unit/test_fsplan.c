@@ -16,10 +16,10 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "plan.h"
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/plan.h"
+#include "policies/policy.h"
 
 static char	 base[PATH_MAX];	/* resolved temporary folder */
 static char	*plan_ws;		/* the workspace plan_ok names */

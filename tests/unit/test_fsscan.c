@@ -13,11 +13,11 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "fspath.h"
-#include "fsscan.h"
-#include "plan.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fspath.h"
+#include "plan/fsscan.h"
+#include "plan/plan.h"
 
 static char	 base[PATH_MAX];
 

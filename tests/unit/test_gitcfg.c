@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "git.h"
-#include "xmalloc.h"
+#include "git/git.h"
+#include "lib/xmalloc.h"
 
 /* A text, and whether git reads it (ours must agree, or be stricter). */
 static const struct {

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git.h"
+#include "git/git.h"
 #include "gitptr_diff.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /* A .git file's text from its parts; "@" in a path is the layout. */
 static size_t

@@ -9,8 +9,8 @@
  * the run made cannot bring it there, and git directories are judged
  * past it.
  */
+#include "guard/guard.h"
 #include "unit.h"
-#include "guard.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,10 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fspath.h"
-#include "runner.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fspath.h"
+#include "runner/runner.h"
 
 static char	 base[PATH_MAX];
 

@@ -3,7 +3,7 @@
  */
 #include "unit.h"
 
-#include "host.h"
+#include "lib/host.h"
 
 struct host_case {
 	const char	*in;

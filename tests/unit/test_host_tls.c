@@ -5,7 +5,7 @@
  */
 #include "unit.h"
 
-#include "host.h"
+#include "lib/host.h"
 
 struct url_case {
 	const char	*url;

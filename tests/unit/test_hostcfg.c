@@ -7,8 +7,8 @@
  * read through a file or out of the root; a name in the way gets a
  * random part.
  */
+#include "guard/guard.h"
 #include "unit.h"
-#include "guard.h"
 
 #include <sys/stat.h>
 
@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 static char	 base[PATH_MAX];
 

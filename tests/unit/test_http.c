@@ -10,9 +10,9 @@
 
 #include "unit.h"
 
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
 
 #define CRLF	"\r\n"
 #define END	"\r\n\r\n"

@@ -9,8 +9,8 @@
  */
 #include "unit.h"
 
-#include "ident.h"
-#include "policy.h"
+#include "policies/policy.h"
+#include "proxy/ident.h"
 
 #define MANY	10000
 

@@ -12,10 +12,10 @@
 
 #include "unit.h"
 
-#include "policy.h"
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 #define END	"\r\n\r\n"
 

@@ -15,7 +15,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "runner/runner.h"
 
 static char	 dir[] = "/tmp/cordon-landlock-XXXXXX";
 static char	 wdir[64];

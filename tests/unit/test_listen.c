@@ -13,7 +13,7 @@
 #include <grp.h>
 #include <unistd.h>
 
-#include "proxy.h"
+#include "proxy/proxy.h"
 
 /* A listening TCP socket on text (an address of family af), any port. */
 static int

@@ -14,8 +14,8 @@
 
 #include <jansson.h>
 
-#include "mcp.h"
-#include "util.h"
+#include "lib/util.h"
+#include "mcp/mcp.h"
 
 static void
 test_empty(void **state)

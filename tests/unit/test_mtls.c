@@ -9,8 +9,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "mtls.h"
-#include "proxy.h"
+#include "certs/mtls.h"
+#include "proxy/proxy.h"
 
 /*
  * A certificate (unsigned: only its names are read) with the subject

@@ -5,8 +5,8 @@
  * connect(2) on a fresh socket, and the test asks this kernel too: a
  * malformed address must get the kernel's own errno, never a crash.
  */
+#include "notify/notify_addr.h"
 #include "unit.h"
-#include "notify_addr.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -16,8 +16,8 @@
 
 #include <unistd.h>
 
-#include "runner.h"
-#include "util.h"
+#include "lib/util.h"
+#include "runner/runner.h"
 
 #define NO_LIVE	(-1)		/* not tried on the kernel: it would reach */
 				/* something, or needs privilege */

@@ -10,10 +10,10 @@
 
 #include "unit.h"
 
-#include "policy.h"
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 #define PH	PHANTOM_PREFIX "0123456789abcdef0123456789abcdef"
 #define PH2	PHANTOM_PREFIX "fedcba9876543210fedcba9876543210"

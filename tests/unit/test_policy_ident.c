@@ -9,8 +9,8 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "policy.h"
-#include "util.h"
+#include "lib/util.h"
+#include "policies/policy.h"
 
 static char		 dir[PATH_MAX];
 static struct policy_ctx ctx = { .pc_home = "/home/user" };

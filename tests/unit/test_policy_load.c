@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy.h"
-#include "util.h"
+#include "lib/util.h"
+#include "policies/policy.h"
 
 static struct policy_ctx	 ctx = {
 	.pc_workspace = "/srv/space",

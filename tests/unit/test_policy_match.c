@@ -3,7 +3,7 @@
  */
 #include "unit.h"
 
-#include "policy.h"
+#include "policies/policy.h"
 
 static struct policy_ctx	 ctx = {
 	.pc_workspace = "/w",

@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "policy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
 
 static struct policy_ctx	 ctx = {
 	.pc_workspace = "/w",

@@ -12,10 +12,10 @@
 
 #include "unit.h"
 
-#include "policy.h"
-#include "proxy.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
 
 #define FILE_NAME	"~/.claude/.credentials.json"
 #define PH_ACCESS	PHANTOM_PREFIX "0123456789abcdef0123456789abcdef"

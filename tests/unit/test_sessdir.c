@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sess.h"
+#include "session/sess.h"
 
 static const char	 A[] = "aaaaaaaaaaaaaaaa";
 static const char	 B[] = "bbbbbbbbbbbbbbbb";

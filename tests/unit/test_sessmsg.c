@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sess.h"
-#include "util.h"
+#include "lib/util.h"
+#include "session/sess.h"
 
 /* A memfd holding the len bytes of data. */
 static int

@@ -18,7 +18,7 @@
 #include <event2/event.h>
 #include <openssl/x509v3.h>
 
-#include "certs.h"
+#include "certs/certs.h"
 
 struct fixture {
 	char			 dir[64];	/* the mkdtemp folder */

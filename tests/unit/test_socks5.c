@@ -11,7 +11,7 @@
 
 #include "unit.h"
 
-#include "proxy.h"
+#include "proxy/proxy.h"
 
 /* Parses every proper prefix of a greeting (MORE), then all of it. */
 static void

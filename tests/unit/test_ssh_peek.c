@@ -6,7 +6,7 @@
  */
 #include "unit.h"
 
-#include "proxy.h"
+#include "proxy/proxy.h"
 
 struct wbuf {
 	uint8_t	 b[4096];

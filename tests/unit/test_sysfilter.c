@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fdpass.h"
-#include "runner.h"
+#include "lib/fdpass.h"
+#include "runner/runner.h"
 
 #ifndef TIOCLINUX
 #define TIOCLINUX	0x541C

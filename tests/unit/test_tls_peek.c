@@ -9,8 +9,8 @@
 
 #include "unit.h"
 
-#include "proxy.h"
-#include "util.h"
+#include "lib/util.h"
+#include "proxy/proxy.h"
 
 #define BIG	(TLS_PEEK_MAX * 8)	/* room for any framing below */
 

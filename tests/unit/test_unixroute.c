@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "unixroute.h"
+#include "notify/unixroute.h"
 
 /* The same route twice: one route, named by the first who asked. */
 static void

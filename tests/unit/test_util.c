@@ -10,8 +10,8 @@
 
 #include <openssl/evp.h>
 
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
 
 struct below_case {
 	const char	*path;

@@ -4,7 +4,7 @@
  */
 #include "unit.h"
 
-#include "proxy.h"
+#include "proxy/proxy.h"
 
 /* Parses s; returns the parser's answer, *cause freed. */
 static int

@@ -7,10 +7,10 @@
 
 #include <stdbool.h>
 
-#include "policy.h"
-#include "profile.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "profile/profile.h"
 
 #include "golden.h"
 

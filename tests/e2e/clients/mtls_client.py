@@ -2,7 +2,7 @@
 """A client of `cordon proxy --listen-sandbox tls:HOST:PORT`, as a remote
 sandbox host would be: TLS with a client certificate (or none), then the
 PROXY v2 header with the sandbox id inside the TLS stream (the bytes
-lib/pp2.c writes: signature, version 2 LOCAL, no addresses, one
+wire/pp2.c writes: signature, version 2 LOCAL, no addresses, one
 PP2_TYPE_UNIQUE_ID field), then one request.
 
 usage: mtls_client.py PORT CA CERT|- KEY|- SANDBOX get URL

@@ -1,5 +1,5 @@
 """The PROXY v2 header the test clients send before their request, as
-lib/pp2.c writes it: the signature, version 2 and a command (LOCAL: no
+wire/pp2.c writes it: the signature, version 2 and a command (LOCAL: no
 addresses), then type-length-value fields; the sandbox id is
 PP2_TYPE_UNIQUE_ID.  Imported by the clients here and tests/fleet's.
 """

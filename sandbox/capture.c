@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
-#include "log.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "sandbox/capture.h"
 
 #define CAPTURE_SLOTS	(1U << 17)	/* the hash: twice the pool */
 

@@ -1,5 +1,5 @@
 /*
- * keep.c: --keep and --keep-shared, folders of the home kept between
+ * keepdir.c: --keep and --keep-shared, folders of the home kept between
  * runs in cordon's own copy of them, the store, and what may be kept.
  *
  * The store is written by the commands it is shown to, so it is the
@@ -38,11 +38,11 @@
 
 #include <openssl/evp.h>
 
-#include "log.h"
-#include "policy.h"
-#include "runner.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "runner/runner.h"
 
 #define KEEP_NAME_MAX	32	/* bytes of the workspace's name kept */
 
@@ -59,7 +59,7 @@ struct keep_clash {
  * NULL); NULL when path is not in the home.
  */
 static const char *
-keep_in_home(const char *path, const char *home, const char *raw)
+keepdir_in_home(const char *path, const char *home, const char *raw)
 {
 	if (path_is_below(path, home))
 		return path + strlen(home);
@@ -70,7 +70,7 @@ keep_in_home(const char *path, const char *home, const char *raw)
 
 /* Adds rel (a path below the home) to the points of run, for why. */
 static void
-keep_point_add(struct run *run, const char *rel, const char *why,
+keepdir_point_add(struct run *run, const char *rel, const char *why,
     bool hidden)
 {
 	struct keep_point	*kp;
@@ -88,7 +88,7 @@ keep_point_add(struct run *run, const char *rel, const char *why,
  * they lead (~/.config a link to ~/dotfiles/config).
  */
 static void
-keep_points_list(struct run *run, const struct plist *pl, const char *raw,
+keepdir_points_list(struct run *run, const struct plist *pl, const char *raw,
     bool hidden)
 {
 	const char	*rel;
@@ -96,14 +96,14 @@ keep_points_list(struct run *run, const struct plist *pl, const char *raw,
 	size_t		 i;
 
 	for (i = 0; i < pl->pl_n; i++) {
-		if ((rel = keep_in_home(pl->pl_v[i].pi_text,
+		if ((rel = keepdir_in_home(pl->pl_v[i].pi_text,
 		    run->r_sb.sb_view.sv_scratch,
 		    raw)) != NULL)
-			keep_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
+			keepdir_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
 		if (realpath(pl->pl_v[i].pi_text, real) != NULL &&
-		    (rel = keep_in_home(real, run->r_sb.sb_view.sv_scratch,
+		    (rel = keepdir_in_home(real, run->r_sb.sb_view.sv_scratch,
 		    NULL)) != NULL)
-			keep_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
+			keepdir_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
 	}
 }
 
@@ -112,10 +112,10 @@ keep_points_list(struct run *run, const struct plist *pl, const char *raw,
  * persistence points (the policy's read_only list), the paths it hides
  * (deny) and the folders on PATH (as fsplan.c protects them), as the
  * home resolved or spelt by HOME names them.  Made while the policy is
- * the run's (the proxy takes it), for keep_one() and keep_allowed().
+ * the run's (the proxy takes it), for keepdir_one() and keepdir_allowed().
  */
 static void
-keep_points(struct run *run)
+keepdir_points(struct run *run)
 {
 	const struct policy	*p = run->r_policy;
 	struct policy_ctx	 ctx = { .pc_workspace = "/" };
@@ -132,8 +132,8 @@ keep_points(struct run *run)
 		else if (strcmp(it.pi_text, "/") != 0)
 			raw = it.pi_text;
 	}
-	keep_points_list(run, &p->p_read_only, raw, false);
-	keep_points_list(run, &p->p_hide, raw, true);
+	keepdir_points_list(run, &p->p_read_only, raw, false);
+	keepdir_points_list(run, &p->p_hide, raw, true);
 	copy = xstrdup(path != NULL ? path : "");
 	for (dir = strtok_r(copy, ":", &save); dir != NULL;
 	    dir = strtok_r(NULL, ":", &save)) {
@@ -141,13 +141,13 @@ keep_points(struct run *run)
 			continue;
 		/* Where it leads, or, not there yet, as PATH spells it. */
 		if (realpath(dir, real) != NULL)
-			rel = keep_in_home(real, run->r_sb.sb_view.sv_scratch,
+			rel = keepdir_in_home(real, run->r_sb.sb_view.sv_scratch,
 			    NULL);
 		else
-			rel = keep_in_home(dir, run->r_sb.sb_view.sv_scratch,
+			rel = keepdir_in_home(dir, run->r_sb.sb_view.sv_scratch,
 			    raw);
 		if (rel != NULL)
-			keep_point_add(run, rel, "a folder on PATH, what it "
+			keepdir_point_add(run, rel, "a folder on PATH, what it "
 			    "holds runs when its name is typed", false);
 	}
 	free(copy);
@@ -159,7 +159,7 @@ keep_points(struct run *run)
  * of the run's points, or a folder that holds one; fills kc when so.
  */
 static bool
-keep_clashes(const struct run *run, const char *rel, struct keep_clash *kc)
+keepdir_clashes(const struct run *run, const char *rel, struct keep_clash *kc)
 {
 	const char	*prot;
 	size_t		 i;
@@ -188,10 +188,10 @@ keep_clashes(const struct run *run, const char *rel, struct keep_clash *kc)
 /*
  * Whether the summary may suggest --keep for shown, a folder of the
  * scratch layer as the summary names it ("~/.npm"): one in the home
- * that keep_clashes() does not refuse.
+ * that keepdir_clashes() does not refuse.
  */
 bool
-keep_allowed(const struct run *run, const char *shown)
+keepdir_allowed(const struct run *run, const char *shown)
 {
 	struct keep_clash	 kc;
 
@@ -199,7 +199,7 @@ keep_allowed(const struct run *run, const char *shown)
 	    2) != 0 ||
 	    strstr(shown, "/../") != NULL || strstr(shown, "/./") != NULL)
 		return false;
-	return !keep_clashes(run, shown + 1, &kc);
+	return !keepdir_clashes(run, shown + 1, &kc);
 }
 
 /*
@@ -209,7 +209,7 @@ keep_allowed(const struct run *run, const char *shown)
  * host would run.
  */
 bool
-keep_is_point(const struct run *run, const char *shown)
+keepdir_is_point(const struct run *run, const char *shown)
 {
 	size_t	 i;
 
@@ -224,7 +224,7 @@ keep_is_point(const struct run *run, const char *shown)
 
 /* Frees the run's points. */
 void
-keep_clear(struct run *run)
+keepdir_clear(struct run *run)
 {
 	size_t	 i;
 
@@ -245,7 +245,7 @@ keep_clear(struct run *run)
  * a link) and the first len bytes of rel that were reached in *at.
  */
 static int
-keep_mkdirs(int dir, const char *rel, size_t *at)
+keepdir_mkdirs(int dir, const char *rel, size_t *at)
 {
 	struct open_how	 how;
 	const char	*p = rel, *end;
@@ -293,7 +293,7 @@ keep_mkdirs(int dir, const char *rel, size_t *at)
  * string, "ws/NAME-HEX".
  */
 static char *
-keep_ws_dir(const char *workspace)
+keepdir_ws_dir(const char *workspace)
 {
 	const char	*base = strrchr(workspace, '/');
 	unsigned char	 md[EVP_MAX_MD_SIZE];
@@ -325,7 +325,7 @@ keep_ws_dir(const char *workspace)
  * *dir (the caller frees it).  Returns 0, or -1 having said why.
  */
 static int
-keep_data_dir(const struct run *run, int *fd, char **dir)
+keepdir_data_dir(const struct run *run, int *fd, char **dir)
 {
 	const char	*data = getenv("XDG_DATA_HOME");
 	char		 real[PATH_MAX];
@@ -345,7 +345,7 @@ keep_data_dir(const struct run *run, int *fd, char **dir)
 	}
 	if ((home = open(run->r_sb.sb_view.sv_scratch,
 	    O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || (*fd = keep_mkdirs(home, ".local/share",
+	    O_CLOEXEC)) == -1 || (*fd = keepdir_mkdirs(home, ".local/share",
 	    &at)) == -1) {
 		log_warn("run: --keep: %s/.local/share",
 		    run->r_sb.sb_view.sv_scratch);
@@ -365,7 +365,7 @@ keep_data_dir(const struct run *run, int *fd, char **dir)
  * with the way to remove it.
  */
 static int
-keep_make(const char *arg, int data, const char *datadir, const char *scope,
+keepdir_make(const char *arg, int data, const char *datadir, const char *scope,
     const char *rel)
 {
 	char	*sub;
@@ -373,7 +373,7 @@ keep_make(const char *arg, int data, const char *datadir, const char *scope,
 	int	 fd;
 
 	xasprintf(&sub, "cordon/keep/%s%s", scope, rel);
-	if ((fd = keep_mkdirs(data, sub, &at)) != -1) {
+	if ((fd = keepdir_mkdirs(data, sub, &at)) != -1) {
 		close(fd);
 		free(sub);
 		return 0;
@@ -398,7 +398,7 @@ keep_make(const char *arg, int data, const char *datadir, const char *scope,
  * back: the hidden paths below it, which each run covers again.
  */
 static void
-keep_say(const struct run *run, const char *arg, const char *rel,
+keepdir_say(const struct run *run, const char *arg, const char *rel,
     const char *from, bool shared)
 {
 	char	*held = NULL, *one;
@@ -425,9 +425,9 @@ keep_say(const struct run *run, const char *arg, const char *rel,
 	free(held);
 }
 
-/* Says why --keep arg is refused, kc filled by keep_clashes(). */
+/* Says why --keep arg is refused, kc filled by keepdir_clashes(). */
 static void
-keep_refuse(const char *arg, const struct keep_clash *kc)
+keepdir_refuse(const char *arg, const struct keep_clash *kc)
 {
 	const struct keep_point	*kp = kc->kc_point;
 	const char		*how;
@@ -451,7 +451,7 @@ keep_refuse(const char *arg, const struct keep_clash *kc)
  * and its copy made below data.  Returns 0, or -1 having said why.
  */
 static int
-keep_one(struct run *run, const char *arg, const char *label, bool shared,
+keepdir_one(struct run *run, const char *arg, const char *label, bool shared,
     const char *workspace, int data, const char *datadir, bool *freshp)
 {
 	struct stat		 st;
@@ -471,7 +471,7 @@ keep_one(struct run *run, const char *arg, const char *label, bool shared,
 	label = label != NULL ? label : own;
 	ctx.pc_home = run->r_sb.sb_view.sv_scratch;
 	if (policy_parse_path(arg, &ctx, &it, &cause) == -1 ||
-	    (rel = keep_in_home(it.pi_text, run->r_sb.sb_view.sv_scratch,
+	    (rel = keepdir_in_home(it.pi_text, run->r_sb.sb_view.sv_scratch,
 	    NULL)) == NULL ||
 	    rel[0] == '\0') {
 		log_warnx("run: %s: not a folder in the home folder "
@@ -487,20 +487,20 @@ keep_one(struct run *run, const char *arg, const char *label, bool shared,
 			rc = 0;		/* kept already */
 			goto out;
 		}
-	if (keep_clashes(run, rel, &kc)) {
-		keep_refuse(label, &kc);
+	if (keepdir_clashes(run, rel, &kc)) {
+		keepdir_refuse(label, &kc);
 		goto out;
 	}
-	scope = shared ? xstrdup("shared") : keep_ws_dir(workspace);
+	scope = shared ? xstrdup("shared") : keepdir_ws_dir(workspace);
 	k = &run->r_sb.sb_view.sv_keep[run->r_sb.sb_view.sv_nkeep++];
 	k->k_path = it.pi_text;
 	it.pi_text = NULL;
 	k->k_shared = shared;
 	xasprintf(&k->k_from, "%s/cordon/keep/%s%s", datadir, scope, rel);
 	fresh = lstat(k->k_from, &st) == -1;
-	if (keep_make(label, data, datadir, scope, rel) == 0) {
+	if (keepdir_make(label, data, datadir, scope, rel) == 0) {
 		if (fresh)
-			keep_say(run, label, rel, k->k_from, shared);
+			keepdir_say(run, label, rel, k->k_from, shared);
 		if (freshp != NULL)
 			*freshp = fresh;
 		rc = 0;
@@ -520,7 +520,7 @@ out:
  * that cannot be written is said, and the run goes on.
  */
 static void
-keep_seed(const struct run *run, const struct pagent *pa, size_t state)
+keepdir_seed(const struct run *run, const struct pagent *pa, size_t state)
 {
 	const char	*from;
 	size_t		 i, len;
@@ -553,7 +553,7 @@ keep_seed(const struct run *run, const struct pagent *pa, size_t state)
  * the run (the view's sv_scratch).  Returns 0, or -1 having said why.
  */
 int
-keep_plan(struct run *run, const struct run_opts *o, const char *workspace,
+keepdir_plan(struct run *run, const struct run_opts *o, const char *workspace,
     const struct pagent *pa)
 {
 	char	*datadir, *what;
@@ -562,7 +562,7 @@ keep_plan(struct run *run, const struct run_opts *o, const char *workspace,
 	bool	 fresh;
 
 	if (run->r_sb.sb_view.sv_scratch != NULL)
-		keep_points(run);
+		keepdir_points(run);
 	if (o->ro_nkeep == 0 && pa->pa_nstate == 0)
 		return 0;
 	if (o->ro_nkeep == 0 && run->r_sb.sb_view.sv_scratch == NULL) {
@@ -577,22 +577,22 @@ keep_plan(struct run *run, const struct run_opts *o, const char *workspace,
 		    o->ro_keep[0]);
 		return -1;
 	}
-	if (keep_data_dir(run, &data, &datadir) == -1)
+	if (keepdir_data_dir(run, &data, &datadir) == -1)
 		return -1;
 	run->r_sb.sb_view.sv_keep = xcalloc(o->ro_nkeep + pa->pa_nstate,
 	    sizeof(*run->r_sb.sb_view.sv_keep));
 	for (i = 0; i < o->ro_nkeep && rc == 0; i++)
-		rc = keep_one(run, o->ro_keep[i], NULL, o->ro_keep_shared[i],
+		rc = keepdir_one(run, o->ro_keep[i], NULL, o->ro_keep_shared[i],
 		    workspace, data, datadir, NULL);
 	/* The agent's state, unless a --keep covers it already. */
 	for (i = 0; i < pa->pa_nstate && rc == 0; i++) {
 		xasprintf(&what, "--agent %s: %s", pa->pa_name,
 		    pa->pa_state[i]);
 		fresh = false;
-		rc = keep_one(run, pa->pa_state[i], what, false, workspace,
+		rc = keepdir_one(run, pa->pa_state[i], what, false, workspace,
 		    data, datadir, &fresh);
 		if (rc == 0 && fresh)
-			keep_seed(run, pa, i);
+			keepdir_seed(run, pa, i);
 		free(what);
 	}
 	close(data);

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pp2.h"
-#include "xmalloc.h"
+#include "lib/xmalloc.h"
+#include "wire/pp2.h"
 
 static const uint8_t pp2_sig[12] = {
 	0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a

@@ -1,5 +1,5 @@
 /*
- * run_feed.c: with --proxy-socket, the run's own channel to the
+ * control_feed.c: with --proxy-socket, the run's own channel to the
  * operator's proxy (proxy/watch.c), over the same socket the sandbox
  * uses.  Before the command runs it is the preflight: a connection with
  * the run's id and PP2_TYPE_CORDON_WATCH must be answered
@@ -22,7 +22,7 @@
  * answered "rule" (applied, or refused with the operator's rule); and
  * {"answer": ID, "decision": D} for its questions (proxy/watch_msg.c).
  * A channel that ends before the run does is reopened, and the live
- * rules replayed on it, by run_feed_replay.c.
+ * rules replayed on it, by control_feed_replay.c.
  *
  * Runs in: cordon run on the host, on its event loop.
  */
@@ -50,14 +50,14 @@
 
 #include <jansson.h>
 
-#include "control.h"
-#include "jsonl.h"
-#include "log.h"
-#include "pp2.h"
-#include "proxy.h"
-#include "run_host.h"
-#include "runner.h"
-#include "xmalloc.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
+#include "runner/control.h"
+#include "runner/run_host.h"
+#include "runner/runner.h"
+#include "wire/pp2.h"
 
 #define FEED_HELLO_SECS		5	/* the preflight's answer */
 #define FEED_END_SECS		5	/* the last decisions, at the end */
@@ -65,14 +65,14 @@
 #define FEED_ASKING		"{\"event\":\"asking\","
 
 /* How the replay reopens a lost channel: this file's dial and start. */
-static const struct feed_ops run_feed_ops = {
-	.fo_dial = run_feed_dial,
-	.fo_start = run_feed_start,
+static const struct feed_ops control_feed_ops = {
+	.fo_dial = control_feed_dial,
+	.fo_start = control_feed_start,
 };
 
 /* Says why path refused the connect (err), with the fix. */
 static void
-run_feed_connect_failed(const char *path, int err)
+control_feed_connect_failed(const char *path, int err)
 {
 	struct stat	 st;
 	struct group	*gr;
@@ -101,7 +101,7 @@ run_feed_connect_failed(const char *path, int err)
 
 /* Connects to the socket at path (through /proc for a long one). */
 static int
-run_feed_connect(const struct run *run, const char *path)
+control_feed_connect(const struct run *run, const char *path)
 {
 	struct sockaddr_un	 sun;
 	int			 fd, rc, saved;
@@ -131,7 +131,7 @@ run_feed_connect(const struct run *run, const char *path)
 
 /* Says whether buf's first off bytes hold lines lines. */
 static bool
-run_feed_lines(const char *buf, size_t off, int lines)
+control_feed_lines(const char *buf, size_t off, int lines)
 {
 	const char	*nl;
 
@@ -151,14 +151,14 @@ run_feed_lines(const char *buf, size_t off, int lines)
  * tier), through it: its socket blocks FEED_HELLO_SECS at most.
  */
 static ssize_t
-run_feed_hello(int fd, SSL *ssl, char *buf, size_t size, int lines)
+control_feed_hello(int fd, SSL *ssl, char *buf, size_t size, int lines)
 {
 	struct pollfd	 pfd = { fd, POLLIN, 0 };
 	size_t		 off = 0;
 	ssize_t		 n;
 	int		 rc;
 
-	while (off + 1 < size && !run_feed_lines(buf, off, lines)) {
+	while (off + 1 < size && !control_feed_lines(buf, off, lines)) {
 		if (ssl != NULL) {
 			if ((rc = SSL_read(ssl, buf + off, (int)(size - 1 -
 			    off))) <= 0)
@@ -187,7 +187,7 @@ run_feed_hello(int fd, SSL *ssl, char *buf, size_t size, int lines)
 
 /* Says what the proxy at path answered instead of the hello. */
 static void
-run_feed_wrong(const char *path, const char *answer, ssize_t n)
+control_feed_wrong(const char *path, const char *answer, ssize_t n)
 {
 	if (n == -1)
 		log_warnx("run: the proxy at %s did not answer the preflight "
@@ -219,7 +219,7 @@ run_feed_wrong(const char *path, const char *answer, ssize_t n)
 
 /* Sends len bytes of buf to the proxy.  Returns 0, or -1. */
 static int
-run_feed_send(int fd, SSL *ssl, const char *buf, size_t len)
+control_feed_send(int fd, SSL *ssl, const char *buf, size_t len)
 {
 	if (ssl != NULL)
 		return SSL_write(ssl, buf, (int)len) == (int)len ? 0 : -1;
@@ -228,7 +228,7 @@ run_feed_send(int fd, SSL *ssl, const char *buf, size_t len)
 
 /* The feed's bufferevent on fd (and ssl, the handshake done). */
 static struct bufferevent *
-run_feed_bev(struct runner *rn, int fd, SSL *ssl)
+control_feed_bev(struct runner *rn, int fd, SSL *ssl)
 {
 	struct bufferevent	*bev;
 
@@ -249,7 +249,7 @@ run_feed_bev(struct runner *rn, int fd, SSL *ssl)
 
 /* Closes the preflight's connection. */
 static void
-run_feed_close(int fd, SSL *ssl)
+control_feed_close(int fd, SSL *ssl)
 {
 	SSL_free(ssl);
 	close(fd);
@@ -258,11 +258,11 @@ run_feed_close(int fd, SSL *ssl)
 /*
  * The preflight: the run's channel to the operator's proxy, answered
  * as a sandbox listener answers; more (or NULL): lines sent with it (a
- * reopened channel's live rules, run_feed_replay.c).  Returns 0 with
+ * reopened channel's live rules, control_feed_replay.c).  Returns 0 with
  * rn_feed set, or -1 having said why and what to do (unless quiet).
  */
 int
-run_feed_dial(struct runner *rn, const char *more, bool quiet)
+control_feed_dial(struct runner *rn, const char *more, bool quiet)
 {
 	const char	*path = rn->rn_net->net_socket;
 	struct pp2_out	 po;
@@ -276,9 +276,9 @@ run_feed_dial(struct runner *rn, const char *more, bool quiet)
 	if (rn->rn_remote != NULL) {
 		if ((fd = run_remote_dial(rn, &ssl, quiet)) == -1)
 			return -1;
-	} else if ((fd = run_feed_connect(rn->rn_run, path)) == -1) {
+	} else if ((fd = control_feed_connect(rn->rn_run, path)) == -1) {
 		if (!quiet)
-			run_feed_connect_failed(path, errno);
+			control_feed_connect_failed(path, errno);
 		return -1;
 	}
 	memset(&po, 0, sizeof(po));
@@ -299,14 +299,14 @@ run_feed_dial(struct runner *rn, const char *more, bool quiet)
 		len += strlen(ask);
 		free(ask);
 	}
-	n = run_feed_send(fd, ssl, hdr, len) == 0 ? run_feed_hello(fd, ssl,
+	n = control_feed_send(fd, ssl, hdr, len) == 0 ? control_feed_hello(fd, ssl,
 	    answer, sizeof(answer), rn->rn_net->net_ask ? 2 : 1) : -1;
 	free(hdr);
 	if (n <= 0 || strncmp(answer, PP2_WATCH_HELLO,
 	    strlen(PP2_WATCH_HELLO)) != 0) {
 		if (!quiet)
-			run_feed_wrong(path, answer, n);
-		run_feed_close(fd, ssl);
+			control_feed_wrong(path, answer, n);
+		control_feed_close(fd, ssl);
 		return -1;
 	}
 	len = strlen(PP2_WATCH_HELLO);
@@ -320,12 +320,12 @@ run_feed_dial(struct runner *rn, const char *more, bool quiet)
 				log_warnx("hint: run without --ask, or ask its "
 				    "operator to update cordon");
 			}
-			run_feed_close(fd, ssl);
+			control_feed_close(fd, ssl);
 			return -1;
 		}
 		len += (size_t)(strchr(asking, '\n') + 1 - asking);
 	}
-	rn->rn_feed = run_feed_bev(rn, fd, ssl);
+	rn->rn_feed = control_feed_bev(rn, fd, ssl);
 	/*
 	 * What came after the hello is the first of the feed.  A socket
 	 * bufferevent's input takes no evbuffer_add (its end is frozen
@@ -339,9 +339,9 @@ run_feed_dial(struct runner *rn, const char *more, bool quiet)
 
 /* The preflight, before the command: 0, or -1 having said why. */
 int
-run_feed_open(struct runner *rn)
+control_feed_open(struct runner *rn)
 {
-	return run_feed_dial(rn, NULL, false);
+	return control_feed_dial(rn, NULL, false);
 }
 
 /*
@@ -349,7 +349,7 @@ run_feed_open(struct runner *rn)
  * it, so the fix is the operator's.  Returns a new string.
  */
 static char *
-run_feed_operator_fix(const struct runner *rn, const char *rule,
+control_feed_operator_fix(const struct runner *rn, const char *rule,
     const char *from, const char *pattern)
 {
 	char	*fix;
@@ -369,46 +369,46 @@ run_feed_operator_fix(const struct runner *rn, const char *rule,
 
 /* The string at key of doc, or NULL (missing, null or not a string). */
 static const char *
-run_feed_str(const json_t *doc, const char *key)
+control_feed_str(const json_t *doc, const char *key)
 {
 	return json_string_value(json_object_get(doc, key));
 }
 
 /* The integer at key of doc, or 0. */
 static json_int_t
-run_feed_int(const json_t *doc, const char *key)
+control_feed_int(const json_t *doc, const char *key)
 {
 	return json_integer_value(json_object_get(doc, key));
 }
 
 /* One decision the proxy fed, counted as the run's own proxy's are. */
 static void
-run_feed_decision(struct runner *rn, const json_t *doc)
+control_feed_decision(struct runner *rn, const json_t *doc)
 {
 	struct egress	 e;
 	const char	*fix, *pattern;
 	char		*opfix = NULL;
 
 	memset(&e, 0, sizeof(e));
-	if ((e.e_host = run_feed_str(doc, "host")) == NULL)
+	if ((e.e_host = control_feed_str(doc, "host")) == NULL)
 		return;
 	e.e_hostlen = strlen(e.e_host);
-	e.e_port = (int)run_feed_int(doc, "port");
+	e.e_port = (int)control_feed_int(doc, "port");
 	e.e_allow = json_is_true(json_object_get(doc, "allow"));
-	e.e_up = (uint64_t)run_feed_int(doc, "up");
-	e.e_down = (uint64_t)run_feed_int(doc, "down");
-	e.e_proto = run_feed_str(doc, "protocol");
-	e.e_method = run_feed_str(doc, "method");
-	e.e_reason = run_feed_str(doc, "reason");
-	e.e_rule = run_feed_str(doc, "rule");
-	e.e_rule_from = run_feed_str(doc, "rule_from");
+	e.e_up = (uint64_t)control_feed_int(doc, "up");
+	e.e_down = (uint64_t)control_feed_int(doc, "down");
+	e.e_proto = control_feed_str(doc, "protocol");
+	e.e_method = control_feed_str(doc, "method");
+	e.e_reason = control_feed_str(doc, "reason");
+	e.e_rule = control_feed_str(doc, "rule");
+	e.e_rule_from = control_feed_str(doc, "rule_from");
 	e.e_sandbox = rn->rn_run->r_sb.sb_id;
-	fix = run_feed_str(doc, "fix");
-	pattern = run_feed_str(doc, "pattern");
+	fix = control_feed_str(doc, "fix");
+	pattern = control_feed_str(doc, "pattern");
 	if (e.e_allow || fix == NULL)
 		;
 	else if (!json_is_true(json_object_get(doc, "by_run")))
-		fix = opfix = run_feed_operator_fix(rn, e.e_rule,
+		fix = opfix = control_feed_operator_fix(rn, e.e_rule,
 		    e.e_rule_from, pattern);
 	else if (e.e_rule != NULL) {
 		/* The run's own deny entry: the operator's policy allows. */
@@ -418,30 +418,30 @@ run_feed_decision(struct runner *rn, const json_t *doc)
 		    e.e_rule, e.e_rule_from != NULL ? e.e_rule_from : "it");
 		fix = opfix;
 	}
-	run_harness_observe(&e, fix, pattern, rn);
+	control_tell_observe(&e, fix, pattern, rn);
 	free(opfix);
 }
 
 /* The operator's proxy holds a connection of the run and asks. */
 static void
-run_feed_ask(struct runner *rn, const json_t *doc)
+control_feed_ask(struct runner *rn, const json_t *doc)
 {
 	struct egress	 e;
 	const char	*id;
 
 	memset(&e, 0, sizeof(e));
-	if ((id = run_feed_str(doc, "id")) == NULL ||
-	    (e.e_host = run_feed_str(doc, "host")) == NULL)
+	if ((id = control_feed_str(doc, "id")) == NULL ||
+	    (e.e_host = control_feed_str(doc, "host")) == NULL)
 		return;
 	e.e_hostlen = strlen(e.e_host);
-	e.e_port = (int)run_feed_int(doc, "port");
-	e.e_proto = run_feed_str(doc, "protocol");
+	e.e_port = (int)control_feed_int(doc, "port");
+	e.e_proto = control_feed_str(doc, "protocol");
 	/* Nobody to ask: the run's answer is no. */
 	if (!rn->rn_net->net_ask || !control_alive(rn->rn_control)) {
-		run_feed_answer(rn, id, "deny");
+		control_feed_answer(rn, id, "deny");
 		return;
 	}
-	run_harness_ask(rn, id, &e, (int)run_feed_int(doc, "timeout_secs"));
+	control_tell_ask(rn, id, &e, (int)control_feed_int(doc, "timeout_secs"));
 }
 
 /*
@@ -449,25 +449,25 @@ run_feed_ask(struct runner *rn, const json_t *doc)
  * harness unless it answers a rule replayed on a reopened channel.
  */
 static void
-run_feed_said(struct runner *rn, const json_t *doc)
+control_feed_said(struct runner *rn, const json_t *doc)
 {
 	const char	*allow, *deny, *pattern, *why;
 	json_t		*n;
 
-	allow = run_feed_str(doc, "allow");
-	deny = run_feed_str(doc, "deny");
+	allow = control_feed_str(doc, "allow");
+	deny = control_feed_str(doc, "deny");
 	if (allow == NULL && deny == NULL)
 		return;
 	pattern = allow != NULL ? allow : deny;
-	why = run_feed_str(doc, "error");
+	why = control_feed_str(doc, "error");
 	n = json_object_get(doc, "n");
-	if (run_feed_replay_kept(rn, allow != NULL, pattern,
+	if (control_feed_replay_kept(rn, allow != NULL, pattern,
 	    json_is_integer(n) ? (long long)json_integer_value(n) : -1, why))
-		run_harness_said(rn, allow != NULL, pattern, why);
+		control_tell_said(rn, allow != NULL, pattern, why);
 }
 
 static void
-run_feed_read_cb(struct bufferevent *bev, void *arg)
+control_feed_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct runner	*rn = arg;
 	struct evbuffer	*in = bufferevent_get_input(bev);
@@ -486,14 +486,14 @@ run_feed_read_cb(struct bufferevent *bev, void *arg)
 			continue;
 		}
 		if (strcmp(event, "decision") == 0)
-			run_feed_decision(rn, doc);
+			control_feed_decision(rn, doc);
 		else if (strcmp(event, "ask") == 0)
-			run_feed_ask(rn, doc);
+			control_feed_ask(rn, doc);
 		else if (strcmp(event, "unasked") == 0 && json_unpack(doc,
 		    "{s:s}", "id", &reason) == 0)
-			run_harness_gone(rn, reason);
+			control_tell_gone(rn, reason);
 		else if (strcmp(event, "rule") == 0)
-			run_feed_said(rn, doc);
+			control_feed_said(rn, doc);
 		else if (strcmp(event, "end") == 0) {
 			rn->rn_feed_ended = true;
 			event_base_loopbreak(rn->rn_base);
@@ -505,7 +505,7 @@ run_feed_read_cb(struct bufferevent *bev, void *arg)
 	/* The proxy ended the channel, saying why: reopened as if lost. */
 	if (closed != NULL) {
 		if (!rn->rn_done)
-			run_feed_replay_lost(rn, closed, &run_feed_ops);
+			control_feed_replay_lost(rn, closed, &control_feed_ops);
 		else
 			log_warnx("run: the proxy closed the run's channel: "
 			    "%s; the summary and --report miss its decisions",
@@ -518,15 +518,15 @@ run_feed_read_cb(struct bufferevent *bev, void *arg)
 }
 
 static void
-run_feed_event_cb(struct bufferevent *bev, short what, void *arg)
+control_feed_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct runner	*rn = arg;
 
 	(void)bev;
 	/* Not the proxy's answer to our "end": reopened (fail closed). */
 	if (!rn->rn_feed_ended && !rn->rn_done) {
-		run_feed_replay_lost(rn, (what & BEV_EVENT_ERROR) ? "a read "
-		    "error on it" : "it closed", &run_feed_ops);
+		control_feed_replay_lost(rn, (what & BEV_EVENT_ERROR) ? "a read "
+		    "error on it" : "it closed", &control_feed_ops);
 		return;
 	}
 	rn->rn_feed_ended = true;
@@ -536,14 +536,14 @@ run_feed_event_cb(struct bufferevent *bev, short what, void *arg)
 
 /* From now on the feed is read on the run's loop. */
 void
-run_feed_start(struct runner *rn)
+control_feed_start(struct runner *rn)
 {
 	if (rn->rn_feed == NULL)
 		return;
-	bufferevent_setcb(rn->rn_feed, run_feed_read_cb, NULL,
-	    run_feed_event_cb, rn);
+	bufferevent_setcb(rn->rn_feed, control_feed_read_cb, NULL,
+	    control_feed_event_cb, rn);
 	bufferevent_enable(rn->rn_feed, EV_READ);
-	run_feed_read_cb(rn->rn_feed, rn);
+	control_feed_read_cb(rn->rn_feed, rn);
 }
 
 /*
@@ -551,11 +551,11 @@ run_feed_start(struct runner *rn)
  * that the last connections' decisions are in the summary and report.
  */
 void
-run_feed_end(struct runner *rn)
+control_feed_end(struct runner *rn)
 {
 	struct timeval	 tv = { FEED_END_SECS, 0 };
 
-	run_feed_replay_end(rn);
+	control_feed_replay_end(rn);
 	if (rn->rn_feed == NULL)
 		return;
 	if (!rn->rn_feed_ended && bufferevent_write(rn->rn_feed, "end\n",
@@ -576,7 +576,7 @@ run_feed_end(struct runner *rn)
 
 /* Sends msg (taken) to the operator's proxy, a line of its own. */
 static void
-run_feed_write(struct runner *rn, json_t *msg)
+control_feed_write(struct runner *rn, json_t *msg)
 {
 	char	*text;
 
@@ -590,10 +590,10 @@ run_feed_write(struct runner *rn, json_t *msg)
 
 /* Sends a live rule, numbered n, to the operator's proxy. */
 void
-run_feed_rule_n(struct runner *rn, bool allow, const char *pattern,
+control_feed_rule_n(struct runner *rn, bool allow, const char *pattern,
     long long n)
 {
-	run_feed_write(rn, json_pack("{s:s, s:I}", allow ? "allow" : "deny",
+	control_feed_write(rn, json_pack("{s:s, s:I}", allow ? "allow" : "deny",
 	    pattern, "n", (json_int_t)n));
 }
 
@@ -602,22 +602,22 @@ run_feed_rule_n(struct runner *rn, bool allow, const char *pattern,
  * to replay on a reopened channel (kept unsent while it reopens).
  */
 void
-run_feed_rule(struct runner *rn, bool allow, const char *pattern)
+control_feed_rule(struct runner *rn, bool allow, const char *pattern)
 {
-	if (run_feed_replay_reopening(rn)) {
-		run_feed_replay_keep(rn, allow, pattern, 0);
+	if (control_feed_replay_reopening(rn)) {
+		control_feed_replay_keep(rn, allow, pattern, 0);
 		return;
 	}
-	run_feed_replay_keep(rn, allow, pattern, (long long)++rn->rn_seq);
-	run_feed_rule_n(rn, allow, pattern, (long long)rn->rn_seq);
+	control_feed_replay_keep(rn, allow, pattern, (long long)++rn->rn_seq);
+	control_feed_rule_n(rn, allow, pattern, (long long)rn->rn_seq);
 }
 
 /* Sends the harness's decision on the proxy's question id. */
 void
-run_feed_answer(struct runner *rn, const char *id, const char *decision)
+control_feed_answer(struct runner *rn, const char *id, const char *decision)
 {
 	if (rn->rn_feed == NULL || rn->rn_feed_ended)
 		return;
-	run_feed_write(rn, json_pack("{s:s, s:s}", "answer", id, "decision",
+	control_feed_write(rn, json_pack("{s:s, s:s}", "answer", id, "decision",
 	    decision));
 }

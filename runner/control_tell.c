@@ -1,9 +1,9 @@
 /*
- * run_harness.c: what the harness hears of a run's decisions, on the
+ * control_tell.c: what the harness hears of a run's decisions, on the
  * control channel (--control): each refusal as a "refused" event (and
  * every decision counted for the summary), and, with --proxy-socket, the
  * operator's proxy's questions and its answers to the harness's live
- * rules (run_feed.c reads them off the run's channel).
+ * rules (control_feed.c reads them off the run's channel).
  *
  * Runs in: cordon run on the host, on its event loop.
  */
@@ -15,15 +15,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "control.h"
-#include "jsonl.h"
-#include "log.h"
-#include "proxy.h"
-#include "run_host.h"
-#include "runner.h"
-#include "tally.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "proxy/proxy.h"
+#include "runner/control.h"
+#include "runner/run_host.h"
+#include "runner/runner.h"
+#include "runner/tally.h"
 
 #define RUN_LIVE_MAX	5	/* live lines in a window, at most */
 #define RUN_LIVE_MS	10000	/* ... of this long */
@@ -37,7 +37,7 @@
  * (each command's stderr hears its own at its end) nor with --quiet.
  */
 void
-run_harness_live(struct runner *rn, const struct egress *e,
+control_tell_live(struct runner *rn, const struct egress *e,
     const char *hint, bool fresh)
 {
 	if (!fresh || rn->rn_net->net_quiet ||
@@ -64,13 +64,13 @@ run_harness_live(struct runner *rn, const struct egress *e,
 
 /* Each decision of the run's proxy: counted, and told to the harness. */
 void
-run_harness_observe(const struct egress *e, const char *hint,
+control_tell_observe(const struct egress *e, const char *hint,
     const char *pattern, void *arg)
 {
 	struct runner	*rn = arg;
 	char		*host, id[24];
 
-	run_harness_live(rn, e, hint, tally_add(rn->rn_tally, e, hint,
+	control_tell_live(rn, e, hint, tally_add(rn->rn_tally, e, hint,
 	    pattern));
 	keeper_tally(rn, e, hint, pattern);
 	if (e->e_allow || !control_alive(rn->rn_control))
@@ -91,7 +91,7 @@ run_harness_observe(const struct egress *e, const char *hint,
 
 /* The operator's proxy applied the run's rule, or refused it (why). */
 void
-run_harness_said(struct runner *rn, bool allow, const char *pattern,
+control_tell_said(struct runner *rn, bool allow, const char *pattern,
     const char *why)
 {
 	json_t	*line;
@@ -114,7 +114,7 @@ run_harness_said(struct runner *rn, bool allow, const char *pattern,
 
 /* The operator's proxy holds a connection and asks (as id). */
 void
-run_harness_ask(struct runner *rn, const char *id,
+control_tell_ask(struct runner *rn, const char *id,
     const struct egress *e, int secs)
 {
 	struct ask	*as;
@@ -133,7 +133,7 @@ run_harness_ask(struct runner *rn, const char *id,
 
 /* The operator's proxy no longer holds what it asked as id. */
 void
-run_harness_gone(struct runner *rn, const char *id)
+control_tell_gone(struct runner *rn, const char *id)
 {
 	size_t	 i;
 

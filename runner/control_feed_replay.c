@@ -1,5 +1,5 @@
 /*
- * run_feed_replay.c: a run's channel to the operator's proxy that ends
+ * control_feed_replay.c: a run's channel to the operator's proxy that ends
  * before the run does (the replica behind a load balancer killed, the
  * local proxy restarted) is reopened, and the harness's live rules are
  * replayed on it, so that a live deny is never silently lost.  The rules
@@ -33,13 +33,13 @@
 
 #include <jansson.h>
 
-#include "control.h"
-#include "log.h"
-#include "run_host.h"
-#include "runner.h"
-#include "tlsup.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "bridge/tlsup.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "runner/control.h"
+#include "runner/run_host.h"
+#include "runner/runner.h"
 
 #define FEED_REOPEN_SECS	10	/* all the tries of one loss */
 #define FEED_REOPEN_FIRST_MS	100	/* the first wait, doubled */
@@ -71,7 +71,7 @@ struct feed_replay {
 };
 
 static struct feed_replay *
-run_feed_replay(struct runner *rn)
+control_feed_replay(struct runner *rn)
 {
 	if (rn->rn_replay == NULL)
 		rn->rn_replay = xcalloc(1, sizeof(*rn->rn_replay));
@@ -80,7 +80,7 @@ run_feed_replay(struct runner *rn)
 
 /* Forgets rule i of fy. */
 static void
-run_feed_forget(struct feed_replay *fy, size_t i)
+control_feed_forget(struct feed_replay *fy, size_t i)
 {
 	free(fy->fy_v[i].fr_pattern);
 	memmove(&fy->fy_v[i], &fy->fy_v[i + 1], (fy->fy_n - i - 1) *
@@ -95,14 +95,14 @@ run_feed_forget(struct feed_replay *fy, size_t i)
  * earlier one in force there, so it stays here to be replayed.
  */
 static void
-run_feed_applied(struct feed_replay *fy, size_t i)
+control_feed_applied(struct feed_replay *fy, size_t i)
 {
 	size_t	 j;
 
 	for (j = 0; j < i; )
 		if (strcmp(fy->fy_v[j].fr_pattern, fy->fy_v[i].fr_pattern) ==
 		    0) {
-			run_feed_forget(fy, j);
+			control_feed_forget(fy, j);
 			i--;
 		} else
 			j++;
@@ -114,7 +114,7 @@ run_feed_applied(struct feed_replay *fy, size_t i)
  * refused, not kept at the cost of one in force.
  */
 bool
-run_feed_replay_full(const struct runner *rn)
+control_feed_replay_full(const struct runner *rn)
 {
 	return rn->rn_replay != NULL && rn->rn_replay->fy_n >= FEED_KEPT_MAX;
 }
@@ -123,13 +123,13 @@ run_feed_replay_full(const struct runner *rn)
  * Keeps a live rule sent as n (0: not sent yet, the channel reopening;
  * -1: the proxy's own, an --ask answer "allow-run"), in order, after
  * the earlier rules for its pattern, which go once the proxy applied it
- * (run_feed_applied).
+ * (control_feed_applied).
  */
 void
-run_feed_replay_keep(struct runner *rn, bool allow, const char *pattern,
+control_feed_replay_keep(struct runner *rn, bool allow, const char *pattern,
     long long n)
 {
-	struct feed_replay	*fy = run_feed_replay(rn);
+	struct feed_replay	*fy = control_feed_replay(rn);
 	struct feed_rule	*fr;
 
 	fy->fy_v = xreallocarray(fy->fy_v, fy->fy_n + 1, sizeof(*fy->fy_v));
@@ -142,14 +142,14 @@ run_feed_replay_keep(struct runner *rn, bool allow, const char *pattern,
 
 /* Whether the channel is being reopened (a rule sent now waits). */
 bool
-run_feed_replay_reopening(const struct runner *rn)
+control_feed_replay_reopening(const struct runner *rn)
 {
 	return rn->rn_replay != NULL && rn->rn_replay->fy_reopening;
 }
 
 /* The channel is back and has every rule: the held connections go. */
 static void
-run_feed_restored(struct runner *rn)
+control_feed_restored(struct runner *rn)
 {
 	struct feed_replay	*fy = rn->rn_replay;
 	char			*why;
@@ -174,10 +174,10 @@ run_feed_restored(struct runner *rn)
  * replayed rule is told only if refused, as a "rule" event.
  */
 bool
-run_feed_replay_kept(struct runner *rn, bool allow, const char *pattern,
+control_feed_replay_kept(struct runner *rn, bool allow, const char *pattern,
     long long n, const char *why)
 {
-	struct feed_replay	*fy = run_feed_replay(rn);
+	struct feed_replay	*fy = control_feed_replay(rn);
 	struct feed_rule	*fr = NULL;
 	size_t			 i;
 	bool			 tell = true;
@@ -188,8 +188,8 @@ run_feed_replay_kept(struct runner *rn, bool allow, const char *pattern,
 			break;
 		}
 	if (fr == NULL && n < 0 && why == NULL) {
-		run_feed_replay_keep(rn, allow, pattern, -1);
-		run_feed_applied(fy, fy->fy_n - 1);
+		control_feed_replay_keep(rn, allow, pattern, -1);
+		control_feed_applied(fy, fy->fy_n - 1);
 	} else if (fr != NULL) {
 		tell = fr->fr_fresh;
 		fr->fr_fresh = false;
@@ -202,18 +202,18 @@ run_feed_replay_kept(struct runner *rn, bool allow, const char *pattern,
 			    "reopened channel, was refused: %s", allow ?
 			    "allow" : "deny", pattern, why);
 		if (why != NULL)
-			run_feed_forget(fy, i);
+			control_feed_forget(fy, i);
 		else
-			run_feed_applied(fy, i);
+			control_feed_applied(fy, i);
 	}
 	if (n > 0 && n == fy->fy_last)
-		run_feed_restored(rn);
+		control_feed_restored(rn);
 	return tell;
 }
 
 /* Milliseconds since the loss. */
 static long long
-run_feed_lost_ms(const struct feed_replay *fy)
+control_feed_lost_ms(const struct feed_replay *fy)
 {
 	return clock_ms_since(&fy->fy_since);
 }
@@ -224,7 +224,7 @@ run_feed_lost_ms(const struct feed_replay *fy)
  * refused with why, since none of them reached a proxy.
  */
 static void
-run_feed_unanswered(struct runner *rn, const char *why)
+control_feed_unanswered(struct runner *rn, const char *why)
 {
 	struct feed_replay	*fy = rn->rn_replay;
 	struct feed_rule	*fr;
@@ -238,14 +238,14 @@ run_feed_unanswered(struct runner *rn, const char *why)
 		fr->fr_fresh = false;
 		xasprintf(&msg, "%s %s: %s; nothing changed", fr->fr_allow ?
 		    "allow" : "deny", fr->fr_pattern, why);
-		run_harness_said(rn, fr->fr_allow, fr->fr_pattern, msg);
+		control_tell_said(rn, fr->fr_allow, fr->fr_pattern, msg);
 		free(msg);
 	}
 }
 
 /* No channel: the held and later connections refused, and said. */
 static void
-run_feed_failed(struct runner *rn)
+control_feed_failed(struct runner *rn)
 {
 	struct feed_replay	*fy = rn->rn_replay;
 	char			*why;
@@ -256,7 +256,7 @@ run_feed_failed(struct runner *rn)
 		tlsup_gate(rn->rn_remote, TLSUP_REFUSE);
 	xasprintf(&why, "the run's channel to the operator's proxy (%s) "
 	    "could not be reopened (%d tries in %lld ms)%s", fy->fy_why,
-	    fy->fy_tries, run_feed_lost_ms(fy), fy->fy_held ? ": the run's "
+	    fy->fy_tries, control_feed_lost_ms(fy), fy->fy_held ? ": the run's "
 	    "new connections are refused, since its live rules cannot be "
 	    "applied" : "");
 	log_warnx("run: %s", why);
@@ -266,13 +266,13 @@ run_feed_failed(struct runner *rn)
 	control_send(rn->rn_control, json_pack("{s:s, s:s, s:s}", "event",
 	    "channel", "state", "failed", "reason", why));
 	free(why);
-	run_feed_unanswered(rn, "the run's channel to the operator's proxy "
+	control_feed_unanswered(rn, "the run's channel to the operator's proxy "
 	    "could not be reopened");
 }
 
 /* The kept rules, renumbered, as lines for the preflight (caller frees). */
 static char *
-run_feed_replay_lines(struct runner *rn)
+control_feed_replay_lines(struct runner *rn)
 {
 	struct feed_replay	*fy = rn->rn_replay;
 	struct feed_rule	*fr;
@@ -300,7 +300,7 @@ run_feed_replay_lines(struct runner *rn)
 
 /* One try to reopen the channel; the next one later, or give up. */
 static void
-run_feed_retry_cb(int fd, short what, void *arg)
+control_feed_retry_cb(int fd, short what, void *arg)
 {
 	struct runner		*rn = arg;
 	struct feed_replay	*fy = rn->rn_replay;
@@ -312,12 +312,12 @@ run_feed_retry_cb(int fd, short what, void *arg)
 	(void)what;
 	/* Reopened, but the replayed rules were not all answered. */
 	if (!rn->rn_done && !fy->fy_reopening && fy->fy_last != 0)
-		run_feed_replay_lost(rn, "no answer to the replayed live "
+		control_feed_replay_lost(rn, "no answer to the replayed live "
 		    "rules", fy->fy_ops);
 	if (rn->rn_done || !fy->fy_reopening)
 		return;
 	fy->fy_tries++;
-	lines = run_feed_replay_lines(rn);
+	lines = control_feed_replay_lines(rn);
 	rc = fy->fy_ops->fo_dial(rn, lines, true);
 	free(lines);
 	if (rc == 0) {
@@ -326,14 +326,14 @@ run_feed_retry_cb(int fd, short what, void *arg)
 		tv.tv_sec = FEED_REOPEN_SECS;
 		tv.tv_usec = 0;
 		if (fy->fy_last == 0)
-			run_feed_restored(rn);
+			control_feed_restored(rn);
 		else
 			evtimer_add(fy->fy_timer, &tv);
 		fy->fy_ops->fo_start(rn);
 		return;
 	}
-	if (run_feed_lost_ms(fy) + fy->fy_wait_ms > FEED_REOPEN_SECS * 1000) {
-		run_feed_failed(rn);
+	if (control_feed_lost_ms(fy) + fy->fy_wait_ms > FEED_REOPEN_SECS * 1000) {
+		control_feed_failed(rn);
 		return;
 	}
 	tv.tv_sec = fy->fy_wait_ms / 1000;
@@ -348,10 +348,10 @@ run_feed_retry_cb(int fd, short what, void *arg)
  * connections if the run has a harness, and the channel is reopened.
  */
 void
-run_feed_replay_lost(struct runner *rn, const char *why,
+control_feed_replay_lost(struct runner *rn, const char *why,
     const struct feed_ops *ops)
 {
-	struct feed_replay	*fy = run_feed_replay(rn);
+	struct feed_replay	*fy = control_feed_replay(rn);
 	const struct run_net	*net = rn->rn_net;
 	struct timeval		 now = { 0, 0 };
 	size_t			 i;
@@ -387,19 +387,19 @@ run_feed_replay_lost(struct runner *rn, const char *why,
 		free(fy->fy_why);
 		xasprintf(&fy->fy_why, "%s; lost %d times in this run", why,
 		    fy->fy_losses);
-		run_feed_failed(rn);
+		control_feed_failed(rn);
 		return;
 	}
 	fy->fy_reopening = true;
 	if (fy->fy_timer == NULL && (fy->fy_timer = evtimer_new(rn->rn_base,
-	    run_feed_retry_cb, rn)) == NULL)
+	    control_feed_retry_cb, rn)) == NULL)
 		fatalx("run: cannot make a timer");
 	evtimer_add(fy->fy_timer, &now);
 }
 
 /* The run ends: no more tries; what was lost is said with the summary. */
 void
-run_feed_replay_end(struct runner *rn)
+control_feed_replay_end(struct runner *rn)
 {
 	struct feed_replay	*fy = rn->rn_replay;
 	size_t			 i;
@@ -410,7 +410,7 @@ run_feed_replay_end(struct runner *rn)
 		log_warnx("run: the run ended while its channel to the "
 		    "operator's proxy was being reopened (%s): the summary "
 		    "and --report miss what it decided since", fy->fy_why);
-		run_feed_unanswered(rn, "the run ended while its channel to "
+		control_feed_unanswered(rn, "the run ended while its channel to "
 		    "the operator's proxy was being reopened");
 	} else if (fy->fy_failed && rn->rn_remote != NULL &&
 	    tlsup_refused(rn->rn_remote) > 0)

@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "dnsmsg.h"
+#include "wire/dnsmsg.h"
 
 static uint16_t
 dnsmsg_get16(const unsigned char *p)

@@ -33,13 +33,13 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "capture.h"
-#include "dnsmsg.h"
-#include "endpoint.h"
-#include "log.h"
-#include "pp2.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/endpoint.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "sandbox/capture.h"
+#include "wire/dnsmsg.h"
+#include "wire/pp2.h"
 
 #define RESOLVER_MSG_MAX	4096	/* a query; answers are smaller */
 #define RESOLVER_ASK_SECS	10	/* the proxy's answer */

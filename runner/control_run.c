@@ -1,5 +1,5 @@
 /*
- * run_control.c: the harness's side of a run (--control, --ask): each
+ * control_run.c: the harness's side of a run (--control, --ask): each
  * decision of the run's proxy counted and told to it, connections held
  * while it is asked, and the rules and answers it sends back.
  *
@@ -13,23 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
-#include "jsonl.h"
-#include "log.h"
-#include "policy.h"
-#include "proxy.h"
-#include "run_host.h"
-#include "runner.h"
-#include "tally.h"
-#include "util.h"
-#include "xmalloc.h"
+#include "lib/jsonl.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "policies/policy.h"
+#include "proxy/proxy.h"
+#include "runner/control.h"
+#include "runner/run_host.h"
+#include "runner/runner.h"
+#include "runner/tally.h"
 
 /*
  * --ask: a connection no rule allows waits while the harness is asked;
  * returns the seconds it waits, or 0.
  */
 static int
-run_control_ask(struct conn *c, const struct egress *e, void *arg)
+control_run_ask(struct conn *c, const struct egress *e, void *arg)
 {
 	struct runner	*rn = arg;
 	struct ask	*as;
@@ -55,7 +55,7 @@ run_control_ask(struct conn *c, const struct egress *e, void *arg)
 
 /* Forgets the ask of c (answered, timed out, or the client went). */
 static void
-run_control_ask_cancel(struct conn *c, void *arg)
+control_run_ask_cancel(struct conn *c, void *arg)
 {
 	struct runner	*rn = arg;
 	size_t		 i;
@@ -69,7 +69,7 @@ run_control_ask_cancel(struct conn *c, void *arg)
 
 /* A login was refreshed inside: its new tokens go to the host's file. */
 static void
-run_control_renewed(const char *file, const struct phantom *ph, size_t n,
+control_run_renewed(const char *file, const struct phantom *ph, size_t n,
     long long expires_in, void *arg)
 {
 	struct runner	*rn = arg;
@@ -78,33 +78,33 @@ run_control_renewed(const char *file, const struct phantom *ph, size_t n,
 }
 
 /* What the run's proxy tells cordon run, and asks it. */
-const struct proxy_hooks run_control_proxy_hooks = {
-	.hk_observe = run_harness_observe,
-	.hk_ask = run_control_ask,
-	.hk_ask_cancel = run_control_ask_cancel,
-	.hk_renewed = run_control_renewed,
+const struct proxy_hooks control_run_proxy_hooks = {
+	.hk_observe = control_tell_observe,
+	.hk_ask = control_run_ask,
+	.hk_ask_cancel = control_run_ask_cancel,
+	.hk_renewed = control_run_renewed,
 };
 
 /*
  * {"allow": P} or {"deny": P} with --proxy-socket: checked here, then
  * sent to the operator's proxy, which holds the run's rules; its answer
- * comes back to run_harness_said().  Returns 0, or -1 with *cause.
+ * comes back to control_tell_said().  Returns 0, or -1 with *cause.
  */
 static int
-run_control_remote_rule(struct runner *rn, bool allow, const char *pattern,
+control_run_remote_rule(struct runner *rn, bool allow, const char *pattern,
     char **cause)
 {
 	struct pitem	 it;
 
 	/* While it reopens, the rule waits and goes with the replay. */
-	if (!run_feed_replay_reopening(rn) && (rn->rn_feed == NULL ||
+	if (!control_feed_replay_reopening(rn) && (rn->rn_feed == NULL ||
 	    rn->rn_feed_ended)) {
 		xasprintf(cause, "%s: the run's channel to the operator's "
 		    "proxy is closed; nothing changed", allow ? "allow" :
 		    "deny");
 		return -1;
 	}
-	if (run_feed_replay_full(rn)) {
+	if (control_feed_replay_full(rn)) {
 		xasprintf(cause, "%s: %d live rules of the run are in force or "
 		    "wait for the operator's proxy's answer; nothing changed",
 		    allow ? "allow" : "deny", FEED_KEPT_MAX);
@@ -114,13 +114,13 @@ run_control_remote_rule(struct runner *rn, bool allow, const char *pattern,
 	if (policy_parse_pattern(pattern, &it, cause) == -1)
 		return -1;
 	policy_pitem_clear(&it);
-	run_feed_rule(rn, allow, pattern);
+	control_feed_rule(rn, allow, pattern);
 	return 0;
 }
 
 /* {"allow": P} or {"deny": P}: the run's policy, with one rule more. */
 static int
-run_control_rule(bool allow, const char *pattern, void *arg, char **cause)
+control_run_rule(bool allow, const char *pattern, void *arg, char **cause)
 {
 	struct runner	*rn = arg;
 	struct proxy	*px = &rn->rn_proxy;
@@ -129,7 +129,7 @@ run_control_rule(bool allow, const char *pattern, void *arg, char **cause)
 	const char	*flag = allow ? "--allow-domain" : "--deny-domain";
 
 	if (!rn->rn_own_proxy)
-		return run_control_remote_rule(rn, allow, pattern, cause);
+		return control_run_remote_rule(rn, allow, pattern, cause);
 	p = policy_new();
 	policy_merge(p, px->px_policy->pp_policy);
 	if (policy_merge_flag(p, flag, pattern, NULL, cause) == -1) {
@@ -150,7 +150,7 @@ run_control_rule(bool allow, const char *pattern, void *arg, char **cause)
 
 /* {"answer": ID, "decision": D} for a held connection. */
 static int
-run_control_answer(const char *id, const char *decision, void *arg,
+control_run_answer(const char *id, const char *decision, void *arg,
     char **cause)
 {
 	struct runner	*rn = arg;
@@ -169,14 +169,14 @@ run_control_answer(const char *id, const char *decision, void *arg,
 	c = rn->rn_asks[i].as_conn;
 	if (c == NULL) {
 		/* The operator's proxy holds it, and hears the answer. */
-		run_feed_answer(rn, rn->rn_asks[i].as_remote, decision);
+		control_feed_answer(rn, rn->rn_asks[i].as_remote, decision);
 		rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
 		return 0;
 	}
 	rn->rn_asks[i] = rn->rn_asks[--rn->rn_nasks];
 	if (strcmp(decision, "allow-run") == 0) {
 		pattern = conn_pattern(c);
-		if (pattern == NULL || run_control_rule(true, pattern, rn,
+		if (pattern == NULL || control_run_rule(true, pattern, rn,
 		    cause) == -1) {
 			if (pattern == NULL)
 				xasprintf(cause, "no single rule allows it");
@@ -197,7 +197,7 @@ run_control_answer(const char *id, const char *decision, void *arg,
 
 /* The harness went: what waits is refused, and nothing more asked. */
 static void
-run_control_closed(void *arg)
+control_run_closed(void *arg)
 {
 	struct runner	*rn = arg;
 	struct conn	*c;
@@ -207,25 +207,25 @@ run_control_closed(void *arg)
 		if (c != NULL)
 			conn_dial_answer(c, false, NULL);
 		else
-			run_feed_answer(rn,
+			control_feed_answer(rn,
 			    rn->rn_asks[rn->rn_nasks].as_remote, "deny");
 	}
 }
 
-static const struct control_hooks run_control_hooks = {
-	run_control_rule, run_control_answer, run_control_closed
+static const struct control_hooks control_run_hooks = {
+	control_run_rule, control_run_answer, control_run_closed
 };
 
 /* --control: the harness's channel, told the run starts; 0 or -1 said. */
 int
-run_control_start(struct runner *rn)
+control_run_start(struct runner *rn)
 {
 	char	*cause;
 
 	if (rn->rn_net->net_control == NULL)
 		return 0;
 	if ((rn->rn_control = control_open(rn->rn_base,
-	    rn->rn_net->net_control, &run_control_hooks, rn, &cause)) ==
+	    rn->rn_net->net_control, &control_run_hooks, rn, &cause)) ==
 	    NULL) {
 		log_warnx("run: %s", cause);
 		free(cause);
