@@ -194,7 +194,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 .PHONY: all deps deps-demo deps-unit deps-check libs deps-fuzz check unit \
 	check-fast e2e demo deps-tier fleet-tier \
 	bench bench-tasks sanitize valgrind fuzz fuzz-run lint lint-bats \
-	lint-exports lint-map lint-paths lint-commits hooks \
+	lint-exports lint-map lint-paths lint-commits lint-layers hooks \
 	clean install golden macos-check deb image deps-fleet fleet-check
 
 all: $(BIN) $(MAIN) $(LOG_BIN) $(SESSION_EXEC)
@@ -424,7 +424,7 @@ check-fast: lint-bats $(BIN) $(SESSION_EXEC) $(UNIT_BINS) $(TOOL_BINS)
 # The unit tests run beside bats (tests/run.sh): they share no port,
 # file or process with it.  The tier after, on its own: its engines
 # and its load would slow the tests that measure a pace.
-check: deps deps-check macos-check lint-bats lint-exports lint-map lint-paths $(BIN) $(SESSION_EXEC) $(UNIT_BINS) $(TOOL_BINS)
+check: deps deps-check macos-check lint-bats lint-exports lint-map lint-paths lint-layers $(BIN) $(SESSION_EXEC) $(UNIT_BINS) $(TOOL_BINS)
 	@$(BATS_ENV) CORDON=$(CURDIR)/cordon UNIT_DIR=$(BUILD)/tests/unit \
 	    TOOLS_DIR=$(CURDIR)/$(BUILD)/tests/tools \
 	    ./tests/run.sh $(UNIT_TESTS)
@@ -518,7 +518,7 @@ fuzz-run: fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./mk/fuzz-run.sh build-fuzz \
 	    tests/fuzz $(FUZZ_TARGETS)
 
-lint: deps deps-check lint-bats lint-exports lint-map lint-paths lint-commits
+lint: deps deps-check lint-bats lint-exports lint-map lint-paths lint-commits lint-layers
 	mandoc -Tlint -Wwarning docs/cordon.1 docs/cordon-policy.5
 
 # Every export carries its file's name (mk/exports.sh says which do not,
@@ -551,6 +551,13 @@ hooks:
 	$(Q)d=$$(git rev-parse --git-path hooks) && mkdir -p "$$d" && \
 	    install -m 0755 mk/commit-msg "$$d/commit-msg" && \
 	    echo "  HOOK    $$d/commit-msg"
+
+# Each include names its folder, and a folder includes only those below
+# it (mk/layers.sh states the rules: sandbox/ never runner/, wire/ never
+# proxy/, lib/ only lib/, ...): an include that breaks one goes red.
+lint-layers:
+	@echo "  LINT    layers"
+	$(Q)./mk/layers.sh
 
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
