@@ -111,8 +111,9 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_agent.c \
 		   runner/keepdir.c \
 		   runner/run_print.c \
-		   guard/block.c runner/run.c runner/control_run.c runner/control_tell.c \
-		   runner/run_end.c runner/control_feed.c runner/control_feed_replay.c \
+		   guard/block.c runner/run.c runner/run_end.c \
+		   runner/control_run.c runner/control_tell.c \
+		   runner/control_feed.c runner/control_feed_replay.c \
 		   runner/run_remote.c \
 		   runner/run_sock.c \
 		   runner/tally.c runner/publish.c \

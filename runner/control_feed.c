@@ -299,8 +299,9 @@ control_feed_dial(struct runner *rn, const char *more, bool quiet)
 		len += strlen(ask);
 		free(ask);
 	}
-	n = control_feed_send(fd, ssl, hdr, len) == 0 ? control_feed_hello(fd, ssl,
-	    answer, sizeof(answer), rn->rn_net->net_ask ? 2 : 1) : -1;
+	n = control_feed_send(fd, ssl, hdr, len) == 0 ?
+	    control_feed_hello(fd, ssl, answer, sizeof(answer),
+	    rn->rn_net->net_ask ? 2 : 1) : -1;
 	free(hdr);
 	if (n <= 0 || strncmp(answer, PP2_WATCH_HELLO,
 	    strlen(PP2_WATCH_HELLO)) != 0) {
@@ -441,7 +442,8 @@ control_feed_ask(struct runner *rn, const json_t *doc)
 		control_feed_answer(rn, id, "deny");
 		return;
 	}
-	control_tell_ask(rn, id, &e, (int)control_feed_int(doc, "timeout_secs"));
+	control_tell_ask(rn, id, &e,
+	    (int)control_feed_int(doc, "timeout_secs"));
 }
 
 /*
@@ -525,8 +527,8 @@ control_feed_event_cb(struct bufferevent *bev, short what, void *arg)
 	(void)bev;
 	/* Not the proxy's answer to our "end": reopened (fail closed). */
 	if (!rn->rn_feed_ended && !rn->rn_done) {
-		control_feed_replay_lost(rn, (what & BEV_EVENT_ERROR) ? "a read "
-		    "error on it" : "it closed", &control_feed_ops);
+		control_feed_replay_lost(rn, (what & BEV_EVENT_ERROR) ?
+		    "a read error on it" : "it closed", &control_feed_ops);
 		return;
 	}
 	rn->rn_feed_ended = true;

@@ -332,7 +332,8 @@ control_feed_retry_cb(int fd, short what, void *arg)
 		fy->fy_ops->fo_start(rn);
 		return;
 	}
-	if (control_feed_lost_ms(fy) + fy->fy_wait_ms > FEED_REOPEN_SECS * 1000) {
+	if (control_feed_lost_ms(fy) + fy->fy_wait_ms >
+	    FEED_REOPEN_SECS * 1000) {
 		control_feed_failed(rn);
 		return;
 	}
@@ -410,8 +411,8 @@ control_feed_replay_end(struct runner *rn)
 		log_warnx("run: the run ended while its channel to the "
 		    "operator's proxy was being reopened (%s): the summary "
 		    "and --report miss what it decided since", fy->fy_why);
-		control_feed_unanswered(rn, "the run ended while its channel to "
-		    "the operator's proxy was being reopened");
+		control_feed_unanswered(rn, "the run ended while its channel "
+		    "to the operator's proxy was being reopened");
 	} else if (fy->fy_failed && rn->rn_remote != NULL &&
 	    tlsup_refused(rn->rn_remote) > 0)
 		log_warnx("run: %lu connections refused by the run, its "

@@ -99,11 +99,13 @@ keepdir_points_list(struct run *run, const struct plist *pl, const char *raw,
 		if ((rel = keepdir_in_home(pl->pl_v[i].pi_text,
 		    run->r_sb.sb_view.sv_scratch,
 		    raw)) != NULL)
-			keepdir_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
+			keepdir_point_add(run, rel, pl->pl_v[i].pi_from,
+			    hidden);
 		if (realpath(pl->pl_v[i].pi_text, real) != NULL &&
 		    (rel = keepdir_in_home(real, run->r_sb.sb_view.sv_scratch,
 		    NULL)) != NULL)
-			keepdir_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
+			keepdir_point_add(run, rel, pl->pl_v[i].pi_from,
+			    hidden);
 	}
 }
 
@@ -141,8 +143,8 @@ keepdir_points(struct run *run)
 			continue;
 		/* Where it leads, or, not there yet, as PATH spells it. */
 		if (realpath(dir, real) != NULL)
-			rel = keepdir_in_home(real, run->r_sb.sb_view.sv_scratch,
-			    NULL);
+			rel = keepdir_in_home(real,
+			    run->r_sb.sb_view.sv_scratch, NULL);
 		else
 			rel = keepdir_in_home(dir, run->r_sb.sb_view.sv_scratch,
 			    raw);

@@ -2,8 +2,8 @@
  * run_host.h: the process outside, cordon run on the host from run_exec() to
  * run_end(): the proxy, the clone, the wait (run.c), the private folder
  * and its socket (run_sock.c), the harness's side (control_run.c), the
- * operator's proxy's feed (control_feed.c, reopened by control_feed_replay.c), and
- * the end (run_end.c).
+ * operator's proxy's feed (control_feed.c, reopened by
+ * control_feed_replay.c), and the end (run_end.c).
  */
 #ifndef CORDON_RUN_HOST_H
 #define CORDON_RUN_HOST_H
@@ -77,7 +77,7 @@ struct runner {
 	struct ask		*rn_asks;
 	size_t			 rn_nasks;
 	unsigned long		 rn_seq;	/* ids of events */
-	struct bufferevent	*rn_feed;	/* --proxy-socket: control_feed.c */
+	struct bufferevent	*rn_feed;	/* --proxy-socket's channel */
 	struct tlsup		*rn_remote;	/* --proxy: run_remote.c */
 	bool			 rn_feed_ended;
 	struct feed_replay	*rn_replay;	/* control_feed_replay.c */
@@ -129,16 +129,17 @@ int	control_run_start(struct runner *);
  * control_tell.c: what the harness hears: each decision (the proxy's
  * hk_observe), and the operator's proxy's answers and questions.
  */
-void	control_tell_observe(const struct egress *, const char *, const char *,
-	    void *);
+void	control_tell_observe(const struct egress *, const char *,
+	    const char *, void *);
 void	control_tell_live(struct runner *, const struct egress *,
 	    const char *, bool);
-void	control_tell_said(struct runner *, bool, const char *, const char *);
-void	control_tell_ask(struct runner *, const char *, const struct egress *,
-	    int);
+void	control_tell_said(struct runner *, bool, const char *,
+	    const char *);
+void	control_tell_ask(struct runner *, const char *,
+	    const struct egress *, int);
 void	control_tell_gone(struct runner *, const char *);
 
-/* control_feed.c: the operator's proxy's preflight and feed (--proxy-socket). */
+/* control_feed.c: the operator's proxy's preflight and feed. */
 int	control_feed_open(struct runner *);
 void	control_feed_start(struct runner *);
 int	control_feed_dial(struct runner *, const char *, bool);
@@ -157,9 +158,10 @@ struct feed_ops {
 	int	(*fo_dial)(struct runner *, const char *, bool);
 	void	(*fo_start)(struct runner *);
 };
-void	control_feed_replay_keep(struct runner *, bool, const char *, long long);
-bool	control_feed_replay_kept(struct runner *, bool, const char *, long long,
-	    const char *);
+void	control_feed_replay_keep(struct runner *, bool, const char *,
+	    long long);
+bool	control_feed_replay_kept(struct runner *, bool, const char *,
+	    long long, const char *);
 void	control_feed_replay_lost(struct runner *, const char *,
 	    const struct feed_ops *);
 bool	control_feed_replay_reopening(const struct runner *);

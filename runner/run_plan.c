@@ -2,8 +2,8 @@
  * run_plan.c: a run's mount plan (fsplan.c) and what follows from it:
  * the read-only paths brought back under the private /tmp and /run, the
  * scratch layers, the token files the plan hides, --keep's folders
- * (keepdir.c) and Landlock's rules.  Decided outside, before the clone; nothing is
- * mounted here.
+ * (keepdir.c) and Landlock's rules.  Decided outside, before the clone;
+ * nothing is mounted here.
  *
  * Runs in: cordon run on the host, before the clone.
  */

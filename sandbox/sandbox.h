@@ -77,7 +77,7 @@ struct unix_routes {
 /* --keep: a folder of the home, bound from cordon's own copy of it. */
 struct sandbox_keep {
 	char		*k_path;	/* in the home, resolved */
-	char		*k_from;	/* cordon's copy, made (keepdir.c) */
+	char		*k_from;	/* cordon's copy (keepdir.c) */
 	bool		 k_shared;	/* --keep-shared: every workspace's */
 };
 
