@@ -23,6 +23,7 @@
  * Runs in: cordon run on the host, before the clone and after the run.
  */
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -41,6 +42,7 @@
 #include "log.h"
 #include "policy.h"
 #include "runner.h"
+#include "secrets.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -548,6 +550,128 @@ keep_seed(const struct run *run, const struct pagent *pa, size_t state)
 }
 
 /*
+ * A login's copy (one a refresh renews) whose folder is a kept folder of
+ * the run (~/.codex/): marked to be put there as a plain file for the
+ * run, not bound over the file (mount_steps.c).  Codex writes its login
+ * anew by a rename, which a bound file refuses (EBUSY): it could not
+ * store a refresh's placeholders, and refreshed before each request.
+ */
+static void
+keep_logins(struct run *run)
+{
+	struct secret_file	*tf;
+	const char		*k;
+	size_t			 i, j, len;
+
+	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
+		tf->tf_keptfd = -1;
+		if (!tf->tf_bound || tf->tf_kind->sk_renew == NULL)
+			continue;
+		for (j = 0; j < run->r_sb.sb_view.sv_nkeep; j++) {
+			k = run->r_sb.sb_view.sv_keep[j].k_path;
+			len = strlen(k);
+			while (len > 1 && k[len - 1] == '/')
+				len--;
+			if (strncmp(tf->tf_path, k, len) == 0 &&
+			    tf->tf_path[len] == '/' &&
+			    strchr(tf->tf_path + len + 1, '/') == NULL)
+				tf->tf_kept = run->r_sb.sb_view.sv_keep[j].k_from;
+		}
+	}
+}
+
+/*
+ * The copy of tf written anew in the folder dir (what a run left there,
+ * a link too, removed, never followed), mode 0600.  Returns 0, or -1
+ * with errno set.
+ */
+static int
+keep_login_write(int dir, const struct secret_file *tf)
+{
+	const char	*name = strrchr(tf->tf_path, '/') + 1;
+	int		 fd, saved;
+
+	if ((unlinkat(dir, name, 0) == -1 && errno != ENOENT) ||
+	    (fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1)
+		return -1;
+	if (write(fd, tf->tf_text, tf->tf_len) != (ssize_t)tf->tf_len) {
+		saved = errno != 0 ? errno : EIO;
+		close(fd);
+		unlinkat(dir, name, 0);
+		errno = saved;
+		return -1;
+	}
+	return close(fd);
+}
+
+/*
+ * Before the clone: each marked login's copy written in its kept folder
+ * (keep_login_write), and the folder locked (flock) until
+ * keep_login_drop().  A folder another run holds (one of the same
+ * workspace, at once), or a copy that cannot be written there, gets a
+ * bound copy instead, as before.
+ */
+void
+keep_login_put(struct run *run)
+{
+	struct secret_file	*tf;
+	struct open_how		 how;
+	size_t			 i;
+	int			 dir;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
+		if (tf->tf_kept == NULL)
+			continue;
+		if ((dir = (int)syscall(SYS_openat2, AT_FDCWD, tf->tf_kept,
+		    &how, sizeof(how))) != -1 &&
+		    flock(dir, LOCK_EX | LOCK_NB) == 0 &&
+		    keep_login_write(dir, tf) == 0) {
+			tf->tf_keptfd = dir;
+			continue;
+		}
+		if (errno == EWOULDBLOCK)
+			log_info("run: ~/%s: another run holds %s: its copy is "
+			    "bound there", tf->tf_kind->sk_name, tf->tf_kept);
+		else
+			log_warn("run: ~/%s: its copy in %s (bound there "
+			    "instead)", tf->tf_kind->sk_name, tf->tf_kept);
+		if (dir != -1)
+			close(dir);
+		tf->tf_kept = NULL;
+	}
+}
+
+/*
+ * After the run: the copies keep_login_put() wrote removed from the kept
+ * folders, whatever the run left in their place (a link: itself), so
+ * that the next run starts from the host's file.
+ */
+void
+keep_login_drop(struct run *run)
+{
+	struct secret_file	*tf;
+	size_t			 i;
+
+	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
+		if (tf->tf_kept == NULL || tf->tf_keptfd == -1)
+			continue;
+		if (unlinkat(tf->tf_keptfd, strrchr(tf->tf_path, '/') + 1,
+		    0) == -1 && errno != ENOENT)
+			log_warn("run: ~/%s: its copy in %s",
+			    tf->tf_kind->sk_name, tf->tf_kept);
+		close(tf->tf_keptfd);
+		tf->tf_keptfd = -1;
+	}
+}
+
+/*
  * --keep and --keep-shared: the folders of o, each checked and its copy
  * made, into the view's sv_keep.  The home must be a scratch layer of
  * the run (the view's sv_scratch).  Returns 0, or -1 having said why.
@@ -597,5 +721,7 @@ keep_plan(struct run *run, const struct run_opts *o, const char *workspace,
 	}
 	close(data);
 	free(datadir);
+	if (rc == 0)
+		keep_logins(run);
 	return rc;
 }

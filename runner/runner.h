@@ -201,6 +201,8 @@ int	keep_plan(struct run *, const struct run_opts *, const char *,
 bool	keep_allowed(const struct run *, const char *);
 bool	keep_is_point(const struct run *, const char *);
 void	keep_clear(struct run *);
+void	keep_login_put(struct run *);
+void	keep_login_drop(struct run *);
 
 /* run_print.c: --dry-run. */
 struct trust_bundle;
