@@ -23,6 +23,7 @@
  * Runs in: cordon run on the host, before the clone and after the run.
  */
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -43,6 +44,7 @@
 #include "lib/xmalloc.h"
 #include "policies/policy.h"
 #include "runner/runner.h"
+#include "secrets/secrets.h"
 
 #define KEEP_NAME_MAX	32	/* bytes of the workspace's name kept */
 
@@ -99,13 +101,11 @@ keepdir_points_list(struct run *run, const struct plist *pl, const char *raw,
 		if ((rel = keepdir_in_home(pl->pl_v[i].pi_text,
 		    run->r_sb.sb_view.sv_scratch,
 		    raw)) != NULL)
-			keepdir_point_add(run, rel, pl->pl_v[i].pi_from,
-			    hidden);
+			keepdir_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
 		if (realpath(pl->pl_v[i].pi_text, real) != NULL &&
 		    (rel = keepdir_in_home(real, run->r_sb.sb_view.sv_scratch,
 		    NULL)) != NULL)
-			keepdir_point_add(run, rel, pl->pl_v[i].pi_from,
-			    hidden);
+			keepdir_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
 	}
 }
 
@@ -143,8 +143,8 @@ keepdir_points(struct run *run)
 			continue;
 		/* Where it leads, or, not there yet, as PATH spells it. */
 		if (realpath(dir, real) != NULL)
-			rel = keepdir_in_home(real,
-			    run->r_sb.sb_view.sv_scratch, NULL);
+			rel = keepdir_in_home(real, run->r_sb.sb_view.sv_scratch,
+			    NULL);
 		else
 			rel = keepdir_in_home(dir, run->r_sb.sb_view.sv_scratch,
 			    raw);
@@ -550,6 +550,128 @@ keepdir_seed(const struct run *run, const struct pagent *pa, size_t state)
 }
 
 /*
+ * A login's copy (one a refresh renews) whose folder is a kept folder of
+ * the run (~/.codex/): marked to be put there as a plain file for the
+ * run, not bound over the file (mount_steps.c).  Codex writes its login
+ * anew by a rename, which a bound file refuses (EBUSY): it could not
+ * store a refresh's placeholders, and refreshed before each request.
+ */
+static void
+keepdir_logins(struct run *run)
+{
+	struct secret_file	*tf;
+	const char		*k;
+	size_t			 i, j, len;
+
+	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
+		tf->tf_keptfd = -1;
+		if (!tf->tf_bound || tf->tf_kind->sk_renew == NULL)
+			continue;
+		for (j = 0; j < run->r_sb.sb_view.sv_nkeep; j++) {
+			k = run->r_sb.sb_view.sv_keep[j].k_path;
+			len = strlen(k);
+			while (len > 1 && k[len - 1] == '/')
+				len--;
+			if (strncmp(tf->tf_path, k, len) == 0 &&
+			    tf->tf_path[len] == '/' &&
+			    strchr(tf->tf_path + len + 1, '/') == NULL)
+				tf->tf_kept = run->r_sb.sb_view.sv_keep[j].k_from;
+		}
+	}
+}
+
+/*
+ * The copy of tf written anew in the folder dir (what a run left there,
+ * a link too, removed, never followed), mode 0600.  Returns 0, or -1
+ * with errno set.
+ */
+static int
+keepdir_login_write(int dir, const struct secret_file *tf)
+{
+	const char	*name = strrchr(tf->tf_path, '/') + 1;
+	int		 fd, saved;
+
+	if ((unlinkat(dir, name, 0) == -1 && errno != ENOENT) ||
+	    (fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1)
+		return -1;
+	if (write(fd, tf->tf_text, tf->tf_len) != (ssize_t)tf->tf_len) {
+		saved = errno != 0 ? errno : EIO;
+		close(fd);
+		unlinkat(dir, name, 0);
+		errno = saved;
+		return -1;
+	}
+	return close(fd);
+}
+
+/*
+ * Before the clone: each marked login's copy written in its kept folder
+ * (keepdir_login_write), and the folder locked (flock) until
+ * keepdir_login_drop().  A folder another run holds (one of the same
+ * workspace, at once), or a copy that cannot be written there, gets a
+ * bound copy instead, as before.
+ */
+void
+keepdir_login_put(struct run *run)
+{
+	struct secret_file	*tf;
+	struct open_how		 how;
+	size_t			 i;
+	int			 dir;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
+		if (tf->tf_kept == NULL)
+			continue;
+		if ((dir = (int)syscall(SYS_openat2, AT_FDCWD, tf->tf_kept,
+		    &how, sizeof(how))) != -1 &&
+		    flock(dir, LOCK_EX | LOCK_NB) == 0 &&
+		    keepdir_login_write(dir, tf) == 0) {
+			tf->tf_keptfd = dir;
+			continue;
+		}
+		if (errno == EWOULDBLOCK)
+			log_info("run: ~/%s: another run holds %s: its copy is "
+			    "bound there", tf->tf_kind->sk_name, tf->tf_kept);
+		else
+			log_warn("run: ~/%s: its copy in %s (bound there "
+			    "instead)", tf->tf_kind->sk_name, tf->tf_kept);
+		if (dir != -1)
+			close(dir);
+		tf->tf_kept = NULL;
+	}
+}
+
+/*
+ * After the run: the copies keepdir_login_put() wrote removed from the kept
+ * folders, whatever the run left in their place (a link: itself), so
+ * that the next run starts from the host's file.
+ */
+void
+keepdir_login_drop(struct run *run)
+{
+	struct secret_file	*tf;
+	size_t			 i;
+
+	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++) {
+		tf = &run->r_sb.sb_view.sv_secrets[i];
+		if (tf->tf_kept == NULL || tf->tf_keptfd == -1)
+			continue;
+		if (unlinkat(tf->tf_keptfd, strrchr(tf->tf_path, '/') + 1,
+		    0) == -1 && errno != ENOENT)
+			log_warn("run: ~/%s: its copy in %s",
+			    tf->tf_kind->sk_name, tf->tf_kept);
+		close(tf->tf_keptfd);
+		tf->tf_keptfd = -1;
+	}
+}
+
+/*
  * --keep and --keep-shared: the folders of o, each checked and its copy
  * made, into the view's sv_keep.  The home must be a scratch layer of
  * the run (the view's sv_scratch).  Returns 0, or -1 having said why.
@@ -599,5 +721,7 @@ keepdir_plan(struct run *run, const struct run_opts *o, const char *workspace,
 	}
 	close(data);
 	free(datadir);
+	if (rc == 0)
+		keepdir_logins(run);
 	return rc;
 }

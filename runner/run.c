@@ -652,6 +652,7 @@ run_clone(struct runner *rn)
 	int			 pidfd = -1, saved;
 
 	run->r_sb.sb_cmd.sc_notifyfd = rn->rn_npair[1];
+	keepdir_login_put(run);	/* before: the child binds what it did not put */
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	    CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD;

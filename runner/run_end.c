@@ -244,6 +244,7 @@ run_end(struct runner *rn)
 	control_free(rn->rn_control);
 	tally_free(rn->rn_tally);
 	keeper_end(rn);
+	keepdir_login_drop(run);
 	policy_free(rn->rn_env_policy);
 	free(rn->rn_asks);
 	free(rn->rn_setup_error);

@@ -201,6 +201,8 @@ int	keepdir_plan(struct run *, const struct run_opts *, const char *,
 bool	keepdir_allowed(const struct run *, const char *);
 bool	keepdir_is_point(const struct run *, const char *);
 void	keepdir_clear(struct run *);
+void	keepdir_login_put(struct run *);
+void	keepdir_login_drop(struct run *);
 
 /* run_print.c: --dry-run. */
 struct trust_bundle;

@@ -415,8 +415,9 @@ mount_clone(struct mounts *m, struct step *s)
  * A login's copy (an agent's, which a refresh renews: sk_renew) is the
  * user's alone and writable (mount_cover_file), so that the agent can
  * store the placeholders a refresh gave it; what it writes stays in
- * this tmpfs and is gone with the run.  Any other is readable by all,
- * read-only.  Returns 0, or -1 with errno set.
+ * this tmpfs and is gone with the run.  One cordon run put in a kept
+ * folder (tf_kept) is no mount, so none here.  Any other is readable
+ * by all, read-only.  Returns 0, or -1 with errno set.
  */
 static int
 mount_tokens(const struct sandbox *sb, int dir)
@@ -428,7 +429,7 @@ mount_tokens(const struct sandbox *sb, int dir)
 
 	for (i = 0; i < sb->sb_view.sv_nsecrets; i++) {
 		tf = &sb->sb_view.sv_secrets[i];
-		if (!tf->tf_bound)
+		if (!tf->tf_bound || tf->tf_kept != NULL)
 			continue;
 		snprintf(name, sizeof(name), "token-%zu", i);
 		if ((fd = openat(dir, name, O_CREAT | O_WRONLY | O_CLOEXEC,

@@ -202,6 +202,21 @@ mount_in_layer(const struct sandbox *sb, const struct fs_op *op)
 	return true;
 }
 
+/*
+ * Whether op hides a login whose copy cordon run put in a kept folder
+ * (keepdir.c, tf_kept): a plain file there, so that the agent can rename
+ * over it, no mount.
+ */
+static bool
+mount_kept_login(const struct sandbox *sb, const struct fs_op *op)
+{
+	ssize_t	 tok;
+
+	return op->fo_kind == FS_HIDE_FILE &&
+	    (tok = mount_steps_token(sb, op->fo_path)) != -1 &&
+	    sb->sb_view.sv_secrets[tok].tf_kept != NULL;
+}
+
 /* The system's covers and the plan's ops, in the order they are applied. */
 void
 mount_steps(struct mounts *m, const struct sandbox *sb)
@@ -257,7 +272,8 @@ mount_steps(struct mounts *m, const struct sandbox *sb)
 		const struct fs_op	*op = &sb->sb_view.sv_plan->fp_ops[i];
 		enum step_kind		 kind = mount_op_step(op, &mode);
 
-		if (op->fo_kind == FS_SKIP || mount_in_layer(sb, op))
+		if (op->fo_kind == FS_SKIP || mount_in_layer(sb, op) ||
+		    mount_kept_login(sb, op))
 			continue;
 		if (mount_hooks(op) && nhooks < RUN_HOOKS_MAX) {
 			mount_add(m, op->fo_path, STEP_SCRATCH, "git hooks, "
@@ -294,6 +310,11 @@ mount_steps_print(const struct sandbox *sb, FILE *f)
 		    "a copy, its tokens placeholders, writable, dropped after "
 		    "the run" : "a copy, its tokens placeholders, read-only" :
 		    step_names[m.m_steps[i].s_kind], m.m_steps[i].s_why);
+	for (i = 0; i < sb->sb_view.sv_nsecrets; i++)
+		if (sb->sb_view.sv_secrets[i].tf_kept != NULL)
+			fprintf(f, "  %s: a copy, its tokens placeholders, "
+			    "a file of the kept folder, writable, removed after "
+			    "the run\n", sb->sb_view.sv_secrets[i].tf_path);
 	if (sb->sb_view.sv_agent_real != NULL)
 		fprintf(f, "  %s: cordon's ssh-agent, bound read-only from "
 		    "the run's private folder\n", RUN_AGENT_SOCK);

@@ -58,6 +58,9 @@ struct secret_file {
 	bool		 tf_bound;	/* the plan hides tf_path: PID 1 binds */
 					/* the copy there */
 	unsigned	 tf_renewed;	/* refreshes written back to tf_path */
+	const char	*tf_kept;	/* the kept folder its copy is put in, */
+					/* not bound (keepdir.c), or NULL */
+	int		 tf_keptfd;	/* that folder, locked while put; -1 */
 };
 
 typedef char	*(*placeholder_fn)(void);

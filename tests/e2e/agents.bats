@@ -601,6 +601,19 @@ kept_copy() {
 	# The host's folder is untouched.
 	[ ! -e "$UDIR/home/.claude/history.jsonl" ]
 	grep -q host-token "$UDIR/home/.claude/.credentials.json"
+	# The copy is a file of the kept folder during a run, gone after it;
+	# a link left in its place is removed, never followed.
+	[ ! -e "$(kept_copy .claude)/.credentials.json" ]
+	echo outside >"$BATS_TEST_TMPDIR/target"
+	ln -s "$BATS_TEST_TMPDIR/target" "$(kept_copy .claude)/.credentials.json"
+	run in_sandbox --quiet --keep '~/.claude' -- sh -c '
+	    cat ~/.claude/.credentials.json; echo again >~/.claude/.credentials.json'
+	[ "$status" -eq 0 ]
+	[ "$output" = "{}" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/target")" = outside ]
+	[ ! -e "$(kept_copy .claude)/.credentials.json" ]
+	[ ! -L "$(kept_copy .claude)/.credentials.json" ]
+	grep -q host-token "$UDIR/home/.claude/.credentials.json"
 }
 
 @test "claude: a subscription login works inside from a copy with placeholders for both tokens" {
@@ -882,27 +895,29 @@ CODEX_PRINT='jq -r ".tokens | \"held-id=\(.id_token)\", \"held-access=\(.access_
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"run: ~/.codex/auth.json: the login was refreshed inside; its new tokens are written to $auth"* ]]
+	[ "$(grep -c "the login was refreshed inside" <<<"$output")" -eq 1 ]
 	[[ "$output" == *"MOCK-DONE tool said"* ]]
-	# The token endpoint got the real refresh token first, in its
-	# member; later ones the new real one.  codex writes its login file
-	# anew by a rename, which the bound copy refuses (EBUSY): it cannot
-	# store the new tokens, and refreshes again before its requests.
-	jq -se --arg r "$REFRESH" --arg r2 "$new_refresh" '
+	# The token endpoint got the real refresh token, in its member,
+	# once: codex renamed its new login over its copy, a plain file of
+	# the kept ~/.codex/.
+	jq -se --arg r "$REFRESH" '
 	    map(select(.path == "/oauth/token") | .body) |
-	    length >= 1 and .[0].refresh_token == $r and
-	    all(.grant_type == "refresh_token") and
-	    all(.[1:][]; .refresh_token == $r2)' "$REQ"
+	    length == 1 and .[0].refresh_token == $r and
+	    .[0].grant_type == "refresh_token"' "$REQ"
 	# The model API got the new real access token, never the old one,
 	# though codex sent the copy's placeholder still.
 	[ "$(jq -r 'select(.path | endswith("/responses")) | .headers |
 	    with_entries(.key |= ascii_downcase) | .authorization' "$REQ" |
 	    sort -u)" = "Bearer $new_access" ]
-	# Inside: the copy's JWTs, their claims the old ones, their
-	# signatures placeholders.
+	# Inside, what codex stored after the refresh: the new JWTs' claims,
+	# their signatures placeholders, and a placeholder refresh token.
 	codex_held
-	[ "${held_access%.*}" = "${old_access%.*}" ]
-	[ "${held_id%.*}" = "${old_id%.*}" ]
+	[ "${held_access%.*}" = "${new_access%.*}" ]
+	[ "${held_id%.*}" = "${new_id%.*}" ]
+	[ "$held_access" != "$new_access" ]
 	[[ "$held_refresh" =~ ^cordon-phantom-[0-9a-f]{32}$ ]]
+	# The copy is gone from the kept folder with the run.
+	[ ! -e "$(kept_copy .codex)/auth.json" ]
 	for v in "$(jwt_sig "$old_id")" "$(jwt_sig "$old_access")" "$REFRESH" \
 	    "$(jwt_sig "$new_id")" "$(jwt_sig "$new_access")" "$new_refresh"; do
 		[[ "$output" != *"$v"* ]]
