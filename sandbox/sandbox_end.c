@@ -42,20 +42,40 @@ sandbox_end_private_cb(const char *path, const struct stat *st, int type,
 }
 
 /*
+ * Whether dir is still the run's private tmpfs: no bind of the plan's
+ * (a workspace or a --write folder that is /tmp, or holds it) covers it.
+ * Folders bound below it are other mounts, which the walk skips.
+ */
+static bool
+sandbox_end_is_private(const struct sandbox *sb, const char *dir)
+{
+	const struct fsplan	*plan = sb->sb_view.sv_plan;
+	size_t			 i;
+
+	for (i = 0; i < plan->fp_nops; i++)
+		if ((plan->fp_ops[i].fo_kind == FS_RW ||
+		    plan->fp_ops[i].fo_kind == FS_RO) &&
+		    path_is_below(dir, plan->fp_ops[i].fo_path))
+			return false;
+	return true;
+}
+
+/*
  * The files the command left in the run's private /tmp and /var/tmp,
  * which go with the sandbox: a later run does not see them, and the
  * summary says so.  Returns them as {"files", "bytes", "all"}, or NULL
  * when there are none.
  */
 static json_t *
-sandbox_end_private(void)
+sandbox_end_private(const struct sandbox *sb)
 {
 	static const char *const dirs[] = { "/tmp", "/var/tmp" };
 	size_t	 i;
 
 	for (i = 0; i < nitems(dirs); i++)
-		(void)nftw(dirs[i], sandbox_end_private_cb, 16, FTW_PHYS |
-		    FTW_MOUNT);
+		if (sandbox_end_is_private(sb, dirs[i]))
+			(void)nftw(dirs[i], sandbox_end_private_cb, 16,
+			    FTW_PHYS | FTW_MOUNT);
 	if (private_left.pv_files == 0)
 		return NULL;
 	return json_pack("{s:I, s:I, s:b}", "files", private_left.pv_files,
@@ -90,7 +110,7 @@ sandbox_end_tell(const struct sandbox *sb, const struct scratch_fds *scratch)
 		    "other", (json_int_t)d.nd_other));
 	if (scratch->sf_n > 0)
 		json_object_set_new(doc, "scratch", scratch_list(scratch));
-	if ((priv = sandbox_end_private()) != NULL)
+	if ((priv = sandbox_end_private(sb)) != NULL)
 		json_object_set_new(doc, "private_tmp", priv);
 	text = json_dumps(doc, JSON_COMPACT);
 	len = text != NULL ? strlen(text) : 0;

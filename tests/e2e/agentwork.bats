@@ -224,6 +224,16 @@ wait_file() {
 	[[ $output == *"/tmp: tmpfs, writable (a private /tmp)"* ]]
 }
 
+@test "a /var/tmp the run binds from the host (--write) is the host's: what is in it is not said to go with the run" {
+	f=/var/tmp/cordon-kept.$$.$BATS_TEST_NUMBER
+	run in_sandbox --write /var/tmp -- sh -c "echo a >/tmp/a; echo b >$f"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$f")" = b ]
+	rm -f "$f"
+	[[ $output == *"the command left 1 file (2 bytes) in /tmp and /var/tmp"* ]]
+}
+
 @test "a git hook written inside (as pre-commit install writes one) runs inside, never reaches the host, and is said once with the fix" {
 	run in_sandbox -- sh -c '
 	    printf "#!/bin/sh\necho hook-ran-inside\n" >.git/hooks/pre-commit &&
