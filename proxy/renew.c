@@ -152,8 +152,10 @@ renew_collect(struct renew *r, bool answer, struct http_body *hb,
 			evbuffer_add(to, buf + used, (size_t)n);
 		used += (size_t)n;
 	}
-	explicit_bzero(evbuffer_pullup(in, (ssize_t)used), used);
-	evbuffer_drain(in, used);
+	if (used > 0) {
+		explicit_bzero(evbuffer_pullup(in, (ssize_t)used), used);
+		evbuffer_drain(in, used);
+	}
 	return evbuffer_get_length(to) > RENEW_BODY_MAX ? -1 : 0;
 }
 
