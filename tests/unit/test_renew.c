@@ -432,15 +432,38 @@ test_renew_refused(void **state)
  * one in from then on, and the copy's one still, which an agent that
  * could not store the new one sends; the real signatures never show.
  */
+/*
+ * A request to api.test carrying placeholder ph is pinned as the run's
+ * and gets the newest real token, JWT_NEW (of px's three phantoms).
+ */
+static void
+assert_jwt_fills(struct proxy *px, const char *ph)
+{
+	struct http_request	 req;
+	char			*text, *where, *warning;
+
+	xasprintf(&text, "GET / HTTP/1.1\r\nHost: api.test\r\n"
+	    "Authorization: Bearer %s\r\n\r\n", ph);
+	parse_req(text, &req);
+	assert_int_equal(pin_classify(&req, px->px_phantoms, 3, NULL,
+	    "api.test", true, &where), PIN_PHANTOM);
+	assert_int_equal(inspect_phantom_apply(&req, px->px_phantoms, 3,
+	    "api.test", true, &warning), 1);
+	assert_null(warning);
+	assert_string_equal(header(req.hr_headers, req.hr_nheaders,
+	    "Authorization"), "Bearer " JWT_NEW);
+	http_request_clear(&req);
+	free(text);
+}
+
 static void
 test_renew_jwt(void **state)
 {
 	struct proxy		 px;
 	struct http_response	 resp;
-	struct http_request	 req;
 	struct renew		*r;
 	const char		*ph;
-	char			*got, *cause, *warning, *text, *where;
+	char			*got, *cause;
 
 	(void)state;
 	proxy_setup(&px);
@@ -467,28 +490,8 @@ test_renew_jwt(void **state)
 	http_response_clear(&resp);
 	renew_free(r);
 	/* Both placeholders are filled in with the new token, and pinned. */
-	xasprintf(&text, "GET / HTTP/1.1\r\nHost: api.test\r\n"
-	    "Authorization: Bearer %s\r\n\r\n", ph);
-	parse_req(text, &req);
-	assert_int_equal(pin_classify(&req, px.px_phantoms, 3, NULL,
-	    "api.test", true, &where), PIN_PHANTOM);
-	assert_int_equal(inspect_phantom_apply(&req, px.px_phantoms, 3,
-	    "api.test", true, &warning), 1);
-	assert_null(warning);
-	assert_string_equal(header(req.hr_headers, req.hr_nheaders,
-	    "Authorization"), "Bearer " JWT_NEW);
-	http_request_clear(&req);
-	free(text);
-	parse_req("GET / HTTP/1.1\r\nHost: api.test\r\n"
-	    "Authorization: Bearer " JWT_OLD_PH "\r\n\r\n", &req);
-	assert_int_equal(pin_classify(&req, px.px_phantoms, 3, NULL,
-	    "api.test", true, &where), PIN_PHANTOM);
-	assert_int_equal(inspect_phantom_apply(&req, px.px_phantoms, 3,
-	    "api.test", true, &warning), 1);
-	assert_null(warning);
-	assert_string_equal(header(req.hr_headers, req.hr_nheaders,
-	    "Authorization"), "Bearer " JWT_NEW);
-	http_request_clear(&req);
+	assert_jwt_fills(&px, ph);
+	assert_jwt_fills(&px, JWT_OLD_PH);
 	proxy_teardown(&px);
 }
 
