@@ -25,6 +25,11 @@ Q		 = $(if $(filter 1,$(V)),,@)
 
 PKG_CFLAGS	 = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# cordon-main and cordon-log link the libraries' archives (LINK=static,
+# the default) or the shared libraries (LINK=shared): mk/link-libs.sh
+# says what each costs.
+LINK		?= static
+MAIN_LIBS	 = $(shell ./mk/link-libs.sh $(LINK) $(CC) $(PKGS) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 		   -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
@@ -204,7 +209,7 @@ all: $(BIN) $(MAIN) $(LOG_BIN) $(SESSION_EXEC)
 # itself, or from PREFIX/libexec/cordon once installed.
 $(MAIN): $(CORE_OBJS) $(CMD_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(MAIN_LIBS)
 
 # cordon-log, `cordon log` alone: jansson and zlib, not the fourteen
 # libraries whose loading costs more than a short tail.  Found as
@@ -213,7 +218,7 @@ LOG_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,logs/log_main.c logs/log_cmd.c 		   $(LO
 $(LOG_BIN): $(LOG_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) \
-	    $(shell pkg-config --libs jansson zlib 2>/dev/null)
+	    $(shell ./mk/link-libs.sh $(LINK) $(CC) jansson zlib 2>/dev/null)
 
 # cordon run --session alone, with the C library only: it starts fast.
 # With musl (musl-tools), static: glibc's start asks the processor for

@@ -69,6 +69,18 @@ depends=$(cd "$stage" && dpkg-shlibdeps -O -e"root/usr/bin/cordon" \
     -e"root/usr/libexec/cordon/cordon-session-exec" \
     2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+# cordon-main holds the archives of the libraries it does not load
+# (LINK=static): Built-Using names their source packages, so that a
+# security update of one of them shows this package needs building again.
+built_using=
+for dev in libevent-dev libssl-dev libseccomp-dev libc-ares-dev \
+    libjansson-dev libnftnl-dev; do
+	lib=$(dpkg -L "$dev" 2>/dev/null | grep -m1 '/lib[^/]*\.so$') || continue
+	readelf -d "$root/usr/libexec/cordon/cordon-main" |
+	    grep -q "\[$(basename "$lib")" && continue
+	built_using="$built_using${built_using:+, }$(dpkg-query -W \
+	    -f='${source:Package} (= ${source:Version})' "$dev")"
+done
 cat >"$root/DEBIAN/control" <<EOF
 Package: cordon
 Version: $version
@@ -76,7 +88,8 @@ Architecture: $arch
 Maintainer: $maint
 Installed-Size: $size
 Depends: $depends
-Section: net
+${built_using:+Built-Using: $built_using
+}Section: net
 Priority: optional
 Homepage: https://example.org/cordon
 Description: sandbox for the shell commands of AI coding agents

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# mk/start-breakdown.sh CORDON RUNS [NETWORK]: where the time of a fresh
-# `cordon run --network NETWORK -- true` goes (proxy, the default, or
-# none), step by step, medians of RUNS runs (make bench BENCH=start
+# mk/start-breakdown.sh CORDON RUNS [NETWORK [USER]]: where the time of a
+# fresh `cordon run --network NETWORK -- true` goes (proxy, the default,
+# or none), run as USER (root when not given), step by step, medians of RUNS runs (make bench BENCH=start
 # prints both).  Nothing in cordon counts: the steps are timed
 # from outside, by uprobes on the entry of the function that begins each
 # (perf probe, on cordon-main's symbols) and the scheduler's exec and exit
@@ -14,6 +14,7 @@ set -eu
 cordon=${1:?usage: start-breakdown.sh CORDON RUNS [NETWORK]}
 runs=${2:-50}
 network=${3:-proxy}
+user=${4:-root}
 main=$(dirname "$cordon")/cordon-main
 [ -x "$main" ] || main=$(dirname "$cordon")/../libexec/cordon/cordon-main
 group=cordon_start_$$
@@ -65,7 +66,14 @@ for m in "${markers[@]}"; do
 done
 
 # The runs, each in an empty workspace, as the start figures' are.
+# The user's runs go through setpriv, as a user's shell would start them.
 mkdir -p "$tmp/ws" "$tmp/home"
+as=()
+if [ "$user" != root ]; then
+	chmod 755 "$tmp"
+	chown "$user:" "$tmp/ws" "$tmp/home"
+	as=(setpriv --reuid "$user" --regid "$user" --init-groups)
+fi
 cat >"$tmp/runs.sh" <<EOF
 cd "$tmp/ws"
 for _ in \$(seq $runs); do
@@ -76,7 +84,7 @@ EOF
 if ! HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" \
     CORDON_SYSTEM_POLICY='' perf record -q -o "$tmp/perf.data" \
     -e "$group:*" -e sched:sched_process_exec \
-    -e sched:sched_process_exit -- bash "$tmp/runs.sh" \
+    -e sched:sched_process_exit -- "${as[@]}" bash "$tmp/runs.sh" \
     >/dev/null 2>"$tmp/record.err"; then
 	echo "(breakdown: perf record failed: $(tail -n 1 "$tmp/record.err"))"
 	exit 0
@@ -146,4 +154,4 @@ for m in "${markers[@]}"; do
 done
 printf '%-44s %9.2f\n' "sum of the medians" "$(echo "$total / 1000" | bc -l)"
 echo "(uprobes on cordon-main and the scheduler's exec and exit, perf;" \
-    "$runs runs, medians; as $(id -un))"
+    "$runs runs, medians; as $user)"
