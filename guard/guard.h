@@ -214,6 +214,7 @@ struct sentinel {
 int	sentinel_start(struct sentinel *, struct guard *, const char *, int,
 	    char **);
 void	sentinel_done(struct sentinel *);
+void	sentinel_end(struct sentinel *);
 
 /*
  * block.c: the placeholders of protected paths that do not exist yet,

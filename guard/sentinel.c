@@ -210,18 +210,27 @@ sentinel_start(struct sentinel *s, struct guard *g, const char *id,
 }
 
 /*
- * cordon run made the check itself: the sentinel ends, and is waited
- * for, so that it holds nothing of the run's once cordon run returns.
- * Does nothing for a sentinel never started.
+ * cordon run made the check itself: the sentinel ends, while cordon run
+ * ends too (sentinel_end waits for it).  Does nothing for a sentinel
+ * never started.
  */
 void
 sentinel_done(struct sentinel *s)
 {
 	char	 b = SENTINEL_DONE;
 
-	if (s->s_fd == -1)
-		return;
-	if (write(s->s_fd, &b, 1) != 1)
+	if (s->s_fd != -1 && write(s->s_fd, &b, 1) != 1)
 		log_warn("run: telling the sentinel the check is made");
-	sentinel_reap(s);
+}
+
+/*
+ * The sentinel is waited for, so that it holds nothing of the run's once
+ * cordon run returns: ended if told (sentinel_done), or once it made the
+ * check itself.  Does nothing for a sentinel never started.
+ */
+void
+sentinel_end(struct sentinel *s)
+{
+	if (s->s_fd != -1)
+		sentinel_reap(s);
 }

@@ -825,6 +825,10 @@ run_watch(struct runner *rn)
 	    EV_READ | EV_PERSIST, run_exited_cb, rn);
 	rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base, rn->rn_sfd,
 	    EV_READ | EV_PERSIST, run_signal_cb, rn);
+	if (rn->rn_ends[0] != -1)
+		rn->rn_evs[rn->rn_nev++] = rn->rn_told_ev = event_new(
+		    rn->rn_base, rn->rn_ends[0], EV_READ | EV_PERSIST,
+		    run_told_cb, rn);
 	control_feed_start(rn);
 	if (rn->rn_notify != NULL)
 		rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base,
@@ -860,6 +864,7 @@ run_wait(struct runner *rn)
 		if (rn->rn_evs[i] != NULL)
 			event_free(rn->rn_evs[i]);
 	rn->rn_nev = 0;
+	rn->rn_told_ev = NULL;
 	run_notify_end(rn);
 	if (rn->rn_step_failed)
 		rn->rn_status = RUN_EXIT_FAILURE;

@@ -9,6 +9,7 @@
  */
 #include <sys/types.h>
 #include <sys/queue.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 
@@ -84,35 +86,103 @@ run_end_keepable(const struct run *run, json_t *doc)
 	}
 }
 
-/*
- * What PID 1 said at the command's end (sandbox_tell_end): one JSON
- * document, read once the sandbox is gone.
- */
-static void
-run_end_read(int fd, const struct run *run, struct tally *t)
+#define RUN_TOLD_MAX	(64 * 1024)	/* what PID 1 says at the end */
+
+/* Reads what PID 1 says at the end; returns false at its EOF or bound. */
+static bool
+run_told_more(struct runner *rn)
 {
-	char		 buf[64 * 1024];
-	size_t		 off = 0;
-	ssize_t		 n;
+	int	 n;
+
+	if (rn->rn_told == NULL && (rn->rn_told = evbuffer_new()) == NULL)
+		return false;
+	if (evbuffer_get_length(rn->rn_told) >= RUN_TOLD_MAX)
+		return false;
+	n = evbuffer_read(rn->rn_told, rn->rn_ends[0], RUN_TOLD_MAX);
+	return n > 0 || (n == -1 && errno == EINTR);
+}
+
+/* What PID 1 said, as one JSON document, or NULL having said why. */
+static json_t *
+run_told_doc(struct runner *rn)
+{
 	json_t		*doc;
 	json_error_t	 err;
+	size_t		 len;
 
-	if (fd == -1)
-		return;
-	while (off < sizeof(buf) - 1 && ((n = read(fd, buf + off,
-	    sizeof(buf) - 1 - off)) > 0 || (n == -1 && errno == EINTR)))
-		off += n > 0 ? (size_t)n : 0;
-	if (off == 0)
-		return;
-	buf[off] = '\0';
-	if ((doc = json_loads(buf, 0, &err)) == NULL) {
+	if (rn->rn_told == NULL ||
+	    (len = evbuffer_get_length(rn->rn_told)) == 0)
+		return NULL;
+	doc = json_loadb((const char *)evbuffer_pullup(rn->rn_told, -1),
+	    len, 0, &err);
+	if (doc == NULL)
 		log_warnx("run: what the sandbox said at its end: %s",
 		    err.text);
+	return doc;
+}
+
+/*
+ * PID 1's words at the command's end, read as they come.  With "end" in
+ * them PID 1 is alone (sandbox_end_alone): nothing in the sandbox can
+ * write any more, so the run is over and its check may begin while
+ * PID 1's exit still takes the namespaces down.
+ */
+void
+run_told_cb(int fd, short what, void *arg)
+{
+	struct runner	*rn = arg;
+	json_t		*doc;
+	int		 status;
+
+	(void)fd;
+	(void)what;
+	if (run_told_more(rn))
 		return;
+	event_del(rn->rn_told_ev);
+	if ((doc = run_told_doc(rn)) != NULL && json_unpack(doc,
+	    "{s:{s:i}}", "end", "status", &status) == 0) {
+		rn->rn_status = status;
+		rn->rn_alone = rn->rn_done = true;
+		event_base_loopexit(rn->rn_base, NULL);
 	}
-	run_end_keepable(run, doc);
-	tally_end(t, doc);
 	json_decref(doc);
+}
+
+/*
+ * What PID 1 said at the command's end (sandbox_end_tell): one JSON
+ * document, read in full once PID 1 is alone or gone.
+ */
+static void
+run_end_read(struct runner *rn)
+{
+	struct run	*run = rn->rn_run;
+	json_t		*doc;
+
+	if (rn->rn_ends[0] == -1)
+		return;
+	while (run_told_more(rn))
+		continue;
+	if ((doc = run_told_doc(rn)) == NULL)
+		return;
+	run_end_keepable(run, doc);
+	tally_end(rn->rn_tally, doc);
+	json_decref(doc);
+}
+
+/*
+ * PID 1's exit, once it told it was alone: the check ran while the
+ * kernel took the sandbox down, and the cleanup waits for it to be done.
+ */
+static void
+run_end_reap(struct runner *rn)
+{
+	siginfo_t	 si;
+
+	if (!rn->rn_alone)
+		return;
+	while (waitid(P_PIDFD, (id_t)rn->rn_pidfd, &si, WEXITED) == -1 &&
+	    errno == EINTR)
+		continue;
 }
 
 /*
@@ -131,7 +201,7 @@ run_end_collect(struct runner *rn)
 	rn->rn_setup_error = run_end_errors(rn->rn_err[0]);
 	close(rn->rn_err[0]);
 	rn->rn_err[0] = -1;
-	run_end_read(rn->rn_ends[0], run, rn->rn_tally);
+	run_end_read(rn);
 	/* What it kept may be said too: the remotes a clone adds. */
 	if (guard_check(run->r_guard, run->r_sb.sb_id) != 0)
 		rn->rn_status = RUN_EXIT_FAILURE;
@@ -141,6 +211,7 @@ run_end_collect(struct runner *rn)
 		rn->rn_status = RUN_EXIT_FAILURE;
 	}
 	sentinel_done(&rn->rn_sentinel);
+	run_end_reap(rn);
 }
 
 /*
@@ -258,6 +329,9 @@ run_end(struct runner *rn)
 		run_end_close(&rn->rn_err[i]);
 	}
 	run_end_close(&rn->rn_sfd);
+	sentinel_end(&rn->rn_sentinel);
+	if (rn->rn_told != NULL)
+		evbuffer_free(rn->rn_told);
 	event_base_free(rn->rn_base);
 	return rn->rn_status;
 }

@@ -64,9 +64,12 @@ struct runner {
 	int			 rn_sync[2];	/* our go to PID 1 */
 	int			 rn_err[2];	/* why its setup failed */
 	int			 rn_ends[2];	/* what it said at the end */
+	struct evbuffer		*rn_told;	/* ... read as it comes */
+	struct event		*rn_told_ev;	/* ... until its EOF */
+	bool			 rn_alone;	/* PID 1 ends, the last */
 	int			 rn_npair[2];	/* the seccomp listener's way */
 	struct publish		 rn_pub;	/* --publish */
-	struct event		*rn_evs[3];	/* run_watch() to run_wait() */
+	struct event		*rn_evs[4];	/* run_watch() to run_wait() */
 	size_t			 rn_nev;
 	bool			 rn_step_failed; /* after the clone: the run fails */
 	struct tally		*rn_tally;
@@ -91,6 +94,9 @@ struct runner {
 };
 
 int		run_exec(struct run *, struct policy *, const struct run_net *);
+
+/* run_end.c */
+void	run_told_cb(int, short, void *);
 
 /* run_sock.c: the private folder and the socket the sandbox reaches. */
 int	run_sock_open(struct runner *, char **);

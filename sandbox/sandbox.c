@@ -122,7 +122,7 @@ sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 {
 	const struct sandbox	*sb = arg;
 	pid_t			 pid;
-	int			 status;
+	int			 status, code;
 
 	(void)sig;
 	(void)what;
@@ -131,10 +131,14 @@ sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 			sandbox_session_reaped(sb, pid, status);
 		if (pid != command_pid)
 			continue;
-		sandbox_end_tell(sb, &scratch);
-		if (WIFSIGNALED(status))
-			_exit(128 + WTERMSIG(status));
-		_exit(WEXITSTATUS(status));
+		code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+		    WEXITSTATUS(status);
+		/* A session's others are its own to end (sandbox_session.c). */
+		if (sb->sb_pipes.sp_session == -1)
+			sandbox_end_alone();
+		sandbox_end_tell(sb, &scratch, sb->sb_pipes.sp_session == -1 ?
+		    code : -1);
+		_exit(code);
 	}
 }
 

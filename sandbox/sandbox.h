@@ -266,6 +266,8 @@ void	mount_sandbox(const struct sandbox *, struct scratch_fds *);
 void	mount_steps_print(const struct sandbox *, FILE *);
 
 /* sandbox_end.c: what PID 1 tells cordon run at the end. */
-void	sandbox_end_tell(const struct sandbox *, const struct scratch_fds *);
+void	sandbox_end_alone(void);
+void	sandbox_end_tell(const struct sandbox *, const struct scratch_fds *,
+	    int);
 
 #endif

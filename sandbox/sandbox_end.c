@@ -8,9 +8,11 @@
  */
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,12 +86,30 @@ sandbox_end_private(const struct sandbox *sb)
 }
 
 /*
- * At the command's end: tells cordon run, in one JSON document, what the
- * capture dropped ("dropped") and what the scratch layer holds
- * ("scratch"), for the summary.  A failure is said, not hidden.
+ * Ends every other process of the sandbox and reaps each, so that PID 1
+ * is the last one left: nothing in the sandbox can write any more, and
+ * cordon run may make its check while the kernel takes the namespaces
+ * down after PID 1 (sandbox_end_tell says so with "end").  What the
+ * kernel would kill at PID 1's exit is killed a moment earlier.
  */
 void
-sandbox_end_tell(const struct sandbox *sb, const struct scratch_fds *scratch)
+sandbox_end_alone(void)
+{
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		continue;
+}
+
+/*
+ * At the command's end: tells cordon run, in one JSON document, what the
+ * capture dropped ("dropped") and what the scratch layer holds
+ * ("scratch"), for the summary, and, once PID 1 is alone
+ * (sandbox_end_alone), "end": the status it exits with, which cordon run
+ * may act on before the exit is done.  A failure is said, not hidden.
+ */
+void
+sandbox_end_tell(const struct sandbox *sb, const struct scratch_fds *scratch,
+    int status)
 {
 	struct netcap_drops	 d;
 	json_t			*doc, *priv;
@@ -112,6 +132,9 @@ sandbox_end_tell(const struct sandbox *sb, const struct scratch_fds *scratch)
 		json_object_set_new(doc, "scratch", scratch_list(scratch));
 	if ((priv = sandbox_end_private(sb)) != NULL)
 		json_object_set_new(doc, "private_tmp", priv);
+	if (status != -1)
+		json_object_set_new(doc, "end", json_pack("{s:i}", "status",
+		    status));
 	text = json_dumps(doc, JSON_COMPACT);
 	len = text != NULL ? strlen(text) : 0;
 	if (text == NULL || write(sb->sb_pipes.sp_endfd, text,
@@ -119,6 +142,8 @@ sandbox_end_tell(const struct sandbox *sb, const struct scratch_fds *scratch)
 		dprintf(2, "cordon: run: what the capture dropped and the "
 		    "scratch layer holds could not be passed on: %s\n",
 		    strerror(errno));
+	if (status != -1)
+		close(sb->sb_pipes.sp_endfd);	/* its EOF: PID 1 is alone */
 	free(text);
 	json_decref(doc);
 }

@@ -565,7 +565,7 @@ sbs_read_cb(evutil_socket_t fd, short what, void *arg)
 		sbs_signal(m.sm_id, m.sm_arg);
 		break;
 	case SESS_QUIT:
-		sandbox_end_tell(sb, sbs_scratch);
+		sandbox_end_tell(sb, sbs_scratch, -1);
 		_exit(0);
 	}
 	sessmsg_close(fds, nfds);
