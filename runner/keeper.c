@@ -462,16 +462,20 @@ keeper_say_end(struct kclient *kc, const struct guard *view,
 /*
  * The session's cgroup frozen for kc's check, when no other command
  * runs (PID 1 stopped the rest already; a command running at once was
- * sent to run).  Returns 0, or -1 when it does not freeze in
- * KEEPER_FREEZE_MS: kc is told, and the session ends, whose end's
- * check follows every process of it.
+ * sent to run) and PID 1 did not say it was alone (SESS_F_ALONE: no
+ * process to freeze, and none made before we ask it to run one; the
+ * freeze would cost a command milliseconds for nothing).  Returns 0, or
+ * -1 when it does not freeze in KEEPER_FREEZE_MS: kc is told, and the
+ * session ends, whose end's check follows every process of it.
  */
 static int
-keeper_freeze(struct keeper *k, struct kclient *kc)
+keeper_freeze(struct keeper *k, struct kclient *kc, bool alone)
 {
 	struct kclient	*o;
 	char		*line;
 
+	if (alone)
+		return 0;
 	TAILQ_FOREACH(o, &k->k_clients, kc_entry)
 		if (o != kc && o->kc_running)
 			return 0;
@@ -494,7 +498,7 @@ keeper_freeze(struct keeper *k, struct kclient *kc)
  * written, then the status.
  */
 static void
-keeper_ended(struct keeper *k, uint32_t id, int status)
+keeper_ended(struct keeper *k, uint32_t id, int status, bool alone)
 {
 	struct run		*run = k->k_rn->rn_run;
 	struct run		 cmd_run;
@@ -508,7 +512,7 @@ keeper_ended(struct keeper *k, uint32_t id, int status)
 	TAILQ_FOREACH(kc, &k->k_clients, kc_entry)
 		if (kc->kc_running && kc->kc_id == id)
 			break;
-	if (kc == NULL || keeper_freeze(k, kc) == -1)
+	if (kc == NULL || keeper_freeze(k, kc, alone) == -1)
 		return;
 	kc->kc_running = false;
 	rc = guard_check(run->r_guard, run->r_sb.sb_id);
@@ -639,7 +643,8 @@ keeper_pair_cb(evutil_socket_t fd, short what, void *arg)
 	if (m.sm_type == SESS_READY && !k->k_ready)
 		keeper_ready(k);
 	else if (m.sm_type == SESS_ENDED)
-		keeper_ended(k, m.sm_id, m.sm_arg);
+		keeper_ended(k, m.sm_id, m.sm_arg,
+		    (m.sm_flags & SESS_F_ALONE) != 0);
 	else if (m.sm_type == SESS_WAIT)
 		keeper_waits(k, m.sm_id, text);
 }

@@ -289,18 +289,26 @@ static void	sbs_run(const struct sandbox *, const struct sessmsg *,
 
 /*
  * The pending end settled: told to the keeper, whose check follows, and
- * the requests held meanwhile run.
+ * the requests held meanwhile run.  Alone: PID 1 had no other process
+ * (sbs_stop_all), and makes none before the keeper asks again, so the
+ * keeper need not freeze the cgroup for its check (keeper_freeze).
  */
 static void
-sbs_settled(const struct sandbox *sb)
+sbs_settled(const struct sandbox *sb, bool alone)
 {
 	struct sbs_held	*runs = sbs_end.se_runs;
+	struct sessmsg	 m;
 	size_t		 i, n = sbs_end.se_nruns;
 
 	sbs_end.se_on = false;
 	sbs_end.se_runs = NULL;
 	sbs_end.se_nruns = 0;
-	sbs_tell(sb, SESS_ENDED, sbs_end.se_id, sbs_end.se_status);
+	memset(&m, 0, sizeof(m));
+	m.sm_type = SESS_ENDED;
+	m.sm_id = sbs_end.se_id;
+	m.sm_arg = sbs_end.se_status;
+	m.sm_flags = alone && n == 0 ? SESS_F_ALONE : 0;
+	(void)sessmsg_send(sb->sb_pipes.sp_session, &m, NULL, NULL, 0);
 	for (i = 0; i < n; i++) {
 		sbs_run(sb, &runs[i].sh_m, runs[i].sh_fds, runs[i].sh_nfds);
 		sessmsg_close(runs[i].sh_fds, runs[i].sh_nfds);
@@ -332,9 +340,12 @@ sbs_settle(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	for (;;) {
-		if (!sbs_stop_all() || (n = sbs_unsettled(list,
-		    sizeof(list))) == 0) {
-			sbs_settled(sb);
+		if (!sbs_stop_all()) {
+			sbs_settled(sb, true);
+			return;
+		}
+		if ((n = sbs_unsettled(list, sizeof(list))) == 0) {
+			sbs_settled(sb, false);
 			return;
 		}
 		if (clock_ms_since(&sbs_end.se_start) >= SBS_SETTLE_MS)

@@ -38,6 +38,7 @@ enum sess_type {
 };
 
 #define SESS_F_TTY	0x1	/* the client's stdin is a terminal */
+#define SESS_F_ALONE	0x2	/* SESS_ENDED: PID 1 had no other process */
 
 struct sessmsg {
 	uint32_t	 sm_magic;	/* SESS_MAGIC */
