@@ -32,6 +32,7 @@
 #include <linux/openat2.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,26 @@ hostcfg_openat(int root, const char *rel, bool dir)
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	return (int)syscall(SYS_openat2, root, *rel == '\0' ? "." : rel, &how,
 	    sizeof(how));
+}
+
+/*
+ * Whether rel's first component is not in root at all (ENOENT), the
+ * common case: one look, and no descriptor to open and close.  Any
+ * other answer, or a name too long to look at, takes the whole walk.
+ */
+static bool
+hostcfg_absent(int root, const char *rel)
+{
+	char		 name[NAME_MAX + 1];
+	struct stat	 st;
+	size_t		 len = strcspn(rel, "/");
+
+	if (len == 0 || len > NAME_MAX)
+		return false;
+	memcpy(name, rel, len);
+	name[len] = '\0';
+	return fstatat(root, name, &st, AT_SYMLINK_NOFOLLOW) == -1 &&
+	    errno == ENOENT;
 }
 
 /* A new find at at (its path on the host); returns it. */
@@ -170,6 +191,8 @@ hostcfg_one(struct guard *g, const char *id, const struct guard_root *r,
 	int			 dfd, next, error = 0;
 	bool			 last;
 
+	if (hostcfg_absent(r->gr_fd, rel))
+		return;
 	if ((dfd = hostcfg_openat(r->gr_fd, "", true)) == -1) {
 		error = errno;
 		hf = hostcfg_note(g, at);
