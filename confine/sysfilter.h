@@ -16,6 +16,8 @@ enum sysfilter_unix {
 	SYSF_UNIX_ALLOW
 };
 
+int	sysfilter_memfd(char **);
+int	sysfilter_write(int, enum sysfilter_unix, bool, bool, char **);
 int	sysfilter_new(enum sysfilter_unix, bool, bool, char **);
 
 #endif

@@ -166,9 +166,23 @@ cordon_in() {
 	    ${agent:+SSH_AUTH_SOCK="$agent"} "$@")
 }
 
-# The seccomp program of the run of pid $1: the memfd it keeps open.
+# The children of pid $1, one a line.
+children_of() {
+	cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep .
+}
+
+# The seccomp program of the run of pid $1: the memfd it keeps open,
+# read once the command runs (PID 1 has a child): cordon run writes the
+# program after the clone, before the command may start.
 seccomp_of() {
-	local fd
+	local fd c up=
+	for _ in $(seq 200); do
+		for c in $(children_of "$1"); do
+			[ -n "$(children_of "$c")" ] && up=1
+		done
+		[ -n "$up" ] && break
+		sleep 0.05
+	done
 	for _ in $(seq 200); do
 		for fd in /proc/"$1"/fd/*; do
 			case $(readlink "$fd" 2>/dev/null) in

@@ -39,6 +39,7 @@
 #include <event2/listener.h>
 
 #include "agent/agent.h"
+#include "confine/sysfilter.h"
 #include "lib/endpoint.h"
 #include "lib/jsonl.h"
 #include "lib/log.h"
@@ -790,8 +791,33 @@ run_maps(struct runner *rn)
 }
 
 /*
- * The sentinel and the connect thread are up (or the sandbox was
- * killed): a second byte, and PID 1 may run the command.  Without it
+ * The seccomp program, built into the memfd PID 1 holds while PID 1
+ * mounts, off the critical path; before the go, so the command never
+ * starts without it.  Without it nothing runs.
+ */
+static void
+run_filter(struct runner *rn)
+{
+	struct run	*run = rn->rn_run;
+	char		*cause;
+	bool		 paused;
+
+	/* A session that stops its processes between commands: see there. */
+	paused = run->r_session_opts != NULL &&
+	    !run->r_session_opts->so_run_between;
+	if (sysfilter_write(run->r_sb.sb_cmd.sc_seccomp, run->r_unix_mode,
+	    run->r_gitwrite != NULL, paused, &cause) == 0)
+		return;
+	log_warnx("run: %s; nothing run", cause);
+	free(cause);
+	kill(rn->rn_pid, SIGKILL);
+	rn->rn_step_failed = true;
+}
+
+/*
+ * The sentinel, the connect thread and the seccomp program are up (or
+ * the sandbox was killed): a second byte, and PID 1 may run the
+ * command.  Without it
  * (EOF) PID 1 runs nothing.
  */
 static void
@@ -891,6 +917,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		run_maps(&rn);
 		run_sentinel_begin(&rn);
 		run_notify_begin(&rn);
+		run_filter(&rn);
 		run_go(&rn);
 		run_watch(&rn);
 		if (rn.rn_keeper != NULL)

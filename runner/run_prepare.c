@@ -552,7 +552,8 @@ run_prepare_gitwrite(struct run_prep *rp)
 }
 
 /*
- * Runs what run_prepare() decided: the seccomp program, the placeholders
+ * Runs what run_prepare() decided: the seccomp program's memfd, the
+ * placeholders
  * and the guard's view of the writable roots, then run_exec(), which
  * takes the policy.  Returns the exit status for `cordon run`.
  */
@@ -563,14 +564,10 @@ run_prepare_exec(struct run_prep *rp, const struct run_opts *o)
 	struct policy	*p;
 	char		*cause;
 	size_t		 i;
-	bool		 paused;
 
 	run_prepare_gitwrite(rp);
-	/* A session that stops its processes between commands: see there. */
-	paused = run->r_session_opts != NULL &&
-	    !run->r_session_opts->so_run_between;
-	if ((run->r_sb.sb_cmd.sc_seccomp = sysfilter_new(run->r_unix_mode,
-	    run->r_gitwrite != NULL, paused, &cause)) == -1) {
+	/* Its program is written after the clone (run_filter). */
+	if ((run->r_sb.sb_cmd.sc_seccomp = sysfilter_memfd(&cause)) == -1) {
 		log_warnx("run: %s", cause);
 		free(cause);
 		return RUN_EXIT_FAILURE;
