@@ -854,7 +854,7 @@ run_watch(struct runner *rn)
 	if (rn->rn_ends[0] != -1)
 		rn->rn_evs[rn->rn_nev++] = rn->rn_told_ev = event_new(
 		    rn->rn_base, rn->rn_ends[0], EV_READ | EV_PERSIST,
-		    run_told_cb, rn);
+		    run_end_told_cb, rn);
 	control_feed_start(rn);
 	if (rn->rn_notify != NULL)
 		rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base,

@@ -128,7 +128,7 @@ run_told_doc(struct runner *rn)
  * PID 1's exit still takes the namespaces down.
  */
 void
-run_told_cb(int fd, short what, void *arg)
+run_end_told_cb(int fd, short what, void *arg)
 {
 	struct runner	*rn = arg;
 	json_t		*doc;

@@ -96,7 +96,7 @@ struct runner {
 int		run_exec(struct run *, struct policy *, const struct run_net *);
 
 /* run_end.c */
-void	run_told_cb(int, short, void *);
+void	run_end_told_cb(int, short, void *);
 
 /* run_sock.c: the private folder and the socket the sandbox reaches. */
 int	run_sock_open(struct runner *, char **);

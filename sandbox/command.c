@@ -12,6 +12,7 @@
  */
 #include <sys/types.h>
 #include <linux/capability.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -21,6 +22,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,3 +160,56 @@ command_exec(const struct sandbox_cmd *cmd)
 	    "sandbox's PATH)" : "");
 }
 
+/*
+ * Starts a command's process: fn(arg), which ends in command_exec, in a
+ * child that shares this process's memory until its exec (CLONE_VM, as
+ * posix_spawn does; the caller waits meanwhile, CLONE_VFORK), on stack
+ * (COMMAND_STACK bytes): no copy of the caller's pages, and no fault on
+ * each one written after.  fn runs cordon's code alone until exec and
+ * writes nothing of the caller's but environ, put back here; its
+ * descriptors, folder, credentials, Landlock domain and filter are its
+ * own (no CLONE_FILES, CLONE_FS, CLONE_SIGHAND), and nothing of the
+ * command runs before its exec.  No handler of the caller may run on
+ * the clone: every signal stays blocked until command_exec resets them.
+ * Returns the child's pid, or -1 with errno.
+ */
+pid_t
+command_spawn(int (*fn)(void *), void *arg, char *stack)
+{
+	sigset_t	 all, old;
+	char		**env = environ;
+	pid_t		 pid;
+	int		 saved;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+#ifdef __SANITIZE_ADDRESS__
+	/*
+	 * AddressSanitizer cannot follow a clone onto a stack of our own (it
+	 * reports its own bookkeeping there as an overflow): a sanitizer
+	 * build forks, with the same last steps.
+	 */
+	(void)stack;
+	if ((pid = fork()) == 0)
+		_exit(fn(arg));
+#else
+	pid = clone(fn, stack + COMMAND_STACK, CLONE_VM | CLONE_VFORK |
+	    SIGCHLD, arg);
+#endif
+	saved = errno;
+	environ = env;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return pid;
+}
+
+/* The stack command_spawn starts a command on, or NULL with errno. */
+char *
+command_stack(void)
+{
+	void	*p;
+
+	p = mmap(NULL, COMMAND_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}

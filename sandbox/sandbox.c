@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 
 #include <linux/close_range.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <net/if.h>
@@ -114,6 +115,55 @@ loopback_up(const struct sandbox *sb)
 		    "bringing lo up: %s",
 		    strerror(errno));
 	close(s);
+}
+
+/*
+ * The command's Landlock ruleset, built once the mounts are made and
+ * while cordon run finishes its part, so that the command only restricts
+ * itself with it (landlock_restrict), and the stack it starts on.
+ */
+static char *
+sandbox_command_prep(const struct sandbox *sb, struct sandbox_cmd *cmd)
+{
+	char	*stack, *cause;
+
+	*cmd = sb->sb_cmd;
+	if (landlock_abi() > 0 && (cmd->sc_llfd = landlock_ruleset(
+	    cmd->sc_ll, cmd->sc_nll, true, &cause)) == -1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "Landlock: %s", cause);
+	if ((stack = command_stack()) == NULL)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "the command's stack: %s", strerror(errno));
+	return stack;
+}
+
+static int
+sandbox_command_child(void *arg)
+{
+	command_exec(arg);
+}
+
+/*
+ * The command, once cordon run said go: its seccomp program, which
+ * cordon run wrote before that, read here, then its process started
+ * (command_spawn: sharing PID 1's memory until its exec).
+ */
+static void
+sandbox_command_start(const struct sandbox *sb, struct sandbox_cmd *cmd,
+    char *stack)
+{
+	static struct sock_fprog	 prog;
+	char				*cause;
+
+	if (sysfilter_apply_read(cmd->sc_seccomp, &prog, &cause) == -1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "%s; nothing run", cause);
+	cmd->sc_prog = &prog;
+	if ((command_pid = command_spawn(sandbox_command_child, cmd,
+	    stack)) == -1)
+		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
+		    "fork: %s", strerror(errno));
 }
 
 /* SIGCHLD: reaps every child; the command's end is the sandbox's. */
@@ -385,8 +435,9 @@ sandbox_main(const struct sandbox *sb)
 {
 	struct event_base	*base;
 	struct event		*ev;
+	struct sandbox_cmd	 cmd;
 	sigset_t		 fwd;
-	char			 go;
+	char			 go, *stack = NULL;
 	int			 sfd;
 
 	/*
@@ -456,17 +507,16 @@ sandbox_main(const struct sandbox *sb)
 	    sandbox_signal_cb, NULL)) == NULL || event_add(ev, NULL) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "cannot watch signals");
+	if (sb->sb_pipes.sp_session == -1)
+		stack = sandbox_command_prep(sb, &cmd);
 	if (read(sb->sb_pipes.sp_sync, &go, 1) != 1)
 		_exit(RUN_EXIT_FAILURE);
 	close(sb->sb_pipes.sp_sync);
 	if (sb->sb_pipes.sp_session != -1)
 		sandbox_session(sb, base, &scratch);
-	if ((command_pid = fork()) == -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "fork: %s",
-		    strerror(errno));
-	if (command_pid == 0)
-		command_exec(&sb->sb_cmd);
+	sandbox_command_start(sb, &cmd, stack);
+	if (cmd.sc_llfd != -1)
+		close(cmd.sc_llfd);
 	if (sb->sb_cmd.sc_notifyfd != -1)
 		close(sb->sb_cmd.sc_notifyfd);	/* the command's to send on */
 	close(sb->sb_pipes.sp_errfd);

@@ -206,7 +206,10 @@ void	sandbox_fail(int, int, const char *, ...)
 	    __attribute__((format(printf, 3, 4), noreturn));
 
 /* command.c: a command's last steps, in its own process; never returns. */
+#define COMMAND_STACK	(256 * 1024)	/* command_spawn's stack */
 void	command_exec(const struct sandbox_cmd *) __attribute__((noreturn));
+pid_t	command_spawn(int (*)(void *), void *, char *);
+char	*command_stack(void);
 
 /* sysfilter_apply.c: the seccomp program (sysfilter.c), loaded last. */
 struct sock_fprog;

@@ -33,7 +33,6 @@
  * them.
  */
 #include <sys/types.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -43,7 +42,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,7 +95,6 @@ static struct {
 	size_t		 se_nruns;
 } sbs_end;
 
-#define SBS_STACK	(256 * 1024)
 #define SBS_SETTLE_MS	100	/* looked at closely, then said and polled */
 #define SBS_POLL_MS	10	/* between looks once it was said */
 #define SBS_SHOWN	3	/* threads named in what the client is told */
@@ -463,26 +460,16 @@ sbs_child(void *arg)
 }
 
 /*
- * A request to run: cloned, its pid told to the keeper.  The clone
- * shares PID 1's memory until the command's exec (CLONE_VM, as
- * posix_spawn does; PID 1 waits meanwhile, CLONE_VFORK): no copy of
- * PID 1's pages and no fault on each written one, a fifth of what a
- * command in a session added.  The command's side runs cordon's code
- * alone until exec, on a stack of its own, and writes nothing of PID 1's
- * but environ, put back here; its descriptors, folder, credentials,
- * Landlock domain and filter are its own (no CLONE_FILES, CLONE_FS,
- * CLONE_SIGHAND).  Nothing of the command runs before its exec, so
- * nothing it controls ever shares PID 1's memory.
+ * A request to run: started (command_spawn: sharing PID 1's memory
+ * until its exec, no copy of PID 1's pages, a fifth of what a command
+ * in a session added), its pid told to the keeper.
  */
 static void
 sbs_run(const struct sandbox *sb, const struct sessmsg *m, int *fds,
     int nfds)
 {
-	extern char	**environ;
 	struct sessblob	 req;
 	struct sbs_arg	 sa;
-	char		**env = environ;
-	sigset_t	 all, old;
 	pid_t		 pid;
 
 	if (nfds < 4 || sessmsg_blob_read(fds[0], m->sm_argc, m->sm_envc,
@@ -494,24 +481,7 @@ sbs_run(const struct sandbox *sb, const struct sessmsg *m, int *fds,
 	sa.sa_req = &req;
 	sa.sa_fds = fds;
 	sbs_resume();
-	/* No handler of PID 1's may run on the clone: the command resets. */
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-#ifdef __SANITIZE_ADDRESS__
-	/*
-	 * AddressSanitizer cannot follow a clone onto a stack of our own (it
-	 * reports its own bookkeeping there as an overflow): a sanitizer
-	 * build forks, with the same last steps.
-	 */
-	if ((pid = fork()) == 0)
-		sbs_child(&sa);
-#else
-	pid = clone(sbs_child, sbs_stack + SBS_STACK, CLONE_VM | CLONE_VFORK |
-	    SIGCHLD, &sa);
-#endif
-	environ = env;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pid == -1) {
+	if ((pid = command_spawn(sbs_child, &sa, sbs_stack)) == -1) {
 		dprintf(fds[3], "cordon: run: fork in the session: %s\n",
 		    strerror(errno));
 		sbs_pause(sb, NULL, m->sm_id, RUN_EXIT_FAILURE);
@@ -617,8 +587,7 @@ sandbox_session(const struct sandbox *sb, struct event_base *base,
 	    &cause) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s",
 		    cause);
-	if ((sbs_stack = mmap(NULL, SBS_STACK, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0)) == MAP_FAILED)
+	if ((sbs_stack = command_stack()) == NULL)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "the commands' stack: %s", strerror(errno));
 	if (sb->sb_pipes.sp_ready != -1)
