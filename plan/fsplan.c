@@ -595,6 +595,7 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	oi.oi_nroots = f.f_nroots;
 	oi.oi_scratch = in->fi_scratch;
 	oi.oi_nscratch = in->fi_nscratch;
+	oi.oi_cache = f.f_cache;
 	fsorder_run(&f.f_cands, &oi, plan);
 	rc = 0;
 out:
