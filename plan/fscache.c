@@ -35,15 +35,20 @@
 #include "lib/xmalloc.h"
 #include "plan/fscache.h"
 
-/* What the kernel said of one path, each question asked once. */
+/*
+ * What the kernel said of one path, each question asked once, and
+ * where the path leads (fspath_real), worked out once from that.
+ */
 struct fscache_ent {
 	const char	*e_path;	/* e_buf; a lookup's own key */
 	struct stat	 e_st;		/* lstat's answer... */
 	int		 e_errno;	/* ... or its errno */
 	char		*e_link;	/* readlink's answer, or NULL... */
 	int		 e_lerrno;	/* ... with its errno */
+	char		*e_real;	/* where it leads, or NULL: none */
 	bool		 e_stat;	/* lstat asked */
 	bool		 e_read;	/* readlink asked */
+	bool		 e_resolved;	/* e_real set */
 	char		 e_buf[];
 };
 
@@ -64,6 +69,7 @@ fscache_ent_free(void *p)
 	struct fscache_ent	*e = p;
 
 	free(e->e_link);
+	free(e->e_real);
 	free(e);
 }
 
@@ -163,4 +169,29 @@ fscache_readlink(struct fscache *c, const char *path)
 	if (e->e_link == NULL)
 		errno = e->e_lerrno;
 	return e->e_link;
+}
+
+/*
+ * Where path leads, as fscache_set_real() kept it: *known says whether
+ * it did; NULL when it leads nowhere.  What the cache answered once it
+ * answers again, so where a path leads does not change either.
+ */
+const char *
+fscache_real(struct fscache *c, const char *path, bool *known)
+{
+	struct fscache_ent	*e = fscache_ent(c, path);
+
+	*known = e->e_resolved;
+	return e->e_real;
+}
+
+/* Keeps where path leads (real; NULL: nowhere), for fscache_real(). */
+void
+fscache_set_real(struct fscache *c, const char *path, const char *real)
+{
+	struct fscache_ent	*e = fscache_ent(c, path);
+
+	free(e->e_real);
+	e->e_real = real != NULL ? xstrdup(real) : NULL;
+	e->e_resolved = true;
 }

@@ -194,27 +194,46 @@ out:
 	free(w.w_todo);
 }
 
-/*
- * realpath(3) of path into real (PATH_MAX bytes), or NULL where it
- * would fail: an absolute path resolved by fspath_resolve() through
- * the cache c (NULL: none), so that the runner's checks see the tree as
- * the plan saw it, and look at it no more.  A relative one goes to
- * realpath(3) itself.
- */
-char *
-fspath_real(struct fscache *c, const char *path, char *real)
+/* fspath_real() of the absolute path, resolved by hand. */
+static char *
+fspath_real_walk(struct fscache *c, const char *path, char *real)
 {
 	struct fspath	 pr;
 	char		*out = NULL;
 
-	if (path[0] != '/')
-		return realpath(path, real);
 	fspath_resolve(c, path, &pr);
 	/* realpath(3) takes no '/' after a file: "f/", "f/.". */
 	if (pr.pr_res == FSPATH_FOUND && !pr.pr_slash &&
 	    strlen(pr.pr_path) < PATH_MAX)
 		out = strcpy(real, pr.pr_path);
 	fspath_clear(&pr);
+	return out;
+}
+
+/*
+ * realpath(3) of path into real (PATH_MAX bytes), or NULL where it
+ * would fail: an absolute path resolved by fspath_resolve() through
+ * the cache c (NULL: none), so that the runner's checks see the tree as
+ * the plan saw it, and look at it no more; a path asked again is
+ * answered as the first time.  A relative one goes to realpath(3).
+ */
+char *
+fspath_real(struct fscache *c, const char *path, char *real)
+{
+	const char	*known;
+	char		*out;
+	bool		 asked;
+
+	if (path[0] != '/')
+		return realpath(path, real);
+	if (c == NULL)
+		return fspath_real_walk(c, path, real);
+	if ((known = fscache_real(c, path, &asked)) != NULL)
+		return strcpy(real, known);
+	if (asked)
+		return NULL;
+	out = fspath_real_walk(c, path, real);
+	fscache_set_real(c, path, out);
 	return out;
 }
 

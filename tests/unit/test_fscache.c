@@ -197,8 +197,8 @@ test_kinds(void **state)
 
 /*
  * The tree changes after the cache looked: the cache answers as the
- * kernel first did (the plan sees one view of the tree), and a new
- * cache sees the change.
+ * kernel first did (the plan sees one view of the tree), and once
+ * emptied, or a new one, sees the change.
  */
 static void
 test_kept(void **state)
@@ -206,7 +206,7 @@ test_kept(void **state)
 	struct fscache	*c;
 	struct fspath	 pr;
 	struct stat	 st;
-	char		*p, *in, *w;
+	char		*p, *in, *w, buf[PATH_MAX];
 
 	(void)state;
 	make_tree();
@@ -228,6 +228,11 @@ test_kept(void **state)
 	fspath_clear(&pr);
 	assert_int_equal(fscache_lstat(c, w, &st), -1);
 	assert_int_equal(errno, ENOENT);
+	assert_null(fspath_real(c, w, buf));
+	/* Once emptied, it sees the tree as it is now. */
+	fscache_clear(c);
+	assert_non_null(fspath_real(c, w, buf));
+	assert_string_equal(buf, w);
 	/* A new cache sees the tree as it is now. */
 	fscache_free(c);
 	c = fscache_new();
@@ -269,7 +274,10 @@ test_readlink(void **state)
 	fscache_free(c);
 }
 
-/* fspath_real() says what realpath(3) says, of each path, through links. */
+/*
+ * fspath_real() says what realpath(3) says, of each path, through links,
+ * and the same when asked again.
+ */
 static void
 test_real(void **state)
 {
@@ -280,8 +288,8 @@ test_real(void **state)
 	(void)state;
 	make_tree();
 	c = fscache_new();
-	for (i = 0; i < nitems(paths); i++) {
-		p = at(paths[i]);
+	for (i = 0; i < 2 * nitems(paths); i++) {
+		p = at(paths[i % nitems(paths)]);
 		ra = realpath(p, a);
 		rb = fspath_real(c, p, b);
 		if ((ra == NULL) != (rb == NULL))
