@@ -81,6 +81,20 @@ fspath_next(struct fspath_walk *w, size_t *len, bool *dir)
 	}
 }
 
+/* done, '/' and the len bytes of comp: the next path to look at. */
+static char *
+fspath_join(const char *done, const char *comp, size_t len)
+{
+	size_t	 n = strlen(done);
+	char	*s = xmalloc(n + len + 2);
+
+	memcpy(s, done, n);
+	s[n] = '/';
+	memcpy(s + n + 1, comp, len);
+	s[n + len + 1] = '\0';
+	return s;
+}
+
 /*
  * The walk meets the symlink link (taken): it is listed in pr, and the
  * walk goes on through its target.  Returns 0, or -1 with pr_note
@@ -176,7 +190,7 @@ fspath_resolve(struct fscache *c, const char *path, struct fspath *pr)
 	w.w_p = w.w_todo;
 	w.w_links = 0;
 	while ((comp = fspath_next(&w, &len, &pr->pr_dir)) != NULL) {
-		xasprintf(&cand, "%s/%.*s", w.w_done, (int)len, comp);
+		cand = fspath_join(w.w_done, comp, len);
 		if (fspath_step(pr, &w, cand) == -1)
 			goto out;
 	}
