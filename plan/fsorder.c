@@ -1,7 +1,7 @@
 /*
  * fsorder.c: the last step of the mount plan: candidate ops in, the
  * plan's ops out (fsorder.h), nothing read but the identity of what
- * each bind's source is.  The planner (fsplan.c) has gathered candidate
+ * each bind's source is, as the plan saw it (fscache.c).  The planner (fsplan.c) has gathered candidate
  * ops; here they get the pins that keep a protected path from being
  * renamed away (fsorder_pins), then are
  * ordered most specific last: by depth (components), then by path.  At
@@ -34,6 +34,7 @@
 
 #include "lib/util.h"
 #include "lib/xmalloc.h"
+#include "plan/fscache.h"
 #include "plan/fsorder.h"
 #include "plan/plan.h"
 
@@ -185,17 +186,19 @@ fsorder_pins(struct fsorder *o, const struct fsorder_in *in)
 }
 
 /*
- * What a bind's source is now, so that the mount, which opens the path
- * again in the sandbox, can refuse if something else is there by then
- * (a folder renamed into its place between the plan and the mounts).
+ * What a bind's source is, as the plan saw it (the cache c), so that
+ * the mount, which opens the path again in the sandbox, can refuse if
+ * something else is there by then (a folder renamed into its place
+ * between the plan and the mounts).
  */
 static void
-fsorder_identify(struct fs_op *op)
+fsorder_identify(struct fs_op *op, struct fscache *c)
 {
 	struct stat	 st;
 
 	if ((op->fo_kind != FS_RW && op->fo_kind != FS_RO &&
-	    op->fo_kind != FS_PIN_DIR) || lstat(op->fo_path, &st) == -1)
+	    op->fo_kind != FS_PIN_DIR) ||
+	    fscache_lstat(c, op->fo_path, &st) == -1)
 		return;
 	op->fo_id.fm_dev = st.st_dev;
 	op->fo_id.fm_ino = st.st_ino;
@@ -307,10 +310,12 @@ fsorder_prune(struct fsorder *o, const struct fsorder_in *in)
 
 /*
  * Moves the n kept candidates' ops into plan->fp_ops, each kept below a
- * HIDE_DIR listed in that one's fo_keep; frees the others.
+ * HIDE_DIR listed in that one's fo_keep, identified through the cache
+ * fc; frees the others.
  */
 static void
-fsorder_emit(struct fsorder *o, size_t n, struct fsplan *plan)
+fsorder_emit(struct fsorder *o, size_t n, struct fscache *fc,
+    struct fsplan *plan)
 {
 	struct fsorder_cand	*c;
 	struct fs_op	*parent;
@@ -325,7 +330,7 @@ fsorder_emit(struct fsorder *o, size_t n, struct fsplan *plan)
 		}
 		plan->fp_ops[c->c_new] = c->c_op;
 		memset(&c->c_op, 0, sizeof(c->c_op));
-		fsorder_identify(&plan->fp_ops[c->c_new]);
+		fsorder_identify(&plan->fp_ops[c->c_new], fc);
 		if (c->c_parent == SIZE_MAX)
 			continue;
 		parent = &plan->fp_ops[o->o_v[c->c_parent].c_new];
@@ -344,10 +349,15 @@ void
 fsorder_run(struct fsorder *o, const struct fsorder_in *in,
     struct fsplan *plan)
 {
+	struct fscache	*fc;
+
 	if (o->o_n > 0) {
+		fc = in->oi_cache != NULL ? in->oi_cache : fscache_new();
 		fsorder_pins(o, in);
 		fsorder_merge(o);
-		fsorder_emit(o, fsorder_prune(o, in), plan);
+		fsorder_emit(o, fsorder_prune(o, in), fc, plan);
+		if (in->oi_cache == NULL)
+			fscache_free(fc);
 	}
 	fsorder_clear(o);
 }

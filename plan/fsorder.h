@@ -34,6 +34,7 @@ struct fsorder_in {
 	size_t			 oi_nroots;
 	const char *const	*oi_scratch;	/* folders that may be */
 	size_t			 oi_nscratch;	/* scratch layers */
+	struct fscache		*oi_cache;	/* the plan's, or NULL */
 };
 
 struct fsorder_cand *fsorder_add(struct fsorder *, char *, enum fs_kind,

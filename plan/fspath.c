@@ -4,8 +4,10 @@
  * the planner pins those met in a writable place (FS_PIN_LINK), so a
  * mount target never goes through one (the attack: `ws/.git ->
  * /elsewhere`, so a read-only bind of ws/.git lands elsewhere and the
- * real name stays writable).  Plain data out, nothing kept: the scan
- * (fsscan.c) and the planner (fsplan.c) both start here.
+ * real name stays writable).  Plain data out: the scan (fsscan.c), the
+ * planner (fsplan.c) and the runner's checks after it (run_plan.c) all
+ * start here.  What the kernel says of each path is kept for the plan
+ * (fscache.c), so a prefix the paths share is looked up once.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -20,6 +22,7 @@
 
 #include "lib/util.h"
 #include "lib/xmalloc.h"
+#include "plan/fscache.h"
 #include "plan/fspath.h"
 #include "plan/plan.h"
 
@@ -27,32 +30,12 @@
 
 /* A walk of fspath_resolve: what is resolved, and what is left. */
 struct fspath_walk {
+	struct fscache	*w_cache;	/* what is known of the paths */
 	char		*w_done;	/* resolved so far; "" stands for "/" */
 	char		*w_todo;	/* the path being walked */
 	const char	*w_p;		/* what is left of it */
 	size_t		 w_links;	/* symlinks followed */
 };
-
-/* Returns the target of the symlink at path, or NULL with errno set. */
-static char *
-fspath_readlink(const char *path)
-{
-	char	*buf;
-	ssize_t	 n;
-
-	buf = xmalloc(PATH_MAX);
-	if ((n = readlink(path, buf, PATH_MAX)) == -1) {
-		free(buf);
-		return NULL;
-	}
-	if (n == PATH_MAX || n == 0) {
-		free(buf);
-		errno = n == 0 ? ENOENT : ENAMETOOLONG;
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
-}
 
 /* True if s holds a component other than "." (what is left to walk). */
 static bool
@@ -98,6 +81,20 @@ fspath_next(struct fspath_walk *w, size_t *len, bool *dir)
 	}
 }
 
+/* done, '/' and the len bytes of comp: the next path to look at. */
+static char *
+fspath_join(const char *done, const char *comp, size_t len)
+{
+	size_t	 n = strlen(done);
+	char	*s = xmalloc(n + len + 2);
+
+	memcpy(s, done, n);
+	s[n] = '/';
+	memcpy(s + n + 1, comp, len);
+	s[n + len + 1] = '\0';
+	return s;
+}
+
 /*
  * The walk meets the symlink link (taken): it is listed in pr, and the
  * walk goes on through its target.  Returns 0, or -1 with pr_note
@@ -106,10 +103,11 @@ fspath_next(struct fspath_walk *w, size_t *len, bool *dir)
 static int
 fspath_link(struct fspath *pr, struct fspath_walk *w, char *link)
 {
-	char	*target, *next;
+	const char	*target;
+	char		*next;
 
 	target = ++w->w_links > FSPATH_MAX_LINKS ? NULL :
-	    fspath_readlink(link);
+	    fscache_readlink(w->w_cache, link);
 	if (target == NULL)
 		xasprintf(&pr->pr_note, "%s: %s: left out of the plan", link,
 		    w->w_links > FSPATH_MAX_LINKS ? strerror(ELOOP) :
@@ -122,7 +120,6 @@ fspath_link(struct fspath *pr, struct fspath_walk *w, char *link)
 	if (target[0] == '/')
 		*w->w_done = '\0';
 	xasprintf(&next, "%s%s", target, w->w_p);
-	free(target);
 	free(w->w_todo);
 	w->w_todo = next;
 	w->w_p = next;
@@ -138,7 +135,7 @@ fspath_step(struct fspath *pr, struct fspath_walk *w, char *cand)
 {
 	struct stat	 st;
 
-	if (lstat(cand, &st) == -1) {
+	if (fscache_lstat(w->w_cache, cand, &st) == -1) {
 		if (errno == ENOENT) {
 			pr->pr_path = cand;
 			pr->pr_dir = fspath_more(w->w_p);
@@ -161,6 +158,7 @@ fspath_step(struct fspath *pr, struct fspath_walk *w, char *cand)
 	free(w->w_done);
 	w->w_done = cand;
 	pr->pr_dir = S_ISDIR(st.st_mode);
+	pr->pr_slash = !pr->pr_dir && *w->w_p != '\0';
 	if (!pr->pr_dir && fspath_more(w->w_p)) {
 		pr->pr_path = w->w_done;
 		w->w_done = NULL;
@@ -173,10 +171,11 @@ fspath_step(struct fspath *pr, struct fspath_walk *w, char *cand)
 /*
  * Resolves the absolute path into pr (fspath.h): each symlink met is
  * listed, ".." goes up from what is resolved so far, as the kernel
- * does.  Free pr with fspath_clear().
+ * does.  What the kernel said is asked of the cache c, and kept there;
+ * with none, of one for this path alone.  Free pr with fspath_clear().
  */
 void
-fspath_resolve(const char *path, struct fspath *pr)
+fspath_resolve(struct fscache *c, const char *path, struct fspath *pr)
 {
 	struct fspath_walk	 w;
 	const char		*comp;
@@ -185,12 +184,13 @@ fspath_resolve(const char *path, struct fspath *pr)
 
 	memset(pr, 0, sizeof(*pr));
 	pr->pr_dir = true;		/* "/" */
+	w.w_cache = c != NULL ? c : fscache_new();
 	w.w_done = xstrdup("");
 	w.w_todo = xstrdup(path);
 	w.w_p = w.w_todo;
 	w.w_links = 0;
 	while ((comp = fspath_next(&w, &len, &pr->pr_dir)) != NULL) {
-		xasprintf(&cand, "%s/%.*s", w.w_done, (int)len, comp);
+		cand = fspath_join(w.w_done, comp, len);
 		if (fspath_step(pr, &w, cand) == -1)
 			goto out;
 	}
@@ -202,8 +202,53 @@ fspath_resolve(const char *path, struct fspath *pr)
 	w.w_done = NULL;
 	pr->pr_res = FSPATH_FOUND;
 out:
+	if (c == NULL)
+		fscache_free(w.w_cache);
 	free(w.w_done);
 	free(w.w_todo);
+}
+
+/* fspath_real() of the absolute path, resolved by hand. */
+static char *
+fspath_real_walk(struct fscache *c, const char *path, char *real)
+{
+	struct fspath	 pr;
+	char		*out = NULL;
+
+	fspath_resolve(c, path, &pr);
+	/* realpath(3) takes no '/' after a file: "f/", "f/.". */
+	if (pr.pr_res == FSPATH_FOUND && !pr.pr_slash &&
+	    strlen(pr.pr_path) < PATH_MAX)
+		out = strcpy(real, pr.pr_path);
+	fspath_clear(&pr);
+	return out;
+}
+
+/*
+ * realpath(3) of path into real (PATH_MAX bytes), or NULL where it
+ * would fail: an absolute path resolved by fspath_resolve() through
+ * the cache c (NULL: none), so that the runner's checks see the tree as
+ * the plan saw it, and look at it no more; a path asked again is
+ * answered as the first time.  A relative one goes to realpath(3).
+ */
+char *
+fspath_real(struct fscache *c, const char *path, char *real)
+{
+	const char	*known;
+	char		*out;
+	bool		 asked;
+
+	if (path[0] != '/')
+		return realpath(path, real);
+	if (c == NULL)
+		return fspath_real_walk(c, path, real);
+	if ((known = fscache_real(c, path, &asked)) != NULL)
+		return strcpy(real, known);
+	if (asked)
+		return NULL;
+	out = fspath_real_walk(c, path, real);
+	fscache_set_real(c, path, out);
+	return out;
 }
 
 /* Frees what pr holds. */

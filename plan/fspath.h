@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 struct fs_mark;
+struct fscache;
 struct stat;
 
 enum fspath_res {
@@ -24,12 +25,15 @@ struct fspath {
 	char		*pr_path;	/* as pr_res says; NULL on SKIP */
 	bool		 pr_dir;	/* FOUND: a directory; MISSING: */
 					/* more components come after it */
+	bool		 pr_slash;	/* FOUND: not a directory, and a */
+					/* '/' came after it ("file/.") */
 	char		**pr_links;	/* the symlinks met, in order */
 	size_t		 pr_nlinks;
 	char		*pr_note;	/* why it was left out, or NULL */
 };
 
-void	fspath_resolve(const char *, struct fspath *);
+void	fspath_resolve(struct fscache *, const char *, struct fspath *);
+char	*fspath_real(struct fscache *, const char *, char *);
 void	fspath_clear(struct fspath *);
 void	fspath_mark(struct fs_mark **, size_t *, const struct stat *);
 void	fspath_note(char ***, size_t *, const char *, ...)

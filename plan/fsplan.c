@@ -47,12 +47,14 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/util.h"
 #include "lib/xmalloc.h"
+#include "plan/fscache.h"
 #include "plan/fsorder.h"
 #include "plan/fspath.h"
 #include "plan/fsscan.h"
@@ -66,6 +68,7 @@
 /* The planner's state during one fsplan_build(); nobody else sees it. */
 struct fsp {
 	struct fsplan	*f_plan;	/* its notes and marks */
+	struct fscache	*f_cache;	/* what is known of the paths */
 	struct fsorder	 f_cands;
 	char		**f_roots;	/* existing writable folders */
 	size_t		 f_nroots;
@@ -118,7 +121,7 @@ path_system(const char *path, const char **which)
 static void
 fsp_resolve(struct fsp *f, const char *path, struct fspath *pr)
 {
-	fspath_resolve(path, pr);
+	fspath_resolve(f->f_cache, path, pr);
 	if (pr->pr_note != NULL)
 		fspath_note(&f->f_plan->fp_notes, &f->f_plan->fp_nnotes, "%s",
 		    pr->pr_note);
@@ -234,7 +237,8 @@ fsp_protect(struct fsp *f, const char *path, int how, const char *why)
 		fspath_clear(&pr);
 		return;
 	}
-	if (pr.pr_res == FSPATH_FOUND && lstat(pr.pr_path, &st) == 0)
+	if (pr.pr_res == FSPATH_FOUND &&
+	    fscache_lstat(f->f_cache, pr.pr_path, &st) == 0)
 		fspath_mark(&f->f_plan->fp_marks, &f->f_plan->fp_nmarks, &st);
 	fsp_op(f, &pr, how, why);
 	fspath_clear(&pr);
@@ -282,7 +286,7 @@ fsp_host(struct fsp *f, const struct plist *pl)
 	for (i = 0; i < pl->pl_n; i++) {
 		pi = &pl->pl_v[i];
 		f->f_within = pi->pi_untrusted ? f->f_ws : NULL;
-		fspath_resolve(pi->pi_text, &pr);
+		fspath_resolve(f->f_cache, pi->pi_text, &pr);
 		if (pr.pr_res != FSPATH_MISSING) {
 			fspath_clear(&pr);
 			fsp_protect(f, pi->pi_text, 0, pi->pi_from);
@@ -317,7 +321,7 @@ fsp_protect_path(struct fsp *f, const char *path)
 {
 	struct stat	 st;
 	const char	*home = getenv("HOME");
-	char		*copy, *dir, *save = NULL;
+	char		*copy, *dir, *save = NULL, real[PATH_MAX];
 	bool		 project;
 
 	if (path == NULL)
@@ -327,7 +331,9 @@ fsp_protect_path(struct fsp *f, const char *path)
 	copy = xstrdup(path);
 	for (dir = strtok_r(copy, ":", &save); dir != NULL;
 	    dir = strtok_r(NULL, ":", &save)) {
-		if (dir[0] != '/' || stat(dir, &st) == -1 ||
+		/* stat(2) of dir, as the plan sees the tree. */
+		if (dir[0] != '/' || fspath_real(f->f_cache, dir, real) ==
+		    NULL || fscache_lstat(f->f_cache, real, &st) == -1 ||
 		    !S_ISDIR(st.st_mode) || (project &&
 		    path_is_below(dir, f->f_ws)))
 			continue;
@@ -354,7 +360,8 @@ fsp_show(struct fsp *f, const char *path)
 		fspath_clear(&pr);
 		return;
 	}
-	if (pr.pr_dir || lstat(path, &st) == -1 || !S_ISREG(st.st_mode)) {
+	if (pr.pr_dir || fscache_lstat(f->f_cache, path, &st) == -1 ||
+	    !S_ISREG(st.st_mode)) {
 		fspath_note(&f->f_plan->fp_notes, &f->f_plan->fp_nnotes,
 		    "%s is not shown inside: not a file (a symbolic link is "
 		    "not followed)", path);
@@ -569,6 +576,7 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	memset(plan, 0, sizeof(*plan));
 	memset(&f, 0, sizeof(f));
 	f.f_plan = plan;
+	f.f_cache = in->fi_cache != NULL ? in->fi_cache : fscache_new();
 	f.f_ws = in->fi_workspace;
 
 	if (fsp_roots(&f, &p->p_write, cause) == -1)
@@ -579,7 +587,7 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	fsp_protect_path(&f, in->fi_path);
 	for (i = 0; i < in->fi_nshow; i++)
 		fsp_show(&f, in->fi_show[i]);
-	fsscan_run((const char *const *)f.f_roots, f.f_nroots,
+	fsscan_run(f.f_cache, (const char *const *)f.f_roots, f.f_nroots,
 	    in->fi_scan_max == 0 ? FSPLAN_SCAN_MAX : in->fi_scan_max, &scan);
 	fsp_findings(&f, &scan);
 	fsscan_clear(&scan);
@@ -587,9 +595,12 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	oi.oi_nroots = f.f_nroots;
 	oi.oi_scratch = in->fi_scratch;
 	oi.oi_nscratch = in->fi_nscratch;
+	oi.oi_cache = f.f_cache;
 	fsorder_run(&f.f_cands, &oi, plan);
 	rc = 0;
 out:
+	if (in->fi_cache == NULL)
+		fscache_free(f.f_cache);
 	fsorder_clear(&f.f_cands);
 	for (i = 0; i < f.f_nroots; i++)
 		free(f.f_roots[i]);

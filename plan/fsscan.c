@@ -40,6 +40,7 @@
 
 #include "lib/util.h"
 #include "lib/xmalloc.h"
+#include "plan/fscache.h"
 #include "plan/fspath.h"
 #include "plan/fsscan.h"
 #include "plan/plan.h"
@@ -201,7 +202,7 @@ fsscan_protect(struct fsscan *s, const char *path, int how, const char *why)
 	    sizeof(*s->fs_finds));
 	sf = &s->fs_finds[s->fs_nfinds++];
 	memset(sf, 0, sizeof(*sf));
-	fspath_resolve(path, &sf->sf_at);
+	fspath_resolve(s->fs_cache, path, &sf->sf_at);
 	sf->sf_why = why;
 	sf->sf_file = how & FSSCAN_FILE;
 	sf->sf_dot = how & FSSCAN_DOT;
@@ -211,7 +212,7 @@ fsscan_protect(struct fsscan *s, const char *path, int how, const char *why)
 	if (sf->sf_at.pr_res != FSPATH_FOUND)
 		return NULL;
 	found = xstrdup(sf->sf_at.pr_path);
-	if (lstat(found, &st) == 0)
+	if (fscache_lstat(s->fs_cache, found, &st) == 0)
 		fspath_mark(&s->fs_marks, &s->fs_nmarks, &st);
 	if (sf->sf_at.pr_dir && (how & FSSCAN_GIT)) {
 		sf->sf_gitdir = true;
@@ -580,11 +581,12 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 /*
  * Scans the writable folders for repositories, breadth first, folders
  * under node_modules last, up to f_scan_max entries in all.  A root
- * inside another is scanned with it.
+ * inside another is scanned with it.  Paths are resolved through the
+ * cache c (NULL: the scan's own).
  */
 void
-fsscan_run(const char *const *roots, size_t nroots, size_t max,
-    struct fsscan *s)
+fsscan_run(struct fscache *c, const char *const *roots, size_t nroots,
+    size_t max, struct fsscan *s)
 {
 	struct fsscan_queue	 now, late;
 	struct fsscan_queue	*q;
@@ -593,6 +595,7 @@ fsscan_run(const char *const *roots, size_t nroots, size_t max,
 	bool			 inner, more = true;
 
 	memset(s, 0, sizeof(*s));
+	s->fs_cache = c != NULL ? c : fscache_new();
 	memset(&now, 0, sizeof(now));
 	memset(&late, 0, sizeof(late));
 	for (i = 0; i < nroots; i++) {
@@ -626,6 +629,9 @@ fsscan_run(const char *const *roots, size_t nroots, size_t max,
 		free(late.q_v[i].d_path);
 	free(now.q_v);
 	free(late.q_v);
+	if (c == NULL)
+		fscache_free(s->fs_cache);
+	s->fs_cache = NULL;
 }
 
 /* Frees what the scan found and empties it. */

@@ -32,9 +32,11 @@ struct fsscan {
 	char		**fs_notes;	/* for the user; escaped */
 	size_t		 fs_nnotes;
 	size_t		 fs_scanned;	/* directory entries read */
+	struct fscache	*fs_cache;	/* during fsscan_run() only */
 };
 
-void	fsscan_run(const char *const *, size_t, size_t, struct fsscan *);
+void	fsscan_run(struct fscache *, const char *const *, size_t, size_t,
+	    struct fsscan *);
 void	fsscan_clear(struct fsscan *);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct fscache;
 struct policy;
 
 /*
@@ -105,6 +106,8 @@ struct fsplan_in {
 	size_t			 fi_nshow;	/* in a hidden folder */
 	const char *const	*fi_scratch;	/* folders that may be scratch */
 	size_t			 fi_nscratch;	/* layers: protect below them */
+	struct fscache		*fi_cache;	/* the run's (fscache.c), or */
+						/* NULL: the plan's own */
 };
 
 int		 fsplan_build(const struct fsplan_in *, struct fsplan *,

@@ -278,6 +278,7 @@ struct policy_layers {
 	const char	**ly_args;	/* pairs, in order: "--policy" FILE, */
 	size_t		  ly_nargs;	/* "--allow-domain" P, ...          */
 	const char	 *ly_workspace;	/* NULL: the current folder */
+	bool		  ly_real;	/* ly_workspace is resolved already */
 	bool		  ly_only;	/* only ly_args: no built-in, system, */
 					/* user or workspace layer          */
 	bool		  ly_no_workspace; /* no workspace layer (a daemon) */

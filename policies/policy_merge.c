@@ -390,25 +390,15 @@ policy_merge_defaults(const struct policy_ctx *ctx, char **cause)
 }
 
 /*
- * Fills ctx for a run in workspace (NULL: the current folder), which must
- * exist; it is made absolute.  Returns 0, or -1 with *cause set.
+ * Fills ctx, zeroed, for a run in ws (resolved; taken) and the home
+ * folder.  Returns 0, or -1 with *cause set.
  */
-int
-policy_merge_ctx_init(struct policy_ctx *ctx, const char *workspace,
-    char **cause)
+static int
+policy_merge_ctx_fill(struct policy_ctx *ctx, char *ws, char **cause)
 {
 	const char	*home;
 	struct passwd	*pw;
-	char		*ws;
 
-	*cause = NULL;
-	memset(ctx, 0, sizeof(*ctx));
-	if ((ws = realpath(workspace != NULL ? workspace : ".", NULL)) ==
-	    NULL) {
-		xasprintf(cause, "workspace %s: %s",
-		    workspace != NULL ? workspace : ".", strerror(errno));
-		return -1;
-	}
 	if ((home = getenv("HOME")) == NULL || home[0] != '/') {
 		if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL ||
 		    pw->pw_dir[0] != '/') {
@@ -422,6 +412,42 @@ policy_merge_ctx_init(struct policy_ctx *ctx, const char *workspace,
 	ctx->pc_workspace = ctx->pc_owned[0] = ws;
 	ctx->pc_home = ctx->pc_owned[1] = xstrdup(home);
 	return 0;
+}
+
+/*
+ * Fills ctx for a run in workspace (NULL: the current folder), which must
+ * exist; it is made absolute.  Returns 0, or -1 with *cause set.
+ */
+int
+policy_merge_ctx_init(struct policy_ctx *ctx, const char *workspace,
+    char **cause)
+{
+	char	*ws;
+
+	*cause = NULL;
+	memset(ctx, 0, sizeof(*ctx));
+	if ((ws = realpath(workspace != NULL ? workspace : ".", NULL)) ==
+	    NULL) {
+		xasprintf(cause, "workspace %s: %s",
+		    workspace != NULL ? workspace : ".", strerror(errno));
+		return -1;
+	}
+	return policy_merge_ctx_fill(ctx, ws, cause);
+}
+
+/*
+ * The same for the layers' workspace, resolved again unless the caller
+ * resolved it already (ly_real: cordon run).
+ */
+static int
+policy_merge_ctx_layers(struct policy_ctx *ctx, const struct policy_layers *pl,
+    char **cause)
+{
+	if (!pl->ly_real || pl->ly_workspace == NULL)
+		return policy_merge_ctx_init(ctx, pl->ly_workspace, cause);
+	*cause = NULL;
+	memset(ctx, 0, sizeof(*ctx));
+	return policy_merge_ctx_fill(ctx, xstrdup(pl->ly_workspace), cause);
 }
 
 void
@@ -587,7 +613,7 @@ policy_merge_layers(const struct policy_layers *pl, struct policy **trustedp,
 	*cause = NULL;
 	if (trustedp != NULL)
 		*trustedp = NULL;
-	if (policy_merge_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
+	if (policy_merge_ctx_layers(&ctx, pl, cause) == -1)
 		return NULL;
 
 	if (pl->ly_only)
@@ -662,7 +688,7 @@ policy_merge_layers_narrowing(const struct policy_layers *pl,
 	size_t			 i;
 
 	*cause = NULL;
-	if (policy_merge_ctx_init(&ctx, pl->ly_workspace, cause) == -1)
+	if (policy_merge_ctx_layers(&ctx, pl, cause) == -1)
 		return NULL;
 	p = policy_new();
 	for (i = 0; i + 1 < pl->ly_nargs; i += 2) {

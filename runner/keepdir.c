@@ -42,6 +42,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/xmalloc.h"
+#include "plan/fspath.h"
 #include "policies/policy.h"
 #include "runner/runner.h"
 #include "secrets/secrets.h"
@@ -87,11 +88,12 @@ keepdir_point_add(struct run *run, const char *rel, const char *why,
 
 /*
  * The entries of pl in the home, as the policy spells them and where
- * they lead (~/.config a link to ~/dotfiles/config).
+ * they lead (~/.config a link to ~/dotfiles/config), as the plan saw
+ * the tree (the cache fc).
  */
 static void
 keepdir_points_list(struct run *run, const struct plist *pl, const char *raw,
-    bool hidden)
+    bool hidden, struct fscache *fc)
 {
 	const char	*rel;
 	char		 real[PATH_MAX];
@@ -102,7 +104,7 @@ keepdir_points_list(struct run *run, const struct plist *pl, const char *raw,
 		    run->r_sb.sb_view.sv_scratch,
 		    raw)) != NULL)
 			keepdir_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
-		if (realpath(pl->pl_v[i].pi_text, real) != NULL &&
+		if (fspath_real(fc, pl->pl_v[i].pi_text, real) != NULL &&
 		    (rel = keepdir_in_home(real, run->r_sb.sb_view.sv_scratch,
 		    NULL)) != NULL)
 			keepdir_point_add(run, rel, pl->pl_v[i].pi_from, hidden);
@@ -114,10 +116,11 @@ keepdir_points_list(struct run *run, const struct plist *pl, const char *raw,
  * persistence points (the policy's read_only list), the paths it hides
  * (deny) and the folders on PATH (as fsplan.c protects them), as the
  * home resolved or spelt by HOME names them.  Made while the policy is
- * the run's (the proxy takes it), for keepdir_one() and keepdir_allowed().
+ * the run's (the proxy takes it), for keepdir_one() and keepdir_allowed();
+ * paths resolved as the plan saw the tree (the cache fc).
  */
 static void
-keepdir_points(struct run *run)
+keepdir_points(struct run *run, struct fscache *fc)
 {
 	const struct policy	*p = run->r_policy;
 	struct policy_ctx	 ctx = { .pc_workspace = "/" };
@@ -134,15 +137,15 @@ keepdir_points(struct run *run)
 		else if (strcmp(it.pi_text, "/") != 0)
 			raw = it.pi_text;
 	}
-	keepdir_points_list(run, &p->p_read_only, raw, false);
-	keepdir_points_list(run, &p->p_hide, raw, true);
+	keepdir_points_list(run, &p->p_read_only, raw, false, fc);
+	keepdir_points_list(run, &p->p_hide, raw, true, fc);
 	copy = xstrdup(path != NULL ? path : "");
 	for (dir = strtok_r(copy, ":", &save); dir != NULL;
 	    dir = strtok_r(NULL, ":", &save)) {
 		if (dir[0] != '/')
 			continue;
 		/* Where it leads, or, not there yet, as PATH spells it. */
-		if (realpath(dir, real) != NULL)
+		if (fspath_real(fc, dir, real) != NULL)
 			rel = keepdir_in_home(real, run->r_sb.sb_view.sv_scratch,
 			    NULL);
 		else
@@ -674,11 +677,13 @@ keepdir_login_drop(struct run *run)
 /*
  * --keep and --keep-shared: the folders of o, each checked and its copy
  * made, into the view's sv_keep.  The home must be a scratch layer of
- * the run (the view's sv_scratch).  Returns 0, or -1 having said why.
+ * the run (the view's sv_scratch).  fc is the plan's cache (run_plan.c),
+ * asked before any folder is made here.  Returns 0, or -1 having said
+ * why.
  */
 int
 keepdir_plan(struct run *run, const struct run_opts *o, const char *workspace,
-    const struct pagent *pa)
+    const struct pagent *pa, struct fscache *fc)
 {
 	char	*datadir, *what;
 	size_t	 i;
@@ -686,7 +691,7 @@ keepdir_plan(struct run *run, const struct run_opts *o, const char *workspace,
 	bool	 fresh;
 
 	if (run->r_sb.sb_view.sv_scratch != NULL)
-		keepdir_points(run);
+		keepdir_points(run, fc);
 	if (o->ro_nkeep == 0 && pa->pa_nstate == 0)
 		return 0;
 	if (o->ro_nkeep == 0 && run->r_sb.sb_view.sv_scratch == NULL) {

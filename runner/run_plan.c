@@ -3,7 +3,9 @@
  * the read-only paths brought back under the private /tmp and /run, the
  * scratch layers, the token files the plan hides, --keep's folders
  * (keepdir.c) and Landlock's rules.  Decided outside, before the clone;
- * nothing is mounted here.
+ * nothing is mounted here.  Every path is resolved through the plan's
+ * cache (fscache.c, fspath_real): as the plan saw the tree, and each
+ * lstat and readlink asked once.
  *
  * Runs in: cordon run on the host, before the clone.
  */
@@ -20,6 +22,8 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/xmalloc.h"
+#include "plan/fscache.h"
+#include "plan/fspath.h"
 #include "policies/policy.h"
 #include "runner/run_prep.h"
 #include "runner/runner.h"
@@ -34,7 +38,7 @@
  * names stays under the cover.
  */
 static void
-run_plan_reveal(const struct run *run, struct fsplan *plan)
+run_plan_reveal(const struct run *run, struct fsplan *plan, struct fscache *fc)
 {
 	const char		*covers[] = { "/tmp", "/var/tmp", "/run",
 				    run->r_sb.sb_view.sv_runtime_dir };
@@ -47,8 +51,9 @@ run_plan_reveal(const struct run *run, struct fsplan *plan)
 
 	for (i = 0; i < run->r_policy->p_read_only.pl_n; i++) {
 		it = &run->r_policy->p_read_only.pl_v[i];
-		if (it->pi_untrusted || realpath(it->pi_text, real) == NULL ||
-		    stat(real, &st) == -1)
+		/* real holds no link: its lstat is its stat. */
+		if (it->pi_untrusted || fspath_real(fc, it->pi_text, real) ==
+		    NULL || fscache_lstat(fc, real, &st) == -1)
 			continue;
 		for (c = 0; c < nitems(covers); c++)
 			if (covers[c] != NULL && path_is_below(real, covers[c]))
@@ -86,6 +91,17 @@ run_plan_over(const struct fsplan *plan, const char *path, unsigned int kinds)
 	return NULL;
 }
 
+/* HOME resolved into home (PATH_MAX bytes), or NULL. */
+static char *
+run_plan_home(struct fscache *fc, char *home)
+{
+	const char	*h = getenv("HOME");
+
+	if (h == NULL || h[0] != '/')
+		return NULL;
+	return fspath_real(fc, h, home);
+}
+
 /*
  * The folder the scratch layer covers (mount.c, scratch.c): the home
  * folder, resolved into home, unless a writable root already covers it,
@@ -93,13 +109,12 @@ run_plan_over(const struct fsplan *plan, const char *path, unsigned int kinds)
  * is none.
  */
 static const char *
-run_plan_scratch(const struct fsplan *plan, char *home)
+run_plan_scratch(const struct fsplan *plan, char *home, struct fscache *fc)
 {
-	const char	*h = getenv("HOME");
 	struct stat	 st;
 
-	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL ||
-	    strcmp(home, "/") == 0 || stat(home, &st) == -1 ||
+	if (run_plan_home(fc, home) == NULL ||
+	    strcmp(home, "/") == 0 || fscache_lstat(fc, home, &st) == -1 ||
 	    !S_ISDIR(st.st_mode) || run_plan_over(plan, home,
 	    RUN_OP(FS_RW) | RUN_OP(FS_RO) | RUN_OP(FS_HIDE_DIR)) != NULL)
 		return NULL;
@@ -115,10 +130,9 @@ static void
 run_plan_candidates(struct run *run, char *home, const char **cand,
     struct fsplan_in *fin)
 {
-	const char	*h = getenv("HOME");
 	size_t		 i, n = 0;
 
-	if (h != NULL && h[0] == '/' && realpath(h, home) != NULL &&
+	if (run_plan_home(fin->fi_cache, home) != NULL &&
 	    strcmp(home, "/") != 0)
 		cand[n++] = home;
 	scratch_system_dirs(run->r_sysdirs, &run->r_nsysdirs);
@@ -168,7 +182,7 @@ run_plan_sysscratch(struct run *run, const struct fsplan *plan)
  * "~/.npmrc (npm)".
  */
 static void
-run_plan_hidden(struct run *run, const struct fsplan *plan)
+run_plan_hidden(struct run *run, const struct fsplan *plan, struct fscache *fc)
 {
 	static const char *const cfg[][2] = {
 		{ ".npmrc", "~/.npmrc (npm)" },
@@ -179,7 +193,6 @@ run_plan_hidden(struct run *run, const struct fsplan *plan)
 		{ ".cargo/credentials.toml", "~/.cargo/credentials.toml "
 		    "(cargo)" },
 	};
-	const char	*h = getenv("HOME");
 	const struct fs_op *op;
 	struct secret_file *tf;
 	struct stat	 st;
@@ -192,18 +205,18 @@ run_plan_hidden(struct run *run, const struct fsplan *plan)
 		tf->tf_bound = op != NULL && strcmp(op->fo_path,
 		    tf->tf_path) == 0;
 	}
-	if (h == NULL || h[0] != '/' || realpath(h, home) == NULL)
+	if (run_plan_home(fc, home) == NULL)
 		return;
 	for (i = 0; i < nitems(cfg); i++) {
 		if (snprintf(path, sizeof(path), "%s/%s", home, cfg[i][0]) >=
-		    (int)sizeof(path) || lstat(path, &st) == -1 ||
+		    (int)sizeof(path) || fscache_lstat(fc, path, &st) == -1 ||
 		    run_plan_over(plan, path, RUN_OP(FS_HIDE_FILE) |
 		    RUN_OP(FS_HIDE_DIR)) == NULL ||
 		    run->r_nhidden_cfg >= nitems(run->r_hidden_cfg))
 			continue;
 		for (j = 0; j < run->r_sb.sb_view.sv_nsecrets; j++)
 			if (run->r_sb.sb_view.sv_secrets[j].tf_bound &&
-			    realpath(path, real) != NULL &&
+			    fspath_real(fc, path, real) != NULL &&
 			    strcmp(real,
 			    run->r_sb.sb_view.sv_secrets[j].tf_path) == 0)
 				break;
@@ -217,7 +230,8 @@ run_plan_hidden(struct run *run, const struct fsplan *plan)
  * policy's write or read_only lists (--write /tmp).
  */
 static bool
-run_plan_shows(const struct policy *p, const char *ws, const char *top)
+run_plan_shows(const struct policy *p, const char *ws, const char *top,
+    struct fscache *fc)
 {
 	const struct plist	*lists[] = { &p->p_write, &p->p_read_only };
 	const char		*path;
@@ -229,7 +243,7 @@ run_plan_shows(const struct policy *p, const char *ws, const char *top)
 	for (i = 0; i < nitems(lists) && !shown; i++)
 		for (j = 0; j < lists[i]->pl_n && !shown; j++) {
 			path = lists[i]->pl_v[j].pi_text;
-			shown = (realpath(path, real) != NULL &&
+			shown = (fspath_real(fc, path, real) != NULL &&
 			    path_is_below(top, real)) || path_is_below(top,
 			    path);
 		}
@@ -242,7 +256,8 @@ run_plan_shows(const struct policy *p, const char *ws, const char *top)
  * returns -1.  Else 0.
  */
 static int
-run_plan_inside(const struct policy *p, const char *ws, const char *top)
+run_plan_inside(const struct policy *p, const char *ws, const char *top,
+    struct fscache *fc)
 {
 	const char	*path, *from;
 	char		 real[PATH_MAX];
@@ -252,7 +267,7 @@ run_plan_inside(const struct policy *p, const char *ws, const char *top)
 		path = j < p->p_write.pl_n ? p->p_write.pl_v[j].pi_text : ws;
 		from = j < p->p_write.pl_n ? p->p_write.pl_v[j].pi_from :
 		    "the workspace";
-		if (path == NULL || !((realpath(path, real) != NULL &&
+		if (path == NULL || !((fspath_real(fc, path, real) != NULL &&
 		    path_is_below(real, top)) || path_is_below(path, top)))
 			continue;
 		log_warnx("run: %s (%s) is inside %s, the folder of cordon's "
@@ -279,10 +294,11 @@ run_plan_inside(const struct policy *p, const char *ws, const char *top)
  * whole: a mount point cannot be renamed.  Elsewhere the private /tmp
  * and $XDG_RUNTIME_DIR cover them.  A writable path inside one would
  * show it under the hiding: the run is refused (run_plan_inside).
- * Returns 0, or -1 having said why.
+ * Paths are resolved through the cache fc.  Returns 0, or -1 having
+ * said why.
  */
 static int
-run_plan_sessions(struct policy *p, const char *ws)
+run_plan_sessions(struct policy *p, const char *ws, struct fscache *fc)
 {
 	struct pitem	*it;
 	char		 tops[2][256], dir[PATH_MAX], cause[1024];
@@ -290,11 +306,15 @@ run_plan_sessions(struct policy *p, const char *ws)
 
 	n = sessdir_tops(tops);
 	for (i = 0; i < n; i++) {
-		if (run_plan_inside(p, ws, tops[i]) == -1)
+		if (run_plan_inside(p, ws, tops[i], fc) == -1)
 			return -1;
+		if (!run_plan_shows(p, ws, tops[i], fc))
+			continue;
+		/* It may make folders: what fc knew may hold no more. */
+		fscache_clear(fc);
 		/* Not the user's (another's, squatted): none of theirs. */
-		if (!run_plan_shows(p, ws, tops[i]) || sessdir_in(tops[i],
-		    dir, sizeof(dir), true, cause, sizeof(cause)) == -1)
+		if (sessdir_in(tops[i], dir, sizeof(dir), true, cause,
+		    sizeof(cause)) == -1)
 			continue;
 		it = policy_plist_add(&p->p_hide);
 		it->pi_text = xstrdup(tops[i]);
@@ -309,13 +329,12 @@ run_plan_sessions(struct policy *p, const char *ws)
  * known_hosts files to show inside in known (NULL when off).
  */
 static const char *
-run_plan_agent(char *known[2])
+run_plan_agent(char *known[2], struct fscache *fc)
 {
-	const char	*sock = getenv("SSH_AUTH_SOCK"), *h = getenv("HOME");
+	const char	*sock = getenv("SSH_AUTH_SOCK");
 	char		 home[PATH_MAX], *cause;
 
-	if (sock == NULL || h == NULL || h[0] != '/' ||
-	    realpath(h, home) == NULL)
+	if (sock == NULL || run_plan_home(fc, home) == NULL)
 		return NULL;
 	if (!agent_usable(sock, &cause)) {
 		log_info("run: no ssh-agent for the sandbox: %s", cause);
@@ -375,11 +394,13 @@ run_plan_landlock(struct run *run)
 /*
  * The plan, from the policy's filesystem lists and what is on disk, and
  * what follows from it; the agent's known_hosts files are shown inside
- * when cordon's ssh-agent is on.  What it makes rp owns.  Returns 0, or
- * -1 having said why.
+ * when cordon's ssh-agent is on.  What it makes rp owns; the cache fc
+ * holds what was learnt of the tree on the way.  Returns 0, or -1 having
+ * said why.
  */
-int
-run_plan(struct run_prep *rp, const struct run_opts *o)
+static int
+run_plan_cached(struct run_prep *rp, const struct run_opts *o,
+    struct fscache *fc)
 {
 	struct run		*run = &rp->rp_run;
 	struct policy		*p = rp->rp_policy;
@@ -390,17 +411,18 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 	run_secrets_prepare(run, p, run->r_sb.sb_net.sn_mode == NET_PROXY &&
 	    rp->rp_net.net_socket == NULL);
 	trust_hide_ca(p);
-	if (run_plan_sessions(p, rp->rp_workspace) == -1)
+	if (run_plan_sessions(p, rp->rp_workspace, fc) == -1)
 		return -1;
 	memset(&fin, 0, sizeof(fin));
 	fin.fi_policy = p;
 	fin.fi_workspace = rp->rp_workspace;
 	fin.fi_path = getenv("PATH");
+	fin.fi_cache = fc;
 	run_plan_candidates(run, rp->rp_home, cand, &fin);
 	if (run->r_sb.sb_net.sn_mode == NET_PROXY &&
 	    rp->rp_net.net_socket == NULL && p->p_allow.pl_n > 0 &&
 	    (run->r_sb.sb_view.sv_agent_real =
-	    run_plan_agent(rp->rp_known)) != NULL) {
+	    run_plan_agent(rp->rp_known, fc)) != NULL) {
 		fin.fi_show = (const char *const *)rp->rp_known;
 		fin.fi_nshow = 2;
 		rp->rp_ep.ep_agent_sock = RUN_AGENT_SOCK;
@@ -412,13 +434,28 @@ run_plan(struct run_prep *rp, const struct run_opts *o)
 		return -1;
 	}
 	run->r_sb.sb_view.sv_plan = &rp->rp_plan;
-	run_plan_reveal(run, &rp->rp_plan);
+	run_plan_reveal(run, &rp->rp_plan, fc);
 	run->r_sb.sb_view.sv_scratch = run_plan_scratch(&rp->rp_plan,
-	    rp->rp_home);
+	    rp->rp_home, fc);
 	run_plan_sysscratch(run, &rp->rp_plan);
-	run_plan_hidden(run, &rp->rp_plan);
-	if (keepdir_plan(run, o, rp->rp_workspace, &rp->rp_agent) == -1)
+	run_plan_hidden(run, &rp->rp_plan, fc);
+	if (keepdir_plan(run, o, rp->rp_workspace, &rp->rp_agent, fc) == -1)
 		return -1;
 	run_plan_landlock(run);
 	return 0;
+}
+
+/*
+ * The plan and what follows from it (run_plan_cached), through a cache
+ * of the tree that lives as long as the plan is made (fscache.c).
+ */
+int
+run_plan(struct run_prep *rp, const struct run_opts *o)
+{
+	struct fscache	*fc = fscache_new();
+	int		 rc;
+
+	rc = run_plan_cached(rp, o, fc);
+	fscache_free(fc);
+	return rc;
 }

@@ -194,6 +194,7 @@ run_prepare_workspace(struct run_prep *rp, const struct run_opts *o)
 	if (o->ro_ws == NULL && run_prepare_wide(rp->rp_workspace))
 		return -1;
 	rp->rp_layers.ly_workspace = rp->rp_workspace;
+	rp->rp_layers.ly_real = true;
 	return run_prepare_paths(&rp->rp_net, rp->rp_workspace, o->ro_cwd);
 }
 

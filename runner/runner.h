@@ -196,8 +196,9 @@ int	run_cmd(int, char **);
 int	run_cmd_session(int, char **, const struct session_opts *);
 
 /* keepdir.c: --keep and --keep-shared, and what may be kept. */
+struct fscache;
 int	keepdir_plan(struct run *, const struct run_opts *, const char *,
-	    const struct pagent *);
+	    const struct pagent *, struct fscache *);
 bool	keepdir_allowed(const struct run *, const char *);
 bool	keepdir_is_point(const struct run *, const char *);
 void	keepdir_clear(struct run *);

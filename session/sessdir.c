@@ -98,20 +98,30 @@ sessdir_fallback(char *top)
 }
 
 /*
- * The folder that holds the sessions' folder into top (256 bytes):
- * $XDG_RUNTIME_DIR/cordon when that is the user's, else
- * sessdir_fallback's.  Neither made nor checked.
+ * $XDG_RUNTIME_DIR/cordon into top (256 bytes) when that folder is the
+ * user's; false, top untouched, when not.
  */
-void
-sessdir_top(char *top)
+static bool
+sessdir_xdg(char *top)
 {
 	const char	*xdg = getenv("XDG_RUNTIME_DIR");
 	struct stat	 st;
 
-	if (xdg != NULL && xdg[0] == '/' && strlen(xdg) < 128 &&
-	    stat(xdg, &st) == 0 && st.st_uid == getuid())
-		snprintf(top, 256, "%s/cordon", xdg);
-	else
+	if (xdg == NULL || xdg[0] != '/' || strlen(xdg) >= 128 ||
+	    stat(xdg, &st) == -1 || st.st_uid != getuid())
+		return false;
+	snprintf(top, 256, "%s/cordon", xdg);
+	return true;
+}
+
+/*
+ * The folder that holds the sessions' folder into top (256 bytes):
+ * sessdir_xdg's, else sessdir_fallback's.  Neither made nor checked.
+ */
+void
+sessdir_top(char *top)
+{
+	if (!sessdir_xdg(top))
 		sessdir_fallback(top);
 }
 
@@ -121,13 +131,14 @@ sessdir_top(char *top)
  * then sessdir_fallback's when that is another.  A client without
  * XDG_RUNTIME_DIR (a service, a harness started with a clean
  * environment) uses the second while a login shell uses the first.
- * Returns how many: 1 or 2.
+ * The fallback is looked at once.  Returns how many: 1 or 2.
  */
 int
 sessdir_tops(char tops[][256])
 {
-	sessdir_top(tops[0]);
 	sessdir_fallback(tops[1]);
+	if (!sessdir_xdg(tops[0]))
+		memcpy(tops[0], tops[1], sizeof(tops[1]));
 	return strcmp(tops[0], tops[1]) == 0 ? 1 : 2;
 }
 

@@ -258,6 +258,18 @@ teardown() {
 	[ ! -e "$WS/ran" ]
 }
 
+# A home's first run makes the sessions' folder (~/.cache/cordon) before
+# the plan: the plan sees it made, though a path below its parent was
+# looked at before it was (what the runner knew of the tree is dropped).
+@test "--dry-run: the sessions' folder the run itself makes is hidden" {
+	cd "$WS"
+	[ ! -e "$UDIR/home/.cache" ]
+	run as_user "$UDIR/home" env XDG_RUNTIME_DIR= "$UCORDON" run \
+	    --dry-run --write "$UDIR/home/.cache/x" --write "$UDIR/home" -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$UDIR/home/.cache/cordon: hidden"*"(protected: cordon's sessions)"* ]]
+}
+
 @test "fail closed: a policy that does not load, a bad flag" {
 	echo '{"version": 1, "network": {"mode": "sideways"}}' >"$WS/bad.json"
 	run in_sandbox --policy "$WS/bad.json" -- touch ran

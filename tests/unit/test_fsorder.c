@@ -26,7 +26,7 @@ static void
 order(struct fsorder *o, const char *const *roots, size_t nroots,
     const char *const *scratch, size_t nscratch, struct fsplan *plan)
 {
-	struct fsorder_in	 in = { roots, nroots, scratch, nscratch };
+	struct fsorder_in	 in = { roots, nroots, scratch, nscratch, NULL };
 
 	memset(plan, 0, sizeof(*plan));
 	fsorder_run(o, &in, plan);

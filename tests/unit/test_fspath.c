@@ -55,7 +55,7 @@ expect(const char *rel, enum fspath_res res, const char *want, bool dir,
 {
 	char	*path = at(rel), *w = at(want);
 
-	fspath_resolve(path, pr);
+	fspath_resolve(NULL, path, pr);
 	assert_int_equal(pr->pr_res, res);
 	assert_string_equal(pr->pr_path, w);
 	assert_int_equal(pr->pr_dir, dir);
@@ -108,7 +108,7 @@ test_loop(void **state)
 	(void)state;
 	link_at("loop", "@/loop");
 	p = at("@/loop/x");
-	fspath_resolve(p, &pr);
+	fspath_resolve(NULL, p, &pr);
 	assert_int_equal(pr.pr_res, FSPATH_SKIP);
 	assert_null(pr.pr_path);
 	assert_non_null(pr.pr_note);
