@@ -14,7 +14,7 @@ set -eu
 start_cmds() {
 	local cordon=$1
 	start_labels=(true unshare bwrap none plain proxy session runsession
-	    version logtail)
+	    version logtail tree treesession)
 	# CORDON_BEFORE's fresh run and log tail beside, when given.
 	[ -z "${CORDON_BEFORE:-}" ] || start_labels+=(nonebefore logbefore)
 	start_cmd_true=("$(type -P true)")
@@ -36,6 +36,13 @@ start_cmds() {
 	start_cmd_version=("$cordon" --version)
 	# The last 10 of 20 egress log lines (cordon-log, execed by the front).
 	start_cmd_logtail=("$cordon" log tail "${elog:-none}")
+	# In a workspace of 1,100 folders, a git repository: cordon walks it
+	# before the run (the plan's scan) and after (the check), and a
+	# session after each command.  env -C: one exec more.
+	start_cmd_tree=(env -C "${tree:-/}" "$cordon" run --network none \
+	    -- true)
+	start_cmd_treesession=(env -C "${tree:-/}" "$cordon" run --session \
+	    "${sidt:-none}" -- true)
 	start_cmd_nonebefore=("${CORDON_BEFORE:-false}" run --network none \
 	    -- true)
 	start_cmd_logbefore=("${CORDON_BEFORE:-false}" log tail \
@@ -64,6 +71,14 @@ if [ "${1:-}" = --starts ]; then
 	sessexec=$(dirname "$cordon")/build/cordon-session-exec
 	[ -x "$sessexec" ] || sessexec=$(dirname "$cordon")/cordon-session-exec
 	sid=$("$cordon" session start --network none 2>/dev/null) || sid=
+	tree=$(dirname "$HOME")/tree
+	mkdir -p "$tree"
+	git init -q "$tree" 2>/dev/null || true
+	for i in $(seq 100); do
+		mkdir -p "$tree/d$i/e"{1..10}
+	done
+	sidt=$(cd "$tree" && "$cordon" session start --network none \
+	    2>/dev/null) || sidt=
 	elog=$HOME/egress.log
 	for _ in $(seq 20); do
 		echo '{"time":"2026-11-22T01:40:18.029Z","sandbox":"s",' \
@@ -129,6 +144,8 @@ if [ "${1:-}" = --starts ]; then
 		echo "hwm.pid1.$mode $(cut -d' ' -f2 "hwm.$mode" | median)"
 	done
 	[ -z "$sid" ] || "$cordon" session stop "$sid" >/dev/null 2>&1 || true
+	[ -z "$sidt" ] || "$cordon" session stop "$sidt" >/dev/null 2>&1 ||
+	    true
 	exit 0
 fi
 
@@ -231,6 +248,8 @@ start_report() {
 	    [runsession]="cordon run --session ID -- true"
 	    [version]="cordon --version"
 	    [logtail]="cordon log tail FILE (20 lines)"
+	    [tree]="the fresh run, in 1,100 folders (env -C)"
+	    [treesession]="the session's, in 1,100 folders (env -C)"
 	    [nonebefore]="CORDON_BEFORE's run --network none"
 	    [logbefore]="CORDON_BEFORE's log tail FILE")
 	local -A add
@@ -238,7 +257,8 @@ start_report() {
 	printf '%-40s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
 	    "/bwrap" "/unshare"
 	for l in true unshare bwrap none plain proxy session runsession \
-	    version logtail ${CORDON_BEFORE:+nonebefore logbefore}; do
+	    version logtail tree treesession \
+	    ${CORDON_BEFORE:+nonebefore logbefore}; do
 		t=$(start_fig "$who" "time.$l")
 		if is_num "$t" && is_num "$t0"; then
 			add[$l]=$(echo "($t - $t0) / 1000" | bc -l)
@@ -249,8 +269,8 @@ start_report() {
 			printf '%-40s %9s %9s' "${name[$l]}" "$t" -
 		fi
 		case $l in
-		none|plain|proxy|session|runsession|version|logtail|nonebefore|\
-		logbefore) printf ' %9s %9s\n' \
+		none|plain|proxy|session|runsession|version|logtail|tree|\
+		treesession|nonebefore|logbefore) printf ' %9s %9s\n' \
 		    "$(ratio "${add[$l]}" "${add[bwrap]}")" \
 		    "$(ratio "${add[$l]}" "${add[unshare]}")" ;;
 		*) echo ;;
@@ -309,6 +329,11 @@ if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 		bash "$(dirname "$self")/start-breakdown.sh" "$cordon" \
 		    "${BREAKDOWN_RUNS:-50}" "$net"
 	done
+	# And as the user, whose plan and mounts are not root's.
+	if [ "$(id -u)" -eq 0 ] && id -u "$TEST_USER" >/dev/null 2>&1; then
+		bash "$(dirname "$self")/start-breakdown.sh" "$cordon" \
+		    "${BREAKDOWN_RUNS:-50}" none "$TEST_USER"
+	fi
 	[ "$BENCH" = start ] && exit 0
 	echo
 fi

@@ -51,7 +51,7 @@ figure() {
 	esac
 }
 
-is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]*)?$ ]]; }
+is_num() { [[ $1 =~ ^([0-9]+(\.[0-9]*)?|\.[0-9]+)$ ]]; }
 
 # $1 / $2 as "1.23x", or "-" when either is not a number.
 ratio() {
