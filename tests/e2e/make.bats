@@ -248,7 +248,13 @@ dpkg_r() {
 		grep -qxF "$f" "$BATS_TEST_TMPDIR/files"
 	done
 	[ "$(dpkg-deb -f "$deb" Package)" = cordon ]
-	[[ "$(dpkg-deb -f "$deb" Depends)" == *libevent* ]]
+	# The shared libraries are Depends; those linked from their archives
+	# (LINK=static, the default) are Built-Using, with their versions.
+	[[ "$(dpkg-deb -f "$deb" Depends)" == *libc6* ]]
+	[[ "$(dpkg-deb -f "$deb" Depends)" == *libmnl* ]]
+	[[ "$(dpkg-deb -f "$deb" Built-Using)" == *"openssl (= "* ]]
+	[[ "$(dpkg-deb -f "$deb" Built-Using)" == *"libevent (= "* ]]
+	[[ "$(dpkg-deb -f "$deb" Depends)" != *libssl* ]]
 
 	# The postinst, on configure, runs systemd-sysusers and
 	# systemd-tmpfiles (stubs here, which log their arguments), and
