@@ -242,6 +242,9 @@ sbs_held(const struct sbs_cmd *c)
 	char		 path[64];
 	bool		 held = false;
 
+	/* No process but PID 1 (kill(-1): ESRCH): none holds it. */
+	if (kill(-1, 0) == -1 && errno == ESRCH)
+		return false;
 	if ((proc = opendir("/proc")) == NULL)
 		return false;
 	while (!held && (p = readdir(proc)) != NULL) {
