@@ -43,25 +43,6 @@ teardown(void **state)
 	return unit_rmtree(base);
 }
 
-/* "@/x" made absolute under the temporary folder; the caller frees. */
-static char *
-at(const char *rel)
-{
-	char	*s;
-
-	xasprintf(&s, "%s%s", base, rel + 1);
-	return s;
-}
-
-static void
-link_at(const char *target, const char *rel)
-{
-	char	*path = at(rel);
-
-	assert_int_equal(symlink(target, path), 0);
-	free(path);
-}
-
 /*
  * The tree: folders, a file, links relative and absolute, one to a
  * file with a '/' after it, two dangling (one with a '/' after its
@@ -72,22 +53,22 @@ make_tree(void)
 {
 	char	*p;
 
-	p = at("@/real/sub/");
+	p = unit_at(base, "@/real/sub/");
 	unit_make(base, p, NULL);
 	free(p);
-	p = at("@/file");
+	p = unit_at(base, "@/file");
 	unit_make(base, p, "x");
 	free(p);
-	link_at("real", "@/in");
-	link_at("in/sub", "@/deep");
-	link_at("nowhere", "@/dangle");
-	link_at("loop", "@/loop");
-	p = at("@/real");
-	link_at(p, "@/abs");
+	unit_link_at(base, "real", "@/in");
+	unit_link_at(base, "in/sub", "@/deep");
+	unit_link_at(base, "nowhere", "@/dangle");
+	unit_link_at(base, "loop", "@/loop");
+	p = unit_at(base, "@/real");
+	unit_link_at(base, p, "@/abs");
 	free(p);
-	link_at("file/", "@/toslash");
-	link_at("./file", "@/tofile");
-	link_at("missing/", "@/empty");
+	unit_link_at(base, "file/", "@/toslash");
+	unit_link_at(base, "./file", "@/tofile");
+	unit_link_at(base, "missing/", "@/empty");
 }
 
 /* Asserts that two results of fspath_resolve() are the same. */
@@ -117,34 +98,35 @@ same(const struct fspath *a, const struct fspath *b, const char *path)
  * Each path resolved alone, through a cache that knows nothing yet, and
  * again through the same cache once it knows it all: the same result.
  */
+/* Each path resolved alone and through c: the same answers. */
+static void
+same_all(struct fscache *c)
+{
+	struct fspath	 alone, cached;
+	char		*p;
+	size_t		 i;
+
+	for (i = 0; i < nitems(paths); i++) {
+		p = unit_at(base, paths[i]);
+		fspath_resolve(NULL, p, &alone);
+		fspath_resolve(c, p, &cached);
+		same(&alone, &cached, p);
+		fspath_clear(&alone);
+		fspath_clear(&cached);
+		free(p);
+	}
+}
+
 static void
 test_same(void **state)
 {
 	struct fscache	*c;
-	struct fspath	 alone, cold, warm;
-	char		*p;
-	size_t		 i;
 
 	(void)state;
 	make_tree();
 	c = fscache_new();
-	for (i = 0; i < nitems(paths); i++) {
-		p = at(paths[i]);
-		fspath_resolve(NULL, p, &alone);
-		fspath_resolve(c, p, &cold);
-		same(&alone, &cold, p);
-		fspath_clear(&cold);
-		free(p);
-	}
-	for (i = 0; i < nitems(paths); i++) {
-		p = at(paths[i]);
-		fspath_resolve(NULL, p, &alone);
-		fspath_resolve(c, p, &warm);
-		same(&alone, &warm, p);
-		fspath_clear(&alone);
-		fspath_clear(&warm);
-		free(p);
-	}
+	same_all(c);		/* cold: each answer asked of the kernel */
+	same_all(c);		/* warm: each from the cache */
 	fscache_free(c);
 }
 
@@ -160,8 +142,8 @@ test_kinds(void **state)
 	make_tree();
 	c = fscache_new();
 	/* A dangling link: its target missing, the link listed. */
-	p = at("@/dangle/x");
-	w = at("@/nowhere");
+	p = unit_at(base, "@/dangle/x");
+	w = unit_at(base, "@/nowhere");
 	fspath_resolve(c, p, &pr);
 	assert_int_equal(pr.pr_res, FSPATH_MISSING);
 	assert_string_equal(pr.pr_path, w);
@@ -171,7 +153,7 @@ test_kinds(void **state)
 	free(p);
 	free(w);
 	/* A loop, twice: the same 41 links and the reason, both times. */
-	p = at("@/loop/x");
+	p = unit_at(base, "@/loop/x");
 	fspath_resolve(c, p, &pr);
 	assert_int_equal(pr.pr_res, FSPATH_SKIP);
 	assert_int_equal(pr.pr_nlinks, 41);
@@ -183,8 +165,8 @@ test_kinds(void **state)
 	fspath_clear(&pr);
 	free(p);
 	/* A missing component: what is below it is missing too. */
-	p = at("@/missing/a/b");
-	w = at("@/missing");
+	p = unit_at(base, "@/missing/a/b");
+	w = unit_at(base, "@/missing");
 	fspath_resolve(c, p, &pr);
 	assert_int_equal(pr.pr_res, FSPATH_MISSING);
 	assert_string_equal(pr.pr_path, w);
@@ -211,9 +193,9 @@ test_kept(void **state)
 	(void)state;
 	make_tree();
 	c = fscache_new();
-	p = at("@/in/sub/new");
-	in = at("@/in");
-	w = at("@/real/sub/new");
+	p = unit_at(base, "@/in/sub/new");
+	in = unit_at(base, "@/in");
+	w = unit_at(base, "@/real/sub/new");
 	fspath_resolve(c, p, &pr);
 	assert_int_equal(pr.pr_res, FSPATH_MISSING);
 	assert_int_equal(pr.pr_nlinks, 1);
@@ -258,12 +240,12 @@ test_readlink(void **state)
 	(void)state;
 	make_tree();
 	c = fscache_new();
-	p = at("@/deep");
+	p = unit_at(base, "@/deep");
 	assert_non_null(t = fscache_readlink(c, p));
 	assert_string_equal(t, "in/sub");
 	assert_ptr_equal(fscache_readlink(c, p), t);
 	free(p);
-	p = at("@/file");
+	p = unit_at(base, "@/file");
 	errno = 0;
 	assert_null(fscache_readlink(c, p));
 	assert_int_equal(errno, EINVAL);
@@ -289,7 +271,7 @@ test_real(void **state)
 	make_tree();
 	c = fscache_new();
 	for (i = 0; i < 2 * nitems(paths); i++) {
-		p = at(paths[i % nitems(paths)]);
+		p = unit_at(base, paths[i % nitems(paths)]);
 		ra = realpath(p, a);
 		rb = fspath_real(c, p, b);
 		if ((ra == NULL) != (rb == NULL))

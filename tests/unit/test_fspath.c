@@ -29,31 +29,12 @@ teardown(void **state)
 	return unit_rmtree(base);
 }
 
-/* "@/x" made absolute under the temporary folder; the caller frees. */
-static char *
-at(const char *rel)
-{
-	char	*s;
-
-	xasprintf(&s, "%s%s", base, rel + 1);
-	return s;
-}
-
-static void
-link_at(const char *target, const char *rel)
-{
-	char	*path = at(rel);
-
-	assert_int_equal(symlink(target, path), 0);
-	free(path);
-}
-
 /* Resolves "@/rel" and checks the result against "@/want". */
 static void
 expect(const char *rel, enum fspath_res res, const char *want, bool dir,
     size_t nlinks, struct fspath *pr)
 {
-	char	*path = at(rel), *w = at(want);
+	char	*path = unit_at(base, rel), *w = unit_at(base, want);
 
 	fspath_resolve(NULL, path, pr);
 	assert_int_equal(pr->pr_res, res);
@@ -72,18 +53,18 @@ test_resolve(void **state)
 	char		*p;
 
 	(void)state;
-	p = at("@/real/sub/");
+	p = unit_at(base, "@/real/sub/");
 	unit_make(base, p, NULL);
 	free(p);
-	p = at("@/file");
+	p = unit_at(base, "@/file");
 	unit_make(base, p, "x");
 	free(p);
-	link_at("real", "@/in");
-	link_at("in/sub", "@/deep");
+	unit_link_at(base, "real", "@/in");
+	unit_link_at(base, "in/sub", "@/deep");
 
 	/* Two links, in the order met; the target resolved. */
 	expect("@/deep/./", FSPATH_FOUND, "@/real/sub", true, 2, &pr);
-	p = at("@/deep");
+	p = unit_at(base, "@/deep");
 	assert_string_equal(pr.pr_links[0], p);
 	free(p);
 	fspath_clear(&pr);
@@ -106,8 +87,8 @@ test_loop(void **state)
 	char		*p;
 
 	(void)state;
-	link_at("loop", "@/loop");
-	p = at("@/loop/x");
+	unit_link_at(base, "loop", "@/loop");
+	p = unit_at(base, "@/loop/x");
 	fspath_resolve(NULL, p, &pr);
 	assert_int_equal(pr.pr_res, FSPATH_SKIP);
 	assert_null(pr.pr_path);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -85,6 +86,28 @@ unit_make(const char *base, char *path, const char *text)
 		fputs(text != NULL ? text : "", fp);
 		fclose(fp);
 	}
+}
+
+/* "@/rel" made absolute below the scratch folder base; the caller frees. */
+static inline char *
+unit_at(const char *base, const char *rel)
+{
+	char	*s;
+
+	if (asprintf(&s, "%s%s", base, rel + 1) == -1)
+		fail_msg("asprintf: %s", strerror(errno));
+	return s;
+}
+
+/* A symlink at "@/rel" below base, to target. */
+static inline void
+unit_link_at(const char *base, const char *target, const char *rel)
+{
+	char	*path = unit_at(base, rel);
+
+	if (symlink(target, path) == -1)
+		fail_msg("symlink %s: %s", path, strerror(errno));
+	free(path);
 }
 
 #endif
