@@ -181,13 +181,11 @@ sandbox_child_cb(evutil_socket_t sig, short what, void *arg)
 			sandbox_session_reaped(sb, pid, status);
 		if (pid != command_pid)
 			continue;
+		/* A run's (a session's commands are not command_pid). */
 		code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
 		    WEXITSTATUS(status);
-		/* A session's others are its own to end (sandbox_session.c). */
-		if (sb->sb_pipes.sp_session == -1)
-			sandbox_end_alone();
-		sandbox_end_tell(sb, &scratch, sb->sb_pipes.sp_session == -1 ?
-		    code : -1);
+		sandbox_end_alone();
+		sandbox_end_tell(sb, &scratch, code);
 		_exit(code);
 	}
 }
