@@ -148,7 +148,7 @@ keeper_client_free(struct kclient *kc)
 static int
 keeper_tell(struct keeper *k, uint32_t type, uint32_t id, int arg)
 {
-	return sessmsg_tell(k->k_pair[0], type, id, arg);
+	return sessmsg_tell(k->k_pair[0], type, id, arg, 0);
 }
 
 /*

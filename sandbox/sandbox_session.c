@@ -110,7 +110,7 @@ struct sbs_arg {
 static void
 sbs_tell(const struct sandbox *sb, uint32_t type, uint32_t id, int arg)
 {
-	(void)sessmsg_tell(sb->sb_pipes.sp_session, type, id, arg);
+	(void)sessmsg_tell(sb->sb_pipes.sp_session, type, id, arg, 0);
 }
 
 /*
@@ -297,18 +297,13 @@ static void
 sbs_settled(const struct sandbox *sb, bool alone)
 {
 	struct sbs_held	*runs = sbs_end.se_runs;
-	struct sessmsg	 m;
 	size_t		 i, n = sbs_end.se_nruns;
 
 	sbs_end.se_on = false;
 	sbs_end.se_runs = NULL;
 	sbs_end.se_nruns = 0;
-	memset(&m, 0, sizeof(m));
-	m.sm_type = SESS_ENDED;
-	m.sm_id = sbs_end.se_id;
-	m.sm_arg = sbs_end.se_status;
-	m.sm_flags = alone && n == 0 ? SESS_F_ALONE : 0;
-	(void)sessmsg_send(sb->sb_pipes.sp_session, &m, NULL, NULL, 0);
+	(void)sessmsg_tell(sb->sb_pipes.sp_session, SESS_ENDED, sbs_end.se_id,
+	    sbs_end.se_status, alone && n == 0 ? SESS_F_ALONE : 0);
 	for (i = 0; i < n; i++) {
 		sbs_run(sb, &runs[i].sh_m, runs[i].sh_fds, runs[i].sh_nfds);
 		sessmsg_close(runs[i].sh_fds, runs[i].sh_nfds);

@@ -63,7 +63,7 @@ struct sessblob {
 
 ssize_t	sessmsg_send(int, const struct sessmsg *, const char *,
 	    const int *, int);
-int	sessmsg_tell(int, uint32_t, uint32_t, int);
+int	sessmsg_tell(int, uint32_t, uint32_t, int, uint32_t);
 ssize_t	sessmsg_recv(int, struct sessmsg *, char *, size_t, int *, int *);
 int	sessmsg_blob(const char *, char *const *, char *const *,
 	    uint32_t *, uint32_t *);

@@ -63,11 +63,11 @@ sessmsg_send(int sock, const struct sessmsg *m, const char *text,
 }
 
 /*
- * Sends a message of type for request id, with arg and nothing else.
- * Returns 0, or -1 with errno set.
+ * Sends a message of type for request id, with arg and flags (SESS_F_*)
+ * and nothing else.  Returns 0, or -1 with errno set.
  */
 int
-sessmsg_tell(int sock, uint32_t type, uint32_t id, int arg)
+sessmsg_tell(int sock, uint32_t type, uint32_t id, int arg, uint32_t flags)
 {
 	struct sessmsg	 m;
 
@@ -75,6 +75,7 @@ sessmsg_tell(int sock, uint32_t type, uint32_t id, int arg)
 	m.sm_type = type;
 	m.sm_id = id;
 	m.sm_arg = arg;
+	m.sm_flags = flags;
 	return sessmsg_send(sock, &m, NULL, NULL, 0) == -1 ? -1 : 0;
 }
 
