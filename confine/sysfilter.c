@@ -395,19 +395,3 @@ fail:
 	seccomp_release(ctx);
 	return -1;
 }
-
-/* sysfilter_memfd and sysfilter_write at once: the memfd, or -1. */
-int
-sysfilter_new(enum sysfilter_unix unix_mode, bool renames, bool paused,
-    char **cause)
-{
-	int	 fd;
-
-	if ((fd = sysfilter_memfd(cause)) == -1)
-		return -1;
-	if (sysfilter_write(fd, unix_mode, renames, paused, cause) == -1) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}

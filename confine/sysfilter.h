@@ -18,6 +18,5 @@ enum sysfilter_unix {
 
 int	sysfilter_memfd(char **);
 int	sysfilter_write(int, enum sysfilter_unix, bool, bool, char **);
-int	sysfilter_new(enum sysfilter_unix, bool, bool, char **);
 
 #endif

@@ -34,6 +34,21 @@
 
 static int	 filter_fd = -1;
 
+/* A memfd holding a filter's program, as cordon run makes it. */
+static int
+filter_new(enum sysfilter_unix mode, bool renames, bool paused, char **cause)
+{
+	int	 fd;
+
+	if ((fd = sysfilter_memfd(cause)) == -1)
+		return -1;
+	if (sysfilter_write(fd, mode, renames, paused, cause) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* A call to try, and the errno it must fail with (0: it must work). */
 struct probe {
 	const char	*name;
@@ -287,7 +302,7 @@ probes_under(enum sysfilter_unix mode, bool paused, const struct probe *v,
 	char	*cause;
 	int	 fd = filter_fd;
 
-	if ((filter_fd = sysfilter_new(mode, false, paused, &cause)) == -1)
+	if ((filter_fd = filter_new(mode, false, paused, &cause)) == -1)
 		fail_msg("%s", cause);
 	assert_int_equal(run_probes(v, n), 0);
 	close(filter_fd);
@@ -344,7 +359,7 @@ test_renames(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		if ((fd = sysfilter_new(SYSF_UNIX_ALLOW, i == 1, false,
+		if ((fd = filter_new(SYSF_UNIX_ALLOW, i == 1, false,
 		    &cause)) ==
 		    -1)
 			fail_msg("%s", cause);
@@ -394,7 +409,7 @@ setup(void **state)
 	char	*cause;
 
 	(void)state;
-	if ((filter_fd = sysfilter_new(SYSF_UNIX_ALLOW, false, false,
+	if ((filter_fd = filter_new(SYSF_UNIX_ALLOW, false, false,
 	    &cause)) == -1) {
 		print_error("%s\n", cause);
 		return -1;
