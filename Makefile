@@ -38,7 +38,7 @@ ALL_LDFLAGS	 = $(LDFLAGS_HARDEN) $(EXTRA_LDFLAGS) $(LDFLAGS)
 LIB_SRCS	 = lib/addr.c lib/endpoint.c lib/fdpass.c lib/host.c lib/jsonl.c \
 		   lib/log.c lib/relay.c lib/xmalloc.c \
 		   lib/opt.c lib/errlist.c lib/str.c lib/file.c \
-		   lib/path.c lib/clock.c
+		   lib/path.c lib/clock.c lib/dir.c
 # The agent profiles, policies/agents/NAME.json, linked in (below).
 AGENTS		 = claude codex gemini opencode
 AGENT_OBJS	 = $(patsubst %,$(BUILD)/policies/agent_%_json.o,$(AGENTS))
@@ -66,7 +66,7 @@ PROXY_SRCS	 = $(WIRE_SRCS) proxy/dns.c proxy/proxy_policy.c \
 		   proxy/conn_mtls.c proxy/conn_pump.c \
 		   proxy/ident.c proxy/upool.c proxy/renew.c
 BRIDGE_SRCS	 = bridge/bridge.c bridge/tlsup.c
-PLAN_SRCS	 = plan/fscache.c plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
+PLAN_SRCS	 = plan/fscache.c plan/fslist.c plan/fspath.c plan/fsscan.c plan/fsplan.c plan/fsorder.c
 SSHAGENT_SRCS	 = sshagent/agentmsg.c sshagent/agentkey.c \
 		   sshagent/knownhosts.c
 GIT_SRCS	 = git/gitcfg.c git/gitjudge.c git/giturl.c git/gitptr.c
@@ -153,7 +153,7 @@ CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 UNIT_TESTS	 = test_host test_addr test_policy_load test_policy_match \
 		   test_policy_merge test_socks5 test_tls_peek test_http test_pp2 \
 		   test_sysfilter test_landlock test_env test_fsplan test_fsscan \
-		   test_fsorder test_fspath test_fscache \
+		   test_fsorder test_fspath test_fscache test_fslist \
 		   test_seatbelt test_winfw test_certs test_inspect test_pin test_signer \
 		   test_listen test_guard test_dnsmsg test_util test_secrets \
 		   test_agentmsg test_gitcfg test_ssh_peek test_notify test_conn \

@@ -144,6 +144,7 @@ guard_open(struct guard *g, const struct fsplan *plan, char **cause)
 		g->g_roots[g->g_nroots++].gr_path = op->fo_path;
 	}
 	g->g_watch = plan->fp_watch;
+	g->g_lists = plan->fp_lists;
 	g->g_nwatch = plan->fp_nwatch;
 	gitwrite_places(plan, &g->g_places);
 	return 0;

@@ -66,6 +66,7 @@ struct guard {
 	char		**g_watch;	/* the plan's fp_watch, borrowed */
 	size_t		 g_nwatch;
 	struct gitcfg_places g_places;	/* the plan's, for gitcfg.c */
+	struct fslist	*g_lists;	/* the plan's fp_lists, borrowed */
 	char		**g_host;	/* the plan's fp_host, borrowed */
 	size_t		 g_nhost;
 	struct hostcfg_find *g_hfinds;	/* hostcfg.c's: moved aside */
@@ -99,6 +100,7 @@ struct guard_walk {
 	size_t		  w_nq, w_head;
 	struct fs_mark	 *w_judged;	/* git directories judged */
 	size_t		  w_njudged;
+	time_t		  w_taken;	/* when it began (fslist.c) */
 };
 
 struct stat;

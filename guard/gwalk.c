@@ -26,6 +26,12 @@
  * run, or that the user neither owns nor may write (another user's, in
  * a shared /tmp given to write), the command could not have made so;
  * it is left as the plan's note before the run said.
+ *
+ * A folder whose identity and ctime are those it had when the last walk
+ * listed it (the plan's scan, or a session's last check) holds the same
+ * names (fslist.c): its listing is given again, unread, and only its
+ * subfolders are looked at.  One holding a marker is read every time,
+ * since what is judged there is the files in it, not its names.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -37,13 +43,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "git/git.h"
 #include "guard/guard.h"
+#include "lib/dir.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/xmalloc.h"
+#include "plan/fslist.h"
 #include "plan/fspath.h"
 
 /* How the walk reached a folder (guard_item's i_how). */
@@ -56,15 +65,6 @@ enum gwalk_ptr {
 	GP_IN,		/* a folder in a writable root: queued */
 	GP_OUT,		/* outside them, or nowhere */
 	GP_REFUSED	/* not read as git reads it: not inert */
-};
-
-/* What one folder holds, for the markers. */
-struct gwalk_seen {
-	bool	 s_git;			/* a ".git" entry, any type */
-	bool	 s_hg;			/* a ".hg" */
-	bool	 s_head, s_objects, s_refs, s_commondir;
-	char	**s_subs;		/* the other folders in it */
-	size_t	 s_nsubs;
 };
 
 /* Was the git directory st judged already?  If not, it is now. */
@@ -221,30 +221,34 @@ gwalk_follow(struct guard_walk *w, size_t i, const char *rel, int dfd,
  * listing failed: the folder is held.
  */
 static int
-gwalk_list(struct guard *g, DIR *dp, bool counted, struct gwalk_seen *s,
+gwalk_list(struct guard *g, int dfd, bool counted, struct fslist_seen *s,
     char **why)
 {
-	struct dirent	*de;
-	struct stat	 st;
-	const char	*n;
+	struct dir_reader	 dr;
+	const struct dirent64	*de;
+	struct stat		 st;
+	const char		*n;
+	unsigned		 mark;
 
-	for (errno = 0; (de = readdir(dp)) != NULL; errno = 0) {
+	dir_begin(&dr, dfd);
+	while ((de = dir_next(&dr)) != NULL) {
 		n = de->d_name;
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
 			continue;
 		if (counted)
 			g->g_scanned++;
-		s->s_git |= strcmp(n, ".git") == 0;
-		s->s_hg |= strcmp(n, ".hg") == 0;
-		s->s_head |= strcmp(n, "HEAD") == 0;
-		s->s_objects |= strcmp(n, "objects") == 0;
-		s->s_refs |= strcmp(n, "refs") == 0;
-		s->s_commondir |= strcmp(n, "commondir") == 0;
+		s->ls_entries++;
+		s->ls_marks |= mark = fslist_mark(n);
 		/* A .git or .hg is a marker, judged by itself. */
-		if (strcmp(n, ".git") == 0 || strcmp(n, ".hg") == 0 ||
+		if ((mark & (FSLIST_GIT | FSLIST_HG)) ||
 		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
-		if (fstatat(dirfd(dp), n, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		/* A folder's type is in its entry: no stat needed. */
+		if (de->d_type == DT_DIR) {
+			fslist_sub(s, n);
+			continue;
+		}
+		if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 			if (errno == ENOENT)
 				continue;
 			if (*why == NULL)
@@ -252,11 +256,8 @@ gwalk_list(struct guard *g, DIR *dp, bool counted, struct gwalk_seen *s,
 				    "examined (%s)", strerror(errno));
 			continue;
 		}
-		if (!S_ISDIR(st.st_mode))
-			continue;
-		s->s_subs = xreallocarray(s->s_subs, s->s_nsubs + 1,
-		    sizeof(*s->s_subs));
-		s->s_subs[s->s_nsubs++] = xstrdup(n);
+		if (S_ISDIR(st.st_mode))
+			fslist_sub(s, n);
 	}
 	if (errno != 0 && *why == NULL)
 		xasprintf(why, "its listing failed (%s)", strerror(errno));
@@ -268,17 +269,17 @@ gwalk_list(struct guard *g, DIR *dp, bool counted, struct gwalk_seen *s,
  * cannot be listed (search permission is enough for git, and for us).
  */
 static void
-gwalk_lookup(int dfd, struct gwalk_seen *s)
+gwalk_lookup(int dfd, struct fslist_seen *s)
 {
+	static const char *const names[] = {
+		".git", ".hg", "HEAD", "objects", "refs", "commondir"
+	};
 	struct stat	 st;
+	size_t		 i;
 
-	s->s_git = fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0;
-	s->s_hg = fstatat(dfd, ".hg", &st, AT_SYMLINK_NOFOLLOW) == 0;
-	s->s_head = fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
-	s->s_objects = fstatat(dfd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0;
-	s->s_refs = fstatat(dfd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0;
-	s->s_commondir = fstatat(dfd, "commondir", &st,
-	    AT_SYMLINK_NOFOLLOW) == 0;
+	for (i = 0; i < nitems(names); i++)
+		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			s->ls_marks |= fslist_mark(names[i]);
 }
 
 /*
@@ -289,10 +290,9 @@ gwalk_lookup(int dfd, struct gwalk_seen *s)
  */
 static int
 gwalk_open(struct guard_walk *w, const struct guard_item *it,
-    struct gwalk_seen *s, struct stat *st, char **why)
+    struct fslist_seen *s, struct stat *st, char **why)
 {
 	const struct guard_root	*r = &w->w_g->g_roots[it->i_root];
-	DIR			*dp;
 	int			 dfd, pfd;
 
 	*why = NULL;
@@ -315,21 +315,44 @@ gwalk_open(struct guard_walk *w, const struct guard_item *it,
 		gwalk_lookup(pfd, s);
 		return pfd;
 	}
-	if (fstat(dfd, st) == -1 || (dp = fdopendir(dfd)) == NULL) {
+	if (fstat(dfd, st) == -1) {
 		xasprintf(why, "it cannot be listed (%s)", strerror(errno));
 		close(dfd);
 		return -1;
 	}
-	/* The walk reads on through its own descriptor. */
-	if ((dfd = dup(dirfd(dp))) == -1) {
-		xasprintf(why, "it cannot be listed (%s)", strerror(errno));
-		closedir(dp);
-		return -1;
-	}
-	(void)gwalk_list(w->w_g, dp, it->i_how == 0 &&
-	    st->st_ctime < w->w_g->g_start, s, why);
-	closedir(dp);
+	if (gwalk_list(w->w_g, dfd, it->i_how == 0 &&
+	    st->st_ctime < w->w_g->g_start, s, why) == 0)
+		fslist_put(w->w_g->g_lists, dfd, st, w->w_taken, s);
 	return dfd;
+}
+
+/*
+ * Folder it as the last walk listed it, when it has the identity and
+ * ctime it had then (fslist.c), and holds nothing to judge, which would
+ * need it open: then true, with s and st filled, and nothing opened.
+ * The stat follows the path as the walk made it, from folders it met
+ * in this walk; a link a command running meanwhile put on the way (a
+ * session's other command) leads it to a folder whose listing is then
+ * given for what it is, and that command's own check walks again.
+ */
+static bool
+gwalk_recall(struct guard_walk *w, const struct guard_item *it,
+    struct fslist_seen *s, struct stat *st)
+{
+	struct guard	*g = w->w_g;
+
+	if ((it->i_how & (GW_GITDIR | GW_POINTED)) ||
+	    fstatat(g->g_roots[it->i_root].gr_fd, *it->i_rel == '\0' ? "." :
+	    it->i_rel, st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    !fslist_get(g->g_lists, st, s))
+		return false;
+	if (s->ls_marks & (FSLIST_GIT | FSLIST_HG | FSLIST_HEAD)) {
+		fslist_seen_clear(s);
+		return false;
+	}
+	if (it->i_how == 0 && st->st_ctime < g->g_start)
+		g->g_scanned += s->ls_entries;
+	return true;
 }
 
 /*
@@ -405,7 +428,7 @@ gwalk_git(struct guard_walk *w, size_t i, const char *rel, int dfd)
  */
 static bool
 gwalk_gitdir(struct guard_walk *w, const struct guard_item *it, int dfd,
-    const struct gwalk_seen *s)
+    const struct fslist_seen *s)
 {
 	const struct guard_root	*r = &w->w_g->g_roots[it->i_root];
 	enum guard_verdict	 v;
@@ -414,7 +437,7 @@ gwalk_gitdir(struct guard_walk *w, const struct guard_item *it, int dfd,
 
 	v = it->i_how & GW_GITDIR ? GV_LEAVE : guard_judge(w->w_g, dfd, ".",
 	    &why);
-	if (s->s_commondir && gwalk_follow(w, it->i_root, it->i_rel, dfd,
+	if ((s->ls_marks & FSLIST_COMMONDIR) && gwalk_follow(w, it->i_root, it->i_rel, dfd,
 	    "commondir", &cwhy) == GP_REFUSED && v == GV_KEEP) {
 		v = GV_MOVE;
 		free(why);
@@ -437,27 +460,54 @@ gwalk_gitdir(struct guard_walk *w, const struct guard_item *it, int dfd,
 }
 
 /*
+ * Queues the folders in folder it (s): in a git directory (gitdir),
+ * each is a part of it.
+ */
+static void
+gwalk_subs(struct guard_walk *w, const struct guard_item *it,
+    const struct fslist_seen *s, bool gitdir)
+{
+	const char	*n;
+	size_t		 k;
+	int		 how;
+
+	for (k = 0; k < s->ls_nsubs; k++) {
+		n = s->ls_subs[k];
+		if (gitdir && (it->i_how != 0 || strcmp(n, "modules") == 0 ||
+		    strcmp(n, "worktrees") == 0))
+			how = GW_NESTED;
+		else
+			how = it->i_how & GW_NESTED;
+		gwalk_push(w, it->i_root, guard_join(it->i_rel, n), how);
+	}
+}
+
+/*
  * One folder of the walk.  A git directory (a .git folder, a folder
  * with git's layout, one a pointer names) is judged once.  Every folder
  * in a git directory is entered, as a part of it: a git directory
  * found there goes whole.  A folder of the worktree with git's layout
- * loses its HEAD and is entered as any other.
+ * loses its HEAD and is entered as any other.  A folder unchanged since
+ * the last walk, with nothing in it to judge, is not read again.
  */
 static void
 gwalk_dir(struct guard_walk *w, const struct guard_item *it)
 {
 	struct guard		*g = w->w_g;
 	const struct guard_root	*r = &g->g_roots[it->i_root];
-	const char		*rel = it->i_rel, *n;
-	struct gwalk_seen	 s;
+	const char		*rel = it->i_rel;
+	struct fslist_seen	 s;
 	struct stat		 st;
-	size_t			 k;
-	int			 dfd, how;
+	int			 dfd = -1;
 	bool			 gitdir, whole = it->i_how != 0;
 	enum guard_verdict	 v;
 	char			*why;
 
 	memset(&s, 0, sizeof(s));
+	if (gwalk_recall(w, it, &s, &st)) {
+		gwalk_subs(w, it, &s, false);
+		goto done;
+	}
 	dfd = gwalk_open(w, it, &s, &st, &why);
 	if (why != NULL && dfd != -1 && !gwalk_touchable(g, dfd, &st)) {
 		log_debug("%s: %s/%s: %s", __func__, r->gr_path, rel, why);
@@ -466,35 +516,26 @@ gwalk_dir(struct guard_walk *w, const struct guard_item *it)
 		gwalk_hold(w, r, rel, why);
 	if (dfd == -1)
 		goto done;
-	gitdir = (it->i_how & (GW_GITDIR | GW_POINTED)) || (s.s_head &&
-	    ((s.s_objects && s.s_refs) || s.s_commondir));
+	gitdir = (it->i_how & (GW_GITDIR | GW_POINTED)) ||
+	    ((s.ls_marks & FSLIST_HEAD) && (((s.ls_marks & FSLIST_OBJECTS) &&
+	    (s.ls_marks & FSLIST_REFS)) || (s.ls_marks & FSLIST_COMMONDIR)));
 	if (gitdir && !gwalk_judged(w, &st)) {
 		if (gwalk_gitdir(w, it, dfd, &s))
 			goto done;
 	} else if (gitdir && whole)
 		goto done;
-	for (k = 0; k < s.s_nsubs; k++) {
-		n = s.s_subs[k];
-		if (gitdir && (whole || strcmp(n, "modules") == 0 ||
-		    strcmp(n, "worktrees") == 0))
-			how = GW_NESTED;
-		else
-			how = it->i_how & GW_NESTED;
-		gwalk_push(w, it->i_root, guard_join(rel, n), how);
-	}
+	gwalk_subs(w, it, &s, gitdir);
 	if (gitdir && whole)
 		goto done;
-	if (s.s_git)
+	if (s.ls_marks & FSLIST_GIT)
 		gwalk_git(w, it->i_root, rel, dfd);
-	if (s.s_hg) {
+	if (s.ls_marks & FSLIST_HG) {
 		v = guard_judge(g, dfd, ".hg", &why);
 		quarantine_act(w, r, rel, dfd, ".hg", "a Mercurial repository "
 		    "(.hg)", v, why);
 	}
 done:
-	for (k = 0; k < s.s_nsubs; k++)
-		free(s.s_subs[k]);
-	free(s.s_subs);
+	fslist_seen_clear(&s);
 	if (dfd != -1)
 		close(dfd);
 }
@@ -511,6 +552,7 @@ gwalk_run(struct guard_walk *w)
 	struct guard_item	 it;
 	size_t			 i;
 
+	w->w_taken = time(NULL);
 	for (i = 0; i < g->g_nroots; i++)
 		gwalk_push(w, i, xstrdup(""), 0);
 	while (w->w_head < w->w_nq) {
@@ -519,4 +561,5 @@ gwalk_run(struct guard_walk *w)
 			gwalk_dir(w, &it);
 		free(it.i_rel);
 	}
+	fslist_turn(g->g_lists);
 }

@@ -55,6 +55,7 @@
 #include "lib/util.h"
 #include "lib/xmalloc.h"
 #include "plan/fscache.h"
+#include "plan/fslist.h"
 #include "plan/fsorder.h"
 #include "plan/fspath.h"
 #include "plan/fsscan.h"
@@ -587,8 +588,10 @@ fsplan_build(const struct fsplan_in *in, struct fsplan *plan, char **cause)
 	fsp_protect_path(&f, in->fi_path);
 	for (i = 0; i < in->fi_nshow; i++)
 		fsp_show(&f, in->fi_show[i]);
-	fsscan_run(f.f_cache, (const char *const *)f.f_roots, f.f_nroots,
-	    in->fi_scan_max == 0 ? FSPLAN_SCAN_MAX : in->fi_scan_max, &scan);
+	plan->fp_lists = fslist_new();
+	fsscan_run(f.f_cache, plan->fp_lists, (const char *const *)f.f_roots,
+	    f.f_nroots, in->fi_scan_max == 0 ? FSPLAN_SCAN_MAX :
+	    in->fi_scan_max, &scan);
 	fsp_findings(&f, &scan);
 	fsscan_clear(&scan);
 	oi.oi_roots = (const char *const *)f.f_roots;
@@ -637,5 +640,6 @@ fsplan_clear(struct fsplan *plan)
 	for (i = 0; i < plan->fp_nhost; i++)
 		free(plan->fp_host[i]);
 	free(plan->fp_host);
+	fslist_free(plan->fp_lists);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -38,9 +38,11 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "lib/dir.h"
 #include "lib/util.h"
 #include "lib/xmalloc.h"
 #include "plan/fscache.h"
+#include "plan/fslist.h"
 #include "plan/fspath.h"
 #include "plan/fsscan.h"
 #include "plan/plan.h"
@@ -247,19 +249,16 @@ static void
 fsscan_each(struct fsscan *s, const char *dir, mode_t type, int depth,
     void (*fn)(struct fsscan *, const char *, int))
 {
-	struct dirent	*de;
-	struct stat	 st;
-	DIR		*dp;
-	char		*sub;
-	int		 fd;
+	struct dir_reader	 dr;
+	const struct dirent64	*de;
+	struct stat		 st;
+	char			*sub;
+	int			 fd;
 
 	if ((fd = fsscan_opendir(dir)) == -1)
 		return;
-	if ((dp = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(dp)) != NULL) {
+	dir_begin(&dr, fd);
+	while ((de = dir_next(&dr)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0 ||
 		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
@@ -269,7 +268,7 @@ fsscan_each(struct fsscan *s, const char *dir, mode_t type, int depth,
 		fn(s, sub, depth);
 		free(sub);
 	}
-	closedir(dp);
+	close(fd);
 }
 
 /*
@@ -516,13 +515,14 @@ static bool
 fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
     struct fsscan_queue *now, struct fsscan_queue *late)
 {
-	struct dirent	*de;
-	struct stat	 st;
-	DIR		*dp;
-	char		*child;
-	const char	*base;
-	bool		 more = true, git, hg, isdir;
-	int		 fd, bare;
+	struct fslist_seen	 seen;
+	struct dir_reader	 dr;
+	const struct dirent64	*de;
+	struct stat		 st;
+	char			*child;
+	const char		*base;
+	bool			 more = true, whole = true, git, hg, isdir;
+	int			 fd, bare;
 
 	if ((fd = fsscan_opendir(d->d_path)) == -1) {
 		if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
@@ -531,29 +531,35 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 			    d->d_path, strerror(errno));
 		return true;
 	}
-	if ((dp = fdopendir(fd)) == NULL) {
-		close(fd);
-		return true;
-	}
 	base = strcmp(d->d_path, "/") == 0 ? "" : d->d_path;
 	bare = 0;
-	while ((de = readdir(dp)) != NULL) {
+	memset(&seen, 0, sizeof(seen));
+	dir_begin(&dr, fd);
+	while ((de = dir_next(&dr)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (s->fs_scanned == max) {
-			more = false;
+			more = whole = false;
 			break;
 		}
 		s->fs_scanned++;
+		seen.ls_entries++;
+		seen.ls_marks |= fslist_mark(de->d_name);
 		bare |= fsscan_bare_name(de->d_name);
 		git = strcmp(de->d_name, ".git") == 0;
 		hg = strcmp(de->d_name, ".hg") == 0;
 		if (!git && !hg && de->d_type != DT_DIR &&
 		    de->d_type != DT_UNKNOWN)
 			continue;
-		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		/* A folder's type is in its entry: no stat needed. */
+		if (!git && !hg && de->d_type == DT_DIR)
+			st.st_mode = S_IFDIR;
+		else if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+		    -1) {
+			whole &= errno == ENOENT;
 			continue;
+		}
 		isdir = S_ISDIR(st.st_mode);
 		xasprintf(&child, "%s/%s", base, de->d_name);
 		if ((git || hg) && (isdir || S_ISLNK(st.st_mode) ||
@@ -561,6 +567,7 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 			fsscan_repo(s, d->d_path, child, &st, git);
 			free(child);
 		} else if (isdir && !git && !hg) {
+			fslist_sub(&seen, de->d_name);
 			if (d->d_late ||
 			    strcmp(de->d_name, "node_modules") == 0)
 				fsscan_push(late, child, true);
@@ -569,7 +576,11 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 		} else
 			free(child);
 	}
-	closedir(dp);
+	/* Read whole: kept for the check after the run (fslist.c). */
+	if (whole && de == NULL && errno == 0 && fstat(fd, &st) == 0)
+		fslist_put(s->fs_lists, fd, &st, s->fs_taken, &seen);
+	fslist_seen_clear(&seen);
+	close(fd);
 	if ((bare & BARE_HEAD) && ((bare & BARE_OBJECTS && bare & BARE_REFS) ||
 	    bare & BARE_COMMONDIR)) {
 		free(fsscan_protect(s, d->d_path, FSSCAN_GIT, WHY_BARE));
@@ -585,8 +596,8 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
  * cache c (NULL: the scan's own).
  */
 void
-fsscan_run(struct fscache *c, const char *const *roots, size_t nroots,
-    size_t max, struct fsscan *s)
+fsscan_run(struct fscache *c, struct fslist *l, const char *const *roots,
+    size_t nroots, size_t max, struct fsscan *s)
 {
 	struct fsscan_queue	 now, late;
 	struct fsscan_queue	*q;
@@ -596,6 +607,8 @@ fsscan_run(struct fscache *c, const char *const *roots, size_t nroots,
 
 	memset(s, 0, sizeof(*s));
 	s->fs_cache = c != NULL ? c : fscache_new();
+	s->fs_lists = l;
+	s->fs_taken = time(NULL);
 	memset(&now, 0, sizeof(now));
 	memset(&late, 0, sizeof(late));
 	for (i = 0; i < nroots; i++) {
@@ -632,6 +645,8 @@ fsscan_run(struct fscache *c, const char *const *roots, size_t nroots,
 	if (c == NULL)
 		fscache_free(s->fs_cache);
 	s->fs_cache = NULL;
+	fslist_turn(l);
+	s->fs_lists = NULL;
 }
 
 /* Frees what the scan found and empties it. */

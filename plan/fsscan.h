@@ -8,7 +8,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
+#include "plan/fslist.h"
 #include "plan/fspath.h"
 
 /*
@@ -33,10 +35,12 @@ struct fsscan {
 	size_t		 fs_nnotes;
 	size_t		 fs_scanned;	/* directory entries read */
 	struct fscache	*fs_cache;	/* during fsscan_run() only */
+	struct fslist	*fs_lists;	/* ... and what it listed, or NULL */
+	time_t		 fs_taken;	/* when it began */
 };
 
-void	fsscan_run(struct fscache *, const char *const *, size_t, size_t,
-	    struct fsscan *);
+void	fsscan_run(struct fscache *, struct fslist *, const char *const *,
+	    size_t, size_t, struct fsscan *);
 void	fsscan_clear(struct fsscan *);
 
 #endif

@@ -83,6 +83,8 @@ struct fs_op {
 
 #define FSPLAN_SCAN_MAX		100000	/* directory entries, in all roots */
 
+struct fslist;
+
 struct fsplan {
 	struct fs_op	*fp_ops;	/* in the order to apply */
 	size_t		 fp_nops;
@@ -95,6 +97,8 @@ struct fsplan {
 	char		**fp_host;	/* missing host_config paths in a */
 	size_t		 fp_nhost;	/* writable root: watched (hostcfg.c) */
 	size_t		 fp_scanned;	/* directory entries read by the scan */
+	struct fslist	*fp_lists;	/* the folders it listed (fslist.c), */
+					/* for the check's walk */
 };
 
 struct fsplan_in {

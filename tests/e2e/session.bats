@@ -484,6 +484,40 @@ except OSError as e:
 	[ "$status" -eq 0 ]
 }
 
+# Plants a repository at $1 whose core.fsmonitor touches $2.
+PLANT_AT='git init -q "$1" && git -C "$1" config core.fsmonitor "touch $2; false"'
+
+@test "folders older than the 2 s the walks keep listings for, read again only when changed: a repository planted 3 deep below them, and one in a folder then made unreadable, are quarantined, the folder held, in a fresh run and in a session" {
+	cd "$WS"
+	as_who git init -q
+	as_who mkdir -p a/b/c d/e f/g/h
+	# The listings are kept once the folders are 2 s old (fslist.c).
+	sleep 3
+	# A fresh run: its scan listed them, its check recalls them.
+	run as_who "$UCORDON" run -- sh -c "$PLANT_AT" plant f/g/h/r \
+	    "$WS/pwned"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/f/g/h/r/.git"* ]]
+	session_start
+	run in_session -- true
+	[ "$status" -eq 0 ]
+	run in_session -- true
+	[ "$status" -eq 0 ]
+	run in_session -- sh -c "$PLANT_AT" plant a/b/c/r "$WS/pwned"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/a/b/c/r/.git"* ]]
+	run in_session -- sh -c "$PLANT_AT && chmod 0311 d/e" plant d/e \
+	    "$WS/pwned"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"quarantined $WS/d/e/.git"* ]]
+	[[ "$output" == *"cordon: held $WS/d/e, a folder the check could not read"* ]]
+	for r in a/b/c/r d/e f/g/h/r; do
+		as_who git -C "$WS/$r" status >/dev/null 2>&1 || true
+	done
+	[ ! -e "$WS/pwned" ]
+	as_who chmod 0755 "$WS/d/e"
+}
+
 @test "a harness's timeout that kills cordon run --session: the command's processes end, its check quarantines what it planted and says so on the client's stderr, and the session goes on (user and root)" {
 	for AS in user root; do
 		# Root's sandbox has no capability: its workspace is its own.

@@ -54,7 +54,7 @@ scan(const char *rel, size_t max, struct fsscan *s)
 
 	xasprintf(&root, "%s%s", base, rel + 1);
 	roots[0] = root;
-	fsscan_run(NULL, roots, 1, max, s);
+	fsscan_run(NULL, NULL, roots, 1, max, s);
 	free(root);
 }
 
@@ -195,7 +195,7 @@ test_no_roots(void **state)
 	struct fsscan	 s;
 
 	(void)state;
-	fsscan_run(NULL, NULL, 0, 10, &s);
+	fsscan_run(NULL, NULL, NULL, 0, 10, &s);
 	assert_int_equal(s.fs_nfinds + s.fs_nmarks + s.fs_nnotes +
 	    s.fs_scanned, 0);
 	fsscan_clear(&s);

@@ -29,6 +29,7 @@
 
 #include "lib/util.h"
 #include "lib/xmalloc.h"
+#include "plan/fslist.h"
 #include "plan/fspath.h"
 #include "runner/runner.h"
 
@@ -379,6 +380,16 @@ test_modules(void **state)
 	assert_false(exists("ws/.git/worktrees/wt"));
 	guard_clear(&g);
 	fsplan_clear(&plan);
+}
+
+/* Waits until what was made until now is older than fslist.c keeps. */
+static void
+age(void)
+{
+	time_t	 t = time(NULL);
+
+	while (time(NULL) < t + 4)
+		usleep(50000);
 }
 
 /*
@@ -748,6 +759,62 @@ unlistable_as(uid_t uid, struct guard *g)
 }
 
 /*
+ * A session's checks through the listings kept from one walk to the
+ * next (fslist.c), in folders made long enough before: what a command
+ * makes deep below folders read unchanged is found, the unchanged ones
+ * are given again, and a folder made unreadable is held.
+ */
+static void
+test_recalled(void **state)
+{
+	struct fsplan		 plan;
+	struct guard		 g;
+	struct fslist_seen	 s;
+	struct stat		 st;
+	char			*cause = NULL, *path;
+	uid_t			 uid = geteuid() == 0 ? 65534 : geteuid();
+
+	(void)state;
+	make("ws/.git/config", "[core]\n");
+	make("ws/a/b/c/", NULL);
+	make("ws/sub/", NULL);
+	plan_of(&plan, "ws/.git");
+	plan.fp_lists = fslist_new();
+	assert_int_equal(guard_open(&g, &plan, &cause), 0);
+	age();
+	g.g_start = next_second();
+	assert_int_equal(guard_check(&g, "ID"), 0);	/* lists them */
+	assert_int_equal(guard_check(&g, "ID"), 0);	/* recalls them */
+	/* A command: a repository deep in what was listed. */
+	make("ws/a/b/c/r/.git/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/a/b/c/r/.git/HEAD", "ref: refs/heads/main\n");
+	assert_int_equal(guard_check(&g, "ID"), 1);
+	assert_true(exists("ws/a/b/c/r/.git.cordon-quarantine-ID"));
+	/* The folders no command changed were given again. */
+	xasprintf(&path, "%s/ws/a/b", base);
+	assert_int_equal(lstat(path, &st), 0);
+	free(path);
+	memset(&s, 0, sizeof(s));
+	assert_true(fslist_get(plan.fp_lists, &st, &s));
+	assert_int_equal(s.ls_nsubs, 1);
+	assert_string_equal(s.ls_subs[0], "c");
+	fslist_seen_clear(&s);
+	/* Another: ws/sub, listed before, made unreadable. */
+	make("ws/sub/.git/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/sub/.git/HEAD", "ref: refs/heads/main\n");
+	xasprintf(&path, "chown -R %u:%u %s && chmod 0311 %s/ws/sub",
+	    (unsigned)uid, (unsigned)uid, base, base);
+	assert_int_equal(system(path), 0);
+	free(path);
+	assert_int_equal(unlistable_as(uid, &g), 0);
+	xasprintf(&path, "%s/ws/sub", base);
+	assert_int_equal(chmod(path, 0755), 0);
+	free(path);
+	guard_clear(&g);
+	fsplan_clear(&plan);
+}
+
+/*
  * The walk fails closed (issue 36): a folder it cannot list (chmod
  * 0311: git still opens sub/.git by name) has its markers looked up by
  * name and judged, and is held: the check fails.  So is a folder it
@@ -854,6 +921,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_pointer_text, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_unread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recalled, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

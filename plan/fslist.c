@@ -1,0 +1,267 @@
+/*
+ * fslist.c: what each folder held when a walk last listed it (the
+ * names git looks for, its subfolders), kept by identity, so that the
+ * next walk lists again only the folders that changed since.  The scan
+ * before the run (fsscan.c) and the check after it (gwalk.c) walk the
+ * same writable folders; in a workspace of a thousand folders each walk
+ * cost 20 ms, and a session walked again after every command.
+ *
+ * A folder's ctime moves whenever an entry is made, removed or renamed
+ * in it, and when its mode or owner changes; no call sets it back.  So
+ * a folder that has the identity (device, inode) and the ctime it had
+ * when it was listed holds the same names, and its listing is given
+ * again.  Only its names: a subfolder is a folder of its own, stat'ed
+ * and judged by the same rule, and a file's content is not kept here.
+ *
+ * Two guards on that rule.  A listing is kept only when its folder's
+ * ctime is FSLIST_SLACK seconds older than the walk: the clock ctime
+ * is read from is coarse (a tick, and two seconds on some filesystems),
+ * so a change in the same tick as the listing could leave ctime as it
+ * was; a change made later lands in a later second.  And only on the
+ * filesystems that keep ctime in the kernel (fslist_trusted): a network
+ * or FUSE filesystem may answer from a cache, or from another machine's
+ * clock.
+ *
+ * Entries live for one walk and the next: a walk carries each listing
+ * it used or made into its own pass, and fslist_turn() forgets the
+ * rest (folders removed, or no longer reached).
+ */
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include <linux/magic.h>
+
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/xmalloc.h"
+#include "plan/fslist.h"
+
+#define FSLIST_SLACK	2	/* seconds: vfat's ctime is that coarse */
+#define FSLIST_MAX	(1 << 20)	/* folders kept; past it, listed */
+
+/* A folder's listing, by identity. */
+struct fslist_dir {
+	dev_t		 d_dev;
+	ino_t		 d_ino;
+	struct timespec	 d_ctim;
+	unsigned	 d_marks;
+	size_t		 d_entries;
+	size_t		 d_nsubs;
+	char		*d_names;	/* the subfolders, each NUL-ended */
+};
+
+/* A filesystem, and whether its ctime can be trusted. */
+struct fslist_fs {
+	dev_t		 f_dev;
+	bool		 f_trusted;
+};
+
+struct fslist {
+	void		*l_last;	/* tsearch(3) trees: the last walk's */
+	void		*l_now;		/* and this walk's */
+	size_t		 l_nnow;
+	struct fslist_fs *l_fs;
+	size_t		 l_nfs;
+};
+
+static int
+fslist_cmp(const void *a, const void *b)
+{
+	const struct fslist_dir	*x = a, *y = b;
+
+	if (x->d_dev != y->d_dev)
+		return x->d_dev < y->d_dev ? -1 : 1;
+	if (x->d_ino != y->d_ino)
+		return x->d_ino < y->d_ino ? -1 : 1;
+	return 0;
+}
+
+static void
+fslist_dir_free(void *p)
+{
+	struct fslist_dir	*d = p;
+
+	free(d->d_names);
+	free(d);
+}
+
+struct fslist *
+fslist_new(void)
+{
+	return xcalloc(1, sizeof(struct fslist));
+}
+
+void
+fslist_free(struct fslist *l)
+{
+	if (l == NULL)
+		return;
+	tdestroy(l->l_last, fslist_dir_free);
+	tdestroy(l->l_now, fslist_dir_free);
+	free(l->l_fs);
+	free(l);
+}
+
+/* The FSLIST_* bit the entry name sets, or 0. */
+unsigned
+fslist_mark(const char *name)
+{
+	static const char *const names[] = {
+		".git", ".hg", "HEAD", "objects", "refs", "commondir"
+	};
+	size_t	 i;
+
+	for (i = 0; i < nitems(names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+/* Adds a subfolder's name to s. */
+void
+fslist_sub(struct fslist_seen *s, const char *name)
+{
+	s->ls_subs = xreallocarray(s->ls_subs, s->ls_nsubs + 1,
+	    sizeof(*s->ls_subs));
+	s->ls_subs[s->ls_nsubs++] = xstrdup(name);
+}
+
+void
+fslist_seen_clear(struct fslist_seen *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->ls_nsubs; i++)
+		free(s->ls_subs[i]);
+	free(s->ls_subs);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Does the filesystem of dfd (st) keep ctime in the kernel, as POSIX
+ * says?  Asked once per device.
+ */
+static bool
+fslist_trusted(struct fslist *l, int dfd, const struct stat *st)
+{
+	struct statfs	 sf;
+	size_t		 i;
+	bool		 ok;
+
+	for (i = 0; i < l->l_nfs; i++)
+		if (l->l_fs[i].f_dev == st->st_dev)
+			return l->l_fs[i].f_trusted;
+	if (fstatfs(dfd, &sf) == -1)
+		return false;
+	switch (sf.f_type) {
+	case EXT4_SUPER_MAGIC:	/* ext2 and ext3 too */
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+	case F2FS_SUPER_MAGIC:
+	case OVERLAYFS_SUPER_MAGIC:
+		ok = true;
+		break;
+	default:
+		ok = false;
+	}
+	l->l_fs = xreallocarray(l->l_fs, l->l_nfs + 1, sizeof(*l->l_fs));
+	l->l_fs[l->l_nfs].f_dev = st->st_dev;
+	l->l_fs[l->l_nfs++].f_trusted = ok;
+	return ok;
+}
+
+/* Files d in this walk's pass, in place of what was there. */
+static void
+fslist_keep(struct fslist *l, struct fslist_dir *d)
+{
+	struct fslist_dir	**found;
+
+	if ((found = tsearch(d, &l->l_now, fslist_cmp)) == NULL)
+		fatal("fslist");
+	if (*found != d) {
+		fslist_dir_free(*found);
+		*found = d;
+	} else
+		l->l_nnow++;
+}
+
+/*
+ * Keeps what the folder dfd (st) held, as a walk begun at taken read it
+ * whole, when its ctime may be trusted to tell a later change.
+ */
+void
+fslist_put(struct fslist *l, int dfd, const struct stat *st, time_t taken,
+    const struct fslist_seen *s)
+{
+	struct fslist_dir	*d;
+	size_t			 i, len, off;
+
+	if (l == NULL || st->st_ctim.tv_sec + FSLIST_SLACK >= taken ||
+	    l->l_nnow >= FSLIST_MAX || !fslist_trusted(l, dfd, st))
+		return;
+	d = xcalloc(1, sizeof(*d));
+	d->d_dev = st->st_dev;
+	d->d_ino = st->st_ino;
+	d->d_ctim = st->st_ctim;
+	d->d_marks = s->ls_marks;
+	d->d_entries = s->ls_entries;
+	d->d_nsubs = s->ls_nsubs;
+	for (len = 0, i = 0; i < s->ls_nsubs; i++)
+		len += strlen(s->ls_subs[i]) + 1;
+	d->d_names = xmalloc(len + 1);
+	for (off = 0, i = 0; i < s->ls_nsubs; i++) {
+		len = strlen(s->ls_subs[i]) + 1;
+		memcpy(d->d_names + off, s->ls_subs[i], len);
+		off += len;
+	}
+	fslist_keep(l, d);
+}
+
+/*
+ * What the folder st held when last listed, into s (empty), if it is
+ * the same folder with the same ctime: then true, and the listing is
+ * carried into this walk's pass.
+ */
+bool
+fslist_get(struct fslist *l, const struct stat *st, struct fslist_seen *s)
+{
+	struct fslist_dir	 key, *d, **found;
+	const char		*n;
+	size_t			 i;
+
+	if (l == NULL)
+		return false;
+	key.d_dev = st->st_dev;
+	key.d_ino = st->st_ino;
+	if ((found = tfind(&key, &l->l_last, fslist_cmp)) == NULL)
+		return false;
+	d = *found;
+	if (d->d_ctim.tv_sec != st->st_ctim.tv_sec ||
+	    d->d_ctim.tv_nsec != st->st_ctim.tv_nsec)
+		return false;
+	tdelete(&key, &l->l_last, fslist_cmp);
+	s->ls_marks = d->d_marks;
+	s->ls_entries = d->d_entries;
+	for (n = d->d_names, i = 0; i < d->d_nsubs; i++, n += strlen(n) + 1)
+		fslist_sub(s, n);
+	fslist_keep(l, d);
+	return true;
+}
+
+/* Ends a walk: the listings it did not meet are forgotten. */
+void
+fslist_turn(struct fslist *l)
+{
+	if (l == NULL)
+		return;
+	tdestroy(l->l_last, fslist_dir_free);
+	l->l_last = l->l_now;
+	l->l_now = NULL;
+	l->l_nnow = 0;
+}
