@@ -15,8 +15,10 @@ start_cmds() {
 	local cordon=$1
 	start_labels=(true unshare bwrap none plain proxy session runsession
 	    version logtail tree treesession)
-	# CORDON_BEFORE's fresh run and log tail beside, when given.
-	[ -z "${CORDON_BEFORE:-}" ] || start_labels+=(nonebefore logbefore)
+	# CORDON_BEFORE's fresh run, log tail and tree rows beside, when
+	# given.
+	[ -z "${CORDON_BEFORE:-}" ] || start_labels+=(nonebefore logbefore
+	    treebefore treesessionbefore)
 	start_cmd_true=("$(type -P true)")
 	start_cmd_unshare=(unshare -Urnmpf true)
 	start_cmd_bwrap=(bwrap --unshare-all --dev-bind / / --proc /proc true)
@@ -47,6 +49,10 @@ start_cmds() {
 	    -- true)
 	start_cmd_logbefore=("${CORDON_BEFORE:-false}" log tail \
 	    "${elog:-none}")
+	start_cmd_treebefore=(env -C "${tree:-/}" "${CORDON_BEFORE:-false}" \
+	    run --network none -- true)
+	start_cmd_treesessionbefore=(env -C "${tree:-/}" \
+	    "${CORDON_BEFORE:-false}" run --session "${sidtb:-none}" -- true)
 }
 
 # The pids of $1's children, one a line.
@@ -77,8 +83,15 @@ if [ "${1:-}" = --starts ]; then
 	for i in $(seq 100); do
 		mkdir -p "$tree/d$i/e"{1..10}
 	done
+	# As a workspace is: older than the 2 s within which cordon lists a
+	# folder again each walk (plan/fslist.c).
+	sleep 3
 	sidt=$(cd "$tree" && "$cordon" session start --network none \
 	    2>/dev/null) || sidt=
+	sidtb=
+	[ -z "${CORDON_BEFORE:-}" ] || sidtb=$(cd "$tree" &&
+	    "$CORDON_BEFORE" session start --network none 2>/dev/null) ||
+	    sidtb=
 	elog=$HOME/egress.log
 	for _ in $(seq 20); do
 		echo '{"time":"2026-11-22T01:40:18.029Z","sandbox":"s",' \
@@ -146,6 +159,8 @@ if [ "${1:-}" = --starts ]; then
 	[ -z "$sid" ] || "$cordon" session stop "$sid" >/dev/null 2>&1 || true
 	[ -z "$sidt" ] || "$cordon" session stop "$sidt" >/dev/null 2>&1 ||
 	    true
+	[ -z "$sidtb" ] || "$CORDON_BEFORE" session stop "$sidtb" \
+	    >/dev/null 2>&1 || true
 	exit 0
 fi
 
@@ -251,14 +266,17 @@ start_report() {
 	    [tree]="the fresh run, in 1,100 folders (env -C)"
 	    [treesession]="the session's, in 1,100 folders (env -C)"
 	    [nonebefore]="CORDON_BEFORE's run --network none"
-	    [logbefore]="CORDON_BEFORE's log tail FILE")
+	    [logbefore]="CORDON_BEFORE's log tail FILE"
+	    [treebefore]="CORDON_BEFORE's, in 1,100 folders"
+	    [treesessionbefore]="CORDON_BEFORE's session, 1,100 folders")
 	local -A add
 	t0=$(start_fig "$who" time.true)
 	printf '%-40s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
 	    "/bwrap" "/unshare"
 	for l in true unshare bwrap none plain proxy session runsession \
 	    version logtail tree treesession \
-	    ${CORDON_BEFORE:+nonebefore logbefore}; do
+	    ${CORDON_BEFORE:+nonebefore logbefore treebefore \
+	    treesessionbefore}; do
 		t=$(start_fig "$who" "time.$l")
 		if is_num "$t" && is_num "$t0"; then
 			add[$l]=$(echo "($t - $t0) / 1000" | bc -l)
@@ -270,7 +288,8 @@ start_report() {
 		fi
 		case $l in
 		none|plain|proxy|session|runsession|version|logtail|tree|\
-		treesession|nonebefore|logbefore) printf ' %9s %9s\n' \
+		treesession|nonebefore|logbefore|treebefore|\
+		treesessionbefore) printf ' %9s %9s\n' \
 		    "$(ratio "${add[$l]}" "${add[bwrap]}")" \
 		    "$(ratio "${add[$l]}" "${add[unshare]}")" ;;
 		*) echo ;;
