@@ -116,6 +116,10 @@ tree_repos() {
 	mkdir -p "$ws/hgrepo/.hg" "$ws/node_modules/pkg/nested"
 	gitdir "$ws/node_modules/pkg/.git"
 	mkdir -p "$ws/node_modules/pkg/nested/.hg"
+	# Wide: 150 folders side by side, a repository in one of them.
+	mkdir -p "$ws/wide/w"{1..150}/x
+	gitdir "$ws/wide/w17/x/.git"
+	mkdir -p "$ws/wide/w90/.hg"
 }
 
 tree_links() {

@@ -3,13 +3,16 @@
  * writable roots made in a temporary folder, and what it finds, as
  * plain data: each path to protect with where it leads and why, the
  * repositories' identities, its notes and its bound.  Findings are
- * written "res @path [gitdir]" with the temporary folder as "@".
+ * written "res @path [gitdir]" with the temporary folder as "@"; a
+ * wide tree is found breadth first, each folder in its listing's order.
  */
 #include "unit.h"
 
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -188,6 +191,79 @@ test_bound(void **state)
 	fsscan_clear(&s);
 }
 
+/* The findings of s that end with tail, as the tests write them. */
+static size_t
+findings_ending(const struct fsscan *s, const char *tail, char **out,
+    size_t max)
+{
+	char	*t;
+	size_t	 i, n = 0, len = strlen(tail);
+
+	for (i = 0; i < s->fs_nfinds; i++) {
+		t = find_text(&s->fs_finds[i]);
+		if (strlen(t) >= len && strcmp(t + strlen(t) - len, tail) ==
+		    0 && n < max)
+			out[n++] = t;
+		else
+			free(t);
+	}
+	return n;
+}
+
+/*
+ * A wide tree: what is found comes breadth first, each folder in its
+ * listing's order; with the bound reached part way, what is found is
+ * the start of that.
+ */
+static void
+test_wide(void **state)
+{
+	struct fsscan	 s, b;
+	struct dirent	*de;
+	DIR		*dp;
+	char		 rel[64], *path, *want[64], *got[64], *cut[64];
+	size_t		 i, nwant = 0, ngot, ncut;
+	unsigned	 d;
+
+	(void)state;
+	for (d = 0; d < 200; d++) {
+		snprintf(rel, sizeof(rel), "@/ws/d%03u/e/", d);
+		make(rel, NULL);
+		snprintf(rel, sizeof(rel), "@/ws/d%03u/.git/", d);
+		if (d % 7 == 0)
+			make(rel, NULL);
+	}
+	xasprintf(&path, "%s/ws", base);
+	assert_non_null(dp = opendir(path));
+	while ((de = readdir(dp)) != NULL)
+		if (sscanf(de->d_name, "d%u", &d) == 1 && d % 7 == 0)
+			xasprintf(&want[nwant++], "found @/ws/%s/.git gitdir",
+			    de->d_name);
+	closedir(dp);
+	free(path);
+	scan("@/ws", FSPLAN_SCAN_MAX, &s);
+	ngot = findings_ending(&s, "/.git gitdir", got, nitems(got));
+	assert_int_equal(ngot, nwant);
+	for (i = 0; i < ngot; i++)
+		assert_string_equal(got[i], want[i]);
+	/* ws's 200 entries, then about 70 folders of 1 or 2. */
+	scan("@/ws", 300, &b);
+	assert_int_equal(b.fs_scanned, 300);
+	assert_int_equal(b.fs_nnotes, 1);
+	ncut = findings_ending(&b, "/.git gitdir", cut, nitems(cut));
+	assert_true(ncut > 0 && ncut < ngot);
+	for (i = 0; i < ncut; i++)
+		assert_string_equal(cut[i], got[i]);
+	for (i = 0; i < nwant; i++)
+		free(want[i]);
+	for (i = 0; i < ngot; i++)
+		free(got[i]);
+	for (i = 0; i < ncut; i++)
+		free(cut[i]);
+	fsscan_clear(&s);
+	fsscan_clear(&b);
+}
+
 /* No roots, nothing found. */
 static void
 test_no_roots(void **state)
@@ -210,6 +286,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_gitfile_link, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_roots, setup,
 		    teardown),
 	};
