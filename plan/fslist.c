@@ -15,12 +15,14 @@
  *
  * Two guards on that rule.  A listing is kept only when its folder's
  * ctime is FSLIST_SLACK seconds older than the walk: the clock ctime
- * is read from is coarse (a tick, and two seconds on some filesystems),
- * so a change in the same tick as the listing could leave ctime as it
- * was; a change made later lands in a later second.  And only on the
- * filesystems that keep ctime in the kernel (fslist_trusted): a network
- * or FUSE filesystem may answer from a cache, or from another machine's
- * clock.
+ * is read from is coarse (a tick, and a whole second where a
+ * filesystem keeps no more), so a change in the same tick as the
+ * listing could leave ctime as it was; a change made later lands in a
+ * later second.  And only on the filesystems that keep ctime in the
+ * kernel (fslist_trusted): a network or FUSE filesystem may answer from
+ * a cache, or from another machine's clock.  The clock is taken not to
+ * go back, as the check already takes it (guard.c: what changed during
+ * the run is what has a ctime from the run's start on).
  *
  * Entries live for one walk and the next: a walk carries each listing
  * it used or made into its own pass, and fslist_turn() forgets the
@@ -41,8 +43,9 @@
 #include "lib/xmalloc.h"
 #include "plan/fslist.h"
 
-#define FSLIST_SLACK	2	/* seconds: vfat's ctime is that coarse */
-#define FSLIST_MAX	(1 << 20)	/* folders kept; past it, listed */
+#define FSLIST_SLACK	2	/* seconds: a ctime may count whole ones */
+#define FSLIST_MAX	(1 << 18)	/* folders kept (about 40 MB); past */
+					/* it, a folder is listed each walk */
 
 /* A folder's listing, by identity. */
 struct fslist_dir {
