@@ -50,15 +50,23 @@ open_at(const char *rel, struct stat *st)
 	return fd;
 }
 
-/* A listing of two subfolders and a .git. */
-static void
-seen_of(struct fslist_seen *s)
+/*
+ * Makes the folder "@/d" and opens it (its stat in *st), with a
+ * listing for it in *s: two subfolders, a .git and a HEAD.
+ */
+static int
+made_d(struct stat *st, struct fslist_seen *s)
 {
+	char	*p = unit_at(base, "@/d/");
+
+	unit_make(base, p, NULL);
+	free(p);
 	memset(s, 0, sizeof(*s));
 	s->ls_marks = fslist_mark(".git") | fslist_mark("HEAD");
 	s->ls_entries = 4;
 	fslist_sub(s, "a");
 	fslist_sub(s, "b c");
+	return open_at("@/d", st);
 }
 
 static void
@@ -86,11 +94,7 @@ test_recall(void **state)
 	int			 fd;
 
 	(void)state;
-	p = unit_at(base, "@/d/");
-	unit_make(base, p, NULL);
-	free(p);
-	fd = open_at("@/d", &st);
-	seen_of(&s);
+	fd = made_d(&st, &s);
 	/* As a walk begun 3 s after the folder's last change. */
 	fslist_put(l, fd, &st, st.st_ctim.tv_sec + 3, &s);
 	fslist_turn(l);
@@ -141,15 +145,10 @@ test_not_kept(void **state)
 	struct fslist		*l = fslist_new();
 	struct fslist_seen	 s, got;
 	struct stat		 st, pst;
-	char			*p;
 	int			 fd, pfd;
 
 	(void)state;
-	p = unit_at(base, "@/d/");
-	unit_make(base, p, NULL);
-	free(p);
-	fd = open_at("@/d", &st);
-	seen_of(&s);
+	fd = made_d(&st, &s);
 	memset(&got, 0, sizeof(got));
 	fslist_put(l, fd, &st, st.st_ctim.tv_sec + 2, &s);
 	fslist_turn(l);

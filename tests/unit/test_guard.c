@@ -759,6 +759,31 @@ unlistable_as(uid_t uid, struct guard *g)
 }
 
 /*
+ * Plants ws/sub/.git with core.fsmonitor, gives the tree to uid and
+ * makes ws/sub 0311, then runs the shell line more (or nothing): what
+ * unlistable_as(uid, g) returns, ws/sub listable again after.
+ */
+static int
+planted_unlistable(uid_t uid, struct guard *g, const char *more)
+{
+	char	*cmd;
+	int	 rc;
+
+	make("ws/sub/.git/config", "[core]\n\tfsmonitor = x\n");
+	make("ws/sub/.git/HEAD", "ref: refs/heads/main\n");
+	xasprintf(&cmd, "chown -R %u:%u %s && chmod 0311 %s/ws/sub%s%s",
+	    (unsigned)uid, (unsigned)uid, base, base, more != NULL ? " && " :
+	    "", more != NULL ? more : "");
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	rc = unlistable_as(uid, g);
+	xasprintf(&cmd, "%s/ws/sub", base);
+	assert_int_equal(chmod(cmd, 0755), 0);
+	free(cmd);
+	return rc;
+}
+
+/*
  * A session's checks through the listings kept from one walk to the
  * next (fslist.c), in folders made long enough before: what a command
  * makes deep below folders read unchanged is found, the unchanged ones
@@ -800,16 +825,7 @@ test_recalled(void **state)
 	assert_string_equal(s.ls_subs[0], "c");
 	fslist_seen_clear(&s);
 	/* Another: ws/sub, listed before, made unreadable. */
-	make("ws/sub/.git/config", "[core]\n\tfsmonitor = x\n");
-	make("ws/sub/.git/HEAD", "ref: refs/heads/main\n");
-	xasprintf(&path, "chown -R %u:%u %s && chmod 0311 %s/ws/sub",
-	    (unsigned)uid, (unsigned)uid, base, base);
-	assert_int_equal(system(path), 0);
-	free(path);
-	assert_int_equal(unlistable_as(uid, &g), 0);
-	xasprintf(&path, "%s/ws/sub", base);
-	assert_int_equal(chmod(path, 0755), 0);
-	free(path);
+	assert_int_equal(planted_unlistable(uid, &g, NULL), 0);
 	guard_clear(&g);
 	fsplan_clear(&plan);
 }
@@ -851,18 +867,10 @@ test_unread(void **state)
 	plan_of(&plan, NULL);
 	assert_int_equal(guard_open(&g, &plan, &cause), 0);
 	g.g_start = next_second();
-	make("ws/sub/.git/config", "[core]\n\tfsmonitor = x\n");
-	make("ws/sub/.git/HEAD", "ref: refs/heads/main\n");
 	make("ws/other/x/", NULL);
-	xasprintf(&path, "chown -R %u:%u %s && chmod 0311 %s/ws/sub && "
-	    "{ [ %u != 0 ] || { chown 0:0 %s/ws/other && "
-	    "chmod 0700 %s/ws/other; }; }", (unsigned)uid, (unsigned)uid, base,
-	    base, (unsigned)geteuid(), base, base);
-	assert_int_equal(system(path), 0);
-	free(path);
-	assert_int_equal(unlistable_as(uid, &g), 0);
-	xasprintf(&path, "%s/ws/sub", base);
-	assert_int_equal(chmod(path, 0755), 0);
+	xasprintf(&path, "{ [ %u != 0 ] || { chown 0:0 %s/ws/other && "
+	    "chmod 0700 %s/ws/other; }; }", (unsigned)geteuid(), base, base);
+	assert_int_equal(planted_unlistable(uid, &g, path), 0);
 	free(path);
 	guard_clear(&g);
 	fsplan_clear(&plan);
