@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/jsonl.h"
 #include "lib/log.h"
@@ -29,12 +31,28 @@
 #define RUN_LIVE_MS	10000	/* ... of this long */
 
 /*
+ * Does a program hold the terminal that is cordon's stderr, reading
+ * each key as it comes (ICANON off: a full-screen program such as an
+ * agent's, or a shell at its prompt)?  A line written now would land in
+ * the middle of its screen.
+ */
+static bool
+control_tell_tty_held(void)
+{
+	struct termios	 t;
+
+	return tcgetattr(STDERR_FILENO, &t) == 0 && !(t.c_lflag & ICANON);
+}
+
+/*
  * A target refused for the first time in a whole run (fresh): said on
  * stderr at once, so that the user sees it while the agent works, not
  * only in the summary at its end.  At most RUN_LIVE_MAX in RUN_LIVE_MS:
  * a command that tries hundreds of hosts does not flood the terminal,
  * and the next line says how many were left out.  Not in a session
- * (each command's stderr hears its own at its end) nor with --quiet.
+ * (each command's stderr hears its own at its end) nor with --quiet;
+ * held back, and counted the same way, while a program holds the
+ * terminal.
  */
 void
 control_tell_live(struct runner *rn, const struct egress *e,
@@ -43,6 +61,10 @@ control_tell_live(struct runner *rn, const struct egress *e,
 	if (!fresh || rn->rn_net->net_quiet ||
 	    rn->rn_run->r_session_opts != NULL)
 		return;
+	if (control_tell_tty_held()) {
+		rn->rn_live_held++;
+		return;
+	}
 	if (rn->rn_live_n == 0 || clock_ms_since(&rn->rn_live_at) >=
 	    RUN_LIVE_MS) {
 		clock_gettime(CLOCK_MONOTONIC, &rn->rn_live_at);

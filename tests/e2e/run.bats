@@ -90,6 +90,18 @@ teardown() {
 	[[ "$stderr" == *"cordon: refused last.test:80 ("* ]]
 }
 
+@test "no live refusal line over a program that holds the terminal (raw mode, as an agent's screen): counted, then said with the next line and in the summary" {
+	cd "$WS"
+	cmd='stty raw -echo; curl -s http://held.test/ >/dev/null
+	    stty sane; curl -s http://said.test/ >/dev/null; true'
+	run script -qec "$UCORDON run -- sh -c '$cmd'" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"cordon: refused held.test:80 ("* ]]
+	[[ "$output" == *"cordon: refused 1 more target meanwhile"* ]]
+	[[ "$output" == *"cordon: refused said.test:80 ("* ]]
+	[[ "$output" == *"cordon: refused 2 connections: "*"held.test:80"* ]]
+}
+
 @test "HTTPS through CONNECT, and SOCKS5 with the name resolved by the proxy" {
 	TLS=$(free_port)
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
