@@ -24,9 +24,9 @@
  * go back, as the check already takes it (guard.c: what changed during
  * the run is what has a ctime from the run's start on).
  *
- * Entries live for one walk and the next: a walk carries each listing
- * it used or made into its own pass, and fslist_turn() forgets the
- * rest (folders removed, or no longer reached).
+ * Entries live for one walk and the next: a walk marks each listing it
+ * used or made, and fslist_turn() forgets the rest (folders removed, or
+ * no longer reached).
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -34,11 +34,10 @@
 
 #include <linux/magic.h>
 
-#include <search.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
 #include "lib/util.h"
 #include "lib/xmalloc.h"
 #include "plan/fslist.h"
@@ -52,6 +51,7 @@ struct fslist_dir {
 	dev_t		 d_dev;
 	ino_t		 d_ino;
 	struct timespec	 d_ctim;
+	unsigned	 d_pass;	/* the last walk that met it */
 	unsigned	 d_marks;
 	size_t		 d_entries;
 	size_t		 d_nsubs;
@@ -64,33 +64,77 @@ struct fslist_fs {
 	bool		 f_trusted;
 };
 
+/* The listings, in a table of open addressing by identity. */
 struct fslist {
-	void		*l_last;	/* tsearch(3) trees: the last walk's */
-	void		*l_now;		/* and this walk's */
-	size_t		 l_nnow;
+	struct fslist_dir **l_tab;
+	size_t		 l_cap;		/* a power of two, or 0 */
+	size_t		 l_n;
+	unsigned	 l_pass;	/* this walk's */
 	struct fslist_fs *l_fs;
 	size_t		 l_nfs;
 };
 
-static int
-fslist_cmp(const void *a, const void *b)
+/* The slot of (dev, ino) in l (l_cap > 0): its entry, or the free one. */
+static struct fslist_dir **
+fslist_slot(const struct fslist *l, dev_t dev, ino_t ino)
 {
-	const struct fslist_dir	*x = a, *y = b;
+	struct fslist_dir	*d;
+	uint64_t		 h;
+	size_t			 i;
 
-	if (x->d_dev != y->d_dev)
-		return x->d_dev < y->d_dev ? -1 : 1;
-	if (x->d_ino != y->d_ino)
-		return x->d_ino < y->d_ino ? -1 : 1;
-	return 0;
+	h = (uint64_t)ino * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dev;
+	i = (size_t)(h ^ (h >> 29)) & (l->l_cap - 1);
+	while ((d = l->l_tab[i]) != NULL && (d->d_dev != dev ||
+	    d->d_ino != ino))
+		i = (i + 1) & (l->l_cap - 1);
+	return &l->l_tab[i];
 }
 
+/* A table of cap slots holding the entries of l's that pass keep. */
 static void
-fslist_dir_free(void *p)
+fslist_rehash(struct fslist *l, size_t cap, bool (*keep)(const struct
+    fslist *, const struct fslist_dir *))
 {
-	struct fslist_dir	*d = p;
+	struct fslist_dir	**old = l->l_tab, *d;
+	size_t			 i, n = l->l_cap;
 
-	free(d->d_names);
-	free(d);
+	l->l_tab = xcalloc(cap, sizeof(*l->l_tab));
+	l->l_cap = cap;
+	l->l_n = 0;
+	for (i = 0; i < n; i++) {
+		if ((d = old[i]) == NULL)
+			continue;
+		if (!keep(l, d)) {
+			free(d->d_names);
+			free(d);
+			continue;
+		}
+		*fslist_slot(l, d->d_dev, d->d_ino) = d;
+		l->l_n++;
+	}
+	free(old);
+}
+
+static bool
+fslist_any(const struct fslist *l, const struct fslist_dir *d)
+{
+	(void)l;
+	(void)d;
+	return true;
+}
+
+static bool
+fslist_met(const struct fslist *l, const struct fslist_dir *d)
+{
+	return d->d_pass == l->l_pass;
+}
+
+static bool
+fslist_none(const struct fslist *l, const struct fslist_dir *d)
+{
+	(void)l;
+	(void)d;
+	return false;
 }
 
 struct fslist *
@@ -104,8 +148,8 @@ fslist_free(struct fslist *l)
 {
 	if (l == NULL)
 		return;
-	tdestroy(l->l_last, fslist_dir_free);
-	tdestroy(l->l_now, fslist_dir_free);
+	fslist_rehash(l, 1, fslist_none);
+	free(l->l_tab);
 	free(l->l_fs);
 	free(l);
 }
@@ -179,19 +223,23 @@ fslist_trusted(struct fslist *l, int dfd, const struct stat *st)
 	return ok;
 }
 
-/* Files d in this walk's pass, in place of what was there. */
+/* Files d, met in this walk, in place of what was there. */
 static void
 fslist_keep(struct fslist *l, struct fslist_dir *d)
 {
-	struct fslist_dir	**found;
+	struct fslist_dir	**slot;
 
-	if ((found = tsearch(d, &l->l_now, fslist_cmp)) == NULL)
-		fatal("fslist");
-	if (*found != d) {
-		fslist_dir_free(*found);
-		*found = d;
+	if (2 * (l->l_n + 1) > l->l_cap)
+		fslist_rehash(l, l->l_cap == 0 ? 256 : 2 * l->l_cap,
+		    fslist_any);
+	d->d_pass = l->l_pass;
+	slot = fslist_slot(l, d->d_dev, d->d_ino);
+	if (*slot != NULL) {
+		free((*slot)->d_names);
+		free(*slot);
 	} else
-		l->l_nnow++;
+		l->l_n++;
+	*slot = d;
 }
 
 /*
@@ -206,7 +254,7 @@ fslist_put(struct fslist *l, int dfd, const struct stat *st, time_t taken,
 	size_t			 i, len, off;
 
 	if (l == NULL || st->st_ctim.tv_sec + FSLIST_SLACK >= taken ||
-	    l->l_nnow >= FSLIST_MAX || !fslist_trusted(l, dfd, st))
+	    l->l_n >= FSLIST_MAX || !fslist_trusted(l, dfd, st))
 		return;
 	d = xcalloc(1, sizeof(*d));
 	d->d_dev = st->st_dev;
@@ -229,31 +277,25 @@ fslist_put(struct fslist *l, int dfd, const struct stat *st, time_t taken,
 /*
  * What the folder st held when last listed, into s (empty), if it is
  * the same folder with the same ctime: then true, and the listing is
- * carried into this walk's pass.
+ * met in this walk, kept for the next.
  */
 bool
 fslist_get(struct fslist *l, const struct stat *st, struct fslist_seen *s)
 {
-	struct fslist_dir	 key, *d, **found;
+	struct fslist_dir	*d;
 	const char		*n;
 	size_t			 i;
 
-	if (l == NULL)
-		return false;
-	key.d_dev = st->st_dev;
-	key.d_ino = st->st_ino;
-	if ((found = tfind(&key, &l->l_last, fslist_cmp)) == NULL)
-		return false;
-	d = *found;
-	if (d->d_ctim.tv_sec != st->st_ctim.tv_sec ||
+	if (l == NULL || l->l_cap == 0 ||
+	    (d = *fslist_slot(l, st->st_dev, st->st_ino)) == NULL ||
+	    d->d_ctim.tv_sec != st->st_ctim.tv_sec ||
 	    d->d_ctim.tv_nsec != st->st_ctim.tv_nsec)
 		return false;
-	tdelete(&key, &l->l_last, fslist_cmp);
+	d->d_pass = l->l_pass;
 	s->ls_marks = d->d_marks;
 	s->ls_entries = d->d_entries;
 	for (n = d->d_names, i = 0; i < d->d_nsubs; i++, n += strlen(n) + 1)
 		fslist_sub(s, n);
-	fslist_keep(l, d);
 	return true;
 }
 
@@ -263,8 +305,7 @@ fslist_turn(struct fslist *l)
 {
 	if (l == NULL)
 		return;
-	tdestroy(l->l_last, fslist_dir_free);
-	l->l_last = l->l_now;
-	l->l_now = NULL;
-	l->l_nnow = 0;
+	if (l->l_cap > 0)
+		fslist_rehash(l, l->l_cap, fslist_met);
+	l->l_pass++;
 }
