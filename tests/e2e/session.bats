@@ -557,10 +557,13 @@ PLANT_AT='git init -q "$1" && git -C "$1" config core.fsmonitor "touch $2; false
 }
 
 # A background process that plants a repository with core.fsmonitor in
-# $WS/$1 a second after its command returned.
+# $WS/$1 a second after its command returned.  The shell lets go of
+# the client's output before it forks (exec >): a child stopped before
+# its own redirection would hold it until the next command (sbs_pause
+# gives it 100 ms, which a loaded machine can miss).
 plant_late() {
-	in_session -- sh -c '(sleep 1; git init -q "$0" &&
-	    git -C "$0" config core.fsmonitor "touch $1") >/dev/null 2>&1 &' \
+	in_session -- sh -c 'exec >/dev/null 2>&1; (sleep 1; git init -q "$0" &&
+	    git -C "$0" config core.fsmonitor "touch $1") &' \
 	    "$WS/$1" "$WS/pwned"
 }
 
@@ -785,7 +788,7 @@ cgroup2_mount() {
 	    '.[] | select(.id == $id) | .cgroup // empty')
 	echo "cgroup: $cg"
 	[ -n "$cg" ]
-	run in_session -- sh -c '(sleep 1; touch "$0") >/dev/null 2>&1 &' \
+	run in_session -- sh -c 'exec >/dev/null 2>&1; (sleep 1; touch "$0") &' \
 	    "$WS/woke"
 	[ "$status" -eq 0 ]
 	# What a stop alone would let run: a signal from outside (the
@@ -804,7 +807,7 @@ cgroup2_mount() {
 	# freeze would cost each command milliseconds for nothing.
 	[ "$(wc -l <"$cg/cgroup.procs")" -eq 1 ]
 	grep -qx "frozen 0" "$cg/cgroup.events"
-	run in_session -- sh -c 'sleep 30 >/dev/null 2>&1 &'
+	run in_session -- sh -c 'exec >/dev/null 2>&1; sleep 30 &'
 	[ "$status" -eq 0 ]
 	grep -qx "frozen 1" "$cg/cgroup.events"
 	run as_who timeout 20 "$UCORDON" session stop "$SID"
