@@ -96,6 +96,8 @@ static struct {
 } sbs_end;
 
 #define SBS_SETTLE_MS	100	/* looked at closely, then said and polled */
+#define SBS_LETGO_MS	2000	/* for a running child to let go of its */
+				/* command's output, at most */
 #define SBS_POLL_MS	10	/* between looks once it was said */
 #define SBS_SHOWN	3	/* threads named in what the client is told */
 
@@ -229,38 +231,74 @@ sbs_same(const struct stat *st, int dfd, const char *fd)
 	    sb.st_ino == st->st_ino;
 }
 
+/* Who holds an ended command's output (sbs_holder). */
+enum sbs_hold {
+	SBS_FREE,	/* no process but PID 1 */
+	SBS_HELD,	/* a process waiting on something: a server */
+	SBS_RUNNING	/* one running, or waiting for the disk: it goes on */
+};
+
 /*
- * Whether a process but PID 1 still holds the ended command's stdout or
- * stderr, when a pipe or socket: its client's reader (a harness reading
- * to the end) waits for every holder to close it.
+ * Whether process pid (its name in /proc) runs or waits for the disk
+ * (R, D): a child the shell forked is so until it has redirected its
+ * output and exec'd, however long a loaded machine keeps it waiting.
  */
 static bool
-sbs_held(const struct sbs_cmd *c)
+sbs_running(const char *pid)
+{
+	char	 path[64], buf[512], *st;
+	ssize_t	 n;
+	int	 fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "/proc/%s/stat", pid) >=
+	    sizeof(path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return (st = strrchr(buf, ')')) != NULL && st[1] == ' ' &&
+	    (st[2] == 'R' || st[2] == 'D');
+}
+
+/*
+ * Whether a process but PID 1 still holds the ended command's stdout or
+ * stderr, when a pipe or socket (its client's reader, a harness reading
+ * to the end, waits for every holder to close it), and whether one of
+ * them runs.
+ */
+static enum sbs_hold
+sbs_holder(const struct sbs_cmd *c)
 {
 	DIR		*proc, *fdir;
 	struct dirent	*p, *f;
 	char		 path[64];
-	bool		 held = false;
+	enum sbs_hold	 h = SBS_FREE;
+	bool		 held;
 
 	/* No process but PID 1 (kill(-1): ESRCH): none holds it. */
 	if (kill(-1, 0) == -1 && errno == ESRCH)
-		return false;
+		return SBS_FREE;
 	if ((proc = opendir("/proc")) == NULL)
-		return false;
-	while (!held && (p = readdir(proc)) != NULL) {
+		return SBS_FREE;
+	while (h != SBS_RUNNING && (p = readdir(proc)) != NULL) {
 		if (p->d_name[0] < '1' || p->d_name[0] > '9' ||
 		    strcmp(p->d_name, "1") == 0 || (size_t)snprintf(path,
 		    sizeof(path), "/proc/%s/fd", p->d_name) >= sizeof(path) ||
 		    (fdir = opendir(path)) == NULL)
 			continue;
+		held = false;
 		while (!held && (f = readdir(fdir)) != NULL)
 			held = f->d_name[0] != '.' && (sbs_same(&c->sc_out[0],
 			    dirfd(fdir), f->d_name) || sbs_same(&c->sc_out[1],
 			    dirfd(fdir), f->d_name));
 		closedir(fdir);
+		if (held)
+			h = sbs_running(p->d_name) ? SBS_RUNNING : SBS_HELD;
 	}
 	closedir(proc);
-	return held;
+	return h;
 }
 
 /*
@@ -372,14 +410,20 @@ sbs_settle(evutil_socket_t fd, short what, void *arg)
  * command: first, a moment for what it started in the background to
  * let go of its stdout (`server >log 2>&1 &`: the shell may end before
  * its child redirects): stopped holding it, it would keep the client's
- * reader waiting for the next command.  Without a pause (--run-between,
- * or other commands still running), the end is told at once.
+ * reader waiting for the next command.  SBS_SETTLE_MS, and on while a
+ * holder runs (a loaded machine can keep the child waiting for a
+ * processor that long), up to SBS_LETGO_MS; a holder that waits on
+ * something else (a server holding its stdout) is stopped as it is.
+ * Without a pause (--run-between, or other commands still running),
+ * the end is told at once.
  */
 static void
 sbs_pause(const struct sandbox *sb, const struct sbs_cmd *c, uint32_t id,
     int status)
 {
-	struct timespec	 start, nap = { 0, 50000 };
+	struct timespec	 start, nap = { 0, 50000 }, slow = { 0, 1000000 };
+	enum sbs_hold	 h;
+	long long	 ms;
 
 	if (!sb->sb_pause || sbs_ncmds > 0) {
 		sbs_tell(sb, SESS_ENDED, id, status);
@@ -387,9 +431,10 @@ sbs_pause(const struct sandbox *sb, const struct sbs_cmd *c, uint32_t id,
 	}
 	sbs_paused = true;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (c != NULL && sbs_held(c) && clock_ms_since(&start) <
-	    SBS_SETTLE_MS)
-		nanosleep(&nap, NULL);
+	while (c != NULL && (h = sbs_holder(c)) != SBS_FREE &&
+	    (ms = clock_ms_since(&start)) < SBS_LETGO_MS &&
+	    (ms < SBS_SETTLE_MS || h == SBS_RUNNING))
+		nanosleep(ms < SBS_SETTLE_MS ? &nap : &slow, NULL);
 	sbs_end.se_on = true;
 	sbs_end.se_id = id;
 	sbs_end.se_status = status;

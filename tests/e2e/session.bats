@@ -1479,6 +1479,28 @@ npm_probe() {
 # planted a repository, so the keeper's word of the quarantine finds no
 # room.  The keeper waits a bounded time, not for ever, and serves the
 # other command meanwhile.
+# Reads a command's output and errors to their end, as a harness does,
+# for 10 s at most: the command leaves late.py in the background with
+# both.
+late_read() {
+	in_session -- sh -c 'python3 late.py &' 2>&1 | timeout 10 cat
+}
+
+@test "a child a command leaves, that runs 0.5 s before it lets go of the command's output, is not stopped holding it: a harness reading to the end gets it (a shell's child on a loaded machine)" {
+	cat >"$WS/late.py" <<-'EOF'
+	import os, time
+	end = time.monotonic() + 0.5
+	while time.monotonic() < end:
+	    pass
+	os.close(1)
+	os.close(2)
+	time.sleep(30)
+	EOF
+	session_start
+	run late_read
+	[ "$status" -eq 0 ]
+}
+
 @test "a client whose stderr nobody reads does not hold the session: the next command returns, the first still fails" {
 	session_start
 	cat >"$UDIR/full.py" <<'PY'
