@@ -116,6 +116,36 @@ sbs_tell(const struct sandbox *sb, uint32_t type, uint32_t id, int arg)
 }
 
 /*
+ * The state in the stat file at path (after the name's last ')'), or
+ * '\0' when it cannot be read: errno then says why (ENOENT, ESRCH:
+ * the process is gone).
+ */
+static char
+sbs_state(const char *path)
+{
+	char	 buf[512], *st;
+	ssize_t	 n;
+	int	 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return '\0';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		if (n == 0)
+			errno = 0;
+		return '\0';
+	}
+	buf[n] = '\0';
+	if ((st = strrchr(buf, ')')) == NULL || st[1] != ' ' ||
+	    st[2] == '\0') {
+		errno = 0;
+		return '\0';
+	}
+	return st[2];
+}
+
+/*
  * Whether thread tid of process pid (names in /proc) is settled: it
  * changes nothing until it is continued.  Stopped or dead (T, t, Z, X,
  * x in its stat, after the name's last ')'), or a vfork's parent: D in
@@ -129,7 +159,7 @@ sbs_tell(const struct sandbox *sb, uint32_t type, uint32_t id, int arg)
 static bool
 sbs_thread_settled(const char *pid, const char *tid, char *state, long *nr)
 {
-	char	 path[80], buf[512], *st;
+	char	 path[80], buf[512];
 	ssize_t	 n;
 	int	 fd;
 
@@ -138,16 +168,10 @@ sbs_thread_settled(const char *pid, const char *tid, char *state, long *nr)
 	if ((size_t)snprintf(path, sizeof(path), "/proc/%s/task/%s/stat", pid,
 	    tid) >= sizeof(path))
 		return false;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((*state = sbs_state(path)) == '\0') {
+		*state = '?';
 		return errno == ENOENT || errno == ESRCH;	/* gone: dead */
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n == -1 && errno == ESRCH;
-	buf[n] = '\0';
-	if ((st = strrchr(buf, ')')) == NULL || st[1] != ' ' || st[2] == '\0')
-		return false;
-	*state = st[2];
+	}
 	if (strchr("TtZXx", *state) != NULL)
 		return true;
 	if (*state != 'D')
@@ -246,20 +270,13 @@ enum sbs_hold {
 static bool
 sbs_running(const char *pid)
 {
-	char	 path[64], buf[512], *st;
-	ssize_t	 n;
-	int	 fd;
+	char	 path[64], state;
 
 	if ((size_t)snprintf(path, sizeof(path), "/proc/%s/stat", pid) >=
-	    sizeof(path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	    sizeof(path))
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return (st = strrchr(buf, ')')) != NULL && st[1] == ' ' &&
-	    (st[2] == 'R' || st[2] == 'D');
+	state = sbs_state(path);
+	return state == 'R' || state == 'D';
 }
 
 /*
