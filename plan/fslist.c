@@ -129,13 +129,6 @@ fslist_met(const struct fslist *l, const struct fslist_dir *d)
 	return d->d_pass == l->l_pass;
 }
 
-static bool
-fslist_none(const struct fslist *l, const struct fslist_dir *d)
-{
-	(void)l;
-	(void)d;
-	return false;
-}
 
 struct fslist *
 fslist_new(void)
@@ -146,9 +139,15 @@ fslist_new(void)
 void
 fslist_free(struct fslist *l)
 {
+	size_t	 i;
+
 	if (l == NULL)
 		return;
-	fslist_rehash(l, 1, fslist_none);
+	for (i = 0; i < l->l_cap; i++)
+		if (l->l_tab[i] != NULL) {
+			free(l->l_tab[i]->d_names);
+			free(l->l_tab[i]);
+		}
 	free(l->l_tab);
 	free(l->l_fs);
 	free(l);
