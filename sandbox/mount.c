@@ -234,6 +234,32 @@ mount_target(const struct mounts *m, const struct step *s, struct stat *st)
 }
 
 /*
+ * Closing a detached mount that is the root of its tree unmounts it, and
+ * an unmount waits for an RCU grace period: 0.3 ms each while the other
+ * processor is busy, nine times as root.  So the mounts PID 1 made only
+ * to build others (a layer's lower clone, once its overlay holds its
+ * own; the layers' tmpfs, at the end) are hung in m_empty, on points
+ * made before it turned read-only, and go with it in one unmount, when
+ * PID 1 closes it after the command has started (sandbox_main).  A
+ * kernel that cannot mount on a detached tree (older ones) gets them
+ * closed one by one, as before.  Takes mnt.
+ */
+static void
+mount_hang(const struct mounts *m, int mnt, size_t layer)
+{
+	char	 name[32];
+
+	if (layer == SIZE_MAX)
+		snprintf(name, sizeof(name), "layers");
+	else
+		snprintf(name, sizeof(name), "lower-%zu", layer);
+	if (move_mount(mnt, "", m->m_empty, name, MOVE_MOUNT_F_EMPTY_PATH) ==
+	    -1)
+		log_debug("%s: %s: %s", __func__, name, strerror(errno));
+	close(mnt);
+}
+
+/*
  * A scratch step's overlay (mount_scratch), its folder kept in the
  * run's scratch_fds, which has room; takes s_src.  Returns the detached
  * mount, or -1 with errno set.
@@ -247,10 +273,11 @@ mount_scratch_step(struct mounts *m, struct step *s)
 	src = mount_scratch(s->s_src, &m->m_scratch_tmp, &sf->sf_fd[sf->sf_n],
 	    s->s_premake);
 	if (src != -1) {
+		mount_hang(m, s->s_src, sf->sf_n);
 		sf->sf_hooks[sf->sf_n] = s->s_hooks;
 		sf->sf_shown[sf->sf_n++] = s->s_shown;
-	}
-	close(s->s_src);
+	} else
+		close(s->s_src);
 	s->s_src = -1;
 	return src;
 }
@@ -506,16 +533,58 @@ mount_agent(const struct sandbox *sb, int tree)
 }
 
 /*
+ * m_empty, the files to cover with: empty and unreadable (hidden), empty
+ * and readable (blocked), and "./" (a blocked git commondir: the git
+ * directory itself, as if it were not there; libgit2, unlike git, no
+ * longer finds the repository when it reads "."); the tokens' copies;
+ * and mount_hang's points, one per scratch layer and one for their
+ * tmpfs.  Read-only once made; fails the run on error.
+ */
+static void
+mount_empty(struct mounts *m)
+{
+	char	 name[32];
+	size_t	 i, n = 0;
+	int	 fd, rc;
+
+	if ((m->m_empty = mount_fd_tmpfs(0755, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
+	    (fd = openat(m->m_empty, "hidden", O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0)) == -1 || close(fd) == -1 ||
+	    (fd = openat(m->m_empty, "blank", O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0444)) == -1 || close(fd) == -1 ||
+	    (fd = openat(m->m_empty, "dot", O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0444)) == -1 || write(fd, "./\n", 3) != 3 || close(fd) == -1 ||
+	    mount_tokens(m->m_sb, m->m_empty) == -1 ||
+	    mkdirat(m->m_empty, "layers", 0700) == -1)
+		goto fail;
+	for (i = 0; i < m->m_n; i++)
+		if (m->m_steps[i].s_kind == STEP_SCRATCH) {
+			snprintf(name, sizeof(name), "lower-%zu", n++);
+			if (mkdirat(m->m_empty, name, 0700) == -1)
+				goto fail;
+		}
+	rc = mount_fd_attrs(m->m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY,
+	    0);
+	if (rc == 0)
+		return;
+fail:
+	sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "tmpfs: %s",
+	    strerror(errno));
+}
+
+/*
  * Builds the sandbox's filesystem.  Runs as the sandbox's PID 1, with
  * every capability in its own user namespace, before anything of the
  * command's.  Fails the run on any error.  Fills *sf with the scratch
- * layers' tmpfs, for scratch_list.
+ * layers' tmpfs, for scratch_list.  Returns m_empty, with the mounts
+ * mount_hang hung there, for PID 1 to close once the command runs.
  */
-void
+int
 mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 {
 	struct mounts	 m;
-	int		 nodes[MOUNT_SYS_NODES], fd, agent = -1;
+	int		 nodes[MOUNT_SYS_NODES], agent = -1;
 	size_t		 i;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
@@ -533,27 +602,7 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	for (i = 0; i < m.m_n; i++)
 		mount_clone(&m, &m.m_steps[i]);
 
-	/*
-	 * Files to cover with: empty and unreadable (hidden), empty and
-	 * readable (blocked), and "./" (a blocked git commondir: the git
-	 * directory itself, as if it were not there; libgit2, unlike git,
-	 * no longer finds the repository when it reads ".").
-	 */
-	if ((m.m_empty = mount_fd_tmpfs(0755, MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
-	    (fd = openat(m.m_empty, "hidden", O_CREAT | O_WRONLY | O_CLOEXEC,
-	    0)) == -1 || close(fd) == -1 ||
-	    (fd = openat(m.m_empty, "blank", O_CREAT | O_WRONLY | O_CLOEXEC,
-	    0444)) == -1 || close(fd) == -1 ||
-	    (fd = openat(m.m_empty, "dot", O_CREAT | O_WRONLY | O_CLOEXEC,
-	    0444)) == -1 || write(fd, "./\n", 3) != 3 || close(fd) == -1 ||
-	    mount_tokens(sb, m.m_empty) == -1 ||
-	    mount_fd_attrs(m.m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0) ==
-	    -1)
-		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
-		    "tmpfs: %s",
-		    strerror(errno));
-
+	mount_empty(&m);
 	if (mount_fd_attrs(AT_FDCWD, "/", AT_RECURSIVE, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID, 0) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
@@ -575,8 +624,8 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 		mount_agent(sb, agent);
 	mount_sys_dev(sb, nodes);
 	mount_sys_proc(sb);
-	close(m.m_empty);
 	if (m.m_scratch_tmp != -1)
-		close(m.m_scratch_tmp);
+		mount_hang(&m, m.m_scratch_tmp, SIZE_MAX);
 	free(m.m_steps);
+	return m.m_empty;
 }

@@ -436,7 +436,7 @@ sandbox_main(const struct sandbox *sb)
 	struct sandbox_cmd	 cmd;
 	sigset_t		 fwd;
 	char			 go, *stack = NULL;
-	int			 sfd;
+	int			 sfd, spare;
 
 	/*
 	 * The parent writes our maps, then one byte; EOF: it is gone.  A
@@ -447,7 +447,7 @@ sandbox_main(const struct sandbox *sb)
 		_exit(RUN_EXIT_FAILURE);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-	mount_sandbox(sb, &scratch);
+	spare = mount_sandbox(sb, &scratch);
 	if (sb->sb_view.sv_ca_pem != NULL || sb->sb_net.sn_capture ||
 	    sb->sb_view.sv_nsysscratch > 0)
 		sandbox_own_dir(sb);
@@ -510,9 +510,12 @@ sandbox_main(const struct sandbox *sb)
 	if (read(sb->sb_pipes.sp_sync, &go, 1) != 1)
 		_exit(RUN_EXIT_FAILURE);
 	close(sb->sb_pipes.sp_sync);
-	if (sb->sb_pipes.sp_session != -1)
+	if (sb->sb_pipes.sp_session != -1) {
+		close(spare);
 		sandbox_session(sb, base, &scratch);
+	}
 	sandbox_command_start(sb, &cmd, stack);
+	close(spare);	/* an unmount's wait, while the command runs */
 	if (cmd.sc_llfd != -1)
 		close(cmd.sc_llfd);
 	if (sb->sb_cmd.sc_notifyfd != -1)

@@ -265,7 +265,7 @@ void	 scratch_system(const struct fsplan *, const char *const *, size_t,
  * mount.c: the sandbox's filesystem, in its own mount namespace (PID 1);
  * mount_steps.c: the list of its steps, which --dry-run prints.
  */
-void	mount_sandbox(const struct sandbox *, struct scratch_fds *);
+int	mount_sandbox(const struct sandbox *, struct scratch_fds *);
 void	mount_steps_print(const struct sandbox *, FILE *);
 
 /* sandbox_end.c: what PID 1 tells cordon run at the end. */
