@@ -215,6 +215,7 @@ struct sentinel {
 
 int	sentinel_start(struct sentinel *, struct guard *, const char *, int,
 	    char **);
+int	sentinel_ready(struct sentinel *, char **);
 void	sentinel_done(struct sentinel *);
 void	sentinel_end(struct sentinel *);
 

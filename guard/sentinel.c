@@ -152,8 +152,9 @@ sentinel_reap(struct sentinel *s)
 
 /*
  * Forks the sentinel of the run id, which watches the sandbox behind
- * pidfd and holds g's descriptors (g is copied, not taken), and waits
- * until it is ready.  Returns 0 with s filled, or -1 with *cause set.
+ * pidfd and holds g's descriptors (g is copied, not taken); the sandbox
+ * may start once sentinel_ready says so.  Returns 0 with s filled, or -1
+ * with *cause set.
  */
 int
 sentinel_start(struct sentinel *s, struct guard *g, const char *id,
@@ -162,7 +163,6 @@ sentinel_start(struct sentinel *s, struct guard *g, const char *id,
 	int	 p[2], *keep;
 	size_t	 i, n;
 	pid_t	 pid;
-	char	 b = 0;
 
 	s->s_pid = -1;
 	s->s_fd = -1;
@@ -195,18 +195,31 @@ sentinel_start(struct sentinel *s, struct guard *g, const char *id,
 	close(p[0]);
 	s->s_pid = pid;
 	s->s_fd = p[1];
+	return 0;
+}
+
+/*
+ * Waits until the sentinel sentinel_start forked says it is ready: in a
+ * session of its own, its descriptors in place.  Apart from the fork,
+ * so that cordon run does its other steps meanwhile.  Returns 0, or -1
+ * with *cause set, the sentinel ended.
+ */
+int
+sentinel_ready(struct sentinel *s, char **cause)
+{
+	char	 b = 0;
+
 	while (read(s->s_fd, &b, 1) == -1 && errno == EINTR)
 		;
-	if (b != SENTINEL_READY) {
-		xasprintf(cause, "the sentinel ended before it was ready");
-		/* Dead, as a rule; if not, the byte ends it, unsaid. */
-		b = SENTINEL_DONE;
-		if (write(s->s_fd, &b, 1) == -1)
-			log_debug("%s: the sentinel is gone", __func__);
-		sentinel_reap(s);
-		return -1;
-	}
-	return 0;
+	if (b == SENTINEL_READY)
+		return 0;
+	xasprintf(cause, "the sentinel ended before it was ready");
+	/* Dead, as a rule; if not, the byte ends it, unsaid. */
+	b = SENTINEL_DONE;
+	if (write(s->s_fd, &b, 1) == -1)
+		log_debug("%s: the sentinel is gone", __func__);
+	sentinel_reap(s);
+	return -1;
 }
 
 /*

@@ -709,6 +709,19 @@ run_clone(struct runner *rn)
 	return 0;
 }
 
+/* No sentinel, no run: says why (takes cause) and kills the sandbox. */
+static void
+run_sentinel_failed(struct runner *rn, char *cause)
+{
+	log_warnx("run: %s; nothing run, since the check of the writable "
+	    "folders could not follow a killed run", cause);
+	log_warnx("hint: a fork failed: if your process limit (ulimit -u) or "
+	    "the system's is reached, end other processes and run again");
+	free(cause);
+	kill(rn->rn_pid, SIGKILL);
+	rn->rn_step_failed = true;
+}
+
 /*
  * The sentinel, forked before the sandbox may start (and before the
  * connect thread, so that the fork copies one thread): the guard's check
@@ -723,16 +736,19 @@ run_sentinel_begin(struct runner *rn)
 	if (run->r_guard == NULL)
 		return;
 	if (sentinel_start(&rn->rn_sentinel, run->r_guard, run->r_sb.sb_id,
-	    rn->rn_pidfd, &cause) == -1) {
-		log_warnx("run: %s; nothing run, since the check of the "
-		    "writable folders could not follow a killed run", cause);
-		log_warnx("hint: a fork failed: if your process limit (ulimit "
-		    "-u) or the system's is reached, end other processes and "
-		    "run again");
-		free(cause);
-		kill(rn->rn_pid, SIGKILL);
-		rn->rn_step_failed = true;
-	}
+	    rn->rn_pidfd, &cause) == -1)
+		run_sentinel_failed(rn, cause);
+}
+
+/* The sentinel forked, it must say it is ready before the go. */
+static void
+run_sentinel_ready(struct runner *rn)
+{
+	char	*cause;
+
+	if (rn->rn_sentinel.s_fd != -1 && !rn->rn_step_failed &&
+	    sentinel_ready(&rn->rn_sentinel, &cause) == -1)
+		run_sentinel_failed(rn, cause);
 }
 
 /*
@@ -918,6 +934,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		run_sentinel_begin(&rn);
 		run_notify_begin(&rn);
 		run_filter(&rn);
+		run_sentinel_ready(&rn);
 		run_go(&rn);
 		run_watch(&rn);
 		if (rn.rn_keeper != NULL)
