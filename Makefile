@@ -90,7 +90,8 @@ SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/sandbox_end.c sandbox/command.c \
 RUNNER_SRCS	 = runner/wspath.c
 # What confines the command, decided on the host before the clone: its
 # environment, its CA bundle and phantoms, its seccomp program (confine/).
-CONFINE_SRCS	 = confine/env.c confine/trust.c confine/sysfilter.c
+CONFINE_SRCS	 = confine/env.c confine/trust.c confine/sysfilter.c \
+		   confine/sysfilter_prog.c
 # The checks after a run (guard/) and the connect thread's parts a unit
 # test reaches (notify/); both run on the host, for cordon run.
 GUARD_SRCS	 = guard/guard.c guard/gwalk.c guard/quarantine.c \
@@ -134,7 +135,8 @@ CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(GUARD_SRCS) $(NOTIFY_SRCS) \
 		   $(PROFILE_SRCS) $(SESSION_SRCS) $(MCP_SRCS) \
 		   $(LOGS_SRCS) $(CERTS_SRCS)) \
-		   $(BUILD)/policies/default_json.o $(AGENT_OBJS)
+		   $(BUILD)/policies/default_json.o $(AGENT_OBJS) \
+		   $(BUILD)/gen/sysfilter_progs.o
 CMD_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRCS))
 
 # Adding a test (docs/hacking.md says the same):
@@ -295,6 +297,25 @@ $(BUILD)/policies/default_json.o: policies/default.json
 	@echo "  AS      $<"
 	$(Q)printf '\t.section .rodata\n\t.globl policy_default_json\n\t.globl policy_default_json_end\npolicy_default_json:\n\t.incbin "%s"\npolicy_default_json_end:\n\t.byte 0\n\t.section .note.GNU-stack,"",@progbits\n' \
 	    $< | $(CC) -x assembler -c -o $@ -
+
+# The command's seccomp programs, built with libseccomp when cordon is
+# (confine/sysfilter_gen.c), one per variant: a run copies its own.
+SYSFILTER_GEN	 = $(BUILD)/sysfilter-gen
+$(SYSFILTER_GEN): confine/sysfilter_gen.c confine/sysfilter.h \
+    $(BUILD)/confine/sysfilter.o $(BUILD)/lib/xmalloc.o $(BUILD)/lib/log.o
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(ALL_LDFLAGS) \
+	    $(shell pkg-config --libs libseccomp)
+
+$(BUILD)/gen/sysfilter_progs.c: $(SYSFILTER_GEN)
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)$(SYSFILTER_GEN) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/sysfilter_progs.o: $(BUILD)/gen/sysfilter_progs.c
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	@mkdir -p $(dir $@)

@@ -1,11 +1,12 @@
 /*
  * sysfilter.c: the seccomp filter of a sandbox, built with libseccomp.
  *
- * The filter is built by the runner before it forks (libseccomp allocates
- * and may fail: better before anything runs), exported as BPF into a
- * memfd, and loaded by the sandbox's last step before exec, after
- * PR_SET_NO_NEW_PRIVS.  The file is named sysfilter.c, not seccomp.c, so
- * that our prefix does not meet libseccomp's.
+ * The filter is built with libseccomp when cordon is built, one program
+ * per variant (sysfilter_gen.c), and linked in; cordon run writes its
+ * program into a memfd (sysfilter_prog.c), and the sandbox's last step
+ * before exec loads it, after PR_SET_NO_NEW_PRIVS.  The file is named
+ * sysfilter.c, not seccomp.c, so that our prefix does not meet
+ * libseccomp's.
  *
  * Default allow, with a deny list: a deny list is short, stays readable,
  * and breaks no tool that uses an ordinary syscall the list forgot.  What
@@ -72,8 +73,9 @@
  * message queues, for timer_create and mq_notify with a sigevent, whose
  * signal is in memory (sysfilter_paused).
  *
- * Runs in: cordon run on the host, before the clone (the command
- *   loads the program: sysfilter_apply.c).
+ * Runs in: sysfilter-gen, when cordon is built, and the unit tests;
+ *   cordon run writes the programs it made (sysfilter_prog.c), and the
+ *   command loads one (sandbox/sysfilter_apply.c).
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -98,7 +100,6 @@
 #include <unistd.h>
 
 #include "confine/sysfilter.h"
-#include "lib/fdpass.h"
 #include "lib/util.h"
 #include "lib/xmalloc.h"
 
@@ -324,8 +325,8 @@ sysfilter_families(scmp_filter_ctx ctx, char **cause)
 }
 
 /*
- * The memfd that will hold the filter's BPF program (sysfilter_write),
- * made before the clone so that the sandbox inherits it; or -1 with
+ * The memfd that will hold the filter's BPF program
+ * (sysfilter_prog_write), made before the clone so that the sandbox inherits it; or -1 with
  * *cause set (caller frees).
  */
 int
@@ -340,19 +341,20 @@ sysfilter_memfd(char **cause)
 }
 
 /*
- * Builds the filter into fd (sysfilter_memfd), ready for
- * sysfilter_apply(); returns 0, or -1 with *cause set (caller frees).
+ * Builds the filter into fd with libseccomp, ready for sysfilter_apply();
+ * returns 0, or -1 with *cause set (caller frees).
  * With SYSF_UNIX_DENY, no Unix socket can reach a path or an abstract
  * name; with SYSF_UNIX_NOTIFY, only through cordon run's connect
  * (notify.c).  With renames, rename(2), renameat(2) and renameat2(2) go
  * to cordon run too, for the protected git configs (gitwrite.c).  With
  * paused (a session whose processes are stopped between commands), no
- * SIGCONT can be arranged for later (sysfilter_paused).  cordon run
- * writes it after the clone, while PID 1 mounts: libseccomp takes
- * 0.3 ms to build it.
+ * SIGCONT can be arranged for later (sysfilter_paused).  libseccomp
+ * takes 0.3 ms for it, so it runs when cordon is built, once per variant
+ * (sysfilter_gen.c); cordon run writes the program built then
+ * (sysfilter_prog.c).
  */
 int
-sysfilter_write(int fd, enum sysfilter_unix unix_mode, bool renames,
+sysfilter_build(int fd, enum sysfilter_unix unix_mode, bool renames,
     bool paused, char **cause)
 {
 	scmp_filter_ctx		 ctx;

@@ -821,7 +821,7 @@ run_filter(struct runner *rn)
 	/* A session that stops its processes between commands: see there. */
 	paused = run->r_session_opts != NULL &&
 	    !run->r_session_opts->so_run_between;
-	if (sysfilter_write(run->r_sb.sb_cmd.sc_seccomp, run->r_unix_mode,
+	if (sysfilter_prog_write(run->r_sb.sb_cmd.sc_seccomp, run->r_unix_mode,
 	    run->r_gitwrite != NULL, paused, &cause) == 0)
 		return;
 	log_warnx("run: %s; nothing run", cause);

@@ -167,7 +167,7 @@ struct sandbox_cmd {
 	struct landlock_rule	 *sc_ll;		/* the writable roots */
 	size_t			  sc_nll;
 	int			  sc_llfd;	/* a ruleset built once, or -1 */
-	int			  sc_seccomp;	/* sysfilter_write()'s memfd */
+	int			  sc_seccomp;	/* sysfilter_prog_write()'s memfd */
 	const struct sock_fprog	 *sc_prog;	/* or read once, or NULL */
 	int			  sc_notifyfd;	/* it sends its seccomp listener */
 						/* on it, or -1 */

@@ -25,7 +25,7 @@
 #include "sandbox/sandbox.h"
 
 /*
- * Reads the program of fd (sysfilter_write) into prog (its filter
+ * Reads the program of fd (sysfilter_prog_write) into prog (its filter
  * allocated; sysfilter_apply frees it, a session's PID 1 keeps it for
  * every command).  Returns 0, or -1 with *cause set.
  */
@@ -107,7 +107,7 @@ sysfilter_apply_load(const struct sock_fprog *prog, int *listener,
 }
 
 /*
- * Loads the filter from fd (sysfilter_write) into this process
+ * Loads the filter from fd (sysfilter_prog_write) into this process
  * (sysfilter_apply_read, then _load).  Runs in the sandbox, last before
  * exec; the caller dies if this fails.  Returns 0, or -1 with *cause
  * set.

@@ -42,7 +42,7 @@ filter_new(enum sysfilter_unix mode, bool renames, bool paused, char **cause)
 
 	if ((fd = sysfilter_memfd(cause)) == -1)
 		return -1;
-	if (sysfilter_write(fd, mode, renames, paused, cause) == -1) {
+	if (sysfilter_prog_write(fd, mode, renames, paused, cause) == -1) {
 		close(fd);
 		return -1;
 	}
@@ -342,6 +342,40 @@ test_unfiltered(void **state)
 }
 
 /*
+ * Each program cordon was built with (sysfilter_gen.c, at make) is byte
+ * for byte what libseccomp builds here, now, for its variant; and the
+ * twelve differ, so that an index taken wrong would show.
+ */
+static void
+test_built_in(void **state)
+{
+	static unsigned char	 buf[65536];
+	const struct sysfilter_prog *p;
+	char			*cause = NULL;
+	ssize_t			 len;
+	size_t			 n, m;
+	int			 fd;
+
+	(void)state;
+	for (n = 0; n < SYSFILTER_NPROGS; n++) {
+		p = &sysfilter_progs[n];
+		assert_int_not_equal(fd = sysfilter_memfd(&cause), -1);
+		assert_int_equal(sysfilter_build(fd, (enum sysfilter_unix)(n /
+		    4), (n & 2) != 0, (n & 1) != 0, &cause), 0);
+		len = pread(fd, buf, sizeof(buf), 0);
+		close(fd);
+		assert_int_equal(len, (ssize_t)p->sp_len);
+		assert_memory_equal(buf, p->sp_bpf, p->sp_len);
+		for (m = 0; m < n; m++)
+			assert_false(sysfilter_progs[m].sp_len == p->sp_len &&
+			    memcmp(sysfilter_progs[m].sp_bpf, p->sp_bpf,
+			    p->sp_len) == 0);
+	}
+	assert_ptr_equal(&sysfilter_progs[SYSFILTER_PROG(SYSF_UNIX_NOTIFY,
+	    true, false)], &sysfilter_progs[6]);
+}
+
+/*
  * With renames, rename, renameat and renameat2 reach the listener (for
  * gitwrite.c), which answers here EXDEV for each; without, the kernel
  * answers (ENOENT: no such file).
@@ -426,6 +460,7 @@ main(void)
 		cmocka_unit_test(test_unix_denied),
 		cmocka_unit_test(test_paused),
 		cmocka_unit_test(test_renames),
+		cmocka_unit_test(test_built_in),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
