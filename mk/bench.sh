@@ -59,6 +59,21 @@ start_cmds() {
 children() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' |
     grep . || true; }
 
+# cpu_us: the CPU time, user and system, of the shell's waited-for
+# children so far, in microseconds (times(1), to the millisecond; read
+# with no fork, which would count too).
+children_cpu() {
+	local _u _s m sec
+	times >"$tmp_times"
+	{ read -r _u _s; read -r _u _s; } <"$tmp_times"
+	cpu_us=0
+	for sec in "$_u" "$_s"; do
+		m=${sec%%m*}; sec=${sec#*m}; sec=${sec%s}
+		cpu_us=$((cpu_us + m * 60000000 + 10#${sec%.*} * 1000000 +
+		    10#${sec#*.} * 1000))
+	done
+}
+
 # VmHWM of process $1 in KiB, or "-".
 hwm() { awk '$1 == "VmHWM:" { print $2; f = 1 } END { if (!f) print "-" }' \
     "/proc/$1/status" 2>/dev/null || echo -; }
@@ -66,13 +81,16 @@ hwm() { awk '$1 == "VmHWM:" { print $2; f = 1 } END { if (!f) print "-" }' \
 # bench.sh --starts CORDON RUNS: the sandbox start figures, for one user,
 # as "name value" lines: each command's median wall time in
 # microseconds over RUNS interleaved runs ("failed" when a run failed);
-# the median peak RSS (KiB) that time(1) reports for each, which
+# the mean CPU time (microseconds, user and system, of every process
+# the command waited for: times(1) of the bench's shell, whose children
+# it is) of each; the median peak RSS (KiB) that time(1) reports for each, which
 # counts the largest process of the tree it waited for; and VmHWM of
 # cordon's processes, read from /proc while a sandboxed sleep runs.
 # Run as the user measured (the bench calls it through setpriv), in an
 # empty folder, so that the workspace cordon scans is the same each time.
 if [ "${1:-}" = --starts ]; then
 	cordon=$2 runs=$3
+	tmp_times=$(mktemp)
 	gnutime=$(type -P time) || { echo "bench: no time(1)" >&2; exit 1; }
 	sessexec=$(dirname "$cordon")/build/cordon-session-exec
 	[ -x "$sessexec" ] || sessexec=$(dirname "$cordon")/cordon-session-exec
@@ -100,10 +118,11 @@ if [ "${1:-}" = --starts ]; then
 		    '"bytes_up":10,"bytes_down":20,"reason":null}'
 	done >"$elog"
 	start_cmds "$cordon"
-	declare -A us
+	declare -A us cpu
 	for _ in $(seq "$runs"); do
 		for l in "${start_labels[@]}"; do
 			declare -n cmd="start_cmd_$l"
+			children_cpu; c0=$cpu_us
 			t0=${EPOCHREALTIME/./}
 			if "${cmd[@]}" >/dev/null 2>&1; then
 				t1=${EPOCHREALTIME/./}
@@ -111,6 +130,8 @@ if [ "${1:-}" = --starts ]; then
 			else
 				us[$l]+="failed "
 			fi
+			children_cpu
+			cpu[$l]=$((${cpu[$l]:-0} + cpu_us - c0))
 			unset -n cmd
 		done
 	done
@@ -118,7 +139,8 @@ if [ "${1:-}" = --starts ]; then
 		case " ${us[$l]} " in
 		*" failed "*) echo "time.$l failed" ;;
 		*) echo "time.$l $(for v in ${us[$l]}; do echo "$v"; done |
-		    median)" ;;
+		    median)"
+		   echo "cpu.$l $((cpu[$l] / runs))" ;;
 		esac
 	done
 	for l in "${start_labels[@]}"; do
@@ -161,6 +183,7 @@ if [ "${1:-}" = --starts ]; then
 	    true
 	[ -z "$sidtb" ] || "$CORDON_BEFORE" session stop "$sidtb" \
 	    >/dev/null 2>&1 || true
+	rm -f "$tmp_times"
 	exit 0
 fi
 
@@ -252,7 +275,7 @@ start_fig() { awk -v k="$2" '$1 == k { print $2; f = 1 }
 
 # Prints the start figures of user $1.
 start_report() {
-	local who=$1 l t t0 added
+	local who=$1 l t c t0 added
 	local -A name=([true]="true (the floor)"
 	    [unshare]="unshare -Urnmpf true"
 	    [bwrap]="bwrap --unshare-all --dev-bind / / --proc /proc true"
@@ -271,20 +294,22 @@ start_report() {
 	    [treesessionbefore]="CORDON_BEFORE's session, 1,100 folders")
 	local -A add
 	t0=$(start_fig "$who" time.true)
-	printf '%-40s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
-	    "/bwrap" "/unshare"
+	printf '%-40s %9s %9s %9s %9s %9s\n' "as $2:" "ms" "added ms" \
+	    "CPU ms" "/bwrap" "/unshare"
 	for l in true unshare bwrap none plain proxy session runsession \
 	    version logtail tree treesession \
 	    ${CORDON_BEFORE:+nonebefore logbefore treebefore \
 	    treesessionbefore}; do
 		t=$(start_fig "$who" "time.$l")
+		c=$(start_fig "$who" "cpu.$l")
+		is_num "$c" && c=$(printf '%.2f' "$(echo "$c / 1000" | bc -l)")
 		if is_num "$t" && is_num "$t0"; then
 			add[$l]=$(echo "($t - $t0) / 1000" | bc -l)
-			printf '%-40s %9.2f %9.2f' "${name[$l]}" \
-			    "$(echo "$t / 1000" | bc -l)" "${add[$l]}"
+			printf '%-40s %9.2f %9.2f %9s' "${name[$l]}" \
+			    "$(echo "$t / 1000" | bc -l)" "${add[$l]}" "$c"
 		else
 			add[$l]=
-			printf '%-40s %9s %9s' "${name[$l]}" "$t" -
+			printf '%-40s %9s %9s %9s' "${name[$l]}" "$t" - "$c"
 		fi
 		case $l in
 		none|plain|proxy|session|runsession|version|logtail|tree|\
@@ -318,7 +343,8 @@ if [ "$BENCH" = all ] || [ "$BENCH" = start ]; then
 	echo "== sandbox start: wall time of one run, fork to exit" \
 	    "($STARTS runs each, interleaved, medians; load:" \
 	    "$(cut -d' ' -f1-3 /proc/loadavg))"
-	echo "   added: over the floor; /bwrap, /unshare: ratio of the" \
+	echo "   added: over the floor; CPU: user and system time of" \
+	    "all its processes, mean; /bwrap, /unshare: ratio of the" \
 	    "added times"
 	users=(root)
 	if [ "$(id -u)" -ne 0 ]; then users=(self); fi
