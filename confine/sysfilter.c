@@ -326,8 +326,8 @@ sysfilter_families(scmp_filter_ctx ctx, char **cause)
 
 /*
  * The memfd that will hold the filter's BPF program
- * (sysfilter_prog_write), made before the clone so that the sandbox inherits it; or -1 with
- * *cause set (caller frees).
+ * (sysfilter_prog_write), made before the clone so that the sandbox
+ * inherits it; or -1 with *cause set (caller frees).
  */
 int
 sysfilter_memfd(char **cause)

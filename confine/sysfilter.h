@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* sysfilter.c: the seccomp filter, built before fork, loaded last. */
+/* sysfilter.c: the seccomp filter, built with libseccomp, loaded last. */
 enum sysfilter_unix {
 	SYSF_UNIX_DENY,		/* no Unix socket reaches a path */
 	SYSF_UNIX_NOTIFY,	/* stream and seqpacket; connect(2) goes to */

@@ -14,7 +14,6 @@
  * Runs in: make, on the building machine.
  */
 #include <sys/types.h>
-#include <sys/mman.h>
 
 #include <errno.h>
 #include <seccomp.h>

@@ -83,15 +83,16 @@ hwm() { awk '$1 == "VmHWM:" { print $2; f = 1 } END { if (!f) print "-" }' \
 # microseconds over RUNS interleaved runs ("failed" when a run failed);
 # the mean CPU time (microseconds, user and system, of every process
 # the command waited for: times(1) of the bench's shell, whose children
-# it is) of each; the median peak RSS (KiB) that time(1) reports for each, which
-# counts the largest process of the tree it waited for; and VmHWM of
-# cordon's processes, read from /proc while a sandboxed sleep runs.
+# it is) of each; the median peak RSS (KiB) that time(1) reports for
+# each, which counts the largest process of the tree it waited for; and
+# VmHWM of cordon's processes, read from /proc while a sandboxed sleep
+# runs.
 # Run as the user measured (the bench calls it through setpriv), in an
 # empty folder, so that the workspace cordon scans is the same each time.
 if [ "${1:-}" = --starts ]; then
 	cordon=$2 runs=$3
-	tmp_times=$(mktemp)
 	gnutime=$(type -P time) || { echo "bench: no time(1)" >&2; exit 1; }
+	tmp_times=$(mktemp)
 	sessexec=$(dirname "$cordon")/build/cordon-session-exec
 	[ -x "$sessexec" ] || sessexec=$(dirname "$cordon")/cordon-session-exec
 	sid=$("$cordon" session start --network none 2>/dev/null) || sid=

@@ -233,6 +233,9 @@ mount_target(const struct mounts *m, const struct step *s, struct stat *st)
 	return target;
 }
 
+/* mount_hang's points: "layers", and one per layer, as scratch_fds counts. */
+#define MOUNT_LOWER	"lower-%zu"
+
 /*
  * Closing a detached mount that is the root of its tree unmounts it, and
  * an unmount waits for an RCU grace period: 0.3 ms each while the other
@@ -245,14 +248,8 @@ mount_target(const struct mounts *m, const struct step *s, struct stat *st)
  * closed one by one, as before.  Takes mnt.
  */
 static void
-mount_hang(const struct mounts *m, int mnt, size_t layer)
+mount_hang(const struct mounts *m, int mnt, const char *name)
 {
-	char	 name[32];
-
-	if (layer == SIZE_MAX)
-		snprintf(name, sizeof(name), "layers");
-	else
-		snprintf(name, sizeof(name), "lower-%zu", layer);
 	if (move_mount(mnt, "", m->m_empty, name, MOVE_MOUNT_F_EMPTY_PATH) ==
 	    -1)
 		log_debug("%s: %s: %s", __func__, name, strerror(errno));
@@ -268,12 +265,14 @@ static int
 mount_scratch_step(struct mounts *m, struct step *s)
 {
 	struct scratch_fds	*sf = m->m_scratch;
+	char			 name[32];
 	int			 src;
 
 	src = mount_scratch(s->s_src, &m->m_scratch_tmp, &sf->sf_fd[sf->sf_n],
 	    s->s_premake);
 	if (src != -1) {
-		mount_hang(m, s->s_src, sf->sf_n);
+		snprintf(name, sizeof(name), MOUNT_LOWER, sf->sf_n);
+		mount_hang(m, s->s_src, name);
 		sf->sf_hooks[sf->sf_n] = s->s_hooks;
 		sf->sf_shown[sf->sf_n++] = s->s_shown;
 	} else
@@ -545,7 +544,7 @@ mount_empty(struct mounts *m)
 {
 	char	 name[32];
 	size_t	 i, n = 0;
-	int	 fd, rc;
+	int	 fd;
 
 	if ((m->m_empty = mount_fd_tmpfs(0755, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1 ||
@@ -560,13 +559,12 @@ mount_empty(struct mounts *m)
 		goto fail;
 	for (i = 0; i < m->m_n; i++)
 		if (m->m_steps[i].s_kind == STEP_SCRATCH) {
-			snprintf(name, sizeof(name), "lower-%zu", n++);
+			snprintf(name, sizeof(name), MOUNT_LOWER, n++);
 			if (mkdirat(m->m_empty, name, 0700) == -1)
 				goto fail;
 		}
-	rc = mount_fd_attrs(m->m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY,
-	    0);
-	if (rc == 0)
+	if (mount_fd_attrs(m->m_empty, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY,
+	    0) == 0)
 		return;
 fail:
 	sandbox_fail(m->m_sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "tmpfs: %s",
@@ -625,7 +623,7 @@ mount_sandbox(const struct sandbox *sb, struct scratch_fds *sf)
 	mount_sys_dev(sb, nodes);
 	mount_sys_proc(sb);
 	if (m.m_scratch_tmp != -1)
-		mount_hang(&m, m.m_scratch_tmp, SIZE_MAX);
+		mount_hang(&m, m.m_scratch_tmp, "layers");
 	free(m.m_steps);
 	return m.m_empty;
 }
