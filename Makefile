@@ -127,7 +127,7 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/keeper.c runner/freeze.c runner/session_cmd.c \
 		   mcp/mcp_cmd.c mcp/mcp.c mcp/mcp_call.c mcp/mcp_ask.c \
 		   profile/profile_cmd.c \
-		   logs/log_cmd.c certs/ca_cmd.c $(SANDBOX_CMD_SRCS)
+		   certs/ca_cmd.c $(SANDBOX_CMD_SRCS)
 
 CORE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(POLICY_SRCS) \
 		   $(PROXY_SRCS) $(BRIDGE_SRCS) $(PLAN_SRCS) $(SSHAGENT_SRCS) \
@@ -209,13 +209,17 @@ all: $(BIN) $(MAIN) $(LOG_BIN) $(SESSION_EXEC)
 
 # cordon-main, the whole program: cordon (front.c) execs it beside
 # itself, or from PREFIX/libexec/cordon once installed.
-$(MAIN): $(CORE_OBJS) $(CMD_OBJS)
+# cordon log is cordon-log's alone: cordon-main links neither the logs'
+# reader nor zlib, one shared library fewer for the loader at each start.
+MAIN_OBJS	 = $(filter-out $(patsubst %.c,$(BUILD)/%.o,$(LOGS_SRCS)), \
+		   $(CORE_OBJS)) $(CMD_OBJS)
+$(MAIN): $(MAIN_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(MAIN_LIBS)
 
 # cordon-log, `cordon log` alone: jansson and zlib, not the fourteen
 # libraries whose loading costs more than a short tail.  Found as
-# cordon-main is; cordon-main serves log too, where it is not.
+# cordon-main is.
 LOG_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,logs/log_main.c logs/log_cmd.c 		   $(LOGS_SRCS) lib/log.c lib/xmalloc.c lib/opt.c lib/str.c)
 $(LOG_BIN): $(LOG_OBJS)
 	@echo "  LD      $@"

@@ -13,7 +13,6 @@
 #include "certs/certs.h"
 #include "lib/log.h"
 #include "lib/util.h"
-#include "logs/elog.h"
 #include "mcp/mcp.h"
 #include "policies/policy.h"
 #include "profile/profile.h"
@@ -44,7 +43,8 @@ static const struct subcommand subcommands[] = {
 	{ "profile", profile_cmd,
 	    "profile seatbelt | windows-firewall [--policy FILE]... "
 	    "[--proxy-port N]" },
-	{ "log", log_cmd,
+	/* cordon-log's (logs/log_main.c), which cordon execs for it. */
+	{ "log", NULL,
 	    "log summary [--json] FILE... | tail [-f] [-n N] FILE" },
 	{ "ca", ca_cmd,
 	    "ca init [--dir DIR] [--force] | show [--dir DIR]" },
@@ -96,9 +96,16 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	for (n = 0; n < nitems(subcommands); n++)
-		if (strcmp(argv[i], subcommands[n].sc_name) == 0)
+	for (n = 0; n < nitems(subcommands); n++) {
+		if (strcmp(argv[i], subcommands[n].sc_name) != 0)
+			continue;
+		if (subcommands[n].sc_main != NULL)
 			return subcommands[n].sc_main(argc - i, argv + i);
+		fprintf(stderr, "cordon-main: %s is served by cordon-%s, which "
+		    "cordon runs for it: run cordon %s\n", argv[i], argv[i],
+		    argv[i]);
+		return 2;
+	}
 	fprintf(stderr, "cordon: unknown command \"%s\"\n", argv[i]);
 	usage(stderr);
 	return 2;

@@ -7,7 +7,8 @@
  * the whole program (cordon.c), links fourteen libraries, OpenSSL's
  * among them, and the dynamic loader's work over them costs more than a
  * command in a session does.  cordon-log (logs/log_main.c) links only
- * what reading a log needs; where it is not, cordon-main serves log too.
+ * what reading a log needs, and alone serves it: cordon-main links
+ * neither the logs' reader nor zlib.
  * The command line is cordon-main's, unchanged: argv goes to either as
  * it came, argv[0] too.
  */
@@ -62,30 +63,27 @@ front_exec(const char *name, char **argv, char *self, size_t len)
 }
 
 /*
- * Execs cordon-main with argv.  Returns only on failure, with the exit
- * status cordon keeps for its own failures.
+ * Execs name (cordon-main or cordon-log) with argv.  Returns only on
+ * failure, with the exit status cordon keeps for its own failures.
  */
 static int
-front_exec_main(char **argv)
+front_exec_or_say(const char *name, char **argv)
 {
 	char	 self[PATH_MAX];
 	int	 err;
 
-	if ((err = front_exec("cordon-main", argv, self, sizeof(self))) ==
-	    -1)
+	if ((err = front_exec(name, argv, self, sizeof(self))) == -1)
 		return 125;
-	fprintf(stderr, "cordon: cannot run cordon-main (%scordon-main, "
-	    "%s../libexec/cordon/cordon-main): %s\n", self, self,
-	    strerror(err));
-	fprintf(stderr, "hint: install cordon-main with cordon: make "
-	    "install puts it in PREFIX/libexec/cordon\n");
+	fprintf(stderr, "cordon: cannot run %s (%s%s, %s../libexec/cordon/"
+	    "%s): %s\n", name, self, name, self, name, strerror(err));
+	fprintf(stderr, "hint: install %s with cordon: make install puts it "
+	    "in PREFIX/libexec/cordon\n", name);
 	return 125;
 }
 
 int
 main(int argc, char **argv)
 {
-	char	 self[PATH_MAX];
 	int	 i;
 
 	/* The global flags, as cordon-main reads them. */
@@ -101,9 +99,7 @@ main(int argc, char **argv)
 	if (i < argc && strcmp(argv[i], "run") == 0 &&
 	    sessclient_named(argc - i, argv + i))
 		return sessclient_main(argc - i, argv + i, "run");
-	/* Without cordon-log, cordon-main serves log as well. */
-	if (i < argc && strcmp(argv[i], "log") == 0 &&
-	    front_exec("cordon-log", argv, self, sizeof(self)) == -1)
-		return 125;
-	return front_exec_main(argv);
+	if (i < argc && strcmp(argv[i], "log") == 0)
+		return front_exec_or_say("cordon-log", argv);
+	return front_exec_or_say("cordon-main", argv);
 }

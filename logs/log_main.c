@@ -4,8 +4,8 @@
  * it.  Reading a log needs neither OpenSSL nor the sandbox's libraries,
  * and the loader's work over them would cost more than a short tail
  * does.  The argv is cordon's, unchanged: the global flags (-v), then
- * log and its own; cordon-main serves the same command with the same
- * code (log_cmd.c) where cordon-log is not installed.
+ * log and its own.  Only it serves log: cordon-main links neither
+ * log_cmd.c nor zlib.
  */
 #include <sys/prctl.h>
 
