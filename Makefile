@@ -123,7 +123,8 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/run_remote.c \
 		   runner/run_sock.c \
 		   runner/tally.c runner/publish.c \
-		   runner/control.c notify/notify.c agent/agent.c \
+		   runner/control.c notify/notify.c notify/notify_judge.c \
+		   agent/agent.c \
 		   runner/keeper.c runner/freeze.c runner/session_cmd.c \
 		   mcp/mcp_cmd.c mcp/mcp.c mcp/mcp_call.c mcp/mcp_ask.c \
 		   profile/profile_cmd.c \

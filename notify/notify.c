@@ -40,6 +40,11 @@
  * does nothing but end the wait with EINTR (a Unix connect waiting for
  * room in a backlog), until it has ended.
  *
+ * The thread starts at the sandbox's first call (notify_poke): until
+ * then the loop takes the listeners in and watches them through one
+ * epoll descriptor, and a command that makes no call (true, ls, a
+ * compiler) costs no thread.  A call waits in the kernel meanwhile.
+ *
  * It never answers "continue": the kernel would then read the address
  * and the descriptor again, after the check, and another thread of the
  * command could have changed either (a Unix socket put in place of the
@@ -53,117 +58,69 @@
  * command is not dumpable.
  */
 #include <sys/types.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
-#include <sys/un.h>
 
 #include <linux/seccomp.h>
-
-#ifndef SO_NETNS_COOKIE
-#define SO_NETNS_COOKIE	71		/* Linux 5.14 */
-#endif
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "guard/guard.h"
 #include "lib/fdpass.h"
 #include "lib/log.h"
-#include "lib/util.h"
 #include "lib/xmalloc.h"
 #include "notify/notify.h"
-#include "notify/sockdiag.h"
-#include "notify/unixroute.h"
+#include "notify/notify_parts.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD	O_EXCL		/* Linux 6.9: a thread's pidfd */
-#endif
-
-#define NOTIFY_WORKERS	64		/* calls in hand at once */
 #define NOTIFY_STACK	(256 * 1024)	/* a worker's: small frames only */
 #define NOTIFY_SIG	SIGURG		/* ends a worker's wait in connect; */
 					/* ignored by default, never */
 					/* passed on to the command */
 #define NOTIFY_WAKE_MS	50		/* how often, at the end */
 
-struct notify;
 
-/* A command's listener, closed once it hung up and no worker holds it. */
-struct notify_lfd {
-	int		 nl_fd;
-	bool		 nl_hup;
-};
+/* Watches fd for the loop until the thread starts.  Returns 0, or -1. */
+static int
+notify_idle_add(struct notify *n, int fd)
+{
+	struct epoll_event	 ev;
 
-struct notify_worker {
-	struct notify		*nw_n;
-	struct seccomp_notif	 nw_req;	/* the call in hand */
-	pthread_t		 nw_thread;
-	bool			 nw_busy;	/* started, not yet joined */
-	bool			 nw_done;	/* ended: to be joined */
-	int			 nw_lfd;	/* the listener it answers */
-	int			 nw_sock;	/* the socket taken, while */
-						/* it connects */
-};
-
-struct notify {
-	const struct unix_routes *n_routes;	/* borrowed, read-only */
-	struct gitwrite		*n_gitwrite;	/* borrowed, or NULL */
-	int			 n_sock;	/* the sandbox's end hands */
-						/* the listener over */
-	struct notify_lfd	*n_lfds;	/* the listeners: one per */
-	size_t			 n_nlfds;	/* command (a session runs */
-						/* many), each till POLLHUP */
-	bool			 n_sock_open;	/* more may come on n_sock */
-	int			 n_diag;	/* UNIX_DIAG of the sandbox's */
-						/* network namespace, or -1 */
-	int			 n_hostdiag;	/* ... of cordon run's, or -1 */
-	int			 n_stop[2];	/* the loop asks the thread */
-						/* to end */
-	int			 n_events[2];	/* records to the loop */
-	pthread_t		 n_thread;
-	bool			 n_started;
-	struct sigaction	 n_oldsig;	/* NOTIFY_SIG's, before */
-
-	pthread_mutex_t		 n_lock;	/* guards what follows */
-	pthread_cond_t		 n_cond;	/* a worker ended; the end */
-	bool			 n_stopping;
-	size_t			 n_busy;	/* workers not ended */
-	size_t			 n_dropped;	/* the pipe was full */
-	pthread_mutex_t		 n_diag_lock;	/* one dump at a time */
-	uint32_t		 n_seq;		/* the last dump's */
-	struct notify_worker	 n_workers[NOTIFY_WORKERS];
-};
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = fd;
+	return epoll_ctl(n->n_idle, EPOLL_CTL_ADD, fd, &ev);
+}
 
 /*
  * Reads one message the sandbox sent: its PID 1's UNIX_DIAG socket
  * ("D", none with the host's network), or a command's listener ("L"),
  * added to the set (each command of a session sends its own).  Returns
- * 0, or -1 at the end (no more will come).
+ * 1 when one was read, 0 when none waits, or -1 at the end (no more
+ * will come).
  */
 static int
 notify_listener(struct notify *n)
 {
+	ssize_t	 got;
 	char	 b;
 	int	 fd;
 
-	if (fdpass_recv(n->n_sock, &fd, &b, 1, MSG_DONTWAIT) <= 0) {
-		if (errno == EAGAIN || errno == EINTR)
-			return 0;
+	/* At the end errno is not set: an old EAGAIN would read as none. */
+	if ((got = fdpass_recv(n->n_sock, &fd, &b, 1, MSG_DONTWAIT)) == 0)
 		return -1;
-	}
+	if (got == -1)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	if (fd == -1)
-		return 0;
+		return 1;
 	if (b == 'L') {
 		pthread_mutex_lock(&n->n_lock);
 		n->n_lfds = xreallocarray(n->n_lfds, n->n_nlfds + 1,
@@ -175,7 +132,7 @@ notify_listener(struct notify *n)
 		n->n_diag = fd;
 	else
 		close(fd);
-	return 0;
+	return 1;
 }
 
 /* Whether a worker still answers on the listener lfd.  Holds n_lock. */
@@ -217,7 +174,7 @@ notify_prune(struct notify *n)
  * Passes ne to the loop.  A worker never waits for the loop: with the
  * pipe full, the record is counted instead (notify_dropped).
  */
-static void
+void
 notify_tell(struct notify *n, const struct notify_event *ne)
 {
 	ssize_t	 w;
@@ -230,307 +187,6 @@ notify_tell(struct notify *n, const struct notify_event *ne)
 		n->n_dropped++;
 		pthread_mutex_unlock(&n->n_lock);
 	}
-}
-
-/*
- * A TCP connect to a loopback port where nothing listens in the sandbox
- * and the host has a server: noted (NOTIFY_HOST_PORT) for the summary,
- * whether the connect is blocking or not; it goes on as made.
- */
-static void
-notify_host_port(struct notify *n, int type, const void *sa, int len,
-    struct notify_event *ne)
-{
-	unsigned int	 port;
-	int		 in;
-
-	if (type != SOCK_STREAM || n->n_diag == -1 ||
-	    (port = hostport_loopback(sa, (size_t)len)) == 0)
-		return;
-	/*
-	 * The sandbox's own listeners first: a short dump, where a server
-	 * the command runs is the common case; the host's table, which may
-	 * be long, only when none listens inside.
-	 */
-	pthread_mutex_lock(&n->n_diag_lock);
-	in = hostport_inside(n->n_diag, &n->n_seq, port);
-	pthread_mutex_unlock(&n->n_diag_lock);
-	if (in == 0 && hostport_listens(port)) {
-		ne->ne_why = NOTIFY_HOST_PORT;
-		ne->ne_port = port;
-	}
-}
-
-/*
- * Whether a socket of diag's network namespace is bound to st's inode:
- * 1, 0, or -1 (no answer: judged as not).
- */
-static int
-notify_bound(struct notify *n, int diag, const struct stat *st)
-{
-	int	 rc;
-
-	if (diag == -1)
-		return 0;
-	pthread_mutex_lock(&n->n_diag_lock);
-	rc = unixown_bound(diag, ++n->n_seq, st);
-	pthread_mutex_unlock(&n->n_diag_lock);
-	if (rc == -1)
-		log_debug("%s: UNIX_DIAG: %s", __func__, strerror(errno));
-	return rc;
-}
-
-/*
- * A path no route lists (na, terminated), opened as the caller pid sees
- * it (unixown.c): the sandbox's own socket is connected to s through the
- * descriptor judged; a socket of the host is refused; a file bound in
- * neither namespace gets the kernel's answer to a socket nobody holds.
- * Returns the errno for the command, and fills ne.
- */
-static int
-notify_path(struct notify *n, pid_t pid, int s, const struct notify_addr *na,
-    struct notify_event *ne)
-{
-	struct sockaddr_un	 to;
-	struct stat		 st;
-	int			 fd, err;
-
-	ne->ne_why = NOTIFY_NOTHING;
-	if ((fd = unixown_open(pid, na->na_path, &err)) == -1)
-		return err;
-	err = 0;
-	if (fstat(fd, &st) == -1)
-		err = errno;
-	else if (notify_bound(n, n->n_diag, &st) == 1) {
-		ne->ne_why = NOTIFY_OWN;
-		memset(&to, 0, sizeof(to));
-		to.sun_family = AF_UNIX;
-		snprintf(to.sun_path, sizeof(to.sun_path), "/proc/self/fd/%d",
-		    fd);
-		if (connect(s, (struct sockaddr *)&to, sizeof(to)) == -1)
-			err = errno;
-	} else if (n->n_hostdiag != -1 &&
-	    notify_bound(n, n->n_hostdiag, &st) == 0)
-		err = ECONNREFUSED;
-	else {
-		ne->ne_why = na->na_path[0] == '/' ? NOTIFY_UNLISTED :
-		    NOTIFY_RELATIVE;
-		err = EACCES;
-	}
-	close(fd);
-	return err;
-}
-
-/*
- * Whether s was made in the sandbox's network namespace, where its
- * abstract names are found: not with the host's network (no n_diag), nor
- * a socket of the host handed in through a listed one (SCM_RIGHTS).  A
- * kernel without SO_NETNS_COOKIE (Linux 5.14) cannot say: not.
- */
-static bool
-notify_ours(const struct notify *n, int s)
-{
-	uint64_t	 a, b;
-	socklen_t	 alen = sizeof(a), blen = sizeof(b);
-
-	return n->n_diag != -1 &&
-	    getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, &a, &alen) == 0 &&
-	    getsockopt(n->n_diag, SOL_SOCKET, SO_NETNS_COOKIE, &b, &blen) ==
-	    0 && a == b;
-}
-
-/*
- * Judges a connect(2) on a Unix socket s to the path or name in na
- * (notify_addr_judge, from the len bytes at sa), and connects s to the
- * listed socket, or the sandbox's own, if there is one.  Returns the
- * errno for the command (0: connected), and fills ne.
- */
-static int
-notify_unix(struct notify *n, pid_t pid, int s, const void *sa, int len,
-    const struct notify_addr *na, struct notify_event *ne)
-{
-	const struct unix_route	*r;
-	struct sockaddr_un	 to;
-
-	_Static_assert(sizeof(ne->ne_path) >= sizeof(na->na_path) - 1,
-	    "a judged path fits in a record");
-	memcpy(ne->ne_path, na->na_path, na->na_len);
-	ne->ne_pathlen = na->na_len;
-	if (na->na_kind == NOTIFY_ADDR_ABSTRACT) {
-		if (!notify_ours(n, s)) {
-			ne->ne_why = NOTIFY_ABSTRACT;
-			return EACCES;
-		}
-		ne->ne_why = NOTIFY_OWN;
-		return connect(s, sa, (socklen_t)len) == -1 ? errno : 0;
-	}
-	if (na->na_path[0] != '/' || (r = unixroute_find(n->n_routes,
-	    na->na_path, na->na_len)) == NULL)
-		return notify_path(n, pid, s, na, ne);
-	ne->ne_route = (size_t)(r - n->n_routes->ur_v);
-	ne->ne_why = NOTIFY_ALLOWED;
-	memset(&to, 0, sizeof(to));
-	to.sun_family = AF_UNIX;
-	if (r->ur_pin != -1)
-		snprintf(to.sun_path, sizeof(to.sun_path), "/proc/self/fd/%d",
-		    r->ur_pin);
-	else
-		memcpy(to.sun_path, r->ur_host, strlen(r->ur_host));
-	if (connect(s, (struct sockaddr *)&to, sizeof(to)) == -1)
-		ne->ne_errno = errno;
-	return ne->ne_errno;
-}
-
-/* Whether the call id still waits (its task, and so its pid, is there). */
-static bool
-notify_valid(int lfd, uint64_t id)
-{
-	return ioctl(lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-/*
- * Reads len bytes at the command's addr into sa, once.  Returns 0 or
- * EFAULT, as the kernel's copy from the caller would.
- */
-static int
-notify_read_addr(pid_t pid, uint64_t addr, void *sa, int len)
-{
-	struct iovec	 local, remote;
-
-	if (len == 0)
-		return 0;
-	local.iov_base = sa;
-	local.iov_len = (size_t)len;
-	remote.iov_base = (void *)(uintptr_t)addr;
-	remote.iov_len = (size_t)len;
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
-		return EFAULT;
-	return 0;
-}
-
-/*
- * Makes the call's connect on s, the command's socket, as judged from
- * the len bytes at sa.  The socket is w's until it returns, for
- * notify_wake to shut down.  Returns the errno for the command.
- */
-static int
-notify_connect(struct notify_worker *w, int s, const void *sa, int len,
-    struct notify_event *ne)
-{
-	struct notify		*n = w->nw_n;
-	struct notify_addr	 na;
-	socklen_t		 olen = sizeof(int);
-	int			 domain, type, err;
-
-	if (getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &olen) == -1 ||
-	    getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &olen) == -1)
-		return errno;
-	if ((err = notify_addr_judge(sa, len, domain, type, &na)) != 0)
-		return err;
-	pthread_mutex_lock(&n->n_lock);
-	if (!n->n_stopping)
-		w->nw_sock = s;
-	pthread_mutex_unlock(&n->n_lock);
-	if (w->nw_sock == -1)
-		return EINTR;		/* the run ends */
-	if (na.na_kind == NOTIFY_ADDR_PATH ||
-	    na.na_kind == NOTIFY_ADDR_ABSTRACT) {
-		ne->ne_unix = true;
-		err = notify_unix(n, (pid_t)w->nw_req.pid, s, sa, len, &na,
-		    ne);
-	} else {
-		notify_host_port(n, type, sa, len, ne);
-		if (connect(s, sa, (socklen_t)len) == -1)
-			err = errno;
-	}
-	pthread_mutex_lock(&n->n_lock);
-	w->nw_sock = -1;
-	pthread_mutex_unlock(&n->n_lock);
-	return err;
-}
-
-/*
- * Answers w's call: the command's socket taken, its address read once,
- * the decision made.  Returns the errno for the command, in the order
- * the kernel finds them: the descriptor, the length, the address.
- */
-static int
-notify_judge(struct notify_worker *w, struct notify_event *ne)
-{
-	const struct seccomp_notif	*req = &w->nw_req;
-	struct sockaddr_storage		 sa;
-	int				 lfd = w->nw_lfd;
-	int				 len = (int)req->data.args[2];
-	int				 pidfd, s = -1, err;
-
-	_Static_assert(sizeof(sa) == NOTIFY_ADDR_MAX, "the kernel's bound");
-	ne->ne_pid = (int)req->pid;
-	if ((pidfd = (int)syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD)) ==
-	    -1 && errno == EINVAL)
-		pidfd = (int)syscall(SYS_pidfd_open, req->pid, 0);
-	if (pidfd == -1 || !notify_valid(lfd, req->id)) {
-		err = ESRCH;
-		goto out;
-	}
-	if ((s = (int)syscall(SYS_pidfd_getfd, pidfd,
-	    (int)req->data.args[0], 0)) == -1) {
-		err = errno == EBADF ? EBADF : EPERM;
-		goto out;
-	}
-	if (!notify_addr_len_ok(len)) {
-		err = EINVAL;
-		goto out;
-	}
-	memset(&sa, 0, sizeof(sa));
-	if ((err = notify_read_addr((pid_t)req->pid, req->data.args[1], &sa,
-	    len)) != 0)
-		goto out;
-	if (!notify_valid(lfd, req->id))
-		err = ESRCH;
-	else
-		err = notify_connect(w, s, &sa, len, ne);
-out:
-	if (s != -1)
-		close(s);
-	if (pidfd != -1)
-		close(pidfd);
-	return err;
-}
-
-/* Answers the call id with err (0: success). */
-static void
-notify_answer(int lfd, uint64_t id, int err)
-{
-	struct seccomp_notif_resp	 resp;
-
-	memset(&resp, 0, sizeof(resp));
-	resp.id = id;
-	resp.error = err != 0 ? -err : 0;
-	/* ENOENT: the caller went (a fatal signal); nothing to do. */
-	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-}
-
-/*
- * A rename (gitwrite.c), answered here and at once: nothing in it waits
- * on another process.  All but one onto a protected git config go on as
- * the command made them.
- */
-static void
-notify_rename(struct notify *n, int lfd, const struct seccomp_notif *req)
-{
-	struct seccomp_notif_resp	 resp;
-	int				 rc = GITWRITE_CONTINUE;
-
-	if (n->n_gitwrite != NULL)
-		rc = gitwrite_rename(n->n_gitwrite, lfd, req);
-	if (rc != GITWRITE_CONTINUE) {
-		notify_answer(lfd, req->id, rc);
-		return;
-	}
-	memset(&resp, 0, sizeof(resp));
-	resp.id = req->id;
-	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
 /* NOTIFY_SIG: nothing; its arrival ends a worker's wait in connect. */
@@ -558,7 +214,7 @@ notify_work(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
 	memset(&ne, 0, sizeof(ne));
 	err = notify_judge(w, &ne);
-	notify_answer(w->nw_lfd, w->nw_req.id, err);
+	notify_judge_answer(w->nw_lfd, w->nw_req.id, err);
 	if ((ne.ne_unix && ne.ne_why != NOTIFY_OWN &&
 	    ne.ne_why != NOTIFY_NOTHING) || ne.ne_why == NOTIFY_HOST_PORT)
 		notify_tell(n, &ne);
@@ -641,7 +297,7 @@ notify_dispatch(struct notify *n, int lfd, const struct seccomp_notif *req)
 		w->nw_busy = false;
 		n->n_busy--;
 		pthread_mutex_unlock(&n->n_lock);
-		notify_answer(lfd, req->id, EAGAIN);
+		notify_judge_answer(lfd, req->id, EAGAIN);
 	}
 }
 
@@ -695,7 +351,7 @@ notify_call(struct notify *n, int lfd)
 		return;		/* EINTR, or ENOENT: the caller went */
 	if (req.data.nr == SYS_rename || req.data.nr == SYS_renameat ||
 	    req.data.nr == SYS_renameat2)
-		notify_rename(n, lfd, &req);
+		notify_judge_rename(n, lfd, &req);
 	else
 		notify_dispatch(n, lfd, &req);
 }
@@ -769,7 +425,6 @@ notify_main(void *arg)
 	struct pollfd		*pfd = NULL;
 	nfds_t			 k, np;
 
-	n->n_sock_open = true;
 	while (notify_room(n) && notify_live(n)) {
 		pfd = xreallocarray(pfd, n->n_nlfds + 2, sizeof(*pfd));
 		np = notify_pollset(n, pfd);
@@ -830,27 +485,28 @@ notify_probe(char **cause)
 }
 
 /*
- * Starts the thread.  Takes sock (cordon run's end of the pair whose
- * other end the sandbox has); borrows routes until notify_stop.  Returns
- * the notify, or NULL with *cause set (sock closed).
+ * Makes the notify, without its thread (notify_poke starts it).  Takes
+ * sock (cordon run's end of the pair whose other end the sandbox has);
+ * borrows routes until notify_stop.  Returns the notify, or NULL with
+ * *cause set (sock closed).
  */
 struct notify *
-notify_start(const struct unix_routes *routes, struct gitwrite *gw, int sock,
+notify_new(const struct unix_routes *routes, struct gitwrite *gw, int sock,
     char **cause)
 {
 	struct notify		*n;
 	struct sigaction	 sa;
-	sigset_t		 all, old;
-	int			 rc;
 
 	n = xcalloc(1, sizeof(*n));
 	n->n_routes = routes;
 	n->n_gitwrite = gw;
 	n->n_sock = sock;
+	n->n_sock_open = true;
 	n->n_diag = -1;
 	/* Bound there: a host socket, or one of --net host's sandbox. */
 	n->n_hostdiag = sandbox_unixdiag();
 	n->n_stop[0] = n->n_stop[1] = n->n_events[0] = n->n_events[1] = -1;
+	n->n_idle = -1;
 	pthread_mutex_init(&n->n_lock, NULL);
 	pthread_cond_init(&n->n_cond, NULL);
 	pthread_mutex_init(&n->n_diag_lock, NULL);
@@ -860,23 +516,84 @@ notify_start(const struct unix_routes *routes, struct gitwrite *gw, int sock,
 	/* No SA_RESTART: the wait in connect must end. */
 	if (sigaction(NOTIFY_SIG, &sa, &n->n_oldsig) == -1 ||
 	    pipe2(n->n_stop, O_CLOEXEC) == -1 ||
-	    pipe2(n->n_events, O_CLOEXEC | O_NONBLOCK) == -1) {
-		xasprintf(cause, "pipe, or %s's handler: %s",
+	    pipe2(n->n_events, O_CLOEXEC | O_NONBLOCK) == -1 ||
+	    (n->n_idle = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+	    notify_idle_add(n, sock) == -1) {
+		xasprintf(cause, "pipe, epoll, or %s's handler: %s",
 		    strsignal(NOTIFY_SIG), strerror(errno));
 		notify_free(n);
 		return NULL;
 	}
+	return n;
+}
+
+/* The descriptor the loop watches until the thread starts. */
+int
+notify_idle_fd(const struct notify *n)
+{
+	return n->n_idle;
+}
+
+/*
+ * Starts the thread, which takes over n from the loop.  Returns 1, or -1
+ * with *cause set.
+ */
+static int
+notify_thread(struct notify *n, char **cause)
+{
+	sigset_t	 all, old;
+	int		 rc;
+
+	n->n_started = true;	/* before it runs: the thread reads it */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&n->n_thread, NULL, notify_main, n);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		xasprintf(cause, "pthread_create: %s", strerror(rc));
-		notify_free(n);
-		return NULL;
+	if (rc == 0)
+		return 1;
+	n->n_started = false;
+	xasprintf(cause, "pthread_create: %s", strerror(rc));
+	return -1;
+}
+
+/*
+ * In the loop, when notify_idle_fd is readable: takes in what the
+ * sandbox sent, forgets the listeners that hung up, and starts the
+ * thread at the first call waiting (or for a listener it cannot
+ * watch).  Returns 1 once the thread runs (the loop stops watching), 0
+ * while none is needed, or -1 with *cause set: no thread, and a call
+ * would wait forever.
+ */
+int
+notify_poke(struct notify *n, char **cause)
+{
+	struct pollfd	 pfd;
+	size_t		 i, had = n->n_nlfds;
+	int		 got;
+
+	if (n->n_started)
+		return 1;
+	while (n->n_sock_open && (got = notify_listener(n)) != 0) {
+		if (got == -1) {
+			n->n_sock_open = false;
+			epoll_ctl(n->n_idle, EPOLL_CTL_DEL, n->n_sock, NULL);
+		} else if (n->n_nlfds > had && notify_idle_add(n,
+		    n->n_lfds[had].nl_fd) == -1)
+			return notify_thread(n, cause);
+		had = n->n_nlfds;
 	}
-	n->n_started = true;
-	return n;
+	for (i = 0; i < n->n_nlfds; i++) {
+		pfd.fd = n->n_lfds[i].nl_fd;
+		pfd.events = POLLIN;
+		if (n->n_lfds[i].nl_hup || poll(&pfd, 1, 0) != 1)
+			continue;
+		if ((pfd.revents & POLLIN) != 0)
+			return notify_thread(n, cause);
+		n->n_lfds[i].nl_hup = true;
+		epoll_ctl(n->n_idle, EPOLL_CTL_DEL, pfd.fd, NULL);
+	}
+	notify_prune(n);
+	return 0;
 }
 
 /* The descriptor the loop reads struct notify_event records from. */
@@ -941,6 +658,10 @@ notify_free(struct notify *n)
 		close(n->n_diag);
 	if (n->n_hostdiag != -1)
 		close(n->n_hostdiag);
+	if (n->n_idle != -1)
+		close(n->n_idle);
+	while (n->n_nlfds > 0)		/* never started: still ours */
+		close(n->n_lfds[--n->n_nlfds].nl_fd);
 	sigaction(NOTIFY_SIG, &n->n_oldsig, NULL);
 	free(n->n_lfds);
 	pthread_cond_destroy(&n->n_cond);

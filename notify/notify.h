@@ -48,8 +48,10 @@ struct notify;
 
 int		 notify_probe(char **);
 struct gitwrite;
-struct notify	*notify_start(const struct unix_routes *, struct gitwrite *, int,
+struct notify	*notify_new(const struct unix_routes *, struct gitwrite *, int,
 		    char **);
+int		 notify_idle_fd(const struct notify *);
+int		 notify_poke(struct notify *, char **);
 int		 notify_events_fd(const struct notify *);
 int		 notify_read(struct notify *, struct notify_event *);
 void		 notify_stop(struct notify *);

@@ -752,9 +752,11 @@ run_sentinel_ready(struct runner *rn)
 }
 
 /*
- * The connect thread, started after the clone: the child of a process
- * with threads may only call what is async-signal-safe.  Without it the
- * sandbox is killed, and the run fails.
+ * The connect thread's state, made after the clone; the thread itself
+ * starts at the sandbox's first call (run_notify_poke_cb), after the
+ * sentinel's fork: the child of a process with threads may only call
+ * what is async-signal-safe.  Without it the sandbox is killed, and the
+ * run fails.
  */
 static void
 run_notify_begin(struct runner *rn)
@@ -763,7 +765,7 @@ run_notify_begin(struct runner *rn)
 
 	if (rn->rn_npair[0] == -1)
 		return;
-	rn->rn_notify = notify_start(rn->rn_run->r_sb.sb_view.sv_routes,
+	rn->rn_notify = notify_new(rn->rn_run->r_sb.sb_view.sv_routes,
 	    rn->rn_run->r_gitwrite, rn->rn_npair[0],
 	    &cause);
 	rn->rn_npair[0] = -1;
@@ -774,6 +776,32 @@ run_notify_begin(struct runner *rn)
 		kill(rn->rn_pid, SIGKILL);
 		rn->rn_step_failed = true;
 	}
+}
+
+/*
+ * What the sandbox sent the connect thread, or a call waiting: the
+ * thread starts at the first call, and then watches all itself.  A
+ * thread that cannot start kills the sandbox: its calls would wait.
+ */
+static void
+run_notify_poke_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct runner	*rn = arg;
+	char		*cause;
+	int		 rc;
+
+	(void)fd;
+	(void)what;
+	if ((rc = notify_poke(rn->rn_notify, &cause)) == 0)
+		return;
+	event_del(rn->rn_poke_ev);
+	if (rc == 1)
+		return;
+	log_warnx("run: the Unix sockets' connect thread: %s; the sandbox "
+	    "is ended", cause);
+	free(cause);
+	kill(rn->rn_pid, SIGKILL);
+	rn->rn_step_failed = true;
 }
 
 /*
@@ -872,10 +900,14 @@ run_watch(struct runner *rn)
 		    rn->rn_base, rn->rn_ends[0], EV_READ | EV_PERSIST,
 		    run_end_told_cb, rn);
 	control_feed_start(rn);
-	if (rn->rn_notify != NULL)
+	if (rn->rn_notify != NULL) {
 		rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base,
 		    notify_events_fd(rn->rn_notify), EV_READ | EV_PERSIST,
 		    run_notify_cb, rn);
+		rn->rn_evs[rn->rn_nev++] = rn->rn_poke_ev = event_new(
+		    rn->rn_base, notify_idle_fd(rn->rn_notify), EV_READ |
+		    EV_PERSIST, run_notify_poke_cb, rn);
+	}
 	for (i = 0; i < rn->rn_nev; i++)
 		if (rn->rn_evs[i] == NULL || event_add(rn->rn_evs[i], NULL) ==
 		    -1) {
@@ -906,7 +938,7 @@ run_wait(struct runner *rn)
 		if (rn->rn_evs[i] != NULL)
 			event_free(rn->rn_evs[i]);
 	rn->rn_nev = 0;
-	rn->rn_told_ev = NULL;
+	rn->rn_told_ev = rn->rn_poke_ev = NULL;
 	run_notify_end(rn);
 	if (rn->rn_step_failed)
 		rn->rn_status = RUN_EXIT_FAILURE;

@@ -69,11 +69,12 @@ struct runner {
 	bool			 rn_alone;	/* PID 1 ends, the last */
 	int			 rn_npair[2];	/* the seccomp listener's way */
 	struct publish		 rn_pub;	/* --publish */
-	struct event		*rn_evs[4];	/* run_watch() to run_wait() */
+	struct event		*rn_evs[5];	/* run_watch() to run_wait() */
 	size_t			 rn_nev;
 	bool			 rn_step_failed; /* after the clone: the run fails */
 	struct tally		*rn_tally;
 	struct notify		*rn_notify;	/* the sandbox's connects */
+	struct event		*rn_poke_ev;	/* ... until its thread runs */
 	struct sentinel		 rn_sentinel;	/* checks if we cannot */
 	struct agent		*rn_agent;	/* cordon's ssh-agent, or NULL */
 	struct control		*rn_control;

@@ -107,6 +107,23 @@ malformed_answered() {
 	malformed_answered
 }
 
+@test "the connect thread starts at the sandbox's first call: cordon run keeps one thread while the command makes none, then a call starts it and is answered" {
+	start_bg lazy in_sandbox --network none -- sh -c '
+		touch started
+		while [ ! -e go ]; do sleep 0.05; done
+		"$1" raw unix stream 0100,2f6e6f7065,00 8 >connected
+		while [ ! -e end ]; do sleep 0.05; done' sh "$CX"
+	wait_for test -e "$WS/started"
+	# PID 1's socket and the command's listener came before it ran.
+	[ "$(ls "/proc/$BG_PID/task" | wc -l)" -eq 1 ]
+	touch "$WS/go"
+	wait_for test -s "$WS/connected"
+	[ "$(cat "$WS/connected")" = "connect: ENOENT" ]
+	[ "$(ls "/proc/$BG_PID/task" | wc -l)" -ge 2 ]
+	touch "$WS/end"
+	wait "$BG_PID"
+}
+
 @test "a connect whose SYN goes unanswered does not hold another" {
 	start_agent user
 	# tcp-full: a listener in the sandbox whose backlog is full; the
