@@ -81,6 +81,7 @@ if [ "$e2e" = yes ]; then
 	# Shown as bats writes it, through the file: a daemon a test
 	# leaves behind holding bats' output would keep a pipe open.
 	log="$dir/bats.log"
+	: >"$log"	# before tail opens it: bats' redirect may come later
 	bats --tap ${E2E_TAGS:+--filter-tags "$E2E_TAGS"} tests/e2e \
 	    >"$log" 2>&1 &
 	bpid=$!
