@@ -1074,8 +1074,13 @@ wait_page() {
 		[ "$status" -ne 0 ]
 		teardown_bg
 		BG_PIDS=()
-		start_bg dev $who --publish "$port" -- timeout 15 python3 -m \
-		    http.server "$port" --bind 127.0.0.1
+		# It serves until the test is done with it (a browser's first
+		# start under a sanitizer can take long), then the run ends.
+		rm -f "$WS/stop"
+		start_bg dev $who --publish "$port" -- timeout 120 sh -c '
+			python3 -m http.server "$1" --bind 127.0.0.1 &
+			while [ ! -e stop ]; do sleep 0.1; done
+			kill $!' sh "$port"
 		dev=$BG_PID
 		wait_page "$port" "$mark"
 		# A real browser on the host loads it, and draws it.
@@ -1092,7 +1097,8 @@ wait_page() {
 		    --screenshot="$BATS_TEST_TMPDIR/shot.png" \
 		    "http://127.0.0.1:$port/") >/dev/null 2>&1
 		[ -s "$BATS_TEST_TMPDIR/shot.png" ]
-		# Gone with the run, once the server's time is up.
+		# Gone with the run, once the server is stopped.
+		touch "$WS/stop"
 		wait "$dev" || true
 		BG_PIDS=()
 		run curl -s --noproxy '*' --max-time 2 "http://127.0.0.1:$port/"
