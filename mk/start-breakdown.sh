@@ -91,7 +91,8 @@ if ! HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" \
 fi
 
 # perf script's lines: COMM PID [CPU] TIME: EVENT: ...  A run opens with
-# the exec of cordon (the front) and closes with that pid's exit.
+# the exec of cordon (the front) and closes with that pid's exit: its
+# last thread's (group_dead), not the exit of a thread it started.
 perf script -i "$tmp/perf.data" -F comm,pid,time,event,trace 2>/dev/null |
     awk -v group="$group" -v order="${markers[*]}" -v front="$cordon" '
 	function flush(   i, j, a, b) {
@@ -120,7 +121,11 @@ perf script -i "$tmp/perf.data" -F comm,pid,time,event,trace 2>/dev/null |
 		if (!open_) next
 		if (ev == "sched:sched_process_exit") {
 			if (pid == cmd && !("cmdexit" in t)) t["cmdexit"] = ts
-			else if (pid == outer) { t["end"] = ts; flush() }
+			# The process, not a thread of it: its last exit.
+			else if (pid == outer && $0 !~ /group_dead=false/) {
+				t["end"] = ts
+				flush()
+			}
 			next
 		}
 		if (index(ev, group ":") == 1) {
