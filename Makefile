@@ -29,7 +29,8 @@ PKG_LIBS	 = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # the default) or the shared libraries (LINK=shared): mk/link-libs.sh
 # says what each costs.
 LINK		?= static
-MAIN_LIBS	 = $(shell ./mk/link-libs.sh $(LINK) $(CC) $(PKGS) 2>/dev/null)
+MAIN_LIBS	 = $(shell ./mk/link-libs.sh $(LINK) $(CC) \
+		   $(filter-out zlib,$(PKGS)) 2>/dev/null)
 ALL_CFLAGS	 = -std=gnu11 -D_GNU_SOURCE $(OPT) $(CFLAGS_WARN) $(CFLAGS_HARDEN) \
 		   -I. \
 		   $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
