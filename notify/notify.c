@@ -77,6 +77,7 @@
 
 #include "lib/fdpass.h"
 #include "lib/log.h"
+#include "lib/util.h"
 #include "lib/xmalloc.h"
 #include "notify/notify.h"
 #include "notify/notify_parts.h"
@@ -544,16 +545,39 @@ notify_thread(struct notify *n, char **cause)
 	sigset_t	 all, old;
 	int		 rc;
 
-	n->n_started = true;	/* before it runs: the thread reads it */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&n->n_thread, NULL, notify_main, n);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc == 0)
-		return 1;
-	n->n_started = false;
-	xasprintf(cause, "pthread_create: %s", strerror(rc));
-	return -1;
+	if (rc != 0) {
+		xasprintf(cause, "pthread_create: %s", strerror(rc));
+		return -1;
+	}
+	n->n_started = true;
+	return 1;
+}
+
+/*
+ * In the loop: takes in what waits on the pair, each new listener
+ * watched with the rest.  Returns 0, or -1 when one cannot be watched.
+ */
+static int
+notify_take(struct notify *n)
+{
+	size_t	 had = n->n_nlfds;
+	int	 got;
+
+	while ((got = notify_listener(n)) == 1) {
+		if (n->n_nlfds > had && notify_idle_add(n,
+		    n->n_lfds[had].nl_fd) == -1)
+			return -1;
+		had = n->n_nlfds;
+	}
+	if (got == -1) {
+		n->n_sock_open = false;
+		epoll_ctl(n->n_idle, EPOLL_CTL_DEL, n->n_sock, NULL);
+	}
+	return 0;
 }
 
 /*
@@ -567,30 +591,23 @@ notify_thread(struct notify *n, char **cause)
 int
 notify_poke(struct notify *n, char **cause)
 {
-	struct pollfd	 pfd;
-	size_t		 i, had = n->n_nlfds;
-	int		 got;
+	struct epoll_event	 evs[16];
+	int			 i, nev;
 
 	if (n->n_started)
 		return 1;
-	while (n->n_sock_open && (got = notify_listener(n)) != 0) {
-		if (got == -1) {
-			n->n_sock_open = false;
-			epoll_ctl(n->n_idle, EPOLL_CTL_DEL, n->n_sock, NULL);
-		} else if (n->n_nlfds > had && notify_idle_add(n,
-		    n->n_lfds[had].nl_fd) == -1)
+	nev = epoll_wait(n->n_idle, evs, (int)nitems(evs), 0);
+	for (i = 0; i < nev; i++) {
+		if (evs[i].data.fd == n->n_sock) {
+			if (notify_take(n) == -1)
+				return notify_thread(n, cause);
+		} else if ((evs[i].events & EPOLLIN) != 0)
 			return notify_thread(n, cause);
-		had = n->n_nlfds;
-	}
-	for (i = 0; i < n->n_nlfds; i++) {
-		pfd.fd = n->n_lfds[i].nl_fd;
-		pfd.events = POLLIN;
-		if (n->n_lfds[i].nl_hup || poll(&pfd, 1, 0) != 1)
-			continue;
-		if ((pfd.revents & POLLIN) != 0)
-			return notify_thread(n, cause);
-		n->n_lfds[i].nl_hup = true;
-		epoll_ctl(n->n_idle, EPOLL_CTL_DEL, pfd.fd, NULL);
+		else {
+			notify_hup(n, evs[i].data.fd);
+			epoll_ctl(n->n_idle, EPOLL_CTL_DEL, evs[i].data.fd,
+			    NULL);
+		}
 	}
 	notify_prune(n);
 	return 0;
