@@ -331,7 +331,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 
 # Test peers, built like the rest (tests/tools/*.c, one file each).
 TOOLS		 = netcheck httpd probe sockpeer harness nonft connectx \
-		   sigcont inflight
+		   sigcont inflight bpfsame
 TOOL_BINS	 = $(addprefix $(BUILD)/tests/tools/,$(TOOLS))
 
 # A kernel without nf_tables, as a seccomp filter sees it.

@@ -370,6 +370,14 @@ sysfilter_build(int fd, enum sysfilter_unix unix_mode, bool renames,
 	/* Other ABIs (x32, i386 through int 0x80) get EPERM as a whole. */
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, eperm)) < 0)
 		goto fail_rc;
+	/*
+	 * The rules as a binary tree of syscall numbers, not a list: the
+	 * same decisions, and the kernel's load of the program (which runs
+	 * it once for each syscall number, for its cache) takes half the
+	 * time, at each command.
+	 */
+	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0)
+		goto fail_rc;
 
 	for (i = 0; i < nitems(denied); i++)
 		if (sysfilter_rule(ctx, eperm, denied[i], 0, NULL, cause) == -1)
