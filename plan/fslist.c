@@ -64,30 +64,52 @@ struct fslist_fs {
 	bool		 f_trusted;
 };
 
+/*
+ * A slot of the table: the identity beside the listing, so that a probe
+ * reads the table alone, not each listing it passes.
+ */
+struct fslist_slot {
+	dev_t		 s_dev;
+	ino_t		 s_ino;
+	struct fslist_dir *s_dir;	/* NULL: free */
+};
+
 /* The listings, in a table of open addressing by identity. */
 struct fslist {
-	struct fslist_dir **l_tab;
+	struct fslist_slot *l_tab;
 	size_t		 l_cap;		/* a power of two, or 0 */
 	size_t		 l_n;
+	size_t		 l_nmet;	/* of l_n, met in this walk */
 	unsigned	 l_pass;	/* this walk's */
 	struct fslist_fs *l_fs;
 	size_t		 l_nfs;
 };
 
 /* The slot of (dev, ino) in l (l_cap > 0): its entry, or the free one. */
-static struct fslist_dir **
+static struct fslist_slot *
 fslist_slot(const struct fslist *l, dev_t dev, ino_t ino)
 {
-	struct fslist_dir	*d;
+	struct fslist_slot	*t = l->l_tab;
 	uint64_t		 h;
 	size_t			 i;
 
 	h = (uint64_t)ino * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dev;
 	i = (size_t)(h ^ (h >> 29)) & (l->l_cap - 1);
-	while ((d = l->l_tab[i]) != NULL && (d->d_dev != dev ||
-	    d->d_ino != ino))
+	while (t[i].s_dir != NULL && (t[i].s_ino != ino || t[i].s_dev != dev))
 		i = (i + 1) & (l->l_cap - 1);
-	return &l->l_tab[i];
+	return &t[i];
+}
+
+/* Puts d in its slot, free in l. */
+static void
+fslist_place(struct fslist *l, struct fslist_dir *d)
+{
+	struct fslist_slot	*slot;
+
+	slot = fslist_slot(l, d->d_dev, d->d_ino);
+	slot->s_dev = d->d_dev;
+	slot->s_ino = d->d_ino;
+	slot->s_dir = d;
 }
 
 /* A table of cap slots holding the entries of l's that pass keep. */
@@ -95,21 +117,22 @@ static void
 fslist_rehash(struct fslist *l, size_t cap, bool (*keep)(const struct
     fslist *, const struct fslist_dir *))
 {
-	struct fslist_dir	**old = l->l_tab, *d;
+	struct fslist_slot	*old = l->l_tab;
+	struct fslist_dir	*d;
 	size_t			 i, n = l->l_cap;
 
 	l->l_tab = xcalloc(cap, sizeof(*l->l_tab));
 	l->l_cap = cap;
 	l->l_n = 0;
 	for (i = 0; i < n; i++) {
-		if ((d = old[i]) == NULL)
+		if ((d = old[i].s_dir) == NULL)
 			continue;
 		if (!keep(l, d)) {
 			free(d->d_names);
 			free(d);
 			continue;
 		}
-		*fslist_slot(l, d->d_dev, d->d_ino) = d;
+		fslist_place(l, d);
 		l->l_n++;
 	}
 	free(old);
@@ -144,16 +167,19 @@ fslist_free(struct fslist *l)
 	if (l == NULL)
 		return;
 	for (i = 0; i < l->l_cap; i++)
-		if (l->l_tab[i] != NULL) {
-			free(l->l_tab[i]->d_names);
-			free(l->l_tab[i]);
+		if (l->l_tab[i].s_dir != NULL) {
+			free(l->l_tab[i].s_dir->d_names);
+			free(l->l_tab[i].s_dir);
 		}
 	free(l->l_tab);
 	free(l->l_fs);
 	free(l);
 }
 
-/* The FSLIST_* bit the entry name sets, or 0. */
+/*
+ * The FSLIST_* bit the entry name sets, or 0.  Every name of a walk
+ * comes here: most begin with none of the marks' first letters.
+ */
 unsigned
 fslist_mark(const char *name)
 {
@@ -162,6 +188,8 @@ fslist_mark(const char *name)
 	};
 	size_t	 i;
 
+	if (strchr(".Horc", name[0]) == NULL || name[0] == '\0')
+		return 0;
 	for (i = 0; i < nitems(names); i++)
 		if (strcmp(name, names[i]) == 0)
 			return 1u << i;
@@ -172,8 +200,11 @@ fslist_mark(const char *name)
 void
 fslist_sub(struct fslist_seen *s, const char *name)
 {
-	s->ls_subs = xreallocarray(s->ls_subs, s->ls_nsubs + 1,
-	    sizeof(*s->ls_subs));
+	if (s->ls_nsubs == s->ls_cap) {
+		s->ls_cap = s->ls_cap == 0 ? 16 : 2 * s->ls_cap;
+		s->ls_subs = xreallocarray(s->ls_subs, s->ls_cap,
+		    sizeof(*s->ls_subs));
+	}
 	s->ls_subs[s->ls_nsubs++] = xstrdup(name);
 }
 
@@ -226,19 +257,25 @@ fslist_trusted(struct fslist *l, int dfd, const struct stat *st)
 static void
 fslist_keep(struct fslist *l, struct fslist_dir *d)
 {
-	struct fslist_dir	**slot;
+	struct fslist_slot	*slot;
 
 	if (2 * (l->l_n + 1) > l->l_cap)
 		fslist_rehash(l, l->l_cap == 0 ? 256 : 2 * l->l_cap,
 		    fslist_any);
 	d->d_pass = l->l_pass;
 	slot = fslist_slot(l, d->d_dev, d->d_ino);
-	if (*slot != NULL) {
-		free((*slot)->d_names);
-		free(*slot);
-	} else
+	if (slot->s_dir == NULL) {
 		l->l_n++;
-	*slot = d;
+		l->l_nmet++;
+	} else {
+		if (slot->s_dir->d_pass != l->l_pass)
+			l->l_nmet++;
+		free(slot->s_dir->d_names);
+		free(slot->s_dir);
+	}
+	slot->s_dev = d->d_dev;
+	slot->s_ino = d->d_ino;
+	slot->s_dir = d;
 }
 
 /*
@@ -286,10 +323,12 @@ fslist_get(struct fslist *l, const struct stat *st, struct fslist_seen *s)
 	size_t			 i;
 
 	if (l == NULL || l->l_cap == 0 ||
-	    (d = *fslist_slot(l, st->st_dev, st->st_ino)) == NULL ||
+	    (d = fslist_slot(l, st->st_dev, st->st_ino)->s_dir) == NULL ||
 	    d->d_ctim.tv_sec != st->st_ctim.tv_sec ||
 	    d->d_ctim.tv_nsec != st->st_ctim.tv_nsec)
 		return false;
+	if (d->d_pass != l->l_pass)
+		l->l_nmet++;
 	d->d_pass = l->l_pass;
 	s->ls_marks = d->d_marks;
 	s->ls_entries = d->d_entries;
@@ -298,13 +337,18 @@ fslist_get(struct fslist *l, const struct stat *st, struct fslist_seen *s)
 	return true;
 }
 
-/* Ends a walk: the listings it did not meet are forgotten. */
+/*
+ * Ends a walk: the listings it did not meet are forgotten.  A walk that
+ * met them all (a session's, in a workspace that kept its folders)
+ * leaves the table as it is.
+ */
 void
 fslist_turn(struct fslist *l)
 {
 	if (l == NULL)
 		return;
-	if (l->l_cap > 0)
+	if (l->l_cap > 0 && l->l_nmet < l->l_n)
 		fslist_rehash(l, l->l_cap, fslist_met);
 	l->l_pass++;
+	l->l_nmet = 0;
 }

@@ -28,6 +28,7 @@ struct fslist_seen {
 	size_t		 ls_entries;	/* read, "." and ".." aside */
 	char		**ls_subs;	/* its folders, .git and .hg aside */
 	size_t		 ls_nsubs;
+	size_t		 ls_cap;	/* of ls_subs */
 };
 
 struct fslist;

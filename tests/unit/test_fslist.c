@@ -81,6 +81,8 @@ test_mark(void **state)
 	assert_int_equal(fslist_mark("commondir"), FSLIST_COMMONDIR);
 	assert_int_equal(fslist_mark("head"), 0);
 	assert_int_equal(fslist_mark(".git2"), 0);
+	assert_int_equal(fslist_mark(""), 0);
+	assert_int_equal(fslist_mark("readme"), 0);
 }
 
 /* Kept while the ctime stands, given whole; not once it moves. */
@@ -175,6 +177,61 @@ test_not_kept(void **state)
 	fslist_free(NULL);
 }
 
+/*
+ * Many folders, as a session's walks meet them: a walk that met every
+ * listing keeps them all, through the table's growth; one that met half
+ * forgets the other half.  The folders are one real folder's stat under
+ * other inode numbers: the table goes by identity alone.
+ */
+static void
+test_many(void **state)
+{
+	struct fslist		*l = fslist_new();
+	struct fslist_seen	 s, got;
+	struct stat		 st, one;
+	size_t			 i, n = 3000;
+	int			 fd;
+
+	(void)state;
+	fd = made_d(&one, &s);
+	memset(&got, 0, sizeof(got));
+	for (i = 0; i < n; i++) {
+		st = one;
+		st.st_ino = (ino_t)(1000000 + 7 * i);
+		fslist_put(l, fd, &st, st.st_ctim.tv_sec + 3, &s);
+	}
+	fslist_turn(l);
+	for (i = 0; i < n; i++) {
+		st = one;
+		st.st_ino = (ino_t)(1000000 + 7 * i);
+		assert_true(fslist_get(l, &st, &got));
+		assert_int_equal(got.ls_nsubs, 2);
+		fslist_seen_clear(&got);
+	}
+	fslist_turn(l);		/* met them all: all kept */
+	for (i = 0; i < n; i += 2) {
+		st = one;
+		st.st_ino = (ino_t)(1000000 + 7 * i);
+		assert_true(fslist_get(l, &st, &got));
+		fslist_seen_clear(&got);
+	}
+	fslist_turn(l);		/* met half: the other half goes */
+	for (i = 0; i < n; i++) {
+		st = one;
+		st.st_ino = (ino_t)(1000000 + 7 * i);
+		assert_int_equal(fslist_get(l, &st, &got), i % 2 == 0);
+		fslist_seen_clear(&got);
+	}
+	/* Another device, the same inode: another folder. */
+	st = one;
+	st.st_ino = 1000000;
+	st.st_dev = one.st_dev + 1;
+	assert_false(fslist_get(l, &st, &got));
+	close(fd);
+	fslist_seen_clear(&s);
+	fslist_free(l);
+}
+
 int
 main(void)
 {
@@ -183,6 +240,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_recall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_kept, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
