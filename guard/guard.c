@@ -285,12 +285,7 @@ guard_judge(const struct guard *g, int dfd, const char *name, char **why)
 char *
 guard_join(const char *rel, const char *name)
 {
-	char	*p;
-
-	if (*rel == '\0')
-		return xstrdup(name);
-	xasprintf(&p, "%s/%s", rel, name);
-	return p;
+	return *rel == '\0' ? xstrdup(name) : path_join(rel, name);
 }
 
 /*

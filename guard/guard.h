@@ -97,7 +97,7 @@ struct guard_walk {
 	struct guard	 *w_g;
 	const char	 *w_id;
 	struct guard_item *w_q;		/* breadth first */
-	size_t		  w_nq, w_head;
+	size_t		  w_nq, w_head, w_qcap;
 	struct fs_mark	 *w_judged;	/* git directories judged */
 	size_t		  w_njudged;
 	time_t		  w_taken;	/* when it began (fslist.c) */

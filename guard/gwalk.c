@@ -85,7 +85,10 @@ gwalk_judged(struct guard_walk *w, const struct stat *st)
 static void
 gwalk_push(struct guard_walk *w, size_t i, char *rel, int how)
 {
-	w->w_q = xreallocarray(w->w_q, w->w_nq + 1, sizeof(*w->w_q));
+	if (w->w_nq == w->w_qcap) {
+		w->w_qcap = w->w_qcap == 0 ? 64 : 2 * w->w_qcap;
+		w->w_q = xreallocarray(w->w_q, w->w_qcap, sizeof(*w->w_q));
+	}
 	w->w_q[w->w_nq].i_root = i;
 	w->w_q[w->w_nq].i_rel = rel;
 	w->w_q[w->w_nq++].i_how = how;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "lib/xmalloc.h"
 
 /*
  * Says whether path is dir or lies below it: both absolute and
@@ -19,4 +20,21 @@ path_is_below(const char *path, const char *dir)
 		return path[0] == '/';
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
 	    path[n] == '/');
+}
+
+/*
+ * dir, a '/' and name, allocated: "/name" when dir is "".  A walk makes
+ * one per entry, so no printf.
+ */
+char *
+path_join(const char *dir, const char *name)
+{
+	size_t	 d = strlen(dir), n = strlen(name);
+	char	*p;
+
+	p = xmalloc(d + 1 + n + 1);
+	memcpy(p, dir, d);
+	p[d] = '/';
+	memcpy(p + d + 1, name, n + 1);
+	return p;
 }

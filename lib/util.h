@@ -54,6 +54,7 @@ char	*str_jwt_placeholder(const char *);
 
 /* path.c */
 bool	 path_is_below(const char *, const char *);
+char	*path_join(const char *, const char *);
 
 /* clock.c */
 struct timespec;

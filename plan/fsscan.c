@@ -70,6 +70,7 @@ struct fsscan_queue {
 	struct fsscan_dir	*q_v;
 	size_t		 q_n;
 	size_t		 q_head;
+	size_t		 q_cap;
 };
 
 /*
@@ -456,7 +457,10 @@ fsscan_gitdir(struct fsscan *s, const char *gitdir, int depth)
 static void
 fsscan_push(struct fsscan_queue *q, char *path, bool late)
 {
-	q->q_v = xreallocarray(q->q_v, q->q_n + 1, sizeof(*q->q_v));
+	if (q->q_n == q->q_cap) {
+		q->q_cap = q->q_cap == 0 ? 64 : 2 * q->q_cap;
+		q->q_v = xreallocarray(q->q_v, q->q_cap, sizeof(*q->q_v));
+	}
 	q->q_v[q->q_n].d_path = path;
 	q->q_v[q->q_n].d_late = late;
 	q->q_n++;
@@ -486,25 +490,13 @@ fsscan_repo(struct fsscan *s, const char *dir, const char *child,
 /*
  * Git takes a folder for a repository, with no .git name at all, when
  * it holds HEAD with objects and refs, or HEAD with commondir (git's
- * is_git_directory): the names, as bits, for the scan.
+ * is_git_directory).  marks: the names a listing met (fslist_mark).
  */
-#define BARE_HEAD	0x1
-#define BARE_OBJECTS	0x2
-#define BARE_REFS	0x4
-#define BARE_COMMONDIR	0x8
-
-static int
-fsscan_bare_name(const char *name)
+static bool
+fsscan_bare(unsigned marks)
 {
-	if (strcmp(name, "HEAD") == 0)
-		return BARE_HEAD;
-	if (strcmp(name, "objects") == 0)
-		return BARE_OBJECTS;
-	if (strcmp(name, "refs") == 0)
-		return BARE_REFS;
-	if (strcmp(name, "commondir") == 0)
-		return BARE_COMMONDIR;
-	return 0;
+	return (marks & FSLIST_HEAD) && (((marks & FSLIST_OBJECTS) &&
+	    (marks & FSLIST_REFS)) || (marks & FSLIST_COMMONDIR));
 }
 
 /*
@@ -522,7 +514,8 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 	char			*child;
 	const char		*base;
 	bool			 more = true, whole = true, git, hg, isdir;
-	int			 fd, bare;
+	unsigned		 mark;
+	int			 fd;
 
 	if ((fd = fsscan_opendir(d->d_path)) == -1) {
 		if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR)
@@ -532,7 +525,6 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 		return true;
 	}
 	base = strcmp(d->d_path, "/") == 0 ? "" : d->d_path;
-	bare = 0;
 	memset(&seen, 0, sizeof(seen));
 	dir_begin(&dr, fd);
 	while ((de = dir_next(&dr)) != NULL) {
@@ -545,10 +537,9 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 		}
 		s->fs_scanned++;
 		seen.ls_entries++;
-		seen.ls_marks |= fslist_mark(de->d_name);
-		bare |= fsscan_bare_name(de->d_name);
-		git = strcmp(de->d_name, ".git") == 0;
-		hg = strcmp(de->d_name, ".hg") == 0;
+		seen.ls_marks |= mark = fslist_mark(de->d_name);
+		git = (mark & FSLIST_GIT) != 0;
+		hg = (mark & FSLIST_HG) != 0;
 		if (!git && !hg && de->d_type != DT_DIR &&
 		    de->d_type != DT_UNKNOWN)
 			continue;
@@ -561,7 +552,7 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 			continue;
 		}
 		isdir = S_ISDIR(st.st_mode);
-		xasprintf(&child, "%s/%s", base, de->d_name);
+		child = path_join(base, de->d_name);
 		if ((git || hg) && (isdir || S_ISLNK(st.st_mode) ||
 		    (git && S_ISREG(st.st_mode)))) {
 			fsscan_repo(s, d->d_path, child, &st, git);
@@ -579,10 +570,10 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 	/* Read whole: kept for the check after the run (fslist.c). */
 	if (whole && de == NULL && errno == 0 && fstat(fd, &st) == 0)
 		fslist_put(s->fs_lists, fd, &st, s->fs_taken, &seen);
+	mark = seen.ls_marks;
 	fslist_seen_clear(&seen);
 	close(fd);
-	if ((bare & BARE_HEAD) && ((bare & BARE_OBJECTS && bare & BARE_REFS) ||
-	    bare & BARE_COMMONDIR)) {
+	if (fsscan_bare(mark)) {
 		free(fsscan_protect(s, d->d_path, FSSCAN_GIT, WHY_BARE));
 		fsscan_hooks(s, d->d_path, d->d_path);
 	}

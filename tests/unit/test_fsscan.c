@@ -174,6 +174,37 @@ test_gitfile_link(void **state)
 	free(t);
 }
 
+/*
+ * A folder git takes for a repository with no .git name (HEAD with
+ * objects and refs, or HEAD with commondir) is protected as one; HEAD
+ * with objects alone is not such a folder.
+ */
+static void
+test_bare(void **state)
+{
+	struct fsscan	 s;
+	size_t		 i;
+	char		*got;
+
+	(void)state;
+	make("@/ws/b/HEAD", "ref: refs/heads/main\n");
+	make("@/ws/b/objects/", NULL);
+	make("@/ws/b/refs/", NULL);
+	make("@/ws/w/HEAD", "ref: refs/heads/main\n");
+	make("@/ws/w/commondir", "../b\n");
+	make("@/ws/n/HEAD", "ref: refs/heads/main\n");
+	make("@/ws/n/objects/", NULL);
+	scan("@/ws", FSPLAN_SCAN_MAX, &s);
+	finding(&s, "found @/ws/b gitdir");
+	finding(&s, "found @/ws/w gitdir");
+	for (i = 0; i < s.fs_nfinds; i++) {
+		got = find_text(&s.fs_finds[i]);
+		assert_null(strstr(got, "@/ws/n"));
+		free(got);
+	}
+	fsscan_clear(&s);
+}
+
 /* The bound: the scan stops, and says so in a note. */
 static void
 test_bound(void **state)
@@ -285,6 +316,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_gitfile_link, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_bare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_roots, setup,
