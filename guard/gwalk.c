@@ -85,10 +85,7 @@ gwalk_judged(struct guard_walk *w, const struct stat *st)
 static void
 gwalk_push(struct guard_walk *w, size_t i, char *rel, int how)
 {
-	if (w->w_nq == w->w_qcap) {
-		w->w_qcap = w->w_qcap == 0 ? 64 : 2 * w->w_qcap;
-		w->w_q = xreallocarray(w->w_q, w->w_qcap, sizeof(*w->w_q));
-	}
+	w->w_q = xmalloc_grow(w->w_q, w->w_nq, &w->w_qcap, sizeof(*w->w_q));
 	w->w_q[w->w_nq].i_root = i;
 	w->w_q[w->w_nq].i_rel = rel;
 	w->w_q[w->w_nq++].i_how = how;
@@ -520,8 +517,7 @@ gwalk_dir(struct guard_walk *w, const struct guard_item *it)
 	if (dfd == -1)
 		goto done;
 	gitdir = (it->i_how & (GW_GITDIR | GW_POINTED)) ||
-	    ((s.ls_marks & FSLIST_HEAD) && (((s.ls_marks & FSLIST_OBJECTS) &&
-	    (s.ls_marks & FSLIST_REFS)) || (s.ls_marks & FSLIST_COMMONDIR)));
+	    fslist_gitdir(s.ls_marks);
 	if (gitdir && !gwalk_judged(w, &st)) {
 		if (gwalk_gitdir(w, it, dfd, &s))
 			goto done;

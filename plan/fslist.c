@@ -100,13 +100,10 @@ fslist_slot(const struct fslist *l, dev_t dev, ino_t ino)
 	return &t[i];
 }
 
-/* Puts d in its slot, free in l. */
+/* Puts d in slot, its own (fslist_slot). */
 static void
-fslist_place(struct fslist *l, struct fslist_dir *d)
+fslist_set(struct fslist_slot *slot, struct fslist_dir *d)
 {
-	struct fslist_slot	*slot;
-
-	slot = fslist_slot(l, d->d_dev, d->d_ino);
 	slot->s_dev = d->d_dev;
 	slot->s_ino = d->d_ino;
 	slot->s_dir = d;
@@ -132,7 +129,7 @@ fslist_rehash(struct fslist *l, size_t cap, bool (*keep)(const struct
 			free(d);
 			continue;
 		}
-		fslist_place(l, d);
+		fslist_set(fslist_slot(l, d->d_dev, d->d_ino), d);
 		l->l_n++;
 	}
 	free(old);
@@ -188,7 +185,7 @@ fslist_mark(const char *name)
 	};
 	size_t	 i;
 
-	if (strchr(".Horc", name[0]) == NULL || name[0] == '\0')
+	if (name[0] == '\0' || strchr(".Horc", name[0]) == NULL)
 		return 0;
 	for (i = 0; i < nitems(names); i++)
 		if (strcmp(name, names[i]) == 0)
@@ -196,15 +193,24 @@ fslist_mark(const char *name)
 	return 0;
 }
 
+/*
+ * Whether the names a listing met (marks, FSLIST_*) make git take the
+ * folder for a git directory with no .git name at all: HEAD with objects
+ * and refs, or HEAD with commondir (git's is_git_directory).
+ */
+bool
+fslist_gitdir(unsigned marks)
+{
+	return (marks & FSLIST_HEAD) && (((marks & FSLIST_OBJECTS) &&
+	    (marks & FSLIST_REFS)) || (marks & FSLIST_COMMONDIR));
+}
+
 /* Adds a subfolder's name to s. */
 void
 fslist_sub(struct fslist_seen *s, const char *name)
 {
-	if (s->ls_nsubs == s->ls_cap) {
-		s->ls_cap = s->ls_cap == 0 ? 16 : 2 * s->ls_cap;
-		s->ls_subs = xreallocarray(s->ls_subs, s->ls_cap,
-		    sizeof(*s->ls_subs));
-	}
+	s->ls_subs = xmalloc_grow(s->ls_subs, s->ls_nsubs, &s->ls_cap,
+	    sizeof(*s->ls_subs));
 	s->ls_subs[s->ls_nsubs++] = xstrdup(name);
 }
 
@@ -273,9 +279,7 @@ fslist_keep(struct fslist *l, struct fslist_dir *d)
 		free(slot->s_dir->d_names);
 		free(slot->s_dir);
 	}
-	slot->s_dev = d->d_dev;
-	slot->s_ino = d->d_ino;
-	slot->s_dir = d;
+	fslist_set(slot, d);
 }
 
 /*

@@ -36,6 +36,7 @@ struct fslist;
 struct fslist	*fslist_new(void);
 void		 fslist_free(struct fslist *);
 unsigned	 fslist_mark(const char *);
+bool		 fslist_gitdir(unsigned);
 void		 fslist_sub(struct fslist_seen *, const char *);
 void		 fslist_seen_clear(struct fslist_seen *);
 void		 fslist_put(struct fslist *, int, const struct stat *, time_t,

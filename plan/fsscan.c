@@ -457,10 +457,7 @@ fsscan_gitdir(struct fsscan *s, const char *gitdir, int depth)
 static void
 fsscan_push(struct fsscan_queue *q, char *path, bool late)
 {
-	if (q->q_n == q->q_cap) {
-		q->q_cap = q->q_cap == 0 ? 64 : 2 * q->q_cap;
-		q->q_v = xreallocarray(q->q_v, q->q_cap, sizeof(*q->q_v));
-	}
+	q->q_v = xmalloc_grow(q->q_v, q->q_n, &q->q_cap, sizeof(*q->q_v));
 	q->q_v[q->q_n].d_path = path;
 	q->q_v[q->q_n].d_late = late;
 	q->q_n++;
@@ -485,18 +482,6 @@ fsscan_repo(struct fsscan *s, const char *dir, const char *child,
 	else if (git && gitdir != NULL)
 		fsscan_hooks(s, gitdir, dir);
 	free(gitdir);
-}
-
-/*
- * Git takes a folder for a repository, with no .git name at all, when
- * it holds HEAD with objects and refs, or HEAD with commondir (git's
- * is_git_directory).  marks: the names a listing met (fslist_mark).
- */
-static bool
-fsscan_bare(unsigned marks)
-{
-	return (marks & FSLIST_HEAD) && (((marks & FSLIST_OBJECTS) &&
-	    (marks & FSLIST_REFS)) || (marks & FSLIST_COMMONDIR));
 }
 
 /*
@@ -573,7 +558,7 @@ fsscan_dir(struct fsscan *s, const struct fsscan_dir *d, size_t max,
 	mark = seen.ls_marks;
 	fslist_seen_clear(&seen);
 	close(fd);
-	if (fsscan_bare(mark)) {
+	if (fslist_gitdir(mark)) {
 		free(fsscan_protect(s, d->d_path, FSSCAN_GIT, WHY_BARE));
 		fsscan_hooks(s, d->d_path, d->d_path);
 	}
