@@ -325,11 +325,8 @@ env_put(struct envtab *et, const char *name, size_t n, const char *value,
 		    "than %d variables", ENV_MAX_VARS);
 		return -1;
 	}
-	if (et->et_n == et->et_cap) {
-		et->et_cap = et->et_cap == 0 ? 64 : et->et_cap * 2;
-		et->et_v = xreallocarray(et->et_v, et->et_cap,
-		    sizeof(*et->et_v));
-	}
+	et->et_v = xmalloc_grow(et->et_v, et->et_n, &et->et_cap,
+	    sizeof(*et->et_v));
 	memmove(&et->et_v[lo + 1], &et->et_v[lo],
 	    (et->et_n - lo) * sizeof(*et->et_v));
 	et->et_v[lo].e_name = name;

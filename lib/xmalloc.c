@@ -49,6 +49,19 @@ xreallocarray(void *ptr, size_t nmemb, size_t size)
 	return p;
 }
 
+/*
+ * p, an array of *cap elements of size holding n, with room for one
+ * more: its capacity doubled (16 at first) when it is full.
+ */
+void *
+xmalloc_grow(void *p, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap == 0 ? 16 : 2 * *cap;
+	return xreallocarray(p, *cap, size);
+}
+
 char *
 xstrdup(const char *s)
 {
