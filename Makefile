@@ -2,7 +2,7 @@
 
 CC		?= cc
 PKGS		 = libevent libevent_openssl openssl libseccomp libcares jansson \
-		   zlib libmnl libnftnl
+		   zlib libmnl libnftnl nettle
 BUILD		?= build
 BIN		?= cordon
 MAIN		?= $(BIN)-main
@@ -178,7 +178,7 @@ FUZZ_TARGETS	 = fuzz_policy_load fuzz_policy_list fuzz_host_match fuzz_addr \
 # make check install those too).
 DEB_BUILD	 = gcc make pkg-config libevent-dev libssl-dev libseccomp-dev \
 		   libc-ares-dev libjansson-dev libcmocka-dev zlib1g-dev \
-		   libmnl-dev libnftnl-dev musl-tools
+		   libmnl-dev libnftnl-dev nettle-dev musl-tools
 DEB_DEMO	 = curl jq util-linux passwd
 DEB_UNIT	 = git
 DEB_TEST	 = bats curl jq dnsmasq-base mandoc util-linux passwd logrotate \

@@ -74,7 +74,7 @@ size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 # security update of one of them shows this package needs building again.
 built_using=
 for dev in libevent-dev libssl-dev libseccomp-dev libc-ares-dev \
-    libjansson-dev libnftnl-dev; do
+    libjansson-dev libnftnl-dev nettle-dev; do
 	lib=$(dpkg -L "$dev" 2>/dev/null | grep -m1 '/lib[^/]*\.so$') || continue
 	readelf -d "$root/usr/libexec/cordon/cordon-main" |
 	    grep -q "\[$(basename "$lib")" && continue

@@ -37,7 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 
 #include "lib/log.h"
 #include "lib/util.h"
@@ -301,8 +301,8 @@ static char *
 keepdir_ws_dir(const char *workspace)
 {
 	const char	*base = strrchr(workspace, '/');
-	unsigned char	 md[EVP_MAX_MD_SIZE];
-	unsigned int	 mdlen = 0;
+	struct sha256_ctx ctx;
+	uint8_t		 md[SHA256_DIGEST_SIZE];
 	char		 name[KEEP_NAME_MAX + 1], hex[17], *out;
 	size_t		 i;
 
@@ -315,9 +315,9 @@ keepdir_ws_dir(const char *workspace)
 	name[i] = '\0';
 	if (name[0] == '.')
 		name[0] = '_';
-	if (EVP_Digest(workspace, strlen(workspace), md, &mdlen,
-	    EVP_sha256(), NULL) != 1 || mdlen < 8)
-		memset(md, 0, 8);
+	sha256_init(&ctx);
+	sha256_update(&ctx, strlen(workspace), (const uint8_t *)workspace);
+	sha256_digest(&ctx, sizeof(md), md);
 	for (i = 0; i < 8; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	xasprintf(&out, "ws/%s-%s", name, hex);

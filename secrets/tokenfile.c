@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
+#include <nettle/base64.h>
 
 #include "lib/xmalloc.h"
 #include "secrets/secrets.h"
@@ -44,42 +44,42 @@ tokenfile_host_ok(char *host)
 static char *
 tokenfile_b64(const char *s, size_t n)
 {
-	char	*out = xmalloc(4 * ((n + 2) / 3) + 1);
+	char	*out = xmalloc(BASE64_ENCODE_RAW_LENGTH(n) + 1);
 
-	EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)s,
-	    (int)n);
+	base64_encode_raw(out, n, (const uint8_t *)s);
+	out[BASE64_ENCODE_RAW_LENGTH(n)] = '\0';
 	return out;
 }
 
 /*
  * The bytes base64 text s stands for (new string), or NULL if s is not
- * base64 or they hold a NUL.
+ * base64 (whole groups of four, padding only at the end) or they hold a
+ * NUL.
  */
 static char *
 tokenfile_unb64(const char *s, size_t n)
 {
-	char	*out;
-	int	 len;
+	struct base64_decode_ctx ctx;
+	char		*out;
+	size_t		 len;
 
 	if (n == 0 || n % 4 != 0 || n > SECRETS_FILE_MAX)
 		return NULL;
-	out = xmalloc(n / 4 * 3 + 1);
-	if ((len = EVP_DecodeBlock((unsigned char *)out,
-	    (const unsigned char *)s, (int)n)) < 0) {
+	/* The decoder skips white space; a token holds none. */
+	for (len = 0; len < n; len++)
+		if (isspace((unsigned char)s[len]))
+			return NULL;
+	out = xmalloc(BASE64_DECODE_LENGTH(n) + 1);
+	len = BASE64_DECODE_LENGTH(n);
+	base64_decode_init(&ctx);
+	if (base64_decode_update(&ctx, &len, (uint8_t *)out, n, s) != 1 ||
+	    base64_decode_final(&ctx) != 1 ||
+	    memchr(out, '\0', len) != NULL) {
+		explicit_bzero(out, BASE64_DECODE_LENGTH(n));
 		free(out);
 		return NULL;
 	}
-	/* EVP_DecodeBlock counts the padding's bytes too. */
-	if (s[n - 1] == '=')
-		len--;
-	if (s[n - 2] == '=')
-		len--;
 	out[len] = '\0';
-	if (memchr(out, '\0', (size_t)len) != NULL) {
-		explicit_bzero(out, (size_t)len);
-		free(out);
-		return NULL;
-	}
 	return out;
 }
 

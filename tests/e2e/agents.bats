@@ -243,9 +243,13 @@ mcp_result_ok() {
 	    (.fix | test("--allow-domain refused.test"))' "$1"
 }
 
-# The store's copy of the workspace's kept state folder $1 (".claude").
+# The store's copy of the workspace's kept state folder $1 (".claude"):
+# its folder is named for the workspace and the first 8 bytes of the
+# SHA-256 of its path, so that a new cordon finds what an older kept.
 kept_copy() {
-	echo "$UDIR/home/.local/share/cordon/keep/ws/ws-"*"/$1"
+	local sum
+	sum=$(printf %s "$(cd "$WS" && pwd -P)" | sha256sum | cut -c1-16)
+	echo "$UDIR/home/.local/share/cordon/keep/ws/ws-$sum/$1"
 }
 
 @test "--agent: policy show gives the profile's rules, from the profile" {

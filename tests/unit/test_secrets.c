@@ -103,6 +103,40 @@ test_npmrc(void **state)
 	secrets_clear(&tf);
 }
 
+/*
+ * npm's _password is base64: whole groups of four, padding only at the
+ * end, no white space, no NUL in what it stands for; anything else is
+ * left out, said.  A placeholder goes back as base64 of it, padded.
+ */
+static void
+test_npmrc_base64(void **state)
+{
+	static const char *const bad[] = {
+	    "c2Vj\t\t  cmV0", "c2V=cmV0", "c2VjcmV", "AAAA", "c2Vj*mV0",
+	};
+	struct secret_file	 tf;
+	char			 text[256];
+	size_t			 i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "//f.test/:username=f\n"
+		    "//f.test/:_password=%s\n", bad[i]);
+		parse(".npmrc", text, &tf);
+		assert_string_equal(tf.tf_text, "//f.test/:username=f\n");
+		assert_int_equal(tf.tf_nsecrets, 0);
+		assert_int_equal(tf.tf_nleft, 1);
+		assert_non_null(strstr(tf.tf_left[0], "not base64"));
+		secrets_clear(&tf);
+	}
+	parse(".npmrc", "//f.test/:username=f\n"
+	    "//f.test/:_password=cGFzcw==\n", &tf);
+	assert_string_equal(tf.tf_text, "//f.test/:username=f\n"
+	    "//f.test/:_password=UEgx\n");	/* base64 of PH1 */
+	check_secret(&tf.tf_secrets[0], "f.test", "f", NULL, "pass", "PH1");
+	secrets_clear(&tf);
+}
+
 static void
 test_netrc(void **state)
 {
@@ -436,6 +470,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_npmrc),
+		cmocka_unit_test(test_npmrc_base64),
 		cmocka_unit_test(test_netrc),
 		cmocka_unit_test(test_gitcred),
 		cmocka_unit_test(test_pypirc),
