@@ -91,7 +91,8 @@ SANDBOX_CMD_SRCS = sandbox/sandbox.c sandbox/sandbox_end.c sandbox/command.c \
 RUNNER_SRCS	 = runner/wspath.c
 # What confines the command, decided on the host before the clone: its
 # environment, its CA bundle and phantoms, its seccomp program (confine/).
-CONFINE_SRCS	 = confine/env.c confine/trust.c confine/sysfilter.c \
+CONFINE_SRCS	 = confine/env.c confine/trust.c confine/trust_bundle.c \
+		   confine/sysfilter.c \
 		   confine/sysfilter_prog.c
 # The checks after a run (guard/) and the connect thread's parts a unit
 # test reaches (notify/); both run on the host, for cordon run.
@@ -104,7 +105,7 @@ MCP_SRCS	 = mcp/mcpmsg.c
 SESSION_EXEC	 = $(BUILD)/cordon-session-exec
 PROFILE_SRCS	 = profile/seatbelt.c profile/winfw.c
 LOGS_SRCS	 = logs/elog.c logs/elog_summary.c logs/elog_tail.c
-CERTS_SRCS	 = certs/ca.c certs/leaf.c certs/signer.c certs/mtls.c \
+CERTS_SRCS	 = certs/ca.c certs/ca_dir.c certs/leaf.c certs/signer.c certs/mtls.c \
 		   certs/ssl_error.c
 # The subcommands and what only they call: linked into ./cordon alone,
 # never into a unit test (they hold main(), the option parsers and the

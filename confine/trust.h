@@ -1,7 +1,7 @@
 /*
  * trust.h: what cordon run on the host makes, before the clone, for a
- * run that inspects TLS (trust.c): the phantom credentials and the CA
- * bundle the command is given.
+ * run that inspects TLS: the phantom credentials (trust.c) and the CA
+ * bundle the command is given (trust_bundle.c, with OpenSSL).
  */
 #ifndef CORDON_TRUST_H
 #define CORDON_TRUST_H
@@ -26,6 +26,7 @@ struct trust_bundle {
 	size_t		 ib_java_len;	/* (PKCS#12, DER) */
 };
 
+const char *trust_getenv(char *const *, const char *);
 char	*trust_placeholder(void);
 void	trust_phantoms(const struct policy *, char *const *,
 	    struct phantom **, size_t *);
