@@ -7,6 +7,7 @@ BUILD		?= build
 BIN		?= cordon
 MAIN		?= $(BIN)-main
 LOG_BIN		?= $(BIN)-log
+OFFLINE_BIN	?= $(BIN)-offline
 WERROR		?= -Werror
 
 CFLAGS_WARN	 = -Wall -Wextra $(WERROR) -Wformat=2 -Wshadow \
@@ -120,13 +121,14 @@ CMD_SRCS	 = cordon.c policies/policy_cmd.c bridge/bridge_cmd.c \
 		   runner/keepdir.c \
 		   runner/run_print.c \
 		   guard/block.c runner/run.c runner/run_end.c \
+		   runner/run_proxy.c \
 		   runner/control_run.c runner/control_tell.c \
 		   runner/control_feed.c runner/control_feed_replay.c \
 		   runner/run_remote.c \
 		   runner/run_sock.c \
 		   runner/tally.c runner/publish.c \
 		   runner/control.c notify/notify.c notify/notify_judge.c \
-		   agent/agent.c \
+		   agent/agent.c agent/agent_usable.c \
 		   runner/keeper.c runner/freeze.c runner/session_cmd.c \
 		   mcp/mcp_cmd.c mcp/mcp.c mcp/mcp_call.c mcp/mcp_ask.c \
 		   profile/profile_cmd.c \
@@ -208,7 +210,7 @@ DEB_BENCH	 = socat bc squid tinyproxy apache2-utils curl bubblewrap time \
 	lint-exports lint-map lint-paths lint-commits lint-layers hooks \
 	clean install golden macos-check deb image deps-fleet fleet-check
 
-all: $(BIN) $(MAIN) $(LOG_BIN) $(SESSION_EXEC)
+all: $(BIN) $(MAIN) $(LOG_BIN) $(OFFLINE_BIN) $(SESSION_EXEC)
 
 # cordon-main, the whole program: cordon (front.c) execs it beside
 # itself, or from PREFIX/libexec/cordon once installed.
@@ -219,6 +221,26 @@ MAIN_OBJS	 = $(filter-out $(patsubst %.c,$(BUILD)/%.o,$(LOGS_SRCS)), \
 $(MAIN): $(MAIN_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(MAIN_LIBS)
+
+# cordon-offline, `cordon run` without the proxy (offline/): the whole
+# program's objects, from an archive so that only what a run reaches is
+# linked, with offline/run_proxy.c for runner/run_proxy.c, and neither
+# OpenSSL nor libevent's OpenSSL part.  Should a run come to need one
+# of them, this link fails: it is how the split is kept.
+OFFLINE_OBJS	 = $(patsubst %.c,$(BUILD)/%.o,offline/offline.c \
+		   offline/run_proxy.c)
+OFFLINE_AR	 = $(BUILD)/offline/libcordon.a
+OFFLINE_LIBS	 = libevent libseccomp libcares jansson libmnl libnftnl nettle
+$(OFFLINE_AR): $(filter-out $(BUILD)/cordon.o $(BUILD)/runner/run_proxy.o, \
+    $(MAIN_OBJS))
+	@echo "  AR      $@"
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(OFFLINE_BIN): $(OFFLINE_OBJS) $(OFFLINE_AR)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(OFFLINE_OBJS) $(OFFLINE_AR) \
+	    $(ALL_LDFLAGS) \
+	    $(shell ./mk/link-libs.sh $(LINK) $(CC) $(OFFLINE_LIBS) 2>/dev/null)
 
 # cordon-log, `cordon log` alone: jansson and zlib, not the fourteen
 # libraries whose loading costs more than a short tail.  Found as
@@ -248,7 +270,7 @@ $(SESSION_EXEC): $(SESSION_SRCS) session/session_exec.c session/sess.h
 	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) -o $@ $(filter %.c,$^)
 
 $(BIN): $(SESSION_SRCS) front.c session/sess.h lib/util.h | $(MAIN) \
-    $(LOG_BIN)
+    $(LOG_BIN) $(OFFLINE_BIN)
 	@echo "  LD      $@ (musl, static)"
 	$(Q)mkdir -p $(@D)
 	$(Q)$(MUSL_CC) $(MUSL_CFLAGS) -o $@ $(filter %.c,$^)
@@ -259,7 +281,7 @@ $(SESSION_EXEC): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) \
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
 
 $(BIN): $(patsubst %.c,$(BUILD)/%.o,$(SESSION_SRCS) front.c) | $(MAIN) \
-    $(LOG_BIN)
+    $(LOG_BIN) $(OFFLINE_BIN)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
 endif
@@ -502,7 +524,7 @@ sanitize: deps deps-check
 	    EXTRA_CFLAGS="-fsanitize=address,undefined \
 	    -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    EXTRA_LDFLAGS="-fsanitize=address,undefined" \
-	    build-san/cordon build-san/cordon-main \
+	    build-san/cordon build-san/cordon-main build-san/cordon-offline \
 	    build-san/cordon-session-exec \
 	    $(addprefix build-san/tests/unit/,$(UNIT_TESTS)) \
 	    $(addprefix build-san/tests/tools/,$(TOOLS))
@@ -606,7 +628,7 @@ SYSCONFDIR	?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR	?= $(PREFIX)/lib/tmpfiles.d
-install: $(BIN) $(MAIN) $(LOG_BIN) $(SESSION_EXEC)
+install: $(BIN) $(MAIN) $(LOG_BIN) $(OFFLINE_BIN) $(SESSION_EXEC)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cordon/policies \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
@@ -616,6 +638,8 @@ install: $(BIN) $(MAIN) $(LOG_BIN) $(SESSION_EXEC)
 	install -d $(DESTDIR)$(LIBEXECDIR)/cordon
 	install -m 0755 $(MAIN) $(DESTDIR)$(LIBEXECDIR)/cordon/cordon-main
 	install -m 0755 $(LOG_BIN) $(DESTDIR)$(LIBEXECDIR)/cordon/cordon-log
+	install -m 0755 $(OFFLINE_BIN) \
+	    $(DESTDIR)$(LIBEXECDIR)/cordon/cordon-offline
 	install -m 0755 $(SESSION_EXEC) $(DESTDIR)$(LIBEXECDIR)/cordon/
 	install -m 0644 docs/cordon.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/cordon-policy.5 $(DESTDIR)$(MANDIR)/man5/
@@ -675,7 +699,7 @@ fleet-check: image deps-tier $(BIN) $(TOOL_BINS)
 	    bats tests/fleet
 
 clean:
-	rm -rf build build-san build-fuzz $(BIN) $(MAIN) $(LOG_BIN)
+	rm -rf build build-san build-fuzz $(BIN) $(MAIN) $(LOG_BIN) $(OFFLINE_BIN)
 
 -include $(shell find build build-san -path build/image -prune -o \
     -name '*.d' -type f -print 2>/dev/null)

@@ -650,38 +650,6 @@ agent_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 }
 
 /*
- * Whether path names an agent: a socket that takes a connection now.
- * Called before the loop runs; false with *cause set.
- */
-bool
-agent_usable(const char *path, char **cause)
-{
-	struct sockaddr_un	 sun;
-	int			 fd;
-	bool			 ok;
-
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (path == NULL || path[0] != '/' ||
-	    strlen(path) >= sizeof(sun.sun_path)) {
-		xasprintf(cause, "SSH_AUTH_SOCK is %s", path == NULL ?
-		    "not set" : "not an absolute path that fits a socket");
-		return false;
-	}
-	memcpy(sun.sun_path, path, strlen(path));
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
-		xasprintf(cause, "socket: %s", strerror(errno));
-		return false;
-	}
-	ok = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
-	if (!ok)
-		xasprintf(cause, "SSH_AUTH_SOCK %s: %s", path,
-		    strerror(errno));
-	close(fd);
-	return ok;
-}
-
-/*
  * The agent, listening at dir/agent.sock, for the user's agent at real,
  * on px's loop, policy and log; sandbox and command (borrowed) name the
  * run in the log.  Reads the user's known_hosts files now.

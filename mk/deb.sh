@@ -25,11 +25,12 @@ root="$stage/root"
 # Units go to /lib/systemd/system: Debian 12's packages ship them there.
 make -s -C "$top" install DESTDIR="$root" PREFIX=/usr \
     UNITDIR=/lib/systemd/system BIN="$bin" -o "$bin" -o "$bin-main" \
-    -o "$bin-log" \
+    -o "$bin-log" -o "$bin-offline" \
     >/dev/null
 strip --strip-unneeded --remove-section=.comment --remove-section=.note \
     "$root/usr/bin/cordon" "$root/usr/libexec/cordon/cordon-main" \
     "$root/usr/libexec/cordon/cordon-log" \
+    "$root/usr/libexec/cordon/cordon-offline" \
     "$root/usr/libexec/cordon/cordon-session-exec"
 gzip -9n "$root"/usr/share/man/man*/*
 
@@ -66,6 +67,7 @@ printf 'Source: cordon\n\nPackage: cordon\nArchitecture: any\n' \
 depends=$(cd "$stage" && dpkg-shlibdeps -O -e"root/usr/bin/cordon" \
     -e"root/usr/libexec/cordon/cordon-main" \
     -e"root/usr/libexec/cordon/cordon-log" \
+    -e"root/usr/libexec/cordon/cordon-offline" \
     -e"root/usr/libexec/cordon/cordon-session-exec" \
     2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)

@@ -98,6 +98,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	# cordon is a small front that runs cordon-main, made beside it.
 	cp "$cordon" "$run/cordon"
 	cp "$cordon-main" "$run/cordon-main"
+	[ ! -x "$cordon-offline" ] || cp "$cordon-offline" "$run/"
 	chown -R "$user:" "$run"
 	chmod 711 "$tmp"
 	echo "(as $user, through setpriv: cordon needs no privileges)"

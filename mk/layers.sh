@@ -13,7 +13,7 @@ set -eu
 # circle can form.  What it says, among others: lib/ includes only
 # lib/; wire/ (protocol bytes) never proxy/ nor any process; sandbox/
 # (the sandbox's side of the clone) never runner/ nor proxy/; proxy/
-# never runner/; only cordon.c and mcp/ include runner/.
+# never runner/; only cordon.c, mcp/ and offline/ include runner/.
 rules='
 lib:
 session:
@@ -36,6 +36,7 @@ confine: certs policies proxy
 notify: guard policies sandbox
 runner: agent bridge certs confine guard notify plan policies profile proxy sandbox secrets session wire
 mcp: runner session
+offline: policies proxy runner sandbox
 front.c: session
 cordon.c: bridge certs logs mcp policies profile proxyd runner session
 '

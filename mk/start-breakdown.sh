@@ -1,40 +1,45 @@
 #!/usr/bin/env bash
 # mk/start-breakdown.sh CORDON RUNS [NETWORK [USER]]: where the time of a
 # fresh `cordon run --network NETWORK -- true` goes (proxy, the default,
-# or none), run as USER (root when not given), step by step, medians of RUNS runs (make bench BENCH=start
-# prints both).  Nothing in cordon counts: the steps are timed
-# from outside, by uprobes on the entry of the function that begins each
-# (perf probe, on cordon-main's symbols) and the scheduler's exec and exit
-# events, recorded by perf for the runs' process tree alone.  A probe
-# costs a few microseconds; the steps are in the order they run, each
-# from its first marker to the next one met.  Needs root (uprobes) and
-# perf; says why and exits 0 without them.
+# or none), run as USER (root when not given), step by step, medians of
+# RUNS runs (make bench BENCH=start prints both).  Nothing in cordon
+# counts: the steps are timed from outside, by uprobes on the entry of
+# the function that begins each (perf probe, on the symbols of the
+# program that serves the run) and the scheduler's exec and exit events,
+# recorded by perf for the runs' process tree alone.  A probe costs a few
+# microseconds; the steps are in the order they run, each from its first
+# marker to the next one met.  Needs root (uprobes) and perf; says why
+# and exits 0 without them.
 set -eu
 
 cordon=${1:?usage: start-breakdown.sh CORDON RUNS [NETWORK]}
 runs=${2:-50}
 network=${3:-proxy}
 user=${4:-root}
-main=$(dirname "$cordon")/cordon-main
-[ -x "$main" ] || main=$(dirname "$cordon")/../libexec/cordon/cordon-main
+# The program that serves the run: cordon-offline without the proxy,
+# cordon-main with it (front.c), built beside cordon or installed.
+prog=cordon-main
+case $network in none|host) prog=cordon-offline ;; esac
+main=$(dirname "$cordon")/$prog
+[ -x "$main" ] || main=$(dirname "$cordon")/../libexec/cordon/$prog
 group=cordon_start_$$
 if [ "$(id -u)" -ne 0 ] || ! command -v perf >/dev/null; then
 	echo "(breakdown: needs root and perf, for uprobes; skipped)"
 	exit 0
 fi
 if [ ! -x "$main" ]; then
-	echo "(breakdown: no cordon-main beside $cordon; skipped)"
+	echo "(breakdown: no $prog beside $cordon; skipped)"
 	exit 0
 fi
 
-# The markers, in the order a run meets them: a function of cordon-main
+# The markers, in the order a run meets them: a function of $prog
 # (its entry; NAME%return: its return), or exec / exit of the front and
 # of the command.  Each step is named for what runs from its marker on.
 markers=(exec main run_plan run_prepare_exec run_exec run_clone
     mount_sandbox loopback_up netcap_setup netcap_setup%return command_exec
     cmdexec cmdexit end)
 declare -A step=(
-	[exec]="exec + loader (front, then cordon-main)"
+	[exec]="exec + loader (front, then $prog)"
 	[main]="options, workspace, policy load + merge"
 	[run_plan]="plan (mounts, environment, routes)"
 	[run_prepare_exec]="seccomp build, the check's snapshot"

@@ -6,7 +6,8 @@
  * process's event loop, with the run's merged policy, listening on a
  * Unix socket in a private folder (mode 0700) that only the sandbox's
  * PID 1 can reach, through a descriptor of that folder (the folder is
- * under the private /tmp's cover inside, so the command cannot see it).
+ * under the private /tmp's cover inside, so the command cannot see it);
+ * its start and end are run_proxy.c's, which cordon-offline replaces.
  * It clones the sandbox, writes its uid and gid maps, lets it go, passes
  * signals on, and when PID 1 exits (run_end.c): ends the proxy, prints
  * why setup failed (if it did) and the refusal summary, removes what it
@@ -36,9 +37,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
-#include <event2/listener.h>
 
-#include "agent/agent.h"
 #include "confine/sysfilter.h"
 #include "lib/endpoint.h"
 #include "lib/jsonl.h"
@@ -52,103 +51,6 @@
 #include "runner/run_host.h"
 #include "runner/runner.h"
 #include "runner/tally.h"
-
-static void
-run_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
-    struct sockaddr *sa, int salen, void *arg)
-{
-	struct runner	*rn = arg;
-
-	(void)l;
-	conn_accept(&rn->rn_proxy, fd, sa, (socklen_t)salen, true);
-}
-
-/*
- * cordon's ssh-agent, beside the proxy in the run's private folder: the
- * sandbox's PID 1 binds its socket at RUN_AGENT_SOCK, and finds there
- * what was made here (r_agent_id).
- */
-static int
-run_agent_start(struct runner *rn, char **cause)
-{
-	struct run	*run = rn->rn_run;
-	struct stat	 st;
-
-	if ((rn->rn_agent = agent_new(&rn->rn_proxy, rn->rn_dir,
-	    run->r_sb.sb_view.sv_agent_real, run->r_sb.sb_id,
-	    run->r_sb.sb_cmd.sc_name[0] != '\0' ?
-	    run->r_sb.sb_cmd.sc_name : NULL, cause)) == NULL)
-		return -1;
-	run->r_sb.sb_view.sv_agent_sock = agent_path(rn->rn_agent);
-	/* The agent names a session by the tunnel that carried it. */
-	rn->rn_proxy.px_ssh_watch = true;
-	if (lstat(run->r_sb.sb_view.sv_agent_sock, &st) == -1) {
-		xasprintf(cause, "%s: %s", run->r_sb.sb_view.sv_agent_sock,
-		    strerror(errno));
-		return -1;
-	}
-	run->r_sb.sb_view.sv_agent_id.fm_dev = st.st_dev;
-	run->r_sb.sb_view.sv_agent_id.fm_ino = st.st_ino;
-	/* The command's connect to RUN_AGENT_SOCK, made outside (notify.c). */
-	if (!run->r_unix && unixroute_add(run->r_sb.sb_view.sv_routes,
-	    RUN_AGENT_SOCK,
-	    run->r_sb.sb_view.sv_agent_sock, "cordon's ssh-agent", cause) == -1)
-		return -1;
-	return 0;
-}
-
-/*
- * The run's own proxy: the run's policy, on a Unix socket in a private
- * folder.  Returns 0, or -1 with *cause set.
- */
-static int
-run_proxy_start(struct runner *rn, struct policy *policy, char **cause)
-{
-	const struct run_net	*net = rn->rn_net;
-	struct proxy		*px = &rn->rn_proxy;
-	int			 fd, lfd;
-
-	/* Ours from here, whatever fails: run_end() frees it all. */
-	proxy_init(px, rn->rn_base, policy);
-	rn->rn_own_proxy = true;
-	if ((fd = run_sock_open(rn, cause)) == -1)
-		return -1;
-
-	px->px_hooks = &control_run_proxy_hooks;
-	px->px_hooks_arg = rn;
-	px->px_ask_names = net->net_ask;
-	if (proxy_dns(px, net->net_dns, net->net_pins, net->net_npins, cause) ==
-	    -1)
-		goto fail;
-	if (net->net_log_at.w_dir != -1) {
-		if ((lfd = wspath_append(&net->net_log_at, cause)) == -1)
-			goto fail;
-		px->px_log = jsonl_fdopen(lfd);
-	} else if (net->net_log != NULL && (px->px_log =
-	    jsonl_open(net->net_log, cause)) == NULL)
-		goto fail;
-	if (inspect_setup(px, policy, net->net_upstream_ca, cause) == -1)
-		goto fail;
-	if ((rn->rn_listener = evconnlistener_new(rn->rn_base, run_accept_cb,
-	    rn, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd)) ==
-	    NULL) {
-		xasprintf(cause, "cannot watch the proxy's socket");
-		goto fail;
-	}
-	if (rn->rn_run->r_sb.sb_view.sv_agent_real != NULL &&
-	    run_agent_start(rn, cause) ==
-	    -1)
-		return -1;		/* the listener has fd now */
-	/* The real values live in the proxy from here on, freed with it. */
-	px->px_phantoms = rn->rn_run->r_phantoms;
-	px->px_nphantoms = rn->rn_run->r_nphantoms;
-	rn->rn_run->r_phantoms = NULL;
-	rn->rn_run->r_nphantoms = 0;
-	return 0;
-fail:
-	close(fd);
-	return -1;
-}
 
 /*
  * Whether path (normalised) is the user's own ssh-agent, SSH_AUTH_SOCK
@@ -360,41 +262,6 @@ run_notify_end(struct runner *rn)
 	rn->rn_notify = NULL;
 }
 
-/* Points the sandbox at the proxy: a descriptor of its folder. */
-static int
-run_proxy_dir(struct runner *rn, const char *socket, char **cause)
-{
-	struct run	*run = rn->rn_run;
-	struct stat	 st;
-	char		*dir, *slash;
-
-	if (stat(socket, &st) == -1) {
-		xasprintf(cause, "the proxy socket %s: %s", socket,
-		    strerror(errno));
-		return -1;
-	}
-	if (!S_ISSOCK(st.st_mode)) {
-		xasprintf(cause, "the proxy socket %s: not a socket", socket);
-		return -1;
-	}
-	run->r_sb.sb_net.sn_proxy_path = socket;
-	dir = xstrdup(socket);
-	if ((slash = strrchr(dir, '/')) == NULL) {
-		free(dir);
-		dir = xstrdup(".");
-		run->r_sb.sb_net.sn_proxy_name = socket;
-	} else {
-		run->r_sb.sb_net.sn_proxy_name = socket + (slash - dir) + 1;
-		slash[slash == dir ? 1 : 0] = '\0';
-	}
-	run->r_sb.sb_net.sn_proxy_dir = open(dir,
-	    O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (run->r_sb.sb_net.sn_proxy_dir == -1)
-		xasprintf(cause, "%s: %s", dir, strerror(errno));
-	free(dir);
-	return run->r_sb.sb_net.sn_proxy_dir == -1 ? -1 : 0;
-}
-
 /* Why a user namespace could not be made, and what to do about it. */
 static void
 run_userns_hint(int err)
@@ -526,54 +393,6 @@ run_init(struct runner *rn, struct run *run, const struct run_net *net)
 	if ((rn->rn_base = event_base_new()) == NULL) {
 		log_warnx("run: no event loop");
 		tally_free(rn->rn_tally);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * The proxy the sandbox reaches, and a descriptor of its folder: our own
- * (run_proxy_start), or the operator's (--proxy-socket).  Takes the
- * policy: the proxy's from here, or freed, never both.  Returns 0, or -1
- * having said why.
- */
-static int
-run_proxy_setup(struct runner *rn, struct policy *policy)
-{
-	struct run		*run = rn->rn_run;
-	const struct run_net	*net = rn->rn_net;
-	char			*cause = NULL;
-	int			 rc;
-
-	if (run->r_sb.sb_net.sn_mode == NET_PROXY && net->net_socket == NULL)
-		rc = run_proxy_start(rn, policy, &cause) == -1 ||
-		    run_proxy_dir(rn, rn->rn_ep.ep_path, &cause) == -1 ? -1 : 0;
-	else {
-		/* A session builds each command's environment by it. */
-		if (run->r_session_opts != NULL)
-			rn->rn_env_policy = policy;
-		else
-			policy_free(policy);
-		if (run->r_sb.sb_net.sn_mode == NET_PROXY &&
-		    net->net_remote != NULL)
-			rc = run_remote_start(rn) == -1 || run_proxy_dir(rn,
-			    rn->rn_ep.ep_path, &cause) == -1 ? -1 : 0;
-		else
-			rc = run->r_sb.sb_net.sn_mode == NET_PROXY &&
-			    run_proxy_dir(rn, net->net_socket, &cause) == -1 ?
-			    -1 : 0;
-	}
-	run->r_policy = NULL;
-	if (rc == -1 && cause != NULL) {
-		log_warnx("run: %s", cause);
-		free(cause);
-	}
-	if (rc == -1)
-		return -1;
-	/* The operator's proxy must answer as a sandbox listener does. */
-	if (run->r_sb.sb_net.sn_mode == NET_PROXY && net->net_socket != NULL &&
-	    control_feed_open(rn) == -1) {
-		log_warnx("run: nothing run");
 		return -1;
 	}
 	return 0;
@@ -899,7 +718,7 @@ run_watch(struct runner *rn)
 		rn->rn_evs[rn->rn_nev++] = rn->rn_told_ev = event_new(
 		    rn->rn_base, rn->rn_ends[0], EV_READ | EV_PERSIST,
 		    run_end_told_cb, rn);
-	control_feed_start(rn);
+	run_proxy_watch(rn);
 	if (rn->rn_notify != NULL) {
 		rn->rn_evs[rn->rn_nev++] = event_new(rn->rn_base,
 		    notify_events_fd(rn->rn_notify), EV_READ | EV_PERSIST,
@@ -958,7 +777,7 @@ run_exec(struct run *run, struct policy *policy, const struct run_net *net)
 		policy_free(policy);
 		return RUN_EXIT_FAILURE;
 	}
-	if (run_proxy_setup(&rn, policy) == 0 && control_run_start(&rn) ==
+	if (run_proxy_setup(&rn, policy) == 0 && run_proxy_control(&rn) ==
 	    0 && run_pipes(&rn) == 0 && (run->r_session_opts == NULL ||
 	    keeper_open(&rn) == 0) && run_clone(&rn) == 0) {
 		/* PID 1 mounts while the sentinel and the thread start. */

@@ -15,49 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "certs/certs.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 #include "policies/policy.h"
 #include "runner/run_prep.h"
 #include "runner/runner.h"
-
-/*
- * Makes cordon's CA where policy p looks for it, when it is not there,
- * and says so (this once: the next run finds it).  Returns 0, or -1
- * having said why.
- */
-static int
-run_agent_ca(const struct policy *p, const char *name)
-{
-	char	*dir, *crt, *cause;
-	int	 rc = -1;
-
-	if ((dir = ca_dir_policy(p, &cause)) == NULL) {
-		log_warnx("run: --agent %s: %s", name, cause);
-		free(cause);
-		return -1;
-	}
-	xasprintf(&crt, "%s/%s", dir, CA_CERT_FILE);
-	if (access(crt, F_OK) == 0 || errno != ENOENT)
-		rc = 0;		/* there, or trust_bundle() says what is wrong */
-	else if (ca_init(dir, false, &cause) == -1) {
-		log_warnx("run: --agent %s: cordon's CA, which puts the agent's "
-		    "key in at its API, could not be made: %s; nothing run",
-		    name, cause);
-		log_warnx("hint: run `cordon ca init`, or set tls.ca_dir");
-		free(cause);
-	} else {
-		log_warnx("run: --agent %s: made cordon's CA in %s (first "
-		    "use), so that the proxy puts the agent's key in at its "
-		    "API and the sandbox holds a placeholder; only the "
-		    "sandbox trusts it (cordon ca show)", name, dir);
-		rc = 0;
-	}
-	free(crt);
-	free(dir);
-	return rc;
-}
 
 /* Whether argv holds one of hint ph's arguments. */
 static bool
@@ -150,7 +112,7 @@ run_agent_prepare(struct run_prep *rp, const struct run_opts *o)
 	policy_merge_ctx_clear(&ctx);
 	if (run->r_sb.sb_net.sn_mode == NET_PROXY &&
 	    rp->rp_net.net_socket == NULL && trust_wanted(rp->rp_policy) &&
-	    run_agent_ca(rp->rp_policy, name) == -1)
+	    run_proxy_agent_ca(rp->rp_policy, name) == -1)
 		return -1;
 	run_agent_hints(&rp->rp_agent, o->ro_argv);
 	return 0;

@@ -19,16 +19,11 @@
 
 #include <event2/buffer.h>
 #include <event2/event.h>
-#include <event2/listener.h>
 
-#include "agent/agent.h"
-#include "bridge/tlsup.h"
 #include "lib/endpoint.h"
-#include "lib/jsonl.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/xmalloc.h"
-#include "proxy/proxy.h"
 #include "runner/control.h"
 #include "runner/run_host.h"
 #include "runner/runner.h"
@@ -214,39 +209,6 @@ run_end_collect(struct runner *rn)
 	run_end_reap(rn);
 }
 
-/*
- * The agent and the run's own proxy end, their last lines written, and
- * their folder goes.  Its socket goes before the folder does.
- */
-static void
-run_end_proxy(struct runner *rn)
-{
-	const struct run_net	*net = rn->rn_net;
-
-	if (!net->net_quiet)
-		agent_summary(rn->rn_agent, stderr);
-	agent_free(rn->rn_agent);
-	rn->rn_agent = NULL;
-	rn->rn_run->r_sb.sb_view.sv_agent_sock = NULL;
-	if (rn->rn_own_proxy) {
-		if (rn->rn_listener != NULL)
-			evconnlistener_free(rn->rn_listener);
-		rn->rn_listener = NULL;
-		/* Their last lines first, then whether the log has them all. */
-		conn_close_all(&rn->rn_proxy);
-		if (rn->rn_proxy.px_log != NULL &&
-		    !jsonl_retry(rn->rn_proxy.px_log))
-			log_warnx("run: the egress log %s could not be "
-			    "written in full", net->net_log);
-		watch_close_all(&rn->rn_proxy);
-		inspect_teardown(&rn->rn_proxy);
-		proxy_clear(&rn->rn_proxy);
-	}
-	tlsup_free(rn->rn_remote);
-	rn->rn_remote = NULL;
-	run_sock_close(rn);
-}
-
 /* The refusal summary on stderr (unless --quiet), and --report. */
 static void
 run_end_report(struct runner *rn)
@@ -307,8 +269,7 @@ run_end(struct runner *rn)
 
 	for (i = 0; i < 2; i++)
 		run_end_close(&rn->rn_npair[i]);
-	control_feed_end(rn);
-	run_end_proxy(rn);
+	run_proxy_end(rn);
 	run_end_report(rn);
 	control_send(rn->rn_control, json_pack("{s:s, s:i}", "event", "exit",
 	    "status", rn->rn_status));

@@ -96,6 +96,15 @@ struct runner {
 
 int		run_exec(struct run *, struct policy *, const struct run_net *);
 
+/*
+ * run_proxy.c: the proxy's side of a run (offline/run_proxy.c in
+ * cordon-offline, which has none).
+ */
+int	run_proxy_setup(struct runner *, struct policy *);
+void	run_proxy_watch(struct runner *);
+int	run_proxy_control(struct runner *);
+void	run_proxy_end(struct runner *);
+
 /* run_end.c */
 void	run_end_told_cb(int, short, void *);
 

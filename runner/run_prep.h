@@ -44,6 +44,17 @@ void	run_prepare_clear(struct run_prep *);
 /* run_agent.c: --agent's CA and hints, before the plan. */
 int	run_agent_prepare(struct run_prep *, const struct run_opts *);
 
+/*
+ * run_proxy.c: whether this program serves the run (cordon-offline
+ * hands a run with the proxy to cordon-main), what the command holds of
+ * the proxy (the phantom credentials, the CA bundle), and cordon's CA
+ * for an agent's key.
+ */
+int	run_proxy_served(const struct run_prep *);
+int	run_proxy_env(struct run_prep *);
+void	run_proxy_env_clear(struct run_prep *);
+int	run_proxy_agent_ca(const struct policy *, const char *);
+
 /* run_plan.c: the mount plan, and what follows from it. */
 int	run_plan(struct run_prep *, const struct run_opts *);
 

@@ -24,7 +24,6 @@
 #include "notify/notify.h"
 #include "notify/unixroute.h"
 #include "policies/policy.h"
-#include "proxy/proxy.h"
 #include "runner/run_host.h"
 #include "runner/run_prep.h"
 #include "runner/runner.h"
@@ -252,6 +251,8 @@ run_prepare_policy(struct run_prep *rp)
 		return -1;
 	}
 	run->r_sb.sb_net.sn_mode = p->p_mode.ps_value;
+	if (run_proxy_served(rp) == -1)
+		return -1;
 	if (run_prepare_tier(rp) == -1)
 		return -1;
 	run->r_unix = p->p_unix.ps_value == UNIX_ALLOW;
@@ -372,38 +373,8 @@ run_prepare_env(struct run_prep *rp)
 	struct policy	*p = rp->rp_policy;
 	char		*cause;
 
-	if (run->r_sb.sb_net.sn_mode == NET_PROXY &&
-	    rp->rp_net.net_socket == NULL) {
-		trust_phantoms(p, environ, &run->r_phantoms,
-		    &run->r_nphantoms);
-		run_secrets_phantoms(run);
-		rp->rp_ep.ep_phantoms = run->r_phantoms;
-		rp->rp_ep.ep_nphantoms = run->r_nphantoms;
-	}
-	/*
-	 * An operator's proxy inspects with the CA of the same policy (the
-	 * system layer both read): its ca.crt, which the operator makes
-	 * readable by leaving the folder 0711.
-	 */
-	if (run->r_sb.sb_net.sn_mode == NET_PROXY && trust_wanted(p)) {
-		if (trust_bundle(p, environ, &rp->rp_ib, &cause) == -1) {
-			log_warnx("run: %s", cause);
-			if (rp->rp_net.net_socket != NULL)
-				log_warnx("run: hint: with --proxy-socket, the "
-				    "operator's CA certificate must be readable "
-				    "by you: its folder 0711 and ca.crt 0644 "
-				    "(ca.key stays 0600)");
-			log_warnx("run: nothing run");
-			free(cause);
-			return -1;
-		}
-		run->r_sb.sb_view.sv_ca_pem = rp->rp_ib.ib_pem;
-		run->r_sb.sb_view.sv_ca_len = rp->rp_ib.ib_len;
-		run->r_sb.sb_view.sv_ca_java = rp->rp_ib.ib_java;
-		run->r_sb.sb_view.sv_ca_java_len = rp->rp_ib.ib_java_len;
-		rp->rp_ep.ep_ca_bundle = RUN_CA_BUNDLE;
-		rp->rp_ep.ep_ca_java = RUN_CA_JAVA;
-	}
+	if (run_proxy_env(rp) == -1)
+		return -1;
 	if (run->r_sb.sb_view.sv_nsysscratch > 0)
 		rp->rp_ep.ep_apt_conf = RUN_APT_CONF;
 	if ((run->r_sb.sb_cmd.sc_env = env_build(p, environ,
@@ -613,11 +584,10 @@ run_prepare_clear(struct run_prep *rp)
 		close(run->r_sb.sb_cmd.sc_seccomp);
 	env_free(run->r_sb.sb_cmd.sc_env);
 	free(run->r_env_dropped);
-	proxy_phantoms_free(run->r_phantoms, run->r_nphantoms);
 	for (i = 0; i < run->r_sb.sb_view.sv_nsecrets; i++)
 		secrets_clear(&run->r_sb.sb_view.sv_secrets[i]);
 	free(run->r_sb.sb_view.sv_secrets);
-	trust_bundle_clear(&rp->rp_ib);
+	run_proxy_env_clear(rp);
 	free(run->r_sb.sb_cmd.sc_ll);
 	free(run->r_sb.sb_net.sn_host_ports);
 	unixroute_clear(&rp->rp_routes);

@@ -224,12 +224,14 @@ cordon_main() {
 }
 
 # cp_cordon DIR: a copy of cordon that runs from DIR: DIR/cordon and
-# cordon-main beside it, and cordon-log (`cordon log` alone) if built.
+# cordon-main beside it, and cordon-log (`cordon log` alone) and
+# cordon-offline (runs without the proxy) if built.
 cp_cordon() {
-	local log
-	log=$(dirname "$(cordon_main)")/cordon-log
+	local d
+	d=$(dirname "$(cordon_main)")
 	cp "$CORDON" "$1/cordon" && cp "$(cordon_main)" "$1/cordon-main" &&
-	    { [ ! -x "$log" ] || cp "$log" "$1/cordon-log"; }
+	    { [ ! -x "$d/cordon-log" ] || cp "$d/cordon-log" "$1/"; } &&
+	    { [ ! -x "$d/cordon-offline" ] || cp "$d/cordon-offline" "$1/"; }
 }
 
 sandbox_setup() {

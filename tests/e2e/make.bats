@@ -196,13 +196,15 @@ BATS
 	cp "$sx" "$src/build/"
 	chmod -R a+rX "$src"
 	run as_user "$home" make -s -C "$src" install PREFIX="$home/.local" \
-	    -o cordon -o cordon-main -o cordon-log -o build/cordon-session-exec
+	    -o cordon -o cordon-main -o cordon-log -o cordon-offline \
+	    -o build/cordon-session-exec
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -x "$home/.local/bin/cordon" ]
 	[ -x "$home/.local/libexec/cordon/cordon-session-exec" ]
 	[ -x "$home/.local/libexec/cordon/cordon-main" ]
 	[ -x "$home/.local/libexec/cordon/cordon-log" ]
+	[ -x "$home/.local/libexec/cordon/cordon-offline" ]
 	[ -f "$home/.local/share/man/man1/cordon.1" ]
 	[ -f "$home/.local/share/man/man5/cordon-policy.5" ]
 	[ -f "$home/.local/share/cordon/policies/default.json" ]

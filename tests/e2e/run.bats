@@ -966,3 +966,48 @@ unix_peer() {
 	jq -s -e 'map(select(.protocol == "unix" and .decision == "deny"))
 	    | length == 0' "$WS/egress.log"
 }
+
+@test "a run without the proxy is cordon-offline's, which links no OpenSSL; what needs the proxy or a harness is cordon-main's, which also serves it alone" {
+	local off=$UDIR/off main=$UDIR/mainonly syms=$BATS_TEST_TMPDIR/off.syms
+	[ -x "$UDIR/bin/cordon-offline" ]
+	mkdir "$off" "$main"
+	cp "$UDIR/bin/cordon" "$UDIR/bin/cordon-offline" "$off/"
+	cp "$UDIR/bin/cordon" "$UDIR/bin/cordon-main" "$main/"
+	[ "$(id -u)" -ne 0 ] || chown -R "$TEST_USER:" "$off" "$main"
+	cd "$WS"
+	# No cordon-main beside: runs with --network none and host are whole.
+	run as_user "$UDIR/home" "$off/cordon" run --quiet --network none \
+	    -- sh -c 'echo inside; exit 7'
+	[ "$status" -eq 7 ]
+	[ "$output" = inside ]
+	run as_user "$UDIR/home" "$off/cordon" run --quiet --network=host \
+	    -- sh -c 'echo host'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *host* ]]
+	# A harness's --control is cordon-main's: handed over, and here it
+	# is missing, which the run says before it makes anything.
+	run --separate-stderr as_user "$UDIR/home" "$off/cordon" run \
+	    --network none --control "unix:$UDIR/ctl.sock" -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"this run needs cordon-main ($off/cordon-main)"* ]]
+	[[ "$stderr" == *"hint: cordon-offline serves runs without the proxy"* ]]
+	# The proxy's runs go to cordon-main.
+	run --separate-stderr as_user "$UDIR/home" "$off/cordon" run -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"cannot run cordon-main ($off/cordon-main,"* ]]
+	# Without cordon-offline, cordon-main serves the runs without proxy.
+	run as_user "$UDIR/home" "$main/cordon" run --quiet --network none \
+	    -- sh -c 'echo inside'
+	[ "$status" -eq 0 ]
+	[ "$output" = inside ]
+	# The run's code is in it; OpenSSL is not (linked from its archive,
+	# or shared with LINK=shared), while cordon-main holds it.
+	nm "$UDIR/bin/cordon-offline" >"$syms" 2>/dev/null || true
+	grep -q ' sandbox_main$' "$syms"
+	run grep -E ' (SSL_CTX_new|OPENSSL_init_crypto|EVP_DigestInit_ex)$' \
+	    "$syms"
+	[ "$status" -eq 1 ]
+	run ldd "$UDIR/bin/cordon-offline"
+	[[ "$output" != *libssl* && "$output" != *libcrypto* ]]
+	nm "$(cordon_main)" | grep -q ' SSL_CTX_new$'
+}
