@@ -69,7 +69,7 @@ make_here() {
 	[[ "$output" == *"cordon: refused 1 connection: evil.example:443"* ]]
 	want="curl gcc jq libc-ares-dev libcmocka-dev libevent-dev
 libjansson-dev libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make
-musl-tools passwd pkg-config util-linux zlib1g-dev"
+musl-tools nettle-dev passwd pkg-config util-linux zlib1g-dev"
 	[ "$(asked_packages | tr '\n' ' ')" = "$(echo $want) " ]
 	run grep -E '^(npm|npx|yarn|pip3) ' "$REC"
 	[ "$status" -eq 1 ]
@@ -84,7 +84,7 @@ musl-tools passwd pkg-config util-linux zlib1g-dev"
 	ran=$output
 	cat "$REC"
 	want="gcc git libc-ares-dev libcmocka-dev libevent-dev libjansson-dev
-libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make musl-tools
+libmnl-dev libnftnl-dev libseccomp-dev libssl-dev make musl-tools nettle-dev
 pkg-config zlib1g-dev"
 	[ "$(asked_packages | tr '\n' ' ')" = "$(echo $want) " ]
 	run grep -E '^(npm|npx|yarn|pip3) ' "$REC"
