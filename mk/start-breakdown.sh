@@ -163,5 +163,5 @@ for m in "${markers[@]}"; do
 	fi
 done
 printf '%-44s %9.2f\n' "sum of the medians" "$(echo "$total / 1000" | bc -l)"
-echo "(uprobes on cordon-main and the scheduler's exec and exit, perf;" \
+echo "(uprobes on $prog and the scheduler's exec and exit, perf;" \
     "$runs runs, medians; as $user)"

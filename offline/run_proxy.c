@@ -70,7 +70,10 @@ run_proxy_watch(struct runner *rn)
 int
 run_proxy_control(struct runner *rn)
 {
-	return rn->rn_net->net_control == NULL ? 0 : -1;
+	if (rn->rn_net->net_control == NULL)
+		return 0;
+	log_warnx("run: --control is cordon-main's; nothing run");
+	return -1;
 }
 
 /* Nothing of a proxy to end. */
