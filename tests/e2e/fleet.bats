@@ -569,9 +569,7 @@ originator_start() {
 	tuid=$(id -u "$TEST_USER")
 	# Under UDIR (0755), where the service user may reach the binary.
 	ROOT="$UDIR/root"
-	(cd "$BATS_TEST_DIRNAME/../.." &&
-	    make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON" \
-	    MAIN="$(cordon_main)" -o "$(cordon_main)")
+	make_install DESTDIR="$ROOT" PREFIX=/usr
 	unit="$ROOT/usr/lib/systemd/system/cordon-originator.service"
 	[ -f "$unit" ]
 	# The documented steps: the group, then the key's folder, root's.

@@ -223,6 +223,19 @@ cordon_main() {
 	fi
 }
 
+# make_install ARGS...: `make -s install ARGS...` from the checkout, of
+# the binaries under test as they are (cordon, cordon-main, cordon-log,
+# cordon-offline): none is built again, with this make's flags, over a
+# sanitizer's build.
+make_install() {
+	local d
+	d=$(dirname "$(cordon_main)")
+	make -s -C "$BATS_TEST_DIRNAME/../.." install BIN="$CORDON" \
+	    -o "$CORDON" MAIN="$(cordon_main)" -o "$(cordon_main)" \
+	    LOG_BIN="$d/cordon-log" -o "$d/cordon-log" \
+	    OFFLINE_BIN="$d/cordon-offline" -o "$d/cordon-offline" "$@"
+}
+
 # cp_cordon DIR: a copy of cordon that runs from DIR: DIR/cordon and
 # cordon-main beside it, and cordon-log (`cordon log` alone) and
 # cordon-offline (runs without the proxy) if built.

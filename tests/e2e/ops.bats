@@ -658,8 +658,7 @@ in_logfs() {
 @test "make install: DESTDIR and PREFIX respected; the unit is hardened and verifies" {
 	ROOT="$BATS_TEST_TMPDIR/root"
 	cd "$BATS_TEST_DIRNAME/../.."
-	run make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON" \
-	    MAIN="$(cordon_main)" -o "$(cordon_main)"
+	run make_install DESTDIR="$ROOT" PREFIX=/usr
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -x "$ROOT/usr/bin/cordon" ]
@@ -694,9 +693,7 @@ in_logfs() {
 	if command -v systemd-analyze >/dev/null; then
 		# Installed for real paths under the scratch root, so that
 		# the binary it names exists.
-		run make -s install PREFIX="$ROOT/v" SYSCONFDIR="$ROOT/v/etc" \
-		    BIN="$CORDON" -o "$CORDON" \
-		    MAIN="$(cordon_main)" -o "$(cordon_main)"
+		run make_install PREFIX="$ROOT/v" SYSCONFDIR="$ROOT/v/etc"
 		[ "$status" -eq 0 ]
 		for u in cordon-proxy cordon-originator; do
 			run systemd-analyze verify --man=no \
@@ -726,9 +723,7 @@ unit_command() {
 	[ "$(id -u)" -eq 0 ] || skip "the socket's group and a second user: needs root"
 	sandbox_setup
 	ROOT="$BATS_TEST_TMPDIR/root"
-	(cd "$BATS_TEST_DIRNAME/../.." &&
-	    make -s install DESTDIR="$ROOT" PREFIX=/usr BIN="$CORDON" -o "$CORDON" \
-	    MAIN="$(cordon_main)" -o "$(cordon_main)")
+	make_install DESTDIR="$ROOT" PREFIX=/usr
 	# The documented steps, in order, on a root that has none of it.
 	[ -f "$ROOT/usr/lib/sysusers.d/cordon.conf" ]
 	[ -f "$ROOT/usr/lib/tmpfiles.d/cordon.conf" ]
