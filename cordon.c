@@ -62,34 +62,34 @@ usage(FILE *f)
 	    "see cordon(1) and cordon-policy(5)\n");
 }
 
+/* The global options other than -v: they end the command line. */
+static int
+main_option(const char *opt)
+{
+	if (strcmp(opt, "--version") == 0) {
+		printf("cordon %s\n", CORDON_VERSION);
+		return 0;
+	}
+	if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "cordon: unknown option \"%s\"\n", opt);
+	usage(stderr);
+	return 2;
+}
+
 int
 main(int argc, char **argv)
 {
-	int	 verbose = 0, i = 1;
+	int	 i;
 	size_t	 n;
 
 	/* Its processes are named cordon, as when it was the one program. */
 	(void)prctl(PR_SET_NAME, "cordon", 0, 0, 0);
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-v") == 0)
-			verbose++;
-		else if (strcmp(argv[i], "-vv") == 0)
-			verbose += 2;
-		else if (strcmp(argv[i], "--version") == 0) {
-			printf("cordon %s\n", CORDON_VERSION);
-			return 0;
-		} else if (strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "cordon: unknown option \"%s\"\n",
-			    argv[i]);
-			usage(stderr);
-			return 2;
-		}
-	}
-	log_init(verbose);
+	i = log_init_args(argc, argv);
+	if (i < argc && argv[i][0] == '-')
+		return main_option(argv[i]);
 	/* Each subcommand says what it refused (opt_refused). */
 	opterr = 0;
 	if (i == argc) {

@@ -16,6 +16,24 @@ log_init(int verbose)
 	log_level = verbose;
 }
 
+/* Takes the leading -v and -vv as the level; returns the next index. */
+int
+log_init_args(int argc, char **argv)
+{
+	int	 verbose = 0, i = 1;
+
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "-v") == 0)
+			verbose++;
+		else if (strcmp(argv[i], "-vv") == 0)
+			verbose += 2;
+		else
+			break;
+	}
+	log_init(verbose);
+	return i;
+}
+
 /* Prints one line; errnum 0 means no strerror suffix. */
 static void
 log_vline(int errnum, const char *fmt, va_list ap)

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 
 void	log_init(int verbose);
+int	log_init_args(int, char **);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));

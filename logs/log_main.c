@@ -19,24 +19,16 @@
 int
 main(int argc, char **argv)
 {
-	int	 verbose = 0, i = 1;
+	int	 i;
 
 	/* Named cordon, as cordon-main's processes are. */
 	(void)prctl(PR_SET_NAME, "cordon", 0, 0, 0);
-	for (; i < argc; i++) {
-		if (strcmp(argv[i], "-v") == 0)
-			verbose++;
-		else if (strcmp(argv[i], "-vv") == 0)
-			verbose += 2;
-		else
-			break;
-	}
+	i = log_init_args(argc, argv);
 	if (i == argc || strcmp(argv[i], "log") != 0) {
 		fprintf(stderr, "cordon-log: it serves cordon log, for "
 		    "cordon: run cordon log\n");
 		return 2;
 	}
-	log_init(verbose);
 	/* Each subcommand says what it refused (opt_refused). */
 	opterr = 0;
 	return log_cmd(argc - i, argv + i);

@@ -54,19 +54,11 @@ offline_exec_main(void)
 int
 main(int argc, char **argv)
 {
-	int	 verbose = 0, i = 1;
+	int	 i;
 
 	offline_argv = argv;
 	(void)prctl(PR_SET_NAME, "cordon", 0, 0, 0);
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-v") == 0)
-			verbose++;
-		else if (strcmp(argv[i], "-vv") == 0)
-			verbose += 2;
-		else
-			break;
-	}
-	log_init(verbose);
+	i = log_init_args(argc, argv);
 	/* Anything but a run, as cordon-main would take it, is its. */
 	if (i == argc || argv[i][0] == '-' || strcmp(argv[i], "run") != 0) {
 		offline_exec_main();
