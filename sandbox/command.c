@@ -32,23 +32,35 @@
 
 extern char **environ;
 
-/* Drops every capability, for now and across exec (root included). */
-static void
-caps_drop(const struct sandbox_cmd *cmd)
+/*
+ * Empties the bounding set: no exec can give a capability back.  A
+ * session's PID 1 does it once for all its commands (sc_bset_empty);
+ * it keeps the capabilities it has.  Ends the process on failure.
+ */
+void
+command_bset_drop(int errfd)
 {
-	struct __user_cap_header_struct	 hdr;
-	struct __user_cap_data_struct	 data[2];
-	int				 cap;
+	int	 cap;
 
 	/* Capabilities are numbered from 0; EINVAL: past the last one. */
 	for (cap = 0; cap < 64; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
 			if (errno == EINVAL && cap > 0)
 				break;
-			sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,
-			    "dropping "
+			sandbox_fail(errfd, RUN_EXIT_FAILURE, "dropping "
 			    "capability %d: %s", cap, strerror(errno));
 		}
+}
+
+/* Drops every capability, for now and across exec (root included). */
+static void
+caps_drop(const struct sandbox_cmd *cmd)
+{
+	struct __user_cap_header_struct	 hdr;
+	struct __user_cap_data_struct	 data[2];
+
+	if (!cmd->sc_bset_empty)
+		command_bset_drop(cmd->sc_errfd);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 &&
 	    errno != EINVAL)
 		sandbox_fail(cmd->sc_errfd, RUN_EXIT_FAILURE,

@@ -167,6 +167,7 @@ struct sandbox_cmd {
 	struct landlock_rule	 *sc_ll;		/* the writable roots */
 	size_t			  sc_nll;
 	int			  sc_llfd;	/* a ruleset built once, or -1 */
+	bool			  sc_bset_empty; /* emptied by PID 1 */
 	int			  sc_seccomp;	/* sysfilter_prog_write()'s memfd */
 	const struct sock_fprog	 *sc_prog;	/* or read once, or NULL */
 	int			  sc_notifyfd;	/* it sends its seccomp listener */
@@ -208,6 +209,7 @@ void	sandbox_fail(int, int, const char *, ...)
 /* command.c: a command's last steps, in its own process; never returns. */
 #define COMMAND_STACK	(256 * 1024)	/* command_spawn's stack */
 void	command_exec(const struct sandbox_cmd *) __attribute__((noreturn));
+void	command_bset_drop(int);
 pid_t	command_spawn(int (*)(void *), void *, char *);
 char	*command_stack(void);
 

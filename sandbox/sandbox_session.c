@@ -515,6 +515,7 @@ sbs_child(void *arg)
 	cmd.sc_tty = false;	/* not in the terminal's session: its own */
 	cmd.sc_errfd = -1;
 	cmd.sc_llfd = sbs_llfd;
+	cmd.sc_bset_empty = true;
 	cmd.sc_prog = &sbs_prog;
 	command_exec(&cmd);
 }
@@ -647,6 +648,8 @@ sandbox_session(const struct sandbox *sb, struct event_base *base,
 	    &cause) == -1)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE, "%s",
 		    cause);
+	/* No command of the session can gain a capability at exec. */
+	command_bset_drop(sb->sb_pipes.sp_errfd);
 	if ((sbs_stack = command_stack()) == NULL)
 		sandbox_fail(sb->sb_pipes.sp_errfd, RUN_EXIT_FAILURE,
 		    "the commands' stack: %s", strerror(errno));
